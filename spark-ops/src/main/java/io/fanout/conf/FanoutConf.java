@@ -1,0 +1,123 @@
+package io.fanout.conf;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * Resolves the options of one capability: an explicit option, then the session configuration
+ * ({@code spark.fanout.<name>}), then the documented default. Unknown explicit options are
+ * rejected, naming the closest known ones.
+ *
+ * <p>Engine-free: the session configuration is any {@code key -> Optional<value>} lookup, so Spark
+ * callers pass {@code k -> Optional.ofNullable(spark.conf().get(k, null))}.
+ */
+public final class FanoutConf {
+  private final String capability;
+  private final Map<String, OptionDef<?>> defs = new LinkedHashMap<>();
+  private final Map<String, String> explicit;
+  private final Function<String, Optional<String>> session;
+
+  /**
+   * @param capability what the options configure, for error messages (e.g. "prepare")
+   * @param defs every option the capability accepts
+   * @param explicit explicitly given options; keys must be names of {@code defs}
+   * @param session the session configuration lookup
+   * @throws FanoutConfigException on an unknown option
+   */
+  public FanoutConf(
+      String capability,
+      List<OptionDef<?>> defs,
+      Map<String, String> explicit,
+      Function<String, Optional<String>> session) {
+    this.capability = capability;
+    for (OptionDef<?> d : defs) {
+      if (this.defs.put(d.name(), d) != null) {
+        throw new IllegalArgumentException("duplicate option " + d.name());
+      }
+    }
+    this.explicit = Collections.unmodifiableMap(new TreeMap<>(explicit));
+    this.session = session;
+    for (String key : explicit.keySet()) {
+      if (!this.defs.containsKey(key)) {
+        throw new FanoutConfigException(
+            "unknown option '"
+                + key
+                + "' for "
+                + capability
+                + "; known options: "
+                + String.join(", ", this.defs.keySet()));
+      }
+    }
+  }
+
+  /** A conf with no session configuration. */
+  public static FanoutConf of(
+      String capability, List<OptionDef<?>> defs, Map<String, String> explicit) {
+    return new FanoutConf(capability, defs, explicit, k -> Optional.empty());
+  }
+
+  /** The resolved, parsed value of {@code def}. */
+  public <T> T get(OptionDef<T> def) {
+    if (!defs.containsKey(def.name())) {
+      throw new IllegalArgumentException(def.name() + " is not an option of " + capability);
+    }
+    String raw = raw(def);
+    if (raw == null) {
+      throw new FanoutConfigException(
+          capability + " needs option '" + def.name() + "': " + def.doc());
+    }
+    try {
+      return def.parse(raw);
+    } catch (IllegalArgumentException e) {
+      throw new FanoutConfigException(
+          "option '"
+              + def.name()
+              + "' of "
+              + capability
+              + " has value '"
+              + raw
+              + "': "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The raw value of {@code def} after resolution, or null when required and absent. */
+  public String raw(OptionDef<?> def) {
+    String v = explicit.get(def.name());
+    if (v != null) {
+      return v;
+    }
+    Optional<String> s = session.apply(def.sessionKey());
+    return s.isPresent() ? s.get() : def.defaultValue();
+  }
+
+  /** Every option's resolved raw value, in declaration order; used to fingerprint a run. */
+  public Map<String, String> resolved() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (OptionDef<?> d : defs.values()) {
+      out.put(d.name(), raw(d));
+    }
+    return out;
+  }
+
+  /** Help text: one line per option with its default. */
+  public static String help(List<OptionDef<?>> defs) {
+    List<String> lines = new ArrayList<>();
+    int width = 0;
+    for (OptionDef<?> d : defs) {
+      width = Math.max(width, d.name().length());
+    }
+    for (OptionDef<?> d : defs) {
+      String dflt = d.required() ? "(required)" : "(default: " + d.defaultValue() + ")";
+      lines.add(String.format("  --%-" + width + "s  %s %s", d.name(), d.doc(), dflt));
+    }
+    return String.join(System.lineSeparator(), lines);
+  }
+}

@@ -1,0 +1,140 @@
+package io.fanout.conf;
+
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * One documented option: a kebab-case name, a default, a description and a parser.
+ *
+ * <p>Options are resolved by {@link FanoutConf}: an explicit option wins, then the session
+ * configuration key {@code spark.fanout.<name>}, then the default. A parser throws {@link
+ * IllegalArgumentException} with a message saying what was expected; {@link FanoutConf} adds the
+ * option name and the offending value.
+ *
+ * @param <T> the parsed type
+ */
+public final class OptionDef<T> {
+  private final String name;
+  private final String defaultValue;
+  private final String doc;
+  private final Function<String, T> parser;
+
+  private OptionDef(String name, String defaultValue, String doc, Function<String, T> parser) {
+    if (!name.matches("[a-z][a-z0-9]*(-[a-z0-9]+)*")) {
+      throw new IllegalArgumentException("option names are kebab-case, got '" + name + "'");
+    }
+    this.name = name;
+    this.defaultValue = defaultValue;
+    this.doc = Objects.requireNonNull(doc);
+    this.parser = Objects.requireNonNull(parser);
+  }
+
+  /**
+   * An option whose raw string value is parsed by {@code parser}; {@code defaultValue} may be null
+   * (required).
+   */
+  public static <T> OptionDef<T> of(
+      String name, String defaultValue, String doc, Function<String, T> parser) {
+    return new OptionDef<>(name, defaultValue, doc, parser);
+  }
+
+  public static OptionDef<String> string(String name, String defaultValue, String doc) {
+    return of(name, defaultValue, doc, s -> s);
+  }
+
+  public static OptionDef<Integer> integer(String name, int defaultValue, String doc) {
+    return of(name, Integer.toString(defaultValue), doc, OptionDef::parseInt);
+  }
+
+  public static OptionDef<Long> longValue(String name, long defaultValue, String doc) {
+    return of(name, Long.toString(defaultValue), doc, OptionDef::parseLong);
+  }
+
+  public static OptionDef<Double> doubleValue(String name, double defaultValue, String doc) {
+    return of(name, Double.toString(defaultValue), doc, OptionDef::parseDouble);
+  }
+
+  public static OptionDef<Boolean> bool(String name, boolean defaultValue, String doc) {
+    return of(name, Boolean.toString(defaultValue), doc, OptionDef::parseBool);
+  }
+
+  /** An option restricted to {@code choices}, compared case-insensitively, returned lower-case. */
+  public static OptionDef<String> choice(
+      String name, String defaultValue, String doc, String... choices) {
+    String allowed = String.join("|", choices);
+    return of(
+        name,
+        defaultValue,
+        doc + " (" + allowed + ")",
+        s -> {
+          String v = s.trim().toLowerCase(java.util.Locale.ROOT);
+          for (String c : choices) {
+            if (c.equals(v)) {
+              return v;
+            }
+          }
+          throw new IllegalArgumentException("expected one of " + allowed);
+        });
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The raw default, or null when the option is required. */
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  public boolean required() {
+    return defaultValue == null;
+  }
+
+  public String doc() {
+    return doc;
+  }
+
+  /** The session configuration key that supplies this option when it is not given explicitly. */
+  public String sessionKey() {
+    return "spark.fanout." + name;
+  }
+
+  T parse(String raw) {
+    return parser.apply(raw);
+  }
+
+  private static int parseInt(String s) {
+    try {
+      return Integer.parseInt(s.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("expected an integer");
+    }
+  }
+
+  private static long parseLong(String s) {
+    try {
+      return Long.parseLong(s.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("expected an integer");
+    }
+  }
+
+  private static double parseDouble(String s) {
+    try {
+      return Double.parseDouble(s.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("expected a number");
+    }
+  }
+
+  private static boolean parseBool(String s) {
+    String v = s.trim().toLowerCase(java.util.Locale.ROOT);
+    if (v.equals("true") || v.isEmpty()) {
+      return true;
+    }
+    if (v.equals("false")) {
+      return false;
+    }
+    throw new IllegalArgumentException("expected true or false");
+  }
+}
