@@ -1,0 +1,85 @@
+package io.fanout.store;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/**
+ * Names, magics and codes of the graph store layout described in {@code docs/formats.md}. Writers
+ * and readers share these constants; nothing else in the code spells a store file name.
+ */
+public final class StoreLayout {
+  private StoreLayout() {}
+
+  public static final int FORMAT_VERSION = 1;
+  public static final int HEADER_BYTES = 64;
+
+  public static final String MANIFEST = "manifest.json";
+  public static final String IDMAP_DIR = "idmap";
+  public static final String CSR_DIR = "csr";
+  public static final String FEATURES_DIR = "features";
+  public static final String NODES_DIR = "nodes";
+  public static final String STAGING_PREFIX = "_staging-";
+
+  public static final byte[] CSR_MAGIC = "FNOCSR01".getBytes(StandardCharsets.US_ASCII);
+  public static final byte[] FEATURES_MAGIC = "FNOFEAT1".getBytes(StandardCharsets.US_ASCII);
+  public static final byte[] NODES_MAGIC = "FNONODE1".getBytes(StandardCharsets.US_ASCII);
+
+  /** Feature encodings; the code is stored in the feature file header. */
+  public static final int ENCODING_F32 = 0;
+
+  public static final int ENCODING_F16 = 1;
+  public static final int ENCODING_INT8 = 2;
+
+  /** Split codes stored in {@code nodes/} files. */
+  public static final byte SPLIT_NONE = 0;
+
+  public static final byte SPLIT_TRAIN = 1;
+  public static final byte SPLIT_VAL = 2;
+  public static final byte SPLIT_TEST = 3;
+
+  private static final String[] SPLIT_NAMES = {"none", "train", "val", "test"};
+
+  /** The split's name for a code, e.g. {@code 1 -> "train"}. */
+  public static String splitName(int code) {
+    return SPLIT_NAMES[code];
+  }
+
+  /** The code of a split name, or -1 when the name is not one of none, train, val, test. */
+  public static int splitCode(String name) {
+    for (int i = 0; i < SPLIT_NAMES.length; i++) {
+      if (SPLIT_NAMES[i].equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  public static String encodingName(int code) {
+    switch (code) {
+      case ENCODING_F32:
+        return "f32";
+      case ENCODING_F16:
+        return "f16";
+      case ENCODING_INT8:
+        return "int8";
+      default:
+        throw new IllegalArgumentException("unknown feature encoding " + code);
+    }
+  }
+
+  public static String csrFile(int partition) {
+    return CSR_DIR + "/" + partFile(partition, "csr");
+  }
+
+  public static String featuresFile(int partition) {
+    return FEATURES_DIR + "/" + partFile(partition, "feat");
+  }
+
+  public static String nodesFile(int partition) {
+    return NODES_DIR + "/" + partFile(partition, "nodes");
+  }
+
+  private static String partFile(int partition, String ext) {
+    return String.format(Locale.ROOT, "part-%05d.%s", partition, ext);
+  }
+}
