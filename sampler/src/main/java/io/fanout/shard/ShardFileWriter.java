@@ -1,0 +1,84 @@
+package io.fanout.shard;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.api.Binary;
+
+/**
+ * Writes one shard file: Parquet, one row per mini-batch, schema {@link ShardSchema#SCHEMA}.
+ *
+ * <p>Written straight through parquet-hadoop to a local path, without Spark's writer, so the file
+ * name and bytes depend only on the rows: the same batches give a byte-identical file. Dictionary
+ * encoding is off (array blobs never repeat).
+ */
+public final class ShardFileWriter implements AutoCloseable {
+  private final ParquetWriter<Group> writer;
+  private final SimpleGroupFactory rows = new SimpleGroupFactory(ShardSchema.SCHEMA);
+  private long rowsWritten;
+
+  /**
+   * @param codec compression of the pages ({@code uncompressed}, {@code snappy} or {@code zstd})
+   */
+  public ShardFileWriter(Path file, CompressionCodecName codec, Map<String, String> metadata) {
+    try {
+      writer =
+          ExampleParquetWriter.builder(new LocalOutputFile(file))
+              .withConf(new PlainParquetConfiguration())
+              .withType(ShardSchema.SCHEMA)
+              .withCompressionCodec(codec)
+              .withDictionaryEncoding(false)
+              .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
+              .withPageWriteChecksumEnabled(true)
+              .withWriteMode(ParquetFileWriter.Mode.CREATE)
+              .withExtraMetaData(metadata)
+              .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create shard file " + file, e);
+    }
+  }
+
+  public void write(EncodedBatch b) {
+    Group g = rows.newGroup();
+    g.add(ShardSchema.EPOCH, b.epoch());
+    g.add(ShardSchema.BATCH, b.batch());
+    g.add(ShardSchema.NUM_SEEDS, b.numSeeds());
+    g.add(ShardSchema.LAYER_SIZES, Binary.fromConstantByteArray(b.layerSizes()));
+    g.add(ShardSchema.NODES, Binary.fromConstantByteArray(b.nodes()));
+    g.add(ShardSchema.INDPTR, Binary.fromConstantByteArray(b.indptr()));
+    g.add(ShardSchema.INDICES, Binary.fromConstantByteArray(b.indices()));
+    g.add(ShardSchema.LABELS, Binary.fromConstantByteArray(b.labels()));
+    if (b.features() != null) {
+      g.add(ShardSchema.FEATURES, Binary.fromConstantByteArray(b.features()));
+    }
+    try {
+      writer.write(g);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    rowsWritten++;
+  }
+
+  public long rowsWritten() {
+    return rowsWritten;
+  }
+
+  @Override
+  public void close() {
+    try {
+      writer.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
