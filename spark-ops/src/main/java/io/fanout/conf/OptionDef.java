@@ -18,8 +18,10 @@ public final class OptionDef<T> {
   private final String defaultValue;
   private final String doc;
   private final Function<String, T> parser;
+  private final boolean flag;
 
-  private OptionDef(String name, String defaultValue, String doc, Function<String, T> parser) {
+  private OptionDef(
+      String name, String defaultValue, String doc, Function<String, T> parser, boolean flag) {
     if (!name.matches("[a-z][a-z0-9]*(-[a-z0-9]+)*")) {
       throw new IllegalArgumentException("option names are kebab-case, got '" + name + "'");
     }
@@ -27,6 +29,7 @@ public final class OptionDef<T> {
     this.defaultValue = defaultValue;
     this.doc = Objects.requireNonNull(doc);
     this.parser = Objects.requireNonNull(parser);
+    this.flag = flag;
   }
 
   /**
@@ -35,7 +38,7 @@ public final class OptionDef<T> {
    */
   public static <T> OptionDef<T> of(
       String name, String defaultValue, String doc, Function<String, T> parser) {
-    return new OptionDef<>(name, defaultValue, doc, parser);
+    return new OptionDef<>(name, defaultValue, doc, parser, false);
   }
 
   public static OptionDef<String> string(String name, String defaultValue, String doc) {
@@ -55,7 +58,7 @@ public final class OptionDef<T> {
   }
 
   public static OptionDef<Boolean> bool(String name, boolean defaultValue, String doc) {
-    return of(name, Boolean.toString(defaultValue), doc, OptionDef::parseBool);
+    return new OptionDef<>(name, Boolean.toString(defaultValue), doc, OptionDef::parseBool, true);
   }
 
   /** An option restricted to {@code choices}, compared case-insensitively, returned lower-case. */
@@ -84,6 +87,14 @@ public final class OptionDef<T> {
   /** The raw default, or null when the option is required. */
   public String defaultValue() {
     return defaultValue;
+  }
+
+  /**
+   * True for boolean options, which the command line accepts as a bare flag ({@code --undirected})
+   * or with an explicit {@code true}/{@code false}.
+   */
+  public boolean isFlag() {
+    return flag;
   }
 
   public boolean required() {

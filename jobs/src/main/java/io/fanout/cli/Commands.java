@@ -1,0 +1,21 @@
+package io.fanout.cli;
+
+import java.util.List;
+
+/** The registry of {@code bin/fanout} commands, in help order. */
+final class Commands {
+  private Commands() {}
+
+  static List<Command> all() {
+    return List.of();
+  }
+
+  static Command find(String name) {
+    for (Command c : all()) {
+      if (c.name().equals(name)) {
+        return c;
+      }
+    }
+    return null;
+  }
+}

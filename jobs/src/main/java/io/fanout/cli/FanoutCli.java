@@ -1,0 +1,144 @@
+package io.fanout.cli;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.store.InvalidInputException;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Entry point of {@code bin/fanout} and of {@code spark-submit --class io.fanout.cli.FanoutCli}.
+ *
+ * <p>Without {@code --master} (and without a {@code spark.master} set by spark-submit) commands run
+ * on an embedded {@code local[*]} Spark. Bad input and bad options exit with status 2 and one clear
+ * message; other failures exit with status 1 and a stack trace.
+ */
+public final class FanoutCli {
+  private FanoutCli() {}
+
+  public static void main(String[] args) {
+    int code = run(Arrays.asList(args), System.out, System.err);
+    System.out.flush();
+    System.exit(code);
+  }
+
+  /** Runs one command line and returns its exit status; never calls {@code System.exit}. */
+  public static int run(List<String> args, PrintStream out, PrintStream err) {
+    if (args.isEmpty() || args.get(0).equals("--help") || args.get(0).equals("-h")) {
+      err.println(usage());
+      return args.isEmpty() ? 2 : 0;
+    }
+    Command command = Commands.find(args.get(0));
+    if (command == null) {
+      err.println("fanout: unknown command '" + args.get(0) + "'\n\n" + usage());
+      return 2;
+    }
+    SessionHolder session = null;
+    try {
+      CommandLine cl = CommandLine.parse(command, args.subList(1, args.size()));
+      if (cl.help) {
+        out.println(help(command));
+        return 0;
+      }
+      Map<String, String> sparkConf = cl.sparkConf;
+      FanoutConf conf =
+          new FanoutConf(
+              command.name(),
+              command.options(),
+              cl.options,
+              k -> Optional.ofNullable(sparkConf.getOrDefault(k, System.getProperty(k))));
+      session = new SessionHolder(command.name(), cl.master, sparkConf);
+      return command.run(new CommandContext(conf, cl.positional, session, out, err));
+    } catch (InvalidInputException | FanoutConfigException e) {
+      err.println("fanout " + command.name() + ": error: " + e.getMessage());
+      return 2;
+    } catch (Exception e) {
+      err.println("fanout " + command.name() + ": failed: " + e);
+      e.printStackTrace(err);
+      return 1;
+    } finally {
+      if (session != null) {
+        session.stop();
+      }
+    }
+  }
+
+  static String usage() {
+    StringBuilder sb =
+        new StringBuilder(
+            "usage: bin/fanout <command> [--master URL] [--conf k=v ...] [options]\n\ncommands:\n");
+    for (Command c : Commands.all()) {
+      sb.append(String.format("  %-10s %s%n", c.name(), c.summary()));
+    }
+    sb.append("\n'bin/fanout <command> --help' lists a command's options and their defaults.");
+    return sb.toString();
+  }
+
+  static String help(Command c) {
+    String pos = c.positionalUsage().isEmpty() ? "" : " " + c.positionalUsage();
+    return "usage: bin/fanout "
+        + c.name()
+        + " [options]"
+        + pos
+        + "\n"
+        + c.summary()
+        + "\n\noptions:\n"
+        + FanoutConf.help(c.options())
+        + "\n  --master URL     Spark master (default: spark.master if set, else local[*])"
+        + "\n  --conf k=v       Spark or spark.fanout.* configuration, repeatable";
+  }
+
+  /** Starts the SparkSession on first use, stops it only if it started it. */
+  private static final class SessionHolder implements Supplier<SparkSession> {
+    private final String app;
+    private final String master;
+    private final Map<String, String> conf;
+    private SparkSession spark;
+    private boolean owned;
+
+    SessionHolder(String app, String master, Map<String, String> conf) {
+      this.app = app;
+      this.master = master;
+      this.conf = conf;
+    }
+
+    @Override
+    public synchronized SparkSession get() {
+      if (spark == null) {
+        Optional<SparkSession> active =
+            SparkSession.getActiveSession().isDefined()
+                ? Optional.of(SparkSession.getActiveSession().get())
+                : Optional.empty();
+        if (active.isPresent() && master == null) {
+          spark = active.get();
+          return spark;
+        }
+        SparkSession.Builder b = SparkSession.builder().appName("fanout " + app);
+        if (master != null) {
+          b.master(master);
+        } else if (System.getProperty("spark.master") == null) {
+          b.master("local[*]");
+        }
+        conf.forEach(b::config);
+        if (System.getProperty("spark.ui.enabled") == null
+            && !conf.containsKey("spark.ui.enabled")) {
+          b.config("spark.ui.enabled", "false");
+        }
+        spark = b.getOrCreate();
+        owned = true;
+      }
+      return spark;
+    }
+
+    void stop() {
+      if (spark != null && owned) {
+        spark.stop();
+      }
+    }
+  }
+}
