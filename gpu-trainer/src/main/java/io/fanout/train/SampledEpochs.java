@@ -27,6 +27,7 @@ public final class SampledEpochs implements EpochData {
   private final boolean shuffle;
   private final String norm;
   private final int threads;
+  private int prefetch = 4;
 
   /**
    * @param seeds dense ids of the seed vertices
@@ -59,6 +60,12 @@ public final class SampledEpochs implements EpochData {
     this.threads = Math.max(1, threads);
   }
 
+  /** Batches each loader thread may hold ready (default 4); returns this. */
+  public SampledEpochs prefetch(int batches) {
+    this.prefetch = Math.max(1, batches);
+    return this;
+  }
+
   /** The epoch's seed order. */
   int[] order(int epoch) {
     if (!shuffle) {
@@ -88,7 +95,7 @@ public final class SampledEpochs implements EpochData {
       int b1 = (int) ((long) batches * (p + 1) / parts);
       list.add(new Part(order, epoch, b0, b1));
     }
-    return new PipelinedLoader(list, features, features.dim(), norm, threads, 4);
+    return new PipelinedLoader(list, features, features.dim(), norm, threads, prefetch);
   }
 
   private final class Part implements BatchPart {
