@@ -42,6 +42,45 @@ public final class BatchBuilder {
     layerSizes[0] = size;
   }
 
+  /**
+   * Continues {@code p}: its nodes keep their local indices, the next hop is {@code p.hops + 1}.
+   */
+  public void resume(PartialBatch p) {
+    local.clear();
+    size = 0;
+    layerSizes = p.layerSizes.clone();
+    indptr = p.indptr.clone();
+    indices = p.indices.clone();
+    hop = p.hops;
+    int count = p.layerSizes[p.hops];
+    if (p.nodes.length != count) {
+      throw new IllegalArgumentException(
+          "partial batch has " + p.nodes.length + " nodes, not " + count);
+    }
+    ensure(count);
+    for (int i = 0; i < count; i++) {
+      int v = p.nodes[i];
+      if (local.putIfAbsent(v, size) >= 0) {
+        throw new IllegalArgumentException("node " + v + " appears twice in one batch");
+      }
+      nodes[size++] = v;
+    }
+  }
+
+  /** The batch so far, for shipping to the next stage. */
+  public PartialBatch snapshot(int epoch, int batch, int[] labels) {
+    return new PartialBatch(
+        epoch,
+        batch,
+        indptr.length,
+        hop,
+        Arrays.copyOf(nodes, size),
+        layerSizes.clone(),
+        indptr.clone(),
+        indices.clone(),
+        labels);
+  }
+
   /** Nodes so far: the destinations of the next hop. */
   public int size() {
     return size;

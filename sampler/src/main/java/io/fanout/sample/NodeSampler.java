@@ -1,5 +1,6 @@
 package io.fanout.sample;
 
+import io.fanout.graph.CsrGraph;
 import java.util.Arrays;
 
 /**
@@ -24,6 +25,32 @@ public final class NodeSampler {
       throw new IllegalStateException("a node has " + degree + " neighbors, more than 2^31-1");
     }
     return (int) k;
+  }
+
+  /**
+   * Samples the in-neighbors of {@code v} at hop {@code hop} of the batch keyed {@code batchKey}
+   * into {@code out[from ..]}, in ascending position order: exactly what {@link NeighborSampler}
+   * does for one destination, for samplers that see one graph partition at a time.
+   *
+   * @param positions scratch of at least {@code sampleSize(degree, fanout)} entries
+   * @return the number of neighbors written
+   */
+  public int sampleNeighbors(
+      CsrGraph g, long batchKey, int hop, int v, int fanout, int[] positions, int[] out, int from) {
+    long s = g.rowStart(v);
+    long degree = g.rowEnd(v) - s;
+    int k = sampleSize(degree, fanout);
+    if (k == degree) {
+      for (int j = 0; j < k; j++) {
+        out[from + j] = g.neighbor(s + j);
+      }
+    } else {
+      choose(SampleHash.nodeKey(batchKey, hop, v), (int) degree, k, positions, 0);
+      for (int j = 0; j < k; j++) {
+        out[from + j] = g.neighbor(s + positions[j]);
+      }
+    }
+    return k;
   }
 
   /**
