@@ -69,6 +69,7 @@ public final class RingAllReduce implements GradientReducer {
   private final ByteBuffer[] recvViews;
   private final long[] gathered;
   private final Consumer<SelectionKey> onReady = this::onReady;
+  private Runnable abortCheck = () -> {};
 
   private ByteBuffer sendBuf;
   private ByteBuffer recvBuf;
@@ -298,6 +299,14 @@ public final class RingAllReduce implements GradientReducer {
     }
   }
 
+  /**
+   * Sets a check that long waits call about twice a second; it aborts the wait by throwing (e.g.
+   * Spark's {@code TaskContext::killTaskIfInterrupted} when the stage is cancelled).
+   */
+  public void abortCheck(Runnable check) {
+    this.abortCheck = check == null ? () -> {} : check;
+  }
+
   /** {@code rank R (host:port)}, as error messages name a peer. */
   public String describe(int peer) {
     return "rank " + peer + " (" + endpoints[peer] + ")";
@@ -454,8 +463,13 @@ public final class RingAllReduce implements GradientReducer {
         throw timeout();
       }
       progress = false;
+      if (Thread.interrupted()) {
+        Thread.currentThread().interrupt();
+        throw new PeerException(-1, "rank " + rank + ": interrupted during " + phase);
+      }
+      abortCheck.run();
       try {
-        selector.select(onReady, Math.max(1, wait / 1_000_000));
+        selector.select(onReady, Math.max(1, Math.min(500, wait / 1_000_000)));
       } catch (IOException e) {
         throw new PeerException(-1, "rank " + rank + ": selector failed during " + phase, e);
       }
