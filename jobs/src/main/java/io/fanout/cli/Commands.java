@@ -7,7 +7,11 @@ final class Commands {
   private Commands() {}
 
   static List<Command> all() {
-    return List.of();
+    return List.of(
+        new io.fanout.jobs.train.TrainCommand(),
+        new io.fanout.jobs.train.EvaluateCommand(),
+        new io.fanout.jobs.train.InferCommand(),
+        new io.fanout.jobs.train.BenchTrainCommand());
   }
 
   static Command find(String name) {
