@@ -99,7 +99,7 @@ final class PrepareJob {
       m.files = StoreCommit.describe(staging);
       StoreCommit.publish(out, staging, m, overwrite);
       return new PrepareResult(out, m, false);
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark throws the checked SparkException undeclared
       StoreCommit.abort(staging);
       throw SparkErrors.unwrap(e);
     }

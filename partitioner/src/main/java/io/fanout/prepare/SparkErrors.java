@@ -9,7 +9,11 @@ final class SparkErrors {
 
   private static final String MARK = InvalidInputException.class.getName() + ": ";
 
-  static RuntimeException unwrap(RuntimeException e) {
+  /**
+   * The Fanout error in {@code e}'s cause chain, or one rebuilt from its message, or else {@code e}
+   * itself (checked exceptions wrapped).
+   */
+  static RuntimeException unwrap(Exception e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof InvalidInputException || t instanceof FanoutConfigException) {
         return (RuntimeException) t;
@@ -23,6 +27,8 @@ final class SparkErrors {
       int nl = rest.indexOf('\n');
       return new InvalidInputException(nl < 0 ? rest : rest.substring(0, nl), e);
     }
-    return e;
+    return e instanceof RuntimeException
+        ? (RuntimeException) e
+        : new IllegalStateException(e.getMessage(), e);
   }
 }
