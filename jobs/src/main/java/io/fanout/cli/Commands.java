@@ -7,7 +7,11 @@ final class Commands {
   private Commands() {}
 
   static List<Command> all() {
-    return List.of();
+    return List.of(
+        new io.fanout.jobs.store.PrepareCommand(),
+        new io.fanout.jobs.store.InspectCommand(),
+        new io.fanout.jobs.store.GenerateCommand(),
+        new io.fanout.jobs.store.BenchPrepareCommand());
   }
 
   static Command find(String name) {
