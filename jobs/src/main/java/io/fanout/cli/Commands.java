@@ -8,6 +8,10 @@ final class Commands {
 
   static List<Command> all() {
     return List.of(
+        new io.fanout.jobs.store.PrepareCommand(),
+        new io.fanout.jobs.store.InspectCommand(),
+        new io.fanout.jobs.store.GenerateCommand(),
+        new io.fanout.jobs.store.BenchPrepareCommand(),
         new io.fanout.jobs.train.TrainCommand(),
         new io.fanout.jobs.train.EvaluateCommand(),
         new io.fanout.jobs.train.InferCommand(),
