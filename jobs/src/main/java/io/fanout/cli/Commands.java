@@ -11,7 +11,8 @@ final class Commands {
         new io.fanout.jobs.store.PrepareCommand(),
         new io.fanout.jobs.store.InspectCommand(),
         new io.fanout.jobs.store.GenerateCommand(),
-        new io.fanout.jobs.store.BenchPrepareCommand());
+        new io.fanout.jobs.store.BenchPrepareCommand(),
+        new io.fanout.jobs.sample.BenchSampleCommand());
   }
 
   static Command find(String name) {
