@@ -277,4 +277,49 @@ public final class CpuBackend implements Backend {
       params[i] -= stepSize * mi / ((float) Math.sqrt(vi) * vCorr + eps);
     }
   }
+
+  @Override
+  public void spmm(
+      int[] ptr,
+      int[] col,
+      float[] val,
+      int rows,
+      float[] b,
+      int bOff,
+      int n,
+      float beta,
+      float[] c) {
+    for (int i = 0; i < rows; i++) {
+      int o = i * n;
+      if (beta == 0f) {
+        java.util.Arrays.fill(c, o, o + n, 0f);
+      } else if (beta != 1f) {
+        for (int j = 0; j < n; j++) {
+          c[o + j] *= beta;
+        }
+      }
+      for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+        float v = val[q];
+        int bo = bOff + col[q] * n;
+        for (int j = 0; j < n; j++) {
+          c[o + j] += v * b[bo + j];
+        }
+      }
+    }
+  }
+
+  @Override
+  public void spmmTransposed(
+      int[] ptr, int[] col, float[] val, int rows, float[] dy, int n, float[] g, int gOff) {
+    for (int i = 0; i < rows; i++) {
+      int o = i * n;
+      for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+        float v = val[q];
+        int go = gOff + col[q] * n;
+        for (int j = 0; j < n; j++) {
+          g[go + j] += v * dy[o + j];
+        }
+      }
+    }
+  }
 }

@@ -254,6 +254,8 @@ public final class Trainer {
     Map<String, String> meta = new TreeMap<>();
     model.config().toMap().forEach((k, v) -> meta.put("model." + k, v));
     opts.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
+    // Extending a run to more epochs is allowed; everything else must match.
+    meta.remove("identity.train.epochs");
     identity.forEach((k, v) -> meta.put("identity." + k, v));
     int start = 0;
     if (Checkpoint.exists(modelDir)) {
@@ -326,7 +328,12 @@ public final class Trainer {
   }
 
   private static void checkSameRun(Path dir, Map<String, String> found, Map<String, String> want) {
-    for (Map.Entry<String, String> w : want.entrySet()) {
+    List<Map.Entry<String, String>> entries = new ArrayList<>(want.entrySet());
+    // The model's architecture first: the most telling difference.
+    entries.sort(
+        (a, b) ->
+            Boolean.compare(!a.getKey().startsWith("model."), !b.getKey().startsWith("model.")));
+    for (Map.Entry<String, String> w : entries) {
       String f = found.get(w.getKey());
       if (!w.getValue().equals(f)) {
         throw new InvalidInputException(
