@@ -1,0 +1,62 @@
+package io.fanout.nn;
+
+import io.fanout.tensor.Activation;
+import io.fanout.tensor.Aggregation;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.CounterRng;
+
+/**
+ * GraphSAGE with the mean aggregator: {@code h_dst = act(x_dst W_self + mean_{src in N(dst)} x_src
+ * W_neigh + b)} (the sum form, equivalent to the concat form with {@code W = [W_self; W_neigh]}).
+ */
+final class SageLayer extends GnnLayer {
+  private int wSelf;
+  private int wNeigh;
+  private int bias;
+  private float[] agg;
+  private float[] dAgg;
+
+  SageLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
+    super(be, index, in, out, last, act, dropout);
+  }
+
+  @Override
+  int allocate(int offset) {
+    wSelf = offset;
+    wNeigh = wSelf + in * out;
+    bias = wNeigh + in * out;
+    return bias + out;
+  }
+
+  @Override
+  void init(float[] p, long key) {
+    glorot(p, wSelf, in, out, CounterRng.key(key, 0));
+    glorot(p, wNeigh, in, out, CounterRng.key(key, 1));
+    java.util.Arrays.fill(p, bias, bias + out, 0f);
+  }
+
+  @Override
+  void compute(float[] p) {
+    int rows = block.numDst();
+    agg = Bufs.ensure(agg, (long) rows * in);
+    be.aggregate(Aggregation.MEAN, block.indptr(), block.indices(), rows, 0, xd, in, agg);
+    be.gemm(false, false, rows, out, in, 1f, xd, 0, p, wSelf, 0f, y, 0);
+    be.gemm(false, false, rows, out, in, 1f, agg, 0, p, wNeigh, 1f, y, 0);
+    be.addBias(y, rows, out, p, bias);
+  }
+
+  @Override
+  void gradients(float[] p, float[] g, float[] dy, float[] dxd) {
+    int rows = block.numDst();
+    be.gemm(true, false, in, out, rows, 1f, xd, 0, dy, 0, 1f, g, wSelf);
+    be.gemm(true, false, in, out, rows, 1f, agg, 0, dy, 0, 1f, g, wNeigh);
+    be.biasGrad(dy, rows, out, g, bias);
+    if (dxd != null) {
+      be.gemm(false, true, rows, in, out, 1f, dy, 0, p, wSelf, 0f, dxd, 0);
+      dAgg = Bufs.ensure(dAgg, (long) rows * in);
+      be.gemm(false, true, rows, in, out, 1f, dy, 0, p, wNeigh, 0f, dAgg, 0);
+      be.aggregateBackward(
+          Aggregation.MEAN, block.indptr(), block.indices(), rows, 0, dAgg, in, dxd);
+    }
+  }
+}

@@ -1,0 +1,250 @@
+package io.fanout.shard;
+
+import io.fanout.sample.MiniBatch;
+import io.fanout.store.InvalidInputException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Converts a {@link MiniBatch} to and from a shard row ({@link EncodedBatch}), as specified in
+ * {@code docs/formats.md} ("Mini-batch shards"): every array column is raw little-endian values,
+ * copied in bulk.
+ *
+ * <p>{@link #decode} checks the row's structure (array lengths against {@code layer_sizes}, row
+ * pointers) and fails with {@link InvalidInputException} naming the batch and the column, so a
+ * truncated or foreign row never reaches a trainer as out-of-bounds indices.
+ */
+public final class BatchCodec {
+  private BatchCodec() {}
+
+  private static final VarHandle SHORT_LE =
+      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /**
+   * Encodes {@code b}.
+   *
+   * @param features rows of all {@code b.nodes()} in node order, row-major ({@code nodes * dim}
+   *     values); ignored (may be null) when {@code enc} is {@link FeatureEncoding#NONE}
+   * @param enc how to inline the features
+   */
+  public static EncodedBatch encode(MiniBatch b, float[] features, FeatureEncoding enc) {
+    int layers = b.layers();
+    int indptrLen = 0;
+    long indicesLen = 0;
+    for (int h = 1; h <= layers; h++) {
+      indptrLen += b.indptr(h).length;
+      indicesLen += b.indices(h).length;
+    }
+    if (indicesLen > Integer.MAX_VALUE / 4) {
+      throw new IllegalArgumentException("batch " + b.batch() + " has too many edges for a row");
+    }
+    byte[] indptr = new byte[4 * indptrLen];
+    byte[] indices = new byte[(int) (4 * indicesLen)];
+    IntView ptr = new IntView(indptr);
+    IntView idx = new IntView(indices);
+    for (int h = 1; h <= layers; h++) {
+      ptr.put(b.indptr(h));
+      idx.put(b.indices(h));
+    }
+    return new EncodedBatch(
+        b.epoch(),
+        b.batch(),
+        b.numSeeds(),
+        ints(b.layerSizes()),
+        ints(b.nodes()),
+        indptr,
+        indices,
+        ints(b.labels()),
+        encodeFeatures(b.nodes().length, features, enc));
+  }
+
+  /** Encodes {@code count} feature rows ({@code values.length / count} per row). */
+  public static byte[] encodeFeatures(int count, float[] values, FeatureEncoding enc) {
+    if (enc == FeatureEncoding.NONE) {
+      return null;
+    }
+    if (values == null) {
+      throw new IllegalArgumentException("feature encoding " + enc.id() + " needs feature rows");
+    }
+    if (count == 0 ? values.length != 0 : values.length % count != 0) {
+      throw new IllegalArgumentException(
+          values.length + " feature values are not whole rows of " + count + " nodes");
+    }
+    if (enc == FeatureEncoding.F32) {
+      byte[] out = new byte[4 * values.length];
+      ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(values);
+      return out;
+    }
+    byte[] out = new byte[2 * values.length];
+    for (int i = 0; i < values.length; i++) {
+      SHORT_LE.set(out, 2 * i, Half.fromFloat(values[i]));
+    }
+    return out;
+  }
+
+  /** Decodes the ids, layer sizes, blocks and labels of a row (features stay encoded). */
+  public static MiniBatch decode(EncodedBatch e) {
+    int[] layerSizes = ints(e, ShardSchema.LAYER_SIZES, e.layerSizes(), -1);
+    if (layerSizes.length < 1) {
+      throw bad(e, ShardSchema.LAYER_SIZES, "is empty", "at least the seed count");
+    }
+    int layers = layerSizes.length - 1;
+    if (layerSizes[0] != e.numSeeds()) {
+      throw bad(
+          e, ShardSchema.LAYER_SIZES, "starts with " + layerSizes[0], "num_seeds " + e.numSeeds());
+    }
+    for (int h = 0; h <= layers; h++) {
+      if (layerSizes[h] < 0 || (h > 0 && layerSizes[h] < layerSizes[h - 1])) {
+        throw bad(
+            e,
+            ShardSchema.LAYER_SIZES,
+            "has entry " + h + " = " + layerSizes[h],
+            "non-negative, non-decreasing sizes");
+      }
+    }
+    int[] nodes = ints(e, ShardSchema.NODES, e.nodes(), layerSizes[layers]);
+    int[] labels = ints(e, ShardSchema.LABELS, e.labels(), layerSizes[0]);
+    long ptrLen = 0;
+    for (int h = 1; h <= layers; h++) {
+      ptrLen += layerSizes[h - 1] + 1L;
+    }
+    if (e.indptr().length != 4 * ptrLen) {
+      throw bad(
+          e,
+          ShardSchema.INDPTR,
+          "has " + e.indptr().length + " bytes",
+          4 * ptrLen + " (int32 per row + 1, per block)");
+    }
+    ByteBuffer ptrBuf = ByteBuffer.wrap(e.indptr()).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer idxBuf = ByteBuffer.wrap(e.indices()).order(ByteOrder.LITTLE_ENDIAN);
+    int[][] indptr = new int[layers][];
+    int[][] indices = new int[layers][];
+    int ptrPos = 0;
+    int idxPos = 0;
+    for (int h = 1; h <= layers; h++) {
+      int[] p = new int[layerSizes[h - 1] + 1];
+      ptrBuf.position(ptrPos).asIntBuffer().get(p);
+      ptrPos += 4 * p.length;
+      int edges = p[p.length - 1];
+      if (p[0] != 0 || edges < 0 || 4L * edges > e.indices().length - (long) idxPos) {
+        throw bad(
+            e,
+            ShardSchema.INDPTR,
+            "block " + h + " spans [" + p[0] + ", " + edges + ")",
+            "row pointers from 0 within the " + e.indices().length / 4 + " indices");
+      }
+      int[] ix = new int[edges];
+      idxBuf.position(idxPos).asIntBuffer().get(ix);
+      idxPos += 4 * edges;
+      indptr[h - 1] = p;
+      indices[h - 1] = ix;
+    }
+    if (idxPos != e.indices().length) {
+      throw bad(
+          e,
+          ShardSchema.INDICES,
+          "has " + e.indices().length + " bytes",
+          idxPos + " (the blocks' row pointers end there)");
+    }
+    return new MiniBatch(e.epoch(), e.batch(), nodes, layerSizes, indptr, indices, labels);
+  }
+
+  /** Number of inline feature values of a row ({@code 0} without features). */
+  public static int featureValues(EncodedBatch e, FeatureEncoding enc) {
+    if (e.features() == null || enc == FeatureEncoding.NONE) {
+      return 0;
+    }
+    if (e.features().length % enc.bytesPerValue() != 0) {
+      throw bad(
+          e,
+          ShardSchema.FEATURES,
+          "has " + e.features().length + " bytes",
+          "a multiple of " + enc.bytesPerValue() + " (" + enc.id() + ")");
+    }
+    return e.features().length / enc.bytesPerValue();
+  }
+
+  /**
+   * Decodes the inline features of a row into {@code out} from {@code outOffset} as float32 (f16
+   * values widen exactly).
+   *
+   * @return the number of values written ({@link #featureValues})
+   */
+  public static int decodeFeatures(
+      EncodedBatch e, FeatureEncoding enc, float[] out, int outOffset) {
+    int n = featureValues(e, enc);
+    if (n == 0) {
+      return 0;
+    }
+    if (outOffset < 0 || out.length - outOffset < n) {
+      throw new IllegalArgumentException(
+          "output has room for " + (out.length - outOffset) + " values, batch needs " + n);
+    }
+    byte[] src = e.features();
+    if (enc == FeatureEncoding.F32) {
+      ByteBuffer.wrap(src).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(out, outOffset, n);
+    } else {
+      for (int i = 0; i < n; i++) {
+        out[outOffset + i] = Half.toFloat((short) SHORT_LE.get(src, 2 * i));
+      }
+    }
+    return n;
+  }
+
+  /** Decodes the inline features of a row into a new array. */
+  public static float[] decodeFeatures(EncodedBatch e, FeatureEncoding enc) {
+    float[] out = new float[featureValues(e, enc)];
+    decodeFeatures(e, enc, out, 0);
+    return out;
+  }
+
+  static byte[] ints(int[] values) {
+    byte[] out = new byte[4 * values.length];
+    new IntView(out).put(values);
+    return out;
+  }
+
+  private static int[] ints(EncodedBatch e, String column, byte[] bytes, int expected) {
+    if (bytes.length % 4 != 0 || (expected >= 0 && bytes.length != 4L * expected)) {
+      throw bad(
+          e,
+          column,
+          "has " + bytes.length + " bytes",
+          expected >= 0 ? 4L * expected + " (" + expected + " int32)" : "a multiple of 4");
+    }
+    int[] out = new int[bytes.length / 4];
+    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out);
+    return out;
+  }
+
+  private static InvalidInputException bad(
+      EncodedBatch e, String column, String what, String expected) {
+    return new InvalidInputException(
+        "shard row (epoch "
+            + e.epoch()
+            + ", batch "
+            + e.batch()
+            + "): column '"
+            + column
+            + "' "
+            + what
+            + "; expected "
+            + expected);
+  }
+
+  /** Sequential little-endian int writer over a byte array. */
+  private static final class IntView {
+    private final ByteBuffer buf;
+
+    IntView(byte[] target) {
+      buf = ByteBuffer.wrap(target).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    void put(int[] values) {
+      buf.asIntBuffer().put(values);
+      buf.position(buf.position() + 4 * values.length);
+    }
+  }
+}
