@@ -7,7 +7,7 @@ final class Commands {
   private Commands() {}
 
   static List<Command> all() {
-    return List.of();
+    return List.of(new io.fanout.dist.BenchAllReduceCommand());
   }
 
   static Command find(String name) {
