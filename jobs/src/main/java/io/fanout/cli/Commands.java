@@ -16,7 +16,8 @@ final class Commands {
         new io.fanout.jobs.train.InferCommand(),
         new io.fanout.jobs.store.BenchPrepareCommand(),
         new io.fanout.jobs.sample.BenchSampleCommand(),
-        new io.fanout.jobs.train.BenchTrainCommand());
+        new io.fanout.jobs.train.BenchTrainCommand(),
+        new io.fanout.dist.BenchAllReduceCommand());
   }
 
   static Command find(String name) {
