@@ -236,7 +236,6 @@ public final class RingAllReduce implements GradientReducer {
         return;
       }
       ensureCapacity(length);
-      sendFloats.put(0, gradients, 0, length);
       int mine = start(rank, length);
       int mineLen = start(rank + 1, length) - mine;
       int slot = slotSize(length);
@@ -244,6 +243,7 @@ public final class RingAllReduce implements GradientReducer {
       for (int p = 0; p < world; p++) {
         if (p != rank) {
           int s = start(p, length);
+          sendFloats.put(s, gradients, s, start(p + 1, length) - s);
           view(sendViews[p], s, start(p + 1, length) - s);
           view(recvViews[p], p * slot, mineLen);
         }
