@@ -332,7 +332,7 @@ public final class TrainJobs {
 
   /** A trained model loaded from its model dir and checked against a store. */
   static GnnModel load(Path modelDir, GraphStore store) {
-    Checkpoint ck = Checkpoint.read(modelDir);
+    Checkpoint ck = Checkpoint.readForInference(modelDir);
     ModelConfig cfg = ck.modelConfig();
     StoreManifest m = store.manifest();
     if (cfg.inDim() != m.featureDim) {
