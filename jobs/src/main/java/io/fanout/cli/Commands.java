@@ -7,7 +7,17 @@ final class Commands {
   private Commands() {}
 
   static List<Command> all() {
-    return List.of(new io.fanout.jobs.sample.BenchSampleCommand());
+    return List.of(
+        new io.fanout.jobs.store.PrepareCommand(),
+        new io.fanout.jobs.store.InspectCommand(),
+        new io.fanout.jobs.store.GenerateCommand(),
+        new io.fanout.jobs.train.TrainCommand(),
+        new io.fanout.jobs.train.EvaluateCommand(),
+        new io.fanout.jobs.train.InferCommand(),
+        new io.fanout.jobs.store.BenchPrepareCommand(),
+        new io.fanout.jobs.sample.BenchSampleCommand(),
+        new io.fanout.jobs.train.BenchTrainCommand(),
+        new io.fanout.dist.BenchAllReduceCommand());
   }
 
   static Command find(String name) {

@@ -1,0 +1,32 @@
+package io.fanout.nn;
+
+/** Learning rate as a function of the epoch. */
+public enum LrSchedule {
+  /** The base rate throughout. */
+  CONSTANT,
+  /** Cosine decay from the base rate to 0 over the run. */
+  COSINE,
+  /** The base rate halved every quarter of the run. */
+  STEP;
+
+  public static LrSchedule parse(String s) {
+    try {
+      return valueOf(s.trim().toUpperCase(java.util.Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("expected constant, cosine or step, got '" + s + "'");
+    }
+  }
+
+  /** The rate for 0-based {@code epoch} of {@code epochs}. */
+  public float lr(float base, int epoch, int epochs) {
+    switch (this) {
+      case COSINE:
+        return (float) (base * 0.5 * (1 + Math.cos(Math.PI * epoch / Math.max(1, epochs))));
+      case STEP:
+        int every = Math.max(1, epochs / 4);
+        return (float) (base * Math.pow(0.5, epoch / every));
+      default:
+        return base;
+    }
+  }
+}

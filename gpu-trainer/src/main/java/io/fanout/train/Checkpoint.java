@@ -1,0 +1,219 @@
+package io.fanout.train;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.nn.ModelConfig;
+import io.fanout.store.InvalidInputException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+/**
+ * A training checkpoint: {@code MODEL_DIR/checkpoint.bin}, replaced atomically (written to a
+ * temporary file, forced to disk, renamed).
+ *
+ * <pre>
+ * 0   8 bytes  magic FNOCKPT1
+ * 8   int32    version 1
+ * 12  int32    metadata bytes (UTF-8 JSON object of strings)
+ * 16  int64    parameters n
+ * 24  int64    optimizer step
+ * 32  int32    epochs completed
+ * 36  int32    CRC32C of everything after the header
+ * 40..63       zero
+ * 64           metadata, then float32[n] parameters, float32[n] Adam m, float32[n] Adam v
+ * </pre>
+ *
+ * The metadata holds the model configuration ({@code model.*}), the run's identity ({@code
+ * identity.*}: graph fingerprint, optimizer options, seed) and nothing else; the random state is
+ * (seed, epoch, batch) because every random choice is counter-based.
+ */
+public final class Checkpoint {
+  public static final String FILE = "checkpoint.bin";
+  private static final byte[] MAGIC = "FNOCKPT1".getBytes(StandardCharsets.US_ASCII);
+  private static final int HEADER = 64;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Map<String, String> meta;
+  private final int epochs;
+  private final long step;
+  private final float[] params;
+  private final float[] m;
+  private final float[] v;
+
+  private Checkpoint(
+      Map<String, String> meta, int epochs, long step, float[] params, float[] m, float[] v) {
+    this.meta = meta;
+    this.epochs = epochs;
+    this.step = step;
+    this.params = params;
+    this.m = m;
+    this.v = v;
+  }
+
+  public static Path file(Path modelDir) {
+    return modelDir.resolve(FILE);
+  }
+
+  public static boolean exists(Path modelDir) {
+    return Files.isRegularFile(file(modelDir));
+  }
+
+  public Map<String, String> meta() {
+    return meta;
+  }
+
+  public ModelConfig modelConfig() {
+    Map<String, String> cfg = new TreeMap<>();
+    for (Map.Entry<String, String> e : meta.entrySet()) {
+      if (e.getKey().startsWith("model.")) {
+        cfg.put(e.getKey().substring(6), e.getValue());
+      }
+    }
+    try {
+      return ModelConfig.fromMap(cfg);
+    } catch (RuntimeException e) {
+      throw new InvalidInputException("checkpoint has a bad model configuration " + cfg, e);
+    }
+  }
+
+  public int epochs() {
+    return epochs;
+  }
+
+  public long step() {
+    return step;
+  }
+
+  public float[] params() {
+    return params;
+  }
+
+  public float[] firstMoment() {
+    return m;
+  }
+
+  public float[] secondMoment() {
+    return v;
+  }
+
+  /** Writes a checkpoint atomically into {@code modelDir}. */
+  public static void write(
+      Path modelDir,
+      Map<String, String> meta,
+      int epochs,
+      long step,
+      float[] params,
+      float[] m,
+      float[] v) {
+    try {
+      Files.createDirectories(modelDir);
+      byte[] metaBytes = JSON.writeValueAsBytes(new TreeMap<>(meta));
+      int n = params.length;
+      ByteBuffer body =
+          ByteBuffer.allocate(metaBytes.length + 12 * n).order(ByteOrder.LITTLE_ENDIAN);
+      body.put(metaBytes);
+      for (float[] a : new float[][] {params, m, v}) {
+        body.asFloatBuffer().put(a, 0, n);
+        body.position(body.position() + 4 * n);
+      }
+      body.flip();
+      CRC32C crc = new CRC32C();
+      crc.update(body.duplicate());
+      ByteBuffer head = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
+      head.put(MAGIC).putInt(1).putInt(metaBytes.length).putLong(n).putLong(step).putInt(epochs);
+      head.putInt((int) crc.getValue());
+      head.position(0).limit(HEADER);
+      Path tmp = modelDir.resolve(FILE + ".tmp");
+      try (FileChannel ch =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.WRITE)) {
+        while (head.hasRemaining()) {
+          ch.write(head);
+        }
+        while (body.hasRemaining()) {
+          ch.write(body);
+        }
+        ch.force(true);
+      }
+      Files.move(
+          tmp, file(modelDir), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write checkpoint into " + modelDir, e);
+    }
+  }
+
+  /** Reads and verifies {@code MODEL_DIR/checkpoint.bin}. */
+  public static Checkpoint read(Path modelDir) {
+    Path f = file(modelDir);
+    byte[] all;
+    try {
+      all = Files.readAllBytes(f);
+    } catch (NoSuchFileException e) {
+      throw new InvalidInputException(
+          "no checkpoint in " + modelDir + ": expected " + f + " written by bin/fanout train");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + f, e);
+    }
+    ByteBuffer bb = ByteBuffer.wrap(all).order(ByteOrder.LITTLE_ENDIAN);
+    if (all.length < HEADER || !Arrays.equals(Arrays.copyOf(all, 8), MAGIC)) {
+      throw new InvalidInputException(f + " is not a Fanout checkpoint: expected magic FNOCKPT1");
+    }
+    int version = bb.getInt(8);
+    if (version != 1) {
+      throw new InvalidInputException(f + " has checkpoint version " + version + ", expected 1");
+    }
+    int metaLen = bb.getInt(12);
+    long n = bb.getLong(16);
+    long step = bb.getLong(24);
+    int epochs = bb.getInt(32);
+    int crcStored = bb.getInt(36);
+    long expected = HEADER + (long) metaLen + 12L * n;
+    if (metaLen < 0 || n < 0 || all.length != expected) {
+      throw new InvalidInputException(
+          f
+              + " is "
+              + all.length
+              + " bytes, expected "
+              + expected
+              + " from its header (truncated?)");
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(all, HEADER, all.length - HEADER);
+    if ((int) crc.getValue() != crcStored) {
+      throw new InvalidInputException(f + " fails its CRC32C check (corrupt file)");
+    }
+    Map<String, String> meta;
+    try {
+      meta =
+          JSON.readValue(
+              Arrays.copyOfRange(all, HEADER, HEADER + metaLen),
+              new TypeReference<TreeMap<String, String>>() {});
+    } catch (IOException e) {
+      throw new InvalidInputException(f + " has unreadable metadata: " + e.getMessage(), e);
+    }
+    float[][] arrays = new float[3][(int) n];
+    int pos = HEADER + metaLen;
+    for (float[] a : arrays) {
+      ByteBuffer s = ByteBuffer.wrap(all, pos, (int) (4 * n)).order(ByteOrder.LITTLE_ENDIAN);
+      s.asFloatBuffer().get(a);
+      pos += (int) (4 * n);
+    }
+    return new Checkpoint(meta, epochs, step, arrays[0], arrays[1], arrays[2]);
+  }
+}

@@ -1,0 +1,214 @@
+package io.fanout.train;
+
+import io.fanout.graph.FeatureTable;
+import io.fanout.sample.MiniBatch;
+import io.fanout.store.InvalidInputException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * Reads and decodes the parts of an epoch on background threads ahead of the compute step, and
+ * gathers features from the (memory-mapped) {@link FeatureTable} when the parts hold node ids only.
+ *
+ * <p>Part {@code i} is read by thread {@code i mod threads}; each thread owns a bounded queue and a
+ * pool of reusable feature buffers of {@code prefetch + 1} entries, which bounds memory. The
+ * consumer drains part 0 from queue 0, then part 1 from queue 1, and so on, so the batch order is
+ * the part order whatever the thread timing.
+ */
+public final class PipelinedLoader implements BatchStream {
+  private static final TrainBatch END = new TrainBatch(-2);
+
+  private final List<BatchPart> parts;
+  private final FeatureTable table;
+  private final int dim;
+  private final String norm;
+  private final List<BlockingQueue<Object>> queues = new ArrayList<>();
+  private final List<BlockingQueue<TrainBatch>> pools = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private int part;
+  private long waitNanos;
+  private volatile boolean closed;
+
+  /**
+   * @param table the feature source for parts without inline features (may be null if every part
+   *     inlines them)
+   * @param dim the feature dimension the model expects
+   * @param norm row normalization: none, l1 or l2
+   */
+  public PipelinedLoader(
+      List<BatchPart> parts,
+      FeatureTable table,
+      int dim,
+      String norm,
+      int threadCount,
+      int prefetch) {
+    this.parts = List.copyOf(parts);
+    this.table = table;
+    this.dim = dim;
+    this.norm = norm;
+    int n = Math.max(1, Math.min(threadCount, Math.max(1, parts.size())));
+    for (int t = 0; t < n; t++) {
+      queues.add(new ArrayBlockingQueue<>(Math.max(1, prefetch) + 1));
+      BlockingQueue<TrainBatch> pool = new ArrayBlockingQueue<>(Math.max(1, prefetch) + 1);
+      for (int i = 0; i < Math.max(1, prefetch) + 1; i++) {
+        pool.add(new TrainBatch(t));
+      }
+      pools.add(pool);
+    }
+    for (int t = 0; t < n; t++) {
+      final int id = t;
+      Thread th = new Thread(() -> produce(id), "fanout-loader-" + t);
+      th.setDaemon(true);
+      threads.add(th);
+      th.start();
+    }
+  }
+
+  private void produce(int t) {
+    BlockingQueue<Object> q = queues.get(t);
+    try {
+      for (int p = t; p < parts.size() && !closed; p += threads.size()) {
+        BatchPart bp = parts.get(p);
+        Iterator<DecodedBatch> it = bp.open();
+        try {
+          while (it.hasNext()) {
+            DecodedBatch d = it.next();
+            TrainBatch tb = pools.get(t).take();
+            fill(tb, d, bp);
+            q.put(tb);
+          }
+        } finally {
+          if (it instanceof AutoCloseable c) {
+            c.close();
+          }
+        }
+        q.put(END);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable e) {
+      try {
+        q.put(e);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void fill(TrainBatch tb, DecodedBatch d, BatchPart part) {
+    MiniBatch b = d.batch();
+    int rows = b.nodes().length;
+    if (table != null) {
+      int nv = table.numVertices();
+      for (int v : b.nodes()) {
+        if (v < 0 || v >= nv) {
+          throw new InvalidInputException(
+              part.name()
+                  + ": batch "
+                  + b.batch()
+                  + " has node id "
+                  + v
+                  + " but the graph store has "
+                  + nv
+                  + " vertices; the shards were sampled from another graph store");
+        }
+      }
+    }
+    long need = (long) rows * dim;
+    if (need > Integer.MAX_VALUE - 8) {
+      throw new InvalidInputException(
+          part.name() + ": batch " + b.batch() + " needs " + need + " feature floats, over 2^31");
+    }
+    if (tb.features == null || tb.features.length < need) {
+      tb.features = new float[(int) need];
+    }
+    if (d.features() != null) {
+      if (d.features().length != need) {
+        throw new InvalidInputException(
+            part.name()
+                + ": batch "
+                + b.batch()
+                + " inlines "
+                + d.features().length
+                + " feature values for "
+                + rows
+                + " nodes; expected "
+                + need
+                + " (feature dimension "
+                + dim
+                + ")");
+      }
+      System.arraycopy(d.features(), 0, tb.features, 0, (int) need);
+    } else {
+      if (table == null) {
+        throw new InvalidInputException(
+            part.name() + ": shards hold node ids only and no feature table was given");
+      }
+      table.gather(b.nodes(), 0, rows, tb.features, 0);
+    }
+    FeatureNorm.apply(norm, tb.features, rows, dim);
+    tb.batch = b;
+    tb.dim = dim;
+  }
+
+  @Override
+  public TrainBatch next() {
+    while (part < parts.size()) {
+      BlockingQueue<Object> q = queues.get(part % threads.size());
+      Object o = q.poll();
+      if (o == null) {
+        long t0 = System.nanoTime();
+        try {
+          o = q.take();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for batches", e);
+        }
+        waitNanos += System.nanoTime() - t0;
+      }
+      if (o instanceof Throwable e) {
+        if (e instanceof RuntimeException re) {
+          throw re;
+        }
+        throw new IllegalStateException("loading " + parts.get(part).name() + " failed", e);
+      }
+      if (o == END) {
+        part++;
+        continue;
+      }
+      return (TrainBatch) o;
+    }
+    return null;
+  }
+
+  @Override
+  public void recycle(TrainBatch b) {
+    if (b.owner >= 0) {
+      b.batch = null;
+      pools.get(b.owner).offer(b);
+    }
+  }
+
+  @Override
+  public long waitNanos() {
+    return waitNanos;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    for (Thread t : threads) {
+      t.interrupt();
+    }
+    for (Thread t : threads) {
+      try {
+        t.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

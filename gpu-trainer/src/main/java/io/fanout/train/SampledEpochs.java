@@ -1,0 +1,145 @@
+package io.fanout.train;
+
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.FeatureTable;
+import io.fanout.graph.VertexTable;
+import io.fanout.sample.NeighborSampler;
+import io.fanout.tensor.CounterRng;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * Epochs sampled on the fly from an in-memory or memory-mapped graph, without shards: seeds are
+ * shuffled per epoch (when asked) by a counter-based hash, cut into batches, and sampled by the
+ * sampler library's {@link NeighborSampler} on the loader's background threads. Used for sampled
+ * inference and for training without a {@code sample} step.
+ */
+public final class SampledEpochs implements EpochData {
+  private final CsrGraph g;
+  private final VertexTable vertices;
+  private final FeatureTable features;
+  private final int[] seeds;
+  private final int[] fanouts;
+  private final int batchSize;
+  private final long seed;
+  private final boolean shuffle;
+  private final String norm;
+  private final int threads;
+  private int prefetch = 4;
+  private final NeighborSampler sampler;
+
+  /**
+   * @param seeds dense ids of the seed vertices
+   * @param norm feature row normalization (the model's)
+   * @param threads loader threads (each holds a {@code vertices}-sized scratch array)
+   */
+  public SampledEpochs(
+      CsrGraph g,
+      VertexTable vertices,
+      FeatureTable features,
+      int[] seeds,
+      int[] fanouts,
+      int batchSize,
+      long seed,
+      boolean shuffle,
+      String norm,
+      int threads) {
+    if (batchSize <= 0) {
+      throw new IllegalArgumentException("batch size must be positive, got " + batchSize);
+    }
+    this.g = g;
+    this.vertices = vertices;
+    this.features = features;
+    this.seeds = seeds.clone();
+    this.fanouts = fanouts.clone();
+    this.batchSize = batchSize;
+    this.seed = seed;
+    this.shuffle = shuffle;
+    this.norm = norm;
+    this.threads = Math.max(1, threads);
+    this.sampler = new NeighborSampler(g, vertices, fanouts, seed);
+  }
+
+  /** Batches each loader thread may hold ready (default 4); returns this. */
+  public SampledEpochs prefetch(int batches) {
+    this.prefetch = Math.max(1, batches);
+    return this;
+  }
+
+  /** The epoch's seed order. */
+  int[] order(int epoch) {
+    if (!shuffle) {
+      return seeds;
+    }
+    long[] keyed = new long[seeds.length];
+    long k = CounterRng.key(seed, 0x5E, epoch, 0);
+    for (int i = 0; i < seeds.length; i++) {
+      keyed[i] = ((CounterRng.mix(k + seeds[i]) >>> 33) << 31) | i;
+    }
+    Arrays.sort(keyed);
+    int[] out = new int[seeds.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = seeds[(int) (keyed[i] & 0x7fffffffL)];
+    }
+    return out;
+  }
+
+  @Override
+  public BatchStream open(int epoch) {
+    int[] order = order(epoch);
+    int batches = (order.length + batchSize - 1) / batchSize;
+    int parts = Math.min(Math.max(1, batches), threads);
+    List<BatchPart> list = new ArrayList<>();
+    for (int p = 0; p < parts; p++) {
+      int b0 = (int) ((long) batches * p / parts);
+      int b1 = (int) ((long) batches * (p + 1) / parts);
+      list.add(new Part(order, epoch, b0, b1));
+    }
+    return new PipelinedLoader(list, features, features.dim(), norm, threads, prefetch);
+  }
+
+  private final class Part implements BatchPart {
+    private final int[] order;
+    private final int epoch;
+    private final int b0;
+    private final int b1;
+
+    Part(int[] order, int epoch, int b0, int b1) {
+      this.order = order;
+      this.epoch = epoch;
+      this.b0 = b0;
+      this.b1 = b1;
+    }
+
+    @Override
+    public String name() {
+      return "sampled epoch " + epoch + " batches " + b0 + ".." + b1;
+    }
+
+    @Override
+    public Iterator<DecodedBatch> open() {
+      NeighborSampler.Worker s = sampler.newWorker();
+      return new Iterator<>() {
+        int b = b0;
+
+        @Override
+        public boolean hasNext() {
+          return b < b1;
+        }
+
+        @Override
+        public DecodedBatch next() {
+          if (b >= b1) {
+            throw new NoSuchElementException();
+          }
+          int from = b * batchSize;
+          int count = Math.min(batchSize, order.length - from);
+          return new DecodedBatch(s.sample(epoch, b++, order, from, count), null);
+        }
+      };
+    }
+  }
+}

@@ -1,0 +1,416 @@
+package io.fanout.train;
+
+import io.fanout.nn.Adam;
+import io.fanout.nn.Block;
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.ModelConfig;
+import io.fanout.sample.MiniBatch;
+import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.CounterRng;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Synchronous mini-batch training of a {@link GnnModel}.
+ *
+ * <p>Step API, for data-parallel drivers: {@link #step} runs forward, loss, backward, then {@link
+ * GradientReducer#allReduceMean} over the model's whole flat gradient array (exactly once per
+ * step), then the Adam update. Every replica therefore applies identical updates. {@link
+ * #trainEpoch} runs the steps of one epoch's stream; {@link #fit} adds checkpoints, resume and
+ * metrics; {@link #evaluate} measures accuracy on a stream without touching the parameters.
+ *
+ * <p>Determinism: parameters are initialized from {@code seed}; dropout masks are a pure function
+ * of (seed, epoch, batch index from the shard, layer, position); all reductions run in a fixed
+ * order. The same seed, batches and thread count give bit-identical parameters.
+ */
+public final class Trainer {
+  /** Metrics file in the model directory: one JSON object per epoch. */
+  public static final String METRICS = "metrics.jsonl";
+
+  private final GnnModel model;
+  private final TrainOptions opts;
+  private final GradientReducer reducer;
+  private final Adam adam;
+  private final Backend be;
+  private float[] probs;
+  private float[] dLogits;
+  private int[] labelBuf;
+
+  public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
+    this.model = model;
+    this.opts = opts;
+    this.reducer = reducer;
+    this.be = model.backend();
+    this.adam = new Adam(be, model.numParams(), opts.weightDecay());
+  }
+
+  public GnnModel model() {
+    return model;
+  }
+
+  public Adam optimizer() {
+    return adam;
+  }
+
+  public TrainOptions options() {
+    return opts;
+  }
+
+  /** The counter-based key of one batch's random choices. */
+  public static long batchKey(long seed, int epoch, int batch) {
+    return CounterRng.key(seed, 0xD0, epoch, batch);
+  }
+
+  /**
+   * One synchronous step on {@code b} at learning rate {@code lr}: forward, mean cross-entropy over
+   * the batch's labeled seeds, backward, gradient all-reduce, Adam update.
+   */
+  public StepStats step(TrainBatch b, int epoch, float lr) {
+    MiniBatch mb = b.batch();
+    checkBatch(mb, b.dim());
+    Block[] blocks = Block.of(mb);
+    float[] logits =
+        model.forward(blocks, b.features(), true, batchKey(opts.seed(), epoch, mb.batch()));
+    int rows = mb.numSeeds();
+    int classes = model.config().classes();
+    int[] labels = mb.labels();
+    int labeled = 0;
+    for (int i = 0; i < rows; i++) {
+      if (labels[i] >= 0) {
+        labeled++;
+      }
+    }
+    probs = ensure(probs, rows * classes);
+    dLogits = ensure(dLogits, rows * classes);
+    double loss =
+        be.softmaxCrossEntropy(
+            logits, rows, classes, labels, probs, dLogits, labeled == 0 ? 0f : 1f / labeled);
+    int correct = countCorrect(probs, rows, classes, labels);
+    model.zeroGrad();
+    model.backward(dLogits);
+    reducer.allReduceMean(model.grads(), model.numParams());
+    adam.update(model.params(), model.grads(), lr);
+    return new StepStats(loss, labeled, correct);
+  }
+
+  private void checkBatch(MiniBatch mb, int dim) {
+    ModelConfig c = model.config();
+    if (mb.layers() != c.layers()) {
+      throw new InvalidInputException(
+          "batch "
+              + mb.batch()
+              + " of epoch "
+              + mb.epoch()
+              + " has "
+              + mb.layers()
+              + " hops but the model has "
+              + c.layers()
+              + " layers; sample with as many fanouts as layers");
+    }
+    if (dim != c.inDim()) {
+      throw new InvalidInputException(
+          "batch features have dimension " + dim + " but the model expects " + c.inDim());
+    }
+    for (int l : mb.labels()) {
+      if (l >= c.classes()) {
+        throw new InvalidInputException(
+            "batch "
+                + mb.batch()
+                + " has label "
+                + l
+                + " but the model has "
+                + c.classes()
+                + " classes");
+      }
+    }
+  }
+
+  static int countCorrect(float[] probs, int rows, int classes, int[] labels) {
+    int correct = 0;
+    for (int r = 0; r < rows; r++) {
+      if (labels[r] >= 0 && argmax(probs, r * classes, classes) == labels[r]) {
+        correct++;
+      }
+    }
+    return correct;
+  }
+
+  static int argmax(float[] a, int off, int n) {
+    int best = 0;
+    for (int c = 1; c < n; c++) {
+      if (a[off + c] > a[off + best]) {
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  private static float[] ensure(float[] a, int n) {
+    return a != null && a.length >= n ? a : new float[n];
+  }
+
+  /**
+   * Trains one epoch over {@code stream}. Prints progress to {@code progress} (may be null) every
+   * {@code logEvery} batches.
+   */
+  public EpochStats trainEpoch(
+      int epoch, BatchStream stream, float lr, PrintStream progress, int logEvery) {
+    long t0 = System.nanoTime();
+    double loss = 0;
+    long labeled = 0;
+    long correct = 0;
+    int batches = 0;
+    TrainBatch b;
+    while ((b = stream.next()) != null) {
+      StepStats s = step(b, epoch, lr);
+      stream.recycle(b);
+      loss += s.lossSum();
+      labeled += s.labeled();
+      correct += s.correct();
+      batches++;
+      if (progress != null && logEvery > 0 && batches % logEvery == 0) {
+        double sec = (System.nanoTime() - t0) / 1e9;
+        progress.printf(
+            Locale.ROOT,
+            "epoch %d batch %d loss %.4f seeds/s %.0f data-wait %.1f%%%n",
+            epoch,
+            batches,
+            labeled == 0 ? 0 : loss / labeled,
+            labeled / sec,
+            100 * stream.waitNanos() / 1e9 / sec);
+      }
+    }
+    double sec = (System.nanoTime() - t0) / 1e9;
+    if (batches == 0) {
+      throw new InvalidInputException("epoch " + epoch + " has no batches: empty shard set");
+    }
+    return new EpochStats(
+        epoch,
+        labeled == 0 ? 0 : loss / labeled,
+        labeled == 0 ? 0 : (double) correct / labeled,
+        batches,
+        labeled,
+        sec,
+        stream.waitNanos() / 1e9,
+        lr);
+  }
+
+  /**
+   * Accuracy and loss of {@code model} over the labeled seeds of {@code stream}, without dropout.
+   */
+  public static Accuracy evaluate(GnnModel model, BatchStream stream) {
+    int classes = model.config().classes();
+    float[] probs = new float[0];
+    long correct = 0;
+    long total = 0;
+    double loss = 0;
+    TrainBatch b;
+    while ((b = stream.next()) != null) {
+      MiniBatch mb = b.batch();
+      float[] logits = model.forward(Block.of(mb), b.features(), false, 0L);
+      int rows = mb.numSeeds();
+      probs = ensure(probs, rows * classes);
+      loss +=
+          model.backend().softmaxCrossEntropy(logits, rows, classes, mb.labels(), probs, null, 1f);
+      correct += countCorrect(probs, rows, classes, mb.labels());
+      for (int l : mb.labels()) {
+        total += l >= 0 ? 1 : 0;
+      }
+      stream.recycle(b);
+    }
+    return new Accuracy(correct, total, loss);
+  }
+
+  /**
+   * Trains up to {@link TrainOptions#epochs()} with a checkpoint after every epoch.
+   *
+   * <p>An existing checkpoint in {@code modelDir} is continued when {@code resume} is true (after
+   * checking that its model, options and {@code identity} equal this run's) and refused otherwise.
+   * Rank 0 writes the checkpoint and appends a line per epoch to {@link #METRICS}.
+   *
+   * @param identity what ties the run to its inputs, e.g. the graph store fingerprint
+   * @param val validation batches per epoch, or null
+   */
+  public List<EpochStats> fit(
+      EpochData train,
+      EpochData val,
+      Path modelDir,
+      boolean resume,
+      Map<String, String> identity,
+      PrintStream progress,
+      int logEvery) {
+    Map<String, String> meta = new TreeMap<>();
+    model.config().toMap().forEach((k, v) -> meta.put("model." + k, v));
+    opts.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
+    // Extending a run to more epochs is allowed; everything else must match.
+    meta.remove("identity.train.epochs");
+    identity.forEach((k, v) -> meta.put("identity." + k, v));
+    int start = 0;
+    if (Checkpoint.exists(modelDir)) {
+      Checkpoint ck = Checkpoint.read(modelDir);
+      if (!resume) {
+        throw new InvalidInputException(
+            "model dir "
+                + modelDir
+                + " already holds a checkpoint ("
+                + ck.epochs()
+                + " epochs of a "
+                + ck.meta().get("model.kind")
+                + " model); pass --resume to continue it or choose another --model-dir");
+      }
+      checkSameRun(modelDir, ck.meta(), meta);
+      System.arraycopy(ck.params(), 0, model.params(), 0, model.numParams());
+      System.arraycopy(ck.firstMoment(), 0, adam.firstMoment(), 0, model.numParams());
+      System.arraycopy(ck.secondMoment(), 0, adam.secondMoment(), 0, model.numParams());
+      adam.setStep(ck.step());
+      start = ck.epochs();
+      if (progress != null) {
+        progress.printf("resuming from the checkpoint after epoch %d%n", start - 1);
+      }
+    } else {
+      model.init(opts.seed());
+    }
+    if (reducer.rank() == 0) {
+      keepMetricsBefore(modelDir, start);
+    }
+    List<EpochStats> out = new ArrayList<>();
+    for (int e = start; e < opts.epochs(); e++) {
+      float lr = opts.schedule().lr(opts.lr(), e, opts.epochs());
+      EpochStats s;
+      try (BatchStream stream = train.open(e)) {
+        s = trainEpoch(e, stream, lr, progress, logEvery);
+      }
+      Accuracy va = null;
+      if (val != null) {
+        try (BatchStream vs = val.open(e)) {
+          va = evaluate(model, vs);
+        }
+      }
+      out.add(s);
+      if (progress != null) {
+        progress.printf(
+            Locale.ROOT,
+            "epoch %d/%d loss %.4f train-acc %.4f%s %.1fs %.0f seeds/s data-wait %.1f%%%n",
+            e + 1,
+            opts.epochs(),
+            s.loss(),
+            s.accuracy(),
+            va == null ? "" : String.format(Locale.ROOT, " val-acc %.4f", va.value()),
+            s.seconds(),
+            s.seeds() / s.seconds(),
+            100 * s.waitFraction());
+      }
+      if (reducer.rank() == 0) {
+        appendMetrics(modelDir, s, va);
+        Checkpoint.write(
+            modelDir,
+            meta,
+            e + 1,
+            adam.step(),
+            model.params(),
+            adam.firstMoment(),
+            adam.secondMoment());
+      }
+    }
+    return out;
+  }
+
+  private static void checkSameRun(Path dir, Map<String, String> found, Map<String, String> want) {
+    List<Map.Entry<String, String>> entries = new ArrayList<>(want.entrySet());
+    // The model's architecture first: the most telling difference.
+    entries.sort(
+        (a, b) ->
+            Boolean.compare(!a.getKey().startsWith("model."), !b.getKey().startsWith("model.")));
+    for (Map.Entry<String, String> w : entries) {
+      String f = found.get(w.getKey());
+      if (!w.getValue().equals(f)) {
+        throw new InvalidInputException(
+            "the checkpoint in "
+                + dir
+                + " belongs to another run: its "
+                + w.getKey()
+                + " is '"
+                + f
+                + "' but this run has '"
+                + w.getValue()
+                + "'; use another --model-dir or the same options");
+      }
+    }
+  }
+
+  private static void keepMetricsBefore(Path dir, int epoch) {
+    Path f = dir.resolve(METRICS);
+    try {
+      Files.createDirectories(dir);
+      if (!Files.exists(f)) {
+        return;
+      }
+      List<String> keep = new ArrayList<>();
+      for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+        int at = line.indexOf("\"epoch\":");
+        if (at >= 0) {
+          int end = line.indexOf(',', at);
+          int e = Integer.parseInt(line.substring(at + 8, end).trim());
+          if (e < epoch) {
+            keep.add(line);
+          }
+        }
+      }
+      Path tmp = dir.resolve(METRICS + ".tmp");
+      Files.write(tmp, keep, StandardCharsets.UTF_8);
+      Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot rewrite " + f, e);
+    }
+  }
+
+  private static void appendMetrics(Path dir, EpochStats s, Accuracy va) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("epoch", s.epoch());
+    m.put("loss", s.loss());
+    m.put("train_accuracy", s.accuracy());
+    if (va != null) {
+      m.put("val_accuracy", va.value());
+      m.put("val_loss", va.meanLoss());
+    }
+    m.put("lr", s.lr());
+    m.put("batches", s.batches());
+    m.put("seeds", s.seeds());
+    m.put("epoch_seconds", s.seconds());
+    m.put("data_wait_seconds", s.waitSeconds());
+    m.put("data_wait_fraction", s.waitFraction());
+    m.put("seeds_per_second", s.seeds() / Math.max(1e-9, s.seconds()));
+    StringBuilder sb = new StringBuilder("{");
+    for (Map.Entry<String, Object> e : m.entrySet()) {
+      if (sb.length() > 1) {
+        sb.append(',');
+      }
+      sb.append('"').append(e.getKey()).append("\":");
+      Object v = e.getValue();
+      sb.append(v instanceof Double d ? String.format(Locale.ROOT, "%.6g", d) : v.toString());
+    }
+    sb.append("}\n");
+    try {
+      Files.writeString(
+          dir.resolve(METRICS),
+          sb,
+          StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot append to " + dir.resolve(METRICS), e);
+    }
+  }
+}

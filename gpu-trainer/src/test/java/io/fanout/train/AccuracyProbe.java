@@ -1,0 +1,112 @@
+package io.fanout.train;
+
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelConfig;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.CpuBackend;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Hyperparameter probe, not part of CI: {@code -Dfanout.probe=cora,citeseer -Dprobe.hidden=256
+ * ...}.
+ */
+@EnabledIfSystemProperty(named = "fanout.probe", matches = ".+")
+class AccuracyProbe {
+  static String p(String k, String d) {
+    return System.getProperty("probe." + k, d);
+  }
+
+  /** Trains on {@code d} and returns {full-neighbor test acc, sampled test acc, val acc}. */
+  static double[] run(TestData d, ModelConfig cfg, TrainOptions opts, int[] fanouts, int batch)
+      throws Exception {
+    GnnModel m = new GnnModel(cfg, new CpuBackend());
+    Trainer t = new Trainer(m, opts, GradientReducer.LOCAL);
+    int[] train = d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN);
+    SampledEpochs epochs =
+        new SampledEpochs(
+            d.csr,
+            d.vertices,
+            d.features,
+            train,
+            fanouts,
+            batch,
+            opts.seed(),
+            true,
+            cfg.featureNorm(),
+            2);
+    Path dir = Files.createTempDirectory("probe");
+    t.fit(epochs, null, dir, false, java.util.Map.of(), null, 0);
+    float[] logits = FullGraphInference.logits(m, d.csr, d.features, 4096);
+    double full =
+        Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_TEST).value();
+    double val = Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_VAL).value();
+    int[] test = d.vertices.ofSplit(StoreLayout.SPLIT_TEST);
+    int[] f20 = new int[cfg.layers()];
+    java.util.Arrays.fill(f20, 20);
+    SampledEpochs ts =
+        new SampledEpochs(
+            d.csr, d.vertices, d.features, test, f20, 1024, 99, false, cfg.featureNorm(), 2);
+    double sampled;
+    try (BatchStream s = ts.open(0)) {
+      sampled = Trainer.evaluate(m, s).value();
+    }
+    return new double[] {full, sampled, val};
+  }
+
+  @Test
+  void probe() throws Exception {
+    for (String name : System.getProperty("fanout.probe").split(",")) {
+      long t0 = System.nanoTime();
+      TestData d = TestData.load(name);
+      System.out.printf("%s loaded in %.1fs%n", name, (System.nanoTime() - t0) / 1e9);
+      int layers = Integer.parseInt(p("layers", "2"));
+      String[] fs = p("fanouts", "15,10,5").split(",");
+      int[] fanouts = new int[layers];
+      for (int i = 0; i < layers; i++) {
+        fanouts[i] = Integer.parseInt(fs[i].trim());
+      }
+      double sf = 0;
+      double ss = 0;
+      int seeds = Integer.parseInt(p("seeds", "1"));
+      for (int s = 0; s < seeds; s++) {
+        ModelConfig cfg =
+            new ModelConfig(
+                p("model", "sage"),
+                d.features.dim(),
+                Integer.parseInt(p("hidden", "256")),
+                d.classes,
+                layers,
+                Float.parseFloat(p("dropout", "0.5")),
+                p("act", "relu"),
+                p("norm", "l2"));
+        TrainOptions opts =
+            new TrainOptions(
+                Integer.parseInt(p("epochs", "50")),
+                Float.parseFloat(p("lr", "0.01")),
+                Float.parseFloat(p("wd", "5e-4")),
+                LrSchedule.parse(p("schedule", "constant")),
+                s);
+        t0 = System.nanoTime();
+        double[] r = run(d, cfg, opts, fanouts, Integer.parseInt(p("batch", "512")));
+        sf += r[0];
+        ss += r[1];
+        System.out.printf(
+            Locale.ROOT,
+            "%s seed %d full %.4f sampled %.4f val %.4f (%.1fs)%n",
+            name,
+            s,
+            r[0],
+            r[1],
+            r[2],
+            (System.nanoTime() - t0) / 1e9);
+      }
+      System.out.printf(
+          Locale.ROOT, "%s MEAN full %.4f sampled %.4f%n", name, sf / seeds, ss / seeds);
+    }
+  }
+}

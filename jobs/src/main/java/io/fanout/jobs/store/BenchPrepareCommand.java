@@ -1,0 +1,173 @@
+package io.fanout.jobs.store;
+
+import io.fanout.cli.Command;
+import io.fanout.cli.CommandContext;
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.OptionDef;
+import io.fanout.prepare.Fanout;
+import io.fanout.prepare.PrepareResult;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code bin/fanout bench-prepare}: generates a synthetic graph, scans it once as plain Parquet
+ * (the limit: reading every input value), then prepares it ({@code --undirected --dedupe
+ * --self-loops drop}), and prints one JSON line with the wall times, their ratio and the peak
+ * memory.
+ */
+public final class BenchPrepareCommand implements Command {
+  static final OptionDef<Long> VERTICES =
+      OptionDef.longValue("vertices", 10_000_000, "vertices of the generated graph");
+  static final OptionDef<Long> EDGES =
+      OptionDef.longValue("edges", 100_000_000, "directed edge rows of the generated graph");
+  static final OptionDef<Integer> FEATURE_DIM =
+      OptionDef.integer("feature-dim", 16, "features per vertex");
+  static final OptionDef<Integer> PARTITIONS =
+      OptionDef.integer("partitions", 0, "store partitions (0 = prepare's default)");
+  static final OptionDef<String> WORKDIR =
+      OptionDef.string("workdir", "target/bench-prepare", "folder for the input and the store");
+  static final OptionDef<Boolean> KEEP =
+      OptionDef.bool("keep", false, "keep the generated input and the store afterwards");
+
+  @Override
+  public String name() {
+    return "bench-prepare";
+  }
+
+  @Override
+  public String summary() {
+    return "benchmark prepare against a plain Parquet scan of the same generated input";
+  }
+
+  @Override
+  public List<OptionDef<?>> options() {
+    return List.of(VERTICES, EDGES, FEATURE_DIM, PARTITIONS, WORKDIR, KEEP);
+  }
+
+  @Override
+  public int run(CommandContext ctx) throws IOException {
+    FanoutConf conf = ctx.conf();
+    SparkSession spark = ctx.spark();
+    Path work = Paths.get(conf.get(WORKDIR)).toAbsolutePath();
+    Path input = work.resolve("input");
+    Path store = work.resolve("store");
+    delete(work);
+    Files.createDirectories(work);
+
+    long t0 = System.nanoTime();
+    GraphGenerator g =
+        new GraphGenerator(conf.get(VERTICES), conf.get(EDGES), conf.get(FEATURE_DIM), 8, 0, 0.8);
+    int tasks = spark.sparkContext().defaultParallelism();
+    g.vertices(spark, tasks).write().parquet(input.resolve("vertices.parquet").toString());
+    g.edges(spark, tasks).write().parquet(input.resolve("edges.parquet").toString());
+    double generate = seconds(t0);
+    ctx.err().printf("bench-prepare: generated in %.1f s%n", generate);
+
+    long t1 = System.nanoTime();
+    Dataset<Row> v = spark.read().parquet(input.resolve("vertices.parquet").toString());
+    Dataset<Row> e = spark.read().parquet(input.resolve("edges.parquet").toString());
+    v.selectExpr(
+            "sum(id)",
+            "sum(label)",
+            "count(split)",
+            "sum(aggregate(features, 0D, (a, x) -> a + x))")
+        .collectAsList();
+    e.selectExpr("sum(src)", "sum(dst)").collectAsList();
+    double scan = seconds(t1);
+    ctx.err().printf("bench-prepare: plain Parquet scan in %.1f s%n", scan);
+
+    long t2 = System.nanoTime();
+    PrepareResult r =
+        Fanout.get(spark)
+            .prepare()
+            .option("vertices", input.resolve("vertices.parquet").toString())
+            .option("edges", input.resolve("edges.parquet").toString())
+            .option("undirected", "true")
+            .option("dedupe", "true")
+            .option("self-loops", "drop")
+            .option("partitions", Integer.toString(conf.get(PARTITIONS)))
+            .output(store.toString())
+            .execute();
+    double prepare = seconds(t2);
+
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("bench", "prepare");
+    out.put("vertices", conf.get(VERTICES));
+    out.put("edge_rows", conf.get(EDGES));
+    out.put("feature_dim", conf.get(FEATURE_DIM));
+    out.put("store_edges", r.manifest().edges);
+    out.put("partitions", r.manifest().partitions);
+    out.put("spark_master", spark.sparkContext().master());
+    out.put("cores", Runtime.getRuntime().availableProcessors());
+    out.put("generate_s", round(generate));
+    out.put("scan_s", round(scan));
+    out.put("prepare_s", round(prepare));
+    out.put("prepare_over_scan", round(prepare / scan));
+    out.put("input_edge_rows_per_s", Math.round(conf.get(EDGES) / prepare));
+    out.put("peak_heap_bytes", peakHeap());
+    out.put("peak_rss_bytes", peakRss());
+    out.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
+    ctx.out().println(Json.line(out));
+    if (!conf.get(KEEP)) {
+      delete(work);
+    }
+    return 0;
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+
+  private static double round(double x) {
+    return Math.round(x * 1000) / 1000.0;
+  }
+
+  /** Sum of the peak usage of the heap pools since the JVM started. */
+  static long peakHeap() {
+    long sum = 0;
+    for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (p.getType() == MemoryType.HEAP && p.getPeakUsage() != null) {
+        sum += p.getPeakUsage().getUsed();
+      }
+    }
+    return sum;
+  }
+
+  /** The process's peak resident set (VmHWM), or -1 where /proc is not available. */
+  static long peakRss() {
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  private static void delete(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path f : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+        Files.delete(f);
+      }
+    }
+  }
+}

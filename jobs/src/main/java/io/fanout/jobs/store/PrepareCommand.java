@@ -1,0 +1,72 @@
+package io.fanout.jobs.store;
+
+import io.fanout.cli.Command;
+import io.fanout.cli.CommandContext;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.prepare.Fanout;
+import io.fanout.prepare.PrepareOptions;
+import io.fanout.prepare.PrepareResult;
+import io.fanout.store.StoreManifest;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** {@code bin/fanout prepare}: vertex and edge tables to a graph store. */
+public final class PrepareCommand implements Command {
+  @Override
+  public String name() {
+    return "prepare";
+  }
+
+  @Override
+  public String summary() {
+    return "build a graph store (CSR, features, labels, id map) from vertex and edge tables";
+  }
+
+  @Override
+  public List<OptionDef<?>> options() {
+    return PrepareOptions.ALL;
+  }
+
+  @Override
+  public int run(CommandContext ctx) {
+    if (!ctx.positional().isEmpty()) {
+      throw new FanoutConfigException(
+          "prepare takes no positional arguments, got " + ctx.positional());
+    }
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (OptionDef<?> d : PrepareOptions.ALL) {
+      String v = ctx.conf().raw(d);
+      if (v != null) {
+        opts.put(d.name(), v);
+      }
+    }
+    long t0 = System.nanoTime();
+    PrepareResult r = Fanout.get(ctx.spark()).prepare().options(opts).execute();
+    double secs = (System.nanoTime() - t0) / 1e9;
+    StoreManifest m = r.manifest();
+    ctx.err()
+        .printf(
+            "prepare: %s %s (%d vertices, %d edges, %d partitions) in %.1f s%n",
+            r.skipped() ? "kept the complete store at" : "wrote",
+            r.store(),
+            m.vertices,
+            m.edges,
+            m.partitions,
+            secs);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("store", r.store().toString());
+    out.put("skipped", r.skipped());
+    out.put("vertices", m.vertices);
+    out.put("edges", m.edges);
+    out.put("partitions", m.partitions);
+    out.put("feature_dim", m.featureDim);
+    out.put("classes", m.classes);
+    out.put("split_counts", m.splitCounts);
+    out.put("dropped_dangling_edges", m.droppedDanglingEdges);
+    out.put("seconds", Math.round(secs * 1000) / 1000.0);
+    ctx.out().println(Json.line(out));
+    return 0;
+  }
+}

@@ -1,0 +1,281 @@
+package io.fanout.graph;
+
+import io.fanout.store.Checksums;
+import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.NodesFileWriter;
+import io.fanout.store.StoreHeader;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A graph store prepared by {@code prepare}, opened for reading: the one entry point for readers.
+ *
+ * <p>{@link #open} reads and validates {@code manifest.json} (a store without one is incomplete and
+ * refused), then memory-maps every part file after checking its header (magic, version, partition,
+ * counts) and its length against the header and the manifest. Nothing of the graph is copied to the
+ * heap: the views below read the mapped files, in chunks of up to 1 GiB addressed by {@code long}
+ * positions, so stores with more than 2^31 edges are read as any other.
+ *
+ * <pre>{@code
+ * try (GraphStore g = GraphStore.open(Path.of("/data/cora.store"))) {
+ *   CsrGraph csr = g.csr();          // in-neighbors by dense id
+ *   FeatureTable x = g.features();   // f32 rows by dense id
+ *   VertexTable y = g.vertices();    // labels and splits
+ * }
+ * }</pre>
+ *
+ * <p>The views are thread-safe and valid until {@link #close}. Closing drops the mappings; the JVM
+ * unmaps them when they are collected.
+ */
+public final class GraphStore implements AutoCloseable {
+  private final Path root;
+  private final StoreManifest manifest;
+  private CsrGraph csr;
+  private FeatureTable features;
+  private VertexTable vertices;
+
+  private GraphStore(Path root, StoreManifest manifest, int chunkShift) {
+    this.root = root;
+    this.manifest = manifest;
+    int parts = manifest.partitions;
+    long[] vertexStarts = new long[parts + 1];
+    long[] edgeStarts = new long[parts + 1];
+    for (int p = 0; p < parts; p++) {
+      StoreManifest.Partition e = manifest.partitionTable.get(p);
+      vertexStarts[p + 1] = vertexStarts[p] + e.numVertices;
+      edgeStarts[p + 1] = edgeStarts[p] + e.numEdges;
+    }
+    ChunkedMapping[] csrParts = new ChunkedMapping[parts];
+    ChunkedMapping[] nodeParts = new ChunkedMapping[parts];
+    ChunkedMapping[] featParts = manifest.featureDim > 0 ? new ChunkedMapping[parts] : null;
+    int encoding = featParts != null ? encodingCode(manifest.featureEncoding) : -1;
+    for (int p = 0; p < parts; p++) {
+      StoreManifest.Partition e = manifest.partitionTable.get(p);
+      csrParts[p] = openCsr(e, chunkShift);
+      nodeParts[p] = openNodes(e, chunkShift);
+      if (featParts != null) {
+        featParts[p] = openFeatures(e, encoding, chunkShift);
+      }
+    }
+    this.csr = new MappedCsrGraph(csrParts, vertexStarts, edgeStarts);
+    this.vertices = new MappedVertexTable(nodeParts, vertexStarts);
+    this.features = new MappedFeatureTable(featParts, vertexStarts, manifest.featureDim);
+  }
+
+  /**
+   * Opens the store at {@code store}.
+   *
+   * @throws InvalidInputException when the store is incomplete (no manifest), its manifest is
+   *     invalid, or a part file is missing, truncated or has a bad header; the message names the
+   *     file
+   */
+  public static GraphStore open(Path store) {
+    return open(store, ChunkedMapping.DEFAULT_CHUNK_SHIFT);
+  }
+
+  /** Opens with chunks of {@code 2^chunkShift} bytes (tests use tiny chunks). */
+  static GraphStore open(Path store, int chunkShift) {
+    return new GraphStore(store, StoreManifest.read(store), chunkShift);
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  public StoreManifest manifest() {
+    return manifest;
+  }
+
+  /** In-neighbor adjacency by dense id. */
+  public CsrGraph csr() {
+    return live(csr);
+  }
+
+  /** Feature rows by dense id ({@code dim() == 0} when the store has no features). */
+  public FeatureTable features() {
+    return live(features);
+  }
+
+  /** Labels and splits by dense id. */
+  public VertexTable vertices() {
+    return live(vertices);
+  }
+
+  /**
+   * Reads every file the manifest lists and compares its size and CRC32C with the manifest.
+   *
+   * @return the number of files checked
+   * @throws InvalidInputException naming the first file that is missing or differs
+   */
+  public int verifyChecksums() {
+    int n = 0;
+    for (StoreManifest.FileEntry f : manifest.files) {
+      Path p = root.resolve(f.path);
+      long size;
+      try {
+        size = Files.size(p);
+      } catch (NoSuchFileException e) {
+        throw new InvalidInputException(p + ": missing (listed in " + StoreLayout.MANIFEST + ")");
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot stat " + p, e);
+      }
+      if (size != f.bytes) {
+        throw new InvalidInputException(
+            p + ": " + size + " bytes, the manifest says " + f.bytes + " (truncated or replaced)");
+      }
+      String crc = Checksums.crc32c(p);
+      if (!crc.equals(f.crc32c)) {
+        throw new InvalidInputException(
+            p + ": CRC32C " + crc + ", the manifest says " + f.crc32c + " (corrupted)");
+      }
+      n++;
+    }
+    return n;
+  }
+
+  @Override
+  public void close() {
+    csr = null;
+    features = null;
+    vertices = null;
+  }
+
+  private static <T> T live(T view) {
+    if (view == null) {
+      throw new IllegalStateException("graph store is closed");
+    }
+    return view;
+  }
+
+  private ChunkedMapping openCsr(StoreManifest.Partition e, int chunkShift) {
+    String rel = StoreLayout.csrFile(e.index);
+    ChunkedMapping m = map(rel, CsrFileWriter.fileLength(e.numVertices, e.numEdges), chunkShift);
+    StoreHeader h = header(m, StoreLayout.CSR_MAGIC);
+    expect(m, "partition", h.getInt(CsrFileWriter.PARTITION), e.index);
+    expect(m, "first_vertex", h.getLong(CsrFileWriter.FIRST_VERTEX), e.firstVertex);
+    expect(m, "num_vertices", h.getLong(CsrFileWriter.NUM_VERTICES), e.numVertices);
+    expect(m, "num_edges", h.getLong(CsrFileWriter.NUM_EDGES), e.numEdges);
+    expect(m, "indptr[0]", m.getLong(StoreLayout.HEADER_BYTES), 0);
+    expect(
+        m,
+        "indptr[num_vertices]",
+        m.getLong(StoreLayout.HEADER_BYTES + 8 * e.numVertices),
+        e.numEdges);
+    return m;
+  }
+
+  private ChunkedMapping openNodes(StoreManifest.Partition e, int chunkShift) {
+    String rel = StoreLayout.nodesFile(e.index);
+    ChunkedMapping m = map(rel, NodesFileWriter.fileLength(e.numVertices), chunkShift);
+    StoreHeader h = header(m, StoreLayout.NODES_MAGIC);
+    expect(m, "partition", h.getInt(NodesFileWriter.PARTITION), e.index);
+    expect(m, "first_vertex", h.getLong(NodesFileWriter.FIRST_VERTEX), e.firstVertex);
+    expect(m, "num_vertices", h.getLong(NodesFileWriter.NUM_VERTICES), e.numVertices);
+    return m;
+  }
+
+  private ChunkedMapping openFeatures(StoreManifest.Partition e, int encoding, int chunkShift) {
+    String rel = StoreLayout.featuresFile(e.index);
+    int dim = manifest.featureDim;
+    ChunkedMapping m =
+        map(rel, FeatureFileWriter.fileLength(e.numVertices, dim, encoding), chunkShift);
+    StoreHeader h = header(m, StoreLayout.FEATURES_MAGIC);
+    expect(m, "encoding", h.getInt(FeatureFileWriter.ENCODING), encoding);
+    expect(m, "first_vertex", h.getLong(FeatureFileWriter.FIRST_VERTEX), e.firstVertex);
+    expect(m, "num_vertices", h.getLong(FeatureFileWriter.NUM_VERTICES), e.numVertices);
+    expect(m, "dim", h.getInt(FeatureFileWriter.DIM), dim);
+    expect(
+        m,
+        "row_bytes",
+        h.getInt(FeatureFileWriter.ROW_BYTES),
+        FeatureFileWriter.rowBytes(dim, encoding));
+    return m;
+  }
+
+  /** Maps {@code rel} after checking its length against the counts and the manifest. */
+  private ChunkedMapping map(String rel, long expectedLength, int chunkShift) {
+    Path p = root.resolve(rel);
+    long size;
+    try {
+      size = Files.size(p);
+    } catch (NoSuchFileException ex) {
+      throw new InvalidInputException(p + ": missing part file of the store");
+    } catch (IOException ex) {
+      throw new UncheckedIOException("cannot stat " + p, ex);
+    }
+    ChunkedMapping m = new ChunkedMapping(p, chunkShift);
+    if (size >= StoreLayout.HEADER_BYTES) {
+      header(m, magicOf(rel)); // a bad magic says more than a bad length
+    }
+    if (size != expectedLength) {
+      throw new InvalidInputException(
+          p
+              + ": "
+              + size
+              + " bytes, expected "
+              + expectedLength
+              + " from the header and manifest counts ("
+              + (size < expectedLength ? "truncated" : "trailing bytes")
+              + ")");
+    }
+    StoreManifest.FileEntry listed = manifest.file(rel);
+    if (listed != null && listed.bytes != size) {
+      throw new InvalidInputException(
+          p + ": " + size + " bytes, the manifest says " + listed.bytes + " (replaced?)");
+    }
+    return m;
+  }
+
+  private static byte[] magicOf(String rel) {
+    if (rel.endsWith(".csr")) {
+      return StoreLayout.CSR_MAGIC;
+    }
+    if (rel.endsWith(".feat")) {
+      return StoreLayout.FEATURES_MAGIC;
+    }
+    return StoreLayout.NODES_MAGIC;
+  }
+
+  private static StoreHeader header(ChunkedMapping m, byte[] magic) {
+    return StoreHeader.parse(m.file(), m.head(StoreLayout.HEADER_BYTES), magic, m.length());
+  }
+
+  private static void expect(ChunkedMapping m, String field, long got, long expected) {
+    if (got != expected) {
+      throw new InvalidInputException(
+          m.file()
+              + ": header field "
+              + field
+              + " is "
+              + got
+              + ", expected "
+              + expected
+              + " from "
+              + StoreLayout.MANIFEST);
+    }
+  }
+
+  private static int encodingCode(String name) {
+    List<Integer> codes =
+        List.of(StoreLayout.ENCODING_F32, StoreLayout.ENCODING_F16, StoreLayout.ENCODING_INT8);
+    for (int c : codes) {
+      if (StoreLayout.encodingName(c).equals(name)) {
+        if (c != StoreLayout.ENCODING_F32) {
+          throw new InvalidInputException(
+              "feature_encoding '" + name + "' is not supported by this reader yet (only f32)");
+        }
+        return c;
+      }
+    }
+    throw new InvalidInputException(
+        StoreLayout.MANIFEST + ": unknown feature_encoding '" + name + "'");
+  }
+}

@@ -1,0 +1,35 @@
+package io.fanout.store;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+import java.util.zip.CRC32C;
+
+/** CRC32C checksums of whole files, written in manifests as 8 lower-case hex digits. */
+public final class Checksums {
+  private Checksums() {}
+
+  /** The CRC32C of the file's bytes as 8 hex digits. */
+  public static String crc32c(Path file) {
+    CRC32C crc = new CRC32C();
+    ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      while (ch.read(buf) >= 0) {
+        buf.flip();
+        crc.update(buf);
+        buf.clear();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+    return hex(crc.getValue());
+  }
+
+  static String hex(long crc) {
+    return String.format(Locale.ROOT, "%08x", crc);
+  }
+}

@@ -1,0 +1,306 @@
+package io.fanout.store;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code manifest.json} of a graph store (fields documented in {@code docs/formats.md}). A plain
+ * data holder: writers fill the fields, {@link #write} serializes them, {@link #read} parses and
+ * {@link #validate}s them. Unknown fields are ignored on read so later versions can add some.
+ */
+@JsonInclude(JsonInclude.Include.ALWAYS)
+@JsonPropertyOrder({
+  "format",
+  "version",
+  "vertices",
+  "edges",
+  "partitions",
+  "feature_dim",
+  "feature_encoding",
+  "classes",
+  "split_counts",
+  "degree",
+  "id_type",
+  "dropped_dangling_edges",
+  "options",
+  "input_fingerprint",
+  "partition_table",
+  "files"
+})
+public final class StoreManifest {
+  public static final String FORMAT = "fanout-graph-store";
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  @JsonProperty("format")
+  public String format = FORMAT;
+
+  @JsonProperty("version")
+  public int version = StoreLayout.FORMAT_VERSION;
+
+  @JsonProperty("vertices")
+  public long vertices;
+
+  @JsonProperty("edges")
+  public long edges;
+
+  @JsonProperty("partitions")
+  public int partitions;
+
+  @JsonProperty("feature_dim")
+  public int featureDim;
+
+  @JsonProperty("feature_encoding")
+  public String featureEncoding = "f32";
+
+  @JsonProperty("classes")
+  public int classes;
+
+  /** Vertices per split name: train, val, test, none. */
+  @JsonProperty("split_counts")
+  public Map<String, Long> splitCounts = new LinkedHashMap<>();
+
+  @JsonProperty("degree")
+  public Degree degree = new Degree();
+
+  /** Type of the original ids: long, int or string. */
+  @JsonProperty("id_type")
+  public String idType;
+
+  @JsonProperty("dropped_dangling_edges")
+  public long droppedDanglingEdges;
+
+  /** The resolved options the store was prepared with. */
+  @JsonProperty("options")
+  public Map<String, String> options = new LinkedHashMap<>();
+
+  @JsonProperty("input_fingerprint")
+  public String inputFingerprint;
+
+  @JsonProperty("partition_table")
+  public List<Partition> partitionTable = new ArrayList<>();
+
+  @JsonProperty("files")
+  public List<FileEntry> files = new ArrayList<>();
+
+  /** In-degree statistics over all vertices. */
+  @JsonPropertyOrder({"min", "max", "mean"})
+  public static final class Degree {
+    @JsonProperty("min")
+    public long min;
+
+    @JsonProperty("max")
+    public long max;
+
+    @JsonProperty("mean")
+    public double mean;
+
+    public Degree() {}
+
+    public Degree(long min, long max, double mean) {
+      this.min = min;
+      this.max = max;
+      this.mean = mean;
+    }
+  }
+
+  /** One partition: the dense-id range it owns and the edges (CSR entries) of those rows. */
+  @JsonPropertyOrder({"index", "first_vertex", "num_vertices", "num_edges"})
+  public static final class Partition {
+    @JsonProperty("index")
+    public int index;
+
+    @JsonProperty("first_vertex")
+    public long firstVertex;
+
+    @JsonProperty("num_vertices")
+    public long numVertices;
+
+    @JsonProperty("num_edges")
+    public long numEdges;
+
+    public Partition() {}
+
+    public Partition(int index, long firstVertex, long numVertices, long numEdges) {
+      this.index = index;
+      this.firstVertex = firstVertex;
+      this.numVertices = numVertices;
+      this.numEdges = numEdges;
+    }
+  }
+
+  /** One published file, relative to the store root, with its size and CRC32C. */
+  @JsonPropertyOrder({"path", "bytes", "crc32c"})
+  public static final class FileEntry {
+    @JsonProperty("path")
+    public String path;
+
+    @JsonProperty("bytes")
+    public long bytes;
+
+    @JsonProperty("crc32c")
+    public String crc32c;
+
+    public FileEntry() {}
+
+    public FileEntry(String path, long bytes, String crc32c) {
+      this.path = path;
+      this.bytes = bytes;
+      this.crc32c = crc32c;
+    }
+  }
+
+  /** The entry of {@code path}, or null. */
+  public FileEntry file(String path) {
+    for (FileEntry f : files) {
+      if (f.path.equals(path)) {
+        return f;
+      }
+    }
+    return null;
+  }
+
+  public String toJson() {
+    try {
+      return JSON.writeValueAsString(this);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public static StoreManifest fromJson(String source, String json) {
+    StoreManifest m;
+    try {
+      m = JSON.readValue(json, StoreManifest.class);
+    } catch (JsonProcessingException e) {
+      throw new InvalidInputException(
+          source + ": not a valid manifest: " + e.getOriginalMessage(), e);
+    }
+    m.validate(source);
+    return m;
+  }
+
+  /** Writes the manifest as JSON to {@code file} (not atomically; see {@link StoreCommit}). */
+  public void write(Path file) {
+    try {
+      Files.writeString(file, toJson() + "\n", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+
+  /**
+   * Reads and validates {@code STORE/manifest.json}.
+   *
+   * @throws InvalidInputException when the store has no manifest ("incomplete store") or it is
+   *     invalid
+   */
+  public static StoreManifest read(Path store) {
+    Path file = store.resolve(StoreLayout.MANIFEST);
+    String json;
+    try {
+      json = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      if (!Files.isDirectory(store)) {
+        throw new InvalidInputException(store + ": no such graph store directory");
+      }
+      throw new InvalidInputException(
+          store
+              + ": incomplete store: "
+              + StoreLayout.MANIFEST
+              + " is missing (a prepare run did not finish); rerun prepare");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+    return fromJson(file.toString(), json);
+  }
+
+  /** Checks that the fields are consistent; throws naming {@code source} otherwise. */
+  public void validate(String source) {
+    if (!FORMAT.equals(format)) {
+      throw new InvalidInputException(
+          source + ": format '" + format + "', expected '" + FORMAT + "'");
+    }
+    if (version != StoreLayout.FORMAT_VERSION) {
+      throw new InvalidInputException(
+          source
+              + ": format version "
+              + version
+              + ", this reader supports version "
+              + StoreLayout.FORMAT_VERSION);
+    }
+    if (vertices < 0 || vertices > Integer.MAX_VALUE || edges < 0 || featureDim < 0) {
+      throw new InvalidInputException(
+          source
+              + ": bad counts: vertices "
+              + vertices
+              + " (0 .. 2^31-1), edges "
+              + edges
+              + ", feature_dim "
+              + featureDim);
+    }
+    if (partitionTable == null || partitionTable.size() != partitions) {
+      throw new InvalidInputException(
+          source
+              + ": partitions is "
+              + partitions
+              + " but partition_table has "
+              + (partitionTable == null ? 0 : partitionTable.size())
+              + " entries");
+    }
+    long nextVertex = 0;
+    long edgeSum = 0;
+    for (int i = 0; i < partitionTable.size(); i++) {
+      Partition p = partitionTable.get(i);
+      if (p.index != i || p.firstVertex != nextVertex || p.numVertices < 0 || p.numEdges < 0) {
+        throw new InvalidInputException(
+            source
+                + ": partition_table entry "
+                + i
+                + " (index "
+                + p.index
+                + ", first_vertex "
+                + p.firstVertex
+                + ") is not contiguous; expected index "
+                + i
+                + ", first_vertex "
+                + nextVertex);
+      }
+      nextVertex += p.numVertices;
+      edgeSum += p.numEdges;
+    }
+    if (nextVertex != vertices || edgeSum != edges) {
+      throw new InvalidInputException(
+          source
+              + ": partition_table covers "
+              + nextVertex
+              + " vertices and "
+              + edgeSum
+              + " edges, manifest says "
+              + vertices
+              + " and "
+              + edges);
+    }
+    if (files == null) {
+      files = new ArrayList<>();
+    }
+  }
+}
