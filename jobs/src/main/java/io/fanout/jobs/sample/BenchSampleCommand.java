@@ -7,6 +7,7 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.GraphStore;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.BatchStream;
 import io.fanout.sample.Fanouts;
@@ -91,6 +92,7 @@ public final class BenchSampleCommand implements Command {
     Map<String, Object> out = new LinkedHashMap<>();
     CsrGraph graph;
     VertexTable vertices;
+    GraphStore store = null;
     long t0 = System.nanoTime();
     if (conf.get(GRAPH).isEmpty()) {
       ctx.err().println("bench-sample: generating the graph ...");
@@ -98,8 +100,10 @@ public final class BenchSampleCommand implements Command {
       vertices = SyntheticGraph.vertices(graph.numVertices());
       out.put("graph", "generated power-law, in-memory");
     } else {
-      throw new io.fanout.conf.FanoutConfigException(
-          "bench-sample --graph needs the graph store reader (not merged yet)");
+      store = GraphStore.open(Paths.get(conf.get(GRAPH)));
+      graph = store.csr();
+      vertices = store.vertices();
+      out.put("graph", conf.get(GRAPH) + " (memory-mapped store)");
     }
     out.put("vertices", graph.numVertices());
     out.put("edges", graph.numEdges());
@@ -169,6 +173,9 @@ public final class BenchSampleCommand implements Command {
     ctx.out()
         .println(
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out));
+    if (store != null) {
+      store.close();
+    }
     if (conf.get(WORK_DIR).isEmpty()) {
       try (var files = Files.list(dir)) {
         for (Path p : (Iterable<Path>) files::iterator) {
