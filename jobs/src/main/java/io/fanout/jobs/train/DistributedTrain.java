@@ -113,11 +113,12 @@ final class DistributedTrain implements WorkerFunction<DistributedTrain.Outcome>
             spec,
             w.rank() == 0 ? System.err : null,
             model -> {
-              if (!verify) {
-                return (GradientReducer) w.reducer();
+              GradientReducer reducer = w.reducer();
+              if (verify) {
+                verifier[0] = new VerifyingReducer(w.reducer(), model.params(), model.numParams());
+                reducer = verifier[0];
               }
-              verifier[0] = new VerifyingReducer(w.reducer(), model.params(), model.numParams());
-              return verifier[0];
+              return TestFaults.wrap(reducer, spec.modelDir());
             },
             w.stageAttempt() > 0);
     if (verifier[0] != null) {
