@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.dist.DistOptions;
 import io.fanout.train.Defaults;
 import java.nio.file.Path;
 import java.util.List;
@@ -86,34 +87,64 @@ public final class TrainCommand implements Command {
         VAL_SHARDS,
         LOADER_THREADS,
         PREFETCH,
-        LOG_EVERY);
+        LOG_EVERY,
+        DistOptions.WORKERS,
+        DistOptions.TIMEOUT_MS,
+        DistOptions.PORT,
+        DistOptions.VERIFY);
+  }
+
+  /** The training run the resolved options describe. */
+  static TrainJobs.TrainSpec spec(FanoutConf c) {
+    String val = c.get(VAL_SHARDS);
+    return new TrainJobs.TrainSpec(
+        Path.of(c.get(TrainOptionsDefs.GRAPH)),
+        Path.of(c.get(SHARDS)),
+        Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+        c.get(MODEL),
+        c.get(HIDDEN),
+        c.get(LAYERS),
+        c.get(DROPOUT).floatValue(),
+        c.get(ACTIVATION),
+        c.get(FEATURE_NORM),
+        c.get(LR).floatValue(),
+        c.get(WEIGHT_DECAY).floatValue(),
+        c.get(SCHEDULE),
+        c.get(EPOCHS),
+        c.get(SEED),
+        c.get(RESUME),
+        val.isBlank() ? null : Path.of(val),
+        c.get(LOADER_THREADS),
+        c.get(PREFETCH),
+        c.get(LOG_EVERY));
   }
 
   @Override
   public int run(CommandContext ctx) {
     FanoutConf c = ctx.conf();
-    String val = c.get(VAL_SHARDS);
-    TrainJobs.TrainSpec spec =
-        new TrainJobs.TrainSpec(
-            Path.of(c.get(TrainOptionsDefs.GRAPH)),
-            Path.of(c.get(SHARDS)),
-            Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
-            c.get(MODEL),
-            c.get(HIDDEN),
-            c.get(LAYERS),
-            c.get(DROPOUT).floatValue(),
-            c.get(ACTIVATION),
-            c.get(FEATURE_NORM),
-            c.get(LR).floatValue(),
-            c.get(WEIGHT_DECAY).floatValue(),
-            c.get(SCHEDULE),
-            c.get(EPOCHS),
-            c.get(SEED),
-            c.get(RESUME),
-            val.isBlank() ? null : Path.of(val),
-            c.get(LOADER_THREADS),
-            c.get(PREFETCH),
-            c.get(LOG_EVERY));
+    TrainJobs.TrainSpec spec = spec(c);
+    int workers = DistributedTrain.workers(ctx, c.get(DistOptions.WORKERS));
+    if (workers > 1) {
+      DistributedTrain.Outcome o = DistributedTrain.run(ctx, c, spec, workers);
+      ctx.out()
+          .printf(
+              Locale.ROOT,
+              "{\"model_dir\":\"%s\",\"model\":\"%s\",\"layers\":%d,\"epochs_run\":%d,"
+                  + "\"final_loss\":%s,\"train_seconds\":%.3f,\"data_wait_fraction\":%.4f,"
+                  + "\"workers\":%d,\"stage_attempt\":%d}%n",
+              spec.modelDir(),
+              o.model(),
+              o.layers(),
+              o.epochsRun(),
+              Double.isNaN(o.finalLoss())
+                  ? "null"
+                  : String.format(Locale.ROOT, "%.6f", o.finalLoss()),
+              o.seconds(),
+              o.seconds() > 0 ? o.waitSeconds() / o.seconds() : 0,
+              workers,
+              o.stageAttempt());
+      return 0;
+    }
     TrainJobs.TrainResult r = TrainJobs.train(spec, ctx.err());
     double wait = 0;
     double secs = 0;

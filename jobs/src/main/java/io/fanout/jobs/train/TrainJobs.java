@@ -1,5 +1,6 @@
 package io.fanout.jobs.train;
 
+import io.fanout.dist.ShardedEpochData;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
@@ -34,6 +35,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The Java API behind {@code bin/fanout train}, {@code evaluate} and {@code infer}: train a model
@@ -252,6 +254,22 @@ public final class TrainJobs {
 
   /** Trains (or resumes) a model; checkpoints and metrics land in {@code spec.modelDir()}. */
   public static TrainResult train(TrainSpec spec, PrintStream progress) {
+    return train(spec, progress, model -> GradientReducer.LOCAL, false);
+  }
+
+  /**
+   * As {@link #train(TrainSpec, PrintStream)}, as one worker of data-parallel training (see {@code
+   * docs/distributed.md}): {@code reducerFor} gives the gradient reducer for the model (called
+   * once); with more than one worker this worker trains on its share of every epoch's batches
+   * ({@link ShardedEpochData}), only rank 0 validates and writes the model dir, and {@code retry}
+   * resumes from the model dir's checkpoint even without {@code spec.resume()} (a retried barrier
+   * stage).
+   */
+  public static TrainResult train(
+      TrainSpec spec,
+      PrintStream progress,
+      Function<GnnModel, GradientReducer> reducerFor,
+      boolean retry) {
     try (GraphStore store = GraphStore.open(spec.graph())) {
       StoreManifest m = store.manifest();
       if (m.featureDim <= 0) {
@@ -291,6 +309,7 @@ public final class TrainJobs {
               spec.activation(),
               spec.featureNorm());
       GnnModel model = new GnnModel(cfg, Backends.select());
+      GradientReducer reducer = reducerFor.apply(model);
       Trainer trainer =
           new Trainer(
               model,
@@ -300,7 +319,7 @@ public final class TrainJobs {
                   spec.weightDecay(),
                   LrSchedule.parse(spec.schedule()),
                   spec.seed()),
-              GradientReducer.LOCAL);
+              reducer);
       EpochData train =
           shards.epochData(
               store.features(),
@@ -308,8 +327,11 @@ public final class TrainJobs {
               cfg.featureNorm(),
               spec.loaderThreads(),
               spec.prefetch());
+      if (reducer.worldSize() > 1) {
+        train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
+      }
       EpochData val = null;
-      if (spec.valShards() != null) {
+      if (spec.valShards() != null && reducer.rank() == 0) {
         ShardSet vs = ShardSet.open(spec.valShards());
         checkShardsMatch(vs, store);
         val =
@@ -325,7 +347,13 @@ public final class TrainJobs {
       identity.put("shards", sha256(spec.shards().resolve("manifest.json")));
       List<EpochStats> stats =
           trainer.fit(
-              train, val, spec.modelDir(), spec.resume(), identity, progress, spec.logEvery());
+              train,
+              val,
+              spec.modelDir(),
+              spec.resume() || retry,
+              identity,
+              progress,
+              spec.logEvery());
       return new TrainResult(cfg, stats);
     }
   }
