@@ -142,9 +142,14 @@ public final class CpuBackend implements Backend {
       return;
     }
     float scale = 1f / (1f - p);
-    for (int i = 0; i < n; i++) {
-      x[i] = CounterRng.uniform(key, i) < p ? 0f : x[i] * scale;
-    }
+    ColumnParallel.run(
+        n,
+        n,
+        (a, b) -> {
+          for (int i = a; i < b; i++) {
+            x[i] = CounterRng.uniform(key, i) < p ? 0f : x[i] * scale;
+          }
+        });
   }
 
   @Override
