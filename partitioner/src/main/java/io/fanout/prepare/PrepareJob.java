@@ -338,20 +338,33 @@ final class PrepareJob {
                 " -> ",
                 col(NormalizedTables.SRC).cast("string"),
                 col(NormalizedTables.DST).cast("string")));
-    Dataset<Row> forward =
-        e.select(
+    Column forward =
+        org.apache.spark.sql.functions.struct(
             when(dangling, lit(-1)).otherwise(col("_dp")).as(PART),
             edgeKey(dangling, col("_dd"), col("_sd")).as(KEY),
             orig.as("_orig"));
-    Dataset<Row> all = forward;
+    Dataset<Row> all;
     if (conf.get(PrepareOptions.UNDIRECTED)) {
-      Dataset<Row> reverse =
-          e.where(dangling.unary_$bang().and(loop.unary_$bang()))
-              .select(
+      // both directions from one pass over the joined edges
+      Column reverse =
+          when(
+              dangling.unary_$bang().and(loop.unary_$bang()),
+              org.apache.spark.sql.functions.struct(
                   col("_sp").as(PART),
                   edgeKey(lit(false), col("_sd"), col("_dd")).as(KEY),
-                  lit(null).cast("string").as("_orig"));
-      all = forward.unionAll(reverse);
+                  lit(null).cast("string").as("_orig")));
+      all =
+          e.select(
+                  org.apache
+                      .spark
+                      .sql
+                      .functions
+                      .explode(org.apache.spark.sql.functions.array(forward, reverse))
+                      .as("_e"))
+              .where(col("_e").isNotNull())
+              .select(col("_e." + PART), col("_e." + KEY), col("_e._orig"));
+    } else {
+      all = e.select(forward.as("_e")).select(col("_e." + PART), col("_e." + KEY), col("_e._orig"));
     }
     // one long sort key, (destination << 32 | source): Spark radix-sorts it, and since partitions
     // own ascending dense-id ranges it also groups the rows by partition
