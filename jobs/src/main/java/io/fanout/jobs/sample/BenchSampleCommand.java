@@ -182,7 +182,9 @@ public final class BenchSampleCommand implements Command {
     enc.put("sampled_edges", edges);
     enc.put("raw_array_bytes", 4 * ints);
     for (CompressionCodecName codec :
-        new CompressionCodecName[] {CompressionCodecName.UNCOMPRESSED, CompressionCodecName.ZSTD}) {
+        new CompressionCodecName[] {
+          CompressionCodecName.UNCOMPRESSED, CompressionCodecName.SNAPPY, CompressionCodecName.ZSTD
+        }) {
       // A warm-up round, then the best of the timed rounds.
       Map<String, Object> bestBinary = binary(dir, sample, codec, edges, 4 * ints);
       Map<String, Object> bestList = list(dir, sample, codec, edges, 4 * ints);
