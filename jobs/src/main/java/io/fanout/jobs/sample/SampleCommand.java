@@ -81,7 +81,7 @@ public final class SampleCommand implements Command {
   static final OptionDef<String> COMPRESSION =
       OptionDef.choice(
           "compression",
-          "snappy",
+          "zstd",
           "Parquet page compression of the shards",
           "uncompressed",
           "snappy",
