@@ -9,11 +9,11 @@ public final class Defaults {
 
   public static final String MODEL = "sage";
   public static final int HIDDEN = 256;
-  public static final double DROPOUT = 0.7;
+  public static final double DROPOUT = 0.6;
   public static final String ACTIVATION = "relu";
-  public static final String FEATURE_NORM = "l1";
+  public static final String FEATURE_NORM = "l2";
   public static final double LR = 0.01;
-  public static final double WEIGHT_DECAY = 5e-3;
+  public static final double WEIGHT_DECAY = 1e-3;
   public static final String SCHEDULE = "constant";
   public static final int EPOCHS = 50;
   public static final int BATCH_SIZE = 512;
