@@ -46,7 +46,7 @@ public final class Trainer {
   private final Backend be;
   private float[] probs;
   private float[] dLogits;
-  private int[] labelBuf;
+  private double bestVal = -1;
 
   public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
     this.model = model;
@@ -236,6 +236,9 @@ public final class Trainer {
   /**
    * Trains up to {@link TrainOptions#epochs()} with a checkpoint after every epoch.
    *
+   * <p>With validation data, the epoch of best validation accuracy is also saved as {@link
+   * Checkpoint#BEST} (written before {@code checkpoint.bin}, so a resumed run knows it).
+   *
    * <p>An existing checkpoint in {@code modelDir} is continued when {@code resume} is true (after
    * checking that its model, options and {@code identity} equal this run's) and refused otherwise.
    * Rank 0 writes the checkpoint and appends a line per epoch to {@link #METRICS}.
@@ -276,11 +279,14 @@ public final class Trainer {
       System.arraycopy(ck.secondMoment(), 0, adam.secondMoment(), 0, model.numParams());
       adam.setStep(ck.step());
       start = ck.epochs();
+      String best = ck.meta().get("state.best_val_accuracy");
+      bestVal = best == null ? -1 : Double.parseDouble(best);
       if (progress != null) {
         progress.printf("resuming from the checkpoint after epoch %d%n", start - 1);
       }
     } else {
       model.init(opts.seed());
+      bestVal = -1;
     }
     if (reducer.rank() == 0) {
       keepMetricsBefore(modelDir, start);
@@ -314,9 +320,25 @@ public final class Trainer {
       }
       if (reducer.rank() == 0) {
         appendMetrics(modelDir, s, va);
+        if (va != null && va.value() > bestVal) {
+          bestVal = va.value();
+          Checkpoint.write(
+              modelDir,
+              Checkpoint.BEST,
+              meta,
+              e + 1,
+              adam.step(),
+              model.params(),
+              adam.firstMoment(),
+              adam.secondMoment());
+        }
+        Map<String, String> state = new TreeMap<>(meta);
+        if (bestVal >= 0) {
+          state.put("state.best_val_accuracy", Double.toString(bestVal));
+        }
         Checkpoint.write(
             modelDir,
-            meta,
+            state,
             e + 1,
             adam.step(),
             model.params(),

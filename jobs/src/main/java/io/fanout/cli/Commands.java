@@ -11,6 +11,7 @@ final class Commands {
         new io.fanout.jobs.store.PrepareCommand(),
         new io.fanout.jobs.store.InspectCommand(),
         new io.fanout.jobs.store.GenerateCommand(),
+        new io.fanout.jobs.sample.SampleCommand(),
         new io.fanout.jobs.train.TrainCommand(),
         new io.fanout.jobs.train.EvaluateCommand(),
         new io.fanout.jobs.train.InferCommand(),

@@ -141,6 +141,20 @@ public final class ShardCommit {
           deleteRecursively(p);
         }
       }
+      // Leftovers of failed task attempts are not part of the output.
+      java.util.Set<Path> listed = new java.util.HashSet<>();
+      for (ShardManifest.Part part : manifest.files) {
+        listed.add(staging.resolve(part.path).normalize());
+      }
+      List<Path> stray = new ArrayList<>();
+      try (java.util.stream.Stream<Path> walk = Files.walk(staging)) {
+        walk.filter(Files::isRegularFile)
+            .filter(f -> !listed.contains(f.normalize()))
+            .forEach(stray::add);
+      }
+      for (Path f : stray) {
+        Files.delete(f);
+      }
       for (Path p : list(staging)) {
         Files.move(p, out.resolve(p.getFileName().toString()), StandardCopyOption.ATOMIC_MOVE);
       }

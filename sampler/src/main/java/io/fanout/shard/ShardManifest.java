@@ -200,7 +200,33 @@ public final class ShardManifest {
     public String crc32c;
   }
 
-  /** The shard layout version and the feature encoding of this output. */
+  /**
+   * The fingerprint {@code sample} records for a graph store: SHA-256 (hex) of its {@code
+   * manifest.json}, which lists every store file's size and CRC32C. A trainer compares it with
+   * {@link #storeFingerprint} to reject shards sampled from another store.
+   *
+   * @throws InvalidInputException when the store has no manifest
+   */
+  public static String storeFingerprint(Path store) {
+    Path m = store.resolve(io.fanout.store.StoreLayout.MANIFEST);
+    try {
+      byte[] bytes = Files.readAllBytes(m);
+      return java.util.HexFormat.of()
+          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchFileException e) {
+      throw new InvalidInputException(
+          store
+              + ": not a complete graph store ("
+              + io.fanout.store.StoreLayout.MANIFEST
+              + " is missing)");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + m, e);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The feature encoding of this output. */
   public FeatureEncoding featureEncoding() {
     return FeatureEncoding.of(features);
   }

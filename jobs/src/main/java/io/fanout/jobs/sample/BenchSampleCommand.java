@@ -7,6 +7,7 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.GraphStore;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.BatchStream;
 import io.fanout.sample.Fanouts;
@@ -58,6 +59,11 @@ public final class BenchSampleCommand implements Command {
   static final OptionDef<Integer> SHARD_BATCHES =
       OptionDef.integer("shard-batches", 20, "batches written and read per shard encoding");
   static final OptionDef<Long> SEED = OptionDef.longValue("seed", 1, "random seed");
+  static final OptionDef<Integer> REPEAT =
+      OptionDef.integer(
+          "repeat",
+          3,
+          "timed repetitions of each measurement; the best is reported (shared hosts)");
   static final OptionDef<String> WORK_DIR =
       OptionDef.string("work-dir", "", "where shard files are written; empty = a temp directory");
 
@@ -74,7 +80,16 @@ public final class BenchSampleCommand implements Command {
   @Override
   public List<OptionDef<?>> options() {
     return List.of(
-        GRAPH, VERTICES, EDGES, FANOUTS, BATCH_SIZE, BATCHES, SHARD_BATCHES, SEED, WORK_DIR);
+        GRAPH,
+        VERTICES,
+        EDGES,
+        FANOUTS,
+        BATCH_SIZE,
+        BATCHES,
+        SHARD_BATCHES,
+        SEED,
+        REPEAT,
+        WORK_DIR);
   }
 
   @Override
@@ -87,10 +102,12 @@ public final class BenchSampleCommand implements Command {
       throw new io.fanout.conf.FanoutConfigException("option 'fanouts': " + e.getMessage());
     }
     int batchSize = conf.get(BATCH_SIZE);
+    int repeat = Math.max(1, conf.get(REPEAT));
     long seed = conf.get(SEED);
     Map<String, Object> out = new LinkedHashMap<>();
     CsrGraph graph;
     VertexTable vertices;
+    GraphStore store = null;
     long t0 = System.nanoTime();
     if (conf.get(GRAPH).isEmpty()) {
       ctx.err().println("bench-sample: generating the graph ...");
@@ -98,8 +115,10 @@ public final class BenchSampleCommand implements Command {
       vertices = SyntheticGraph.vertices(graph.numVertices());
       out.put("graph", "generated power-law, in-memory");
     } else {
-      throw new io.fanout.conf.FanoutConfigException(
-          "bench-sample --graph needs the graph store reader (not merged yet)");
+      store = GraphStore.open(Paths.get(conf.get(GRAPH)));
+      graph = store.csr();
+      vertices = store.vertices();
+      out.put("graph", conf.get(GRAPH) + " (memory-mapped store)");
     }
     out.put("vertices", graph.numVertices());
     out.put("edges", graph.numEdges());
@@ -114,12 +133,19 @@ public final class BenchSampleCommand implements Command {
     List<Map<String, Object>> rows = new ArrayList<>();
     for (int threads = 1; threads <= 2; threads++) {
       ctx.err().println("bench-sample: " + threads + " thread(s) ...");
-      double reads = randomReads(graph, threads, 20_000_000L);
+      double reads = 0;
+      for (int r = 0; r < repeat; r++) {
+        reads = Math.max(reads, randomReads(graph, threads, 20_000_000L));
+      }
       // Warm up the sampler's code paths, then time.
       drain(new BatchStream(sampler, 1, order, batchSize, 0, Math.min(4, batches), threads, 8));
-      long start = System.nanoTime();
-      long edges = drain(new BatchStream(sampler, 0, order, batchSize, 0, batches, threads, 8));
-      double s = secs(start);
+      double s = Double.MAX_VALUE;
+      long edges = 0;
+      for (int r = 0; r < repeat; r++) {
+        long start = System.nanoTime();
+        edges = drain(new BatchStream(sampler, 0, order, batchSize, 0, batches, threads, 8));
+        s = Math.min(s, secs(start));
+      }
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("threads", threads);
       r.put("batches", batches);
@@ -157,11 +183,17 @@ public final class BenchSampleCommand implements Command {
     enc.put("raw_array_bytes", 4 * ints);
     for (CompressionCodecName codec :
         new CompressionCodecName[] {CompressionCodecName.UNCOMPRESSED, CompressionCodecName.ZSTD}) {
-      // First round warms up the writers and readers; the second is reported.
-      binary(dir, sample, codec, edges, 4 * ints);
-      list(dir, sample, codec, edges, 4 * ints);
-      enc.put("binary_" + codec.name().toLowerCase(), binary(dir, sample, codec, edges, 4 * ints));
-      enc.put("list_" + codec.name().toLowerCase(), list(dir, sample, codec, edges, 4 * ints));
+      // A warm-up round, then the best of the timed rounds.
+      Map<String, Object> bestBinary = binary(dir, sample, codec, edges, 4 * ints);
+      Map<String, Object> bestList = list(dir, sample, codec, edges, 4 * ints);
+      bestBinary = null;
+      bestList = null;
+      for (int r = 0; r < repeat; r++) {
+        bestBinary = best(bestBinary, binary(dir, sample, codec, edges, 4 * ints));
+        bestList = best(bestList, list(dir, sample, codec, edges, 4 * ints));
+      }
+      enc.put("binary_" + codec.name().toLowerCase(), bestBinary);
+      enc.put("list_" + codec.name().toLowerCase(), bestList);
     }
     out.put("shard_encoding", enc);
     out.put("peak_rss_mib", peakRssMib());
@@ -169,6 +201,9 @@ public final class BenchSampleCommand implements Command {
     ctx.out()
         .println(
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out));
+    if (store != null) {
+      store.close();
+    }
     if (conf.get(WORK_DIR).isEmpty()) {
       try (var files = Files.list(dir)) {
         for (Path p : (Iterable<Path>) files::iterator) {
@@ -245,6 +280,25 @@ public final class BenchSampleCommand implements Command {
       throw new IllegalStateException("list shard read back " + back + " of " + edges + " edges");
     }
     return encodingRow(Files.size(f), write, read, edges, rawBytes);
+  }
+
+  /** Per field, the faster of two measurements. */
+  private static Map<String, Object> best(Map<String, Object> a, Map<String, Object> b) {
+    if (a == null) {
+      return b;
+    }
+    Map<String, Object> out = new LinkedHashMap<>(b);
+    for (String k : new String[] {"write_seconds", "read_decode_seconds"}) {
+      if ((double) a.get(k) < (double) b.get(k)) {
+        String prefix = k.startsWith("write") ? "write_" : "read_";
+        for (Map.Entry<String, Object> e : a.entrySet()) {
+          if (e.getKey().startsWith(prefix)) {
+            out.put(e.getKey(), e.getValue());
+          }
+        }
+      }
+    }
+    return out;
   }
 
   private static Map<String, Object> encodingRow(

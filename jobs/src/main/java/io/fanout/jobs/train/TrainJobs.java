@@ -5,6 +5,8 @@ import io.fanout.graph.GraphStore;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardManifest;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -174,8 +176,11 @@ public final class TrainJobs {
     }
   }
 
-  /** Number of hops of the shards' batches, read from the first batch. */
+  /** Number of hops of the shards' batches: the manifest's fanouts, else the first batch's. */
   static int shardLayers(ShardSet shards, GraphStore store) {
+    if (shards.layers() > 0) {
+      return shards.layers();
+    }
     EpochData d = shards.epochData(store.features(), store.manifest().featureDim, "none", 1, 1);
     try (BatchStream s = d.open(0)) {
       TrainBatch b = s.next();
@@ -186,37 +191,64 @@ public final class TrainJobs {
     }
   }
 
-  /** Checks that shards were sampled from {@code store} when their manifest says which store. */
-  static void checkShardsMatch(ShardSet shards, GraphStore store) {
-    String fp = storeFingerprint(store.manifest());
-    for (String k : new String[] {"store_fingerprint", "graph_fingerprint"}) {
-      String v = shards.manifestText(k);
-      if (v != null && !v.equals(fp) && !v.equals(store.manifest().inputFingerprint)) {
-        throw new InvalidInputException(
-            "shards in "
-                + shards.dir()
-                + " were sampled from another graph store: their manifest has "
-                + k
-                + " '"
-                + v
-                + "' but "
-                + store.root()
-                + " has '"
-                + fp
-                + "'");
-      }
+  /** SHA-256 (hex) of the store's {@code manifest.json}, as {@code sample} records it. */
+  static String storeManifestSha(Path store) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256")
+                  .digest(Files.readAllBytes(store.resolve(StoreLayout.MANIFEST))));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
-    String vertices = shards.manifestText("vertices");
-    if (vertices != null && !vertices.equals(Long.toString(store.manifest().vertices))) {
+  }
+
+  /** Checks that the shards were sampled from {@code store} and fit its features. */
+  static void checkShardsMatch(ShardSet shards, GraphStore store) {
+    ShardManifest sm = shards.manifest();
+    StoreManifest m = store.manifest();
+    if (sm.storeVertices != m.vertices || sm.storeEdges != m.edges) {
       throw new InvalidInputException(
           "shards in "
               + shards.dir()
               + " were sampled from a graph of "
-              + vertices
-              + " vertices but "
+              + sm.storeVertices
+              + " vertices and "
+              + sm.storeEdges
+              + " edges but "
               + store.root()
               + " has "
-              + store.manifest().vertices);
+              + m.vertices
+              + " and "
+              + m.edges
+              + ": they come from another graph store");
+    }
+    if (sm.storeFingerprint != null) {
+      String fp = storeManifestSha(store.root());
+      if (!sm.storeFingerprint.equalsIgnoreCase(fp)) {
+        throw new InvalidInputException(
+            "shards in "
+                + shards.dir()
+                + " were sampled from another graph store: their store_fingerprint is "
+                + sm.storeFingerprint
+                + " but "
+                + store.root()
+                + "/manifest.json hashes to "
+                + fp);
+      }
+    }
+    if (sm.featureEncoding() != FeatureEncoding.NONE && sm.featureDim != m.featureDim) {
+      throw new InvalidInputException(
+          "shards in "
+              + shards.dir()
+              + " inline features of dimension "
+              + sm.featureDim
+              + " but "
+              + store.root()
+              + " has feature_dim "
+              + m.featureDim);
     }
   }
 
@@ -328,7 +360,7 @@ public final class TrainJobs {
 
   /** A trained model loaded from its model dir and checked against a store. */
   static GnnModel load(Path modelDir, GraphStore store) {
-    Checkpoint ck = Checkpoint.read(modelDir);
+    Checkpoint ck = Checkpoint.readForInference(modelDir);
     ModelConfig cfg = ck.modelConfig();
     StoreManifest m = store.manifest();
     if (cfg.inDim() != m.featureDim) {

@@ -52,7 +52,7 @@ class DistributedTrainCommandTest {
     store = tmp.resolve("store");
     TrainFixtures.writeStore(store, g);
     shards = tmp.resolve("shards");
-    TrainFixtures.writeShards(shards, g, new int[] {5, 5}, 16, 2, 1);
+    TrainFixtures.writeShards(shards, store, g, new int[] {5, 5}, 16, 2, 1);
   }
 
   @AfterAll
