@@ -48,7 +48,7 @@ import java.util.function.Consumer;
  */
 public final class RingAllReduce implements GradientReducer {
   private static final int MAGIC = 0x46414152; // "FAAR"
-  private static final int KIND_HELLO = 1;
+  static final int KIND_HELLO = 1;
   private static final int KIND_ACK = 2;
   private static final int KIND_REDUCE = 3;
   private static final int KIND_GATHER = 4;
@@ -651,13 +651,13 @@ public final class RingAllReduce implements GradientReducer {
     return new InetSocketAddress(host, port);
   }
 
-  private static ByteBuffer header(int kind, int rank, int world, long session) {
+  static ByteBuffer header(int kind, int rank, int world, long session) {
     ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     b.putInt(MAGIC).putInt(kind).putInt(rank).putInt(world).putLong(session).flip();
     return b;
   }
 
-  /** Checks a handshake header from {@code peer}; returns the rank it announces. */
+  /** Checks a handshake header; returns the rank it announces, or -2 for another session. */
   private static int checkHeader(
       ByteBuffer b, int kind, int expectRank, int world, long session, int peer, String ep) {
     int magic = b.getInt();
@@ -670,11 +670,11 @@ public final class RingAllReduce implements GradientReducer {
       throw new PeerException(
           peer, who + " did not answer with a Fanout " + kindName(kind) + " (wrong magic or kind)");
     }
+    if (s != session) {
+      return -2; // e.g. a stray connection from an earlier attempt: the caller drops it
+    }
     if (w != world) {
       throw new PeerException(peer, who + " runs with " + w + " workers, this rank with " + world);
-    }
-    if (s != session) {
-      return -2;
     }
     if (expectRank >= 0 && r != expectRank) {
       throw new PeerException(peer, who + " announced rank " + r + ", expected " + expectRank);
