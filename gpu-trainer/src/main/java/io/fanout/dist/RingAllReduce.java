@@ -318,30 +318,28 @@ public final class RingAllReduce implements GradientReducer {
     float[] a = acc;
     float[] t = tmp;
     for (int p = 0; p < world; p++) {
-      float[] src;
-      int off;
-      if (p == rank) {
-        src = gradients;
-        off = mine;
+      if (p == 0) {
+        if (rank == 0) {
+          System.arraycopy(gradients, mine, a, 0, n);
+        } else {
+          recvFloats.get(0, a, 0, n);
+        }
+      } else if (p == rank) {
+        for (int i = 0; i < n; i++) {
+          a[i] += gradients[mine + i];
+        }
       } else {
         recvFloats.get(p * slot, t, 0, n);
-        src = t;
-        off = 0;
-      }
-      if (p == 0) {
-        System.arraycopy(src, off, a, 0, n);
-      } else {
         for (int i = 0; i < n; i++) {
-          a[i] += src[off + i];
+          a[i] += t[i];
         }
       }
     }
     float w = world;
     for (int i = 0; i < n; i++) {
-      a[i] = a[i] / w;
+      gradients[mine + i] = a[i] / w;
     }
-    System.arraycopy(a, 0, gradients, mine, n);
-    sendFloats.put(mine, a, 0, n);
+    sendFloats.put(mine, gradients, mine, n);
   }
 
   /** First element of chunk {@code c} (c in [0, world]). */
