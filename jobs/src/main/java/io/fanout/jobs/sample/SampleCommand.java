@@ -81,7 +81,7 @@ public final class SampleCommand implements Command {
   static final OptionDef<String> COMPRESSION =
       OptionDef.choice(
           "compression",
-          "snappy",
+          "zstd",
           "Parquet page compression of the shards",
           "uncompressed",
           "snappy",
@@ -218,6 +218,7 @@ public final class SampleCommand implements Command {
       print(ctx, result);
       return 0;
     }
+    boolean created = !java.nio.file.Files.exists(output);
     java.nio.file.Files.createDirectories(output);
     Path staging = ShardCommit.newStaging(output);
     long start = System.nanoTime();
@@ -243,6 +244,13 @@ public final class SampleCommand implements Command {
       ShardCommit.publish(output, staging, m);
     } catch (RuntimeException | Error e) {
       ShardCommit.abort(staging);
+      if (created) {
+        try (var left = java.nio.file.Files.list(output)) {
+          if (left.findAny().isEmpty()) {
+            java.nio.file.Files.delete(output);
+          }
+        }
+      }
       throw unwrap(e);
     }
     double secs = (System.nanoTime() - start) / 1e9;

@@ -1,8 +1,14 @@
 package io.fanout.jobs.sample;
 
 import io.fanout.graph.ArrayCsrGraph;
+import io.fanout.graph.CsrGraph;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.SampleHash;
+import io.fanout.store.CsrFileWriter;
+import io.fanout.store.NodesFileWriter;
+import io.fanout.store.StoreCommit;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
 import java.util.Arrays;
 
 /**
@@ -50,6 +56,50 @@ final class SyntheticGraph {
       Arrays.sort(idx, (int) ptr[v], (int) ptr[v + 1]);
     }
     return new ArrayCsrGraph(ptr, idx);
+  }
+
+  /**
+   * Writes {@code g} (no features) as a graph store of {@code partitions} equal vertex ranges with
+   * the store's own writers and commit protocol, so benchmarks can sample the memory-mapped path.
+   */
+  static void writeStore(CsrGraph g, VertexTable vt, java.nio.file.Path store, int partitions) {
+    java.nio.file.Path staging = StoreCommit.beginStaging(store, "bench");
+    StoreManifest m = new StoreManifest();
+    int n = g.numVertices();
+    long first = 0;
+    int classes = 0;
+    for (int p = 0; p < partitions; p++) {
+      long end = (long) n * (p + 1) / partitions;
+      long count = end - first;
+      long edges = 0;
+      try (CsrFileWriter csr =
+              new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, first, count);
+          NodesFileWriter nodes =
+              new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, count)) {
+        for (long v = first; v < end; v++) {
+          for (long q = g.rowStart((int) v); q < g.rowEnd((int) v); q++) {
+            csr.addNeighbor(g.neighbor(q));
+            edges++;
+          }
+          csr.endRow();
+          nodes.write(vt.label((int) v), vt.split((int) v));
+          classes = Math.max(classes, vt.label((int) v) + 1);
+        }
+        csr.finish();
+        nodes.finish();
+      }
+      m.partitionTable.add(new StoreManifest.Partition(p, first, count, edges));
+      first = end;
+    }
+    m.vertices = n;
+    m.edges = g.numEdges();
+    m.partitions = partitions;
+    m.classes = classes;
+    m.idType = "long";
+    m.inputFingerprint = "bench-sample synthetic graph";
+    m.splitCounts.put("train", (long) n);
+    m.files = StoreCommit.describe(staging);
+    StoreCommit.publish(store, staging, m, true);
   }
 
   /** Every vertex in the train split, labels in 0..9. */

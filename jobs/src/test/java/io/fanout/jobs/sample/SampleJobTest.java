@@ -30,6 +30,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code sample} end to end on cora (3 store partitions): both modes and any thread count give
@@ -241,6 +243,18 @@ class SampleJobTest {
     assertThat(none).doesNotExist();
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"amazon_photo", "coauthor_cs"})
+  void realDatasetsPassTheChecksThroughSparksReader(String dataset) throws Exception {
+    Path store = SampleFixtures.prepare(spark, dataset, 2, tmp.resolve(dataset + ".store"));
+    Path out = tmp.resolve(dataset + ".shards");
+    SampleFixtures.sampleOk(
+        store, out, "--split", "val", "--batch-size", "256", "--fanouts", "10,5", "--threads", "2");
+    ShardManifest m = ShardManifest.read(out);
+    assertThat(m.storeFingerprint).isEqualTo(ShardManifest.storeFingerprint(store));
+    checkWithSparkReader(store, out, m, new int[] {10, 5}, StoreLayout.SPLIT_VAL, false);
+  }
+
   @Test
   void badInputIsAClearErrorAndPublishesNothing() throws Exception {
     Path out = tmp.resolve("bad");
@@ -310,7 +324,13 @@ class SampleJobTest {
   /** Reads shards through Spark's Parquet reader and checks every batch and the seed coverage. */
   private void checkWithSparkReader(
       Path dir, ShardManifest m, int[] fanouts, byte split, boolean all) throws Exception {
-    try (GraphStore g = GraphStore.open(cora)) {
+    checkWithSparkReader(cora, dir, m, fanouts, split, all);
+  }
+
+  private void checkWithSparkReader(
+      Path store, Path dir, ShardManifest m, int[] fanouts, byte split, boolean all)
+      throws Exception {
+    try (GraphStore g = GraphStore.open(store)) {
       for (int epoch = 0; epoch < m.epochs; epoch++) {
         Path ed = dir.resolve(String.format("epoch-%04d", epoch));
         List<Row> rows = spark.read().parquet(ed.toString()).collectAsList();
