@@ -78,15 +78,25 @@ abstract class GnnLayer {
   final float[] forward(float[] params, Block b, float[] x, boolean train, long batchKey) {
     block = b;
     long n = (long) b.numSrc() * in;
-    xd = Bufs.ensure(xd, n);
-    System.arraycopy(x, 0, xd, 0, (int) n);
     dropped = train && dropout > 0f;
     if (dropped) {
       dropKey = CounterRng.key(batchKey, index);
-      be.dropout(xd, (int) n, dropout, dropKey);
     }
     y = Bufs.ensure(y, (long) b.numDst() * out);
-    sparse = index == 0 && sparseInput && sp.build(xd, b.numSrc(), in);
+    sparse = index == 0 && sparseInput && sp.build(x, b.numSrc(), in);
+    if (sparse) {
+      // Dropout on the non-zeros only, with the dense positions' masks: the same values as
+      // dropping out the dense copy, without copying or hashing the zeros.
+      if (dropped) {
+        sp.dropout(in, dropout, dropKey);
+      }
+    } else {
+      xd = Bufs.ensure(xd, n);
+      System.arraycopy(x, 0, xd, 0, (int) n);
+      if (dropped) {
+        be.dropout(xd, (int) n, dropout, dropKey);
+      }
+    }
     compute(params);
     be.activate(act, y, b.numDst() * out);
     return y;

@@ -15,6 +15,7 @@ final class SageLayer extends GnnLayer {
   private int bias;
   private float[] agg;
   private float[] dAgg;
+  private float[] cat; // [x_dst | agg], then its gradient
   private float[] z; // sparse path: xd W_neigh for all sources
 
   SageLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
@@ -51,8 +52,14 @@ final class SageLayer extends GnnLayer {
     }
     agg = Bufs.ensure(agg, (long) rows * in);
     be.aggregate(Aggregation.MEAN, block.indptr(), block.indices(), rows, 0, xd, in, agg);
-    gemm(false, false, rows, out, in, 1f, xd, 0, p, wSelf, 0f, y, 0);
-    gemm(false, false, rows, out, in, 1f, agg, 0, p, wNeigh, 1f, y, 0);
+    // Concat form: [x_dst | mean(x_src)] (rows x 2in) times [W_self; W_neigh] (2in x out), which
+    // are adjacent in the parameter array: one product with twice the inner dimension.
+    cat = Bufs.ensure(cat, (long) rows * 2 * in);
+    for (int r = 0; r < rows; r++) {
+      System.arraycopy(xd, r * in, cat, 2 * r * in, in);
+      System.arraycopy(agg, r * in, cat, (2 * r + 1) * in, in);
+    }
+    gemm(false, false, rows, out, 2 * in, 1f, cat, 0, p, wSelf, 0f, y, 0);
     be.addBias(y, rows, out, p, bias);
   }
 
@@ -72,13 +79,15 @@ final class SageLayer extends GnnLayer {
       }
       return;
     }
-    gemm(true, false, in, out, rows, 1f, xd, 0, dy, 0, 1f, g, wSelf);
-    gemm(true, false, in, out, rows, 1f, agg, 0, dy, 0, 1f, g, wNeigh);
+    gemm(true, false, 2 * in, out, rows, 1f, cat, 0, dy, 0, 1f, g, wSelf);
     be.biasGrad(dy, rows, out, g, bias);
     if (dxd != null) {
-      gemm(false, true, rows, in, out, 1f, dy, 0, p, wSelf, 0f, dxd, 0);
+      gemm(false, true, rows, 2 * in, out, 1f, dy, 0, p, wSelf, 0f, cat, 0);
       dAgg = Bufs.ensure(dAgg, (long) rows * in);
-      gemm(false, true, rows, in, out, 1f, dy, 0, p, wNeigh, 0f, dAgg, 0);
+      for (int r = 0; r < rows; r++) {
+        System.arraycopy(cat, 2 * r * in, dxd, r * in, in);
+        System.arraycopy(cat, (2 * r + 1) * in, dAgg, r * in, in);
+      }
       be.aggregateBackward(
           Aggregation.MEAN, block.indptr(), block.indices(), rows, 0, dAgg, in, dxd);
     }

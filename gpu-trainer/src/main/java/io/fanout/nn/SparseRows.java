@@ -16,7 +16,10 @@ final class SparseRows {
    * Converts {@code x[0 .. rows*cols)}; returns false (leaving this unusable) when the density
    * exceeds {@link #MAX_DENSITY}.
    */
+  int builtRows;
+
   boolean build(float[] x, int rows, int cols) {
+    builtRows = rows;
     long limit = (long) (MAX_DENSITY * rows * cols) + 1;
     if (ptr.length < rows + 1) {
       ptr = new int[rows + 1];
@@ -48,5 +51,20 @@ final class SparseRows {
       ptr[i + 1] = nnz;
     }
     return true;
+  }
+
+  /**
+   * Inverted dropout of the stored values, element {@code (r, c)} masked by {@code
+   * CounterRng.uniform(key, r * cols + c)} exactly as {@link io.fanout.tensor.Backend#dropout}
+   * masks the dense matrix.
+   */
+  void dropout(int cols, float p, long key) {
+    float scale = 1f / (1f - p);
+    for (int r = 0; r < builtRows; r++) {
+      long base = (long) r * cols;
+      for (int q = ptr[r]; q < ptr[r + 1]; q++) {
+        val[q] = io.fanout.tensor.CounterRng.uniform(key, base + col[q]) < p ? 0f : val[q] * scale;
+      }
+    }
   }
 }

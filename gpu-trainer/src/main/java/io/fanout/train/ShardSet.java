@@ -1,101 +1,73 @@
 package io.fanout.train;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.graph.FeatureTable;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardFileReader;
+import io.fanout.shard.ShardManifest;
 import io.fanout.store.InvalidInputException;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
+import java.util.TreeMap;
 
 /**
- * A complete directory of mini-batch shards ({@code docs/formats.md}, "Mini-batch shards"): {@code
- * manifest.json} and {@code epoch-NNNN/part-NNNNN.parquet}. Training epoch {@code e} reads the
- * shards' epoch {@code e mod E}, where {@code E} is the number of sampled epochs.
+ * A complete directory of mini-batch shards ({@code docs/formats.md}, "Mini-batch shards"), read
+ * through its {@link ShardManifest}. Training epoch {@code e} reads the shards' epoch {@code e mod
+ * E}, where {@code E} is the number of sampled epochs.
  */
 public final class ShardSet {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private final Path dir;
-  private final JsonNode manifest;
+  private final ShardManifest manifest;
   private final List<List<Path>> epochs;
 
-  private ShardSet(Path dir, JsonNode manifest, List<List<Path>> epochs) {
+  private ShardSet(Path dir, ShardManifest manifest, List<List<Path>> epochs) {
     this.dir = dir;
     this.manifest = manifest;
     this.epochs = epochs;
   }
 
-  /** Opens {@code dir}; fails when it has no manifest (incomplete) or no shard files. */
+  /**
+   * Opens {@code dir} through its {@link ShardManifest}; fails when the manifest is missing
+   * (incomplete output), lists no parts (empty shard set) or names a part that is missing.
+   */
   public static ShardSet open(Path dir) {
-    Path m = dir.resolve("manifest.json");
-    if (!Files.isRegularFile(m)) {
-      throw new InvalidInputException(
-          "shard directory "
-              + dir
-              + " has no manifest.json: it is not a complete output of bin/fanout sample");
-    }
-    JsonNode manifest;
-    try {
-      manifest = JSON.readTree(m.toFile());
-    } catch (IOException e) {
-      throw new InvalidInputException("cannot parse " + m + ": " + e.getMessage(), e);
-    }
-    List<Path> epochDirs = new ArrayList<>();
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "epoch-*")) {
-      for (Path p : ds) {
-        if (Files.isDirectory(p)) {
-          epochDirs.add(p);
-        }
+    ShardManifest m = ShardManifest.read(dir);
+    TreeMap<Integer, TreeMap<Integer, Path>> byEpoch = new TreeMap<>();
+    for (ShardManifest.Part p : m.files) {
+      Path f = dir.resolve(p.path);
+      if (!Files.isRegularFile(f)) {
+        throw new InvalidInputException(
+            dir.resolve(ShardManifest.FILE)
+                + " lists part "
+                + p.path
+                + " but "
+                + f
+                + " is missing");
       }
-    } catch (IOException e) {
-      throw new InvalidInputException("cannot list " + dir + ": " + e.getMessage(), e);
+      byEpoch.computeIfAbsent(p.epoch, e -> new TreeMap<>()).put(p.part, f);
     }
-    epochDirs.sort(null);
     List<List<Path>> epochs = new ArrayList<>();
-    for (Path ed : epochDirs) {
-      List<Path> files = new ArrayList<>();
-      try (DirectoryStream<Path> ds = Files.newDirectoryStream(ed, "part-*.parquet")) {
-        for (Path p : ds) {
-          files.add(p);
-        }
-      } catch (IOException e) {
-        throw new InvalidInputException("cannot list " + ed + ": " + e.getMessage(), e);
-      }
-      files.sort(null);
-      if (!files.isEmpty()) {
-        epochs.add(files);
-      }
+    for (TreeMap<Integer, Path> parts : byEpoch.values()) {
+      epochs.add(new ArrayList<>(parts.values()));
     }
-    if (epochs.isEmpty()) {
+    if (epochs.isEmpty() || m.totals.batches == 0 && m.files.isEmpty()) {
       throw new InvalidInputException(
-          "shard directory " + dir + " holds no epoch-*/part-*.parquet files: empty shard set");
+          "shard directory " + dir + " lists no part files: empty shard set");
     }
-    return new ShardSet(dir, manifest, epochs);
+    return new ShardSet(dir, m, epochs);
   }
 
   public Path dir() {
     return dir;
   }
 
-  /** The parsed {@code manifest.json}. */
-  public JsonNode manifest() {
+  /** The shard manifest. */
+  public ShardManifest manifest() {
     return manifest;
-  }
-
-  /** A string field of the manifest, or null. */
-  public String manifestText(String field) {
-    JsonNode n = manifest.get(field);
-    return n == null || n.isNull() ? null : n.asText();
   }
 
   /** Sampled epochs {@code E}. */
@@ -110,25 +82,14 @@ public final class ShardSet {
     return epochs.get(Math.floorMod(epoch, epochs.size()));
   }
 
-  /** The inline feature encoding named by the manifest ({@code none} when absent). */
+  /** The inline feature encoding ({@code NONE}: shards hold node ids only). */
   public FeatureEncoding featureEncoding() {
-    for (String k : new String[] {"feature_encoding", "features"}) {
-      String v = manifestText(k);
-      if (v != null) {
-        try {
-          return FeatureEncoding.valueOf(v.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-          throw new InvalidInputException(
-              dir.resolve("manifest.json")
-                  + " has "
-                  + k
-                  + " '"
-                  + v
-                  + "'; expected none, f32 or f16");
-        }
-      }
-    }
-    return FeatureEncoding.NONE;
+    return manifest.featureEncoding();
+  }
+
+  /** Hops of the sampled batches (the number of fanouts). */
+  public int layers() {
+    return manifest.fanouts == null ? -1 : manifest.fanouts.length;
   }
 
   /**
@@ -178,7 +139,7 @@ public final class ShardSet {
     public DecodedBatch next() {
       EncodedBatch e = r.next();
       float[] features =
-          e.features() == null
+          e.features() == null || enc == FeatureEncoding.NONE
               ? null
               : BatchCodec.decodeFeatures(
                   e, enc == FeatureEncoding.NONE ? FeatureEncoding.F32 : enc);

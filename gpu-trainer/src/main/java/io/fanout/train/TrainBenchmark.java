@@ -153,7 +153,10 @@ public final class TrainBenchmark {
       long denseNanos = model.denseNanos() - dense0;
       long wait = stream.waitNanos() - wait0;
       int timed = done - s.warmup();
-      double sgemm = sgemmGflops(be, 2048);
+      double sgemm = sgemmGflops(be, 2048, 2048, 2048);
+      // The shape of layer 0's forward product (hop-2 rows x [x | mean] x hidden), for reference.
+      int layerRows = (int) Math.min(200_000, Math.max(1024, nodes / Math.max(1, timed) / 4));
+      double sgemmLayer = sgemmGflops(be, layerRows, s.hidden(), 2 * s.features());
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("backend", be.name());
       out.put("blas", CpuBackend.blasName());
@@ -174,28 +177,32 @@ public final class TrainBenchmark {
       out.put("dense_time_fraction", denseNanos / (double) elapsed);
       out.put("sgemm_2048_gflops", sgemm);
       out.put("dense_to_sgemm_ratio", dense / sgemm);
+      out.put("sgemm_layer_shape", layerRows + "x" + s.hidden() + "x" + 2 * s.features());
+      out.put("sgemm_layer_shape_gflops", sgemmLayer);
       out.put("data_wait_fraction", wait / (double) elapsed);
       out.put("peak_heap_bytes", peakHeap());
       return out;
     }
   }
 
-  /** The backend's {@code sgemm} GFLOP/s at {@code n x n x n} (best of 3 after a warm-up). */
-  public static double sgemmGflops(Backend be, int n) {
-    float[] a = new float[n * n];
-    float[] b = new float[n * n];
-    float[] c = new float[n * n];
+  /** The backend's {@code sgemm} GFLOP/s at {@code m x n x k} (best of 3 after a warm-up). */
+  public static double sgemmGflops(Backend be, int m, int n, int k) {
+    float[] a = new float[m * k];
+    float[] b = new float[k * n];
+    float[] c = new float[m * n];
     for (int i = 0; i < a.length; i++) {
       a[i] = CounterRng.uniform(1, i);
+    }
+    for (int i = 0; i < b.length; i++) {
       b[i] = CounterRng.uniform(2, i);
     }
-    be.gemm(false, false, n, n, n, 1f, a, 0, b, 0, 0f, c, 0);
+    be.gemm(false, false, m, n, k, 1f, a, 0, b, 0, 0f, c, 0);
     double best = 0;
     for (int r = 0; r < 3; r++) {
       long t = System.nanoTime();
-      be.gemm(false, false, n, n, n, 1f, a, 0, b, 0, 0f, c, 0);
+      be.gemm(false, false, m, n, k, 1f, a, 0, b, 0, 0f, c, 0);
       be.sync();
-      best = Math.max(best, 2.0 * n * n * n / ((System.nanoTime() - t) / 1e9) / 1e9);
+      best = Math.max(best, 2.0 * m * n * k / ((System.nanoTime() - t) / 1e9) / 1e9);
     }
     return best;
   }

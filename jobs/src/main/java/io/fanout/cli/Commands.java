@@ -15,6 +15,7 @@ final class Commands {
         new io.fanout.jobs.train.TrainCommand(),
         new io.fanout.jobs.train.EvaluateCommand(),
         new io.fanout.jobs.train.InferCommand(),
+        new io.fanout.jobs.train.QuickstartCommand(),
         new io.fanout.jobs.store.BenchPrepareCommand(),
         new io.fanout.jobs.sample.BenchSampleCommand(),
         new io.fanout.jobs.train.BenchTrainCommand(),

@@ -32,6 +32,13 @@ public final class BenchAllReduceCommand implements Command {
       OptionDef.integer("features", 256, "synthetic training features (model: features x 10)");
   static final OptionDef<Integer> BATCH =
       OptionDef.integer("batch-size", 64, "per-worker mini-batch size of the synthetic training");
+  static final OptionDef<String> GRAPH =
+      OptionDef.string(
+          "graph", "", "graph store for timing the GNN trainer with 1 and 2 workers (optional)");
+  static final OptionDef<String> SHARDS =
+      OptionDef.string("shards", "", "training shards of --graph (with --graph)");
+  static final OptionDef<Integer> TRAIN_EPOCHS =
+      OptionDef.integer("train-epochs", 5, "epochs of the GNN trainer timing (with --graph)");
 
   @Override
   public String name() {
@@ -45,7 +52,8 @@ public final class BenchAllReduceCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(SIZES, RANKS, REPEATS, TRAIN, EXAMPLES, FEATURES, BATCH);
+    return List.of(
+        SIZES, RANKS, REPEATS, TRAIN, EXAMPLES, FEATURES, BATCH, GRAPH, SHARDS, TRAIN_EPOCHS);
   }
 
   @Override
@@ -111,9 +119,73 @@ public final class BenchAllReduceCommand implements Command {
     if (conf.get(TRAIN)) {
       json.append(",\"training\":").append(training(ctx));
     }
+    if (!conf.get(GRAPH).isBlank()) {
+      json.append(",\"gnn_training\":").append(gnnTraining(ctx));
+    }
     json.append('}');
     ctx.out().println(json);
     return 0;
+  }
+
+  /** Runs {@code bin/fanout train} on the given store and shards with 1 and then 2 workers. */
+  private String gnnTraining(CommandContext ctx) throws Exception {
+    FanoutConf conf = ctx.conf();
+    if (conf.get(SHARDS).isBlank()) {
+      throw new FanoutConfigException("--graph needs --shards (training shards of that graph)");
+    }
+    io.fanout.jobs.train.TrainCommand train = new io.fanout.jobs.train.TrainCommand();
+    java.nio.file.Path work = java.nio.file.Files.createTempDirectory("fanout-bench-allreduce");
+    StringBuilder sb = new StringBuilder("{\"epochs\":" + conf.get(TRAIN_EPOCHS));
+    double one = 0;
+    // The first run warms the JIT up and is not reported.
+    int[] plan = {1, 1, 2};
+    for (int run = 0; run < plan.length; run++) {
+      int workers = plan[run];
+      java.util.Map<String, String> opts = new java.util.LinkedHashMap<>();
+      opts.put("graph", conf.get(GRAPH));
+      opts.put("shards", conf.get(SHARDS));
+      opts.put("model-dir", work.resolve("model-" + run).toString());
+      opts.put("epochs", Integer.toString(conf.get(TRAIN_EPOCHS)));
+      opts.put("workers", Integer.toString(workers));
+      java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+      java.io.PrintStream out = new java.io.PrintStream(buf, true, "UTF-8");
+      CommandContext tc =
+          new CommandContext(
+              FanoutConf.of("train", train.options(), opts),
+              List.of(),
+              ctx::spark,
+              out,
+              ctx.err(),
+              ctx::master);
+      train.run(tc);
+      String line = buf.toString("UTF-8").trim();
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("\"train_seconds\":([0-9.]+)").matcher(line);
+      double secs = m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+      double perEpoch = secs / conf.get(TRAIN_EPOCHS);
+      if (run == 0) {
+        continue;
+      }
+      if (workers == 1) {
+        one = perEpoch;
+      }
+      ctx.err()
+          .printf(Locale.ROOT, "GNN trainer, %d worker(s): %.3f s per epoch%n", workers, perEpoch);
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              ",\"workers_%d\":{\"epoch_s\":%.3f%s}",
+              workers,
+              perEpoch,
+              workers == 1 ? "" : String.format(Locale.ROOT, ",\"speedup\":%.3f", one / perEpoch)));
+    }
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(work)) {
+      for (java.nio.file.Path f :
+          files.sorted(java.util.Comparator.reverseOrder()).toArray(java.nio.file.Path[]::new)) {
+        java.nio.file.Files.deleteIfExists(f);
+      }
+    }
+    return sb.append('}').toString();
   }
 
   private String training(CommandContext ctx) {

@@ -28,15 +28,9 @@ public final class DistOptions {
       OptionDef.bool(
           "dist-verify",
           false,
-          "after every step compare a checksum of the parameters across workers, fail on divergence");
+          "before every step and at the end compare a checksum of the parameters across workers,"
+              + " fail on divergence");
 
-  public static final OptionDef<Integer> CHECKPOINT_EVERY =
-      OptionDef.integer(
-          "checkpoint-every",
-          100,
-          "global steps between checkpoints on the shared output path (0 = only at the end);"
-              + " a retried barrier stage resumes from the last one");
-
-  public static final List<OptionDef<?>> ALL =
-      List.of(WORKERS, TIMEOUT_MS, PORT, VERIFY, CHECKPOINT_EVERY);
+  /** All of them, as {@code bin/fanout train} accepts them. */
+  public static final List<OptionDef<?>> ALL = List.of(WORKERS, TIMEOUT_MS, PORT, VERIFY);
 }

@@ -69,7 +69,7 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
       if (p < 0) {
         dangling++;
         if (sample == null) {
-          sample = r.getString(3);
+          sample = r.getString(2);
         }
         continue;
       }
@@ -88,7 +88,8 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
         degMin = Long.MAX_VALUE;
         degMax = 0;
       }
-      long local = r.getInt(1) - first;
+      long key = r.getLong(1);
+      long local = (key >>> 32) - first;
       while (row < local) {
         long d = csr.edgesWritten() - rowStartEdges;
         degMin = Math.min(degMin, d);
@@ -98,7 +99,7 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
         row++;
         prevSrc = -1;
       }
-      int src = r.getInt(2);
+      int src = (int) key;
       if (dedupe && src == prevSrc) {
         continue;
       }

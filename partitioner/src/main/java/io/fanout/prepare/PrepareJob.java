@@ -22,10 +22,6 @@ import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -60,6 +56,15 @@ import org.apache.spark.sql.types.StructType;
  */
 final class PrepareJob {
   private static final String PART = "_part";
+  private static final String KEY = "_key";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrepareJob.class);
+  private long phaseStart = System.nanoTime();
+
+  private void phase(String done) {
+    long now = System.nanoTime();
+    LOG.info("prepare: {} in {} ms", done, (now - phaseStart) / 1_000_000);
+    phaseStart = now;
+  }
 
   private final SparkSession spark;
   private final FanoutConf conf;
@@ -74,6 +79,9 @@ final class PrepareJob {
   }
 
   PrepareResult run() {
+    for (OptionDef<?> d : PrepareOptions.ALL) {
+      conf.get(d); // parse every option now: a bad value fails before any work
+    }
     Path out = localPath(conf.get(PrepareOptions.OUTPUT));
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
     int requestedPartitions = conf.get(PrepareOptions.PARTITIONS);
@@ -96,6 +104,7 @@ final class PrepareJob {
       StoreManifest m = build(in, t, staging, requestedPartitions);
       m.inputFingerprint = in.fingerprint;
       m.options = recorded;
+      PartFiles.removeAttemptLeftovers(staging);
       m.files = StoreCommit.describe(staging);
       StoreCommit.publish(out, staging, m, overwrite);
       return new PrepareResult(out, m, false);
@@ -108,6 +117,7 @@ final class PrepareJob {
   private StoreManifest build(InputTables in, NormalizedTables t, Path staging, int requested) {
     // 1. edge checks are cheap: run them first
     runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample);
+    phase("edge checks");
 
     int parts = requested;
     if (parts == 0) {
@@ -127,6 +137,7 @@ final class PrepareJob {
 
     // 2. vertex checks and per-partition statistics in one aggregation
     VertexStats vs = vertexStats(in, t, vertices, parts);
+    phase("vertex checks and counts");
     long[] firsts = new long[parts + 1];
     for (int p = 0; p < parts; p++) {
       firsts[p + 1] = firsts[p] + vs.counts[p];
@@ -151,27 +162,38 @@ final class PrepareJob {
     }
     Dataset<Row> sortedVertices =
         Routing.byPartition(
-            vertices.select(vcols.toArray(new Column[0])), PART, parts, PART, NormalizedTables.ID);
-    StructType idmapSchema =
-        new StructType().add("dense_id", DataTypes.IntegerType).add("id", t.idType, false);
-    Path idmapDir = staging.resolve(StoreLayout.IDMAP_DIR);
-    sortedVertices
-        .mapPartitions(
-            new VertexPartTask(
-                stagingDir,
-                firsts,
-                vs.counts,
-                vs.dim,
-                in.vertexSource,
-                conf.get(PrepareOptions.ID_COLUMN)),
-            Encoders.row(idmapSchema))
-        .write()
-        .option("compression", "snappy")
-        .parquet(idmapDir.toUri().toString());
-    renameIdmapParts(idmapDir);
+            vertices.select(vcols.toArray(new Column[0])), PART, parts, NormalizedTables.ID);
+    StructType partRows =
+        new StructType().add("part", DataTypes.IntegerType).add("vertices", DataTypes.LongType);
+    List<Row> wrote =
+        sortedVertices
+            .mapPartitions(
+                new VertexPartTask(
+                    stagingDir,
+                    firsts,
+                    vs.counts,
+                    vs.dim,
+                    in.vertexSource,
+                    conf.get(PrepareOptions.ID_COLUMN),
+                    t.idTypeName()),
+                Encoders.row(partRows))
+            .collectAsList();
+    for (Row r : wrote) {
+      if (r.getLong(1) != vs.counts[r.getInt(0)]) {
+        throw new IllegalStateException(
+            "partition "
+                + r.getInt(0)
+                + " wrote "
+                + r.getLong(1)
+                + " vertices, counted "
+                + vs.counts[r.getInt(0)]);
+      }
+    }
+    phase("vertex files and id map");
 
     // 4. edges: csr/ part files
     List<Row> meta = writeEdges(t, staging, stagingDir, firsts, vs.counts, parts);
+    phase("csr files");
     long dangling = 0;
     String danglingSample = null;
     long[] edgesPerPart = new long[parts];
@@ -301,6 +323,9 @@ final class PrepareJob {
         spark.read().parquet(staging.resolve(StoreLayout.IDMAP_DIR).toUri().toString());
     Dataset<Row> ids =
         idmap.select(col("id"), col("dense_id"), partOf.apply(col("dense_id")).as("p"));
+    if (firsts[parts] <= conf.get(PrepareOptions.BROADCAST_VERTICES)) {
+      ids = org.apache.spark.sql.functions.broadcast(ids);
+    }
     Dataset<Row> s =
         ids.select(col("id").as("_sid"), col("dense_id").as("_sd"), col("p").as("_sp"));
     Dataset<Row> d =
@@ -322,28 +347,57 @@ final class PrepareJob {
                 " -> ",
                 col(NormalizedTables.SRC).cast("string"),
                 col(NormalizedTables.DST).cast("string")));
-    Dataset<Row> forward =
-        e.select(
+    Column forward =
+        org.apache.spark.sql.functions.struct(
             when(dangling, lit(-1)).otherwise(col("_dp")).as(PART),
-            col("_dd"),
-            col("_sd"),
+            edgeKey(dangling, col("_dd"), col("_sd")).as(KEY),
             orig.as("_orig"));
-    Dataset<Row> all = forward;
+    Dataset<Row> all;
     if (conf.get(PrepareOptions.UNDIRECTED)) {
-      Dataset<Row> reverse =
-          e.where(dangling.unary_$bang().and(loop.unary_$bang()))
-              .select(
+      // both directions from one pass over the joined edges
+      Column reverse =
+          when(
+              dangling.unary_$bang().and(loop.unary_$bang()),
+              org.apache.spark.sql.functions.struct(
                   col("_sp").as(PART),
-                  col("_sd").as("_dd"),
-                  col("_dd").as("_sd"),
-                  lit(null).cast("string").as("_orig"));
-      all = forward.unionAll(reverse);
+                  edgeKey(lit(false), col("_sd"), col("_dd")).as(KEY),
+                  lit(null).cast("string").as("_orig")));
+      all =
+          e.select(
+                  org.apache
+                      .spark
+                      .sql
+                      .functions
+                      .explode(org.apache.spark.sql.functions.array(forward, reverse))
+                      .as("_e"))
+              .where(col("_e").isNotNull())
+              .select(col("_e." + PART), col("_e." + KEY), col("_e._orig"));
+    } else {
+      all = e.select(forward.as("_e")).select(col("_e." + PART), col("_e." + KEY), col("_e._orig"));
     }
-    return Routing.byPartition(all, PART, parts, PART, "_dd", "_sd")
+    // one long sort key, (destination << 32 | source): Spark radix-sorts it, and since partitions
+    // own ascending dense-id ranges it also groups the rows by partition
+    Dataset<Row> routed = Routing.byPartition(all, PART, parts, KEY);
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
+    }
+    return routed
         .mapPartitions(
             new EdgePartTask(stagingDir, firsts, counts, conf.get(PrepareOptions.DEDUPE)),
             Encoders.row(EdgePartTask.OUTPUT))
         .collectAsList();
+  }
+
+  /** {@code dst << 32 | src} for an edge src -> dst in dense ids; -1 for dangling edges. */
+  private static Column edgeKey(Column dangling, Column dst, Column src) {
+    return when(dangling, lit(-1L))
+        .otherwise(
+            org.apache
+                .spark
+                .sql
+                .functions
+                .shiftleft(dst.cast("long"), 32)
+                .bitwiseOR(src.cast("long")));
   }
 
   /** Per-partition vertex counts and table-wide statistics. */
@@ -460,29 +514,6 @@ final class PrepareJob {
       }
     }
     return out;
-  }
-
-  /** Spark names its part files with a run UUID; the store names them by task order. */
-  private static void renameIdmapParts(Path dir) {
-    List<Path> parts = new ArrayList<>();
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-      for (Path p : ds) {
-        String name = p.getFileName().toString();
-        if (name.startsWith(".") || name.startsWith("_")) {
-          Files.delete(p);
-        } else {
-          parts.add(p);
-        }
-      }
-      parts.sort(null);
-      for (int i = 0; i < parts.size(); i++) {
-        Files.move(
-            parts.get(i),
-            dir.resolve(String.format(java.util.Locale.ROOT, "part-%05d.parquet", i)));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot rename id map files in " + dir, e);
-    }
   }
 
   private static double round(double x) {

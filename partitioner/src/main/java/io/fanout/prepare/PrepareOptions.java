@@ -61,13 +61,20 @@ public final class PrepareOptions {
           "drop");
   public static final OptionDef<Integer> PARTITIONS =
       OptionDef.integer(
-          "partitions", 0, "number of partitions; 0 = one per million vertices, at least 1");
+          "partitions", 0, "number of partitions; 0 = one per 500,000 vertices, at least 1");
   public static final OptionDef<String> PARTITIONER =
       OptionDef.choice(
           "partitioner",
           "hash",
           "how vertices are assigned to partitions",
           VertexPartitioners.names());
+
+  public static final OptionDef<Long> BROADCAST_VERTICES =
+      OptionDef.longValue(
+          "broadcast-vertices",
+          2_000_000,
+          "id maps of at most this many vertices are broadcast for the edge endpoint joins"
+              + " (no edge shuffle); larger ones are joined by shuffling the edges");
 
   public static final List<OptionDef<?>> ALL =
       List.of(
@@ -87,11 +94,13 @@ public final class PrepareOptions {
           SELF_LOOPS,
           DANGLING,
           PARTITIONS,
-          PARTITIONER);
+          PARTITIONER,
+          BROADCAST_VERTICES);
 
   /** Options that say where, not what: left out of the manifest's recorded options. */
-  static final List<OptionDef<?>> NOT_RECORDED = List.of(VERTICES, EDGES, OUTPUT, OVERWRITE);
+  static final List<OptionDef<?>> NOT_RECORDED =
+      List.of(VERTICES, EDGES, OUTPUT, OVERWRITE, BROADCAST_VERTICES);
 
   /** Vertices per partition when {@code --partitions 0}. */
-  static final long AUTO_VERTICES_PER_PARTITION = 1_000_000L;
+  static final long AUTO_VERTICES_PER_PARTITION = 500_000L;
 }

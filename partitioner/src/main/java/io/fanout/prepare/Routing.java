@@ -2,6 +2,7 @@ package io.fanout.prepare;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.element_at;
+import static org.apache.spark.sql.functions.greatest;
 import static org.apache.spark.sql.functions.lit;
 
 import org.apache.spark.sql.Column;
@@ -43,7 +44,7 @@ final class Routing {
    * {@code part < 0} going with partition 0, then sorted within partitions by {@code sortBy}.
    */
   static Dataset<Row> byPartition(Dataset<Row> table, String part, int n, String... sortBy) {
-    Column key = element_at(lit(keys(n)), functions_greatest(col(part), 0).plus(1));
+    Column key = element_at(lit(keys(n)), greatest(col(part), lit(0)).plus(1));
     Column[] sort = new Column[sortBy.length];
     for (int i = 0; i < sortBy.length; i++) {
       sort[i] = col(sortBy[i]);
@@ -53,9 +54,5 @@ final class Routing {
         .repartition(n, col(ROUTE))
         .drop(ROUTE)
         .sortWithinPartitions(sort);
-  }
-
-  private static Column functions_greatest(Column c, int floor) {
-    return org.apache.spark.sql.functions.greatest(c, lit(floor));
   }
 }

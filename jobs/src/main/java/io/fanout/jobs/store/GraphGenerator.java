@@ -2,9 +2,7 @@ package io.fanout.jobs.store;
 
 import io.fanout.tensor.CounterRng;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -100,15 +98,15 @@ public final class GraphGenerator implements Serializable {
 
   Row vertex(long i) {
     int c = (int) (i % classes);
-    List<Float> x = new ArrayList<>(featureDim);
+    float[] x = new float[featureDim];
     long noiseKey = CounterRng.key(seed, 1, i, 0);
     long centroidKey = CounterRng.key(seed, 2, c, 0);
     for (int j = 0; j < featureDim; j++) {
-      x.add((float) (gaussian(centroidKey, j) + gaussian(noiseKey, j)));
+      x[j] = (float) (gaussian(centroidKey, j) + gaussian(noiseKey, j));
     }
     double u = uniform(CounterRng.key(seed, 3, i, 0), 0);
     String split = SPLITS[u < 0.6 ? 0 : u < 0.8 ? 1 : 2];
-    return RowFactory.create(i, c, split, x);
+    return RowFactory.create(i, c, split, scala.collection.immutable.ArraySeq.unsafeWrapArray(x));
   }
 
   Row edge(long k) {

@@ -1,9 +1,12 @@
 package io.fanout.jobs.train;
 
+import io.fanout.dist.ShardedEpochData;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardManifest;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -32,6 +35,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The Java API behind {@code bin/fanout train}, {@code evaluate} and {@code infer}: train a model
@@ -172,8 +176,11 @@ public final class TrainJobs {
     }
   }
 
-  /** Number of hops of the shards' batches, read from the first batch. */
+  /** Number of hops of the shards' batches: the manifest's fanouts, else the first batch's. */
   static int shardLayers(ShardSet shards, GraphStore store) {
+    if (shards.layers() > 0) {
+      return shards.layers();
+    }
     EpochData d = shards.epochData(store.features(), store.manifest().featureDim, "none", 1, 1);
     try (BatchStream s = d.open(0)) {
       TrainBatch b = s.next();
@@ -184,42 +191,85 @@ public final class TrainJobs {
     }
   }
 
-  /** Checks that shards were sampled from {@code store} when their manifest says which store. */
-  static void checkShardsMatch(ShardSet shards, GraphStore store) {
-    String fp = storeFingerprint(store.manifest());
-    for (String k : new String[] {"store_fingerprint", "graph_fingerprint"}) {
-      String v = shards.manifestText(k);
-      if (v != null && !v.equals(fp) && !v.equals(store.manifest().inputFingerprint)) {
-        throw new InvalidInputException(
-            "shards in "
-                + shards.dir()
-                + " were sampled from another graph store: their manifest has "
-                + k
-                + " '"
-                + v
-                + "' but "
-                + store.root()
-                + " has '"
-                + fp
-                + "'");
-      }
+  /** SHA-256 (hex) of the store's {@code manifest.json}, as {@code sample} records it. */
+  static String storeManifestSha(Path store) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256")
+                  .digest(Files.readAllBytes(store.resolve(StoreLayout.MANIFEST))));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
-    String vertices = shards.manifestText("vertices");
-    if (vertices != null && !vertices.equals(Long.toString(store.manifest().vertices))) {
+  }
+
+  /** Checks that the shards were sampled from {@code store} and fit its features. */
+  static void checkShardsMatch(ShardSet shards, GraphStore store) {
+    ShardManifest sm = shards.manifest();
+    StoreManifest m = store.manifest();
+    if (sm.storeVertices != m.vertices || sm.storeEdges != m.edges) {
       throw new InvalidInputException(
           "shards in "
               + shards.dir()
               + " were sampled from a graph of "
-              + vertices
-              + " vertices but "
+              + sm.storeVertices
+              + " vertices and "
+              + sm.storeEdges
+              + " edges but "
               + store.root()
               + " has "
-              + store.manifest().vertices);
+              + m.vertices
+              + " and "
+              + m.edges
+              + ": they come from another graph store");
+    }
+    if (sm.storeFingerprint != null) {
+      String fp = storeManifestSha(store.root());
+      if (!sm.storeFingerprint.equalsIgnoreCase(fp)) {
+        throw new InvalidInputException(
+            "shards in "
+                + shards.dir()
+                + " were sampled from another graph store: their store_fingerprint is "
+                + sm.storeFingerprint
+                + " but "
+                + store.root()
+                + "/manifest.json hashes to "
+                + fp);
+      }
+    }
+    if (sm.featureEncoding() != FeatureEncoding.NONE && sm.featureDim != m.featureDim) {
+      throw new InvalidInputException(
+          "shards in "
+              + shards.dir()
+              + " inline features of dimension "
+              + sm.featureDim
+              + " but "
+              + store.root()
+              + " has feature_dim "
+              + m.featureDim);
     }
   }
 
   /** Trains (or resumes) a model; checkpoints and metrics land in {@code spec.modelDir()}. */
   public static TrainResult train(TrainSpec spec, PrintStream progress) {
+    return train(spec, progress, model -> GradientReducer.LOCAL, false);
+  }
+
+  /**
+   * As {@link #train(TrainSpec, PrintStream)}, as one worker of data-parallel training (see {@code
+   * docs/distributed.md}): {@code reducerFor} gives the gradient reducer for the model (called
+   * once); with more than one worker this worker trains on its share of every epoch's batches
+   * ({@link ShardedEpochData}), only rank 0 validates and writes the model dir, and {@code retry}
+   * resumes from the model dir's checkpoint even without {@code spec.resume()} (a retried barrier
+   * stage).
+   */
+  public static TrainResult train(
+      TrainSpec spec,
+      PrintStream progress,
+      Function<GnnModel, GradientReducer> reducerFor,
+      boolean retry) {
     try (GraphStore store = GraphStore.open(spec.graph())) {
       StoreManifest m = store.manifest();
       if (m.featureDim <= 0) {
@@ -259,6 +309,7 @@ public final class TrainJobs {
               spec.activation(),
               spec.featureNorm());
       GnnModel model = new GnnModel(cfg, Backends.select());
+      GradientReducer reducer = reducerFor.apply(model);
       Trainer trainer =
           new Trainer(
               model,
@@ -268,7 +319,7 @@ public final class TrainJobs {
                   spec.weightDecay(),
                   LrSchedule.parse(spec.schedule()),
                   spec.seed()),
-              GradientReducer.LOCAL);
+              reducer);
       EpochData train =
           shards.epochData(
               store.features(),
@@ -276,8 +327,11 @@ public final class TrainJobs {
               cfg.featureNorm(),
               spec.loaderThreads(),
               spec.prefetch());
+      if (reducer.worldSize() > 1) {
+        train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
+      }
       EpochData val = null;
-      if (spec.valShards() != null) {
+      if (spec.valShards() != null && reducer.rank() == 0) {
         ShardSet vs = ShardSet.open(spec.valShards());
         checkShardsMatch(vs, store);
         val =
@@ -293,14 +347,20 @@ public final class TrainJobs {
       identity.put("shards", sha256(spec.shards().resolve("manifest.json")));
       List<EpochStats> stats =
           trainer.fit(
-              train, val, spec.modelDir(), spec.resume(), identity, progress, spec.logEvery());
+              train,
+              val,
+              spec.modelDir(),
+              spec.resume() || retry,
+              identity,
+              progress,
+              spec.logEvery());
       return new TrainResult(cfg, stats);
     }
   }
 
   /** A trained model loaded from its model dir and checked against a store. */
   static GnnModel load(Path modelDir, GraphStore store) {
-    Checkpoint ck = Checkpoint.read(modelDir);
+    Checkpoint ck = Checkpoint.readForInference(modelDir);
     ModelConfig cfg = ck.modelConfig();
     StoreManifest m = store.manifest();
     if (cfg.inDim() != m.featureDim) {

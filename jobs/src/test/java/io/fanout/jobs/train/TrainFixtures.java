@@ -6,7 +6,9 @@ import io.fanout.sample.MiniBatch;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardCommit;
 import io.fanout.shard.ShardFileWriter;
+import io.fanout.shard.ShardManifest;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.NodesFileWriter;
@@ -148,8 +150,12 @@ final class TrainFixtures {
   }
 
   /** Samples {@code epochs} epochs of training shards, node ids only. */
-  static void writeShards(Path dir, Graph g, int[] fanouts, int batchSize, int epochs, long seed)
+  static void writeShards(
+      Path dir, Path store, Graph g, int[] fanouts, int batchSize, int epochs, long seed)
       throws IOException {
+    Files.createDirectories(dir);
+    Path staging = ShardCommit.newStaging(dir);
+    ShardManifest sm = new ShardManifest();
     long[] indptr = new long[g.n() + 1];
     int e = 0;
     for (int v = 0; v < g.n(); v++) {
@@ -183,20 +189,45 @@ final class TrainFixtures {
     NeighborSampler.Worker w = s.newWorker();
     int[] train =
         java.util.stream.IntStream.range(0, g.n()).filter(v -> g.splits[v] == 1).toArray();
+    int batches = (train.length + batchSize - 1) / batchSize;
     for (int ep = 0; ep < epochs; ep++) {
-      Path ed = dir.resolve(String.format("epoch-%04d", ep));
-      Files.createDirectories(ed);
+      String rel = String.format("epoch-%04d/part-00000.parquet", ep);
+      Path f = staging.resolve(rel);
+      Files.createDirectories(f.getParent());
       try (ShardFileWriter sw =
-          new ShardFileWriter(
-              ed.resolve("part-00000.parquet"), CompressionCodecName.UNCOMPRESSED, Map.of())) {
+          new ShardFileWriter(f, CompressionCodecName.UNCOMPRESSED, Map.of())) {
         for (int b = 0, from = 0; from < train.length; b++, from += batchSize) {
           MiniBatch mb = w.sample(ep, b, train, from, Math.min(batchSize, train.length - from));
           sw.write(BatchCodec.encode(mb, null, FeatureEncoding.NONE));
         }
       }
+      ShardManifest.Part part = new ShardManifest.Part();
+      part.path = rel;
+      part.epoch = ep;
+      part.part = 0;
+      part.firstBatch = 0;
+      part.endBatch = batches;
+      part.seeds = train.length;
+      part.bytes = Files.size(f);
+      sm.files.add(part);
     }
-    Files.writeString(
-        dir.resolve("manifest.json"),
-        "{\"format\":\"fanout-shards\",\"vertices\":" + g.n() + ",\"feature_encoding\":\"none\"}");
+    sm.requestFingerprint = "fixture";
+    sm.store = store.toString();
+    sm.storeFingerprint = TrainJobs.storeManifestSha(store);
+    sm.storeVertices = g.n();
+    sm.storeEdges = idx.length;
+    sm.split = "train";
+    sm.seedsPerEpoch = train.length;
+    sm.batchSize = batchSize;
+    sm.fanouts = fanouts.clone();
+    sm.epochs = epochs;
+    sm.seed = seed;
+    sm.features = "none";
+    sm.compression = "uncompressed";
+    sm.batchesPerShard = batches;
+    sm.batchesPerEpoch = batches;
+    sm.partsPerEpoch = 1;
+    sm.totals.batches = (long) batches * epochs;
+    ShardCommit.publish(dir, staging, sm);
   }
 }
