@@ -44,7 +44,8 @@ public final class DataParallelLoop {
       long globalStepsRun,
       long finalGlobalStep,
       long finalChecksum,
-      long[] stepChecksums) {}
+      long[] stepChecksums)
+      implements java.io.Serializable {}
 
   private final Replica replica;
   private final GradientReducer reducer;

@@ -48,7 +48,7 @@ import java.util.function.Consumer;
  */
 public final class RingAllReduce implements GradientReducer {
   private static final int MAGIC = 0x46414152; // "FAAR"
-  private static final int KIND_HELLO = 1;
+  static final int KIND_HELLO = 1;
   private static final int KIND_ACK = 2;
   private static final int KIND_REDUCE = 3;
   private static final int KIND_GATHER = 4;
@@ -236,7 +236,6 @@ public final class RingAllReduce implements GradientReducer {
         return;
       }
       ensureCapacity(length);
-      sendFloats.put(0, gradients, 0, length);
       int mine = start(rank, length);
       int mineLen = start(rank + 1, length) - mine;
       int slot = slotSize(length);
@@ -244,6 +243,7 @@ public final class RingAllReduce implements GradientReducer {
       for (int p = 0; p < world; p++) {
         if (p != rank) {
           int s = start(p, length);
+          sendFloats.put(s, gradients, s, start(p + 1, length) - s);
           view(sendViews[p], s, start(p + 1, length) - s);
           view(recvViews[p], p * slot, mineLen);
         }
@@ -318,30 +318,28 @@ public final class RingAllReduce implements GradientReducer {
     float[] a = acc;
     float[] t = tmp;
     for (int p = 0; p < world; p++) {
-      float[] src;
-      int off;
-      if (p == rank) {
-        src = gradients;
-        off = mine;
+      if (p == 0) {
+        if (rank == 0) {
+          System.arraycopy(gradients, mine, a, 0, n);
+        } else {
+          recvFloats.get(0, a, 0, n);
+        }
+      } else if (p == rank) {
+        for (int i = 0; i < n; i++) {
+          a[i] += gradients[mine + i];
+        }
       } else {
         recvFloats.get(p * slot, t, 0, n);
-        src = t;
-        off = 0;
-      }
-      if (p == 0) {
-        System.arraycopy(src, off, a, 0, n);
-      } else {
         for (int i = 0; i < n; i++) {
-          a[i] += src[off + i];
+          a[i] += t[i];
         }
       }
     }
     float w = world;
     for (int i = 0; i < n; i++) {
-      a[i] = a[i] / w;
+      gradients[mine + i] = a[i] / w;
     }
-    System.arraycopy(a, 0, gradients, mine, n);
-    sendFloats.put(mine, a, 0, n);
+    sendFloats.put(mine, gradients, mine, n);
   }
 
   /** First element of chunk {@code c} (c in [0, world]). */
@@ -651,13 +649,13 @@ public final class RingAllReduce implements GradientReducer {
     return new InetSocketAddress(host, port);
   }
 
-  private static ByteBuffer header(int kind, int rank, int world, long session) {
+  static ByteBuffer header(int kind, int rank, int world, long session) {
     ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     b.putInt(MAGIC).putInt(kind).putInt(rank).putInt(world).putLong(session).flip();
     return b;
   }
 
-  /** Checks a handshake header from {@code peer}; returns the rank it announces. */
+  /** Checks a handshake header; returns the rank it announces, or -2 for another session. */
   private static int checkHeader(
       ByteBuffer b, int kind, int expectRank, int world, long session, int peer, String ep) {
     int magic = b.getInt();
@@ -670,11 +668,11 @@ public final class RingAllReduce implements GradientReducer {
       throw new PeerException(
           peer, who + " did not answer with a Fanout " + kindName(kind) + " (wrong magic or kind)");
     }
+    if (s != session) {
+      return -2; // e.g. a stray connection from an earlier attempt: the caller drops it
+    }
     if (w != world) {
       throw new PeerException(peer, who + " runs with " + w + " workers, this rank with " + world);
-    }
-    if (s != session) {
-      return -2;
     }
     if (expectRank >= 0 && r != expectRank) {
       throw new PeerException(peer, who + " announced rank " + r + ", expected " + expectRank);

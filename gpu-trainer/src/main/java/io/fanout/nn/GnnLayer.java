@@ -18,6 +18,9 @@ abstract class GnnLayer {
   final Activation act;
   final float dropout;
 
+  /** Whether layer 0 may switch to sparse products when its input is sparse. */
+  boolean sparseInput = true;
+
   // Saved by forward for backward.
   Block block;
   boolean dropped;
@@ -25,6 +28,8 @@ abstract class GnnLayer {
   float[] xd; // dropped-out input, numSrc x in
   float[] y; // output, numDst x out
   float[] dx; // input gradient, numSrc x in
+  final SparseRows sp = new SparseRows();
+  boolean sparse; // layer 0 with sparse input: xd also held as CSR in sp
 
   GnnLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
     this.be = be;
@@ -34,6 +39,30 @@ abstract class GnnLayer {
     this.last = last;
     this.act = last ? Activation.NONE : act;
     this.dropout = dropout;
+  }
+
+  long flops;
+  long gemmNanos;
+
+  /** A timed, counted dense product (see {@link Backend#gemm}). */
+  final void gemm(
+      boolean ta,
+      boolean tb,
+      int m,
+      int n,
+      int k,
+      float alpha,
+      float[] a,
+      int aOff,
+      float[] b,
+      int bOff,
+      float beta,
+      float[] c,
+      int cOff) {
+    long t0 = System.nanoTime();
+    be.gemm(ta, tb, m, n, k, alpha, a, aOff, b, bOff, beta, c, cOff);
+    gemmNanos += System.nanoTime() - t0;
+    flops += 2L * m * n * k;
   }
 
   /** Reserves this layer's parameters; returns the next free offset. */
@@ -49,14 +78,25 @@ abstract class GnnLayer {
   final float[] forward(float[] params, Block b, float[] x, boolean train, long batchKey) {
     block = b;
     long n = (long) b.numSrc() * in;
-    xd = Bufs.ensure(xd, n);
-    System.arraycopy(x, 0, xd, 0, (int) n);
     dropped = train && dropout > 0f;
     if (dropped) {
       dropKey = CounterRng.key(batchKey, index);
-      be.dropout(xd, (int) n, dropout, dropKey);
     }
     y = Bufs.ensure(y, (long) b.numDst() * out);
+    sparse = index == 0 && sparseInput && sp.build(x, b.numSrc(), in);
+    if (sparse) {
+      // Dropout on the non-zeros only, with the dense positions' masks: the same values as
+      // dropping out the dense copy, without copying or hashing the zeros.
+      if (dropped) {
+        sp.dropout(in, dropout, dropKey);
+      }
+    } else {
+      xd = Bufs.ensure(xd, n);
+      System.arraycopy(x, 0, xd, 0, (int) n);
+      if (dropped) {
+        be.dropout(xd, (int) n, dropout, dropKey);
+      }
+    }
     compute(params);
     be.activate(act, y, b.numDst() * out);
     return y;
@@ -81,6 +121,22 @@ abstract class GnnLayer {
       be.dropout(g, block.numSrc() * in, dropout, dropKey);
     }
     return g;
+  }
+
+  /** A timed, counted sparse product {@code c = S[0..rows) b + beta c}. */
+  final void spmm(int rows, float[] b, int bOff, int n, float beta, float[] c) {
+    long t0 = System.nanoTime();
+    be.spmm(sp.ptr, sp.col, sp.val, rows, b, bOff, n, beta, c);
+    gemmNanos += System.nanoTime() - t0;
+    flops += 2L * sp.ptr[rows] * n;
+  }
+
+  /** A timed, counted {@code g += S[0..rows)^T dy}. */
+  final void spmmT(int rows, float[] dy, int n, float[] g, int gOff) {
+    long t0 = System.nanoTime();
+    be.spmmTransposed(sp.ptr, sp.col, sp.val, rows, dy, n, g, gOff);
+    gemmNanos += System.nanoTime() - t0;
+    flops += 2L * sp.ptr[rows] * n;
   }
 
   /** {@code y = f(xd)} before the activation. */

@@ -74,6 +74,16 @@ public final class GnnModel {
     }
   }
 
+  /**
+   * Whether layer 0 switches to sparse products when its input has under 5% non-zeros (default
+   * true). Both paths compute the same function; the sparse one is faster on bag-of-words features.
+   */
+  public void allowSparseInput(boolean allow) {
+    for (GnnLayer l : layers) {
+      l.sparseInput = allow;
+    }
+  }
+
   public void zeroGrad() {
     Arrays.fill(grads, 0f);
   }
@@ -106,6 +116,24 @@ public final class GnnModel {
   /** Output width of layer {@code l}. */
   public int layerOutDim(int l) {
     return layers[l].out;
+  }
+
+  /** Floating-point operations of all dense products so far. */
+  public long denseFlops() {
+    long f = 0;
+    for (GnnLayer l : layers) {
+      f += l.flops;
+    }
+    return f;
+  }
+
+  /** Wall time spent in dense products so far, in nanoseconds. */
+  public long denseNanos() {
+    long t = 0;
+    for (GnnLayer l : layers) {
+      t += l.gemmNanos;
+    }
+    return t;
   }
 
   public int numLayers() {

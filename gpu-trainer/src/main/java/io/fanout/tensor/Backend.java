@@ -118,6 +118,30 @@ public interface Backend {
       float weightDecay,
       long step);
 
+  /**
+   * Sparse times dense: {@code C = S * B + beta * C} where {@code S} is a CSR matrix of {@code
+   * rows} rows ({@code ptr}, {@code col}, {@code val}) and {@code B} is row-major with {@code n}
+   * columns starting at {@code bOff}. Used for sparse input features (bag-of-words datasets).
+   */
+  void spmm(
+      int[] ptr,
+      int[] col,
+      float[] val,
+      int rows,
+      float[] b,
+      int bOff,
+      int n,
+      float beta,
+      float[] c);
+
+  /**
+   * Accumulates {@code S^T * dy} into {@code g} (row-major, {@code n} columns, from {@code gOff}),
+   * where {@code S} has {@code rows} rows and {@code dy} is {@code rows x n}; rows are visited in
+   * order, so the sums are deterministic.
+   */
+  void spmmTransposed(
+      int[] ptr, int[] col, float[] val, int rows, float[] dy, int n, float[] g, int gOff);
+
   /** Waits for outstanding device work; a no-op on the CPU. */
   default void sync() {}
 }

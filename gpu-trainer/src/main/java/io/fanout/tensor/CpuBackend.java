@@ -142,9 +142,14 @@ public final class CpuBackend implements Backend {
       return;
     }
     float scale = 1f / (1f - p);
-    for (int i = 0; i < n; i++) {
-      x[i] = CounterRng.uniform(key, i) < p ? 0f : x[i] * scale;
-    }
+    ColumnParallel.run(
+        n,
+        n,
+        (a, b) -> {
+          for (int i = a; i < b; i++) {
+            x[i] = CounterRng.uniform(key, i) < p ? 0f : x[i] * scale;
+          }
+        });
   }
 
   @Override
@@ -157,25 +162,43 @@ public final class CpuBackend implements Backend {
       float[] src,
       int cols,
       float[] out) {
+    ColumnParallel.run(
+        (long) indptr[rows] * cols + (long) rows * cols,
+        cols,
+        (c0, c1) ->
+            aggregateColumns(mode, indptr, indices, rows, selfWeight, src, cols, out, c0, c1));
+  }
+
+  private static void aggregateColumns(
+      Aggregation mode,
+      int[] indptr,
+      int[] indices,
+      int rows,
+      int selfWeight,
+      float[] src,
+      int cols,
+      float[] out,
+      int c0,
+      int c1) {
     for (int i = 0; i < rows; i++) {
       int o = i * cols;
       int s = indptr[i];
       int e = indptr[i + 1];
       if (selfWeight != 0) {
-        System.arraycopy(src, o, out, o, cols);
+        System.arraycopy(src, o + c0, out, o + c0, c1 - c0);
       } else {
-        java.util.Arrays.fill(out, o, o + cols, 0f);
+        java.util.Arrays.fill(out, o + c0, o + c1, 0f);
       }
       for (int q = s; q < e; q++) {
         int so = indices[q] * cols;
-        for (int j = 0; j < cols; j++) {
+        for (int j = c0; j < c1; j++) {
           out[o + j] += src[so + j];
         }
       }
       int cnt = e - s + selfWeight;
       if (mode == Aggregation.MEAN && cnt > 1) {
         float w = 1f / cnt;
-        for (int j = 0; j < cols; j++) {
+        for (int j = c0; j < c1; j++) {
           out[o + j] *= w;
         }
       }
@@ -192,6 +215,25 @@ public final class CpuBackend implements Backend {
       float[] dOut,
       int cols,
       float[] dSrc) {
+    ColumnParallel.run(
+        (long) indptr[rows] * cols + (long) rows * cols,
+        cols,
+        (c0, c1) ->
+            aggregateBackwardColumns(
+                mode, indptr, indices, rows, selfWeight, dOut, cols, dSrc, c0, c1));
+  }
+
+  private static void aggregateBackwardColumns(
+      Aggregation mode,
+      int[] indptr,
+      int[] indices,
+      int rows,
+      int selfWeight,
+      float[] dOut,
+      int cols,
+      float[] dSrc,
+      int c0,
+      int c1) {
     for (int i = 0; i < rows; i++) {
       int o = i * cols;
       int s = indptr[i];
@@ -199,13 +241,13 @@ public final class CpuBackend implements Backend {
       int cnt = e - s + selfWeight;
       float w = mode == Aggregation.MEAN && cnt > 1 ? 1f / cnt : 1f;
       if (selfWeight != 0) {
-        for (int j = 0; j < cols; j++) {
+        for (int j = c0; j < c1; j++) {
           dSrc[o + j] += w * dOut[o + j];
         }
       }
       for (int q = s; q < e; q++) {
         int so = indices[q] * cols;
-        for (int j = 0; j < cols; j++) {
+        for (int j = c0; j < c1; j++) {
           dSrc[so + j] += w * dOut[o + j];
         }
       }
@@ -275,6 +317,51 @@ public final class CpuBackend implements Backend {
       m[i] = mi;
       v[i] = vi;
       params[i] -= stepSize * mi / ((float) Math.sqrt(vi) * vCorr + eps);
+    }
+  }
+
+  @Override
+  public void spmm(
+      int[] ptr,
+      int[] col,
+      float[] val,
+      int rows,
+      float[] b,
+      int bOff,
+      int n,
+      float beta,
+      float[] c) {
+    for (int i = 0; i < rows; i++) {
+      int o = i * n;
+      if (beta == 0f) {
+        java.util.Arrays.fill(c, o, o + n, 0f);
+      } else if (beta != 1f) {
+        for (int j = 0; j < n; j++) {
+          c[o + j] *= beta;
+        }
+      }
+      for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+        float v = val[q];
+        int bo = bOff + col[q] * n;
+        for (int j = 0; j < n; j++) {
+          c[o + j] += v * b[bo + j];
+        }
+      }
+    }
+  }
+
+  @Override
+  public void spmmTransposed(
+      int[] ptr, int[] col, float[] val, int rows, float[] dy, int n, float[] g, int gOff) {
+    for (int i = 0; i < rows; i++) {
+      int o = i * n;
+      for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+        float v = val[q];
+        int go = gOff + col[q] * n;
+        for (int j = 0; j < n; j++) {
+          g[go + j] += v * dy[o + j];
+        }
+      }
     }
   }
 }

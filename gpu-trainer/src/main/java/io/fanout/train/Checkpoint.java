@@ -42,6 +42,10 @@ import java.util.zip.CRC32C;
  */
 public final class Checkpoint {
   public static final String FILE = "checkpoint.bin";
+
+  /** The checkpoint of the epoch with the best validation accuracy (written with validation). */
+  public static final String BEST = "best.bin";
+
   private static final byte[] MAGIC = "FNOCKPT1".getBytes(StandardCharsets.US_ASCII);
   private static final int HEADER = 64;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -109,9 +113,22 @@ public final class Checkpoint {
     return v;
   }
 
-  /** Writes a checkpoint atomically into {@code modelDir}. */
+  /** Writes {@code MODEL_DIR/checkpoint.bin} atomically. */
   public static void write(
       Path modelDir,
+      Map<String, String> meta,
+      int epochs,
+      long step,
+      float[] params,
+      float[] m,
+      float[] v) {
+    write(modelDir, FILE, meta, epochs, step, params, m, v);
+  }
+
+  /** Writes {@code MODEL_DIR/name} atomically. */
+  public static void write(
+      Path modelDir,
+      String name,
       Map<String, String> meta,
       int epochs,
       long step,
@@ -136,7 +153,7 @@ public final class Checkpoint {
       head.put(MAGIC).putInt(1).putInt(metaBytes.length).putLong(n).putLong(step).putInt(epochs);
       head.putInt((int) crc.getValue());
       head.position(0).limit(HEADER);
-      Path tmp = modelDir.resolve(FILE + ".tmp");
+      Path tmp = modelDir.resolve(name + ".tmp");
       try (FileChannel ch =
           FileChannel.open(
               tmp,
@@ -160,7 +177,20 @@ public final class Checkpoint {
 
   /** Reads and verifies {@code MODEL_DIR/checkpoint.bin}. */
   public static Checkpoint read(Path modelDir) {
-    Path f = file(modelDir);
+    return read(modelDir, FILE);
+  }
+
+  /**
+   * The model to evaluate: {@code best.bin} (best validation accuracy) when the run validated, else
+   * {@code checkpoint.bin} (last epoch).
+   */
+  public static Checkpoint readForInference(Path modelDir) {
+    return read(modelDir, Files.isRegularFile(modelDir.resolve(BEST)) ? BEST : FILE);
+  }
+
+  /** Reads and verifies {@code MODEL_DIR/name}. */
+  public static Checkpoint read(Path modelDir, String name) {
+    Path f = modelDir.resolve(name);
     byte[] all;
     try {
       all = Files.readAllBytes(f);

@@ -101,6 +101,22 @@ public final class PipelinedLoader implements BatchStream {
   private void fill(TrainBatch tb, DecodedBatch d, BatchPart part) {
     MiniBatch b = d.batch();
     int rows = b.nodes().length;
+    if (table != null) {
+      int nv = table.numVertices();
+      for (int v : b.nodes()) {
+        if (v < 0 || v >= nv) {
+          throw new InvalidInputException(
+              part.name()
+                  + ": batch "
+                  + b.batch()
+                  + " has node id "
+                  + v
+                  + " but the graph store has "
+                  + nv
+                  + " vertices; the shards were sampled from another graph store");
+        }
+      }
+    }
     long need = (long) rows * dim;
     if (need > Integer.MAX_VALUE - 8) {
       throw new InvalidInputException(

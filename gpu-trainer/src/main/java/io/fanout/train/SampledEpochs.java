@@ -3,6 +3,7 @@ package io.fanout.train;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
+import io.fanout.sample.NeighborSampler;
 import io.fanout.tensor.CounterRng;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,9 +13,9 @@ import java.util.NoSuchElementException;
 
 /**
  * Epochs sampled on the fly from an in-memory or memory-mapped graph, without shards: seeds are
- * shuffled per epoch (when asked) by a counter-based hash, cut into batches, and sampled by {@link
- * NeighborSampler} on the loader's background threads. Used for sampled inference and for training
- * without a {@code sample} step.
+ * shuffled per epoch (when asked) by a counter-based hash, cut into batches, and sampled by the
+ * sampler library's {@link NeighborSampler} on the loader's background threads. Used for sampled
+ * inference and for training without a {@code sample} step.
  */
 public final class SampledEpochs implements EpochData {
   private final CsrGraph g;
@@ -27,6 +28,8 @@ public final class SampledEpochs implements EpochData {
   private final boolean shuffle;
   private final String norm;
   private final int threads;
+  private int prefetch = 4;
+  private final NeighborSampler sampler;
 
   /**
    * @param seeds dense ids of the seed vertices
@@ -57,6 +60,13 @@ public final class SampledEpochs implements EpochData {
     this.shuffle = shuffle;
     this.norm = norm;
     this.threads = Math.max(1, threads);
+    this.sampler = new NeighborSampler(g, vertices, fanouts, seed);
+  }
+
+  /** Batches each loader thread may hold ready (default 4); returns this. */
+  public SampledEpochs prefetch(int batches) {
+    this.prefetch = Math.max(1, batches);
+    return this;
   }
 
   /** The epoch's seed order. */
@@ -88,7 +98,7 @@ public final class SampledEpochs implements EpochData {
       int b1 = (int) ((long) batches * (p + 1) / parts);
       list.add(new Part(order, epoch, b0, b1));
     }
-    return new PipelinedLoader(list, features, features.dim(), norm, threads, 4);
+    return new PipelinedLoader(list, features, features.dim(), norm, threads, prefetch);
   }
 
   private final class Part implements BatchPart {
@@ -111,7 +121,7 @@ public final class SampledEpochs implements EpochData {
 
     @Override
     public Iterator<DecodedBatch> open() {
-      NeighborSampler s = new NeighborSampler(g, vertices, fanouts, seed);
+      NeighborSampler.Worker s = sampler.newWorker();
       return new Iterator<>() {
         int b = b0;
 
@@ -127,7 +137,7 @@ public final class SampledEpochs implements EpochData {
           }
           int from = b * batchSize;
           int count = Math.min(batchSize, order.length - from);
-          return new DecodedBatch(s.sample(order, from, count, epoch, b++), null);
+          return new DecodedBatch(s.sample(epoch, b++, order, from, count), null);
         }
       };
     }

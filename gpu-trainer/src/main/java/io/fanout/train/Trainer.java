@@ -46,7 +46,7 @@ public final class Trainer {
   private final Backend be;
   private float[] probs;
   private float[] dLogits;
-  private int[] labelBuf;
+  private double bestVal = -1;
 
   public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
     this.model = model;
@@ -236,6 +236,9 @@ public final class Trainer {
   /**
    * Trains up to {@link TrainOptions#epochs()} with a checkpoint after every epoch.
    *
+   * <p>With validation data, the epoch of best validation accuracy is also saved as {@link
+   * Checkpoint#BEST} (written before {@code checkpoint.bin}, so a resumed run knows it).
+   *
    * <p>An existing checkpoint in {@code modelDir} is continued when {@code resume} is true (after
    * checking that its model, options and {@code identity} equal this run's) and refused otherwise.
    * Rank 0 writes the checkpoint and appends a line per epoch to {@link #METRICS}.
@@ -254,6 +257,8 @@ public final class Trainer {
     Map<String, String> meta = new TreeMap<>();
     model.config().toMap().forEach((k, v) -> meta.put("model." + k, v));
     opts.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
+    // Extending a run to more epochs is allowed; everything else must match.
+    meta.remove("identity.train.epochs");
     identity.forEach((k, v) -> meta.put("identity." + k, v));
     int start = 0;
     if (Checkpoint.exists(modelDir)) {
@@ -274,46 +279,99 @@ public final class Trainer {
       System.arraycopy(ck.secondMoment(), 0, adam.secondMoment(), 0, model.numParams());
       adam.setStep(ck.step());
       start = ck.epochs();
+      String best = ck.meta().get("state.best_val_accuracy");
+      bestVal = best == null ? -1 : Double.parseDouble(best);
       if (progress != null) {
         progress.printf("resuming from the checkpoint after epoch %d%n", start - 1);
       }
     } else {
       model.init(opts.seed());
+      bestVal = -1;
     }
     if (reducer.rank() == 0) {
       keepMetricsBefore(modelDir, start);
     }
     List<EpochStats> out = new ArrayList<>();
-    for (int e = start; e < opts.epochs(); e++) {
-      float lr = opts.schedule().lr(opts.lr(), e, opts.epochs());
-      EpochStats s;
-      try (BatchStream stream = train.open(e)) {
-        s = trainEpoch(e, stream, lr, progress, logEvery);
-      }
-      Accuracy va = null;
-      if (val != null) {
-        try (BatchStream vs = val.open(e)) {
-          va = evaluate(model, vs);
+    Opened next = start < opts.epochs() ? Opened.of(train, start) : null;
+    try {
+      for (int e = start; e < opts.epochs(); e++) {
+        float lr = opts.schedule().lr(opts.lr(), e, opts.epochs());
+        Opened cur = next;
+        // The next epoch's loader starts reading now, so epoch boundaries do not stall the steps.
+        next = e + 1 < opts.epochs() ? Opened.of(train, e + 1) : null;
+        EpochStats s;
+        try (BatchStream stream = cur.get()) {
+          s = trainEpoch(e, stream, lr, progress, logEvery);
         }
+        epochDone(e, s, val, modelDir, meta, progress, out);
       }
-      out.add(s);
-      if (progress != null) {
-        progress.printf(
-            Locale.ROOT,
-            "epoch %d/%d loss %.4f train-acc %.4f%s %.1fs %.0f seeds/s data-wait %.1f%%%n",
-            e + 1,
-            opts.epochs(),
-            s.loss(),
-            s.accuracy(),
-            va == null ? "" : String.format(Locale.ROOT, " val-acc %.4f", va.value()),
-            s.seconds(),
-            s.seeds() / s.seconds(),
-            100 * s.waitFraction());
+    } finally {
+      if (next != null) {
+        next.close();
       }
-      if (reducer.rank() == 0) {
-        appendMetrics(modelDir, s, va);
+    }
+    return out;
+  }
+
+  /** An epoch's stream opened ahead of time, or the error opening it raised (rethrown on use). */
+  private record Opened(BatchStream stream, RuntimeException error) {
+    static Opened of(EpochData data, int epoch) {
+      try {
+        return new Opened(data.open(epoch), null);
+      } catch (RuntimeException e) {
+        return new Opened(null, e);
+      }
+    }
+
+    BatchStream get() {
+      if (error != null) {
+        throw error;
+      }
+      return stream;
+    }
+
+    void close() {
+      if (stream != null) {
+        stream.close();
+      }
+    }
+  }
+
+  private void epochDone(
+      int e,
+      EpochStats s,
+      EpochData val,
+      Path modelDir,
+      Map<String, String> meta,
+      PrintStream progress,
+      List<EpochStats> out) {
+    Accuracy va = null;
+    if (val != null) {
+      try (BatchStream vs = val.open(e)) {
+        va = evaluate(model, vs);
+      }
+    }
+    out.add(s);
+    if (progress != null) {
+      progress.printf(
+          Locale.ROOT,
+          "epoch %d/%d loss %.4f train-acc %.4f%s %.1fs %.0f seeds/s data-wait %.1f%%%n",
+          e + 1,
+          opts.epochs(),
+          s.loss(),
+          s.accuracy(),
+          va == null ? "" : String.format(Locale.ROOT, " val-acc %.4f", va.value()),
+          s.seconds(),
+          s.seeds() / s.seconds(),
+          100 * s.waitFraction());
+    }
+    if (reducer.rank() == 0) {
+      appendMetrics(modelDir, s, va);
+      if (va != null && va.value() > bestVal) {
+        bestVal = va.value();
         Checkpoint.write(
             modelDir,
+            Checkpoint.BEST,
             meta,
             e + 1,
             adam.step(),
@@ -321,12 +379,28 @@ public final class Trainer {
             adam.firstMoment(),
             adam.secondMoment());
       }
+      Map<String, String> state = new TreeMap<>(meta);
+      if (bestVal >= 0) {
+        state.put("state.best_val_accuracy", Double.toString(bestVal));
+      }
+      Checkpoint.write(
+          modelDir,
+          state,
+          e + 1,
+          adam.step(),
+          model.params(),
+          adam.firstMoment(),
+          adam.secondMoment());
     }
-    return out;
   }
 
   private static void checkSameRun(Path dir, Map<String, String> found, Map<String, String> want) {
-    for (Map.Entry<String, String> w : want.entrySet()) {
+    List<Map.Entry<String, String>> entries = new ArrayList<>(want.entrySet());
+    // The model's architecture first: the most telling difference.
+    entries.sort(
+        (a, b) ->
+            Boolean.compare(!a.getKey().startsWith("model."), !b.getKey().startsWith("model.")));
+    for (Map.Entry<String, String> w : entries) {
       String f = found.get(w.getKey());
       if (!w.getValue().equals(f)) {
         throw new InvalidInputException(

@@ -279,6 +279,29 @@ class RingAllReduceTest {
   }
 
   @Test
+  void aConnectionFromAnotherSessionIsIgnored() throws Exception {
+    List<ServerSocketChannel> servers = servers(2);
+    List<String> eps = endpoints(servers);
+    Future<RingAllReduce> rank0 =
+        pool.submit(() -> RingAllReduce.connect(0, eps, servers.get(0), 5L, 10_000));
+    // A stray worker of an earlier attempt (session 4) says hello first.
+    try (java.nio.channels.SocketChannel stray =
+        java.nio.channels.SocketChannel.open(
+            new java.net.InetSocketAddress("127.0.0.1", servers.get(0).socket().getLocalPort()))) {
+      stray.write(RingAllReduce.header(RingAllReduce.KIND_HELLO, 1, 2, 4L));
+      try (RingAllReduce r1 = RingAllReduce.connect(1, eps, servers.get(1), 5L, 10_000);
+          RingAllReduce r0 = rank0.get(20, TimeUnit.SECONDS)) {
+        float[] a = {1f, 2f, 3f};
+        Future<?> f = pool.submit(() -> r0.allReduceMean(new float[] {3f, 4f, 5f}, 3));
+        r1.allReduceMean(a, 3);
+        f.get(20, TimeUnit.SECONDS);
+        assertThat(a).containsExactly(2f, 3f, 4f);
+      }
+    }
+    closeAll(servers);
+  }
+
+  @Test
   void badEndpointsAreRejected() {
     assertThatThrownBy(() -> RingAllReduce.connect(0, List.of("nohostport"), null, 1L, 100))
         .hasMessageContaining("endpoint of rank 0 is 'nohostport', expected host:port");

@@ -124,4 +124,44 @@ class GradientCheckTest {
     m.init(1);
     assertThat(m.numParams()).isEqualTo(2 * 4 * 5 + 5 + 2 * 5 * 5 + 5 + 2 * 5 * 3 + 3);
   }
+
+  @Test
+  void sparseInputPathMatchesDensePath() {
+    for (String kind : new String[] {"sage", "gcn"}) {
+      ModelConfig cfg = new ModelConfig(kind, 40, 6, 3, 2, 0.3f, "relu", "none");
+      Block[] b = blocks();
+      float[] x = new float[16 * 40];
+      for (int i = 0; i < x.length; i++) {
+        x[i] = CounterRng.uniform(5, i) < 0.03f ? 1f + CounterRng.uniform(6, i) : 0f;
+      }
+      float[][] out = new float[2][];
+      float[][] grads = new float[2][];
+      for (int sparse = 0; sparse < 2; sparse++) {
+        GnnModel m = new GnnModel(cfg, new CpuBackend());
+        m.allowSparseInput(sparse == 1);
+        m.init(3);
+        float[] logits = m.forward(b, x, true, 77);
+        out[sparse] = java.util.Arrays.copyOf(logits, 12);
+        float[] probs = new float[12];
+        float[] d = new float[12];
+        m.backend().softmaxCrossEntropy(logits, 4, 3, new int[] {0, 2, 1, 1}, probs, d, 1f);
+        m.zeroGrad();
+        m.backward(d);
+        grads[sparse] = m.grads().clone();
+      }
+      for (int i = 0; i < 12; i++) {
+        assertThat(out[1][i])
+            .as(kind)
+            .isCloseTo(out[0][i], org.assertj.core.api.Assertions.within(1e-5f));
+      }
+      double maxDiff = 0;
+      double maxAbs = 0;
+      for (int i = 0; i < grads[0].length; i++) {
+        maxDiff = Math.max(maxDiff, Math.abs(grads[0][i] - grads[1][i]));
+        maxAbs = Math.max(maxAbs, Math.abs(grads[0][i]));
+      }
+      assertThat(maxAbs).as(kind).isGreaterThan(1e-3);
+      assertThat(maxDiff).as(kind).isLessThan(1e-5);
+    }
+  }
 }

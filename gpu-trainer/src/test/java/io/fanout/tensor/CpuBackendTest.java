@@ -125,4 +125,54 @@ class CpuBackendTest {
   void selectsCpuWithoutOtherProviders() {
     assertThat(Backends.select().name()).startsWith("cpu(");
   }
+
+  @Test
+  void columnParallelAggregationIsBitIdenticalToSerial() {
+    int rows = 3000;
+    int src = 5000;
+    int cols = 300;
+    int[] indptr = new int[rows + 1];
+    int[] idx = new int[rows * 4];
+    for (int i = 0; i < rows; i++) {
+      for (int d = 0; d < 4; d++) {
+        idx[i * 4 + d] = (int) (CounterRng.uniform(7, i * 4L + d) * src);
+      }
+      indptr[i + 1] = (i + 1) * 4;
+    }
+    float[] x = rand(src * cols, 8);
+    float[] g = rand(rows * cols, 9);
+    float[] par = new float[rows * cols];
+    float[] ser = new float[rows * cols];
+    be.aggregate(Aggregation.MEAN, indptr, idx, rows, 1, x, cols, par);
+    float[] dPar = new float[src * cols];
+    be.aggregateBackward(Aggregation.MEAN, indptr, idx, rows, 1, g, cols, dPar);
+    // Serial reference: one column range covering everything.
+    ColumnParallel.Range fwd =
+        (c0, c1) -> {
+          for (int i = 0; i < rows; i++) {
+            for (int j = c0; j < c1; j++) {
+              float acc = x[i * cols + j];
+              for (int q = indptr[i]; q < indptr[i + 1]; q++) {
+                acc += x[idx[q] * cols + j];
+              }
+              ser[i * cols + j] = acc * (1f / (indptr[i + 1] - indptr[i] + 1));
+            }
+          }
+        };
+    fwd.run(0, cols);
+    assertThat(par).isEqualTo(ser);
+    float[] dSer = new float[src * cols];
+    for (int i = 0; i < rows; i++) {
+      float w = 1f / (indptr[i + 1] - indptr[i] + 1);
+      for (int j = 0; j < cols; j++) {
+        dSer[i * cols + j] += w * g[i * cols + j];
+      }
+      for (int q = indptr[i]; q < indptr[i + 1]; q++) {
+        for (int j = 0; j < cols; j++) {
+          dSer[idx[q] * cols + j] += w * g[i * cols + j];
+        }
+      }
+    }
+    assertThat(dPar).isEqualTo(dSer);
+  }
 }

@@ -40,11 +40,33 @@ class AccuracyProbe {
             cfg.featureNorm(),
             2);
     Path dir = Files.createTempDirectory("probe");
-    t.fit(epochs, null, dir, false, java.util.Map.of(), null, 0);
+    EpochData val = null;
+    if (Boolean.parseBoolean(p("val", "false"))) {
+      int[] f20 = new int[cfg.layers()];
+      java.util.Arrays.fill(f20, 20);
+      val =
+          new SampledEpochs(
+              d.csr,
+              d.vertices,
+              d.features,
+              d.vertices.ofSplit(StoreLayout.SPLIT_VAL),
+              f20,
+              1024,
+              7,
+              false,
+              cfg.featureNorm(),
+              2);
+    }
+    t.fit(epochs, val, dir, false, java.util.Map.of(), null, 0);
+    if (val != null) {
+      float[] best = Checkpoint.readForInference(dir).params();
+      System.arraycopy(best, 0, m.params(), 0, best.length);
+    }
     float[] logits = FullGraphInference.logits(m, d.csr, d.features, 4096);
     double full =
         Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_TEST).value();
-    double val = Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_VAL).value();
+    double valAcc =
+        Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_VAL).value();
     int[] test = d.vertices.ofSplit(StoreLayout.SPLIT_TEST);
     int[] f20 = new int[cfg.layers()];
     java.util.Arrays.fill(f20, 20);
@@ -55,7 +77,7 @@ class AccuracyProbe {
     try (BatchStream s = ts.open(0)) {
       sampled = Trainer.evaluate(m, s).value();
     }
-    return new double[] {full, sampled, val};
+    return new double[] {full, sampled, valAcc};
   }
 
   @Test

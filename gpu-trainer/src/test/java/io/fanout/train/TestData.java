@@ -211,14 +211,19 @@ final class TestData {
     byte[] splits = new byte[n];
     float[] feats = new float[n * dim];
     for (int v = 0; v < n; v++) {
-      labels[v] = (int) (CounterRng.uniform(seed, v) * 3);
+      labels[v] = v % 3;
       splits[v] = (byte) (1 + (int) (CounterRng.uniform(seed + 1, v) * 3));
       for (int j = 0; j < dim; j++) {
         feats[v * dim + j] =
-            CounterRng.uniform(seed + 2, (long) v * dim + j) + (j % 3 == labels[v] ? 0.5f : 0f);
+            CounterRng.uniform(seed + 2, (long) v * dim + j) + (j % 3 == labels[v] ? 2f : 0f);
       }
       for (int k = 0; k < avgDeg && n > 1; k++) {
+        // Homophilous: even edges join vertices of the same class (same residue mod 3).
         int u = (int) (CounterRng.uniform(seed + 3, (long) v * avgDeg + k) * n);
+        if (k % 2 == 0) {
+          u = Math.min(n - 1, u - u % 3 + labels[v]);
+          u = u % 3 == labels[v] ? u : labels[v];
+        }
         if (u != v) {
           pairs[m++] = ((long) v << 32) | u;
           pairs[m++] = ((long) u << 32) | v;

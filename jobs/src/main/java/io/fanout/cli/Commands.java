@@ -11,7 +11,15 @@ final class Commands {
         new io.fanout.jobs.store.PrepareCommand(),
         new io.fanout.jobs.store.InspectCommand(),
         new io.fanout.jobs.store.GenerateCommand(),
-        new io.fanout.jobs.store.BenchPrepareCommand());
+        new io.fanout.jobs.sample.SampleCommand(),
+        new io.fanout.jobs.train.TrainCommand(),
+        new io.fanout.jobs.train.EvaluateCommand(),
+        new io.fanout.jobs.train.InferCommand(),
+        new io.fanout.jobs.train.QuickstartCommand(),
+        new io.fanout.jobs.store.BenchPrepareCommand(),
+        new io.fanout.jobs.sample.BenchSampleCommand(),
+        new io.fanout.jobs.train.BenchTrainCommand(),
+        new io.fanout.dist.BenchAllReduceCommand());
   }
 
   static Command find(String name) {

@@ -53,7 +53,9 @@ public final class FanoutCli {
               cl.options,
               k -> Optional.ofNullable(sparkConf.getOrDefault(k, System.getProperty(k))));
       session = new SessionHolder(command.name(), cl.master, sparkConf);
-      return command.run(new CommandContext(conf, cl.positional, session, out, err));
+      String master = cl.master;
+      return command.run(
+          new CommandContext(conf, cl.positional, session, out, err, () -> masterOf(master)));
     } catch (InvalidInputException | FanoutConfigException e) {
       err.println("fanout " + command.name() + ": error: " + e.getMessage());
       return 2;
@@ -66,6 +68,20 @@ public final class FanoutCli {
         session.stop();
       }
     }
+  }
+
+  /** The master a session would use: explicit, else spark.master, else an active session's. */
+  static String masterOf(String explicit) {
+    if (explicit != null) {
+      return explicit;
+    }
+    String prop = System.getProperty("spark.master");
+    if (prop != null) {
+      return prop;
+    }
+    return SparkSession.getActiveSession().isDefined()
+        ? SparkSession.getActiveSession().get().sparkContext().master()
+        : null;
   }
 
   static String usage() {

@@ -4,13 +4,13 @@ import java.util.Arrays;
 
 /**
  * Open-addressing {@code int -> int} map with linear probing for non-negative keys, reused across
- * batches: {@link #clear} is O(1) (a generation stamp), so no per-batch allocation or fill.
+ * batches: {@link #clear} is O(1) (a generation stamp), so no per-batch allocation or fill. A slot
+ * keeps its stamp, key and value side by side in one array, so a probe touches one cache line.
  */
 final class DedupMap {
   private static final int EMPTY = -1;
-  private int[] keys;
-  private int[] values;
-  private int[] stamps;
+  private static final int STRIDE = 4; // stamp, key, value, unused: 16-byte slots
+  private int[] slots;
   private int generation = 1;
   private int mask;
   private int shift;
@@ -22,16 +22,14 @@ final class DedupMap {
 
   private static int capacityFor(int expected) {
     int cap = Integer.highestOneBit(Math.max(16, expected) * 2 - 1) << 1;
-    if (cap <= 0) {
+    if (cap <= 0 || cap > (1 << 28)) {
       throw new IllegalStateException("dedup map too large for " + expected + " keys");
     }
     return cap;
   }
 
   private void allocate(int cap) {
-    keys = new int[cap];
-    values = new int[cap];
-    stamps = new int[cap];
+    slots = new int[cap * STRIDE];
     mask = cap - 1;
     shift = 32 - Integer.numberOfTrailingZeros(cap);
     generation = 1;
@@ -41,7 +39,7 @@ final class DedupMap {
   void clear() {
     size = 0;
     if (++generation == Integer.MAX_VALUE) {
-      Arrays.fill(stamps, 0);
+      Arrays.fill(slots, 0);
       generation = 1;
     }
   }
@@ -57,11 +55,12 @@ final class DedupMap {
   /** The value of {@code key}, or -1 when absent. */
   int get(int key) {
     for (int s = slot(key); ; s = (s + 1) & mask) {
-      if (stamps[s] != generation) {
+      int o = s * STRIDE;
+      if (slots[o] != generation) {
         return EMPTY;
       }
-      if (keys[s] == key) {
-        return values[s];
+      if (slots[o + 1] == key) {
+        return slots[o + 2];
       }
     }
   }
@@ -72,14 +71,17 @@ final class DedupMap {
    */
   int putIfAbsent(int key, int value) {
     int s = slot(key);
-    for (; stamps[s] == generation; s = (s + 1) & mask) {
-      if (keys[s] == key) {
-        return values[s];
+    int o = s * STRIDE;
+    while (slots[o] == generation) {
+      if (slots[o + 1] == key) {
+        return slots[o + 2];
       }
+      s = (s + 1) & mask;
+      o = s * STRIDE;
     }
-    keys[s] = key;
-    values[s] = value;
-    stamps[s] = generation;
+    slots[o] = generation;
+    slots[o + 1] = key;
+    slots[o + 2] = value;
     if (++size > (mask + 1) >>> 1) {
       grow();
     }
@@ -87,15 +89,13 @@ final class DedupMap {
   }
 
   private void grow() {
-    int[] oldKeys = keys;
-    int[] oldValues = values;
-    int[] oldStamps = stamps;
+    int[] old = slots;
     int oldGeneration = generation;
     int count = size;
     allocate((mask + 1) << 1);
-    for (int s = 0; s < oldKeys.length; s++) {
-      if (oldStamps[s] == oldGeneration) {
-        putIfAbsent(oldKeys[s], oldValues[s]);
+    for (int o = 0; o < old.length; o += STRIDE) {
+      if (old[o] == oldGeneration) {
+        putIfAbsent(old[o + 1], old[o + 2]);
       }
     }
     if (size != count) {

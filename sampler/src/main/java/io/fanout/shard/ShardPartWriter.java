@@ -27,6 +27,36 @@ public final class ShardPartWriter {
   public record Written(long rows, long seeds, long edges, long nodes, long bytes, String crc32c) {}
 
   /**
+   * Writes already encoded rows to {@code file} (which must not exist); their features, if any, are
+   * encoded as the rows say.
+   */
+  public static Written writeEncoded(
+      Path file,
+      Iterator<EncodedBatch> rows,
+      CompressionCodecName codec,
+      Map<String, String> metadata) {
+    long n = 0;
+    long seeds = 0;
+    long edges = 0;
+    long nodes = 0;
+    try (ShardFileWriter w = new ShardFileWriter(file, codec, metadata)) {
+      while (rows.hasNext()) {
+        EncodedBatch e = rows.next();
+        w.write(e);
+        n++;
+        seeds += e.numSeeds();
+        edges += e.indices().length / 4;
+        nodes += e.nodes().length / 4;
+      }
+    }
+    try {
+      return new Written(n, seeds, edges, nodes, Files.size(file), crc32c(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot stat " + file, e);
+    }
+  }
+
+  /**
    * Writes {@code batches} to {@code file} (which must not exist).
    *
    * @param features the feature table to gather rows from; unused when {@code enc} is NONE

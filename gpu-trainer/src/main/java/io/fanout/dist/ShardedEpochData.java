@@ -1,0 +1,80 @@
+package io.fanout.dist;
+
+import io.fanout.train.BatchStream;
+import io.fanout.train.EpochData;
+import io.fanout.train.TrainBatch;
+
+/**
+ * One worker's share of an epoch for data-parallel training with the {@link
+ * io.fanout.train.Trainer}: the epoch's batches, in the order {@code inner} yields them, are taken
+ * in groups of {@code N} consecutive batches; group {@code t} is global step {@code t}, and worker
+ * {@code r} trains on batch {@code t·N + r}. A last group of fewer than {@code N} batches is
+ * dropped (every worker must run the same number of steps), so up to {@code N-1} batches of an
+ * epoch are skipped; with a shuffled seed order they differ from epoch to epoch.
+ *
+ * <p>Since the trainer's loss is the mean over a batch's labeled seeds and the reducer averages
+ * over workers, a step's gradient is the mean over the group's {@code N·B} seeds when the batches
+ * have equal labeled counts (full batches of labeled seeds), i.e. one process with global batch
+ * {@code N·B}, up to float rounding and to neighbor sampling and dropout, which are keyed by batch.
+ *
+ * <p>Every worker reads (or samples) all batches and recycles those of the others: simple and
+ * deterministic, at the cost of {@code N}-fold loading work.
+ */
+public final class ShardedEpochData implements EpochData {
+  private final EpochData inner;
+  private final int rank;
+  private final int workers;
+
+  public ShardedEpochData(EpochData inner, int rank, int workers) {
+    if (workers <= 0 || rank < 0 || rank >= workers) {
+      throw new IllegalArgumentException("rank " + rank + " of " + workers + " workers");
+    }
+    this.inner = inner;
+    this.rank = rank;
+    this.workers = workers;
+  }
+
+  @Override
+  public BatchStream open(int epoch) {
+    BatchStream s = inner.open(epoch);
+    if (workers == 1) {
+      return s;
+    }
+    return new BatchStream() {
+      @Override
+      public TrainBatch next() {
+        TrainBatch mine = null;
+        for (int j = 0; j < workers; j++) {
+          TrainBatch b = s.next();
+          if (b == null) {
+            if (mine != null) {
+              s.recycle(mine); // incomplete last group: dropped on every worker
+            }
+            return null;
+          }
+          if (j == rank) {
+            mine = b;
+          } else {
+            s.recycle(b);
+          }
+        }
+        return mine;
+      }
+
+      @Override
+      public void recycle(TrainBatch b) {
+        s.recycle(b);
+      }
+
+      @Override
+      public long waitNanos() {
+        return s.waitNanos();
+      }
+
+      @Override
+      public void close() {
+        s.close();
+      }
+    };
+  }
+}

@@ -1,0 +1,58 @@
+package io.fanout.tensor;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Splits a row-major operation by column ranges across the cores. Each output element is still
+ * computed by one thread in the serial order over rows and edges, so results are bit-identical
+ * whatever the thread count. Small operations run inline.
+ */
+final class ColumnParallel {
+  /** Below this many element updates an operation runs on the calling thread. */
+  static final long MIN_WORK = 1L << 20;
+
+  static final int THREADS =
+      Integer.getInteger("fanout.cpu.threads", Runtime.getRuntime().availableProcessors());
+
+  private static final ExecutorService POOL =
+      Executors.newFixedThreadPool(
+          Math.max(1, THREADS),
+          r -> {
+            Thread t = new Thread(r, "fanout-cpu");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private ColumnParallel() {}
+
+  interface Range {
+    void run(int c0, int c1);
+  }
+
+  static void run(long work, int cols, Range body) {
+    int parts = (int) Math.min(THREADS, cols / 16);
+    if (work < MIN_WORK || parts <= 1) {
+      body.run(0, cols);
+      return;
+    }
+    Future<?>[] fs = new Future<?>[parts - 1];
+    for (int p = 1; p < parts; p++) {
+      int c0 = (int) ((long) cols * p / parts);
+      int c1 = (int) ((long) cols * (p + 1) / parts);
+      fs[p - 1] = POOL.submit(() -> body.run(c0, c1));
+    }
+    body.run(0, (int) ((long) cols / parts));
+    for (Future<?> f : fs) {
+      try {
+        f.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException("aggregation failed", e.getCause());
+      }
+    }
+  }
+}

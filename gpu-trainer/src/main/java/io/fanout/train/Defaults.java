@@ -1,0 +1,26 @@
+package io.fanout.train;
+
+/**
+ * The documented default hyperparameters (see {@code docs/training.md}), chosen on cora, citeseer,
+ * amazon_photo and coauthor_cs: GraphSAGE with 2 layers sampled with fanouts 25,10.
+ */
+public final class Defaults {
+  private Defaults() {}
+
+  public static final String MODEL = "sage";
+  public static final int HIDDEN = 256;
+  public static final double DROPOUT = 0.6;
+  public static final String ACTIVATION = "relu";
+  public static final String FEATURE_NORM = "l2";
+  public static final double LR = 0.01;
+  public static final double WEIGHT_DECAY = 1e-3;
+  public static final String SCHEDULE = "constant";
+  public static final int EPOCHS = 50;
+  public static final int BATCH_SIZE = 512;
+
+  /** Recommended fanouts for {@code sample} (2 layers). */
+  public static final int[] FANOUTS = {25, 10};
+
+  /** Fanouts of sampled inference per layer. */
+  public static final int INFERENCE_FANOUT = 20;
+}

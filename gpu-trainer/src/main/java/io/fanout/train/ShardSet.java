@@ -1,0 +1,154 @@
+package io.fanout.train;
+
+import io.fanout.graph.FeatureTable;
+import io.fanout.shard.BatchCodec;
+import io.fanout.shard.EncodedBatch;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardFileReader;
+import io.fanout.shard.ShardManifest;
+import io.fanout.store.InvalidInputException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * A complete directory of mini-batch shards ({@code docs/formats.md}, "Mini-batch shards"), read
+ * through its {@link ShardManifest}. Training epoch {@code e} reads the shards' epoch {@code e mod
+ * E}, where {@code E} is the number of sampled epochs.
+ */
+public final class ShardSet {
+  private final Path dir;
+  private final ShardManifest manifest;
+  private final List<List<Path>> epochs;
+
+  private ShardSet(Path dir, ShardManifest manifest, List<List<Path>> epochs) {
+    this.dir = dir;
+    this.manifest = manifest;
+    this.epochs = epochs;
+  }
+
+  /**
+   * Opens {@code dir} through its {@link ShardManifest}; fails when the manifest is missing
+   * (incomplete output), lists no parts (empty shard set) or names a part that is missing.
+   */
+  public static ShardSet open(Path dir) {
+    ShardManifest m = ShardManifest.read(dir);
+    TreeMap<Integer, TreeMap<Integer, Path>> byEpoch = new TreeMap<>();
+    for (ShardManifest.Part p : m.files) {
+      Path f = dir.resolve(p.path);
+      if (!Files.isRegularFile(f)) {
+        throw new InvalidInputException(
+            dir.resolve(ShardManifest.FILE)
+                + " lists part "
+                + p.path
+                + " but "
+                + f
+                + " is missing");
+      }
+      byEpoch.computeIfAbsent(p.epoch, e -> new TreeMap<>()).put(p.part, f);
+    }
+    List<List<Path>> epochs = new ArrayList<>();
+    for (TreeMap<Integer, Path> parts : byEpoch.values()) {
+      epochs.add(new ArrayList<>(parts.values()));
+    }
+    if (epochs.isEmpty() || m.totals.batches == 0 && m.files.isEmpty()) {
+      throw new InvalidInputException(
+          "shard directory " + dir + " lists no part files: empty shard set");
+    }
+    return new ShardSet(dir, m, epochs);
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  /** The shard manifest. */
+  public ShardManifest manifest() {
+    return manifest;
+  }
+
+  /** Sampled epochs {@code E}. */
+  public int epochs() {
+    return epochs.size();
+  }
+
+  /**
+   * The shard files of training epoch {@code epoch} (that is, sampled epoch {@code epoch mod E}).
+   */
+  public List<Path> files(int epoch) {
+    return epochs.get(Math.floorMod(epoch, epochs.size()));
+  }
+
+  /** The inline feature encoding ({@code NONE}: shards hold node ids only). */
+  public FeatureEncoding featureEncoding() {
+    return manifest.featureEncoding();
+  }
+
+  /** Hops of the sampled batches (the number of fanouts). */
+  public int layers() {
+    return manifest.fanouts == null ? -1 : manifest.fanouts.length;
+  }
+
+  /**
+   * The batches of every epoch through a {@link PipelinedLoader}: shard files are read and decoded
+   * on {@code threads} background threads; features come inline from the shards or are gathered
+   * from {@code table}.
+   */
+  public EpochData epochData(FeatureTable table, int dim, String norm, int threads, int prefetch) {
+    FeatureEncoding enc = featureEncoding();
+    return epoch -> {
+      List<BatchPart> parts = new ArrayList<>();
+      for (Path f : files(epoch)) {
+        parts.add(new FilePart(f, enc));
+      }
+      return new PipelinedLoader(parts, table, dim, norm, threads, prefetch);
+    };
+  }
+
+  private record FilePart(Path file, FeatureEncoding enc) implements BatchPart {
+    @Override
+    public String name() {
+      return file.toString();
+    }
+
+    @Override
+    public Iterator<DecodedBatch> open() {
+      ShardFileReader r = new ShardFileReader(file);
+      return new ClosingIterator(r, enc);
+    }
+  }
+
+  private static final class ClosingIterator implements Iterator<DecodedBatch>, AutoCloseable {
+    private final ShardFileReader r;
+    private final FeatureEncoding enc;
+
+    ClosingIterator(ShardFileReader r, FeatureEncoding enc) {
+      this.r = r;
+      this.enc = enc;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return r.hasNext();
+    }
+
+    @Override
+    public DecodedBatch next() {
+      EncodedBatch e = r.next();
+      float[] features =
+          e.features() == null || enc == FeatureEncoding.NONE
+              ? null
+              : BatchCodec.decodeFeatures(
+                  e, enc == FeatureEncoding.NONE ? FeatureEncoding.F32 : enc);
+      return new DecodedBatch(BatchCodec.decode(e), features);
+    }
+
+    @Override
+    public void close() {
+      r.close();
+    }
+  }
+}

@@ -1,0 +1,219 @@
+package io.fanout.train;
+
+import io.fanout.graph.ArrayCsrGraph;
+import io.fanout.graph.FeatureTable;
+import io.fanout.graph.VertexTable;
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelConfig;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.Backends;
+import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.CpuBackend;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Training throughput on a generated graph: random in-neighbors (a skewed choice of sources so that
+ * degrees vary), random features and labels, sampled on the fly by the loader threads. Reports the
+ * time per batch, the GFLOP/s of the dense layers next to the same backend's {@code sgemm} at
+ * 2048x2048 measured in the same run, the data-wait fraction and the peak heap.
+ */
+public final class TrainBenchmark {
+  private TrainBenchmark() {}
+
+  /** Settings of one benchmark run. */
+  public record Settings(
+      int vertices,
+      long edges,
+      int features,
+      int hidden,
+      int[] fanouts,
+      int batchSize,
+      int batches,
+      int warmup,
+      int loaderThreads,
+      int prefetch) {}
+
+  public static Map<String, Object> run(Settings s) {
+    long t0 = System.nanoTime();
+    int n = s.vertices();
+    long[] indptr = new long[n + 1];
+    int avg = (int) Math.max(1, s.edges() / n);
+    for (int v = 0; v < n; v++) {
+      int deg = 1 + (int) (CounterRng.uniform(11, v) * (2 * avg - 1));
+      indptr[v + 1] = indptr[v] + deg;
+    }
+    if (indptr[n] > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "the generated graph keeps edges in one int[]; use < 2^31");
+    }
+    int[] indices = new int[(int) indptr[n]];
+    for (int v = 0; v < n; v++) {
+      int a = (int) indptr[v];
+      int b = (int) indptr[v + 1];
+      for (int p = a; p < b; p++) {
+        float r = CounterRng.uniform(12, p);
+        indices[p] = (int) (r * r * n); // skewed: low ids are popular
+      }
+      Arrays.sort(indices, a, b);
+    }
+    ArrayCsrGraph g = new ArrayCsrGraph(indptr, indices);
+    float[] feats = new float[Math.multiplyExact(n, s.features())];
+    for (int i = 0; i < feats.length; i++) {
+      feats[i] = CounterRng.uniform(13, i) - 0.5f;
+    }
+    int classes = 47;
+    FeatureTable ft =
+        new FeatureTable() {
+          @Override
+          public int numVertices() {
+            return n;
+          }
+
+          @Override
+          public int dim() {
+            return s.features();
+          }
+
+          @Override
+          public void gather(int[] ids, int from, int count, float[] out, int off) {
+            int d = s.features();
+            for (int i = 0; i < count; i++) {
+              System.arraycopy(feats, ids[from + i] * d, out, off + i * d, d);
+            }
+          }
+        };
+    VertexTable vt =
+        new VertexTable() {
+          @Override
+          public int numVertices() {
+            return n;
+          }
+
+          @Override
+          public int label(int v) {
+            return (int) (CounterRng.uniform(14, v) * classes);
+          }
+
+          @Override
+          public byte split(int v) {
+            return 1;
+          }
+        };
+    double genSeconds = (System.nanoTime() - t0) / 1e9;
+    int total = s.batches() + s.warmup();
+    int[] seeds = new int[Math.min(n, total * s.batchSize())];
+    for (int i = 0; i < seeds.length; i++) {
+      seeds[i] = (int) ((long) i * n / seeds.length);
+    }
+    Backend be = Backends.select();
+    ModelConfig cfg =
+        new ModelConfig(
+            "sage", s.features(), s.hidden(), classes, s.fanouts().length, 0.5f, "relu", "none");
+    GnnModel model = new GnnModel(cfg, be);
+    Trainer trainer =
+        new Trainer(
+            model, new TrainOptions(1, 0.003f, 0f, LrSchedule.CONSTANT, 1), GradientReducer.LOCAL);
+    model.init(1);
+    SampledEpochs data =
+        new SampledEpochs(
+                g, vt, ft, seeds, s.fanouts(), s.batchSize(), 1, true, "none", s.loaderThreads())
+            .prefetch(s.prefetch());
+    long flops0 = 0;
+    long dense0 = 0;
+    long wait0 = 0;
+    long start = 0;
+    long nodes = 0;
+    long edges = 0;
+    int done = 0;
+    try (BatchStream stream = data.open(0)) {
+      TrainBatch b;
+      while ((b = stream.next()) != null) {
+        if (done == s.warmup()) {
+          flops0 = model.denseFlops();
+          dense0 = model.denseNanos();
+          wait0 = stream.waitNanos();
+          start = System.nanoTime();
+        }
+        if (done >= s.warmup()) {
+          nodes += b.batch().nodes().length;
+          edges += b.batch().numEdges();
+        }
+        trainer.step(b, 0, 0.003f);
+        stream.recycle(b);
+        done++;
+      }
+      long elapsed = System.nanoTime() - start;
+      long flops = model.denseFlops() - flops0;
+      long denseNanos = model.denseNanos() - dense0;
+      long wait = stream.waitNanos() - wait0;
+      int timed = done - s.warmup();
+      double sgemm = sgemmGflops(be, 2048, 2048, 2048);
+      // The shape of layer 0's forward product (hop-2 rows x [x | mean] x hidden), for reference.
+      int layerRows = (int) Math.min(200_000, Math.max(1024, nodes / Math.max(1, timed) / 4));
+      double sgemmLayer = sgemmGflops(be, layerRows, s.hidden(), 2 * s.features());
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("backend", be.name());
+      out.put("blas", CpuBackend.blasName());
+      out.put("vertices", n);
+      out.put("edges", indptr[n]);
+      out.put("features", s.features());
+      out.put("hidden", s.hidden());
+      out.put("fanouts", Arrays.toString(s.fanouts()));
+      out.put("batch_size", s.batchSize());
+      out.put("timed_batches", timed);
+      out.put("generate_seconds", genSeconds);
+      out.put("seconds_per_batch", elapsed / 1e9 / Math.max(1, timed));
+      out.put("seeds_per_second", timed * (double) s.batchSize() / (elapsed / 1e9));
+      out.put("mean_nodes_per_batch", nodes / Math.max(1, timed));
+      out.put("mean_edges_per_batch", edges / Math.max(1, timed));
+      double dense = flops / (denseNanos / 1e9) / 1e9;
+      out.put("dense_gflops", dense);
+      out.put("dense_time_fraction", denseNanos / (double) elapsed);
+      out.put("sgemm_2048_gflops", sgemm);
+      out.put("dense_to_sgemm_ratio", dense / sgemm);
+      out.put("sgemm_layer_shape", layerRows + "x" + s.hidden() + "x" + 2 * s.features());
+      out.put("sgemm_layer_shape_gflops", sgemmLayer);
+      out.put("data_wait_fraction", wait / (double) elapsed);
+      out.put("peak_heap_bytes", peakHeap());
+      return out;
+    }
+  }
+
+  /** The backend's {@code sgemm} GFLOP/s at {@code m x n x k} (best of 3 after a warm-up). */
+  public static double sgemmGflops(Backend be, int m, int n, int k) {
+    float[] a = new float[m * k];
+    float[] b = new float[k * n];
+    float[] c = new float[m * n];
+    for (int i = 0; i < a.length; i++) {
+      a[i] = CounterRng.uniform(1, i);
+    }
+    for (int i = 0; i < b.length; i++) {
+      b[i] = CounterRng.uniform(2, i);
+    }
+    be.gemm(false, false, m, n, k, 1f, a, 0, b, 0, 0f, c, 0);
+    double best = 0;
+    for (int r = 0; r < 3; r++) {
+      long t = System.nanoTime();
+      be.gemm(false, false, m, n, k, 1f, a, 0, b, 0, 0f, c, 0);
+      be.sync();
+      best = Math.max(best, 2.0 * m * n * k / ((System.nanoTime() - t) / 1e9) / 1e9);
+    }
+    return best;
+  }
+
+  static long peakHeap() {
+    long sum = 0;
+    for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (p.getType() == MemoryType.HEAP && p.getPeakUsage() != null) {
+        sum += p.getPeakUsage().getUsed();
+      }
+    }
+    return sum;
+  }
+}

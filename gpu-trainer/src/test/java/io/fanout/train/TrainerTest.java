@@ -1,0 +1,199 @@
+package io.fanout.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelConfig;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.CpuBackend;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TrainerTest {
+  static TestData graph;
+
+  @TempDir Path tmp;
+
+  @BeforeAll
+  static void load() {
+    graph = TestData.random(600, 5, 12, 7);
+  }
+
+  static ModelConfig cfg(String kind) {
+    return new ModelConfig(kind, 12, 16, 3, 2, 0.5f, "relu", "l2");
+  }
+
+  static TrainOptions opts(int epochs, long seed) {
+    return new TrainOptions(epochs, 0.01f, 5e-4f, LrSchedule.COSINE, seed);
+  }
+
+  static SampledEpochs data(long seed, int threads) {
+    return new SampledEpochs(
+        graph.csr,
+        graph.vertices,
+        graph.features,
+        graph.vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
+        new int[] {5, 3},
+        32,
+        seed,
+        true,
+        "l2",
+        threads);
+  }
+
+  static Trainer trainer(String kind, int epochs, long seed) {
+    return new Trainer(
+        new GnnModel(cfg(kind), new CpuBackend()), opts(epochs, seed), GradientReducer.LOCAL);
+  }
+
+  @Test
+  void lossDecreasesAndBothModelsLearn() {
+    for (String kind : new String[] {"sage", "gcn"}) {
+      Trainer t = trainer(kind, 12, 1);
+      List<EpochStats> s = t.fit(data(1, 2), null, tmp.resolve(kind), false, Map.of(), null, 0);
+      assertThat(s).hasSize(12);
+      assertThat(s.get(11).loss()).as(kind).isLessThan(s.get(0).loss() * 0.8);
+      float[] logits = FullGraphInference.logits(t.model(), graph.csr, graph.features, 100);
+      assertThat(Evaluation.accuracy(logits, 3, graph.vertices, StoreLayout.SPLIT_TEST).value())
+          .as(kind)
+          .isGreaterThan(0.6);
+    }
+  }
+
+  @Test
+  void sameSeedGivesBitIdenticalParametersWhateverTheLoaderThreads() {
+    Trainer a = trainer("sage", 3, 5);
+    a.fit(data(5, 1), null, tmp.resolve("a"), false, Map.of(), null, 0);
+    Trainer b = trainer("sage", 3, 5);
+    b.fit(data(5, 3), null, tmp.resolve("b"), false, Map.of(), null, 0);
+    assertThat(b.model().params()).isEqualTo(a.model().params());
+    Trainer c = trainer("sage", 3, 6);
+    c.fit(data(6, 1), null, tmp.resolve("c"), false, Map.of(), null, 0);
+    assertThat(c.model().params()).isNotEqualTo(a.model().params());
+  }
+
+  @Test
+  void resumeGivesTheSameModelAsAnUninterruptedRun() throws IOException {
+    Trainer full = trainer("sage", 4, 2);
+    full.fit(data(2, 2), null, tmp.resolve("full"), false, Map.of("graph", "g1"), null, 0);
+
+    Path dir = tmp.resolve("cut");
+    SampledEpochs d = data(2, 2);
+    EpochData crashAt2 =
+        e -> {
+          if (e == 2) {
+            throw new IllegalStateException("simulated crash");
+          }
+          return d.open(e);
+        };
+    assertThatThrownBy(
+            () ->
+                trainer("sage", 4, 2)
+                    .fit(crashAt2, null, dir, false, Map.of("graph", "g1"), null, 0))
+        .hasMessageContaining("simulated crash");
+    assertThat(Checkpoint.read(dir).epochs()).isEqualTo(2);
+    assertThat(Files.readAllLines(dir.resolve(Trainer.METRICS))).hasSize(2);
+
+    assertThatThrownBy(
+            () -> trainer("sage", 4, 2).fit(d, null, dir, false, Map.of("graph", "g1"), null, 0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--resume");
+    assertThatThrownBy(
+            () -> trainer("sage", 4, 2).fit(d, null, dir, true, Map.of("graph", "other"), null, 0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("identity.graph");
+    assertThatThrownBy(
+            () -> trainer("gcn", 4, 2).fit(d, null, dir, true, Map.of("graph", "g1"), null, 0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("model.kind");
+
+    Trainer resumed = trainer("sage", 4, 2);
+    List<EpochStats> s = resumed.fit(d, null, dir, true, Map.of("graph", "g1"), null, 0);
+    assertThat(s).extracting(EpochStats::epoch).containsExactly(2, 3);
+    assertThat(resumed.model().params()).isEqualTo(full.model().params());
+    assertThat(Checkpoint.read(dir).params()).isEqualTo(full.model().params());
+    assertThat(Files.readAllLines(dir.resolve(Trainer.METRICS))).hasSize(4);
+  }
+
+  @Test
+  void corruptCheckpointIsRejected() throws IOException {
+    Path dir = tmp.resolve("k");
+    Checkpoint.write(dir, Map.of("a", "b"), 1, 3, new float[] {1, 2}, new float[2], new float[2]);
+    assertThat(Checkpoint.read(dir).params()).containsExactly(1f, 2f);
+    byte[] bytes = Files.readAllBytes(Checkpoint.file(dir));
+    bytes[bytes.length - 1] ^= 1;
+    Files.write(Checkpoint.file(dir), bytes);
+    assertThatThrownBy(() -> Checkpoint.read(dir)).hasMessageContaining("CRC32C");
+    Files.write(Checkpoint.file(dir), new byte[10]);
+    assertThatThrownBy(() -> Checkpoint.read(dir)).hasMessageContaining("not a Fanout checkpoint");
+  }
+
+  @Test
+  void loaderKeepsPartOrderAndGathersFeatures() {
+    List<Integer> one = batchOrder(1);
+    assertThat(batchOrder(3)).isEqualTo(one);
+    assertThat(one).hasSize((graph.vertices.ofSplit(StoreLayout.SPLIT_TRAIN).length + 31) / 32);
+    try (BatchStream s = data(1, 2).open(0)) {
+      TrainBatch b = s.next();
+      int v = b.batch().nodes()[3];
+      float[] row = new float[12];
+      graph.features.gather(new int[] {v}, 0, 1, row, 0);
+      FeatureNorm.apply("l2", row, 1, 12);
+      for (int j = 0; j < 12; j++) {
+        assertThat(b.features()[3 * 12 + j]).isEqualTo(row[j]);
+      }
+    }
+  }
+
+  private static List<Integer> batchOrder(int threads) {
+    List<Integer> out = new ArrayList<>();
+    try (BatchStream s = data(1, threads).open(0)) {
+      TrainBatch b;
+      while ((b = s.next()) != null) {
+        out.add(b.batch().batch());
+        s.recycle(b);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void emptyEpochAndMismatchedDimensionFailClearly() {
+    Trainer t = trainer("sage", 1, 1);
+    assertThatThrownBy(
+            () ->
+                t.trainEpoch(
+                    0,
+                    new BatchStream() {
+                      @Override
+                      public TrainBatch next() {
+                        return null;
+                      }
+                    },
+                    0.01f,
+                    null,
+                    0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("no batches");
+    Trainer wide =
+        new Trainer(
+            new GnnModel(
+                new ModelConfig("sage", 13, 8, 3, 2, 0f, "relu", "none"), new CpuBackend()),
+            opts(1, 1),
+            GradientReducer.LOCAL);
+    assertThatThrownBy(() -> wide.fit(data(1, 1), null, tmp.resolve("w"), false, Map.of(), null, 0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("dimension 12")
+        .hasMessageContaining("expects 13");
+  }
+}

@@ -1,0 +1,66 @@
+package io.fanout.jobs.train;
+
+import io.fanout.cli.Command;
+import io.fanout.cli.CommandContext;
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.OptionDef;
+import io.fanout.train.Defaults;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/** {@code bin/fanout quickstart}: prepare, sample, train and evaluate the bundled cora. */
+public final class QuickstartCommand implements Command {
+  static final OptionDef<String> WORK_DIR =
+      OptionDef.string("work-dir", "work-dirs/quickstart", "where the store, shards and model go");
+  static final OptionDef<String> DATASET =
+      OptionDef.string(
+          "dataset", "", "dataset directory (vertices.parquet, edges.parquet); default data/cora");
+  static final OptionDef<Integer> EPOCHS =
+      OptionDef.integer("epochs", Defaults.EPOCHS, "training epochs");
+  static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
+
+  @Override
+  public String name() {
+    return "quickstart";
+  }
+
+  @Override
+  public String summary() {
+    return "prepare -> sample -> train -> evaluate on the bundled cora; prints test accuracy";
+  }
+
+  @Override
+  public List<OptionDef<?>> options() {
+    return List.of(WORK_DIR, DATASET, EPOCHS, SEED);
+  }
+
+  @Override
+  public int run(CommandContext ctx) {
+    FanoutConf c = ctx.conf();
+    String ds = c.get(DATASET);
+    Path dataset = ds.isBlank() ? EndToEnd.bundledDataset("cora") : Path.of(ds);
+    ctx.spark(); // one session for prepare and sample
+    long t0 = System.nanoTime();
+    EndToEnd.Result r =
+        EndToEnd.run(
+            dataset,
+            Path.of(c.get(WORK_DIR)),
+            EndToEnd.Settings.defaults().withSeed(c.get(SEED)).withTrainEpochs(c.get(EPOCHS)),
+            ctx.err());
+    double sec = (System.nanoTime() - t0) / 1e9;
+    ctx.out()
+        .printf(
+            Locale.ROOT,
+            "{\"dataset\":\"%s\",\"test_accuracy\":%.4f,\"val_accuracy\":%.4f,"
+                + "\"test_accuracy_sampled\":%.4f,\"model_dir\":\"%s\",\"seconds\":%.1f}%n",
+            dataset,
+            r.full().get("test").value(),
+            r.full().get("val").value(),
+            r.sampled().get("test").value(),
+            r.modelDir(),
+            sec);
+    ctx.err().printf(Locale.ROOT, "test accuracy: %.4f%n", r.full().get("test").value());
+    return 0;
+  }
+}

@@ -1,0 +1,112 @@
+package io.fanout.jobs.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.cli.FanoutCli;
+import io.fanout.testing.SparkTestSession;
+import io.fanout.train.Checkpoint;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code train --workers 2}: two trainers in a barrier stage of the shared {@code local[2]}
+ * session, gradients over TCP between them.
+ */
+class DistributedTrainCommandTest {
+  @TempDir static Path tmp;
+  static Path store;
+  static Path shards;
+  static SparkSession spark;
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  record Result(int code, String out, String err) {}
+
+  static Result cli(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        FanoutCli.run(
+            List.of(args),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @BeforeAll
+  static void fixtures() throws Exception {
+    spark = SparkTestSession.start("dist-train");
+    TrainFixtures.Graph g = TrainFixtures.graph(3, 300, 12);
+    store = tmp.resolve("store");
+    TrainFixtures.writeStore(store, g);
+    shards = tmp.resolve("shards");
+    TrainFixtures.writeShards(shards, store, g, new int[] {5, 5}, 16, 2, 1);
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  static Result train(Path md, String... extra) {
+    List<String> a =
+        new ArrayList<>(
+            List.of(
+                "train",
+                "--graph",
+                store.toString(),
+                "--shards",
+                shards.toString(),
+                "--model-dir",
+                md.toString(),
+                "--epochs",
+                "5",
+                "--hidden",
+                "32",
+                "--lr",
+                "0.01",
+                "--workers",
+                "2",
+                "--dist-timeout-ms",
+                "60000"));
+    a.addAll(List.of(extra));
+    return cli(a.toArray(new String[0]));
+  }
+
+  @Test
+  void twoWorkersTrainDeterministicallyAndAccurately() throws Exception {
+    Path md = tmp.resolve("model");
+    Result t = train(md, "--dist-verify");
+    assertThat(t.code()).as(t.err()).isZero();
+    JsonNode tj = JSON.readTree(t.out());
+    assertThat(tj.get("workers").asInt()).isEqualTo(2);
+    assertThat(tj.get("epochs_run").asInt()).isEqualTo(5);
+    assertThat(tj.get("stage_attempt").asInt()).isZero();
+    assertThat(Files.readAllLines(md.resolve("metrics.jsonl"))).hasSize(5);
+
+    Path again = tmp.resolve("again");
+    Result t2 = train(again);
+    assertThat(t2.code()).as(t2.err()).isZero();
+    assertThat(Checkpoint.read(again).params()).containsExactly(Checkpoint.read(md).params());
+
+    Result eval = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
+    assertThat(eval.code()).as(eval.err()).isZero();
+    assertThat(JSON.readTree(eval.out()).get("accuracy").get("test").asDouble()).isGreaterThan(0.8);
+
+    Result refused = train(md);
+    assertThat(refused.code()).isEqualTo(2);
+    assertThat(refused.err()).contains("already holds a checkpoint").contains("--resume");
+  }
+}

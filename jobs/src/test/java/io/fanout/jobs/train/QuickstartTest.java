@@ -1,0 +1,61 @@
+package io.fanout.jobs.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.cli.FanoutCli;
+import io.fanout.testing.SparkTestSession;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real pipeline end to end on the bundled cora: prepare -> sample -> train -> evaluate through
+ * {@code bin/fanout quickstart}, with the default hyperparameters; then a rerun, which skips every
+ * complete step and reports the same accuracy.
+ */
+class QuickstartTest {
+  static SparkSession spark;
+  @TempDir Path tmp;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTestSession.start("QuickstartTest");
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  static JsonNode quickstart(Path work) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        FanoutCli.run(
+            List.of("quickstart", "--work-dir", work.toString()),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("test accuracy:");
+    return new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void coraEndToEndMeetsTheFloor() throws Exception {
+    JsonNode r = quickstart(tmp);
+    double full = r.get("test_accuracy").asDouble();
+    assertThat(full).isGreaterThanOrEqualTo(0.79);
+    assertThat(Math.abs(r.get("test_accuracy_sampled").asDouble() - full)).isLessThan(0.01);
+    JsonNode again = quickstart(tmp);
+    assertThat(again.get("test_accuracy").asDouble()).isEqualTo(full);
+  }
+}

@@ -1,0 +1,278 @@
+package io.fanout.jobs.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.cli.FanoutCli;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.schema.MessageType;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** train, evaluate and infer through the CLI on a fixture store and shards. */
+class TrainCommandsTest {
+  @TempDir static Path tmp;
+  static Path store;
+  static Path shards;
+  static Path otherStore;
+  static TrainFixtures.Graph graph;
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  record Result(int code, String out, String err) {}
+
+  static Result cli(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        FanoutCli.run(
+            List.of(args),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @BeforeAll
+  static void fixtures() throws Exception {
+    graph = TrainFixtures.graph(3, 300, 12);
+    store = tmp.resolve("store");
+    TrainFixtures.writeStore(store, graph);
+    shards = tmp.resolve("shards");
+    TrainFixtures.writeShards(shards, store, graph, new int[] {5, 5}, 32, 2, 1);
+    otherStore = tmp.resolve("other");
+    TrainFixtures.writeStore(otherStore, TrainFixtures.graph(4, 200, 10));
+  }
+
+  @Test
+  void trainEvaluateInfer() throws Exception {
+    Path md = tmp.resolve("model");
+    Result t =
+        cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            shards.toString(),
+            "--model-dir",
+            md.toString(),
+            "--epochs",
+            "6",
+            "--hidden",
+            "32",
+            "--lr",
+            "0.01");
+    assertThat(t.code()).as(t.err()).isZero();
+    JsonNode tj = JSON.readTree(t.out());
+    assertThat(tj.get("epochs_run").asInt()).isEqualTo(6);
+    assertThat(tj.get("layers").asInt()).isEqualTo(2);
+    assertThat(t.err()).contains("epoch 6/6").contains("data-wait");
+    List<String> metrics = Files.readAllLines(md.resolve("metrics.jsonl"));
+    assertThat(metrics).hasSize(6);
+    assertThat(JSON.readTree(metrics.get(5)).get("epoch").asInt()).isEqualTo(5);
+
+    Result full = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
+    assertThat(full.code()).as(full.err()).isZero();
+    JsonNode fj = JSON.readTree(full.out());
+    double fullTest = fj.get("accuracy").get("test").asDouble();
+    assertThat(fullTest).isGreaterThan(0.8);
+    assertThat(fj.get("counts").get("test").asLong()).isPositive();
+
+    Result sampled =
+        cli(
+            "evaluate",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--mode",
+            "sampled",
+            "--fanouts",
+            "20,20");
+    assertThat(sampled.code()).as(sampled.err()).isZero();
+    double sampledTest = JSON.readTree(sampled.out()).get("accuracy").get("test").asDouble();
+    assertThat(Math.abs(sampledTest - fullTest)).isLessThan(0.03);
+
+    Path pred = tmp.resolve("pred");
+    Result inf =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--output",
+            pred.toString());
+    assertThat(inf.code()).as(inf.err()).isZero();
+    List<Group> rows = readParquetDir(pred);
+    assertThat(rows).hasSize(300);
+    for (Group g : rows) {
+      int dense = g.getInteger("dense_id", 0);
+      assertThat(g.getLong("id", 0)).isEqualTo(TrainFixtures.originalId(dense));
+      Group probs = g.getGroup("probabilities", 0);
+      assertThat(probs.getFieldRepetitionCount(0)).isEqualTo(3);
+      double sum = 0;
+      int best = 0;
+      for (int c = 0; c < 3; c++) {
+        float p = probs.getGroup(0, c).getFloat(0, 0);
+        sum += p;
+        if (p > probs.getGroup(0, best).getFloat(0, 0)) {
+          best = c;
+        }
+      }
+      assertThat(sum).isCloseTo(1.0, org.assertj.core.api.Assertions.within(1e-4));
+      assertThat(g.getInteger("prediction", 0)).isEqualTo(best);
+    }
+    Result again =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--output",
+            pred.toString());
+    assertThat(again.code()).isEqualTo(2);
+    assertThat(again.err()).contains("--overwrite");
+
+    // Resume after completion: nothing left to do, same model.
+    byte[] before = Files.readAllBytes(md.resolve("checkpoint.bin"));
+    Result resumed =
+        cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            shards.toString(),
+            "--model-dir",
+            md.toString(),
+            "--epochs",
+            "6",
+            "--hidden",
+            "32",
+            "--lr",
+            "0.01",
+            "--resume");
+    assertThat(resumed.code()).as(resumed.err()).isZero();
+    assertThat(Files.readAllBytes(md.resolve("checkpoint.bin"))).isEqualTo(before);
+
+    // Another model into the same dir, or a model on another store: clear errors.
+    Result other =
+        cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            shards.toString(),
+            "--model-dir",
+            md.toString(),
+            "--model",
+            "gcn",
+            "--resume");
+    assertThat(other.code()).isEqualTo(2);
+    assertThat(other.err()).contains("belongs to another run").contains("model.hidden");
+    Result wrongStore =
+        cli("evaluate", "--graph", otherStore.toString(), "--model-dir", md.toString());
+    assertThat(wrongStore.code()).isEqualTo(2);
+    assertThat(wrongStore.err()).contains("takes 12 features").contains("feature_dim 10");
+  }
+
+  @Test
+  void badInputsFailClearlyAndWriteNothing() throws Exception {
+    Path md = tmp.resolve("bad-model");
+    Result foreign =
+        cli(
+            "train",
+            "--graph",
+            otherStore.toString(),
+            "--shards",
+            shards.toString(),
+            "--model-dir",
+            md.toString(),
+            "--epochs",
+            "1");
+    assertThat(foreign.code()).isEqualTo(2);
+    assertThat(foreign.err()).contains("300 vertices").contains("another graph store");
+    assertThat(md.resolve("checkpoint.bin")).doesNotExist();
+
+    Path empty = tmp.resolve("empty-shards");
+    TrainFixtures.writeShards(empty, store, graph, new int[] {5, 5}, 32, 0, 1);
+    Result none =
+        cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            empty.toString(),
+            "--model-dir",
+            md.toString(),
+            "--epochs",
+            "1");
+    assertThat(none.code()).isEqualTo(2);
+    assertThat(none.err()).contains("empty shard set");
+
+    Result incomplete =
+        cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            tmp.resolve("nope").toString(),
+            "--model-dir",
+            md.toString());
+    assertThat(incomplete.code()).isEqualTo(2);
+    assertThat(incomplete.err()).contains("manifest.json");
+
+    Result layers =
+        cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            shards.toString(),
+            "--model-dir",
+            md.toString(),
+            "--layers",
+            "3");
+    assertThat(layers.code()).isEqualTo(2);
+    assertThat(layers.err()).contains("2-hop");
+    assertThat(md.resolve("checkpoint.bin")).doesNotExist();
+
+    Result noModel = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
+    assertThat(noModel.code()).isEqualTo(2);
+    assertThat(noModel.err()).contains("no checkpoint");
+  }
+
+  static List<Group> readParquetDir(Path dir) throws Exception {
+    List<Group> out = new ArrayList<>();
+    try (var files = Files.list(dir)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".parquet")).sorted().toList()) {
+        try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(f))) {
+          MessageType schema = r.getFooter().getFileMetaData().getSchema();
+          var io = new ColumnIOFactory().getColumnIO(schema);
+          PageReadStore pages;
+          while ((pages = r.readNextRowGroup()) != null) {
+            var rr = io.getRecordReader(pages, new GroupRecordConverter(schema));
+            for (long i = 0; i < pages.getRowCount(); i++) {
+              out.add(rr.read());
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+}

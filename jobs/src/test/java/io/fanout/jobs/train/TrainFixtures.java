@@ -1,0 +1,233 @@
+package io.fanout.jobs.train;
+
+import io.fanout.graph.ArrayCsrGraph;
+import io.fanout.graph.VertexTable;
+import io.fanout.sample.MiniBatch;
+import io.fanout.sample.NeighborSampler;
+import io.fanout.shard.BatchCodec;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardCommit;
+import io.fanout.shard.ShardFileWriter;
+import io.fanout.shard.ShardManifest;
+import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.NodesFileWriter;
+import io.fanout.store.StoreCommit;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Types;
+
+/**
+ * Small graph stores and shard sets written with the real writers, without Spark: a homophilous
+ * random graph of 3 classes whose features carry a noisy class signal.
+ */
+final class TrainFixtures {
+  private TrainFixtures() {}
+
+  static final class Graph {
+    int[][] rows;
+    float[][] features;
+    int[] labels;
+    byte[] splits;
+
+    int n() {
+      return rows.length;
+    }
+  }
+
+  static Graph graph(long seed, int n, int dim) {
+    SplittableRandom r = new SplittableRandom(seed);
+    Graph g = new Graph();
+    g.rows = new int[n][];
+    g.features = new float[n][dim];
+    g.labels = new int[n];
+    g.splits = new byte[n];
+    java.util.List<java.util.Set<Integer>> adj = new java.util.ArrayList<>();
+    for (int v = 0; v < n; v++) {
+      adj.add(new java.util.TreeSet<>());
+      g.labels[v] = v % 3;
+      g.splits[v] = (byte) (1 + r.nextInt(3));
+      for (int j = 0; j < dim; j++) {
+        g.features[v][j] = (float) r.nextGaussian() + (j % 3 == v % 3 ? 1.0f : 0f);
+      }
+    }
+    for (int v = 0; v < n; v++) {
+      for (int k = 0; k < 4; k++) {
+        int u = r.nextInt(n);
+        if (k < 3) {
+          u = Math.min(n - 1, u - u % 3 + v % 3);
+          u = u % 3 == v % 3 ? u : v % 3;
+        }
+        if (u != v) {
+          adj.get(v).add(u);
+          adj.get(u).add(v);
+        }
+      }
+    }
+    for (int v = 0; v < n; v++) {
+      g.rows[v] = adj.get(v).stream().mapToInt(Integer::intValue).toArray();
+    }
+    return g;
+  }
+
+  static long originalId(int dense) {
+    return 1_000_000L + 7L * dense;
+  }
+
+  /** Writes {@code g} as a one-partition store with an idmap. */
+  static void writeStore(Path store, Graph g) throws IOException {
+    Path staging = StoreCommit.beginStaging(store, "test");
+    int n = g.n();
+    int dim = g.features[0].length;
+    long edges = 0;
+    try (CsrFileWriter csr = new CsrFileWriter(staging.resolve(StoreLayout.csrFile(0)), 0, 0, n);
+        NodesFileWriter nodes =
+            new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(0)), 0, 0, n)) {
+      FeatureFileWriter feat =
+          new FeatureFileWriter(
+              staging.resolve(StoreLayout.featuresFile(0)), 0, n, dim, StoreLayout.ENCODING_F32);
+      for (int v = 0; v < n; v++) {
+        for (int u : g.rows[v]) {
+          csr.addNeighbor(u);
+        }
+        csr.endRow();
+        edges += g.rows[v].length;
+        nodes.write(g.labels[v], g.splits[v]);
+        feat.writeRow(g.features[v], 0);
+      }
+      csr.finish();
+      nodes.finish();
+      feat.finish();
+    }
+    Path idmap = staging.resolve(StoreLayout.IDMAP_DIR);
+    Files.createDirectories(idmap);
+    MessageType schema =
+        Types.buildMessage()
+            .required(PrimitiveTypeName.INT32)
+            .named("dense_id")
+            .required(PrimitiveTypeName.INT64)
+            .named("id")
+            .named("spark_schema");
+    SimpleGroupFactory f = new SimpleGroupFactory(schema);
+    for (int part = 0; part < 2; part++) {
+      try (ParquetWriter<Group> w =
+          ExampleParquetWriter.builder(
+                  new LocalOutputFile(idmap.resolve("part-0000" + part + ".parquet")))
+              .withConf(new PlainParquetConfiguration())
+              .withType(schema)
+              .withCompressionCodec(CompressionCodecName.SNAPPY)
+              .build()) {
+        for (int v = part; v < n; v += 2) {
+          w.write(f.newGroup().append("dense_id", v).append("id", originalId(v)));
+        }
+      }
+    }
+    StoreManifest m = new StoreManifest();
+    m.partitionTable.add(new StoreManifest.Partition(0, 0, n, edges));
+    m.vertices = n;
+    m.edges = edges;
+    m.partitions = 1;
+    m.featureDim = dim;
+    m.classes = 3;
+    m.idType = "long";
+    m.inputFingerprint = "fixture-" + n + "-" + dim;
+    m.files = StoreCommit.describe(staging);
+    StoreCommit.publish(store, staging, m, true);
+  }
+
+  /** Samples {@code epochs} epochs of training shards, node ids only. */
+  static void writeShards(
+      Path dir, Path store, Graph g, int[] fanouts, int batchSize, int epochs, long seed)
+      throws IOException {
+    Files.createDirectories(dir);
+    Path staging = ShardCommit.newStaging(dir);
+    ShardManifest sm = new ShardManifest();
+    long[] indptr = new long[g.n() + 1];
+    int e = 0;
+    for (int v = 0; v < g.n(); v++) {
+      e += g.rows[v].length;
+      indptr[v + 1] = e;
+    }
+    int[] idx = new int[e];
+    for (int v = 0, p = 0; v < g.n(); v++) {
+      for (int u : g.rows[v]) {
+        idx[p++] = u;
+      }
+    }
+    VertexTable vt =
+        new VertexTable() {
+          @Override
+          public int numVertices() {
+            return g.n();
+          }
+
+          @Override
+          public int label(int v) {
+            return g.labels[v];
+          }
+
+          @Override
+          public byte split(int v) {
+            return g.splits[v];
+          }
+        };
+    NeighborSampler s = new NeighborSampler(new ArrayCsrGraph(indptr, idx), vt, fanouts, seed);
+    NeighborSampler.Worker w = s.newWorker();
+    int[] train =
+        java.util.stream.IntStream.range(0, g.n()).filter(v -> g.splits[v] == 1).toArray();
+    int batches = (train.length + batchSize - 1) / batchSize;
+    for (int ep = 0; ep < epochs; ep++) {
+      String rel = String.format("epoch-%04d/part-00000.parquet", ep);
+      Path f = staging.resolve(rel);
+      Files.createDirectories(f.getParent());
+      try (ShardFileWriter sw =
+          new ShardFileWriter(f, CompressionCodecName.UNCOMPRESSED, Map.of())) {
+        for (int b = 0, from = 0; from < train.length; b++, from += batchSize) {
+          MiniBatch mb = w.sample(ep, b, train, from, Math.min(batchSize, train.length - from));
+          sw.write(BatchCodec.encode(mb, null, FeatureEncoding.NONE));
+        }
+      }
+      ShardManifest.Part part = new ShardManifest.Part();
+      part.path = rel;
+      part.epoch = ep;
+      part.part = 0;
+      part.firstBatch = 0;
+      part.endBatch = batches;
+      part.seeds = train.length;
+      part.bytes = Files.size(f);
+      sm.files.add(part);
+    }
+    sm.requestFingerprint = "fixture";
+    sm.store = store.toString();
+    sm.storeFingerprint = TrainJobs.storeManifestSha(store);
+    sm.storeVertices = g.n();
+    sm.storeEdges = idx.length;
+    sm.split = "train";
+    sm.seedsPerEpoch = train.length;
+    sm.batchSize = batchSize;
+    sm.fanouts = fanouts.clone();
+    sm.epochs = epochs;
+    sm.seed = seed;
+    sm.features = "none";
+    sm.compression = "uncompressed";
+    sm.batchesPerShard = batches;
+    sm.batchesPerEpoch = batches;
+    sm.partsPerEpoch = 1;
+    sm.totals.batches = (long) batches * epochs;
+    ShardCommit.publish(dir, staging, sm);
+  }
+}

@@ -1,0 +1,296 @@
+package io.fanout.shard;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fanout.store.InvalidInputException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code SHARDS/manifest.json}, written last by {@code sample}: what was sampled from which store
+ * with which options, and every part file with its batch range, size and CRC32C. A trainer reads it
+ * first, rejects shards whose {@link #storeFingerprint} differs from its store's, and reads the
+ * parts it lists. Fields are documented in {@code docs/formats.md}.
+ */
+@JsonInclude(JsonInclude.Include.ALWAYS)
+@JsonPropertyOrder({
+  "format",
+  "version",
+  "request_fingerprint",
+  "store",
+  "store_fingerprint",
+  "store_vertices",
+  "store_edges",
+  "split",
+  "seeds_per_epoch",
+  "batch_size",
+  "fanouts",
+  "epochs",
+  "seed",
+  "features",
+  "feature_dim",
+  "compression",
+  "batches_per_shard",
+  "batches_per_epoch",
+  "parts_per_epoch",
+  "mode",
+  "options",
+  "totals",
+  "files"
+})
+public final class ShardManifest {
+  public static final String FORMAT = "fanout-minibatch-shards";
+  public static final String FILE = "manifest.json";
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(SerializationFeature.INDENT_OUTPUT)
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  @JsonProperty("format")
+  public String format = FORMAT;
+
+  @JsonProperty("version")
+  public int version = ShardSchema.VERSION;
+
+  /** SHA-256 of everything that determines the shard bytes (store fingerprint and options). */
+  @JsonProperty("request_fingerprint")
+  public String requestFingerprint;
+
+  /** The graph store path as given. */
+  @JsonProperty("store")
+  public String store;
+
+  /** SHA-256 of the store's {@code manifest.json} (which lists its files' CRC32C). */
+  @JsonProperty("store_fingerprint")
+  public String storeFingerprint;
+
+  @JsonProperty("store_vertices")
+  public long storeVertices;
+
+  @JsonProperty("store_edges")
+  public long storeEdges;
+
+  @JsonProperty("split")
+  public String split;
+
+  @JsonProperty("seeds_per_epoch")
+  public long seedsPerEpoch;
+
+  @JsonProperty("batch_size")
+  public int batchSize;
+
+  /** Per hop, hop 1 (from the seeds) first; -1 = all neighbors. */
+  @JsonProperty("fanouts")
+  public int[] fanouts;
+
+  @JsonProperty("epochs")
+  public int epochs;
+
+  @JsonProperty("seed")
+  public long seed;
+
+  /** none, f32 or f16. */
+  @JsonProperty("features")
+  public String features;
+
+  @JsonProperty("feature_dim")
+  public int featureDim;
+
+  @JsonProperty("compression")
+  public String compression;
+
+  @JsonProperty("batches_per_shard")
+  public int batchesPerShard;
+
+  @JsonProperty("batches_per_epoch")
+  public int batchesPerEpoch;
+
+  @JsonProperty("parts_per_epoch")
+  public int partsPerEpoch;
+
+  /** The execution mode of the run that wrote the shards (both give the same bytes). */
+  @JsonProperty("mode")
+  public String mode;
+
+  /** The resolved options of the run. */
+  @JsonProperty("options")
+  public Map<String, String> options = new LinkedHashMap<>();
+
+  @JsonProperty("totals")
+  public Totals totals = new Totals();
+
+  @JsonProperty("files")
+  public List<Part> files = new ArrayList<>();
+
+  /** Sums over all parts. */
+  @JsonPropertyOrder({"batches", "seeds", "nodes", "edges", "bytes"})
+  public static final class Totals {
+    @JsonProperty("batches")
+    public long batches;
+
+    @JsonProperty("seeds")
+    public long seeds;
+
+    @JsonProperty("nodes")
+    public long nodes;
+
+    @JsonProperty("edges")
+    public long edges;
+
+    @JsonProperty("bytes")
+    public long bytes;
+  }
+
+  /** One part file: an epoch's batches {@code [first_batch, end_batch)}. */
+  @JsonPropertyOrder({
+    "path",
+    "epoch",
+    "part",
+    "first_batch",
+    "end_batch",
+    "seeds",
+    "nodes",
+    "edges",
+    "bytes",
+    "crc32c"
+  })
+  public static final class Part {
+    @JsonProperty("path")
+    public String path;
+
+    @JsonProperty("epoch")
+    public int epoch;
+
+    @JsonProperty("part")
+    public int part;
+
+    @JsonProperty("first_batch")
+    public int firstBatch;
+
+    @JsonProperty("end_batch")
+    public int endBatch;
+
+    @JsonProperty("seeds")
+    public long seeds;
+
+    @JsonProperty("nodes")
+    public long nodes;
+
+    @JsonProperty("edges")
+    public long edges;
+
+    @JsonProperty("bytes")
+    public long bytes;
+
+    @JsonProperty("crc32c")
+    public String crc32c;
+  }
+
+  /**
+   * The fingerprint {@code sample} records for a graph store: SHA-256 (hex) of its {@code
+   * manifest.json}, which lists every store file's size and CRC32C. A trainer compares it with
+   * {@link #storeFingerprint} to reject shards sampled from another store.
+   *
+   * @throws InvalidInputException when the store has no manifest
+   */
+  public static String storeFingerprint(Path store) {
+    Path m = store.resolve(io.fanout.store.StoreLayout.MANIFEST);
+    try {
+      byte[] bytes = Files.readAllBytes(m);
+      return java.util.HexFormat.of()
+          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchFileException e) {
+      throw new InvalidInputException(
+          store
+              + ": not a complete graph store ("
+              + io.fanout.store.StoreLayout.MANIFEST
+              + " is missing)");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + m, e);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The feature encoding of this output. */
+  public FeatureEncoding featureEncoding() {
+    return FeatureEncoding.of(features);
+  }
+
+  public String toJson() {
+    try {
+      return JSON.writeValueAsString(this);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Reads and checks {@code DIR/manifest.json}.
+   *
+   * @throws InvalidInputException when it is missing (incomplete output), not a shard manifest, of
+   *     another version, or inconsistent with itself
+   */
+  public static ShardManifest read(Path dir) {
+    Path file = dir.resolve(FILE);
+    String json;
+    try {
+      json = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new InvalidInputException(
+          dir + ": no " + FILE + "; not a complete shard directory (did sample finish?)");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+    ShardManifest m;
+    try {
+      m = JSON.readValue(json, ShardManifest.class);
+    } catch (JsonProcessingException e) {
+      throw new InvalidInputException(file + ": not a valid shard manifest: " + e.getMessage(), e);
+    }
+    if (!FORMAT.equals(m.format) || m.version != ShardSchema.VERSION) {
+      throw new InvalidInputException(
+          file
+              + ": format '"
+              + m.format
+              + "' version "
+              + m.version
+              + "; expected '"
+              + FORMAT
+              + "' version "
+              + ShardSchema.VERSION);
+    }
+    if (m.files == null || m.files.size() != (long) m.partsPerEpoch * m.epochs) {
+      throw new InvalidInputException(
+          file
+              + ": lists "
+              + (m.files == null ? 0 : m.files.size())
+              + " files; expected parts_per_epoch * epochs = "
+              + (long) m.partsPerEpoch * m.epochs);
+    }
+    return m;
+  }
+
+  /** Writes the manifest to {@code file} (not atomically: see {@link ShardCommit}). */
+  void write(Path file) {
+    try {
+      Files.writeString(file, toJson() + "\n", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+}
