@@ -43,6 +43,9 @@ final class IdMapFileWriter implements AutoCloseable {
               .withConf(new PlainParquetConfiguration())
               .withType(schema)
               .withCompressionCodec(CompressionCodecName.SNAPPY)
+              // parquet-mr lists a column's encodings from a HashSet of enum constants, whose
+              // order varies between JVMs; one encoding (plain) keeps the footer identical
+              .withDictionaryEncoding(false)
               .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
               .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
               .build();

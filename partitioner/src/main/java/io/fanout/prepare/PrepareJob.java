@@ -323,7 +323,7 @@ final class PrepareJob {
         spark.read().parquet(staging.resolve(StoreLayout.IDMAP_DIR).toUri().toString());
     Dataset<Row> ids =
         idmap.select(col("id"), col("dense_id"), partOf.apply(col("dense_id")).as("p"));
-    if (firsts[parts] <= conf.get(PrepareOptions.BROADCAST_VERTICES)) {
+    if (firsts[parts] <= conf.get(PrepareOptions.BROADCAST_VERTICES)) { // 0: Spark decides
       ids = org.apache.spark.sql.functions.broadcast(ids);
     }
     Dataset<Row> s =
