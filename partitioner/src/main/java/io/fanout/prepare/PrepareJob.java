@@ -22,10 +22,6 @@ import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -83,6 +79,9 @@ final class PrepareJob {
   }
 
   PrepareResult run() {
+    for (OptionDef<?> d : PrepareOptions.ALL) {
+      conf.get(d); // parse every option now: a bad value fails before any work
+    }
     Path out = localPath(conf.get(PrepareOptions.OUTPUT));
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
     int requestedPartitions = conf.get(PrepareOptions.PARTITIONS);
@@ -105,6 +104,7 @@ final class PrepareJob {
       StoreManifest m = build(in, t, staging, requestedPartitions);
       m.inputFingerprint = in.fingerprint;
       m.options = recorded;
+      PartFiles.removeAttemptLeftovers(staging);
       m.files = StoreCommit.describe(staging);
       StoreCommit.publish(out, staging, m, overwrite);
       return new PrepareResult(out, m, false);
@@ -163,23 +163,32 @@ final class PrepareJob {
     Dataset<Row> sortedVertices =
         Routing.byPartition(
             vertices.select(vcols.toArray(new Column[0])), PART, parts, NormalizedTables.ID);
-    StructType idmapSchema =
-        new StructType().add("dense_id", DataTypes.IntegerType).add("id", t.idType, false);
-    Path idmapDir = staging.resolve(StoreLayout.IDMAP_DIR);
-    sortedVertices
-        .mapPartitions(
-            new VertexPartTask(
-                stagingDir,
-                firsts,
-                vs.counts,
-                vs.dim,
-                in.vertexSource,
-                conf.get(PrepareOptions.ID_COLUMN)),
-            Encoders.row(idmapSchema))
-        .write()
-        .option("compression", "snappy")
-        .parquet(idmapDir.toUri().toString());
-    renameIdmapParts(idmapDir);
+    StructType partRows =
+        new StructType().add("part", DataTypes.IntegerType).add("vertices", DataTypes.LongType);
+    List<Row> wrote =
+        sortedVertices
+            .mapPartitions(
+                new VertexPartTask(
+                    stagingDir,
+                    firsts,
+                    vs.counts,
+                    vs.dim,
+                    in.vertexSource,
+                    conf.get(PrepareOptions.ID_COLUMN),
+                    t.idTypeName()),
+                Encoders.row(partRows))
+            .collectAsList();
+    for (Row r : wrote) {
+      if (r.getLong(1) != vs.counts[r.getInt(0)]) {
+        throw new IllegalStateException(
+            "partition "
+                + r.getInt(0)
+                + " wrote "
+                + r.getLong(1)
+                + " vertices, counted "
+                + vs.counts[r.getInt(0)]);
+      }
+    }
     phase("vertex files and id map");
 
     // 4. edges: csr/ part files
@@ -314,7 +323,7 @@ final class PrepareJob {
         spark.read().parquet(staging.resolve(StoreLayout.IDMAP_DIR).toUri().toString());
     Dataset<Row> ids =
         idmap.select(col("id"), col("dense_id"), partOf.apply(col("dense_id")).as("p"));
-    if (firsts[parts] <= conf.get(PrepareOptions.BROADCAST_VERTICES)) {
+    if (firsts[parts] <= conf.get(PrepareOptions.BROADCAST_VERTICES)) { // 0: Spark decides
       ids = org.apache.spark.sql.functions.broadcast(ids);
     }
     Dataset<Row> s =
@@ -505,29 +514,6 @@ final class PrepareJob {
       }
     }
     return out;
-  }
-
-  /** Spark names its part files with a run UUID; the store names them by task order. */
-  private static void renameIdmapParts(Path dir) {
-    List<Path> parts = new ArrayList<>();
-    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-      for (Path p : ds) {
-        String name = p.getFileName().toString();
-        if (name.startsWith(".") || name.startsWith("_")) {
-          Files.delete(p);
-        } else {
-          parts.add(p);
-        }
-      }
-      parts.sort(null);
-      for (int i = 0; i < parts.size(); i++) {
-        Files.move(
-            parts.get(i),
-            dir.resolve(String.format(java.util.Locale.ROOT, "part-%05d.parquet", i)));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot rename id map files in " + dir, e);
-    }
   }
 
   private static double round(double x) {

@@ -72,9 +72,9 @@ public final class PrepareOptions {
   public static final OptionDef<Long> BROADCAST_VERTICES =
       OptionDef.longValue(
           "broadcast-vertices",
-          2_000_000,
-          "id maps of at most this many vertices are broadcast for the edge endpoint joins"
-              + " (no edge shuffle); larger ones are joined by shuffling the edges");
+          0,
+          "broadcast id maps of at most this many vertices for the edge endpoint joins; 0 = let"
+              + " Spark decide (spark.sql.autoBroadcastJoinThreshold)");
 
   public static final List<OptionDef<?>> ALL =
       List.of(

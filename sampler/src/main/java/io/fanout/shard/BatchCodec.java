@@ -72,16 +72,32 @@ public final class BatchCodec {
       throw new IllegalArgumentException(
           values.length + " feature values are not whole rows of " + count + " nodes");
     }
-    if (enc == FeatureEncoding.F32) {
-      byte[] out = new byte[4 * values.length];
-      ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(values);
-      return out;
+    if ((long) values.length * enc.bytesPerValue() > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(values.length + " feature values do not fit one row");
     }
-    byte[] out = new byte[2 * values.length];
-    for (int i = 0; i < values.length; i++) {
-      SHORT_LE.set(out, 2 * i, Half.fromFloat(values[i]));
-    }
+    byte[] out = new byte[enc.bytesPerValue() * values.length];
+    encodeFeaturesInto(values, values.length, enc, out, 0);
     return out;
+  }
+
+  /**
+   * Encodes {@code values[0 .. count)} into {@code out} from byte {@code offset}: the bytes {@link
+   * #encodeFeatures} gives for them, so rows can be encoded a chunk at a time.
+   */
+  public static void encodeFeaturesInto(
+      float[] values, int count, FeatureEncoding enc, byte[] out, int offset) {
+    if (enc == FeatureEncoding.F32) {
+      ByteBuffer.wrap(out, offset, 4 * count)
+          .order(ByteOrder.LITTLE_ENDIAN)
+          .asFloatBuffer()
+          .put(values, 0, count);
+    } else if (enc == FeatureEncoding.F16) {
+      for (int i = 0; i < count; i++) {
+        SHORT_LE.set(out, offset + 2 * i, Half.fromFloat(values[i]));
+      }
+    } else {
+      throw new IllegalArgumentException("feature encoding none has no bytes");
+    }
   }
 
   /** Decodes the ids, layer sizes, blocks and labels of a row (features stay encoded). */

@@ -20,7 +20,8 @@ import org.apache.parquet.io.api.Binary;
  *
  * <p>Written straight through parquet-hadoop to a local path, without Spark's writer, so the file
  * name and bytes depend only on the rows: the same batches give a byte-identical file. Dictionary
- * encoding is off (array blobs never repeat).
+ * encoding is off (array blobs never repeat). Buffered data is bounded by about one row group (128
+ * MB) plus one row, whatever the row size.
  */
 public final class ShardFileWriter implements AutoCloseable {
   private final ParquetWriter<Group> writer;
@@ -40,6 +41,10 @@ public final class ShardFileWriter implements AutoCloseable {
               .withDictionaryEncoding(false)
               .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
               .withPageWriteChecksumEnabled(true)
+              // Rows can be hundreds of MB (inline features): check the row group's size after
+              // every row, not after parquet's default 100, so at most about one row group of
+              // rows is buffered.
+              .withMinRowCountForPageSizeCheck(1)
               .withWriteMode(ParquetFileWriter.Mode.CREATE)
               .withExtraMetaData(metadata)
               .build();

@@ -68,39 +68,66 @@ public final class ShardPartWriter {
       FeatureEncoding enc,
       CompressionCodecName codec,
       Map<String, String> metadata) {
-    long rows = 0;
-    long seeds = 0;
-    long edges = 0;
-    long nodes = 0;
-    float[] rowsBuf = new float[0];
-    try (ShardFileWriter w = new ShardFileWriter(file, codec, metadata)) {
-      while (batches.hasNext()) {
-        MiniBatch b = batches.next();
-        float[] f = null;
-        if (enc != FeatureEncoding.NONE) {
-          int dim = features.dim();
-          long need = (long) b.nodes().length * dim;
-          if (need > Integer.MAX_VALUE - 8) {
-            throw new IllegalStateException("batch " + b.batch() + " has too many feature values");
+    Iterator<EncodedBatch> encoded =
+        new Iterator<>() {
+          private float[] chunk = new float[0];
+
+          @Override
+          public boolean hasNext() {
+            return batches.hasNext();
           }
-          if (rowsBuf.length != need) {
-            rowsBuf = new float[(int) need];
+
+          @Override
+          public EncodedBatch next() {
+            MiniBatch b = batches.next();
+            EncodedBatch e = BatchCodec.encode(b, null, FeatureEncoding.NONE);
+            if (enc == FeatureEncoding.NONE) {
+              return e;
+            }
+            return new EncodedBatch(
+                e.epoch(),
+                e.batch(),
+                e.numSeeds(),
+                e.layerSizes(),
+                e.nodes(),
+                e.indptr(),
+                e.indices(),
+                e.labels(),
+                gatherFeatures(b, features, enc));
           }
-          features.gather(b.nodes(), 0, b.nodes().length, rowsBuf, 0);
-          f = rowsBuf;
-        }
-        w.write(BatchCodec.encode(b, f, enc));
-        rows++;
-        seeds += b.numSeeds();
-        edges += b.numEdges();
-        nodes += b.nodes().length;
-      }
-    }
-    try {
-      return new Written(rows, seeds, edges, nodes, Files.size(file), crc32c(file));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot stat " + file, e);
-    }
+
+          /** Gathers and encodes the rows a chunk at a time: no float copy of the whole batch. */
+          private byte[] gatherFeatures(MiniBatch b, FeatureTable table, FeatureEncoding enc) {
+            int[] ids = b.nodes();
+            int dim = table.dim();
+            int rowBytes = dim * enc.bytesPerValue();
+            if ((long) ids.length * rowBytes > Integer.MAX_VALUE - 8) {
+              throw new IllegalStateException(
+                  "batch "
+                      + b.batch()
+                      + " of epoch "
+                      + b.epoch()
+                      + " would inline "
+                      + (long) ids.length * rowBytes
+                      + " bytes of "
+                      + enc.id()
+                      + " features, more than one Parquet value holds; use --features none or"
+                      + " f16, a smaller --batch-size or smaller fanouts");
+            }
+            byte[] out = new byte[ids.length * rowBytes];
+            int rowsPerChunk = Math.max(1, (1 << 16) / Math.max(dim, 1));
+            if (chunk.length < rowsPerChunk * dim) {
+              chunk = new float[rowsPerChunk * dim];
+            }
+            for (int i = 0; i < ids.length; i += rowsPerChunk) {
+              int c = Math.min(rowsPerChunk, ids.length - i);
+              table.gather(ids, i, c, chunk, 0);
+              BatchCodec.encodeFeaturesInto(chunk, c * dim, enc, out, i * rowBytes);
+            }
+            return out;
+          }
+        };
+    return writeEncoded(file, encoded, codec, metadata);
   }
 
   /** CRC32C of a file as 8 lower-case hex digits (as in store manifests). */

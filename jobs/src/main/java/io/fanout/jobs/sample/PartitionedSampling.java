@@ -106,34 +106,27 @@ final class PartitionedSampling {
       persisted.add(state);
     }
 
-    // 3. Feature rows, if inlined, joined the same way.
-    JavaPairRDD<Long, Tuple2<PartialBatch, byte[]>> rows;
-    if (spec.features == FeatureEncoding.NONE) {
-      rows = state.mapValues(pb -> new Tuple2<>(pb, (byte[]) null));
-    } else {
-      JavaPairRDD<Long, Answer> featureRows =
-          state
-              .flatMapToPair(t -> frontier(t._1(), t._2(), firsts))
-              .partitionBy(byOwner)
-              .mapToPair(t -> new Tuple2<>(t._2().batchId, features(spec, t._1(), t._2())));
-      rows =
-          state
-              .cogroup(featureRows, byBatch)
-              .mapValues(t -> assembleFeatures(spec, one(t._1()), t._2()));
-    }
-
-    // 4. One task per part file, batches in order.
+    // 3. Every batch and, if features are inlined, its feature rows (fetched from the partitions
+    // owning its nodes, in chunks of about 1 MB) go to the task writing its part file, keyed
+    // part << 32 | batch, so Spark's sort streams each part's batches in order and can spill.
     int partsPerEpoch = spec.plan.partsPerEpoch();
     int total = (int) spec.plan.totalParts();
+    JavaPairRDD<Long, Object> toWrite =
+        state.mapToPair(t -> new Tuple2<>(partKey(spec, t._1()), (Object) t._2()));
+    if (spec.features != FeatureEncoding.NONE) {
+      toWrite =
+          toWrite.union(
+              state
+                  .flatMapToPair(t -> frontier(t._1(), t._2(), firsts))
+                  .partitionBy(byOwner)
+                  .flatMapToPair(t -> features(spec, t._1(), t._2())));
+    }
+
+    // 4. One task per part file.
     List<PartResult> out =
-        rows.mapToPair(
-                t -> {
-                  int epoch = (int) (t._1() >>> 32);
-                  int batch = (int) (long) t._1();
-                  return new Tuple2<>(epoch * partsPerEpoch + spec.plan.partOf(batch), t._2());
-                })
-            .groupByKey(new IdentityPartitioner(total))
-            .map(t -> writePart(spec, staging, t._1(), t._2()))
+        toWrite
+            .repartitionAndSortWithinPartitions(new PartPartitioner(total))
+            .mapPartitionsWithIndex((index, it) -> writePart(spec, staging, index, it), false)
             .collect();
     for (JavaPairRDD<Long, PartialBatch> r : persisted) {
       r.unpersist(false);
@@ -367,58 +360,71 @@ final class PartitionedSampling {
     return b.snapshot(pb.epoch, pb.batch, pb.labels);
   }
 
-  private static Answer features(SampleSpec spec, int p, Request r) {
+  private static long partKey(SampleSpec spec, long batchId) {
+    int epoch = (int) (batchId >>> 32);
+    int batch = (int) batchId;
+    long part = (long) epoch * spec.plan.partsPerEpoch() + spec.plan.partOf(batch);
+    return part << 32 | batch;
+  }
+
+  /** Encoded feature rows of a request, in answers of about 1 MB keyed for the writer. */
+  private static Iterator<Tuple2<Long, Object>> features(SampleSpec spec, int p, Request r) {
     StorePartition part = Partitions.get(spec, p);
     int dim = part.dim();
-    float[] values = new float[r.nodes.length * dim];
-    for (int i = 0; i < r.nodes.length; i++) {
-      part.features(r.nodes[i], values, i * dim);
-    }
-    return new Answer(
-        r.local, null, null, BatchCodec.encodeFeatures(r.nodes.length, values, spec.features));
-  }
-
-  private static Tuple2<PartialBatch, byte[]> assembleFeatures(
-      SampleSpec spec, PartialBatch pb, Iterable<Answer> answers) {
-    int rowBytes = spec.featureDim * spec.features.bytesPerValue();
-    byte[] out = new byte[pb.nodes.length * rowBytes];
-    int filled = 0;
-    for (Answer a : answers) {
-      for (int k = 0; k < a.local.length; k++) {
-        System.arraycopy(a.bytes, k * rowBytes, out, a.local[k] * rowBytes, rowBytes);
+    int rowBytes = dim * spec.features.bytesPerValue();
+    int rowsPerAnswer = Math.max(1, (1 << 20) / Math.max(rowBytes, 1));
+    long key = partKey(spec, r.batchId);
+    List<Tuple2<Long, Object>> out = new ArrayList<>();
+    float[] values = new float[Math.min(rowsPerAnswer, r.nodes.length) * dim];
+    for (int from = 0; from < r.nodes.length; from += rowsPerAnswer) {
+      int n = Math.min(rowsPerAnswer, r.nodes.length - from);
+      for (int i = 0; i < n; i++) {
+        part.features(r.nodes[from + i], values, i * dim);
       }
-      filled += a.local.length;
+      byte[] bytes = new byte[n * rowBytes];
+      BatchCodec.encodeFeaturesInto(values, n * dim, spec.features, bytes, 0);
+      out.add(
+          new Tuple2<>(
+              key, new Answer(Arrays.copyOfRange(r.local, from, from + n), null, null, bytes)));
     }
-    if (filled != pb.nodes.length) {
-      throw new IllegalStateException(
-          "batch " + pb.batch + ": " + filled + " feature rows for " + pb.nodes.length + " nodes");
-    }
-    return new Tuple2<>(pb, out);
+    return out.iterator();
   }
 
-  private static PartResult writePart(
-      SampleSpec spec,
-      String staging,
-      int globalPart,
-      Iterable<Tuple2<PartialBatch, byte[]>> rows) {
+  private static Iterator<PartResult> writePart(
+      SampleSpec spec, String staging, int globalPart, Iterator<Tuple2<Long, Object>> records) {
+    if (!records.hasNext()) {
+      return java.util.Collections.emptyIterator();
+    }
     int epoch = globalPart / spec.plan.partsPerEpoch();
     int part = globalPart % spec.plan.partsPerEpoch();
-    List<Tuple2<PartialBatch, byte[]>> sorted = new ArrayList<>();
-    rows.forEach(sorted::add);
-    sorted.sort((a, b) -> Integer.compare(a._1().batch, b._1().batch));
     Iterator<EncodedBatch> encoded =
         new Iterator<>() {
-          private int i;
+          private Tuple2<Long, Object> peeked = records.next();
+          private int expected = spec.plan.firstBatch(part);
 
           @Override
           public boolean hasNext() {
-            return i < sorted.size();
+            return peeked != null;
           }
 
           @Override
           public EncodedBatch next() {
-            Tuple2<PartialBatch, byte[]> t = sorted.get(i++);
-            EncodedBatch e = BatchCodec.encode(t._1().toMiniBatch(), null, FeatureEncoding.NONE);
+            long key = peeked._1();
+            PartialBatch pb = null;
+            List<Answer> rows = new ArrayList<>();
+            while (peeked != null && peeked._1() == key) {
+              if (peeked._2() instanceof PartialBatch b) {
+                pb = b;
+              } else {
+                rows.add((Answer) peeked._2());
+              }
+              peeked = records.hasNext() ? records.next() : null;
+            }
+            if (pb == null || pb.epoch != epoch || pb.batch != expected++) {
+              throw new IllegalStateException(
+                  "part " + epoch + ":" + part + " lacks batch " + (expected - 1));
+            }
+            EncodedBatch e = BatchCodec.encode(pb.toMiniBatch(), null, FeatureEncoding.NONE);
             return new EncodedBatch(
                 e.epoch(),
                 e.batch(),
@@ -428,16 +434,36 @@ final class PartitionedSampling {
                 e.indptr(),
                 e.indices(),
                 e.labels(),
-                t._2());
+                spec.features == FeatureEncoding.NONE ? null : assemble(spec, pb, rows));
           }
         };
-    return PartFiles.write(
-        spec,
-        staging,
-        epoch,
-        part,
-        tmp ->
-            ShardPartWriter.writeEncoded(tmp, encoded, spec.codec(), spec.metadata(epoch, part)));
+    return List.of(
+            PartFiles.write(
+                spec,
+                staging,
+                epoch,
+                part,
+                tmp ->
+                    ShardPartWriter.writeEncoded(
+                        tmp, encoded, spec.codec(), spec.metadata(epoch, part))))
+        .iterator();
+  }
+
+  private static byte[] assemble(SampleSpec spec, PartialBatch pb, List<Answer> rows) {
+    int rowBytes = spec.featureDim * spec.features.bytesPerValue();
+    byte[] out = new byte[Math.multiplyExact(pb.nodes.length, rowBytes)];
+    int filled = 0;
+    for (Answer a : rows) {
+      for (int k = 0; k < a.local.length; k++) {
+        System.arraycopy(a.bytes, k * rowBytes, out, a.local[k] * rowBytes, rowBytes);
+      }
+      filled += a.local.length;
+    }
+    if (filled != pb.nodes.length) {
+      throw new IllegalStateException(
+          "batch " + pb.batch + ": " + filled + " feature rows for " + pb.nodes.length + " nodes");
+    }
+    return out;
   }
 
   private static <T> T one(Iterable<T> it) {
@@ -452,12 +478,12 @@ final class PartitionedSampling {
     return t;
   }
 
-  /** Partitioner whose partition is the (non-negative int) key itself. */
-  static final class IdentityPartitioner extends Partitioner {
+  /** Partitioner by part file: the key is {@code part << 32 | batch}. */
+  static final class PartPartitioner extends Partitioner {
     private static final long serialVersionUID = 1L;
     private final int n;
 
-    IdentityPartitioner(int n) {
+    PartPartitioner(int n) {
       this.n = Math.max(n, 1);
     }
 
@@ -468,7 +494,7 @@ final class PartitionedSampling {
 
     @Override
     public int getPartition(Object key) {
-      return (Integer) key;
+      return (int) ((Long) key >>> 32);
     }
   }
 
