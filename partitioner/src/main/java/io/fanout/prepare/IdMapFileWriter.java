@@ -1,5 +1,6 @@
 package io.fanout.prepare;
 
+import io.fanout.store.ParquetFooters;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ final class IdMapFileWriter implements AutoCloseable {
   static final String DENSE_ID = "dense_id";
   static final String ID = "id";
 
+  private final Path file;
   private final ParquetWriter<Group> writer;
   private final SimpleGroupFactory rows;
   private final String idType;
@@ -34,6 +36,7 @@ final class IdMapFileWriter implements AutoCloseable {
    * @param idType {@code long}, {@code int} or {@code string}
    */
   IdMapFileWriter(Path file, String idType) {
+    this.file = file;
     this.idType = idType;
     MessageType schema = schema(idType);
     this.rows = new SimpleGroupFactory(schema);
@@ -94,6 +97,7 @@ final class IdMapFileWriter implements AutoCloseable {
   public void close() {
     try {
       writer.close();
+      ParquetFooters.canonicalize(file);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -27,6 +27,7 @@ public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
   private final Condition space = lock.newCondition();
   private int nextToDeliver;
   private Throwable failure;
+  private int failedBatch;
   private boolean closed;
 
   /**
@@ -72,9 +73,10 @@ public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
 
   private void work() {
     NeighborSampler.Worker w = sampler.newWorker();
+    int b = -1;
     try {
       while (true) {
-        int b = nextToClaim.getAndIncrement();
+        b = nextToClaim.getAndIncrement();
         if (b >= end) {
           return;
         }
@@ -107,6 +109,7 @@ public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
       try {
         if (failure == null) {
           failure = t;
+          failedBatch = b;
         }
         ready.signalAll();
       } finally {
@@ -131,7 +134,7 @@ public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
       while (slots[s] == null) {
         if (failure != null) {
           throw new IllegalStateException(
-              "sampling batch " + nextToDeliver + " of epoch " + epoch + " failed", failure);
+              "sampling batch " + failedBatch + " of epoch " + epoch + " failed", failure);
         }
         if (closed) {
           throw new IllegalStateException("batch stream closed");

@@ -1,15 +1,13 @@
 package io.fanout.shard;
 
+import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -138,7 +136,7 @@ public final class ShardCommit {
       for (Path p : list(out)) {
         String n = p.getFileName().toString();
         if (n.startsWith("epoch-") || n.equals(ShardManifest.FILE + ".tmp")) {
-          deleteRecursively(p);
+          FileTrees.deleteRecursively(p);
         }
       }
       // Leftovers of failed task attempts are not part of the output.
@@ -169,7 +167,7 @@ public final class ShardCommit {
       Files.move(tmp, out.resolve(ShardManifest.FILE), StandardCopyOption.ATOMIC_MOVE);
       for (Path p : list(out)) {
         if (p.getFileName().toString().startsWith(STAGING_PREFIX)) {
-          deleteRecursively(p);
+          FileTrees.deleteRecursively(p);
         }
       }
     } catch (IOException e) {
@@ -180,7 +178,7 @@ public final class ShardCommit {
   /** Removes a staging directory after a failed run. */
   public static void abort(Path staging) {
     try {
-      deleteRecursively(staging);
+      FileTrees.deleteRecursively(staging);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot remove " + staging, e);
     }
@@ -197,27 +195,5 @@ public final class ShardCommit {
     }
     out.sort(null);
     return out;
-  }
-
-  static void deleteRecursively(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    Files.walkFileTree(
-        p,
-        new SimpleFileVisitor<>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
-              throws IOException {
-            Files.delete(file);
-            return FileVisitResult.CONTINUE;
-          }
-
-          @Override
-          public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-            Files.delete(dir);
-            return FileVisitResult.CONTINUE;
-          }
-        });
   }
 }

@@ -1,5 +1,6 @@
 package io.fanout.shard;
 
+import io.fanout.store.ParquetFooters;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import org.apache.parquet.io.api.Binary;
  * MB) plus one row, whatever the row size.
  */
 public final class ShardFileWriter implements AutoCloseable {
+  private final Path file;
   private final ParquetWriter<Group> writer;
   private final SimpleGroupFactory rows = new SimpleGroupFactory(ShardSchema.SCHEMA);
   private long rowsWritten;
@@ -32,6 +34,7 @@ public final class ShardFileWriter implements AutoCloseable {
    * @param codec compression of the pages ({@code uncompressed}, {@code snappy} or {@code zstd})
    */
   public ShardFileWriter(Path file, CompressionCodecName codec, Map<String, String> metadata) {
+    this.file = file;
     try {
       writer =
           ExampleParquetWriter.builder(new LocalOutputFile(file))
@@ -82,6 +85,7 @@ public final class ShardFileWriter implements AutoCloseable {
   public void close() {
     try {
       writer.close();
+      ParquetFooters.canonicalize(file);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

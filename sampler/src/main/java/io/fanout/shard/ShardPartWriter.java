@@ -2,17 +2,13 @@ package io.fanout.shard;
 
 import io.fanout.graph.FeatureTable;
 import io.fanout.sample.MiniBatch;
+import io.fanout.store.Checksums;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Iterator;
-import java.util.Locale;
 import java.util.Map;
-import java.util.zip.CRC32C;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
@@ -50,7 +46,7 @@ public final class ShardPartWriter {
       }
     }
     try {
-      return new Written(n, seeds, edges, nodes, Files.size(file), crc32c(file));
+      return new Written(n, seeds, edges, nodes, Files.size(file), Checksums.crc32c(file));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot stat " + file, e);
     }
@@ -128,21 +124,5 @@ public final class ShardPartWriter {
           }
         };
     return writeEncoded(file, encoded, codec, metadata);
-  }
-
-  /** CRC32C of a file as 8 lower-case hex digits (as in store manifests). */
-  public static String crc32c(Path file) {
-    CRC32C crc = new CRC32C();
-    ByteBuffer buf = ByteBuffer.allocate(1 << 20);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      while (ch.read(buf) >= 0) {
-        buf.flip();
-        crc.update(buf);
-        buf.clear();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + file, e);
-    }
-    return String.format(Locale.ROOT, "%08x", crc.getValue());
   }
 }

@@ -3,12 +3,9 @@ package io.fanout.store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,7 +103,7 @@ public final class StoreCommit {
     try (DirectoryStream<Path> ds =
         Files.newDirectoryStream(store, StoreLayout.STAGING_PREFIX + "*")) {
       for (Path p : ds) {
-        deleteRecursively(p);
+        FileTrees.deleteRecursively(p);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + store, e);
@@ -158,7 +155,7 @@ public final class StoreCommit {
         Files.delete(manifestFile);
       }
       for (String name : OWNED) {
-        deleteRecursively(store.resolve(name));
+        FileTrees.deleteRecursively(store.resolve(name));
       }
       try (DirectoryStream<Path> ds = Files.newDirectoryStream(staging)) {
         for (Path p : ds) {
@@ -168,7 +165,7 @@ public final class StoreCommit {
       Path tmp = staging.resolve(StoreLayout.MANIFEST + ".tmp");
       manifest.write(tmp);
       Files.move(tmp, manifestFile, StandardCopyOption.ATOMIC_MOVE);
-      deleteRecursively(staging);
+      FileTrees.deleteRecursively(staging);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot publish store " + store, e);
     }
@@ -177,7 +174,7 @@ public final class StoreCommit {
   /** Removes a staging directory after a failed run; never throws. */
   public static void abort(Path staging) {
     try {
-      deleteRecursively(staging);
+      FileTrees.deleteRecursively(staging);
     } catch (IOException | RuntimeException e) {
       // the next run removes leftovers
     }
@@ -199,30 +196,5 @@ public final class StoreCommit {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + store, e);
     }
-  }
-
-  static void deleteRecursively(Path p) throws IOException {
-    if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    Files.walkFileTree(
-        p,
-        new SimpleFileVisitor<>() {
-          @Override
-          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
-              throws IOException {
-            Files.delete(file);
-            return FileVisitResult.CONTINUE;
-          }
-
-          @Override
-          public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-            if (exc != null) {
-              throw exc;
-            }
-            Files.delete(dir);
-            return FileVisitResult.CONTINUE;
-          }
-        });
   }
 }

@@ -1,6 +1,7 @@
 package io.fanout.jobs.train;
 
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.ParquetFooters;
 import io.fanout.store.StoreLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -172,6 +173,7 @@ final class PredictionWriter {
         }
       }
     }
+    ParquetFooters.canonicalize(outFile);
     return rows;
   }
 

@@ -11,7 +11,6 @@ import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardFileReader;
 import io.fanout.shard.ShardManifest;
-import io.fanout.shard.ShardPartWriter;
 import io.fanout.store.StoreLayout;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;
@@ -94,7 +93,7 @@ class SampleJobTest {
     assertThat(m.batchesPerEpoch).isEqualTo(22);
     assertThat(m.files).hasSize(12);
     for (ShardManifest.Part p : m.files) {
-      assertThat(p.crc32c).isEqualTo(ShardPartWriter.crc32c(a.resolve(p.path)));
+      assertThat(p.crc32c).isEqualTo(io.fanout.store.Checksums.crc32c(a.resolve(p.path)));
       assertThat(p.bytes).isEqualTo(Files.size(a.resolve(p.path)));
     }
     checkWithSparkReader(a, m, new int[] {10, 5}, StoreLayout.SPLIT_NONE, true);
