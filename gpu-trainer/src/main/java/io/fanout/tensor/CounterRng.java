@@ -1,5 +1,7 @@
 package io.fanout.tensor;
 
+import io.fanout.sample.SampleHash;
+
 /**
  * Counter-based random numbers: a value is a pure function of a key and a position, so dropout
  * masks and other random choices depend only on (seed, epoch, batch, layer, position) and never on
@@ -8,11 +10,9 @@ package io.fanout.tensor;
 public final class CounterRng {
   private CounterRng() {}
 
-  /** SplitMix64 finalizer: a bijective 64-bit mix. */
+  /** SplitMix64 finalizer, the same bijective 64-bit mix as the sampler's {@link SampleHash}. */
   public static long mix(long z) {
-    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-    return z ^ (z >>> 31);
+    return SampleHash.mix(z);
   }
 
   /** A key derived from a parent key and one more counter. */

@@ -1,7 +1,6 @@
 package io.fanout.jobs.sample;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
@@ -354,11 +353,8 @@ public final class SampleCommand implements Command {
     }
   }
 
+  /** One JSON line on stdout, like every other command. */
   private static void print(CommandContext ctx, Map<String, Object> result) throws Exception {
-    ctx.out()
-        .println(
-            new ObjectMapper()
-                .enable(SerializationFeature.INDENT_OUTPUT)
-                .writeValueAsString(result));
+    ctx.out().println(new ObjectMapper().writeValueAsString(result));
   }
 }
