@@ -17,8 +17,10 @@ import io.fanout.train.TrainBatch;
  * have equal labeled counts (full batches of labeled seeds), i.e. one process with global batch
  * {@code N·B}, up to float rounding and to neighbor sampling and dropout, which are keyed by batch.
  *
- * <p>Every worker reads (or samples) all batches and recycles those of the others: simple and
- * deterministic, at the cost of {@code N}-fold loading work.
+ * <p>When the source knows its batch count ({@link EpochData#batches}, as shard sets and on-the-fly
+ * sampling do), each worker asks it for its own batches only, so the others' batches are never
+ * decoded, gathered or sampled by this worker. Otherwise every worker reads all batches and hands
+ * back those of the others; both paths select the same batches.
  */
 public final class ShardedEpochData implements EpochData {
   private final EpochData inner;
@@ -35,11 +37,24 @@ public final class ShardedEpochData implements EpochData {
   }
 
   @Override
+  public int batches(int epoch) {
+    int total = inner.batches(epoch);
+    return total < 0 ? -1 : total / workers;
+  }
+
+  @Override
   public BatchStream open(int epoch) {
-    BatchStream s = inner.open(epoch);
     if (workers == 1) {
-      return s;
+      return inner.open(epoch);
     }
+    int total = inner.batches(epoch);
+    if (total >= 0) {
+      int usable = total / workers * workers;
+      int r = rank;
+      int n = workers;
+      return inner.open(epoch, b -> b < usable && b % n == r);
+    }
+    BatchStream s = inner.open(epoch);
     return new BatchStream() {
       @Override
       public TrainBatch next() {

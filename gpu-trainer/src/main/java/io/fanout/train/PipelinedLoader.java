@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.function.IntPredicate;
 
 /**
  * Reads and decodes the parts of an epoch on background threads ahead of the compute step, and
@@ -25,6 +26,7 @@ public final class PipelinedLoader implements BatchStream {
   private final FeatureTable table;
   private final int dim;
   private final String norm;
+  private final IntPredicate keep;
   private final List<BlockingQueue<Object>> queues = new ArrayList<>();
   private final List<BlockingQueue<TrainBatch>> pools = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
@@ -45,6 +47,22 @@ public final class PipelinedLoader implements BatchStream {
       String norm,
       int threadCount,
       int prefetch) {
+    this(parts, table, dim, norm, threadCount, prefetch, null);
+  }
+
+  /**
+   * A loader of only the batches whose index {@code keep} accepts (null: all); the others are
+   * skipped by the parts before they are decoded or sampled, and their features never gathered.
+   */
+  public PipelinedLoader(
+      List<BatchPart> parts,
+      FeatureTable table,
+      int dim,
+      String norm,
+      int threadCount,
+      int prefetch,
+      IntPredicate keep) {
+    this.keep = keep;
     this.parts = List.copyOf(parts);
     this.table = table;
     this.dim = dim;
@@ -72,7 +90,7 @@ public final class PipelinedLoader implements BatchStream {
     try {
       for (int p = t; p < parts.size() && !closed; p += threads.size()) {
         BatchPart bp = parts.get(p);
-        Iterator<DecodedBatch> it = bp.open();
+        Iterator<DecodedBatch> it = keep == null ? bp.open() : bp.open(keep);
         try {
           while (it.hasNext()) {
             DecodedBatch d = it.next();

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.IntPredicate;
 
 /**
  * Epochs sampled on the fly from an in-memory or memory-mapped graph, without shards: seeds are
@@ -88,7 +89,18 @@ public final class SampledEpochs implements EpochData {
   }
 
   @Override
+  public int batches(int epoch) {
+    return (seeds.length + batchSize - 1) / batchSize;
+  }
+
+  @Override
   public BatchStream open(int epoch) {
+    return open(epoch, null);
+  }
+
+  /** Batches that {@code keep} rejects (null: none) are never sampled. */
+  @Override
+  public BatchStream open(int epoch, IntPredicate keep) {
     int[] order = order(epoch);
     int batches = (order.length + batchSize - 1) / batchSize;
     int parts = Math.min(Math.max(1, batches), threads);
@@ -98,7 +110,7 @@ public final class SampledEpochs implements EpochData {
       int b1 = (int) ((long) batches * (p + 1) / parts);
       list.add(new Part(order, epoch, b0, b1));
     }
-    return new PipelinedLoader(list, features, features.dim(), norm, threads, prefetch);
+    return new PipelinedLoader(list, features, features.dim(), norm, threads, prefetch, keep);
   }
 
   private final class Part implements BatchPart {
@@ -121,18 +133,26 @@ public final class SampledEpochs implements EpochData {
 
     @Override
     public Iterator<DecodedBatch> open() {
+      return open(b -> true);
+    }
+
+    @Override
+    public Iterator<DecodedBatch> open(IntPredicate keep) {
       NeighborSampler.Worker s = sampler.newWorker();
       return new Iterator<>() {
         int b = b0;
 
         @Override
         public boolean hasNext() {
+          while (b < b1 && !keep.test(b)) {
+            b++;
+          }
           return b < b1;
         }
 
         @Override
         public DecodedBatch next() {
-          if (b >= b1) {
+          if (!hasNext()) {
             throw new NoSuchElementException();
           }
           int from = b * batchSize;

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.function.IntPredicate;
 
 /**
  * A complete directory of mini-batch shards ({@code docs/formats.md}, "Mini-batch shards"), read
@@ -99,12 +100,25 @@ public final class ShardSet {
    */
   public EpochData epochData(FeatureTable table, int dim, String norm, int threads, int prefetch) {
     FeatureEncoding enc = featureEncoding();
-    return epoch -> {
-      List<BatchPart> parts = new ArrayList<>();
-      for (Path f : files(epoch)) {
-        parts.add(new FilePart(f, enc));
+    return new EpochData() {
+      @Override
+      public BatchStream open(int epoch) {
+        return open(epoch, null);
       }
-      return new PipelinedLoader(parts, table, dim, norm, threads, prefetch);
+
+      @Override
+      public BatchStream open(int epoch, IntPredicate keep) {
+        List<BatchPart> parts = new ArrayList<>();
+        for (Path f : files(epoch)) {
+          parts.add(new FilePart(f, enc));
+        }
+        return new PipelinedLoader(parts, table, dim, norm, threads, prefetch, keep);
+      }
+
+      @Override
+      public int batches(int epoch) {
+        return manifest.batchesPerEpoch;
+      }
     };
   }
 
@@ -116,28 +130,47 @@ public final class ShardSet {
 
     @Override
     public Iterator<DecodedBatch> open() {
+      return open(b -> true);
+    }
+
+    /** Rows that {@code keep} rejects are skipped before they are decoded. */
+    @Override
+    public Iterator<DecodedBatch> open(IntPredicate keep) {
       ShardFileReader r = new ShardFileReader(file);
-      return new ClosingIterator(r, enc);
+      return new ClosingIterator(r, enc, keep);
     }
   }
 
   private static final class ClosingIterator implements Iterator<DecodedBatch>, AutoCloseable {
     private final ShardFileReader r;
     private final FeatureEncoding enc;
+    private final IntPredicate keep;
+    private EncodedBatch pending;
 
-    ClosingIterator(ShardFileReader r, FeatureEncoding enc) {
+    ClosingIterator(ShardFileReader r, FeatureEncoding enc, IntPredicate keep) {
       this.r = r;
       this.enc = enc;
+      this.keep = keep;
     }
 
     @Override
     public boolean hasNext() {
-      return r.hasNext();
+      while (pending == null && r.hasNext()) {
+        EncodedBatch e = r.next();
+        if (keep.test(e.batch())) {
+          pending = e;
+        }
+      }
+      return pending != null;
     }
 
     @Override
     public DecodedBatch next() {
-      EncodedBatch e = r.next();
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      EncodedBatch e = pending;
+      pending = null;
       float[] features =
           e.features() == null || enc == FeatureEncoding.NONE
               ? null
