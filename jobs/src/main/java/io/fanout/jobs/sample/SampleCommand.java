@@ -16,6 +16,7 @@ import io.fanout.shard.ShardPlan;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.train.Defaults;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -50,7 +51,10 @@ public final class SampleCommand implements Command {
       OptionDef.integer("batch-size", 1024, "seeds per mini-batch (the last may be smaller)");
   static final OptionDef<String> FANOUTS =
       OptionDef.string(
-          "fanouts", "15,10,5", "neighbors per node and hop, hop 1 (the seeds) first; -1 = all");
+          "fanouts",
+          Fanouts.format(Defaults.FANOUTS),
+          "neighbors per node and hop, hop 1 (the seeds) first; -1 = all; the default matches"
+              + " the trainer's default 2-layer model");
   static final OptionDef<Integer> EPOCHS =
       OptionDef.integer("epochs", 1, "epochs; each shuffles the seeds afresh");
   static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");

@@ -166,10 +166,10 @@ class SampleJobTest {
     Path out = tmp.resolve("rerun");
     String[] opts = {"--batch-size", "64", "--fanouts", "3,3", "--seed", "1"};
     SampleFixtures.Run first = SampleFixtures.sampleOk(cora, out, opts);
-    assertThat(first.out()).contains("\"skipped\" : false");
+    assertThat(first.out()).contains("\"skipped\":false");
     Map<String, byte[]> before = SampleFixtures.files(out);
     SampleFixtures.Run again = SampleFixtures.sampleOk(cora, out, opts);
-    assertThat(again.out()).contains("\"skipped\" : true");
+    assertThat(again.out()).contains("\"skipped\":true");
     assertThat(SampleFixtures.files(out).keySet()).isEqualTo(before.keySet());
     SampleFixtures.Run other =
         SampleFixtures.sample(cora, out, "--batch-size", "64", "--seed", "2");
