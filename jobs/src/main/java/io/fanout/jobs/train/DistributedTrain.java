@@ -9,10 +9,12 @@ import io.fanout.dist.DistOptions;
 import io.fanout.dist.VerifyingReducer;
 import io.fanout.dist.WorkerContext;
 import io.fanout.dist.WorkerFunction;
+import io.fanout.shard.ShardManifest;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.EpochStats;
 import io.fanout.train.GradientReducer;
+import io.fanout.train.ShardSet;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -70,6 +72,19 @@ final class DistributedTrain implements WorkerFunction<DistributedTrain.Outcome>
               + spec.modelDir()
               + " already holds a checkpoint; pass --resume to continue it or choose another"
               + " --model-dir");
+    }
+    ShardManifest shards = ShardSet.open(spec.shards()).manifest();
+    if (shards.batchesPerEpoch < workers) {
+      throw new InvalidInputException(
+          "shards in "
+              + spec.shards()
+              + " hold "
+              + shards.batchesPerEpoch
+              + " batch(es) per epoch, fewer than the "
+              + workers
+              + " workers, so no worker would get a step; expected at least one batch per worker:"
+              + " sample with --batch-size at most "
+              + Math.max(1, shards.seedsPerEpoch / workers));
     }
     Map<String, String> raw = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : c.resolved().entrySet()) {

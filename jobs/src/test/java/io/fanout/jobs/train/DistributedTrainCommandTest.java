@@ -109,4 +109,29 @@ class DistributedTrainCommandTest {
     assertThat(refused.code()).isEqualTo(2);
     assertThat(refused.err()).contains("already holds a checkpoint").contains("--resume");
   }
+
+  @Test
+  void fewerBatchesThanWorkersIsRefusedBeforeAnyTaskRuns() throws Exception {
+    Path one = tmp.resolve("one-batch-shards");
+    TrainFixtures.writeShards(
+        one, store, TrainFixtures.graph(3, 300, 12), new int[] {5, 5}, 100000, 1, 1);
+    Path md = tmp.resolve("model-one-batch");
+    Result t =
+        cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            one.toString(),
+            "--model-dir",
+            md.toString(),
+            "--workers",
+            "2");
+    assertThat(t.code()).as(t.err()).isEqualTo(2);
+    assertThat(t.err())
+        .contains(one.toString())
+        .contains("fewer than the 2 workers")
+        .contains("--batch-size");
+    assertThat(md.resolve("checkpoint.bin")).doesNotExist();
+  }
 }
