@@ -2,18 +2,19 @@ package io.fanout.train;
 
 /**
  * The documented default hyperparameters (see {@code docs/training.md}), chosen on cora, citeseer,
- * amazon_photo and coauthor_cs: GraphSAGE with 2 layers sampled with fanouts 25,10.
+ * amazon_photo and coauthor_cs: GraphSAGE with 2 layers sampled with fanouts 25,10. The one source
+ * of the defaults of {@code bin/fanout train}, {@code quickstart} and {@code TrainSpec.defaults}.
  */
 public final class Defaults {
   private Defaults() {}
 
   public static final String MODEL = "sage";
   public static final int HIDDEN = 256;
-  public static final double DROPOUT = 0.6;
+  public static final double DROPOUT = 0.5;
   public static final String ACTIVATION = "relu";
   public static final String FEATURE_NORM = "l2";
-  public static final double LR = 0.01;
-  public static final double WEIGHT_DECAY = 1e-3;
+  public static final double LR = 0.005;
+  public static final double WEIGHT_DECAY = 5e-4;
   public static final String SCHEDULE = "constant";
   public static final int EPOCHS = 50;
   public static final int BATCH_SIZE = 512;

@@ -14,6 +14,7 @@ import io.fanout.tensor.Backends;
 import io.fanout.train.Accuracy;
 import io.fanout.train.BatchStream;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.Defaults;
 import io.fanout.train.EpochData;
 import io.fanout.train.EpochStats;
 import io.fanout.train.Evaluation;
@@ -73,16 +74,16 @@ public final class TrainJobs {
           graph,
           shards,
           modelDir,
-          "sage",
-          256,
+          Defaults.MODEL,
+          Defaults.HIDDEN,
           0,
-          0.5f,
-          "relu",
-          "l2",
-          0.005f,
-          5e-4f,
-          "constant",
-          50,
+          (float) Defaults.DROPOUT,
+          Defaults.ACTIVATION,
+          Defaults.FEATURE_NORM,
+          (float) Defaults.LR,
+          (float) Defaults.WEIGHT_DECAY,
+          Defaults.SCHEDULE,
+          Defaults.EPOCHS,
           0,
           false,
           null,
