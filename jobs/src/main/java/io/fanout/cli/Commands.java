@@ -19,7 +19,7 @@ final class Commands {
         new io.fanout.jobs.store.BenchPrepareCommand(),
         new io.fanout.jobs.sample.BenchSampleCommand(),
         new io.fanout.jobs.train.BenchTrainCommand(),
-        new io.fanout.dist.BenchAllReduceCommand());
+        new io.fanout.jobs.dist.BenchAllReduceCommand());
   }
 
   static Command find(String name) {

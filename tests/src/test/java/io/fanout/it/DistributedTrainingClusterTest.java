@@ -3,11 +3,11 @@ package io.fanout.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fanout.dist.BarrierRunner;
 import io.fanout.dist.Checkpoints;
 import io.fanout.dist.PeerException;
 import io.fanout.dist.RingAllReduce;
-import io.fanout.dist.SyntheticTraining;
+import io.fanout.jobs.dist.SyntheticTraining;
+import io.fanout.spark.train.BarrierRunner;
 import io.fanout.train.GradientReducer;
 import java.io.IOException;
 import java.nio.channels.ServerSocketChannel;

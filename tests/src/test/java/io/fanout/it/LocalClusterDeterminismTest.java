@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.cli.FanoutCli;
 import io.fanout.graph.GraphStore;
-import io.fanout.prepare.Fanout;
+import io.fanout.spark.Fanout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;

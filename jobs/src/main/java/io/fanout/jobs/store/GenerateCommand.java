@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.generate.GraphGenerator;
 import io.fanout.store.InvalidInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;

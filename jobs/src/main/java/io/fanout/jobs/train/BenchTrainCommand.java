@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.train.TrainBenchmark;
 import java.util.List;
 import java.util.Locale;

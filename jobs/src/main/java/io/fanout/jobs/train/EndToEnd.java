@@ -1,6 +1,7 @@
 package io.fanout.jobs.train;
 
 import io.fanout.cli.FanoutCli;
+import io.fanout.spark.train.TrainJobs;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Accuracy;
 import io.fanout.train.Defaults;

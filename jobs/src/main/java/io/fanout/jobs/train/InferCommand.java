@@ -4,6 +4,8 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.train.TrainJobs;
+import io.fanout.spark.train.TrainOptionsDefs;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;

@@ -3,7 +3,7 @@ package io.fanout.jobs.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.cli.FanoutCli;
-import io.fanout.prepare.Fanout;
+import io.fanout.spark.Fanout;
 import io.fanout.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

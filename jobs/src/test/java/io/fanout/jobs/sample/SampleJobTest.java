@@ -3,7 +3,6 @@ package io.fanout.jobs.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.graph.GraphStore;
-import io.fanout.prepare.Fanout;
 import io.fanout.sample.BatchChecks;
 import io.fanout.sample.MiniBatch;
 import io.fanout.shard.BatchCodec;
@@ -11,6 +10,7 @@ import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardFileReader;
 import io.fanout.shard.ShardManifest;
+import io.fanout.spark.Fanout;
 import io.fanout.store.StoreLayout;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;

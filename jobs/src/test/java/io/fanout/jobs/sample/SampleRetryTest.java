@@ -3,6 +3,7 @@ package io.fanout.jobs.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.shard.ShardManifest;
+import io.fanout.spark.sample.PartFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -51,12 +52,12 @@ class SampleRetryTest {
     want.remove(ShardManifest.FILE);
     for (String mode : new String[] {"replicated", "partitioned"}) {
       Path out = tmp.resolve("retried-" + mode);
-      spark.conf().set(SampleCommand.FAIL_HOOK, "0:1");
+      spark.conf().set(io.fanout.spark.sample.SampleOptions.FAIL_HOOK, "0:1");
       int injected = PartFiles.INJECTED.get();
       try {
         SampleFixtures.sampleOk(store, out, SampleJobTest.concat(opts, "--mode", mode));
       } finally {
-        spark.conf().unset(SampleCommand.FAIL_HOOK);
+        spark.conf().unset(io.fanout.spark.sample.SampleOptions.FAIL_HOOK);
       }
       assertThat(PartFiles.INJECTED.get()).isEqualTo(injected + 1);
       Map<String, byte[]> got = SampleFixtures.files(out);

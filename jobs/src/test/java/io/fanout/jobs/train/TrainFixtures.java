@@ -9,6 +9,7 @@ import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardCommit;
 import io.fanout.shard.ShardFileWriter;
 import io.fanout.shard.ShardManifest;
+import io.fanout.spark.train.TrainJobs;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.NodesFileWriter;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.cli.FanoutCli;
+import io.fanout.spark.train.TestFaults;
 import io.fanout.train.Checkpoint;
 import java.io.ByteArrayOutputStream;
 import java.io.File;

@@ -1,0 +1,65 @@
+package io.fanout.spark;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.OptionDef;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * What every stage of {@link Fanout} shares: options by their kebab-case names (the same names and
+ * defaults as the command line), resolved from the call, then the session configuration ({@code
+ * spark.fanout.<name>}), then the documented default; unknown options are rejected when the action
+ * runs.
+ *
+ * @param <A> the concrete action, returned by the option setters for chaining
+ * @param <R> what {@link #execute()} returns
+ */
+public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
+  private final SparkSession spark;
+  private final String capability;
+  private final List<OptionDef<?>> defs;
+  private final Map<String, String> options = new LinkedHashMap<>();
+
+  protected FanoutAction(SparkSession spark, String capability, List<OptionDef<?>> defs) {
+    this.spark = Objects.requireNonNull(spark, "spark");
+    this.capability = capability;
+    this.defs = defs;
+  }
+
+  /** Sets an option by its kebab-case name, as {@code bin/fanout <stage> --help} lists it. */
+  public A option(String name, String value) {
+    options.put(Objects.requireNonNull(name, "name"), value);
+    return self();
+  }
+
+  /** Sets several options; see {@link #option(String, String)}. */
+  public A options(Map<String, String> all) {
+    for (Map.Entry<String, String> e : all.entrySet()) {
+      option(e.getKey(), e.getValue());
+    }
+    return self();
+  }
+
+  /** Runs the stage. */
+  public abstract R execute();
+
+  /** The caller's session; never stopped or reconfigured by an action. */
+  protected final SparkSession spark() {
+    return spark;
+  }
+
+  /** The options of this call resolved against the session configuration and the defaults. */
+  protected final FanoutConf conf() {
+    return new FanoutConf(
+        capability, defs, options, k -> Optional.ofNullable(spark.conf().get(k, null)));
+  }
+
+  @SuppressWarnings("unchecked")
+  private A self() {
+    return (A) this;
+  }
+}

@@ -1,0 +1,71 @@
+package io.fanout.spark;
+
+import java.util.Locale;
+import java.util.function.Supplier;
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Labels the Spark jobs Fanout starts, so that the Spark UI and a notebook's job view say what is
+ * running, and so that a caller can cancel them.
+ *
+ * <p>Every job started inside {@link #call} or {@link #run} carries the description {@code "fanout
+ * <stage>: <step> (<index>/<count>)"}. Its job group is the caller's when the calling thread
+ * already has one (a notebook cell's group, so that cancelling the cell cancels Fanout's jobs);
+ * otherwise it is {@link #defaultGroup(String)}, with interrupt-on-cancel, so that {@code
+ * spark.sparkContext().cancelJobGroup("fanout-train")} stops a running {@code train}. The thread's
+ * previous description and group are restored afterwards, whatever {@code body} does.
+ */
+public final class JobLabels {
+  static final String GROUP = "spark.jobGroup.id";
+  static final String DESCRIPTION = "spark.job.description";
+  static final String INTERRUPT = "spark.job.interruptOnCancel";
+
+  private JobLabels() {}
+
+  /** The job group of a stage's jobs when the caller set none: {@code fanout-<stage>}. */
+  public static String defaultGroup(String stage) {
+    return "fanout-" + stage;
+  }
+
+  /** The description of step {@code index} of {@code count} of a stage. */
+  public static String description(String stage, String step, int index, int count) {
+    return String.format(Locale.ROOT, "fanout %s: %s (%d/%d)", stage, step, index, count);
+  }
+
+  /** Runs {@code body} with its Spark jobs labelled as step {@code index} of {@code count}. */
+  public static <T> T call(
+      SparkSession spark, String stage, String step, int index, int count, Supplier<T> body) {
+    SparkContext sc = spark.sparkContext();
+    String group = sc.getLocalProperty(GROUP);
+    String description = sc.getLocalProperty(DESCRIPTION);
+    String interrupt = sc.getLocalProperty(INTERRUPT);
+    try {
+      if (group == null) {
+        sc.setLocalProperty(GROUP, defaultGroup(stage));
+        sc.setLocalProperty(INTERRUPT, "true");
+      }
+      sc.setLocalProperty(DESCRIPTION, description(stage, step, index, count));
+      return body.get();
+    } finally {
+      sc.setLocalProperty(GROUP, group);
+      sc.setLocalProperty(DESCRIPTION, description);
+      sc.setLocalProperty(INTERRUPT, interrupt);
+    }
+  }
+
+  /** {@link #call} for a body without a result. */
+  public static void run(
+      SparkSession spark, String stage, String step, int index, int count, Runnable body) {
+    call(
+        spark,
+        stage,
+        step,
+        index,
+        count,
+        () -> {
+          body.run();
+          return null;
+        });
+  }
+}

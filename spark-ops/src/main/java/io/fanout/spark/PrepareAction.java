@@ -1,0 +1,36 @@
+package io.fanout.spark;
+
+import io.fanout.spark.prepare.PrepareJob;
+import io.fanout.spark.prepare.PrepareOptions;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/** A configured {@code prepare}; see {@link Fanout} and {@link PrepareOptions}. */
+public final class PrepareAction extends FanoutAction<PrepareAction, PrepareResult> {
+  private final Dataset<Row> vertices;
+  private final Dataset<Row> edges;
+
+  PrepareAction(SparkSession spark, Dataset<Row> vertices, Dataset<Row> edges) {
+    super(spark, "prepare", PrepareOptions.ALL);
+    this.vertices = vertices;
+    this.edges = edges;
+  }
+
+  /** The store directory to write ({@code output}). */
+  public PrepareAction output(String path) {
+    return option(PrepareOptions.OUTPUT.name(), path);
+  }
+
+  /**
+   * Runs the preparation, or skips it when the output already holds a store prepared from the same
+   * inputs and options.
+   *
+   * @throws io.fanout.store.InvalidInputException on bad input; nothing is published then
+   * @throws io.fanout.conf.FanoutConfigException on bad options
+   */
+  @Override
+  public PrepareResult execute() {
+    return new PrepareJob(spark(), conf(), vertices, edges).run();
+  }
+}

@@ -1,0 +1,105 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.store.ParquetFooters;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Types;
+
+/**
+ * Writes one {@code idmap/part-NNNNN.parquet} file, {@code (dense_id int32, id <original type>)},
+ * straight through parquet-hadoop from the task that owns the partition: its bytes depend only on
+ * the rows (Spark's own writer stamps run-specific metadata), and its name on the partition.
+ */
+final class IdMapFileWriter implements AutoCloseable {
+  static final String DENSE_ID = "dense_id";
+  static final String ID = "id";
+
+  private final Path file;
+  private final ParquetWriter<Group> writer;
+  private final SimpleGroupFactory rows;
+  private final String idType;
+
+  /**
+   * @param idType {@code long}, {@code int} or {@code string}
+   */
+  IdMapFileWriter(Path file, String idType) {
+    this.file = file;
+    this.idType = idType;
+    MessageType schema = schema(idType);
+    this.rows = new SimpleGroupFactory(schema);
+    try {
+      writer =
+          ExampleParquetWriter.builder(new LocalOutputFile(file))
+              .withConf(new PlainParquetConfiguration())
+              .withType(schema)
+              .withCompressionCodec(CompressionCodecName.SNAPPY)
+              // parquet-mr lists a column's encodings from a HashSet of enum constants, whose
+              // order varies between JVMs; one encoding (plain) keeps the footer identical
+              .withDictionaryEncoding(false)
+              .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
+              .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+              .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + file, e);
+    }
+  }
+
+  static MessageType schema(String idType) {
+    Types.MessageTypeBuilder b = Types.buildMessage();
+    b.required(PrimitiveTypeName.INT32).named(DENSE_ID);
+    switch (idType) {
+      case "long":
+        b.required(PrimitiveTypeName.INT64).named(ID);
+        break;
+      case "int":
+        b.required(PrimitiveTypeName.INT32).named(ID);
+        break;
+      default:
+        b.required(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named(ID);
+    }
+    return b.named("idmap");
+  }
+
+  void write(int denseId, Object id) {
+    Group g = rows.newGroup();
+    g.add(DENSE_ID, denseId);
+    switch (idType) {
+      case "long":
+        g.add(ID, (Long) id);
+        break;
+      case "int":
+        g.add(ID, (Integer) id);
+        break;
+      default:
+        g.add(ID, (String) id);
+    }
+    try {
+      writer.write(g);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      writer.close();
+      ParquetFooters.canonicalize(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

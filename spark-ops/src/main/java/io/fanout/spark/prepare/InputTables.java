@@ -1,0 +1,141 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.store.InvalidInputException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/** The two input tables of {@code prepare}, from paths or DataFrames, with names for errors. */
+final class InputTables {
+  final Dataset<Row> vertices;
+  final Dataset<Row> edges;
+
+  /** How errors name the tables, e.g. {@code "vertices /data/v.parquet"}. */
+  final String vertexSource;
+
+  final String edgeSource;
+
+  /** True when read from CSV: every column is text and must be parsed. */
+  final boolean csv;
+
+  final String fingerprint;
+
+  private InputTables(
+      Dataset<Row> vertices,
+      Dataset<Row> edges,
+      String vertexSource,
+      String edgeSource,
+      boolean csv,
+      String fingerprint) {
+    this.vertices = vertices;
+    this.edges = edges;
+    this.vertexSource = vertexSource;
+    this.edgeSource = edgeSource;
+    this.csv = csv;
+    this.fingerprint = fingerprint;
+  }
+
+  static InputTables fromDataFrames(Dataset<Row> v, Dataset<Row> e) {
+    String fp =
+        sha256(
+            "dataframes\n"
+                + v.semanticHash()
+                + "\n"
+                + e.semanticHash()
+                + "\n"
+                + filesDigest(v.sparkSession(), v.inputFiles())
+                + filesDigest(e.sparkSession(), e.inputFiles()));
+    return new InputTables(v, e, "vertices DataFrame", "edges DataFrame", false, fp);
+  }
+
+  static InputTables fromPaths(SparkSession spark, FanoutConf conf) {
+    String vp = conf.get(PrepareOptions.VERTICES);
+    String ep = conf.get(PrepareOptions.EDGES);
+    if (vp.isEmpty() || ep.isEmpty()) {
+      throw new FanoutConfigException(
+          "prepare needs --vertices PATH and --edges PATH (or DataFrames through the Java API)");
+    }
+    String format = conf.get(PrepareOptions.FORMAT);
+    Configuration hadoop = spark.sessionState().newHadoopConf();
+    StringBuilder digest = new StringBuilder(format).append('\n');
+    digest.append(listing(hadoop, vp, "vertices"));
+    digest.append(listing(hadoop, ep, "edges"));
+    boolean csv = format.equals("csv");
+    Dataset<Row> v = read(spark, vp, csv);
+    Dataset<Row> e = read(spark, ep, csv);
+    return new InputTables(v, e, "vertices " + vp, "edges " + ep, csv, sha256(digest.toString()));
+  }
+
+  private static Dataset<Row> read(SparkSession spark, String path, boolean csv) {
+    if (csv) {
+      return spark.read().option("header", "true").option("inferSchema", "false").csv(path);
+    }
+    return spark.read().parquet(path);
+  }
+
+  /** Path, size and mtime of every file under {@code path}; fails clearly when it is missing. */
+  private static String listing(Configuration hadoop, String path, String what) {
+    try {
+      Path p = new Path(path);
+      FileSystem fs = p.getFileSystem(hadoop);
+      if (!fs.exists(p)) {
+        throw new InvalidInputException(
+            what + " path " + path + " does not exist; expected a Parquet or CSV file or folder");
+      }
+      StringBuilder sb = new StringBuilder();
+      var it = fs.listFiles(p, true);
+      java.util.List<String> lines = new java.util.ArrayList<>();
+      while (it.hasNext()) {
+        FileStatus s = it.next();
+        lines.add(s.getPath() + "\t" + s.getLen() + "\t" + s.getModificationTime());
+      }
+      java.util.Collections.sort(lines);
+      for (String l : lines) {
+        sb.append(l).append('\n');
+      }
+      return sb.toString();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + path, e);
+    }
+  }
+
+  private static String filesDigest(SparkSession spark, String[] files) {
+    String[] sorted = files.clone();
+    Arrays.sort(sorted);
+    Configuration hadoop = spark.sessionState().newHadoopConf();
+    StringBuilder sb = new StringBuilder();
+    for (String f : sorted) {
+      try {
+        Path p = new Path(f);
+        FileStatus s = p.getFileSystem(hadoop).getFileStatus(p);
+        sb.append(f).append('\t').append(s.getLen()).append('\t').append(s.getModificationTime());
+      } catch (IOException e) {
+        sb.append(f);
+      }
+      sb.append('\n');
+    }
+    return sb.toString();
+  }
+
+  static String sha256(String s) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(md.digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

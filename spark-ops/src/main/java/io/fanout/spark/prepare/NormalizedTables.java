@@ -1,0 +1,311 @@
+package io.fanout.spark.prepare;
+
+import static org.apache.spark.sql.functions.coalesce;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.lower;
+import static org.apache.spark.sql.functions.regexp_replace;
+import static org.apache.spark.sql.functions.split;
+import static org.apache.spark.sql.functions.trim;
+import static org.apache.spark.sql.functions.when;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.store.InvalidInputException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.ml.linalg.VectorUDT;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+
+/**
+ * The input tables brought to one shape, with the checks that guard it.
+ *
+ * <p>Vertices: {@code _id} (long, int or string), {@code _label} int (-1 when absent or null),
+ * {@code _split} byte (split code; null when not a known split), {@code _feat} array&lt;float&gt;
+ * (only with features). Edges: {@code _src}, {@code _dst} of the vertex id type.
+ */
+final class NormalizedTables {
+  static final String ID = "_id";
+  static final String LABEL = "_label";
+  static final String SPLIT = "_split";
+  static final String FEAT = "_feat";
+  static final String SRC = "_src";
+  static final String DST = "_dst";
+
+  final Dataset<Row> vertices;
+  final Dataset<Row> edges;
+  final boolean hasFeatures;
+  final DataType idType;
+  final List<Check> vertexChecks = new ArrayList<>();
+  final List<Check> edgeChecks = new ArrayList<>();
+
+  /** Columns of the raw vertex table shown in error samples (features left out). */
+  final List<Column> vertexSample = new ArrayList<>();
+
+  final List<Column> edgeSample = new ArrayList<>();
+
+  NormalizedTables(InputTables in, FanoutConf conf) {
+    Dataset<Row> v = in.vertices;
+    Dataset<Row> e = in.edges;
+    String idCol = conf.get(PrepareOptions.ID_COLUMN);
+    String srcCol = conf.get(PrepareOptions.SRC_COLUMN);
+    String dstCol = conf.get(PrepareOptions.DST_COLUMN);
+    String featCol = optionalColumn(v, in.vertexSource, conf, PrepareOptions.FEATURES_COLUMN);
+    String labelCol = optionalColumn(v, in.vertexSource, conf, PrepareOptions.LABEL_COLUMN);
+    String splitCol = optionalColumn(v, in.vertexSource, conf, PrepareOptions.SPLIT_COLUMN);
+    requireColumn(v, in.vertexSource, idCol, PrepareOptions.ID_COLUMN.name());
+    requireColumn(e, in.edgeSource, srcCol, PrepareOptions.SRC_COLUMN.name());
+    requireColumn(e, in.edgeSource, dstCol, PrepareOptions.DST_COLUMN.name());
+
+    for (StructField f : v.schema().fields()) {
+      if (!f.name().equals(featCol)) {
+        vertexSample.add(col(quote(f.name())));
+      }
+    }
+    for (StructField f : e.schema().fields()) {
+      edgeSample.add(col(quote(f.name())));
+    }
+
+    // ids
+    DataType rawIdType = type(v, idCol);
+    Column rawId = col(quote(idCol));
+    Column id;
+    if (in.csv) {
+      idType = DataTypes.LongType;
+      id = rawId.try_cast("bigint");
+    } else if (rawIdType.equals(DataTypes.LongType)
+        || rawIdType.equals(DataTypes.IntegerType)
+        || rawIdType.equals(DataTypes.StringType)) {
+      idType = rawIdType;
+      id = rawId;
+    } else if (rawIdType.equals(DataTypes.ShortType) || rawIdType.equals(DataTypes.ByteType)) {
+      idType = DataTypes.IntegerType;
+      id = rawId.cast("int");
+    } else {
+      throw new InvalidInputException(
+          in.vertexSource
+              + ": column '"
+              + idCol
+              + "' has type "
+              + rawIdType.sql()
+              + "; expected vertex ids of type bigint, int or string");
+    }
+    vertexChecks.add(new Check(idCol, "a null id", "a non-null vertex id", rawId.isNull()));
+    if (in.csv) {
+      vertexChecks.add(
+          new Check(
+              idCol,
+              "a non-numeric id",
+              "an integer id in CSV input",
+              rawId.isNotNull().and(id.isNull())));
+    }
+
+    // labels
+    Column label;
+    if (labelCol == null) {
+      label = lit(-1);
+    } else {
+      Column raw = col(quote(labelCol));
+      DataType lt = type(v, labelCol);
+      if (in.csv || lt.equals(DataTypes.StringType)) {
+        Column parsed = trim(raw).try_cast("int");
+        vertexChecks.add(
+            new Check(
+                labelCol,
+                "a non-integer label",
+                "an integer label (-1 = unlabeled)",
+                raw.isNotNull().and(trim(raw).notEqual(lit(""))).and(parsed.isNull())));
+        label = coalesce(parsed, lit(-1));
+      } else if (isIntegral(lt)) {
+        label = coalesce(raw.cast("int"), lit(-1));
+      } else {
+        throw new InvalidInputException(
+            in.vertexSource
+                + ": column '"
+                + labelCol
+                + "' has type "
+                + lt.sql()
+                + "; expected an integer label column");
+      }
+      vertexChecks.add(
+          new Check(labelCol, "a label below -1", "labels >= -1 (-1 = unlabeled)", label.lt(-1)));
+    }
+
+    // splits
+    Column splitCode;
+    if (splitCol == null) {
+      splitCode = lit((byte) 0);
+    } else {
+      if (!in.csv && !type(v, splitCol).equals(DataTypes.StringType)) {
+        throw new InvalidInputException(
+            in.vertexSource
+                + ": column '"
+                + splitCol
+                + "' has type "
+                + type(v, splitCol).sql()
+                + "; expected a string column of train, val, test or none");
+      }
+      Column s = coalesce(lower(trim(col(quote(splitCol)))), lit("none"));
+      splitCode =
+          when(s.equalTo("none").or(s.equalTo("")), lit((byte) 0))
+              .when(s.equalTo("train"), lit((byte) 1))
+              .when(s.equalTo("val"), lit((byte) 2))
+              .when(s.equalTo("test"), lit((byte) 3));
+      vertexChecks.add(
+          new Check(
+              splitCol,
+              "an unknown split",
+              "one of train, val, test, none (or null for none)",
+              splitCode.isNull()));
+    }
+
+    // features
+    Column feat = null;
+    if (featCol != null) {
+      DataType ft = type(v, featCol);
+      Column raw = col(quote(featCol));
+      if (ft instanceof VectorUDT
+          || ft.getClass().getName().equals("org.apache.spark.mllib.linalg.VectorUDT")) {
+        feat = org.apache.spark.ml.functions.vector_to_array(raw, "float32");
+      } else if (ft instanceof ArrayType && isNumeric(((ArrayType) ft).elementType())) {
+        feat = raw.cast("array<float>");
+      } else if (ft.equals(DataTypes.StringType)) {
+        // CSV: "[0.1, 0.2]" or "0.1;0.2" or "0.1 0.2"
+        Column body = trim(regexp_replace(raw, "[\\[\\]]", ""));
+        Column parts = split(body, "[\\s,;]+");
+        Column parsed = expr("transform(" + "_feat_parts" + ", x -> try_cast(x AS FLOAT))");
+        v = v.withColumn("_feat_parts", when(body.equalTo(""), expr("array()")).otherwise(parts));
+        feat = when(raw.isNull(), lit(null).cast("array<float>")).otherwise(parsed);
+      } else {
+        throw new InvalidInputException(
+            in.vertexSource
+                + ": column '"
+                + featCol
+                + "' has type "
+                + ft.sql()
+                + "; expected array<float>, array<double> or an ML Vector");
+      }
+      vertexChecks.add(
+          new Check(
+              featCol, "null features", "a feature array on every vertex", col(FEAT).isNull()));
+      vertexChecks.add(
+          new Check(
+              featCol,
+              "non-finite or non-numeric features (NaN, Infinity or unparsable)",
+              "finite numbers",
+              expr(
+                  "exists("
+                      + FEAT
+                      + ", x -> x IS NULL OR isnan(x) OR x = float('Infinity')"
+                      + " OR x = float('-Infinity'))")));
+    }
+    hasFeatures = feat != null;
+
+    Dataset<Row> nv = v.withColumn(ID, id).withColumn(LABEL, label).withColumn(SPLIT, splitCode);
+    if (feat != null) {
+      nv = nv.withColumn(FEAT, feat);
+    }
+    vertices = nv;
+
+    // edges: endpoints of the vertex id type
+    Column rawSrc = col(quote(srcCol));
+    Column rawDst = col(quote(dstCol));
+    DataType st = type(e, srcCol);
+    DataType dt = type(e, dstCol);
+    Column src = convert(rawSrc, st, idType, in.csv);
+    Column dst = convert(rawDst, dt, idType, in.csv);
+    edgeChecks.add(new Check(srcCol, "a null source", "a non-null vertex id", rawSrc.isNull()));
+    edgeChecks.add(
+        new Check(dstCol, "a null destination", "a non-null vertex id", rawDst.isNull()));
+    String idSql = idType.sql().toLowerCase(java.util.Locale.ROOT);
+    edgeChecks.add(
+        new Check(
+            srcCol,
+            "a source that is not a valid " + idSql + " id",
+            "ids of the vertex id type " + idSql,
+            rawSrc.isNotNull().and(src.isNull())));
+    edgeChecks.add(
+        new Check(
+            dstCol,
+            "a destination that is not a valid " + idSql + " id",
+            "ids of the vertex id type " + idSql,
+            rawDst.isNotNull().and(dst.isNull())));
+    edges = e.withColumn(SRC, src).withColumn(DST, dst);
+  }
+
+  String idTypeName() {
+    if (idType.equals(DataTypes.LongType)) {
+      return "long";
+    }
+    if (idType.equals(DataTypes.IntegerType)) {
+      return "int";
+    }
+    return "string";
+  }
+
+  private static Column convert(Column raw, DataType from, DataType to, boolean csv) {
+    if (from.equals(to)) {
+      return raw;
+    }
+    if (csv) {
+      return trim(raw).try_cast(to);
+    }
+    return raw.try_cast(to);
+  }
+
+  private static boolean isIntegral(DataType t) {
+    return t.equals(DataTypes.IntegerType)
+        || t.equals(DataTypes.LongType)
+        || t.equals(DataTypes.ShortType)
+        || t.equals(DataTypes.ByteType);
+  }
+
+  private static boolean isNumeric(DataType t) {
+    return isIntegral(t)
+        || t.equals(DataTypes.FloatType)
+        || t.equals(DataTypes.DoubleType)
+        || t instanceof org.apache.spark.sql.types.DecimalType;
+  }
+
+  private static DataType type(Dataset<Row> d, String column) {
+    return d.schema().apply(column).dataType();
+  }
+
+  private static String quote(String name) {
+    return "`" + name.replace("`", "``") + "`";
+  }
+
+  private static void requireColumn(Dataset<Row> d, String source, String column, String option) {
+    if (!Arrays.asList(d.columns()).contains(column)) {
+      throw new InvalidInputException(
+          source
+              + ": missing column '"
+              + column
+              + "' (--"
+              + option
+              + "); the table has columns "
+              + Arrays.toString(d.columns()));
+    }
+  }
+
+  /** The column named by {@code def}, or null when it is absent and left at its default. */
+  private static String optionalColumn(
+      Dataset<Row> d, String source, FanoutConf conf, io.fanout.conf.OptionDef<String> def) {
+    String name = conf.get(def);
+    if (Arrays.asList(d.columns()).contains(name)) {
+      return name;
+    }
+    if (name.equals(def.defaultValue())) {
+      return null;
+    }
+    requireColumn(d, source, name, def.name());
+    return null;
+  }
+}

@@ -1,0 +1,535 @@
+package io.fanout.spark.prepare;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.concat_ws;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.size;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.udf;
+import static org.apache.spark.sql.functions.when;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.spark.PrepareResult;
+import io.fanout.spark.partition.VertexPartitioners;
+import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.NodesFileWriter;
+import io.fanout.store.StoreCommit;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The {@code prepare} pipeline. Spark does the work on executors; the driver only sees
+ * per-partition counts and metadata.
+ *
+ * <ol>
+ *   <li>Validate both tables (one aggregation each) and count vertices per partition.
+ *   <li>Prefix sums of the counts give each partition's {@code first_vertex}.
+ *   <li>Shuffle vertices to their partitions sorted by original id; each task writes its {@code
+ *       nodes/} and {@code features/} files and emits the id map, written as Parquet.
+ *   <li>Join edge endpoints with the id map, expand/clean them per the options, shuffle them to the
+ *       partition of their destination sorted by (destination, source); each task writes its {@code
+ *       csr/} file.
+ *   <li>Publish: move files into place, write the manifest last.
+ * </ol>
+ */
+/** The {@code prepare} pipeline behind {@link io.fanout.spark.PrepareAction}. */
+public final class PrepareJob {
+  private static final String PART = "_part";
+  private static final String KEY = "_key";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrepareJob.class);
+  private long phaseStart = System.nanoTime();
+
+  private void phase(String done) {
+    long now = System.nanoTime();
+    LOG.info("prepare: {} in {} ms", done, (now - phaseStart) / 1_000_000);
+    phaseStart = now;
+  }
+
+  private final SparkSession spark;
+  private final FanoutConf conf;
+  private final Dataset<Row> vertexFrame;
+  private final Dataset<Row> edgeFrame;
+
+  public PrepareJob(
+      SparkSession spark, FanoutConf conf, Dataset<Row> vertices, Dataset<Row> edges) {
+    this.spark = spark;
+    this.conf = conf;
+    this.vertexFrame = vertices;
+    this.edgeFrame = edges;
+  }
+
+  public PrepareResult run() {
+    for (OptionDef<?> d : PrepareOptions.ALL) {
+      conf.get(d); // parse every option now: a bad value fails before any work
+    }
+    Path out = localPath(conf.get(PrepareOptions.OUTPUT));
+    boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
+    int requestedPartitions = conf.get(PrepareOptions.PARTITIONS);
+    if (requestedPartitions < 0) {
+      throw new FanoutConfigException("--partitions must be >= 0, got " + requestedPartitions);
+    }
+    VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
+    InputTables in =
+        vertexFrame != null
+            ? InputTables.fromDataFrames(vertexFrame, edgeFrame)
+            : InputTables.fromPaths(spark, conf);
+    Map<String, String> recorded = recordedOptions();
+    StoreCommit.Plan plan = StoreCommit.plan(out, in.fingerprint, recorded, overwrite);
+    if (plan == StoreCommit.Plan.SKIP) {
+      return new PrepareResult(out, StoreManifest.read(out), true);
+    }
+    NormalizedTables t = new NormalizedTables(in, conf);
+    Path staging = StoreCommit.beginStaging(out, UUID.randomUUID().toString());
+    try {
+      StoreManifest m = build(in, t, staging, requestedPartitions);
+      m.inputFingerprint = in.fingerprint;
+      m.options = recorded;
+      PartFiles.removeAttemptLeftovers(staging);
+      m.files = StoreCommit.describe(staging);
+      StoreCommit.publish(out, staging, m, overwrite);
+      return new PrepareResult(out, m, false);
+    } catch (Exception e) { // Spark throws the checked SparkException undeclared
+      StoreCommit.abort(staging);
+      throw SparkErrors.unwrap(e);
+    }
+  }
+
+  private StoreManifest build(InputTables in, NormalizedTables t, Path staging, int requested) {
+    // 1. edge checks are cheap: run them first
+    runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample);
+    phase("edge checks");
+
+    int parts = requested;
+    if (parts == 0) {
+      long v = t.vertices.count();
+      parts =
+          (int)
+              Math.max(
+                  1,
+                  (v + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
+                      / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
+    }
+    Dataset<Row> vertices =
+        t.vertices.withColumn(
+            PART,
+            VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER))
+                .assign(t.vertices, col(NormalizedTables.ID), parts));
+
+    // 2. vertex checks and per-partition statistics in one aggregation
+    VertexStats vs = vertexStats(in, t, vertices, parts);
+    phase("vertex checks and counts");
+    long[] firsts = new long[parts + 1];
+    for (int p = 0; p < parts; p++) {
+      firsts[p + 1] = firsts[p] + vs.counts[p];
+    }
+    long numVertices = firsts[parts];
+    if (numVertices > Integer.MAX_VALUE) {
+      throw new InvalidInputException(
+          in.vertexSource + ": " + numVertices + " vertices; dense ids are int32, at most 2^31-1");
+    }
+
+    // 3. vertices: nodes/ and features/ part files, and the id map
+    String stagingDir = staging.toAbsolutePath().toString();
+    List<Column> vcols =
+        new ArrayList<>(
+            List.of(
+                col(PART),
+                col(NormalizedTables.ID),
+                col(NormalizedTables.LABEL),
+                col(NormalizedTables.SPLIT)));
+    if (vs.dim > 0) {
+      vcols.add(col(NormalizedTables.FEAT));
+    }
+    Dataset<Row> sortedVertices =
+        Routing.byPartition(
+            vertices.select(vcols.toArray(new Column[0])), PART, parts, NormalizedTables.ID);
+    StructType partRows =
+        new StructType().add("part", DataTypes.IntegerType).add("vertices", DataTypes.LongType);
+    List<Row> wrote =
+        sortedVertices
+            .mapPartitions(
+                new VertexPartTask(
+                    stagingDir,
+                    firsts,
+                    vs.counts,
+                    vs.dim,
+                    in.vertexSource,
+                    conf.get(PrepareOptions.ID_COLUMN),
+                    t.idTypeName()),
+                Encoders.row(partRows))
+            .collectAsList();
+    for (Row r : wrote) {
+      if (r.getLong(1) != vs.counts[r.getInt(0)]) {
+        throw new IllegalStateException(
+            "partition "
+                + r.getInt(0)
+                + " wrote "
+                + r.getLong(1)
+                + " vertices, counted "
+                + vs.counts[r.getInt(0)]);
+      }
+    }
+    phase("vertex files and id map");
+
+    // 4. edges: csr/ part files
+    List<Row> meta = writeEdges(t, staging, stagingDir, firsts, vs.counts, parts);
+    phase("csr files");
+    long dangling = 0;
+    String danglingSample = null;
+    long[] edgesPerPart = new long[parts];
+    boolean[] written = new boolean[parts];
+    long degMin = Long.MAX_VALUE;
+    long degMax = 0;
+    for (Row r : meta) {
+      int p = r.getInt(0);
+      if (p < 0) {
+        dangling += r.getLong(4);
+        if (danglingSample == null) {
+          danglingSample = r.getString(5);
+        }
+        continue;
+      }
+      written[p] = true;
+      edgesPerPart[p] = r.getLong(1);
+      if (vs.counts[p] > 0) {
+        degMin = Math.min(degMin, r.getLong(2));
+        degMax = Math.max(degMax, r.getLong(3));
+      }
+    }
+    if (dangling > 0 && conf.get(PrepareOptions.DANGLING).equals("error")) {
+      throw new InvalidInputException(
+          in.edgeSource
+              + ": columns '"
+              + conf.get(PrepareOptions.SRC_COLUMN)
+              + "'/'"
+              + conf.get(PrepareOptions.DST_COLUMN)
+              + "': "
+              + dangling
+              + " edge(s) with an endpoint that is not a vertex id, e.g. edge "
+              + danglingSample
+              + "; expected every endpoint in the vertex table (--dangling drop drops them)");
+    }
+
+    // 5. partitions no task wrote (no vertices, or no edges): write them here, they are empty
+    for (int p = 0; p < parts; p++) {
+      long n = vs.counts[p];
+      if (!written[p]) {
+        try (CsrFileWriter w =
+            new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, firsts[p], n)) {
+          for (long i = 0; i < n; i++) {
+            w.endRow();
+          }
+          w.finish();
+        }
+        if (n > 0) {
+          degMin = 0;
+        }
+      }
+      if (n == 0) {
+        try (NodesFileWriter w =
+            new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, firsts[p], 0)) {
+          w.finish();
+        }
+        if (vs.dim > 0) {
+          try (FeatureFileWriter w =
+              new FeatureFileWriter(
+                  staging.resolve(StoreLayout.featuresFile(p)),
+                  firsts[p],
+                  0,
+                  vs.dim,
+                  StoreLayout.ENCODING_F32)) {
+            w.finish();
+          }
+        }
+      }
+    }
+
+    StoreManifest m = new StoreManifest();
+    m.vertices = numVertices;
+    m.partitions = parts;
+    long edges = 0;
+    for (int p = 0; p < parts; p++) {
+      m.partitionTable.add(
+          new StoreManifest.Partition(p, firsts[p], vs.counts[p], edgesPerPart[p]));
+      edges += edgesPerPart[p];
+    }
+    m.edges = edges;
+    m.featureDim = vs.dim;
+    m.featureEncoding = StoreLayout.encodingName(StoreLayout.ENCODING_F32);
+    m.classes = vs.maxLabel + 1;
+    m.splitCounts.put("train", vs.splits[StoreLayout.SPLIT_TRAIN]);
+    m.splitCounts.put("val", vs.splits[StoreLayout.SPLIT_VAL]);
+    m.splitCounts.put("test", vs.splits[StoreLayout.SPLIT_TEST]);
+    m.splitCounts.put("none", vs.splits[StoreLayout.SPLIT_NONE]);
+    m.degree =
+        new StoreManifest.Degree(
+            numVertices == 0 ? 0 : degMin,
+            degMax,
+            numVertices == 0 ? 0 : round((double) edges / numVertices));
+    m.idType = t.idTypeName();
+    m.droppedDanglingEdges = dangling;
+    return m;
+  }
+
+  private List<Row> writeEdges(
+      NormalizedTables t,
+      Path staging,
+      String stagingDir,
+      long[] firsts,
+      long[] counts,
+      int parts) {
+    long[] starts = firsts.clone();
+    UserDefinedFunction partOf =
+        udf(
+            (UDF1<Integer, Integer>)
+                d -> {
+                  if (d == null) {
+                    return -1;
+                  }
+                  int lo = 0;
+                  int hi = starts.length - 2;
+                  while (lo < hi) {
+                    int mid = (lo + hi + 1) >>> 1;
+                    if (starts[mid] <= d) {
+                      lo = mid;
+                    } else {
+                      hi = mid - 1;
+                    }
+                  }
+                  return lo;
+                },
+            DataTypes.IntegerType);
+    Dataset<Row> idmap =
+        spark.read().parquet(staging.resolve(StoreLayout.IDMAP_DIR).toUri().toString());
+    Dataset<Row> ids =
+        idmap.select(col("id"), col("dense_id"), partOf.apply(col("dense_id")).as("p"));
+    if (firsts[parts] <= conf.get(PrepareOptions.BROADCAST_VERTICES)) { // 0: Spark decides
+      ids = org.apache.spark.sql.functions.broadcast(ids);
+    }
+    Dataset<Row> s =
+        ids.select(col("id").as("_sid"), col("dense_id").as("_sd"), col("p").as("_sp"));
+    Dataset<Row> d =
+        ids.select(col("id").as("_did"), col("dense_id").as("_dd"), col("p").as("_dp"));
+    Dataset<Row> e =
+        t.edges
+            .select(col(NormalizedTables.SRC), col(NormalizedTables.DST))
+            .join(s, col(NormalizedTables.SRC).equalTo(col("_sid")), "left")
+            .join(d, col(NormalizedTables.DST).equalTo(col("_did")), "left");
+    Column dangling = col("_sd").isNull().or(col("_dd").isNull());
+    Column loop = col("_sd").equalTo(col("_dd"));
+    if (conf.get(PrepareOptions.SELF_LOOPS).equals("drop")) {
+      e = e.where(dangling.or(loop.unary_$bang()));
+    }
+    Column orig =
+        when(
+            dangling,
+            concat_ws(
+                " -> ",
+                col(NormalizedTables.SRC).cast("string"),
+                col(NormalizedTables.DST).cast("string")));
+    Column forward =
+        org.apache.spark.sql.functions.struct(
+            when(dangling, lit(-1)).otherwise(col("_dp")).as(PART),
+            edgeKey(dangling, col("_dd"), col("_sd")).as(KEY),
+            orig.as("_orig"));
+    Dataset<Row> all;
+    if (conf.get(PrepareOptions.UNDIRECTED)) {
+      // both directions from one pass over the joined edges
+      Column reverse =
+          when(
+              dangling.unary_$bang().and(loop.unary_$bang()),
+              org.apache.spark.sql.functions.struct(
+                  col("_sp").as(PART),
+                  edgeKey(lit(false), col("_sd"), col("_dd")).as(KEY),
+                  lit(null).cast("string").as("_orig")));
+      all =
+          e.select(
+                  org.apache
+                      .spark
+                      .sql
+                      .functions
+                      .explode(org.apache.spark.sql.functions.array(forward, reverse))
+                      .as("_e"))
+              .where(col("_e").isNotNull())
+              .select(col("_e." + PART), col("_e." + KEY), col("_e._orig"));
+    } else {
+      all = e.select(forward.as("_e")).select(col("_e." + PART), col("_e." + KEY), col("_e._orig"));
+    }
+    // one long sort key, (destination << 32 | source): Spark radix-sorts it, and since partitions
+    // own ascending dense-id ranges it also groups the rows by partition
+    Dataset<Row> routed = Routing.byPartition(all, PART, parts, KEY);
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
+    }
+    return routed
+        .mapPartitions(
+            new EdgePartTask(stagingDir, firsts, counts, conf.get(PrepareOptions.DEDUPE)),
+            Encoders.row(EdgePartTask.OUTPUT))
+        .collectAsList();
+  }
+
+  /** {@code dst << 32 | src} for an edge src -> dst in dense ids; -1 for dangling edges. */
+  private static Column edgeKey(Column dangling, Column dst, Column src) {
+    return when(dangling, lit(-1L))
+        .otherwise(
+            org.apache
+                .spark
+                .sql
+                .functions
+                .shiftleft(dst.cast("long"), 32)
+                .bitwiseOR(src.cast("long")));
+  }
+
+  /** Per-partition vertex counts and table-wide statistics. */
+  private static final class VertexStats {
+    long[] counts;
+    int dim;
+    int maxLabel = -1;
+    long[] splits = new long[4];
+  }
+
+  private VertexStats vertexStats(
+      InputTables in, NormalizedTables t, Dataset<Row> vertices, int parts) {
+    List<Column> aggs = new ArrayList<>();
+    aggs.add(count(lit(1)).as("n"));
+    aggs.add(max(col(NormalizedTables.LABEL)).as("max_label"));
+    for (int s = 0; s < 4; s++) {
+      aggs.add(sum(when(col(NormalizedTables.SPLIT).equalTo(lit((byte) s)), 1L).otherwise(0L)));
+    }
+    if (t.hasFeatures) {
+      aggs.add(min(size(col(NormalizedTables.FEAT))).as("dmin"));
+      aggs.add(max(size(col(NormalizedTables.FEAT))).as("dmax"));
+    }
+    int checksAt = aggs.size();
+    for (Check c : t.vertexChecks) {
+      aggs.add(c.counter());
+    }
+    List<Row> rows =
+        vertices
+            .groupBy(col(PART))
+            .agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(new Column[0]))
+            .collectAsList();
+    VertexStats vs = new VertexStats();
+    vs.counts = new long[parts];
+    long[] failures = new long[t.vertexChecks.size()];
+    int dmin = Integer.MAX_VALUE;
+    int dmax = Integer.MIN_VALUE;
+    long total = 0;
+    for (Row r : rows) {
+      int p = r.isNullAt(0) ? -1 : r.getInt(0);
+      long n = r.getLong(1);
+      total += n;
+      for (int i = 0; i < failures.length; i++) {
+        failures[i] += r.getLong(1 + checksAt + i);
+      }
+      if (p < 0 || p >= parts) {
+        continue; // null ids: reported by the checks below
+      }
+      vs.counts[p] = n;
+      if (!r.isNullAt(2)) {
+        vs.maxLabel = Math.max(vs.maxLabel, r.getInt(2));
+      }
+      for (int s = 0; s < 4; s++) {
+        vs.splits[s] += r.getLong(3 + s);
+      }
+      if (t.hasFeatures && !r.isNullAt(7)) {
+        dmin = Math.min(dmin, r.getInt(7));
+        dmax = Math.max(dmax, r.getInt(8));
+      }
+    }
+    if (total == 0) {
+      throw new InvalidInputException(
+          in.vertexSource + ": the vertex table is empty; expected at least one vertex");
+    }
+    for (int i = 0; i < failures.length; i++) {
+      if (failures[i] > 0) {
+        throw t.vertexChecks.get(i).error(in.vertexSource, t.vertices, t.vertexSample, failures[i]);
+      }
+    }
+    if (t.hasFeatures && dmin != dmax) {
+      String featCol = conf.get(PrepareOptions.FEATURES_COLUMN);
+      Check c =
+          new Check(
+              featCol,
+              "feature arrays of differing length (lengths from " + dmin + " to " + dmax + ")",
+              "every feature array of length " + dmax,
+              size(col(NormalizedTables.FEAT)).notEqual(dmax));
+      List<Column> sample = new ArrayList<>(t.vertexSample);
+      sample.add(size(col(NormalizedTables.FEAT)).as("feature_length"));
+      long bad = t.vertices.where(c.bad).count();
+      throw c.error(in.vertexSource, t.vertices, sample, bad);
+    }
+    vs.dim = t.hasFeatures ? Math.max(dmax, 0) : 0;
+    return vs;
+  }
+
+  private static void runChecks(
+      String source, Dataset<Row> table, List<Check> checks, List<Column> sample) {
+    if (checks.isEmpty()) {
+      return;
+    }
+    Column[] aggs = new Column[checks.size()];
+    for (int i = 0; i < aggs.length; i++) {
+      aggs[i] = checks.get(i).counter();
+    }
+    Row r = table.agg(aggs[0], java.util.Arrays.copyOfRange(aggs, 1, aggs.length)).first();
+    for (int i = 0; i < aggs.length; i++) {
+      long n = r.isNullAt(i) ? 0 : r.getLong(i);
+      if (n > 0) {
+        throw checks.get(i).error(source, table, sample, n);
+      }
+    }
+  }
+
+  private Map<String, String> recordedOptions() {
+    Map<String, String> all = conf.resolved();
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : all.entrySet()) {
+      boolean skip = false;
+      for (OptionDef<?> d : PrepareOptions.NOT_RECORDED) {
+        skip |= d.name().equals(e.getKey());
+      }
+      if (!skip) {
+        out.put(e.getKey(), e.getValue());
+      }
+    }
+    return out;
+  }
+
+  private static double round(double x) {
+    return Math.round(x * 1e6) / 1e6;
+  }
+
+  static Path localPath(String output) {
+    String p = output.startsWith("file:") ? java.net.URI.create(output).getPath() : output;
+    if (p.contains("://")) {
+      throw new FanoutConfigException(
+          "--output must be a local or mounted path visible to the driver and executors, got "
+              + output);
+    }
+    return Paths.get(p).toAbsolutePath().normalize();
+  }
+}

@@ -1,0 +1,106 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.conf.OptionDef;
+import io.fanout.spark.partition.VertexPartitioners;
+import java.util.List;
+
+/**
+ * Options of {@code prepare}, for the command line ({@code --name value}), the Java API ({@code
+ * .option(name, value)}) and the session ({@code spark.fanout.<name>}).
+ */
+public final class PrepareOptions {
+  private PrepareOptions() {}
+
+  public static final OptionDef<String> VERTICES =
+      OptionDef.string(
+          "vertices", "", "vertex table path (Parquet or CSV); not used with the DataFrame API");
+  public static final OptionDef<String> EDGES =
+      OptionDef.string(
+          "edges", "", "edge table path (Parquet or CSV); not used with the DataFrame API");
+  public static final OptionDef<String> FORMAT =
+      OptionDef.choice("format", "parquet", "format of the input paths", "parquet", "csv");
+  public static final OptionDef<String> OUTPUT =
+      OptionDef.string("output", null, "graph store directory to write");
+  public static final OptionDef<Boolean> OVERWRITE =
+      OptionDef.bool(
+          "overwrite", false, "replace a complete store prepared from other inputs or options");
+  public static final OptionDef<String> ID_COLUMN =
+      OptionDef.string("id-column", "id", "vertex id column (long, int or string)");
+  public static final OptionDef<String> SRC_COLUMN =
+      OptionDef.string("src-column", "src", "edge source column");
+  public static final OptionDef<String> DST_COLUMN =
+      OptionDef.string("dst-column", "dst", "edge destination column");
+  public static final OptionDef<String> FEATURES_COLUMN =
+      OptionDef.string(
+          "features-column",
+          "features",
+          "vertex feature column: array<float>, array<double> or ML Vector; optional when left at"
+              + " the default");
+  public static final OptionDef<String> LABEL_COLUMN =
+      OptionDef.string(
+          "label-column",
+          "label",
+          "vertex label column (integer, -1 = unlabeled); optional when left at the default");
+  public static final OptionDef<String> SPLIT_COLUMN =
+      OptionDef.string(
+          "split-column",
+          "split",
+          "vertex split column (train, val, test, none); optional when left at the default");
+  public static final OptionDef<Boolean> UNDIRECTED =
+      OptionDef.bool("undirected", false, "add the reverse of every edge");
+  public static final OptionDef<Boolean> DEDUPE =
+      OptionDef.bool("dedupe", false, "keep one copy of repeated edges");
+  public static final OptionDef<String> SELF_LOOPS =
+      OptionDef.choice("self-loops", "keep", "what to do with edges v -> v", "keep", "drop");
+  public static final OptionDef<String> DANGLING =
+      OptionDef.choice(
+          "dangling",
+          "error",
+          "edges whose endpoint is not a vertex: fail, or drop and count them",
+          "error",
+          "drop");
+  public static final OptionDef<Integer> PARTITIONS =
+      OptionDef.integer(
+          "partitions", 0, "number of partitions; 0 = one per 500,000 vertices, at least 1");
+  public static final OptionDef<String> PARTITIONER =
+      OptionDef.choice(
+          "partitioner",
+          "hash",
+          "how vertices are assigned to partitions",
+          VertexPartitioners.names());
+
+  public static final OptionDef<Long> BROADCAST_VERTICES =
+      OptionDef.longValue(
+          "broadcast-vertices",
+          0,
+          "broadcast id maps of at most this many vertices for the edge endpoint joins; 0 = let"
+              + " Spark decide (spark.sql.autoBroadcastJoinThreshold)");
+
+  public static final List<OptionDef<?>> ALL =
+      List.of(
+          VERTICES,
+          EDGES,
+          FORMAT,
+          OUTPUT,
+          OVERWRITE,
+          ID_COLUMN,
+          SRC_COLUMN,
+          DST_COLUMN,
+          FEATURES_COLUMN,
+          LABEL_COLUMN,
+          SPLIT_COLUMN,
+          UNDIRECTED,
+          DEDUPE,
+          SELF_LOOPS,
+          DANGLING,
+          PARTITIONS,
+          PARTITIONER,
+          BROADCAST_VERTICES);
+
+  /** Options that say where, not what: left out of the manifest's recorded options. */
+  static final List<OptionDef<?>> NOT_RECORDED =
+      List.of(VERTICES, EDGES, OUTPUT, OVERWRITE, BROADCAST_VERTICES);
+
+  /** Vertices per partition when {@code --partitions 0}. */
+  static final long AUTO_VERTICES_PER_PARTITION = 500_000L;
+}

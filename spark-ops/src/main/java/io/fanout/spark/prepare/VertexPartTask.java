@@ -1,0 +1,149 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.NodesFileWriter;
+import io.fanout.store.StoreLayout;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+
+/**
+ * Writes the {@code nodes/}, {@code features/} and {@code idmap/} part files of the store
+ * partitions a task holds, and returns one row {@code (part, vertices)} per partition written.
+ *
+ * <p>Input rows are {@code (_part, _id, _label, _split[, _feat])}, sorted by {@code _id} (a single
+ * sort key keeps Spark's prefix sort effective); the dense id of a row is {@code
+ * first_vertex[_part]} plus its rank in its partition. A task normally holds one partition; if it
+ * holds several, their rows interleave and each keeps its own open files. Equal ids are adjacent
+ * after the sort, so a repeated id is found by comparing neighbors and fails the task.
+ */
+final class VertexPartTask implements MapPartitionsFunction<Row, Row> {
+  private static final long serialVersionUID = 1L;
+
+  private final String staging;
+  private final long[] firsts;
+  private final long[] counts;
+  private final int dim;
+  private final String source;
+  private final String idColumn;
+  private final String idType;
+
+  VertexPartTask(
+      String staging,
+      long[] firsts,
+      long[] counts,
+      int dim,
+      String source,
+      String idColumn,
+      String idType) {
+    this.idType = idType;
+    this.staging = staging;
+    this.firsts = firsts;
+    this.counts = counts;
+    this.dim = dim;
+    this.source = source;
+    this.idColumn = idColumn;
+  }
+
+  /** The open files of one partition. */
+  private final class Part {
+    final int index;
+    final Path nodesAttempt;
+    final NodesFileWriter nodes;
+    final Path featsAttempt;
+    final FeatureFileWriter feats;
+    final Path idmapAttempt;
+    final IdMapFileWriter idmap;
+    long rank;
+
+    Part(int p) {
+      index = p;
+      Path root = Paths.get(staging);
+      nodesAttempt = PartFiles.attemptFile(root.resolve(StoreLayout.nodesFile(p)));
+      nodes = new NodesFileWriter(nodesAttempt, p, firsts[p], counts[p]);
+      if (dim > 0) {
+        featsAttempt = PartFiles.attemptFile(root.resolve(StoreLayout.featuresFile(p)));
+        feats =
+            new FeatureFileWriter(
+                featsAttempt, firsts[p], counts[p], dim, StoreLayout.ENCODING_F32);
+      } else {
+        featsAttempt = null;
+        feats = null;
+      }
+      idmapAttempt = PartFiles.attemptFile(root.resolve(idmapFile(p)));
+      try {
+        java.nio.file.Files.createDirectories(idmapAttempt.getParent());
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("cannot create " + idmapAttempt.getParent(), e);
+      }
+      idmap = new IdMapFileWriter(idmapAttempt, idType);
+    }
+
+    void finish() {
+      Path root = Paths.get(staging);
+      nodes.finish();
+      PartFiles.commit(nodesAttempt, root.resolve(StoreLayout.nodesFile(index)));
+      if (feats != null) {
+        feats.finish();
+        PartFiles.commit(featsAttempt, root.resolve(StoreLayout.featuresFile(index)));
+      }
+      idmap.close();
+      PartFiles.commit(idmapAttempt, root.resolve(idmapFile(index)));
+    }
+  }
+
+  static String idmapFile(int partition) {
+    return StoreLayout.IDMAP_DIR
+        + "/"
+        + String.format(java.util.Locale.ROOT, "part-%05d.parquet", partition);
+  }
+
+  @Override
+  public Iterator<Row> call(Iterator<Row> input) {
+    Map<Integer, Part> parts = new HashMap<>();
+    Part last = null;
+    Object prevId = null;
+    float[] row = new float[Math.max(dim, 1)];
+    while (input.hasNext()) {
+      Row r = input.next();
+      int p = r.getInt(0);
+      Part part = last != null && last.index == p ? last : parts.computeIfAbsent(p, Part::new);
+      last = part;
+      Object id = r.get(1);
+      if (id.equals(prevId)) {
+        throw new InvalidInputException(
+            source
+                + ": column '"
+                + idColumn
+                + "': duplicate vertex id "
+                + id
+                + " (appears at least twice); expected unique vertex ids");
+      }
+      prevId = id;
+      part.nodes.write(r.getInt(2), r.getByte(3));
+      if (part.feats != null) {
+        scala.collection.Seq<Object> values = r.getSeq(4);
+        for (int j = 0; j < dim; j++) {
+          row[j] = (Float) values.apply(j);
+        }
+        part.feats.writeRow(row, 0);
+      }
+      part.idmap.write((int) (firsts[p] + part.rank), id);
+      part.rank++;
+    }
+    List<Row> out = new ArrayList<>();
+    for (Part part : parts.values()) {
+      part.finish();
+      out.add(RowFactory.create(part.index, part.rank));
+    }
+    return out.iterator();
+  }
+}

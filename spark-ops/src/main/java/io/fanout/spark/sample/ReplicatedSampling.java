@@ -1,0 +1,66 @@
+package io.fanout.spark.sample;
+
+import io.fanout.graph.GraphStore;
+import io.fanout.sample.BatchStream;
+import io.fanout.sample.NeighborSampler;
+import io.fanout.shard.ShardPartWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.api.java.JavaSparkContext;
+
+/**
+ * The replicated mode (SALIENT model): every task memory-maps the whole store and samples a fixed
+ * range of batches (one part file) on {@code --threads} sampler threads. One task per part, so a
+ * retried task rewrites exactly one part, with the same bytes.
+ */
+final class ReplicatedSampling {
+  private ReplicatedSampling() {}
+
+  static List<PartResult> run(JavaSparkContext jsc, SampleSpec spec, String staging) {
+    long total = spec.plan.totalParts();
+    if (total > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(total + " part files are too many");
+    }
+    List<Integer> parts = new ArrayList<>((int) total);
+    for (int g = 0; g < total; g++) {
+      parts.add(g);
+    }
+    return jsc.parallelize(parts, Math.max(1, (int) total))
+        .map(g -> writePart(spec, staging, g))
+        .collect();
+  }
+
+  static PartResult writePart(SampleSpec spec, String staging, int globalPart) {
+    int epoch = globalPart / spec.plan.partsPerEpoch();
+    int part = globalPart % spec.plan.partsPerEpoch();
+    GraphStore store = StoreCache.open(spec.store, spec.storeFingerprint);
+    int[] order = StoreCache.order(store, spec, epoch);
+    NeighborSampler sampler =
+        new NeighborSampler(store.csr(), store.vertices(), spec.fanouts, spec.seed);
+    return PartFiles.write(
+        spec,
+        staging,
+        epoch,
+        part,
+        tmp -> {
+          try (BatchStream batches =
+              new BatchStream(
+                  sampler,
+                  epoch,
+                  order,
+                  spec.batchSize,
+                  spec.plan.firstBatch(part),
+                  spec.plan.endBatch(part),
+                  spec.threads,
+                  2 * spec.threads + 2)) {
+            return ShardPartWriter.write(
+                tmp,
+                batches,
+                store.features(),
+                spec.features,
+                spec.codec(),
+                spec.metadata(epoch, part));
+          }
+        });
+  }
+}

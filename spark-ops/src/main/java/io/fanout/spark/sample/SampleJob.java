@@ -1,0 +1,271 @@
+package io.fanout.spark.sample;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.graph.GraphStore;
+import io.fanout.sample.Fanouts;
+import io.fanout.sample.SeedOrder;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardCommit;
+import io.fanout.shard.ShardManifest;
+import io.fanout.shard.ShardPlan;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The {@code sample} job: neighborhood sampling of a graph store into Parquet mini-batch shards
+ * ({@code docs/sampling.md}). Validates everything on the driver before any task runs; writes under
+ * a staging directory and publishes {@code manifest.json} last.
+ */
+public final class SampleJob {
+  private SampleJob() {}
+
+  /**
+   * Samples the store named by {@code conf} into shards, or skips when the output already holds the
+   * same request.
+   *
+   * @return the one-line JSON result's fields
+   */
+  public static Map<String, Object> run(SparkSession spark, FanoutConf conf, PrintStream err)
+      throws IOException {
+    int[] fanouts;
+    try {
+      fanouts = Fanouts.parse(conf.get(SampleOptions.FANOUTS));
+    } catch (IllegalArgumentException e) {
+      throw new FanoutConfigException(
+          "option 'fanouts' of sample has value '"
+              + conf.raw(SampleOptions.FANOUTS)
+              + "': "
+              + e.getMessage());
+    }
+    int batchSize = positive(conf, SampleOptions.BATCH_SIZE);
+    int epochs = positive(conf, SampleOptions.EPOCHS);
+    int batchesPerShard = positive(conf, SampleOptions.BATCHES_PER_SHARD);
+    int threads = positive(conf, SampleOptions.THREADS);
+    String split = conf.get(SampleOptions.SPLIT);
+    FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES));
+    String mode = conf.get(SampleOptions.MODE);
+    Path graph = Paths.get(conf.get(SampleOptions.GRAPH));
+    Path output = Paths.get(conf.get(SampleOptions.OUTPUT));
+
+    String storeFingerprint = StoreCache.fingerprint(graph);
+    StoreManifest sm;
+    try (GraphStore store = GraphStore.open(graph)) {
+      sm = store.manifest();
+      if (conf.get(SampleOptions.VERIFY_STORE)) {
+        store.verifyChecksums();
+      }
+    }
+    if (!StoreCache.fingerprint(graph).equals(storeFingerprint)) {
+      throw new InvalidInputException(graph + ": the graph store changed while being opened");
+    }
+    int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
+    long seeds = splitCode == SeedOrder.ALL ? sm.vertices : sm.splitCounts.getOrDefault(split, 0L);
+    if (seeds == 0) {
+      throw new InvalidInputException(
+          graph
+              + ": split '"
+              + split
+              + "' has no vertices (split_counts "
+              + sm.splitCounts
+              + " in "
+              + StoreLayout.MANIFEST
+              + "); expected at least one seed");
+    }
+    if (features != FeatureEncoding.NONE && sm.featureDim == 0) {
+      throw new InvalidInputException(
+          graph
+              + ": --features "
+              + features.id()
+              + " but the store has no features (feature_dim 0)");
+    }
+    ShardPlan plan = new ShardPlan(seeds, batchSize, epochs, batchesPerShard);
+    String failHook = spark.conf().get(SampleOptions.FAIL_HOOK, null);
+    SampleSpec spec =
+        new SampleSpec(
+            graph.toAbsolutePath().toString(),
+            storeFingerprint,
+            splitCode,
+            split,
+            batchSize,
+            fanouts,
+            epochs,
+            conf.get(SampleOptions.SEED),
+            features,
+            features == FeatureEncoding.NONE ? 0 : sm.featureDim,
+            conf.get(SampleOptions.COMPRESSION),
+            threads,
+            plan,
+            failHook);
+
+    Map<String, String> request = new LinkedHashMap<>();
+    request.put("store_fingerprint", storeFingerprint);
+    request.put("split", split);
+    request.put("batch-size", Integer.toString(batchSize));
+    request.put("fanouts", Fanouts.format(fanouts));
+    request.put("epochs", Integer.toString(epochs));
+    request.put("seed", Long.toString(spec.seed));
+    request.put("features", features.id());
+    request.put("batches-per-shard", Integer.toString(batchesPerShard));
+    request.put("compression", spec.compression);
+    String requestFingerprint = sha256(request.toString());
+
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("output", output.toString());
+    ShardCommit.Plan commit =
+        ShardCommit.plan(output, requestFingerprint, conf.get(SampleOptions.OVERWRITE));
+    if (commit == ShardCommit.Plan.SKIP) {
+      err.println("sample: " + output + " already holds these shards; nothing to do");
+      result.put("skipped", true);
+      result.put("manifest", output.resolve(ShardManifest.FILE).toString());
+      return result;
+    }
+    boolean created = !java.nio.file.Files.exists(output);
+    java.nio.file.Files.createDirectories(output);
+    Path staging = ShardCommit.newStaging(output);
+    long start = System.nanoTime();
+    ShardManifest m;
+    try {
+      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      err.println(
+          "sample: "
+              + mode
+              + " mode, "
+              + epochs
+              + " epoch(s) x "
+              + plan.batchesPerEpoch()
+              + " batches in "
+              + plan.partsPerEpoch()
+              + " part(s) per epoch");
+      List<PartResult> parts =
+          mode.equals("replicated")
+              ? ReplicatedSampling.run(jsc, spec, staging.toString())
+              : PartitionedSampling.run(jsc, spec, sm, staging.toString());
+      m = manifest(spec, sm, graph, mode, conf, requestFingerprint, parts);
+      ShardCommit.publish(output, staging, m);
+    } catch (RuntimeException | Error e) {
+      ShardCommit.abort(staging);
+      if (created) {
+        try (var left = java.nio.file.Files.list(output)) {
+          if (left.findAny().isEmpty()) {
+            java.nio.file.Files.delete(output);
+          }
+        }
+      }
+      throw unwrap(e);
+    }
+    double secs = (System.nanoTime() - start) / 1e9;
+    result.put("skipped", false);
+    result.put("mode", mode);
+    result.put("epochs", epochs);
+    result.put("batches_per_epoch", plan.batchesPerEpoch());
+    result.put("parts", m.files.size());
+    result.put("sampled_edges", m.totals.edges);
+    result.put("bytes", m.totals.bytes);
+    result.put("seconds", secs);
+    result.put("sampled_edges_per_s", m.totals.edges / secs);
+    result.put("manifest", output.resolve(ShardManifest.FILE).toString());
+    return result;
+  }
+
+  private static ShardManifest manifest(
+      SampleSpec spec,
+      StoreManifest sm,
+      Path graph,
+      String mode,
+      FanoutConf conf,
+      String requestFingerprint,
+      List<PartResult> parts) {
+    ShardManifest m = new ShardManifest();
+    m.requestFingerprint = requestFingerprint;
+    m.store = graph.toString();
+    m.storeFingerprint = spec.storeFingerprint;
+    m.storeVertices = sm.vertices;
+    m.storeEdges = sm.edges;
+    m.split = spec.split;
+    m.seedsPerEpoch = spec.plan.seeds();
+    m.batchSize = spec.batchSize;
+    m.fanouts = spec.fanouts.clone();
+    m.epochs = spec.epochs;
+    m.seed = spec.seed;
+    m.features = spec.features.id();
+    m.featureDim = spec.featureDim;
+    m.compression = spec.compression;
+    m.batchesPerShard = spec.plan.batchesPerShard();
+    m.batchesPerEpoch = spec.plan.batchesPerEpoch();
+    m.partsPerEpoch = spec.plan.partsPerEpoch();
+    m.mode = mode;
+    m.options = new LinkedHashMap<>(conf.resolved());
+    parts = new java.util.ArrayList<>(parts);
+    parts.sort(Comparator.comparingInt((PartResult p) -> p.epoch).thenComparingInt(p -> p.part));
+    if (parts.size() != spec.plan.totalParts()) {
+      throw new IllegalStateException(
+          parts.size() + " parts written, expected " + spec.plan.totalParts());
+    }
+    for (int i = 0; i < parts.size(); i++) {
+      PartResult p = parts.get(i);
+      if (p.epoch * (long) spec.plan.partsPerEpoch() + p.part != i
+          || p.rows != p.endBatch - p.firstBatch) {
+        throw new IllegalStateException("part " + p.epoch + ":" + p.part + " is missing or short");
+      }
+      m.files.add(p.toManifest());
+      m.totals.batches += p.rows;
+      m.totals.seeds += p.seeds;
+      m.totals.nodes += p.nodes;
+      m.totals.edges += p.edges;
+      m.totals.bytes += p.bytes;
+    }
+    if (m.totals.seeds != spec.plan.seeds() * spec.epochs) {
+      throw new IllegalStateException(
+          m.totals.seeds + " seeds written, expected " + spec.plan.seeds() * spec.epochs);
+    }
+    return m;
+  }
+
+  private static int positive(FanoutConf conf, OptionDef<Integer> def) {
+    int v = conf.get(def);
+    if (v < 1) {
+      throw new FanoutConfigException(
+          "option '" + def.name() + "' of sample has value '" + v + "': expected at least 1");
+    }
+    return v;
+  }
+
+  /** Spark wraps task failures; surface our own clear errors as they were thrown. */
+  private static RuntimeException unwrap(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InvalidInputException || t instanceof FanoutConfigException) {
+        return (RuntimeException) t;
+      }
+    }
+    if (e instanceof RuntimeException) {
+      return (RuntimeException) e;
+    }
+    throw (Error) e;
+  }
+
+  static String sha256(String s) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.fanout.spark.sample;
+
+import io.fanout.conf.OptionDef;
+import io.fanout.sample.Fanouts;
+import io.fanout.train.Defaults;
+import java.util.List;
+
+/** The options of {@code sample}, shared by the API and {@code bin/fanout sample}. */
+public final class SampleOptions {
+  private SampleOptions() {}
+
+  public static final OptionDef<String> GRAPH =
+      OptionDef.string("graph", null, "graph store directory (written by prepare)");
+  public static final OptionDef<String> OUTPUT =
+      OptionDef.string("output", null, "shard directory to write; visible to every executor");
+  public static final OptionDef<String> SPLIT =
+      OptionDef.choice(
+          "split",
+          "train",
+          "seed vertices: a split of the store, or all",
+          "train",
+          "val",
+          "test",
+          "all");
+  public static final OptionDef<Integer> BATCH_SIZE =
+      OptionDef.integer("batch-size", 1024, "seeds per mini-batch (the last may be smaller)");
+  public static final OptionDef<String> FANOUTS =
+      OptionDef.string(
+          "fanouts",
+          Fanouts.format(Defaults.FANOUTS),
+          "neighbors per node and hop, hop 1 (the seeds) first; -1 = all; the default matches"
+              + " the trainer's default 2-layer model");
+  public static final OptionDef<Integer> EPOCHS =
+      OptionDef.integer("epochs", 1, "epochs; each shuffles the seeds afresh");
+  public static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
+  public static final OptionDef<String> FEATURES =
+      OptionDef.choice(
+          "features",
+          "none",
+          "inline the feature rows of every node of a batch; none = ids only",
+          "none",
+          "f32",
+          "f16");
+  public static final OptionDef<String> MODE =
+      OptionDef.choice(
+          "mode",
+          "replicated",
+          "replicated: each task maps the whole store; partitioned: hop-by-hop joins with the"
+              + " CSR partitions (same shards)",
+          "replicated",
+          "partitioned");
+  public static final OptionDef<Boolean> OVERWRITE =
+      OptionDef.bool("overwrite", false, "replace shards of a different request at --output");
+  public static final OptionDef<Integer> BATCHES_PER_SHARD =
+      OptionDef.integer("batches-per-shard", 64, "mini-batches per part file");
+  public static final OptionDef<Integer> THREADS =
+      OptionDef.integer(
+          "threads", 1, "sampler threads per task in replicated mode (output does not change)");
+  public static final OptionDef<String> COMPRESSION =
+      OptionDef.choice(
+          "compression",
+          "zstd",
+          "Parquet page compression of the shards",
+          "uncompressed",
+          "snappy",
+          "zstd");
+  public static final OptionDef<Boolean> VERIFY_STORE =
+      OptionDef.bool(
+          "verify-store", true, "check the store's files against its manifest CRC32C first");
+
+  /** Test hook (Spark conf only): "epoch:part" whose first task attempt fails after writing. */
+  public static final String FAIL_HOOK = "spark.fanout.test.fail-first-attempt";
+
+  /** Every option of {@code sample}, in help order. */
+  public static final List<OptionDef<?>> ALL =
+      List.of(
+          GRAPH,
+          OUTPUT,
+          SPLIT,
+          BATCH_SIZE,
+          FANOUTS,
+          EPOCHS,
+          SEED,
+          FEATURES,
+          MODE,
+          OVERWRITE,
+          BATCHES_PER_SHARD,
+          THREADS,
+          COMPRESSION,
+          VERIFY_STORE);
+}

@@ -1,0 +1,84 @@
+package io.fanout.spark.sample;
+
+import io.fanout.sample.Fanouts;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardPlan;
+import io.fanout.shard.ShardSchema;
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/** A resolved, validated {@code sample} request, shipped to every task. */
+final class SampleSpec implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  final String store;
+  final String storeFingerprint;
+  final int splitCode;
+  final String split;
+  final int batchSize;
+  final int[] fanouts;
+  final int epochs;
+  final long seed;
+  final FeatureEncoding features;
+  final int featureDim;
+  final String compression;
+  final int threads;
+  final ShardPlan plan;
+
+  /** Test hook: {@code "epoch:part"} whose first task attempt fails after writing; else null. */
+  final String failFirstAttempt;
+
+  SampleSpec(
+      String store,
+      String storeFingerprint,
+      int splitCode,
+      String split,
+      int batchSize,
+      int[] fanouts,
+      int epochs,
+      long seed,
+      FeatureEncoding features,
+      int featureDim,
+      String compression,
+      int threads,
+      ShardPlan plan,
+      String failFirstAttempt) {
+    this.store = store;
+    this.storeFingerprint = storeFingerprint;
+    this.splitCode = splitCode;
+    this.split = split;
+    this.batchSize = batchSize;
+    this.fanouts = fanouts;
+    this.epochs = epochs;
+    this.seed = seed;
+    this.features = features;
+    this.featureDim = featureDim;
+    this.compression = compression;
+    this.threads = threads;
+    this.plan = plan;
+    this.failFirstAttempt = failFirstAttempt;
+  }
+
+  CompressionCodecName codec() {
+    return CompressionCodecName.valueOf(compression.toUpperCase(java.util.Locale.ROOT));
+  }
+
+  /** Key-value metadata of a part file: a function of the request and the range only. */
+  Map<String, String> metadata(int epoch, int part) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("fanout.shard.version", Integer.toString(ShardSchema.VERSION));
+    m.put("fanout.store_fingerprint", storeFingerprint);
+    m.put("fanout.split", split);
+    m.put("fanout.fanouts", Fanouts.format(fanouts));
+    m.put("fanout.seed", Long.toString(seed));
+    m.put("fanout.epoch", Integer.toString(epoch));
+    m.put("fanout.part", Integer.toString(part));
+    m.put("fanout.first_batch", Integer.toString(plan.firstBatch(part)));
+    m.put("fanout.end_batch", Integer.toString(plan.endBatch(part)));
+    m.put("fanout.features", features.id());
+    m.put("fanout.feature_dim", Integer.toString(featureDim));
+    return m;
+  }
+}

@@ -1,0 +1,79 @@
+package io.fanout.spark.sample;
+
+import io.fanout.graph.GraphStore;
+import io.fanout.sample.SeedOrder;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Per-JVM cache of opened (memory-mapped) stores and epoch seed orders, so the tasks an executor
+ * runs share one mapping. Keyed by the store's fingerprint: a store replaced at the same path is
+ * opened afresh, and a store that differs from the run's is refused.
+ */
+final class StoreCache {
+  private StoreCache() {}
+
+  private static final Map<String, GraphStore> STORES = new LinkedHashMap<>();
+  private static final Map<String, int[]> ORDERS =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, int[]> e) {
+          return size() > 4;
+        }
+      };
+
+  /** SHA-256 of the store's {@code manifest.json}, which lists every file's CRC32C. */
+  static String fingerprint(Path store) {
+    return io.fanout.shard.ShardManifest.storeFingerprint(store);
+  }
+
+  static synchronized GraphStore open(String path, String expectedFingerprint) {
+    Path p = Paths.get(path);
+    String fp = fingerprint(p);
+    if (!fp.equals(expectedFingerprint)) {
+      throw new InvalidInputException(
+          p
+              + ": the graph store changed during the run (fingerprint "
+              + fp
+              + ", run started with "
+              + expectedFingerprint
+              + ")");
+    }
+    String key = p.toAbsolutePath() + "#" + fp;
+    GraphStore g = STORES.get(key);
+    if (g == null) {
+      g = GraphStore.open(p);
+      STORES.put(key, g);
+    }
+    return g;
+  }
+
+  /** The seed order of {@code epoch}, computed once per JVM. */
+  static int[] order(GraphStore store, SampleSpec spec, int epoch) {
+    String key = spec.storeFingerprint + "#" + spec.splitCode + "#" + spec.seed + "#" + epoch;
+    synchronized (ORDERS) {
+      int[] o = ORDERS.get(key);
+      if (o == null) {
+        o = SeedOrder.order(store.vertices(), spec.splitCode, spec.seed, epoch);
+        ORDERS.put(key, o);
+      }
+      if (o.length != spec.plan.seeds()) {
+        throw new InvalidInputException(
+            spec.store
+                + ": split '"
+                + spec.split
+                + "' has "
+                + o.length
+                + " vertices in the nodes files but "
+                + spec.plan.seeds()
+                + " in "
+                + StoreLayout.MANIFEST);
+      }
+      return o;
+    }
+  }
+}

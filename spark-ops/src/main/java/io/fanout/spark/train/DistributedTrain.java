@@ -1,0 +1,155 @@
+package io.fanout.spark.train;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.dist.VerifyingReducer;
+import io.fanout.shard.ShardManifest;
+import io.fanout.store.InvalidInputException;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.EpochStats;
+import io.fanout.train.GradientReducer;
+import io.fanout.train.ShardSet;
+import java.io.PrintStream;
+import java.io.Serializable;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code bin/fanout train} on several workers: one trainer per task slot of a Spark barrier stage,
+ * gradients averaged over TCP (see {@code docs/distributed.md}). Each worker rebuilds the run from
+ * the resolved options, opens the graph store and shards from the shared paths, trains on its share
+ * of every epoch's batches, and rank 0 writes the model dir. A retried stage resumes from the model
+ * dir's last checkpoint.
+ */
+public final class DistributedTrain implements WorkerFunction<DistributedTrain.Outcome> {
+  /** What rank 0 reports. */
+  public record Outcome(
+      String model,
+      int layers,
+      int epochsRun,
+      double finalLoss,
+      double seconds,
+      double waitSeconds,
+      int stageAttempt)
+      implements Serializable {}
+
+  private final Map<String, String> options;
+
+  private DistributedTrain(Map<String, String> options) {
+    this.options = options;
+  }
+
+  /**
+   * The worker count: {@code requested} when positive; for 0, one per task slot of a cluster master
+   * ({@code local-cluster}, standalone, YARN, Kubernetes) and 1 on {@code local[...]}.
+   */
+  public static int workers(SparkSession spark, String master, int requested) {
+    if (requested < 0) {
+      throw new FanoutConfigException(
+          "option 'workers' is " + requested + ", expected 0 (automatic) or a positive count");
+    }
+    if (requested > 0) {
+      return requested;
+    }
+    String m = master;
+    if (m.equals("local") || m.startsWith("local[")) {
+      return 1;
+    }
+    return BarrierRunner.resolveWorkers(spark, 0);
+  }
+
+  public static Outcome run(
+      SparkSession spark, PrintStream err, FanoutConf c, TrainJobs.TrainSpec spec, int workers) {
+    if (!spec.resume() && Checkpoint.exists(spec.modelDir())) {
+      throw new InvalidInputException(
+          "model dir "
+              + spec.modelDir()
+              + " already holds a checkpoint; pass --resume to continue it or choose another"
+              + " --model-dir");
+    }
+    ShardManifest shards = ShardSet.open(spec.shards()).manifest();
+    if (shards.batchesPerEpoch < workers) {
+      throw new InvalidInputException(
+          "shards in "
+              + spec.shards()
+              + " hold "
+              + shards.batchesPerEpoch
+              + " batch(es) per epoch, fewer than the "
+              + workers
+              + " workers, so no worker would get a step; expected at least one batch per worker:"
+              + " sample with --batch-size at most "
+              + Math.max(1, shards.seedsPerEpoch / workers));
+    }
+    Map<String, String> raw = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : c.resolved().entrySet()) {
+      if (e.getValue() != null) {
+        raw.put(e.getKey(), e.getValue());
+      }
+    }
+    // Executors run elsewhere: ship absolute paths (which must be on a shared file system).
+    for (OptionDef<String> p :
+        List.of(
+            TrainOptionsDefs.GRAPH,
+            TrainOptionsDefs.MODEL_DIR,
+            TrainOptionsDefs.SHARDS,
+            TrainOptionsDefs.VAL_SHARDS)) {
+      String v = raw.get(p.name());
+      if (v != null && !v.isBlank()) {
+        raw.put(p.name(), Path.of(v).toAbsolutePath().normalize().toString());
+      }
+    }
+    err.printf(
+        "fanout train: %d workers in a barrier stage on %s%n",
+        workers, spark.sparkContext().master());
+    List<Outcome> res =
+        BarrierRunner.run(
+            spark,
+            new BarrierRunner.Settings(
+                workers, c.get(DistOptions.TIMEOUT_MS), c.get(DistOptions.PORT)),
+            new DistributedTrain(raw));
+    return res.get(0);
+  }
+
+  @Override
+  public Outcome run(WorkerContext w) {
+    FanoutConf c = FanoutConf.of("train", TrainOptionsDefs.TRAIN, options);
+    TrainJobs.TrainSpec spec = TrainOptionsDefs.spec(c);
+    boolean verify = c.get(DistOptions.VERIFY);
+    VerifyingReducer[] verifier = new VerifyingReducer[1];
+    TrainJobs.TrainResult r =
+        TrainJobs.train(
+            spec,
+            w.rank() == 0 ? System.err : null,
+            model -> {
+              GradientReducer reducer = w.reducer();
+              if (verify) {
+                verifier[0] = new VerifyingReducer(w.reducer(), model.params(), model.numParams());
+                reducer = verifier[0];
+              }
+              return TestFaults.wrap(reducer, spec.modelDir());
+            },
+            w.stageAttempt() > 0);
+    if (verifier[0] != null) {
+      verifier[0].verifyNow();
+    }
+    double secs = 0;
+    double wait = 0;
+    for (EpochStats e : r.epochs()) {
+      secs += e.seconds();
+      wait += e.waitSeconds();
+    }
+    EpochStats last = r.epochs().isEmpty() ? null : r.epochs().get(r.epochs().size() - 1);
+    return new Outcome(
+        r.config().kind(),
+        r.config().layers(),
+        r.epochs().size(),
+        last == null ? Double.NaN : last.loss(),
+        secs,
+        wait,
+        w.stageAttempt());
+  }
+}

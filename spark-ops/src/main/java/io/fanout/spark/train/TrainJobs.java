@@ -1,0 +1,510 @@
+package io.fanout.spark.train;
+
+import io.fanout.dist.ShardedEpochData;
+import io.fanout.graph.GraphStore;
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelConfig;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardManifest;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import io.fanout.tensor.Backends;
+import io.fanout.train.Accuracy;
+import io.fanout.train.BatchStream;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.Defaults;
+import io.fanout.train.EpochData;
+import io.fanout.train.EpochStats;
+import io.fanout.train.Evaluation;
+import io.fanout.train.FullGraphInference;
+import io.fanout.train.GradientReducer;
+import io.fanout.train.SampledEpochs;
+import io.fanout.train.ShardSet;
+import io.fanout.train.TrainBatch;
+import io.fanout.train.TrainOptions;
+import io.fanout.train.Trainer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The Java API behind {@code bin/fanout train}, {@code evaluate} and {@code infer}: train a model
+ * from a graph store and its shards, evaluate it per split, and compute predictions. Engine-free
+ * (no SparkSession needed).
+ */
+public final class TrainJobs {
+  private TrainJobs() {}
+
+  /** Everything {@link #train} needs; see {@code docs/training.md} for the defaults. */
+  public record TrainSpec(
+      Path graph,
+      Path shards,
+      Path modelDir,
+      String model,
+      int hidden,
+      int layers,
+      float dropout,
+      String activation,
+      String featureNorm,
+      float lr,
+      float weightDecay,
+      String schedule,
+      int epochs,
+      long seed,
+      boolean resume,
+      Path valShards,
+      int loaderThreads,
+      int prefetch,
+      int logEvery) {
+
+    /** The documented defaults for a store, shards and model dir. */
+    public static TrainSpec defaults(Path graph, Path shards, Path modelDir) {
+      return new TrainSpec(
+          graph,
+          shards,
+          modelDir,
+          Defaults.MODEL,
+          Defaults.HIDDEN,
+          0,
+          (float) Defaults.DROPOUT,
+          Defaults.ACTIVATION,
+          Defaults.FEATURE_NORM,
+          (float) Defaults.LR,
+          (float) Defaults.WEIGHT_DECAY,
+          Defaults.SCHEDULE,
+          Defaults.EPOCHS,
+          0,
+          false,
+          null,
+          2,
+          2,
+          0);
+    }
+
+    public TrainSpec withEpochs(int e) {
+      return new TrainSpec(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          e,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery);
+    }
+
+    public TrainSpec withSeed(long s) {
+      return new TrainSpec(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          s,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery);
+    }
+  }
+
+  /** What a training run did. */
+  public record TrainResult(ModelConfig config, List<EpochStats> epochs) {}
+
+  /** A store's identity for checkpoints and shards: sha-256 of its manifest's defining fields. */
+  public static String storeFingerprint(StoreManifest m) {
+    String s =
+        m.inputFingerprint
+            + "|"
+            + m.vertices
+            + "|"
+            + m.edges
+            + "|"
+            + m.featureDim
+            + "|"
+            + m.classes
+            + "|"
+            + m.options;
+    try {
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes("UTF-8")))
+          .substring(0, 16);
+    } catch (NoSuchAlgorithmException | java.io.UnsupportedEncodingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static String sha256(Path file) {
+    try {
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)))
+          .substring(0, 16);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Number of hops of the shards' batches: the manifest's fanouts, else the first batch's. */
+  static int shardLayers(ShardSet shards, GraphStore store) {
+    if (shards.layers() > 0) {
+      return shards.layers();
+    }
+    EpochData d = shards.epochData(store.features(), store.manifest().featureDim, "none", 1, 1);
+    try (BatchStream s = d.open(0)) {
+      TrainBatch b = s.next();
+      if (b == null) {
+        throw new InvalidInputException("shards in " + shards.dir() + " hold no batches");
+      }
+      return b.batch().layers();
+    }
+  }
+
+  /** SHA-256 (hex) of the store's {@code manifest.json}, as {@code sample} records it. */
+  public static String storeManifestSha(Path store) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256")
+                  .digest(Files.readAllBytes(store.resolve(StoreLayout.MANIFEST))));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Checks that the shards were sampled from {@code store} and fit its features. */
+  static void checkShardsMatch(ShardSet shards, GraphStore store) {
+    ShardManifest sm = shards.manifest();
+    StoreManifest m = store.manifest();
+    if (sm.storeVertices != m.vertices || sm.storeEdges != m.edges) {
+      throw new InvalidInputException(
+          "shards in "
+              + shards.dir()
+              + " were sampled from a graph of "
+              + sm.storeVertices
+              + " vertices and "
+              + sm.storeEdges
+              + " edges but "
+              + store.root()
+              + " has "
+              + m.vertices
+              + " and "
+              + m.edges
+              + ": they come from another graph store");
+    }
+    if (sm.storeFingerprint != null) {
+      String fp = storeManifestSha(store.root());
+      if (!sm.storeFingerprint.equalsIgnoreCase(fp)) {
+        throw new InvalidInputException(
+            "shards in "
+                + shards.dir()
+                + " were sampled from another graph store: their store_fingerprint is "
+                + sm.storeFingerprint
+                + " but "
+                + store.root()
+                + "/manifest.json hashes to "
+                + fp);
+      }
+    }
+    if (sm.featureEncoding() != FeatureEncoding.NONE && sm.featureDim != m.featureDim) {
+      throw new InvalidInputException(
+          "shards in "
+              + shards.dir()
+              + " inline features of dimension "
+              + sm.featureDim
+              + " but "
+              + store.root()
+              + " has feature_dim "
+              + m.featureDim);
+    }
+  }
+
+  /** Trains (or resumes) a model; checkpoints and metrics land in {@code spec.modelDir()}. */
+  public static TrainResult train(TrainSpec spec, PrintStream progress) {
+    return train(spec, progress, model -> GradientReducer.LOCAL, false);
+  }
+
+  /**
+   * As {@link #train(TrainSpec, PrintStream)}, as one worker of data-parallel training (see {@code
+   * docs/distributed.md}): {@code reducerFor} gives the gradient reducer for the model (called
+   * once); with more than one worker this worker trains on its share of every epoch's batches
+   * ({@link ShardedEpochData}), only rank 0 validates and writes the model dir, and {@code retry}
+   * resumes from the model dir's checkpoint even without {@code spec.resume()} (a retried barrier
+   * stage).
+   */
+  public static TrainResult train(
+      TrainSpec spec,
+      PrintStream progress,
+      Function<GnnModel, GradientReducer> reducerFor,
+      boolean retry) {
+    try (GraphStore store = GraphStore.open(spec.graph())) {
+      StoreManifest m = store.manifest();
+      if (m.featureDim <= 0) {
+        throw new InvalidInputException(
+            "graph store "
+                + spec.graph()
+                + " has no features (feature_dim 0); training needs them");
+      }
+      if (m.classes < 2) {
+        throw new InvalidInputException(
+            "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
+      }
+      ShardSet shards = ShardSet.open(spec.shards());
+      checkShardsMatch(shards, store);
+      int hops = shardLayers(shards, store);
+      if (spec.layers() > 0 && spec.layers() != hops) {
+        throw new InvalidInputException(
+            "--layers "
+                + spec.layers()
+                + " but the shards in "
+                + spec.shards()
+                + " hold "
+                + hops
+                + "-hop samples; sample with "
+                + spec.layers()
+                + " fanouts or pass --layers "
+                + hops);
+      }
+      ModelConfig cfg =
+          new ModelConfig(
+              spec.model(),
+              m.featureDim,
+              spec.hidden(),
+              m.classes,
+              hops,
+              spec.dropout(),
+              spec.activation(),
+              spec.featureNorm());
+      GnnModel model = new GnnModel(cfg, Backends.select());
+      GradientReducer reducer = reducerFor.apply(model);
+      Trainer trainer =
+          new Trainer(
+              model,
+              new TrainOptions(
+                  spec.epochs(),
+                  spec.lr(),
+                  spec.weightDecay(),
+                  LrSchedule.parse(spec.schedule()),
+                  spec.seed()),
+              reducer);
+      EpochData train =
+          shards.epochData(
+              store.features(),
+              m.featureDim,
+              cfg.featureNorm(),
+              spec.loaderThreads(),
+              spec.prefetch());
+      if (reducer.worldSize() > 1) {
+        train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
+      }
+      EpochData val = null;
+      if (spec.valShards() != null && reducer.rank() == 0) {
+        ShardSet vs = ShardSet.open(spec.valShards());
+        checkShardsMatch(vs, store);
+        val =
+            vs.epochData(
+                store.features(),
+                m.featureDim,
+                cfg.featureNorm(),
+                spec.loaderThreads(),
+                spec.prefetch());
+      }
+      Map<String, String> identity = new LinkedHashMap<>();
+      identity.put("graph", storeFingerprint(m));
+      identity.put("shards", sha256(spec.shards().resolve("manifest.json")));
+      List<EpochStats> stats =
+          trainer.fit(
+              train,
+              val,
+              spec.modelDir(),
+              spec.resume() || retry,
+              identity,
+              progress,
+              spec.logEvery());
+      return new TrainResult(cfg, stats);
+    }
+  }
+
+  /** A trained model loaded from its model dir and checked against a store. */
+  static GnnModel load(Path modelDir, GraphStore store) {
+    Checkpoint ck = Checkpoint.readForInference(modelDir);
+    ModelConfig cfg = ck.modelConfig();
+    StoreManifest m = store.manifest();
+    if (cfg.inDim() != m.featureDim) {
+      throw new InvalidInputException(
+          "the model in "
+              + modelDir
+              + " takes "
+              + cfg.inDim()
+              + " features but "
+              + store.root()
+              + " has feature_dim "
+              + m.featureDim);
+    }
+    if (cfg.classes() != m.classes) {
+      throw new InvalidInputException(
+          "the model in "
+              + modelDir
+              + " predicts "
+              + cfg.classes()
+              + " classes but "
+              + store.root()
+              + " has "
+              + m.classes);
+    }
+    String graph = ck.meta().get("identity.graph");
+    if (graph != null && !graph.equals(storeFingerprint(m))) {
+      throw new InvalidInputException(
+          "the model in "
+              + modelDir
+              + " was trained on another graph store (fingerprint "
+              + graph
+              + "), not "
+              + store.root()
+              + " ("
+              + storeFingerprint(m)
+              + ")");
+    }
+    GnnModel model = new GnnModel(cfg, Backends.select());
+    System.arraycopy(ck.params(), 0, model.params(), 0, model.numParams());
+    return model;
+  }
+
+  /**
+   * Per-vertex logits of the model in {@code modelDir}: full-neighbor (layer-wise) when {@code
+   * fanouts} is null, else sampled with {@code fanouts} in batches of {@code batchSize} over the
+   * vertices of {@code splitCode} ({@code -1}: all vertices; other rows stay 0).
+   */
+  static float[] logits(
+      GnnModel model, GraphStore store, int[] fanouts, int batchSize, long seed, int splitCode) {
+    if (fanouts == null) {
+      return FullGraphInference.logits(model, store.csr(), store.features(), 4096);
+    }
+    if (fanouts.length != model.numLayers()) {
+      throw new InvalidInputException(
+          "--fanouts has "
+              + fanouts.length
+              + " hops but the model has "
+              + model.numLayers()
+              + " layers");
+    }
+    int n = store.csr().numVertices();
+    int count = 0;
+    for (int v = 0; v < n; v++) {
+      count += splitCode < 0 || store.vertices().split(v) == splitCode ? 1 : 0;
+    }
+    int[] seeds = new int[count];
+    for (int v = 0, i = 0; v < n; v++) {
+      if (splitCode < 0 || store.vertices().split(v) == splitCode) {
+        seeds[i++] = v;
+      }
+    }
+    int classes = model.config().classes();
+    float[] out = new float[Math.multiplyExact(n, classes)];
+    if (count == 0) {
+      return out;
+    }
+    SampledEpochs se =
+        new SampledEpochs(
+            store.csr(),
+            store.vertices(),
+            store.features(),
+            seeds,
+            fanouts,
+            batchSize,
+            seed,
+            false,
+            model.config().featureNorm(),
+            2);
+    try (BatchStream s = se.open(0)) {
+      TrainBatch b;
+      while ((b = s.next()) != null) {
+        float[] lg = model.forward(io.fanout.nn.Block.of(b.batch()), b.features(), false, 0L);
+        int[] nodes = b.batch().nodes();
+        for (int i = 0; i < b.batch().numSeeds(); i++) {
+          System.arraycopy(lg, i * classes, out, nodes[i] * classes, classes);
+        }
+        s.recycle(b);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Accuracy per split ({@code train}, {@code val}, {@code test}) of the model in {@code modelDir}.
+   */
+  public static Map<String, Accuracy> evaluate(
+      Path graph, Path modelDir, int[] fanouts, int batchSize, long seed) {
+    try (GraphStore store = GraphStore.open(graph)) {
+      GnnModel model = load(modelDir, store);
+      Map<String, Accuracy> out = new LinkedHashMap<>();
+      float[] full = fanouts == null ? logits(model, store, null, 0, 0, -1) : null;
+      for (byte split = StoreLayout.SPLIT_TRAIN; split <= StoreLayout.SPLIT_TEST; split++) {
+        float[] lg = full != null ? full : logits(model, store, fanouts, batchSize, seed, split);
+        out.put(
+            StoreLayout.splitName(split),
+            Evaluation.accuracy(lg, model.config().classes(), store.vertices(), split));
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Writes predictions of every vertex to {@code output} (Parquet, keyed by original id); returns
+   * the number of rows.
+   */
+  public static long infer(
+      Path graph,
+      Path modelDir,
+      Path output,
+      int[] fanouts,
+      int batchSize,
+      long seed,
+      boolean overwrite) {
+    try (GraphStore store = GraphStore.open(graph)) {
+      GnnModel model = load(modelDir, store);
+      float[] lg = logits(model, store, fanouts, batchSize, seed, -1);
+      int classes = model.config().classes();
+      int n = lg.length / classes;
+      float[] probs = new float[lg.length];
+      int[] none = new int[n];
+      java.util.Arrays.fill(none, -1);
+      model.backend().softmaxCrossEntropy(lg, n, classes, none, probs, null, 0f);
+      return PredictionWriter.write(graph, probs, classes, output, overwrite);
+    }
+  }
+}

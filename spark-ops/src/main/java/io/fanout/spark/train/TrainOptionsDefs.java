@@ -1,0 +1,136 @@
+package io.fanout.spark.train;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.train.Defaults;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Options shared by the training commands. */
+public final class TrainOptionsDefs {
+  private TrainOptionsDefs() {}
+
+  public static final OptionDef<String> GRAPH =
+      OptionDef.string("graph", null, "graph store directory written by bin/fanout prepare");
+  public static final OptionDef<String> MODEL_DIR =
+      OptionDef.string("model-dir", null, "model directory (checkpoint.bin, metrics.jsonl)");
+
+  /** Parses {@code "20,20,20"}; an empty string means none. */
+  public static int[] fanouts(String s) {
+    if (s == null || s.isBlank()) {
+      return null;
+    }
+    String[] parts = s.split(",");
+    int[] out = new int[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      try {
+        out[i] = Integer.parseInt(parts[i].trim());
+      } catch (NumberFormatException e) {
+        throw new FanoutConfigException(
+            "--fanouts expects comma-separated integers like 20,20,20, got '" + s + "'");
+      }
+      if (out[i] == 0 || out[i] < -1) {
+        throw new FanoutConfigException(
+            "--fanouts entry " + out[i] + " in '" + s + "'; expected > 0 or -1 (all)");
+      }
+    }
+    return out;
+  }
+
+  public static final OptionDef<String> SHARDS =
+      OptionDef.string("shards", null, "training shards directory written by bin/fanout sample");
+  public static final OptionDef<String> MODEL =
+      OptionDef.choice("model", Defaults.MODEL, "GNN architecture", "sage", "gcn");
+  public static final OptionDef<Integer> HIDDEN =
+      OptionDef.integer("hidden", Defaults.HIDDEN, "hidden width");
+  public static final OptionDef<Integer> LAYERS =
+      OptionDef.integer("layers", 0, "GNN layers; must equal the shards' hops (0: take theirs)");
+  public static final OptionDef<Double> DROPOUT =
+      OptionDef.doubleValue("dropout", Defaults.DROPOUT, "dropout on every layer's input");
+  public static final OptionDef<String> ACTIVATION =
+      OptionDef.choice(
+          "activation", Defaults.ACTIVATION, "activation between layers", "relu", "elu");
+  public static final OptionDef<String> FEATURE_NORM =
+      OptionDef.choice(
+          "feature-norm",
+          Defaults.FEATURE_NORM,
+          "row normalization of input features",
+          "none",
+          "l1",
+          "l2");
+  public static final OptionDef<Double> LR =
+      OptionDef.doubleValue("lr", Defaults.LR, "Adam learning rate");
+  public static final OptionDef<Double> WEIGHT_DECAY =
+      OptionDef.doubleValue(
+          "weight-decay", Defaults.WEIGHT_DECAY, "L2 weight decay added to the gradients");
+  public static final OptionDef<String> SCHEDULE =
+      OptionDef.choice(
+          "schedule", Defaults.SCHEDULE, "learning rate schedule", "constant", "cosine", "step");
+  public static final OptionDef<Integer> EPOCHS =
+      OptionDef.integer("epochs", Defaults.EPOCHS, "epochs in total");
+  public static final OptionDef<Long> SEED =
+      OptionDef.longValue("seed", 0, "seeds initialization and dropout");
+  public static final OptionDef<Boolean> RESUME =
+      OptionDef.bool("resume", false, "continue from the model dir's last complete checkpoint");
+  public static final OptionDef<String> VAL_SHARDS =
+      OptionDef.string("val-shards", "", "validation shards, evaluated after every epoch");
+  public static final OptionDef<Integer> LOADER_THREADS =
+      OptionDef.integer("loader-threads", 2, "background threads reading and decoding shards");
+  public static final OptionDef<Integer> PREFETCH =
+      OptionDef.integer("prefetch", 2, "batches each loader thread keeps ready");
+  public static final OptionDef<Integer> LOG_EVERY =
+      OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
+
+  /** Every option of {@code train}, in help order. */
+  public static final List<OptionDef<?>> TRAIN =
+      List.of(
+          GRAPH,
+          SHARDS,
+          MODEL_DIR,
+          MODEL,
+          HIDDEN,
+          LAYERS,
+          DROPOUT,
+          ACTIVATION,
+          FEATURE_NORM,
+          LR,
+          WEIGHT_DECAY,
+          SCHEDULE,
+          EPOCHS,
+          SEED,
+          RESUME,
+          VAL_SHARDS,
+          LOADER_THREADS,
+          PREFETCH,
+          LOG_EVERY,
+          DistOptions.WORKERS,
+          DistOptions.TIMEOUT_MS,
+          DistOptions.PORT,
+          DistOptions.VERIFY);
+
+  /** The training run the resolved options describe. */
+  public static TrainJobs.TrainSpec spec(FanoutConf c) {
+    String val = c.get(VAL_SHARDS);
+    return new TrainJobs.TrainSpec(
+        Path.of(c.get(GRAPH)),
+        Path.of(c.get(SHARDS)),
+        Path.of(c.get(MODEL_DIR)),
+        c.get(MODEL),
+        c.get(HIDDEN),
+        c.get(LAYERS),
+        c.get(DROPOUT).floatValue(),
+        c.get(ACTIVATION),
+        c.get(FEATURE_NORM),
+        c.get(LR).floatValue(),
+        c.get(WEIGHT_DECAY).floatValue(),
+        c.get(SCHEDULE),
+        c.get(EPOCHS),
+        c.get(SEED),
+        c.get(RESUME),
+        val.isBlank() ? null : Path.of(val),
+        c.get(LOADER_THREADS),
+        c.get(PREFETCH),
+        c.get(LOG_EVERY));
+  }
+}

@@ -1,0 +1,71 @@
+package io.fanout.spark.train;
+
+import io.fanout.dist.RingAllReduce;
+
+/**
+ * What a worker gets inside the barrier stage: its rank, the world size, the connected gradient
+ * reducer, the GPU Spark assigned to the task (if any) and a check that aborts when Spark kills the
+ * task.
+ */
+public final class WorkerContext {
+  private final int rank;
+  private final int worldSize;
+  private final RingAllReduce reducer;
+  private final String gpu;
+  private final int stageAttempt;
+  private final String host;
+  private final Runnable abortCheck;
+
+  WorkerContext(
+      int rank,
+      int worldSize,
+      RingAllReduce reducer,
+      String gpu,
+      int stageAttempt,
+      String host,
+      Runnable abortCheck) {
+    this.rank = rank;
+    this.worldSize = worldSize;
+    this.reducer = reducer;
+    this.gpu = gpu;
+    this.stageAttempt = stageAttempt;
+    this.host = host;
+    this.abortCheck = abortCheck;
+  }
+
+  public int rank() {
+    return rank;
+  }
+
+  public int worldSize() {
+    return worldSize;
+  }
+
+  /** Connected to every other worker; closed by the stage when the function returns. */
+  public RingAllReduce reducer() {
+    return reducer;
+  }
+
+  /**
+   * The address of the GPU assigned to this task by Spark resource scheduling ({@code
+   * spark.task.resource.gpu.amount=1}), e.g. {@code "0"}, or null when none was requested.
+   */
+  public String gpu() {
+    return gpu;
+  }
+
+  /** 0 for the first attempt of the barrier stage, then 1, 2, ... after failures. */
+  public int stageAttempt() {
+    return stageAttempt;
+  }
+
+  /** The executor's host, as published to the other workers. */
+  public String host() {
+    return host;
+  }
+
+  /** Throws when Spark has killed this task (e.g. another worker of the stage failed). */
+  public Runnable abortCheck() {
+    return abortCheck;
+  }
+}

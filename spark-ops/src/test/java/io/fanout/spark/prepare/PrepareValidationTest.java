@@ -1,0 +1,313 @@
+package io.fanout.spark.prepare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.spark.Fanout;
+import io.fanout.spark.PrepareAction;
+import io.fanout.spark.PrepareResult;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import io.fanout.testing.SparkTestSession;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input fails clearly and publishes nothing; reruns skip, replace or refuse. */
+class PrepareValidationTest {
+  static SparkSession spark;
+  @TempDir Path tmp;
+
+  static final StructType V =
+      new StructType()
+          .add("id", DataTypes.LongType)
+          .add("label", DataTypes.IntegerType)
+          .add("split", DataTypes.StringType)
+          .add("features", DataTypes.createArrayType(DataTypes.FloatType));
+  static final StructType E =
+      new StructType().add("src", DataTypes.LongType).add("dst", DataTypes.LongType);
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTestSession.start("PrepareValidationTest");
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  static Row v(Long id, Integer label, String split, Float... f) {
+    return RowFactory.create(id, label, split, f == null ? null : Arrays.asList(f));
+  }
+
+  static Row e(Long s, Long d) {
+    return RowFactory.create(s, d);
+  }
+
+  static Dataset<Row> vertices(Row... rows) {
+    return spark.createDataFrame(List.of(rows), V);
+  }
+
+  static Dataset<Row> edges(Row... rows) {
+    return spark.createDataFrame(List.of(rows), E);
+  }
+
+  static Dataset<Row> goodVertices() {
+    return vertices(
+        v(10L, 0, "train", 1f, 2f), v(20L, 1, "val", 3f, 4f), v(30L, -1, "none", 5f, 6f));
+  }
+
+  static Dataset<Row> goodEdges() {
+    return edges(e(10L, 20L), e(20L, 30L), e(30L, 10L));
+  }
+
+  Path out() {
+    return tmp.resolve("store");
+  }
+
+  PrepareAction prepare(Dataset<Row> v, Dataset<Row> e) {
+    return Fanout.get(spark).prepare(v, e).output(out().toString());
+  }
+
+  void assertNothingPublished() throws IOException {
+    assertThat(Files.exists(out().resolve(StoreLayout.MANIFEST))).isFalse();
+    if (Files.exists(out())) {
+      try (Stream<Path> s = Files.list(out())) {
+        assertThat(s.map(p -> p.getFileName().toString())).isEmpty();
+      }
+    }
+  }
+
+  void fails(PrepareAction a, String... fragments) throws IOException {
+    var t = assertThatThrownBy(a::execute).isInstanceOf(InvalidInputException.class);
+    for (String f : fragments) {
+      t.hasMessageContaining(f);
+    }
+    assertNothingPublished();
+  }
+
+  @Test
+  void goodGraphIsPrepared() {
+    PrepareResult r = prepare(goodVertices(), goodEdges()).execute();
+    StoreManifest m = r.manifest();
+    assertThat(m.vertices).isEqualTo(3);
+    assertThat(m.edges).isEqualTo(3);
+    assertThat(m.featureDim).isEqualTo(2);
+    assertThat(m.classes).isEqualTo(2);
+    assertThat(m.splitCounts).containsEntry("train", 1L).containsEntry("none", 1L);
+    assertThat(m.files).extracting(f -> f.path).contains("idmap/part-00000.parquet");
+  }
+
+  @Test
+  void missingPathAndColumn() throws IOException {
+    fails(
+        Fanout.get(spark)
+            .prepare()
+            .option("vertices", tmp.resolve("nope.parquet").toString())
+            .option("edges", tmp.resolve("nope2.parquet").toString())
+            .output(out().toString()),
+        "vertices path",
+        "nope.parquet",
+        "does not exist");
+    fails(prepare(goodVertices().drop("id"), goodEdges()), "missing column 'id'", "--id-column");
+    fails(prepare(goodVertices(), goodEdges().drop("dst")), "edges DataFrame", "'dst'");
+    fails(
+        prepare(goodVertices(), goodEdges()).option("label-column", "klass"),
+        "missing column 'klass'");
+  }
+
+  @Test
+  void nullIdAndEndpoint() throws IOException {
+    fails(
+        prepare(vertices(v(1L, 0, "train", 1f), v(null, 2, "test", 1f)), edges()),
+        "column 'id'",
+        "null id",
+        "\"label\":2",
+        "expected a non-null");
+    fails(
+        prepare(goodVertices(), edges(e(10L, 20L), e(10L, null))),
+        "edges DataFrame",
+        "column 'dst'",
+        "null destination",
+        "{\"src\":10,\"dst\":null}");
+  }
+
+  @Test
+  void duplicateIds() throws IOException {
+    fails(
+        prepare(
+            vertices(v(7L, 0, "train", 1f), v(8L, 0, "train", 1f), v(7L, 1, "val", 2f)), edges()),
+        "column 'id'",
+        "duplicate vertex id 7",
+        "expected unique");
+  }
+
+  @Test
+  void danglingEdgesFailOrAreDropped() throws IOException {
+    Dataset<Row> bad = edges(e(10L, 20L), e(20L, 99L), e(98L, 10L));
+    fails(prepare(goodVertices(), bad), "2 edge(s)", "not a vertex", "--dangling drop");
+    StoreManifest m = prepare(goodVertices(), bad).option("dangling", "drop").execute().manifest();
+    assertThat(m.droppedDanglingEdges).isEqualTo(2);
+    assertThat(m.edges).isEqualTo(1);
+  }
+
+  @Test
+  void featureProblems() throws IOException {
+    fails(
+        prepare(vertices(v(1L, 0, "train", 1f, 2f), v(2L, 0, "train", 1f)), edges()),
+        "column 'features'",
+        "differing length",
+        "\"id\":2",
+        "\"feature_length\":1",
+        "length 2");
+    fails(
+        prepare(vertices(v(1L, 0, "train", 1f, Float.NaN), v(2L, 0, "train", 1f, 2f)), edges()),
+        "column 'features'",
+        "non-finite",
+        "\"id\":1");
+    fails(
+        prepare(
+            vertices(v(1L, 0, "train", 1f, 1f), v(2L, 0, "train", Float.NEGATIVE_INFINITY, 2f)),
+            edges()),
+        "non-finite",
+        "\"id\":2");
+    fails(
+        prepare(vertices(v(1L, 0, "train", 1f), v(2L, 0, "train", (Float[]) null)), edges()),
+        "null features");
+  }
+
+  @Test
+  void labelAndSplitProblems() throws IOException {
+    fails(
+        prepare(vertices(v(1L, 0, "train", 1f), v(2L, -3, "train", 1f)), edges()),
+        "column 'label'",
+        "below -1",
+        "\"label\":-3");
+    fails(
+        prepare(vertices(v(1L, 0, "train", 1f), v(2L, 1, "holdout", 1f)), edges()),
+        "column 'split'",
+        "unknown split",
+        "holdout",
+        "train, val, test, none");
+  }
+
+  @Test
+  void emptyVertexTable() throws IOException {
+    fails(prepare(vertices(), edges()), "vertex table is empty");
+  }
+
+  @Test
+  void csvIdsMustBeNumeric() throws IOException {
+    Path v = tmp.resolve("v.csv");
+    Path e = tmp.resolve("e.csv");
+    Files.writeString(v, "id,label,split,features\n1,0,train,[1.0;2.0]\nx7,1,test,[3;4]\n");
+    Files.writeString(e, "src,dst\n1,1\n");
+    fails(
+        Fanout.get(spark)
+            .prepare()
+            .option("vertices", v.toString())
+            .option("edges", e.toString())
+            .option("format", "csv")
+            .output(out().toString()),
+        "v.csv",
+        "column 'id'",
+        "non-numeric id",
+        "x7");
+    Files.writeString(v, "id,label,split,features\n1,0,train,[1.0;2.0]\n7,1,test,[3;4]\n");
+    StoreManifest m =
+        Fanout.get(spark)
+            .prepare()
+            .option("vertices", v.toString())
+            .option("edges", e.toString())
+            .option("format", "csv")
+            .output(out().toString())
+            .execute()
+            .manifest();
+    assertThat(m.featureDim).isEqualTo(2);
+    assertThat(m.idType).isEqualTo("long");
+    assertThat(m.edges).isEqualTo(1);
+  }
+
+  @Test
+  void rerunIsSkippedOtherOptionsNeedOverwrite() throws IOException {
+    Path v = tmp.resolve("v.parquet");
+    Path e = tmp.resolve("e.parquet");
+    goodVertices().write().parquet(v.toString());
+    goodEdges().write().parquet(e.toString());
+    PrepareAction first =
+        Fanout.get(spark)
+            .prepare()
+            .option("vertices", v.toString())
+            .option("edges", e.toString())
+            .output(out().toString());
+    PrepareResult r1 = first.execute();
+    assertThat(r1.skipped()).isFalse();
+    byte[] manifest = Files.readAllBytes(out().resolve(StoreLayout.MANIFEST));
+    PrepareResult r2 = first.execute();
+    assertThat(r2.skipped()).isTrue();
+    assertThat(Files.readAllBytes(out().resolve(StoreLayout.MANIFEST))).isEqualTo(manifest);
+
+    PrepareAction other =
+        Fanout.get(spark)
+            .prepare()
+            .option("vertices", v.toString())
+            .option("edges", e.toString())
+            .option("undirected", "true")
+            .output(out().toString());
+    assertThatThrownBy(other::execute)
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--overwrite");
+    assertThat(StoreManifest.read(out()).edges).isEqualTo(3);
+    PrepareResult r3 = other.option("overwrite", "true").execute();
+    assertThat(r3.skipped()).isFalse();
+    assertThat(r3.manifest().edges).isEqualTo(6);
+    assertThat(StoreManifest.read(out()).edges).isEqualTo(6);
+  }
+
+  @Test
+  void deadRunPublishesNothingAndNextRunSucceeds() throws IOException {
+    // a run that dies after staging files: simulate the leftovers of a killed driver
+    Path staging = out().resolve(StoreLayout.STAGING_PREFIX + "killed");
+    Files.createDirectories(staging.resolve("csr"));
+    Files.writeString(staging.resolve("csr/part-00000.csr"), "half");
+    assertThatThrownBy(() -> StoreManifest.read(out())).hasMessageContaining("incomplete store");
+    // a run that fails in a task midway (duplicate id found while writing) cleans up after itself
+    fails(
+        prepare(vertices(v(1L, 0, "train", 1f), v(1L, 0, "train", 1f)), edges()),
+        "duplicate vertex id 1");
+    PrepareResult r = prepare(goodVertices(), goodEdges()).execute();
+    assertThat(r.manifest().vertices).isEqualTo(3);
+    try (Stream<Path> s = Files.list(out())) {
+      assertThat(s.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("manifest.json", "idmap", "csr", "nodes", "features");
+    }
+  }
+
+  @Test
+  void badOptionsAreRejected() {
+    assertThatThrownBy(
+            () -> prepare(goodVertices(), goodEdges()).option("undirectd", "true").execute())
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("unknown option 'undirectd'");
+    assertThatThrownBy(
+            () -> prepare(goodVertices(), goodEdges()).option("self-loops", "maybe").execute())
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("keep|drop");
+  }
+}
