@@ -1,10 +1,10 @@
 package io.fanout.jobs.train;
 
 import io.fanout.cli.FanoutCli;
-import io.fanout.spark.train.TrainJobs;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Accuracy;
 import io.fanout.train.Defaults;
+import io.fanout.train.ModelRuns;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
@@ -124,9 +124,9 @@ public final class EndToEnd {
           "7");
     }
     progress.println("[3/4] train " + s.model() + " -> " + model);
-    TrainJobs.TrainSpec d = TrainJobs.TrainSpec.defaults(store, shards, model);
-    TrainJobs.TrainSpec spec =
-        new TrainJobs.TrainSpec(
+    ModelRuns.TrainSpec d = ModelRuns.TrainSpec.defaults(store, shards, model);
+    ModelRuns.TrainSpec spec =
+        new ModelRuns.TrainSpec(
             store,
             shards,
             model,
@@ -146,12 +146,12 @@ public final class EndToEnd {
             d.loaderThreads(),
             d.prefetch(),
             0);
-    TrainJobs.train(spec, progress);
+    ModelRuns.train(spec, progress);
     progress.println("[4/4] evaluate");
-    Map<String, Accuracy> full = TrainJobs.evaluate(store, model, null, 1024, 0);
+    Map<String, Accuracy> full = ModelRuns.evaluate(store, model, null, 1024, 0);
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
-    Map<String, Accuracy> sampled = TrainJobs.evaluate(store, model, f20, 1024, 0);
+    Map<String, Accuracy> sampled = ModelRuns.evaluate(store, model, f20, 1024, 0);
     return new Result(full, sampled, store, model);
   }
 

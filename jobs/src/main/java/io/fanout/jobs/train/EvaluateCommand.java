@@ -4,9 +4,9 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
-import io.fanout.spark.train.TrainJobs;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.train.Accuracy;
+import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -59,7 +59,7 @@ public final class EvaluateCommand implements Command {
     String mode = c.get(MODE);
     int[] fanouts = resolveFanouts(mode, c.get(FANOUTS), modelDir);
     Map<String, Accuracy> acc =
-        TrainJobs.evaluate(
+        ModelRuns.evaluate(
             Path.of(c.get(TrainOptionsDefs.GRAPH)),
             modelDir,
             fanouts,

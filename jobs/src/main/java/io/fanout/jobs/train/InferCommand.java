@@ -4,8 +4,8 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
-import io.fanout.spark.train.TrainJobs;
 import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -48,7 +48,7 @@ public final class InferCommand implements Command {
         EvaluateCommand.resolveFanouts(
             c.get(EvaluateCommand.MODE), c.get(EvaluateCommand.FANOUTS), modelDir);
     long rows =
-        TrainJobs.infer(
+        ModelRuns.infer(
             Path.of(c.get(TrainOptionsDefs.GRAPH)),
             modelDir,
             Path.of(c.get(OUTPUT)),

@@ -6,8 +6,8 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.spark.train.DistOptions;
 import io.fanout.spark.train.DistributedTrain;
-import io.fanout.spark.train.TrainJobs;
 import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.train.ModelRuns;
 import java.util.List;
 import java.util.Locale;
 
@@ -31,7 +31,7 @@ public final class TrainCommand implements Command {
   @Override
   public int run(CommandContext ctx) {
     FanoutConf c = ctx.conf();
-    TrainJobs.TrainSpec spec = TrainOptionsDefs.spec(c);
+    ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
     int workers = DistributedTrain.workers(ctx.spark(), ctx.master(), c.get(DistOptions.WORKERS));
     if (workers > 1) {
       DistributedTrain.Outcome o = DistributedTrain.run(ctx.spark(), ctx.err(), c, spec, workers);
@@ -54,7 +54,7 @@ public final class TrainCommand implements Command {
               o.stageAttempt());
       return 0;
     }
-    TrainJobs.TrainResult r = TrainJobs.train(spec, ctx.err());
+    ModelRuns.TrainResult r = ModelRuns.train(spec, ctx.err());
     double wait = 0;
     double secs = 0;
     for (var e : r.epochs()) {

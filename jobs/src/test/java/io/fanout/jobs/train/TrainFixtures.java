@@ -9,13 +9,13 @@ import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardCommit;
 import io.fanout.shard.ShardFileWriter;
 import io.fanout.shard.ShardManifest;
-import io.fanout.spark.train.TrainJobs;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.train.ModelRuns;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -214,7 +214,7 @@ final class TrainFixtures {
     }
     sm.requestFingerprint = "fixture";
     sm.store = store.toString();
-    sm.storeFingerprint = TrainJobs.storeManifestSha(store);
+    sm.storeFingerprint = ModelRuns.storeManifestSha(store);
     sm.storeVertices = g.n();
     sm.storeEdges = idx.length;
     sm.split = "train";

@@ -9,6 +9,7 @@ import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.EpochStats;
 import io.fanout.train.GradientReducer;
+import io.fanout.train.ModelRuns;
 import io.fanout.train.ShardSet;
 import java.io.PrintStream;
 import java.io.Serializable;
@@ -63,7 +64,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
   }
 
   public static Outcome run(
-      SparkSession spark, PrintStream err, FanoutConf c, TrainJobs.TrainSpec spec, int workers) {
+      SparkSession spark, PrintStream err, FanoutConf c, ModelRuns.TrainSpec spec, int workers) {
     if (!spec.resume() && Checkpoint.exists(spec.modelDir())) {
       throw new InvalidInputException(
           "model dir "
@@ -117,11 +118,11 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
   @Override
   public Outcome run(WorkerContext w) {
     FanoutConf c = FanoutConf.of("train", TrainOptionsDefs.TRAIN, options);
-    TrainJobs.TrainSpec spec = TrainOptionsDefs.spec(c);
+    ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
     boolean verify = c.get(DistOptions.VERIFY);
     VerifyingReducer[] verifier = new VerifyingReducer[1];
-    TrainJobs.TrainResult r =
-        TrainJobs.train(
+    ModelRuns.TrainResult r =
+        ModelRuns.train(
             spec,
             w.rank() == 0 ? System.err : null,
             model -> {

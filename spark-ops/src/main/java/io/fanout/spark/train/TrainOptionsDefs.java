@@ -4,6 +4,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.train.Defaults;
+import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -110,9 +111,9 @@ public final class TrainOptionsDefs {
           DistOptions.VERIFY);
 
   /** The training run the resolved options describe. */
-  public static TrainJobs.TrainSpec spec(FanoutConf c) {
+  public static ModelRuns.TrainSpec spec(FanoutConf c) {
     String val = c.get(VAL_SHARDS);
-    return new TrainJobs.TrainSpec(
+    return new ModelRuns.TrainSpec(
         Path.of(c.get(GRAPH)),
         Path.of(c.get(SHARDS)),
         Path.of(c.get(MODEL_DIR)),

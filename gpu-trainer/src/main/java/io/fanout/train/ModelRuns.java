@@ -1,4 +1,4 @@
-package io.fanout.spark.train;
+package io.fanout.train;
 
 import io.fanout.dist.ShardedEpochData;
 import io.fanout.graph.GraphStore;
@@ -11,20 +11,6 @@ import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backends;
-import io.fanout.train.Accuracy;
-import io.fanout.train.BatchStream;
-import io.fanout.train.Checkpoint;
-import io.fanout.train.Defaults;
-import io.fanout.train.EpochData;
-import io.fanout.train.EpochStats;
-import io.fanout.train.Evaluation;
-import io.fanout.train.FullGraphInference;
-import io.fanout.train.GradientReducer;
-import io.fanout.train.SampledEpochs;
-import io.fanout.train.ShardSet;
-import io.fanout.train.TrainBatch;
-import io.fanout.train.TrainOptions;
-import io.fanout.train.Trainer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -39,12 +25,12 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The Java API behind {@code bin/fanout train}, {@code evaluate} and {@code infer}: train a model
- * from a graph store and its shards, evaluate it per split, and compute predictions. Engine-free
- * (no SparkSession needed).
+ * Whole runs of a model, engine-free: train it from a graph store and its shards, evaluate it per
+ * split, and compute predictions. The Spark stages of spark-ops and the trainers
+ * on executors call these; nothing here needs a SparkSession.
  */
-public final class TrainJobs {
-  private TrainJobs() {}
+public final class ModelRuns {
+  private ModelRuns() {}
 
   /** Everything {@link #train} needs; see {@code docs/training.md} for the defaults. */
   public record TrainSpec(

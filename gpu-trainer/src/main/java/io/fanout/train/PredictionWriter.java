@@ -1,4 +1,4 @@
-package io.fanout.spark.train;
+package io.fanout.train;
 
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.ParquetFooters;
