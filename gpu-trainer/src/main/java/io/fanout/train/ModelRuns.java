@@ -26,8 +26,8 @@ import java.util.function.Function;
 
 /**
  * Whole runs of a model, engine-free: train it from a graph store and its shards, evaluate it per
- * split, and compute predictions. The Spark stages of spark-ops and the trainers
- * on executors call these; nothing here needs a SparkSession.
+ * split, and compute predictions. The Spark stages of spark-ops and the trainers on executors call
+ * these; nothing here needs a SparkSession.
  */
 public final class ModelRuns {
   private ModelRuns() {}
