@@ -113,6 +113,15 @@ public final class GnnModel {
     return layers[l].forward(params, block, x, false, 0L);
   }
 
+  /**
+   * Output of layer {@code l} from the last forward call ({@code numDst x layerOutDim(l)} of its
+   * block, row-major; the first rows are the next block's destinations), valid until the next
+   * forward call.
+   */
+  public float[] layerOutput(int l) {
+    return layers[l].y;
+  }
+
   /** Output width of layer {@code l}. */
   public int layerOutDim(int l) {
     return layers[l].out;

@@ -185,7 +185,12 @@ public final class Checkpoint {
    * {@code checkpoint.bin} (last epoch).
    */
   public static Checkpoint readForInference(Path modelDir) {
-    return read(modelDir, Files.isRegularFile(modelDir.resolve(BEST)) ? BEST : FILE);
+    return read(modelDir, inferenceFile(modelDir).getFileName().toString());
+  }
+
+  /** The file {@link #readForInference} reads: {@code best.bin} if present, else {@code FILE}. */
+  public static Path inferenceFile(Path modelDir) {
+    return modelDir.resolve(Files.isRegularFile(modelDir.resolve(BEST)) ? BEST : FILE);
   }
 
   /** Reads and verifies {@code MODEL_DIR/name}. */

@@ -16,14 +16,33 @@ import java.util.Arrays;
 public final class FullGraphInference {
   private FullGraphInference() {}
 
+  /**
+   * What one layer-wise pass computes for every vertex.
+   *
+   * @param logits {@code vertices x classes}, row-major
+   * @param lastHidden the last hidden layer's outputs (after its activation; the output layer's
+   *     input), {@code vertices x hidden}, row-major; null for a 1-layer model, which has none
+   */
+  public record Outputs(float[] logits, float[] lastHidden) {}
+
   /** Logits of every vertex, {@code vertices x classes}, row-major. */
   public static float[] logits(GnnModel model, CsrGraph g, FeatureTable table, int chunk) {
+    return outputs(model, g, table, chunk).logits();
+  }
+
+  /**
+   * Logits and last hidden layer of every vertex, in one pass: the hidden layer is the previous
+   * layer's output that the pass holds anyway.
+   */
+  public static Outputs outputs(GnnModel model, CsrGraph g, FeatureTable table, int chunk) {
     int nv = g.numVertices();
     int[] local = new int[nv];
     Arrays.fill(local, -1);
     float[] prev = null;
+    float[] lastHidden = null;
     int prevDim = model.config().inDim();
     for (int l = 0; l < model.numLayers(); l++) {
+      lastHidden = prev;
       int out = model.layerOutDim(l);
       long total = (long) nv * out;
       if (total > Integer.MAX_VALUE - 8) {
@@ -86,7 +105,7 @@ public final class FullGraphInference {
       prev = next;
       prevDim = out;
     }
-    return prev;
+    return new Outputs(prev, lastHidden);
   }
 
   private static int[] grow(int[] a, int need) {

@@ -14,6 +14,7 @@ import io.fanout.tensor.Backends;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -397,8 +398,25 @@ public final class ModelRuns {
    */
   static float[] logits(
       GnnModel model, GraphStore store, int[] fanouts, int batchSize, long seed, int splitCode) {
+    return outputs(model, store, fanouts, batchSize, seed, splitCode, false).logits();
+  }
+
+  /**
+   * As {@link #logits}, with the last hidden layer's outputs too when {@code keepHidden} (and the
+   * model has a hidden layer), taken from the same forward pass.
+   */
+  static FullGraphInference.Outputs outputs(
+      GnnModel model,
+      GraphStore store,
+      int[] fanouts,
+      int batchSize,
+      long seed,
+      int splitCode,
+      boolean keepHidden) {
     if (fanouts == null) {
-      return FullGraphInference.logits(model, store.csr(), store.features(), 4096);
+      FullGraphInference.Outputs o =
+          FullGraphInference.outputs(model, store.csr(), store.features(), 4096);
+      return keepHidden ? o : new FullGraphInference.Outputs(o.logits(), null);
     }
     if (fanouts.length != model.numLayers()) {
       throw new InvalidInputException(
@@ -420,9 +438,12 @@ public final class ModelRuns {
       }
     }
     int classes = model.config().classes();
+    int hiddenLayer = keepHidden ? model.numLayers() - 2 : -1;
+    int dim = hiddenLayer >= 0 ? model.layerOutDim(hiddenLayer) : 0;
     float[] out = new float[Math.multiplyExact(n, classes)];
+    float[] hidden = hiddenLayer >= 0 ? new float[Math.multiplyExact(n, dim)] : null;
     if (count == 0) {
-      return out;
+      return new FullGraphInference.Outputs(out, hidden);
     }
     SampledEpochs se =
         new SampledEpochs(
@@ -440,14 +461,20 @@ public final class ModelRuns {
       TrainBatch b;
       while ((b = s.next()) != null) {
         float[] lg = model.forward(io.fanout.nn.Block.of(b.batch()), b.features(), false, 0L);
+        // The seeds are the first destinations of every block, so the first rows of the hidden
+        // layer's output are theirs.
+        float[] h = hidden != null ? model.layerOutput(hiddenLayer) : null;
         int[] nodes = b.batch().nodes();
         for (int i = 0; i < b.batch().numSeeds(); i++) {
           System.arraycopy(lg, i * classes, out, nodes[i] * classes, classes);
+          if (h != null) {
+            System.arraycopy(h, i * dim, hidden, nodes[i] * dim, dim);
+          }
         }
         s.recycle(b);
       }
     }
-    return out;
+    return new FullGraphInference.Outputs(out, hidden);
   }
 
   /**
@@ -470,6 +497,39 @@ public final class ModelRuns {
   }
 
   /**
+   * What {@link #infer(InferRequest)} computes and where it writes it.
+   *
+   * @param predictions output directory of the predictions, or null for none
+   * @param embeddings output directory of the embeddings (the last hidden layer), or null for none
+   * @param fanouts null for full-neighbor inference, else sampled with these fanouts
+   * @param overwrite replace outputs of another request (else they are an error)
+   */
+  public record InferRequest(
+      Path graph,
+      Path modelDir,
+      Path predictions,
+      Path embeddings,
+      int[] fanouts,
+      int batchSize,
+      long seed,
+      boolean overwrite) {}
+
+  /**
+   * What {@link #infer(InferRequest)} did.
+   *
+   * @param rows vertices per output (one row each)
+   * @param embeddingDim width of the embeddings (0 when none were asked for)
+   * @param predictionsSkipped the predictions of the same request were already complete
+   * @param embeddingsSkipped the embeddings of the same request were already complete
+   */
+  public record InferOutcome(
+      long rows,
+      int classes,
+      int embeddingDim,
+      boolean predictionsSkipped,
+      boolean embeddingsSkipped) {}
+
+  /**
    * Writes predictions of every vertex to {@code output} (Parquet, keyed by original id); returns
    * the number of rows.
    */
@@ -481,16 +541,111 @@ public final class ModelRuns {
       int batchSize,
       long seed,
       boolean overwrite) {
-    try (GraphStore store = GraphStore.open(graph)) {
-      GnnModel model = load(modelDir, store);
-      float[] lg = logits(model, store, fanouts, batchSize, seed, -1);
+    return infer(
+            new InferRequest(graph, modelDir, output, null, fanouts, batchSize, seed, overwrite))
+        .rows();
+  }
+
+  /**
+   * Writes the predictions and/or the embeddings (the last hidden layer's outputs, the output
+   * layer's input) of every vertex as Parquet keyed by the original ids, from one inference pass.
+   * Each output is committed atomically on its own (predictions first). An output that already
+   * holds the same request (same store, model file and inference settings) is kept and not
+   * recomputed; one of another request is replaced only with {@code overwrite}. Everything is
+   * checked before anything is written.
+   *
+   * @throws InvalidInputException on bad input, e.g. embeddings of a 1-layer model (no hidden
+   *     layer)
+   * @throws IllegalArgumentException when neither output is given, or both are the same directory
+   */
+  public static InferOutcome infer(InferRequest r) {
+    if (r.predictions() == null && r.embeddings() == null) {
+      throw new IllegalArgumentException("infer needs a predictions or an embeddings output");
+    }
+    if (r.predictions() != null
+        && r.embeddings() != null
+        && r.predictions()
+            .toAbsolutePath()
+            .normalize()
+            .equals(r.embeddings().toAbsolutePath().normalize())) {
+      throw new IllegalArgumentException(
+          "predictions and embeddings both go to " + r.predictions() + "; give two directories");
+    }
+    try (GraphStore store = GraphStore.open(r.graph())) {
+      GnnModel model = load(r.modelDir(), store);
+      int layers = model.numLayers();
+      if (r.embeddings() != null && layers < 2) {
+        throw new InvalidInputException(
+            "the model in "
+                + r.modelDir()
+                + " has "
+                + layers
+                + " layer, hence no hidden layer to take embeddings from; embeddings need a model"
+                + " of 2 or more layers (shards sampled with 2 or more fanouts)");
+      }
       int classes = model.config().classes();
-      int n = lg.length / classes;
-      float[] probs = new float[lg.length];
-      int[] none = new int[n];
-      java.util.Arrays.fill(none, -1);
-      model.backend().softmaxCrossEntropy(lg, n, classes, none, probs, null, 0f);
-      return PredictionWriter.write(graph, probs, classes, output, overwrite);
+      int dim = layers >= 2 ? model.layerOutDim(layers - 2) : 0;
+      String settings =
+          r.fanouts() == null
+              ? "full"
+              : "sampled "
+                  + java.util.Arrays.toString(r.fanouts())
+                  + " batch "
+                  + r.batchSize()
+                  + " seed "
+                  + r.seed();
+      String request =
+          storeManifestSha(r.graph())
+              + "|"
+              + sha256(Checkpoint.inferenceFile(r.modelDir()))
+              + "|"
+              + settings;
+      String predRequest = fingerprint("predictions|" + request);
+      String embRequest = fingerprint("embeddings|" + request);
+      long predKept =
+          r.predictions() == null
+              ? -1
+              : IdKeyedParquet.rowsToKeep(
+                  r.predictions(), predRequest, r.overwrite(), "predictions");
+      long embKept =
+          r.embeddings() == null
+              ? -1
+              : IdKeyedParquet.rowsToKeep(r.embeddings(), embRequest, r.overwrite(), "embeddings");
+      boolean writePred = r.predictions() != null && predKept < 0;
+      boolean writeEmb = r.embeddings() != null && embKept < 0;
+      long rows = Math.max(predKept, embKept);
+      if (writePred || writeEmb) {
+        FullGraphInference.Outputs o =
+            outputs(model, store, r.fanouts(), r.batchSize(), r.seed(), -1, writeEmb);
+        float[] lg = o.logits();
+        if (writePred) {
+          int n = lg.length / classes;
+          float[] probs = new float[lg.length];
+          int[] none = new int[n];
+          java.util.Arrays.fill(none, -1);
+          model.backend().softmaxCrossEntropy(lg, n, classes, none, probs, null, 0f);
+          rows = PredictionWriter.write(r.graph(), probs, classes, r.predictions(), predRequest);
+        }
+        if (writeEmb) {
+          rows = EmbeddingWriter.write(r.graph(), o.lastHidden(), dim, r.embeddings(), embRequest);
+        }
+      }
+      return new InferOutcome(
+          rows,
+          classes,
+          r.embeddings() == null ? 0 : dim,
+          r.predictions() != null && !writePred,
+          r.embeddings() != null && !writeEmb);
+    }
+  }
+
+  private static String fingerprint(String s) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 }

@@ -40,4 +40,38 @@ public final class Fanout {
   public PrepareAction prepare() {
     return new PrepareAction(spark, null, null);
   }
+
+  /**
+   * Evaluates the model in {@code modelDir} on the graph store {@code store}: accuracy per split.
+   *
+   * <pre>{@code
+   * EvaluateResult r = Fanout.get(spark).evaluate(store, modelDir).execute();
+   * double test = r.accuracy("test");
+   * }</pre>
+   */
+  public EvaluateAction evaluate(String store, String modelDir) {
+    return new EvaluateAction(
+        spark,
+        Objects.requireNonNull(store, "store"),
+        Objects.requireNonNull(modelDir, "modelDir"));
+  }
+
+  /**
+   * Predictions and/or node embeddings of every vertex of {@code store} by the model in {@code
+   * modelDir}, as Parquet keyed by the original ids.
+   *
+   * <pre>{@code
+   * InferResult r = Fanout.get(spark).infer(store, modelDir)
+   *     .output("/data/cora.predictions")
+   *     .embeddings("/data/cora.embeddings")
+   *     .execute();
+   * Dataset<Row> embeddings = r.embeddings();   // id, dense_id, embedding
+   * }</pre>
+   */
+  public InferAction infer(String store, String modelDir) {
+    return new InferAction(
+        spark,
+        Objects.requireNonNull(store, "store"),
+        Objects.requireNonNull(modelDir, "modelDir"));
+  }
 }

@@ -1,6 +1,7 @@
 package io.fanout.jobs.train;
 
 import io.fanout.cli.FanoutCli;
+import io.fanout.spark.Fanout;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Accuracy;
 import io.fanout.train.Defaults;
@@ -15,13 +16,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.SparkSession;
 
 /**
  * prepare -> sample -> train -> evaluate on a dataset directory in the canonical layout ({@code
  * vertices.parquet} with id, label, split, features; {@code edges.parquet} with src, dst), through
  * the same commands as {@code bin/fanout}. Reruns skip complete steps (prepare and sample skip
  * identical requests, training resumes its checkpoint). Uses the active SparkSession when there is
- * one.
+ * one; evaluation goes through {@link Fanout#evaluate} and needs one (quickstart starts it).
  */
 public final class EndToEnd {
   private EndToEnd() {}
@@ -148,10 +150,18 @@ public final class EndToEnd {
             0);
     ModelRuns.train(spec, progress);
     progress.println("[4/4] evaluate");
-    Map<String, Accuracy> full = ModelRuns.evaluate(store, model, null, 1024, 0);
+    Fanout fanout = Fanout.get(SparkSession.active());
+    Map<String, Accuracy> full =
+        fanout.evaluate(store.toString(), model.toString()).execute().perSplit();
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
-    Map<String, Accuracy> sampled = ModelRuns.evaluate(store, model, f20, 1024, 0);
+    Map<String, Accuracy> sampled =
+        fanout
+            .evaluate(store.toString(), model.toString())
+            .option("mode", "sampled")
+            .option("fanouts", join(f20))
+            .execute()
+            .perSplit();
     return new Result(full, sampled, store, model);
   }
 

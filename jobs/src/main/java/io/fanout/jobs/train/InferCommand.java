@@ -2,21 +2,16 @@ package io.fanout.jobs.train;
 
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
-import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.Fanout;
+import io.fanout.spark.train.InferOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
-import io.fanout.train.ModelRuns;
-import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 
-/** {@code bin/fanout infer}: Parquet predictions keyed by the original vertex ids. */
+/** {@code bin/fanout infer}: Parquet predictions and/or embeddings keyed by original vertex ids. */
 public final class InferCommand implements Command {
-  static final OptionDef<String> OUTPUT =
-      OptionDef.string("output", null, "output directory of the Parquet predictions");
-  static final OptionDef<Boolean> OVERWRITE =
-      OptionDef.bool("overwrite", false, "replace an existing output directory");
-
   @Override
   public String name() {
     return "infer";
@@ -24,39 +19,32 @@ public final class InferCommand implements Command {
 
   @Override
   public String summary() {
-    return "Write Parquet predictions (id, dense_id, prediction, probabilities) for every vertex";
+    return "Write Parquet predictions (--output) and/or node embeddings (--embeddings) for every"
+        + " vertex";
   }
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        TrainOptionsDefs.GRAPH,
-        TrainOptionsDefs.MODEL_DIR,
-        OUTPUT,
-        EvaluateCommand.MODE,
-        EvaluateCommand.FANOUTS,
-        EvaluateCommand.BATCH_SIZE,
-        EvaluateCommand.SEED,
-        OVERWRITE);
+    return InferOptions.ALL;
   }
 
   @Override
   public int run(CommandContext ctx) {
-    FanoutConf c = ctx.conf();
-    Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
-    int[] fanouts =
-        EvaluateCommand.resolveFanouts(
-            c.get(EvaluateCommand.MODE), c.get(EvaluateCommand.FANOUTS), modelDir);
-    long rows =
-        ModelRuns.infer(
-            Path.of(c.get(TrainOptionsDefs.GRAPH)),
-            modelDir,
-            Path.of(c.get(OUTPUT)),
-            fanouts,
-            c.get(EvaluateCommand.BATCH_SIZE),
-            c.get(EvaluateCommand.SEED),
-            c.get(OVERWRITE));
-    ctx.out().printf(Locale.ROOT, "{\"output\":\"%s\",\"rows\":%d}%n", c.get(OUTPUT), rows);
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (OptionDef<?> d : InferOptions.ALL) {
+      String v = ctx.conf().raw(d);
+      if (v != null) {
+        opts.put(d.name(), v);
+      }
+    }
+    String json =
+        Fanout.get(ctx.spark())
+            .infer(
+                ctx.conf().get(TrainOptionsDefs.GRAPH), ctx.conf().get(TrainOptionsDefs.MODEL_DIR))
+            .options(opts)
+            .execute()
+            .toJson();
+    ctx.out().println(json);
     return 0;
   }
 }

@@ -1,10 +1,14 @@
 package io.fanout.jobs.train;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.cli.FanoutCli;
+import io.fanout.spark.EvaluateResult;
+import io.fanout.spark.Fanout;
+import io.fanout.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -19,16 +23,22 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.schema.MessageType;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** train, evaluate and infer through the CLI on a fixture store and shards. */
+/**
+ * train, evaluate and infer through the CLI on a fixture store and shards; evaluate and infer run
+ * through the API on the class's session, which the commands use as the active one.
+ */
 class TrainCommandsTest {
   @TempDir static Path tmp;
   static Path store;
   static Path shards;
   static Path otherStore;
+  static SparkSession spark;
   static TrainFixtures.Graph graph;
   static final ObjectMapper JSON = new ObjectMapper();
 
@@ -48,6 +58,7 @@ class TrainCommandsTest {
 
   @BeforeAll
   static void fixtures() throws Exception {
+    spark = SparkTestSession.start("TrainCommandsTest");
     graph = TrainFixtures.graph(3, 300, 12);
     store = tmp.resolve("store");
     TrainFixtures.writeStore(store, graph);
@@ -55,6 +66,11 @@ class TrainCommandsTest {
     TrainFixtures.writeShards(shards, store, graph, new int[] {5, 5}, 32, 2, 1);
     otherStore = tmp.resolve("other");
     TrainFixtures.writeStore(otherStore, TrainFixtures.graph(4, 200, 10));
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
   }
 
   @Test
@@ -106,7 +122,20 @@ class TrainCommandsTest {
     double sampledTest = JSON.readTree(sampled.out()).get("accuracy").get("test").asDouble();
     assertThat(Math.abs(sampledTest - fullTest)).isLessThan(0.03);
 
+    // The API's numbers and JSON are the command's.
+    EvaluateResult api = Fanout.get(spark).evaluate(store.toString(), md.toString()).execute();
+    assertThat(JSON.readTree(api.toJson())).isEqualTo(fj);
+    assertThat(api.accuracy("test")).isCloseTo(fullTest, within(1e-6));
+    EvaluateResult apiSampled =
+        Fanout.get(spark)
+            .evaluate(store.toString(), md.toString())
+            .option("mode", "sampled")
+            .option("fanouts", "20,20")
+            .execute();
+    assertThat(JSON.readTree(apiSampled.toJson())).isEqualTo(JSON.readTree(sampled.out()));
+
     Path pred = tmp.resolve("pred");
+    Path emb = tmp.resolve("emb");
     Result inf =
         cli(
             "infer",
@@ -115,8 +144,23 @@ class TrainCommandsTest {
             "--model-dir",
             md.toString(),
             "--output",
-            pred.toString());
+            pred.toString(),
+            "--embeddings",
+            emb.toString());
     assertThat(inf.code()).as(inf.err()).isZero();
+    JsonNode ij = JSON.readTree(inf.out());
+    assertThat(ij.get("output").asText()).isEqualTo(pred.toString());
+    assertThat(ij.get("rows").asLong()).isEqualTo(300);
+    assertThat(ij.get("embeddings").asText()).isEqualTo(emb.toString());
+    assertThat(ij.get("embedding_dim").asInt()).isEqualTo(32);
+    assertThat(ij.get("skipped").asBoolean()).isFalse();
+    List<Group> embRows = readParquetDir(emb);
+    assertThat(embRows).hasSize(300);
+    for (Group g : embRows) {
+      assertThat(g.getLong("id", 0))
+          .isEqualTo(TrainFixtures.originalId(g.getInteger("dense_id", 0)));
+      assertThat(g.getGroup("embedding", 0).getFieldRepetitionCount(0)).isEqualTo(32);
+    }
     List<Group> rows = readParquetDir(pred);
     assertThat(rows).hasSize(300);
     for (Group g : rows) {
@@ -136,6 +180,7 @@ class TrainCommandsTest {
       assertThat(sum).isCloseTo(1.0, org.assertj.core.api.Assertions.within(1e-4));
       assertThat(g.getInteger("prediction", 0)).isEqualTo(best);
     }
+    // The same request again is kept; another one needs --overwrite.
     Result again =
         cli(
             "infer",
@@ -145,8 +190,31 @@ class TrainCommandsTest {
             md.toString(),
             "--output",
             pred.toString());
-    assertThat(again.code()).isEqualTo(2);
-    assertThat(again.err()).contains("--overwrite");
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(JSON.readTree(again.out()).get("skipped").asBoolean()).isTrue();
+    String[] sampledInfer = {
+      "infer",
+      "--graph",
+      store.toString(),
+      "--model-dir",
+      md.toString(),
+      "--embeddings",
+      emb.toString(),
+      "--mode",
+      "sampled"
+    };
+    Result other = cli(sampledInfer);
+    assertThat(other.code()).isEqualTo(2);
+    assertThat(other.err()).contains(emb.toString()).contains("--overwrite");
+    Result replaced = cli(concat(sampledInfer, "--overwrite"));
+    assertThat(replaced.code()).as(replaced.err()).isZero();
+    JsonNode rj = JSON.readTree(replaced.out());
+    assertThat(rj.has("output")).isFalse();
+    assertThat(rj.get("skipped").asBoolean()).isFalse();
+    assertThat(readParquetDir(emb)).hasSize(300);
+    Result neither = cli("infer", "--graph", store.toString(), "--model-dir", md.toString());
+    assertThat(neither.code()).isEqualTo(2);
+    assertThat(neither.err()).contains("nothing to write").contains("--embeddings");
 
     // Resume after completion: nothing left to do, same model.
     byte[] before = Files.readAllBytes(md.resolve("checkpoint.bin"));
@@ -170,7 +238,7 @@ class TrainCommandsTest {
     assertThat(Files.readAllBytes(md.resolve("checkpoint.bin"))).isEqualTo(before);
 
     // Another model into the same dir, or a model on another store: clear errors.
-    Result other =
+    Result otherModel =
         cli(
             "train",
             "--graph",
@@ -182,8 +250,8 @@ class TrainCommandsTest {
             "--model",
             "gcn",
             "--resume");
-    assertThat(other.code()).isEqualTo(2);
-    assertThat(other.err()).contains("belongs to another run").contains("model.hidden");
+    assertThat(otherModel.code()).isEqualTo(2);
+    assertThat(otherModel.err()).contains("belongs to another run").contains("model.hidden");
     Result wrongStore =
         cli("evaluate", "--graph", otherStore.toString(), "--model-dir", md.toString());
     assertThat(wrongStore.code()).isEqualTo(2);
@@ -254,6 +322,55 @@ class TrainCommandsTest {
     Result noModel = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
     assertThat(noModel.code()).isEqualTo(2);
     assertThat(noModel.err()).contains("no checkpoint");
+    Result noModelInfer =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--embeddings",
+            tmp.resolve("no-emb").toString());
+    assertThat(noModelInfer.code()).isEqualTo(2);
+    assertThat(noModelInfer.err()).contains("no checkpoint");
+
+    // A 1-layer model has no hidden layer to embed.
+    Path shards1 = tmp.resolve("shards-1");
+    TrainFixtures.writeShards(shards1, store, graph, new int[] {5}, 32, 1, 1);
+    Path md1 = tmp.resolve("model-1");
+    Result t1 =
+        cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            shards1.toString(),
+            "--model-dir",
+            md1.toString(),
+            "--epochs",
+            "1",
+            "--hidden",
+            "8");
+    assertThat(t1.code()).as(t1.err()).isZero();
+    Path emb1 = tmp.resolve("emb-1");
+    Result oneLayer =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md1.toString(),
+            "--embeddings",
+            emb1.toString());
+    assertThat(oneLayer.code()).isEqualTo(2);
+    assertThat(oneLayer.err()).contains("1 layer").contains("no hidden layer");
+    assertThat(emb1).doesNotExist();
+  }
+
+  static String[] concat(String[] a, String... b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   static List<Group> readParquetDir(Path dir) throws Exception {

@@ -1,0 +1,44 @@
+package io.fanout.spark;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.spark.train.EvaluateOptions;
+import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.train.Accuracy;
+import io.fanout.train.ModelRuns;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A configured {@code evaluate}: the accuracy of a trained model per split, with full-neighbor
+ * ({@code mode=full}, the default) or sampled inference; options as {@link EvaluateOptions}. The
+ * model is {@code best.bin} when the run validated, else {@code checkpoint.bin}. Inference runs on
+ * the driver, in this JVM.
+ */
+public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateResult> {
+  EvaluateAction(SparkSession spark, String store, String modelDir) {
+    super(spark, "evaluate", EvaluateOptions.ALL);
+    option(TrainOptionsDefs.GRAPH.name(), store);
+    option(TrainOptionsDefs.MODEL_DIR.name(), modelDir);
+  }
+
+  /**
+   * Evaluates the model.
+   *
+   * @throws io.fanout.store.InvalidInputException on a missing or foreign model, or a bad store
+   * @throws io.fanout.conf.FanoutConfigException on bad options
+   */
+  @Override
+  public EvaluateResult execute() {
+    FanoutConf c = conf();
+    int[] fanouts = EvaluateOptions.fanouts(c);
+    Map<String, Accuracy> acc =
+        ModelRuns.evaluate(
+            Path.of(c.get(TrainOptionsDefs.GRAPH)),
+            Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+            fanouts,
+            c.get(EvaluateOptions.BATCH_SIZE),
+            c.get(EvaluateOptions.SEED));
+    return new EvaluateResult(spark(), c.get(EvaluateOptions.MODE), fanouts, acc);
+  }
+}

@@ -1,0 +1,134 @@
+package io.fanout.spark;
+
+import io.fanout.train.Accuracy;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/** What {@code evaluate} measured: correct predictions out of labeled vertices, per split. */
+public final class EvaluateResult {
+  private final SparkSession spark;
+  private final String mode;
+  private final int[] fanouts;
+  private final Map<String, Accuracy> perSplit;
+
+  EvaluateResult(SparkSession spark, String mode, int[] fanouts, Map<String, Accuracy> perSplit) {
+    this.spark = spark;
+    this.mode = mode;
+    this.fanouts = fanouts == null ? null : fanouts.clone();
+    this.perSplit = Collections.unmodifiableMap(new LinkedHashMap<>(perSplit));
+  }
+
+  /** {@code full} or {@code sampled}. */
+  public String mode() {
+    return mode;
+  }
+
+  /** The fanouts of sampled inference; null for full-neighbor inference. */
+  public int[] fanouts() {
+    return fanouts == null ? null : fanouts.clone();
+  }
+
+  /** Counts per split, in the order {@code train}, {@code val}, {@code test}. */
+  public Map<String, Accuracy> perSplit() {
+    return perSplit;
+  }
+
+  /**
+   * Accuracy on {@code split} ({@code train}, {@code val} or {@code test}); NaN when the split has
+   * no labeled vertex.
+   */
+  public double accuracy(String split) {
+    Accuracy a = get(split);
+    return a.total() == 0 ? Double.NaN : a.value();
+  }
+
+  /** Correctly predicted labeled vertices of {@code split}. */
+  public long correct(String split) {
+    return get(split).correct();
+  }
+
+  /** Labeled vertices of {@code split}. */
+  public long total(String split) {
+    return get(split).total();
+  }
+
+  private Accuracy get(String split) {
+    Accuracy a = perSplit.get(split);
+    if (a == null) {
+      throw new IllegalArgumentException(
+          "no split '" + split + "'; evaluate measures " + perSplit.keySet());
+    }
+    return a;
+  }
+
+  /**
+   * One row per split: {@code split} string, {@code correct} bigint, {@code total} bigint, {@code
+   * accuracy} double (null when the split has no labeled vertex), {@code mode} string ({@code full}
+   * or {@code sampled}) and {@code fanouts} string (e.g. {@code "20,20"}; null for full).
+   */
+  public Dataset<Row> metrics() {
+    StructType schema =
+        new StructType()
+            .add("split", DataTypes.StringType, false)
+            .add("correct", DataTypes.LongType, false)
+            .add("total", DataTypes.LongType, false)
+            .add("accuracy", DataTypes.DoubleType, true)
+            .add("mode", DataTypes.StringType, false)
+            .add("fanouts", DataTypes.StringType, true);
+    String f = fanouts == null ? null : Arrays.toString(fanouts).replaceAll("[\\[\\] ]", "");
+    List<Row> rows = new ArrayList<>();
+    for (Map.Entry<String, Accuracy> e : perSplit.entrySet()) {
+      Accuracy a = e.getValue();
+      rows.add(
+          RowFactory.create(
+              e.getKey(), a.correct(), a.total(), a.total() == 0 ? null : a.value(), mode, f));
+    }
+    return spark.createDataFrame(rows, schema);
+  }
+
+  /**
+   * The JSON {@code bin/fanout evaluate} prints: {@code mode}, {@code fanouts} (sampled only),
+   * {@code accuracy} per split (6 decimals; null for a split without labeled vertices) and {@code
+   * counts} of labeled vertices per split.
+   */
+  public String toJson() {
+    StringBuilder sb = new StringBuilder("{\"mode\":\"").append(mode).append('"');
+    if (fanouts != null) {
+      sb.append(",\"fanouts\":").append(Arrays.toString(fanouts).replace(" ", ""));
+    }
+    sb.append(",\"accuracy\":{");
+    boolean first = true;
+    for (Map.Entry<String, Accuracy> e : perSplit.entrySet()) {
+      sb.append(first ? "" : ",").append('"').append(e.getKey()).append("\":");
+      sb.append(
+          e.getValue().total() == 0
+              ? "null"
+              : String.format(Locale.ROOT, "%.6f", e.getValue().value()));
+      first = false;
+    }
+    sb.append("},\"counts\":{");
+    first = true;
+    for (Map.Entry<String, Accuracy> e : perSplit.entrySet()) {
+      sb.append(first ? "" : ",").append('"').append(e.getKey()).append("\":");
+      sb.append(e.getValue().total());
+      first = false;
+    }
+    return sb.append("}}").toString();
+  }
+
+  @Override
+  public String toString() {
+    return toJson();
+  }
+}

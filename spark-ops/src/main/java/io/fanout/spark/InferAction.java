@@ -1,0 +1,84 @@
+package io.fanout.spark;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.spark.train.EvaluateOptions;
+import io.fanout.spark.train.InferOptions;
+import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.train.ModelRuns;
+import java.nio.file.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A configured {@code infer}: predictions ({@link #output}) and/or node embeddings ({@link
+ * #embeddings}) of every vertex, as Parquet keyed by the original vertex ids, from one inference
+ * pass; options as {@link InferOptions}. At least one output is required: the result's DataFrames
+ * are read back from the Parquet written, so the paths must be readable by the session's executors.
+ * Inference runs on the driver, in this JVM.
+ *
+ * <p>Each output is committed atomically (staging directory renamed into place, {@code _SUCCESS}
+ * inside). A rerun of the same request (same store, model file and inference settings) keeps a
+ * complete output without recomputing it; an output of another request is replaced only with {@code
+ * overwrite}.
+ */
+public final class InferAction extends FanoutAction<InferAction, InferResult> {
+  InferAction(SparkSession spark, String store, String modelDir) {
+    super(spark, "infer", InferOptions.ALL);
+    option(TrainOptionsDefs.GRAPH.name(), store);
+    option(TrainOptionsDefs.MODEL_DIR.name(), modelDir);
+  }
+
+  /** Directory of the predictions ({@code output}): id, dense_id, prediction, probabilities. */
+  public InferAction output(String path) {
+    return option(InferOptions.OUTPUT.name(), path);
+  }
+
+  /**
+   * Directory of the node embeddings ({@code embeddings}): id, dense_id, embedding (the last hidden
+   * layer's output, after its activation; the output layer's input). Needs a model of 2 or more
+   * layers.
+   */
+  public InferAction embeddings(String path) {
+    return option(InferOptions.EMBEDDINGS.name(), path);
+  }
+
+  /**
+   * Runs inference and writes the requested outputs, or keeps those already complete.
+   *
+   * @throws FanoutConfigException when neither output is given, or both name the same directory
+   * @throws io.fanout.store.InvalidInputException on a missing or foreign model, embeddings of a
+   *     1-layer model, or an output holding another request without {@code overwrite}
+   */
+  @Override
+  public InferResult execute() {
+    FanoutConf c = conf();
+    String output = c.get(InferOptions.OUTPUT);
+    String embeddings = c.get(InferOptions.EMBEDDINGS);
+    if (output.isBlank() && embeddings.isBlank()) {
+      throw new FanoutConfigException(
+          "infer has nothing to write: give --output (option output: predictions) and/or"
+              + " --embeddings (option embeddings: node embeddings)");
+    }
+    Path pred = output.isBlank() ? null : Path.of(output);
+    Path emb = embeddings.isBlank() ? null : Path.of(embeddings);
+    if (pred != null
+        && emb != null
+        && pred.toAbsolutePath().normalize().equals(emb.toAbsolutePath().normalize())) {
+      throw new FanoutConfigException(
+          "--output and --embeddings both name " + output + "; give two different directories");
+    }
+    ModelRuns.InferOutcome o =
+        ModelRuns.infer(
+            new ModelRuns.InferRequest(
+                Path.of(c.get(TrainOptionsDefs.GRAPH)),
+                Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+                pred,
+                emb,
+                EvaluateOptions.fanouts(c),
+                c.get(EvaluateOptions.BATCH_SIZE),
+                c.get(EvaluateOptions.SEED),
+                c.get(InferOptions.OVERWRITE)));
+    return new InferResult(
+        spark(), pred == null ? null : output, emb == null ? null : embeddings, o);
+  }
+}

@@ -1,0 +1,53 @@
+package io.fanout.spark.train;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.Defaults;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The options of {@code evaluate} (and the inference settings {@code infer} shares), for the API
+ * and {@code bin/fanout evaluate}.
+ */
+public final class EvaluateOptions {
+  private EvaluateOptions() {}
+
+  public static final OptionDef<String> MODE =
+      OptionDef.choice(
+          "mode", "full", "full-neighbor (layer-wise) or sampled inference", "full", "sampled");
+  public static final OptionDef<String> FANOUTS =
+      OptionDef.string("fanouts", "", "fanouts of sampled inference (default: 20 per layer)");
+  public static final OptionDef<Integer> BATCH_SIZE =
+      OptionDef.integer("batch-size", 1024, "seeds per batch of sampled inference");
+  public static final OptionDef<Long> SEED =
+      OptionDef.longValue("seed", 0, "seed of sampled inference");
+
+  /** Every option of {@code evaluate}, in help order. */
+  public static final List<OptionDef<?>> ALL =
+      List.of(TrainOptionsDefs.GRAPH, TrainOptionsDefs.MODEL_DIR, MODE, FANOUTS, BATCH_SIZE, SEED);
+
+  /**
+   * The fanouts of the resolved inference settings: null for {@code full}; for {@code sampled} the
+   * {@code fanouts} option, else {@link Defaults#INFERENCE_FANOUT} per layer of the model.
+   */
+  public static int[] fanouts(FanoutConf c) {
+    if (c.get(MODE).equals("full")) {
+      return null;
+    }
+    if (c.get(BATCH_SIZE) <= 0) {
+      throw new FanoutConfigException(
+          "option 'batch-size' has value " + c.get(BATCH_SIZE) + "; expected a positive integer");
+    }
+    int[] f = TrainOptionsDefs.fanouts(c.get(FANOUTS));
+    if (f == null) {
+      Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
+      f = new int[Checkpoint.readForInference(modelDir).modelConfig().layers()];
+      Arrays.fill(f, Defaults.INFERENCE_FANOUT);
+    }
+    return f;
+  }
+}
