@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.fanout.conf.FanoutConf;
 import io.fanout.shard.ShardManifest;
+import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.InvalidInputException;
 import io.fanout.testing.SparkTestSession;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.ModelRuns;
 import io.fanout.train.TrainCancelledException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -209,7 +212,7 @@ class NotebookSessionTest {
 
   @Test
   @Order(30)
-  void train() {
+  void train() throws IOException {
     TrainResult r = trainAction(model, 3).execute();
     assertThat(r.modelDir()).isEqualTo(model);
     assertThat(r.model()).isEqualTo("sage");
@@ -230,6 +233,25 @@ class NotebookSessionTest {
     }
     assertThat(rows.get(2).getDouble(1)).isEqualTo(r.finalLoss(), within(1e-5));
     assertThat(Checkpoint.read(model).epochs()).isEqualTo(3);
+
+    // Inside a Spark task, the same model as the Spark-free trainer on this thread, bit for bit.
+    Path direct = work.resolve("cora.model-direct");
+    ModelRuns.train(
+        TrainOptionsDefs.spec(
+            FanoutConf.of(
+                "train",
+                TrainOptionsDefs.TRAIN,
+                Map.of(
+                    "graph", store.toString(),
+                    "shards", trainShards.toString(),
+                    "val-shards", valShards.toString(),
+                    "model-dir", direct.toString(),
+                    "epochs", "3",
+                    "hidden", "16",
+                    "seed", "3"))),
+        null);
+    assertThat(Files.readAllBytes(Checkpoint.file(direct)))
+        .isEqualTo(Files.readAllBytes(Checkpoint.file(model)));
   }
 
   static org.assertj.core.data.Offset<Double> within(double d) {
@@ -344,9 +366,20 @@ class NotebookSessionTest {
     }
 
     // Only complete, readable checkpoints; no temporary files.
+    List<String> names;
     try (Stream<Path> files = Files.list(dir)) {
-      assertThat(files.map(p -> p.getFileName().toString()))
-          .allMatch(n -> n.equals(Checkpoint.FILE) || n.equals("metrics.jsonl"), "model files");
+      names = files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    assertThat(names)
+        .contains(Checkpoint.FILE)
+        .allMatch(
+            n ->
+                n.equals(Checkpoint.FILE) || n.equals(Checkpoint.BEST) || n.equals("metrics.jsonl"),
+            "a checkpoint or the metrics");
+    for (String n : names) {
+      if (n.endsWith(".bin")) {
+        assertThat(Checkpoint.read(dir, n).params()).isNotEmpty();
+      }
     }
     int epochs = Checkpoint.read(dir).epochs();
     assertThat(epochs).isBetween(1, 99_999);
