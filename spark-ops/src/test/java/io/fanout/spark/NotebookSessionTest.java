@@ -319,22 +319,29 @@ class NotebookSessionTest {
   @Test
   @Order(60)
   void cancellingTheDefaultGroupStopsTrainingAndTheSessionGoesOn() throws Exception {
-    cancelRunningTrain(null, "fanout-train", work.resolve("cancelled.model"));
+    cancelRunningTrain(null, "fanout-train", work.resolve("cancelled.model"), 1);
   }
 
   @Test
   @Order(61)
   void cancellingTheCallersOwnGroupStopsTrainingWithoutInterrupts() throws Exception {
-    cancelRunningTrain("notebook-cell-7", "notebook-cell-7", work.resolve("cancelled-own.model"));
+    cancelRunningTrain(
+        "notebook-cell-7", "notebook-cell-7", work.resolve("cancelled-own.model"), 1);
+  }
+
+  @Test
+  @Order(62)
+  void cancellingDataParallelTrainingStopsEveryWorker() throws Exception {
+    cancelRunningTrain(null, "fanout-train", work.resolve("cancelled-2.model"), 2);
   }
 
   /**
-   * Starts a long {@code train} on another thread (in job group {@code callerGroup}, or none),
-   * waits until its first checkpoint is there, cancels {@code cancelGroup} and checks that the call
-   * fails promptly, the model dir holds a complete checkpoint, no Fanout thread is left, and
-   * training can resume on the same session.
+   * Starts a long {@code train} on {@code workers} workers on another thread (in job group {@code
+   * callerGroup}, or none), waits until its first checkpoint is there, cancels {@code cancelGroup}
+   * and checks that the call fails promptly, the model dir holds a complete checkpoint, no Fanout
+   * thread is left, and training can resume on the same session.
    */
-  static void cancelRunningTrain(String callerGroup, String cancelGroup, Path dir)
+  static void cancelRunningTrain(String callerGroup, String cancelGroup, Path dir, int workers)
       throws Exception {
     ExecutorService caller = Executors.newSingleThreadExecutor(r -> new Thread(r, "notebook-cell"));
     try {
@@ -345,7 +352,7 @@ class NotebookSessionTest {
                   spark.sparkContext().setJobGroup(callerGroup, "a notebook cell", false);
                 }
                 try {
-                  return trainAction(dir, 100_000).execute();
+                  return trainAction(dir, 100_000).workers(workers).execute();
                 } finally {
                   spark.sparkContext().clearJobGroup();
                 }
@@ -386,8 +393,9 @@ class NotebookSessionTest {
     assertNoFanoutThreads();
 
     // The session goes on: resume the cancelled run for one more epoch.
-    TrainResult resumed = trainAction(dir, epochs + 1).resume(true).execute();
+    TrainResult resumed = trainAction(dir, epochs + 1).workers(workers).resume(true).execute();
     assertThat(resumed.epochsRun()).isEqualTo(1);
+    assertThat(resumed.workers()).isEqualTo(workers);
     assertThat(Checkpoint.read(dir).epochs()).isEqualTo(epochs + 1);
     assertThat(resumed.metrics().count()).isEqualTo(epochs + 1);
   }
