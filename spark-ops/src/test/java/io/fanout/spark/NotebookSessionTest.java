@@ -104,7 +104,11 @@ class NotebookSessionTest {
     SparkContext sc = spark.sparkContext();
     Map<String, String> m = new HashMap<>();
     for (String k :
-        List.of("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")) {
+        List.of(
+            "spark.jobGroup.id",
+            "spark.job.description",
+            "spark.job.interruptOnCancel",
+            "spark.fanout.watch.id")) {
       m.put(k, sc.getLocalProperty(k));
     }
     return m;
@@ -312,7 +316,8 @@ class NotebookSessionTest {
     assertThat(parts).isEqualTo(partsBefore);
   }
 
-  // ---- 5x: evaluate, infer, embeddings (added with their API) ----
+  // ---- 5x: evaluate, infer and embeddings of `model` (steps @Order(50) to @Order(59), added with
+  // their API) ----
 
   // ---- 6x: cancellation ----
 
