@@ -1,8 +1,11 @@
 package io.fanout.tensor;
 
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Splits a row-major operation by column ranges across the cores. Each output element is still
@@ -16,14 +19,29 @@ final class ColumnParallel {
   static final int THREADS =
       Integer.getInteger("fanout.cpu.threads", Runtime.getRuntime().availableProcessors());
 
-  private static final ExecutorService POOL =
-      Executors.newFixedThreadPool(
-          Math.max(1, THREADS),
-          r -> {
-            Thread t = new Thread(r, "fanout-cpu");
-            t.setDaemon(true);
-            return t;
-          });
+  /** How long an idle pool thread lives, so that no thread outlives the work that needed it. */
+  static final long IDLE_MILLIS = 1000;
+
+  private static final AtomicInteger THREAD_IDS = new AtomicInteger();
+
+  private static final ExecutorService POOL = pool();
+
+  private static ExecutorService pool() {
+    ThreadPoolExecutor p =
+        new ThreadPoolExecutor(
+            Math.max(1, THREADS),
+            Math.max(1, THREADS),
+            IDLE_MILLIS,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "fanout-cpu-" + THREAD_IDS.getAndIncrement());
+              t.setDaemon(true);
+              return t;
+            });
+    p.allowCoreThreadTimeOut(true);
+    return p;
+  }
 
   private ColumnParallel() {}
 

@@ -154,22 +154,31 @@ public final class Checkpoint {
       head.putInt((int) crc.getValue());
       head.position(0).limit(HEADER);
       Path tmp = modelDir.resolve(name + ".tmp");
-      try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.TRUNCATE_EXISTING,
-              StandardOpenOption.WRITE)) {
-        while (head.hasRemaining()) {
-          ch.write(head);
+      try {
+        try (FileChannel ch =
+            FileChannel.open(
+                tmp,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+          while (head.hasRemaining()) {
+            ch.write(head);
+          }
+          while (body.hasRemaining()) {
+            ch.write(body);
+          }
+          ch.force(true);
         }
-        while (body.hasRemaining()) {
-          ch.write(body);
-        }
-        ch.force(true);
+        Files.move(
+            tmp,
+            file(modelDir),
+            StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+      } catch (IOException | RuntimeException e) {
+        // An interrupted or failed write (e.g. a cancelled task) leaves no partial file behind.
+        Files.deleteIfExists(tmp);
+        throw e;
       }
-      Files.move(
-          tmp, file(modelDir), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write checkpoint into " + modelDir, e);
     }

@@ -23,6 +23,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -258,6 +259,21 @@ public final class ModelRuns {
       PrintStream progress,
       Function<GnnModel, GradientReducer> reducerFor,
       boolean retry) {
+    return train(spec, progress, reducerFor, retry, () -> false);
+  }
+
+  /**
+   * As {@link #train(TrainSpec, PrintStream, Function, boolean)}, stopping with {@link
+   * TrainCancelledException} before the next batch once {@code cancelled} returns true (see {@link
+   * Trainer#cancelWhen}); the model dir then holds the checkpoint of the last complete epoch, if
+   * any.
+   */
+  public static TrainResult train(
+      TrainSpec spec,
+      PrintStream progress,
+      Function<GnnModel, GradientReducer> reducerFor,
+      boolean retry,
+      BooleanSupplier cancelled) {
     try (GraphStore store = GraphStore.open(spec.graph())) {
       StoreManifest m = store.manifest();
       if (m.featureDim <= 0) {
@@ -308,6 +324,7 @@ public final class ModelRuns {
                   LrSchedule.parse(spec.schedule()),
                   spec.seed()),
               reducer);
+      trainer.cancelWhen(cancelled);
       EpochData train =
           shards.epochData(
               store.features(),

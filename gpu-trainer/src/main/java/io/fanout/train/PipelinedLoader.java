@@ -221,12 +221,25 @@ public final class PipelinedLoader implements BatchStream {
     for (Thread t : threads) {
       t.interrupt();
     }
+    // Wait for the threads even when the caller was interrupted (a cancelled task): they stop
+    // promptly once interrupted, and none may outlive the stream.
+    boolean interrupted = false;
+    long deadline = System.nanoTime() + 5_000_000_000L;
     for (Thread t : threads) {
-      try {
-        t.join(5000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      while (t.isAlive()) {
+        long left = (deadline - System.nanoTime()) / 1_000_000;
+        if (left <= 0) {
+          break;
+        }
+        try {
+          t.join(left);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
       }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 }

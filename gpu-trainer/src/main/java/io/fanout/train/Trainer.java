@@ -20,7 +20,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * Synchronous mini-batch training of a {@link GnnModel}.
@@ -47,6 +49,7 @@ public final class Trainer {
   private float[] probs;
   private float[] dLogits;
   private double bestVal = -1;
+  private BooleanSupplier cancelled = () -> false;
 
   public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
     this.model = model;
@@ -54,6 +57,16 @@ public final class Trainer {
     this.reducer = reducer;
     this.be = model.backend();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
+  }
+
+  /**
+   * Makes training stop before the next step once {@code check} returns true: {@link #trainEpoch}
+   * (and so {@link #fit}) then throws {@link TrainCancelledException}. Checked once per batch, so
+   * it must be cheap; checkpoints already written stay complete.
+   */
+  public Trainer cancelWhen(BooleanSupplier check) {
+    this.cancelled = Objects.requireNonNull(check, "check");
+    return this;
   }
 
   public GnnModel model() {
@@ -174,6 +187,10 @@ public final class Trainer {
     int batches = 0;
     TrainBatch b;
     while ((b = stream.next()) != null) {
+      if (cancelled.getAsBoolean()) {
+        throw new TrainCancelledException(
+            "training cancelled in epoch " + epoch + " after " + batches + " batch(es)");
+      }
       StepStats s = step(b, epoch, lr);
       stream.recycle(b);
       loss += s.lossSum();

@@ -71,6 +71,33 @@ class TrainerTest {
   }
 
   @Test
+  void cancelledFitStopsBeforeTheNextBatchKeepsCompleteCheckpointsAndResumesBitIdentically()
+      throws IOException {
+    int perEpoch = (graph.vertices.ofSplit(StoreLayout.SPLIT_TRAIN).length + 31) / 32;
+    Path dir = tmp.resolve("cancelled");
+    java.util.concurrent.atomic.AtomicInteger checks =
+        new java.util.concurrent.atomic.AtomicInteger();
+    // Two epochs and one batch run; the check before the second batch of epoch 2 cancels.
+    Trainer t = trainer("sage", 5, 9).cancelWhen(() -> checks.incrementAndGet() > 2 * perEpoch + 1);
+    assertThatThrownBy(() -> t.fit(data(9, 2), null, dir, false, Map.of(), null, 0))
+        .isInstanceOf(TrainCancelledException.class)
+        .hasMessageContaining("epoch 2 after 1 batch");
+    assertThat(checks.get()).isEqualTo(2 * perEpoch + 2);
+    assertThat(Checkpoint.read(dir).epochs()).isEqualTo(2);
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(f -> f.getFileName().toString()))
+          .containsExactlyInAnyOrder(Checkpoint.FILE, Trainer.METRICS);
+    }
+    assertThat(Files.readAllLines(dir.resolve(Trainer.METRICS))).hasSize(2);
+
+    Trainer resumed = trainer("sage", 5, 9);
+    assertThat(resumed.fit(data(9, 2), null, dir, true, Map.of(), null, 0)).hasSize(3);
+    Trainer whole = trainer("sage", 5, 9);
+    whole.fit(data(9, 2), null, tmp.resolve("whole"), false, Map.of(), null, 0);
+    assertThat(resumed.model().params()).isEqualTo(whole.model().params());
+  }
+
+  @Test
   void sameSeedGivesBitIdenticalParametersWhateverTheLoaderThreads() {
     Trainer a = trainer("sage", 3, 5);
     a.fit(data(5, 1), null, tmp.resolve("a"), false, Map.of(), null, 0);

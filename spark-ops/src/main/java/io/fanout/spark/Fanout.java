@@ -14,6 +14,13 @@ import org.apache.spark.sql.SparkSession;
  *     .option("undirected", "true")
  *     .output("/data/cora.store")
  *     .execute();
+ * SampleResult shards = Fanout.get(spark)
+ *     .sample("/data/cora.store").output("/data/cora.shards").fanouts(25, 10).epochs(10)
+ *     .execute();
+ * TrainResult model = Fanout.get(spark)
+ *     .train("/data/cora.store", "/data/cora.shards").modelDir("/data/cora.model").epochs(10)
+ *     .execute();
+ * model.metrics().show();
  * }</pre>
  */
 public final class Fanout {
@@ -39,6 +46,22 @@ public final class Fanout {
   /** Prepares a graph store from the paths given as {@code vertices} and {@code edges} options. */
   public PrepareAction prepare() {
     return new PrepareAction(spark, null, null);
+  }
+
+  /**
+   * Samples mini-batch shards from the graph store at {@code store} (null: the {@code graph}
+   * option).
+   */
+  public SampleAction sample(String store) {
+    return new SampleAction(spark, store);
+  }
+
+  /**
+   * Trains a GNN on the graph store at {@code store} and the training shards at {@code shards}
+   * (null: the {@code graph} and {@code shards} options).
+   */
+  public TrainAction train(String store, String shards) {
+    return new TrainAction(spark, store, shards);
   }
 
   /**

@@ -28,6 +28,15 @@ public final class JobLabels {
     return "fanout-" + stage;
   }
 
+  /**
+   * The job group {@link #call} gives the jobs of {@code stage} started on the calling thread now:
+   * the thread's own group if it has one, else {@link #defaultGroup(String)}; the group to cancel.
+   */
+  public static String groupFor(SparkSession spark, String stage) {
+    String group = spark.sparkContext().getLocalProperty(GROUP);
+    return group != null ? group : defaultGroup(stage);
+  }
+
   /** The description of step {@code index} of {@code count} of a stage. */
   public static String description(String stage, String step, int index, int count) {
     return String.format(Locale.ROOT, "fanout %s: %s (%d/%d)", stage, step, index, count);

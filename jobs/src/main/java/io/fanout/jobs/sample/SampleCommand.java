@@ -1,15 +1,16 @@
 package io.fanout.jobs.sample;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
-import io.fanout.spark.sample.SampleJob;
+import io.fanout.spark.Fanout;
 import io.fanout.spark.sample.SampleOptions;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
-/** {@code bin/fanout sample}: the {@code sample} job, with its result as one JSON line. */
+/** {@code bin/fanout sample}: the {@code sample} action, with its result as one JSON line. */
 public final class SampleCommand implements Command {
   @Override
   public String name() {
@@ -27,15 +28,26 @@ public final class SampleCommand implements Command {
   }
 
   @Override
-  public int run(CommandContext ctx) throws Exception {
+  public int run(CommandContext ctx) {
     if (!ctx.positional().isEmpty()) {
       throw new FanoutConfigException(
           "sample takes no positional arguments, got " + ctx.positional());
     }
+    Map<String, String> opts = new LinkedHashMap<>();
+    for (OptionDef<?> d : SampleOptions.ALL) {
+      String v = ctx.conf().raw(d);
+      if (v != null) {
+        opts.put(d.name(), v);
+      }
+    }
     ctx.out()
         .println(
-            new ObjectMapper()
-                .writeValueAsString(SampleJob.run(ctx.spark(), ctx.conf(), ctx.err())));
+            Fanout.get(ctx.spark())
+                .sample(null)
+                .options(opts)
+                .progress(ctx.err())
+                .execute()
+                .toJson());
     return 0;
   }
 }

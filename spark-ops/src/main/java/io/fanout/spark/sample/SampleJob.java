@@ -10,6 +10,7 @@ import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardCommit;
 import io.fanout.shard.ShardManifest;
 import io.fanout.shard.ShardPlan;
+import io.fanout.spark.SampleResult;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -39,9 +40,9 @@ public final class SampleJob {
    * Samples the store named by {@code conf} into shards, or skips when the output already holds the
    * same request.
    *
-   * @return the one-line JSON result's fields
+   * @param err where progress lines go
    */
-  public static Map<String, Object> run(SparkSession spark, FanoutConf conf, PrintStream err)
+  public static SampleResult run(SparkSession spark, FanoutConf conf, PrintStream err)
       throws IOException {
     int[] fanouts;
     try {
@@ -125,15 +126,11 @@ public final class SampleJob {
     request.put("compression", spec.compression);
     String requestFingerprint = sha256(request.toString());
 
-    Map<String, Object> result = new LinkedHashMap<>();
-    result.put("output", output.toString());
     ShardCommit.Plan commit =
         ShardCommit.plan(output, requestFingerprint, conf.get(SampleOptions.OVERWRITE));
     if (commit == ShardCommit.Plan.SKIP) {
       err.println("sample: " + output + " already holds these shards; nothing to do");
-      result.put("skipped", true);
-      result.put("manifest", output.resolve(ShardManifest.FILE).toString());
-      return result;
+      return new SampleResult(spark, output, ShardManifest.read(output), true, 0);
     }
     boolean created = !java.nio.file.Files.exists(output);
     java.nio.file.Files.createDirectories(output);
@@ -170,17 +167,7 @@ public final class SampleJob {
       throw unwrap(e);
     }
     double secs = (System.nanoTime() - start) / 1e9;
-    result.put("skipped", false);
-    result.put("mode", mode);
-    result.put("epochs", epochs);
-    result.put("batches_per_epoch", plan.batchesPerEpoch());
-    result.put("parts", m.files.size());
-    result.put("sampled_edges", m.totals.edges);
-    result.put("bytes", m.totals.bytes);
-    result.put("seconds", secs);
-    result.put("sampled_edges_per_s", m.totals.edges / secs);
-    result.put("manifest", output.resolve(ShardManifest.FILE).toString());
-    return result;
+    return new SampleResult(spark, output, m, false, secs);
   }
 
   private static ShardManifest manifest(

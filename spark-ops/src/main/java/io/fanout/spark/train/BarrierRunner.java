@@ -79,7 +79,8 @@ public final class BarrierRunner {
 
   /**
    * Runs {@code fn} on {@code settings.workers()} workers and returns their results by rank. Blocks
-   * until the stage succeeds or Spark gives up retrying it.
+   * until the stage succeeds or Spark gives up retrying it. If the job fails or is cancelled, the
+   * workers' tasks have ended when this throws.
    */
   public static <R extends Serializable> List<R> run(
       SparkSession spark, Settings settings, WorkerFunction<R> fn) {
@@ -95,7 +96,8 @@ public final class BarrierRunner {
       // to spark.stage.maxConsecutiveAttempts). Hence the one-partition shuffle after it.
       RDD<Tuple2<Integer, R>> barrier =
           rdd.barrier().mapPartitions(new Task<>(settings, fn), false, tag);
-      List<Tuple2<Integer, R>> pairs = new JavaRDD<>(barrier, tag).repartition(1).collect();
+      List<Tuple2<Integer, R>> pairs =
+          TaskWatch.run(sc, () -> new JavaRDD<>(barrier, tag).repartition(1).collectAsync());
       List<R> out = new ArrayList<>(Collections.nCopies(n, null));
       for (Tuple2<Integer, R> p : pairs) {
         out.set(p._1(), p._2());
@@ -137,7 +139,14 @@ public final class BarrierRunner {
         ring.abortCheck(abort);
         WorkerContext wc =
             new WorkerContext(
-                rank, endpoints.length, ring, gpuOf(ctx), ctx.stageAttemptNumber(), host, abort);
+                rank,
+                endpoints.length,
+                ring,
+                gpuOf(ctx),
+                ctx.stageAttemptNumber(),
+                host,
+                abort,
+                ctx::isInterrupted);
         R result = fn.run(wc);
         return CollectionConverters.asScala(List.of(new Tuple2<>(rank, result)).iterator());
       } catch (IOException e) {

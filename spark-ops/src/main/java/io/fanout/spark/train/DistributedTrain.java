@@ -36,12 +36,33 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
       double seconds,
       double waitSeconds,
       int stageAttempt)
-      implements Serializable {}
+      implements Serializable {
+    /** The outcome of a finished run: totals over its epochs, the last epoch's loss. */
+    static Outcome of(ModelRuns.TrainResult r, int attempt) {
+      double secs = 0;
+      double wait = 0;
+      for (EpochStats e : r.epochs()) {
+        secs += e.seconds();
+        wait += e.waitSeconds();
+      }
+      EpochStats last = r.epochs().isEmpty() ? null : r.epochs().get(r.epochs().size() - 1);
+      return new Outcome(
+          r.config().kind(),
+          r.config().layers(),
+          r.epochs().size(),
+          last == null ? Double.NaN : last.loss(),
+          secs,
+          wait,
+          attempt);
+    }
+  }
 
   private final Map<String, String> options;
+  private final String progressId;
 
-  private DistributedTrain(Map<String, String> options) {
+  private DistributedTrain(Map<String, String> options, String progressId) {
     this.options = options;
+    this.progressId = progressId;
   }
 
   /**
@@ -85,6 +106,30 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
               + " sample with --batch-size at most "
               + Math.max(1, shards.seedsPerEpoch / workers));
     }
+    if (err != null) {
+      err.printf(
+          "fanout train: %d workers in a barrier stage on %s%n",
+          workers, spark.sparkContext().master());
+    }
+    String progressId = DriverStreams.register(err);
+    try {
+      List<Outcome> res =
+          BarrierRunner.run(
+              spark,
+              new BarrierRunner.Settings(
+                  workers, c.get(DistOptions.TIMEOUT_MS), c.get(DistOptions.PORT)),
+              new DistributedTrain(shippedOptions(c), progressId));
+      return res.get(0);
+    } finally {
+      DriverStreams.unregister(progressId);
+    }
+  }
+
+  /**
+   * The resolved options to rebuild the run on an executor, with absolute paths (which must be on a
+   * file system every executor sees).
+   */
+  static Map<String, String> shippedOptions(FanoutConf c) {
     Map<String, String> raw = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : c.resolved().entrySet()) {
       if (e.getValue() != null) {
@@ -103,16 +148,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
         raw.put(p.name(), Path.of(v).toAbsolutePath().normalize().toString());
       }
     }
-    err.printf(
-        "fanout train: %d workers in a barrier stage on %s%n",
-        workers, spark.sparkContext().master());
-    List<Outcome> res =
-        BarrierRunner.run(
-            spark,
-            new BarrierRunner.Settings(
-                workers, c.get(DistOptions.TIMEOUT_MS), c.get(DistOptions.PORT)),
-            new DistributedTrain(raw));
-    return res.get(0);
+    return raw;
   }
 
   @Override
@@ -124,7 +160,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
     ModelRuns.TrainResult r =
         ModelRuns.train(
             spec,
-            w.rank() == 0 ? System.err : null,
+            w.rank() == 0 ? DriverStreams.forTask(progressId) : null,
             model -> {
               GradientReducer reducer = w.reducer();
               if (verify) {
@@ -133,24 +169,11 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
               }
               return TestFaults.wrap(reducer, spec.modelDir());
             },
-            w.stageAttempt() > 0);
+            w.stageAttempt() > 0,
+            w::cancelled);
     if (verifier[0] != null) {
       verifier[0].verifyNow();
     }
-    double secs = 0;
-    double wait = 0;
-    for (EpochStats e : r.epochs()) {
-      secs += e.seconds();
-      wait += e.waitSeconds();
-    }
-    EpochStats last = r.epochs().isEmpty() ? null : r.epochs().get(r.epochs().size() - 1);
-    return new Outcome(
-        r.config().kind(),
-        r.config().layers(),
-        r.epochs().size(),
-        last == null ? Double.NaN : last.loss(),
-        secs,
-        wait,
-        w.stageAttempt());
+    return Outcome.of(r, w.stageAttempt());
   }
 }

@@ -1,6 +1,7 @@
 package io.fanout.spark.train;
 
 import io.fanout.dist.RingAllReduce;
+import java.util.function.BooleanSupplier;
 
 /**
  * What a worker gets inside the barrier stage: its rank, the world size, the connected gradient
@@ -15,6 +16,7 @@ public final class WorkerContext {
   private final int stageAttempt;
   private final String host;
   private final Runnable abortCheck;
+  private final BooleanSupplier cancelled;
 
   WorkerContext(
       int rank,
@@ -23,7 +25,8 @@ public final class WorkerContext {
       String gpu,
       int stageAttempt,
       String host,
-      Runnable abortCheck) {
+      Runnable abortCheck,
+      BooleanSupplier cancelled) {
     this.rank = rank;
     this.worldSize = worldSize;
     this.reducer = reducer;
@@ -31,6 +34,7 @@ public final class WorkerContext {
     this.stageAttempt = stageAttempt;
     this.host = host;
     this.abortCheck = abortCheck;
+    this.cancelled = cancelled;
   }
 
   public int rank() {
@@ -67,5 +71,13 @@ public final class WorkerContext {
   /** Throws when Spark has killed this task (e.g. another worker of the stage failed). */
   public Runnable abortCheck() {
     return abortCheck;
+  }
+
+  /**
+   * True once Spark has killed this task (its job was cancelled, or another worker failed); the
+   * function should then stop at its next convenient point.
+   */
+  public boolean cancelled() {
+    return cancelled.getAsBoolean();
   }
 }

@@ -1,0 +1,94 @@
+package io.fanout.spark;
+
+import io.fanout.spark.train.DistOptions;
+import io.fanout.spark.train.TrainJob;
+import io.fanout.spark.train.TrainOptionsDefs;
+import java.io.PrintStream;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A configured {@code train} of a GNN on mini-batch shards; see {@link Fanout} and {@link
+ * TrainOptionsDefs#TRAIN} (the same options as {@code bin/fanout train}).
+ *
+ * <p>Training runs inside a Spark job (one task, or a barrier stage of {@code workers} tasks) in
+ * the caller's job group, else in {@code fanout-train}: {@code
+ * spark.sparkContext().cancelJobGroup(group)} from another thread stops it before its next batch,
+ * and {@link #execute()} then throws {@link io.fanout.train.TrainCancelledException}.
+ */
+public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
+  private PrintStream progress = System.err;
+
+  TrainAction(SparkSession spark, String store, String shards) {
+    super(spark, "train", TrainOptionsDefs.TRAIN);
+    if (store != null) {
+      option(TrainOptionsDefs.GRAPH.name(), store);
+    }
+    if (shards != null) {
+      option(TrainOptionsDefs.SHARDS.name(), shards);
+    }
+  }
+
+  /** The model directory to write ({@code model-dir}). */
+  public TrainAction modelDir(String path) {
+    return option(TrainOptionsDefs.MODEL_DIR.name(), path);
+  }
+
+  /** Validation shards, evaluated after every epoch ({@code val-shards}). */
+  public TrainAction valShards(String path) {
+    return option(TrainOptionsDefs.VAL_SHARDS.name(), path);
+  }
+
+  /** Epochs in total ({@code epochs}). */
+  public TrainAction epochs(int epochs) {
+    return option(TrainOptionsDefs.EPOCHS.name(), Integer.toString(epochs));
+  }
+
+  /** Seeds initialization and dropout ({@code seed}). */
+  public TrainAction seed(long seed) {
+    return option(TrainOptionsDefs.SEED.name(), Long.toString(seed));
+  }
+
+  /** The architecture, {@code sage} or {@code gcn} ({@code model}). */
+  public TrainAction model(String kind) {
+    return option(TrainOptionsDefs.MODEL.name(), kind);
+  }
+
+  /** Hidden width ({@code hidden}). */
+  public TrainAction hidden(int width) {
+    return option(TrainOptionsDefs.HIDDEN.name(), Integer.toString(width));
+  }
+
+  /** Trainer replicas; 0 = one per task slot on a cluster, 1 in local mode ({@code workers}). */
+  public TrainAction workers(int workers) {
+    return option(DistOptions.WORKERS.name(), Integer.toString(workers));
+  }
+
+  /** Continue from the model dir's last complete checkpoint ({@code resume}). */
+  public TrainAction resume(boolean resume) {
+    return option(TrainOptionsDefs.RESUME.name(), Boolean.toString(resume));
+  }
+
+  /**
+   * Where progress lines go (default {@code System.err}); null for none. Trainers on executors
+   * print to their executor's log.
+   */
+  public TrainAction progress(PrintStream out) {
+    this.progress = out;
+    return this;
+  }
+
+  /**
+   * Trains (or resumes) the model; a checkpoint and a line of {@code metrics.jsonl} per epoch land
+   * in the model dir.
+   *
+   * @throws io.fanout.train.TrainCancelledException when the job group was cancelled; training has
+   *     stopped by then and the model dir holds only complete checkpoints
+   * @throws io.fanout.store.InvalidInputException on bad input, or when the model dir holds a
+   *     checkpoint and {@code resume} is false
+   * @throws io.fanout.conf.FanoutConfigException on bad options
+   */
+  @Override
+  public TrainResult execute() {
+    return TrainJob.run(spark(), conf(), progress);
+  }
+}

@@ -1,0 +1,243 @@
+package io.fanout.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.train.Trainer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/** What {@code train} did: the model dir, the model, and the run's epochs, loss and timing. */
+public final class TrainResult {
+  private final SparkSession spark;
+  private final Path modelDir;
+  private final String model;
+  private final int layers;
+  private final int epochsRun;
+  private final double finalLoss;
+  private final double trainSeconds;
+  private final double waitSeconds;
+  private final int workers;
+  private final int stageAttempt;
+
+  /**
+   * @param finalLoss the last epoch's mean training loss; NaN when no epoch ran
+   * @param stageAttempt the attempt of the Spark stage that finished the run (0 unless retried)
+   */
+  public TrainResult(
+      SparkSession spark,
+      Path modelDir,
+      String model,
+      int layers,
+      int epochsRun,
+      double finalLoss,
+      double trainSeconds,
+      double waitSeconds,
+      int workers,
+      int stageAttempt) {
+    this.spark = spark;
+    this.modelDir = modelDir;
+    this.model = model;
+    this.layers = layers;
+    this.epochsRun = epochsRun;
+    this.finalLoss = finalLoss;
+    this.trainSeconds = trainSeconds;
+    this.waitSeconds = waitSeconds;
+    this.workers = workers;
+    this.stageAttempt = stageAttempt;
+  }
+
+  /** The model directory: {@code checkpoint.bin} and {@code metrics.jsonl}. */
+  public Path modelDir() {
+    return modelDir;
+  }
+
+  /** The model kind, {@code sage} or {@code gcn}. */
+  public String model() {
+    return model;
+  }
+
+  public int layers() {
+    return layers;
+  }
+
+  /** Epochs this call trained (0 when resuming a finished run). */
+  public int epochsRun() {
+    return epochsRun;
+  }
+
+  /** The last epoch's mean training loss; NaN when no epoch ran. */
+  public double finalLoss() {
+    return finalLoss;
+  }
+
+  /** Seconds spent in training epochs. */
+  public double trainSeconds() {
+    return trainSeconds;
+  }
+
+  /** The share of {@link #trainSeconds()} spent waiting for batches. */
+  public double dataWaitFraction() {
+    return trainSeconds > 0 ? waitSeconds / trainSeconds : 0;
+  }
+
+  /** Trainer replicas (1 unless data-parallel). */
+  public int workers() {
+    return workers;
+  }
+
+  /** The attempt of the barrier stage that finished a data-parallel run (0 unless retried). */
+  public int stageAttempt() {
+    return stageAttempt;
+  }
+
+  /**
+   * The result as the one JSON line {@code bin/fanout train} prints; data-parallel runs add {@code
+   * workers} and {@code stage_attempt}.
+   */
+  public String toJson() {
+    StringBuilder sb = new StringBuilder();
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "{\"model_dir\":%s,\"model\":%s,\"layers\":%d,\"epochs_run\":%d,"
+                + "\"final_loss\":%s,\"train_seconds\":%.3f,\"data_wait_fraction\":%.4f",
+            quote(modelDir.toString()),
+            quote(model),
+            layers,
+            epochsRun,
+            Double.isNaN(finalLoss) ? "null" : String.format(Locale.ROOT, "%.6f", finalLoss),
+            trainSeconds,
+            dataWaitFraction()));
+    if (workers > 1) {
+      sb.append(
+          String.format(
+              Locale.ROOT, ",\"workers\":%d,\"stage_attempt\":%d", workers, stageAttempt));
+    }
+    return sb.append('}').toString();
+  }
+
+  private static String quote(String s) {
+    try {
+      return new ObjectMapper().writeValueAsString(s);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The model dir's {@code metrics.jsonl} as a DataFrame, one row per epoch in file order, read now
+   * (a snapshot): a column per field in the order they first appear ({@code epoch}, {@code loss},
+   * {@code train_accuracy}, {@code val_accuracy} and {@code val_loss} with validation, {@code lr},
+   * ...); integral fields are {@code bigint}, other numbers {@code double}, a field an epoch lacks
+   * is null.
+   */
+  public Dataset<Row> metrics() {
+    Path file = modelDir.resolve(Trainer.METRICS);
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      lines = List.of();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+    ObjectMapper json = new ObjectMapper();
+    List<JsonNode> records = new ArrayList<>();
+    Map<String, DataType> columns = new LinkedHashMap<>();
+    for (String line : lines) {
+      if (line.isBlank()) {
+        continue;
+      }
+      JsonNode n;
+      try {
+        n = json.readTree(line);
+      } catch (IOException e) {
+        throw new io.fanout.store.InvalidInputException(
+            file + ": line '" + line + "' is not a JSON object: " + e.getMessage());
+      }
+      records.add(n);
+      for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> f = it.next();
+        if (f.getValue().isNull()) {
+          columns.putIfAbsent(f.getKey(), DataTypes.NullType);
+          continue;
+        }
+        columns.merge(f.getKey(), typeOf(f.getValue()), TrainResult::wider);
+      }
+    }
+    StructType schema = new StructType();
+    for (Map.Entry<String, DataType> c : columns.entrySet()) {
+      if (c.getValue().equals(DataTypes.NullType)) {
+        c.setValue(DataTypes.StringType);
+      }
+      schema = schema.add(c.getKey(), c.getValue(), true);
+    }
+    List<Row> rows = new ArrayList<>(records.size());
+    for (JsonNode n : records) {
+      Object[] values = new Object[columns.size()];
+      int i = 0;
+      for (Map.Entry<String, DataType> c : columns.entrySet()) {
+        JsonNode v = n.get(c.getKey());
+        values[i++] = v == null || v.isNull() ? null : valueOf(v, c.getValue());
+      }
+      rows.add(RowFactory.create(values));
+    }
+    return spark.createDataFrame(rows, schema);
+  }
+
+  private static DataType typeOf(JsonNode v) {
+    if (v.isIntegralNumber()) {
+      return DataTypes.LongType;
+    }
+    if (v.isNumber()) {
+      return DataTypes.DoubleType;
+    }
+    if (v.isBoolean()) {
+      return DataTypes.BooleanType;
+    }
+    return DataTypes.StringType;
+  }
+
+  private static DataType wider(DataType a, DataType b) {
+    if (a.equals(b) || b.equals(DataTypes.NullType)) {
+      return a;
+    }
+    if (a.equals(DataTypes.NullType)) {
+      return b;
+    }
+    boolean numbers =
+        (a.equals(DataTypes.LongType) || a.equals(DataTypes.DoubleType))
+            && (b.equals(DataTypes.LongType) || b.equals(DataTypes.DoubleType));
+    return numbers ? DataTypes.DoubleType : DataTypes.StringType;
+  }
+
+  private static Object valueOf(JsonNode v, DataType t) {
+    if (t.equals(DataTypes.LongType)) {
+      return v.asLong();
+    }
+    if (t.equals(DataTypes.DoubleType)) {
+      return v.asDouble();
+    }
+    if (t.equals(DataTypes.BooleanType)) {
+      return v.asBoolean();
+    }
+    return v.isTextual() ? v.asText() : v.toString();
+  }
+}

@@ -1,0 +1,79 @@
+package io.fanout.spark.train;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.store.InvalidInputException;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.GradientReducer;
+import io.fanout.train.ModelRuns;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.Function;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Training on one worker, as a one-task Spark job: in local mode the task runs in the driver's JVM,
+ * on a cluster on an executor (the executor-local trainer). Running inside a task makes it
+ * cancellable like any Spark job: the trainer stops before its next batch once Spark marks the task
+ * killed. A retried task attempt resumes from the checkpoint the failed one left, unless the model
+ * dir already held one before this run (then resuming is the caller's choice).
+ */
+final class SingleWorkerTrain implements Function<Integer, DistributedTrain.Outcome> {
+  private static final long serialVersionUID = 1L;
+
+  private final Map<String, String> options;
+  private final String progressId;
+  private final boolean checkpointBefore;
+
+  private SingleWorkerTrain(Map<String, String> options, String progressId, boolean before) {
+    this.options = options;
+    this.progressId = progressId;
+    this.checkpointBefore = before;
+  }
+
+  static DistributedTrain.Outcome run(
+      SparkSession spark, PrintStream progress, FanoutConf c, ModelRuns.TrainSpec spec) {
+    boolean before = Checkpoint.exists(spec.modelDir());
+    if (before && !spec.resume()) {
+      // Refused here rather than by a failing task (which Spark would log, and retry on a cluster).
+      Checkpoint ck = Checkpoint.read(spec.modelDir());
+      throw new InvalidInputException(
+          "model dir "
+              + spec.modelDir()
+              + " already holds a checkpoint ("
+              + ck.epochs()
+              + " epochs of a "
+              + ck.meta().get("model.kind")
+              + " model); pass --resume to continue it or choose another --model-dir");
+    }
+    SingleWorkerTrain task =
+        new SingleWorkerTrain(
+            DistributedTrain.shippedOptions(c), DriverStreams.register(progress), before);
+    try {
+      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      List<DistributedTrain.Outcome> out =
+          TaskWatch.run(
+              spark.sparkContext(), () -> jsc.parallelize(List.of(0), 1).map(task).collectAsync());
+      return out.get(0);
+    } finally {
+      DriverStreams.unregister(task.progressId);
+    }
+  }
+
+  @Override
+  public DistributedTrain.Outcome call(Integer ignored) {
+    TaskContext tc = TaskContext.get();
+    ModelRuns.TrainSpec spec =
+        TrainOptionsDefs.spec(FanoutConf.of("train", TrainOptionsDefs.TRAIN, options));
+    ModelRuns.TrainResult r =
+        ModelRuns.train(
+            spec,
+            DriverStreams.forTask(progressId),
+            model -> GradientReducer.LOCAL,
+            tc.attemptNumber() > 0 && !checkpointBefore,
+            tc::isInterrupted);
+    return DistributedTrain.Outcome.of(r, tc.attemptNumber());
+  }
+}

@@ -1,0 +1,93 @@
+package io.fanout.spark.train;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.spark.JobLabels;
+import io.fanout.spark.TrainResult;
+import io.fanout.store.InvalidInputException;
+import io.fanout.train.ModelRuns;
+import io.fanout.train.TrainCancelledException;
+import java.io.PrintStream;
+import org.apache.spark.SparkThrowable;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The {@code train} job: one trainer in a one-task Spark job ({@link SingleWorkerTrain}), or
+ * several in a barrier stage ({@link DistributedTrain}), in the caller's job group or else {@code
+ * fanout-train}, so that cancelling that group stops training.
+ */
+public final class TrainJob {
+  private TrainJob() {}
+
+  /**
+   * Trains (or resumes) the model the resolved options describe.
+   *
+   * @param progress where progress lines go; null for none
+   * @throws TrainCancelledException when the job group was cancelled; the trainer's task has ended
+   *     by then and the model dir holds only complete checkpoints
+   * @throws InvalidInputException on bad input
+   * @throws FanoutConfigException on bad options
+   */
+  public static TrainResult run(SparkSession spark, FanoutConf c, PrintStream progress) {
+    ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
+    int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
+    String group = JobLabels.groupFor(spark, "train");
+    DistributedTrain.Outcome o;
+    try {
+      o =
+          JobLabels.call(
+              spark,
+              "train",
+              workers > 1 ? "training on " + workers + " workers" : "training",
+              1,
+              1,
+              () ->
+                  workers > 1
+                      ? DistributedTrain.run(spark, progress, c, spec, workers)
+                      : SingleWorkerTrain.run(spark, progress, c, spec));
+    } catch (RuntimeException e) {
+      if (cancelled(e)) {
+        throw new TrainCancelledException(
+            "train cancelled (job group "
+                + group
+                + "); "
+                + spec.modelDir()
+                + " keeps the checkpoint of the last complete epoch, if any: train again with"
+                + " resume to continue",
+            e);
+      }
+      throw unwrap(e);
+    }
+    return new TrainResult(
+        spark,
+        spec.modelDir(),
+        o.model(),
+        o.layers(),
+        o.epochsRun(),
+        o.finalLoss(),
+        o.seconds(),
+        o.waitSeconds(),
+        workers,
+        o.stageAttempt());
+  }
+
+  private static boolean cancelled(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TrainCancelledException
+          || (t instanceof SparkThrowable st && "SPARK_JOB_CANCELLED".equals(st.getCondition()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Spark wraps task failures; surface our own clear errors as they were thrown. */
+  private static RuntimeException unwrap(RuntimeException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InvalidInputException || t instanceof FanoutConfigException) {
+        return (RuntimeException) t;
+      }
+    }
+    return e;
+  }
+}
