@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fanout.cli.FanoutCli;
+import io.fanout.cli.CliRun;
 import io.fanout.spark.train.TestFaults;
 import io.fanout.train.Checkpoint;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -64,31 +61,26 @@ class DistributedTrainClusterTest {
   }
 
   static JsonNode train(Path md) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        FanoutCli.run(
-            List.of(
-                "train",
-                "--graph",
-                store.toString(),
-                "--shards",
-                shards.toString(),
-                "--model-dir",
-                md.toString(),
-                "--epochs",
-                "4",
-                "--hidden",
-                "32",
-                "--lr",
-                "0.01",
-                "--dist-verify",
-                "--dist-timeout-ms",
-                "60000"),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    return JSON.readTree(out.toString(StandardCharsets.UTF_8));
+    CliRun.Result r =
+        CliRun.cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            shards.toString(),
+            "--model-dir",
+            md.toString(),
+            "--epochs",
+            "4",
+            "--hidden",
+            "32",
+            "--lr",
+            "0.01",
+            "--dist-verify",
+            "--dist-timeout-ms",
+            "60000");
+    assertThat(r.code()).as(r.err()).isZero();
+    return r.json();
   }
 
   @Test
