@@ -7,9 +7,11 @@ import io.fanout.graph.GraphStore;
 import io.fanout.sample.Fanouts;
 import io.fanout.sample.SeedOrder;
 import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.PartWriteObserver;
 import io.fanout.shard.ShardCommit;
 import io.fanout.shard.ShardManifest;
 import io.fanout.shard.ShardPlan;
+import io.fanout.spark.Hooks;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -95,7 +97,8 @@ public final class SampleJob {
               + " but the store has no features (feature_dim 0)");
     }
     ShardPlan plan = new ShardPlan(seeds, batchSize, epochs, batchesPerShard);
-    String failHook = spark.conf().get(SampleOptions.FAIL_HOOK, null);
+    String partObserver =
+        Hooks.className(spark, Hooks.PART_WRITE_OBSERVER, PartWriteObserver.class);
     SampleSpec spec =
         new SampleSpec(
             graph.toAbsolutePath().toString(),
@@ -111,7 +114,7 @@ public final class SampleJob {
             conf.get(SampleOptions.COMPRESSION),
             threads,
             plan,
-            failHook);
+            partObserver);
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);

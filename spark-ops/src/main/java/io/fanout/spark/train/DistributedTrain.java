@@ -3,8 +3,10 @@ package io.fanout.spark.train;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.dist.ReducerDecorator;
 import io.fanout.dist.VerifyingReducer;
 import io.fanout.shard.ShardManifest;
+import io.fanout.spark.Hooks;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.EpochStats;
@@ -39,9 +41,11 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
       implements Serializable {}
 
   private final Map<String, String> options;
+  private final String reducerDecorator;
 
-  private DistributedTrain(Map<String, String> options) {
+  private DistributedTrain(Map<String, String> options, String reducerDecorator) {
     this.options = options;
+    this.reducerDecorator = reducerDecorator;
   }
 
   /**
@@ -111,7 +115,8 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
             spark,
             new BarrierRunner.Settings(
                 workers, c.get(DistOptions.TIMEOUT_MS), c.get(DistOptions.PORT)),
-            new DistributedTrain(raw));
+            new DistributedTrain(
+                raw, Hooks.className(spark, Hooks.REDUCER_DECORATOR, ReducerDecorator.class)));
     return res.get(0);
   }
 
@@ -131,7 +136,11 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
                 verifier[0] = new VerifyingReducer(w.reducer(), model.params(), model.numParams());
                 reducer = verifier[0];
               }
-              return TestFaults.wrap(reducer, spec.modelDir());
+              return reducerDecorator == null
+                  ? reducer
+                  : Hooks.instantiate(
+                          Hooks.REDUCER_DECORATOR, reducerDecorator, ReducerDecorator.class)
+                      .decorate(reducer, spec.modelDir());
             },
             w.stageAttempt() > 0);
     if (verifier[0] != null) {

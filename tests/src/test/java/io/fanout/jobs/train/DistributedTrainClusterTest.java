@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.cli.CliRun;
-import io.fanout.spark.train.TestFaults;
+import io.fanout.spark.Hooks;
 import io.fanout.train.Checkpoint;
 import java.io.File;
 import java.nio.file.Files;
@@ -37,7 +37,7 @@ class DistributedTrainClusterTest {
             .master("local-cluster[2,1,1024]")
             .appName("dist-train-it")
             .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
-            .config("spark.executorEnv.FANOUT_TEST_FAULTS", "1")
+            .config(Hooks.REDUCER_DECORATOR, ExitOnceAfterSteps.class.getName())
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.ui.enabled", "false")
@@ -97,9 +97,9 @@ class DistributedTrainClusterTest {
     // Rank 1's executor exits in the middle of epoch 2 (0-based), after the epoch-1 checkpoint.
     Path killed = tmp.resolve("killed");
     Files.createDirectories(killed);
-    Files.writeString(killed.resolve(TestFaults.FILE), "1 " + (2 * steps + steps / 2));
+    Files.writeString(killed.resolve(ExitOnceAfterSteps.FILE), "1 " + (2 * steps + steps / 2));
     JsonNode b = train(killed);
-    assertThat(Files.exists(killed.resolve(TestFaults.FILE + ".fired"))).isTrue();
+    assertThat(Files.exists(killed.resolve(ExitOnceAfterSteps.FILE + ".fired"))).isTrue();
     assertThat(b.get("stage_attempt").asInt()).as("the barrier stage was retried").isPositive();
     assertThat(b.get("epochs_run").asInt()).as("epochs run by the last attempt").isEqualTo(2);
     assertThat(Checkpoint.read(killed).epochs()).isEqualTo(4);
