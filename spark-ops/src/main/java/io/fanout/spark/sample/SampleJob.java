@@ -8,11 +8,12 @@ import io.fanout.sample.Fanouts;
 import io.fanout.sample.SeedOrder;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.PartWriteObserver;
-import io.fanout.shard.ShardCommit;
 import io.fanout.shard.ShardManifest;
+import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
 import io.fanout.spark.Hooks;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.OutputCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.io.IOException;
@@ -130,17 +131,17 @@ public final class SampleJob {
 
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("output", output.toString());
-    ShardCommit.Plan commit =
-        ShardCommit.plan(output, requestFingerprint, conf.get(SampleOptions.OVERWRITE));
-    if (commit == ShardCommit.Plan.SKIP) {
+    boolean overwrite = conf.get(SampleOptions.OVERWRITE);
+    OutputCommit.Plan commit =
+        ShardOutput.COMMIT.plan(output, requestFingerprint, request.toString(), overwrite);
+    if (commit == OutputCommit.Plan.SKIP) {
       err.println("sample: " + output + " already holds these shards; nothing to do");
       result.put("skipped", true);
       result.put("manifest", output.resolve(ShardManifest.FILE).toString());
       return result;
     }
     boolean created = !java.nio.file.Files.exists(output);
-    java.nio.file.Files.createDirectories(output);
-    Path staging = ShardCommit.newStaging(output);
+    Path staging = ShardOutput.COMMIT.begin(output, java.util.UUID.randomUUID().toString());
     long start = System.nanoTime();
     ShardManifest m;
     try {
@@ -160,9 +161,9 @@ public final class SampleJob {
               ? ReplicatedSampling.run(jsc, spec, staging.toString())
               : PartitionedSampling.run(jsc, spec, sm, staging.toString());
       m = manifest(spec, sm, graph, mode, conf, requestFingerprint, parts);
-      ShardCommit.publish(output, staging, m);
+      ShardOutput.COMMIT.publish(output, staging, m, overwrite);
     } catch (RuntimeException | Error e) {
-      ShardCommit.abort(staging);
+      ShardOutput.COMMIT.abort(staging);
       if (created) {
         try (var left = java.nio.file.Files.list(output)) {
           if (left.findAny().isEmpty()) {
