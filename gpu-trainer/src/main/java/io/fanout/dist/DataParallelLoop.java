@@ -118,7 +118,7 @@ public final class DataParallelLoop {
             ? Checkpoints.Position.START
             : checkpoints.restoreLatest(batchesPerStep, fingerprint, replica.stateArrays());
     if (n > 1) {
-      long[] starts = reducer instanceof RingAllReduce r ? r.allGather(pos.globalStep()) : null;
+      long[] starts = reducer instanceof MeshAllReduce r ? r.allGather(pos.globalStep()) : null;
       if (starts != null) {
         for (int p = 0; p < n; p++) {
           if (starts[p] != pos.globalStep()) {
@@ -200,7 +200,7 @@ public final class DataParallelLoop {
   }
 
   private void verifySame(long checksum, int epoch, int step, long global) {
-    if (!(reducer instanceof RingAllReduce r)) {
+    if (!(reducer instanceof MeshAllReduce r)) {
       return;
     }
     long[] all = r.allGather(checksum);

@@ -3,18 +3,18 @@ package io.fanout.dist;
 import io.fanout.train.GradientReducer;
 
 /**
- * A {@link RingAllReduce} that first checks that every replica holds bit-identical parameters: at
+ * A {@link MeshAllReduce} that first checks that every replica holds bit-identical parameters: at
  * the start of each step (so after every previous update) and on {@link #verifyNow}. The check
  * costs one 24-byte exchange per step. A divergence fails naming the first differing rank.
  */
 public final class VerifyingReducer implements GradientReducer {
-  private final RingAllReduce ring;
+  private final MeshAllReduce mesh;
   private final float[] params;
   private final int count;
   private long steps;
 
-  public VerifyingReducer(RingAllReduce ring, float[] params, int count) {
-    this.ring = ring;
+  public VerifyingReducer(MeshAllReduce mesh, float[] params, int count) {
+    this.mesh = mesh;
     this.params = params;
     this.count = count;
   }
@@ -22,13 +22,13 @@ public final class VerifyingReducer implements GradientReducer {
   @Override
   public void allReduceMean(float[] gradients, int length) {
     verifyNow();
-    ring.allReduceMean(gradients, length);
+    mesh.allReduceMean(gradients, length);
     steps++;
   }
 
   /** Compares the parameters' checksum across replicas now; every replica must call it. */
   public void verifyNow() {
-    long[] all = ring.allGather(ParameterChecksum.of(params, count));
+    long[] all = mesh.allGather(ParameterChecksum.of(params, count));
     for (int p = 1; p < all.length; p++) {
       if (all[p] != all[0]) {
         throw new IllegalStateException(
@@ -37,7 +37,7 @@ public final class VerifyingReducer implements GradientReducer {
                 + " steps: parameter checksum of rank 0 is "
                 + Long.toHexString(all[0])
                 + ", of "
-                + ring.describe(p)
+                + mesh.describe(p)
                 + " "
                 + Long.toHexString(all[p])
                 + "; replicas must start from the same seed and data");
@@ -47,16 +47,16 @@ public final class VerifyingReducer implements GradientReducer {
 
   @Override
   public int worldSize() {
-    return ring.worldSize();
+    return mesh.worldSize();
   }
 
   @Override
   public int rank() {
-    return ring.rank();
+    return mesh.rank();
   }
 
   @Override
   public void close() {
-    ring.close();
+    mesh.close();
   }
 }

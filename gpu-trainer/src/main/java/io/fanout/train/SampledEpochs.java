@@ -4,9 +4,8 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.NeighborSampler;
-import io.fanout.tensor.CounterRng;
+import io.fanout.sample.SeedOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -14,8 +13,8 @@ import java.util.function.IntPredicate;
 
 /**
  * Epochs sampled on the fly from an in-memory or memory-mapped graph, without shards: seeds are
- * shuffled per epoch (when asked) by a counter-based hash, cut into batches, and sampled by the
- * sampler library's {@link NeighborSampler} on the loader's background threads. Used for sampled
+ * shuffled per epoch (when asked) in the sampler library's {@link SeedOrder}, cut into batches, and
+ * sampled by its {@link NeighborSampler} on the loader's background threads. Used for sampled
  * inference and for training without a {@code sample} step.
  */
 public final class SampledEpochs implements EpochData {
@@ -70,22 +69,9 @@ public final class SampledEpochs implements EpochData {
     return this;
   }
 
-  /** The epoch's seed order. */
+  /** The epoch's seed order: as given, or shuffled as {@code sample} orders a split's seeds. */
   int[] order(int epoch) {
-    if (!shuffle) {
-      return seeds;
-    }
-    long[] keyed = new long[seeds.length];
-    long k = CounterRng.key(seed, 0x5E, epoch, 0);
-    for (int i = 0; i < seeds.length; i++) {
-      keyed[i] = ((CounterRng.mix(k + seeds[i]) >>> 33) << 31) | i;
-    }
-    Arrays.sort(keyed);
-    int[] out = new int[seeds.length];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = seeds[(int) (keyed[i] & 0x7fffffffL)];
-    }
-    return out;
+    return shuffle ? SeedOrder.order(seeds, seed, epoch) : seeds;
   }
 
   @Override

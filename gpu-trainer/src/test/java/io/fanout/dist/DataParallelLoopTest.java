@@ -47,8 +47,8 @@ class DataParallelLoopTest {
       IntFunction<SoftmaxRegressionReplica> replicas,
       DataParallelLoop.StepListener listener)
       throws Exception {
-    List<ServerSocketChannel> servers = RingAllReduceTest.servers(n);
-    List<String> eps = RingAllReduceTest.endpoints(servers);
+    List<ServerSocketChannel> servers = MeshAllReduceTest.servers(n);
+    List<String> eps = MeshAllReduceTest.endpoints(servers);
     List<Future<Object[]>> fs = new ArrayList<>();
     for (int r = 0; r < n; r++) {
       int rank = r;
@@ -56,8 +56,8 @@ class DataParallelLoopTest {
           pool.submit(
               () -> {
                 SoftmaxRegressionReplica rep = replicas.apply(rank);
-                try (RingAllReduce ar =
-                    RingAllReduce.connect(rank, eps, servers.get(rank), 5L, 20_000)) {
+                try (MeshAllReduce ar =
+                    MeshAllReduce.connect(rank, eps, servers.get(rank), 5L, 20_000)) {
                   DataParallelLoop loop =
                       new DataParallelLoop(
                           rep,
@@ -85,7 +85,7 @@ class DataParallelLoopTest {
         failure = failure == null ? e : failure;
       }
     }
-    RingAllReduceTest.closeAll(servers);
+    MeshAllReduceTest.closeAll(servers);
     if (failure != null) {
       throw failure;
     }

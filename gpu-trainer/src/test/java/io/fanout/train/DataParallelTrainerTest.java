@@ -2,8 +2,8 @@ package io.fanout.train;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fanout.dist.MeshAllReduce;
 import io.fanout.dist.ParameterChecksum;
-import io.fanout.dist.RingAllReduce;
 import io.fanout.dist.ShardedEpochData;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real trainer, data-parallel over {@link RingAllReduce} between two in-process workers on
+ * The real trainer, data-parallel over {@link MeshAllReduce} between two in-process workers on
  * cora: replicas stay bit-identical and reach the trainer's accuracy floor.
  */
 class DataParallelTrainerTest {
@@ -38,8 +38,8 @@ class DataParallelTrainerTest {
     List<ServerSocketChannel> servers = new ArrayList<>();
     List<String> eps = new ArrayList<>();
     for (int r = 0; r < workers; r++) {
-      servers.add(RingAllReduce.listen("127.0.0.1", 0));
-      eps.add(RingAllReduce.endpointOf("127.0.0.1", servers.get(r)));
+      servers.add(MeshAllReduce.listen("127.0.0.1", 0));
+      eps.add(MeshAllReduce.endpointOf("127.0.0.1", servers.get(r)));
     }
     ExecutorService pool = Executors.newFixedThreadPool(workers);
     List<Future<GnnModel>> fs = new ArrayList<>();
@@ -49,8 +49,8 @@ class DataParallelTrainerTest {
           pool.submit(
               () -> {
                 GnnModel m = new GnnModel(cfg, new CpuBackend());
-                try (RingAllReduce ar =
-                    RingAllReduce.connect(rank, eps, servers.get(rank), 9L, 60_000)) {
+                try (MeshAllReduce ar =
+                    MeshAllReduce.connect(rank, eps, servers.get(rank), 9L, 60_000)) {
                   Trainer t = new Trainer(m, opts, ar);
                   // 140 training seeds, 4 batches of 35: two global steps of 2 x 35 per epoch.
                   SampledEpochs all =

@@ -57,6 +57,17 @@ class TrainerTest {
   }
 
   @Test
+  void shuffledEpochsFollowTheSamplersSeedOrder() {
+    SampledEpochs d = data(5, 1);
+    for (int epoch = 0; epoch < 3; epoch++) {
+      assertThat(d.order(epoch))
+          .isEqualTo(
+              io.fanout.sample.SeedOrder.order(graph.vertices, StoreLayout.SPLIT_TRAIN, 5, epoch));
+    }
+    assertThat(d.order(0)).isNotEqualTo(d.order(1));
+  }
+
+  @Test
   void lossDecreasesAndBothModelsLearn() {
     for (String kind : new String[] {"sage", "gcn"}) {
       Trainer t = trainer(kind, 12, 1);

@@ -198,7 +198,7 @@ public final class StoreManifest {
     return m;
   }
 
-  /** Writes the manifest as JSON to {@code file} (not atomically; see {@link StoreCommit}). */
+  /** Writes the manifest as JSON to {@code file} (not atomically; see {@link OutputCommit}). */
   public void write(Path file) {
     try {
       Files.writeString(file, toJson() + "\n", StandardCharsets.UTF_8);

@@ -3,9 +3,9 @@ package io.fanout.graph;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.NodesFileWriter;
-import io.fanout.store.StoreCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.store.StoreOutput;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -72,7 +72,7 @@ public final class StoreFixtures {
    * to the vertex count), and publishes it with its manifest.
    */
   public static StoreManifest write(Path store, Graph g, int[] partitionSizes) {
-    Path staging = StoreCommit.beginStaging(store, "test");
+    Path staging = StoreOutput.COMMIT.begin(store, "test");
     StoreManifest m = new StoreManifest();
     int dim = g.numVertices() == 0 ? 0 : g.features[0].length;
     long first = 0;
@@ -122,8 +122,8 @@ public final class StoreFixtures {
     m.classes = classes;
     m.idType = "long";
     m.inputFingerprint = "fixture";
-    m.files = StoreCommit.describe(staging);
-    StoreCommit.publish(store, staging, m, true);
+    m.files = StoreOutput.files(staging);
+    StoreOutput.COMMIT.publish(store, staging, m, true);
     return m;
   }
 }

@@ -52,6 +52,24 @@ public final class SeedOrder {
     return out;
   }
 
+  /**
+   * {@code seeds} (distinct dense ids) in the order of {@link #sortKey} for one epoch: the order
+   * {@link #order(VertexTable, int, long, int)} gives when {@code seeds} are a split's vertices.
+   */
+  public static int[] order(int[] seeds, long seed, int epoch) {
+    long epochKey = SampleHash.epochKey(seed, epoch);
+    long[] keys = new long[seeds.length];
+    for (int i = 0; i < seeds.length; i++) {
+      keys[i] = sortKey(epochKey, seeds[i]);
+    }
+    Arrays.sort(keys);
+    int[] out = new int[seeds.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = (int) (keys[i] & LOW31);
+    }
+    return out;
+  }
+
   /** Number of batches of {@code seeds} seeds at {@code batchSize} (the last may be partial). */
   public static int batches(long seeds, int batchSize) {
     long b = (seeds + batchSize - 1) / batchSize;

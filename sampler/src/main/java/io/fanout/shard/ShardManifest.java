@@ -285,7 +285,9 @@ public final class ShardManifest {
     return m;
   }
 
-  /** Writes the manifest to {@code file} (not atomically: see {@link ShardCommit}). */
+  /**
+   * Writes the manifest to {@code file} (not atomically: see {@link io.fanout.store.OutputCommit}).
+   */
   void write(Path file) {
     try {
       Files.writeString(file, toJson() + "\n", StandardCharsets.UTF_8);

@@ -254,6 +254,25 @@ class NeighborSamplerTest {
   }
 
   @Test
+  void seedListOrderIsTheSplitOrder() {
+    for (int n : new int[] {0, 1, 7, 1000}) {
+      TestGraphs.ArrayVertexTable vt = TestGraphs.vertices(n, 3);
+      for (int epoch = 0; epoch < 3; epoch++) {
+        int[] split = SeedOrder.order(vt, StoreLayout.SPLIT_TRAIN, 11, epoch);
+        int[] sorted = split.clone();
+        Arrays.sort(sorted);
+        assertThat(SeedOrder.order(sorted, 11, epoch)).isEqualTo(split);
+        int[] all = new int[n];
+        for (int v = 0; v < n; v++) {
+          all[n - 1 - v] = v; // any input order gives the same result
+        }
+        assertThat(SeedOrder.order(all, 11, epoch))
+            .isEqualTo(SeedOrder.order(vt, SeedOrder.ALL, 11, epoch));
+      }
+    }
+  }
+
+  @Test
   void fanoutsParseOrExplain() {
     assertThat(Fanouts.parse("15,10,5")).containsExactly(15, 10, 5);
     assertThat(Fanouts.parse(" -1 , 3")).containsExactly(-1, 3);

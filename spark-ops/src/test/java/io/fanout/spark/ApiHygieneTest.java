@@ -23,12 +23,6 @@ class ApiHygieneTest {
   private static final Pattern EXIT =
       Pattern.compile("System\\.exit|Runtime\\.getRuntime\\(\\)\\.halt|\\.exit\\(|\\.halt\\(");
 
-  /**
-   * The test hook that halts a distributed-training worker on purpose (armed only by an environment
-   * variable in the multi-executor tests); it is due to move out of the main sources.
-   */
-  private static final String EXEMPT = "TestFaults.java";
-
   @Test
   void libraryModulesNeverEndTheJvm() throws IOException {
     List<String> offenders = new ArrayList<>();
@@ -41,9 +35,6 @@ class ApiHygieneTest {
       }
       for (Path f : sources) {
         files++;
-        if (f.getFileName().toString().equals(EXEMPT)) {
-          continue;
-        }
         List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
         for (int i = 0; i < lines.size(); i++) {
           if (EXIT.matcher(lines.get(i)).find()) {

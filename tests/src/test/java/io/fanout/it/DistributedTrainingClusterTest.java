@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.dist.Checkpoints;
+import io.fanout.dist.MeshAllReduce;
 import io.fanout.dist.PeerException;
-import io.fanout.dist.RingAllReduce;
 import io.fanout.jobs.dist.SyntheticTraining;
 import io.fanout.spark.train.BarrierRunner;
 import io.fanout.train.GradientReducer;
@@ -169,8 +169,8 @@ class DistributedTrainingClusterTest {
     public scala.collection.Iterator<Object> apply(scala.collection.Iterator<Integer> it) {
       BarrierTaskContext ctx = BarrierTaskContext.get();
       int rank = ctx.partitionId();
-      try (ServerSocketChannel server = RingAllReduce.listen("127.0.0.1", 0)) {
-        String[] eps = ctx.allGather(RingAllReduce.endpointOf("127.0.0.1", server));
+      try (ServerSocketChannel server = MeshAllReduce.listen("127.0.0.1", 0)) {
+        String[] eps = ctx.allGather(MeshAllReduce.endpointOf("127.0.0.1", server));
         if (rank == 1 && ctx.stageAttemptNumber() == 0) {
           // Never connect; leave once Spark kills the attempt (or after 20 s).
           for (int i = 0; i < 200 && !ctx.isInterrupted(); i++) {
@@ -178,8 +178,8 @@ class DistributedTrainingClusterTest {
           }
           throw new IllegalStateException("rank 1 stayed away");
         }
-        try (RingAllReduce ring =
-            RingAllReduce.connect(
+        try (MeshAllReduce ring =
+            MeshAllReduce.connect(
                 rank, Arrays.asList(eps), server, ctx.stageAttemptNumber(), 2000)) {
           return scala.jdk.javaapi.CollectionConverters.asScala(
               List.<Object>of(ring.worldSize()).iterator());

@@ -2,14 +2,11 @@ package io.fanout.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fanout.cli.FanoutCli;
+import io.fanout.cli.CliRun;
 import io.fanout.graph.GraphStore;
 import io.fanout.spark.Fanout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -96,30 +93,26 @@ class LocalClusterDeterminismTest {
 
   /** {@code bin/fanout sample} of the train split, 2 epochs, through the active session. */
   private static void sample(Path store, Path out, String mode) {
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        FanoutCli.run(
-            List.of(
-                "sample",
-                "--graph",
-                store.toString(),
-                "--output",
-                out.toString(),
-                "--fanouts",
-                "10,5",
-                "--batch-size",
-                "32",
-                "--epochs",
-                "2",
-                "--batches-per-shard",
-                "2",
-                "--features",
-                "f16",
-                "--mode",
-                mode),
-            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    CliRun.Result r =
+        CliRun.cli(
+            "sample",
+            "--graph",
+            store.toString(),
+            "--output",
+            out.toString(),
+            "--fanouts",
+            "10,5",
+            "--batch-size",
+            "32",
+            "--epochs",
+            "2",
+            "--batches-per-shard",
+            "2",
+            "--features",
+            "f16",
+            "--mode",
+            mode);
+    assertThat(r.code()).as(r.err()).isZero();
   }
 
   private static void assertSameShards(Path a, Path b) throws Exception {

@@ -1,6 +1,6 @@
 package io.fanout.jobs.dist;
 
-import io.fanout.dist.RingAllReduce;
+import io.fanout.dist.MeshAllReduce;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -14,7 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Measurements for {@code bin/fanout bench-allreduce}: all-reduce time of {@link RingAllReduce}
+ * Measurements for {@code bin/fanout bench-allreduce}: all-reduce time of {@link MeshAllReduce}
  * between in-process ranks on loopback, and the raw loopback TCP throughput it is compared with.
  */
 final class AllReduceBench {
@@ -28,9 +28,9 @@ final class AllReduceBench {
     try {
       List<String> eps = new ArrayList<>();
       for (int r = 0; r < ranks; r++) {
-        ServerSocketChannel s = RingAllReduce.listen("127.0.0.1", 0);
+        ServerSocketChannel s = MeshAllReduce.listen("127.0.0.1", 0);
         servers.add(s);
-        eps.add(RingAllReduce.endpointOf("127.0.0.1", s));
+        eps.add(MeshAllReduce.endpointOf("127.0.0.1", s));
       }
       List<Future<Double>> fs = new ArrayList<>();
       for (int r = 0; r < ranks; r++) {
@@ -43,8 +43,8 @@ final class AllReduceBench {
                     g[i] = (i % 1000) * 0.001f + rank;
                   }
                   double best = Double.MAX_VALUE;
-                  try (RingAllReduce ar =
-                      RingAllReduce.connect(rank, eps, servers.get(rank), 1L, timeoutMillis)) {
+                  try (MeshAllReduce ar =
+                      MeshAllReduce.connect(rank, eps, servers.get(rank), 1L, timeoutMillis)) {
                     for (int w = 0; w < 3; w++) {
                       ar.allReduceMean(g, floats); // warm-up: buffers, JIT
                     }
@@ -77,7 +77,7 @@ final class AllReduceBench {
    */
   static double loopbackBytesPerSecond(int bytes, int repeats) throws Exception {
     ExecutorService pool = Executors.newSingleThreadExecutor();
-    try (ServerSocketChannel server = RingAllReduce.listen("127.0.0.1", 0);
+    try (ServerSocketChannel server = MeshAllReduce.listen("127.0.0.1", 0);
         SocketChannel out = SocketChannel.open()) {
       out.setOption(java.net.StandardSocketOptions.SO_SNDBUF, 4 << 20);
       out.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);

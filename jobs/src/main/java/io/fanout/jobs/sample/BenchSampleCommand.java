@@ -231,7 +231,7 @@ public final class BenchSampleCommand implements Command {
       store.close();
     }
     if (conf.get(WORK_DIR).isEmpty()) {
-      io.fanout.shard.ShardCommit.abort(dir);
+      io.fanout.shard.ShardOutput.COMMIT.abort(dir);
     }
     return 0;
   }

@@ -6,9 +6,9 @@ import io.fanout.graph.VertexTable;
 import io.fanout.sample.SampleHash;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.NodesFileWriter;
-import io.fanout.store.StoreCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.store.StoreOutput;
 import java.util.Arrays;
 
 /**
@@ -63,7 +63,7 @@ final class SyntheticGraph {
    * the store's own writers and commit protocol, so benchmarks can sample the memory-mapped path.
    */
   static void writeStore(CsrGraph g, VertexTable vt, java.nio.file.Path store, int partitions) {
-    java.nio.file.Path staging = StoreCommit.beginStaging(store, "bench");
+    java.nio.file.Path staging = StoreOutput.COMMIT.begin(store, "bench");
     StoreManifest m = new StoreManifest();
     int n = g.numVertices();
     long first = 0;
@@ -98,8 +98,8 @@ final class SyntheticGraph {
     m.idType = "long";
     m.inputFingerprint = "bench-sample synthetic graph";
     m.splitCounts.put("train", (long) n);
-    m.files = StoreCommit.describe(staging);
-    StoreCommit.publish(store, staging, m, true);
+    m.files = StoreOutput.files(staging);
+    StoreOutput.COMMIT.publish(store, staging, m, true);
   }
 
   /** Every vertex in the train split, labels in 0..9. */

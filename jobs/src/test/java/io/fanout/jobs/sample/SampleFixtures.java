@@ -1,14 +1,12 @@
 package io.fanout.jobs.sample;
 
+import static io.fanout.cli.CliRun.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fanout.cli.FanoutCli;
+import io.fanout.cli.CliRun;
 import io.fanout.spark.Fanout;
 import io.fanout.testing.SparkTestSession;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,21 +34,7 @@ final class SampleFixtures {
     return out;
   }
 
-  record Run(int code, String out, String err) {}
-
-  static Run cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        FanoutCli.run(
-            List.of(args),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Run(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
-  static Run sample(Path store, Path out, String... more) {
+  static CliRun.Result sample(Path store, Path out, String... more) {
     List<String> args = new ArrayList<>();
     args.add("sample");
     args.add("--graph");
@@ -58,12 +42,12 @@ final class SampleFixtures {
     args.add("--output");
     args.add(out.toString());
     args.addAll(List.of(more));
-    Run r = cli(args.toArray(new String[0]));
+    CliRun.Result r = cli(args.toArray(new String[0]));
     return r;
   }
 
-  static Run sampleOk(Path store, Path out, String... more) {
-    Run r = sample(store, out, more);
+  static CliRun.Result sampleOk(Path store, Path out, String... more) {
+    CliRun.Result r = sample(store, out, more);
     assertThat(r.code()).as(r.err()).isZero();
     return r;
   }

@@ -2,6 +2,7 @@ package io.fanout.jobs.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fanout.cli.CliRun;
 import io.fanout.graph.GraphStore;
 import io.fanout.sample.BatchChecks;
 import io.fanout.sample.MiniBatch;
@@ -165,14 +166,13 @@ class SampleJobTest {
   void rerunSkipsAndOtherOptionsNeedOverwrite() throws Exception {
     Path out = tmp.resolve("rerun");
     String[] opts = {"--batch-size", "64", "--fanouts", "3,3", "--seed", "1"};
-    SampleFixtures.Run first = SampleFixtures.sampleOk(cora, out, opts);
+    CliRun.Result first = SampleFixtures.sampleOk(cora, out, opts);
     assertThat(first.out()).contains("\"skipped\":false");
     Map<String, byte[]> before = SampleFixtures.files(out);
-    SampleFixtures.Run again = SampleFixtures.sampleOk(cora, out, opts);
+    CliRun.Result again = SampleFixtures.sampleOk(cora, out, opts);
     assertThat(again.out()).contains("\"skipped\":true");
     assertThat(SampleFixtures.files(out).keySet()).isEqualTo(before.keySet());
-    SampleFixtures.Run other =
-        SampleFixtures.sample(cora, out, "--batch-size", "64", "--seed", "2");
+    CliRun.Result other = SampleFixtures.sample(cora, out, "--batch-size", "64", "--seed", "2");
     assertThat(other.code()).isEqualTo(2);
     assertThat(other.err()).contains("--overwrite");
     assertThat(SampleFixtures.files(out).keySet()).isEqualTo(before.keySet());
@@ -236,7 +236,7 @@ class SampleJobTest {
     }
     // The store has no val vertices: a clear error, nothing published.
     Path none = tmp.resolve("small-val");
-    SampleFixtures.Run bad = SampleFixtures.sample(store, none, "--split", "val");
+    CliRun.Result bad = SampleFixtures.sample(store, none, "--split", "val");
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err()).contains("split 'val' has no vertices");
     assertThat(none).doesNotExist();
@@ -272,12 +272,12 @@ class SampleJobTest {
       "split", "fanouts", "fanouts", "fanouts", "batch-size", "epochs", "features", "mode", "bogus"
     };
     for (int i = 0; i < cases.length; i++) {
-      SampleFixtures.Run r = SampleFixtures.sample(cora, out, cases[i]);
+      CliRun.Result r = SampleFixtures.sample(cora, out, cases[i]);
       assertThat(r.code()).as(String.join(" ", cases[i]) + ": " + r.err()).isEqualTo(2);
       assertThat(r.err()).contains(expect[i]);
       assertThat(out).doesNotExist();
     }
-    SampleFixtures.Run missing = SampleFixtures.sample(tmp.resolve("no-such.store"), out);
+    CliRun.Result missing = SampleFixtures.sample(tmp.resolve("no-such.store"), out);
     assertThat(missing.code()).isEqualTo(2);
     assertThat(missing.err()).contains("no-such.store");
     assertThat(out).doesNotExist();
@@ -288,19 +288,19 @@ class SampleJobTest {
     byte[] bytes = Files.readAllBytes(csr);
     bytes[bytes.length / 2] ^= 0x10;
     Files.write(csr, bytes);
-    SampleFixtures.Run corrupt = SampleFixtures.sample(copy, out);
+    CliRun.Result corrupt = SampleFixtures.sample(copy, out);
     assertThat(corrupt.code()).as(corrupt.err()).isEqualTo(2);
     assertThat(corrupt.err()).contains("part-00001.csr").contains("CRC32C");
     assertThat(out).doesNotExist();
     // A truncated part: refused when the store is opened.
     Files.write(csr, java.util.Arrays.copyOf(bytes, bytes.length - 8));
-    SampleFixtures.Run truncated = SampleFixtures.sample(copy, out, "--verify-store", "false");
+    CliRun.Result truncated = SampleFixtures.sample(copy, out, "--verify-store", "false");
     assertThat(truncated.code()).as(truncated.err()).isEqualTo(2);
     assertThat(truncated.err()).contains("part-00001.csr");
     assertThat(out).doesNotExist();
     // No manifest: an incomplete store.
     Files.delete(copy.resolve("manifest.json"));
-    SampleFixtures.Run incomplete = SampleFixtures.sample(copy, out);
+    CliRun.Result incomplete = SampleFixtures.sample(copy, out);
     assertThat(incomplete.code()).isEqualTo(2);
     assertThat(incomplete.err()).contains("manifest.json");
     assertThat(out).doesNotExist();

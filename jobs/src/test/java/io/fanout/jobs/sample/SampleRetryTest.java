@@ -3,7 +3,7 @@ package io.fanout.jobs.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.shard.ShardManifest;
-import io.fanout.spark.sample.PartFiles;
+import io.fanout.spark.Hooks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -52,14 +52,14 @@ class SampleRetryTest {
     want.remove(ShardManifest.FILE);
     for (String mode : new String[] {"replicated", "partitioned"}) {
       Path out = tmp.resolve("retried-" + mode);
-      spark.conf().set(io.fanout.spark.sample.SampleOptions.FAIL_HOOK, "0:1");
-      int injected = PartFiles.INJECTED.get();
+      spark.conf().set(Hooks.PART_WRITE_OBSERVER, FailFirstAttempt.class.getName());
+      int injected = FailFirstAttempt.INJECTED.get();
       try {
         SampleFixtures.sampleOk(store, out, SampleJobTest.concat(opts, "--mode", mode));
       } finally {
-        spark.conf().unset(io.fanout.spark.sample.SampleOptions.FAIL_HOOK);
+        spark.conf().unset(Hooks.PART_WRITE_OBSERVER);
       }
-      assertThat(PartFiles.INJECTED.get()).isEqualTo(injected + 1);
+      assertThat(FailFirstAttempt.INJECTED.get()).isEqualTo(injected + 1);
       Map<String, byte[]> got = SampleFixtures.files(out);
       got.remove(ShardManifest.FILE);
       assertThat(got.keySet()).isEqualTo(want.keySet());

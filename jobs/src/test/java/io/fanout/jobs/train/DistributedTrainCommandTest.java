@@ -1,15 +1,13 @@
 package io.fanout.jobs.train;
 
+import static io.fanout.cli.CliRun.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fanout.cli.FanoutCli;
+import io.fanout.cli.CliRun.Result;
 import io.fanout.testing.SparkTestSession;
 import io.fanout.train.Checkpoint;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,20 +28,6 @@ class DistributedTrainCommandTest {
   static Path shards;
   static SparkSession spark;
   static final ObjectMapper JSON = new ObjectMapper();
-
-  record Result(int code, String out, String err) {}
-
-  static Result cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        FanoutCli.run(
-            List.of(args),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
 
   @BeforeAll
   static void fixtures() throws Exception {

@@ -3,14 +3,9 @@ package io.fanout.jobs.train;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fanout.cli.FanoutCli;
+import io.fanout.cli.CliRun;
 import io.fanout.testing.SparkTestSession;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,16 +32,10 @@ class QuickstartTest {
   }
 
   static JsonNode quickstart(Path work) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        FanoutCli.run(
-            List.of("quickstart", "--work-dir", work.toString()),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("test accuracy:");
-    return new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+    CliRun.Result r = CliRun.cli("quickstart", "--work-dir", work.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).contains("test accuracy:");
+    return r.json();
   }
 
   @Test

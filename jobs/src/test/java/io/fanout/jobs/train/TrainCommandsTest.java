@@ -1,17 +1,15 @@
 package io.fanout.jobs.train;
 
+import static io.fanout.cli.CliRun.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fanout.cli.FanoutCli;
+import io.fanout.cli.CliRun.Result;
 import io.fanout.spark.EvaluateResult;
 import io.fanout.spark.Fanout;
 import io.fanout.testing.SparkTestSession;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,20 +39,6 @@ class TrainCommandsTest {
   static SparkSession spark;
   static TrainFixtures.Graph graph;
   static final ObjectMapper JSON = new ObjectMapper();
-
-  record Result(int code, String out, String err) {}
-
-  static Result cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        FanoutCli.run(
-            List.of(args),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
 
   @BeforeAll
   static void fixtures() throws Exception {

@@ -6,15 +6,15 @@ import io.fanout.sample.MiniBatch;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.FeatureEncoding;
-import io.fanout.shard.ShardCommit;
 import io.fanout.shard.ShardFileWriter;
 import io.fanout.shard.ShardManifest;
+import io.fanout.shard.ShardOutput;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.NodesFileWriter;
-import io.fanout.store.StoreCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.store.StoreOutput;
 import io.fanout.train.ModelRuns;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -91,7 +91,7 @@ final class TrainFixtures {
 
   /** Writes {@code g} as a one-partition store with an idmap. */
   static void writeStore(Path store, Graph g) throws IOException {
-    Path staging = StoreCommit.beginStaging(store, "test");
+    Path staging = StoreOutput.COMMIT.begin(store, "test");
     int n = g.n();
     int dim = g.features[0].length;
     long edges = 0;
@@ -146,8 +146,8 @@ final class TrainFixtures {
     m.classes = 3;
     m.idType = "long";
     m.inputFingerprint = "fixture-" + n + "-" + dim;
-    m.files = StoreCommit.describe(staging);
-    StoreCommit.publish(store, staging, m, true);
+    m.files = StoreOutput.files(staging);
+    StoreOutput.COMMIT.publish(store, staging, m, true);
   }
 
   /** Samples {@code epochs} epochs of training shards, node ids only. */
@@ -155,7 +155,7 @@ final class TrainFixtures {
       Path dir, Path store, Graph g, int[] fanouts, int batchSize, int epochs, long seed)
       throws IOException {
     Files.createDirectories(dir);
-    Path staging = ShardCommit.newStaging(dir);
+    Path staging = ShardOutput.COMMIT.begin(dir, "test");
     ShardManifest sm = new ShardManifest();
     long[] indptr = new long[g.n() + 1];
     int e = 0;
@@ -229,6 +229,6 @@ final class TrainFixtures {
     sm.batchesPerEpoch = batches;
     sm.partsPerEpoch = 1;
     sm.totals.batches = (long) batches * epochs;
-    ShardCommit.publish(dir, staging, sm);
+    ShardOutput.COMMIT.publish(dir, staging, sm, true);
   }
 }

@@ -20,9 +20,10 @@ import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.NodesFileWriter;
-import io.fanout.store.StoreCommit;
+import io.fanout.store.OutputCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.store.StoreOutput;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -97,22 +98,27 @@ public final class PrepareJob {
             ? InputTables.fromDataFrames(vertexFrame, edgeFrame)
             : InputTables.fromPaths(spark, conf);
     Map<String, String> recorded = recordedOptions();
-    StoreCommit.Plan plan = StoreCommit.plan(out, in.fingerprint, recorded, overwrite);
-    if (plan == StoreCommit.Plan.SKIP) {
+    OutputCommit.Plan plan =
+        StoreOutput.COMMIT.plan(
+            out,
+            StoreOutput.request(in.fingerprint, recorded),
+            StoreOutput.describe(in.fingerprint, recorded),
+            overwrite);
+    if (plan == OutputCommit.Plan.SKIP) {
       return new PrepareResult(out, StoreManifest.read(out), true);
     }
     NormalizedTables t = new NormalizedTables(in, conf);
-    Path staging = StoreCommit.beginStaging(out, UUID.randomUUID().toString());
+    Path staging = StoreOutput.COMMIT.begin(out, UUID.randomUUID().toString());
     try {
       StoreManifest m = build(in, t, staging, requestedPartitions);
       m.inputFingerprint = in.fingerprint;
       m.options = recorded;
       PartFiles.removeAttemptLeftovers(staging);
-      m.files = StoreCommit.describe(staging);
-      StoreCommit.publish(out, staging, m, overwrite);
+      m.files = StoreOutput.files(staging);
+      StoreOutput.COMMIT.publish(out, staging, m, overwrite);
       return new PrepareResult(out, m, false);
     } catch (Exception e) { // Spark throws the checked SparkException undeclared
-      StoreCommit.abort(staging);
+      StoreOutput.COMMIT.abort(staging);
       throw SparkErrors.unwrap(e);
     }
   }

@@ -1,9 +1,10 @@
 package io.fanout.spark.sample;
 
+import io.fanout.shard.PartWriteObserver;
 import io.fanout.shard.ShardPartWriter;
 import io.fanout.shard.ShardPlan;
+import io.fanout.spark.Hooks;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,10 +21,6 @@ import org.apache.spark.TaskContext;
 public final class PartFiles {
   private PartFiles() {}
 
-  /** Failures injected by the test hook in this JVM (local-mode tests read it). */
-  public static final java.util.concurrent.atomic.AtomicInteger INJECTED =
-      new java.util.concurrent.atomic.AtomicInteger();
-
   static PartResult write(
       SampleSpec spec,
       String staging,
@@ -38,17 +35,9 @@ public final class PartFiles {
       Files.createDirectories(target.getParent());
       Files.deleteIfExists(tmp);
       ShardPartWriter.Written w = writer.apply(tmp);
-      if (spec.failFirstAttempt != null
-          && spec.failFirstAttempt.equals(epoch + ":" + part)
-          && tc != null
-          && tc.attemptNumber() == 0) {
-        // Test hook: die with a half-written file left behind, as a crashed task would.
-        try (RandomAccessFile f = new RandomAccessFile(tmp.toFile(), "rw")) {
-          f.setLength(f.length() / 2);
-        }
-        INJECTED.incrementAndGet();
-        throw new IllegalStateException(
-            "injected failure of the first attempt of part " + epoch + ":" + part);
+      if (spec.partObserver != null) {
+        Hooks.instantiate(Hooks.PART_WRITE_OBSERVER, spec.partObserver, PartWriteObserver.class)
+            .written(tmp, epoch, part, tc == null ? 0 : tc.attemptNumber());
       }
       Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       return new PartResult(epoch, part, spec.plan.firstBatch(part), spec.plan.endBatch(part), w);

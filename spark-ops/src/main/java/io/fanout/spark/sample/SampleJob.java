@@ -7,11 +7,14 @@ import io.fanout.graph.GraphStore;
 import io.fanout.sample.Fanouts;
 import io.fanout.sample.SeedOrder;
 import io.fanout.shard.FeatureEncoding;
-import io.fanout.shard.ShardCommit;
+import io.fanout.shard.PartWriteObserver;
 import io.fanout.shard.ShardManifest;
+import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
+import io.fanout.spark.Hooks;
 import io.fanout.spark.SampleResult;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.OutputCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.io.IOException;
@@ -96,7 +99,8 @@ public final class SampleJob {
               + " but the store has no features (feature_dim 0)");
     }
     ShardPlan plan = new ShardPlan(seeds, batchSize, epochs, batchesPerShard);
-    String failHook = spark.conf().get(SampleOptions.FAIL_HOOK, null);
+    String partObserver =
+        Hooks.className(spark, Hooks.PART_WRITE_OBSERVER, PartWriteObserver.class);
     SampleSpec spec =
         new SampleSpec(
             graph.toAbsolutePath().toString(),
@@ -112,7 +116,7 @@ public final class SampleJob {
             conf.get(SampleOptions.COMPRESSION),
             threads,
             plan,
-            failHook);
+            partObserver);
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -126,15 +130,15 @@ public final class SampleJob {
     request.put("compression", spec.compression);
     String requestFingerprint = sha256(request.toString());
 
-    ShardCommit.Plan commit =
-        ShardCommit.plan(output, requestFingerprint, conf.get(SampleOptions.OVERWRITE));
-    if (commit == ShardCommit.Plan.SKIP) {
+    boolean overwrite = conf.get(SampleOptions.OVERWRITE);
+    OutputCommit.Plan commit =
+        ShardOutput.COMMIT.plan(output, requestFingerprint, request.toString(), overwrite);
+    if (commit == OutputCommit.Plan.SKIP) {
       err.println("sample: " + output + " already holds these shards; nothing to do");
       return new SampleResult(spark, output, ShardManifest.read(output), true, 0);
     }
     boolean created = !java.nio.file.Files.exists(output);
-    java.nio.file.Files.createDirectories(output);
-    Path staging = ShardCommit.newStaging(output);
+    Path staging = ShardOutput.COMMIT.begin(output, java.util.UUID.randomUUID().toString());
     long start = System.nanoTime();
     ShardManifest m;
     try {
@@ -154,9 +158,9 @@ public final class SampleJob {
               ? ReplicatedSampling.run(jsc, spec, staging.toString())
               : PartitionedSampling.run(jsc, spec, sm, staging.toString());
       m = manifest(spec, sm, graph, mode, conf, requestFingerprint, parts);
-      ShardCommit.publish(output, staging, m);
+      ShardOutput.COMMIT.publish(output, staging, m, overwrite);
     } catch (RuntimeException | Error e) {
-      ShardCommit.abort(staging);
+      ShardOutput.COMMIT.abort(staging);
       if (created) {
         try (var left = java.nio.file.Files.list(output)) {
           if (left.findAny().isEmpty()) {

@@ -68,9 +68,6 @@ public final class SampleOptions {
       OptionDef.bool(
           "verify-store", true, "check the store's files against its manifest CRC32C first");
 
-  /** Test hook (Spark conf only): "epoch:part" whose first task attempt fails after writing. */
-  public static final String FAIL_HOOK = "spark.fanout.test.fail-first-attempt";
-
   /** Every option of {@code sample}, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(

@@ -27,8 +27,8 @@ final class SampleSpec implements Serializable {
   final int threads;
   final ShardPlan plan;
 
-  /** Test hook: {@code "epoch:part"} whose first task attempt fails after writing; else null. */
-  final String failFirstAttempt;
+  /** Class name of the {@link io.fanout.shard.PartWriteObserver} to call; null for none. */
+  final String partObserver;
 
   SampleSpec(
       String store,
@@ -44,7 +44,7 @@ final class SampleSpec implements Serializable {
       String compression,
       int threads,
       ShardPlan plan,
-      String failFirstAttempt) {
+      String partObserver) {
     this.store = store;
     this.storeFingerprint = storeFingerprint;
     this.splitCode = splitCode;
@@ -58,7 +58,7 @@ final class SampleSpec implements Serializable {
     this.compression = compression;
     this.threads = threads;
     this.plan = plan;
-    this.failFirstAttempt = failFirstAttempt;
+    this.partObserver = partObserver;
   }
 
   CompressionCodecName codec() {

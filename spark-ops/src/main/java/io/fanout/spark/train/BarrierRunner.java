@@ -1,6 +1,6 @@
 package io.fanout.spark.train;
 
-import io.fanout.dist.RingAllReduce;
+import io.fanout.dist.MeshAllReduce;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -33,7 +33,7 @@ import scala.runtime.AbstractFunction1;
  *
  * <p>Each task opens a server socket on its executor's host, publishes {@code host:port} through
  * exactly one {@link BarrierTaskContext#allGather} call (about a second in Spark 4.0, so never per
- * step), connects a {@link RingAllReduce} to the others (rank = partition id), runs the function,
+ * step), connects a {@link MeshAllReduce} to the others (rank = partition id), runs the function,
  * and closes sockets in {@code finally}. With GPU scheduling ({@code
  * spark.task.resource.gpu.amount=1}) the task's GPU address is passed to the function.
  */
@@ -127,13 +127,13 @@ public final class BarrierRunner {
       int rank = ctx.partitionId();
       String host = hostOf(infos[rank].address());
       ServerSocketChannel server = null;
-      RingAllReduce ring = null;
+      MeshAllReduce ring = null;
       try {
-        server = RingAllReduce.listen(host, settings.port());
-        String[] endpoints = ctx.allGather(RingAllReduce.endpointOf(host, server));
+        server = MeshAllReduce.listen(host, settings.port());
+        String[] endpoints = ctx.allGather(MeshAllReduce.endpointOf(host, server));
         long session = ((long) ctx.stageId() << 32) | ctx.stageAttemptNumber();
         ring =
-            RingAllReduce.connect(
+            MeshAllReduce.connect(
                 rank, Arrays.asList(endpoints), server, session, settings.timeoutMillis());
         Runnable abort = ctx::killTaskIfInterrupted;
         ring.abortCheck(abort);

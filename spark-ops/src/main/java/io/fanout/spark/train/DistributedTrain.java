@@ -3,8 +3,10 @@ package io.fanout.spark.train;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.dist.ReducerDecorator;
 import io.fanout.dist.VerifyingReducer;
 import io.fanout.shard.ShardManifest;
+import io.fanout.spark.Hooks;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.EpochStats;
@@ -59,10 +61,13 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
 
   private final Map<String, String> options;
   private final String progressId;
+  private final String reducerDecorator;
 
-  private DistributedTrain(Map<String, String> options, String progressId) {
+  private DistributedTrain(
+      Map<String, String> options, String progressId, String reducerDecorator) {
     this.options = options;
     this.progressId = progressId;
+    this.reducerDecorator = reducerDecorator;
   }
 
   /**
@@ -118,7 +123,10 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
               spark,
               new BarrierRunner.Settings(
                   workers, c.get(DistOptions.TIMEOUT_MS), c.get(DistOptions.PORT)),
-              new DistributedTrain(shippedOptions(c), progressId));
+              new DistributedTrain(
+                  shippedOptions(c),
+                  progressId,
+                  Hooks.className(spark, Hooks.REDUCER_DECORATOR, ReducerDecorator.class)));
       return res.get(0);
     } finally {
       DriverStreams.unregister(progressId);
@@ -167,7 +175,11 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
                 verifier[0] = new VerifyingReducer(w.reducer(), model.params(), model.numParams());
                 reducer = verifier[0];
               }
-              return TestFaults.wrap(reducer, spec.modelDir());
+              return reducerDecorator == null
+                  ? reducer
+                  : Hooks.instantiate(
+                          Hooks.REDUCER_DECORATOR, reducerDecorator, ReducerDecorator.class)
+                      .decorate(reducer, spec.modelDir());
             },
             w.stageAttempt() > 0,
             w::cancelled);

@@ -1,6 +1,6 @@
 package io.fanout.spark.train;
 
-import io.fanout.dist.RingAllReduce;
+import io.fanout.dist.MeshAllReduce;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -11,7 +11,7 @@ import java.util.function.BooleanSupplier;
 public final class WorkerContext {
   private final int rank;
   private final int worldSize;
-  private final RingAllReduce reducer;
+  private final MeshAllReduce reducer;
   private final String gpu;
   private final int stageAttempt;
   private final String host;
@@ -21,7 +21,7 @@ public final class WorkerContext {
   WorkerContext(
       int rank,
       int worldSize,
-      RingAllReduce reducer,
+      MeshAllReduce reducer,
       String gpu,
       int stageAttempt,
       String host,
@@ -46,7 +46,7 @@ public final class WorkerContext {
   }
 
   /** Connected to every other worker; closed by the stage when the function returns. */
-  public RingAllReduce reducer() {
+  public MeshAllReduce reducer() {
     return reducer;
   }
 

@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fanout.cli.FanoutCli;
-import io.fanout.spark.train.TestFaults;
+import io.fanout.cli.CliRun;
+import io.fanout.spark.Hooks;
 import io.fanout.train.Checkpoint;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,7 +37,7 @@ class DistributedTrainClusterTest {
             .master("local-cluster[2,1,1024]")
             .appName("dist-train-it")
             .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
-            .config("spark.executorEnv.FANOUT_TEST_FAULTS", "1")
+            .config(Hooks.REDUCER_DECORATOR, ExitOnceAfterSteps.class.getName())
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.ui.enabled", "false")
@@ -64,31 +61,26 @@ class DistributedTrainClusterTest {
   }
 
   static JsonNode train(Path md) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        FanoutCli.run(
-            List.of(
-                "train",
-                "--graph",
-                store.toString(),
-                "--shards",
-                shards.toString(),
-                "--model-dir",
-                md.toString(),
-                "--epochs",
-                "4",
-                "--hidden",
-                "32",
-                "--lr",
-                "0.01",
-                "--dist-verify",
-                "--dist-timeout-ms",
-                "60000"),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
-    return JSON.readTree(out.toString(StandardCharsets.UTF_8));
+    CliRun.Result r =
+        CliRun.cli(
+            "train",
+            "--graph",
+            store.toString(),
+            "--shards",
+            shards.toString(),
+            "--model-dir",
+            md.toString(),
+            "--epochs",
+            "4",
+            "--hidden",
+            "32",
+            "--lr",
+            "0.01",
+            "--dist-verify",
+            "--dist-timeout-ms",
+            "60000");
+    assertThat(r.code()).as(r.err()).isZero();
+    return r.json();
   }
 
   @Test
@@ -105,9 +97,9 @@ class DistributedTrainClusterTest {
     // Rank 1's executor exits in the middle of epoch 2 (0-based), after the epoch-1 checkpoint.
     Path killed = tmp.resolve("killed");
     Files.createDirectories(killed);
-    Files.writeString(killed.resolve(TestFaults.FILE), "1 " + (2 * steps + steps / 2));
+    Files.writeString(killed.resolve(ExitOnceAfterSteps.FILE), "1 " + (2 * steps + steps / 2));
     JsonNode b = train(killed);
-    assertThat(Files.exists(killed.resolve(TestFaults.FILE + ".fired"))).isTrue();
+    assertThat(Files.exists(killed.resolve(ExitOnceAfterSteps.FILE + ".fired"))).isTrue();
     assertThat(b.get("stage_attempt").asInt()).as("the barrier stage was retried").isPositive();
     assertThat(b.get("epochs_run").asInt()).as("epochs run by the last attempt").isEqualTo(2);
     assertThat(Checkpoint.read(killed).epochs()).isEqualTo(4);

@@ -1,5 +1,6 @@
-package io.fanout.spark.train;
+package io.fanout.jobs.train;
 
+import io.fanout.dist.ReducerDecorator;
 import io.fanout.train.GradientReducer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,22 +9,17 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
 /**
- * Fault injection for the multi-executor tests of distributed training. Inert unless the worker's
- * environment has {@code FANOUT_TEST_FAULTS=1} (tests set {@code
- * spark.executorEnv.FANOUT_TEST_FAULTS}). Then, if the model dir holds {@value #FILE} with the text
- * {@code "RANK STEPS"}, the worker of that rank exits its JVM ({@code Runtime.halt}) right after
- * its STEPS-th gradient exchange. The file is renamed to {@code <file>.fired} first, so the fault
- * fires once even though the retried stage runs the same code.
+ * Fault injection for the multi-executor training tests, installed through {@code
+ * spark.fanout.hooks.reducer-decorator}: if the model dir holds {@value #FILE} with the text {@code
+ * "RANK STEPS"}, the worker of that rank exits its JVM ({@code Runtime.halt}) right after its
+ * STEPS-th gradient exchange. The file is renamed to {@code <file>.fired} first, so the fault fires
+ * once even though the retried stage runs the same code. Without the file it changes nothing.
  */
-public final class TestFaults {
+public final class ExitOnceAfterSteps implements ReducerDecorator {
   public static final String FILE = "_test-exit-once";
 
-  private TestFaults() {}
-
-  static GradientReducer wrap(GradientReducer r, Path modelDir) {
-    if (!"1".equals(System.getenv("FANOUT_TEST_FAULTS"))) {
-      return r;
-    }
+  @Override
+  public GradientReducer decorate(GradientReducer r, Path modelDir) {
     Path f = modelDir.resolve(FILE);
     if (!Files.isRegularFile(f)) {
       return r;

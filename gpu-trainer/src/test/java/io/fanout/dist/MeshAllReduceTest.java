@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-class RingAllReduceTest {
+class MeshAllReduceTest {
   private static ExecutorService pool;
 
   @BeforeAll
@@ -53,7 +53,7 @@ class RingAllReduceTest {
   static List<ServerSocketChannel> servers(int n) throws Exception {
     List<ServerSocketChannel> s = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      s.add(RingAllReduce.listen("127.0.0.1", 0));
+      s.add(MeshAllReduce.listen("127.0.0.1", 0));
     }
     return s;
   }
@@ -61,7 +61,7 @@ class RingAllReduceTest {
   static List<String> endpoints(List<ServerSocketChannel> servers) throws Exception {
     List<String> eps = new ArrayList<>();
     for (ServerSocketChannel s : servers) {
-      eps.add(RingAllReduce.endpointOf("127.0.0.1", s));
+      eps.add(MeshAllReduce.endpointOf("127.0.0.1", s));
     }
     return eps;
   }
@@ -86,8 +86,8 @@ class RingAllReduceTest {
             pool.submit(
                 () -> {
                   float[][] out = new float[lengths.length * 2][];
-                  try (RingAllReduce ar =
-                      RingAllReduce.connect(rank, eps, servers.get(rank), 7L, 10_000)) {
+                  try (MeshAllReduce ar =
+                      MeshAllReduce.connect(rank, eps, servers.get(rank), 7L, 10_000)) {
                     assertThat(ar.worldSize()).isEqualTo(world);
                     assertThat(ar.rank()).isEqualTo(rank);
                     // Twice over the lengths: buffers grow and are reused.
@@ -151,8 +151,8 @@ class RingAllReduceTest {
       results.add(
           pool.submit(
               () -> {
-                try (RingAllReduce ar =
-                    RingAllReduce.connect(rank, eps, servers.get(rank), 1L, 10_000)) {
+                try (MeshAllReduce ar =
+                    MeshAllReduce.connect(rank, eps, servers.get(rank), 1L, 10_000)) {
                   ar.allReduceMean(new float[10], 10);
                   return ar.allGather(100L + rank * rank);
                 }
@@ -175,7 +175,7 @@ class RingAllReduceTest {
       int rank = r;
       results.add(
           pool.submit(
-              () -> RingAllReduce.connect(rank, eps, servers.get(rank), 1L, 1_500).close()));
+              () -> MeshAllReduce.connect(rank, eps, servers.get(rank), 1L, 1_500).close()));
     }
     for (Future<?> f : results) {
       assertThatThrownBy(() -> f.get(30, TimeUnit.SECONDS))
@@ -192,7 +192,7 @@ class RingAllReduceTest {
     List<ServerSocketChannel> servers = servers(2);
     List<String> eps = endpoints(servers);
     servers.get(0).close(); // nothing listens at rank 0's endpoint any more
-    assertThatThrownBy(() -> RingAllReduce.connect(1, eps, servers.get(1), 1L, 800))
+    assertThatThrownBy(() -> MeshAllReduce.connect(1, eps, servers.get(1), 1L, 800))
         .isInstanceOf(PeerException.class)
         .hasMessageContaining("could not connect to rank 0 (" + eps.get(0) + ")");
     closeAll(servers);
@@ -209,7 +209,7 @@ class RingAllReduceTest {
       Future<?> f =
           pool.submit(
               () -> {
-                RingAllReduce ar = RingAllReduce.connect(rank, eps, servers.get(rank), 1L, 20_000);
+                MeshAllReduce ar = MeshAllReduce.connect(rank, eps, servers.get(rank), 1L, 20_000);
                 float[] g = new float[50_000];
                 ar.allReduceMean(g, g.length);
                 if (rank == 2) {
@@ -240,9 +240,9 @@ class RingAllReduceTest {
     int n = 2;
     List<ServerSocketChannel> servers = servers(n);
     List<String> eps = endpoints(servers);
-    Future<RingAllReduce> silent =
-        pool.submit(() -> RingAllReduce.connect(1, eps, servers.get(1), 1L, 60_000));
-    try (RingAllReduce ar = RingAllReduce.connect(0, eps, servers.get(0), 1L, 700)) {
+    Future<MeshAllReduce> silent =
+        pool.submit(() -> MeshAllReduce.connect(1, eps, servers.get(1), 1L, 60_000));
+    try (MeshAllReduce ar = MeshAllReduce.connect(0, eps, servers.get(0), 1L, 700)) {
       float[] g = new float[100];
       assertThatThrownBy(() -> ar.allReduceMean(g, g.length))
           .isInstanceOf(PeerException.class)
@@ -263,8 +263,8 @@ class RingAllReduceTest {
       fs.add(
           pool.submit(
               () -> {
-                try (RingAllReduce ar =
-                    RingAllReduce.connect(rank, eps, servers.get(rank), 1L, 10_000)) {
+                try (MeshAllReduce ar =
+                    MeshAllReduce.connect(rank, eps, servers.get(rank), 1L, 10_000)) {
                   ar.allReduceMean(new float[20], 10 + rank);
                 }
                 return null;
@@ -282,15 +282,15 @@ class RingAllReduceTest {
   void aConnectionFromAnotherSessionIsIgnored() throws Exception {
     List<ServerSocketChannel> servers = servers(2);
     List<String> eps = endpoints(servers);
-    Future<RingAllReduce> rank0 =
-        pool.submit(() -> RingAllReduce.connect(0, eps, servers.get(0), 5L, 10_000));
+    Future<MeshAllReduce> rank0 =
+        pool.submit(() -> MeshAllReduce.connect(0, eps, servers.get(0), 5L, 10_000));
     // A stray worker of an earlier attempt (session 4) says hello first.
     try (java.nio.channels.SocketChannel stray =
         java.nio.channels.SocketChannel.open(
             new java.net.InetSocketAddress("127.0.0.1", servers.get(0).socket().getLocalPort()))) {
-      stray.write(RingAllReduce.header(RingAllReduce.KIND_HELLO, 1, 2, 4L));
-      try (RingAllReduce r1 = RingAllReduce.connect(1, eps, servers.get(1), 5L, 10_000);
-          RingAllReduce r0 = rank0.get(20, TimeUnit.SECONDS)) {
+      stray.write(MeshAllReduce.header(MeshAllReduce.KIND_HELLO, 1, 2, 4L));
+      try (MeshAllReduce r1 = MeshAllReduce.connect(1, eps, servers.get(1), 5L, 10_000);
+          MeshAllReduce r0 = rank0.get(20, TimeUnit.SECONDS)) {
         float[] a = {1f, 2f, 3f};
         Future<?> f = pool.submit(() -> r0.allReduceMean(new float[] {3f, 4f, 5f}, 3));
         r1.allReduceMean(a, 3);
@@ -303,11 +303,11 @@ class RingAllReduceTest {
 
   @Test
   void badEndpointsAreRejected() {
-    assertThatThrownBy(() -> RingAllReduce.connect(0, List.of("nohostport"), null, 1L, 100))
+    assertThatThrownBy(() -> MeshAllReduce.connect(0, List.of("nohostport"), null, 1L, 100))
         .hasMessageContaining("endpoint of rank 0 is 'nohostport', expected host:port");
-    assertThatThrownBy(() -> RingAllReduce.connect(0, List.of("h:0", "h:99999"), null, 1L, 100))
+    assertThatThrownBy(() -> MeshAllReduce.connect(0, List.of("h:0", "h:99999"), null, 1L, 100))
         .hasMessageContaining("rank 0");
-    assertThatThrownBy(() -> RingAllReduce.connect(3, List.of("h:1"), null, 1L, 100))
+    assertThatThrownBy(() -> MeshAllReduce.connect(3, List.of("h:1"), null, 1L, 100))
         .hasMessageContaining("rank 3 is outside [0, 1)");
   }
 }

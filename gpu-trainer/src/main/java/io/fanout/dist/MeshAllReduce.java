@@ -46,7 +46,7 @@ import java.util.function.Consumer;
  *
  * <p>Not thread-safe: one trainer thread uses it.
  */
-public final class RingAllReduce implements GradientReducer {
+public final class MeshAllReduce implements GradientReducer {
   private static final int MAGIC = 0x46414152; // "FAAR"
   static final int KIND_HELLO = 1;
   private static final int KIND_ACK = 2;
@@ -85,7 +85,7 @@ public final class RingAllReduce implements GradientReducer {
   private PeerException failure;
   private boolean closed;
 
-  private RingAllReduce(
+  private MeshAllReduce(
       int rank,
       String[] endpoints,
       long sessionId,
@@ -136,7 +136,7 @@ public final class RingAllReduce implements GradientReducer {
    * @param timeoutMillis bound on every wait, during setup and during each step
    * @throws PeerException naming the ranks that did not connect or answer in time
    */
-  public static RingAllReduce connect(
+  public static MeshAllReduce connect(
       int rank,
       List<String> endpoints,
       ServerSocketChannel server,
@@ -185,7 +185,7 @@ public final class RingAllReduce implements GradientReducer {
           }
         }
       }
-      RingAllReduce r = new RingAllReduce(rank, eps, sessionId, timeoutNanos, peers, selector);
+      MeshAllReduce r = new MeshAllReduce(rank, eps, sessionId, timeoutNanos, peers, selector);
       r.register();
       return r;
     } catch (IOException e) {
