@@ -36,7 +36,12 @@ public final class JobLabels {
   /** Runs {@code body} with its Spark jobs labelled as step {@code index} of {@code count}. */
   public static <T> T call(
       SparkSession spark, String stage, String step, int index, int count, Supplier<T> body) {
-    SparkContext sc = spark.sparkContext();
+    return call(spark.sparkContext(), stage, step, index, count, body);
+  }
+
+  /** {@link #call(SparkSession, String, String, int, int, Supplier)} for RDD code. */
+  public static <T> T call(
+      SparkContext sc, String stage, String step, int index, int count, Supplier<T> body) {
     String group = sc.getLocalProperty(GROUP);
     String description = sc.getLocalProperty(DESCRIPTION);
     String interrupt = sc.getLocalProperty(INTERRUPT);
@@ -57,8 +62,14 @@ public final class JobLabels {
   /** {@link #call} for a body without a result. */
   public static void run(
       SparkSession spark, String stage, String step, int index, int count, Runnable body) {
+    run(spark.sparkContext(), stage, step, index, count, body);
+  }
+
+  /** {@link #call} for a body without a result. */
+  public static void run(
+      SparkContext sc, String stage, String step, int index, int count, Runnable body) {
     call(
-        spark,
+        sc,
         stage,
         step,
         index,
