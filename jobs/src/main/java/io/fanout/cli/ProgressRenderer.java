@@ -1,0 +1,165 @@
+package io.fanout.cli;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Shows progress lines on standard error in a {@link ProgressMode}: in {@link
+ * ProgressMode#TERMINAL} one line rewritten in place with {@code \r} (at most once per redraw
+ * interval), in {@link ProgressMode#LOG} a plain line at most once per log period (the first one a
+ * period after start). A milestone (e.g. an epoch's end) is shown at once in both modes.
+ *
+ * <p>Thread-safe. Other output meant for the same terminal goes through {@link #lineSafe}, which
+ * clears the live line before writing, so that it is not mixed into the text.
+ */
+final class ProgressRenderer implements AutoCloseable {
+  static final long REDRAW_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+  static final long LOG_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  private final PrintStream out;
+  private final ProgressMode mode;
+  private final LongSupplier clock;
+  private final long redrawNanos;
+  private final long logPeriodNanos;
+  private final int width;
+  private long lastShown;
+  private boolean drawnOnce;
+  private int liveLength;
+
+  /**
+   * @param clock nanoseconds, as {@link System#nanoTime}
+   * @param width the longest line shown; longer ones are cut
+   */
+  ProgressRenderer(
+      PrintStream out,
+      ProgressMode mode,
+      LongSupplier clock,
+      long redrawNanos,
+      long logPeriodNanos,
+      int width) {
+    this.out = out;
+    this.mode = mode;
+    this.clock = clock;
+    this.redrawNanos = redrawNanos;
+    this.logPeriodNanos = logPeriodNanos;
+    this.width = Math.max(20, width);
+    this.lastShown = clock.getAsLong();
+  }
+
+  /** A renderer on the real clock, lines cut to {@code COLUMNS - 1} (79 when unknown). */
+  static ProgressRenderer of(PrintStream out, ProgressMode mode) {
+    int width = 79;
+    String columns = System.getenv("COLUMNS");
+    if (columns != null && columns.matches("[0-9]{2,4}")) {
+      width = Integer.parseInt(columns) - 1;
+    }
+    return new ProgressRenderer(out, mode, System::nanoTime, REDRAW_NANOS, LOG_PERIOD_NANOS, width);
+  }
+
+  ProgressMode mode() {
+    return mode;
+  }
+
+  /** The renderer's clock, in nanoseconds. */
+  long now() {
+    return clock.getAsLong();
+  }
+
+  /** Shows {@code line} if the mode's interval has passed since the last one, or if milestone. */
+  synchronized void show(String line, boolean milestone) {
+    if (mode == ProgressMode.NONE) {
+      return;
+    }
+    long now = clock.getAsLong();
+    if (mode == ProgressMode.TERMINAL) {
+      if (!milestone && drawnOnce && now - lastShown < redrawNanos) {
+        return;
+      }
+      String text = line.length() > width ? line.substring(0, width) : line;
+      StringBuilder sb = new StringBuilder(width + 2).append('\r').append(text);
+      for (int i = text.length(); i < liveLength; i++) {
+        sb.append(' ');
+      }
+      out.print(sb);
+      out.flush();
+      liveLength = text.length();
+      drawnOnce = true;
+    } else {
+      if (!milestone && now - lastShown < logPeriodNanos) {
+        return;
+      }
+      out.println(line);
+      out.flush();
+    }
+    lastShown = now;
+  }
+
+  /** Removes the live line (terminal mode), so that the next output starts on a clean line. */
+  synchronized void clear() {
+    if (liveLength > 0) {
+      out.print('\r' + " ".repeat(liveLength) + '\r');
+      out.flush();
+      liveLength = 0;
+    }
+  }
+
+  /** A stream onto the same output that clears the live line before each write. */
+  PrintStream lineSafe() {
+    OutputStream clearing =
+        new OutputStream() {
+          @Override
+          public void write(int b) {
+            synchronized (ProgressRenderer.this) {
+              clear();
+              out.write(b);
+            }
+          }
+
+          @Override
+          public void write(byte[] b, int off, int len) {
+            synchronized (ProgressRenderer.this) {
+              clear();
+              out.write(b, off, len);
+            }
+          }
+
+          @Override
+          public void flush() {
+            out.flush();
+          }
+        };
+    return new PrintStream(clearing, true, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void close() {
+    clear();
+  }
+
+  /** {@code 42s}, {@code 3m05s}, {@code 1h02m}; {@code ?} when unknown. */
+  static String duration(double seconds) {
+    if (!(seconds >= 0) || Double.isInfinite(seconds)) {
+      return "?";
+    }
+    long s = Math.round(seconds);
+    if (s < 60) {
+      return s + "s";
+    }
+    if (s < 3600) {
+      return String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+    }
+    return String.format(Locale.ROOT, "%dh%02dm", s / 3600, s % 3600 / 60);
+  }
+
+  /** A rate with one decimal below 100, none above. */
+  static String rate(double perSecond) {
+    if (!(perSecond >= 0) || Double.isInfinite(perSecond)) {
+      return "?";
+    }
+    return String.format(Locale.ROOT, perSecond < 100 ? "%.1f" : "%.0f", perSecond);
+  }
+}
