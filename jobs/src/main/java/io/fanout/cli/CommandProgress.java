@@ -65,6 +65,14 @@ final class CommandProgress implements AutoCloseable {
     return err;
   }
 
+  /**
+   * The stream the command writes its results to: {@code out}, which on a terminal first clears the
+   * live line (standard output and error share the screen).
+   */
+  PrintStream out(PrintStream out) {
+    return renderer.mode() == ProgressMode.TERMINAL ? renderer.lineSafe(out) : out;
+  }
+
   /** Follows the Spark jobs of {@code spark} from now on. */
   synchronized void sparkStarted(SparkSession spark) {
     if (jobs == null && renderer.mode() != ProgressMode.NONE) {

@@ -60,7 +60,12 @@ public final class FanoutCli {
       String master = cl.master;
       return command.run(
           new CommandContext(
-              conf, cl.positional, session, out, progress.err(), () -> masterOf(master)));
+              conf,
+              cl.positional,
+              session,
+              progress.out(out),
+              progress.err(),
+              () -> masterOf(master)));
     } catch (InvalidInputException | FanoutConfigException e) {
       errors.println("fanout " + command.name() + ": error: " + e.getMessage());
       return 2;

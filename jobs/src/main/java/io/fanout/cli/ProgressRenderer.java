@@ -29,6 +29,7 @@ final class ProgressRenderer implements AutoCloseable {
   private long lastShown;
   private boolean drawnOnce;
   private int liveLength;
+  private String liveText;
 
   /**
    * @param clock nanoseconds, as {@link System#nanoTime}
@@ -80,6 +81,9 @@ final class ProgressRenderer implements AutoCloseable {
         return;
       }
       String text = line.length() > width ? line.substring(0, width) : line;
+      if (!milestone && liveLength > 0 && text.equals(liveText)) {
+        return; // already on screen
+      }
       StringBuilder sb = new StringBuilder(width + 2).append('\r').append(text);
       for (int i = text.length(); i < liveLength; i++) {
         sb.append(' ');
@@ -87,6 +91,7 @@ final class ProgressRenderer implements AutoCloseable {
       out.print(sb);
       out.flush();
       liveLength = text.length();
+      liveText = text;
       drawnOnce = true;
     } else {
       if (!milestone && now - lastShown < logPeriodNanos) {
@@ -109,13 +114,21 @@ final class ProgressRenderer implements AutoCloseable {
 
   /** A stream onto the same output that clears the live line before each write. */
   PrintStream lineSafe() {
+    return lineSafe(out);
+  }
+
+  /**
+   * A stream onto {@code target} that clears the live line before each write: for standard output
+   * when it shares the terminal with standard error.
+   */
+  PrintStream lineSafe(PrintStream target) {
     OutputStream clearing =
         new OutputStream() {
           @Override
           public void write(int b) {
             synchronized (ProgressRenderer.this) {
               clear();
-              out.write(b);
+              target.write(b);
             }
           }
 
@@ -123,13 +136,13 @@ final class ProgressRenderer implements AutoCloseable {
           public void write(byte[] b, int off, int len) {
             synchronized (ProgressRenderer.this) {
               clear();
-              out.write(b, off, len);
+              target.write(b, off, len);
             }
           }
 
           @Override
           public void flush() {
-            out.flush();
+            target.flush();
           }
         };
     return new PrintStream(clearing, true, StandardCharsets.UTF_8);

@@ -118,6 +118,9 @@ final class SparkJobProgress implements AutoCloseable {
         total += st.numTasks();
       }
     }
+    if (total == 0) {
+      return; // between stages
+    }
     long now = renderer.now();
     if (job != jobShown || total != totalShown) { // another job, or its next stage
       jobShown = job;

@@ -171,6 +171,23 @@ class ProgressRendererTest {
   }
 
   @Test
+  void resultsOnStandardOutputClearTheLiveLineAndAnUnchangedLineIsNotRedrawn() {
+    ProgressRenderer r =
+        new ProgressRenderer(stream, ProgressMode.TERMINAL, () -> clock.nanos, 0, 0, 80);
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    PrintStream results = r.lineSafe(new PrintStream(stdout, true, StandardCharsets.UTF_8));
+    r.show("generate: write edges (2/2) | tasks 1/4", false);
+    clock.advanceMillis(1);
+    r.show("generate: write edges (2/2) | tasks 1/4", false);
+    results.println("{\"seconds\":1.5}");
+
+    assertThat(text())
+        .isEqualTo("\rgenerate: write edges (2/2) | tasks 1/4\r" + " ".repeat(39) + "\r");
+    assertThat(stdout.toString(StandardCharsets.UTF_8))
+        .isEqualTo("{\"seconds\":1.5}" + System.lineSeparator());
+  }
+
+  @Test
   void sparkJobLineNamesTheStepTasksRateAndEta() {
     assertThat(
             SparkJobProgress.line(
