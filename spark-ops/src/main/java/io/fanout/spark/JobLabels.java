@@ -14,7 +14,9 @@ import org.apache.spark.sql.SparkSession;
  * already has one (a notebook cell's group, so that cancelling the cell cancels Fanout's jobs);
  * otherwise it is {@link #defaultGroup(String)}, with interrupt-on-cancel, so that {@code
  * spark.sparkContext().cancelJobGroup("fanout-train")} stops a running {@code train}. The thread's
- * previous description and group are restored afterwards, whatever {@code body} does.
+ * previous description and group are restored afterwards, whatever {@code body} does. A stage of
+ * several steps numbers them with {@link JobSteps}; {@code docs/developing.md} says how to label a
+ * new job.
  */
 public final class JobLabels {
   static final String GROUP = "spark.jobGroup.id";

@@ -154,7 +154,7 @@ public final class PrepareJob {
     Dataset<Row> vertices = t.vertices.withColumn(PART, a.column);
 
     // 2. vertex checks and per-partition statistics in one aggregation
-    VertexStats vs = steps.call(VERTEX_CHECKS, () -> vertexStats(in, t, vertices, a.parts));
+    VertexStats vs = steps.call(VERTEX_CHECKS, () -> vertexStats(in, t, vertices, parts));
     phase("vertex checks and counts");
     long[] firsts = new long[parts + 1];
     for (int p = 0; p < parts; p++) {
@@ -210,10 +210,8 @@ public final class PrepareJob {
     phase("vertex files and id map");
 
     // 4. edges: csr/ part files
-    int numParts = parts;
     List<Row> meta =
-        steps.call(
-            EDGE_FILES, () -> writeEdges(t, staging, stagingDir, firsts, vs.counts, numParts));
+        steps.call(EDGE_FILES, () -> writeEdges(t, staging, stagingDir, firsts, vs.counts, parts));
     phase("csr files");
     long dangling = 0;
     String danglingSample = null;
