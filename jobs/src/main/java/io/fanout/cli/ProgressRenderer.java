@@ -51,12 +51,19 @@ final class ProgressRenderer implements AutoCloseable {
     this.lastShown = clock.getAsLong();
   }
 
-  /** A renderer on the real clock, lines cut to {@code COLUMNS - 1} (79 when unknown). */
+  /**
+   * A renderer on the real clock, lines fitted to one less than the terminal's width: the {@code
+   * fanout.stderr.columns} system property ({@code bin/fanout} sets it), else {@code COLUMNS}, else
+   * 80.
+   */
   static ProgressRenderer of(PrintStream out, ProgressMode mode) {
     int width = 79;
-    String columns = System.getenv("COLUMNS");
-    if (columns != null && columns.matches("[0-9]{2,4}")) {
-      width = Integer.parseInt(columns) - 1;
+    for (String columns :
+        new String[] {System.getProperty("fanout.stderr.columns"), System.getenv("COLUMNS")}) {
+      if (columns != null && columns.trim().matches("[0-9]{2,4}")) {
+        width = Integer.parseInt(columns.trim()) - 1;
+        break;
+      }
     }
     return new ProgressRenderer(out, mode, System::nanoTime, REDRAW_NANOS, LOG_PERIOD_NANOS, width);
   }
@@ -80,7 +87,7 @@ final class ProgressRenderer implements AutoCloseable {
       if (!milestone && drawnOnce && now - lastShown < redrawNanos) {
         return;
       }
-      String text = line.length() > width ? line.substring(0, width) : line;
+      String text = fit(line, width);
       if (!milestone && liveLength > 0 && text.equals(liveText)) {
         return; // already on screen
       }
@@ -151,6 +158,25 @@ final class ProgressRenderer implements AutoCloseable {
   @Override
   public void close() {
     clear();
+  }
+
+  /**
+   * {@code line} in at most {@code width} characters: a long first part (before {@code " | "}) is
+   * shortened so that the figures after it stay visible.
+   */
+  static String fit(String line, int width) {
+    if (line.length() <= width) {
+      return line;
+    }
+    int bar = line.indexOf(" | ");
+    if (bar > 0) {
+      String figures = line.substring(bar);
+      int keep = width - figures.length() - 3;
+      if (keep >= 10) {
+        return line.substring(0, keep) + "..." + figures;
+      }
+    }
+    return line.substring(0, width);
   }
 
   /** {@code 42s}, {@code 3m05s}, {@code 1h02m}; {@code ?} when unknown. */

@@ -188,6 +188,18 @@ class ProgressRendererTest {
   }
 
   @Test
+  void aLongDescriptionIsShortenedBeforeTheFigures() {
+    String line =
+        "prepare: validate vertices and count them per partition (4/6) | tasks 1/4 | ETA 9s";
+    assertThat(ProgressRenderer.fit(line, 200)).isEqualTo(line);
+    assertThat(ProgressRenderer.fit(line, 50))
+        .isEqualTo("prepare: validate vertices... | tasks 1/4 | ETA 9s")
+        .hasSize(50);
+    assertThat(ProgressRenderer.fit("no figures in this rather long line", 20))
+        .isEqualTo("no figures in this r");
+  }
+
+  @Test
   void sparkJobLineNamesTheStepTasksRateAndEta() {
     assertThat(
             SparkJobProgress.line(
