@@ -180,11 +180,21 @@ public final class Trainer {
    */
   public EpochStats trainEpoch(
       int epoch, BatchStream stream, float lr, PrintStream progress, int logEvery) {
+    return trainEpoch(epoch, -1, stream, lr, TrainProgress.printing(progress, logEvery));
+  }
+
+  /**
+   * Trains one epoch over {@code stream}, reporting every step to {@code progress}.
+   *
+   * @param batches the epoch's steps for the report, or -1 when not known
+   */
+  public EpochStats trainEpoch(
+      int epoch, int batches, BatchStream stream, float lr, TrainProgress progress) {
     long t0 = System.nanoTime();
     double loss = 0;
     long labeled = 0;
     long correct = 0;
-    int batches = 0;
+    int steps = 0;
     TrainBatch b;
     while ((b = stream.next()) != null) {
       if (cancelled.getAsBoolean()) {
@@ -196,28 +206,29 @@ public final class Trainer {
       loss += s.lossSum();
       labeled += s.labeled();
       correct += s.correct();
-      batches++;
-      if (progress != null && logEvery > 0 && batches % logEvery == 0) {
-        double sec = (System.nanoTime() - t0) / 1e9;
-        progress.printf(
-            Locale.ROOT,
-            "epoch %d batch %d loss %.4f seeds/s %.0f data-wait %.1f%%%n",
-            epoch,
-            batches,
-            labeled == 0 ? 0 : loss / labeled,
-            labeled / sec,
-            100 * stream.waitNanos() / 1e9 / sec);
+      steps++;
+      if (progress != TrainProgress.NONE) {
+        progress.batchDone(
+            new TrainProgress.Batch(
+                epoch,
+                opts.epochs(),
+                steps,
+                batches,
+                labeled == 0 ? 0 : loss / labeled,
+                labeled,
+                (System.nanoTime() - t0) / 1e9,
+                stream.waitNanos() / 1e9));
       }
     }
     double sec = (System.nanoTime() - t0) / 1e9;
-    if (batches == 0) {
+    if (steps == 0) {
       throw new InvalidInputException("epoch " + epoch + " has no batches: empty shard set");
     }
     return new EpochStats(
         epoch,
         labeled == 0 ? 0 : loss / labeled,
         labeled == 0 ? 0 : (double) correct / labeled,
-        batches,
+        steps,
         labeled,
         sec,
         stream.waitNanos() / 1e9,
@@ -271,6 +282,36 @@ public final class Trainer {
       Map<String, String> identity,
       PrintStream progress,
       int logEvery) {
+    return fit(train, val, modelDir, resume, identity, TrainProgress.printing(progress, logEvery));
+  }
+
+  /**
+   * As {@link #fit(EpochData, EpochData, Path, boolean, Map, PrintStream, int)}, reporting to
+   * {@code progress} and, on rank 0, to the {@link TrainProgress#register registered} listeners.
+   */
+  public List<EpochStats> fit(
+      EpochData train,
+      EpochData val,
+      Path modelDir,
+      boolean resume,
+      Map<String, String> identity,
+      TrainProgress given) {
+    TrainProgress progress =
+        reducer.rank() == 0 ? TrainProgress.both(given, TrainProgress.registered()) : given;
+    try {
+      return fitEpochs(train, val, modelDir, resume, identity, progress);
+    } finally {
+      progress.finished();
+    }
+  }
+
+  private List<EpochStats> fitEpochs(
+      EpochData train,
+      EpochData val,
+      Path modelDir,
+      boolean resume,
+      Map<String, String> identity,
+      TrainProgress progress) {
     Map<String, String> meta = new TreeMap<>();
     model.config().toMap().forEach((k, v) -> meta.put("model." + k, v));
     opts.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
@@ -298,9 +339,6 @@ public final class Trainer {
       start = ck.epochs();
       String best = ck.meta().get("state.best_val_accuracy");
       bestVal = best == null ? -1 : Double.parseDouble(best);
-      if (progress != null) {
-        progress.printf("resuming from the checkpoint after epoch %d%n", start - 1);
-      }
     } else {
       model.init(opts.seed());
       bestVal = -1;
@@ -308,6 +346,7 @@ public final class Trainer {
     if (reducer.rank() == 0) {
       keepMetricsBefore(modelDir, start);
     }
+    progress.started(start, opts.epochs());
     List<EpochStats> out = new ArrayList<>();
     Opened next = start < opts.epochs() ? Opened.of(train, start) : null;
     try {
@@ -317,8 +356,10 @@ public final class Trainer {
         // The next epoch's loader starts reading now, so epoch boundaries do not stall the steps.
         next = e + 1 < opts.epochs() ? Opened.of(train, e + 1) : null;
         EpochStats s;
+        int batches = train.batches(e);
+        progress.epochStarted(e, opts.epochs(), batches);
         try (BatchStream stream = cur.get()) {
-          s = trainEpoch(e, stream, lr, progress, logEvery);
+          s = trainEpoch(e, batches, stream, lr, progress);
         }
         epochDone(e, s, val, modelDir, meta, progress, out);
       }
@@ -360,7 +401,7 @@ public final class Trainer {
       EpochData val,
       Path modelDir,
       Map<String, String> meta,
-      PrintStream progress,
+      TrainProgress progress,
       List<EpochStats> out) {
     Accuracy va = null;
     if (val != null) {
@@ -369,19 +410,6 @@ public final class Trainer {
       }
     }
     out.add(s);
-    if (progress != null) {
-      progress.printf(
-          Locale.ROOT,
-          "epoch %d/%d loss %.4f train-acc %.4f%s %.1fs %.0f seeds/s data-wait %.1f%%%n",
-          e + 1,
-          opts.epochs(),
-          s.loss(),
-          s.accuracy(),
-          va == null ? "" : String.format(Locale.ROOT, " val-acc %.4f", va.value()),
-          s.seconds(),
-          s.seeds() / s.seconds(),
-          100 * s.waitFraction());
-    }
     if (reducer.rank() == 0) {
       appendMetrics(modelDir, s, va);
       if (va != null && va.value() > bestVal) {
@@ -409,6 +437,7 @@ public final class Trainer {
           adam.firstMoment(),
           adam.secondMoment());
     }
+    progress.epochEnded(s, opts.epochs(), va);
   }
 
   private static void checkSameRun(Path dir, Map<String, String> found, Map<String, String> want) {

@@ -10,13 +10,15 @@ import java.util.Map;
 /**
  * A parsed {@code bin/fanout <command> [options] [positional]} line. Accepts {@code --name value},
  * {@code --name=value} and bare boolean flags. {@code --master} and repeated {@code --conf k=v} are
- * taken as spark-submit takes them; everything else must be an option of the command.
+ * taken as spark-submit takes them, {@code --progress} by every command ({@link ProgressMode});
+ * everything else must be an option of the command.
  */
 final class CommandLine {
   final Map<String, String> options = new LinkedHashMap<>();
   final Map<String, String> sparkConf = new LinkedHashMap<>();
   final List<String> positional = new ArrayList<>();
   String master;
+  String progress;
   boolean help;
 
   static CommandLine parse(Command command, List<String> args) {
@@ -63,6 +65,8 @@ final class CommandLine {
       }
       if (name.equals("master")) {
         cl.master = value;
+      } else if (name.equals("progress")) {
+        cl.progress = value;
       } else if (name.equals("conf")) {
         int kv = value.indexOf('=');
         if (kv <= 0) {

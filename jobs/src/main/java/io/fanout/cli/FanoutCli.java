@@ -39,6 +39,8 @@ public final class FanoutCli {
       return 2;
     }
     SessionHolder session = null;
+    CommandProgress progress = null;
+    PrintStream errors = err;
     try {
       CommandLine cl = CommandLine.parse(command, args.subList(1, args.size()));
       if (cl.help) {
@@ -52,18 +54,29 @@ public final class FanoutCli {
               command.options(),
               cl.options,
               k -> Optional.ofNullable(sparkConf.getOrDefault(k, System.getProperty(k))));
-      session = new SessionHolder(command.name(), cl.master, sparkConf);
+      progress = CommandProgress.start(cl.progress, err);
+      errors = progress.err();
+      session = new SessionHolder(command.name(), cl.master, sparkConf, progress::sparkStarted);
       String master = cl.master;
       return command.run(
-          new CommandContext(conf, cl.positional, session, out, err, () -> masterOf(master)));
+          new CommandContext(
+              conf,
+              cl.positional,
+              session,
+              progress.out(out),
+              progress.err(),
+              () -> masterOf(master)));
     } catch (InvalidInputException | FanoutConfigException e) {
-      err.println("fanout " + command.name() + ": error: " + e.getMessage());
+      errors.println("fanout " + command.name() + ": error: " + e.getMessage());
       return 2;
     } catch (Exception e) {
-      err.println("fanout " + command.name() + ": failed: " + e);
-      e.printStackTrace(err);
+      errors.println("fanout " + command.name() + ": failed: " + e);
+      e.printStackTrace(errors);
       return 1;
     } finally {
+      if (progress != null) {
+        progress.close();
+      }
       if (session != null) {
         session.stop();
       }
@@ -106,7 +119,10 @@ public final class FanoutCli {
         + "\n\noptions:\n"
         + FanoutConf.help(c.options())
         + "\n  --master URL     Spark master (default: spark.master if set, else local[*])"
-        + "\n  --conf k=v       Spark or spark.fanout.* configuration, repeatable";
+        + "\n  --conf k=v       Spark or spark.fanout.* configuration, repeatable"
+        + "\n  --progress MODE  auto, terminal, log or none (default: $FANOUT_PROGRESS, else"
+        + " auto: a line\n                   rewritten in place on a terminal, else a log line"
+        + " every 10 s)";
   }
 
   /** Starts the SparkSession on first use, stops it only if it started it. */
@@ -114,13 +130,19 @@ public final class FanoutCli {
     private final String app;
     private final String master;
     private final Map<String, String> conf;
+    private final java.util.function.Consumer<SparkSession> started;
     private SparkSession spark;
     private boolean owned;
 
-    SessionHolder(String app, String master, Map<String, String> conf) {
+    SessionHolder(
+        String app,
+        String master,
+        Map<String, String> conf,
+        java.util.function.Consumer<SparkSession> started) {
       this.app = app;
       this.master = master;
       this.conf = conf;
+      this.started = started;
     }
 
     @Override
@@ -132,6 +154,7 @@ public final class FanoutCli {
                 : Optional.empty();
         if (active.isPresent() && master == null) {
           spark = active.get();
+          started.accept(spark);
           return spark;
         }
         SparkSession.Builder b = SparkSession.builder().appName("fanout " + app);
@@ -147,6 +170,7 @@ public final class FanoutCli {
         }
         spark = b.getOrCreate();
         owned = true;
+        started.accept(spark);
       }
       return spark;
     }

@@ -14,7 +14,9 @@ import org.apache.spark.sql.SparkSession;
  * already has one (a notebook cell's group, so that cancelling the cell cancels Fanout's jobs);
  * otherwise it is {@link #defaultGroup(String)}, with interrupt-on-cancel, so that {@code
  * spark.sparkContext().cancelJobGroup("fanout-train")} stops a running {@code train}. The thread's
- * previous description and group are restored afterwards, whatever {@code body} does.
+ * previous description and group are restored afterwards, whatever {@code body} does. A stage of
+ * several steps numbers them with {@link JobSteps}; {@code docs/developing.md} says how to label a
+ * new job.
  */
 public final class JobLabels {
   static final String GROUP = "spark.jobGroup.id";
@@ -45,7 +47,12 @@ public final class JobLabels {
   /** Runs {@code body} with its Spark jobs labelled as step {@code index} of {@code count}. */
   public static <T> T call(
       SparkSession spark, String stage, String step, int index, int count, Supplier<T> body) {
-    SparkContext sc = spark.sparkContext();
+    return call(spark.sparkContext(), stage, step, index, count, body);
+  }
+
+  /** {@link #call(SparkSession, String, String, int, int, Supplier)} for RDD code. */
+  public static <T> T call(
+      SparkContext sc, String stage, String step, int index, int count, Supplier<T> body) {
     String group = sc.getLocalProperty(GROUP);
     String description = sc.getLocalProperty(DESCRIPTION);
     String interrupt = sc.getLocalProperty(INTERRUPT);
@@ -66,8 +73,14 @@ public final class JobLabels {
   /** {@link #call} for a body without a result. */
   public static void run(
       SparkSession spark, String stage, String step, int index, int count, Runnable body) {
+    run(spark.sparkContext(), stage, step, index, count, body);
+  }
+
+  /** {@link #call} for a body without a result. */
+  public static void run(
+      SparkContext sc, String stage, String step, int index, int count, Runnable body) {
     call(
-        spark,
+        sc,
         stage,
         step,
         index,

@@ -12,7 +12,6 @@ import java.nio.file.Paths;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -87,8 +86,7 @@ public final class GenerateCommand implements Command {
     if (tasks <= 0) {
       tasks = spark.sparkContext().defaultParallelism();
     }
-    g.vertices(spark, tasks).write().mode(SaveMode.Overwrite).parquet(v.toUri().toString());
-    g.edges(spark, tasks).write().mode(SaveMode.Overwrite).parquet(e.toUri().toString());
+    g.write(spark, tasks, v.toUri().toString(), e.toUri().toString());
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("vertices_path", v.toString());
     out.put("edges_path", e.toString());

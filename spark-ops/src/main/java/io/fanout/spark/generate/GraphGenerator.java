@@ -1,13 +1,16 @@
 package io.fanout.spark.generate;
 
+import io.fanout.spark.JobSteps;
 import io.fanout.tensor.CounterRng;
 import java.io.Serializable;
 import java.util.Iterator;
+import java.util.List;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -77,6 +80,23 @@ public final class GraphGenerator implements Serializable {
         .mapPartitions(
             (MapPartitionsFunction<Long, Row>) it -> map(it, this::edge), Encoders.row(EDGES));
   }
+
+  /**
+   * Writes both tables as Parquet ({@code vertices} first, then {@code edges}), each with {@code
+   * tasks} tasks and files, replacing what the paths hold; the jobs are labelled {@code "fanout
+   * generate: write vertices (1/2)"} and {@code "... write edges (2/2)"}.
+   */
+  public void write(SparkSession spark, int tasks, String verticesPath, String edgesPath) {
+    JobSteps steps = new JobSteps(spark, "generate", List.of(WRITE_VERTICES, WRITE_EDGES));
+    steps.run(
+        WRITE_VERTICES,
+        () -> vertices(spark, tasks).write().mode(SaveMode.Overwrite).parquet(verticesPath));
+    steps.run(
+        WRITE_EDGES, () -> edges(spark, tasks).write().mode(SaveMode.Overwrite).parquet(edgesPath));
+  }
+
+  private static final String WRITE_VERTICES = "write vertices";
+  private static final String WRITE_EDGES = "write edges";
 
   private interface RowOf extends Serializable {
     Row at(long i);

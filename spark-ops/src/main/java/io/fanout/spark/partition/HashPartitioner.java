@@ -19,4 +19,9 @@ final class HashPartitioner implements VertexPartitioner {
   public Column assign(Dataset<Row> vertices, Column id, int numPartitions) {
     return pmod(xxhash64(id), lit((long) numPartitions)).cast("int");
   }
+
+  @Override
+  public boolean scansVertices() {
+    return false;
+  }
 }

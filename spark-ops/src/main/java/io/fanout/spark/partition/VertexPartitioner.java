@@ -21,4 +21,12 @@ public interface VertexPartitioner {
    * @param id the (non-null) vertex id column of {@code vertices}
    */
   Column assign(Dataset<Row> vertices, Column id, int numPartitions);
+
+  /**
+   * False when {@link #assign} runs no Spark job; {@code prepare} then has no step for it in its
+   * job descriptions.
+   */
+  default boolean scansVertices() {
+    return true;
+  }
 }

@@ -14,6 +14,7 @@ import static org.apache.spark.sql.functions.when;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.JobSteps;
 import io.fanout.spark.PrepareResult;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.CsrFileWriter;
@@ -60,6 +61,14 @@ import org.apache.spark.sql.types.StructType;
 public final class PrepareJob {
   private static final String PART = "_part";
   private static final String KEY = "_key";
+
+  // The steps whose Spark jobs carry the description "fanout prepare: <step> (i/n)", in order.
+  static final String READ = "read the input schemas";
+  static final String EDGE_CHECKS = "validate edges";
+  static final String ASSIGN = "assign vertices to partitions";
+  static final String VERTEX_CHECKS = "validate vertices and count them per partition";
+  static final String VERTEX_FILES = "sort vertices, write vertex files and the id map";
+  static final String EDGE_FILES = "sort edges by destination and write csr files";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrepareJob.class);
   private long phaseStart = System.nanoTime();
 
@@ -73,6 +82,7 @@ public final class PrepareJob {
   private final FanoutConf conf;
   private final Dataset<Row> vertexFrame;
   private final Dataset<Row> edgeFrame;
+  private JobSteps steps;
 
   public PrepareJob(
       SparkSession spark, FanoutConf conf, Dataset<Row> vertices, Dataset<Row> edges) {
@@ -93,10 +103,11 @@ public final class PrepareJob {
       throw new FanoutConfigException("--partitions must be >= 0, got " + requestedPartitions);
     }
     VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
+    steps = new JobSteps(spark, "prepare", steps(requestedPartitions));
     InputTables in =
         vertexFrame != null
             ? InputTables.fromDataFrames(vertexFrame, edgeFrame)
-            : InputTables.fromPaths(spark, conf);
+            : steps.call(READ, () -> InputTables.fromPaths(spark, conf));
     Map<String, String> recorded = recordedOptions();
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
@@ -123,29 +134,33 @@ public final class PrepareJob {
     }
   }
 
+  /** The steps of this run that start Spark jobs, in the order they run. */
+  private List<String> steps(int requestedPartitions) {
+    List<String> s = new ArrayList<>();
+    if (vertexFrame == null) {
+      s.add(READ);
+    }
+    s.add(EDGE_CHECKS);
+    if (requestedPartitions == 0
+        || VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER)).scansVertices()) {
+      s.add(ASSIGN);
+    }
+    s.addAll(List.of(VERTEX_CHECKS, VERTEX_FILES, EDGE_FILES));
+    return s;
+  }
+
   private StoreManifest build(InputTables in, NormalizedTables t, Path staging, int requested) {
     // 1. edge checks are cheap: run them first
-    runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample);
+    steps.run(EDGE_CHECKS, () -> runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample));
     phase("edge checks");
 
-    int parts = requested;
-    if (parts == 0) {
-      long v = t.vertices.count();
-      parts =
-          (int)
-              Math.max(
-                  1,
-                  (v + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
-                      / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
-    }
-    Dataset<Row> vertices =
-        t.vertices.withColumn(
-            PART,
-            VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER))
-                .assign(t.vertices, col(NormalizedTables.ID), parts));
+    Assignment a =
+        steps.has(ASSIGN) ? steps.call(ASSIGN, () -> assign(t, requested)) : assign(t, requested);
+    int parts = a.parts;
+    Dataset<Row> vertices = t.vertices.withColumn(PART, a.column);
 
     // 2. vertex checks and per-partition statistics in one aggregation
-    VertexStats vs = vertexStats(in, t, vertices, parts);
+    VertexStats vs = steps.call(VERTEX_CHECKS, () -> vertexStats(in, t, vertices, parts));
     phase("vertex checks and counts");
     long[] firsts = new long[parts + 1];
     for (int p = 0; p < parts; p++) {
@@ -174,19 +189,19 @@ public final class PrepareJob {
             vertices.select(vcols.toArray(new Column[0])), PART, parts, NormalizedTables.ID);
     StructType partRows =
         new StructType().add("part", DataTypes.IntegerType).add("vertices", DataTypes.LongType);
+    VertexPartTask task =
+        new VertexPartTask(
+            stagingDir,
+            firsts,
+            vs.counts,
+            vs.dim,
+            in.vertexSource,
+            conf.get(PrepareOptions.ID_COLUMN),
+            t.idTypeName());
     List<Row> wrote =
-        sortedVertices
-            .mapPartitions(
-                new VertexPartTask(
-                    stagingDir,
-                    firsts,
-                    vs.counts,
-                    vs.dim,
-                    in.vertexSource,
-                    conf.get(PrepareOptions.ID_COLUMN),
-                    t.idTypeName()),
-                Encoders.row(partRows))
-            .collectAsList();
+        steps.call(
+            VERTEX_FILES,
+            () -> sortedVertices.mapPartitions(task, Encoders.row(partRows)).collectAsList());
     for (Row r : wrote) {
       if (r.getLong(1) != vs.counts[r.getInt(0)]) {
         throw new IllegalStateException(
@@ -201,7 +216,8 @@ public final class PrepareJob {
     phase("vertex files and id map");
 
     // 4. edges: csr/ part files
-    List<Row> meta = writeEdges(t, staging, stagingDir, firsts, vs.counts, parts);
+    List<Row> meta =
+        steps.call(EDGE_FILES, () -> writeEdges(t, staging, stagingDir, firsts, vs.counts, parts));
     phase("csr files");
     long dangling = 0;
     String danglingSample = null;
@@ -395,6 +411,26 @@ public final class PrepareJob {
             new EdgePartTask(stagingDir, firsts, counts, conf.get(PrepareOptions.DEDUPE)),
             Encoders.row(EdgePartTask.OUTPUT))
         .collectAsList();
+  }
+
+  /** The number of partitions and every vertex's partition. */
+  private record Assignment(int parts, Column column) {}
+
+  private Assignment assign(NormalizedTables t, int requested) {
+    int parts = requested;
+    if (parts == 0) {
+      long v = t.vertices.count();
+      parts =
+          (int)
+              Math.max(
+                  1,
+                  (v + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
+                      / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
+    }
+    return new Assignment(
+        parts,
+        VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER))
+            .assign(t.vertices, col(NormalizedTables.ID), parts));
   }
 
   /** {@code dst << 32 | src} for an edge src -> dst in dense ids; -1 for dangling edges. */

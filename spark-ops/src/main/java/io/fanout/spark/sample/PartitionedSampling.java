@@ -11,6 +11,7 @@ import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardPartWriter;
+import io.fanout.spark.JobSteps;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreManifest;
 import java.io.Serializable;
@@ -59,14 +60,23 @@ final class PartitionedSampling {
     for (int p = 0; p < parts; p++) {
       partitionIds.add(p);
     }
-    // 1. Seeds of every epoch, globally sorted by (epoch, sort key).
+    List<String> names = new ArrayList<>();
+    names.add(SORT_SEEDS);
+    for (int h = 1; h <= spec.fanouts.length; h++) {
+      names.add(hopStep(h, spec.fanouts.length));
+    }
+    names.add(WRITE_PARTS);
+    JobSteps steps = new JobSteps(jsc.sc(), "sample", names);
+
+    // 1. Seeds of every epoch, globally sorted by (epoch, sort key). The range sort and the index
+    // start jobs of their own (bounds, partition sizes) as the RDD is built.
     JavaPairRDD<EpochKey, Long> keyed =
         jsc.parallelize(partitionIds, Math.max(parts, 1))
             .flatMapToPair(p -> new SeedIterator(spec, p));
+    JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
+        steps.call(SORT_SEEDS, () -> keyed.sortByKey(true, batchPartitions).zipWithIndex());
     JavaPairRDD<Long, PartialBatch> state =
-        keyed
-            .sortByKey(true, batchPartitions)
-            .zipWithIndex()
+        indexed
             .mapToPair(
                 t -> {
                   int epoch = t._1()._1().epoch;
@@ -104,6 +114,9 @@ final class PartitionedSampling {
               .mapValues(t -> extend(spec, one(t._1()), t._2()))
               .persist(StorageLevel.MEMORY_AND_DISK());
       persisted.add(state);
+      // Computed (and cached) hop by hop, so that each hop is a job of its own in the UI.
+      JavaPairRDD<Long, PartialBatch> hopState = state;
+      steps.call(hopStep(hop, spec.fanouts.length), hopState::count);
     }
 
     // 3. Every batch and, if features are inlined, its feature rows (fetched from the partitions
@@ -123,15 +136,27 @@ final class PartitionedSampling {
     }
 
     // 4. One task per part file.
+    JavaPairRDD<Long, Object> written = toWrite;
     List<PartResult> out =
-        toWrite
-            .repartitionAndSortWithinPartitions(new PartPartitioner(total))
-            .mapPartitionsWithIndex((index, it) -> writePart(spec, staging, index, it), false)
-            .collect();
+        steps.call(
+            WRITE_PARTS,
+            () ->
+                written
+                    .repartitionAndSortWithinPartitions(new PartPartitioner(total))
+                    .mapPartitionsWithIndex(
+                        (index, it) -> writePart(spec, staging, index, it), false)
+                    .collect());
     for (JavaPairRDD<Long, PartialBatch> r : persisted) {
       r.unpersist(false);
     }
     return out;
+  }
+
+  static final String SORT_SEEDS = "sort seeds";
+  static final String WRITE_PARTS = "gather batches and write part files";
+
+  static String hopStep(int hop, int hops) {
+    return "sample hop " + hop + " of " + hops;
   }
 
   static long batchId(int epoch, int batch) {

@@ -4,6 +4,7 @@ import io.fanout.graph.GraphStore;
 import io.fanout.sample.BatchStream;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.shard.ShardPartWriter;
+import io.fanout.spark.JobLabels;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -25,9 +26,17 @@ final class ReplicatedSampling {
     for (int g = 0; g < total; g++) {
       parts.add(g);
     }
-    return jsc.parallelize(parts, Math.max(1, (int) total))
-        .map(g -> writePart(spec, staging, g))
-        .collect();
+    // All epochs in one job, so that short epochs still fill every executor slot.
+    return JobLabels.call(
+        jsc.sc(),
+        "sample",
+        "sample " + spec.epochs + " epoch(s) into " + total + " part file(s)",
+        1,
+        1,
+        () ->
+            jsc.parallelize(parts, Math.max(1, (int) total))
+                .map(g -> writePart(spec, staging, g))
+                .collect());
   }
 
   static PartResult writePart(SampleSpec spec, String staging, int globalPart) {

@@ -1,6 +1,7 @@
 package io.fanout.spark.train;
 
 import io.fanout.dist.MeshAllReduce;
+import io.fanout.spark.JobLabels;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -90,22 +91,24 @@ public final class BarrierRunner {
     IntStream.range(0, n).forEach(ranks::add);
     RDD<Integer> rdd = new JavaSparkContext(sc).parallelize(ranks, n).rdd();
     ClassTag<Tuple2<Integer, R>> tag = ClassTag$.MODULE$.apply(Tuple2.class);
-    sc.setJobDescription("fanout distributed training: " + n + " workers (barrier stage)");
-    try {
-      // A barrier ResultStage is never retried; a barrier ShuffleMapStage is (the whole stage, up
-      // to spark.stage.maxConsecutiveAttempts). Hence the one-partition shuffle after it.
-      RDD<Tuple2<Integer, R>> barrier =
-          rdd.barrier().mapPartitions(new Task<>(settings, fn), false, tag);
-      List<Tuple2<Integer, R>> pairs =
-          TaskWatch.run(sc, () -> new JavaRDD<>(barrier, tag).repartition(1).collectAsync());
-      List<R> out = new ArrayList<>(Collections.nCopies(n, null));
-      for (Tuple2<Integer, R> p : pairs) {
-        out.set(p._1(), p._2());
-      }
-      return out;
-    } finally {
-      sc.setJobDescription(null);
+    // A barrier ResultStage is never retried; a barrier ShuffleMapStage is (the whole stage, up
+    // to spark.stage.maxConsecutiveAttempts). Hence the one-partition shuffle after it.
+    RDD<Tuple2<Integer, R>> barrier =
+        rdd.barrier().mapPartitions(new Task<>(settings, fn), false, tag);
+    List<Tuple2<Integer, R>> pairs =
+        JobLabels.call(
+            sc,
+            "train",
+            "data-parallel training on " + n + " workers (barrier stage)",
+            1,
+            1,
+            () ->
+                TaskWatch.run(sc, () -> new JavaRDD<>(barrier, tag).repartition(1).collectAsync()));
+    List<R> out = new ArrayList<>(Collections.nCopies(n, null));
+    for (Tuple2<Integer, R> p : pairs) {
+      out.set(p._1(), p._2());
     }
+    return out;
   }
 
   /** The body of each barrier task. */
