@@ -199,7 +199,7 @@ public final class Trainer {
     while ((b = stream.next()) != null) {
       if (cancelled.getAsBoolean()) {
         throw new TrainCancelledException(
-            "training cancelled in epoch " + epoch + " after " + batches + " batch(es)");
+            "training cancelled in epoch " + epoch + " after " + steps + " batch(es)");
       }
       StepStats s = step(b, epoch, lr);
       stream.recycle(b);

@@ -124,6 +124,28 @@ class NotebookSessionTest {
     assertThat(r.skipped()).isFalse();
     assertThat(r.manifest().vertices).isEqualTo(2708);
     assertThat(r.manifest().classes).isEqualTo(7);
+
+    Row summary = r.summary().collectAsList().get(0);
+    assertThat(summary.<String>getAs("store")).isEqualTo(store.toString());
+    assertThat(summary.<Long>getAs("vertices")).isEqualTo(2708L);
+    assertThat(summary.<Long>getAs("edges")).isEqualTo(r.manifest().edges);
+    assertThat(summary.<Integer>getAs("classes")).isEqualTo(7);
+    assertThat(
+            summary.<Long>getAs("train") + summary.<Long>getAs("val") + summary.<Long>getAs("test"))
+        .isPositive()
+        .isLessThanOrEqualTo(2708L);
+    List<Row> parts = r.partitions().collectAsList();
+    assertThat(parts).hasSize(r.manifest().partitions);
+    long vertices = 0;
+    long edges = 0;
+    for (int p = 0; p < parts.size(); p++) {
+      assertThat(parts.get(p).<Integer>getAs("partition")).isEqualTo(p);
+      assertThat(parts.get(p).<Long>getAs("first_vertex")).isEqualTo(vertices);
+      vertices += parts.get(p).<Long>getAs("vertices");
+      edges += parts.get(p).<Long>getAs("edges");
+    }
+    assertThat(vertices).isEqualTo(2708L);
+    assertThat(edges).isEqualTo(r.manifest().edges);
   }
 
   static PrepareAction prepareAction(Path cora) {
@@ -303,21 +325,66 @@ class NotebookSessionTest {
     assertThat(replaced.skipped()).isFalse();
     assertThat(replaced.manifest().seed).isEqualTo(2);
     assertThat(contents(trainShards)).isNotEqualTo(shardBytes);
-    // The first request again: byte-identical part files (the manifest differs: it records the
-    // overwrite option).
+    // The first request again: byte-identical shards, manifest included (overwrite is how to run,
+    // not what to sample), so the model trained on them still resumes.
     SampleResult restored = trainSample().overwrite(true).execute();
     assertThat(restored.skipped()).isFalse();
     assertThat(restored.manifest().requestFingerprint)
         .isEqualTo(again.manifest().requestFingerprint);
-    Map<Path, String> parts = contents(trainShards);
-    Map<Path, String> partsBefore = new TreeMap<>(shardBytes);
-    parts.remove(Path.of(ShardManifest.FILE));
-    partsBefore.remove(Path.of(ShardManifest.FILE));
-    assertThat(parts).isEqualTo(partsBefore);
+    assertThat(contents(trainShards)).isEqualTo(shardBytes);
+    assertThat(trainAction(model, 3).resume(true).execute().epochsRun()).isZero();
   }
 
-  // ---- 5x: evaluate, infer and embeddings of `model` (steps @Order(50) to @Order(59), added with
-  // their API) ----
+  // ---- 5x: evaluate, infer and embeddings of `model` ----
+
+  @Test
+  @Order(50)
+  void evaluate() {
+    EvaluateResult r = Fanout.get(spark).evaluate(store.toString(), model.toString()).execute();
+    assertThat(r.accuracy("test")).isBetween(0.0, 1.0);
+    List<Row> rows = r.metrics().collectAsList();
+    assertThat(rows).extracting(row -> row.<String>getAs("split")).contains("train", "val", "test");
+    for (Row row : rows) {
+      String split = row.getAs("split");
+      if (row.<Long>getAs("total") > 0) {
+        assertThat(row.<Double>getAs("accuracy")).isEqualTo(r.accuracy(split));
+      }
+    }
+  }
+
+  @Test
+  @Order(51)
+  void inferPredictionsAndEmbeddings() {
+    Path predictions = work.resolve("cora.predictions");
+    Path embeddings = work.resolve("cora.embeddings");
+    InferResult r =
+        Fanout.get(spark)
+            .infer(store.toString(), model.toString())
+            .output(predictions.toString())
+            .embeddings(embeddings.toString())
+            .execute();
+    assertThat(r.skipped()).isFalse();
+    assertThat(r.predictions().count()).isEqualTo(2708L);
+    Dataset<Row> emb = r.embeddings();
+    assertThat(emb.count()).isEqualTo(2708L);
+    Row first = emb.first();
+    assertThat(first.getList(first.fieldIndex("embedding"))).hasSize(16);
+    // the same ids as the predictions, the original ones of the input table
+    assertThat(emb.select("id").except(r.predictions().select("id")).count()).isZero();
+    Dataset<Row> input =
+        spark
+            .read()
+            .parquet(SparkTestSession.dataset("cora").resolve("vertices.parquet").toString());
+    assertThat(emb.select("id").except(input.select("id")).count()).isZero();
+
+    InferResult again =
+        Fanout.get(spark)
+            .infer(store.toString(), model.toString())
+            .output(predictions.toString())
+            .embeddings(embeddings.toString())
+            .execute();
+    assertThat(again.skipped()).isTrue();
+  }
 
   // ---- 6x: cancellation ----
 

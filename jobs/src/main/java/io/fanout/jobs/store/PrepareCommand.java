@@ -42,9 +42,7 @@ public final class PrepareCommand implements Command {
         opts.put(d.name(), v);
       }
     }
-    long t0 = System.nanoTime();
     PrepareResult r = Fanout.get(ctx.spark()).prepare().options(opts).execute();
-    double secs = (System.nanoTime() - t0) / 1e9;
     StoreManifest m = r.manifest();
     ctx.err()
         .printf(
@@ -54,19 +52,8 @@ public final class PrepareCommand implements Command {
             m.vertices,
             m.edges,
             m.partitions,
-            secs);
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("store", r.store().toString());
-    out.put("skipped", r.skipped());
-    out.put("vertices", m.vertices);
-    out.put("edges", m.edges);
-    out.put("partitions", m.partitions);
-    out.put("feature_dim", m.featureDim);
-    out.put("classes", m.classes);
-    out.put("split_counts", m.splitCounts);
-    out.put("dropped_dangling_edges", m.droppedDanglingEdges);
-    out.put("seconds", Math.round(secs * 1000) / 1000.0);
-    ctx.out().println(Json.line(out));
+            r.seconds());
+    ctx.out().println(r.toJson());
     return 0;
   }
 }

@@ -93,6 +93,7 @@ public final class PrepareJob {
   }
 
   public PrepareResult run() {
+    long start = System.nanoTime();
     for (OptionDef<?> d : PrepareOptions.ALL) {
       conf.get(d); // parse every option now: a bad value fails before any work
     }
@@ -116,7 +117,7 @@ public final class PrepareJob {
             StoreOutput.describe(in.fingerprint, recorded),
             overwrite);
     if (plan == OutputCommit.Plan.SKIP) {
-      return new PrepareResult(out, StoreManifest.read(out), true);
+      return new PrepareResult(spark, out, StoreManifest.read(out), true, secondsSince(start));
     }
     NormalizedTables t = new NormalizedTables(in, conf);
     Path staging = StoreOutput.COMMIT.begin(out, UUID.randomUUID().toString());
@@ -127,7 +128,7 @@ public final class PrepareJob {
       PartFiles.removeAttemptLeftovers(staging);
       m.files = StoreOutput.files(staging);
       StoreOutput.COMMIT.publish(out, staging, m, overwrite);
-      return new PrepareResult(out, m, false);
+      return new PrepareResult(spark, out, m, false, secondsSince(start));
     } catch (Exception e) { // Spark throws the checked SparkException undeclared
       StoreOutput.COMMIT.abort(staging);
       throw SparkErrors.unwrap(e);
@@ -544,6 +545,10 @@ public final class PrepareJob {
         throw checks.get(i).error(source, table, sample, n);
       }
     }
+  }
+
+  private static double secondsSince(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1e9;
   }
 
   private Map<String, String> recordedOptions() {

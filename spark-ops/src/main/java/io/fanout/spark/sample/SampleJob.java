@@ -202,6 +202,9 @@ public final class SampleJob {
     m.partsPerEpoch = spec.plan.partsPerEpoch();
     m.mode = mode;
     m.options = new LinkedHashMap<>(conf.resolved());
+    for (OptionDef<?> howNotWhat : SampleOptions.NOT_RECORDED) {
+      m.options.remove(howNotWhat.name());
+    }
     parts = new java.util.ArrayList<>(parts);
     parts.sort(Comparator.comparingInt((PartResult p) -> p.epoch).thenComparingInt(p -> p.part));
     if (parts.size() != spec.plan.totalParts()) {

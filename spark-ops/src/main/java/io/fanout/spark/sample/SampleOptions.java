@@ -85,4 +85,11 @@ public final class SampleOptions {
           THREADS,
           COMPRESSION,
           VERIFY_STORE);
+
+  /**
+   * Options that say how to run, not what to sample: left out of the manifest, so that the same
+   * request gives the same manifest however it was run (a re-sample with {@code overwrite} keeps
+   * models trained on the shards resumable).
+   */
+  static final List<OptionDef<?>> NOT_RECORDED = List.of(OVERWRITE, THREADS, VERIFY_STORE);
 }
