@@ -1,15 +1,13 @@
 package io.fanout.jobs.train;
 
-import io.fanout.cli.FanoutCli;
 import io.fanout.spark.Fanout;
+import io.fanout.spark.TrainAction;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Accuracy;
 import io.fanout.train.Defaults;
-import io.fanout.train.ModelRuns;
-import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,9 +19,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * prepare -> sample -> train -> evaluate on a dataset directory in the canonical layout ({@code
  * vertices.parquet} with id, label, split, features; {@code edges.parquet} with src, dst), through
- * the same commands as {@code bin/fanout}. Reruns skip complete steps (prepare and sample skip
- * identical requests, training resumes its checkpoint). Uses the active SparkSession when there is
- * one; evaluation goes through {@link Fanout#evaluate} and needs one (quickstart starts it).
+ * the public API, exactly as a notebook would run it. Reruns skip complete steps (prepare and
+ * sample skip identical requests, training resumes its checkpoint).
  */
 public final class EndToEnd {
   private EndToEnd() {}
@@ -55,8 +52,12 @@ public final class EndToEnd {
   public record Result(
       Map<String, Accuracy> full, Map<String, Accuracy> sampled, Path store, Path modelDir) {}
 
-  /** Runs the pipeline on {@code dataset} into {@code work} (store/, shards/, model/). */
-  public static Result run(Path dataset, Path work, Settings s, PrintStream progress) {
+  /**
+   * Runs the pipeline on {@code dataset} into {@code work} (store/, shards/, model/) through the
+   * public API ({@link Fanout}) on {@code spark}.
+   */
+  public static Result run(
+      SparkSession spark, Path dataset, Path work, Settings s, PrintStream progress) {
     for (String f : new String[] {"vertices.parquet", "edges.parquet"}) {
       if (!Files.exists(dataset.resolve(f))) {
         throw new InvalidInputException(
@@ -71,90 +72,65 @@ public final class EndToEnd {
     Path shards = work.resolve("shards-s" + s.seed());
     Path val = work.resolve("val-shards");
     Path model = work.resolve("model-" + s.model() + "-s" + s.seed());
-    String fanouts = join(s.fanouts());
-    progress.println("[1/4] prepare " + dataset + " -> " + store);
-    cli(
-        progress,
-        "prepare",
-        "--vertices",
-        dataset.resolve("vertices.parquet").toString(),
-        "--edges",
-        dataset.resolve("edges.parquet").toString(),
-        "--output",
-        store.toString(),
-        "--undirected",
-        "--dedupe",
-        "--self-loops",
-        "drop");
-    progress.println("[2/4] sample " + fanouts + " -> " + shards);
-    cli(
-        progress,
-        "sample",
-        "--graph",
-        store.toString(),
-        "--output",
-        shards.toString(),
-        "--split",
-        "train",
-        "--fanouts",
-        fanouts,
-        "--batch-size",
-        Integer.toString(s.batchSize()),
-        "--epochs",
-        Integer.toString(s.sampleEpochs()),
-        "--seed",
-        Long.toString(s.seed()));
-    if (s.validate()) {
-      int[] f20 = new int[s.fanouts().length];
-      Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
-      cli(
-          progress,
-          "sample",
-          "--graph",
-          store.toString(),
-          "--output",
-          val.toString(),
-          "--split",
-          "val",
-          "--fanouts",
-          join(f20),
-          "--batch-size",
-          "1024",
-          "--epochs",
-          "1",
-          "--seed",
-          "7");
-    }
-    progress.println("[3/4] train " + s.model() + " -> " + model);
-    ModelRuns.TrainSpec d = ModelRuns.TrainSpec.defaults(store, shards, model);
-    ModelRuns.TrainSpec spec =
-        new ModelRuns.TrainSpec(
-            store,
-            shards,
-            model,
-            s.model(),
-            d.hidden(),
-            0,
-            d.dropout(),
-            d.activation(),
-            d.featureNorm(),
-            d.lr(),
-            d.weightDecay(),
-            d.schedule(),
-            s.trainEpochs(),
-            s.seed(),
-            true,
-            s.validate() ? val : null,
-            d.loaderThreads(),
-            d.prefetch(),
-            0);
-    ModelRuns.train(spec, progress);
-    progress.println("[4/4] evaluate");
-    Fanout fanout = Fanout.get(SparkSession.active());
-    Map<String, Accuracy> full =
-        fanout.evaluate(store.toString(), model.toString()).execute().perSplit();
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
+    PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+    Fanout fanout = Fanout.get(spark);
+
+    progress.println("[1/4] prepare " + dataset + " -> " + store);
+    fanout
+        .prepare()
+        .option("vertices", dataset.resolve("vertices.parquet").toString())
+        .option("edges", dataset.resolve("edges.parquet").toString())
+        .option("undirected", "true")
+        .option("dedupe", "true")
+        .option("self-loops", "drop")
+        .output(store.toString())
+        .execute();
+
+    progress.println("[2/4] sample " + join(s.fanouts()) + " -> " + shards);
+    fanout
+        .sample(store.toString())
+        .output(shards.toString())
+        .split("train")
+        .fanouts(s.fanouts())
+        .batchSize(s.batchSize())
+        .epochs(s.sampleEpochs())
+        .seed(s.seed())
+        .progress(quiet)
+        .execute();
+    if (s.validate()) {
+      fanout
+          .sample(store.toString())
+          .output(val.toString())
+          .split("val")
+          .fanouts(f20)
+          .batchSize(1024)
+          .epochs(1)
+          .seed(7)
+          .progress(quiet)
+          .execute();
+    }
+
+    progress.println("[3/4] train " + s.model() + " -> " + model);
+    TrainAction train =
+        fanout
+            .train(store.toString(), shards.toString())
+            .modelDir(model.toString())
+            .model(s.model())
+            .epochs(s.trainEpochs())
+            .seed(s.seed())
+            .resume(true)
+            .option("log-every", "0")
+            .progress(progress);
+    if (s.validate()) {
+      train.valShards(val.toString());
+    }
+    train.execute();
+
+    progress.println("[4/4] evaluate");
+    Map<String, Accuracy> full =
+        fanout.evaluate(store.toString(), model.toString()).execute().perSplit();
     Map<String, Accuracy> sampled =
         fanout
             .evaluate(store.toString(), model.toString())
@@ -163,21 +139,6 @@ public final class EndToEnd {
             .execute()
             .perSplit();
     return new Result(full, sampled, store, model);
-  }
-
-  private static void cli(PrintStream progress, String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        FanoutCli.run(
-            List.of(args),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    String e = err.toString(StandardCharsets.UTF_8);
-    if (code != 0) {
-      throw new IllegalStateException(
-          "bin/fanout " + args[0] + " failed (exit " + code + "): " + e.trim());
-    }
   }
 
   private static String join(int[] a) {

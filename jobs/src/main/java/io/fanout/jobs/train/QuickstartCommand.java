@@ -44,6 +44,7 @@ public final class QuickstartCommand implements Command {
     long t0 = System.nanoTime();
     EndToEnd.Result r =
         EndToEnd.run(
+            ctx.spark(),
             dataset,
             Path.of(c.get(WORK_DIR)),
             EndToEnd.Settings.defaults().withSeed(c.get(SEED)).withTrainEpochs(c.get(EPOCHS)),
