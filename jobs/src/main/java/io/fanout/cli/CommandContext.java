@@ -2,7 +2,9 @@ package io.fanout.cli;
 
 import io.fanout.conf.FanoutConf;
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.spark.sql.SparkSession;
 
@@ -49,6 +51,21 @@ public final class CommandContext {
 
   public FanoutConf conf() {
     return conf;
+  }
+
+  /**
+   * The command's options resolved (command line, then {@code spark.fanout.<name>}, then the
+   * default) as name -> raw value, without the required ones that are absent: what a command hands
+   * to its {@code io.fanout.spark.Fanout} action.
+   */
+  public Map<String, String> options() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : conf.resolved().entrySet()) {
+      if (e.getValue() != null) {
+        out.put(e.getKey(), e.getValue());
+      }
+    }
+    return out;
   }
 
   public List<String> positional() {

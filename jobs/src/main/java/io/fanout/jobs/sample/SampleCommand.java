@@ -6,9 +6,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.sample.SampleOptions;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** {@code bin/fanout sample}: the {@code sample} action, with its result as one JSON line. */
 public final class SampleCommand implements Command {
@@ -33,18 +31,11 @@ public final class SampleCommand implements Command {
       throw new FanoutConfigException(
           "sample takes no positional arguments, got " + ctx.positional());
     }
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (OptionDef<?> d : SampleOptions.ALL) {
-      String v = ctx.conf().raw(d);
-      if (v != null) {
-        opts.put(d.name(), v);
-      }
-    }
     ctx.out()
         .println(
             Fanout.get(ctx.spark())
                 .sample(null)
-                .options(opts)
+                .options(ctx.options())
                 .progress(ctx.err())
                 .execute()
                 .toJson());

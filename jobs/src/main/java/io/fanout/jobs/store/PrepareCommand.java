@@ -8,9 +8,7 @@ import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareResult;
 import io.fanout.spark.prepare.PrepareOptions;
 import io.fanout.store.StoreManifest;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** {@code bin/fanout prepare}: vertex and edge tables to a graph store. */
 public final class PrepareCommand implements Command {
@@ -35,14 +33,7 @@ public final class PrepareCommand implements Command {
       throw new FanoutConfigException(
           "prepare takes no positional arguments, got " + ctx.positional());
     }
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (OptionDef<?> d : PrepareOptions.ALL) {
-      String v = ctx.conf().raw(d);
-      if (v != null) {
-        opts.put(d.name(), v);
-      }
-    }
-    PrepareResult r = Fanout.get(ctx.spark()).prepare().options(opts).execute();
+    PrepareResult r = Fanout.get(ctx.spark()).prepare().options(ctx.options()).execute();
     StoreManifest m = r.manifest();
     ctx.err()
         .printf(

@@ -6,9 +6,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.train.EvaluateOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** {@code bin/fanout evaluate}: accuracy per split as JSON on stdout. */
 public final class EvaluateCommand implements Command {
@@ -29,18 +27,11 @@ public final class EvaluateCommand implements Command {
 
   @Override
   public int run(CommandContext ctx) {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (OptionDef<?> d : EvaluateOptions.ALL) {
-      String v = ctx.conf().raw(d);
-      if (v != null) {
-        opts.put(d.name(), v);
-      }
-    }
     String json =
         Fanout.get(ctx.spark())
             .evaluate(
                 ctx.conf().get(TrainOptionsDefs.GRAPH), ctx.conf().get(TrainOptionsDefs.MODEL_DIR))
-            .options(opts)
+            .options(ctx.options())
             .execute()
             .toJson();
     ctx.out().println(json);

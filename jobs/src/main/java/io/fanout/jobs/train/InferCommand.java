@@ -6,9 +6,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.train.InferOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** {@code bin/fanout infer}: Parquet predictions and/or embeddings keyed by original vertex ids. */
 public final class InferCommand implements Command {
@@ -30,18 +28,11 @@ public final class InferCommand implements Command {
 
   @Override
   public int run(CommandContext ctx) {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (OptionDef<?> d : InferOptions.ALL) {
-      String v = ctx.conf().raw(d);
-      if (v != null) {
-        opts.put(d.name(), v);
-      }
-    }
     String json =
         Fanout.get(ctx.spark())
             .infer(
                 ctx.conf().get(TrainOptionsDefs.GRAPH), ctx.conf().get(TrainOptionsDefs.MODEL_DIR))
-            .options(opts)
+            .options(ctx.options())
             .execute()
             .toJson();
     ctx.out().println(json);

@@ -5,9 +5,7 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.OptionDef;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.train.TrainOptionsDefs;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /** {@code bin/fanout train}: trains a GNN on mini-batch shards, checkpointing every epoch. */
 public final class TrainCommand implements Command {
@@ -28,18 +26,11 @@ public final class TrainCommand implements Command {
 
   @Override
   public int run(CommandContext ctx) {
-    Map<String, String> opts = new LinkedHashMap<>();
-    for (OptionDef<?> d : TrainOptionsDefs.TRAIN) {
-      String v = ctx.conf().raw(d);
-      if (v != null) {
-        opts.put(d.name(), v);
-      }
-    }
     ctx.out()
         .println(
             Fanout.get(ctx.spark())
                 .train(null, null)
-                .options(opts)
+                .options(ctx.options())
                 .progress(ctx.err())
                 .execute()
                 .toJson());
