@@ -171,7 +171,7 @@ public final class Checkpoint {
         }
         Files.move(
             tmp,
-            file(modelDir),
+            modelDir.resolve(name),
             StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
       } catch (IOException | RuntimeException e) {

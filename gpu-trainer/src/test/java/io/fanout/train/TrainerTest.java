@@ -82,6 +82,43 @@ class TrainerTest {
   }
 
   @Test
+  void theEpochOfBestValidationAccuracyIsKeptForInference() throws IOException {
+    SampledEpochs val =
+        new SampledEpochs(
+            graph.csr,
+            graph.vertices,
+            graph.features,
+            graph.vertices.ofSplit(StoreLayout.SPLIT_VAL),
+            new int[] {5, 3},
+            64,
+            4,
+            false,
+            "l2",
+            1);
+    Path dir = tmp.resolve("validated");
+    trainer("sage", 8, 4).fit(data(4, 1), val, dir, false, Map.of(), null, 0);
+    List<String> lines = Files.readAllLines(dir.resolve(Trainer.METRICS));
+    assertThat(lines).hasSize(8);
+    int best = 0;
+    double bestAccuracy = -1;
+    for (int e = 0; e < lines.size(); e++) {
+      double a =
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .readTree(lines.get(e))
+              .get("val_accuracy")
+              .asDouble();
+      if (a > bestAccuracy) {
+        bestAccuracy = a;
+        best = e;
+      }
+    }
+    assertThat(Checkpoint.read(dir).epochs()).isEqualTo(8);
+    assertThat(Checkpoint.read(dir, Checkpoint.BEST).epochs()).isEqualTo(best + 1);
+    assertThat(Checkpoint.inferenceFile(dir)).isEqualTo(dir.resolve(Checkpoint.BEST));
+    assertThat(Checkpoint.readForInference(dir).epochs()).isEqualTo(best + 1);
+  }
+
+  @Test
   void cancelledFitStopsBeforeTheNextBatchKeepsCompleteCheckpointsAndResumesBitIdentically()
       throws IOException {
     int perEpoch = (graph.vertices.ofSplit(StoreLayout.SPLIT_TRAIN).length + 31) / 32;
