@@ -241,6 +241,52 @@ public final class ModelRuns {
     }
   }
 
+  /**
+   * Checks, from the manifests alone, that {@code spec} can train: the store has features and at
+   * least two classes, the shards (and validation shards) were sampled from this store, and the
+   * model's layers match the shards' hops. Callers that start training elsewhere (a Spark task)
+   * call it first, so bad input fails where it was given.
+   *
+   * @throws InvalidInputException naming the store or shards and what was expected
+   */
+  public static void checkInputs(TrainSpec spec) {
+    try (GraphStore store = GraphStore.open(spec.graph())) {
+      checkInputs(spec, store, ShardSet.open(spec.shards()));
+    }
+  }
+
+  /** {@link #checkInputs(TrainSpec)} on opened inputs; returns the shards' hops. */
+  private static int checkInputs(TrainSpec spec, GraphStore store, ShardSet shards) {
+    StoreManifest m = store.manifest();
+    if (m.featureDim <= 0) {
+      throw new InvalidInputException(
+          "graph store " + spec.graph() + " has no features (feature_dim 0); training needs them");
+    }
+    if (m.classes < 2) {
+      throw new InvalidInputException(
+          "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
+    }
+    checkShardsMatch(shards, store);
+    int hops = shardLayers(shards, store);
+    if (spec.layers() > 0 && spec.layers() != hops) {
+      throw new InvalidInputException(
+          "--layers "
+              + spec.layers()
+              + " but the shards in "
+              + spec.shards()
+              + " hold "
+              + hops
+              + "-hop samples; sample with "
+              + spec.layers()
+              + " fanouts or pass --layers "
+              + hops);
+    }
+    if (spec.valShards() != null) {
+      checkShardsMatch(ShardSet.open(spec.valShards()), store);
+    }
+    return hops;
+  }
+
   /** Trains (or resumes) a model; checkpoints and metrics land in {@code spec.modelDir()}. */
   public static TrainResult train(TrainSpec spec, PrintStream progress) {
     return train(spec, progress, model -> GradientReducer.LOCAL, false);
@@ -276,32 +322,8 @@ public final class ModelRuns {
       BooleanSupplier cancelled) {
     try (GraphStore store = GraphStore.open(spec.graph())) {
       StoreManifest m = store.manifest();
-      if (m.featureDim <= 0) {
-        throw new InvalidInputException(
-            "graph store "
-                + spec.graph()
-                + " has no features (feature_dim 0); training needs them");
-      }
-      if (m.classes < 2) {
-        throw new InvalidInputException(
-            "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
-      }
       ShardSet shards = ShardSet.open(spec.shards());
-      checkShardsMatch(shards, store);
-      int hops = shardLayers(shards, store);
-      if (spec.layers() > 0 && spec.layers() != hops) {
-        throw new InvalidInputException(
-            "--layers "
-                + spec.layers()
-                + " but the shards in "
-                + spec.shards()
-                + " hold "
-                + hops
-                + "-hop samples; sample with "
-                + spec.layers()
-                + " fanouts or pass --layers "
-                + hops);
-      }
+      int hops = checkInputs(spec, store, shards);
       ModelConfig cfg =
           new ModelConfig(
               spec.model(),
@@ -338,7 +360,6 @@ public final class ModelRuns {
       EpochData val = null;
       if (spec.valShards() != null && reducer.rank() == 0) {
         ShardSet vs = ShardSet.open(spec.valShards());
-        checkShardsMatch(vs, store);
         val =
             vs.epochData(
                 store.features(),
