@@ -385,8 +385,8 @@ public final class ModelRuns {
   }
 
   /** A trained model loaded from its model dir and checked against a store. */
-  static GnnModel load(Path modelDir, GraphStore store) {
-    Checkpoint ck = Checkpoint.readForInference(modelDir);
+  static GnnModel load(Path modelDir, String pick, GraphStore store) {
+    Checkpoint ck = Checkpoint.readForInference(modelDir, pick);
     ModelConfig cfg = ck.modelConfig();
     StoreManifest m = store.manifest();
     if (cfg.inDim() != m.featureDim) {
@@ -520,8 +520,17 @@ public final class ModelRuns {
    */
   public static Map<String, Accuracy> evaluate(
       Path graph, Path modelDir, int[] fanouts, int batchSize, long seed) {
+    return evaluate(graph, modelDir, Checkpoint.DEFAULT_PICK, fanouts, batchSize, seed);
+  }
+
+  /**
+   * As {@link #evaluate(Path, Path, int[], int, long)}, of the checkpoint {@code pick} ({@code
+   * last} or {@code best}; see {@link Checkpoint#readForInference(Path, String)}).
+   */
+  public static Map<String, Accuracy> evaluate(
+      Path graph, Path modelDir, String pick, int[] fanouts, int batchSize, long seed) {
     try (GraphStore store = GraphStore.open(graph)) {
-      GnnModel model = load(modelDir, store);
+      GnnModel model = load(modelDir, pick, store);
       Map<String, Accuracy> out = new LinkedHashMap<>();
       float[] full = fanouts == null ? logits(model, store, null, 0, 0, -1) : null;
       for (byte split = StoreLayout.SPLIT_TRAIN; split <= StoreLayout.SPLIT_TEST; split++) {
@@ -541,6 +550,7 @@ public final class ModelRuns {
    * @param embeddings output directory of the embeddings (the last hidden layer), or null for none
    * @param fanouts null for full-neighbor inference, else sampled with these fanouts
    * @param overwrite replace outputs of another request (else they are an error)
+   * @param pick the checkpoint, {@code last} or {@code best}
    */
   public record InferRequest(
       Path graph,
@@ -550,7 +560,30 @@ public final class ModelRuns {
       int[] fanouts,
       int batchSize,
       long seed,
-      boolean overwrite) {}
+      boolean overwrite,
+      String pick) {
+    /** A request for the {@link Checkpoint#DEFAULT_PICK default} checkpoint. */
+    public InferRequest(
+        Path graph,
+        Path modelDir,
+        Path predictions,
+        Path embeddings,
+        int[] fanouts,
+        int batchSize,
+        long seed,
+        boolean overwrite) {
+      this(
+          graph,
+          modelDir,
+          predictions,
+          embeddings,
+          fanouts,
+          batchSize,
+          seed,
+          overwrite,
+          Checkpoint.DEFAULT_PICK);
+    }
+  }
 
   /**
    * What {@link #infer(InferRequest)} did.
@@ -610,7 +643,7 @@ public final class ModelRuns {
           "predictions and embeddings both go to " + r.predictions() + "; give two directories");
     }
     try (GraphStore store = GraphStore.open(r.graph())) {
-      GnnModel model = load(r.modelDir(), store);
+      GnnModel model = load(r.modelDir(), r.pick(), store);
       int layers = model.numLayers();
       if (r.embeddings() != null && layers < 2) {
         throw new InvalidInputException(
@@ -635,7 +668,7 @@ public final class ModelRuns {
       String request =
           storeManifestSha(r.graph())
               + "|"
-              + sha256(Checkpoint.inferenceFile(r.modelDir()))
+              + sha256(Checkpoint.inferenceFile(r.modelDir(), r.pick()))
               + "|"
               + settings;
       String predRequest = fingerprint("predictions|" + request);

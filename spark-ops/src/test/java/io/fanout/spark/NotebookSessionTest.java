@@ -372,6 +372,15 @@ class NotebookSessionTest {
         assertThat(row.<Double>getAs("accuracy")).isEqualTo(r.accuracy(split));
       }
     }
+
+    // The epoch of best validation accuracy instead of the last one, when asked.
+    EvaluateResult best =
+        Fanout.get(spark)
+            .evaluate(store.toString(), model.toString())
+            .option("checkpoint", "best")
+            .execute();
+    assertThat(best.perSplit()).isEqualTo(ModelRuns.evaluate(store, model, "best", null, 1024, 0));
+    assertThat(r.perSplit()).isEqualTo(ModelRuns.evaluate(store, model, "last", null, 1024, 0));
   }
 
   @Test
