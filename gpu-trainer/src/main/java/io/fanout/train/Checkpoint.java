@@ -189,17 +189,45 @@ public final class Checkpoint {
     return read(modelDir, FILE);
   }
 
+  /** The checkpoint {@code evaluate} and {@code infer} use unless told otherwise. */
+  public static final String DEFAULT_PICK = "last";
+
   /**
-   * The model to evaluate: {@code best.bin} (best validation accuracy) when the run validated, else
-   * {@code checkpoint.bin} (last epoch).
+   * The model to evaluate: {@code pick} {@code last} reads {@code checkpoint.bin} (the last
+   * complete epoch), {@code best} reads {@code best.bin} (the epoch of best validation accuracy,
+   * written when the run validated).
+   *
+   * @throws InvalidInputException when the model dir lacks that checkpoint
    */
-  public static Checkpoint readForInference(Path modelDir) {
-    return read(modelDir, inferenceFile(modelDir).getFileName().toString());
+  public static Checkpoint readForInference(Path modelDir, String pick) {
+    return read(modelDir, inferenceFile(modelDir, pick).getFileName().toString());
   }
 
-  /** The file {@link #readForInference} reads: {@code best.bin} if present, else {@code FILE}. */
-  public static Path inferenceFile(Path modelDir) {
-    return modelDir.resolve(Files.isRegularFile(modelDir.resolve(BEST)) ? BEST : FILE);
+  /** {@link #readForInference(Path, String)} of the {@link #DEFAULT_PICK}. */
+  public static Checkpoint readForInference(Path modelDir) {
+    return readForInference(modelDir, DEFAULT_PICK);
+  }
+
+  /** The file {@link #readForInference(Path, String)} reads for {@code pick}. */
+  public static Path inferenceFile(Path modelDir, String pick) {
+    switch (pick) {
+      case "last":
+        return file(modelDir);
+      case "best":
+        Path best = modelDir.resolve(BEST);
+        if (!Files.isRegularFile(best) && Files.isRegularFile(file(modelDir))) {
+          throw new InvalidInputException(
+              "no "
+                  + BEST
+                  + " in "
+                  + modelDir
+                  + ": the model was trained without validation shards (--val-shards), so there"
+                  + " is no best epoch; use checkpoint 'last'");
+        }
+        return best;
+      default:
+        throw new IllegalArgumentException("checkpoint pick '" + pick + "'; expected last or best");
+    }
   }
 
   /** Reads and verifies {@code MODEL_DIR/name}. */

@@ -241,6 +241,52 @@ public final class ModelRuns {
     }
   }
 
+  /**
+   * Checks, from the manifests alone, that {@code spec} can train: the store has features and at
+   * least two classes, the shards (and validation shards) were sampled from this store, and the
+   * model's layers match the shards' hops. Callers that start training elsewhere (a Spark task)
+   * call it first, so bad input fails where it was given.
+   *
+   * @throws InvalidInputException naming the store or shards and what was expected
+   */
+  public static void checkInputs(TrainSpec spec) {
+    try (GraphStore store = GraphStore.open(spec.graph())) {
+      checkInputs(spec, store, ShardSet.open(spec.shards()));
+    }
+  }
+
+  /** {@link #checkInputs(TrainSpec)} on opened inputs; returns the shards' hops. */
+  private static int checkInputs(TrainSpec spec, GraphStore store, ShardSet shards) {
+    StoreManifest m = store.manifest();
+    if (m.featureDim <= 0) {
+      throw new InvalidInputException(
+          "graph store " + spec.graph() + " has no features (feature_dim 0); training needs them");
+    }
+    if (m.classes < 2) {
+      throw new InvalidInputException(
+          "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
+    }
+    checkShardsMatch(shards, store);
+    int hops = shardLayers(shards, store);
+    if (spec.layers() > 0 && spec.layers() != hops) {
+      throw new InvalidInputException(
+          "--layers "
+              + spec.layers()
+              + " but the shards in "
+              + spec.shards()
+              + " hold "
+              + hops
+              + "-hop samples; sample with "
+              + spec.layers()
+              + " fanouts or pass --layers "
+              + hops);
+    }
+    if (spec.valShards() != null) {
+      checkShardsMatch(ShardSet.open(spec.valShards()), store);
+    }
+    return hops;
+  }
+
   /** Trains (or resumes) a model; checkpoints and metrics land in {@code spec.modelDir()}. */
   public static TrainResult train(TrainSpec spec, PrintStream progress) {
     return train(spec, progress, model -> GradientReducer.LOCAL, false);
@@ -276,32 +322,8 @@ public final class ModelRuns {
       BooleanSupplier cancelled) {
     try (GraphStore store = GraphStore.open(spec.graph())) {
       StoreManifest m = store.manifest();
-      if (m.featureDim <= 0) {
-        throw new InvalidInputException(
-            "graph store "
-                + spec.graph()
-                + " has no features (feature_dim 0); training needs them");
-      }
-      if (m.classes < 2) {
-        throw new InvalidInputException(
-            "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
-      }
       ShardSet shards = ShardSet.open(spec.shards());
-      checkShardsMatch(shards, store);
-      int hops = shardLayers(shards, store);
-      if (spec.layers() > 0 && spec.layers() != hops) {
-        throw new InvalidInputException(
-            "--layers "
-                + spec.layers()
-                + " but the shards in "
-                + spec.shards()
-                + " hold "
-                + hops
-                + "-hop samples; sample with "
-                + spec.layers()
-                + " fanouts or pass --layers "
-                + hops);
-      }
+      int hops = checkInputs(spec, store, shards);
       ModelConfig cfg =
           new ModelConfig(
               spec.model(),
@@ -338,7 +360,6 @@ public final class ModelRuns {
       EpochData val = null;
       if (spec.valShards() != null && reducer.rank() == 0) {
         ShardSet vs = ShardSet.open(spec.valShards());
-        checkShardsMatch(vs, store);
         val =
             vs.epochData(
                 store.features(),
@@ -364,8 +385,8 @@ public final class ModelRuns {
   }
 
   /** A trained model loaded from its model dir and checked against a store. */
-  static GnnModel load(Path modelDir, GraphStore store) {
-    Checkpoint ck = Checkpoint.readForInference(modelDir);
+  static GnnModel load(Path modelDir, String pick, GraphStore store) {
+    Checkpoint ck = Checkpoint.readForInference(modelDir, pick);
     ModelConfig cfg = ck.modelConfig();
     StoreManifest m = store.manifest();
     if (cfg.inDim() != m.featureDim) {
@@ -499,8 +520,17 @@ public final class ModelRuns {
    */
   public static Map<String, Accuracy> evaluate(
       Path graph, Path modelDir, int[] fanouts, int batchSize, long seed) {
+    return evaluate(graph, modelDir, Checkpoint.DEFAULT_PICK, fanouts, batchSize, seed);
+  }
+
+  /**
+   * As {@link #evaluate(Path, Path, int[], int, long)}, of the checkpoint {@code pick} ({@code
+   * last} or {@code best}; see {@link Checkpoint#readForInference(Path, String)}).
+   */
+  public static Map<String, Accuracy> evaluate(
+      Path graph, Path modelDir, String pick, int[] fanouts, int batchSize, long seed) {
     try (GraphStore store = GraphStore.open(graph)) {
-      GnnModel model = load(modelDir, store);
+      GnnModel model = load(modelDir, pick, store);
       Map<String, Accuracy> out = new LinkedHashMap<>();
       float[] full = fanouts == null ? logits(model, store, null, 0, 0, -1) : null;
       for (byte split = StoreLayout.SPLIT_TRAIN; split <= StoreLayout.SPLIT_TEST; split++) {
@@ -520,6 +550,7 @@ public final class ModelRuns {
    * @param embeddings output directory of the embeddings (the last hidden layer), or null for none
    * @param fanouts null for full-neighbor inference, else sampled with these fanouts
    * @param overwrite replace outputs of another request (else they are an error)
+   * @param pick the checkpoint, {@code last} or {@code best}
    */
   public record InferRequest(
       Path graph,
@@ -529,7 +560,30 @@ public final class ModelRuns {
       int[] fanouts,
       int batchSize,
       long seed,
-      boolean overwrite) {}
+      boolean overwrite,
+      String pick) {
+    /** A request for the {@link Checkpoint#DEFAULT_PICK default} checkpoint. */
+    public InferRequest(
+        Path graph,
+        Path modelDir,
+        Path predictions,
+        Path embeddings,
+        int[] fanouts,
+        int batchSize,
+        long seed,
+        boolean overwrite) {
+      this(
+          graph,
+          modelDir,
+          predictions,
+          embeddings,
+          fanouts,
+          batchSize,
+          seed,
+          overwrite,
+          Checkpoint.DEFAULT_PICK);
+    }
+  }
 
   /**
    * What {@link #infer(InferRequest)} did.
@@ -589,7 +643,7 @@ public final class ModelRuns {
           "predictions and embeddings both go to " + r.predictions() + "; give two directories");
     }
     try (GraphStore store = GraphStore.open(r.graph())) {
-      GnnModel model = load(r.modelDir(), store);
+      GnnModel model = load(r.modelDir(), r.pick(), store);
       int layers = model.numLayers();
       if (r.embeddings() != null && layers < 2) {
         throw new InvalidInputException(
@@ -614,7 +668,7 @@ public final class ModelRuns {
       String request =
           storeManifestSha(r.graph())
               + "|"
-              + sha256(Checkpoint.inferenceFile(r.modelDir()))
+              + sha256(Checkpoint.inferenceFile(r.modelDir(), r.pick()))
               + "|"
               + settings;
       String predRequest = fingerprint("predictions|" + request);

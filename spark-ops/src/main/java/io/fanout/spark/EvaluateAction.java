@@ -12,8 +12,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * A configured {@code evaluate}: the accuracy of a trained model per split, with full-neighbor
  * ({@code mode=full}, the default) or sampled inference; options as {@link EvaluateOptions}. The
- * model is {@code best.bin} when the run validated, else {@code checkpoint.bin}. Inference runs on
- * the driver, in this JVM.
+ * model is the last complete epoch's ({@code checkpoint.bin}), or with {@code checkpoint=best} the
+ * epoch of best validation accuracy ({@code best.bin}). Inference runs on the driver, in this JVM.
  */
 public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateResult> {
   EvaluateAction(SparkSession spark, String store, String modelDir) {
@@ -36,6 +36,7 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
         ModelRuns.evaluate(
             Path.of(c.get(TrainOptionsDefs.GRAPH)),
             Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+            c.get(EvaluateOptions.CHECKPOINT),
             fanouts,
             c.get(EvaluateOptions.BATCH_SIZE),
             c.get(EvaluateOptions.SEED));

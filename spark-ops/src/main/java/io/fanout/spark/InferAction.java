@@ -77,7 +77,8 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                 EvaluateOptions.fanouts(c),
                 c.get(EvaluateOptions.BATCH_SIZE),
                 c.get(EvaluateOptions.SEED),
-                c.get(InferOptions.OVERWRITE)));
+                c.get(InferOptions.OVERWRITE),
+                c.get(EvaluateOptions.CHECKPOINT)));
     return new InferResult(
         spark(), pred == null ? null : output, emb == null ? null : embeddings, o);
   }

@@ -335,6 +335,28 @@ class NotebookSessionTest {
     assertThat(trainAction(model, 3).resume(true).execute().epochsRun()).isZero();
   }
 
+  @Test
+  @Order(41)
+  void badTrainingInputFailsOnTheDriverBeforeAnyJob() {
+    int jobsBefore = spark.sparkContext().statusTracker().getJobIdsForGroup("fanout-train").length;
+    Path fresh = work.resolve("cora.model-bad-input");
+    assertThatThrownBy(() -> trainAction(fresh, 1).option("layers", "3").execute())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--layers 3")
+        .hasMessageContaining(trainShards.toString());
+    assertThatThrownBy(
+            () ->
+                Fanout.get(spark)
+                    .train(store.toString(), work.resolve("no-such-shards").toString())
+                    .modelDir(fresh.toString())
+                    .execute())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("no-such-shards");
+    assertThat(spark.sparkContext().statusTracker().getJobIdsForGroup("fanout-train"))
+        .hasSize(jobsBefore);
+    assertThat(fresh).doesNotExist();
+  }
+
   // ---- 5x: evaluate, infer and embeddings of `model` ----
 
   @Test
@@ -350,6 +372,15 @@ class NotebookSessionTest {
         assertThat(row.<Double>getAs("accuracy")).isEqualTo(r.accuracy(split));
       }
     }
+
+    // The epoch of best validation accuracy instead of the last one, when asked.
+    EvaluateResult best =
+        Fanout.get(spark)
+            .evaluate(store.toString(), model.toString())
+            .option("checkpoint", "best")
+            .execute();
+    assertThat(best.perSplit()).isEqualTo(ModelRuns.evaluate(store, model, "best", null, 1024, 0));
+    assertThat(r.perSplit()).isEqualTo(ModelRuns.evaluate(store, model, "last", null, 1024, 0));
   }
 
   @Test

@@ -26,9 +26,25 @@ public final class EvaluateOptions {
   public static final OptionDef<Long> SEED =
       OptionDef.longValue("seed", 0, "seed of sampled inference");
 
+  public static final OptionDef<String> CHECKPOINT =
+      OptionDef.choice(
+          "checkpoint",
+          Checkpoint.DEFAULT_PICK,
+          "which model of the model dir: last (the last complete epoch) or best (the epoch of best"
+              + " validation accuracy; needs training with val-shards)",
+          "last",
+          "best");
+
   /** Every option of {@code evaluate}, in help order. */
   public static final List<OptionDef<?>> ALL =
-      List.of(TrainOptionsDefs.GRAPH, TrainOptionsDefs.MODEL_DIR, MODE, FANOUTS, BATCH_SIZE, SEED);
+      List.of(
+          TrainOptionsDefs.GRAPH,
+          TrainOptionsDefs.MODEL_DIR,
+          CHECKPOINT,
+          MODE,
+          FANOUTS,
+          BATCH_SIZE,
+          SEED);
 
   /**
    * The fanouts of the resolved inference settings: null for {@code full}; for {@code sampled} the
@@ -45,7 +61,7 @@ public final class EvaluateOptions {
     int[] f = TrainOptionsDefs.fanouts(c.get(FANOUTS));
     if (f == null) {
       Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
-      f = new int[Checkpoint.readForInference(modelDir).modelConfig().layers()];
+      f = new int[Checkpoint.readForInference(modelDir, c.get(CHECKPOINT)).modelConfig().layers()];
       Arrays.fill(f, Defaults.INFERENCE_FANOUT);
     }
     return f;

@@ -28,6 +28,7 @@ public final class InferOptions {
           TrainOptionsDefs.MODEL_DIR,
           OUTPUT,
           EMBEDDINGS,
+          EvaluateOptions.CHECKPOINT,
           EvaluateOptions.MODE,
           EvaluateOptions.FANOUTS,
           EvaluateOptions.BATCH_SIZE,

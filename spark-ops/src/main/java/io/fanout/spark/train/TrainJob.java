@@ -30,6 +30,8 @@ public final class TrainJob {
    */
   public static TrainResult run(SparkSession spark, FanoutConf c, PrintStream progress) {
     ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
+    // Bad input fails here, on the driver, rather than as a task failure Spark logs and retries.
+    ModelRuns.checkInputs(spec);
     int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
     String group = JobLabels.groupFor(spark, "train");
     DistributedTrain.Outcome o;
