@@ -96,7 +96,21 @@ class TrainerTest {
             "l2",
             1);
     Path dir = tmp.resolve("validated");
-    trainer("sage", 8, 4).fit(data(4, 1), val, dir, false, Map.of(), null, 0);
+    Trainer t = trainer("sage", 8, 4);
+    List<float[]> afterEpoch = new java.util.ArrayList<>();
+    t.fit(
+        data(4, 1),
+        val,
+        dir,
+        false,
+        Map.of(),
+        new TrainProgress() {
+          @Override
+          public void epochEnded(EpochStats stats, int epochs, Accuracy validation) {
+            afterEpoch.add(t.model().params().clone());
+          }
+        });
+    assertThat(afterEpoch).hasSize(8);
     List<String> lines = Files.readAllLines(dir.resolve(Trainer.METRICS));
     assertThat(lines).hasSize(8);
     int best = 0;
@@ -117,6 +131,10 @@ class TrainerTest {
     assertThat(Checkpoint.inferenceFile(dir, "best")).isEqualTo(dir.resolve(Checkpoint.BEST));
     assertThat(Checkpoint.readForInference(dir, "best").epochs()).isEqualTo(best + 1);
     assertThat(Checkpoint.readForInference(dir).epochs()).as("the default: last").isEqualTo(8);
+    // The parameters of that epoch and of the last one, bit for bit.
+    assertThat(Checkpoint.read(dir, Checkpoint.BEST).params()).isEqualTo(afterEpoch.get(best));
+    assertThat(Checkpoint.read(dir).params()).isEqualTo(afterEpoch.get(7));
+    assertThat(best).as("a run whose best epoch is not the last tells them apart").isLessThan(7);
   }
 
   @Test
