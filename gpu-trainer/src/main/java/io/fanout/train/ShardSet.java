@@ -7,6 +7,7 @@ import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardFileReader;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.ManifestPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,7 +40,9 @@ public final class ShardSet {
     ShardManifest m = ShardManifest.read(dir);
     TreeMap<Integer, TreeMap<Integer, Path>> byEpoch = new TreeMap<>();
     for (ShardManifest.Part p : m.files) {
-      Path f = dir.resolve(p.path);
+      Path f =
+          ManifestPaths.resolve(
+              dir, dir.resolve(ShardManifest.FILE).toString(), "shard directory", p.path);
       if (!Files.isRegularFile(f)) {
         throw new InvalidInputException(
             dir.resolve(ShardManifest.FILE)

@@ -4,6 +4,7 @@ import io.fanout.store.Checksums;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.ManifestPaths;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreHeader;
 import io.fanout.store.StoreLayout;
@@ -117,8 +118,9 @@ public final class GraphStore implements AutoCloseable {
    */
   public int verifyChecksums() {
     int n = 0;
+    String source = root.resolve(StoreLayout.MANIFEST).toString();
     for (StoreManifest.FileEntry f : manifest.files) {
-      Path p = root.resolve(f.path);
+      Path p = ManifestPaths.resolve(root, source, "store", f.path);
       long size;
       try {
         size = Files.size(p);
@@ -202,7 +204,8 @@ public final class GraphStore implements AutoCloseable {
 
   /** Maps {@code rel} after checking its length against the counts and the manifest. */
   private ChunkedMapping map(String rel, long expectedLength, int chunkShift) {
-    Path p = root.resolve(rel);
+    Path p =
+        ManifestPaths.resolve(root, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
     long size;
     try {
       size = Files.size(p);

@@ -3,6 +3,7 @@ package io.fanout.graph;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.ManifestPaths;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreHeader;
 import io.fanout.store.StoreLayout;
@@ -56,7 +57,8 @@ public final class StorePartition {
   }
 
   private ChunkedMapping map(String rel, byte[] magic, long expectedLength) {
-    Path p = root.resolve(rel);
+    Path p =
+        ManifestPaths.resolve(root, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
     if (!Files.isRegularFile(p)) {
       throw new InvalidInputException(p + ": missing part file of the store");
     }

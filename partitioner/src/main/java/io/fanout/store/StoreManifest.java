@@ -302,5 +302,8 @@ public final class StoreManifest {
     if (files == null) {
       files = new ArrayList<>();
     }
+    for (FileEntry f : files) {
+      ManifestPaths.check(source, "store", f.path);
+    }
   }
 }

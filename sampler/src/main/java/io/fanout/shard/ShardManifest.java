@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.ManifestPaths;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -281,6 +282,9 @@ public final class ShardManifest {
               + (m.files == null ? 0 : m.files.size())
               + " files; expected parts_per_epoch * epochs = "
               + (long) m.partsPerEpoch * m.epochs);
+    }
+    for (Part p : m.files) {
+      ManifestPaths.check(file.toString(), "shard directory", p.path);
     }
     return m;
   }
