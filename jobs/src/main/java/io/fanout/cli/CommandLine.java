@@ -3,15 +3,18 @@ package io.fanout.cli;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A parsed {@code bin/fanout <command> [options] [positional]} line. Accepts {@code --name value},
  * {@code --name=value} and bare boolean flags. {@code --master} and repeated {@code --conf k=v} are
  * taken as spark-submit takes them, {@code --progress} by every command ({@link ProgressMode});
- * everything else must be an option of the command.
+ * everything else must be an option of the command. Every option but {@code --conf} may be given
+ * once: a repeat is refused rather than silently taking the last value.
  */
 final class CommandLine {
   final Map<String, String> options = new LinkedHashMap<>();
@@ -27,6 +30,7 @@ final class CommandLine {
       defs.put(d.name(), d);
     }
     CommandLine cl = new CommandLine();
+    Set<String> seen = new HashSet<>();
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i);
       if (a.equals("--help") || a.equals("-h")) {
@@ -62,6 +66,14 @@ final class CommandLine {
           value = next;
           i++;
         }
+      }
+      if (!name.equals("conf") && !seen.add(name)) {
+        throw new FanoutConfigException(
+            "option --"
+                + name
+                + " is given twice (the second time as '"
+                + value
+                + "'); give each option once");
       }
       if (name.equals("master")) {
         cl.master = value;

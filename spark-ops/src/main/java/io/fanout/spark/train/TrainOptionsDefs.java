@@ -112,6 +112,27 @@ public final class TrainOptionsDefs {
 
   /** The training run the resolved options describe. */
   public static ModelRuns.TrainSpec spec(FanoutConf c) {
+    atLeast(c, EPOCHS, 1);
+    atLeast(c, HIDDEN, 1);
+    atLeast(c, LAYERS, 0);
+    atLeast(c, LOADER_THREADS, 1);
+    atLeast(c, PREFETCH, 1);
+    atLeast(c, LOG_EVERY, 0);
+    double dropout = c.get(DROPOUT);
+    if (!(dropout >= 0 && dropout < 1)) {
+      throw new FanoutConfigException(
+          "option 'dropout' of train has value " + c.raw(DROPOUT) + "; expected 0 <= dropout < 1");
+    }
+    if (!(c.get(LR) > 0)) {
+      throw new FanoutConfigException(
+          "option 'lr' of train has value " + c.raw(LR) + "; expected a positive learning rate");
+    }
+    if (!(c.get(WEIGHT_DECAY) >= 0)) {
+      throw new FanoutConfigException(
+          "option 'weight-decay' of train has value "
+              + c.raw(WEIGHT_DECAY)
+              + "; expected 0 or more");
+    }
     String val = c.get(VAL_SHARDS);
     return new ModelRuns.TrainSpec(
         Path.of(c.get(GRAPH)),
@@ -133,5 +154,18 @@ public final class TrainOptionsDefs {
         c.get(LOADER_THREADS),
         c.get(PREFETCH),
         c.get(LOG_EVERY));
+  }
+
+  private static void atLeast(FanoutConf c, OptionDef<Integer> def, int min) {
+    if (c.get(def) < min) {
+      throw new FanoutConfigException(
+          "option '"
+              + def.name()
+              + "' of train has value "
+              + c.raw(def)
+              + "; expected "
+              + min
+              + " or more");
+    }
   }
 }
