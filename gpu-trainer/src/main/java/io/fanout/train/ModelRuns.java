@@ -79,52 +79,6 @@ public final class ModelRuns {
           2,
           0);
     }
-
-    public TrainSpec withEpochs(int e) {
-      return new TrainSpec(
-          graph,
-          shards,
-          modelDir,
-          model,
-          hidden,
-          layers,
-          dropout,
-          activation,
-          featureNorm,
-          lr,
-          weightDecay,
-          schedule,
-          e,
-          seed,
-          resume,
-          valShards,
-          loaderThreads,
-          prefetch,
-          logEvery);
-    }
-
-    public TrainSpec withSeed(long s) {
-      return new TrainSpec(
-          graph,
-          shards,
-          modelDir,
-          model,
-          hidden,
-          layers,
-          dropout,
-          activation,
-          featureNorm,
-          lr,
-          weightDecay,
-          schedule,
-          epochs,
-          s,
-          resume,
-          valShards,
-          loaderThreads,
-          prefetch,
-          logEvery);
-    }
   }
 
   /** What a training run did. */

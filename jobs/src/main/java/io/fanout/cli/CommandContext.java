@@ -18,7 +18,6 @@ public final class CommandContext {
   private final Supplier<SparkSession> spark;
   private final PrintStream out;
   private final PrintStream err;
-  private final Supplier<String> master;
 
   public CommandContext(
       FanoutConf conf,
@@ -26,27 +25,11 @@ public final class CommandContext {
       Supplier<SparkSession> spark,
       PrintStream out,
       PrintStream err) {
-    this(conf, positional, spark, out, err, () -> null);
-  }
-
-  /**
-   * @param master the Spark master the session uses or would use (explicit {@code --master}, else
-   *     {@code spark.master}, else an active session's), without starting a session; null if none
-   *     is known
-   */
-  public CommandContext(
-      FanoutConf conf,
-      List<String> positional,
-      Supplier<SparkSession> spark,
-      PrintStream out,
-      PrintStream err,
-      Supplier<String> master) {
     this.conf = conf;
     this.positional = List.copyOf(positional);
     this.spark = spark;
     this.out = out;
     this.err = err;
-    this.master = master;
   }
 
   public FanoutConf conf() {
@@ -80,15 +63,6 @@ public final class CommandContext {
   /** Standard output: JSON results only. */
   public PrintStream out() {
     return out;
-  }
-
-  /**
-   * The Spark master commands run on, known without starting a session: {@code --master}, else
-   * {@code spark.master}, else an active session's; {@code local[*]} when none is set.
-   */
-  public String master() {
-    String m = master.get();
-    return m == null ? "local[*]" : m;
   }
 
   /** Standard error: progress and log lines. */

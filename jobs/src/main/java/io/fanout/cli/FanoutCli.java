@@ -57,15 +57,8 @@ public final class FanoutCli {
       progress = CommandProgress.start(cl.progress, err);
       errors = progress.err();
       session = new SessionHolder(command.name(), cl.master, sparkConf, progress::sparkStarted);
-      String master = cl.master;
       return command.run(
-          new CommandContext(
-              conf,
-              cl.positional,
-              session,
-              progress.out(out),
-              progress.err(),
-              () -> masterOf(master)));
+          new CommandContext(conf, cl.positional, session, progress.out(out), progress.err()));
     } catch (InvalidInputException | FanoutConfigException e) {
       errors.println("fanout " + command.name() + ": error: " + e.getMessage());
       return 2;
@@ -81,20 +74,6 @@ public final class FanoutCli {
         session.stop();
       }
     }
-  }
-
-  /** The master a session would use: explicit, else spark.master, else an active session's. */
-  static String masterOf(String explicit) {
-    if (explicit != null) {
-      return explicit;
-    }
-    String prop = System.getProperty("spark.master");
-    if (prop != null) {
-      return prop;
-    }
-    return SparkSession.getActiveSession().isDefined()
-        ? SparkSession.getActiveSession().get().sparkContext().master()
-        : null;
   }
 
   static String usage() {

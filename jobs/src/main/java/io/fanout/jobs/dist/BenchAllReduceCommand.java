@@ -152,12 +152,7 @@ public final class BenchAllReduceCommand implements Command {
       java.io.PrintStream out = new java.io.PrintStream(buf, true, "UTF-8");
       CommandContext tc =
           new CommandContext(
-              FanoutConf.of("train", train.options(), opts),
-              List.of(),
-              ctx::spark,
-              out,
-              ctx.err(),
-              ctx::master);
+              FanoutConf.of("train", train.options(), opts), List.of(), ctx::spark, out, ctx.err());
       train.run(tc);
       String line = buf.toString("UTF-8").trim();
       java.util.regex.Matcher m =

@@ -1,7 +1,6 @@
 package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
-import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.dist.ReducerDecorator;
 import io.fanout.dist.VerifyingReducer;
@@ -68,25 +67,6 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
     this.options = options;
     this.progressId = progressId;
     this.reducerDecorator = reducerDecorator;
-  }
-
-  /**
-   * The worker count: {@code requested} when positive; for 0, one per task slot of a cluster master
-   * ({@code local-cluster}, standalone, YARN, Kubernetes) and 1 on {@code local[...]}.
-   */
-  public static int workers(SparkSession spark, String master, int requested) {
-    if (requested < 0) {
-      throw new FanoutConfigException(
-          "option 'workers' is " + requested + ", expected 0 (automatic) or a positive count");
-    }
-    if (requested > 0) {
-      return requested;
-    }
-    String m = master;
-    if (m.equals("local") || m.startsWith("local[")) {
-      return 1;
-    }
-    return BarrierRunner.resolveWorkers(spark, 0);
   }
 
   public static Outcome run(
