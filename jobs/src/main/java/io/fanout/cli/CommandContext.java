@@ -2,7 +2,6 @@ package io.fanout.cli;
 
 import io.fanout.conf.FanoutConf;
 import java.io.PrintStream;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -42,13 +41,7 @@ public final class CommandContext {
    * to its {@code io.fanout.spark.Fanout} action.
    */
   public Map<String, String> options() {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (Map.Entry<String, String> e : conf.resolved().entrySet()) {
-      if (e.getValue() != null) {
-        out.put(e.getKey(), e.getValue());
-      }
-    }
-    return out;
+    return conf.present();
   }
 
   public List<String> positional() {

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -104,6 +105,16 @@ public final class FanoutConf {
     for (OptionDef<?> d : defs.values()) {
       out.put(d.name(), raw(d));
     }
+    return out;
+  }
+
+  /**
+   * {@link #resolved()} without the options that resolve to no value (required ones not given): the
+   * options to hand on, e.g. to an action or to an executor that rebuilds the configuration.
+   */
+  public Map<String, String> present() {
+    Map<String, String> out = resolved();
+    out.values().removeIf(Objects::isNull);
     return out;
   }
 

@@ -15,7 +15,6 @@ import io.fanout.train.ShardSet;
 import java.io.PrintStream;
 import java.io.Serializable;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
@@ -118,12 +117,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
    * file system every executor sees).
    */
   static Map<String, String> shippedOptions(FanoutConf c) {
-    Map<String, String> raw = new LinkedHashMap<>();
-    for (Map.Entry<String, String> e : c.resolved().entrySet()) {
-      if (e.getValue() != null) {
-        raw.put(e.getKey(), e.getValue());
-      }
-    }
+    Map<String, String> raw = c.present();
     // Executors run elsewhere: ship absolute paths (which must be on a shared file system).
     for (OptionDef<String> p :
         List.of(
