@@ -7,7 +7,6 @@ import io.fanout.dist.VerifyingReducer;
 import io.fanout.shard.ShardManifest;
 import io.fanout.spark.Hooks;
 import io.fanout.store.InvalidInputException;
-import io.fanout.train.Checkpoint;
 import io.fanout.train.EpochStats;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.ModelRuns;
@@ -70,13 +69,6 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
 
   public static Outcome run(
       SparkSession spark, PrintStream err, FanoutConf c, ModelRuns.TrainSpec spec, int workers) {
-    if (!spec.resume() && Checkpoint.exists(spec.modelDir())) {
-      throw new InvalidInputException(
-          "model dir "
-              + spec.modelDir()
-              + " already holds a checkpoint; pass --resume to continue it or choose another"
-              + " --model-dir");
-    }
     ShardManifest shards = ShardSet.open(spec.shards()).manifest();
     if (shards.batchesPerEpoch < workers) {
       throw new InvalidInputException(

@@ -1,7 +1,6 @@
 package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
-import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.ModelRuns;
@@ -36,18 +35,6 @@ final class SingleWorkerTrain implements Function<Integer, DistributedTrain.Outc
   static DistributedTrain.Outcome run(
       SparkSession spark, PrintStream progress, FanoutConf c, ModelRuns.TrainSpec spec) {
     boolean before = Checkpoint.exists(spec.modelDir());
-    if (before && !spec.resume()) {
-      // Refused here rather than by a failing task (which Spark would log, and retry on a cluster).
-      Checkpoint ck = Checkpoint.read(spec.modelDir());
-      throw new InvalidInputException(
-          "model dir "
-              + spec.modelDir()
-              + " already holds a checkpoint ("
-              + ck.epochs()
-              + " epochs of a "
-              + ck.meta().get("model.kind")
-              + " model); pass --resume to continue it or choose another --model-dir");
-    }
     SingleWorkerTrain task =
         new SingleWorkerTrain(
             DistributedTrain.shippedOptions(c), DriverStreams.register(progress), before);

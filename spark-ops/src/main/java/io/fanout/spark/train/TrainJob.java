@@ -5,6 +5,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.spark.JobLabels;
 import io.fanout.spark.TrainResult;
 import io.fanout.store.InvalidInputException;
+import io.fanout.train.Checkpoint;
 import io.fanout.train.ModelRuns;
 import io.fanout.train.TrainCancelledException;
 import java.io.PrintStream;
@@ -32,6 +33,7 @@ public final class TrainJob {
     ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
     // Bad input fails here, on the driver, rather than as a task failure Spark logs and retries.
     ModelRuns.checkInputs(spec);
+    refuseExistingCheckpoint(spec);
     int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
     String group = JobLabels.groupFor(spark, "train");
     DistributedTrain.Outcome o;
@@ -71,6 +73,22 @@ public final class TrainJob {
         o.waitSeconds(),
         workers,
         o.stageAttempt());
+  }
+
+  /** A model dir that already holds a checkpoint is continued only with {@code resume}. */
+  private static void refuseExistingCheckpoint(ModelRuns.TrainSpec spec) {
+    if (spec.resume() || !Checkpoint.exists(spec.modelDir())) {
+      return;
+    }
+    Checkpoint ck = Checkpoint.read(spec.modelDir());
+    throw new InvalidInputException(
+        "model dir "
+            + spec.modelDir()
+            + " already holds a checkpoint ("
+            + ck.epochs()
+            + " epochs of a "
+            + ck.meta().get("model.kind")
+            + " model); pass --resume to continue it or choose another --model-dir");
   }
 
   private static boolean cancelled(Throwable e) {
