@@ -7,6 +7,7 @@ import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardManifest;
+import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -14,12 +15,8 @@ import io.fanout.tensor.Backends;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,24 +95,14 @@ public final class ModelRuns {
             + m.classes
             + "|"
             + m.options;
-    try {
-      return HexFormat.of()
-          .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes("UTF-8")))
-          .substring(0, 16);
-    } catch (NoSuchAlgorithmException | java.io.UnsupportedEncodingException e) {
-      throw new IllegalStateException(e);
-    }
+    return Checksums.sha256(s).substring(0, 16);
   }
 
   static String sha256(Path file) {
     try {
-      return HexFormat.of()
-          .formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)))
-          .substring(0, 16);
+      return Checksums.sha256(Files.readAllBytes(file)).substring(0, 16);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 
@@ -131,20 +118,6 @@ public final class ModelRuns {
         throw new InvalidInputException("shards in " + shards.dir() + " hold no batches");
       }
       return b.batch().layers();
-    }
-  }
-
-  /** SHA-256 (hex) of the store's {@code manifest.json}, as {@code sample} records it. */
-  public static String storeManifestSha(Path store) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256")
-                  .digest(Files.readAllBytes(store.resolve(StoreLayout.MANIFEST))));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 
@@ -169,7 +142,7 @@ public final class ModelRuns {
               + ": they come from another graph store");
     }
     if (sm.storeFingerprint != null) {
-      String fp = storeManifestSha(store.root());
+      String fp = ShardManifest.storeFingerprint(store.root());
       if (!sm.storeFingerprint.equalsIgnoreCase(fp)) {
         throw new InvalidInputException(
             "shards in "
@@ -620,13 +593,13 @@ public final class ModelRuns {
                   + " seed "
                   + r.seed();
       String request =
-          storeManifestSha(r.graph())
+          ShardManifest.storeFingerprint(r.graph())
               + "|"
               + sha256(Checkpoint.inferenceFile(r.modelDir(), r.pick()))
               + "|"
               + settings;
-      String predRequest = fingerprint("predictions|" + request);
-      String embRequest = fingerprint("embeddings|" + request);
+      String predRequest = Checksums.sha256("predictions|" + request);
+      String embRequest = Checksums.sha256("embeddings|" + request);
       long predKept =
           r.predictions() == null
               ? -1
@@ -661,16 +634,6 @@ public final class ModelRuns {
           r.embeddings() == null ? 0 : dim,
           r.predictions() != null && !writePred,
           r.embeddings() != null && !writeEmb);
-    }
-  }
-
-  private static String fingerprint(String s) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

@@ -212,8 +212,7 @@ public final class ShardManifest {
     Path m = store.resolve(io.fanout.store.StoreLayout.MANIFEST);
     try {
       byte[] bytes = Files.readAllBytes(m);
-      return java.util.HexFormat.of()
-          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+      return io.fanout.store.Checksums.sha256(bytes);
     } catch (NoSuchFileException e) {
       throw new InvalidInputException(
           store
@@ -222,8 +221,6 @@ public final class ShardManifest {
               + " is missing)");
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + m, e);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 

@@ -15,7 +15,6 @@ import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.store.StoreOutput;
-import io.fanout.train.ModelRuns;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -214,7 +213,7 @@ final class TrainFixtures {
     }
     sm.requestFingerprint = "fixture";
     sm.store = store.toString();
-    sm.storeFingerprint = ModelRuns.storeManifestSha(store);
+    sm.storeFingerprint = ShardManifest.storeFingerprint(store);
     sm.storeVertices = g.n();
     sm.storeEdges = idx.length;
     sm.split = "train";

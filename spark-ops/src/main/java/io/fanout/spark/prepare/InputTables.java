@@ -2,14 +2,11 @@ package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -50,7 +47,7 @@ final class InputTables {
 
   static InputTables fromDataFrames(Dataset<Row> v, Dataset<Row> e) {
     String fp =
-        sha256(
+        Checksums.sha256(
             "dataframes\n"
                 + v.semanticHash()
                 + "\n"
@@ -76,7 +73,8 @@ final class InputTables {
     boolean csv = format.equals("csv");
     Dataset<Row> v = read(spark, vp, csv);
     Dataset<Row> e = read(spark, ep, csv);
-    return new InputTables(v, e, "vertices " + vp, "edges " + ep, csv, sha256(digest.toString()));
+    return new InputTables(
+        v, e, "vertices " + vp, "edges " + ep, csv, Checksums.sha256(digest.toString()));
   }
 
   private static Dataset<Row> read(SparkSession spark, String path, boolean csv) {
@@ -128,14 +126,5 @@ final class InputTables {
       sb.append('\n');
     }
     return sb.toString();
-  }
-
-  static String sha256(String s) {
-    try {
-      MessageDigest md = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(md.digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

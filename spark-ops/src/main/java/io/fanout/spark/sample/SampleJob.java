@@ -13,18 +13,16 @@ import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
 import io.fanout.spark.Hooks;
 import io.fanout.spark.SampleResult;
+import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.security.MessageDigest;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,7 +126,7 @@ public final class SampleJob {
     request.put("features", features.id());
     request.put("batches-per-shard", Integer.toString(batchesPerShard));
     request.put("compression", spec.compression);
-    String requestFingerprint = sha256(request.toString());
+    String requestFingerprint = Checksums.sha256(request.toString());
 
     boolean overwrite = conf.get(SampleOptions.OVERWRITE);
     OutputCommit.Plan commit =
@@ -251,15 +249,5 @@ public final class SampleJob {
       return (RuntimeException) e;
     }
     throw (Error) e;
-  }
-
-  static String sha256(String s) {
-    try {
-      return HexFormat.of()
-          .formatHex(
-              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }
