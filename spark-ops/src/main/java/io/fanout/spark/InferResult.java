@@ -1,7 +1,5 @@
 package io.fanout.spark;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.train.ModelRuns;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,7 +11,6 @@ import org.apache.spark.sql.SparkSession;
  * What {@code infer} wrote, and its outputs as DataFrames read back from the Parquet directories.
  */
 public final class InferResult {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private final SparkSession spark;
   private final String output;
   private final String embeddingsOutput;
@@ -102,11 +99,7 @@ public final class InferResult {
       m.put("embedding_dim", embeddingDim());
     }
     m.put("skipped", skipped());
-    try {
-      return JSON.writeValueAsString(m);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return JsonLine.of(m);
   }
 
   @Override

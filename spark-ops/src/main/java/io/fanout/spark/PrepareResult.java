@@ -1,7 +1,5 @@
 package io.fanout.spark;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.store.StoreManifest;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -128,11 +126,7 @@ public final class PrepareResult {
     out.put("split_counts", manifest.splitCounts);
     out.put("dropped_dangling_edges", manifest.droppedDanglingEdges);
     out.put("seconds", Math.round(seconds * 1000) / 1000.0);
-    try {
-      return new ObjectMapper().writeValueAsString(out);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return JsonLine.of(out);
   }
 
   @Override

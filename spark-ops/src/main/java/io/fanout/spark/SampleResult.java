@@ -1,7 +1,5 @@
 package io.fanout.spark;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.shard.ShardManifest;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -117,11 +115,7 @@ public final class SampleResult {
       m.put("sampled_edges_per_s", sampledEdges() / seconds);
     }
     m.put("manifest", output.resolve(ShardManifest.FILE).toString());
-    try {
-      return new ObjectMapper().writeValueAsString(m);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return JsonLine.of(m);
   }
 
   /**

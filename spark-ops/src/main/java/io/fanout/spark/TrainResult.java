@@ -118,8 +118,8 @@ public final class TrainResult {
             Locale.ROOT,
             "{\"model_dir\":%s,\"model\":%s,\"layers\":%d,\"epochs_run\":%d,"
                 + "\"final_loss\":%s,\"train_seconds\":%.3f,\"data_wait_fraction\":%.4f",
-            quote(modelDir.toString()),
-            quote(model),
+            JsonLine.of(modelDir.toString()),
+            JsonLine.of(model),
             layers,
             epochsRun,
             Double.isNaN(finalLoss) ? "null" : String.format(Locale.ROOT, "%.6f", finalLoss),
@@ -131,14 +131,6 @@ public final class TrainResult {
               Locale.ROOT, ",\"workers\":%d,\"stage_attempt\":%d", workers, stageAttempt));
     }
     return sb.append('}').toString();
-  }
-
-  private static String quote(String s) {
-    try {
-      return new ObjectMapper().writeValueAsString(s);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /**

@@ -6,6 +6,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.JobLabels;
+import io.fanout.spark.JsonLine;
 import io.fanout.spark.PrepareResult;
 import io.fanout.spark.generate.GraphGenerator;
 import java.io.IOException;
@@ -117,7 +118,7 @@ public final class BenchPrepareCommand implements Command {
     out.put("peak_heap_bytes", peakHeap());
     out.put("peak_rss_bytes", peakRss());
     out.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
-    ctx.out().println(Json.line(out));
+    ctx.out().println(JsonLine.of(out));
     if (!conf.get(KEEP)) {
       delete(work);
     }

@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.JsonLine;
 import io.fanout.spark.generate.GraphGenerator;
 import io.fanout.store.InvalidInputException;
 import java.nio.file.Files;
@@ -60,7 +61,7 @@ public final class GenerateCommand implements Command {
     long t0 = System.nanoTime();
     Map<String, Object> out = generate(ctx.spark(), ctx.conf());
     out.put("seconds", Math.round((System.nanoTime() - t0) / 1e6) / 1000.0);
-    ctx.out().println(Json.line(out));
+    ctx.out().println(JsonLine.of(out));
     return 0;
   }
 

@@ -7,6 +7,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.VertexTable;
+import io.fanout.spark.JsonLine;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -108,7 +109,7 @@ public final class InspectCommand implements Command {
       out.put("dropped_dangling_edges", m.droppedDanglingEdges);
       out.put("options", m.options);
       out.put("files_verified", verified);
-      ctx.out().println(Json.line(out));
+      ctx.out().println(JsonLine.of(out));
     }
     return 0;
   }
