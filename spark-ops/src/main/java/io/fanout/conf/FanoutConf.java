@@ -109,6 +109,18 @@ public final class FanoutConf {
   }
 
   /**
+   * {@link #resolved()} without {@code leftOut}: what a manifest records of a request, leaving out
+   * the options that say how to run it rather than what to produce.
+   */
+  public Map<String, String> resolvedExcept(List<OptionDef<?>> leftOut) {
+    Map<String, String> out = resolved();
+    for (OptionDef<?> d : leftOut) {
+      out.remove(d.name());
+    }
+    return out;
+  }
+
+  /**
    * {@link #resolved()} without the options that resolve to no value (required ones not given): the
    * options to hand on, e.g. to an action or to an executor that rebuilds the configuration.
    */

@@ -28,7 +28,6 @@ import io.fanout.store.StoreOutput;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -109,7 +108,7 @@ public final class PrepareJob {
         vertexFrame != null
             ? InputTables.fromDataFrames(vertexFrame, edgeFrame)
             : steps.call(READ, () -> InputTables.fromPaths(spark, conf));
-    Map<String, String> recorded = recordedOptions();
+    Map<String, String> recorded = conf.resolvedExcept(PrepareOptions.NOT_RECORDED);
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
             out,
@@ -549,21 +548,6 @@ public final class PrepareJob {
 
   private static double secondsSince(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
-  }
-
-  private Map<String, String> recordedOptions() {
-    Map<String, String> all = conf.resolved();
-    Map<String, String> out = new LinkedHashMap<>();
-    for (Map.Entry<String, String> e : all.entrySet()) {
-      boolean skip = false;
-      for (OptionDef<?> d : PrepareOptions.NOT_RECORDED) {
-        skip |= d.name().equals(e.getKey());
-      }
-      if (!skip) {
-        out.put(e.getKey(), e.getValue());
-      }
-    }
-    return out;
   }
 
   private static double round(double x) {

@@ -199,10 +199,7 @@ public final class SampleJob {
     m.batchesPerEpoch = spec.plan.batchesPerEpoch();
     m.partsPerEpoch = spec.plan.partsPerEpoch();
     m.mode = mode;
-    m.options = new LinkedHashMap<>(conf.resolved());
-    for (OptionDef<?> howNotWhat : SampleOptions.NOT_RECORDED) {
-      m.options.remove(howNotWhat.name());
-    }
+    m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
     parts = new java.util.ArrayList<>(parts);
     parts.sort(Comparator.comparingInt((PartResult p) -> p.epoch).thenComparingInt(p -> p.part));
     if (parts.size() != spec.plan.totalParts()) {
