@@ -85,10 +85,9 @@ public final class Checkpoints {
         if (ch.size() != bytes) {
           throw new IllegalStateException("checkpoint size " + ch.size() + " != " + bytes);
         }
-        ch.force(true);
       }
       try {
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        io.fanout.store.AtomicFiles.replace(tmp, target);
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }

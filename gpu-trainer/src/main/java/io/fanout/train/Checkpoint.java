@@ -3,6 +3,7 @@ package io.fanout.train;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.nn.ModelConfig;
+import io.fanout.store.AtomicFiles;
 import io.fanout.store.InvalidInputException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Map;
@@ -167,13 +167,8 @@ public final class Checkpoint {
           while (body.hasRemaining()) {
             ch.write(body);
           }
-          ch.force(true);
         }
-        Files.move(
-            tmp,
-            modelDir.resolve(name),
-            StandardCopyOption.ATOMIC_MOVE,
-            StandardCopyOption.REPLACE_EXISTING);
+        AtomicFiles.replace(tmp, modelDir.resolve(name));
       } catch (IOException | RuntimeException e) {
         // An interrupted or failed write (e.g. a cancelled task) leaves no partial file behind.
         Files.deleteIfExists(tmp);

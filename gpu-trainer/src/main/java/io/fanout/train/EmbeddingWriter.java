@@ -16,8 +16,11 @@ import org.apache.parquet.schema.Types;
 final class EmbeddingWriter {
   private EmbeddingWriter() {}
 
-  /** Writes {@code hidden} ({@code vertices x dim}) to {@code out}, replacing what is there. */
-  static long write(Path store, float[] hidden, int dim, Path out, String request) {
+  /**
+   * Writes {@code hidden} ({@code vertices x dim}) to {@code out}, replacing what is there; {@code
+   * storeData} is the store's {@link io.fanout.graph.GraphStore#dataRoot}.
+   */
+  static long write(Path storeData, float[] hidden, int dim, Path out, String request) {
     IdKeyedParquet.Columns columns =
         new IdKeyedParquet.Columns() {
           @Override
@@ -42,7 +45,7 @@ final class EmbeddingWriter {
           }
         };
     return IdKeyedParquet.write(
-        store,
+        storeData,
         hidden.length / dim,
         "fanout_embedding",
         columns,

@@ -72,6 +72,7 @@ final class IdKeyedParquet {
    *     false
    */
   static long rowsToKeep(Path out, String request, boolean overwrite, String what) {
+    restoreAfterCrash(out);
     if (!Files.exists(out)) {
       return -1;
     }
@@ -92,6 +93,49 @@ final class IdKeyedParquet {
             + " already exists and holds "
             + (done == null ? "no complete " + what : what + " of another request")
             + "; pass --overwrite (option overwrite) to replace it");
+  }
+
+  /**
+   * Undoes what a run killed between its two renames left: the old output moved aside to {@code
+   * .NAME.old-*} and nothing at {@code out}. Puts the old output back, and removes other leftovers
+   * of dead runs (moved-aside outputs once one is in place, staging folders).
+   */
+  static void restoreAfterCrash(Path out) {
+    Path abs = out.toAbsolutePath();
+    Path parent = abs.getParent();
+    if (parent == null || !Files.isDirectory(parent)) {
+      return;
+    }
+    String name = abs.getFileName().toString();
+    List<Path> aside = new ArrayList<>();
+    List<Path> staging = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(parent, "." + name + ".*")) {
+      for (Path p : ds) {
+        String n = p.getFileName().toString();
+        if (n.startsWith("." + name + ".old-")) {
+          aside.add(p);
+        } else if (n.startsWith("." + name + ".staging-")) {
+          staging.add(p);
+        }
+      }
+      aside.sort(null);
+      if (!Files.exists(abs) && !aside.isEmpty()) {
+        Path back = aside.remove(aside.size() - 1);
+        if (Files.isRegularFile(back.resolve(SUCCESS))) {
+          Files.move(back, abs, StandardCopyOption.ATOMIC_MOVE);
+        } else {
+          aside.add(back);
+        }
+      }
+      for (Path p : aside) {
+        deleteTree(p);
+      }
+      for (Path p : staging) {
+        deleteTree(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot clean up after an earlier run next to " + out, e);
+    }
   }
 
   private static JsonNode readSuccess(Path out) {

@@ -142,7 +142,7 @@ public final class ModelRuns {
               + ": they come from another graph store");
     }
     if (sm.storeFingerprint != null) {
-      String fp = ShardManifest.storeFingerprint(store.root());
+      String fp = m.fingerprint();
       if (!sm.storeFingerprint.equalsIgnoreCase(fp)) {
         throw new InvalidInputException(
             "shards in "
@@ -151,7 +151,7 @@ public final class ModelRuns {
                 + sm.storeFingerprint
                 + " but "
                 + store.root()
-                + "/manifest.json hashes to "
+                + " has fingerprint "
                 + fp);
       }
     }
@@ -297,7 +297,7 @@ public final class ModelRuns {
       }
       Map<String, String> identity = new LinkedHashMap<>();
       identity.put("graph", storeFingerprint(m));
-      identity.put("shards", sha256(spec.shards().resolve("manifest.json")));
+      identity.put("shards", shards.manifest().fingerprint());
       List<EpochStats> stats =
           trainer.fit(
               train,
@@ -593,7 +593,7 @@ public final class ModelRuns {
                   + " seed "
                   + r.seed();
       String request =
-          ShardManifest.storeFingerprint(r.graph())
+          store.manifest().fingerprint()
               + "|"
               + sha256(Checkpoint.inferenceFile(r.modelDir(), r.pick()))
               + "|"
@@ -622,10 +622,14 @@ public final class ModelRuns {
           int[] none = new int[n];
           java.util.Arrays.fill(none, -1);
           model.backend().softmaxCrossEntropy(lg, n, classes, none, probs, null, 0f);
-          rows = PredictionWriter.write(r.graph(), probs, classes, r.predictions(), predRequest);
+          rows =
+              PredictionWriter.write(
+                  store.dataRoot(), probs, classes, r.predictions(), predRequest);
         }
         if (writeEmb) {
-          rows = EmbeddingWriter.write(r.graph(), o.lastHidden(), dim, r.embeddings(), embRequest);
+          rows =
+              EmbeddingWriter.write(
+                  store.dataRoot(), o.lastHidden(), dim, r.embeddings(), embRequest);
         }
       }
       return new InferOutcome(

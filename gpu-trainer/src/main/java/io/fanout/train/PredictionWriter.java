@@ -16,8 +16,11 @@ import org.apache.parquet.schema.Types;
 final class PredictionWriter {
   private PredictionWriter() {}
 
-  /** Writes {@code probs} ({@code vertices x classes}) to {@code out}, replacing what is there. */
-  static long write(Path store, float[] probs, int classes, Path out, String request) {
+  /**
+   * Writes {@code probs} ({@code vertices x classes}) to {@code out}, replacing what is there;
+   * {@code storeData} is the store's {@link io.fanout.graph.GraphStore#dataRoot}.
+   */
+  static long write(Path storeData, float[] probs, int classes, Path out, String request) {
     IdKeyedParquet.Columns columns =
         new IdKeyedParquet.Columns() {
           @Override
@@ -50,7 +53,7 @@ final class PredictionWriter {
           }
         };
     return IdKeyedParquet.write(
-        store,
+        storeData,
         probs.length / classes,
         "fanout_prediction",
         columns,

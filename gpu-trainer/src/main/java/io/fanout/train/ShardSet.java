@@ -38,11 +38,12 @@ public final class ShardSet {
    */
   public static ShardSet open(Path dir) {
     ShardManifest m = ShardManifest.read(dir);
+    Path data = m.dataRoot(dir);
     TreeMap<Integer, TreeMap<Integer, Path>> byEpoch = new TreeMap<>();
     for (ShardManifest.Part p : m.files) {
       Path f =
           ManifestPaths.resolve(
-              dir, dir.resolve(ShardManifest.FILE).toString(), "shard directory", p.path);
+              data, dir.resolve(ShardManifest.FILE).toString(), "shard directory", p.path);
       if (!Files.isRegularFile(f)) {
         throw new InvalidInputException(
             dir.resolve(ShardManifest.FILE)

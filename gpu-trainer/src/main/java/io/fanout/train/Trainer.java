@@ -14,7 +14,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -483,7 +482,7 @@ public final class Trainer {
       }
       Path tmp = dir.resolve(METRICS + ".tmp");
       Files.write(tmp, keep, StandardCharsets.UTF_8);
-      Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      io.fanout.store.AtomicFiles.replace(tmp, f);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot rewrite " + f, e);
     }

@@ -232,6 +232,43 @@ class TrainerTest {
   }
 
   @Test
+  void aCrashAtEveryCheckpointRenameLeavesACompleteCheckpointAndResumesBitIdentically()
+      throws IOException {
+    Trainer full = trainer("sage", 3, 4);
+    full.fit(data(4, 1), null, tmp.resolve("full"), false, Map.of("graph", "g1"), null, 0);
+    for (int crashAt = 1; crashAt <= 3; crashAt++) {
+      Path dir = tmp.resolve("crash-" + crashAt);
+      int[] renames = {0};
+      int target = crashAt;
+      io.fanout.store.AtomicFilesFaults.beforeRename(
+          p -> {
+            if (p.getFileName().toString().equals(Checkpoint.FILE) && ++renames[0] == target) {
+              throw new IllegalStateException("killed before renaming " + p);
+            }
+          });
+      try {
+        assertThatThrownBy(
+                () ->
+                    trainer("sage", 3, 4)
+                        .fit(data(4, 1), null, dir, false, Map.of("graph", "g1"), null, 0))
+            .hasMessageContaining("killed before renaming");
+      } finally {
+        io.fanout.store.AtomicFilesFaults.clear();
+      }
+      // The last complete checkpoint is the previous epoch's, whole; no torn file is left.
+      if (crashAt == 1) {
+        assertThat(Checkpoint.exists(dir)).isFalse();
+      } else {
+        assertThat(Checkpoint.read(dir).epochs()).isEqualTo(crashAt - 1);
+      }
+      Trainer resumed = trainer("sage", 3, 4);
+      resumed.fit(data(4, 1), null, dir, crashAt > 1, Map.of("graph", "g1"), null, 0);
+      assertThat(resumed.model().params()).isEqualTo(full.model().params());
+      assertThat(Files.readAllLines(dir.resolve(Trainer.METRICS))).hasSize(3);
+    }
+  }
+
+  @Test
   void corruptCheckpointIsRejected() throws IOException {
     Path dir = tmp.resolve("k");
     Checkpoint.write(dir, Map.of("a", "b"), 1, 3, new float[] {1, 2}, new float[2], new float[2]);

@@ -38,6 +38,7 @@ import java.util.List;
  */
 public final class GraphStore implements AutoCloseable {
   private final Path root;
+  private final Path data;
   private final StoreManifest manifest;
   private CsrGraph csr;
   private FeatureTable features;
@@ -46,6 +47,7 @@ public final class GraphStore implements AutoCloseable {
   private GraphStore(Path root, StoreManifest manifest, int chunkShift) {
     this.root = root;
     this.manifest = manifest;
+    this.data = manifest.dataRoot(root);
     int parts = manifest.partitions;
     long[] vertexStarts = new long[parts + 1];
     long[] edgeStarts = new long[parts + 1];
@@ -95,6 +97,15 @@ public final class GraphStore implements AutoCloseable {
     return manifest;
   }
 
+  /**
+   * The folder of this store's files: the version the manifest named when the store was opened.
+   * Everything read after {@link #open} must come from here, never from a fresh look at the
+   * manifest, so a store replaced meanwhile is never read as a mix of two versions.
+   */
+  public Path dataRoot() {
+    return data;
+  }
+
   /** In-neighbor adjacency by dense id. */
   public CsrGraph csr() {
     return live(csr);
@@ -120,12 +131,12 @@ public final class GraphStore implements AutoCloseable {
     int n = 0;
     String source = root.resolve(StoreLayout.MANIFEST).toString();
     for (StoreManifest.FileEntry f : manifest.files) {
-      Path p = ManifestPaths.resolve(root, source, "store", f.path);
+      Path p = ManifestPaths.resolve(data, source, "store", f.path);
       long size;
       try {
         size = Files.size(p);
       } catch (NoSuchFileException e) {
-        throw new InvalidInputException(p + ": missing (listed in " + StoreLayout.MANIFEST + ")");
+        throw missing(p, "listed in " + StoreLayout.MANIFEST);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot stat " + p, e);
       }
@@ -205,12 +216,12 @@ public final class GraphStore implements AutoCloseable {
   /** Maps {@code rel} after checking its length against the counts and the manifest. */
   private ChunkedMapping map(String rel, long expectedLength, int chunkShift) {
     Path p =
-        ManifestPaths.resolve(root, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
+        ManifestPaths.resolve(data, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
     long size;
     try {
       size = Files.size(p);
     } catch (NoSuchFileException ex) {
-      throw new InvalidInputException(p + ": missing part file of the store");
+      throw missing(p, "a part file of the store");
     } catch (IOException ex) {
       throw new UncheckedIOException("cannot stat " + p, ex);
     }
@@ -235,6 +246,31 @@ public final class GraphStore implements AutoCloseable {
           p + ": " + size + " bytes, the manifest says " + listed.bytes + " (replaced?)");
     }
     return m;
+  }
+
+  /**
+   * A missing file: says so plainly, or, when the manifest now names another version, that the
+   * store was replaced while this reader opened it.
+   */
+  private InvalidInputException missing(Path p, String what) {
+    String now;
+    try {
+      now = StoreManifest.read(root).dataDir;
+    } catch (RuntimeException e) {
+      now = null;
+    }
+    if (now != null && !now.equals(manifest.dataDir)) {
+      return new InvalidInputException(
+          p
+              + ": missing: the store at "
+              + root
+              + " was replaced (version "
+              + manifest.dataDir
+              + " -> "
+              + now
+              + ") by another prepare run while this one read it; run again");
+    }
+    return new InvalidInputException(p + ": missing (" + what + "); rerun prepare");
   }
 
   private static byte[] magicOf(String rel) {

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 public final class StorePartition {
   private final StoreManifest.Partition entry;
   private final Path root;
+  private final Path data;
   private ChunkedMapping csr;
   private ChunkedMapping nodes;
   private ChunkedMapping features;
@@ -30,6 +31,7 @@ public final class StorePartition {
           "partition " + index + " outside 0.." + (manifest.partitions - 1));
     }
     this.root = root;
+    this.data = manifest.dataRoot(root);
     this.entry = manifest.partitionTable.get(index);
     this.dim = manifest.featureDim;
   }
@@ -58,9 +60,12 @@ public final class StorePartition {
 
   private ChunkedMapping map(String rel, byte[] magic, long expectedLength) {
     Path p =
-        ManifestPaths.resolve(root, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
+        ManifestPaths.resolve(data, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
     if (!Files.isRegularFile(p)) {
-      throw new InvalidInputException(p + ": missing part file of the store");
+      throw new InvalidInputException(
+          p
+              + ": missing part file of the store (removed, or the store was replaced while this"
+              + " job read it); rerun prepare or this job");
     }
     ChunkedMapping m = new ChunkedMapping(p);
     StoreHeader.parse(m.file(), m.head(StoreLayout.HEADER_BYTES), magic, m.length());

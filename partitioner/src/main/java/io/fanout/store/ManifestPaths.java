@@ -57,6 +57,26 @@ public final class ManifestPaths {
     return resolved;
   }
 
+  /**
+   * Checks a manifest's {@code data_dir}: empty (an output of an earlier release) or a version
+   * folder name, {@code v-NNNN}.
+   */
+  public static void checkDataDir(String source, String folder, String dataDir) {
+    if (!dataDir.isEmpty() && !OutputCommit.isVersion(dataDir)) {
+      throw outside(source, folder, dataDir, "data_dir must be a version folder v-NNNN");
+    }
+  }
+
+  /**
+   * The folder a manifest's files are relative to: {@code root} itself for an empty {@code
+   * dataDir}, else the version folder {@code root/dataDir} after {@link #checkDataDir} and the
+   * symbolic-link check of {@link #resolve}.
+   */
+  public static Path dataRoot(Path root, String source, String folder, String dataDir) {
+    checkDataDir(source, folder, dataDir);
+    return dataDir.isEmpty() ? root : resolve(root, source, folder, dataDir);
+  }
+
   private static String formProblem(String path) {
     if (path == null || path.isEmpty()) {
       return "it is empty";

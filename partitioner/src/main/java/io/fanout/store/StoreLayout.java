@@ -18,7 +18,6 @@ public final class StoreLayout {
   public static final String CSR_DIR = "csr";
   public static final String FEATURES_DIR = "features";
   public static final String NODES_DIR = "nodes";
-  public static final String STAGING_PREFIX = OutputCommit.STAGING_PREFIX;
 
   public static final byte[] CSR_MAGIC = "FNOCSR01".getBytes(StandardCharsets.US_ASCII);
   public static final byte[] FEATURES_MAGIC = "FNOFEAT1".getBytes(StandardCharsets.US_ASCII);

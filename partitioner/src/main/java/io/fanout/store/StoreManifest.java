@@ -27,6 +27,7 @@ import java.util.Map;
 @JsonPropertyOrder({
   "format",
   "version",
+  "data_dir",
   "vertices",
   "edges",
   "partitions",
@@ -55,6 +56,13 @@ public final class StoreManifest {
 
   @JsonProperty("version")
   public int version = StoreLayout.FORMAT_VERSION;
+
+  /**
+   * The version folder holding the files ({@code v-NNNN}; see {@link OutputCommit}), or "" for a
+   * store of an earlier release whose files lie next to the manifest.
+   */
+  @JsonProperty("data_dir")
+  public String dataDir = "";
 
   @JsonProperty("vertices")
   public long vertices;
@@ -165,6 +173,31 @@ public final class StoreManifest {
       this.path = path;
       this.bytes = bytes;
       this.crc32c = crc32c;
+    }
+  }
+
+  /**
+   * The folder the listed files are relative to: {@code store}'s version folder {@link #dataDir}.
+   *
+   * @throws InvalidInputException when {@code data_dir} is not a version folder inside the store
+   */
+  public Path dataRoot(Path store) {
+    return ManifestPaths.dataRoot(
+        store, store.resolve(StoreLayout.MANIFEST).toString(), "store", dataDir);
+  }
+
+  /**
+   * The store's identity: SHA-256 of the manifest without {@code data_dir}, so a store replaced by
+   * an identical one keeps it. It covers every file's size and CRC32C. Shards record it and
+   * trainers compare it to reject shards sampled from another store.
+   */
+  public String fingerprint() {
+    com.fasterxml.jackson.databind.node.ObjectNode tree = JSON.valueToTree(this);
+    tree.remove("data_dir");
+    try {
+      return Checksums.sha256(JSON.writeValueAsString(tree));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -302,6 +335,10 @@ public final class StoreManifest {
     if (files == null) {
       files = new ArrayList<>();
     }
+    if (dataDir == null) {
+      dataDir = "";
+    }
+    ManifestPaths.checkDataDir(source, "store", dataDir);
     for (FileEntry f : files) {
       ManifestPaths.check(source, "store", f.path);
     }

@@ -107,6 +107,16 @@ public final class StoreOutput implements OutputCommit.Layout<StoreManifest> {
   }
 
   @Override
+  public String dataDir(StoreManifest m) {
+    return m.dataDir;
+  }
+
+  @Override
+  public void setDataDir(StoreManifest m, String dataDir) {
+    m.dataDir = dataDir;
+  }
+
+  @Override
   public List<OutputCommit.FileSize> files(StoreManifest m) {
     List<OutputCommit.FileSize> out = new ArrayList<>(m.files.size());
     for (StoreManifest.FileEntry f : m.files) {

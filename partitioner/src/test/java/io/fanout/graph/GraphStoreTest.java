@@ -113,7 +113,8 @@ class GraphStoreTest {
   void truncatedPartFileIsNamed() throws IOException {
     Path store = tmp.resolve("s");
     StoreFixtures.write(store, StoreFixtures.random(2, 100, 4, 3), new int[] {60, 40});
-    Path csr = store.resolve(StoreLayout.csrFile(1));
+    Path csr =
+        io.fanout.store.StoreManifest.read(store).dataRoot(store).resolve(StoreLayout.csrFile(1));
     try (RandomAccessFile raf = new RandomAccessFile(csr.toFile(), "rw")) {
       raf.setLength(raf.length() - 4);
     }
@@ -134,7 +135,8 @@ class GraphStoreTest {
   void badMagicAndVersionAreNamed() throws IOException {
     Path store = tmp.resolve("s");
     StoreFixtures.write(store, StoreFixtures.random(3, 50, 4, 3), new int[] {50});
-    Path nodes = store.resolve(StoreLayout.nodesFile(0));
+    Path nodes =
+        io.fanout.store.StoreManifest.read(store).dataRoot(store).resolve(StoreLayout.nodesFile(0));
     byte[] orig = Files.readAllBytes(nodes);
     byte[] bad = orig.clone();
     bad[0] = 'X';
@@ -156,7 +158,10 @@ class GraphStoreTest {
   void checksumsCatchCorruptedBytes() throws IOException {
     Path store = tmp.resolve("s");
     StoreFixtures.write(store, StoreFixtures.random(4, 50, 4, 3), new int[] {20, 30});
-    Path feat = store.resolve(StoreLayout.featuresFile(1));
+    Path feat =
+        io.fanout.store.StoreManifest.read(store)
+            .dataRoot(store)
+            .resolve(StoreLayout.featuresFile(1));
     byte[] b = Files.readAllBytes(feat);
     b[b.length - 1] ^= 1;
     Files.write(feat, b);

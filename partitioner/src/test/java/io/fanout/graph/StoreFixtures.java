@@ -72,7 +72,8 @@ public final class StoreFixtures {
    * to the vertex count), and publishes it with its manifest.
    */
   public static StoreManifest write(Path store, Graph g, int[] partitionSizes) {
-    Path staging = StoreOutput.COMMIT.begin(store, "test");
+    io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
+    Path staging = run.dir();
     StoreManifest m = new StoreManifest();
     int dim = g.numVertices() == 0 ? 0 : g.features[0].length;
     long first = 0;
@@ -123,7 +124,7 @@ public final class StoreFixtures {
     m.idType = "long";
     m.inputFingerprint = "fixture";
     m.files = StoreOutput.files(staging);
-    StoreOutput.COMMIT.publish(store, staging, m, true);
+    StoreOutput.COMMIT.publish(run, m, true);
     return m;
   }
 }

@@ -96,7 +96,7 @@ class ManifestPathsTest {
     }
 
     // The same bytes, but behind a symbolic link that leaves the store: refused, not read.
-    Path file = store.resolve(firstPath);
+    Path file = StoreManifest.read(store).dataRoot(store).resolve(firstPath);
     Path outside = tmp.resolve("outside.bin");
     Files.copy(file, outside);
     Files.delete(file);

@@ -33,7 +33,19 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
     this.file = file;
     try {
       reader = ParquetFileReader.open(new LocalInputFile(file));
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
+      if (java.nio.file.Files.exists(file)) {
+        throw new InvalidInputException(
+            "cannot read shard file " + file + ": " + e.getMessage() + "; expected a Parquet shard",
+            e);
+      }
+      throw new InvalidInputException(
+          "shard file "
+              + file
+              + " is gone: its shard directory was replaced (sample --overwrite) or removed while"
+              + " this run read it; run again on the current shards",
+          e);
+    } catch (RuntimeException e) {
       throw new InvalidInputException(
           "cannot read shard file " + file + ": " + e.getMessage() + "; expected a Parquet shard",
           e);

@@ -30,6 +30,7 @@ import java.util.Map;
 @JsonPropertyOrder({
   "format",
   "version",
+  "data_dir",
   "request_fingerprint",
   "store",
   "store_fingerprint",
@@ -66,6 +67,14 @@ public final class ShardManifest {
 
   @JsonProperty("version")
   public int version = ShardSchema.VERSION;
+
+  /**
+   * The version folder holding the parts ({@code v-NNNN}; see {@link
+   * io.fanout.store.OutputCommit}), or "" for shards of an earlier release whose parts lie next to
+   * the manifest.
+   */
+  @JsonProperty("data_dir")
+  public String dataDir = "";
 
   /** SHA-256 of everything that determines the shard bytes (store fingerprint and options). */
   @JsonProperty("request_fingerprint")
@@ -202,26 +211,38 @@ public final class ShardManifest {
   }
 
   /**
-   * The fingerprint {@code sample} records for a graph store: SHA-256 (hex) of its {@code
-   * manifest.json}, which lists every store file's size and CRC32C. A trainer compares it with
-   * {@link #storeFingerprint} to reject shards sampled from another store.
+   * The fingerprint {@code sample} records for the graph store at {@code store}: {@link
+   * io.fanout.store.StoreManifest#fingerprint}, which covers every store file's size and CRC32C. A
+   * trainer compares it with {@link #storeFingerprint} to reject shards sampled from another store.
    *
    * @throws InvalidInputException when the store has no manifest
    */
   public static String storeFingerprint(Path store) {
-    Path m = store.resolve(io.fanout.store.StoreLayout.MANIFEST);
+    return io.fanout.store.StoreManifest.read(store).fingerprint();
+  }
+
+  /**
+   * These shards' identity: SHA-256 of the manifest without {@code data_dir}, so shards replaced by
+   * identical ones keep it. It covers every part's size and CRC32C.
+   */
+  public String fingerprint() {
+    com.fasterxml.jackson.databind.node.ObjectNode tree = JSON.valueToTree(this);
+    tree.remove("data_dir");
     try {
-      byte[] bytes = Files.readAllBytes(m);
-      return io.fanout.store.Checksums.sha256(bytes);
-    } catch (NoSuchFileException e) {
-      throw new InvalidInputException(
-          store
-              + ": not a complete graph store ("
-              + io.fanout.store.StoreLayout.MANIFEST
-              + " is missing)");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + m, e);
+      return io.fanout.store.Checksums.sha256(JSON.writeValueAsString(tree));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The folder the listed parts are relative to: {@code dir}'s version folder {@link #dataDir}.
+   *
+   * @throws InvalidInputException when {@code data_dir} is not a version folder inside {@code dir}
+   */
+  public Path dataRoot(Path dir) {
+    return ManifestPaths.dataRoot(
+        dir, dir.resolve(FILE).toString(), "shard directory", dataDir == null ? "" : dataDir);
   }
 
   /** The feature encoding of this output. */
@@ -280,6 +301,10 @@ public final class ShardManifest {
               + " files; expected parts_per_epoch * epochs = "
               + (long) m.partsPerEpoch * m.epochs);
     }
+    if (m.dataDir == null) {
+      m.dataDir = "";
+    }
+    ManifestPaths.checkDataDir(file.toString(), "shard directory", m.dataDir);
     for (Part p : m.files) {
       ManifestPaths.check(file.toString(), "shard directory", p.path);
     }

@@ -49,6 +49,16 @@ public final class ShardOutput implements OutputCommit.Layout<ShardManifest> {
   }
 
   @Override
+  public String dataDir(ShardManifest m) {
+    return m.dataDir;
+  }
+
+  @Override
+  public void setDataDir(ShardManifest m, String dataDir) {
+    m.dataDir = dataDir;
+  }
+
+  @Override
   public List<OutputCommit.FileSize> files(ShardManifest m) {
     List<OutputCommit.FileSize> out = new ArrayList<>(m.files.size());
     for (ShardManifest.Part p : m.files) {

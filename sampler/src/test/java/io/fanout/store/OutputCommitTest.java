@@ -15,8 +15,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The one commit protocol, {@link OutputCommit}, on both kinds of output: a graph store ({@link
- * StoreOutput}: fixed directories, request = input fingerprint and options) and a shard directory
- * ({@link ShardOutput}: {@code epoch-NNNN/} directories, request = one fingerprint).
+ * StoreOutput}: request = input fingerprint and options) and a shard directory ({@link
+ * ShardOutput}: request = one fingerprint). Each run writes a version folder {@code v-NNNN} and
+ * publishes it by renaming its manifest into place. {@link OutputCommitCrashTest} kills the writer
+ * at every step.
  */
 class OutputCommitTest {
   @TempDir Path tmp;
@@ -26,7 +28,8 @@ class OutputCommitTest {
 
   private static StoreManifest publishStore(
       Path store, String fingerprint, Map<String, String> opts, int vertices, boolean overwrite) {
-    Path staging = STORE.begin(store, "run" + vertices);
+    OutputCommit.Run run = STORE.begin(store);
+    Path staging = run.dir();
     try (NodesFileWriter w =
         new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(0)), 0, 0, vertices)) {
       for (int i = 0; i < vertices; i++) {
@@ -48,7 +51,12 @@ class OutputCommitTest {
     m.inputFingerprint = fingerprint;
     m.options.putAll(opts);
     m.files = StoreOutput.files(staging);
-    STORE.publish(store, staging, m, overwrite);
+    try {
+      STORE.publish(run, m, overwrite);
+    } catch (RuntimeException e) {
+      STORE.abort(run);
+      throw e;
+    }
     return m;
   }
 
@@ -92,7 +100,9 @@ class OutputCommitTest {
         .extracting(f -> f.path)
         .containsExactly("csr/part-00000.csr", "nodes/part-00000.nodes");
     assertThat(m.file("nodes/part-00000.nodes").bytes).isEqualTo(64 + 5 * 3);
-    assertThat(names(store)).containsExactly("csr", "manifest.json", "nodes");
+    assertThat(m.dataDir).isEqualTo("v-0001");
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0001");
+    assertThat(names(store.resolve("v-0001"))).containsExactly("csr", "nodes");
     assertThat(StoreManifest.read(store).toJson()).isEqualTo(m.toJson());
 
     assertThat(STORE.plan(store, fp, "this", false)).isEqualTo(OutputCommit.Plan.SKIP);
@@ -113,21 +123,68 @@ class OutputCommitTest {
     assertThatThrownBy(() -> STORE.plan(store, storeRequest("other", opts), "other", false))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("inputs fp");
-    assertThatThrownBy(() -> publishStore(store, "fp", opts, 3, false))
+    assertThatThrownBy(() -> publishStore(store, "other", opts, 3, false))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("already there");
+        .hasMessageContaining("pass --overwrite");
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0001");
 
     publishStore(store, "fp2", opts, 5, true);
-    assertThat(StoreManifest.read(store).vertices).isEqualTo(5);
-    assertThat(Files.size(store.resolve(StoreLayout.nodesFile(0)))).isEqualTo(64 + 25);
-    assertThat(names(store)).containsExactly("csr", "manifest.json", "nodes");
+    StoreManifest now = StoreManifest.read(store);
+    assertThat(now.vertices).isEqualTo(5);
+    assertThat(now.dataDir).isEqualTo("v-0002");
+    assertThat(Files.size(now.dataRoot(store).resolve(StoreLayout.nodesFile(0))))
+        .isEqualTo(64 + 25);
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0002");
 
     // A listed file that changed size: not complete, so no skip.
-    Files.write(store.resolve(StoreLayout.csrFile(0)), new byte[1]);
+    Files.write(now.dataRoot(store).resolve(StoreLayout.csrFile(0)), new byte[1]);
     String fp2 = storeRequest("fp2", opts);
     assertThatThrownBy(() -> STORE.plan(store, fp2, "this", false))
         .hasMessageContaining("missing or changed files");
     assertThat(STORE.plan(store, fp2, "this", true)).isEqualTo(OutputCommit.Plan.REPLACE);
+  }
+
+  @Test
+  void anIdenticalOutputPublishedMeanwhileMakesTheSecondRunASkip() throws Exception {
+    Path store = tmp.resolve("store");
+    String fp = storeRequest("fp", Map.of());
+    // Two identical runs both planned WRITE on an empty directory; the first publishes.
+    assertThat(STORE.plan(store, fp, "this", false)).isEqualTo(OutputCommit.Plan.WRITE);
+    OutputCommit.Run second = STORE.begin(store);
+    publishStore(store, "fp", Map.of(), 2, false);
+    StoreManifest m = new StoreManifest();
+    m.vertices = 2;
+    m.partitions = 1;
+    m.partitionTable.add(new StoreManifest.Partition(0, 0, 2, 0));
+    m.inputFingerprint = "fp";
+    assertThat(STORE.publish(second, m, false)).isFalse();
+    assertThat(second.dir()).doesNotExist();
+    assertThat(StoreManifest.read(store).dataDir).isEqualTo("v-0002");
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0002");
+    // The same race between different requests is an error naming what is there.
+    OutputCommit.Run third = STORE.begin(store);
+    m.inputFingerprint = "other";
+    assertThatThrownBy(() -> STORE.publish(third, m, false))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("published by another run meanwhile")
+        .hasMessageContaining("inputs fp");
+    STORE.abort(third);
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0002");
+  }
+
+  @Test
+  void aLiveRunsVersionIsNeverRemovedByAnotherRun() throws Exception {
+    Path out = tmp.resolve("out");
+    OutputCommit.Run slow = SHARDS.begin(out);
+    Files.writeString(slow.dir().resolve("x"), "x");
+    OutputCommit.Run fast = SHARDS.begin(out);
+    assertThat(fast.version()).isEqualTo("v-0002");
+    SHARDS.publish(fast, shardManifest("a", fast.dir(), "epoch-0000/part-00000.parquet"), true);
+    assertThat(slow.dir().resolve("x")).exists();
+    ShardManifest m = shardManifest("b", slow.dir(), "epoch-0000/part-00000.parquet");
+    SHARDS.publish(slow, m, true);
+    assertThat(ShardManifest.read(out).dataDir).isEqualTo("v-0001");
+    assertThat(names(out)).containsExactly("_publish.lock", "manifest.json", "v-0001");
   }
 
   @Test
@@ -143,17 +200,20 @@ class OutputCommitTest {
   }
 
   @Test
-  void leftoverStagingIsRemovedAndAnUnreadableManifestNeedsOverwrite() throws Exception {
+  void deadRunsLeftoversAreRemovedAndAnUnreadableManifestNeedsOverwrite() throws Exception {
     Path store = tmp.resolve("store");
-    Path dead = STORE.begin(store, "dead");
-    Files.writeString(dead.resolve("half"), "x");
+    OutputCommit.Run dead = STORE.begin(store);
+    Files.writeString(dead.dir().resolve("half"), "x");
+    dead.die();
+    Files.createDirectories(store.resolve("_staging-earlier-release"));
     String fp = storeRequest("fp", Map.of());
     assertThat(STORE.plan(store, fp, "this", false)).isEqualTo(OutputCommit.Plan.WRITE);
     assertThatThrownBy(() -> StoreManifest.read(store))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("incomplete store");
     publishStore(store, "fp", Map.of(), 2, false);
-    assertThat(dead).doesNotExist();
+    assertThat(dead.dir().resolve("half")).doesNotExist();
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0001");
 
     Files.writeString(store.resolve(StoreLayout.MANIFEST), "{not json");
     assertThatThrownBy(() -> STORE.plan(store, fp, "this", false))
@@ -163,20 +223,64 @@ class OutputCommitTest {
   }
 
   @Test
+  void aStoreOfAnEarlierReleaseIsReadAndReplacedWhole() throws Exception {
+    Path store = tmp.resolve("legacy");
+    StoreManifest m = publishStore(store, "fp", Map.of(), 3, false);
+    // Move it into the layout of the earlier release: files next to the manifest, no data_dir.
+    Path v = store.resolve(m.dataDir);
+    Files.move(v.resolve("csr"), store.resolve("csr"));
+    Files.move(v.resolve("nodes"), store.resolve("nodes"));
+    Files.delete(v);
+    m.dataDir = "";
+    m.write(store.resolve(StoreLayout.MANIFEST));
+    assertThat(StoreManifest.read(store).dataRoot(store)).isEqualTo(store);
+    assertThat(STORE.plan(store, storeRequest("fp", Map.of()), "this", false))
+        .isEqualTo(OutputCommit.Plan.SKIP);
+    publishStore(store, "fp2", Map.of(), 4, true);
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0001");
+  }
+
+  @Test
+  void aDataDirOutsideTheOutputIsRefused() throws Exception {
+    Path store = tmp.resolve("store");
+    StoreManifest m = publishStore(store, "fp", Map.of(), 1, false);
+    for (String bad : new String[] {"..", "/etc", "v-1", "csr", "v-0001/../.."}) {
+      m.dataDir = bad;
+      m.write(store.resolve(StoreLayout.MANIFEST));
+      assertThatThrownBy(() -> StoreManifest.read(store))
+          .as(bad)
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("outside the store");
+    }
+  }
+
+  @Test
+  void fingerprintsIgnoreTheVersionFolder() throws Exception {
+    Path a = tmp.resolve("a");
+    Path b = tmp.resolve("b");
+    publishStore(a, "fp", Map.of(), 3, false);
+    publishStore(b, "fp", Map.of(), 3, false);
+    publishStore(b, "fp", Map.of(), 3, true);
+    assertThat(StoreManifest.read(b).dataDir).isEqualTo("v-0002");
+    assertThat(StoreManifest.read(b).fingerprint()).isEqualTo(StoreManifest.read(a).fingerprint());
+    publishStore(b, "fp", Map.of(), 4, true);
+    assertThat(StoreManifest.read(b).fingerprint())
+        .isNotEqualTo(StoreManifest.read(a).fingerprint());
+  }
+
+  @Test
   void shardsPublishWithManifestLastDropStrayFilesAndPlanReruns() throws Exception {
     Path out = tmp.resolve("out");
     assertThat(SHARDS.plan(out, "a", "a", false)).isEqualTo(OutputCommit.Plan.WRITE);
-    Path crashed = SHARDS.begin(out, "crashed"); // a leftover of a crashed run
-    Path staging = out.resolve(OutputCommit.STAGING_PREFIX + "run");
-    Files.createDirectories(staging);
+    OutputCommit.Run run = SHARDS.begin(out);
+    Path staging = run.dir();
     ShardManifest m = shardManifest("a", staging, "epoch-0000/part-00000.parquet");
     // a failed task attempt's leftover: not listed, so not published
     Files.write(staging.resolve("epoch-0000/.part-00001.parquet.7-9.tmp"), new byte[3]);
     assertThat(SHARDS.plan(out, "a", "a", false)).isEqualTo(OutputCommit.Plan.WRITE);
-    SHARDS.publish(out, staging, m, false);
-    assertThat(names(out)).containsExactly("epoch-0000", "manifest.json");
-    assertThat(names(out.resolve("epoch-0000"))).containsExactly("part-00000.parquet");
-    assertThat(crashed).doesNotExist();
+    SHARDS.publish(run, m, false);
+    assertThat(names(out)).containsExactly("_publish.lock", "manifest.json", "v-0001");
+    assertThat(names(out.resolve("v-0001/epoch-0000"))).containsExactly("part-00000.parquet");
     assertThat(ShardManifest.read(out).requestFingerprint).isEqualTo("a");
     assertThat(SHARDS.plan(out, "a", "a", false)).isEqualTo(OutputCommit.Plan.SKIP);
     assertThat(SHARDS.plan(out, "a", "a", true)).isEqualTo(OutputCommit.Plan.REPLACE);
@@ -186,18 +290,18 @@ class OutputCommitTest {
         .hasMessageContaining("request b")
         .hasMessageContaining("--overwrite");
     // A listed file that went missing: not complete, so no skip.
-    Files.delete(out.resolve("epoch-0000/part-00000.parquet"));
+    Files.delete(out.resolve("v-0001/epoch-0000/part-00000.parquet"));
     assertThatThrownBy(() -> SHARDS.plan(out, "a", "a", false))
         .hasMessageContaining("missing or changed files");
-    // Replacing drops the old epochs.
-    Path next = SHARDS.begin(out, "next");
-    ShardManifest m2 = shardManifest("b", next, "epoch-0001/part-00000.parquet");
-    SHARDS.publish(out, next, m2, true);
-    assertThat(names(out)).containsExactly("epoch-0001", "manifest.json");
+    // Replacing drops the old version.
+    OutputCommit.Run next = SHARDS.begin(out);
+    ShardManifest m2 = shardManifest("b", next.dir(), "epoch-0001/part-00000.parquet");
+    SHARDS.publish(next, m2, true);
+    assertThat(names(out)).containsExactly("_publish.lock", "manifest.json", "v-0002");
     // No parts at all.
-    Path none = SHARDS.begin(out, "none");
-    SHARDS.publish(out, none, shardManifest("c", none), true);
-    assertThat(names(out)).containsExactly("manifest.json");
+    OutputCommit.Run none = SHARDS.begin(out);
+    SHARDS.publish(none, shardManifest("c", none.dir()), true);
+    assertThat(names(out)).containsExactly("_publish.lock", "manifest.json", "v-0003");
     assertThat(SHARDS.plan(out, "c", "c", false)).isEqualTo(OutputCommit.Plan.SKIP);
   }
 
@@ -213,8 +317,8 @@ class OutputCommitTest {
     assertThatThrownBy(() -> SHARDS.plan(home, "a", "a", true))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("thesis.tex")
-        .hasMessageContaining("epoch-NNNN/");
-    // Each kind refuses the other's directories.
+        .hasMessageContaining("shard directory");
+    // Each kind refuses the other's earlier-release directories.
     Files.delete(home.resolve("thesis.tex"));
     Files.createDirectories(home.resolve("epoch-0000"));
     assertThatThrownBy(() -> STORE.plan(home, "fp", "this", true)).hasMessageContaining("epoch");
@@ -227,13 +331,19 @@ class OutputCommitTest {
   }
 
   @Test
-  void abortRemovesTheStagingDirectoryAndNeverThrows() throws Exception {
+  void abortRemovesTheVersionAndTheDirectoryItCreatedAndNeverThrows() throws Exception {
     Path out = tmp.resolve("aborted");
-    Path staging = SHARDS.begin(out, "x");
-    Files.write(staging.resolve("part"), new byte[4]);
-    SHARDS.abort(staging);
-    assertThat(staging).doesNotExist();
-    SHARDS.abort(staging); // already gone
-    assertThat(names(out)).isEmpty();
+    OutputCommit.Run run = SHARDS.begin(out);
+    Files.write(run.dir().resolve("part"), new byte[4]);
+    SHARDS.abort(run);
+    assertThat(out).doesNotExist();
+    SHARDS.abort(run); // already gone
+
+    Path existing = tmp.resolve("existing");
+    Files.createDirectories(existing);
+    OutputCommit.Run r2 = SHARDS.begin(existing);
+    SHARDS.abort(r2);
+    assertThat(existing).exists();
+    assertThat(names(existing)).isEmpty();
   }
 }

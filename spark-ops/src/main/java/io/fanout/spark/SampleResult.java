@@ -123,7 +123,7 @@ public final class SampleResult {
    * {@code path} is the file's absolute path, readable with {@code spark.read().parquet}.
    */
   public Dataset<Row> parts() {
-    Path dir = output.toAbsolutePath().normalize();
+    Path dir = manifest.dataRoot(output.toAbsolutePath().normalize());
     List<Row> rows = new ArrayList<>(manifest.files.size());
     for (ShardManifest.Part p : manifest.files) {
       rows.add(

@@ -181,7 +181,14 @@ class InferenceApiTest {
     assertThat(j.get("embedding_dim").asInt()).isEqualTo(HIDDEN);
     assertThat(j.get("rows").asLong()).isEqualTo(2708);
 
-    Dataset<Row> idmap = spark.read().parquet(store.resolve("idmap").toString());
+    Dataset<Row> idmap =
+        spark
+            .read()
+            .parquet(
+                io.fanout.store.StoreManifest.read(store)
+                    .dataRoot(store)
+                    .resolve("idmap")
+                    .toString());
     Dataset<Row> predictions = r.predictions();
     Dataset<Row> embeddings = r.embeddings();
     assertThat(predictions.schema().apply("id").dataType())

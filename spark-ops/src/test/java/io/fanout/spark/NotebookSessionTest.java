@@ -307,6 +307,8 @@ class NotebookSessionTest {
 
     // The same sample again: skipped, not a byte changed.
     Map<Path, String> shardBytes = contents(trainShards);
+    Map<Path, String> shardData =
+        contents(io.fanout.shard.ShardManifest.read(trainShards).dataRoot(trainShards));
     SampleResult again = trainSample().execute();
     assertThat(again.skipped()).isTrue();
     assertThat(again.toJson()).contains("\"skipped\":true");
@@ -325,13 +327,14 @@ class NotebookSessionTest {
     assertThat(replaced.skipped()).isFalse();
     assertThat(replaced.manifest().seed).isEqualTo(2);
     assertThat(contents(trainShards)).isNotEqualTo(shardBytes);
-    // The first request again: byte-identical shards, manifest included (overwrite is how to run,
-    // not what to sample), so the model trained on them still resumes.
+    // The first request again: byte-identical shards in a new version folder, and the same
+    // fingerprint (overwrite is how to run, not what to sample), so the model trained on them
+    // still resumes.
     SampleResult restored = trainSample().overwrite(true).execute();
     assertThat(restored.skipped()).isFalse();
-    assertThat(restored.manifest().requestFingerprint)
-        .isEqualTo(again.manifest().requestFingerprint);
-    assertThat(contents(trainShards)).isEqualTo(shardBytes);
+    assertThat(restored.manifest().dataDir).isEqualTo("v-0003");
+    assertThat(restored.manifest().fingerprint()).isEqualTo(again.manifest().fingerprint());
+    assertThat(contents(restored.manifest().dataRoot(trainShards))).isEqualTo(shardData);
     assertThat(trainAction(model, 3).resume(true).execute().epochsRun()).isZero();
   }
 

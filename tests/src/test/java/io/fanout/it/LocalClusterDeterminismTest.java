@@ -69,14 +69,32 @@ class LocalClusterDeterminismTest {
       // Every file, the id map's Parquet included (its footer is canonicalized by
       // ParquetFooters), is byte-identical whichever JVMs wrote it.
       assertThat(b.files.get(i).crc32c).as(f.path).isEqualTo(f.crc32c);
-      assertThat(Files.readAllBytes(cluster.resolve(f.path)))
+      assertThat(
+              Files.readAllBytes(
+                  io.fanout.store.StoreManifest.read(cluster).dataRoot(cluster).resolve(f.path)))
           .as(f.path)
-          .isEqualTo(Files.readAllBytes(local.resolve(f.path)));
+          .isEqualTo(
+              Files.readAllBytes(
+                  io.fanout.store.StoreManifest.read(local).dataRoot(local).resolve(f.path)));
     }
     SparkSession check = SparkTestSession.start("LocalClusterDeterminismTest-check");
     try {
-      var la = check.read().parquet(local.resolve("idmap").toString());
-      var lb = check.read().parquet(cluster.resolve("idmap").toString());
+      var la =
+          check
+              .read()
+              .parquet(
+                  io.fanout.store.StoreManifest.read(local)
+                      .dataRoot(local)
+                      .resolve("idmap")
+                      .toString());
+      var lb =
+          check
+              .read()
+              .parquet(
+                  io.fanout.store.StoreManifest.read(cluster)
+                      .dataRoot(cluster)
+                      .resolve("idmap")
+                      .toString());
       assertThat(la.count()).isEqualTo(2708);
       assertThat(la.exceptAll(lb).count()).isZero();
       assertThat(lb.exceptAll(la).count()).isZero();

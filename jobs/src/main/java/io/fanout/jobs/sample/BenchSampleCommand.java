@@ -231,7 +231,7 @@ public final class BenchSampleCommand implements Command {
       store.close();
     }
     if (conf.get(WORK_DIR).isEmpty()) {
-      io.fanout.shard.ShardOutput.COMMIT.abort(dir);
+      io.fanout.store.FileTrees.deleteRecursively(dir);
     }
     return 0;
   }

@@ -63,7 +63,8 @@ final class SyntheticGraph {
    * the store's own writers and commit protocol, so benchmarks can sample the memory-mapped path.
    */
   static void writeStore(CsrGraph g, VertexTable vt, java.nio.file.Path store, int partitions) {
-    java.nio.file.Path staging = StoreOutput.COMMIT.begin(store, "bench");
+    io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
+    java.nio.file.Path staging = run.dir();
     StoreManifest m = new StoreManifest();
     int n = g.numVertices();
     long first = 0;
@@ -99,7 +100,7 @@ final class SyntheticGraph {
     m.inputFingerprint = "bench-sample synthetic graph";
     m.splitCounts.put("train", (long) n);
     m.files = StoreOutput.files(staging);
-    StoreOutput.COMMIT.publish(store, staging, m, true);
+    StoreOutput.COMMIT.publish(run, m, true);
   }
 
   /** Every vertex in the train split, labels in 0..9. */

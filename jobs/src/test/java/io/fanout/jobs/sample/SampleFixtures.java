@@ -52,11 +52,14 @@ final class SampleFixtures {
     return r;
   }
 
-  /** Every regular file under {@code dir} (relative path -> bytes). */
+  /** Every regular file under {@code dir} but the publish lock (relative path -> bytes). */
   static Map<String, byte[]> files(Path dir) throws IOException {
     Map<String, byte[]> out = new TreeMap<>();
     try (Stream<Path> s = Files.walk(dir)) {
       for (Path p : (Iterable<Path>) s.filter(Files::isRegularFile)::iterator) {
+        if (p.getFileName().toString().equals("_publish.lock")) {
+          continue;
+        }
         out.put(dir.relativize(p).toString(), Files.readAllBytes(p));
       }
     }

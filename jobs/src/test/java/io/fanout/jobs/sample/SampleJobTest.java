@@ -94,8 +94,12 @@ class SampleJobTest {
     assertThat(m.batchesPerEpoch).isEqualTo(22);
     assertThat(m.files).hasSize(12);
     for (ShardManifest.Part p : m.files) {
-      assertThat(p.crc32c).isEqualTo(io.fanout.store.Checksums.crc32c(a.resolve(p.path)));
-      assertThat(p.bytes).isEqualTo(Files.size(a.resolve(p.path)));
+      assertThat(p.crc32c)
+          .isEqualTo(
+              io.fanout.store.Checksums.crc32c(
+                  io.fanout.shard.ShardManifest.read(a).dataRoot(a).resolve(p.path)));
+      assertThat(p.bytes)
+          .isEqualTo(Files.size(io.fanout.shard.ShardManifest.read(a).dataRoot(a).resolve(p.path)));
     }
     checkWithSparkReader(a, m, new int[] {10, 5}, StoreLayout.SPLIT_NONE, true);
   }
@@ -134,7 +138,15 @@ class SampleJobTest {
     checkWithSparkReader(a, m, new int[] {4, -1}, StoreLayout.SPLIT_TRAIN, false);
     // Features of every node equal the store's rows rounded to f16.
     try (GraphStore g = GraphStore.open(cora)) {
-      List<Row> rows = spark.read().parquet(a.resolve("epoch-0000").toString()).collectAsList();
+      List<Row> rows =
+          spark
+              .read()
+              .parquet(
+                  io.fanout.shard.ShardManifest.read(a)
+                      .dataRoot(a)
+                      .resolve("epoch-0000")
+                      .toString())
+              .collectAsList();
       for (Row r : rows) {
         EncodedBatch e = encoded(r);
         MiniBatch b = BatchCodec.decode(e);
@@ -182,7 +194,7 @@ class SampleJobTest {
     assertThat(m.batchSize).isEqualTo(100);
     try (var s = Files.list(out)) {
       assertThat(s.map(p -> p.getFileName().toString()).toList())
-          .containsExactlyInAnyOrder("manifest.json", "epoch-0000");
+          .containsExactlyInAnyOrder("manifest.json", "_publish.lock", "v-0002");
     }
   }
 
@@ -284,7 +296,8 @@ class SampleJobTest {
 
     // A flipped byte in a CSR part: the CRC32C check names the file.
     Path copy = copyStore(cora, tmp.resolve("corrupt.store"));
-    Path csr = copy.resolve("csr/part-00001.csr");
+    Path csr =
+        io.fanout.store.StoreManifest.read(copy).dataRoot(copy).resolve("csr/part-00001.csr");
     byte[] bytes = Files.readAllBytes(csr);
     bytes[bytes.length / 2] ^= 0x10;
     Files.write(csr, bytes);
@@ -331,7 +344,7 @@ class SampleJobTest {
       throws Exception {
     try (GraphStore g = GraphStore.open(store)) {
       for (int epoch = 0; epoch < m.epochs; epoch++) {
-        Path ed = dir.resolve(String.format("epoch-%04d", epoch));
+        Path ed = m.dataRoot(dir).resolve(String.format("epoch-%04d", epoch));
         List<Row> rows = spark.read().parquet(ed.toString()).collectAsList();
         assertThat(rows).hasSize(m.batchesPerEpoch);
         Set<Integer> seeds = new HashSet<>();

@@ -69,7 +69,7 @@ class SampleRetryTest {
       assertThat(ShardManifest.read(out).files).hasSize(want.size());
       try (var s = Files.list(out)) {
         assertThat(s.map(p -> p.getFileName().toString()).toList())
-            .containsExactlyInAnyOrder("manifest.json", "epoch-0000");
+            .containsExactlyInAnyOrder("manifest.json", "_publish.lock", "v-0001");
       }
     }
   }

@@ -269,9 +269,12 @@ class PrepareRoundTripTest {
     StoreManifest mb = StoreManifest.read(b);
     assertThat(mb.toJson()).isEqualTo(ma.toJson());
     for (StoreManifest.FileEntry f : ma.files) {
-      assertThat(Files.readAllBytes(b.resolve(f.path)))
+      assertThat(
+              Files.readAllBytes(io.fanout.store.StoreManifest.read(b).dataRoot(b).resolve(f.path)))
           .as(f.path)
-          .isEqualTo(Files.readAllBytes(a.resolve(f.path)));
+          .isEqualTo(
+              Files.readAllBytes(
+                  io.fanout.store.StoreManifest.read(a).dataRoot(a).resolve(f.path)));
     }
   }
 
@@ -285,7 +288,14 @@ class PrepareRoundTripTest {
     int n = g.ids.size();
     // the id map: dense id -> original id
     List<Row> idmap =
-        spark.read().parquet(out.resolve(StoreLayout.IDMAP_DIR).toString()).collectAsList();
+        spark
+            .read()
+            .parquet(
+                io.fanout.store.StoreManifest.read(out)
+                    .dataRoot(out)
+                    .resolve(StoreLayout.IDMAP_DIR)
+                    .toString())
+            .collectAsList();
     assertThat(idmap).hasSize(n);
     String[] orig = new String[n];
     Object[] origRaw = new Object[n];

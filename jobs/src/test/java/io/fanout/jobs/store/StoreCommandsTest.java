@@ -175,7 +175,8 @@ class StoreCommandsTest {
     assertThat(p2.json().get("skipped").asBoolean()).isTrue();
 
     // corrupted and truncated files are named
-    Path csr = store.resolve(StoreLayout.csrFile(1));
+    Path csr =
+        io.fanout.store.StoreManifest.read(store).dataRoot(store).resolve(StoreLayout.csrFile(1));
     byte[] bytes = Files.readAllBytes(csr);
     bytes[bytes.length - 2] ^= 0x55;
     Files.write(csr, bytes);

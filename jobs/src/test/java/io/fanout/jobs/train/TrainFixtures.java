@@ -90,7 +90,8 @@ final class TrainFixtures {
 
   /** Writes {@code g} as a one-partition store with an idmap. */
   static void writeStore(Path store, Graph g) throws IOException {
-    Path staging = StoreOutput.COMMIT.begin(store, "test");
+    io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
+    Path staging = run.dir();
     int n = g.n();
     int dim = g.features[0].length;
     long edges = 0;
@@ -146,7 +147,7 @@ final class TrainFixtures {
     m.idType = "long";
     m.inputFingerprint = "fixture-" + n + "-" + dim;
     m.files = StoreOutput.files(staging);
-    StoreOutput.COMMIT.publish(store, staging, m, true);
+    StoreOutput.COMMIT.publish(run, m, true);
   }
 
   /** Samples {@code epochs} epochs of training shards, node ids only. */
@@ -154,7 +155,8 @@ final class TrainFixtures {
       Path dir, Path store, Graph g, int[] fanouts, int batchSize, int epochs, long seed)
       throws IOException {
     Files.createDirectories(dir);
-    Path staging = ShardOutput.COMMIT.begin(dir, "test");
+    io.fanout.store.OutputCommit.Run run = ShardOutput.COMMIT.begin(dir);
+    Path staging = run.dir();
     ShardManifest sm = new ShardManifest();
     long[] indptr = new long[g.n() + 1];
     int e = 0;
@@ -228,6 +230,6 @@ final class TrainFixtures {
     sm.batchesPerEpoch = batches;
     sm.partsPerEpoch = 1;
     sm.totals.batches = (long) batches * epochs;
-    ShardOutput.COMMIT.publish(dir, staging, sm, true);
+    ShardOutput.COMMIT.publish(run, sm, true);
   }
 }

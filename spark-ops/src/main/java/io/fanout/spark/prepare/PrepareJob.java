@@ -30,7 +30,6 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -119,17 +118,20 @@ public final class PrepareJob {
       return new PrepareResult(spark, out, StoreManifest.read(out), true, secondsSince(start));
     }
     NormalizedTables t = new NormalizedTables(in, conf);
-    Path staging = StoreOutput.COMMIT.begin(out, UUID.randomUUID().toString());
+    OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
+    Path staging = run.dir();
     try {
       StoreManifest m = build(in, t, staging, requestedPartitions);
       m.inputFingerprint = in.fingerprint;
       m.options = recorded;
       PartFiles.removeAttemptLeftovers(staging);
       m.files = StoreOutput.files(staging);
-      StoreOutput.COMMIT.publish(out, staging, m, overwrite);
+      if (!StoreOutput.COMMIT.publish(run, m, overwrite)) { // an identical run published first
+        return new PrepareResult(spark, out, StoreManifest.read(out), true, secondsSince(start));
+      }
       return new PrepareResult(spark, out, m, false, secondsSince(start));
     } catch (Exception e) { // Spark throws the checked SparkException undeclared
-      StoreOutput.COMMIT.abort(staging);
+      StoreOutput.COMMIT.abort(run);
       throw SparkErrors.unwrap(e);
     }
   }

@@ -135,8 +135,8 @@ public final class SampleJob {
       err.println("sample: " + output + " already holds these shards; nothing to do");
       return new SampleResult(spark, output, ShardManifest.read(output), true, 0);
     }
-    boolean created = !java.nio.file.Files.exists(output);
-    Path staging = ShardOutput.COMMIT.begin(output, java.util.UUID.randomUUID().toString());
+    OutputCommit.Run run = ShardOutput.COMMIT.begin(output);
+    Path staging = run.dir();
     long start = System.nanoTime();
     ShardManifest m;
     try {
@@ -156,16 +156,12 @@ public final class SampleJob {
               ? ReplicatedSampling.run(jsc, spec, staging.toString())
               : PartitionedSampling.run(jsc, spec, sm, staging.toString());
       m = manifest(spec, sm, graph, mode, conf, requestFingerprint, parts);
-      ShardOutput.COMMIT.publish(output, staging, m, overwrite);
-    } catch (RuntimeException | Error e) {
-      ShardOutput.COMMIT.abort(staging);
-      if (created) {
-        try (var left = java.nio.file.Files.list(output)) {
-          if (left.findAny().isEmpty()) {
-            java.nio.file.Files.delete(output);
-          }
-        }
+      if (!ShardOutput.COMMIT.publish(run, m, overwrite)) { // an identical run published first
+        err.println("sample: " + output + " already holds these shards; nothing to do");
+        return new SampleResult(spark, output, ShardManifest.read(output), true, 0);
       }
+    } catch (RuntimeException | Error e) {
+      ShardOutput.COMMIT.abort(run);
       throw unwrap(e);
     }
     double secs = (System.nanoTime() - start) / 1e9;

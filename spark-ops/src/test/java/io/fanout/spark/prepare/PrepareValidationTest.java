@@ -282,10 +282,11 @@ class PrepareValidationTest {
 
   @Test
   void deadRunPublishesNothingAndNextRunSucceeds() throws IOException {
-    // a run that dies after staging files: simulate the leftovers of a killed driver
-    Path staging = out().resolve(StoreLayout.STAGING_PREFIX + "killed");
+    // a run that dies after writing files: the leftovers of a killed driver (its lock is gone)
+    Path staging = out().resolve("v-0007");
     Files.createDirectories(staging.resolve("csr"));
     Files.writeString(staging.resolve("csr/part-00000.csr"), "half");
+    Files.writeString(out().resolve("_writing-v-0007.lock"), "");
     assertThatThrownBy(() -> StoreManifest.read(out())).hasMessageContaining("incomplete store");
     // a run that fails in a task midway (duplicate id found while writing) cleans up after itself
     fails(
@@ -295,7 +296,11 @@ class PrepareValidationTest {
     assertThat(r.manifest().vertices).isEqualTo(3);
     try (Stream<Path> s = Files.list(out())) {
       assertThat(s.map(p -> p.getFileName().toString()))
-          .containsExactlyInAnyOrder("manifest.json", "idmap", "csr", "nodes", "features");
+          .containsExactlyInAnyOrder("manifest.json", "_publish.lock", r.manifest().dataDir);
+    }
+    try (Stream<Path> s = Files.list(r.manifest().dataRoot(out()))) {
+      assertThat(s.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("idmap", "csr", "nodes", "features");
     }
   }
 
