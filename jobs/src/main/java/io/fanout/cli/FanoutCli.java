@@ -47,6 +47,8 @@ public final class FanoutCli {
         out.println(help(command));
         return 0;
       }
+      SparkMasters.check(cl.master, "--master");
+      SparkMasters.check(cl.sparkConf.get("spark.master"), "--conf spark.master");
       Map<String, String> sparkConf = cl.sparkConf;
       FanoutConf conf =
           new FanoutConf(
