@@ -89,7 +89,7 @@ final class InputFiles {
         int hidden = firstHidden(parts);
         if (hidden >= 0) {
           skipped.add(parts[hidden] + (hidden < parts.length - 1 ? "/" : ""));
-        } else if (parts.length > 1 && !parts[0].contains("=")) {
+        } else if (!partitionFolders(parts)) {
           folders.add(parts[0] + "/");
         } else {
           data.add(s);
@@ -140,6 +140,16 @@ final class InputFiles {
       }
     }
     return -1;
+  }
+
+  /** True when every folder between the root and the file is a partition ({@code name=value}). */
+  private static boolean partitionFolders(String[] parts) {
+    for (int i = 0; i < parts.length - 1; i++) {
+      if (!parts[i].contains("=")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String foldersMessage(

@@ -113,6 +113,9 @@ class InputFilesTest {
                 + tmp.resolve("gen/vertices.parquet")
                 + " --edges "
                 + tmp.resolve("gen/edges.parquet"));
+    file("part/year=2024/extra/part-0.parquet", PARQUET);
+    refused(tmp.resolve("part"), false)
+        .hasMessageContaining("holds folders, not Parquet files: year=2024/;");
     file("nested/a/part-0.parquet", PARQUET);
     refused(tmp.resolve("nested"), false)
         .hasMessageContaining("holds folders, not Parquet files: a/;")
