@@ -240,8 +240,30 @@ public final class ModelRuns {
    * TrainCancelledException} before the next batch once {@code cancelled} returns true (see {@link
    * Trainer#cancelWhen}); the model dir then holds the checkpoint of the last complete epoch, if
    * any.
+   *
+   * @throws OutOfHeapException before training when the model and the batches the loaders keep
+   *     ready cannot fit in this JVM's heap ({@code Runtime.maxMemory()}), or when the heap ran out
+   *     during training
    */
   public static TrainResult train(
+      TrainSpec spec,
+      PrintStream progress,
+      Function<GnnModel, GradientReducer> reducerFor,
+      boolean retry,
+      BooleanSupplier cancelled) {
+    try {
+      return run(spec, progress, reducerFor, retry, cancelled);
+    } catch (RuntimeException | OutOfMemoryError e) {
+      // The run's boundary: what it allocated is unreachable again.
+      OutOfMemoryError oom = TrainMemory.find(e);
+      if (oom == null) {
+        throw e;
+      }
+      throw TrainMemory.of(spec, retry).ranOut(oom, Runtime.getRuntime().maxMemory());
+    }
+  }
+
+  private static TrainResult run(
       TrainSpec spec,
       PrintStream progress,
       Function<GnnModel, GradientReducer> reducerFor,
@@ -262,6 +284,8 @@ public final class ModelRuns {
               spec.activation(),
               spec.featureNorm());
       GnnModel model = new GnnModel(cfg, Backends.select());
+      new TrainMemory(spec, m.featureDim, shards.manifest(), retry)
+          .check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = reducerFor.apply(model);
       Trainer trainer =
           new Trainer(

@@ -465,7 +465,6 @@ public final class Trainer {
   private static void keepMetricsBefore(Path dir, int epoch) {
     Path f = dir.resolve(METRICS);
     try {
-      Files.createDirectories(dir);
       if (!Files.exists(f)) {
         return;
       }
@@ -515,6 +514,8 @@ public final class Trainer {
     }
     sb.append("}\n");
     try {
+      // Created with the first epoch's line, not before: a run that fails earlier leaves no folder.
+      Files.createDirectories(dir);
       Files.writeString(
           dir.resolve(METRICS),
           sb,

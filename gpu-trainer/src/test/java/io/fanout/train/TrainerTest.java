@@ -177,6 +177,22 @@ class TrainerTest {
   }
 
   @Test
+  void aRunThatFailsBeforeItsFirstEpochEndsLeavesNoModelDir() {
+    Path dir = tmp.resolve("never");
+    TrainProgress outOfHeap =
+        new TrainProgress() {
+          @Override
+          public void batchDone(Batch batch) {
+            throw new OutOfMemoryError("injected");
+          }
+        };
+    assertThatThrownBy(
+            () -> trainer("sage", 2, 3).fit(data(3, 1), null, dir, false, Map.of(), outOfHeap))
+        .isInstanceOf(OutOfMemoryError.class);
+    assertThat(dir).doesNotExist();
+  }
+
+  @Test
   void sameSeedGivesBitIdenticalParametersWhateverTheLoaderThreads() {
     Trainer a = trainer("sage", 3, 5);
     a.fit(data(5, 1), null, tmp.resolve("a"), false, Map.of(), null, 0);

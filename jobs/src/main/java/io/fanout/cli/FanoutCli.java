@@ -3,6 +3,7 @@ package io.fanout.cli;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.store.InvalidInputException;
+import io.fanout.train.OutOfHeapException;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -10,15 +11,20 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Entry point of {@code bin/fanout} and of {@code spark-submit --class io.fanout.cli.FanoutCli}.
  *
  * <p>Without {@code --master} (and without a {@code spark.master} set by spark-submit) commands run
  * on an embedded {@code local[*]} Spark. Bad input and bad options exit with status 2 and one clear
- * message; other failures exit with status 1 and a stack trace.
+ * message (its stack trace goes to the log at debug level), and so does running out of heap, with
+ * the heap size and how to raise it; other failures exit with status 1 and a stack trace.
  */
 public final class FanoutCli {
+  private static final Logger LOG = LoggerFactory.getLogger(FanoutCli.class);
+
   private FanoutCli() {}
 
   public static void main(String[] args) {
@@ -38,15 +44,22 @@ public final class FanoutCli {
       err.println("fanout: unknown command '" + args.get(0) + "'\n\n" + usage());
       return 2;
     }
+    return run(command, args.subList(1, args.size()), out, err);
+  }
+
+  /** Runs {@code command} with the arguments that follow its name; returns the exit status. */
+  static int run(Command command, List<String> args, PrintStream out, PrintStream err) {
     SessionHolder session = null;
     CommandProgress progress = null;
     PrintStream errors = err;
     try {
-      CommandLine cl = CommandLine.parse(command, args.subList(1, args.size()));
+      CommandLine cl = CommandLine.parse(command, args);
       if (cl.help) {
         out.println(help(command));
         return 0;
       }
+      SparkMasters.check(cl.master, "--master");
+      SparkMasters.check(cl.sparkConf.get("spark.master"), "--conf spark.master");
       Map<String, String> sparkConf = cl.sparkConf;
       FanoutConf conf =
           new FanoutConf(
@@ -60,7 +73,20 @@ public final class FanoutCli {
       return command.run(
           new CommandContext(conf, cl.positional, session, progress.out(out), progress.err()));
     } catch (InvalidInputException | FanoutConfigException e) {
+      LOG.debug("fanout {}: refused", command.name(), e);
       errors.println("fanout " + command.name() + ": error: " + e.getMessage());
+      return 2;
+    } catch (OutOfMemoryError e) {
+      // Caught here, at the command's boundary, where what it allocated is unreachable again.
+      LOG.debug("fanout {}: out of heap", command.name(), e);
+      long heap = Runtime.getRuntime().maxMemory();
+      errors.println(
+          "fanout "
+              + command.name()
+              + ": error: ran out of Java heap (max heap "
+              + OutOfHeapException.size(heap)
+              + "); "
+              + OutOfHeapException.moreHeap(2 * heap));
       return 2;
     } catch (Exception e) {
       errors.println("fanout " + command.name() + ": failed: " + e);

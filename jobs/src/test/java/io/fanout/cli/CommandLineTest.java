@@ -8,7 +8,10 @@ import io.fanout.jobs.sample.SampleCommand;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Command-line parsing: a repeated option is refused, not silently overridden. */
+/**
+ * Command-line parsing: a repeated option is refused, not silently overridden; a master Spark
+ * cannot parse is refused before Spark starts.
+ */
 class CommandLineTest {
   @Test
   void aRepeatedOptionIsRefused() {
@@ -42,5 +45,40 @@ class CommandLineTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--fanouts is given twice");
     assertThat(r.err()).doesNotContain("\tat ");
+  }
+
+  @Test
+  void aBogusMasterExitsTwoWithOneLineBeforeSparkStarts() {
+    CliRun.Result r =
+        CliRun.cli("prepare", "--master", "bogus://x", "--vertices", "v", "--edges", "e");
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err())
+        .isEqualTo(
+            "fanout prepare: error: --master 'bogus://x' is not a Spark master URL; expected "
+                + SparkMasters.ACCEPTED
+                + "\n");
+    CliRun.Result conf = CliRun.cli("prepare", "--conf", "spark.master=locale[2]");
+    assertThat(conf.code()).isEqualTo(2);
+    assertThat(conf.err()).contains("--conf spark.master 'locale[2]' is not a Spark master URL");
+  }
+
+  @Test
+  void sparksOwnMasterFormsAreAccepted() {
+    for (String m :
+        List.of(
+            "local",
+            "local[2]",
+            "local[*]",
+            "local[2,3]",
+            "local-cluster[2,1,1024]",
+            "spark://host:7077")) {
+      SparkMasters.check(m, "--master");
+    }
+    for (String m : List.of("bogus://x", "local[two]", "locl", "")) {
+      assertThatThrownBy(() -> SparkMasters.check(m, "--master"))
+          .as(m)
+          .isInstanceOf(FanoutConfigException.class)
+          .hasMessageContaining("'" + m + "'");
+    }
   }
 }

@@ -5,6 +5,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.spark.train.EvaluateOptions;
 import io.fanout.spark.train.InferOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.store.OutputPaths;
 import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
@@ -59,8 +60,8 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
           "infer has nothing to write: give --output (option output: predictions) and/or"
               + " --embeddings (option embeddings: node embeddings)");
     }
-    Path pred = output.isBlank() ? null : Path.of(output);
-    Path emb = embeddings.isBlank() ? null : Path.of(embeddings);
+    Path pred = output.isBlank() ? null : OutputPaths.check(Path.of(output), "--output");
+    Path emb = embeddings.isBlank() ? null : OutputPaths.check(Path.of(embeddings), "--embeddings");
     if (pred != null
         && emb != null
         && pred.toAbsolutePath().normalize().equals(emb.toAbsolutePath().normalize())) {

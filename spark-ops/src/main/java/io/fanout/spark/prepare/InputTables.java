@@ -3,13 +3,10 @@ package io.fanout.spark.prepare;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.store.Checksums;
-import io.fanout.store.InvalidInputException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -67,10 +64,10 @@ final class InputTables {
     }
     String format = conf.get(PrepareOptions.FORMAT);
     Configuration hadoop = spark.sessionState().newHadoopConf();
-    StringBuilder digest = new StringBuilder(format).append('\n');
-    digest.append(listing(hadoop, vp, "vertices"));
-    digest.append(listing(hadoop, ep, "edges"));
     boolean csv = format.equals("csv");
+    StringBuilder digest = new StringBuilder(format).append('\n');
+    digest.append(InputFiles.check(hadoop, vp, "vertices", csv).digest);
+    digest.append(InputFiles.check(hadoop, ep, "edges", csv).digest);
     Dataset<Row> v = read(spark, vp, csv);
     Dataset<Row> e = read(spark, ep, csv);
     return new InputTables(
@@ -82,32 +79,6 @@ final class InputTables {
       return spark.read().option("header", "true").option("inferSchema", "false").csv(path);
     }
     return spark.read().parquet(path);
-  }
-
-  /** Path, size and mtime of every file under {@code path}; fails clearly when it is missing. */
-  private static String listing(Configuration hadoop, String path, String what) {
-    try {
-      Path p = new Path(path);
-      FileSystem fs = p.getFileSystem(hadoop);
-      if (!fs.exists(p)) {
-        throw new InvalidInputException(
-            what + " path " + path + " does not exist; expected a Parquet or CSV file or folder");
-      }
-      StringBuilder sb = new StringBuilder();
-      var it = fs.listFiles(p, true);
-      java.util.List<String> lines = new java.util.ArrayList<>();
-      while (it.hasNext()) {
-        FileStatus s = it.next();
-        lines.add(s.getPath() + "\t" + s.getLen() + "\t" + s.getModificationTime());
-      }
-      java.util.Collections.sort(lines);
-      for (String l : lines) {
-        sb.append(l).append('\n');
-      }
-      return sb.toString();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot list " + path, e);
-    }
   }
 
   private static String filesDigest(SparkSession spark, String[] files) {

@@ -22,6 +22,7 @@ import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.OutputCommit;
+import io.fanout.store.OutputPaths;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.store.StoreOutput;
@@ -95,7 +96,7 @@ public final class PrepareJob {
     for (OptionDef<?> d : PrepareOptions.ALL) {
       conf.get(d); // parse every option now: a bad value fails before any work
     }
-    Path out = localPath(conf.get(PrepareOptions.OUTPUT));
+    Path out = OutputPaths.check(localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
     int requestedPartitions = conf.get(PrepareOptions.PARTITIONS);
     if (requestedPartitions < 0) {

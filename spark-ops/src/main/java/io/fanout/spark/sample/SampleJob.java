@@ -16,6 +16,7 @@ import io.fanout.spark.SampleResult;
 import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
+import io.fanout.store.OutputPaths;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.io.IOException;
@@ -63,7 +64,7 @@ public final class SampleJob {
     FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES));
     String mode = conf.get(SampleOptions.MODE);
     Path graph = Paths.get(conf.get(SampleOptions.GRAPH));
-    Path output = Paths.get(conf.get(SampleOptions.OUTPUT));
+    Path output = OutputPaths.check(Paths.get(conf.get(SampleOptions.OUTPUT)), "--output");
 
     String storeFingerprint = StoreCache.fingerprint(graph);
     StoreManifest sm;

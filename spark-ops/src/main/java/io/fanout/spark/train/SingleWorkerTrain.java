@@ -1,10 +1,12 @@
 package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.ModelRuns;
 import java.io.PrintStream;
+import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.TaskContext;
@@ -17,10 +19,17 @@ import org.apache.spark.sql.SparkSession;
  * on a cluster on an executor (the executor-local trainer). Running inside a task makes it
  * cancellable like any Spark job: the trainer stops before its next batch once Spark marks the task
  * killed. A retried task attempt resumes from the checkpoint the failed one left, unless the model
- * dir already held one before this run (then resuming is the caller's choice).
+ * dir already held one before this run (then resuming is the caller's choice). Bad input the
+ * trainer finds (such as a run that does not fit in the heap) comes back as the task's result and
+ * is thrown on the driver: thrown in the task, Spark would log it as a failed task with its stack
+ * trace, and a retry would fail the same way.
  */
-final class SingleWorkerTrain implements Function<Integer, DistributedTrain.Outcome> {
+final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Attempt> {
   private static final long serialVersionUID = 1L;
+
+  /** What the task returns: the outcome, or the bad input it refused. */
+  record Attempt(DistributedTrain.Outcome outcome, InvalidInputException refused)
+      implements Serializable {}
 
   private final Map<String, String> options;
   private final String progressId;
@@ -40,27 +49,34 @@ final class SingleWorkerTrain implements Function<Integer, DistributedTrain.Outc
             DistributedTrain.shippedOptions(c), DriverStreams.register(progress), before);
     try {
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-      List<DistributedTrain.Outcome> out =
+      List<Attempt> out =
           TaskWatch.run(
               spark.sparkContext(), () -> jsc.parallelize(List.of(0), 1).map(task).collectAsync());
-      return out.get(0);
+      if (out.get(0).refused() != null) {
+        throw out.get(0).refused();
+      }
+      return out.get(0).outcome();
     } finally {
       DriverStreams.unregister(task.progressId);
     }
   }
 
   @Override
-  public DistributedTrain.Outcome call(Integer ignored) {
+  public Attempt call(Integer ignored) {
     TaskContext tc = TaskContext.get();
     ModelRuns.TrainSpec spec =
         TrainOptionsDefs.spec(FanoutConf.of("train", TrainOptionsDefs.TRAIN, options));
-    ModelRuns.TrainResult r =
-        ModelRuns.train(
-            spec,
-            DriverStreams.forTask(progressId),
-            model -> GradientReducer.LOCAL,
-            tc.attemptNumber() > 0 && !checkpointBefore,
-            tc::isInterrupted);
-    return DistributedTrain.Outcome.of(r, tc.attemptNumber());
+    try {
+      ModelRuns.TrainResult r =
+          ModelRuns.train(
+              spec,
+              DriverStreams.forTask(progressId),
+              model -> GradientReducer.LOCAL,
+              tc.attemptNumber() > 0 && !checkpointBefore,
+              tc::isInterrupted);
+      return new Attempt(DistributedTrain.Outcome.of(r, tc.attemptNumber()), null);
+    } catch (InvalidInputException e) {
+      return new Attempt(null, e);
+    }
   }
 }

@@ -5,6 +5,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.spark.JobLabels;
 import io.fanout.spark.TrainResult;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.OutputPaths;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.ModelRuns;
 import io.fanout.train.TrainCancelledException;
@@ -31,6 +32,7 @@ public final class TrainJob {
    */
   public static TrainResult run(SparkSession spark, FanoutConf c, PrintStream progress) {
     ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
+    OutputPaths.check(spec.modelDir(), "--model-dir");
     // Bad input fails here, on the driver, rather than as a task failure Spark logs and retries.
     ModelRuns.checkInputs(spec);
     refuseExistingCheckpoint(spec);

@@ -1,0 +1,137 @@
+package io.fanout.train;
+
+import io.fanout.shard.ShardManifest;
+import io.fanout.store.StoreManifest;
+import java.util.Locale;
+
+/**
+ * The Java heap a training run holds at once, at the least, from the sizes known before it starts
+ * (the shard manifest, the feature dimension and the model's parameter count), and the messages for
+ * a run that does not fit.
+ *
+ * <p>The bound counts the parameters with their gradients and both Adam moments, and the feature
+ * rows of the batches the loaders keep ready: {@code min(loader-threads, parts) x (prefetch + 1)}
+ * buffers of a mean batch's nodes, for the current epoch and, when another follows, for the next
+ * one, whose loader starts with the current epoch. Activations and everything else come on top: a
+ * run over the bound cannot fit; one under it may still run out.
+ */
+final class TrainMemory {
+  private final ModelRuns.TrainSpec spec;
+  private final int dim;
+  private final ShardManifest shards;
+  private final long nodesPerBatch;
+  private final long readyBatches;
+
+  /**
+   * @param dim the store's feature dimension
+   * @param retry whether a checkpoint may be continued even without {@code spec.resume()}
+   */
+  TrainMemory(ModelRuns.TrainSpec spec, int dim, ShardManifest shards, boolean retry) {
+    this.spec = spec;
+    this.dim = dim;
+    this.shards = shards;
+    long batches = Math.max(1, shards.totals.batches);
+    this.nodesPerBatch = (shards.totals.nodes + batches - 1) / batches;
+    long threads = Math.max(1, Math.min(spec.loaderThreads(), shards.partsPerEpoch));
+    long perLoader =
+        Math.min(threads * (Math.max(1, spec.prefetch()) + 1), Math.max(1, shards.batchesPerEpoch));
+    // A resumed run may have one epoch left, and so one loader.
+    boolean twoEpochs = spec.epochs() > 1 && !spec.resume() && !retry;
+    this.readyBatches = perLoader * (twoEpochs ? 2 : 1);
+  }
+
+  /** The figures of {@code spec}'s run, read again from its manifests (for an error message). */
+  static TrainMemory of(ModelRuns.TrainSpec spec, boolean retry) {
+    return new TrainMemory(
+        spec,
+        StoreManifest.read(spec.graph()).featureDim,
+        ShardSet.open(spec.shards()).manifest(),
+        retry);
+  }
+
+  /** Bytes the run holds at once at the least; see the class comment. */
+  long leastBytes(int numParams) {
+    return 4L * (4L * numParams + readyBatches * nodesPerBatch * dim);
+  }
+
+  /**
+   * Refuses the run when {@link #leastBytes} exceeds {@code maxHeap} ({@code Runtime.maxMemory()}
+   * where it runs).
+   *
+   * @throws OutOfHeapException naming both figures, what they are made of and what to change
+   */
+  void check(int numParams, long maxHeap) {
+    long need = leastBytes(numParams);
+    if (need <= maxHeap) {
+      return;
+    }
+    throw new OutOfHeapException(
+        String.format(
+            Locale.ROOT,
+            "train needs at least %s of Java heap but has %s (max heap): the loaders keep %d"
+                + " batches ready, each of about %,d nodes x %d features (%s), and the model"
+                + " holds %,d parameters with their gradients and Adam moments; %s",
+            size(need),
+            size(maxHeap),
+            readyBatches,
+            nodesPerBatch,
+            dim,
+            batches(),
+            numParams,
+            advice(Math.max(need + need / 2, maxHeap + 1))),
+        null);
+  }
+
+  /** The error for a run that ran out of heap with {@code oom}. */
+  OutOfHeapException ranOut(OutOfMemoryError oom, long maxHeap) {
+    return new OutOfHeapException(
+        String.format(
+            Locale.ROOT,
+            "train ran out of Java heap (max heap %s) with batches of about %,d nodes x %d"
+                + " features (%s) and a %s model of hidden width %d; %s",
+            size(maxHeap),
+            nodesPerBatch,
+            dim,
+            batches(),
+            spec.model(),
+            spec.hidden(),
+            advice(2 * maxHeap)),
+        oom);
+  }
+
+  /**
+   * The OutOfMemoryError in {@code t}'s cause chain (a loader thread's arrives wrapped), or null.
+   */
+  static OutOfMemoryError find(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof OutOfMemoryError e) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  private String batches() {
+    StringBuilder f = new StringBuilder();
+    for (int i = 0; shards.fanouts != null && i < shards.fanouts.length; i++) {
+      f.append(i == 0 ? "" : ",").append(shards.fanouts[i]);
+    }
+    return "batches of "
+        + shards.batchSize
+        + " seeds, fanouts "
+        + f
+        + ", in the shards at "
+        + spec.shards();
+  }
+
+  private String advice(long heap) {
+    return OutOfHeapException.moreHeap(heap)
+        + ", sample smaller batches (bin/fanout sample --batch-size "
+        + Math.max(1, shards.batchSize / 2)
+        + ") or keep fewer batches ready (--loader-threads, --prefetch)";
+  }
+
+  private static String size(long bytes) {
+    return OutOfHeapException.size(bytes);
+  }
+}

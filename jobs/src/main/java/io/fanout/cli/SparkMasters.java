@@ -1,0 +1,61 @@
+package io.fanout.cli;
+
+import io.fanout.conf.FanoutConfigException;
+import java.util.ServiceLoader;
+import java.util.regex.Pattern;
+import org.apache.spark.SparkMasterRegex$;
+import org.apache.spark.scheduler.ExternalClusterManager;
+
+/**
+ * Checks a Spark master URL the way {@code SparkContext} parses it, before a session is started: a
+ * master Spark cannot parse fails there only after logging a stack trace.
+ */
+final class SparkMasters {
+  private SparkMasters() {}
+
+  static final String ACCEPTED =
+      "local, local[N], local[*], local[N,F], local-cluster[W,C,MB], spark://HOST:PORT, or yarn"
+          + " and k8s://HOST:PORT where their Spark modules are on the classpath";
+
+  /**
+   * Refuses {@code master} (from {@code option}, e.g. {@code --master}) unless Spark's own master
+   * patterns or a cluster manager on the classpath accept it; null passes.
+   *
+   * @throws FanoutConfigException naming the master and the accepted forms
+   */
+  static void check(String master, String option) {
+    if (master == null || accepted(master)) {
+      return;
+    }
+    throw new FanoutConfigException(
+        option + " '" + master + "' is not a Spark master URL; expected " + ACCEPTED);
+  }
+
+  private static boolean accepted(String master) {
+    SparkMasterRegex$ r = SparkMasterRegex$.MODULE$;
+    if (master.equals("local")) {
+      return true;
+    }
+    for (Pattern p :
+        new Pattern[] {
+          r.LOCAL_N_REGEX().pattern(),
+          r.LOCAL_N_FAILURES_REGEX().pattern(),
+          r.LOCAL_CLUSTER_REGEX().pattern(),
+          r.SPARK_REGEX().pattern()
+        }) {
+      if (p.matcher(master).matches()) {
+        return true;
+      }
+    }
+    ClassLoader loader = Thread.currentThread().getContextClassLoader();
+    for (ExternalClusterManager m :
+        ServiceLoader.load(
+            ExternalClusterManager.class,
+            loader != null ? loader : SparkMasters.class.getClassLoader())) {
+      if (m.canCreate(master)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
