@@ -49,26 +49,8 @@ class OutputCommitCrashTest {
   /** Writes and publishes a one-partition store of {@code vertices} vertices. */
   private static void write(Path store, int vertices, boolean overwrite) {
     OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
-    try (NodesFileWriter w =
-        new NodesFileWriter(run.dir().resolve(StoreLayout.nodesFile(0)), 0, 0, vertices)) {
-      for (int i = 0; i < vertices; i++) {
-        w.write(i, StoreLayout.SPLIT_TRAIN);
-      }
-      w.finish();
-    }
-    try (CsrFileWriter w =
-        new CsrFileWriter(run.dir().resolve(StoreLayout.csrFile(0)), 0, 0, vertices)) {
-      for (int i = 0; i < vertices; i++) {
-        w.endRow();
-      }
-      w.finish();
-    }
-    StoreManifest m = new StoreManifest();
-    m.vertices = vertices;
-    m.partitions = 1;
-    m.partitionTable.add(new StoreManifest.Partition(0, 0, vertices, 0));
+    StoreManifest m = OutputCommitTest.writeStore(run.dir(), vertices);
     m.inputFingerprint = "inputs-" + vertices;
-    m.files = StoreOutput.files(run.dir());
     try {
       StoreOutput.COMMIT.publish(run, m, overwrite);
     } catch (Crash c) {

@@ -29,16 +29,31 @@ class OutputCommitTest {
   private static StoreManifest publishStore(
       Path store, String fingerprint, Map<String, String> opts, int vertices, boolean overwrite) {
     OutputCommit.Run run = STORE.begin(store);
-    Path staging = run.dir();
+    StoreManifest m = writeStore(run.dir(), vertices);
+    m.inputFingerprint = fingerprint;
+    m.options.putAll(opts);
+    try {
+      STORE.publish(run, m, overwrite);
+    } catch (RuntimeException e) {
+      STORE.abort(run);
+      throw e;
+    }
+    return m;
+  }
+
+  /**
+   * Writes the files of a one-partition store of {@code vertices} vertices without edges into
+   * {@code dir} and returns its manifest, files listed.
+   */
+  static StoreManifest writeStore(Path dir, int vertices) {
     try (NodesFileWriter w =
-        new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(0)), 0, 0, vertices)) {
+        new NodesFileWriter(dir.resolve(StoreLayout.nodesFile(0)), 0, 0, vertices)) {
       for (int i = 0; i < vertices; i++) {
         w.write(i, StoreLayout.SPLIT_TRAIN);
       }
       w.finish();
     }
-    try (CsrFileWriter w =
-        new CsrFileWriter(staging.resolve(StoreLayout.csrFile(0)), 0, 0, vertices)) {
+    try (CsrFileWriter w = new CsrFileWriter(dir.resolve(StoreLayout.csrFile(0)), 0, 0, vertices)) {
       for (int i = 0; i < vertices; i++) {
         w.endRow();
       }
@@ -48,15 +63,7 @@ class OutputCommitTest {
     m.vertices = vertices;
     m.partitions = 1;
     m.partitionTable.add(new StoreManifest.Partition(0, 0, vertices, 0));
-    m.inputFingerprint = fingerprint;
-    m.options.putAll(opts);
-    m.files = StoreOutput.files(staging);
-    try {
-      STORE.publish(run, m, overwrite);
-    } catch (RuntimeException e) {
-      STORE.abort(run);
-      throw e;
-    }
+    m.files = StoreOutput.files(dir);
     return m;
   }
 

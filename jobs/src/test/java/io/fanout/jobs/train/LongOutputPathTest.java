@@ -37,17 +37,7 @@ class LongOutputPathTest {
     shards = tmp.resolve("shards");
     TrainFixtures.writeShards(shards, store, g, new int[] {3}, 32, 1, 1);
     model = tmp.resolve("model");
-    Result t =
-        cli(
-            "train",
-            "--graph",
-            store.toString(),
-            "--shards",
-            shards.toString(),
-            "--model-dir",
-            model.toString(),
-            "--epochs",
-            "1");
+    Result t = cli(TrainFixtures.trainArgs(store, shards, model, "--epochs", "1"));
     assertThat(t.code()).as(t.err()).isZero();
     tooLong = tmp.resolve("x".repeat(300));
   }
@@ -112,17 +102,7 @@ class LongOutputPathTest {
 
   @Test
   void trainModelDir() {
-    refused(
-        cli(
-            "train",
-            "--graph",
-            store.toString(),
-            "--shards",
-            shards.toString(),
-            "--model-dir",
-            tooLong.toString()),
-        "train",
-        "--model-dir");
+    refused(cli(TrainFixtures.trainArgs(store, shards, tooLong)), "train", "--model-dir");
   }
 
   @Test

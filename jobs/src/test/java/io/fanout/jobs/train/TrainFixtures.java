@@ -150,6 +150,22 @@ final class TrainFixtures {
     StoreOutput.COMMIT.publish(run, m, true);
   }
 
+  /** The arguments of {@code train --graph store --shards shards --model-dir model more...}. */
+  static String[] trainArgs(Path store, Path shards, Path model, String... more) {
+    String[] head = {
+      "train",
+      "--graph",
+      store.toString(),
+      "--shards",
+      shards.toString(),
+      "--model-dir",
+      model.toString()
+    };
+    String[] out = java.util.Arrays.copyOf(head, head.length + more.length);
+    System.arraycopy(more, 0, out, head.length, more.length);
+    return out;
+  }
+
   /** Samples {@code epochs} epochs of training shards, node ids only. */
   static void writeShards(
       Path dir, Path store, Graph g, int[] fanouts, int batchSize, int epochs, long seed)

@@ -59,19 +59,7 @@ class TrainOutOfHeapTest {
     Path model = tmp.resolve("cli-model");
     Result r;
     try (TrainProgress.Registration ignored = outOfHeapAfterAStep()) {
-      r =
-          cli(
-              "train",
-              "--graph",
-              store.toString(),
-              "--shards",
-              shards.toString(),
-              "--model-dir",
-              model.toString(),
-              "--epochs",
-              "2",
-              "--progress",
-              "none");
+      r = cli(TrainFixtures.trainArgs(store, shards, model, "--epochs", "2", "--progress", "none"));
     }
     assertThat(r.code()).as(r.err()).isEqualTo(2);
     assertThat(r.err())
