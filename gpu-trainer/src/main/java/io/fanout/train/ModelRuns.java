@@ -31,7 +31,12 @@ import java.util.function.Function;
 public final class ModelRuns {
   private ModelRuns() {}
 
-  /** Everything {@link #train} needs; see {@code docs/training.md} for the defaults. */
+  /**
+   * Everything {@link #train} needs; see {@code docs/training.md} for the defaults.
+   *
+   * @param verify check the store's files (once per process) and every shard part (as it is read)
+   *     against their manifests' CRC32C, and refuse damaged ones
+   */
   public record TrainSpec(
       Path graph,
       Path shards,
@@ -51,7 +56,8 @@ public final class ModelRuns {
       Path valShards,
       int loaderThreads,
       int prefetch,
-      int logEvery) {
+      int logEvery,
+      boolean verify) {
 
     /** The documented defaults for a store, shards and model dir. */
     public static TrainSpec defaults(Path graph, Path shards, Path modelDir) {
@@ -74,7 +80,8 @@ public final class ModelRuns {
           null,
           2,
           2,
-          0);
+          0,
+          true);
     }
   }
 
@@ -107,11 +114,12 @@ public final class ModelRuns {
   }
 
   /** Number of hops of the shards' batches: the manifest's fanouts, else the first batch's. */
-  static int shardLayers(ShardSet shards, GraphStore store) {
+  static int shardLayers(ShardSet shards, GraphStore store, boolean verify) {
     if (shards.layers() > 0) {
       return shards.layers();
     }
-    EpochData d = shards.epochData(store.features(), store.manifest().featureDim, "none", 1, 1);
+    EpochData d =
+        shards.epochData(store.features(), store.manifest().featureDim, "none", 1, 1, verify);
     try (BatchStream s = d.open(0)) {
       TrainBatch b = s.next();
       if (b == null) {
@@ -171,13 +179,14 @@ public final class ModelRuns {
   /**
    * Checks, from the manifests alone, that {@code spec} can train: the store has features and at
    * least two classes, the shards (and validation shards) were sampled from this store, and the
-   * model's layers match the shards' hops. Callers that start training elsewhere (a Spark task)
-   * call it first, so bad input fails where it was given.
+   * model's layers match the shards' hops; with {@code spec.verify()} also that the store's files
+   * match their CRC32C (once per process, see {@link GraphStore#verifyChecksumsOnce}). Callers that
+   * start training elsewhere (a Spark task) call it first, so bad input fails where it was given.
    *
    * @throws InvalidInputException naming the store or shards and what was expected
    */
   public static void checkInputs(TrainSpec spec) {
-    try (GraphStore store = GraphStore.open(spec.graph())) {
+    try (GraphStore store = GraphStore.open(spec.graph(), spec.verify())) {
       checkInputs(spec, store, ShardSet.open(spec.shards()));
     }
   }
@@ -194,7 +203,7 @@ public final class ModelRuns {
           "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
     }
     checkShardsMatch(shards, store);
-    int hops = shardLayers(shards, store);
+    int hops = shardLayers(shards, store, spec.verify());
     if (spec.layers() > 0 && spec.layers() != hops) {
       throw new InvalidInputException(
           "--layers "
@@ -269,7 +278,7 @@ public final class ModelRuns {
       Function<GnnModel, GradientReducer> reducerFor,
       boolean retry,
       BooleanSupplier cancelled) {
-    try (GraphStore store = GraphStore.open(spec.graph())) {
+    try (GraphStore store = GraphStore.open(spec.graph(), spec.verify())) {
       StoreManifest m = store.manifest();
       ShardSet shards = ShardSet.open(spec.shards());
       int hops = checkInputs(spec, store, shards);
@@ -304,7 +313,8 @@ public final class ModelRuns {
               m.featureDim,
               cfg.featureNorm(),
               spec.loaderThreads(),
-              spec.prefetch());
+              spec.prefetch(),
+              spec.verify());
       if (reducer.worldSize() > 1) {
         train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
       }
@@ -317,7 +327,8 @@ public final class ModelRuns {
                 m.featureDim,
                 cfg.featureNorm(),
                 spec.loaderThreads(),
-                spec.prefetch());
+                spec.prefetch(),
+                spec.verify());
       }
       Map<String, String> identity = new LinkedHashMap<>();
       identity.put("graph", storeFingerprint(m));
@@ -480,7 +491,23 @@ public final class ModelRuns {
    */
   public static Map<String, Accuracy> evaluate(
       Path graph, Path modelDir, String pick, int[] fanouts, int batchSize, long seed) {
-    try (GraphStore store = GraphStore.open(graph)) {
+    return evaluate(graph, modelDir, pick, fanouts, batchSize, seed, true);
+  }
+
+  /**
+   * As {@link #evaluate(Path, Path, String, int[], int, long)}; {@code verify} checks the store's
+   * files against their CRC32C first (once per process, see {@link
+   * GraphStore#verifyChecksumsOnce}).
+   */
+  public static Map<String, Accuracy> evaluate(
+      Path graph,
+      Path modelDir,
+      String pick,
+      int[] fanouts,
+      int batchSize,
+      long seed,
+      boolean verify) {
+    try (GraphStore store = GraphStore.open(graph, verify)) {
       GnnModel model = load(modelDir, pick, store);
       Map<String, Accuracy> out = new LinkedHashMap<>();
       float[] full = fanouts == null ? logits(model, store, null, 0, 0, -1) : null;
@@ -502,6 +529,8 @@ public final class ModelRuns {
    * @param fanouts null for full-neighbor inference, else sampled with these fanouts
    * @param overwrite replace outputs of another request (else they are an error)
    * @param pick the checkpoint, {@code last} or {@code best}
+   * @param verify check the store's files against their CRC32C first (once per process, see {@link
+   *     GraphStore#verifyChecksumsOnce})
    */
   public record InferRequest(
       Path graph,
@@ -512,8 +541,9 @@ public final class ModelRuns {
       int batchSize,
       long seed,
       boolean overwrite,
-      String pick) {
-    /** A request for the {@link Checkpoint#DEFAULT_PICK default} checkpoint. */
+      String pick,
+      boolean verify) {
+    /** A verified request for the {@link Checkpoint#DEFAULT_PICK default} checkpoint. */
     public InferRequest(
         Path graph,
         Path modelDir,
@@ -532,7 +562,8 @@ public final class ModelRuns {
           batchSize,
           seed,
           overwrite,
-          Checkpoint.DEFAULT_PICK);
+          Checkpoint.DEFAULT_PICK,
+          true);
     }
   }
 
@@ -593,7 +624,7 @@ public final class ModelRuns {
       throw new IllegalArgumentException(
           "predictions and embeddings both go to " + r.predictions() + "; give two directories");
     }
-    try (GraphStore store = GraphStore.open(r.graph())) {
+    try (GraphStore store = GraphStore.open(r.graph(), r.verify())) {
       GnnModel model = load(r.modelDir(), r.pick(), store);
       int layers = model.numLayers();
       if (r.embeddings() != null && layers < 2) {

@@ -11,8 +11,10 @@ import io.fanout.store.ManifestPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntPredicate;
 
@@ -25,11 +27,17 @@ public final class ShardSet {
   private final Path dir;
   private final ShardManifest manifest;
   private final List<List<Path>> epochs;
+  private final Map<Path, ShardManifest.Part> entries;
 
-  private ShardSet(Path dir, ShardManifest manifest, List<List<Path>> epochs) {
+  private ShardSet(
+      Path dir,
+      ShardManifest manifest,
+      List<List<Path>> epochs,
+      Map<Path, ShardManifest.Part> entries) {
     this.dir = dir;
     this.manifest = manifest;
     this.epochs = epochs;
+    this.entries = entries;
   }
 
   /**
@@ -40,6 +48,7 @@ public final class ShardSet {
     ShardManifest m = ShardManifest.read(dir);
     Path data = m.dataRoot(dir);
     TreeMap<Integer, TreeMap<Integer, Path>> byEpoch = new TreeMap<>();
+    Map<Path, ShardManifest.Part> entries = new HashMap<>();
     for (ShardManifest.Part p : m.files) {
       Path f =
           ManifestPaths.resolve(
@@ -54,6 +63,7 @@ public final class ShardSet {
                 + " is missing");
       }
       byEpoch.computeIfAbsent(p.epoch, e -> new TreeMap<>()).put(p.part, f);
+      entries.put(f, p);
     }
     List<List<Path>> epochs = new ArrayList<>();
     for (TreeMap<Integer, Path> parts : byEpoch.values()) {
@@ -63,7 +73,7 @@ public final class ShardSet {
       throw new InvalidInputException(
           "shard directory " + dir + " lists no part files: empty shard set");
     }
-    return new ShardSet(dir, m, epochs);
+    return new ShardSet(dir, m, epochs, entries);
   }
 
   public Path dir() {
@@ -101,9 +111,15 @@ public final class ShardSet {
    * The batches of every epoch through a {@link PipelinedLoader}: shard files are read and decoded
    * on {@code threads} background threads; features come inline from the shards or are gathered
    * from {@code table}.
+   *
+   * @param verify check every part's size and CRC32C against the manifest before any of its batches
+   *     is decoded ({@link ShardFileReader#verified}): a damaged part fails the stream, naming the
+   *     file, when the consumer reaches it, and none of its batches is ever returned
    */
-  public EpochData epochData(FeatureTable table, int dim, String norm, int threads, int prefetch) {
+  public EpochData epochData(
+      FeatureTable table, int dim, String norm, int threads, int prefetch, boolean verify) {
     FeatureEncoding enc = featureEncoding();
+    String source = dir.resolve(ShardManifest.FILE).toString();
     return new EpochData() {
       @Override
       public BatchStream open(int epoch) {
@@ -114,7 +130,7 @@ public final class ShardSet {
       public BatchStream open(int epoch, IntPredicate keep) {
         List<BatchPart> parts = new ArrayList<>();
         for (Path f : files(epoch)) {
-          parts.add(new FilePart(f, enc));
+          parts.add(new FilePart(f, enc, verify ? entries.get(f) : null, source));
         }
         return new PipelinedLoader(parts, table, dim, norm, threads, prefetch, keep);
       }
@@ -126,7 +142,13 @@ public final class ShardSet {
     };
   }
 
-  private record FilePart(Path file, FeatureEncoding enc) implements BatchPart {
+  /**
+   * A part file; {@code expected} is its entry in the manifest {@code source} when it is verified,
+   * else null.
+   */
+  private record FilePart(
+      Path file, FeatureEncoding enc, ShardManifest.Part expected, String source)
+      implements BatchPart {
     @Override
     public String name() {
       return file.toString();
@@ -140,7 +162,10 @@ public final class ShardSet {
     /** Rows that {@code keep} rejects are skipped before they are decoded. */
     @Override
     public Iterator<DecodedBatch> open(IntPredicate keep) {
-      ShardFileReader r = new ShardFileReader(file);
+      ShardFileReader r =
+          expected == null
+              ? new ShardFileReader(file)
+              : ShardFileReader.verified(file, expected, source);
       return new ClosingIterator(r, enc, keep);
     }
   }

@@ -21,12 +21,20 @@ import java.util.Map;
  * Training throughput on a generated graph: random in-neighbors (a skewed choice of sources so that
  * degrees vary), random features and labels, sampled on the fly by the loader threads. Reports the
  * time per batch, the GFLOP/s of the dense layers next to the same backend's {@code sgemm} at
- * 2048x2048 measured in the same run, the data-wait fraction and the peak heap.
+ * 2048x2048 measured in the same run, the data-wait fraction and the peak heap; with {@code
+ * verifyRounds > 0} also what verifying the store and the shards costs an epoch ({@link
+ * VerificationBenchmark}).
  */
 public final class TrainBenchmark {
   private TrainBenchmark() {}
 
-  /** Settings of one benchmark run. */
+  /**
+   * Settings of one benchmark run.
+   *
+   * @param batchesPerShard batches per shard part in the verification measurement
+   * @param verifyRounds pairs of epochs (unverified, verified) of the verification measurement; 0
+   *     skips it
+   */
   public record Settings(
       int vertices,
       long edges,
@@ -37,7 +45,9 @@ public final class TrainBenchmark {
       int batches,
       int warmup,
       int loaderThreads,
-      int prefetch) {}
+      int prefetch,
+      int batchesPerShard,
+      int verifyRounds) {}
 
   public static Map<String, Object> run(Settings s) {
     long t0 = System.nanoTime();
@@ -181,6 +191,11 @@ public final class TrainBenchmark {
       out.put("sgemm_layer_shape_gflops", sgemmLayer);
       out.put("data_wait_fraction", wait / (double) elapsed);
       out.put("peak_heap_bytes", peakHeap());
+      if (s.verifyRounds() > 0) {
+        out.putAll(
+            VerificationBenchmark.run(
+                g, feats, s.features(), vt, classes, seeds, cfg, s, s.verifyRounds()));
+      }
       return out;
     }
   }

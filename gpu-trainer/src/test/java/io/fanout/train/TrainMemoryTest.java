@@ -48,7 +48,8 @@ class TrainMemoryTest {
         d.valShards(),
         threads,
         prefetch,
-        d.logEvery());
+        d.logEvery(),
+        d.verify());
   }
 
   @Test

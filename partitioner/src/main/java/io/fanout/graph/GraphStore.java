@@ -1,6 +1,5 @@
 package io.fanout.graph;
 
-import io.fanout.store.Checksums;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.InvalidInputException;
@@ -84,6 +83,21 @@ public final class GraphStore implements AutoCloseable {
     return open(store, ChunkedMapping.DEFAULT_CHUNK_SHIFT);
   }
 
+  /**
+   * Opens the store at {@code store}; with {@code verify}, first checks every file it lists against
+   * the manifest's size and CRC32C, once per process ({@link #verifyChecksumsOnce}), so that a
+   * damaged file is reported with its checksums and the way to recover, never read.
+   *
+   * @throws InvalidInputException as {@link #open(Path)}, or naming a damaged file
+   */
+  public static GraphStore open(Path store, boolean verify) {
+    StoreManifest m = StoreManifest.read(store);
+    if (verify) {
+      StoreVerification.check(store, m, true);
+    }
+    return new GraphStore(store, m, ChunkedMapping.DEFAULT_CHUNK_SHIFT);
+  }
+
   /** Opens with chunks of {@code 2^chunkShift} bytes (tests use tiny chunks). */
   static GraphStore open(Path store, int chunkShift) {
     return new GraphStore(store, StoreManifest.read(store), chunkShift);
@@ -122,36 +136,30 @@ public final class GraphStore implements AutoCloseable {
   }
 
   /**
-   * Reads every file the manifest lists and compares its size and CRC32C with the manifest.
+   * Reads every file the manifest lists and compares its size and CRC32C with the manifest. Files
+   * are read in parallel, on up to one thread per core.
    *
    * @return the number of files checked
-   * @throws InvalidInputException naming the first file that is missing or differs
+   * @throws InvalidInputException naming the first file (in manifest order) that is missing or
+   *     differs, with the expected and the actual value and how to recover
    */
   public int verifyChecksums() {
-    int n = 0;
-    String source = root.resolve(StoreLayout.MANIFEST).toString();
-    for (StoreManifest.FileEntry f : manifest.files) {
-      Path p = ManifestPaths.resolve(data, source, "store", f.path);
-      long size;
-      try {
-        size = Files.size(p);
-      } catch (NoSuchFileException e) {
-        throw missing(p, "listed in " + StoreLayout.MANIFEST);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot stat " + p, e);
-      }
-      if (size != f.bytes) {
-        throw new InvalidInputException(
-            p + ": " + size + " bytes, the manifest says " + f.bytes + " (truncated or replaced)");
-      }
-      String crc = Checksums.crc32c(p);
-      if (!crc.equals(f.crc32c)) {
-        throw new InvalidInputException(
-            p + ": CRC32C " + crc + ", the manifest says " + f.crc32c + " (corrupted)");
-      }
-      n++;
-    }
-    return n;
+    return StoreVerification.check(root, manifest, false);
+  }
+
+  /**
+   * {@link #verifyChecksums}, once per process: a file found intact before in this JVM is not read
+   * again while the store's canonical path, the manifest (its SHA-256) and the file's canonical
+   * path, size, modification time and file key (inode) are the same. A file that changed in any of
+   * these is read again. Notebooks and executors that open the same store many times pay for one
+   * read; a file rewritten in place keeping its size and modification time would go unnoticed
+   * (Fanout never writes a published file in place).
+   *
+   * @return the number of files read (0 when all were known intact)
+   * @throws InvalidInputException as {@link #verifyChecksums}
+   */
+  public int verifyChecksumsOnce() {
+    return StoreVerification.check(root, manifest, true);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.fanout.graph;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -12,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -171,6 +173,65 @@ class GraphStoreTest {
           .hasMessageContaining("part-00001.feat")
           .hasMessageContaining("CRC32C");
     }
+  }
+
+  @Test
+  void checkedOncePerProcessUntilAFileChanges() throws IOException {
+    Path store = tmp.resolve("s");
+    StoreManifest m =
+        StoreFixtures.write(store, StoreFixtures.random(6, 50, 4, 3), new int[] {20, 30});
+    try (GraphStore a = GraphStore.open(store);
+        GraphStore b = GraphStore.open(store, true)) {
+      // b's open read every file; a, a second opening, reads none of the unchanged files.
+      assertThat(a.verifyChecksumsOnce()).isZero();
+      assertThat(b.verifyChecksumsOnce()).isZero();
+      assertThat(a.verifyChecksums()).isEqualTo(m.files.size());
+
+      Path feat = store.resolve(StoreLayout.featuresFile(1));
+      byte[] orig = Files.readAllBytes(feat);
+      FileTime mtime = Files.getLastModifiedTime(feat);
+      byte[] bad = orig.clone();
+      bad[StoreLayout.HEADER_BYTES] ^= 1;
+      Files.write(feat, bad);
+      Files.setLastModifiedTime(feat, FileTime.fromMillis(mtime.toMillis() + 1000));
+      assertThatThrownBy(b::verifyChecksumsOnce)
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage(
+              feat
+                  + ": CRC32C "
+                  + Checksums.crc32c(feat)
+                  + ", expected "
+                  + m.file(StoreLayout.featuresFile(1)).crc32c
+                  + " from "
+                  + store.resolve(StoreLayout.MANIFEST)
+                  + "; the graph store is damaged: rerun prepare with --overwrite");
+      assertThatThrownBy(() -> GraphStore.open(store, true))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining(feat + ": CRC32C");
+
+      // Repaired: only the changed file is read again.
+      Files.write(feat, orig);
+      Files.setLastModifiedTime(feat, FileTime.fromMillis(mtime.toMillis() + 2000));
+      assertThat(a.verifyChecksumsOnce()).isEqualTo(1);
+      assertThat(b.verifyChecksumsOnce()).isZero();
+    }
+  }
+
+  @Test
+  void aDamagedHeaderIsReportedByItsChecksumWhenVerifying() throws IOException {
+    Path store = tmp.resolve("s");
+    StoreFixtures.write(store, StoreFixtures.random(7, 30, 4, 2), new int[] {30});
+    Path nodes = store.resolve(StoreLayout.nodesFile(0));
+    byte[] b = Files.readAllBytes(nodes);
+    b[0] ^= 1;
+    Files.write(nodes, b);
+    assertThatThrownBy(() -> GraphStore.open(store, true))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(nodes + ": CRC32C")
+        .hasMessageEndingWith("rerun prepare with --overwrite");
+    assertThatThrownBy(() -> GraphStore.open(store, false))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("bad magic");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.fanout.shard;
 
+import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,7 @@ import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.io.RecordReader;
@@ -18,9 +20,12 @@ import org.apache.parquet.schema.MessageType;
 
 /**
  * Reads the rows of one shard file in order, without Spark. Checks that the file's schema has every
- * shard column; fails naming the file otherwise.
+ * shard column; fails naming the file otherwise. {@link #verified} also checks the file's bytes
+ * against the shard manifest before any row is read.
  */
 public final class ShardFileReader implements Iterator<EncodedBatch>, AutoCloseable {
+  private static final String RECOVERY = "rerun sample with --overwrite";
+
   private final Path file;
   private final ParquetFileReader reader;
   private final MessageColumnIO columnIo;
@@ -29,26 +34,93 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
   private RecordReader<Group> rows;
   private long rowsLeftInGroup;
 
+  /** Opens {@code file} without checking its bytes. */
   public ShardFileReader(Path file) {
-    this.file = file;
-    try {
-      reader = ParquetFileReader.open(new LocalInputFile(file));
-    } catch (IOException e) {
-      if (java.nio.file.Files.exists(file)) {
-        throw new InvalidInputException(
-            "cannot read shard file " + file + ": " + e.getMessage() + "; expected a Parquet shard",
-            e);
-      }
+    this(file, new LocalInputFile(file));
+  }
+
+  /**
+   * Opens {@code file} after checking it against its manifest entry {@code expected}: first its
+   * size, then the CRC32C of all its bytes.
+   *
+   * <p>Why this is safe and costs one read: the file is mapped into memory and the checksum is
+   * computed over the mapping before Parquet reads anything; Parquet then decodes the rows from the
+   * same mapped bytes, which the checksum pass has just brought into the page cache. So no row of a
+   * damaged part is ever returned (a trainer never trains on a batch of it, even one that precedes
+   * the damage), and the file is read from disk once. The alternative, checking while the rows
+   * stream out, would only know at the part's end, after its first batches were used. Published
+   * parts are never written in place, so the bytes checked are the bytes decoded.
+   *
+   * @param manifest the shard manifest listing {@code expected}, for messages
+   * @throws InvalidInputException naming the file, the expected and the actual size or checksum,
+   *     and the way to recover, or when {@code expected} has no checksum
+   */
+  public static ShardFileReader verified(Path file, ShardManifest.Part expected, String manifest) {
+    if (expected.crc32c == null || expected.crc32c.isEmpty()) {
       throw new InvalidInputException(
+          manifest
+              + " lists part "
+              + expected.path
+              + " without a crc32c, so it cannot be verified; "
+              + RECOVERY);
+    }
+    MappedInputFile mapped;
+    try {
+      mapped = new MappedInputFile(file);
+    } catch (IOException e) {
+      throw unreadable(file, e);
+    }
+    if (mapped.getLength() != expected.bytes) {
+      throw new InvalidInputException(
+          file
+              + ": "
+              + mapped.getLength()
+              + " bytes, expected "
+              + expected.bytes
+              + " from "
+              + manifest
+              + " (truncated or replaced); the shard part is damaged: "
+              + RECOVERY);
+    }
+    String crc = Checksums.hex(mapped.crc32c());
+    if (!crc.equals(expected.crc32c)) {
+      throw new InvalidInputException(
+          file
+              + ": CRC32C "
+              + crc
+              + ", expected "
+              + expected.crc32c
+              + " from "
+              + manifest
+              + "; the shard part is damaged: "
+              + RECOVERY);
+    }
+    return new ShardFileReader(file, mapped);
+  }
+
+  /**
+   * Why {@code file} could not be opened: gone (its shard directory was replaced or removed while a
+   * reader held the old version), or not a Parquet shard.
+   */
+  private static InvalidInputException unreadable(Path file, Exception e) {
+    if (!java.nio.file.Files.exists(file)) {
+      return new InvalidInputException(
           "shard file "
               + file
               + " is gone: its shard directory was replaced (sample --overwrite) or removed while"
               + " this run read it; run again on the current shards",
           e);
-    } catch (RuntimeException e) {
-      throw new InvalidInputException(
-          "cannot read shard file " + file + ": " + e.getMessage() + "; expected a Parquet shard",
-          e);
+    }
+    return new InvalidInputException(
+        "cannot read shard file " + file + ": " + e.getMessage() + "; expected a Parquet shard", e);
+  }
+
+  ShardFileReader(Path file, InputFile in) {
+    this.file = file;
+    try {
+      reader = ParquetFileReader.open(in);
+    } catch (IOException | RuntimeException e) {
+      throw unreadable(file, e);
     }
     schema = reader.getFooter().getFileMetaData().getSchema();
     for (String c :

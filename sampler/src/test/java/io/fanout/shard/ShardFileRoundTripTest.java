@@ -3,6 +3,7 @@ package io.fanout.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,5 +112,78 @@ class ShardFileRoundTripTest {
     assertThatThrownBy(() -> new ShardFileReader(file))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining(file.toString());
+  }
+
+  private static ShardManifest.Part entry(Path file) throws Exception {
+    ShardManifest.Part p = new ShardManifest.Part();
+    p.path = "epoch-0000/" + file.getFileName();
+    p.bytes = Files.size(file);
+    p.crc32c = Checksums.crc32c(file);
+    return p;
+  }
+
+  private static List<EncodedBatch> readAll(ShardFileReader r) {
+    List<EncodedBatch> out = new ArrayList<>();
+    try (r) {
+      r.forEachRemaining(out::add);
+    }
+    return out;
+  }
+
+  private static void assertSameRows(List<EncodedBatch> back, List<EncodedBatch> rows) {
+    assertThat(back).hasSize(rows.size());
+    for (int i = 0; i < rows.size(); i++) {
+      assertThat(back.get(i).nodes()).isEqualTo(rows.get(i).nodes());
+      assertThat(back.get(i).indices()).isEqualTo(rows.get(i).indices());
+      assertThat(back.get(i).features()).isEqualTo(rows.get(i).features());
+    }
+  }
+
+  @Test
+  void aVerifiedPartReadsTheSameRowsFromItsMapping() throws Exception {
+    List<EncodedBatch> rows = batches(25, true);
+    Path file = dir.resolve("v.parquet");
+    write(file, rows, CompressionCodecName.ZSTD);
+    assertSameRows(readAll(ShardFileReader.verified(file, entry(file), "m.json")), rows);
+    // Chunks of 16 bytes: every read of Parquet's crosses chunk boundaries.
+    assertSameRows(readAll(new ShardFileReader(file, new MappedInputFile(file, 4))), rows);
+    assertThat(Checksums.hex(new MappedInputFile(file, 4).crc32c()))
+        .isEqualTo(Checksums.crc32c(file));
+  }
+
+  @Test
+  void aFlippedByteAnywhereIsRefusedBeforeAnyRowIsRead() throws Exception {
+    Path file = dir.resolve("c.parquet");
+    write(file, batches(5, false), CompressionCodecName.UNCOMPRESSED);
+    ShardManifest.Part good = entry(file);
+    byte[] orig = Files.readAllBytes(file);
+    // In the leading magic, in a page, in the footer.
+    for (int at : new int[] {1, orig.length / 2, orig.length - 12}) {
+      byte[] bad = orig.clone();
+      bad[at] ^= 0x04;
+      Files.write(file, bad);
+      String actual = Checksums.crc32c(file);
+      assertThatThrownBy(() -> ShardFileReader.verified(file, good, "SHARDS/manifest.json"))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage(
+              file
+                  + ": CRC32C "
+                  + actual
+                  + ", expected "
+                  + good.crc32c
+                  + " from SHARDS/manifest.json; the shard part is damaged: rerun sample with"
+                  + " --overwrite");
+    }
+    Files.write(file, java.util.Arrays.copyOf(orig, orig.length - 1));
+    assertThatThrownBy(() -> ShardFileReader.verified(file, good, "SHARDS/manifest.json"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(file.toString())
+        .hasMessageContaining("truncated")
+        .hasMessageContaining("rerun sample with --overwrite");
+    Files.write(file, orig);
+    good.crc32c = null;
+    assertThatThrownBy(() -> ShardFileReader.verified(file, good, "SHARDS/manifest.json"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("without a crc32c");
   }
 }

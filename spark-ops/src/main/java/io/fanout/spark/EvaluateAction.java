@@ -1,6 +1,7 @@
 package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.SharedOptions;
 import io.fanout.spark.train.EvaluateOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.train.Accuracy;
@@ -39,7 +40,8 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
             c.get(EvaluateOptions.CHECKPOINT),
             fanouts,
             c.get(EvaluateOptions.BATCH_SIZE),
-            c.get(EvaluateOptions.SEED));
+            c.get(EvaluateOptions.SEED),
+            c.get(SharedOptions.VERIFY));
     return new EvaluateResult(spark(), c.get(EvaluateOptions.MODE), fanouts, acc);
   }
 }

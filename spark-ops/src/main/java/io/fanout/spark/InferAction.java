@@ -2,6 +2,7 @@ package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.SharedOptions;
 import io.fanout.spark.train.EvaluateOptions;
 import io.fanout.spark.train.InferOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
@@ -79,7 +80,8 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                 c.get(EvaluateOptions.BATCH_SIZE),
                 c.get(EvaluateOptions.SEED),
                 c.get(InferOptions.OVERWRITE),
-                c.get(EvaluateOptions.CHECKPOINT)));
+                c.get(EvaluateOptions.CHECKPOINT),
+                c.get(SharedOptions.VERIFY)));
     return new InferResult(
         spark(), pred == null ? null : output, emb == null ? null : embeddings, o);
   }

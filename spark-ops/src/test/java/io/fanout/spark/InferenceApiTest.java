@@ -111,7 +111,8 @@ class InferenceApiTest {
             null,
             1,
             2,
-            0),
+            0,
+            true),
         QUIET);
     return dir;
   }

@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * {@code bin/fanout bench-train}: training throughput on a generated products-size graph, with the
- * dense layers' GFLOP/s next to the same BLAS's sgemm measured in the same run.
+ * dense layers' GFLOP/s next to the same BLAS's sgemm measured in the same run, and what verifying
+ * the store and the shards costs an epoch.
  */
 public final class BenchTrainCommand implements Command {
   static final OptionDef<Integer> VERTICES =
@@ -31,6 +32,15 @@ public final class BenchTrainCommand implements Command {
       OptionDef.integer("loader-threads", 2, "background sampling/gather threads");
   static final OptionDef<Integer> PREFETCH =
       OptionDef.integer("prefetch", 2, "batches each loader thread keeps ready");
+  static final OptionDef<Integer> VERIFY_ROUNDS =
+      OptionDef.integer(
+          "verify-rounds",
+          2,
+          "then write the graph as a store and the batches as shards, and train this many pairs"
+              + " of epochs from them, one reading the shards unchecked and one verifying them;"
+              + " 0 skips");
+  static final OptionDef<Integer> BATCHES_PER_SHARD =
+      OptionDef.integer("batches-per-shard", 8, "batches per shard part for verify-rounds");
 
   @Override
   public String name() {
@@ -54,7 +64,9 @@ public final class BenchTrainCommand implements Command {
         BATCHES,
         WARMUP,
         LOADER_THREADS,
-        PREFETCH);
+        PREFETCH,
+        VERIFY_ROUNDS,
+        BATCHES_PER_SHARD);
   }
 
   @Override
@@ -73,7 +85,9 @@ public final class BenchTrainCommand implements Command {
                 c.get(BATCHES),
                 c.get(WARMUP),
                 c.get(LOADER_THREADS),
-                c.get(PREFETCH)));
+                c.get(PREFETCH),
+                c.get(BATCHES_PER_SHARD),
+                c.get(VERIFY_ROUNDS)));
     StringBuilder sb = new StringBuilder("{");
     for (Map.Entry<String, Object> e : r.entrySet()) {
       if (sb.length() > 1) {

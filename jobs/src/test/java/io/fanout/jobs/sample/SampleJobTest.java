@@ -319,6 +319,24 @@ class SampleJobTest {
     assertThat(out).doesNotExist();
   }
 
+  @Test
+  void verifyFalseOrTheOldVerifyStoreFalseSkipsTheStoreCheck() throws Exception {
+    Path copy = copyStore(cora, tmp.resolve("flipped-feature.store"));
+    Path feat = copy.resolve(StoreLayout.featuresFile(0));
+    byte[] bytes = Files.readAllBytes(feat);
+    bytes[StoreLayout.HEADER_BYTES] ^= 1;
+    Files.write(feat, bytes);
+    String[] opts = {"--batch-size", "512", "--fanouts", "3"};
+    CliRun.Result refused = SampleFixtures.sample(copy, tmp.resolve("flipped-0"), opts);
+    assertThat(refused.code()).as(refused.err()).isEqualTo(2);
+    assertThat(refused.err())
+        .contains(feat + ": CRC32C")
+        .contains("rerun prepare with --overwrite");
+    SampleFixtures.sampleOk(copy, tmp.resolve("flipped-1"), concat(opts, "--verify", "false"));
+    SampleFixtures.sampleOk(
+        copy, tmp.resolve("flipped-2"), concat(opts, "--verify-store", "false"));
+  }
+
   private static Path copyStore(Path from, Path to) throws Exception {
     try (var s = Files.walk(from)) {
       for (Path p : (Iterable<Path>) s::iterator) {

@@ -9,6 +9,7 @@ import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardFileWriter;
 import io.fanout.shard.ShardManifest;
 import io.fanout.shard.ShardOutput;
+import io.fanout.store.Checksums;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.NodesFileWriter;
@@ -227,6 +228,7 @@ final class TrainFixtures {
       part.endBatch = batches;
       part.seeds = train.length;
       part.bytes = Files.size(f);
+      part.crc32c = Checksums.crc32c(f);
       sm.files.add(part);
     }
     sm.requestFingerprint = "fixture";

@@ -3,6 +3,7 @@ package io.fanout.spark.sample;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import io.fanout.graph.GraphStore;
 import io.fanout.sample.Fanouts;
 import io.fanout.sample.SeedOrder;
@@ -68,11 +69,9 @@ public final class SampleJob {
 
     String storeFingerprint = StoreCache.fingerprint(graph);
     StoreManifest sm;
-    try (GraphStore store = GraphStore.open(graph)) {
+    boolean verify = conf.get(SharedOptions.VERIFY) && conf.get(SampleOptions.VERIFY_STORE);
+    try (GraphStore store = GraphStore.open(graph, verify)) {
       sm = store.manifest();
-      if (conf.get(SampleOptions.VERIFY_STORE)) {
-        store.verifyChecksums();
-      }
     }
     if (!StoreCache.fingerprint(graph).equals(storeFingerprint)) {
       throw new InvalidInputException(graph + ": the graph store changed while being opened");

@@ -1,6 +1,7 @@
 package io.fanout.spark.sample;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import io.fanout.sample.Fanouts;
 import io.fanout.train.Defaults;
 import java.util.List;
@@ -64,9 +65,11 @@ public final class SampleOptions {
           "uncompressed",
           "snappy",
           "zstd");
+
+  /** The older spelling of {@link SharedOptions#VERIFY}: sample checks when neither is false. */
   public static final OptionDef<Boolean> VERIFY_STORE =
       OptionDef.bool(
-          "verify-store", true, "check the store's files against its manifest CRC32C first");
+          "verify-store", true, "deprecated spelling of --verify; false skips the checks");
 
   /** Every option of {@code sample}, in help order. */
   public static final List<OptionDef<?>> ALL =
@@ -84,6 +87,7 @@ public final class SampleOptions {
           BATCHES_PER_SHARD,
           THREADS,
           COMPRESSION,
+          SharedOptions.VERIFY,
           VERIFY_STORE);
 
   /**
@@ -91,5 +95,6 @@ public final class SampleOptions {
    * request gives the same manifest however it was run (a re-sample with {@code overwrite} keeps
    * models trained on the shards resumable).
    */
-  static final List<OptionDef<?>> NOT_RECORDED = List.of(OVERWRITE, THREADS, VERIFY_STORE);
+  static final List<OptionDef<?>> NOT_RECORDED =
+      List.of(OVERWRITE, THREADS, SharedOptions.VERIFY, VERIFY_STORE);
 }

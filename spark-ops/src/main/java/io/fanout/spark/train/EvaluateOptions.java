@@ -3,6 +3,7 @@ package io.fanout.spark.train;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.Defaults;
 import java.nio.file.Path;
@@ -44,7 +45,8 @@ public final class EvaluateOptions {
           MODE,
           FANOUTS,
           BATCH_SIZE,
-          SEED);
+          SEED,
+          SharedOptions.VERIFY);
 
   /**
    * The fanouts of the resolved inference settings: null for {@code full}; for {@code sampled} the

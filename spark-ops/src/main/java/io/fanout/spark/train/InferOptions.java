@@ -1,6 +1,7 @@
 package io.fanout.spark.train;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import java.util.List;
 
 /** The options of {@code infer}, for the API and {@code bin/fanout infer}. */
@@ -33,5 +34,6 @@ public final class InferOptions {
           EvaluateOptions.FANOUTS,
           EvaluateOptions.BATCH_SIZE,
           EvaluateOptions.SEED,
-          OVERWRITE);
+          OVERWRITE,
+          SharedOptions.VERIFY);
 }

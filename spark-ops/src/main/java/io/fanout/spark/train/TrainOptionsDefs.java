@@ -3,6 +3,7 @@ package io.fanout.spark.train;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import io.fanout.train.Defaults;
 import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
@@ -105,6 +106,7 @@ public final class TrainOptionsDefs {
           LOADER_THREADS,
           PREFETCH,
           LOG_EVERY,
+          SharedOptions.VERIFY,
           DistOptions.WORKERS,
           DistOptions.TIMEOUT_MS,
           DistOptions.PORT,
@@ -153,7 +155,8 @@ public final class TrainOptionsDefs {
         val.isBlank() ? null : Path.of(val),
         c.get(LOADER_THREADS),
         c.get(PREFETCH),
-        c.get(LOG_EVERY));
+        c.get(LOG_EVERY),
+        c.get(SharedOptions.VERIFY));
   }
 
   private static void atLeast(FanoutConf c, OptionDef<Integer> def, int min) {
