@@ -187,7 +187,10 @@ class GraphStoreTest {
       assertThat(b.verifyChecksumsOnce()).isZero();
       assertThat(a.verifyChecksums()).isEqualTo(m.files.size());
 
-      Path feat = store.resolve(StoreLayout.featuresFile(1));
+      Path feat =
+          io.fanout.store.StoreManifest.read(store)
+              .dataRoot(store)
+              .resolve(StoreLayout.featuresFile(1));
       byte[] orig = Files.readAllBytes(feat);
       FileTime mtime = Files.getLastModifiedTime(feat);
       byte[] bad = orig.clone();
@@ -221,7 +224,8 @@ class GraphStoreTest {
   void aDamagedHeaderIsReportedByItsChecksumWhenVerifying() throws IOException {
     Path store = tmp.resolve("s");
     StoreFixtures.write(store, StoreFixtures.random(7, 30, 4, 2), new int[] {30});
-    Path nodes = store.resolve(StoreLayout.nodesFile(0));
+    Path nodes =
+        io.fanout.store.StoreManifest.read(store).dataRoot(store).resolve(StoreLayout.nodesFile(0));
     byte[] b = Files.readAllBytes(nodes);
     b[0] ^= 1;
     Files.write(nodes, b);

@@ -322,7 +322,10 @@ class SampleJobTest {
   @Test
   void verifyFalseOrTheOldVerifyStoreFalseSkipsTheStoreCheck() throws Exception {
     Path copy = copyStore(cora, tmp.resolve("flipped-feature.store"));
-    Path feat = copy.resolve(StoreLayout.featuresFile(0));
+    Path feat =
+        io.fanout.store.StoreManifest.read(copy)
+            .dataRoot(copy)
+            .resolve(StoreLayout.featuresFile(0));
     byte[] bytes = Files.readAllBytes(feat);
     bytes[StoreLayout.HEADER_BYTES] ^= 1;
     Files.write(feat, bytes);

@@ -68,7 +68,7 @@ class VerifyReadsTest {
   void aFlippedBitInAStoreFileStopsTrainEvaluateAndInfer(String kind) throws Exception {
     Path damaged = copy(store, tmp.resolve("store-" + kind));
     String rel = damage(damaged, kind);
-    Path file = damaged.resolve(rel);
+    Path file = StoreManifest.read(damaged).dataRoot(damaged).resolve(rel);
     String line =
         ": error: "
             + file
@@ -99,7 +99,7 @@ class VerifyReadsTest {
   @Test
   void theApiVerifiesByDefaultAndTakesTheSameOptOut() throws Exception {
     Path damaged = copy(store, tmp.resolve("store-api"));
-    Path file = damaged.resolve(damage(damaged, "features"));
+    Path file = StoreManifest.read(damaged).dataRoot(damaged).resolve(damage(damaged, "features"));
     assertThatThrownBy(
             () -> Fanout.get(spark).evaluate(damaged.toString(), model.toString()).execute())
         .isInstanceOf(InvalidInputException.class)
@@ -116,7 +116,10 @@ class VerifyReadsTest {
   @Test
   void aFlippedBitInAShardPartStopsTrainingBeforeAnyOfItsBatches() throws Exception {
     Path damaged = copy(shards, tmp.resolve("shards-damaged"));
-    Path part = damaged.resolve("epoch-0001/part-00000.parquet");
+    Path part =
+        io.fanout.shard.ShardManifest.read(damaged)
+            .dataRoot(damaged)
+            .resolve("epoch-0001/part-00000.parquet");
     String expected = Checksums.crc32c(part);
     flip(part, Files.size(part) / 2);
     String message =
@@ -184,7 +187,7 @@ class VerifyReadsTest {
       }
       at += 8L * (n + 1) + 4 * j;
     }
-    flip(store.resolve(rel), at);
+    flip(StoreManifest.read(store).dataRoot(store).resolve(rel), at);
     return rel;
   }
 
@@ -208,17 +211,7 @@ class VerifyReadsTest {
     List<String> args =
         new ArrayList<>(
             List.of(
-                "train",
-                "--graph",
-                store.toString(),
-                "--shards",
-                shards.toString(),
-                "--model-dir",
-                md.toString(),
-                "--hidden",
-                "8",
-                "--log-every",
-                "0"));
+                TrainFixtures.trainArgs(store, shards, md, "--hidden", "8", "--log-every", "0")));
     args.addAll(List.of(more));
     return cli(args);
   }
