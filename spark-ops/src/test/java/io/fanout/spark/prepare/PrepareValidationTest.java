@@ -245,6 +245,37 @@ class PrepareValidationTest {
   }
 
   @Test
+  void twoIdenticalPreparesStartedTogetherPublishOnceAndTheOtherSkips() throws Exception {
+    Path v = tmp.resolve("v-together.parquet");
+    Path e = tmp.resolve("e-together.parquet");
+    goodVertices().write().parquet(v.toString());
+    goodEdges().write().parquet(e.toString());
+    java.util.concurrent.Callable<PrepareResult> run =
+        () ->
+            Fanout.get(spark)
+                .prepare()
+                .option("vertices", v.toString())
+                .option("edges", e.toString())
+                .output(out().toString())
+                .execute();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      java.util.concurrent.Future<PrepareResult> a = pool.submit(run);
+      java.util.concurrent.Future<PrepareResult> b = pool.submit(run);
+      List<Boolean> skipped = List.of(a.get().skipped(), b.get().skipped());
+      assertThat(skipped).containsExactlyInAnyOrder(false, true);
+    } finally {
+      pool.shutdownNow();
+    }
+    StoreManifest m = StoreManifest.read(out());
+    try (Stream<Path> s = Files.list(out())) {
+      assertThat(s.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("manifest.json", "_publish.lock", m.dataDir);
+    }
+    assertThat(m.vertices).isEqualTo(3);
+  }
+
+  @Test
   void rerunIsSkippedOtherOptionsNeedOverwrite() throws IOException {
     Path v = tmp.resolve("v.parquet");
     Path e = tmp.resolve("e.parquet");
