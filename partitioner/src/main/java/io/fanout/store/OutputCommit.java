@@ -66,10 +66,10 @@ public final class OutputCommit<M> {
     /** The output's name in messages, e.g. "graph store". */
     String kind();
 
-    /** The top-level entries of an unversioned output of an earlier release, e.g. "csr/". */
-    String entries();
-
-    /** Whether a top-level entry is one of {@link #entries} (an earlier release's layout). */
+    /**
+     * Whether a top-level entry belongs to an unversioned output of an earlier release (e.g. {@code
+     * csr}), removed once a versioned output replaces it.
+     */
     boolean owns(String name);
 
     /** Reads the manifest of the complete output in {@code dir}. */

@@ -77,11 +77,6 @@ public final class StoreOutput implements OutputCommit.Layout<StoreManifest> {
   }
 
   @Override
-  public String entries() {
-    return "idmap/, csr/, features/, nodes/";
-  }
-
-  @Override
   public boolean owns(String name) {
     return ENTRIES.contains(name);
   }

@@ -19,11 +19,6 @@ public final class ShardOutput implements OutputCommit.Layout<ShardManifest> {
   }
 
   @Override
-  public String entries() {
-    return "epoch-NNNN/";
-  }
-
-  @Override
   public boolean owns(String name) {
     return name.matches("epoch-\\d{4,}");
   }

@@ -34,6 +34,19 @@ final class StoreCache {
   static synchronized GraphStore open(String path, String expectedFingerprint) {
     Path p = Paths.get(path);
     String fp = fingerprint(p);
+    checkUnchanged(p, fp, expectedFingerprint);
+    String key = p.toAbsolutePath() + "#" + fp;
+    GraphStore g = STORES.get(key);
+    if (g == null) {
+      g = GraphStore.open(p);
+      // the version opened is the one read now: it may have been replaced since the check above
+      checkUnchanged(p, g.manifest().fingerprint(), expectedFingerprint);
+      STORES.put(key, g);
+    }
+    return g;
+  }
+
+  private static void checkUnchanged(Path p, String fp, String expectedFingerprint) {
     if (!fp.equals(expectedFingerprint)) {
       throw new InvalidInputException(
           p
@@ -43,13 +56,6 @@ final class StoreCache {
               + expectedFingerprint
               + ")");
     }
-    String key = p.toAbsolutePath() + "#" + fp;
-    GraphStore g = STORES.get(key);
-    if (g == null) {
-      g = GraphStore.open(p);
-      STORES.put(key, g);
-    }
-    return g;
   }
 
   /** The seed order of {@code epoch}, computed once per JVM. */
