@@ -258,7 +258,8 @@ class PrepareValidationTest {
                 .option("edges", e.toString())
                 .output(out().toString())
                 .execute();
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(2);
     try {
       java.util.concurrent.Future<PrepareResult> a = pool.submit(run);
       java.util.concurrent.Future<PrepareResult> b = pool.submit(run);
