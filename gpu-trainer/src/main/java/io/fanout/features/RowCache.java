@@ -54,6 +54,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
 
   private long hits;
   private long misses;
+  private final Turns turns = new Turns();
 
   /**
    * @param bytes cache size; holds {@code bytes / rowBytes} rows ({@link CachePolicy#NONE}: none)
@@ -113,6 +114,11 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   /** Row accesses read from disk. */
   public long misses() {
     return misses;
+  }
+
+  /** The order in which concurrent users (loaders opened ahead) take the cache. */
+  public Turns turns() {
+    return turns;
   }
 
   /** The disk reader (its counters: reads, rows and bytes read). */

@@ -49,7 +49,9 @@ class TrainMemoryTest {
         threads,
         prefetch,
         d.logEvery(),
-        d.verify());
+        d.verify(),
+        null,
+        0);
   }
 
   @Test
