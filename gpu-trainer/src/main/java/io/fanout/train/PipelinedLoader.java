@@ -21,9 +21,10 @@ import java.util.function.IntPredicate;
  * the part order whatever the thread timing.
  *
  * <p>With a {@link RowCache} the cache is the only feature source: the reader threads decode the
- * batches only, and one gather thread takes them in batch order, plans a window of {@link
- * #CACHE_WINDOW} upcoming batches ({@link RowCache#plan}), gathers each through the cache into
- * buffers of its own pool and queues them for the consumer, {@code prefetch} batches ahead.
+ * batches only, and one gather thread takes them in batch order, plans a window of the {@link
+ * #CACHE_WINDOW} upcoming batches ({@link RowCache#plan}), gathers the first half of it through the
+ * cache into buffers of its own pool and queues them for the consumer, {@code prefetch} batches
+ * ahead, then plans the next window (the rest and as many batches after it).
  */
 public final class PipelinedLoader implements BatchStream {
   private static final TrainBatch END = new TrainBatch(-2);
@@ -262,15 +263,16 @@ public final class PipelinedLoader implements BatchStream {
    */
   private void gatherThroughCache() {
     BlockingQueue<TrainBatch> pool = pools.get(readers());
-    MiniBatch[] window = new MiniBatch[CACHE_WINDOW];
+    MiniBatch[] ring = new MiniBatch[CACHE_WINDOW];
     int[][] ids = new int[CACHE_WINDOW][];
     int[] counts = new int[CACHE_WINDOW];
+    int head = 0;
+    int size = 0;
     try {
       cache.turns().await(ticket);
       boolean more = true;
-      while (more && !closed) {
-        int n = 0;
-        while (n < CACHE_WINDOW) {
+      while (!closed) {
+        while (more && size < CACHE_WINDOW) {
           TrainBatch h = nextDecoded(false);
           if (h == null) {
             more = false;
@@ -281,30 +283,40 @@ public final class PipelinedLoader implements BatchStream {
                 "shards with inline features cannot be read through --feature-cache; sample them"
                     + " with node ids only, or leave --feature-cache out");
           }
-          window[n] = h.batch;
-          ids[n] = h.batch.nodes();
-          counts[n] = ids[n].length;
+          ring[(head + size) % CACHE_WINDOW] = h.batch;
+          size++;
           recycle(h);
-          n++;
         }
-        cache.plan(ids, counts, n);
-        for (int i = 0; i < n; i++) {
+        if (size == 0) {
+          break;
+        }
+        for (int i = 0; i < size; i++) {
+          ids[i] = ring[(head + i) % CACHE_WINDOW].nodes();
+          counts[i] = ids[i].length;
+        }
+        // Gather half the window, then plan again over what is left and the batches after it,
+        // so every gathered batch sees at least half a window ahead.
+        cache.plan(ids, counts, size);
+        int step = more ? Math.max(1, CACHE_WINDOW / 2) : size;
+        for (int i = 0; i < step; i++) {
+          MiniBatch b = ring[head];
+          ring[head] = null;
+          head = (head + 1) % CACHE_WINDOW;
+          size--;
           TrainBatch tb = pool.take();
           int rows = counts[i];
           long need = (long) rows * dim;
           if (need > Integer.MAX_VALUE - 8) {
             throw new InvalidInputException(
-                "batch " + window[i].batch() + " needs " + need + " feature floats, over 2^31");
+                "batch " + b.batch() + " needs " + need + " feature floats, over 2^31");
           }
           if (tb.features == null || tb.features.length < need) {
             tb.features = new float[(int) need];
           }
           cache.gather(ids[i], 0, rows, tb.features, 0);
           FeatureNorm.apply(norm, tb.features, rows, dim);
-          tb.batch = window[i];
+          tb.batch = b;
           tb.dim = dim;
-          window[i] = null;
-          ids[i] = null;
           gathered.put(tb);
         }
       }

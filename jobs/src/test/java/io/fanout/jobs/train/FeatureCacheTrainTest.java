@@ -32,7 +32,7 @@ class FeatureCacheTrainTest {
     store = tmp.resolve("store");
     TrainFixtures.writeStore(store, g);
     shards = tmp.resolve("shards");
-    TrainFixtures.writeShards(shards, store, g, new int[] {4, 3}, 16, 2, 1);
+    TrainFixtures.writeShards(shards, store, g, new int[] {4, 3}, 4, 2, 1);
     mapped = train("mapped");
   }
 
@@ -54,7 +54,8 @@ class FeatureCacheTrainTest {
 
   @Test
   void everyPolicyTrainsTheModelOfTheMappedStore() throws Exception {
-    // 40 rows of 10 floats: a tenth of the features, so rows are evicted and read again.
+    // 40 rows of 10 floats: a tenth of the features, so rows are evicted and read again; about
+    // 33 batches an epoch, so the cache plans several overlapping windows.
     String bytes = Integer.toString(40 * 10 * 4);
     assertThat(train("belady", "--feature-cache", "belady", "--feature-cache-bytes", bytes))
         .isEqualTo(mapped);
