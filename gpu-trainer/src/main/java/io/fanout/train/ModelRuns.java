@@ -1,6 +1,9 @@
 package io.fanout.train;
 
 import io.fanout.dist.ShardedEpochData;
+import io.fanout.features.CachePolicy;
+import io.fanout.features.FeatureFiles;
+import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
@@ -36,6 +39,9 @@ public final class ModelRuns {
    *
    * @param verify check the store's files (once per process) and every shard part (as it is read)
    *     against their manifests' CRC32C, and refuse damaged ones
+   * @param featureCache null: features come from the memory-mapped store; else the policy ({@code
+   *     belady}, {@code lru}, {@code none}) of a {@link RowCache} of {@code featureCacheBytes} that
+   *     is then the only feature source (see {@code docs/features.md})
    */
   public record TrainSpec(
       Path graph,
@@ -57,7 +63,9 @@ public final class ModelRuns {
       int loaderThreads,
       int prefetch,
       int logEvery,
-      boolean verify) {
+      boolean verify,
+      String featureCache,
+      long featureCacheBytes) {
 
     /** The documented defaults for a store, shards and model dir. */
     public static TrainSpec defaults(Path graph, Path shards, Path modelDir) {
@@ -81,7 +89,9 @@ public final class ModelRuns {
           2,
           2,
           0,
-          true);
+          true,
+          null,
+          0);
     }
   }
 
@@ -307,43 +317,87 @@ public final class ModelRuns {
                   spec.seed()),
               reducer);
       trainer.cancelWhen(cancelled);
-      EpochData train =
-          shards.epochData(
-              store.features(),
-              m.featureDim,
-              cfg.featureNorm(),
-              spec.loaderThreads(),
-              spec.prefetch(),
-              spec.verify());
-      if (reducer.worldSize() > 1) {
-        train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
-      }
-      EpochData val = null;
-      if (spec.valShards() != null && reducer.rank() == 0) {
-        ShardSet vs = ShardSet.open(spec.valShards());
-        val =
-            vs.epochData(
+      ShardSet vs =
+          spec.valShards() != null && reducer.rank() == 0 ? ShardSet.open(spec.valShards()) : null;
+      try (RowCache cache = openCache(spec, store, shards, spec.featureCache());
+          RowCache valCache =
+              vs == null || spec.featureCache() == null
+                  ? null
+                  : openCache(spec, store, vs, "none")) {
+        EpochData train =
+            shards.epochData(
                 store.features(),
+                cache,
                 m.featureDim,
                 cfg.featureNorm(),
                 spec.loaderThreads(),
                 spec.prefetch(),
                 spec.verify());
+        if (reducer.worldSize() > 1) {
+          train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
+        }
+        EpochData val =
+            vs == null
+                ? null
+                : vs.epochData(
+                    store.features(),
+                    valCache,
+                    m.featureDim,
+                    cfg.featureNorm(),
+                    spec.loaderThreads(),
+                    spec.prefetch(),
+                    spec.verify());
+        Map<String, String> identity = new LinkedHashMap<>();
+        identity.put("graph", storeFingerprint(m));
+        identity.put("shards", shards.manifest().fingerprint());
+        List<EpochStats> stats =
+            trainer.fit(
+                train,
+                val,
+                spec.modelDir(),
+                spec.resume() || retry,
+                identity,
+                progress,
+                spec.logEvery());
+        return new TrainResult(cfg, stats);
       }
-      Map<String, String> identity = new LinkedHashMap<>();
-      identity.put("graph", storeFingerprint(m));
-      identity.put("shards", shards.manifest().fingerprint());
-      List<EpochStats> stats =
-          trainer.fit(
-              train,
-              val,
-              spec.modelDir(),
-              spec.resume() || retry,
-              identity,
-              progress,
-              spec.logEvery());
-      return new TrainResult(cfg, stats);
     }
+  }
+
+  /** I/O threads of a feature cache's disk reader. */
+  private static final int CACHE_IO_THREADS = 4;
+
+  /**
+   * A feature cache of {@code spec.featureCacheBytes()} for {@code shards} ({@code policy} null:
+   * none, the memory-mapped store is read). The validation shards get their own cache of policy
+   * {@code none} (no memory): they are read while the next training epoch's loader already holds
+   * the training cache.
+   */
+  static RowCache openCache(TrainSpec spec, GraphStore store, ShardSet shards, String policy) {
+    if (policy == null) {
+      return null;
+    }
+    CachePolicy p = CachePolicy.parse(policy);
+    long bytes = p == CachePolicy.NONE ? 0 : spec.featureCacheBytes();
+    if (p != CachePolicy.NONE && bytes < store.manifest().featureDim * 4L) {
+      throw new InvalidInputException(
+          "--feature-cache "
+              + policy
+              + " needs --feature-cache-bytes of at least one feature row ("
+              + store.manifest().featureDim * 4L
+              + " bytes), got "
+              + spec.featureCacheBytes()
+              + "; give the cache size in bytes, or use --feature-cache none");
+    }
+    if (shards.featureEncoding() != FeatureEncoding.NONE) {
+      throw new InvalidInputException(
+          spec.shards()
+              + " inlines "
+              + shards.featureEncoding()
+              + " features; --feature-cache reads node-id-only shards (sample without inline"
+              + " features), or leave --feature-cache out");
+    }
+    return new RowCache(FeatureFiles.open(store, CACHE_IO_THREADS), p, bytes);
   }
 
   /** A trained model loaded from its model dir and checked against a store. */

@@ -1,5 +1,6 @@
 package io.fanout.train;
 
+import io.fanout.features.RowCache;
 import io.fanout.graph.FeatureTable;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
@@ -18,15 +19,27 @@ import java.util.function.IntPredicate;
  * pool of reusable feature buffers of {@code prefetch + 1} entries, which bounds memory. The
  * consumer drains part 0 from queue 0, then part 1 from queue 1, and so on, so the batch order is
  * the part order whatever the thread timing.
+ *
+ * <p>With a {@link RowCache} the cache is the only feature source: the reader threads decode the
+ * batches only, and one gather thread takes them in batch order, plans a window of the {@link
+ * #CACHE_WINDOW} upcoming batches ({@link RowCache#plan}), gathers the first half of it through the
+ * cache into buffers of its own pool and queues them for the consumer, {@code prefetch} batches
+ * ahead, then plans the next window (the rest and as many batches after it).
  */
 public final class PipelinedLoader implements BatchStream {
   private static final TrainBatch END = new TrainBatch(-2);
+
+  /** Batches whose node ids a {@link RowCache} sees ahead (the Belady window, a superbatch). */
+  public static final int CACHE_WINDOW = 32;
 
   private final List<BatchPart> parts;
   private final FeatureTable table;
   private final int dim;
   private final String norm;
   private final IntPredicate keep;
+  private final RowCache cache;
+  private final BlockingQueue<Object> gathered;
+  private final long ticket;
   private final List<BlockingQueue<Object>> queues = new ArrayList<>();
   private final List<BlockingQueue<TrainBatch>> pools = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
@@ -62,9 +75,27 @@ public final class PipelinedLoader implements BatchStream {
       int threadCount,
       int prefetch,
       IntPredicate keep) {
+    this(parts, table, dim, norm, threadCount, prefetch, keep, null);
+  }
+
+  /**
+   * As above; with a non-null {@code cache} the features of every batch are gathered through it
+   * (and {@code table} is not used).
+   */
+  public PipelinedLoader(
+      List<BatchPart> parts,
+      FeatureTable table,
+      int dim,
+      String norm,
+      int threadCount,
+      int prefetch,
+      IntPredicate keep,
+      RowCache cache) {
     this.keep = keep;
+    this.cache = cache;
+    this.ticket = cache == null ? -1 : cache.turns().take();
     this.parts = List.copyOf(parts);
-    this.table = table;
+    this.table = cache != null ? cache : table;
     this.dim = dim;
     this.norm = norm;
     int n = Math.max(1, Math.min(threadCount, Math.max(1, parts.size())));
@@ -81,14 +112,34 @@ public final class PipelinedLoader implements BatchStream {
       Thread th = new Thread(() -> produce(id), "fanout-loader-" + t);
       th.setDaemon(true);
       threads.add(th);
+    }
+    if (cache != null) {
+      BlockingQueue<TrainBatch> pool = new ArrayBlockingQueue<>(Math.max(1, prefetch) + 2);
+      for (int i = 0; i < Math.max(1, prefetch) + 2; i++) {
+        pool.add(new TrainBatch(n));
+      }
+      pools.add(pool);
+      gathered = new ArrayBlockingQueue<>(Math.max(1, prefetch) + 1);
+      Thread g = new Thread(this::gatherThroughCache, "fanout-feature-cache");
+      g.setDaemon(true);
+      threads.add(g);
+    } else {
+      gathered = null;
+    }
+    for (Thread th : threads) {
       th.start();
     }
+  }
+
+  /** The readers: the first {@code threads} threads (the gather thread, if any, comes last). */
+  private int readers() {
+    return cache == null ? threads.size() : threads.size() - 1;
   }
 
   private void produce(int t) {
     BlockingQueue<Object> q = queues.get(t);
     try {
-      for (int p = t; p < parts.size() && !closed; p += threads.size()) {
+      for (int p = t; p < parts.size() && !closed; p += readers()) {
         BatchPart bp = parts.get(p);
         Iterator<DecodedBatch> it = keep == null ? bp.open() : bp.open(keep);
         try {
@@ -135,6 +186,11 @@ public final class PipelinedLoader implements BatchStream {
         }
       }
     }
+    if (cache != null && d.features() == null) {
+      tb.batch = b;
+      tb.dim = dim;
+      return;
+    }
     long need = (long) rows * dim;
     if (need > Integer.MAX_VALUE - 8) {
       throw new InvalidInputException(
@@ -174,8 +230,118 @@ public final class PipelinedLoader implements BatchStream {
 
   @Override
   public TrainBatch next() {
+    if (cache == null) {
+      return nextDecoded(true);
+    }
+    Object o = gathered.poll();
+    if (o == null) {
+      long t0 = System.nanoTime();
+      try {
+        o = gathered.take();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for batches", e);
+      }
+      waitNanos += System.nanoTime() - t0;
+    }
+    if (o instanceof RuntimeException e) {
+      throw e;
+    }
+    if (o instanceof Throwable e) {
+      throw new IllegalStateException("gathering features failed", e);
+    }
+    if (o == END) {
+      gathered.add(END);
+      return null;
+    }
+    return (TrainBatch) o;
+  }
+
+  /**
+   * The gather thread: batches in order from the readers, features through the cache, a window at a
+   * time.
+   */
+  private void gatherThroughCache() {
+    BlockingQueue<TrainBatch> pool = pools.get(readers());
+    MiniBatch[] ring = new MiniBatch[CACHE_WINDOW];
+    int[][] ids = new int[CACHE_WINDOW][];
+    int[] counts = new int[CACHE_WINDOW];
+    int head = 0;
+    int size = 0;
+    try {
+      cache.turns().await(ticket);
+      boolean more = true;
+      while (!closed) {
+        while (more && size < CACHE_WINDOW) {
+          TrainBatch h = nextDecoded(false);
+          if (h == null) {
+            more = false;
+            break;
+          }
+          if (h.features != null) {
+            throw new InvalidInputException(
+                "shards with inline features cannot be read through --feature-cache; sample them"
+                    + " with node ids only, or leave --feature-cache out");
+          }
+          ring[(head + size) % CACHE_WINDOW] = h.batch;
+          size++;
+          recycle(h);
+        }
+        if (size == 0) {
+          break;
+        }
+        for (int i = 0; i < size; i++) {
+          ids[i] = ring[(head + i) % CACHE_WINDOW].nodes();
+          counts[i] = ids[i].length;
+        }
+        // Gather half the window, then plan again over what is left and the batches after it,
+        // so every gathered batch sees at least half a window ahead.
+        cache.plan(ids, counts, size);
+        int step = more ? Math.max(1, CACHE_WINDOW / 2) : size;
+        for (int i = 0; i < step; i++) {
+          MiniBatch b = ring[head];
+          ring[head] = null;
+          head = (head + 1) % CACHE_WINDOW;
+          size--;
+          TrainBatch tb = pool.take();
+          int rows = counts[i];
+          long need = (long) rows * dim;
+          if (need > Integer.MAX_VALUE - 8) {
+            throw new InvalidInputException(
+                "batch " + b.batch() + " needs " + need + " feature floats, over 2^31");
+          }
+          if (tb.features == null || tb.features.length < need) {
+            tb.features = new float[(int) need];
+          }
+          cache.gather(ids[i], 0, rows, tb.features, 0);
+          FeatureNorm.apply(norm, tb.features, rows, dim);
+          tb.batch = b;
+          tb.dim = dim;
+          gathered.put(tb);
+        }
+      }
+      cache.turns().done(ticket);
+      gathered.put(END);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable e) {
+      try {
+        gathered.put(e);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+    } finally {
+      cache.turns().done(ticket);
+    }
+  }
+
+  /**
+   * The next batch from the readers in part order, or null at the end; {@code timed}: count the
+   * time spent waiting as the consumer's data wait.
+   */
+  private TrainBatch nextDecoded(boolean timed) {
     while (part < parts.size()) {
-      BlockingQueue<Object> q = queues.get(part % threads.size());
+      BlockingQueue<Object> q = queues.get(part % readers());
       Object o = q.poll();
       if (o == null) {
         long t0 = System.nanoTime();
@@ -185,7 +351,9 @@ public final class PipelinedLoader implements BatchStream {
           Thread.currentThread().interrupt();
           throw new IllegalStateException("interrupted while waiting for batches", e);
         }
-        waitNanos += System.nanoTime() - t0;
+        if (timed) {
+          waitNanos += System.nanoTime() - t0;
+        }
       }
       if (o instanceof Throwable e) {
         if (e instanceof RuntimeException re) {

@@ -1,5 +1,6 @@
 package io.fanout.train;
 
+import io.fanout.features.RowCache;
 import io.fanout.graph.FeatureTable;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
@@ -118,6 +119,23 @@ public final class ShardSet {
    */
   public EpochData epochData(
       FeatureTable table, int dim, String norm, int threads, int prefetch, boolean verify) {
+    return epochData(table, null, dim, norm, threads, prefetch, verify);
+  }
+
+  /**
+   * As {@link #epochData(FeatureTable, int, String, int, int, boolean)}; with a non-null {@code
+   * cache} every batch's features are gathered through it, windows of upcoming batches planned
+   * ahead (see {@link PipelinedLoader}), and {@code table} is not used. One epoch's stream at a
+   * time may be open on one cache.
+   */
+  public EpochData epochData(
+      FeatureTable table,
+      RowCache cache,
+      int dim,
+      String norm,
+      int threads,
+      int prefetch,
+      boolean verify) {
     FeatureEncoding enc = featureEncoding();
     String source = dir.resolve(ShardManifest.FILE).toString();
     return new EpochData() {
@@ -132,7 +150,7 @@ public final class ShardSet {
         for (Path f : files(epoch)) {
           parts.add(new FilePart(f, enc, verify ? entries.get(f) : null, source));
         }
-        return new PipelinedLoader(parts, table, dim, norm, threads, prefetch, keep);
+        return new PipelinedLoader(parts, table, dim, norm, threads, prefetch, keep, cache);
       }
 
       @Override

@@ -52,32 +52,10 @@ public final class TrainBenchmark {
   public static Map<String, Object> run(Settings s) {
     long t0 = System.nanoTime();
     int n = s.vertices();
-    long[] indptr = new long[n + 1];
-    int avg = (int) Math.max(1, s.edges() / n);
-    for (int v = 0; v < n; v++) {
-      int deg = 1 + (int) (CounterRng.uniform(11, v) * (2 * avg - 1));
-      indptr[v + 1] = indptr[v] + deg;
-    }
-    if (indptr[n] > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException(
-          "the generated graph keeps edges in one int[]; use < 2^31");
-    }
-    int[] indices = new int[(int) indptr[n]];
-    for (int v = 0; v < n; v++) {
-      int a = (int) indptr[v];
-      int b = (int) indptr[v + 1];
-      for (int p = a; p < b; p++) {
-        float r = CounterRng.uniform(12, p);
-        indices[p] = (int) (r * r * n); // skewed: low ids are popular
-      }
-      Arrays.sort(indices, a, b);
-    }
-    ArrayCsrGraph g = new ArrayCsrGraph(indptr, indices);
-    float[] feats = new float[Math.multiplyExact(n, s.features())];
-    for (int i = 0; i < feats.length; i++) {
-      feats[i] = CounterRng.uniform(13, i) - 0.5f;
-    }
-    int classes = 47;
+    BenchGraph bg = BenchGraph.generate(n, s.edges(), s.features());
+    ArrayCsrGraph g = bg.csr();
+    float[] feats = bg.features();
+    int classes = bg.classes();
     FeatureTable ft =
         new FeatureTable() {
           @Override
@@ -98,23 +76,7 @@ public final class TrainBenchmark {
             }
           }
         };
-    VertexTable vt =
-        new VertexTable() {
-          @Override
-          public int numVertices() {
-            return n;
-          }
-
-          @Override
-          public int label(int v) {
-            return (int) (CounterRng.uniform(14, v) * classes);
-          }
-
-          @Override
-          public byte split(int v) {
-            return 1;
-          }
-        };
+    VertexTable vt = bg.vertices();
     double genSeconds = (System.nanoTime() - t0) / 1e9;
     int total = s.batches() + s.warmup();
     int[] seeds = new int[Math.min(n, total * s.batchSize())];
@@ -171,7 +133,7 @@ public final class TrainBenchmark {
       out.put("backend", be.name());
       out.put("blas", CpuBackend.blasName());
       out.put("vertices", n);
-      out.put("edges", indptr[n]);
+      out.put("edges", g.numEdges());
       out.put("features", s.features());
       out.put("hidden", s.hidden());
       out.put("fanouts", Arrays.toString(s.fanouts()));

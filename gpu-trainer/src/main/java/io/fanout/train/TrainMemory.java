@@ -12,8 +12,9 @@ import java.util.Locale;
  * <p>The bound counts the parameters with their gradients and both Adam moments, and the feature
  * rows of the batches the loaders keep ready: {@code min(loader-threads, parts) x (prefetch + 1)}
  * buffers of a mean batch's nodes, for the current epoch and, when another follows, for the next
- * one, whose loader starts with the current epoch. Activations and everything else come on top: a
- * run over the bound cannot fit; one under it may still run out.
+ * one, whose loader starts with the current epoch, and the rows of a feature cache ({@code
+ * --feature-cache-bytes}). Activations and everything else come on top: a run over the bound cannot
+ * fit; one under it may still run out.
  */
 final class TrainMemory {
   private final ModelRuns.TrainSpec spec;
@@ -51,7 +52,13 @@ final class TrainMemory {
 
   /** Bytes the run holds at once at the least; see the class comment. */
   long leastBytes(int numParams) {
-    return 4L * (4L * numParams + readyBatches * nodesPerBatch * dim);
+    return 4L * (4L * numParams + readyBatches * nodesPerBatch * dim) + cacheBytes();
+  }
+
+  /** The bytes of the feature cache's rows ({@code --feature-cache belady|lru}), else 0. */
+  private long cacheBytes() {
+    String p = spec.featureCache();
+    return p == null || p.equals("none") ? 0 : spec.featureCacheBytes();
   }
 
   /**
@@ -70,7 +77,7 @@ final class TrainMemory {
             Locale.ROOT,
             "train needs at least %s of Java heap but has %s (max heap): the loaders keep %d"
                 + " batches ready, each of about %,d nodes x %d features (%s), and the model"
-                + " holds %,d parameters with their gradients and Adam moments; %s",
+                + " holds %,d parameters with their gradients and Adam moments%s; %s",
             size(need),
             size(maxHeap),
             readyBatches,
@@ -78,6 +85,9 @@ final class TrainMemory {
             dim,
             batches(),
             numParams,
+            cacheBytes() == 0
+                ? ""
+                : ", plus --feature-cache-bytes " + cacheBytes() + " of cached feature rows",
             advice(Math.max(need + need / 2, maxHeap + 1))),
         null);
   }

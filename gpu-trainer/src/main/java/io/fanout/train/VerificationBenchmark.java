@@ -76,7 +76,8 @@ final class VerificationBenchmark {
       Path storeDir = dir.resolve("store");
       StoreManifest sm = writeStore(storeDir, g, features, dim, vt, classes);
       Path shardDir = dir.resolve("shards");
-      ShardManifest shm = writeShards(shardDir, g, vt, seeds, s);
+      ShardManifest shm =
+          writeShards(shardDir, g, vt, seeds, s.batchSize(), s.batchesPerShard(), s.fanouts());
       Map<String, Object> out = new LinkedHashMap<>();
       long storeBytes = 0;
       for (StoreManifest.FileEntry f : sm.files) {
@@ -180,7 +181,8 @@ final class VerificationBenchmark {
         .getProcessCpuTime();
   }
 
-  private static StoreManifest writeStore(
+  /** Writes the generated graph as a graph store of f32 features, as {@code prepare} would. */
+  static StoreManifest writeStore(
       Path store, CsrGraph g, float[] features, int dim, VertexTable vt, int classes) {
     io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     Path staging = run.dir();
@@ -228,10 +230,16 @@ final class VerificationBenchmark {
   }
 
   /** One epoch of the benchmark's batches as node-id shards, as {@code sample} would write it. */
-  private static ShardManifest writeShards(
-      Path dir, CsrGraph g, VertexTable vt, int[] seeds, TrainBenchmark.Settings s) {
-    ShardPlan plan = new ShardPlan(seeds.length, s.batchSize(), 1, s.batchesPerShard());
-    NeighborSampler sampler = new NeighborSampler(g, vt, s.fanouts(), 1);
+  static ShardManifest writeShards(
+      Path dir,
+      CsrGraph g,
+      VertexTable vt,
+      int[] seeds,
+      int batchSize,
+      int batchesPerShard,
+      int[] fanouts) {
+    ShardPlan plan = new ShardPlan(seeds.length, batchSize, 1, batchesPerShard);
+    NeighborSampler sampler = new NeighborSampler(g, vt, fanouts, 1);
     io.fanout.store.OutputCommit.Run run = ShardOutput.COMMIT.begin(dir);
     Path staging = run.dir();
     ShardManifest m = new ShardManifest();
@@ -269,8 +277,8 @@ final class VerificationBenchmark {
     m.requestFingerprint = "bench-train";
     m.split = "train";
     m.seedsPerEpoch = seeds.length;
-    m.batchSize = s.batchSize();
-    m.fanouts = s.fanouts().clone();
+    m.batchSize = batchSize;
+    m.fanouts = fanouts.clone();
     m.epochs = 1;
     m.seed = 1;
     m.features = FeatureEncoding.NONE.id();

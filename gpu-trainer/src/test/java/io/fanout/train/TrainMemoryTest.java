@@ -28,6 +28,11 @@ class TrainMemoryTest {
   }
 
   static ModelRuns.TrainSpec spec(int epochs, int threads, int prefetch, boolean resume) {
+    return spec(epochs, threads, prefetch, resume, null, 0);
+  }
+
+  static ModelRuns.TrainSpec spec(
+      int epochs, int threads, int prefetch, boolean resume, String cache, long cacheBytes) {
     ModelRuns.TrainSpec d = ModelRuns.TrainSpec.defaults(Path.of("g"), Path.of("s"), Path.of("m"));
     return new ModelRuns.TrainSpec(
         d.graph(),
@@ -49,7 +54,9 @@ class TrainMemoryTest {
         threads,
         prefetch,
         d.logEvery(),
-        d.verify());
+        d.verify(),
+        cache,
+        cacheBytes);
   }
 
   @Test
@@ -71,6 +78,15 @@ class TrainMemoryTest {
     assertThat(new TrainMemory(spec(1, 8, 2, false), 1433, shards(), false).leastBytes(params))
         .isEqualTo(model + 10 * batch);
     assertThat(new TrainMemory(spec(1, 1, 1, false), 1433, shards(), false).leastBytes(params))
+        .isEqualTo(model + 2 * batch);
+    // a feature cache's rows come on top; policy none holds none
+    assertThat(
+            new TrainMemory(spec(1, 1, 1, false, "belady", 1L << 30), 1433, shards(), false)
+                .leastBytes(params))
+        .isEqualTo(model + 2 * batch + (1L << 30));
+    assertThat(
+            new TrainMemory(spec(1, 1, 1, false, "none", 1L << 30), 1433, shards(), false)
+                .leastBytes(params))
         .isEqualTo(model + 2 * batch);
   }
 

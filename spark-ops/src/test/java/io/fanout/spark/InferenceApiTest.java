@@ -112,7 +112,9 @@ class InferenceApiTest {
             1,
             2,
             0,
-            true),
+            true,
+            null,
+            0),
         QUIET);
     return dir;
   }

@@ -27,7 +27,7 @@ class ModuleBoundariesTest {
   private static final String[][] OWNS = {
     {"partitioner", "store", "graph"},
     {"sampler", "sample", "shard"},
-    {"gpu-trainer", "tensor", "nn", "train", "dist"},
+    {"gpu-trainer", "tensor", "nn", "train", "dist", "features"},
     {"spark-ops", "conf", "spark", "testing"},
     {"jobs", "cli", "jobs"},
   };

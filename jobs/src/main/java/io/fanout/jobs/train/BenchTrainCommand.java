@@ -7,7 +7,6 @@ import io.fanout.conf.OptionDef;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.train.TrainBenchmark;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -88,22 +87,7 @@ public final class BenchTrainCommand implements Command {
                 c.get(PREFETCH),
                 c.get(BATCHES_PER_SHARD),
                 c.get(VERIFY_ROUNDS)));
-    StringBuilder sb = new StringBuilder("{");
-    for (Map.Entry<String, Object> e : r.entrySet()) {
-      if (sb.length() > 1) {
-        sb.append(',');
-      }
-      sb.append('"').append(e.getKey()).append("\":");
-      Object v = e.getValue();
-      if (v instanceof Double d) {
-        sb.append(String.format(Locale.ROOT, "%.4g", d));
-      } else if (v instanceof Number) {
-        sb.append(v);
-      } else {
-        sb.append('"').append(v).append('"');
-      }
-    }
-    ctx.out().println(sb.append('}'));
+    ctx.out().println(BenchJson.line(r));
     return 0;
   }
 }

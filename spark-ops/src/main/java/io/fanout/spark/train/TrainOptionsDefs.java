@@ -81,6 +81,15 @@ public final class TrainOptionsDefs {
       OptionDef.integer("loader-threads", 2, "background threads reading and decoding shards");
   public static final OptionDef<Integer> PREFETCH =
       OptionDef.integer("prefetch", 2, "batches each loader thread keeps ready");
+  public static final OptionDef<String> FEATURE_CACHE =
+      OptionDef.string(
+          "feature-cache",
+          "",
+          "keep features on disk behind a row cache of --feature-cache-bytes (belady|lru|none);"
+              + " not given: read the memory-mapped store");
+  public static final OptionDef<Long> FEATURE_CACHE_BYTES =
+      OptionDef.longValue(
+          "feature-cache-bytes", 0, "bytes of feature rows --feature-cache may hold in memory");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -105,6 +114,8 @@ public final class TrainOptionsDefs {
           VAL_SHARDS,
           LOADER_THREADS,
           PREFETCH,
+          FEATURE_CACHE,
+          FEATURE_CACHE_BYTES,
           LOG_EVERY,
           SharedOptions.VERIFY,
           DistOptions.WORKERS,
@@ -136,6 +147,7 @@ public final class TrainOptionsDefs {
               + "; expected 0 or more");
     }
     String val = c.get(VAL_SHARDS);
+    String cache = featureCache(c);
     return new ModelRuns.TrainSpec(
         Path.of(c.get(GRAPH)),
         Path.of(c.get(SHARDS)),
@@ -156,7 +168,39 @@ public final class TrainOptionsDefs {
         c.get(LOADER_THREADS),
         c.get(PREFETCH),
         c.get(LOG_EVERY),
-        c.get(SharedOptions.VERIFY));
+        c.get(SharedOptions.VERIFY),
+        cache,
+        c.get(FEATURE_CACHE_BYTES));
+  }
+
+  /** The {@code --feature-cache} policy, or null when not given (the memory-mapped path). */
+  static String featureCache(FanoutConf c) {
+    String v = c.get(FEATURE_CACHE).trim().toLowerCase(java.util.Locale.ROOT);
+    long bytes = c.get(FEATURE_CACHE_BYTES);
+    if (v.isEmpty()) {
+      if (bytes != 0) {
+        throw new FanoutConfigException(
+            "option 'feature-cache-bytes' of train is "
+                + bytes
+                + " but no --feature-cache policy is given; add --feature-cache belady|lru|none");
+      }
+      return null;
+    }
+    if (!v.equals("belady") && !v.equals("lru") && !v.equals("none")) {
+      throw new FanoutConfigException(
+          "option 'feature-cache' of train has value "
+              + c.raw(FEATURE_CACHE)
+              + "; expected one of belady, lru, none");
+    }
+    if (!v.equals("none") && bytes <= 0) {
+      throw new FanoutConfigException(
+          "option 'feature-cache' of train is "
+              + v
+              + " but 'feature-cache-bytes' is "
+              + bytes
+              + "; give the cache size in bytes (for example 1073741824)");
+    }
+    return v;
   }
 
   private static void atLeast(FanoutConf c, OptionDef<Integer> def, int min) {

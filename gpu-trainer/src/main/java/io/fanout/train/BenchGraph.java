@@ -1,0 +1,62 @@
+package io.fanout.train;
+
+import io.fanout.graph.ArrayCsrGraph;
+import io.fanout.graph.VertexTable;
+import io.fanout.tensor.CounterRng;
+import java.util.Arrays;
+
+/**
+ * The benchmarks' generated graph: degrees uniform in {@code 1 .. 2 x mean - 1}, in-neighbors
+ * skewed towards low ids (popular vertices), uniform features in {@code [-0.5, 0.5)}, 47 classes,
+ * every vertex in the training split; deterministic (counter-based random numbers).
+ *
+ * @param features row-major {@code vertices x dim}
+ */
+record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vertices, int classes) {
+  static final int CLASSES = 47;
+
+  static BenchGraph generate(int n, long edges, int dim) {
+    long[] indptr = new long[n + 1];
+    int avg = (int) Math.max(1, edges / n);
+    for (int v = 0; v < n; v++) {
+      int deg = 1 + (int) (CounterRng.uniform(11, v) * (2 * avg - 1));
+      indptr[v + 1] = indptr[v] + deg;
+    }
+    if (indptr[n] > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "the generated graph keeps edges in one int[]; use < 2^31");
+    }
+    int[] indices = new int[(int) indptr[n]];
+    for (int v = 0; v < n; v++) {
+      int a = (int) indptr[v];
+      int b = (int) indptr[v + 1];
+      for (int p = a; p < b; p++) {
+        float r = CounterRng.uniform(12, p);
+        indices[p] = (int) (r * r * n); // skewed: low ids are popular
+      }
+      Arrays.sort(indices, a, b);
+    }
+    float[] feats = new float[Math.multiplyExact(n, dim)];
+    for (int i = 0; i < feats.length; i++) {
+      feats[i] = CounterRng.uniform(13, i) - 0.5f;
+    }
+    VertexTable vt =
+        new VertexTable() {
+          @Override
+          public int numVertices() {
+            return n;
+          }
+
+          @Override
+          public int label(int v) {
+            return (int) (CounterRng.uniform(14, v) * CLASSES);
+          }
+
+          @Override
+          public byte split(int v) {
+            return 1;
+          }
+        };
+    return new BenchGraph(new ArrayCsrGraph(indptr, indices), feats, dim, vt, CLASSES);
+  }
+}

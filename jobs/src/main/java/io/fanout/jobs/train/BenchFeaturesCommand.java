@@ -1,0 +1,84 @@
+package io.fanout.jobs.train;
+
+import io.fanout.cli.Command;
+import io.fanout.cli.CommandContext;
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.OptionDef;
+import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.train.FeatureCacheBenchmark;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code bin/fanout bench-features}: rows and bytes read from disk, epoch time and data wait of
+ * {@code train --feature-cache} for belady, lru and none at cache sizes of 1%, 5% and 20% of the
+ * feature bytes, on one generated store and shard set (see {@code docs/features.md}).
+ */
+public final class BenchFeaturesCommand implements Command {
+  static final OptionDef<Integer> VERTICES =
+      OptionDef.integer("vertices", 500_000, "vertices of the generated graph");
+  static final OptionDef<Long> EDGES =
+      OptionDef.longValue("edges", 10_000_000L, "edges of the generated graph (about)");
+  static final OptionDef<Integer> FEATURES = OptionDef.integer("features", 100, "feature dim");
+  static final OptionDef<Integer> HIDDEN = OptionDef.integer("hidden", 64, "hidden width");
+  static final OptionDef<String> FANOUTS =
+      OptionDef.string("fanouts", "10,5", "fanouts (one per layer)");
+  static final OptionDef<Integer> BATCH_SIZE =
+      OptionDef.integer("batch-size", 1024, "seeds per batch");
+  static final OptionDef<Integer> BATCHES =
+      OptionDef.integer("batches", 100, "batches of the epoch (distinct shuffled seeds)");
+  static final OptionDef<Integer> BATCHES_PER_SHARD =
+      OptionDef.integer("batches-per-shard", 8, "batches per shard part");
+  static final OptionDef<Integer> LOADER_THREADS =
+      OptionDef.integer("loader-threads", 2, "background threads reading and decoding shards");
+  static final OptionDef<Integer> PREFETCH = OptionDef.integer("prefetch", 2, "batches kept ready");
+
+  /** Cache sizes, as fractions of the feature bytes. */
+  private static final double[] FRACTIONS = {0.01, 0.05, 0.20};
+
+  @Override
+  public String name() {
+    return "bench-features";
+  }
+
+  @Override
+  public String summary() {
+    return "Benchmark the feature cache (belady, lru, none): rows and bytes read, epoch time";
+  }
+
+  @Override
+  public List<OptionDef<?>> options() {
+    return List.of(
+        VERTICES,
+        EDGES,
+        FEATURES,
+        HIDDEN,
+        FANOUTS,
+        BATCH_SIZE,
+        BATCHES,
+        BATCHES_PER_SHARD,
+        LOADER_THREADS,
+        PREFETCH);
+  }
+
+  @Override
+  public int run(CommandContext ctx) {
+    FanoutConf c = ctx.conf();
+    Map<String, Object> r =
+        FeatureCacheBenchmark.run(
+            new FeatureCacheBenchmark.Settings(
+                c.get(VERTICES),
+                c.get(EDGES),
+                c.get(FEATURES),
+                c.get(HIDDEN),
+                TrainOptionsDefs.fanouts(c.get(FANOUTS)),
+                c.get(BATCH_SIZE),
+                c.get(BATCHES),
+                c.get(BATCHES_PER_SHARD),
+                c.get(LOADER_THREADS),
+                c.get(PREFETCH),
+                FRACTIONS));
+    ctx.out().println(BenchJson.line(r));
+    return 0;
+  }
+}

@@ -1,0 +1,45 @@
+package io.fanout.jobs.train;
+
+import static io.fanout.cli.CliRun.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.cli.CliRun.Result;
+import org.junit.jupiter.api.Test;
+
+/** {@code bench-features} on a tiny generated graph: one JSON object with every policy and size. */
+class BenchFeaturesCommandTest {
+  @Test
+  void reportsReadsOfEveryPolicyAtEverySize() throws Exception {
+    Result r =
+        cli(
+            "bench-features",
+            "--vertices",
+            "3000",
+            "--edges",
+            "30000",
+            "--features",
+            "8",
+            "--hidden",
+            "8",
+            "--batch-size",
+            "64",
+            "--batches",
+            "12");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out().strip());
+    assertThat(j.get("feature_bytes").asLong()).isEqualTo(3000L * 8 * 4);
+    long none = j.get("none_rows_read").asLong();
+    assertThat(none).isPositive().isEqualTo(j.get("none_misses").asLong());
+    assertThat(j.get("none_bytes_read").asLong()).isEqualTo(none * 8 * 4);
+    for (String pct : new String[] {"1pct", "5pct", "20pct"}) {
+      long belady = j.get("belady_" + pct + "_rows_read").asLong();
+      long lru = j.get("lru_" + pct + "_rows_read").asLong();
+      assertThat(belady).as(pct).isLessThanOrEqualTo(lru).isLessThanOrEqualTo(none);
+      assertThat(belady + j.get("belady_" + pct + "_hits").asLong()).isEqualTo(none);
+      assertThat(j.get("lru_" + pct + "_epoch_seconds").asDouble()).isPositive();
+      assertThat(j.has("belady_" + pct + "_data_wait_fraction")).isTrue();
+    }
+  }
+}

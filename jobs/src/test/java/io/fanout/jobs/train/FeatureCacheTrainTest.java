@@ -1,0 +1,97 @@
+package io.fanout.jobs.train;
+
+import static io.fanout.cli.CliRun.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.cli.CliRun.Result;
+import io.fanout.testing.SparkTestSession;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code train --feature-cache}: features read from disk through a row cache train the same model,
+ * bit for bit, as the memory-mapped store on the same shards, for every policy; bad cache options
+ * exit 2 with one line.
+ */
+class FeatureCacheTrainTest {
+  @TempDir static Path tmp;
+  static SparkSession spark;
+  static Path store;
+  static Path shards;
+  static byte[] mapped;
+
+  @BeforeAll
+  static void fixtures() throws Exception {
+    spark = SparkTestSession.start("FeatureCacheTrainTest");
+    TrainFixtures.Graph g = TrainFixtures.graph(11, 400, 10);
+    store = tmp.resolve("store");
+    TrainFixtures.writeStore(store, g);
+    shards = tmp.resolve("shards");
+    TrainFixtures.writeShards(shards, store, g, new int[] {4, 3}, 4, 2, 1);
+    mapped = train("mapped");
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  /** Trains 3 epochs (with validation) into a fresh model dir; returns its checkpoint. */
+  static byte[] train(String name, String... cache) throws Exception {
+    Path model = tmp.resolve(name);
+    String[] more = {"--epochs", "3", "--val-shards", shards.toString(), "--progress", "none"};
+    String[] all = java.util.Arrays.copyOf(more, more.length + cache.length);
+    System.arraycopy(cache, 0, all, more.length, cache.length);
+    Result r = cli(TrainFixtures.trainArgs(store, shards, model, all));
+    assertThat(r.code()).as(r.err()).isZero();
+    return Files.readAllBytes(model.resolve("checkpoint.bin"));
+  }
+
+  @Test
+  void everyPolicyTrainsTheModelOfTheMappedStore() throws Exception {
+    // 40 rows of 10 floats: a tenth of the features, so rows are evicted and read again; about
+    // 33 batches an epoch, so the cache plans several overlapping windows.
+    String bytes = Integer.toString(40 * 10 * 4);
+    assertThat(train("belady", "--feature-cache", "belady", "--feature-cache-bytes", bytes))
+        .isEqualTo(mapped);
+    assertThat(train("lru", "--feature-cache", "lru", "--feature-cache-bytes", bytes))
+        .isEqualTo(mapped);
+    assertThat(train("none", "--feature-cache", "none")).isEqualTo(mapped);
+  }
+
+  @Test
+  void badCacheOptionsExit2WithOneLine() {
+    refused(
+        cli(
+            TrainFixtures.trainArgs(
+                store, shards, tmp.resolve("m1"), "--feature-cache", "fifo", "--epochs", "1")),
+        "belady, lru, none");
+    refused(
+        cli(
+            TrainFixtures.trainArgs(
+                store, shards, tmp.resolve("m2"), "--feature-cache", "belady", "--epochs", "1")),
+        "feature-cache-bytes");
+    refused(
+        cli(
+            TrainFixtures.trainArgs(
+                store,
+                shards,
+                tmp.resolve("m3"),
+                "--feature-cache-bytes",
+                "1000",
+                "--epochs",
+                "1")),
+        "--feature-cache belady|lru|none");
+  }
+
+  private static void refused(Result r, String says) {
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).startsWith("fanout train: error: ").contains(says).doesNotContain("\tat ");
+    assertThat(r.err().strip().lines()).hasSize(1);
+  }
+}
