@@ -36,9 +36,10 @@ import scala.Tuple2;
  * The partitioned mode (AGL / TF-GNN model): no task maps more than one store partition. Seeds are
  * ordered by a distributed sort on {@link SeedOrder#sortKey}; then, hop by hop, every batch's
  * frontier is shipped to the partitions owning its nodes, each partition samples its nodes with
- * {@link NodeSampler#sampleNeighbors} (the same hash-keyed draws as the replicated sampler), and
- * the answers are joined back to the batch, which {@link BatchBuilder} extends in destination
- * order. Feature rows are joined the same way. Shards are byte-identical to the replicated mode's.
+ * {@link NodeSampler#sampleNeighbors} (weighted: {@link WeightedNodeSampler#sampleNeighbors} over
+ * the partition's weights; the same hash-keyed draws as the replicated sampler), and the answers
+ * are joined back to the batch, which {@link BatchBuilder} extends in destination order. Feature
+ * rows are joined the same way. Shards are byte-identical to the replicated mode's.
  */
 final class PartitionedSampling {
   private PartitionedSampling() {}
