@@ -8,4 +8,14 @@ package io.fanout.graph;
 public interface EdgeWeights {
   /** The weight of the CSR entry at {@code position}. */
   float weight(long position);
+
+  /**
+   * Copies the weights of {@code [start, start + len)}, one CSR row or part of one, into {@code
+   * dst[off ..]}: what samplers call once per row, so that their loop runs over a plain array.
+   */
+  default void copy(long start, float[] dst, int off, int len) {
+    for (int i = 0; i < len; i++) {
+      dst[off + i] = weight(start + i);
+    }
+  }
 }

@@ -27,4 +27,18 @@ final class MappedEdgeWeights implements EdgeWeights {
     int p = edgeIndex.find(position);
     return parts[p].getFloat(StoreLayout.HEADER_BYTES + 4 * (position - edgeBase[p]));
   }
+
+  /** One partition lookup and a bulk copy: a row lies within one partition's file. */
+  @Override
+  public void copy(long start, float[] dst, int off, int len) {
+    if (len == 0) {
+      return;
+    }
+    int p = edgeIndex.find(start);
+    if (start + len > edgeBase[p + 1]) {
+      EdgeWeights.super.copy(start, dst, off, len); // spans partitions: not a row
+      return;
+    }
+    parts[p].getFloats(StoreLayout.HEADER_BYTES + 4 * (start - edgeBase[p]), dst, off, len);
+  }
 }

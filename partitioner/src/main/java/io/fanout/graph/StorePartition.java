@@ -139,7 +139,17 @@ public final class StorePartition {
               WeightFileWriter.fileLength(entry.numEdges));
     }
     final ChunkedMapping m = weights;
-    return position -> m.getFloat(StoreLayout.HEADER_BYTES + 4 * position);
+    return new EdgeWeights() {
+      @Override
+      public float weight(long position) {
+        return m.getFloat(StoreLayout.HEADER_BYTES + 4 * position);
+      }
+
+      @Override
+      public void copy(long start, float[] dst, int off, int len) {
+        m.getFloats(StoreLayout.HEADER_BYTES + 4 * start, dst, off, len);
+      }
+    };
   }
 
   private synchronized ChunkedMapping nodes() {

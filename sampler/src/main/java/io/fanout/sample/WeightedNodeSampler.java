@@ -20,8 +20,16 @@ public final class WeightedNodeSampler {
   /** 2^-53: turns the top 53 bits of a random word into a double in [0, 1). */
   private static final double UNIT = 0x1.0p-53;
 
+  /**
+   * Keys are skipped without a log when {@code 1 - u >= top * w * SKIP_MARGIN}: since {@code -ln(u)
+   * > 1 - u}, their key exceeds the current k-th smallest; the margin keeps rounding from ever
+   * skipping a key that could win.
+   */
+  private static final double SKIP_MARGIN = 1 + 1e-9;
+
   private double[] heapKeys = new double[64];
   private int[] heapPos = new int[64];
+  private float[] row = new float[256];
 
   /**
    * The number of neighbors {@link #choose} writes at most for {@code degree} and {@code fanout}
@@ -43,10 +51,15 @@ public final class WeightedNodeSampler {
    */
   public int choose(
       long key, EdgeWeights weights, long start, int degree, int fanout, int[] out, int from) {
+    if (row.length < degree) {
+      row = new float[Math.max(degree, 2 * row.length)];
+    }
+    float[] rw = row;
+    weights.copy(start, rw, 0, degree);
     if (fanout < 0 || fanout >= degree) {
       int n = 0;
       for (int j = 0; j < degree; j++) {
-        if (weights.weight(start + j) > 0) {
+        if (rw[j] > 0) {
           out[from + n++] = j;
         }
       }
@@ -61,11 +74,14 @@ public final class WeightedNodeSampler {
     int[] hp = heapPos;
     int n = 0;
     for (int j = 0; j < degree; j++) {
-      float w = weights.weight(start + j);
+      float w = rw[j];
       if (!(w > 0)) {
         continue;
       }
       double u = ((SampleHash.draw(key, j) >>> 11) + 0.5) * UNIT; // in (0, 1)
+      if (n == k && 1 - u >= hk[0] * w * SKIP_MARGIN) {
+        continue; // -ln(u) > 1 - u: this key is above the k-th smallest, no log needed
+      }
       double e = -Math.log(u) / w;
       if (n < k) {
         int c = n++;

@@ -178,6 +178,39 @@ class WeightedNodeSamplerTest {
   }
 
   @Test
+  void largeRowsMatchAFullSortOfTheExponentialKeys() {
+    // The heap and the log-free skip of hopeless keys give exactly the k smallest keys.
+    java.util.SplittableRandom r = new java.util.SplittableRandom(4);
+    WeightedNodeSampler s = new WeightedNodeSampler();
+    for (int t = 0; t < 200; t++) {
+      int degree = 1 + r.nextInt(3_000);
+      int k = 1 + r.nextInt(Math.min(degree, 60));
+      float[] w = new float[degree];
+      for (int j = 0; j < degree; j++) {
+        w[j] = r.nextInt(5) == 0 ? 0f : (float) Math.exp(r.nextDouble(-8, 8));
+      }
+      long key = key(t);
+      java.util.List<double[]> keys = new java.util.ArrayList<>();
+      for (int j = 0; j < degree; j++) {
+        if (w[j] > 0) {
+          double u = ((SampleHash.draw(key, j) >>> 11) + 0.5) * 0x1.0p-53;
+          keys.add(new double[] {-Math.log(u) / w[j], j});
+        }
+      }
+      keys.sort((x, y) -> x[0] != y[0] ? Double.compare(x[0], y[0]) : Double.compare(x[1], y[1]));
+      int want = Math.min(k, keys.size());
+      int[] expected = new int[want];
+      for (int i = 0; i < want; i++) {
+        expected[i] = (int) keys.get(i)[1];
+      }
+      java.util.Arrays.sort(expected);
+      int[] out = new int[k];
+      int n = s.choose(key, weights(0, w), 0, degree, k, out, 0);
+      assertThat(java.util.Arrays.copyOf(out, n)).isEqualTo(expected);
+    }
+  }
+
+  @Test
   void drawsAreAFunctionOfTheKeyAndTheWeightsOnly() {
     float[] w = new float[300];
     for (int i = 0; i < w.length; i++) {
