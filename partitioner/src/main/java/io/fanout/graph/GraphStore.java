@@ -8,6 +8,7 @@ import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreHeader;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.store.WeightFileWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -29,6 +30,7 @@ import java.util.List;
  *   CsrGraph csr = g.csr();          // in-neighbors by dense id
  *   FeatureTable x = g.features();   // f32 rows by dense id
  *   VertexTable y = g.vertices();    // labels and splits
+ *   EdgeWeights w = g.weights();     // by csr position; weighted stores only
  * }
  * }</pre>
  *
@@ -42,6 +44,7 @@ public final class GraphStore implements AutoCloseable {
   private CsrGraph csr;
   private FeatureTable features;
   private VertexTable vertices;
+  private EdgeWeights weights;
 
   private GraphStore(Path root, StoreManifest manifest, int chunkShift) {
     this.root = root;
@@ -58,6 +61,7 @@ public final class GraphStore implements AutoCloseable {
     ChunkedMapping[] csrParts = new ChunkedMapping[parts];
     ChunkedMapping[] nodeParts = new ChunkedMapping[parts];
     ChunkedMapping[] featParts = manifest.featureDim > 0 ? new ChunkedMapping[parts] : null;
+    ChunkedMapping[] weightParts = manifest.weighted ? new ChunkedMapping[parts] : null;
     int encoding = featParts != null ? encodingCode(manifest.featureEncoding) : -1;
     for (int p = 0; p < parts; p++) {
       StoreManifest.Partition e = manifest.partitionTable.get(p);
@@ -66,7 +70,11 @@ public final class GraphStore implements AutoCloseable {
       if (featParts != null) {
         featParts[p] = openFeatures(e, encoding, chunkShift);
       }
+      if (weightParts != null) {
+        weightParts[p] = openWeights(e, chunkShift);
+      }
     }
+    this.weights = weightParts != null ? new MappedEdgeWeights(weightParts, edgeStarts) : null;
     this.csr = new MappedCsrGraph(csrParts, vertexStarts, edgeStarts);
     this.vertices = new MappedVertexTable(nodeParts, vertexStarts);
     this.features = new MappedFeatureTable(featParts, vertexStarts, manifest.featureDim);
@@ -135,6 +143,32 @@ public final class GraphStore implements AutoCloseable {
     return live(vertices);
   }
 
+  /** Whether the store has edge weights ({@code prepare --weight-column}). */
+  public boolean weighted() {
+    return manifest.weighted;
+  }
+
+  /**
+   * The weight of every CSR entry, by the positions of {@link #csr()}.
+   *
+   * @throws InvalidInputException when the store has no weights, saying how to prepare one
+   */
+  public EdgeWeights weights() {
+    if (!manifest.weighted) {
+      throw notWeighted(root);
+    }
+    return live(weights);
+  }
+
+  /** The error for a weighted read of a store prepared without {@code --weight-column}. */
+  public static InvalidInputException notWeighted(Path store) {
+    return new InvalidInputException(
+        store
+            + ": the store has no edge weights (\"weighted\": false in "
+            + StoreLayout.MANIFEST
+            + "); prepare it with --weight-column COLUMN, or sample without --weighted");
+  }
+
   /**
    * Reads every file the manifest lists and compares its size and CRC32C with the manifest. Files
    * are read in parallel, on up to one thread per core.
@@ -167,6 +201,7 @@ public final class GraphStore implements AutoCloseable {
     csr = null;
     features = null;
     vertices = null;
+    weights = null;
   }
 
   private static <T> T live(T view) {
@@ -218,6 +253,17 @@ public final class GraphStore implements AutoCloseable {
         "row_bytes",
         h.getInt(FeatureFileWriter.ROW_BYTES),
         FeatureFileWriter.rowBytes(dim, encoding));
+    return m;
+  }
+
+  private ChunkedMapping openWeights(StoreManifest.Partition e, int chunkShift) {
+    ChunkedMapping m =
+        map(StoreLayout.weightsFile(e.index), WeightFileWriter.fileLength(e.numEdges), chunkShift);
+    StoreHeader h = header(m, StoreLayout.WEIGHTS_MAGIC);
+    expect(m, "partition", h.getInt(WeightFileWriter.PARTITION), e.index);
+    expect(m, "first_vertex", h.getLong(WeightFileWriter.FIRST_VERTEX), e.firstVertex);
+    expect(m, "num_vertices", h.getLong(WeightFileWriter.NUM_VERTICES), e.numVertices);
+    expect(m, "num_edges", h.getLong(WeightFileWriter.NUM_EDGES), e.numEdges);
     return m;
   }
 
@@ -287,6 +333,9 @@ public final class GraphStore implements AutoCloseable {
     }
     if (rel.endsWith(".feat")) {
       return StoreLayout.FEATURES_MAGIC;
+    }
+    if (rel.endsWith(".wgt")) {
+      return StoreLayout.WEIGHTS_MAGIC;
     }
     return StoreLayout.NODES_MAGIC;
   }

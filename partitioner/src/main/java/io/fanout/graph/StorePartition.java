@@ -8,6 +8,7 @@ import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreHeader;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.store.WeightFileWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -23,7 +24,9 @@ public final class StorePartition {
   private ChunkedMapping csr;
   private ChunkedMapping nodes;
   private ChunkedMapping features;
+  private ChunkedMapping weights;
   private final int dim;
+  private final boolean weighted;
 
   private StorePartition(Path root, StoreManifest manifest, int index) {
     if (index < 0 || index >= manifest.partitions) {
@@ -34,6 +37,7 @@ public final class StorePartition {
     this.data = manifest.dataRoot(root);
     this.entry = manifest.partitionTable.get(index);
     this.dim = manifest.featureDim;
+    this.weighted = manifest.weighted;
   }
 
   /** Opens nothing yet; each view maps its file on first use. */
@@ -114,6 +118,36 @@ public final class StorePartition {
       @Override
       public int neighbor(long position) {
         return m.getInt(indices + 4 * position);
+      }
+    };
+  }
+
+  /**
+   * Weights of the entries of {@link #csr()}, by the same partition-relative positions.
+   *
+   * @throws InvalidInputException when the store has no weights
+   */
+  public synchronized EdgeWeights weights() {
+    if (!weighted) {
+      throw GraphStore.notWeighted(root);
+    }
+    if (weights == null) {
+      weights =
+          map(
+              StoreLayout.weightsFile(entry.index),
+              StoreLayout.WEIGHTS_MAGIC,
+              WeightFileWriter.fileLength(entry.numEdges));
+    }
+    final ChunkedMapping m = weights;
+    return new EdgeWeights() {
+      @Override
+      public float weight(long position) {
+        return m.getFloat(StoreLayout.HEADER_BYTES + 4 * position);
+      }
+
+      @Override
+      public void copy(long start, float[] dst, int off, int len) {
+        m.getFloats(StoreLayout.HEADER_BYTES + 4 * start, dst, off, len);
       }
     };
   }

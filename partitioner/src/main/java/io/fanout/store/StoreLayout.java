@@ -18,10 +18,12 @@ public final class StoreLayout {
   public static final String CSR_DIR = "csr";
   public static final String FEATURES_DIR = "features";
   public static final String NODES_DIR = "nodes";
+  public static final String WEIGHTS_DIR = "weights";
 
   public static final byte[] CSR_MAGIC = "FNOCSR01".getBytes(StandardCharsets.US_ASCII);
   public static final byte[] FEATURES_MAGIC = "FNOFEAT1".getBytes(StandardCharsets.US_ASCII);
   public static final byte[] NODES_MAGIC = "FNONODE1".getBytes(StandardCharsets.US_ASCII);
+  public static final byte[] WEIGHTS_MAGIC = "FNOWGT01".getBytes(StandardCharsets.US_ASCII);
 
   /** Feature encodings; the code is stored in the feature file header. */
   public static final int ENCODING_F32 = 0;
@@ -76,6 +78,11 @@ public final class StoreLayout {
 
   public static String nodesFile(int partition) {
     return NODES_DIR + "/" + partFile(partition, "nodes");
+  }
+
+  /** The edge weights of a partition, aligned with its CSR indices (weighted stores only). */
+  public static String weightsFile(int partition) {
+    return WEIGHTS_DIR + "/" + partFile(partition, "wgt");
   }
 
   private static String partFile(int partition, String ext) {

@@ -33,6 +33,7 @@ import java.util.Map;
   "partitions",
   "feature_dim",
   "feature_encoding",
+  "weighted",
   "classes",
   "split_counts",
   "degree",
@@ -78,6 +79,13 @@ public final class StoreManifest {
 
   @JsonProperty("feature_encoding")
   public String featureEncoding = "f32";
+
+  /**
+   * Whether the store has {@code weights/} files: a float32 weight per CSR entry ({@code prepare
+   * --weight-column}). Absent (false) in stores prepared without weights.
+   */
+  @JsonProperty("weighted")
+  public boolean weighted;
 
   @JsonProperty("classes")
   public int classes;

@@ -1,14 +1,16 @@
 package io.fanout.sample;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
 import java.util.Arrays;
 
 /**
  * Verifies a sampled {@link MiniBatch} against its graph: the prefix structure of the node list,
  * block shapes, that every sampled edge exists, that each destination got {@code min(fanout,
  * degree)} neighbors, and that no neighbor was picked more often than it occurs in the row (no node
- * twice for a destination when rows have no duplicates). For tests and {@code sample}'s
- * self-checks; costs a binary search per edge.
+ * twice for a destination when rows have no duplicates). Weighted batches count and match only the
+ * positive-weight entries of a row. For tests and {@code sample}'s self-checks; costs a binary
+ * search per edge.
  */
 public final class BatchChecks {
   private BatchChecks() {}
@@ -17,6 +19,17 @@ public final class BatchChecks {
    * @throws IllegalStateException describing the first violation
    */
   public static void verify(MiniBatch b, CsrGraph g, int[] fanouts) {
+    verify(b, g, null, fanouts);
+  }
+
+  /**
+   * {@link #verify(MiniBatch, CsrGraph, int[])} for a batch sampled with {@code weights} (null =
+   * uniform): each destination got {@code min(fanout, positive-weight entries)} neighbors, each
+   * picked at most as often as it occurs with a positive weight.
+   *
+   * @throws IllegalStateException describing the first violation
+   */
+  public static void verify(MiniBatch b, CsrGraph g, EdgeWeights weights, int[] fanouts) {
     int layers = b.layers();
     if (layers != fanouts.length) {
       fail(b, "has " + layers + " blocks, expected " + fanouts.length);
@@ -45,7 +58,7 @@ public final class BatchChecks {
         int v = nodes[i];
         long start = g.rowStart(v);
         long end = g.rowEnd(v);
-        int want = NodeSampler.sampleSize(end - start, fanouts[h - 1]);
+        int want = NodeSampler.sampleSize(positive(weights, start, end), fanouts[h - 1]);
         if (ptr[i + 1] - ptr[i] != want) {
           fail(
               b,
@@ -74,7 +87,7 @@ public final class BatchChecks {
           while (c < picks.length && picks[c] == picks[a]) {
             c++;
           }
-          long inRow = occurrences(g, start, end, picks[a]);
+          long inRow = occurrences(g, weights, start, end, picks[a]);
           if (inRow == 0) {
             fail(b, "block " + h + " edge " + picks[a] + " -> " + v + " is not in the graph");
           }
@@ -104,8 +117,22 @@ public final class BatchChecks {
     }
   }
 
-  /** Occurrences of {@code u} in the sorted row {@code [start, end)}. */
-  private static long occurrences(CsrGraph g, long start, long end, int u) {
+  /** Entries of {@code [start, end)} that can be sampled: all, or those of positive weight. */
+  private static long positive(EdgeWeights weights, long start, long end) {
+    if (weights == null) {
+      return end - start;
+    }
+    long n = 0;
+    for (long p = start; p < end; p++) {
+      if (weights.weight(p) > 0) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Occurrences of {@code u} (of positive weight when weighted) in the sorted row. */
+  private static long occurrences(CsrGraph g, EdgeWeights weights, long start, long end, int u) {
     long lo = start;
     long hi = end;
     while (lo < hi) {
@@ -118,7 +145,9 @@ public final class BatchChecks {
     }
     long n = 0;
     for (long p = lo; p < end && g.neighbor(p) == u; p++) {
-      n++;
+      if (weights == null || weights.weight(p) > 0) {
+        n++;
+      }
     }
     return n;
   }

@@ -1,28 +1,41 @@
 package io.fanout.sample;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.VertexTable;
 import java.util.Arrays;
 
 /**
- * Node-wise uniform neighbor sampling without replacement over an in-neighbor {@link CsrGraph}.
+ * Node-wise neighbor sampling without replacement over an in-neighbor {@link CsrGraph}: uniform, or
+ * with {@link EdgeWeights} proportional to the weights ({@link WeightedNodeSampler}).
  *
  * <p>Hop {@code h} (1-based) takes every node reached so far as a destination and samples {@code
  * min(fanouts[h-1], degree)} distinct in-neighbors of each ({@code -1} = all), with the draws of
- * {@link NodeSampler} keyed by {@link SampleHash#nodeKey}{@code (batchKey, h, node)}. Each hop is
- * built SALIENT-style: count (sample sizes), prefix-sum (row pointers), fill (neighbor ids), then
- * {@link BatchBuilder} dedups the ids into local indices.
+ * {@link NodeSampler} keyed by {@link SampleHash#nodeKey}{@code (batchKey, h, node)}; weighted, it
+ * samples {@code min(fanouts[h-1], positive-weight in-neighbors)} with {@link WeightedNodeSampler}
+ * under the same keys. Each hop is built SALIENT-style: count (sample sizes), prefix-sum (row
+ * pointers), fill (neighbor ids), then {@link BatchBuilder} dedups the ids into local indices.
  *
  * <p>The sampler is immutable and thread-safe; each thread samples through its own {@link Worker}.
- * A batch depends only on (seed, epoch, batch index, seeds, graph, fanouts).
+ * A batch depends only on (seed, epoch, batch index, seeds, graph, weights, fanouts).
  */
 public final class NeighborSampler {
   private final CsrGraph graph;
   private final VertexTable vertices;
+  private final EdgeWeights weights;
   private final int[] fanouts;
   private final long seed;
 
+  /** A uniform sampler. */
   public NeighborSampler(CsrGraph graph, VertexTable vertices, int[] fanouts, long seed) {
+    this(graph, vertices, null, fanouts, seed);
+  }
+
+  /**
+   * A sampler weighted by {@code weights} (positions of {@code graph}), or uniform when it is null.
+   */
+  public NeighborSampler(
+      CsrGraph graph, VertexTable vertices, EdgeWeights weights, int[] fanouts, long seed) {
     if (graph.numVertices() != vertices.numVertices()) {
       throw new IllegalArgumentException(
           "graph has "
@@ -37,6 +50,7 @@ public final class NeighborSampler {
     }
     this.graph = graph;
     this.vertices = vertices;
+    this.weights = weights;
     this.fanouts = fanouts.clone();
     this.seed = seed;
   }
@@ -58,6 +72,8 @@ public final class NeighborSampler {
   public final class Worker {
     private final BatchBuilder builder = new BatchBuilder();
     private final NodeSampler nodeSampler = new NodeSampler();
+    private final WeightedNodeSampler weightedSampler = new WeightedNodeSampler();
+    private int[] picks = new int[1024];
     private long[] starts = new long[1024];
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
@@ -76,7 +92,11 @@ public final class NeighborSampler {
         }
       }
       for (int h = 1; h <= fanouts.length; h++) {
-        hop(batchKey, h, fanouts[h - 1]);
+        if (weights == null) {
+          hop(batchKey, h, fanouts[h - 1]);
+        } else {
+          weightedHop(batchKey, h, fanouts[h - 1]);
+        }
       }
       int[] labels = new int[count];
       for (int i = 0; i < count; i++) {
@@ -136,6 +156,39 @@ public final class NeighborSampler {
         }
       }
       builder.addHop(ptr, ids);
+    }
+
+    /**
+     * A weighted hop: the sample size depends on the weights, so each row is sampled once, in the
+     * counting pass, into the {@code picks} scratch, then copied out.
+     */
+    private void weightedHop(long batchKey, int h, int fanout) {
+      int dst = builder.size();
+      int[] ptr = new int[dst + 1];
+      int total = 0;
+      for (int i = 0; i < dst; i++) {
+        int v = builder.node(i);
+        long s = graph.rowStart(v);
+        long degree = graph.rowEnd(v) - s;
+        if (degree > Integer.MAX_VALUE) {
+          throw new IllegalStateException("vertex " + v + " has " + degree + " in-neighbors");
+        }
+        int room = WeightedNodeSampler.capacity(degree, fanout);
+        if ((long) total + room > Integer.MAX_VALUE - 8) {
+          throw new IllegalStateException("hop " + h + " samples more than 2^31 edges");
+        }
+        if (picks.length < total + room) {
+          picks = Arrays.copyOf(picks, Math.max(total + room, 2 * picks.length));
+        }
+        long key = SampleHash.nodeKey(batchKey, h, v);
+        int k = weightedSampler.choose(key, weights, s, (int) degree, fanout, picks, total);
+        for (int j = total; j < total + k; j++) {
+          picks[j] = graph.neighbor(s + picks[j]);
+        }
+        total += k;
+        ptr[i + 1] = total;
+      }
+      builder.addHop(ptr, Arrays.copyOf(picks, total));
     }
   }
 

@@ -149,6 +149,38 @@ class NeighborSamplerTest {
   }
 
   @Test
+  void weightedBatchesAreValidSkipZeroWeightsAndDoNotDependOnThreads() {
+    ArrayCsrGraph g = TestGraphs.random(5_000, 60_000, 9, false);
+    TestGraphs.ArrayVertexTable vt = TestGraphs.vertices(5_000, 9);
+    float[] w = new float[(int) g.numEdges()];
+    java.util.SplittableRandom r = new java.util.SplittableRandom(9);
+    for (int e = 0; e < w.length; e++) {
+      w[e] = r.nextInt(4) == 0 ? 0f : (float) r.nextDouble(0.01, 10);
+    }
+    io.fanout.graph.EdgeWeights ew = p -> w[(int) p];
+    int[] fanouts = {15, 10, -1};
+    NeighborSampler s = new NeighborSampler(g, vt, ew, fanouts, 77);
+    int[] order = SeedOrder.order(vt, SeedOrder.ALL, 77, 1);
+    int batches = SeedOrder.batches(order.length, 64);
+    List<MiniBatch> one = drain(new BatchStream(s, 1, order, 64, 0, batches, 1, 2));
+    List<MiniBatch> three = drain(new BatchStream(s, 1, order, 64, 0, batches, 3, 3));
+    assertThat(three).hasSize(batches);
+    long edges = 0;
+    for (int b = 0; b < batches; b++) {
+      assertSame(one.get(b), three.get(b));
+      // sizes min(fanout, positive-weight entries), every pick a positive-weight edge
+      BatchChecks.verify(one.get(b), g, ew, fanouts);
+      edges += one.get(b).numEdges();
+    }
+    // Not the uniform sampler: its batches count zero-weight entries and fail the weighted check.
+    NeighborSampler uniform = new NeighborSampler(g, vt, fanouts, 77);
+    MiniBatch u = uniform.newWorker().sample(1, 0, order, 0, 64);
+    assertThatThrownBy(() -> BatchChecks.verify(u, g, ew, fanouts))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(edges).isPositive();
+  }
+
+  @Test
   void workerFailureReachesTheConsumer() {
     ArrayCsrGraph g = TestGraphs.random(100, 500, 1, true);
     CsrGraph broken =

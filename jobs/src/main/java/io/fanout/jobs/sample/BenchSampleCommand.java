@@ -7,6 +7,7 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.BatchStream;
@@ -70,6 +71,12 @@ public final class BenchSampleCommand implements Command {
           "repeat",
           3,
           "timed repetitions of each measurement; the best is reported (shared hosts)");
+  static final OptionDef<Boolean> WEIGHTED =
+      OptionDef.bool(
+          "weighted",
+          false,
+          "also time weighted sampling (sample --weighted) on the same seeds: generated graphs get"
+              + " synthetic weights (one in eight zero), a --graph store needs its own");
   static final OptionDef<String> WORK_DIR =
       OptionDef.string("work-dir", "", "where shard files are written; empty = a temp directory");
 
@@ -96,6 +103,7 @@ public final class BenchSampleCommand implements Command {
         SEED,
         MAPPED_PARTITIONS,
         REPEAT,
+        WEIGHTED,
         WORK_DIR);
   }
 
@@ -115,28 +123,34 @@ public final class BenchSampleCommand implements Command {
     CsrGraph graph;
     VertexTable vertices;
     GraphStore store = null;
+    EdgeWeights weights = null;
+    boolean weighted = conf.get(WEIGHTED);
     Path dir = workDir(conf);
     long t0 = System.nanoTime();
     if (conf.get(GRAPH).isEmpty()) {
       ctx.err().println("bench-sample: generating the graph ...");
       graph = SyntheticGraph.generate(conf.get(VERTICES), conf.get(EDGES), seed);
       vertices = SyntheticGraph.vertices(graph.numVertices());
+      float[] w = weighted ? SyntheticGraph.weights(graph.numEdges(), seed) : null;
+      weights = w == null ? null : p -> w[(int) p];
       out.put("graph", "generated power-law, in-memory");
       int mapped = conf.get(MAPPED_PARTITIONS);
       if (mapped > 0) {
         Path storeDir = dir.resolve("synthetic.store");
         ctx.err().println("bench-sample: writing the store " + storeDir + " ...");
-        SyntheticGraph.writeStore(graph, vertices, storeDir, mapped);
+        SyntheticGraph.writeStore(graph, vertices, w, storeDir, mapped);
         graph = null;
         store = GraphStore.open(storeDir);
         graph = store.csr();
         vertices = store.vertices();
+        weights = weighted ? store.weights() : null;
         out.put("graph", "generated power-law, memory-mapped store of " + mapped + " partitions");
       }
     } else {
       store = GraphStore.open(Paths.get(conf.get(GRAPH)));
       graph = store.csr();
       vertices = store.vertices();
+      weights = weighted ? store.weights() : null; // refuses a store without weights
       out.put("graph", conf.get(GRAPH) + " (memory-mapped store)");
     }
     out.put("vertices", graph.numVertices());
@@ -144,6 +158,7 @@ public final class BenchSampleCommand implements Command {
     out.put("graph_seconds", secs(t0));
     out.put("fanouts", Fanouts.format(fanouts));
     out.put("batch_size", batchSize);
+    out.put("weighted", weighted);
     out.put("available_processors", Runtime.getRuntime().availableProcessors());
 
     // The limit: independent random 4-byte reads from a plain 1 GiB int table (larger than the
@@ -153,6 +168,8 @@ public final class BenchSampleCommand implements Command {
       table[i] = i;
     }
     NeighborSampler sampler = new NeighborSampler(graph, vertices, fanouts, seed);
+    NeighborSampler weightedSampler =
+        weights == null ? null : new NeighborSampler(graph, vertices, weights, fanouts, seed);
     int[] order = SeedOrder.order(vertices, SeedOrder.ALL, seed, 0);
     int batches = Math.min(conf.get(BATCHES), SeedOrder.batches(order.length, batchSize));
     List<Map<String, Object>> rows = new ArrayList<>();
@@ -183,6 +200,24 @@ public final class BenchSampleCommand implements Command {
       r.put("random_reads_per_s_via_csr", viaCsr);
       r.put("ratio_to_random_reads", (edges / s) / reads);
       r.put("target_ratio_vs_half_reads", (edges / s) / (reads / 2) / 0.4);
+      if (weightedSampler != null) {
+        drain(
+            new BatchStream(
+                weightedSampler, 1, order, batchSize, 0, Math.min(4, batches), threads, 8));
+        double ws = Double.MAX_VALUE;
+        long wEdges = 0;
+        for (int i = 0; i < repeat; i++) {
+          long start = System.nanoTime();
+          wEdges =
+              drain(new BatchStream(weightedSampler, 0, order, batchSize, 0, batches, threads, 8));
+          ws = Math.min(ws, secs(start));
+        }
+        r.put("weighted_sampled_edges", wEdges);
+        r.put("weighted_seconds", ws);
+        r.put("weighted_sampled_edges_per_s", wEdges / ws);
+        r.put("weighted_ratio_to_uniform", (wEdges / ws) / (edges / s));
+        r.put("weighted_ratio_to_random_reads", (wEdges / ws) / reads);
+      }
       rows.add(r);
     }
     out.put("sampling", rows);

@@ -9,6 +9,7 @@ import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.store.StoreOutput;
+import io.fanout.store.WeightFileWriter;
 import java.util.Arrays;
 
 /**
@@ -61,8 +62,10 @@ final class SyntheticGraph {
   /**
    * Writes {@code g} (no features) as a graph store of {@code partitions} equal vertex ranges with
    * the store's own writers and commit protocol, so benchmarks can sample the memory-mapped path.
+   * With {@code weights} (by CSR position; null = none) the store is weighted.
    */
-  static void writeStore(CsrGraph g, VertexTable vt, java.nio.file.Path store, int partitions) {
+  static void writeStore(
+      CsrGraph g, VertexTable vt, float[] weights, java.nio.file.Path store, int partitions) {
     io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     java.nio.file.Path staging = run.dir();
     StoreManifest m = new StoreManifest();
@@ -76,10 +79,18 @@ final class SyntheticGraph {
       try (CsrFileWriter csr =
               new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, first, count);
           NodesFileWriter nodes =
-              new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, count)) {
+              new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, count);
+          WeightFileWriter wgt =
+              weights == null
+                  ? null
+                  : new WeightFileWriter(
+                      staging.resolve(StoreLayout.weightsFile(p)), p, first, count)) {
         for (long v = first; v < end; v++) {
           for (long q = g.rowStart((int) v); q < g.rowEnd((int) v); q++) {
             csr.addNeighbor(g.neighbor(q));
+            if (wgt != null) {
+              wgt.add(weights[(int) q]);
+            }
             edges++;
           }
           csr.endRow();
@@ -88,6 +99,9 @@ final class SyntheticGraph {
         }
         csr.finish();
         nodes.finish();
+        if (wgt != null) {
+          wgt.finish();
+        }
       }
       m.partitionTable.add(new StoreManifest.Partition(p, first, count, edges));
       first = end;
@@ -95,12 +109,29 @@ final class SyntheticGraph {
     m.vertices = n;
     m.edges = g.numEdges();
     m.partitions = partitions;
+    m.weighted = weights != null;
     m.classes = classes;
     m.idType = "long";
     m.inputFingerprint = "bench-sample synthetic graph";
     m.splitCounts.put("train", (long) n);
     m.files = StoreOutput.files(staging);
     StoreOutput.COMMIT.publish(run, m, true);
+  }
+
+  /**
+   * A weight per CSR position of a graph of {@code edges} edges: one in eight zero, the others
+   * spread over (0, 10], from the sampler's hash of {@code seed} and the position.
+   */
+  static float[] weights(long edges, long seed) {
+    if (edges > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("more than 2^31 edges: weights are an in-memory array");
+    }
+    float[] w = new float[(int) edges];
+    for (int q = 0; q < w.length; q++) {
+      long h = SampleHash.draw(seed, q);
+      w[q] = (h & 7) == 0 ? 0f : (float) (((h >>> 11) + 1) * 0x1.0p-53 * 10);
+    }
+    return w;
   }
 
   /** Every vertex in the train split, labels in 0..9. */

@@ -254,6 +254,94 @@ class SampleJobTest {
     assertThat(none).doesNotExist();
   }
 
+  @Test
+  void weightedSamplingIsIdenticalAcrossModesAndThreadsAndSkipsZeroWeights() throws Exception {
+    // 60 vertices hashed into 7 partitions, duplicate edges kept, a quarter of the weights zero.
+    List<Row> vs = new ArrayList<>();
+    for (long v = 0; v < 60; v++) {
+      vs.add(RowFactory.create(v * 1000 + 3, (int) (v % 3), "train"));
+    }
+    List<Row> es = new ArrayList<>();
+    java.util.SplittableRandom r = new java.util.SplittableRandom(12);
+    for (int e = 0; e < 900; e++) {
+      double w = r.nextInt(4) == 0 ? 0.0 : r.nextDouble(0.1, 20);
+      es.add(RowFactory.create(r.nextLong(60) * 1000 + 3, r.nextLong(12) * 1000 + 3, w));
+    }
+    StructType vt =
+        new StructType()
+            .add("id", DataTypes.LongType)
+            .add("label", DataTypes.IntegerType)
+            .add("split", DataTypes.StringType);
+    StructType et =
+        new StructType()
+            .add("src", DataTypes.LongType)
+            .add("dst", DataTypes.LongType)
+            .add("weight", DataTypes.DoubleType);
+    Path store = tmp.resolve("weighted.store");
+    Fanout.get(spark)
+        .prepare(spark.createDataFrame(vs, vt), spark.createDataFrame(es, et))
+        .option("partitions", "7")
+        .option("weight-column", "weight")
+        .output(store.toString())
+        .execute();
+    int[] fanouts = {4, 3, -1};
+    String[] opts = {
+      "--weighted",
+      "true",
+      "--batch-size",
+      "7",
+      "--fanouts",
+      "4,3,-1",
+      "--epochs",
+      "2",
+      "--batches-per-shard",
+      "3"
+    };
+    Path a = tmp.resolve("weighted-replicated-1");
+    Path b = tmp.resolve("weighted-replicated-3");
+    Path c = tmp.resolve("weighted-partitioned");
+    Path u = tmp.resolve("weighted-store-uniform");
+    SampleFixtures.sampleOk(store, a, concat(opts, "--threads", "1"));
+    SampleFixtures.sampleOk(store, b, concat(opts, "--threads", "3"));
+    SampleFixtures.sampleOk(store, c, concat(opts, "--mode", "partitioned"));
+    SampleFixtures.sampleOk(store, u, java.util.Arrays.copyOfRange(opts, 2, opts.length));
+    Map<String, byte[]> fa = SampleFixtures.files(a);
+    Map<String, byte[]> fb = SampleFixtures.files(b);
+    Map<String, byte[]> fc = SampleFixtures.files(c);
+    Map<String, byte[]> fu = SampleFixtures.files(u);
+    assertThat(ShardManifest.read(a).options).containsEntry("weighted", "true");
+    assertThat(ShardManifest.read(u).options).doesNotContainKey("weighted");
+    for (Map<String, byte[]> f : List.of(fa, fb, fc, fu)) {
+      f.remove(ShardManifest.FILE);
+    }
+    assertThat(fa).hasSize(6);
+    assertThat(fb.keySet()).isEqualTo(fa.keySet());
+    assertThat(fc.keySet()).isEqualTo(fa.keySet());
+    boolean differsFromUniform = false;
+    for (String k : fa.keySet()) {
+      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
+      assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
+      differsFromUniform |= !java.util.Arrays.equals(fu.get(k), fa.get(k));
+    }
+    assertThat(differsFromUniform).isTrue();
+    try (GraphStore g = GraphStore.open(store)) {
+      for (String k : fa.keySet()) {
+        try (ShardFileReader rd = new ShardFileReader(a.resolve(k))) {
+          while (rd.hasNext()) {
+            // min(fanout, positive-weight entries) per row, never a zero-weight edge
+            BatchChecks.verify(BatchCodec.decode(rd.next()), g.csr(), g.weights(), fanouts);
+          }
+        }
+      }
+    }
+    // A store prepared without weights: a clear error, nothing published.
+    Path none = tmp.resolve("cora-weighted");
+    CliRun.Result bad = SampleFixtures.sample(cora, none, "--weighted", "true");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).contains("no edge weights").contains("--weight-column");
+    assertThat(none).doesNotExist();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"amazon_photo", "coauthor_cs"})
   void realDatasetsPassTheChecksThroughSparksReader(String dataset) throws Exception {

@@ -1,7 +1,9 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.store.CsrFileWriter;
+import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
+import io.fanout.store.WeightFileWriter;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -14,14 +16,16 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Writes the {@code csr/} part files of the store partitions a task holds, and returns one small
- * metadata row per partition: {@code (part, edges, deg_min, deg_max, dangling, sample)}.
+ * Writes the {@code csr/} (and, weighted, {@code weights/}) part files of the store partitions a
+ * task holds, and returns one small metadata row per partition: {@code (part, edges, deg_min,
+ * deg_max, dangling, sample)}.
  *
- * <p>Input rows are {@code (_part, _dd, _sd, _orig)} sorted by {@code (_part, _dd, _sd)}: edge
- * {@code _sd -> _dd} in dense ids, i.e. in-neighbor {@code _sd} of row {@code _dd}. Rows with
- * {@code _part = -1} are dangling edges (an endpoint is not a vertex; {@code _orig} shows it): they
- * are counted, not written. With {@code dedupe}, repeated neighbors of a row (adjacent after the
- * sort) are written once.
+ * <p>Input rows are {@code (_part, _dd << 32 | _sd, _orig, _weight)} sorted by {@code (_part, _dd,
+ * _sd, _weight)}: edge {@code _sd -> _dd} in dense ids, i.e. in-neighbor {@code _sd} of row {@code
+ * _dd}. Rows with {@code _part = -1} are dangling edges (an endpoint is not a vertex; {@code _orig}
+ * shows it): they are counted, not written. With {@code dedupe}, repeated neighbors of a row
+ * (adjacent after the sort) are written once, weighing the sum of their weights (summed in double
+ * in ascending weight order, so the result does not depend on the shuffle).
  */
 final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
   private static final long serialVersionUID = 1L;
@@ -40,11 +44,15 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
   private final long[] counts;
   private final boolean dedupe;
 
-  EdgePartTask(String staging, long[] firsts, long[] counts, boolean dedupe) {
+  /** The weight column's name in the input, for errors; null when the store is unweighted. */
+  private final String weightColumn;
+
+  EdgePartTask(String staging, long[] firsts, long[] counts, boolean dedupe, String weightColumn) {
     this.staging = staging;
     this.firsts = firsts;
     this.counts = counts;
     this.dedupe = dedupe;
+    this.weightColumn = weightColumn;
   }
 
   @Override
@@ -56,6 +64,7 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
     int part = -2;
     CsrFileWriter csr = null;
     Path attempt = null;
+    Weights weights = null;
     long row = 0;
     long n = 0;
     long first = 0;
@@ -76,12 +85,18 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
       if (p != part) {
         if (csr != null) {
           out.add(finish(csr, attempt, root, part, row, n, rowStartEdges, degMin, degMax));
+          if (weights != null) {
+            weights.finish(root, part);
+          }
         }
         part = p;
         first = firsts[p];
         n = counts[p];
         attempt = PartFiles.attemptFile(root.resolve(StoreLayout.csrFile(p)));
         csr = new CsrFileWriter(attempt, p, first, n);
+        if (weightColumn != null) {
+          weights = new Weights(root, p, first, n);
+        }
         row = 0;
         prevSrc = -1;
         rowStartEdges = 0;
@@ -101,18 +116,84 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
       }
       int src = (int) key;
       if (dedupe && src == prevSrc) {
+        if (weights != null) {
+          weights.addToLast(r.getFloat(3));
+        }
         continue;
       }
       csr.addNeighbor(src);
+      if (weights != null) {
+        weights.add(r.getFloat(3), key);
+      }
       prevSrc = src;
     }
     if (csr != null) {
       out.add(finish(csr, attempt, root, part, row, n, rowStartEdges, degMin, degMax));
+      if (weights != null) {
+        weights.finish(root, part);
+      }
     }
     if (dangling > 0) {
       out.add(RowFactory.create(-1, 0L, 0L, 0L, dangling, sample));
     }
     return out.iterator();
+  }
+
+  /**
+   * The {@code weights/} file of one partition, one entry behind the CSR: the last entry's weight
+   * is written when the next comes (or at the end), so that {@code --dedupe} can add to it.
+   */
+  private final class Weights {
+    private final WeightFileWriter writer;
+    private final Path attempt;
+    private double pending;
+    private long pendingKey;
+    private boolean hasPending;
+
+    Weights(Path root, int p, long first, long n) {
+      attempt = PartFiles.attemptFile(root.resolve(StoreLayout.weightsFile(p)));
+      writer = new WeightFileWriter(attempt, p, first, n);
+    }
+
+    void add(float w, long key) {
+      flush();
+      pending = w;
+      pendingKey = key;
+      hasPending = true;
+    }
+
+    void addToLast(float w) {
+      pending += w;
+    }
+
+    private void flush() {
+      if (!hasPending) {
+        return;
+      }
+      float w = (float) pending;
+      if (Float.isInfinite(w)) {
+        throw new InvalidInputException(
+            "edges: column '"
+                + weightColumn
+                + "': the weights of the repeated edge "
+                + (int) pendingKey
+                + " -> "
+                + (pendingKey >>> 32)
+                + " (dense ids) sum to "
+                + pending
+                + ", beyond float32 range; expected --dedupe sums below "
+                + Float.MAX_VALUE
+                + " (scale the weights down)");
+      }
+      writer.add(w);
+      hasPending = false;
+    }
+
+    void finish(Path root, int p) {
+      flush();
+      writer.finish();
+      PartFiles.commit(attempt, root.resolve(StoreLayout.weightsFile(p)));
+    }
   }
 
   private static Row finish(

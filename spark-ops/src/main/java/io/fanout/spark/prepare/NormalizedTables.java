@@ -29,7 +29,8 @@ import org.apache.spark.sql.types.StructField;
  *
  * <p>Vertices: {@code _id} (long, int or string), {@code _label} int (-1 when absent or null),
  * {@code _split} byte (split code; null when not a known split), {@code _feat} array&lt;float&gt;
- * (only with features). Edges: {@code _src}, {@code _dst} of the vertex id type.
+ * (only with features). Edges: {@code _src}, {@code _dst} of the vertex id type, and {@code _w}
+ * float (only with {@code --weight-column}).
  */
 final class NormalizedTables {
   static final String ID = "_id";
@@ -38,10 +39,15 @@ final class NormalizedTables {
   static final String FEAT = "_feat";
   static final String SRC = "_src";
   static final String DST = "_dst";
+  static final String WEIGHT = "_w";
 
   final Dataset<Row> vertices;
   final Dataset<Row> edges;
   final boolean hasFeatures;
+
+  /** Whether the edges carry {@link #WEIGHT} (float; {@code --weight-column}). */
+  final boolean weighted;
+
   final DataType idType;
   final List<Check> vertexChecks = new ArrayList<>();
   final List<Check> edgeChecks = new ArrayList<>();
@@ -237,7 +243,58 @@ final class NormalizedTables {
             "a destination that is not a valid " + idSql + " id",
             "ids of the vertex id type " + idSql,
             rawDst.isNotNull().and(dst.isNull())));
-    edges = e.withColumn(SRC, src).withColumn(DST, dst);
+    Dataset<Row> ne = e.withColumn(SRC, src).withColumn(DST, dst);
+    String weightCol = conf.get(PrepareOptions.WEIGHT_COLUMN);
+    weighted = !weightCol.isEmpty();
+    if (weighted) {
+      requireColumn(e, in.edgeSource, weightCol, PrepareOptions.WEIGHT_COLUMN.name());
+      ne = ne.withColumn(WEIGHT, weight(e, in, weightCol));
+    }
+    edges = ne;
+  }
+
+  /** The weight column as float, adding the checks that refuse null, NaN, infinite, negative. */
+  private Column weight(Dataset<Row> e, InputTables in, String weightCol) {
+    Column raw = col(quote(weightCol));
+    DataType wt = type(e, weightCol);
+    Column w;
+    if (in.csv || wt.equals(DataTypes.StringType)) {
+      w = trim(raw.cast("string")).try_cast("float");
+      edgeChecks.add(
+          new Check(
+              weightCol,
+              "a non-numeric weight",
+              "a number >= 0 as edge weight",
+              raw.isNotNull().and(w.isNull())));
+    } else if (isNumeric(wt)) {
+      w = raw.cast("float");
+    } else {
+      throw new InvalidInputException(
+          in.edgeSource
+              + ": column '"
+              + weightCol
+              + "' (--"
+              + PrepareOptions.WEIGHT_COLUMN.name()
+              + ") has type "
+              + wt.sql()
+              + "; expected a numeric edge weight column");
+    }
+    String expected = "finite edge weights >= 0 (0 = never sampled)";
+    edgeChecks.add(new Check(weightCol, "a null weight", expected, raw.isNull()));
+    edgeChecks.add(
+        new Check(
+            weightCol,
+            "a NaN or infinite weight (or one beyond float32 range)",
+            expected,
+            org.apache
+                .spark
+                .sql
+                .functions
+                .isnan(w)
+                .or(w.equalTo(lit(Float.POSITIVE_INFINITY)))
+                .or(w.equalTo(lit(Float.NEGATIVE_INFINITY)))));
+    edgeChecks.add(new Check(weightCol, "a negative weight", expected, w.lt(lit(0f))));
+    return w;
   }
 
   String idTypeName() {

@@ -26,6 +26,7 @@ import io.fanout.store.OutputPaths;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.store.StoreOutput;
+import io.fanout.store.WeightFileWriter;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -60,6 +61,7 @@ import org.apache.spark.sql.types.StructType;
 public final class PrepareJob {
   private static final String PART = "_part";
   private static final String KEY = "_key";
+  private static final String WEIGHT = "_weight";
 
   // The steps whose Spark jobs carry the description "fanout prepare: <step> (i/n)", in order.
   static final String READ = "read the input schemas";
@@ -109,6 +111,10 @@ public final class PrepareJob {
             ? InputTables.fromDataFrames(vertexFrame, edgeFrame)
             : steps.call(READ, () -> InputTables.fromPaths(spark, conf));
     Map<String, String> recorded = conf.resolvedExcept(PrepareOptions.NOT_RECORDED);
+    if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
+      // unweighted stores record what they did before the option existed, so they still match
+      recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
+    }
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
             out,
@@ -269,6 +275,12 @@ public final class PrepareJob {
           }
           w.finish();
         }
+        if (t.weighted) {
+          try (WeightFileWriter w =
+              new WeightFileWriter(staging.resolve(StoreLayout.weightsFile(p)), p, firsts[p], n)) {
+            w.finish();
+          }
+        }
         if (n > 0) {
           degMin = 0;
         }
@@ -304,6 +316,7 @@ public final class PrepareJob {
     m.edges = edges;
     m.featureDim = vs.dim;
     m.featureEncoding = StoreLayout.encodingName(StoreLayout.ENCODING_F32);
+    m.weighted = t.weighted;
     m.classes = vs.maxLabel + 1;
     m.splitCounts.put("train", vs.splits[StoreLayout.SPLIT_TRAIN]);
     m.splitCounts.put("val", vs.splits[StoreLayout.SPLIT_VAL]);
@@ -358,9 +371,10 @@ public final class PrepareJob {
         ids.select(col("id").as("_sid"), col("dense_id").as("_sd"), col("p").as("_sp"));
     Dataset<Row> d =
         ids.select(col("id").as("_did"), col("dense_id").as("_dd"), col("p").as("_dp"));
+    Column weight = t.weighted ? col(NormalizedTables.WEIGHT) : lit(null).cast("float");
     Dataset<Row> e =
         t.edges
-            .select(col(NormalizedTables.SRC), col(NormalizedTables.DST))
+            .select(col(NormalizedTables.SRC), col(NormalizedTables.DST), weight.as(WEIGHT))
             .join(s, col(NormalizedTables.SRC).equalTo(col("_sid")), "left")
             .join(d, col(NormalizedTables.DST).equalTo(col("_did")), "left");
     Column dangling = col("_sd").isNull().or(col("_dd").isNull());
@@ -379,7 +393,8 @@ public final class PrepareJob {
         org.apache.spark.sql.functions.struct(
             when(dangling, lit(-1)).otherwise(col("_dp")).as(PART),
             edgeKey(dangling, col("_dd"), col("_sd")).as(KEY),
-            orig.as("_orig"));
+            orig.as("_orig"),
+            col(WEIGHT));
     Dataset<Row> all;
     if (conf.get(PrepareOptions.UNDIRECTED)) {
       // both directions from one pass over the joined edges
@@ -389,7 +404,8 @@ public final class PrepareJob {
               org.apache.spark.sql.functions.struct(
                   col("_sp").as(PART),
                   edgeKey(lit(false), col("_sd"), col("_dd")).as(KEY),
-                  lit(null).cast("string").as("_orig")));
+                  lit(null).cast("string").as("_orig"),
+                  col(WEIGHT)));
       all =
           e.select(
                   org.apache
@@ -399,19 +415,31 @@ public final class PrepareJob {
                       .explode(org.apache.spark.sql.functions.array(forward, reverse))
                       .as("_e"))
               .where(col("_e").isNotNull())
-              .select(col("_e." + PART), col("_e." + KEY), col("_e._orig"));
+              .select(col("_e." + PART), col("_e." + KEY), col("_e._orig"), col("_e." + WEIGHT));
     } else {
-      all = e.select(forward.as("_e")).select(col("_e." + PART), col("_e." + KEY), col("_e._orig"));
+      all =
+          e.select(forward.as("_e"))
+              .select(col("_e." + PART), col("_e." + KEY), col("_e._orig"), col("_e." + WEIGHT));
     }
     // one long sort key, (destination << 32 | source): Spark radix-sorts it, and since partitions
-    // own ascending dense-id ranges it also groups the rows by partition
-    Dataset<Row> routed = Routing.byPartition(all, PART, parts, KEY);
+    // own ascending dense-id ranges it also groups the rows by partition. Weighted stores sort
+    // repeated edges by weight too, so their weights (and --dedupe's sums) do not depend on the
+    // shuffle's order.
+    Dataset<Row> routed =
+        t.weighted
+            ? Routing.byPartition(all, PART, parts, KEY, WEIGHT)
+            : Routing.byPartition(all, PART, parts, KEY);
     if (LOG.isDebugEnabled()) {
       LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
     }
     return routed
         .mapPartitions(
-            new EdgePartTask(stagingDir, firsts, counts, conf.get(PrepareOptions.DEDUPE)),
+            new EdgePartTask(
+                stagingDir,
+                firsts,
+                counts,
+                conf.get(PrepareOptions.DEDUPE),
+                t.weighted ? conf.get(PrepareOptions.WEIGHT_COLUMN) : null),
             Encoders.row(EdgePartTask.OUTPUT))
         .collectAsList();
   }

@@ -46,6 +46,12 @@ public final class PrepareOptions {
           "split-column",
           "split",
           "vertex split column (train, val, test, none); optional when left at the default");
+  public static final OptionDef<String> WEIGHT_COLUMN =
+      OptionDef.string(
+          "weight-column",
+          "",
+          "numeric edge column stored as a float32 weight per edge (finite, >= 0) for sample"
+              + " --weighted; empty = no weights");
   public static final OptionDef<Boolean> UNDIRECTED =
       OptionDef.bool("undirected", false, "add the reverse of every edge");
   public static final OptionDef<Boolean> DEDUPE =
@@ -86,6 +92,7 @@ public final class PrepareOptions {
           ID_COLUMN,
           SRC_COLUMN,
           DST_COLUMN,
+          WEIGHT_COLUMN,
           FEATURES_COLUMN,
           LABEL_COLUMN,
           SPLIT_COLUMN,

@@ -1,12 +1,14 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.StorePartition;
 import io.fanout.sample.BatchBuilder;
 import io.fanout.sample.NodeSampler;
 import io.fanout.sample.PartialBatch;
 import io.fanout.sample.SampleHash;
 import io.fanout.sample.SeedOrder;
+import io.fanout.sample.WeightedNodeSampler;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
@@ -34,9 +36,10 @@ import scala.Tuple2;
  * The partitioned mode (AGL / TF-GNN model): no task maps more than one store partition. Seeds are
  * ordered by a distributed sort on {@link SeedOrder#sortKey}; then, hop by hop, every batch's
  * frontier is shipped to the partitions owning its nodes, each partition samples its nodes with
- * {@link NodeSampler#sampleNeighbors} (the same hash-keyed draws as the replicated sampler), and
- * the answers are joined back to the batch, which {@link BatchBuilder} extends in destination
- * order. Feature rows are joined the same way. Shards are byte-identical to the replicated mode's.
+ * {@link NodeSampler#sampleNeighbors} (weighted: {@link WeightedNodeSampler#sampleNeighbors} over
+ * the partition's weights; the same hash-keyed draws as the replicated sampler), and the answers
+ * are joined back to the batch, which {@link BatchBuilder} extends in destination order. Feature
+ * rows are joined the same way. Shards are byte-identical to the replicated mode's.
  */
 final class PartitionedSampling {
   private PartitionedSampling() {}
@@ -333,6 +336,9 @@ final class PartitionedSampling {
     int epoch = (int) (r.batchId >>> 32);
     long batchKey = SampleHash.batchKey(SampleHash.epochKey(spec.seed, epoch), (int) r.batchId);
     int fanout = spec.fanouts[hop - 1];
+    if (spec.weighted) {
+      return sampleWeighted(Partitions.get(spec, p), g, batchKey, hop, fanout, r);
+    }
     NodeSampler ns = new NodeSampler();
     int[] counts = new int[r.nodes.length];
     long total = 0;
@@ -351,6 +357,28 @@ final class PartitionedSampling {
       o += ns.sampleNeighbors(g, batchKey, hop, r.nodes[i], fanout, positions, ids, o);
     }
     return new Answer(r.local, counts, ids, null);
+  }
+
+  /** {@link #sample} proportional to the edge weights: the counts come out of the sampling. */
+  private static Answer sampleWeighted(
+      StorePartition part, CsrGraph g, long batchKey, int hop, int fanout, Request r) {
+    EdgeWeights w = part.weights();
+    WeightedNodeSampler ws = new WeightedNodeSampler();
+    int[] counts = new int[r.nodes.length];
+    long room = 0;
+    for (int v : r.nodes) {
+      room += WeightedNodeSampler.capacity(g.rowEnd(v) - g.rowStart(v), fanout);
+    }
+    if (room > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException("hop " + hop + " samples more than 2^31 edges");
+    }
+    int[] ids = new int[(int) room];
+    int o = 0;
+    for (int i = 0; i < r.nodes.length; i++) {
+      counts[i] = ws.sampleNeighbors(g, w, batchKey, hop, r.nodes[i], fanout, ids, o);
+      o += counts[i];
+    }
+    return new Answer(r.local, counts, Arrays.copyOf(ids, o), null);
   }
 
   private static PartialBatch extend(SampleSpec spec, PartialBatch pb, Iterable<Answer> answers) {

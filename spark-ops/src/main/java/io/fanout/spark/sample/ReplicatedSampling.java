@@ -45,7 +45,12 @@ final class ReplicatedSampling {
     GraphStore store = StoreCache.open(spec.store, spec.storeFingerprint);
     int[] order = StoreCache.order(store, spec, epoch);
     NeighborSampler sampler =
-        new NeighborSampler(store.csr(), store.vertices(), spec.fanouts, spec.seed);
+        new NeighborSampler(
+            store.csr(),
+            store.vertices(),
+            spec.weighted ? store.weights() : null,
+            spec.fanouts,
+            spec.seed);
     return PartFiles.write(
         spec,
         staging,

@@ -96,6 +96,10 @@ public final class SampleJob {
               + features.id()
               + " but the store has no features (feature_dim 0)");
     }
+    boolean weighted = conf.get(SampleOptions.WEIGHTED);
+    if (weighted && !sm.weighted) {
+      throw GraphStore.notWeighted(graph);
+    }
     ShardPlan plan = new ShardPlan(seeds, batchSize, epochs, batchesPerShard);
     String partObserver =
         Hooks.className(spark, Hooks.PART_WRITE_OBSERVER, PartWriteObserver.class);
@@ -109,6 +113,7 @@ public final class SampleJob {
             fanouts,
             epochs,
             conf.get(SampleOptions.SEED),
+            weighted,
             features,
             features == FeatureEncoding.NONE ? 0 : sm.featureDim,
             conf.get(SampleOptions.COMPRESSION),
@@ -123,6 +128,9 @@ public final class SampleJob {
     request.put("fanouts", Fanouts.format(fanouts));
     request.put("epochs", Integer.toString(epochs));
     request.put("seed", Long.toString(spec.seed));
+    if (weighted) { // absent when false, so uniform requests keep their fingerprint
+      request.put("weighted", "true");
+    }
     request.put("features", features.id());
     request.put("batches-per-shard", Integer.toString(batchesPerShard));
     request.put("compression", spec.compression);
@@ -196,6 +204,9 @@ public final class SampleJob {
     m.partsPerEpoch = spec.plan.partsPerEpoch();
     m.mode = mode;
     m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
+    if (!spec.weighted) {
+      m.options.remove(SampleOptions.WEIGHTED.name());
+    }
     parts = new java.util.ArrayList<>(parts);
     parts.sort(Comparator.comparingInt((PartResult p) -> p.epoch).thenComparingInt(p -> p.part));
     if (parts.size() != spec.plan.totalParts()) {

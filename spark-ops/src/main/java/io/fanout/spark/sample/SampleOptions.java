@@ -34,6 +34,12 @@ public final class SampleOptions {
   public static final OptionDef<Integer> EPOCHS =
       OptionDef.integer("epochs", 1, "epochs; each shuffles the seeds afresh");
   public static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
+  public static final OptionDef<Boolean> WEIGHTED =
+      OptionDef.bool(
+          "weighted",
+          false,
+          "sample neighbors with probability proportional to the edge weights of a store prepared"
+              + " with --weight-column (zero weights never); false = uniform");
   public static final OptionDef<String> FEATURES =
       OptionDef.choice(
           "features",
@@ -81,6 +87,7 @@ public final class SampleOptions {
           FANOUTS,
           EPOCHS,
           SEED,
+          WEIGHTED,
           FEATURES,
           MODE,
           OVERWRITE,

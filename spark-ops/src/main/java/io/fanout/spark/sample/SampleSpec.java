@@ -21,6 +21,10 @@ final class SampleSpec implements Serializable {
   final int[] fanouts;
   final int epochs;
   final long seed;
+
+  /** Sampling proportional to the store's edge weights ({@code --weighted}). */
+  final boolean weighted;
+
   final FeatureEncoding features;
   final int featureDim;
   final String compression;
@@ -39,6 +43,7 @@ final class SampleSpec implements Serializable {
       int[] fanouts,
       int epochs,
       long seed,
+      boolean weighted,
       FeatureEncoding features,
       int featureDim,
       String compression,
@@ -53,6 +58,7 @@ final class SampleSpec implements Serializable {
     this.fanouts = fanouts;
     this.epochs = epochs;
     this.seed = seed;
+    this.weighted = weighted;
     this.features = features;
     this.featureDim = featureDim;
     this.compression = compression;
@@ -73,6 +79,9 @@ final class SampleSpec implements Serializable {
     m.put("fanout.split", split);
     m.put("fanout.fanouts", Fanouts.format(fanouts));
     m.put("fanout.seed", Long.toString(seed));
+    if (weighted) {
+      m.put("fanout.weighted", "true");
+    }
     m.put("fanout.epoch", Integer.toString(epoch));
     m.put("fanout.part", Integer.toString(part));
     m.put("fanout.first_batch", Integer.toString(plan.firstBatch(part)));
