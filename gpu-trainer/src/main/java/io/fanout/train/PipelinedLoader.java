@@ -233,17 +233,7 @@ public final class PipelinedLoader implements BatchStream {
     if (cache == null) {
       return nextDecoded(true);
     }
-    Object o = gathered.poll();
-    if (o == null) {
-      long t0 = System.nanoTime();
-      try {
-        o = gathered.take();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for batches", e);
-      }
-      waitNanos += System.nanoTime() - t0;
-    }
+    Object o = take(gathered, true);
     if (o instanceof RuntimeException e) {
       throw e;
     }
@@ -342,19 +332,7 @@ public final class PipelinedLoader implements BatchStream {
   private TrainBatch nextDecoded(boolean timed) {
     while (part < parts.size()) {
       BlockingQueue<Object> q = queues.get(part % readers());
-      Object o = q.poll();
-      if (o == null) {
-        long t0 = System.nanoTime();
-        try {
-          o = q.take();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while waiting for batches", e);
-        }
-        if (timed) {
-          waitNanos += System.nanoTime() - t0;
-        }
-      }
+      Object o = take(q, timed);
       if (o instanceof Throwable e) {
         if (e instanceof RuntimeException re) {
           throw re;
@@ -368,6 +346,24 @@ public final class PipelinedLoader implements BatchStream {
       return (TrainBatch) o;
     }
     return null;
+  }
+
+  /** The next item of {@code q}; with {@code timed}, time spent blocked counts as data wait. */
+  private Object take(BlockingQueue<Object> q, boolean timed) {
+    Object o = q.poll();
+    if (o == null) {
+      long t0 = System.nanoTime();
+      try {
+        o = q.take();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for batches", e);
+      }
+      if (timed) {
+        waitNanos += System.nanoTime() - t0;
+      }
+    }
+    return o;
   }
 
   @Override
