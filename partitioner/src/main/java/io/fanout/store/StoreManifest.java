@@ -82,9 +82,11 @@ public final class StoreManifest {
 
   /**
    * Whether the store has {@code weights/} files: a float32 weight per CSR entry ({@code prepare
-   * --weight-column}). Absent (false) in stores prepared without weights.
+   * --weight-column}). Not written when false, so a store without weights has the manifest, and so
+   * the fingerprint, it had before weights existed.
    */
   @JsonProperty("weighted")
+  @JsonInclude(JsonInclude.Include.NON_DEFAULT)
   public boolean weighted;
 
   @JsonProperty("classes")
