@@ -196,12 +196,19 @@ public final class StoreManifest {
         store, store.resolve(StoreLayout.MANIFEST).toString(), "store", dataDir);
   }
 
+  /** A store of an earlier release (no {@code data_dir}): SHA-256 of its manifest's bytes. */
+  @com.fasterxml.jackson.annotation.JsonIgnore private String legacyFingerprint;
+
   /**
-   * The store's identity: SHA-256 of the manifest without {@code data_dir}, so a store replaced by
-   * an identical one keeps it. It covers every file's size and CRC32C. Shards record it and
-   * trainers compare it to reject shards sampled from another store.
+   * The store's identity: SHA-256 of the manifest without {@code data_dir} (for a store of an
+   * earlier release, of its manifest's bytes, the identity that release gave it), so a store
+   * replaced by an identical one keeps it. It covers every file's size and CRC32C. Shards record it
+   * and trainers compare it to reject shards sampled from another store.
    */
   public String fingerprint() {
+    if (legacyFingerprint != null) {
+      return legacyFingerprint;
+    }
     com.fasterxml.jackson.databind.node.ObjectNode tree = JSON.valueToTree(this);
     tree.remove("data_dir");
     try {
@@ -238,6 +245,9 @@ public final class StoreManifest {
           source + ": not a valid manifest: " + e.getOriginalMessage(), e);
     }
     m.validate(source);
+    if (m.dataDir.isEmpty()) {
+      m.legacyFingerprint = Checksums.sha256(json);
+    }
     return m;
   }
 

@@ -221,11 +221,18 @@ public final class ShardManifest {
     return io.fanout.store.StoreManifest.read(store).fingerprint();
   }
 
+  /** Shards of an earlier release (no {@code data_dir}): SHA-256 of their manifest's bytes. */
+  @com.fasterxml.jackson.annotation.JsonIgnore private String legacyFingerprint;
+
   /**
-   * These shards' identity: SHA-256 of the manifest without {@code data_dir}, so shards replaced by
-   * identical ones keep it. It covers every part's size and CRC32C.
+   * These shards' identity: SHA-256 of the manifest without {@code data_dir} (for shards of an
+   * earlier release, of their manifest's bytes, the identity that release gave them), so shards
+   * replaced by identical ones keep it. It covers every part's size and CRC32C.
    */
   public String fingerprint() {
+    if (legacyFingerprint != null) {
+      return legacyFingerprint;
+    }
     com.fasterxml.jackson.databind.node.ObjectNode tree = JSON.valueToTree(this);
     tree.remove("data_dir");
     try {
@@ -278,6 +285,9 @@ public final class ShardManifest {
     ShardManifest m;
     try {
       m = JSON.readValue(json, ShardManifest.class);
+      if (m.dataDir == null || m.dataDir.isEmpty()) {
+        m.legacyFingerprint = io.fanout.store.Checksums.sha256(json);
+      }
     } catch (JsonProcessingException e) {
       throw new InvalidInputException(file + ": not a valid shard manifest: " + e.getMessage(), e);
     }
