@@ -159,12 +159,33 @@ public final class PipelinedLoader implements BatchStream {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Throwable e) {
-      try {
-        q.put(e);
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-      }
+      pass(q, e);
     }
+  }
+
+  /** Hands a background thread's failure to the consumer, which rethrows it from {@link #next}. */
+  private static void pass(BlockingQueue<Object> q, Throwable e) {
+    try {
+      q.put(e);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Grows {@code tb}'s feature buffer to {@code rows x dim} floats and returns that count.
+   *
+   * @param what the batch, for the message when it needs more than 2^31 floats
+   */
+  private int ensureFeatures(TrainBatch tb, int rows, String what) {
+    long need = (long) rows * dim;
+    if (need > Integer.MAX_VALUE - 8) {
+      throw new InvalidInputException(what + " needs " + need + " feature floats, over 2^31");
+    }
+    if (tb.features == null || tb.features.length < need) {
+      tb.features = new float[(int) need];
+    }
+    return (int) need;
   }
 
   private void fill(TrainBatch tb, DecodedBatch d, BatchPart part) {
@@ -191,14 +212,7 @@ public final class PipelinedLoader implements BatchStream {
       tb.dim = dim;
       return;
     }
-    long need = (long) rows * dim;
-    if (need > Integer.MAX_VALUE - 8) {
-      throw new InvalidInputException(
-          part.name() + ": batch " + b.batch() + " needs " + need + " feature floats, over 2^31");
-    }
-    if (tb.features == null || tb.features.length < need) {
-      tb.features = new float[(int) need];
-    }
+    int need = ensureFeatures(tb, rows, part.name() + ": batch " + b.batch());
     if (d.features() != null) {
       if (d.features().length != need) {
         throw new InvalidInputException(
@@ -215,7 +229,7 @@ public final class PipelinedLoader implements BatchStream {
                 + dim
                 + ")");
       }
-      System.arraycopy(d.features(), 0, tb.features, 0, (int) need);
+      System.arraycopy(d.features(), 0, tb.features, 0, need);
     } else {
       if (table == null) {
         throw new InvalidInputException(
@@ -295,14 +309,7 @@ public final class PipelinedLoader implements BatchStream {
           size--;
           TrainBatch tb = pool.take();
           int rows = counts[i];
-          long need = (long) rows * dim;
-          if (need > Integer.MAX_VALUE - 8) {
-            throw new InvalidInputException(
-                "batch " + b.batch() + " needs " + need + " feature floats, over 2^31");
-          }
-          if (tb.features == null || tb.features.length < need) {
-            tb.features = new float[(int) need];
-          }
+          ensureFeatures(tb, rows, "batch " + b.batch());
           cache.gather(ids[i], 0, rows, tb.features, 0);
           FeatureNorm.apply(norm, tb.features, rows, dim);
           tb.batch = b;
@@ -315,11 +322,7 @@ public final class PipelinedLoader implements BatchStream {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Throwable e) {
-      try {
-        gathered.put(e);
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-      }
+      pass(gathered, e);
     } finally {
       cache.turns().done(ticket);
     }

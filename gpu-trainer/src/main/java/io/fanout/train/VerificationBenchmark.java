@@ -2,6 +2,7 @@ package io.fanout.train;
 
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.graph.VertexTable;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
@@ -14,13 +15,8 @@ import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPartWriter;
 import io.fanout.shard.ShardPlan;
 import io.fanout.store.Checksums;
-import io.fanout.store.CsrFileWriter;
-import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.FileTrees;
-import io.fanout.store.NodesFileWriter;
-import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
-import io.fanout.store.StoreOutput;
 import io.fanout.tensor.Backends;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -184,49 +180,10 @@ final class VerificationBenchmark {
   /** Writes the generated graph as a graph store of f32 features, as {@code prepare} would. */
   static StoreManifest writeStore(
       Path store, CsrGraph g, float[] features, int dim, VertexTable vt, int classes) {
-    io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
-    Path staging = run.dir();
-    StoreManifest m = new StoreManifest();
     int n = g.numVertices();
     int partitions = Math.max(1, (n + VERTICES_PER_PARTITION - 1) / VERTICES_PER_PARTITION);
-    for (int p = 0; p < partitions; p++) {
-      int first = (int) ((long) n * p / partitions);
-      int count = (int) ((long) n * (p + 1) / partitions) - first;
-      try (CsrFileWriter csr =
-              new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, first, count);
-          NodesFileWriter nodes =
-              new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, count);
-          FeatureFileWriter feat =
-              new FeatureFileWriter(
-                  staging.resolve(StoreLayout.featuresFile(p)),
-                  first,
-                  count,
-                  dim,
-                  StoreLayout.ENCODING_F32)) {
-        for (int v = first; v < first + count; v++) {
-          for (long e = g.rowStart(v); e < g.rowEnd(v); e++) {
-            csr.addNeighbor(g.neighbor(e));
-          }
-          csr.endRow();
-          nodes.write(vt.label(v), vt.split(v));
-          feat.writeRow(features, v * dim);
-        }
-        csr.finish();
-        nodes.finish();
-        feat.finish();
-        m.partitionTable.add(new StoreManifest.Partition(p, first, count, csr.edgesWritten()));
-      }
-    }
-    m.vertices = n;
-    m.edges = g.numEdges();
-    m.partitions = partitions;
-    m.featureDim = dim;
-    m.classes = classes;
-    m.idType = "long";
-    m.inputFingerprint = "bench-train";
-    m.files = StoreOutput.files(staging);
-    StoreOutput.COMMIT.publish(run, m, true);
-    return m;
+    return InMemoryGraphStores.write(
+        store, g, vt, features, dim, null, partitions, classes, "bench-train");
   }
 
   /** One epoch of the benchmark's batches as node-id shards, as {@code sample} would write it. */

@@ -154,6 +154,21 @@ public final class OutputCommit<M> {
     this.layout = layout;
   }
 
+  /**
+   * The identity of an output: SHA-256 of {@code manifest} as {@code json} writes it, without its
+   * {@code data_dir}, so the same output written again into another version keeps it.
+   */
+  public static String fingerprint(
+      com.fasterxml.jackson.databind.ObjectMapper json, Object manifest) {
+    com.fasterxml.jackson.databind.node.ObjectNode tree = json.valueToTree(manifest);
+    tree.remove("data_dir");
+    try {
+      return Checksums.sha256(json.writeValueAsString(tree));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Whether {@code name} is a version folder's name, {@code v-} and at least four digits. */
   public static boolean isVersion(String name) {
     if (!name.startsWith(VERSION_PREFIX) || name.length() < VERSION_PREFIX.length() + 4) {

@@ -209,13 +209,7 @@ public final class StoreManifest {
     if (legacyFingerprint != null) {
       return legacyFingerprint;
     }
-    com.fasterxml.jackson.databind.node.ObjectNode tree = JSON.valueToTree(this);
-    tree.remove("data_dir");
-    try {
-      return Checksums.sha256(JSON.writeValueAsString(tree));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return OutputCommit.fingerprint(JSON, this);
   }
 
   /** The entry of {@code path}, or null. */

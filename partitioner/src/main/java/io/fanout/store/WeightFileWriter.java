@@ -8,12 +8,12 @@ import java.nio.file.Path;
  * header repeats the CSR file's counts.
  */
 public final class WeightFileWriter extends PartFileWriter {
-  /** Header field offsets (the same as {@link CsrFileWriter}'s). */
-  public static final int PARTITION = 12;
+  /** Header field offsets: those of {@link CsrFileWriter}, whose counts the header repeats. */
+  public static final int PARTITION = CsrFileWriter.PARTITION;
 
-  public static final int FIRST_VERTEX = 16;
-  public static final int NUM_VERTICES = 24;
-  public static final int NUM_EDGES = 32;
+  public static final int FIRST_VERTEX = CsrFileWriter.FIRST_VERTEX;
+  public static final int NUM_VERTICES = CsrFileWriter.NUM_VERTICES;
+  public static final int NUM_EDGES = CsrFileWriter.NUM_EDGES;
 
   private final int partition;
   private final long firstVertex;

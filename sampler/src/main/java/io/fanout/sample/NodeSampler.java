@@ -76,16 +76,7 @@ public final class NodeSampler {
         }
         out[from + n++] = t;
       }
-      // Insertion sort: k is small.
-      for (int a = from + 1; a < from + k; a++) {
-        int x = out[a];
-        int b = a - 1;
-        while (b >= from && out[b] > x) {
-          out[b + 1] = out[b];
-          b--;
-        }
-        out[b + 1] = x;
-      }
+      insertionSort(out, from, from + k); // k is small
       return;
     }
     picked.clear();
@@ -99,5 +90,18 @@ public final class NodeSampler {
       out[from + n++] = t;
     }
     Arrays.sort(out, from, from + k);
+  }
+
+  /** Sorts {@code a[from, to)} ascending in place; for the few positions of one sampled row. */
+  static void insertionSort(int[] a, int from, int to) {
+    for (int i = from + 1; i < to; i++) {
+      int x = a[i];
+      int j = i - 1;
+      while (j >= from && a[j] > x) {
+        a[j + 1] = a[j];
+        j--;
+      }
+      a[j + 1] = x;
+    }
   }
 }

@@ -102,15 +102,7 @@ public final class WeightedNodeSampler {
     }
     System.arraycopy(hp, 0, out, from, n);
     if (n <= 32) {
-      for (int a = from + 1; a < from + n; a++) {
-        int x = out[a];
-        int b = a - 1;
-        while (b >= from && out[b] > x) {
-          out[b + 1] = out[b];
-          b--;
-        }
-        out[b + 1] = x;
-      }
+      NodeSampler.insertionSort(out, from, from + n);
     } else {
       Arrays.sort(out, from, from + n);
     }

@@ -233,13 +233,7 @@ public final class ShardManifest {
     if (legacyFingerprint != null) {
       return legacyFingerprint;
     }
-    com.fasterxml.jackson.databind.node.ObjectNode tree = JSON.valueToTree(this);
-    tree.remove("data_dir");
-    try {
-      return io.fanout.store.Checksums.sha256(JSON.writeValueAsString(tree));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return io.fanout.store.OutputCommit.fingerprint(JSON, this);
   }
 
   /**

@@ -2,14 +2,9 @@ package io.fanout.jobs.sample;
 
 import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.SampleHash;
-import io.fanout.store.CsrFileWriter;
-import io.fanout.store.NodesFileWriter;
-import io.fanout.store.StoreLayout;
-import io.fanout.store.StoreManifest;
-import io.fanout.store.StoreOutput;
-import io.fanout.store.WeightFileWriter;
 import java.util.Arrays;
 
 /**
@@ -60,62 +55,18 @@ final class SyntheticGraph {
   }
 
   /**
-   * Writes {@code g} (no features) as a graph store of {@code partitions} equal vertex ranges with
-   * the store's own writers and commit protocol, so benchmarks can sample the memory-mapped path.
-   * With {@code weights} (by CSR position; null = none) the store is weighted.
+   * Writes {@code g} (no features) as a graph store of {@code partitions} equal vertex ranges, so
+   * benchmarks can sample the memory-mapped path. With {@code weights} (by CSR position; null =
+   * none) the store is weighted.
    */
   static void writeStore(
       CsrGraph g, VertexTable vt, float[] weights, java.nio.file.Path store, int partitions) {
-    io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
-    java.nio.file.Path staging = run.dir();
-    StoreManifest m = new StoreManifest();
-    int n = g.numVertices();
-    long first = 0;
     int classes = 0;
-    for (int p = 0; p < partitions; p++) {
-      long end = (long) n * (p + 1) / partitions;
-      long count = end - first;
-      long edges = 0;
-      try (CsrFileWriter csr =
-              new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, first, count);
-          NodesFileWriter nodes =
-              new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, count);
-          WeightFileWriter wgt =
-              weights == null
-                  ? null
-                  : new WeightFileWriter(
-                      staging.resolve(StoreLayout.weightsFile(p)), p, first, count)) {
-        for (long v = first; v < end; v++) {
-          for (long q = g.rowStart((int) v); q < g.rowEnd((int) v); q++) {
-            csr.addNeighbor(g.neighbor(q));
-            if (wgt != null) {
-              wgt.add(weights[(int) q]);
-            }
-            edges++;
-          }
-          csr.endRow();
-          nodes.write(vt.label((int) v), vt.split((int) v));
-          classes = Math.max(classes, vt.label((int) v) + 1);
-        }
-        csr.finish();
-        nodes.finish();
-        if (wgt != null) {
-          wgt.finish();
-        }
-      }
-      m.partitionTable.add(new StoreManifest.Partition(p, first, count, edges));
-      first = end;
+    for (int v = 0; v < g.numVertices(); v++) {
+      classes = Math.max(classes, vt.label(v) + 1);
     }
-    m.vertices = n;
-    m.edges = g.numEdges();
-    m.partitions = partitions;
-    m.weighted = weights != null;
-    m.classes = classes;
-    m.idType = "long";
-    m.inputFingerprint = "bench-sample synthetic graph";
-    m.splitCounts.put("train", (long) n);
-    m.files = StoreOutput.files(staging);
-    StoreOutput.COMMIT.publish(run, m, true);
+    InMemoryGraphStores.write(
+        store, g, vt, null, 0, weights, partitions, classes, "bench-sample synthetic graph");
   }
 
   /**

@@ -1,0 +1,125 @@
+package io.fanout.graph;
+
+import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.NodesFileWriter;
+import io.fanout.store.OutputCommit;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import io.fanout.store.StoreOutput;
+import io.fanout.store.WeightFileWriter;
+import java.nio.file.Path;
+
+/**
+ * Writes a graph held in memory (a generated benchmark graph) as a graph store, with the store's
+ * own writers and commit protocol, so benchmarks read the same memory-mapped files {@code prepare}
+ * writes. Not for real data: there is no id map, and the original ids are the dense ones.
+ */
+public final class InMemoryGraphStores {
+  private InMemoryGraphStores() {}
+
+  /**
+   * Writes {@code g} with labels and splits from {@code vt} into {@code store}, replacing what is
+   * there, as {@code partitions} equal ranges of dense ids.
+   *
+   * @param features row-major f32 rows of {@code dim} values, or null for a store without features
+   * @param weights a weight per CSR position, or null for an unweighted store
+   * @param classes the manifest's class count
+   * @param inputFingerprint what the manifest records as the input, naming the generator
+   * @return the published manifest
+   */
+  public static StoreManifest write(
+      Path store,
+      CsrGraph g,
+      VertexTable vt,
+      float[] features,
+      int dim,
+      float[] weights,
+      int partitions,
+      int classes,
+      String inputFingerprint) {
+    OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
+    try {
+      StoreManifest m = fill(run.dir(), g, vt, features, dim, weights, partitions);
+      m.classes = classes;
+      m.inputFingerprint = inputFingerprint;
+      StoreOutput.COMMIT.publish(run, m, true);
+      return m;
+    } catch (RuntimeException e) {
+      StoreOutput.COMMIT.abort(run);
+      throw e;
+    }
+  }
+
+  private static StoreManifest fill(
+      Path staging,
+      CsrGraph g,
+      VertexTable vt,
+      float[] features,
+      int dim,
+      float[] weights,
+      int partitions) {
+    StoreManifest m = new StoreManifest();
+    int n = g.numVertices();
+    long[] splits = new long[4];
+    for (int p = 0; p < partitions; p++) {
+      int first = (int) ((long) n * p / partitions);
+      int count = (int) ((long) n * (p + 1) / partitions) - first;
+      try (CsrFileWriter csr =
+              new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, first, count);
+          NodesFileWriter nodes =
+              new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, count);
+          FeatureFileWriter feat =
+              features == null
+                  ? null
+                  : new FeatureFileWriter(
+                      staging.resolve(StoreLayout.featuresFile(p)),
+                      first,
+                      count,
+                      dim,
+                      StoreLayout.ENCODING_F32);
+          WeightFileWriter wgt =
+              weights == null
+                  ? null
+                  : new WeightFileWriter(
+                      staging.resolve(StoreLayout.weightsFile(p)), p, first, count)) {
+        for (int v = first; v < first + count; v++) {
+          for (long e = g.rowStart(v); e < g.rowEnd(v); e++) {
+            csr.addNeighbor(g.neighbor(e));
+            if (wgt != null) {
+              wgt.add(weights[(int) e]);
+            }
+          }
+          csr.endRow();
+          nodes.write(vt.label(v), vt.split(v));
+          splits[vt.split(v)]++;
+          if (feat != null) {
+            feat.writeRow(features, v * dim);
+          }
+        }
+        csr.finish();
+        nodes.finish();
+        if (feat != null) {
+          feat.finish();
+        }
+        if (wgt != null) {
+          wgt.finish();
+        }
+        m.partitionTable.add(new StoreManifest.Partition(p, first, count, csr.edgesWritten()));
+      }
+    }
+    m.vertices = n;
+    m.edges = g.numEdges();
+    m.partitions = partitions;
+    m.featureDim = features == null ? 0 : dim;
+    m.weighted = weights != null;
+    m.idType = "long";
+    for (int s = 0; s < splits.length; s++) {
+      if (splits[s] > 0) {
+        m.splitCounts.put(StoreLayout.splitName(s), splits[s]);
+      }
+    }
+    m.files = StoreOutput.files(staging);
+    return m;
+  }
+}
