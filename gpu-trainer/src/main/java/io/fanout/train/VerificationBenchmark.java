@@ -23,7 +23,6 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,10 +78,8 @@ final class VerificationBenchmark {
       for (StoreManifest.FileEntry f : sm.files) {
         storeBytes += f.bytes;
       }
-      List<Path> parts = new ArrayList<>();
-      for (ShardManifest.Part p : shm.files) {
-        parts.add(shardDir.resolve(p.path));
-      }
+      ShardSet shards = ShardSet.open(shardDir);
+      List<Path> parts = shards.files(0);
       try (GraphStore store = GraphStore.open(storeDir)) {
         long t0 = System.nanoTime();
         store.verifyChecksums();
@@ -97,7 +94,7 @@ final class VerificationBenchmark {
         }
         double shardCrcSeconds = (System.nanoTime() - t0) / 1e9;
 
-        double[] epoch = alternateEpochs(store, ShardSet.open(shardDir), cfg, s, rounds, dir);
+        double[] epoch = alternateEpochs(store, shards, cfg, s, rounds, dir);
         out.put("verify_store_files", sm.files.size());
         out.put("verify_store_bytes", storeBytes);
         out.put("verify_store_seconds", storeSeconds);
