@@ -117,13 +117,10 @@ public final class NeighborSampler {
       for (int i = 0; i < dst; i++) {
         int v = builder.node(i);
         long s = graph.rowStart(v);
-        long degree = graph.rowEnd(v) - s;
+        int degree = NodeSampler.rowDegree(graph, v, s);
         int k = NodeSampler.sampleSize(degree, fanout);
         starts[i] = s;
-        if (degree > Integer.MAX_VALUE) {
-          throw new IllegalStateException("vertex " + v + " has " + degree + " in-neighbors");
-        }
-        degrees[i] = (int) degree;
+        degrees[i] = degree;
         total += k;
         if (total > Integer.MAX_VALUE - 8) {
           throw new IllegalStateException("hop " + h + " samples more than 2^31 edges");
@@ -169,10 +166,7 @@ public final class NeighborSampler {
       for (int i = 0; i < dst; i++) {
         int v = builder.node(i);
         long s = graph.rowStart(v);
-        long degree = graph.rowEnd(v) - s;
-        if (degree > Integer.MAX_VALUE) {
-          throw new IllegalStateException("vertex " + v + " has " + degree + " in-neighbors");
-        }
+        int degree = NodeSampler.rowDegree(graph, v, s);
         int room = WeightedNodeSampler.capacity(degree, fanout);
         if ((long) total + room > Integer.MAX_VALUE - 8) {
           throw new IllegalStateException("hop " + h + " samples more than 2^31 edges");
@@ -181,7 +175,7 @@ public final class NeighborSampler {
           picks = Arrays.copyOf(picks, Math.max(total + room, 2 * picks.length));
         }
         long key = SampleHash.nodeKey(batchKey, h, v);
-        int k = weightedSampler.choose(key, weights, s, (int) degree, fanout, picks, total);
+        int k = weightedSampler.choose(key, weights, s, degree, fanout, picks, total);
         for (int j = total; j < total + k; j++) {
           picks[j] = graph.neighbor(s + picks[j]);
         }

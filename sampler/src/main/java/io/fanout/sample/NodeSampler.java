@@ -1,6 +1,7 @@
 package io.fanout.sample;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.store.InvalidInputException;
 import java.util.Arrays;
 
 /**
@@ -28,6 +29,25 @@ public final class NodeSampler {
   }
 
   /**
+   * The in-degree of {@code v}, whose row starts at {@code start}, as an int.
+   *
+   * @throws InvalidInputException when the row has more than 2^31-1 entries: positions within a row
+   *     are ints (the graph's global positions are longs)
+   */
+  public static int rowDegree(CsrGraph g, int v, long start) {
+    long degree = g.rowEnd(v) - start;
+    if (degree > Integer.MAX_VALUE) {
+      throw new InvalidInputException(
+          "vertex "
+              + v
+              + " has "
+              + degree
+              + " in-neighbors; the sampler takes at most 2^31-1 per vertex");
+    }
+    return (int) degree;
+  }
+
+  /**
    * Samples the in-neighbors of {@code v} at hop {@code hop} of the batch keyed {@code batchKey}
    * into {@code out[from ..]}, in ascending position order: exactly what {@link NeighborSampler}
    * does for one destination, for samplers that see one graph partition at a time.
@@ -38,14 +58,14 @@ public final class NodeSampler {
   public int sampleNeighbors(
       CsrGraph g, long batchKey, int hop, int v, int fanout, int[] positions, int[] out, int from) {
     long s = g.rowStart(v);
-    long degree = g.rowEnd(v) - s;
+    int degree = rowDegree(g, v, s);
     int k = sampleSize(degree, fanout);
     if (k == degree) {
       for (int j = 0; j < k; j++) {
         out[from + j] = g.neighbor(s + j);
       }
     } else {
-      choose(SampleHash.nodeKey(batchKey, hop, v), (int) degree, k, positions, 0);
+      choose(SampleHash.nodeKey(batchKey, hop, v), degree, k, positions, 0);
       for (int j = 0; j < k; j++) {
         out[from + j] = g.neighbor(s + positions[j]);
       }

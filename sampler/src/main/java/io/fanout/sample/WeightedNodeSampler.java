@@ -132,7 +132,7 @@ public final class WeightedNodeSampler {
       int[] out,
       int from) {
     long s = g.rowStart(v);
-    int degree = (int) (g.rowEnd(v) - s);
+    int degree = NodeSampler.rowDegree(g, v, s);
     int k = choose(SampleHash.nodeKey(batchKey, hop, v), weights, s, degree, fanout, out, from);
     for (int j = from; j < from + k; j++) {
       out[j] = g.neighbor(s + out[j]);
