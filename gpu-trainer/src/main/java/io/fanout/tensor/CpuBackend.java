@@ -24,6 +24,11 @@ public final class CpuBackend implements Backend {
     return BLAS_IMPL.getClass().getSimpleName();
   }
 
+  /** Threads the CPU backend splits large operations over ({@code -Dfanout.cpu.threads}). */
+  public static int threads() {
+    return ColumnParallel.THREADS;
+  }
+
   @Override
   public String name() {
     return "cpu(" + blasName() + ")";

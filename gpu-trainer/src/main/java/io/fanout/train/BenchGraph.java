@@ -1,6 +1,7 @@
 package io.fanout.train;
 
 import io.fanout.graph.ArrayCsrGraph;
+import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
 import io.fanout.tensor.CounterRng;
 import java.util.Arrays;
@@ -14,6 +15,41 @@ import java.util.Arrays;
  */
 record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vertices, int classes) {
   static final int CLASSES = 47;
+
+  /** The features as a table gathered by row copies. */
+  FeatureTable featureTable() {
+    int n = csr.numVertices();
+    return new FeatureTable() {
+      @Override
+      public int numVertices() {
+        return n;
+      }
+
+      @Override
+      public int dim() {
+        return dim;
+      }
+
+      @Override
+      public void gather(int[] ids, int from, int count, float[] out, int off) {
+        for (int i = 0; i < count; i++) {
+          System.arraycopy(features, ids[from + i] * dim, out, off + i * dim, dim);
+        }
+      }
+    };
+  }
+
+  /**
+   * {@code min(count, vertices)} seeds spread evenly over the ids, so hubs and leaves both occur.
+   */
+  int[] spreadSeeds(int count) {
+    int n = csr.numVertices();
+    int[] seeds = new int[Math.min(n, count)];
+    for (int i = 0; i < seeds.length; i++) {
+      seeds[i] = (int) ((long) i * n / seeds.length);
+    }
+    return seeds;
+  }
 
   static BenchGraph generate(int n, long edges, int dim) {
     long[] indptr = new long[n + 1];

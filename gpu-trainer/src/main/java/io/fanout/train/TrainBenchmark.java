@@ -56,33 +56,11 @@ public final class TrainBenchmark {
     ArrayCsrGraph g = bg.csr();
     float[] feats = bg.features();
     int classes = bg.classes();
-    FeatureTable ft =
-        new FeatureTable() {
-          @Override
-          public int numVertices() {
-            return n;
-          }
-
-          @Override
-          public int dim() {
-            return s.features();
-          }
-
-          @Override
-          public void gather(int[] ids, int from, int count, float[] out, int off) {
-            int d = s.features();
-            for (int i = 0; i < count; i++) {
-              System.arraycopy(feats, ids[from + i] * d, out, off + i * d, d);
-            }
-          }
-        };
+    FeatureTable ft = bg.featureTable();
     VertexTable vt = bg.vertices();
     double genSeconds = (System.nanoTime() - t0) / 1e9;
     int total = s.batches() + s.warmup();
-    int[] seeds = new int[Math.min(n, total * s.batchSize())];
-    for (int i = 0; i < seeds.length; i++) {
-      seeds[i] = (int) ((long) i * n / seeds.length);
-    }
+    int[] seeds = bg.spreadSeeds(total * s.batchSize());
     Backend be = Backends.select();
     ModelConfig cfg =
         new ModelConfig(

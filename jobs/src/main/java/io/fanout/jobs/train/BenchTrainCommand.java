@@ -4,8 +4,18 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.nn.ModelConfig;
 import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.store.FileTrees;
+import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.train.PeerBenchmark;
 import io.fanout.train.TrainBenchmark;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -40,6 +50,31 @@ public final class BenchTrainCommand implements Command {
               + " 0 skips");
   static final OptionDef<Integer> BATCHES_PER_SHARD =
       OptionDef.integer("batches-per-shard", 8, "batches per shard part for verify-rounds");
+  static final OptionDef<String> EXPORT_BATCHES =
+      OptionDef.string(
+          "export-batches",
+          "",
+          "write the warmup + timed batches, their features, the model's configuration and initial"
+              + " parameters as .npy files into this new directory (for bench/torch_reference.py)"
+              + " instead of the throughput run");
+  static final OptionDef<String> PEER =
+      OptionDef.choice(
+          "peer",
+          "none",
+          "torch: train the same model on the same exported batches with plain PyTorch"
+              + " (bench/torch_reference.py), alternating with Fanout, and print the ratio",
+          "none",
+          "torch");
+  static final OptionDef<Integer> PEER_ROUNDS =
+      OptionDef.integer("peer-rounds", 3, "alternating rounds of Fanout and the peer");
+  static final OptionDef<Double> DROPOUT =
+      OptionDef.doubleValue(
+          "dropout", 0.5, "dropout of the exported model (--export-batches, --peer)");
+  static final OptionDef<String> PEER_SCRIPT =
+      OptionDef.string(
+          "peer-script",
+          "",
+          "the peer's script; empty = bench/torch_reference.py of this checkout");
 
   @Override
   public String name() {
@@ -65,29 +100,88 @@ public final class BenchTrainCommand implements Command {
         LOADER_THREADS,
         PREFETCH,
         VERIFY_ROUNDS,
-        BATCHES_PER_SHARD);
+        BATCHES_PER_SHARD,
+        EXPORT_BATCHES,
+        PEER,
+        PEER_ROUNDS,
+        DROPOUT,
+        PEER_SCRIPT);
   }
 
   @Override
   public int run(CommandContext ctx) {
     FanoutConf c = ctx.conf();
     int[] fanouts = TrainOptionsDefs.fanouts(c.get(FANOUTS));
-    Map<String, Object> r =
-        TrainBenchmark.run(
-            new TrainBenchmark.Settings(
-                c.get(VERTICES),
-                c.get(EDGES),
-                c.get(FEATURES),
-                c.get(HIDDEN),
-                fanouts,
-                c.get(BATCH_SIZE),
-                c.get(BATCHES),
-                c.get(WARMUP),
-                c.get(LOADER_THREADS),
-                c.get(PREFETCH),
-                c.get(BATCHES_PER_SHARD),
-                c.get(VERIFY_ROUNDS)));
-    ctx.out().println(BenchJson.line(r));
-    return 0;
+    TrainBenchmark.Settings settings =
+        new TrainBenchmark.Settings(
+            c.get(VERTICES),
+            c.get(EDGES),
+            c.get(FEATURES),
+            c.get(HIDDEN),
+            fanouts,
+            c.get(BATCH_SIZE),
+            c.get(BATCHES),
+            c.get(WARMUP),
+            c.get(LOADER_THREADS),
+            c.get(PREFETCH),
+            c.get(BATCHES_PER_SHARD),
+            c.get(VERIFY_ROUNDS));
+    String export = c.get(EXPORT_BATCHES);
+    boolean peer = c.get(PEER).equals("torch");
+    if (export.isEmpty() && !peer) {
+      ctx.out().println(BenchJson.line(TrainBenchmark.run(settings)));
+      return 0;
+    }
+    float dropout = c.get(DROPOUT).floatValue();
+    if (!(dropout >= 0f && dropout < 1f)) {
+      throw new InvalidInputException("--dropout must be in [0, 1), got " + c.get(DROPOUT));
+    }
+    TorchPeer torch = null;
+    if (peer) {
+      String script = c.get(PEER_SCRIPT);
+      torch =
+          new TorchPeer(
+              script.isEmpty()
+                  ? TorchPeer.defaultScript(System.getProperty("fanout.home"))
+                  : Path.of(script));
+    }
+    Path dir = export.isEmpty() ? tempDir() : Path.of(export);
+    try {
+      ModelConfig cfg = PeerBenchmark.export(settings, dropout, dir);
+      Map<String, Object> r = new LinkedHashMap<>();
+      if (torch == null) {
+        r.put("exported", dir.toAbsolutePath().toString());
+        r.put("batches", settings.warmup() + settings.batches());
+      } else {
+        r.putAll(
+            PeerBenchmark.compare(
+                dir,
+                cfg,
+                settings.warmup(),
+                settings.batches(),
+                c.get(PEER_ROUNDS),
+                CpuBackend.threads(),
+                torch));
+      }
+      r.put("dropout", dropout);
+      ctx.out().println(BenchJson.line(r));
+      return 0;
+    } finally {
+      if (export.isEmpty()) {
+        try {
+          FileTrees.deleteRecursively(dir);
+        } catch (IOException e) {
+          ctx.err().println("fanout bench-train: could not remove " + dir + ": " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  private static Path tempDir() {
+    try {
+      return Files.createTempDirectory("fanout-peer-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a temporary directory", e);
+    }
   }
 }
