@@ -1,0 +1,68 @@
+package io.fanout.tensor.cuda;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import jcuda.Pointer;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * Page-locked host memory from {@code cuMemHostAlloc}: the loader writes a batch into it through
+ * {@link #bytes()}, and a copy engine uploads it asynchronously ({@code cuMemcpyHtoDAsync} only
+ * overlaps compute from pinned memory). Freed with {@code cuMemFreeHost} on {@link #close}.
+ */
+public final class PinnedBuffer implements AutoCloseable {
+  /** {@code CU_MEMHOSTALLOC_PORTABLE}: usable from every context. */
+  private static final int PORTABLE = 0x01;
+
+  private final Pointer host;
+  private final long size;
+  private final ByteBuffer bytes;
+  private boolean freed;
+
+  private PinnedBuffer(Pointer host, long size) {
+    this.host = host;
+    this.size = size;
+    this.bytes = host.getByteBuffer(0, size).order(ByteOrder.nativeOrder());
+  }
+
+  /** Allocates {@code size} bytes of pinned host memory (the context must be current). */
+  public static PinnedBuffer allocate(long size) {
+    if (size <= 0 || size > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("pinned buffer size must be in (0, 2 GiB): " + size);
+    }
+    Pointer p = new Pointer();
+    CudaDriver.check("cuMemHostAlloc", JCudaDriver.cuMemHostAlloc(p, size, PORTABLE));
+    return new PinnedBuffer(p, size);
+  }
+
+  public Pointer pointer() {
+    return host;
+  }
+
+  public long size() {
+    return size;
+  }
+
+  /** The whole buffer, native byte order, position 0. */
+  public ByteBuffer bytes() {
+    return bytes.duplicate().order(ByteOrder.nativeOrder());
+  }
+
+  public FloatBuffer floats() {
+    return bytes().asFloatBuffer();
+  }
+
+  public IntBuffer ints() {
+    return bytes().asIntBuffer();
+  }
+
+  @Override
+  public void close() {
+    if (!freed) {
+      freed = true;
+      CudaDriver.check("cuMemFreeHost", JCudaDriver.cuMemFreeHost(host));
+    }
+  }
+}
