@@ -1,6 +1,6 @@
 package io.fanout.nn;
 
-import io.fanout.tensor.Backend;
+import io.fanout.tensor.HostOps;
 
 /**
  * Adam with L2 weight decay (the decay term is added to the gradient, as in PyTorch's {@code
@@ -12,13 +12,13 @@ public final class Adam {
   public static final float BETA2 = 0.999f;
   public static final float EPS = 1e-8f;
 
-  private final Backend be;
+  private final HostOps be;
   private final float weightDecay;
   private final float[] m;
   private final float[] v;
   private long step;
 
-  public Adam(Backend be, int numParams, float weightDecay) {
+  public Adam(HostOps be, int numParams, float weightDecay) {
     this.be = be;
     this.weightDecay = weightDecay;
     this.m = new float[numParams];

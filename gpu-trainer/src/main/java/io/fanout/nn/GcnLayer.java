@@ -2,8 +2,8 @@ package io.fanout.nn;
 
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Aggregation;
-import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.HostOps;
 
 /**
  * GCN layer in its sampled form (the "GCN aggregator" of GraphSAGE): {@code h_dst = act(mean(x_dst,
@@ -16,7 +16,7 @@ final class GcnLayer extends GnnLayer {
   private float[] dAgg;
   private float[] z;
 
-  GcnLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
+  GcnLayer(HostOps be, int index, int in, int out, boolean last, Activation act, float dropout) {
     super(be, index, in, out, last, act, dropout);
   }
 

@@ -1,8 +1,8 @@
 package io.fanout.nn;
 
 import io.fanout.tensor.Activation;
-import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.HostOps;
 import java.util.Arrays;
 
 /**
@@ -10,7 +10,7 @@ import java.util.Arrays;
  * fixed offsets; activations are kept in grow-only buffers for the backward pass.
  */
 abstract class GnnLayer {
-  final Backend be;
+  final HostOps be;
   final int index;
   final int in;
   final int out;
@@ -31,7 +31,7 @@ abstract class GnnLayer {
   final SparseRows sp = new SparseRows();
   boolean sparse; // layer 0 with sparse input: xd also held as CSR in sp
 
-  GnnLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
+  GnnLayer(HostOps be, int index, int in, int out, boolean last, Activation act, float dropout) {
     this.be = be;
     this.index = index;
     this.in = in;

@@ -3,6 +3,7 @@ package io.fanout.nn;
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.HostOps;
 import java.util.Arrays;
 
 /**
@@ -33,8 +34,8 @@ public final class GnnModel {
       int out = last ? cfg.classes() : cfg.hidden();
       layers[l] =
           cfg.kind().equals("sage")
-              ? new SageLayer(be, l, in, out, last, act, cfg.dropout())
-              : new GcnLayer(be, l, in, out, last, act, cfg.dropout());
+              ? new SageLayer(HostOps.CPU, l, in, out, last, act, cfg.dropout())
+              : new GcnLayer(HostOps.CPU, l, in, out, last, act, cfg.dropout());
       long next = layers[l].allocate(offset);
       if (next > Integer.MAX_VALUE - 8) {
         throw new IllegalArgumentException("model has more than 2^31 parameters");
@@ -51,6 +52,11 @@ public final class GnnModel {
 
   public Backend backend() {
     return be;
+  }
+
+  /** TEMPORARY until the port to tensor handles. */
+  public HostOps hostOps() {
+    return HostOps.CPU;
   }
 
   public int numParams() {

@@ -2,8 +2,8 @@ package io.fanout.nn;
 
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Aggregation;
-import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.HostOps;
 
 /**
  * GraphSAGE with the mean aggregator: {@code h_dst = act(x_dst W_self + mean_{src in N(dst)} x_src
@@ -18,7 +18,7 @@ final class SageLayer extends GnnLayer {
   private float[] cat; // [x_dst | agg], then its gradient
   private float[] z; // sparse path: xd W_neigh for all sources
 
-  SageLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
+  SageLayer(HostOps be, int index, int in, int out, boolean last, Activation act, float dropout) {
     super(be, index, in, out, last, act, dropout);
   }
 

@@ -1,23 +1,90 @@
 package io.fanout.tensor;
 
 /**
- * The tensor operations the GNN models need, over row-major float matrices addressed as (array,
- * offset). A backend may keep device copies behind these calls; callers only ever see host arrays
- * at the points where they read results (loss, logits, parameters), which a device backend
- * synchronizes explicitly through {@link #sync()}.
+ * The tensor operations the GNN models need, over {@link Tensor tensors} the backend owns (host
+ * arrays for the CPU, device memory for an accelerator). Host memory is touched only through {@link
+ * #upload} and {@link #download}; every other operation reads and writes the backend's own tensors,
+ * so a device backend runs a whole training step without copies across the bus.
  *
- * <p>All operations are deterministic: for the same inputs and the same thread count they produce
- * bit-identical outputs. Reductions (bias gradients, aggregation backward) run in a fixed order.
+ * <p>Addressing: every operand is a tensor and an element offset into it; a matrix is row-major and
+ * dense from that offset unless a stride is given. Ranges must lie inside the tensors.
+ *
+ * <p>Ordering: calls run in issue order. {@link #download} and the methods returning host values
+ * ({@link #softmaxCrossEntropy}, {@link #countCorrect}) wait for the work before them; {@link
+ * #upload} copies the host range before it returns, so the caller may reuse the array at once.
+ *
+ * <p>Determinism: for the same inputs (and the same thread count on the CPU) every operation
+ * produces bit-identical outputs. Reductions (bias gradients, aggregation backward, loss) run in a
+ * fixed order; nothing uses floating-point atomics.
+ *
+ * <p>A backend instance is used by one thread at a time.
  */
 public interface Backend {
   /** A short name for logs, e.g. {@code cpu(JNIBLAS)}. */
   String name();
 
+  // ---- memory ----
+
+  /** A new float tensor of {@code n >= 0} elements, all zero. */
+  FloatTensor allocFloat(int n);
+
+  /** A new int tensor of {@code n >= 0} elements, all zero. */
+  IntTensor allocInt(int n);
+
+  /** Releases {@code t}; a no-op when it was already freed. */
+  void free(Tensor t);
+
+  /** Copies {@code src[srcOff .. srcOff+n)} from the host into {@code dst[dstOff ..)}. */
+  void upload(float[] src, int srcOff, FloatTensor dst, int dstOff, int n);
+
+  /** Copies {@code src[srcOff .. srcOff+n)} from the host into {@code dst[dstOff ..)}. */
+  void upload(int[] src, int srcOff, IntTensor dst, int dstOff, int n);
+
+  /** Copies {@code src[srcOff .. srcOff+n)} to the host array {@code dst[dstOff ..)}. */
+  void download(FloatTensor src, int srcOff, float[] dst, int dstOff, int n);
+
+  /** Copies {@code src[srcOff .. srcOff+n)} to the host array {@code dst[dstOff ..)}. */
+  void download(IntTensor src, int srcOff, int[] dst, int dstOff, int n);
+
+  // ---- small element-wise operations ----
+
+  /** Sets {@code x[off .. off+n)} to zero. */
+  void zero(FloatTensor x, int off, int n);
+
+  /**
+   * Copies {@code src[srcOff .. srcOff+n)} to {@code dst[dstOff ..)}; the ranges must not overlap.
+   */
+  void copy(FloatTensor src, int srcOff, FloatTensor dst, int dstOff, int n);
+
+  /**
+   * Copies a {@code rows x width} sub-matrix: row {@code r} of it is {@code src[srcOff + r *
+   * srcStride .. + width)} and goes to {@code dst[dstOff + r * dstStride ..)}. Concatenates
+   * matrices side by side (column ranges) and splits them again.
+   */
+  void copy2d(
+      int rows,
+      int width,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      FloatTensor dst,
+      int dstOff,
+      int dstStride);
+
+  /** {@code y[yOff + i] += alpha * x[xOff + i]} for {@code i < n}. */
+  void axpy(int n, float alpha, FloatTensor x, int xOff, FloatTensor y, int yOff);
+
+  /** {@code x[off + i] *= alpha} for {@code i < n}. */
+  void scale(int n, float alpha, FloatTensor x, int off);
+
+  // ---- dense algebra ----
+
   /**
    * {@code C = alpha * op(A) * op(B) + beta * C}, row-major: {@code op(A)} is {@code m x k}, {@code
    * op(B)} is {@code k x n}, {@code C} is {@code m x n}. {@code A} is stored {@code m x k} (or
    * {@code k x m} when {@code transA}), {@code B} {@code k x n} (or {@code n x k} when {@code
-   * transB}), both densely.
+   * transB}), all densely from their offsets. With {@code beta == 0} the old contents of {@code C}
+   * are ignored (even NaN).
    */
   void gemm(
       boolean transA,
@@ -26,90 +93,159 @@ public interface Backend {
       int n,
       int k,
       float alpha,
-      float[] a,
+      FloatTensor a,
       int aOff,
-      float[] b,
+      FloatTensor b,
       int bOff,
       float beta,
-      float[] c,
+      FloatTensor c,
       int cOff);
 
-  /** Adds {@code bias[bOff .. bOff+cols)} to every row of {@code x[0 .. rows*cols)}. */
-  void addBias(float[] x, int rows, int cols, float[] bias, int bOff);
-
-  /** Accumulates the column sums of {@code dy[0 .. rows*cols)} into {@code grad[gOff ..)}. */
-  void biasGrad(float[] dy, int rows, int cols, float[] grad, int gOff);
-
-  /** Applies {@code act} in place to {@code x[0 .. n)}. */
-  void activate(Activation act, float[] x, int n);
+  /** Adds {@code bias[bOff .. bOff+cols)} to every row of the {@code rows x cols} matrix at x. */
+  void addBias(FloatTensor x, int xOff, int rows, int cols, FloatTensor bias, int bOff);
 
   /**
-   * Multiplies {@code dy[0 .. n)} in place by the derivative of {@code act}, given its outputs
-   * {@code y}.
+   * Accumulates the column sums of the {@code rows x cols} matrix at {@code dy} into {@code
+   * grad[gOff .. gOff+cols)}, summing rows in order.
    */
-  void activateBackward(Activation act, float[] y, float[] dy, int n);
+  void biasGrad(FloatTensor dy, int dyOff, int rows, int cols, FloatTensor grad, int gOff);
+
+  /** Applies {@code act} in place to {@code x[off .. off+n)}. */
+  void activate(Activation act, FloatTensor x, int off, int n);
 
   /**
-   * Inverted dropout in place: element {@code i} of {@code x[0 .. n)} is zeroed when {@code
-   * CounterRng.uniform(key, i) < p}, otherwise scaled by {@code 1/(1-p)}. The backward pass is the
-   * same call on the gradient with the same key.
+   * Multiplies {@code dy[dyOff .. dyOff+n)} in place by the derivative of {@code act}, given its
+   * outputs {@code y[yOff ..)}.
    */
-  void dropout(float[] x, int n, float p, long key);
+  void activateBackward(Activation act, FloatTensor y, int yOff, FloatTensor dy, int dyOff, int n);
 
   /**
-   * Neighbor aggregation over a block: for each destination row {@code i < rows}, {@code out[i] =
-   * w(i) * (selfWeight * src[i] + sum_{j in indices[indptr[i] .. indptr[i+1])} src[j])} with {@code
-   * w(i) = 1/(deg + selfWeight)} for {@link Aggregation#MEAN} (1 when that is 0) and 1 for {@link
-   * Aggregation#SUM}. {@code selfWeight} is 0 or 1 (GCN includes the node itself). {@code out} is
-   * overwritten.
+   * Inverted dropout in place: element {@code i < n} of {@code x[off ..)} is zeroed when {@code
+   * CounterRng.uniform(key, i) < p}, otherwise scaled by {@code 1/(1-p)} (the mask position is
+   * relative to {@code off}). The backward pass is the same call on the gradient with the same key.
+   * A no-op when {@code p <= 0}.
+   */
+  void dropout(FloatTensor x, int off, int n, float p, long key);
+
+  /**
+   * Inverted dropout of the stored values of a CSR matrix of {@code rows} rows and {@code cols}
+   * columns: the value at row {@code r}, column {@code c} is masked by {@code
+   * CounterRng.uniform(key, r * cols + c)}, exactly as {@link #dropout} masks the dense matrix.
+   */
+  void dropoutCsr(
+      IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key);
+
+  // ---- graph operations ----
+
+  /**
+   * Neighbor aggregation over a block in CSR form: the edges of destination row {@code i < rows}
+   * are {@code indices[indicesOff + q]} for {@code q} in {@code [indptr[indptrOff + i],
+   * indptr[indptrOff + i + 1])}, each a source row of the {@code cols}-wide matrix at {@code src}.
+   * {@code out[i] = w(i) * (selfWeight * src[i] + sum_j src[j])} with {@code w(i) = 1/(deg +
+   * selfWeight)} for {@link Aggregation#MEAN} (1 when that is 0) and 1 for {@link Aggregation#SUM}.
+   * {@code selfWeight} is 0 or 1 (GCN includes the node itself). {@code out} is overwritten; each
+   * output row sums its edges in edge order.
    */
   void aggregate(
       Aggregation mode,
-      int[] indptr,
-      int[] indices,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
       int rows,
       int selfWeight,
-      float[] src,
+      FloatTensor src,
+      int srcOff,
       int cols,
-      float[] out);
+      FloatTensor out,
+      int outOff);
 
   /**
    * The backward of {@link #aggregate}: accumulates into {@code dSrc} the gradient flowing from
-   * {@code dOut}. Sources are visited in a fixed order (by destination row, then edge position).
+   * {@code dOut}. Contributions to each source row are added in a fixed order (by destination row,
+   * then edge position), so the result does not depend on scheduling.
    */
   void aggregateBackward(
       Aggregation mode,
-      int[] indptr,
-      int[] indices,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
       int rows,
       int selfWeight,
-      float[] dOut,
+      FloatTensor dOut,
+      int dOutOff,
       int cols,
-      float[] dSrc);
+      FloatTensor dSrc,
+      int dSrcOff);
 
   /**
-   * Softmax cross-entropy over {@code rows x classes} logits. Writes the row softmax into {@code
-   * probs}, {@code (probs - onehot) * scale} into {@code dLogits} (may be null) and returns the
-   * summed loss (not divided by rows). Rows whose label is negative contribute nothing.
+   * Sparse times dense: {@code C = S * B + beta * C} where {@code S} is a CSR matrix of {@code
+   * rows} rows ({@code ptr}, {@code col}, {@code val}, from element 0) and {@code B} is row-major
+   * with {@code n} columns from {@code bOff}; {@code C} is {@code rows x n} from {@code cOff}. Used
+   * for sparse input features (bag-of-words datasets).
+   */
+  void spmm(
+      IntTensor ptr,
+      IntTensor col,
+      FloatTensor val,
+      int rows,
+      FloatTensor b,
+      int bOff,
+      int n,
+      float beta,
+      FloatTensor c,
+      int cOff);
+
+  /**
+   * Accumulates {@code S^T * dy} into {@code g} (row-major, {@code n} columns, from {@code gOff}),
+   * where {@code S} has {@code rows} rows and {@code dy} is {@code rows x n} from {@code dyOff};
+   * rows are visited in order, so the sums are deterministic.
+   */
+  void spmmTransposed(
+      IntTensor ptr,
+      IntTensor col,
+      FloatTensor val,
+      int rows,
+      FloatTensor dy,
+      int dyOff,
+      int n,
+      FloatTensor g,
+      int gOff);
+
+  // ---- loss, metrics, optimizer ----
+
+  /**
+   * Softmax cross-entropy over {@code rows x classes} logits (from element 0 of each tensor).
+   * Writes the row softmax into {@code probs}, {@code (probs - onehot) * scale} into {@code
+   * dLogits} (may be null) and returns the summed loss (not divided by rows; summed over rows in
+   * order, in double). Rows whose label is negative contribute nothing and get a zero gradient. The
+   * returned value is a host read-back (8 bytes).
    */
   double softmaxCrossEntropy(
-      float[] logits,
+      FloatTensor logits,
       int rows,
       int classes,
-      int[] labels,
-      float[] probs,
-      float[] dLogits,
+      IntTensor labels,
+      FloatTensor probs,
+      FloatTensor dLogits,
       float scale);
 
   /**
-   * One Adam step over {@code n} parameters with L2 weight decay added to the gradient ({@code g +
-   * weightDecay * p}), bias-corrected with the 1-based {@code step}.
+   * The number of rows {@code r < rows} with {@code labels[r] >= 0} whose first maximal column of
+   * {@code scores} equals the label; a host read-back (4 bytes).
+   */
+  int countCorrect(FloatTensor scores, int rows, int classes, IntTensor labels);
+
+  /**
+   * One Adam step over {@code n} parameters (all tensors from element 0) with L2 weight decay added
+   * to the gradient ({@code g + weightDecay * p}), bias-corrected with the 1-based {@code step}.
    */
   void adam(
-      float[] params,
-      float[] grads,
-      float[] m,
-      float[] v,
+      FloatTensor params,
+      FloatTensor grads,
+      FloatTensor m,
+      FloatTensor v,
       int n,
       float lr,
       float beta1,
@@ -117,30 +253,6 @@ public interface Backend {
       float eps,
       float weightDecay,
       long step);
-
-  /**
-   * Sparse times dense: {@code C = S * B + beta * C} where {@code S} is a CSR matrix of {@code
-   * rows} rows ({@code ptr}, {@code col}, {@code val}) and {@code B} is row-major with {@code n}
-   * columns starting at {@code bOff}. Used for sparse input features (bag-of-words datasets).
-   */
-  void spmm(
-      int[] ptr,
-      int[] col,
-      float[] val,
-      int rows,
-      float[] b,
-      int bOff,
-      int n,
-      float beta,
-      float[] c);
-
-  /**
-   * Accumulates {@code S^T * dy} into {@code g} (row-major, {@code n} columns, from {@code gOff}),
-   * where {@code S} has {@code rows} rows and {@code dy} is {@code rows x n}; rows are visited in
-   * order, so the sums are deterministic.
-   */
-  void spmmTransposed(
-      int[] ptr, int[] col, float[] val, int rows, float[] dy, int n, float[] g, int gOff);
 
   /** Waits for outstanding device work; a no-op on the CPU. */
   default void sync() {}

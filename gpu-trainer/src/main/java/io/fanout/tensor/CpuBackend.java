@@ -1,32 +1,183 @@
 package io.fanout.tensor;
 
-import dev.ludovic.netlib.blas.BLAS;
+import java.util.Arrays;
 import java.util.logging.Logger;
 
 /**
- * The CPU backend: dense products through {@code dev.ludovic.netlib} BLAS (its JNI path calls the
- * system OpenBLAS when it loads, otherwise its Java {@code VectorBLAS}), everything else in plain
- * loops over primitive arrays.
- *
- * <p>BLAS is column-major; a row-major {@code m x n} matrix is the column-major {@code n x m}
- * transpose, so {@code C = A B} is computed as {@code C^T = B^T A^T} with the operands swapped.
+ * The CPU backend: its tensors wrap host arrays, so uploads and downloads are array copies and
+ * every operation runs in place on the arrays ({@link CpuKernels}) at the cost of the plain array
+ * code. Tensors of any {@code CpuBackend} (and those from {@link #wrap}) are accepted by all of
+ * them.
  */
 public final class CpuBackend implements Backend {
   private static final Logger LOG = Logger.getLogger(CpuBackend.class.getName());
-  private static final BLAS BLAS_IMPL = BLAS.getInstance();
 
   static {
-    LOG.info("BLAS implementation: " + BLAS_IMPL.getClass().getSimpleName());
+    LOG.info("BLAS implementation: " + blasName());
   }
 
   /** The simple class name of the BLAS in use, e.g. {@code JNIBLAS} or {@code VectorBLAS}. */
   public static String blasName() {
-    return BLAS_IMPL.getClass().getSimpleName();
+    return CpuKernels.BLAS_IMPL.getClass().getSimpleName();
   }
 
   @Override
   public String name() {
     return "cpu(" + blasName() + ")";
+  }
+
+  /** A host float tensor. */
+  static final class Floats implements FloatTensor {
+    private final Backend owner;
+    float[] a;
+
+    Floats(Backend owner, float[] a) {
+      this.owner = owner;
+      this.a = a;
+    }
+
+    @Override
+    public int length() {
+      return a == null ? 0 : a.length;
+    }
+
+    @Override
+    public Backend owner() {
+      return owner;
+    }
+  }
+
+  /** A host int tensor. */
+  static final class Ints implements IntTensor {
+    private final Backend owner;
+    int[] a;
+
+    Ints(Backend owner, int[] a) {
+      this.owner = owner;
+      this.a = a;
+    }
+
+    @Override
+    public int length() {
+      return a == null ? 0 : a.length;
+    }
+
+    @Override
+    public Backend owner() {
+      return owner;
+    }
+  }
+
+  /**
+   * A float tensor of this backend that aliases {@code a}: operations write through to the array.
+   * For tests and host-side callers that already own the data; training code uploads instead.
+   */
+  public FloatTensor wrap(float[] a) {
+    return new Floats(this, a);
+  }
+
+  /** An int tensor of this backend that aliases {@code a}. */
+  public IntTensor wrap(int[] a) {
+    return new Ints(this, a);
+  }
+
+  static float[] f(FloatTensor t) {
+    if (t instanceof Floats x && x.a != null) {
+      return x.a;
+    }
+    throw foreign(t);
+  }
+
+  static int[] i(IntTensor t) {
+    if (t instanceof Ints x && x.a != null) {
+      return x.a;
+    }
+    throw foreign(t);
+  }
+
+  private static IllegalArgumentException foreign(Tensor t) {
+    if (t == null) {
+      return new IllegalArgumentException("tensor is null");
+    }
+    if (t instanceof Floats || t instanceof Ints) {
+      return new IllegalArgumentException("tensor was freed");
+    }
+    return new IllegalArgumentException(
+        "a tensor of backend " + t.owner().name() + " was passed to the CPU backend");
+  }
+
+  @Override
+  public FloatTensor allocFloat(int n) {
+    return new Floats(this, new float[n]);
+  }
+
+  @Override
+  public IntTensor allocInt(int n) {
+    return new Ints(this, new int[n]);
+  }
+
+  @Override
+  public void free(Tensor t) {
+    if (t instanceof Floats x) {
+      x.a = null;
+    } else if (t instanceof Ints x) {
+      x.a = null;
+    } else if (t != null) {
+      throw foreign(t);
+    }
+  }
+
+  @Override
+  public void upload(float[] src, int srcOff, FloatTensor dst, int dstOff, int n) {
+    System.arraycopy(src, srcOff, f(dst), dstOff, n);
+  }
+
+  @Override
+  public void upload(int[] src, int srcOff, IntTensor dst, int dstOff, int n) {
+    System.arraycopy(src, srcOff, i(dst), dstOff, n);
+  }
+
+  @Override
+  public void download(FloatTensor src, int srcOff, float[] dst, int dstOff, int n) {
+    System.arraycopy(f(src), srcOff, dst, dstOff, n);
+  }
+
+  @Override
+  public void download(IntTensor src, int srcOff, int[] dst, int dstOff, int n) {
+    System.arraycopy(i(src), srcOff, dst, dstOff, n);
+  }
+
+  @Override
+  public void zero(FloatTensor x, int off, int n) {
+    Arrays.fill(f(x), off, off + n, 0f);
+  }
+
+  @Override
+  public void copy(FloatTensor src, int srcOff, FloatTensor dst, int dstOff, int n) {
+    System.arraycopy(f(src), srcOff, f(dst), dstOff, n);
+  }
+
+  @Override
+  public void copy2d(
+      int rows,
+      int width,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      FloatTensor dst,
+      int dstOff,
+      int dstStride) {
+    CpuKernels.copy2d(rows, width, f(src), srcOff, srcStride, f(dst), dstOff, dstStride);
+  }
+
+  @Override
+  public void axpy(int n, float alpha, FloatTensor x, int xOff, FloatTensor y, int yOff) {
+    CpuKernels.axpy(n, alpha, f(x), xOff, f(y), yOff);
+  }
+
+  @Override
+  public void scale(int n, float alpha, FloatTensor x, int off) {
+    CpuKernels.scale(n, alpha, f(x), off);
   }
 
   @Override
@@ -37,268 +188,159 @@ public final class CpuBackend implements Backend {
       int n,
       int k,
       float alpha,
-      float[] a,
+      FloatTensor a,
       int aOff,
-      float[] b,
+      FloatTensor b,
       int bOff,
       float beta,
-      float[] c,
+      FloatTensor c,
       int cOff) {
-    if (m == 0 || n == 0) {
-      return;
-    }
-    if (k == 0) {
-      for (int i = 0; i < m * n; i++) {
-        c[cOff + i] = beta == 0f ? 0f : beta * c[cOff + i];
-      }
-      return;
-    }
-    int lda = transA ? m : k;
-    int ldb = transB ? k : n;
-    BLAS_IMPL.sgemm(
-        transB ? "T" : "N",
-        transA ? "T" : "N",
-        n,
-        m,
-        k,
-        alpha,
-        b,
-        bOff,
-        ldb,
-        a,
-        aOff,
-        lda,
-        beta,
-        c,
-        cOff,
-        n);
+    CpuKernels.gemm(transA, transB, m, n, k, alpha, f(a), aOff, f(b), bOff, beta, f(c), cOff);
   }
 
   @Override
-  public void addBias(float[] x, int rows, int cols, float[] bias, int bOff) {
-    for (int r = 0, p = 0; r < rows; r++) {
-      for (int j = 0; j < cols; j++, p++) {
-        x[p] += bias[bOff + j];
-      }
-    }
+  public void addBias(FloatTensor x, int xOff, int rows, int cols, FloatTensor bias, int bOff) {
+    CpuKernels.addBias(f(x), xOff, rows, cols, f(bias), bOff);
   }
 
   @Override
-  public void biasGrad(float[] dy, int rows, int cols, float[] grad, int gOff) {
-    for (int r = 0, p = 0; r < rows; r++) {
-      for (int j = 0; j < cols; j++, p++) {
-        grad[gOff + j] += dy[p];
-      }
-    }
+  public void biasGrad(FloatTensor dy, int dyOff, int rows, int cols, FloatTensor grad, int gOff) {
+    CpuKernels.biasGrad(f(dy), dyOff, rows, cols, f(grad), gOff);
   }
 
   @Override
-  public void activate(Activation act, float[] x, int n) {
-    switch (act) {
-      case RELU:
-        for (int i = 0; i < n; i++) {
-          if (x[i] < 0f) {
-            x[i] = 0f;
-          }
-        }
-        break;
-      case ELU:
-        for (int i = 0; i < n; i++) {
-          if (x[i] < 0f) {
-            x[i] = (float) Math.expm1(x[i]);
-          }
-        }
-        break;
-      default:
-        break;
-    }
+  public void activate(Activation act, FloatTensor x, int off, int n) {
+    CpuKernels.activate(act, f(x), off, n);
   }
 
   @Override
-  public void activateBackward(Activation act, float[] y, float[] dy, int n) {
-    switch (act) {
-      case RELU:
-        for (int i = 0; i < n; i++) {
-          if (y[i] <= 0f) {
-            dy[i] = 0f;
-          }
-        }
-        break;
-      case ELU:
-        for (int i = 0; i < n; i++) {
-          if (y[i] < 0f) {
-            dy[i] *= y[i] + 1f;
-          }
-        }
-        break;
-      default:
-        break;
-    }
+  public void activateBackward(
+      Activation act, FloatTensor y, int yOff, FloatTensor dy, int dyOff, int n) {
+    CpuKernels.activateBackward(act, f(y), yOff, f(dy), dyOff, n);
   }
 
   @Override
-  public void dropout(float[] x, int n, float p, long key) {
-    if (p <= 0f) {
-      return;
-    }
-    float scale = 1f / (1f - p);
-    ColumnParallel.run(
-        n,
-        n,
-        (a, b) -> {
-          for (int i = a; i < b; i++) {
-            x[i] = CounterRng.uniform(key, i) < p ? 0f : x[i] * scale;
-          }
-        });
+  public void dropout(FloatTensor x, int off, int n, float p, long key) {
+    CpuKernels.dropout(f(x), off, n, p, key);
+  }
+
+  @Override
+  public void dropoutCsr(
+      IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key) {
+    CpuKernels.dropoutCsr(i(ptr), i(col), f(val), rows, cols, p, key);
   }
 
   @Override
   public void aggregate(
       Aggregation mode,
-      int[] indptr,
-      int[] indices,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
       int rows,
       int selfWeight,
-      float[] src,
+      FloatTensor src,
+      int srcOff,
       int cols,
-      float[] out) {
-    ColumnParallel.run(
-        (long) indptr[rows] * cols + (long) rows * cols,
+      FloatTensor out,
+      int outOff) {
+    CpuKernels.aggregate(
+        mode,
+        i(indptr),
+        indptrOff,
+        i(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        f(src),
+        srcOff,
         cols,
-        (c0, c1) ->
-            aggregateColumns(mode, indptr, indices, rows, selfWeight, src, cols, out, c0, c1));
-  }
-
-  private static void aggregateColumns(
-      Aggregation mode,
-      int[] indptr,
-      int[] indices,
-      int rows,
-      int selfWeight,
-      float[] src,
-      int cols,
-      float[] out,
-      int c0,
-      int c1) {
-    for (int i = 0; i < rows; i++) {
-      int o = i * cols;
-      int s = indptr[i];
-      int e = indptr[i + 1];
-      if (selfWeight != 0) {
-        System.arraycopy(src, o + c0, out, o + c0, c1 - c0);
-      } else {
-        java.util.Arrays.fill(out, o + c0, o + c1, 0f);
-      }
-      for (int q = s; q < e; q++) {
-        int so = indices[q] * cols;
-        for (int j = c0; j < c1; j++) {
-          out[o + j] += src[so + j];
-        }
-      }
-      int cnt = e - s + selfWeight;
-      if (mode == Aggregation.MEAN && cnt > 1) {
-        float w = 1f / cnt;
-        for (int j = c0; j < c1; j++) {
-          out[o + j] *= w;
-        }
-      }
-    }
+        f(out),
+        outOff);
   }
 
   @Override
   public void aggregateBackward(
       Aggregation mode,
-      int[] indptr,
-      int[] indices,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
       int rows,
       int selfWeight,
-      float[] dOut,
+      FloatTensor dOut,
+      int dOutOff,
       int cols,
-      float[] dSrc) {
-    ColumnParallel.run(
-        (long) indptr[rows] * cols + (long) rows * cols,
+      FloatTensor dSrc,
+      int dSrcOff) {
+    CpuKernels.aggregateBackward(
+        mode,
+        i(indptr),
+        indptrOff,
+        i(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        f(dOut),
+        dOutOff,
         cols,
-        (c0, c1) ->
-            aggregateBackwardColumns(
-                mode, indptr, indices, rows, selfWeight, dOut, cols, dSrc, c0, c1));
+        f(dSrc),
+        dSrcOff);
   }
 
-  private static void aggregateBackwardColumns(
-      Aggregation mode,
-      int[] indptr,
-      int[] indices,
+  @Override
+  public void spmm(
+      IntTensor ptr,
+      IntTensor col,
+      FloatTensor val,
       int rows,
-      int selfWeight,
-      float[] dOut,
-      int cols,
-      float[] dSrc,
-      int c0,
-      int c1) {
-    for (int i = 0; i < rows; i++) {
-      int o = i * cols;
-      int s = indptr[i];
-      int e = indptr[i + 1];
-      int cnt = e - s + selfWeight;
-      float w = mode == Aggregation.MEAN && cnt > 1 ? 1f / cnt : 1f;
-      if (selfWeight != 0) {
-        for (int j = c0; j < c1; j++) {
-          dSrc[o + j] += w * dOut[o + j];
-        }
-      }
-      for (int q = s; q < e; q++) {
-        int so = indices[q] * cols;
-        for (int j = c0; j < c1; j++) {
-          dSrc[so + j] += w * dOut[o + j];
-        }
-      }
-    }
+      FloatTensor b,
+      int bOff,
+      int n,
+      float beta,
+      FloatTensor c,
+      int cOff) {
+    CpuKernels.spmm(i(ptr), i(col), f(val), rows, f(b), bOff, n, beta, f(c), cOff);
+  }
+
+  @Override
+  public void spmmTransposed(
+      IntTensor ptr,
+      IntTensor col,
+      FloatTensor val,
+      int rows,
+      FloatTensor dy,
+      int dyOff,
+      int n,
+      FloatTensor g,
+      int gOff) {
+    CpuKernels.spmmTransposed(i(ptr), i(col), f(val), rows, f(dy), dyOff, n, f(g), gOff);
   }
 
   @Override
   public double softmaxCrossEntropy(
-      float[] logits,
+      FloatTensor logits,
       int rows,
       int classes,
-      int[] labels,
-      float[] probs,
-      float[] dLogits,
+      IntTensor labels,
+      FloatTensor probs,
+      FloatTensor dLogits,
       float scale) {
-    double loss = 0;
-    for (int r = 0; r < rows; r++) {
-      int o = r * classes;
-      float max = Float.NEGATIVE_INFINITY;
-      for (int c = 0; c < classes; c++) {
-        max = Math.max(max, logits[o + c]);
-      }
-      double sum = 0;
-      for (int c = 0; c < classes; c++) {
-        float ex = (float) Math.exp(logits[o + c] - max);
-        probs[o + c] = ex;
-        sum += ex;
-      }
-      float inv = (float) (1.0 / sum);
-      for (int c = 0; c < classes; c++) {
-        probs[o + c] *= inv;
-      }
-      int y = labels[r];
-      if (y >= 0) {
-        loss += Math.log(sum) - (logits[o + y] - max);
-      }
-      if (dLogits != null) {
-        for (int c = 0; c < classes; c++) {
-          dLogits[o + c] = y < 0 ? 0f : (probs[o + c] - (c == y ? 1f : 0f)) * scale;
-        }
-      }
-    }
-    return loss;
+    return CpuKernels.softmaxCrossEntropy(
+        f(logits), rows, classes, i(labels), f(probs), dLogits == null ? null : f(dLogits), scale);
+  }
+
+  @Override
+  public int countCorrect(FloatTensor scores, int rows, int classes, IntTensor labels) {
+    return CpuKernels.countCorrect(f(scores), rows, classes, i(labels));
   }
 
   @Override
   public void adam(
-      float[] params,
-      float[] grads,
-      float[] m,
-      float[] v,
+      FloatTensor params,
+      FloatTensor grads,
+      FloatTensor m,
+      FloatTensor v,
       int n,
       float lr,
       float beta1,
@@ -306,62 +348,6 @@ public final class CpuBackend implements Backend {
       float eps,
       float weightDecay,
       long step) {
-    double c1 = 1.0 - Math.pow(beta1, step);
-    double c2 = 1.0 - Math.pow(beta2, step);
-    float stepSize = (float) (lr / c1);
-    float vCorr = (float) (1.0 / Math.sqrt(c2));
-    for (int i = 0; i < n; i++) {
-      float g = grads[i] + weightDecay * params[i];
-      float mi = beta1 * m[i] + (1f - beta1) * g;
-      float vi = beta2 * v[i] + (1f - beta2) * g * g;
-      m[i] = mi;
-      v[i] = vi;
-      params[i] -= stepSize * mi / ((float) Math.sqrt(vi) * vCorr + eps);
-    }
-  }
-
-  @Override
-  public void spmm(
-      int[] ptr,
-      int[] col,
-      float[] val,
-      int rows,
-      float[] b,
-      int bOff,
-      int n,
-      float beta,
-      float[] c) {
-    for (int i = 0; i < rows; i++) {
-      int o = i * n;
-      if (beta == 0f) {
-        java.util.Arrays.fill(c, o, o + n, 0f);
-      } else if (beta != 1f) {
-        for (int j = 0; j < n; j++) {
-          c[o + j] *= beta;
-        }
-      }
-      for (int q = ptr[i]; q < ptr[i + 1]; q++) {
-        float v = val[q];
-        int bo = bOff + col[q] * n;
-        for (int j = 0; j < n; j++) {
-          c[o + j] += v * b[bo + j];
-        }
-      }
-    }
-  }
-
-  @Override
-  public void spmmTransposed(
-      int[] ptr, int[] col, float[] val, int rows, float[] dy, int n, float[] g, int gOff) {
-    for (int i = 0; i < rows; i++) {
-      int o = i * n;
-      for (int q = ptr[i]; q < ptr[i + 1]; q++) {
-        float v = val[q];
-        int go = gOff + col[q] * n;
-        for (int j = 0; j < n; j++) {
-          g[go + j] += v * dy[o + j];
-        }
-      }
-    }
+    CpuKernels.adam(f(params), f(grads), f(m), f(v), n, lr, beta1, beta2, eps, weightDecay, step);
   }
 }

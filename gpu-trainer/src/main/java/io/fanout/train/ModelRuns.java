@@ -730,7 +730,7 @@ public final class ModelRuns {
           float[] probs = new float[lg.length];
           int[] none = new int[n];
           java.util.Arrays.fill(none, -1);
-          model.backend().softmaxCrossEntropy(lg, n, classes, none, probs, null, 0f);
+          model.hostOps().softmaxCrossEntropy(lg, n, classes, none, probs, null, 0f);
           rows =
               PredictionWriter.write(
                   store.dataRoot(), probs, classes, r.predictions(), predRequest);

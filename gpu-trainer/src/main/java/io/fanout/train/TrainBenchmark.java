@@ -10,6 +10,7 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.tensor.FloatTensor;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -166,22 +167,28 @@ public final class TrainBenchmark {
   public static double sgemmGflops(Backend be, int m, int n, int k) {
     float[] a = new float[m * k];
     float[] b = new float[k * n];
-    float[] c = new float[m * n];
     for (int i = 0; i < a.length; i++) {
       a[i] = CounterRng.uniform(1, i);
     }
     for (int i = 0; i < b.length; i++) {
       b[i] = CounterRng.uniform(2, i);
     }
-    be.gemm(false, false, m, n, k, 1f, a, 0, b, 0, 0f, c, 0);
-    double best = 0;
-    for (int r = 0; r < 3; r++) {
-      long t = System.nanoTime();
-      be.gemm(false, false, m, n, k, 1f, a, 0, b, 0, 0f, c, 0);
+    try (FloatTensor ta = be.allocFloat(a.length);
+        FloatTensor tb = be.allocFloat(b.length);
+        FloatTensor tc = be.allocFloat(m * n)) {
+      be.upload(a, 0, ta, 0, a.length);
+      be.upload(b, 0, tb, 0, b.length);
+      be.gemm(false, false, m, n, k, 1f, ta, 0, tb, 0, 0f, tc, 0);
       be.sync();
-      best = Math.max(best, 2.0 * m * n * k / ((System.nanoTime() - t) / 1e9) / 1e9);
+      double best = 0;
+      for (int r = 0; r < 3; r++) {
+        long t = System.nanoTime();
+        be.gemm(false, false, m, n, k, 1f, ta, 0, tb, 0, 0f, tc, 0);
+        be.sync();
+        best = Math.max(best, 2.0 * m * n * k / ((System.nanoTime() - t) / 1e9) / 1e9);
+      }
+      return best;
     }
-    return best;
   }
 
   static long peakHeap() {

@@ -6,7 +6,6 @@ import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
-import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -44,7 +43,7 @@ public final class Trainer {
   private final TrainOptions opts;
   private final GradientReducer reducer;
   private final Adam adam;
-  private final Backend be;
+  private final io.fanout.tensor.HostOps be;
   private float[] probs;
   private float[] dLogits;
   private double bestVal = -1;
@@ -54,7 +53,7 @@ public final class Trainer {
     this.model = model;
     this.opts = opts;
     this.reducer = reducer;
-    this.be = model.backend();
+    this.be = model.hostOps();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
   }
 
@@ -250,7 +249,7 @@ public final class Trainer {
       int rows = mb.numSeeds();
       probs = ensure(probs, rows * classes);
       loss +=
-          model.backend().softmaxCrossEntropy(logits, rows, classes, mb.labels(), probs, null, 1f);
+          model.hostOps().softmaxCrossEntropy(logits, rows, classes, mb.labels(), probs, null, 1f);
       correct += countCorrect(probs, rows, classes, mb.labels());
       for (int l : mb.labels()) {
         total += l >= 0 ? 1 : 0;

@@ -39,7 +39,7 @@ class GradientCheckTest {
     float[] logits = m.forward(b, x, true, 77);
     int rows = b[b.length - 1].numDst();
     float[] probs = new float[rows * m.config().classes()];
-    return m.backend()
+    return m.hostOps()
         .softmaxCrossEntropy(logits, rows, m.config().classes(), labels, probs, null, 1f);
   }
 
@@ -61,7 +61,7 @@ class GradientCheckTest {
     float[] logits = m.forward(b, x, true, 77);
     float[] probs = new float[12];
     float[] d = new float[12];
-    m.backend().softmaxCrossEntropy(logits, 4, 3, labels, probs, d, 1f);
+    m.hostOps().softmaxCrossEntropy(logits, 4, 3, labels, probs, d, 1f);
     m.zeroGrad();
     m.backward(d);
     float[] analytic = m.grads().clone();
@@ -144,7 +144,7 @@ class GradientCheckTest {
         out[sparse] = java.util.Arrays.copyOf(logits, 12);
         float[] probs = new float[12];
         float[] d = new float[12];
-        m.backend().softmaxCrossEntropy(logits, 4, 3, new int[] {0, 2, 1, 1}, probs, d, 1f);
+        m.hostOps().softmaxCrossEntropy(logits, 4, 3, new int[] {0, 2, 1, 1}, probs, d, 1f);
         m.zeroGrad();
         m.backward(d);
         grads[sparse] = m.grads().clone();

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import org.junit.jupiter.api.Test;
 
 class CpuBackendTest {
-  private final CpuBackend be = new CpuBackend();
+  private final HostOps be = HostOps.CPU;
 
   private static float[] rand(int n, long key) {
     float[] a = new float[n];

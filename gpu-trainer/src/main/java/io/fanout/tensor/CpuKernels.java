@@ -1,0 +1,395 @@
+package io.fanout.tensor;
+
+import dev.ludovic.netlib.blas.BLAS;
+import java.util.Arrays;
+
+/**
+ * The CPU implementations of {@link Backend}'s operations over host arrays and element offsets:
+ * dense products through {@code dev.ludovic.netlib} BLAS (its JNI path calls the system OpenBLAS
+ * when it loads, otherwise its Java {@code VectorBLAS}), everything else in plain loops.
+ *
+ * <p>BLAS is column-major; a row-major {@code m x n} matrix is the column-major {@code n x m}
+ * transpose, so {@code C = A B} is computed as {@code C^T = B^T A^T} with the operands swapped.
+ */
+final class CpuKernels {
+  static final BLAS BLAS_IMPL = BLAS.getInstance();
+
+  private CpuKernels() {}
+
+  static void copy2d(
+      int rows,
+      int width,
+      float[] src,
+      int srcOff,
+      int srcStride,
+      float[] dst,
+      int dstOff,
+      int dstStride) {
+    for (int r = 0; r < rows; r++) {
+      System.arraycopy(src, srcOff + r * srcStride, dst, dstOff + r * dstStride, width);
+    }
+  }
+
+  static void axpy(int n, float alpha, float[] x, int xOff, float[] y, int yOff) {
+    for (int i = 0; i < n; i++) {
+      y[yOff + i] += alpha * x[xOff + i];
+    }
+  }
+
+  static void scale(int n, float alpha, float[] x, int off) {
+    for (int i = 0; i < n; i++) {
+      x[off + i] *= alpha;
+    }
+  }
+
+  static void gemm(
+      boolean transA,
+      boolean transB,
+      int m,
+      int n,
+      int k,
+      float alpha,
+      float[] a,
+      int aOff,
+      float[] b,
+      int bOff,
+      float beta,
+      float[] c,
+      int cOff) {
+    if (m == 0 || n == 0) {
+      return;
+    }
+    if (k == 0) {
+      for (int i = 0; i < m * n; i++) {
+        c[cOff + i] = beta == 0f ? 0f : beta * c[cOff + i];
+      }
+      return;
+    }
+    int lda = transA ? m : k;
+    int ldb = transB ? k : n;
+    BLAS_IMPL.sgemm(
+        transB ? "T" : "N",
+        transA ? "T" : "N",
+        n,
+        m,
+        k,
+        alpha,
+        b,
+        bOff,
+        ldb,
+        a,
+        aOff,
+        lda,
+        beta,
+        c,
+        cOff,
+        n);
+  }
+
+  static void addBias(float[] x, int xOff, int rows, int cols, float[] bias, int bOff) {
+    for (int r = 0, p = xOff; r < rows; r++) {
+      for (int j = 0; j < cols; j++, p++) {
+        x[p] += bias[bOff + j];
+      }
+    }
+  }
+
+  static void biasGrad(float[] dy, int dyOff, int rows, int cols, float[] grad, int gOff) {
+    for (int r = 0, p = dyOff; r < rows; r++) {
+      for (int j = 0; j < cols; j++, p++) {
+        grad[gOff + j] += dy[p];
+      }
+    }
+  }
+
+  static void activate(Activation act, float[] x, int off, int n) {
+    int end = off + n;
+    switch (act) {
+      case RELU:
+        for (int i = off; i < end; i++) {
+          if (x[i] < 0f) {
+            x[i] = 0f;
+          }
+        }
+        break;
+      case ELU:
+        for (int i = off; i < end; i++) {
+          if (x[i] < 0f) {
+            x[i] = (float) Math.expm1(x[i]);
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  static void activateBackward(Activation act, float[] y, int yOff, float[] dy, int dyOff, int n) {
+    switch (act) {
+      case RELU:
+        for (int i = 0; i < n; i++) {
+          if (y[yOff + i] <= 0f) {
+            dy[dyOff + i] = 0f;
+          }
+        }
+        break;
+      case ELU:
+        for (int i = 0; i < n; i++) {
+          float yi = y[yOff + i];
+          if (yi < 0f) {
+            dy[dyOff + i] *= yi + 1f;
+          }
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  static void dropout(float[] x, int off, int n, float p, long key) {
+    if (p <= 0f) {
+      return;
+    }
+    float scale = 1f / (1f - p);
+    ColumnParallel.run(
+        n,
+        n,
+        (a, b) -> {
+          for (int i = a; i < b; i++) {
+            x[off + i] = CounterRng.uniform(key, i) < p ? 0f : x[off + i] * scale;
+          }
+        });
+  }
+
+  static void dropoutCsr(int[] ptr, int[] col, float[] val, int rows, int cols, float p, long key) {
+    if (p <= 0f) {
+      return;
+    }
+    float scale = 1f / (1f - p);
+    for (int r = 0; r < rows; r++) {
+      long base = (long) r * cols;
+      for (int q = ptr[r]; q < ptr[r + 1]; q++) {
+        val[q] = CounterRng.uniform(key, base + col[q]) < p ? 0f : val[q] * scale;
+      }
+    }
+  }
+
+  static void aggregate(
+      Aggregation mode,
+      int[] indptr,
+      int pOff,
+      int[] indices,
+      int iOff,
+      int rows,
+      int selfWeight,
+      float[] src,
+      int srcOff,
+      int cols,
+      float[] out,
+      int outOff) {
+    ColumnParallel.run(
+        (long) (indptr[pOff + rows] - indptr[pOff]) * cols + (long) rows * cols,
+        cols,
+        (c0, c1) -> {
+          for (int i = 0; i < rows; i++) {
+            int o = outOff + i * cols;
+            int s = indptr[pOff + i];
+            int e = indptr[pOff + i + 1];
+            if (selfWeight != 0) {
+              System.arraycopy(src, srcOff + i * cols + c0, out, o + c0, c1 - c0);
+            } else {
+              Arrays.fill(out, o + c0, o + c1, 0f);
+            }
+            for (int q = s; q < e; q++) {
+              int so = srcOff + indices[iOff + q] * cols;
+              for (int j = c0; j < c1; j++) {
+                out[o + j] += src[so + j];
+              }
+            }
+            int cnt = e - s + selfWeight;
+            if (mode == Aggregation.MEAN && cnt > 1) {
+              float w = 1f / cnt;
+              for (int j = c0; j < c1; j++) {
+                out[o + j] *= w;
+              }
+            }
+          }
+        });
+  }
+
+  static void aggregateBackward(
+      Aggregation mode,
+      int[] indptr,
+      int pOff,
+      int[] indices,
+      int iOff,
+      int rows,
+      int selfWeight,
+      float[] dOut,
+      int dOutOff,
+      int cols,
+      float[] dSrc,
+      int dSrcOff) {
+    ColumnParallel.run(
+        (long) (indptr[pOff + rows] - indptr[pOff]) * cols + (long) rows * cols,
+        cols,
+        (c0, c1) -> {
+          for (int i = 0; i < rows; i++) {
+            int o = dOutOff + i * cols;
+            int s = indptr[pOff + i];
+            int e = indptr[pOff + i + 1];
+            int cnt = e - s + selfWeight;
+            float w = mode == Aggregation.MEAN && cnt > 1 ? 1f / cnt : 1f;
+            if (selfWeight != 0) {
+              int so = dSrcOff + i * cols;
+              for (int j = c0; j < c1; j++) {
+                dSrc[so + j] += w * dOut[o + j];
+              }
+            }
+            for (int q = s; q < e; q++) {
+              int so = dSrcOff + indices[iOff + q] * cols;
+              for (int j = c0; j < c1; j++) {
+                dSrc[so + j] += w * dOut[o + j];
+              }
+            }
+          }
+        });
+  }
+
+  static double softmaxCrossEntropy(
+      float[] logits,
+      int rows,
+      int classes,
+      int[] labels,
+      float[] probs,
+      float[] dLogits,
+      float scale) {
+    double loss = 0;
+    for (int r = 0; r < rows; r++) {
+      int o = r * classes;
+      float max = Float.NEGATIVE_INFINITY;
+      for (int c = 0; c < classes; c++) {
+        max = Math.max(max, logits[o + c]);
+      }
+      double sum = 0;
+      for (int c = 0; c < classes; c++) {
+        float ex = (float) Math.exp(logits[o + c] - max);
+        probs[o + c] = ex;
+        sum += ex;
+      }
+      float inv = (float) (1.0 / sum);
+      for (int c = 0; c < classes; c++) {
+        probs[o + c] *= inv;
+      }
+      int y = labels[r];
+      if (y >= 0) {
+        loss += Math.log(sum) - (logits[o + y] - max);
+      }
+      if (dLogits != null) {
+        for (int c = 0; c < classes; c++) {
+          dLogits[o + c] = y < 0 ? 0f : (probs[o + c] - (c == y ? 1f : 0f)) * scale;
+        }
+      }
+    }
+    return loss;
+  }
+
+  static int countCorrect(float[] scores, int rows, int classes, int[] labels) {
+    int correct = 0;
+    for (int r = 0; r < rows; r++) {
+      int y = labels[r];
+      if (y < 0) {
+        continue;
+      }
+      int off = r * classes;
+      int best = 0;
+      for (int c = 1; c < classes; c++) {
+        if (scores[off + c] > scores[off + best]) {
+          best = c;
+        }
+      }
+      if (best == y) {
+        correct++;
+      }
+    }
+    return correct;
+  }
+
+  static void adam(
+      float[] params,
+      float[] grads,
+      float[] m,
+      float[] v,
+      int n,
+      float lr,
+      float beta1,
+      float beta2,
+      float eps,
+      float weightDecay,
+      long step) {
+    double c1 = 1.0 - Math.pow(beta1, step);
+    double c2 = 1.0 - Math.pow(beta2, step);
+    float stepSize = (float) (lr / c1);
+    float vCorr = (float) (1.0 / Math.sqrt(c2));
+    for (int i = 0; i < n; i++) {
+      float g = grads[i] + weightDecay * params[i];
+      float mi = beta1 * m[i] + (1f - beta1) * g;
+      float vi = beta2 * v[i] + (1f - beta2) * g * g;
+      m[i] = mi;
+      v[i] = vi;
+      params[i] -= stepSize * mi / ((float) Math.sqrt(vi) * vCorr + eps);
+    }
+  }
+
+  static void spmm(
+      int[] ptr,
+      int[] col,
+      float[] val,
+      int rows,
+      float[] b,
+      int bOff,
+      int n,
+      float beta,
+      float[] c,
+      int cOff) {
+    for (int i = 0; i < rows; i++) {
+      int o = cOff + i * n;
+      if (beta == 0f) {
+        Arrays.fill(c, o, o + n, 0f);
+      } else if (beta != 1f) {
+        for (int j = 0; j < n; j++) {
+          c[o + j] *= beta;
+        }
+      }
+      for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+        float v = val[q];
+        int bo = bOff + col[q] * n;
+        for (int j = 0; j < n; j++) {
+          c[o + j] += v * b[bo + j];
+        }
+      }
+    }
+  }
+
+  static void spmmTransposed(
+      int[] ptr,
+      int[] col,
+      float[] val,
+      int rows,
+      float[] dy,
+      int dyOff,
+      int n,
+      float[] g,
+      int gOff) {
+    for (int i = 0; i < rows; i++) {
+      int o = dyOff + i * n;
+      for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+        float v = val[q];
+        int go = gOff + col[q] * n;
+        for (int j = 0; j < n; j++) {
+          g[go + j] += v * dy[o + j];
+        }
+      }
+    }
+  }
+}
