@@ -1,6 +1,7 @@
 package io.fanout.dist;
 
 import io.fanout.train.GradientReducer;
+import java.util.function.Supplier;
 
 /**
  * A {@link MeshAllReduce} that first checks that every replica holds bit-identical parameters: at
@@ -9,14 +10,16 @@ import io.fanout.train.GradientReducer;
  */
 public final class VerifyingReducer implements GradientReducer {
   private final MeshAllReduce mesh;
-  private final float[] params;
-  private final int count;
+  private final Supplier<float[]> params;
   private long steps;
 
-  public VerifyingReducer(MeshAllReduce mesh, float[] params, int count) {
+  /**
+   * @param params reads the replica's current parameters to the host (e.g. {@code model::params});
+   *     called once per step
+   */
+  public VerifyingReducer(MeshAllReduce mesh, Supplier<float[]> params) {
     this.mesh = mesh;
     this.params = params;
-    this.count = count;
   }
 
   @Override
@@ -28,7 +31,8 @@ public final class VerifyingReducer implements GradientReducer {
 
   /** Compares the parameters' checksum across replicas now; every replica must call it. */
   public void verifyNow() {
-    long[] all = mesh.allGather(ParameterChecksum.of(params, count));
+    float[] current = params.get();
+    long[] all = mesh.allGather(ParameterChecksum.of(current, current.length));
     for (int p = 1; p < all.length; p++) {
       if (all[p] != all[0]) {
         throw new IllegalStateException(

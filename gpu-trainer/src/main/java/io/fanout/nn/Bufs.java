@@ -1,6 +1,6 @@
 package io.fanout.nn;
 
-/** Grow-only scratch arrays, reused across batches. */
+/** Grow-only host scratch arrays, reused across batches. */
 final class Bufs {
   private Bufs() {}
 

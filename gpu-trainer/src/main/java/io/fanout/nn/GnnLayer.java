@@ -1,16 +1,19 @@
 package io.fanout.nn;
 
 import io.fanout.tensor.Activation;
+import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
-import io.fanout.tensor.HostOps;
-import java.util.Arrays;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.TensorBufs;
 
 /**
- * One GNN layer over a {@link Block}. Parameters and gradients live in the model's flat arrays at
- * fixed offsets; activations are kept in grow-only buffers for the backward pass.
+ * One GNN layer over a {@link DeviceBlock}. Parameters and gradients live in the model's flat
+ * tensors at fixed offsets; activations are kept in grow-only tensors of the backend for the
+ * backward pass.
  */
 abstract class GnnLayer {
-  final HostOps be;
+  final Backend be;
   final int index;
   final int in;
   final int out;
@@ -22,16 +25,20 @@ abstract class GnnLayer {
   boolean sparseInput = true;
 
   // Saved by forward for backward.
-  Block block;
+  DeviceBlock block;
   boolean dropped;
   long dropKey;
-  float[] xd; // dropped-out input, numSrc x in
-  float[] y; // output, numDst x out
-  float[] dx; // input gradient, numSrc x in
-  final SparseRows sp = new SparseRows();
-  boolean sparse; // layer 0 with sparse input: xd also held as CSR in sp
+  FloatTensor xd; // dropped-out input, numSrc x in
+  FloatTensor y; // output, numDst x out
+  FloatTensor dx; // input gradient, numSrc x in
+  boolean sparse; // layer 0 with sparse input: the input is the CSR matrix below
+  private IntTensor spPtr;
+  private IntTensor spCol;
+  private FloatTensor spVal;
+  private int[] spHostPtr;
+  private FloatTensor spDropped; // the CSR values after dropout
 
-  GnnLayer(HostOps be, int index, int in, int out, boolean last, Activation act, float dropout) {
+  GnnLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
     this.be = be;
     this.index = index;
     this.in = in;
@@ -52,12 +59,12 @@ abstract class GnnLayer {
       int n,
       int k,
       float alpha,
-      float[] a,
+      FloatTensor a,
       int aOff,
-      float[] b,
+      FloatTensor b,
       int bOff,
       float beta,
-      float[] c,
+      FloatTensor c,
       int cOff) {
     long t0 = System.nanoTime();
     be.gemm(ta, tb, m, n, k, alpha, a, aOff, b, bOff, beta, c, cOff);
@@ -72,33 +79,48 @@ abstract class GnnLayer {
   abstract void init(float[] params, long key);
 
   /**
-   * Computes the layer over {@code x} ({@code numSrc x in}); the result ({@code numDst x out}) is
-   * valid until the next forward call.
+   * Computes the layer over the dense input {@code x} ({@code numSrc x in}) or, when {@code x} is
+   * null, the batch's CSR input features; the result ({@code numDst x out}) is valid until the next
+   * forward call.
    */
-  final float[] forward(float[] params, Block b, float[] x, boolean train, long batchKey) {
+  final FloatTensor forward(
+      FloatTensor params,
+      DeviceBlock b,
+      FloatTensor x,
+      BatchTensors batch,
+      boolean train,
+      long key) {
     block = b;
     long n = (long) b.numSrc() * in;
     dropped = train && dropout > 0f;
     if (dropped) {
-      dropKey = CounterRng.key(batchKey, index);
+      dropKey = CounterRng.key(key, index);
     }
-    y = Bufs.ensure(y, (long) b.numDst() * out);
-    sparse = index == 0 && sparseInput && sp.build(x, b.numSrc(), in);
+    y = TensorBufs.ensure(be, y, (long) b.numDst() * out);
+    sparse = x == null;
     if (sparse) {
-      // Dropout on the non-zeros only, with the dense positions' masks: the same values as
-      // dropping out the dense copy, without copying or hashing the zeros.
+      spPtr = batch.csrPtr();
+      spCol = batch.csrCol();
+      spHostPtr = batch.hostCsrPtr();
+      spVal = batch.csrVal();
       if (dropped) {
-        sp.dropout(in, dropout, dropKey);
+        // Dropout on the non-zeros only, with the dense positions' masks: the same values as
+        // dropping out the dense copy, without copying or hashing the zeros.
+        int nnz = spHostPtr[b.numSrc()];
+        spDropped = TensorBufs.ensure(be, spDropped, nnz);
+        be.copy(spVal, 0, spDropped, 0, nnz);
+        be.dropoutCsr(spPtr, spCol, spDropped, b.numSrc(), in, dropout, dropKey);
+        spVal = spDropped;
       }
     } else {
-      xd = Bufs.ensure(xd, n);
-      System.arraycopy(x, 0, xd, 0, (int) n);
+      xd = TensorBufs.ensure(be, xd, n);
+      be.copy(x, 0, xd, 0, (int) n);
       if (dropped) {
-        be.dropout(xd, (int) n, dropout, dropKey);
+        be.dropout(xd, 0, (int) n, dropout, dropKey);
       }
     }
     compute(params);
-    be.activate(act, y, b.numDst() * out);
+    be.activate(act, y, 0, b.numDst() * out);
     return y;
   }
 
@@ -106,44 +128,55 @@ abstract class GnnLayer {
    * Accumulates parameter gradients from {@code dy} (overwritten) and returns the input gradient
    * ({@code numSrc x in}) when {@code needInputGrad}, else null.
    */
-  final float[] backward(float[] params, float[] grads, float[] dy, boolean needInputGrad) {
+  final FloatTensor backward(
+      FloatTensor params, FloatTensor grads, FloatTensor dy, boolean needInputGrad) {
     int rows = block.numDst();
-    be.activateBackward(act, y, dy, rows * out);
-    float[] g = null;
+    be.activateBackward(act, y, 0, dy, 0, rows * out);
+    FloatTensor g = null;
     if (needInputGrad) {
       int n = block.numSrc() * in;
-      dx = Bufs.ensure(dx, n);
-      Arrays.fill(dx, 0, n, 0f);
+      dx = TensorBufs.ensure(be, dx, n);
+      be.zero(dx, 0, n);
       g = dx;
     }
     gradients(params, grads, dy, g);
     if (g != null && dropped) {
-      be.dropout(g, block.numSrc() * in, dropout, dropKey);
+      be.dropout(g, 0, block.numSrc() * in, dropout, dropKey);
     }
     return g;
   }
 
   /** A timed, counted sparse product {@code c = S[0..rows) b + beta c}. */
-  final void spmm(int rows, float[] b, int bOff, int n, float beta, float[] c) {
+  final void spmm(int rows, FloatTensor b, int bOff, int n, float beta, FloatTensor c) {
     long t0 = System.nanoTime();
-    be.spmm(sp.ptr, sp.col, sp.val, rows, b, bOff, n, beta, c);
+    be.spmm(spPtr, spCol, spVal, rows, b, bOff, n, beta, c, 0);
     gemmNanos += System.nanoTime() - t0;
-    flops += 2L * sp.ptr[rows] * n;
+    flops += 2L * spHostPtr[rows] * n;
   }
 
   /** A timed, counted {@code g += S[0..rows)^T dy}. */
-  final void spmmT(int rows, float[] dy, int n, float[] g, int gOff) {
+  final void spmmT(int rows, FloatTensor dy, int n, FloatTensor g, int gOff) {
     long t0 = System.nanoTime();
-    be.spmmTransposed(sp.ptr, sp.col, sp.val, rows, dy, n, g, gOff);
+    be.spmmTransposed(spPtr, spCol, spVal, rows, dy, 0, n, g, gOff);
     gemmNanos += System.nanoTime() - t0;
-    flops += 2L * sp.ptr[rows] * n;
+    flops += 2L * spHostPtr[rows] * n;
   }
 
   /** {@code y = f(xd)} before the activation. */
-  abstract void compute(float[] params);
+  abstract void compute(FloatTensor params);
 
   /** Parameter gradients from {@code dy}; adds the input gradient into {@code dxd} if non-null. */
-  abstract void gradients(float[] params, float[] grads, float[] dy, float[] dxd);
+  abstract void gradients(FloatTensor params, FloatTensor grads, FloatTensor dy, FloatTensor dxd);
+
+  /** Frees this layer's buffers. */
+  void free() {
+    for (FloatTensor t : new FloatTensor[] {xd, y, dx, spDropped}) {
+      if (t != null) {
+        be.free(t);
+      }
+    }
+    xd = y = dx = spDropped = null;
+  }
 
   static void glorot(float[] p, int off, int fanIn, int fanOut, long key) {
     float a = (float) Math.sqrt(6.0 / (fanIn + fanOut));

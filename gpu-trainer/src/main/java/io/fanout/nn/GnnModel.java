@@ -3,24 +3,35 @@ package io.fanout.nn;
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
-import io.fanout.tensor.HostOps;
-import java.util.Arrays;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.TensorBufs;
 
 /**
- * A stack of GNN layers whose parameters are one contiguous {@code float[]} and whose gradients are
- * another of the same length, so that a {@link io.fanout.train.GradientReducer} exchanges them in
- * one call and the optimizer updates them in one pass. Layer {@code l} (0-based) runs on block
- * {@code l} of the array {@link Block#of} returns; the last layer outputs class logits.
+ * A stack of GNN layers whose parameters are one contiguous tensor of the model's {@link Backend}
+ * and whose gradients are another of the same length, so that a {@link
+ * io.fanout.train.GradientReducer} exchanges them in one call and the optimizer updates them in one
+ * pass. Layer {@code l} (0-based) runs on block {@code l} of the array {@link Block#of} returns;
+ * the last layer outputs class logits.
+ *
+ * <p>Data stays on the backend: a training step {@link #upload uploads} a batch, runs {@link
+ * #forward(BatchTensors, boolean, long)} and {@link #backward(FloatTensor)} on tensors, and reads
+ * nothing back. The methods that take or return host arrays ({@link #params()}, {@link
+ * #loadParams}, {@link #forward(Block[], float[], boolean, long)}, {@link #forwardLayer}, {@link
+ * #layerOutput}) copy across explicitly, for checkpoints, inference and tests.
  *
  * <p>Not thread-safe: one model per training thread.
  */
-public final class GnnModel {
+public final class GnnModel implements AutoCloseable {
   private final ModelConfig cfg;
   private final Backend be;
   private final GnnLayer[] layers;
-  private final float[] params;
-  private final float[] grads;
-  private float[] dyBuf;
+  private final int numParams;
+  private final FloatTensor params;
+  private final FloatTensor grads;
+  private final BatchTensors batch;
+  private FloatTensor dyBuf;
+  private FloatTensor dLogitsUp;
+  private float[] hostOut;
 
   public GnnModel(ModelConfig cfg, Backend be) {
     this.cfg = cfg;
@@ -34,16 +45,18 @@ public final class GnnModel {
       int out = last ? cfg.classes() : cfg.hidden();
       layers[l] =
           cfg.kind().equals("sage")
-              ? new SageLayer(HostOps.CPU, l, in, out, last, act, cfg.dropout())
-              : new GcnLayer(HostOps.CPU, l, in, out, last, act, cfg.dropout());
+              ? new SageLayer(be, l, in, out, last, act, cfg.dropout())
+              : new GcnLayer(be, l, in, out, last, act, cfg.dropout());
       long next = layers[l].allocate(offset);
       if (next > Integer.MAX_VALUE - 8) {
         throw new IllegalArgumentException("model has more than 2^31 parameters");
       }
       offset = (int) next;
     }
-    params = new float[offset];
-    grads = new float[offset];
+    numParams = offset;
+    params = be.allocFloat(offset);
+    grads = be.allocFloat(offset);
+    batch = new BatchTensors(be);
   }
 
   public ModelConfig config() {
@@ -54,30 +67,49 @@ public final class GnnModel {
     return be;
   }
 
-  /** TEMPORARY until the port to tensor handles. */
-  public HostOps hostOps() {
-    return HostOps.CPU;
-  }
-
   public int numParams() {
-    return params.length;
+    return numParams;
   }
 
-  /** All parameters, contiguous; layers read them at fixed offsets. */
-  public float[] params() {
+  /** All parameters, contiguous, on the backend; layers read them at fixed offsets. */
+  public FloatTensor paramTensor() {
     return params;
   }
 
-  /** All gradients, contiguous, aligned with {@link #params()}. */
-  public float[] grads() {
+  /** All gradients, contiguous, aligned with {@link #paramTensor()}. */
+  public FloatTensor gradTensor() {
     return grads;
+  }
+
+  /** A host copy of all parameters (a download). */
+  public float[] params() {
+    float[] p = new float[numParams];
+    be.download(params, 0, p, 0, numParams);
+    return p;
+  }
+
+  /** A host copy of all gradients (a download). */
+  public float[] grads() {
+    float[] g = new float[numParams];
+    be.download(grads, 0, g, 0, numParams);
+    return g;
+  }
+
+  /** Replaces all parameters with {@code p[0 .. numParams())} (an upload). */
+  public void loadParams(float[] p) {
+    if (p.length < numParams) {
+      throw new IllegalArgumentException("expected " + numParams + " parameters, got " + p.length);
+    }
+    be.upload(p, 0, params, 0, numParams);
   }
 
   /** Glorot-uniform weights and zero biases, a pure function of {@code seed}. */
   public void init(long seed) {
+    float[] p = new float[numParams];
     for (int l = 0; l < layers.length; l++) {
-      layers[l].init(params, CounterRng.key(seed, 0x1417, l, 0));
+      layers[l].init(p, CounterRng.key(seed, 0x1417, l, 0));
     }
+    loadParams(p);
   }
 
   /**
@@ -91,41 +123,84 @@ public final class GnnModel {
   }
 
   public void zeroGrad() {
-    Arrays.fill(grads, 0f);
+    be.zero(grads, 0, numParams);
   }
 
   /**
-   * Runs all layers; returns the logits of the last block's destinations ({@code
-   * blocks[L-1].numDst() x classes}, row-major), valid until the next forward call.
+   * Uploads a batch into the model's batch tensors (the only host-to-backend copy of a step): its
+   * {@code blocks}, the input features {@code x} of {@code blocks[0].numSrc()} nodes (row-major)
+   * and the labels of its first {@code numLabels} destinations ({@code labels} may be null).
+   * Returns the tensors, valid until the next upload.
+   */
+  public BatchTensors upload(Block[] blocks, float[] x, int[] labels, int numLabels) {
+    checkBlocks(blocks.length);
+    batch.upload(blocks, x, cfg.inDim(), layers[0].sparseInput, labels, numLabels);
+    return batch;
+  }
+
+  private void checkBlocks(int n) {
+    if (n != layers.length) {
+      throw new IllegalArgumentException(
+          "the batch has " + n + " blocks but the model " + layers.length + " layers");
+    }
+  }
+
+  /**
+   * Runs all layers on an uploaded batch; returns the logits of the last block's destinations
+   * ({@code numDst x classes}, row-major, from element 0), valid until the next forward call.
    *
-   * @param x input features of {@code blocks[0].numSrc()} nodes, row-major
    * @param train applies dropout when true
    * @param batchKey the counter-based key of this batch (dropout masks derive from it)
    */
-  public float[] forward(Block[] blocks, float[] x, boolean train, long batchKey) {
-    if (blocks.length != layers.length) {
-      throw new IllegalArgumentException(
-          "the batch has " + blocks.length + " blocks but the model " + layers.length + " layers");
-    }
-    float[] h = x;
+  public FloatTensor forward(BatchTensors b, boolean train, long batchKey) {
+    checkBlocks(b.numBlocks());
+    FloatTensor h = b.features();
     for (int l = 0; l < layers.length; l++) {
-      h = layers[l].forward(params, blocks[l], h, train, batchKey);
+      h = layers[l].forward(params, b.block(l), h, b, train, batchKey);
     }
     return h;
   }
 
-  /** Runs layer {@code l} alone in inference mode (no dropout), for layer-wise inference. */
+  /**
+   * Uploads the batch, runs all layers and downloads the logits of the last block's destinations
+   * ({@code blocks[L-1].numDst() x classes}, row-major) into a host array valid until the next call
+   * that returns one.
+   */
+  public float[] forward(Block[] blocks, float[] x, boolean train, long batchKey) {
+    upload(blocks, x, null, 0);
+    FloatTensor lg = forward(batch, train, batchKey);
+    return download(lg, blocks[blocks.length - 1].numDst() * cfg.classes());
+  }
+
+  /**
+   * Runs layer {@code l} alone in inference mode (no dropout) on {@code block} with input {@code x}
+   * ({@code numSrc x layer input width}), for layer-wise inference; returns its output ({@code
+   * numDst x layerOutDim(l)}) in a host array valid until the next call that returns one.
+   */
   public float[] forwardLayer(int l, Block block, float[] x) {
-    return layers[l].forward(params, block, x, false, 0L);
+    GnnLayer layer = layers[l];
+    batch.upload(new Block[] {block}, x, layer.in, l == 0 && layer.sparseInput, null, 0);
+    FloatTensor y = layer.forward(params, batch.block(0), batch.features(), batch, false, 0L);
+    return download(y, block.numDst() * layer.out);
   }
 
   /**
    * Output of layer {@code l} from the last forward call ({@code numDst x layerOutDim(l)} of its
-   * block, row-major; the first rows are the next block's destinations), valid until the next
-   * forward call.
+   * block, row-major; the first rows are the next block's destinations), downloaded into a new host
+   * array.
    */
   public float[] layerOutput(int l) {
-    return layers[l].y;
+    GnnLayer layer = layers[l];
+    int n = layer.block.numDst() * layer.out;
+    float[] h = new float[n];
+    be.download(layer.y, 0, h, 0, n);
+    return h;
+  }
+
+  private float[] download(FloatTensor t, int n) {
+    hostOut = Bufs.ensure(hostOut, n);
+    be.download(t, 0, hostOut, 0, n);
+    return hostOut;
   }
 
   /** Output width of layer {@code l}. */
@@ -156,17 +231,43 @@ public final class GnnModel {
   }
 
   /**
-   * Accumulates into {@link #grads()} the gradients of the loss whose derivative with respect to
-   * the last forward's logits is {@code dLogits}.
+   * Accumulates into {@link #gradTensor()} the gradients of the loss whose derivative with respect
+   * to the last forward's logits is {@code dLogits} (read, not changed).
    */
+  public void backward(FloatTensor dLogits) {
+    GnnLayer lastLayer = layers[layers.length - 1];
+    int n = lastLayer.block.numDst() * lastLayer.out;
+    dyBuf = TensorBufs.ensure(be, dyBuf, n);
+    be.copy(dLogits, 0, dyBuf, 0, n);
+    FloatTensor dy = dyBuf;
+    for (int l = layers.length - 1; l >= 0; l--) {
+      dy = layers[l].backward(params, grads, dy, l > 0);
+    }
+  }
+
+  /** As {@link #backward(FloatTensor)} with host logit gradients (uploaded first). */
   public void backward(float[] dLogits) {
     GnnLayer lastLayer = layers[layers.length - 1];
     int n = lastLayer.block.numDst() * lastLayer.out;
-    dyBuf = Bufs.ensure(dyBuf, n);
-    System.arraycopy(dLogits, 0, dyBuf, 0, n);
-    float[] dy = dyBuf;
-    for (int l = layers.length - 1; l >= 0; l--) {
-      dy = layers[l].backward(params, grads, dy, l > 0);
+    dLogitsUp = TensorBufs.ensure(be, dLogitsUp, n);
+    be.upload(dLogits, 0, dLogitsUp, 0, n);
+    backward(dLogitsUp);
+  }
+
+  /** Frees every tensor of the model; it must not be used afterwards. */
+  @Override
+  public void close() {
+    for (GnnLayer l : layers) {
+      l.free();
+    }
+    batch.close();
+    be.free(params);
+    be.free(grads);
+    if (dyBuf != null) {
+      be.free(dyBuf);
+    }
+    if (dLogitsUp != null) {
+      be.free(dLogitsUp);
     }
   }
 }

@@ -2,8 +2,10 @@ package io.fanout.nn;
 
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Aggregation;
+import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
-import io.fanout.tensor.HostOps;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.TensorBufs;
 
 /**
  * GraphSAGE with the mean aggregator: {@code h_dst = act(x_dst W_self + mean_{src in N(dst)} x_src
@@ -13,12 +15,12 @@ final class SageLayer extends GnnLayer {
   private int wSelf;
   private int wNeigh;
   private int bias;
-  private float[] agg;
-  private float[] dAgg;
-  private float[] cat; // [x_dst | agg], then its gradient
-  private float[] z; // sparse path: xd W_neigh for all sources
+  private FloatTensor agg;
+  private FloatTensor dAgg;
+  private FloatTensor cat; // [x_dst | agg], then its gradient
+  private FloatTensor z; // sparse path: xd W_neigh for all sources
 
-  SageLayer(HostOps be, int index, int in, int out, boolean last, Activation act, float dropout) {
+  SageLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
     super(be, index, in, out, last, act, dropout);
   }
 
@@ -38,58 +40,68 @@ final class SageLayer extends GnnLayer {
   }
 
   @Override
-  void compute(float[] p) {
+  void compute(FloatTensor p) {
     int rows = block.numDst();
     if (sparse) {
       // Project, then aggregate: mean(x) W = mean(x W), and x W is cheap when x is sparse.
       int src = block.numSrc();
-      z = Bufs.ensure(z, (long) src * out);
+      z = TensorBufs.ensure(be, z, (long) src * out);
       spmm(src, p, wNeigh, out, 0f, z);
-      be.aggregate(Aggregation.MEAN, block.indptr(), block.indices(), rows, 0, z, out, y);
+      be.aggregate(
+          Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, z, 0, out, y, 0);
       spmm(rows, p, wSelf, out, 1f, y);
-      be.addBias(y, rows, out, p, bias);
+      be.addBias(y, 0, rows, out, p, bias);
       return;
     }
-    agg = Bufs.ensure(agg, (long) rows * in);
-    be.aggregate(Aggregation.MEAN, block.indptr(), block.indices(), rows, 0, xd, in, agg);
+    agg = TensorBufs.ensure(be, agg, (long) rows * in);
+    be.aggregate(
+        Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, xd, 0, in, agg, 0);
     // Concat form: [x_dst | mean(x_src)] (rows x 2in) times [W_self; W_neigh] (2in x out), which
-    // are adjacent in the parameter array: one product with twice the inner dimension.
-    cat = Bufs.ensure(cat, (long) rows * 2 * in);
-    for (int r = 0; r < rows; r++) {
-      System.arraycopy(xd, r * in, cat, 2 * r * in, in);
-      System.arraycopy(agg, r * in, cat, (2 * r + 1) * in, in);
-    }
+    // are adjacent in the parameter tensor: one product with twice the inner dimension.
+    cat = TensorBufs.ensure(be, cat, (long) rows * 2 * in);
+    be.copy2d(rows, in, xd, 0, in, cat, 0, 2 * in);
+    be.copy2d(rows, in, agg, 0, in, cat, in, 2 * in);
     gemm(false, false, rows, out, 2 * in, 1f, cat, 0, p, wSelf, 0f, y, 0);
-    be.addBias(y, rows, out, p, bias);
+    be.addBias(y, 0, rows, out, p, bias);
   }
 
   @Override
-  void gradients(float[] p, float[] g, float[] dy, float[] dxd) {
+  void gradients(FloatTensor p, FloatTensor g, FloatTensor dy, FloatTensor dxd) {
     int rows = block.numDst();
     if (sparse) {
       int src = block.numSrc();
       spmmT(rows, dy, out, g, wSelf);
-      z = Bufs.ensure(z, (long) src * out);
-      java.util.Arrays.fill(z, 0, src * out, 0f);
-      be.aggregateBackward(Aggregation.MEAN, block.indptr(), block.indices(), rows, 0, dy, out, z);
+      z = TensorBufs.ensure(be, z, (long) src * out);
+      be.zero(z, 0, src * out);
+      be.aggregateBackward(
+          Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, dy, 0, out, z, 0);
       spmmT(src, z, out, g, wNeigh);
-      be.biasGrad(dy, rows, out, g, bias);
+      be.biasGrad(dy, 0, rows, out, g, bias);
       if (dxd != null) {
         throw new IllegalStateException("the sparse path has no input gradient");
       }
       return;
     }
     gemm(true, false, 2 * in, out, rows, 1f, cat, 0, dy, 0, 1f, g, wSelf);
-    be.biasGrad(dy, rows, out, g, bias);
+    be.biasGrad(dy, 0, rows, out, g, bias);
     if (dxd != null) {
       gemm(false, true, rows, 2 * in, out, 1f, dy, 0, p, wSelf, 0f, cat, 0);
-      dAgg = Bufs.ensure(dAgg, (long) rows * in);
-      for (int r = 0; r < rows; r++) {
-        System.arraycopy(cat, 2 * r * in, dxd, r * in, in);
-        System.arraycopy(cat, (2 * r + 1) * in, dAgg, r * in, in);
-      }
+      dAgg = TensorBufs.ensure(be, dAgg, (long) rows * in);
+      be.copy2d(rows, in, cat, 0, 2 * in, dxd, 0, in);
+      be.copy2d(rows, in, cat, in, 2 * in, dAgg, 0, in);
       be.aggregateBackward(
-          Aggregation.MEAN, block.indptr(), block.indices(), rows, 0, dAgg, in, dxd);
+          Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, dAgg, 0, in, dxd, 0);
     }
+  }
+
+  @Override
+  void free() {
+    super.free();
+    for (FloatTensor t : new FloatTensor[] {agg, dAgg, cat, z}) {
+      if (t != null) {
+        be.free(t);
+      }
+    }
+    agg = dAgg = cat = z = null;
   }
 }

@@ -1,8 +1,8 @@
 package io.fanout.nn;
 
 /**
- * A CSR copy of a row-major dense matrix, built when the input features are sparse enough that
- * sparse products beat dense BLAS (bag-of-words features with ~1% non-zeros).
+ * A host CSR copy of a row-major dense matrix, built at batch upload when the input features are
+ * sparse enough that sparse products beat dense BLAS (bag-of-words features with ~1% non-zeros).
  */
 final class SparseRows {
   /** Use the sparse path below this fraction of non-zeros. */
@@ -11,15 +11,14 @@ final class SparseRows {
   int[] ptr = new int[1];
   int[] col = new int[0];
   float[] val = new float[0];
+  int rows;
 
   /**
    * Converts {@code x[0 .. rows*cols)}; returns false (leaving this unusable) when the density
    * exceeds {@link #MAX_DENSITY}.
    */
-  int builtRows;
-
   boolean build(float[] x, int rows, int cols) {
-    builtRows = rows;
+    this.rows = rows;
     long limit = (long) (MAX_DENSITY * rows * cols) + 1;
     if (ptr.length < rows + 1) {
       ptr = new int[rows + 1];
@@ -53,18 +52,7 @@ final class SparseRows {
     return true;
   }
 
-  /**
-   * Inverted dropout of the stored values, element {@code (r, c)} masked by {@code
-   * CounterRng.uniform(key, r * cols + c)} exactly as {@link io.fanout.tensor.Backend#dropout}
-   * masks the dense matrix.
-   */
-  void dropout(int cols, float p, long key) {
-    float scale = 1f / (1f - p);
-    for (int r = 0; r < builtRows; r++) {
-      long base = (long) r * cols;
-      for (int q = ptr[r]; q < ptr[r + 1]; q++) {
-        val[q] = io.fanout.tensor.CounterRng.uniform(key, base + col[q]) < p ? 0f : val[q] * scale;
-      }
-    }
+  int nnz() {
+    return ptr[rows];
   }
 }

@@ -21,6 +21,16 @@ public final class CpuBackend implements Backend {
     return CpuKernels.BLAS_IMPL.getClass().getSimpleName();
   }
 
+  /**
+   * The row softmax of host logits ({@code rows x classes}) into {@code probs}, with the same
+   * arithmetic as {@link #softmaxCrossEntropy}; for outputs already read back (predictions).
+   */
+  public static void softmax(float[] logits, int rows, int classes, float[] probs) {
+    int[] none = new int[rows];
+    Arrays.fill(none, -1);
+    CpuKernels.softmaxCrossEntropy(logits, rows, classes, none, probs, null, 0f);
+  }
+
   @Override
   public String name() {
     return "cpu(" + blasName() + ")";

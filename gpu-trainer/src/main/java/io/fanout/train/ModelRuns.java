@@ -15,6 +15,7 @@ import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backends;
+import io.fanout.tensor.CpuBackend;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -441,7 +442,7 @@ public final class ModelRuns {
               + ")");
     }
     GnnModel model = new GnnModel(cfg, Backends.select());
-    System.arraycopy(ck.params(), 0, model.params(), 0, model.numParams());
+    model.loadParams(ck.params());
     return model;
   }
 
@@ -728,9 +729,7 @@ public final class ModelRuns {
         if (writePred) {
           int n = lg.length / classes;
           float[] probs = new float[lg.length];
-          int[] none = new int[n];
-          java.util.Arrays.fill(none, -1);
-          model.hostOps().softmaxCrossEntropy(lg, n, classes, none, probs, null, 0f);
+          CpuBackend.softmax(lg, n, classes, probs);
           rows =
               PredictionWriter.write(
                   store.dataRoot(), probs, classes, r.predictions(), predRequest);

@@ -1,12 +1,16 @@
 package io.fanout.train;
 
 import io.fanout.nn.Adam;
+import io.fanout.nn.BatchTensors;
 import io.fanout.nn.Block;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.TensorBufs;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -35,7 +39,7 @@ import java.util.function.BooleanSupplier;
  * of (seed, epoch, batch index from the shard, layer, position); all reductions run in a fixed
  * order. The same seed, batches and thread count give bit-identical parameters.
  */
-public final class Trainer {
+public final class Trainer implements AutoCloseable {
   /** Metrics file in the model directory: one JSON object per epoch. */
   public static final String METRICS = "metrics.jsonl";
 
@@ -43,9 +47,10 @@ public final class Trainer {
   private final TrainOptions opts;
   private final GradientReducer reducer;
   private final Adam adam;
-  private final io.fanout.tensor.HostOps be;
-  private float[] probs;
-  private float[] dLogits;
+  private final Backend be;
+  private FloatTensor probs;
+  private FloatTensor dLogits;
+  private float[] hostGrads;
   private double bestVal = -1;
   private BooleanSupplier cancelled = () -> false;
 
@@ -53,7 +58,7 @@ public final class Trainer {
     this.model = model;
     this.opts = opts;
     this.reducer = reducer;
-    this.be = model.hostOps();
+    this.be = model.backend();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
   }
 
@@ -69,6 +74,16 @@ public final class Trainer {
 
   public GnnModel model() {
     return model;
+  }
+
+  /** Frees the trainer's tensors (optimizer state, loss buffers); the model stays. */
+  @Override
+  public void close() {
+    adam.close();
+    TensorBufs.free(be, probs);
+    TensorBufs.free(be, dLogits);
+    probs = null;
+    dLogits = null;
   }
 
   public Adam optimizer() {
@@ -91,29 +106,46 @@ public final class Trainer {
   public StepStats step(TrainBatch b, int epoch, float lr) {
     MiniBatch mb = b.batch();
     checkBatch(mb, b.dim());
-    Block[] blocks = Block.of(mb);
-    float[] logits =
-        model.forward(blocks, b.features(), true, batchKey(opts.seed(), epoch, mb.batch()));
     int rows = mb.numSeeds();
     int classes = model.config().classes();
     int[] labels = mb.labels();
+    BatchTensors t = model.upload(Block.of(mb), b.features(), labels, rows);
+    FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()));
     int labeled = 0;
     for (int i = 0; i < rows; i++) {
       if (labels[i] >= 0) {
         labeled++;
       }
     }
-    probs = ensure(probs, rows * classes);
-    dLogits = ensure(dLogits, rows * classes);
+    probs = TensorBufs.ensure(be, probs, (long) rows * classes);
+    dLogits = TensorBufs.ensure(be, dLogits, (long) rows * classes);
     double loss =
         be.softmaxCrossEntropy(
-            logits, rows, classes, labels, probs, dLogits, labeled == 0 ? 0f : 1f / labeled);
-    int correct = countCorrect(probs, rows, classes, labels);
+            logits, rows, classes, t.labels(), probs, dLogits, labeled == 0 ? 0f : 1f / labeled);
+    int correct = be.countCorrect(probs, rows, classes, t.labels());
     model.zeroGrad();
     model.backward(dLogits);
-    reducer.allReduceMean(model.grads(), model.numParams());
-    adam.update(model.params(), model.grads(), lr);
+    exchangeGradients();
+    adam.update(model.paramTensor(), model.gradTensor(), lr);
     return new StepStats(loss, labeled, correct);
+  }
+
+  /**
+   * Replaces the gradients with their mean over the replicas: download, {@link
+   * GradientReducer#allReduceMean}, upload. A single-process run ({@link GradientReducer#LOCAL})
+   * has nothing to exchange and leaves them on the backend.
+   */
+  private void exchangeGradients() {
+    if (reducer == GradientReducer.LOCAL) {
+      return;
+    }
+    int n = model.numParams();
+    if (hostGrads == null) {
+      hostGrads = new float[n];
+    }
+    be.download(model.gradTensor(), 0, hostGrads, 0, n);
+    reducer.allReduceMean(hostGrads, n);
+    be.upload(hostGrads, 0, model.gradTensor(), 0, n);
   }
 
   private void checkBatch(MiniBatch mb, int dim) {
@@ -148,16 +180,6 @@ public final class Trainer {
     }
   }
 
-  static int countCorrect(float[] probs, int rows, int classes, int[] labels) {
-    int correct = 0;
-    for (int r = 0; r < rows; r++) {
-      if (labels[r] >= 0 && argmax(probs, r * classes, classes) == labels[r]) {
-        correct++;
-      }
-    }
-    return correct;
-  }
-
   static int argmax(float[] a, int off, int n) {
     int best = 0;
     for (int c = 1; c < n; c++) {
@@ -166,10 +188,6 @@ public final class Trainer {
       }
     }
     return best;
-  }
-
-  private static float[] ensure(float[] a, int n) {
-    return a != null && a.length >= n ? a : new float[n];
   }
 
   /**
@@ -237,24 +255,29 @@ public final class Trainer {
    * Accuracy and loss of {@code model} over the labeled seeds of {@code stream}, without dropout.
    */
   public static Accuracy evaluate(GnnModel model, BatchStream stream) {
+    Backend be = model.backend();
     int classes = model.config().classes();
-    float[] probs = new float[0];
+    FloatTensor probs = null;
     long correct = 0;
     long total = 0;
     double loss = 0;
-    TrainBatch b;
-    while ((b = stream.next()) != null) {
-      MiniBatch mb = b.batch();
-      float[] logits = model.forward(Block.of(mb), b.features(), false, 0L);
-      int rows = mb.numSeeds();
-      probs = ensure(probs, rows * classes);
-      loss +=
-          model.hostOps().softmaxCrossEntropy(logits, rows, classes, mb.labels(), probs, null, 1f);
-      correct += countCorrect(probs, rows, classes, mb.labels());
-      for (int l : mb.labels()) {
-        total += l >= 0 ? 1 : 0;
+    try {
+      TrainBatch b;
+      while ((b = stream.next()) != null) {
+        MiniBatch mb = b.batch();
+        int rows = mb.numSeeds();
+        BatchTensors t = model.upload(Block.of(mb), b.features(), mb.labels(), rows);
+        FloatTensor logits = model.forward(t, false, 0L);
+        probs = TensorBufs.ensure(be, probs, (long) rows * classes);
+        loss += be.softmaxCrossEntropy(logits, rows, classes, t.labels(), probs, null, 1f);
+        correct += be.countCorrect(probs, rows, classes, t.labels());
+        for (int l : mb.labels()) {
+          total += l >= 0 ? 1 : 0;
+        }
+        stream.recycle(b);
       }
-      stream.recycle(b);
+    } finally {
+      TensorBufs.free(be, probs);
     }
     return new Accuracy(correct, total, loss);
   }
@@ -330,10 +353,8 @@ public final class Trainer {
                 + " model); pass --resume to continue it or choose another --model-dir");
       }
       checkSameRun(modelDir, ck.meta(), meta);
-      System.arraycopy(ck.params(), 0, model.params(), 0, model.numParams());
-      System.arraycopy(ck.firstMoment(), 0, adam.firstMoment(), 0, model.numParams());
-      System.arraycopy(ck.secondMoment(), 0, adam.secondMoment(), 0, model.numParams());
-      adam.setStep(ck.step());
+      model.loadParams(ck.params());
+      adam.load(ck.firstMoment(), ck.secondMoment(), ck.step());
       start = ck.epochs();
       String best = ck.meta().get("state.best_val_accuracy");
       bestVal = best == null ? -1 : Double.parseDouble(best);

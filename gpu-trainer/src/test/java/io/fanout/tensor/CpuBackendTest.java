@@ -1,12 +1,21 @@
 package io.fanout.tensor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
 
 class CpuBackendTest {
-  private final HostOps be = HostOps.CPU;
+  private final CpuBackend be = new CpuBackend();
+
+  private FloatTensor w(float[] a) {
+    return be.wrap(a);
+  }
+
+  private IntTensor w(int[] a) {
+    return be.wrap(a);
+  }
 
   private static float[] rand(int n, long key) {
     float[] a = new float[n];
@@ -38,7 +47,7 @@ class CpuBackendTest {
             ref[4 + i * n + j] = (float) (0.5 * s + 2.0 * ref[4 + i * n + j]);
           }
         }
-        be.gemm(ta == 1, tb == 1, m, n, k, 0.5f, a, 3, b, 2, 2f, c, 4);
+        be.gemm(ta == 1, tb == 1, m, n, k, 0.5f, w(a), 3, w(b), 2, 2f, w(c), 4);
         for (int i = 0; i < c.length; i++) {
           assertThat(c[i]).as("ta=%d tb=%d i=%d", ta, tb, i).isCloseTo(ref[i], within(1e-4f));
         }
@@ -52,11 +61,11 @@ class CpuBackendTest {
     int[] indices = {1, 3, 0};
     float[] src = {1, 2, 3, 4, 5, 6, 7, 8};
     float[] out = new float[6];
-    be.aggregate(Aggregation.MEAN, indptr, indices, 3, 0, src, 2, out);
+    be.aggregate(Aggregation.MEAN, w(indptr), 0, w(indices), 0, 3, 0, w(src), 0, 2, w(out), 0);
     assertThat(out).containsExactly(5, 6, 0, 0, 1, 2);
-    be.aggregate(Aggregation.SUM, indptr, indices, 3, 1, src, 2, out);
+    be.aggregate(Aggregation.SUM, w(indptr), 0, w(indices), 0, 3, 1, w(src), 0, 2, w(out), 0);
     assertThat(out).containsExactly(11, 14, 3, 4, 6, 8);
-    be.aggregate(Aggregation.MEAN, indptr, indices, 3, 1, src, 2, out);
+    be.aggregate(Aggregation.MEAN, w(indptr), 0, w(indices), 0, 3, 1, w(src), 0, 2, w(out), 0);
     assertThat(out[0]).isCloseTo(11f / 3, within(1e-6f));
     assertThat(out[2]).isEqualTo(3f);
     assertThat(out[4]).isEqualTo(3f);
@@ -64,9 +73,9 @@ class CpuBackendTest {
     float[] g = {0.5f, -1f, 2f, 1f, -3f, 0.25f};
     for (int self = 0; self < 2; self++) {
       for (Aggregation mode : Aggregation.values()) {
-        be.aggregate(mode, indptr, indices, 3, self, src, 2, out);
+        be.aggregate(mode, w(indptr), 0, w(indices), 0, 3, self, w(src), 0, 2, w(out), 0);
         float[] dsrc = new float[8];
-        be.aggregateBackward(mode, indptr, indices, 3, self, g, 2, dsrc);
+        be.aggregateBackward(mode, w(indptr), 0, w(indices), 0, 3, self, w(g), 0, 2, w(dsrc), 0);
         double lhs = 0;
         double rhs = 0;
         for (int i = 0; i < 6; i++) {
@@ -86,8 +95,8 @@ class CpuBackendTest {
     float[] x = new float[n];
     java.util.Arrays.fill(x, 1f);
     float[] y = x.clone();
-    be.dropout(x, n, 0.3f, 42);
-    be.dropout(y, n, 0.3f, 42);
+    be.dropout(w(x), 0, n, 0.3f, 42);
+    be.dropout(w(y), 0, n, 0.3f, 42);
     assertThat(x).isEqualTo(y);
     double sum = 0;
     int zeros = 0;
@@ -104,7 +113,7 @@ class CpuBackendTest {
     float[] logits = {1f, 2f, 3f, 0f, 0f, 0f};
     float[] probs = new float[6];
     float[] d = new float[6];
-    double loss = be.softmaxCrossEntropy(logits, 2, 3, new int[] {2, -1}, probs, d, 1f);
+    double loss = be.softmaxCrossEntropy(w(logits), 2, 3, w(new int[] {2, -1}), w(probs), w(d), 1f);
     double z = Math.exp(1) + Math.exp(2) + Math.exp(3);
     assertThat(loss).isCloseTo(-Math.log(Math.exp(3) / z), within(1e-5));
     assertThat(probs[3]).isCloseTo(1f / 3, within(1e-6f));
@@ -116,7 +125,7 @@ class CpuBackendTest {
   void adamFirstStepMovesByLr() {
     float[] p = {1f, -1f};
     float[] g = {0.3f, -5f};
-    be.adam(p, g, new float[2], new float[2], 2, 0.1f, 0.9f, 0.999f, 1e-8f, 0f, 1);
+    be.adam(w(p), w(g), w(new float[2]), w(new float[2]), 2, 0.1f, 0.9f, 0.999f, 1e-8f, 0f, 1);
     assertThat(p[0]).isCloseTo(0.9f, within(1e-5f));
     assertThat(p[1]).isCloseTo(-0.9f, within(1e-5f));
   }
@@ -143,9 +152,10 @@ class CpuBackendTest {
     float[] g = rand(rows * cols, 9);
     float[] par = new float[rows * cols];
     float[] ser = new float[rows * cols];
-    be.aggregate(Aggregation.MEAN, indptr, idx, rows, 1, x, cols, par);
+    be.aggregate(Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, 1, w(x), 0, cols, w(par), 0);
     float[] dPar = new float[src * cols];
-    be.aggregateBackward(Aggregation.MEAN, indptr, idx, rows, 1, g, cols, dPar);
+    be.aggregateBackward(
+        Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, 1, w(g), 0, cols, w(dPar), 0);
     // Serial reference: one column range covering everything.
     ColumnParallel.Range fwd =
         (c0, c1) -> {
@@ -174,5 +184,91 @@ class CpuBackendTest {
       }
     }
     assertThat(dPar).isEqualTo(dSer);
+  }
+
+  @Test
+  void aggregateHonoursOffsetsOnEveryOperand() {
+    int[] indptr = {9, 9, 0, 2, 2, 3};
+    int[] indices = {7, 7, 1, 3, 0};
+    float[] src = {-1, -1, 1, 2, 3, 4, 5, 6, 7, 8};
+    float[] out = new float[8];
+    be.aggregate(Aggregation.MEAN, w(indptr), 2, w(indices), 2, 3, 0, w(src), 2, 2, w(out), 1);
+    assertThat(out).containsExactly(0, 5, 6, 0, 0, 1, 2, 0);
+    float[] dsrc = new float[10];
+    be.aggregateBackward(
+        Aggregation.SUM, w(indptr), 2, w(indices), 2, 3, 0, w(out), 1, 2, w(dsrc), 2);
+    assertThat(dsrc).containsExactly(0, 0, 1, 2, 5, 6, 0, 0, 5, 6);
+  }
+
+  @Test
+  void smallOpsCopyConcatAndScale() {
+    FloatTensor t = be.allocFloat(8);
+    be.upload(new float[] {9, 1, 2, 3, 4}, 1, t, 2, 4);
+    float[] h = new float[8];
+    be.download(t, 0, h, 0, 8);
+    assertThat(h).containsExactly(0, 0, 1, 2, 3, 4, 0, 0);
+    // Two 2x1 columns side by side into a 2x2 matrix.
+    float[] cat = new float[4];
+    be.copy2d(2, 1, t, 2, 1, w(cat), 0, 2);
+    be.copy2d(2, 1, t, 4, 1, w(cat), 1, 2);
+    assertThat(cat).containsExactly(1, 3, 2, 4);
+    be.axpy(2, 2f, w(cat), 0, t, 6);
+    be.scale(2, -1f, t, 2);
+    be.copy(t, 4, t, 0, 2);
+    be.zero(t, 4, 1);
+    be.download(t, 0, h, 0, 8);
+    assertThat(h).containsExactly(3, 4, -1, -2, 0, 4, 2, 6);
+    int[] ints = new int[3];
+    IntTensor it = be.allocInt(3);
+    be.upload(new int[] {5, 6}, 0, it, 1, 2);
+    be.download(it, 0, ints, 0, 3);
+    assertThat(ints).containsExactly(0, 5, 6);
+  }
+
+  @Test
+  void csrDropoutMasksLikeTheDenseMatrix() {
+    int rows = 40;
+    int cols = 30;
+    float[] dense = new float[rows * cols];
+    int[] ptr = new int[rows + 1];
+    int[] col = new int[rows * cols];
+    float[] val = new float[rows * cols];
+    int nnz = 0;
+    for (int r = 0; r < rows; r++) {
+      for (int c = 0; c < cols; c++) {
+        if (CounterRng.uniform(3, r * cols + c) < 0.2f) {
+          dense[r * cols + c] = 1f + c;
+          col[nnz] = c;
+          val[nnz++] = 1f + c;
+        }
+      }
+      ptr[r + 1] = nnz;
+    }
+    be.dropout(w(dense), 0, rows * cols, 0.4f, 11);
+    be.dropoutCsr(w(ptr), w(col), w(val), rows, cols, 0.4f, 11);
+    for (int r = 0; r < rows; r++) {
+      for (int q = ptr[r]; q < ptr[r + 1]; q++) {
+        assertThat(val[q]).isEqualTo(dense[r * cols + col[q]]);
+      }
+    }
+  }
+
+  @Test
+  void countCorrectSkipsUnlabeledRowsAndTakesTheFirstMaximum() {
+    float[] scores = {0.1f, 0.7f, 0.2f, 0.5f, 0.5f, 0f, 0.9f, 0f, 0.1f};
+    assertThat(be.countCorrect(w(scores), 3, 3, w(new int[] {1, 0, -1}))).isEqualTo(2);
+    assertThat(be.countCorrect(w(scores), 3, 3, w(new int[] {1, 1, 0}))).isEqualTo(2);
+  }
+
+  @Test
+  void refusesFreedAndForeignTensors() {
+    FloatTensor t = be.allocFloat(4);
+    t.close();
+    be.free(t);
+    assertThatThrownBy(() -> be.zero(t, 0, 1)).hasMessageContaining("freed");
+    FloatTensor foreign = new CheckingBackend(new CpuBackend()).allocFloat(4);
+    assertThatThrownBy(() -> be.zero(foreign, 0, 1))
+        .hasMessageContaining("checked")
+        .hasMessageContaining("CPU backend");
   }
 }

@@ -60,7 +60,7 @@ class AccuracyProbe {
     t.fit(epochs, val, dir, false, java.util.Map.of(), null, 0);
     if (val != null) {
       float[] best = Checkpoint.readForInference(dir).params();
-      System.arraycopy(best, 0, m.params(), 0, best.length);
+      m.loadParams(best);
     }
     float[] logits = FullGraphInference.logits(m, d.csr, d.features, 4096);
     double full =

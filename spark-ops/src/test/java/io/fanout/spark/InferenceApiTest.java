@@ -359,7 +359,7 @@ class InferenceApiTest {
   static GnnModel load(Path modelDir) {
     Checkpoint ck = Checkpoint.readForInference(modelDir);
     GnnModel m = new GnnModel(ck.modelConfig(), Backends.select());
-    System.arraycopy(ck.params(), 0, m.params(), 0, m.numParams());
+    m.loadParams(ck.params());
     return m;
   }
 

@@ -138,7 +138,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
             model -> {
               GradientReducer reducer = w.reducer();
               if (verify) {
-                verifier[0] = new VerifyingReducer(w.reducer(), model.params(), model.numParams());
+                verifier[0] = new VerifyingReducer(w.reducer(), model::params);
                 reducer = verifier[0];
               }
               return reducerDecorator == null

@@ -1,0 +1,9 @@
+package io.fanout.nn;
+
+import io.fanout.tensor.IntTensor;
+
+/**
+ * A {@link Block} uploaded to a backend: its CSR offsets ({@code numDst + 1}) and neighbor indices
+ * as tensors, from element 0, with the sizes kept on the host.
+ */
+record DeviceBlock(IntTensor indptr, IntTensor indices, int numDst, int numSrc) {}

@@ -1,0 +1,408 @@
+package io.fanout.tensor;
+
+/**
+ * A checking mode of the CPU backend: its tensors stand for device buffers. They are objects apart
+ * from the CPU backend's (which refuses them) and expose no host array, so host data reaches an
+ * operation only through {@link #upload} and leaves only through {@link #download} and the host
+ * values that {@link #softmaxCrossEntropy} and {@link #countCorrect} return. Passing any other
+ * tensor (a host-wrapping {@link CpuBackend#wrap}, another backend's, a freed one) fails, as does a
+ * transfer outside a tensor's bounds. It counts the bytes moved each way and the tensors alive.
+ *
+ * <p>Selected by {@code --backend cpu-checked} or {@code -Dfanout.backend=cpu-checked}; results are
+ * bit-identical to {@link CpuBackend}'s.
+ */
+public final class CheckingBackend implements Backend {
+  private final CpuBackend cpu;
+  private long uploadedBytes;
+  private long downloadedBytes;
+  private long live;
+
+  public CheckingBackend(CpuBackend cpu) {
+    this.cpu = cpu;
+  }
+
+  /** Bytes moved host to backend and back since construction or {@link #resetTraffic()}. */
+  public record Traffic(long uploadedBytes, long downloadedBytes) {}
+
+  public Traffic traffic() {
+    return new Traffic(uploadedBytes, downloadedBytes);
+  }
+
+  /** Zeroes the byte counters (e.g. at the start of a step). */
+  public void resetTraffic() {
+    uploadedBytes = 0;
+    downloadedBytes = 0;
+  }
+
+  /** Tensors allocated and not yet freed. */
+  public long liveTensors() {
+    return live;
+  }
+
+  @Override
+  public String name() {
+    return "cpu-checked(" + CpuBackend.blasName() + ")";
+  }
+
+  private static final class CheckedFloat implements FloatTensor {
+    private final CheckingBackend owner;
+    private FloatTensor inner;
+    private final int length;
+
+    CheckedFloat(CheckingBackend owner, FloatTensor inner) {
+      this.owner = owner;
+      this.inner = inner;
+      this.length = inner.length();
+    }
+
+    @Override
+    public int length() {
+      return length;
+    }
+
+    @Override
+    public Backend owner() {
+      return owner;
+    }
+  }
+
+  private static final class CheckedInt implements IntTensor {
+    private final CheckingBackend owner;
+    private IntTensor inner;
+    private final int length;
+
+    CheckedInt(CheckingBackend owner, IntTensor inner) {
+      this.owner = owner;
+      this.inner = inner;
+      this.length = inner.length();
+    }
+
+    @Override
+    public int length() {
+      return length;
+    }
+
+    @Override
+    public Backend owner() {
+      return owner;
+    }
+  }
+
+  private FloatTensor d(FloatTensor t) {
+    if (t instanceof CheckedFloat c && c.owner == this) {
+      if (c.inner == null) {
+        throw new IllegalStateException("checked backend: use of a freed tensor");
+      }
+      return c.inner;
+    }
+    throw refused(t);
+  }
+
+  private IntTensor d(IntTensor t) {
+    if (t instanceof CheckedInt c && c.owner == this) {
+      if (c.inner == null) {
+        throw new IllegalStateException("checked backend: use of a freed tensor");
+      }
+      return c.inner;
+    }
+    throw refused(t);
+  }
+
+  private IllegalStateException refused(Tensor t) {
+    return new IllegalStateException(
+        "checked backend: implicit host access: an operation got "
+            + (t == null ? "null" : "a tensor of " + t.owner().name())
+            + " instead of one of this backend; host data must come in through upload()");
+  }
+
+  private static void range(Tensor t, int off, int n, String what) {
+    if (off < 0 || n < 0 || (long) off + n > t.length()) {
+      throw new IllegalStateException(
+          "checked backend: "
+              + what
+              + " of "
+              + n
+              + " elements at offset "
+              + off
+              + " outside a tensor of "
+              + t.length());
+    }
+  }
+
+  @Override
+  public FloatTensor allocFloat(int n) {
+    live++;
+    return new CheckedFloat(this, cpu.allocFloat(n));
+  }
+
+  @Override
+  public IntTensor allocInt(int n) {
+    live++;
+    return new CheckedInt(this, cpu.allocInt(n));
+  }
+
+  @Override
+  public void free(Tensor t) {
+    if (t instanceof CheckedFloat c && c.owner == this) {
+      if (c.inner != null) {
+        cpu.free(c.inner);
+        c.inner = null;
+        live--;
+      }
+    } else if (t instanceof CheckedInt c && c.owner == this) {
+      if (c.inner != null) {
+        cpu.free(c.inner);
+        c.inner = null;
+        live--;
+      }
+    } else {
+      throw refused(t);
+    }
+  }
+
+  @Override
+  public void upload(float[] src, int srcOff, FloatTensor dst, int dstOff, int n) {
+    range(dst, dstOff, n, "upload");
+    cpu.upload(src, srcOff, d(dst), dstOff, n);
+    uploadedBytes += 4L * n;
+  }
+
+  @Override
+  public void upload(int[] src, int srcOff, IntTensor dst, int dstOff, int n) {
+    range(dst, dstOff, n, "upload");
+    cpu.upload(src, srcOff, d(dst), dstOff, n);
+    uploadedBytes += 4L * n;
+  }
+
+  @Override
+  public void download(FloatTensor src, int srcOff, float[] dst, int dstOff, int n) {
+    range(src, srcOff, n, "download");
+    cpu.download(d(src), srcOff, dst, dstOff, n);
+    downloadedBytes += 4L * n;
+  }
+
+  @Override
+  public void download(IntTensor src, int srcOff, int[] dst, int dstOff, int n) {
+    range(src, srcOff, n, "download");
+    cpu.download(d(src), srcOff, dst, dstOff, n);
+    downloadedBytes += 4L * n;
+  }
+
+  @Override
+  public void zero(FloatTensor x, int off, int n) {
+    range(x, off, n, "zero");
+    cpu.zero(d(x), off, n);
+  }
+
+  @Override
+  public void copy(FloatTensor src, int srcOff, FloatTensor dst, int dstOff, int n) {
+    range(src, srcOff, n, "copy");
+    range(dst, dstOff, n, "copy");
+    cpu.copy(d(src), srcOff, d(dst), dstOff, n);
+  }
+
+  @Override
+  public void copy2d(
+      int rows,
+      int width,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      FloatTensor dst,
+      int dstOff,
+      int dstStride) {
+    cpu.copy2d(rows, width, d(src), srcOff, srcStride, d(dst), dstOff, dstStride);
+  }
+
+  @Override
+  public void axpy(int n, float alpha, FloatTensor x, int xOff, FloatTensor y, int yOff) {
+    cpu.axpy(n, alpha, d(x), xOff, d(y), yOff);
+  }
+
+  @Override
+  public void scale(int n, float alpha, FloatTensor x, int off) {
+    cpu.scale(n, alpha, d(x), off);
+  }
+
+  @Override
+  public void gemm(
+      boolean transA,
+      boolean transB,
+      int m,
+      int n,
+      int k,
+      float alpha,
+      FloatTensor a,
+      int aOff,
+      FloatTensor b,
+      int bOff,
+      float beta,
+      FloatTensor c,
+      int cOff) {
+    cpu.gemm(transA, transB, m, n, k, alpha, d(a), aOff, d(b), bOff, beta, d(c), cOff);
+  }
+
+  @Override
+  public void addBias(FloatTensor x, int xOff, int rows, int cols, FloatTensor bias, int bOff) {
+    cpu.addBias(d(x), xOff, rows, cols, d(bias), bOff);
+  }
+
+  @Override
+  public void biasGrad(FloatTensor dy, int dyOff, int rows, int cols, FloatTensor grad, int gOff) {
+    cpu.biasGrad(d(dy), dyOff, rows, cols, d(grad), gOff);
+  }
+
+  @Override
+  public void activate(Activation act, FloatTensor x, int off, int n) {
+    cpu.activate(act, d(x), off, n);
+  }
+
+  @Override
+  public void activateBackward(
+      Activation act, FloatTensor y, int yOff, FloatTensor dy, int dyOff, int n) {
+    cpu.activateBackward(act, d(y), yOff, d(dy), dyOff, n);
+  }
+
+  @Override
+  public void dropout(FloatTensor x, int off, int n, float p, long key) {
+    cpu.dropout(d(x), off, n, p, key);
+  }
+
+  @Override
+  public void dropoutCsr(
+      IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key) {
+    cpu.dropoutCsr(d(ptr), d(col), d(val), rows, cols, p, key);
+  }
+
+  @Override
+  public void aggregate(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor src,
+      int srcOff,
+      int cols,
+      FloatTensor out,
+      int outOff) {
+    cpu.aggregate(
+        mode,
+        d(indptr),
+        indptrOff,
+        d(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        d(src),
+        srcOff,
+        cols,
+        d(out),
+        outOff);
+  }
+
+  @Override
+  public void aggregateBackward(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor dOut,
+      int dOutOff,
+      int cols,
+      FloatTensor dSrc,
+      int dSrcOff) {
+    cpu.aggregateBackward(
+        mode,
+        d(indptr),
+        indptrOff,
+        d(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        d(dOut),
+        dOutOff,
+        cols,
+        d(dSrc),
+        dSrcOff);
+  }
+
+  @Override
+  public void spmm(
+      IntTensor ptr,
+      IntTensor col,
+      FloatTensor val,
+      int rows,
+      FloatTensor b,
+      int bOff,
+      int n,
+      float beta,
+      FloatTensor c,
+      int cOff) {
+    cpu.spmm(d(ptr), d(col), d(val), rows, d(b), bOff, n, beta, d(c), cOff);
+  }
+
+  @Override
+  public void spmmTransposed(
+      IntTensor ptr,
+      IntTensor col,
+      FloatTensor val,
+      int rows,
+      FloatTensor dy,
+      int dyOff,
+      int n,
+      FloatTensor g,
+      int gOff) {
+    cpu.spmmTransposed(d(ptr), d(col), d(val), rows, d(dy), dyOff, n, d(g), gOff);
+  }
+
+  @Override
+  public double softmaxCrossEntropy(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      IntTensor labels,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    double loss =
+        cpu.softmaxCrossEntropy(
+            d(logits),
+            rows,
+            classes,
+            d(labels),
+            d(probs),
+            dLogits == null ? null : d(dLogits),
+            scale);
+    downloadedBytes += Double.BYTES;
+    return loss;
+  }
+
+  @Override
+  public int countCorrect(FloatTensor scores, int rows, int classes, IntTensor labels) {
+    int n = cpu.countCorrect(d(scores), rows, classes, d(labels));
+    downloadedBytes += Integer.BYTES;
+    return n;
+  }
+
+  @Override
+  public void adam(
+      FloatTensor params,
+      FloatTensor grads,
+      FloatTensor m,
+      FloatTensor v,
+      int n,
+      float lr,
+      float beta1,
+      float beta2,
+      float eps,
+      float weightDecay,
+      long step) {
+    cpu.adam(d(params), d(grads), d(m), d(v), n, lr, beta1, beta2, eps, weightDecay, step);
+  }
+}
