@@ -245,6 +245,18 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
         JCudaDriver.cuMemcpyDtoH(Pointer.to(dst).withByteOffset(4L * dstOff), s, 4L * n));
   }
 
+  /**
+   * Copies {@code n} floats from raw device memory (a {@link TransferRing} slot) into {@code dst[0
+   * .. n)} on the compute stream.
+   */
+  void copyFromDevice(CUdeviceptr src, FloatTensor dst, int n) {
+    CUdeviceptr d = at(dst, 0, n);
+    if (n > 0) {
+      current();
+      CudaDriver.check("cuMemcpyDtoDAsync", JCudaDriver.cuMemcpyDtoDAsync(d, src, 4L * n, stream));
+    }
+  }
+
   // ---- small element-wise operations ----
 
   @Override
@@ -664,8 +676,13 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
 
   // ---- launches ----
 
+  /** The device address of {@code t[off .. off+n)}, for kernels outside this class. */
+  CUdeviceptr pointer(Tensor t, int off, long n) {
+    return at(t, off, n);
+  }
+
   /** A grid-stride kernel over {@code n} elements. */
-  private void launch(String kernel, long n, KernelArgs args) {
+  void launch(String kernel, long n, KernelArgs args) {
     if (n <= 0) {
       return;
     }

@@ -16,6 +16,9 @@ public final class PinnedBuffer implements AutoCloseable {
   /** {@code CU_MEMHOSTALLOC_PORTABLE}: usable from every context. */
   private static final int PORTABLE = 0x01;
 
+  /** {@code CU_MEMHOSTALLOC_DEVICEMAP}: mapped into the device's address space (zero-copy). */
+  static final int DEVICEMAP = 0x02;
+
   private final Pointer host;
   private final long size;
   private final ByteBuffer bytes;
@@ -29,11 +32,20 @@ public final class PinnedBuffer implements AutoCloseable {
 
   /** Allocates {@code size} bytes of pinned host memory (the context must be current). */
   public static PinnedBuffer allocate(long size) {
+    return allocate(size, PORTABLE);
+  }
+
+  /** Pinned host memory that kernels can also read in place ({@code DEVICEMAP}). */
+  public static PinnedBuffer allocateMapped(long size) {
+    return allocate(size, PORTABLE | DEVICEMAP);
+  }
+
+  private static PinnedBuffer allocate(long size, int flags) {
     if (size <= 0 || size > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("pinned buffer size must be in (0, 2 GiB): " + size);
     }
     Pointer p = new Pointer();
-    CudaDriver.check("cuMemHostAlloc", JCudaDriver.cuMemHostAlloc(p, size, PORTABLE));
+    CudaDriver.check("cuMemHostAlloc", JCudaDriver.cuMemHostAlloc(p, size, flags));
     return new PinnedBuffer(p, size);
   }
 
