@@ -342,7 +342,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       return;
     }
     CUfunction f = kernels.get("sgemm");
-    Pointer args =
+    KernelArgs args =
         new KernelArgs()
             .i(transA ? 1 : 0)
             .i(transB ? 1 : 0)
@@ -353,12 +353,12 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
             .p(pa)
             .p(pb)
             .f(beta)
-            .p(pc)
-            .build();
+            .p(pc);
+    kernels.checkArgs("sgemm", args);
     CudaDriver.check(
         "cuLaunchKernel(sgemm)",
         JCudaDriver.cuLaunchKernel(
-            f, (n + 63) / 64, (m + 63) / 64, 1, THREADS, 1, 1, 0, stream, args, null));
+            f, (n + 63) / 64, (m + 63) / 64, 1, THREADS, 1, 1, 0, stream, args.build(), null));
   }
 
   @Override
@@ -703,6 +703,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   }
 
   private void launchGrid(String kernel, int blocks, KernelArgs args) {
+    kernels.checkArgs(kernel, args);
     current();
     CudaDriver.check(
         "cuLaunchKernel(" + kernel + ")",

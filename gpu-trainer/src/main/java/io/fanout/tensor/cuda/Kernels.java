@@ -13,6 +13,7 @@ import jcuda.driver.JCudaDriver;
 final class Kernels implements AutoCloseable {
   private final Map<String, CUmodule> modules = new HashMap<>();
   private final Map<String, CUfunction> functions = new HashMap<>();
+  private final Map<String, String> signatures = new HashMap<>();
 
   /** Loads every module into the current context; unloads what it loaded when one fails. */
   Kernels() {
@@ -24,6 +25,7 @@ final class Kernels implements AutoCloseable {
             "cuModuleLoadData(" + e.getKey() + ".ptx)",
             JCudaDriver.cuModuleLoadData(m, PtxModules.ptx(e.getKey())));
         modules.put(e.getKey(), m);
+        signatures.putAll(PtxModules.signatures(e.getKey()));
         for (String k : e.getValue()) {
           CUfunction f = new CUfunction();
           CudaDriver.check(
@@ -36,6 +38,24 @@ final class Kernels implements AutoCloseable {
       if (!ok) {
         close();
       }
+    }
+  }
+
+  /**
+   * Fails unless {@code args} match the kernel's PTX parameters in count and width: a mismatched
+   * launch would read garbage parameters on the device instead of failing.
+   */
+  void checkArgs(String name, KernelArgs args) {
+    String want = signatures.get(name);
+    if (!args.signature().equals(want)) {
+      throw new IllegalStateException(
+          "launch of "
+              + name
+              + " with arguments ("
+              + args.signature()
+              + "), PTX takes ("
+              + want
+              + ")");
     }
   }
 

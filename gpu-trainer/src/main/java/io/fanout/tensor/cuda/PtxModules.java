@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The PTX modules shipped in resources ({@code io/fanout/tensor/cuda/NAME.ptx}, generated from
@@ -26,7 +28,36 @@ public final class PtxModules {
           "gather", List.of("gather_rows", "gather_parts"),
           "elementwise", List.of("fill", "axpy", "scale", "copy_2d"));
 
+  private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)\\s*\\(([^)]*)\\)");
+  private static final Pattern PARAM = Pattern.compile("\\.param\\s+\\.(\\w+)");
+
   private PtxModules() {}
+
+  /**
+   * The parameter signature of every kernel in module {@code name}, one letter per parameter: i for
+   * {@code .u32}/{@code .s32}, f for {@code .f32}, q for {@code .u64}/{@code .s64} (64-bit integers
+   * and pointers).
+   */
+  public static Map<String, String> signatures(String name) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    Matcher e = ENTRY.matcher(ptx(name));
+    while (e.find()) {
+      StringBuilder sig = new StringBuilder();
+      Matcher p = PARAM.matcher(e.group(2));
+      while (p.find()) {
+        switch (p.group(1)) {
+          case "u32", "s32", "b32" -> sig.append('i');
+          case "f32" -> sig.append('f');
+          case "u64", "s64", "b64" -> sig.append('q');
+          default ->
+              throw new IllegalStateException(
+                  "kernel " + e.group(1) + " has a ." + p.group(1) + " parameter");
+        }
+      }
+      out.put(e.group(1), sig.toString());
+    }
+    return out;
+  }
 
   /** The PTX text of module {@code name}. */
   public static String ptx(String name) {
