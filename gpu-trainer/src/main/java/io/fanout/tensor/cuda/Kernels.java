@@ -1,5 +1,6 @@
 package io.fanout.tensor.cuda;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,8 @@ final class Kernels implements AutoCloseable {
         CUmodule m = new CUmodule();
         CudaDriver.check(
             "cuModuleLoadData(" + e.getKey() + ".ptx)",
-            JCudaDriver.cuModuleLoadData(m, PtxModules.ptx(e.getKey())));
+            JCudaDriver.cuModuleLoadData(
+                m, (PtxModules.ptx(e.getKey()) + "\0").getBytes(StandardCharsets.US_ASCII)));
         modules.put(e.getKey(), m);
         signatures.putAll(PtxModules.signatures(e.getKey()));
         for (String k : e.getValue()) {

@@ -13,14 +13,16 @@ import jcuda.driver.JCudaDriver;
  * staging buffer and a device buffer. The loader thread fills slot {@code i+1}'s pinned buffer and
  * {@link #submit}s it; a dedicated copy stream uploads it while the compute stream still runs batch
  * {@code i}. Events order the two streams: the compute stream waits for a slot's upload before
- * using it ({@link #beginCompute}), and the copy stream waits until the compute stream is done with
- * a slot ({@link #endCompute}) before overwriting it.
+ * using it ({@link #beginCompute}), and the loader refills a slot only once the event recorded at
+ * {@link #endCompute} has passed, i.e. the compute stream is done with the slot.
  *
  * <p>Every upload and step is bracketed with timing events; {@link #stats} turns the timeline of
  * the batches completed so far into the hidden share of copy time and the data wait.
  *
  * <p>The loader calls {@link #acquire} and {@link #submit}; the trainer {@link #beginCompute} and
- * {@link #endCompute}, for slots in the same order.
+ * {@link #endCompute}, for slots in the same order. A slot is refilled only after the trainer ended
+ * its previous batch and that batch's work ran, so the ring holds at most as many batches in flight
+ * as it has slots.
  */
 public final class TransferRing implements AutoCloseable {
   /** One staging slot. */
@@ -32,7 +34,12 @@ public final class TransferRing implements AutoCloseable {
     private final CUevent uploaded = new CUevent();
     private final CUevent computeStart = new CUevent();
     private final CUevent consumed = new CUevent();
-    private boolean inFlight;
+
+    /** Submitted and not yet released by {@link #endCompute}; guarded by the slot's monitor. */
+    private boolean pendingEnd;
+
+    /** Holds a batch whose timings were not yet collected. */
+    private boolean used;
 
     private Slot(int index, PinnedBuffer host) {
       this.index = index;
@@ -105,16 +112,23 @@ public final class TransferRing implements AutoCloseable {
   }
 
   /**
-   * The slot for batch {@code batch} (slots rotate), once the batch that used it before has
-   * finished on the compute stream; its timings are collected then. Loader thread.
+   * The slot for batch {@code batch} (slots rotate), once the trainer has ended the batch that used
+   * it before and that batch's work has run on the compute stream (so both its pinned and its
+   * device buffer are free); that batch's timings are collected then. Loader thread; blocks while
+   * the loader is a whole ring ahead of the trainer.
    */
-  public Slot acquire(long batch) {
-    current();
+  public Slot acquire(long batch) throws InterruptedException {
     Slot s = slots[(int) (batch % slots.length)];
-    if (s.inFlight) {
+    synchronized (s) {
+      while (s.pendingEnd) {
+        s.wait();
+      }
+    }
+    current();
+    if (s.used) {
       CudaDriver.check("cuEventSynchronize", JCudaDriver.cuEventSynchronize(s.consumed));
       collect(s);
-      s.inFlight = false;
+      s.used = false;
     }
     return s;
   }
@@ -126,12 +140,15 @@ public final class TransferRing implements AutoCloseable {
           "batch of " + bytes + " bytes exceeds the " + capacity + "-byte transfer slot");
     }
     current();
+    synchronized (s) {
+      s.pendingEnd = true;
+      s.used = true;
+    }
     CudaDriver.check("cuEventRecord", JCudaDriver.cuEventRecord(s.copyStart, copyStream));
     CudaDriver.check(
         "cuMemcpyHtoDAsync",
         JCudaDriver.cuMemcpyHtoDAsync(s.device, s.host.pointer(), bytes, copyStream));
     CudaDriver.check("cuEventRecord", JCudaDriver.cuEventRecord(s.uploaded, copyStream));
-    s.inFlight = true;
   }
 
   /** Makes the compute stream wait for the slot's upload. Trainer thread. */
@@ -147,6 +164,10 @@ public final class TransferRing implements AutoCloseable {
   public void endCompute(Slot s) {
     current();
     CudaDriver.check("cuEventRecord", JCudaDriver.cuEventRecord(s.consumed, computeStream));
+    synchronized (s) {
+      s.pendingEnd = false;
+      s.notifyAll();
+    }
   }
 
   private void collect(Slot s) {
@@ -183,14 +204,14 @@ public final class TransferRing implements AutoCloseable {
     return OverlapStats.of(cs, ce, ks, ke);
   }
 
-  /** Waits for every slot in flight and collects its timings. */
+  /** Waits for every ended batch's work and collects its timings (after the last endCompute). */
   public void drain() {
     current();
     for (Slot s : slots) {
-      if (s != null && s.inFlight) {
+      if (s != null && s.used && !s.pendingEnd) {
         CudaDriver.check("cuEventSynchronize", JCudaDriver.cuEventSynchronize(s.consumed));
         collect(s);
-        s.inFlight = false;
+        s.used = false;
       }
     }
   }

@@ -150,12 +150,12 @@ public final class ZeroCopyFeatures implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("mapping " + file + " failed: " + e.getMessage(), e);
     }
-    mappings.add(mb);
     Pointer host = Pointer.to(mb);
     int rc = JCudaDriver.cuMemHostRegister(host, len, REGISTER_DEVICEMAP | REGISTER_READ_ONLY);
     CUdeviceptr dev = new CUdeviceptr();
     if (rc == CUresult.CUDA_SUCCESS) {
       registered.add(host);
+      mappings.add(mb); // keeps the mapping alive while the device reads it
       CudaDriver.check(
           "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, host, 0));
       return CudaDriver.address(dev) + delta;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 @Tag("gpu")
 class TransferRingTest {
   @Test
-  void batchesArriveIntactThroughRotatingSlots() {
+  void batchesArriveIntactThroughRotatingSlots() throws InterruptedException {
     GpuTests.assumeDevice();
     int floats = 1 << 20;
     int batches = 8;
