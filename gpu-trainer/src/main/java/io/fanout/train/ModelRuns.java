@@ -43,6 +43,10 @@ public final class ModelRuns {
    * @param featureCache null: features come from the memory-mapped store; else the policy ({@code
    *     belady}, {@code lru}, {@code none}) of a {@link RowCache} of {@code featureCacheBytes} that
    *     is then the only feature source (see {@code docs/features.md})
+   * @param backend the tensor backend: {@code auto}, {@code cpu}, {@code cpu-checked} or a
+   *     provider's name such as {@code cuda} (see {@link Backends#select(String, int)})
+   * @param device the accelerator ordinal to run on (from Spark's task resources), or -1 for the
+   *     backend's default
    */
   public record TrainSpec(
       Path graph,
@@ -66,7 +70,89 @@ public final class ModelRuns {
       int logEvery,
       boolean verify,
       String featureCache,
-      long featureCacheBytes) {
+      long featureCacheBytes,
+      String backend,
+      int device) {
+
+    /** A spec on the automatically chosen backend ({@code auto}, default device). */
+    public TrainSpec(
+        Path graph,
+        Path shards,
+        Path modelDir,
+        String model,
+        int hidden,
+        int layers,
+        float dropout,
+        String activation,
+        String featureNorm,
+        float lr,
+        float weightDecay,
+        String schedule,
+        int epochs,
+        long seed,
+        boolean resume,
+        Path valShards,
+        int loaderThreads,
+        int prefetch,
+        int logEvery,
+        boolean verify,
+        String featureCache,
+        long featureCacheBytes) {
+      this(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery,
+          verify,
+          featureCache,
+          featureCacheBytes,
+          Backends.AUTO,
+          -1);
+    }
+
+    /** This spec on accelerator {@code ordinal} (-1: the backend's default device). */
+    public TrainSpec onDevice(int ordinal) {
+      return new TrainSpec(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery,
+          verify,
+          featureCache,
+          featureCacheBytes,
+          backend,
+          ordinal);
+    }
 
     /** The documented defaults for a store, shards and model dir. */
     public static TrainSpec defaults(Path graph, Path shards, Path modelDir) {
@@ -303,7 +389,7 @@ public final class ModelRuns {
               spec.dropout(),
               spec.activation(),
               spec.featureNorm());
-      GnnModel model = new GnnModel(cfg, Backends.select());
+      GnnModel model = new GnnModel(cfg, Backends.select(spec.backend(), spec.device()));
       new TrainMemory(spec, m.featureDim, shards.manifest(), retry)
           .check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = reducerFor.apply(model);

@@ -243,6 +243,27 @@ class TrainCommandsTest {
   }
 
   @Test
+  void backendOptionPicksTheCheckingModeAndRefusesAMissingGpu() throws Exception {
+    Path md = tmp.resolve("checked-model");
+    Result checked =
+        cli(
+            TrainFixtures.trainArgs(
+                store, shards, md, "--epochs", "1", "--backend", "cpu-checked"));
+    assertThat(checked.code()).as(checked.err()).isZero();
+    assertThat(md.resolve("checkpoint.bin")).exists();
+
+    Path none = tmp.resolve("cuda-model");
+    Result cuda = cli(TrainFixtures.trainArgs(store, shards, none, "--backend", "cuda"));
+    assertThat(cuda.code()).isEqualTo(2);
+    assertThat(cuda.err())
+        .startsWith("fanout train: error: ")
+        .contains("'cuda'")
+        .contains("use --backend cpu")
+        .doesNotContain("\tat ");
+    assertThat(none.resolve("checkpoint.bin")).doesNotExist();
+  }
+
+  @Test
   void badInputsFailClearlyAndWriteNothing() throws Exception {
     Path md = tmp.resolve("bad-model");
     Result foreign =

@@ -128,7 +128,8 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
   @Override
   public Outcome run(WorkerContext w) {
     FanoutConf c = FanoutConf.of("train", TrainOptionsDefs.TRAIN, options);
-    ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
+    ModelRuns.TrainSpec base = TrainOptionsDefs.spec(c);
+    ModelRuns.TrainSpec spec = base.onDevice(GpuAssignment.forCurrentTask(base.backend()));
     boolean verify = c.get(DistOptions.VERIFY);
     VerifyingReducer[] verifier = new VerifyingReducer[1];
     ModelRuns.TrainResult r =

@@ -64,9 +64,10 @@ final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Att
   @Override
   public Attempt call(Integer ignored) {
     TaskContext tc = TaskContext.get();
-    ModelRuns.TrainSpec spec =
-        TrainOptionsDefs.spec(FanoutConf.of("train", TrainOptionsDefs.TRAIN, options));
     try {
+      ModelRuns.TrainSpec base =
+          TrainOptionsDefs.spec(FanoutConf.of("train", TrainOptionsDefs.TRAIN, options));
+      ModelRuns.TrainSpec spec = base.onDevice(GpuAssignment.forCurrentTask(base.backend()));
       ModelRuns.TrainResult r =
           ModelRuns.train(
               spec,

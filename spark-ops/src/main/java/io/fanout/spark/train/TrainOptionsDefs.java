@@ -4,6 +4,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.tensor.Backends;
 import io.fanout.train.Defaults;
 import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
@@ -90,6 +91,16 @@ public final class TrainOptionsDefs {
   public static final OptionDef<Long> FEATURE_CACHE_BYTES =
       OptionDef.longValue(
           "feature-cache-bytes", 0, "bytes of feature rows --feature-cache may hold in memory");
+  public static final OptionDef<String> BACKEND =
+      OptionDef.choice(
+          "backend",
+          Backends.AUTO,
+          "tensor backend: auto takes cuda when a usable GPU is visible, else cpu (saying why);"
+              + " cuda fails without one; cpu-checked is the CPU in checking mode",
+          "auto",
+          "cpu",
+          "cuda",
+          "cpu-checked");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -117,6 +128,7 @@ public final class TrainOptionsDefs {
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
           LOG_EVERY,
+          BACKEND,
           SharedOptions.VERIFY,
           DistOptions.WORKERS,
           DistOptions.TIMEOUT_MS,
@@ -170,7 +182,9 @@ public final class TrainOptionsDefs {
         c.get(LOG_EVERY),
         c.get(SharedOptions.VERIFY),
         cache,
-        c.get(FEATURE_CACHE_BYTES));
+        c.get(FEATURE_CACHE_BYTES),
+        c.get(BACKEND),
+        -1);
   }
 
   /** The {@code --feature-cache} policy, or null when not given (the memory-mapped path). */
