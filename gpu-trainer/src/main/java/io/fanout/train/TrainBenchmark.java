@@ -51,6 +51,11 @@ public final class TrainBenchmark {
       int verifyRounds) {}
 
   public static Map<String, Object> run(Settings s) {
+    return run(s, Backends.select());
+  }
+
+  /** Runs the benchmark on {@code be} (e.g. {@code Backends.select("cuda", -1)}). */
+  public static Map<String, Object> run(Settings s, Backend be) {
     long t0 = System.nanoTime();
     int n = s.vertices();
     BenchGraph bg = BenchGraph.generate(n, s.edges(), s.features());
@@ -84,7 +89,6 @@ public final class TrainBenchmark {
     for (int i = 0; i < seeds.length; i++) {
       seeds[i] = (int) ((long) i * n / seeds.length);
     }
-    Backend be = Backends.select();
     ModelConfig cfg =
         new ModelConfig(
             "sage", s.features(), s.hidden(), classes, s.fanouts().length, 0.5f, "relu", "none");

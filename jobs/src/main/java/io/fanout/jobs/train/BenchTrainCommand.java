@@ -5,6 +5,8 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.tensor.Backends;
+import io.fanout.train.BenchJson;
 import io.fanout.train.TrainBenchmark;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +67,8 @@ public final class BenchTrainCommand implements Command {
         LOADER_THREADS,
         PREFETCH,
         VERIFY_ROUNDS,
-        BATCHES_PER_SHARD);
+        BATCHES_PER_SHARD,
+        TrainOptionsDefs.BACKEND);
   }
 
   @Override
@@ -86,7 +89,8 @@ public final class BenchTrainCommand implements Command {
                 c.get(LOADER_THREADS),
                 c.get(PREFETCH),
                 c.get(BATCHES_PER_SHARD),
-                c.get(VERIFY_ROUNDS)));
+                c.get(VERIFY_ROUNDS)),
+            Backends.select(c.get(TrainOptionsDefs.BACKEND), -1));
     ctx.out().println(BenchJson.line(r));
     return 0;
   }

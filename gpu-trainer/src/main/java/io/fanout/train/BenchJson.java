@@ -1,13 +1,13 @@
-package io.fanout.jobs.train;
+package io.fanout.train;
 
 import java.util.Locale;
 import java.util.Map;
 
 /** A benchmark's flat result map as one JSON object line (doubles to 4 significant digits). */
-final class BenchJson {
+public final class BenchJson {
   private BenchJson() {}
 
-  static String line(Map<String, Object> r) {
+  public static String line(Map<String, Object> r) {
     StringBuilder sb = new StringBuilder("{");
     for (Map.Entry<String, Object> e : r.entrySet()) {
       if (sb.length() > 1) {
