@@ -11,6 +11,8 @@ import io.fanout.tensor.Backends;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.cuda.CudaBackend;
+import io.fanout.tensor.cuda.OverlapStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -115,6 +117,9 @@ public final class TrainBenchmark {
           flops0 = model.denseFlops();
           dense0 = model.denseNanos();
           wait0 = stream.waitNanos();
+          if (be instanceof CudaBackend cuda) {
+            cuda.resetTransferStats();
+          }
           start = System.nanoTime();
         }
         if (done >= s.warmup()) {
@@ -157,6 +162,12 @@ public final class TrainBenchmark {
       out.put("sgemm_layer_shape", layerRows + "x" + s.hidden() + "x" + 2 * s.features());
       out.put("sgemm_layer_shape_gflops", sgemmLayer);
       out.put("data_wait_fraction", wait / (double) elapsed);
+      if (be instanceof CudaBackend cuda) {
+        OverlapStats t = cuda.transferStats();
+        out.put("upload_ms_per_batch", t.copyMs() / Math.max(1, timed));
+        out.put("upload_hidden_fraction", t.hiddenShare());
+        out.put("upload_wait_fraction", t.dataWaitShare());
+      }
       out.put("peak_heap_bytes", peakHeap());
       if (s.verifyRounds() > 0) {
         out.putAll(

@@ -20,11 +20,14 @@ import jcuda.driver.JCudaDriver;
  * through cuBLAS when {@code libcublas.so.12} loads, else the own tiled SGEMM), all queued in order
  * on one compute stream.
  *
- * <p>Host memory is touched only by {@link #upload} and {@link #download} (synchronous copies on
- * the legacy default stream, which orders them after the compute stream's work: the compute stream
- * is a blocking stream) and by the 8- or 4-byte read-backs of the loss and the correct count. Freed
- * tensors return to the pool; a buffer is reused only by work queued after it was freed, which runs
- * after its last use.
+ * <p>Host memory is touched only by {@link #upload}, {@link #download} and the 8- or 4-byte
+ * read-backs of the loss and the correct count. Uploads are overlapped ({@link StagedUploads}): the
+ * host range goes into pinned memory, a copy stream moves it to the device while the compute stream
+ * still runs the previous batch, and the compute stream picks it up after its earlier work, so a
+ * tensor the previous batch still reads is never overwritten early. Read-backs are synchronous
+ * copies on the legacy default stream, ordered after the compute stream's work (a blocking stream).
+ * Freed tensors return to the pool; a buffer is reused only by work queued on the compute stream
+ * after it was freed, which runs after its last use.
  *
  * <p>Deterministic and without float atomics: every output element is computed by one thread in a
  * fixed order. The backward of aggregation and of spmm gathers over a transposed CSR built on the
@@ -43,6 +46,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private final Kernels kernels;
   private final CublasGemm cublas;
   private final DevicePool<CUdeviceptr> pool;
+  private final StagedUploads staged;
   private boolean closed;
 
   /** A backend on device {@code ordinal} (0 when negative). */
@@ -54,6 +58,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
         "cuDevicePrimaryCtxRetain", JCudaDriver.cuDevicePrimaryCtxRetain(context, device));
     Kernels k = null;
     CublasGemm c = null;
+    StagedUploads st = null;
     try {
       current();
       byte[] name = new byte[256];
@@ -61,6 +66,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       deviceName = cString(name);
       CudaDriver.check("cuStreamCreate", JCudaDriver.cuStreamCreate(stream, 0));
       k = new Kernels();
+      st = new StagedUploads(stream);
       String[] why = {""};
       c = CublasGemm.tryCreate(stream, why);
       LOG.info(
@@ -74,6 +80,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
                   : "the own tiled SGEMM kernel (cuBLAS not loaded: " + why[0] + ")"));
     } catch (RuntimeException e) {
       NativeCleanup cl = new NativeCleanup();
+      cl.close(st);
       cl.close(c);
       cl.close(k);
       cl.run("cuDevicePrimaryCtxRelease", () -> JCudaDriver.cuDevicePrimaryCtxRelease(device));
@@ -86,6 +93,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     }
     kernels = k;
     cublas = c;
+    staged = st;
     pool =
         new DevicePool<>(
             new DevicePool.Allocator<>() {
@@ -126,13 +134,19 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     return pool;
   }
 
-  /** The compute stream (for a {@link TransferRing} feeding this backend). */
-  public CUstream stream() {
-    return stream;
+  /**
+   * How much of the upload time ran behind compute and how long the compute stream waited for
+   * uploads, over the batches since the last {@link #resetTransferStats} (waits for pending work).
+   */
+  public OverlapStats transferStats() {
+    current();
+    return staged.stats();
   }
 
-  public CUcontext context() {
-    return context;
+  /** Starts a new measurement of {@link #transferStats} (e.g. after warm-up batches). */
+  public void resetTransferStats() {
+    current();
+    staged.resetStats();
   }
 
   private void current() {
@@ -203,9 +217,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       return;
     }
     current();
-    CudaDriver.check(
-        "cuMemcpyHtoD",
-        JCudaDriver.cuMemcpyHtoD(d, Pointer.to(src).withByteOffset(4L * srcOff), 4L * n));
+    staged.upload(src, srcOff, n, d);
   }
 
   @Override
@@ -216,9 +228,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       return;
     }
     current();
-    CudaDriver.check(
-        "cuMemcpyHtoD",
-        JCudaDriver.cuMemcpyHtoD(d, Pointer.to(src).withByteOffset(4L * srcOff), 4L * n));
+    staged.upload(src, srcOff, n, d);
   }
 
   @Override
@@ -228,6 +238,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       return;
     }
     current();
+    staged.endGroup();
     CudaDriver.check(
         "cuMemcpyDtoH",
         JCudaDriver.cuMemcpyDtoH(Pointer.to(dst).withByteOffset(4L * dstOff), s, 4L * n));
@@ -240,21 +251,10 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       return;
     }
     current();
+    staged.endGroup();
     CudaDriver.check(
         "cuMemcpyDtoH",
         JCudaDriver.cuMemcpyDtoH(Pointer.to(dst).withByteOffset(4L * dstOff), s, 4L * n));
-  }
-
-  /**
-   * Copies {@code n} floats from raw device memory (a {@link TransferRing} slot) into {@code dst[0
-   * .. n)} on the compute stream.
-   */
-  void copyFromDevice(CUdeviceptr src, FloatTensor dst, int n) {
-    CUdeviceptr d = at(dst, 0, n);
-    if (n > 0) {
-      current();
-      CudaDriver.check("cuMemcpyDtoDAsync", JCudaDriver.cuMemcpyDtoDAsync(d, src, 4L * n, stream));
-    }
   }
 
   // ---- small element-wise operations ----
@@ -514,8 +514,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     current();
     DevicePool.Lease<CUdeviceptr> l = pool.acquire(4L * Math.max(a.length, 1));
     try {
-      CudaDriver.check(
-          "cuMemcpyHtoD", JCudaDriver.cuMemcpyHtoD(l.ptr(), Pointer.to(a), 4L * a.length));
+      staged.upload(a, 0, a.length, l.ptr());
     } catch (RuntimeException e) {
       pool.release(l);
       throw e;
@@ -611,6 +610,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       }
       launchOneBlock("sum_fixed", new KernelArgs().p(rowLoss.ptr()).l(rows).p(total));
       double[] out = new double[1];
+      staged.endGroup();
       CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(out), total, 8));
       return out[0];
     } finally {
@@ -627,6 +627,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     try {
       launchOneBlock("count_correct", new KernelArgs().p(ps).i(rows).i(classes).p(py).p(out.ptr()));
       int[] h = new int[1];
+      staged.endGroup();
       CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(h), out.ptr(), 4));
       return h[0];
     } finally {
@@ -671,6 +672,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   @Override
   public void sync() {
     current();
+    staged.endGroup();
     CudaDriver.check("cuStreamSynchronize", JCudaDriver.cuStreamSynchronize(stream));
   }
 
@@ -725,6 +727,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     NativeCleanup c = new NativeCleanup();
     c.run("cuCtxSetCurrent", () -> JCudaDriver.cuCtxSetCurrent(context));
     c.run("cuStreamSynchronize", () -> JCudaDriver.cuStreamSynchronize(stream));
+    c.close(staged);
     c.close(cublas);
     c.close(kernels);
     c.close(pool);

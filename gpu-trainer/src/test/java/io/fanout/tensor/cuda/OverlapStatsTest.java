@@ -8,40 +8,41 @@ import org.junit.jupiter.api.Test;
 /** The hidden share of copy time and the data wait, from hand-made timelines. */
 class OverlapStatsTest {
   @Test
-  void fullyOverlappedUploadsAreHiddenAndCauseNoWait() {
-    // batch i uploads during batch i-1's step; batch 0's upload runs before any compute
+  void uploadsThatFinishBeforeTheComputeStreamArrivesAreHidden() {
+    // group g uploads 2 ms while the previous batch computes; compute arrives after the copy
     OverlapStats s =
         OverlapStats.of(
-            new double[] {0, 10, 20, 30},
-            new double[] {2, 12, 22, 32},
-            new double[] {2, 12, 22, 32},
-            new double[] {12, 22, 32, 42});
-    assertThat(s.copyMs()).isEqualTo(8);
-    assertThat(s.hiddenMs()).isEqualTo(6);
-    assertThat(s.hiddenShare()).isCloseTo(0.75, within(1e-12));
+            new double[] {2, 2, 2},
+            new double[] {0, 12, 22},
+            new double[] {2, 11, 21},
+            new double[] {2.5, 12.5, 22.5});
+    // group 0 has nothing to hide behind: 2 ms exposed of 6
+    assertThat(s.hiddenShare()).isCloseTo(4.0 / 6.0, within(1e-12));
     assertThat(s.dataWaitShare()).isZero();
   }
 
   @Test
   void serialUploadsAreExposedAndWaitedFor() {
-    // no overlap: each upload starts when the previous step ends and the step waits for it
+    // the compute stream is idle when each upload starts and waits for all of it
     OverlapStats s =
         OverlapStats.of(
+            new double[] {2, 2, 2},
             new double[] {0, 10, 20},
             new double[] {2, 12, 22},
-            new double[] {2, 12, 22},
-            new double[] {10, 20, 30});
+            new double[] {2.1, 12.1, 22.1});
     assertThat(s.hiddenShare()).isZero();
     assertThat(s.dataWaitShare()).isCloseTo(4.0 / 20.0, within(1e-12));
     assertThat(s.toString()).contains("0.0% hidden").contains("data wait 20.0%");
   }
 
   @Test
-  void computeIdleForOtherReasonsIsNotDataWait() {
-    // the upload finished long before; the step started late for a host-side reason
+  void partlyOverlappedUploadsArePartlyHidden() {
+    // 4 ms of copy; the compute stream arrives 1 ms before the copy ends
     OverlapStats s =
         OverlapStats.of(
-            new double[] {0, 1}, new double[] {1, 2}, new double[] {1, 15}, new double[] {10, 20});
-    assertThat(s.dataWaitShare()).isZero();
+            new double[] {4, 4}, new double[] {0, 9}, new double[] {4, 10}, new double[] {4, 10.2});
+    assertThat(s.exposedMs()).isCloseTo(5.0, within(1e-12));
+    assertThat(s.hiddenShare()).isCloseTo(3.0 / 8.0, within(1e-12));
+    assertThat(s.dataWaitShare()).isCloseTo(1.0 / 6.2, within(1e-12));
   }
 }
