@@ -28,6 +28,12 @@ final class StagedUploads implements AutoCloseable {
   private static final long INITIAL_BYTES = 8L << 20;
   private static final int ALIGN = 256;
 
+  /** Elements per staged copy (256 MiB), so a region stays well under the 2 GiB pinned limit. */
+  private static final int CHUNK = 64 << 20;
+
+  /** Groups whose timings are kept after a reset; later ones are not measured. */
+  private static final int MAX_GROUPS = 1_000_000;
+
   /** Pinned and device buffers of one size, freed together. */
   private static final class Buffers {
     final PinnedBuffer host;
@@ -99,16 +105,28 @@ final class StagedUploads implements AutoCloseable {
 
   /** Uploads {@code src[off .. off+n)} into {@code dst}, ordered on the compute stream. */
   void upload(float[] src, int off, int n, CUdeviceptr dst) {
-    long pos = reserve(4L * n);
-    regions[current].buf.host.bytes().position((int) pos).asFloatBuffer().put(src, off, n);
-    transfer(pos, 4L * n, dst);
+    for (int done = 0; done < n; done += CHUNK) {
+      int len = Math.min(CHUNK, n - done);
+      long pos = reserve(4L * len);
+      regions[current]
+          .buf
+          .host
+          .bytes()
+          .position((int) pos)
+          .asFloatBuffer()
+          .put(src, off + done, len);
+      transfer(pos, 4L * len, dst.withByteOffset(4L * done));
+    }
   }
 
   /** Uploads {@code src[off .. off+n)} into {@code dst}, ordered on the compute stream. */
   void upload(int[] src, int off, int n, CUdeviceptr dst) {
-    long pos = reserve(4L * n);
-    regions[current].buf.host.bytes().position((int) pos).asIntBuffer().put(src, off, n);
-    transfer(pos, 4L * n, dst);
+    for (int done = 0; done < n; done += CHUNK) {
+      int len = Math.min(CHUNK, n - done);
+      long pos = reserve(4L * len);
+      regions[current].buf.host.bytes().position((int) pos).asIntBuffer().put(src, off + done, len);
+      transfer(pos, 4L * len, dst.withByteOffset(4L * done));
+    }
   }
 
   /** Room for {@code bytes} in the current region; starts a group there when it is empty. */
@@ -197,7 +215,9 @@ final class StagedUploads implements AutoCloseable {
       copyMs += e - s;
       lastEnd = Math.max(lastEnd, e);
     }
-    timeline.add(new double[] {copyMs, elapsed(r.ready), lastEnd, elapsed(r.done)});
+    if (timeline.size() < MAX_GROUPS) {
+      timeline.add(new double[] {copyMs, elapsed(r.ready), lastEnd, elapsed(r.done)});
+    }
   }
 
   private double elapsed(CUevent e) {
@@ -206,7 +226,10 @@ final class StagedUploads implements AutoCloseable {
     return ms[0];
   }
 
-  /** Overlap figures of the groups whose work has run (waits for the ones still pending). */
+  /**
+   * Overlap figures of the groups since the last reset (the first {@link #MAX_GROUPS}); waits for
+   * the groups still running.
+   */
   OverlapStats stats() {
     endGroup();
     for (int i = 1; i <= regions.length; i++) {
