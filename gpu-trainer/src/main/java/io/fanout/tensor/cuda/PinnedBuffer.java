@@ -2,15 +2,13 @@ package io.fanout.tensor.cuda;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
-import java.nio.IntBuffer;
 import jcuda.Pointer;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Page-locked host memory from {@code cuMemHostAlloc}: the loader writes a batch into it through
- * {@link #bytes()}, and a copy engine uploads it asynchronously ({@code cuMemcpyHtoDAsync} only
- * overlaps compute from pinned memory). Freed with {@code cuMemFreeHost} on {@link #close}.
+ * Page-locked host memory from {@code cuMemHostAlloc}: a batch is written into it through {@link
+ * #bytes()}, and a copy engine uploads it asynchronously ({@code cuMemcpyHtoDAsync} overlaps
+ * compute only from pinned memory). Freed with {@code cuMemFreeHost} on {@link #close}.
  */
 public final class PinnedBuffer implements AutoCloseable {
   /** {@code CU_MEMHOSTALLOC_PORTABLE}: usable from every context. */
@@ -60,14 +58,6 @@ public final class PinnedBuffer implements AutoCloseable {
   /** The whole buffer, native byte order, position 0. */
   public ByteBuffer bytes() {
     return bytes.duplicate().order(ByteOrder.nativeOrder());
-  }
-
-  public FloatBuffer floats() {
-    return bytes().asFloatBuffer();
-  }
-
-  public IntBuffer ints() {
-    return bytes().asIntBuffer();
   }
 
   @Override
