@@ -24,6 +24,7 @@ public final class BatchTensors implements AutoCloseable {
   private FloatTensor spVal;
   private IntTensor labels;
   private int numLabels;
+  private boolean consumed;
 
   BatchTensors(Backend be) {
     this.be = be;
@@ -67,10 +68,29 @@ public final class BatchTensors implements AutoCloseable {
       this.x = TensorBufs.ensure(be, this.x, n);
       be.upload(x, 0, this.x, 0, (int) n);
     }
+    consumed = false;
     this.numLabels = labels == null ? 0 : numLabels;
     if (this.numLabels > 0) {
       this.labels = TensorBufs.ensure(be, this.labels, numLabels);
       be.upload(labels, 0, this.labels, 0, numLabels);
+    }
+  }
+
+  /**
+   * Marks the uploaded features as consumed by a training forward, which applies layer 0's dropout
+   * to them in place; fails when an earlier training forward already did (upload the batch again).
+   */
+  void consumeFeatures() {
+    checkNotConsumed();
+    consumed = true;
+  }
+
+  /** Fails when a training forward has consumed the uploaded features. */
+  void checkNotConsumed() {
+    if (consumed) {
+      throw new IllegalStateException(
+          "a training forward already applied dropout to this batch's features in place; upload"
+              + " the batch again before another forward");
     }
   }
 

@@ -28,7 +28,8 @@ abstract class GnnLayer {
   DeviceBlock block;
   boolean dropped;
   long dropKey;
-  FloatTensor xd; // dropped-out input, numSrc x in
+  FloatTensor xd; // dropped-out input, numSrc x in: xdBuf, or the input itself
+  private FloatTensor xdBuf;
   FloatTensor y; // output, numDst x out
   FloatTensor dx; // input gradient, numSrc x in
   boolean sparse; // layer 0 with sparse input: the input is the CSR matrix below
@@ -81,7 +82,8 @@ abstract class GnnLayer {
   /**
    * Computes the layer over the dense input {@code x} ({@code numSrc x in}) or, when {@code x} is
    * null, the batch's CSR input features; the result ({@code numDst x out}) is valid until the next
-   * forward call.
+   * forward call. With {@code consumeInput} dropout overwrites the input in place (the uploaded
+   * batch features, used once) instead of a copy.
    */
   final FloatTensor forward(
       FloatTensor params,
@@ -89,7 +91,8 @@ abstract class GnnLayer {
       FloatTensor x,
       BatchTensors batch,
       boolean train,
-      long key) {
+      long key,
+      boolean consumeInput) {
     block = b;
     long n = (long) b.numSrc() * in;
     dropped = train && dropout > 0f;
@@ -106,18 +109,25 @@ abstract class GnnLayer {
       if (dropped) {
         // Dropout on the non-zeros only, with the dense positions' masks: the same values as
         // dropping out the dense copy, without copying or hashing the zeros.
-        int nnz = spHostPtr[b.numSrc()];
-        spDropped = TensorBufs.ensure(be, spDropped, nnz);
-        be.copy(spVal, 0, spDropped, 0, nnz);
-        be.dropoutCsr(spPtr, spCol, spDropped, b.numSrc(), in, dropout, dropKey);
-        spVal = spDropped;
+        if (!consumeInput) {
+          int nnz = spHostPtr[b.numSrc()];
+          spDropped = TensorBufs.ensure(be, spDropped, nnz);
+          be.copy(spVal, 0, spDropped, 0, nnz);
+          spVal = spDropped;
+        }
+        be.dropoutCsr(spPtr, spCol, spVal, b.numSrc(), in, dropout, dropKey);
       }
-    } else {
-      xd = TensorBufs.ensure(be, xd, n);
-      be.copy(x, 0, xd, 0, (int) n);
+    } else if (!dropped || consumeInput) {
+      // compute() only reads its input, so without dropout (or on a consumable input) no copy.
+      xd = x;
       if (dropped) {
         be.dropout(xd, 0, (int) n, dropout, dropKey);
       }
+    } else {
+      xdBuf = TensorBufs.ensure(be, xdBuf, n);
+      be.copy(x, 0, xdBuf, 0, (int) n);
+      be.dropout(xdBuf, 0, (int) n, dropout, dropKey);
+      xd = xdBuf;
     }
     compute(params);
     be.activate(act, y, 0, b.numDst() * out);
@@ -170,12 +180,12 @@ abstract class GnnLayer {
 
   /** Frees this layer's buffers. */
   void free() {
-    for (FloatTensor t : new FloatTensor[] {xd, y, dx, spDropped}) {
+    for (FloatTensor t : new FloatTensor[] {xdBuf, y, dx, spDropped}) {
       if (t != null) {
         be.free(t);
       }
     }
-    xd = y = dx = spDropped = null;
+    xd = xdBuf = y = dx = spDropped = null;
   }
 
   static void glorot(float[] p, int off, int fanIn, int fanOut, long key) {

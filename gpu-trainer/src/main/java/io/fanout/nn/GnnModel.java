@@ -147,16 +147,23 @@ public final class GnnModel implements AutoCloseable {
 
   /**
    * Runs all layers on an uploaded batch; returns the logits of the last block's destinations
-   * ({@code numDst x classes}, row-major, from element 0), valid until the next forward call.
+   * ({@code numDst x classes}, row-major, from element 0), valid until the next forward call. A
+   * training forward applies layer 0's dropout to the uploaded features in place, so it must be the
+   * last forward on that upload.
    *
    * @param train applies dropout when true
    * @param batchKey the counter-based key of this batch (dropout masks derive from it)
    */
   public FloatTensor forward(BatchTensors b, boolean train, long batchKey) {
     checkBlocks(b.numBlocks());
+    if (train) {
+      b.consumeFeatures();
+    } else {
+      b.checkNotConsumed();
+    }
     FloatTensor h = b.features();
     for (int l = 0; l < layers.length; l++) {
-      h = layers[l].forward(params, b.block(l), h, b, train, batchKey);
+      h = layers[l].forward(params, b.block(l), h, b, train, batchKey, train && l == 0);
     }
     return h;
   }
@@ -180,7 +187,8 @@ public final class GnnModel implements AutoCloseable {
   public float[] forwardLayer(int l, Block block, float[] x) {
     GnnLayer layer = layers[l];
     batch.upload(new Block[] {block}, x, layer.in, l == 0 && layer.sparseInput, null, 0);
-    FloatTensor y = layer.forward(params, batch.block(0), batch.features(), batch, false, 0L);
+    FloatTensor y =
+        layer.forward(params, batch.block(0), batch.features(), batch, false, 0L, false);
     return download(y, block.numDst() * layer.out);
   }
 
