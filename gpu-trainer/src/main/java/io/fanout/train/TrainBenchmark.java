@@ -16,8 +16,10 @@ import io.fanout.tensor.cuda.OverlapStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,6 +31,11 @@ import java.util.Map;
  * VerificationBenchmark}).
  */
 public final class TrainBenchmark {
+  /**
+   * Timed batches whose node ids the CUDA run keeps to compare feature access (gather, zero-copy).
+   */
+  private static final int FEATURE_ACCESS_BATCHES = 8;
+
   private TrainBenchmark() {}
 
   /**
@@ -110,6 +117,7 @@ public final class TrainBenchmark {
     long nodes = 0;
     long edges = 0;
     int done = 0;
+    List<int[]> featureBatches = new ArrayList<>();
     try (BatchStream stream = data.open(0)) {
       TrainBatch b;
       while ((b = stream.next()) != null) {
@@ -123,6 +131,9 @@ public final class TrainBenchmark {
           start = System.nanoTime();
         }
         if (done >= s.warmup()) {
+          if (be instanceof CudaBackend && featureBatches.size() < FEATURE_ACCESS_BATCHES) {
+            featureBatches.add(b.batch().nodes().clone());
+          }
           nodes += b.batch().nodes().length;
           edges += b.batch().numEdges();
         }
@@ -167,6 +178,7 @@ public final class TrainBenchmark {
         out.put("upload_ms_per_batch", t.copyMs() / Math.max(1, timed));
         out.put("upload_hidden_fraction", t.hiddenShare());
         out.put("upload_wait_fraction", t.dataWaitShare());
+        out.putAll(FeatureAccessBenchmark.run(cuda, feats, s.features(), featureBatches));
       }
       out.put("peak_heap_bytes", peakHeap());
       if (s.verifyRounds() > 0) {

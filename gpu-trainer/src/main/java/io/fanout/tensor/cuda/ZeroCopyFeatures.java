@@ -47,7 +47,7 @@ public final class ZeroCopyFeatures implements AutoCloseable {
   private final List<Pointer> registered = new ArrayList<>();
   private final List<MappedByteBuffer> mappings = new ArrayList<>();
   private final List<PinnedBuffer> copies = new ArrayList<>();
-  private final int parts;
+  private int parts;
   private DevicePool.Lease<CUdeviceptr> bases;
   private DevicePool.Lease<CUdeviceptr> firsts;
 
@@ -75,25 +75,50 @@ public final class ZeroCopyFeatures implements AutoCloseable {
       starts[p] = e.firstVertex;
       starts[p + 1] = e.firstVertex + e.numVertices;
     }
-    return new ZeroCopyFeatures(be, paths, starts, m.featureDim, MAX_CHUNK);
+    return ofFiles(be, paths, starts, m.featureDim, MAX_CHUNK);
   }
 
   /**
    * Maps {@code files[p]}, holding rows {@code [starts[p], starts[p+1])} of {@code dim} floats
    * after a {@link StoreLayout#HEADER_BYTES}-byte header.
    */
-  ZeroCopyFeatures(CudaBackend be, Path[] files, long[] starts, int dim, long maxChunk) {
+  static ZeroCopyFeatures ofFiles(
+      CudaBackend be, Path[] files, long[] starts, int dim, long maxChunk) {
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, dim, starts[files.length]);
+    z.init(plan(starts, 4L * dim, maxChunk), ch -> z.mapChunk(files[ch.file()], ch, starts));
+    return z;
+  }
+
+  /**
+   * Copies the row-major {@code rows x dim} table once into mapped pinned host memory, for tables
+   * that live on the heap (the benchmark's generated features): the rows stay in host memory and
+   * the gather kernel reads them over PCIe, as from a registered store mapping.
+   */
+  public static ZeroCopyFeatures pinnedCopy(CudaBackend be, float[] table, int rows, int dim) {
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, dim, rows);
+    z.init(plan(new long[] {0, rows}, 4L * dim, MAX_CHUNK), ch -> z.copyChunk(table, ch));
+    return z;
+  }
+
+  private ZeroCopyFeatures(CudaBackend be, int dim, long numRows) {
     this.be = be;
     this.dim = dim;
-    this.numRows = starts[files.length];
-    List<Chunk> plan = plan(starts, 4L * dim, maxChunk);
-    this.parts = plan.size();
+    this.numRows = numRows;
+  }
+
+  /** The device address of a chunk's first row. */
+  private interface ChunkMapper {
+    long map(Chunk ch);
+  }
+
+  private void init(List<Chunk> plan, ChunkMapper mapper) {
+    parts = plan.size();
     long[] baseAddr = new long[parts];
     long[] first = new long[parts];
     try {
       for (int c = 0; c < parts; c++) {
         Chunk ch = plan.get(c);
-        baseAddr[c] = mapChunk(files[ch.file()], ch, ch.first() - starts[ch.file()]);
+        baseAddr[c] = mapper.map(ch);
         first[c] = ch.first();
       }
       bases = upload(baseAddr);
@@ -129,7 +154,8 @@ public final class ZeroCopyFeatures implements AutoCloseable {
   }
 
   /** Maps, registers (or copies) one chunk; returns the device address of its first row. */
-  private long mapChunk(Path file, Chunk ch, long localFirst) {
+  private long mapChunk(Path file, Chunk ch, long[] starts) {
+    long localFirst = ch.first() - starts[ch.file()];
     long rowBytes = 4L * dim;
     long pos = StoreLayout.HEADER_BYTES + localFirst * rowBytes;
     long aligned = pos - (pos % PAGE);
@@ -164,6 +190,17 @@ public final class ZeroCopyFeatures implements AutoCloseable {
     PinnedBuffer copy = PinnedBuffer.allocateMapped(ch.rows() * rowBytes);
     copies.add(copy);
     copy.bytes().put(mb.duplicate().position((int) delta).limit((int) len));
+    CudaDriver.check(
+        "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, copy.pointer(), 0));
+    return CudaDriver.address(dev);
+  }
+
+  /** Copies a chunk of a heap table into mapped pinned memory; returns its device address. */
+  private long copyChunk(float[] table, Chunk ch) {
+    PinnedBuffer copy = PinnedBuffer.allocateMapped(ch.rows() * 4L * dim);
+    copies.add(copy);
+    copy.bytes().asFloatBuffer().put(table, (int) (ch.first() * dim), (int) (ch.rows() * dim));
+    CUdeviceptr dev = new CUdeviceptr();
     CudaDriver.check(
         "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, copy.pointer(), 0));
     return CudaDriver.address(dev);

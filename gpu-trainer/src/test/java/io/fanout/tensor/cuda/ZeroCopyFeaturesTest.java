@@ -57,7 +57,7 @@ class ZeroCopyFeaturesTest {
     int[] ids = {0, 249, 100, 99, 17, 180, 17};
     try (CudaBackend be = new CudaBackend(-1)) {
       // 33 rows per chunk: chunk boundaries fall inside both files
-      try (ZeroCopyFeatures z = new ZeroCopyFeatures(be, files, starts, dim, 33L * 4 * dim);
+      try (ZeroCopyFeatures z = ZeroCopyFeatures.ofFiles(be, files, starts, dim, 33L * 4 * dim);
           IntTensor ti = be.allocInt(ids.length);
           FloatTensor out = be.allocFloat(ids.length * dim + 3)) {
         System.out.println("registered chunks: " + z.registeredChunks() + " of " + z.chunks());
