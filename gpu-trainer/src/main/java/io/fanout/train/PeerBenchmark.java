@@ -90,10 +90,11 @@ public final class PeerBenchmark {
             dropout,
             "relu",
             "none");
-    GnnModel model = new GnnModel(cfg, Backends.select());
-    model.init(SEED);
-    NpyFiles.writeFloats(dir.resolve("params.npy"), model.params(), model.numParams());
-    writeConfig(dir.resolve("config.json"), cfg, model.numParams(), s);
+    try (GnnModel model = new GnnModel(cfg, Backends.select())) {
+      model.init(SEED);
+      NpyFiles.writeFloats(dir.resolve("params.npy"), model.params(), model.numParams());
+      writeConfig(dir.resolve("config.json"), cfg, model.numParams(), s);
+    }
     int total = s.warmup() + s.batches();
     SampledEpochs data =
         new SampledEpochs(
@@ -173,29 +174,30 @@ public final class PeerBenchmark {
 
   /** One Fanout round: a fresh model from the exported parameters, timing each step alone. */
   static Result runFanout(Path dir, ModelConfig cfg, Backend be, int warmup, int steps) {
-    GnnModel model = new GnnModel(cfg, be);
     float[] init = NpyFiles.readFloats(dir.resolve("params.npy"));
-    if (init.length != model.numParams()) {
-      throw new IllegalStateException(
-          dir + "/params.npy has " + init.length + " values, the model " + model.numParams());
-    }
-    System.arraycopy(init, 0, model.params(), 0, init.length);
-    Trainer trainer =
-        new Trainer(
-            model,
-            new TrainOptions(1, LR, WEIGHT_DECAY, LrSchedule.CONSTANT, SEED),
-            GradientReducer.LOCAL);
     double[] seconds = new double[steps - warmup];
     double[] losses = new double[steps];
-    for (int i = 0; i < steps; i++) {
-      TrainBatch b = readBatch(dir.resolve(String.format(Locale.ROOT, "batch-%04d", i)), cfg);
-      long t0 = System.nanoTime();
-      StepStats st = trainer.step(b, 0, LR);
-      long t1 = System.nanoTime();
-      if (i >= warmup) {
-        seconds[i - warmup] = (t1 - t0) / 1e9;
+    try (GnnModel model = new GnnModel(cfg, be);
+        Trainer trainer =
+            new Trainer(
+                model,
+                new TrainOptions(1, LR, WEIGHT_DECAY, LrSchedule.CONSTANT, SEED),
+                GradientReducer.LOCAL)) {
+      if (init.length != model.numParams()) {
+        throw new IllegalStateException(
+            dir + "/params.npy has " + init.length + " values, the model " + model.numParams());
       }
-      losses[i] = st.labeled() == 0 ? 0 : st.lossSum() / st.labeled();
+      model.loadParams(init);
+      for (int i = 0; i < steps; i++) {
+        TrainBatch b = readBatch(dir.resolve(String.format(Locale.ROOT, "batch-%04d", i)), cfg);
+        long t0 = System.nanoTime();
+        StepStats st = trainer.step(b, 0, LR);
+        long t1 = System.nanoTime();
+        if (i >= warmup) {
+          seconds[i - warmup] = (t1 - t0) / 1e9;
+        }
+        losses[i] = st.labeled() == 0 ? 0 : st.lossSum() / st.labeled();
+      }
     }
     return new Result(seconds, losses, Map.of());
   }

@@ -11,11 +11,15 @@ import io.fanout.tensor.Backends;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.cuda.CudaBackend;
+import io.fanout.tensor.cuda.OverlapStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,6 +31,11 @@ import java.util.Map;
  * VerificationBenchmark}).
  */
 public final class TrainBenchmark {
+  /**
+   * Timed batches whose node ids the CUDA run keeps to compare feature access (gather, zero-copy).
+   */
+  private static final int FEATURE_ACCESS_BATCHES = 8;
+
   private TrainBenchmark() {}
 
   /**
@@ -51,6 +60,11 @@ public final class TrainBenchmark {
       int verifyRounds) {}
 
   public static Map<String, Object> run(Settings s) {
+    return run(s, Backends.select());
+  }
+
+  /** Runs the benchmark on {@code be} (e.g. {@code Backends.select("cuda", -1)}). */
+  public static Map<String, Object> run(Settings s, Backend be) {
     long t0 = System.nanoTime();
     int n = s.vertices();
     BenchGraph bg = BenchGraph.generate(n, s.edges(), s.features());
@@ -62,7 +76,6 @@ public final class TrainBenchmark {
     double genSeconds = (System.nanoTime() - t0) / 1e9;
     int total = s.batches() + s.warmup();
     int[] seeds = bg.spreadSeeds(total * s.batchSize());
-    Backend be = Backends.select();
     ModelConfig cfg =
         new ModelConfig(
             "sage", s.features(), s.hidden(), classes, s.fanouts().length, 0.5f, "relu", "none");
@@ -82,6 +95,7 @@ public final class TrainBenchmark {
     long nodes = 0;
     long edges = 0;
     int done = 0;
+    List<int[]> featureBatches = new ArrayList<>();
     try (BatchStream stream = data.open(0)) {
       TrainBatch b;
       while ((b = stream.next()) != null) {
@@ -89,9 +103,15 @@ public final class TrainBenchmark {
           flops0 = model.denseFlops();
           dense0 = model.denseNanos();
           wait0 = stream.waitNanos();
+          if (be instanceof CudaBackend cuda) {
+            cuda.resetTransferStats();
+          }
           start = System.nanoTime();
         }
         if (done >= s.warmup()) {
+          if (be instanceof CudaBackend && featureBatches.size() < FEATURE_ACCESS_BATCHES) {
+            featureBatches.add(b.batch().nodes().clone());
+          }
           nodes += b.batch().nodes().length;
           edges += b.batch().numEdges();
         }
@@ -131,6 +151,13 @@ public final class TrainBenchmark {
       out.put("sgemm_layer_shape", layerRows + "x" + s.hidden() + "x" + 2 * s.features());
       out.put("sgemm_layer_shape_gflops", sgemmLayer);
       out.put("data_wait_fraction", wait / (double) elapsed);
+      if (be instanceof CudaBackend cuda) {
+        OverlapStats t = cuda.transferStats();
+        out.put("upload_ms_per_batch", t.copyMs() / Math.max(1, timed));
+        out.put("upload_hidden_fraction", t.hiddenShare());
+        out.put("upload_wait_fraction", t.dataWaitShare());
+        out.putAll(FeatureAccessBenchmark.run(cuda, feats, s.features(), featureBatches));
+      }
       out.put("peak_heap_bytes", peakHeap());
       if (s.verifyRounds() > 0) {
         out.putAll(

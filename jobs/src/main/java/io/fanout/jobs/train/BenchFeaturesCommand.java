@@ -5,6 +5,7 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.train.BenchJson;
 import io.fanout.train.FeatureCacheBenchmark;
 import java.util.List;
 import java.util.Map;

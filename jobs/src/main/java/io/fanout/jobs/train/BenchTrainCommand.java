@@ -8,7 +8,9 @@ import io.fanout.nn.ModelConfig;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.Backends;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.train.BenchJson;
 import io.fanout.train.PeerBenchmark;
 import io.fanout.train.TrainBenchmark;
 import java.io.IOException;
@@ -105,7 +107,8 @@ public final class BenchTrainCommand implements Command {
         PEER,
         PEER_ROUNDS,
         DROPOUT,
-        PEER_SCRIPT);
+        PEER_SCRIPT,
+        TrainOptionsDefs.BACKEND);
   }
 
   @Override
@@ -129,7 +132,11 @@ public final class BenchTrainCommand implements Command {
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER).equals("torch");
     if (export.isEmpty() && !peer) {
-      ctx.out().println(BenchJson.line(TrainBenchmark.run(settings)));
+      ctx.out()
+          .println(
+              BenchJson.line(
+                  TrainBenchmark.run(
+                      settings, Backends.select(c.get(TrainOptionsDefs.BACKEND), -1))));
       return 0;
     }
     float dropout = c.get(DROPOUT).floatValue();

@@ -43,4 +43,45 @@ class BenchTrainCommandTest {
     assertThat(j.get("verify_shard_parts_per_epoch").asInt()).isPositive();
     assertThat(j.get("epoch_seconds_unverified").asDouble()).isPositive();
   }
+
+  @Test
+  void cudaWithoutADeviceIsAnInputError() {
+    io.fanout.tensor.BackendProvider cuda = new io.fanout.tensor.cuda.CudaBackendProvider();
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        cuda.available(), "a CUDA device is visible here: bench-train --backend cuda would run");
+    Result r = cli("bench-train", "--backend", "cuda", "--vertices", "100", "--edges", "500");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err())
+        .contains("fanout bench-train: error: backend 'cuda' cannot run here: no CUDA device")
+        .contains("--backend cpu")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void runsOnTheNamedBackend() throws Exception {
+    Result r =
+        cli(
+            "bench-train",
+            "--backend",
+            "cpu-checked",
+            "--vertices",
+            "2000",
+            "--edges",
+            "10000",
+            "--features",
+            "8",
+            "--hidden",
+            "8",
+            "--batch-size",
+            "64",
+            "--batches",
+            "1",
+            "--warmup",
+            "1",
+            "--verify-rounds",
+            "0");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(new ObjectMapper().readTree(r.out().strip()).get("backend").asText())
+        .startsWith("cpu-checked");
+  }
 }

@@ -1,4 +1,4 @@
-package io.fanout.jobs.train;
+package io.fanout.train;
 
 import java.util.Locale;
 import java.util.Map;
@@ -7,10 +7,10 @@ import java.util.Map;
  * A benchmark's flat result map as one JSON object line: doubles to 4 significant digits, arrays
  * ({@code double[]} and lists of numbers, such as per-step losses) with 6.
  */
-final class BenchJson {
+public final class BenchJson {
   private BenchJson() {}
 
-  static String line(Map<String, Object> r) {
+  public static String line(Map<String, Object> r) {
     StringBuilder sb = new StringBuilder("{");
     for (Map.Entry<String, Object> e : r.entrySet()) {
       if (sb.length() > 1) {

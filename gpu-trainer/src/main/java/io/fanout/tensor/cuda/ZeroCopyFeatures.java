@@ -1,0 +1,276 @@
+package io.fanout.tensor.cuda;
+
+import io.fanout.graph.GraphStore;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.IntTensor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUresult;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * Zero-copy feature reads ({@code --feature-access zero-copy}, as in PyTorch-Direct): the store's
+ * f32 feature rows stay in host memory, mapped into the device's address space, and the {@code
+ * gather_parts} kernel reads a batch's rows straight over PCIe into a device tensor; the CPU
+ * neither gathers nor copies them.
+ *
+ * <p>Each partition file is memory-mapped in chunks of whole rows (at most {@link #MAX_CHUNK}
+ * bytes) and each chunk registered with {@code cuMemHostRegister(DEVICEMAP | READ_ONLY)}. Where the
+ * driver refuses to register a file mapping, the chunk is copied once into mapped pinned memory
+ * ({@code cuMemHostAlloc(DEVICEMAP)}) instead; {@link #registeredChunks()} tells which happened.
+ */
+public final class ZeroCopyFeatures implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(ZeroCopyFeatures.class.getName());
+  static final long MAX_CHUNK = 1L << 30;
+  private static final int PAGE = 4096;
+  private static final int REGISTER_DEVICEMAP = 0x02;
+  private static final int REGISTER_READ_ONLY = 0x08;
+
+  /** A run of rows {@code [first, first + rows)} of one partition file. */
+  record Chunk(int file, long first, long rows) {}
+
+  private final CudaBackend be;
+  private final int dim;
+  private final long numRows;
+  private final List<Pointer> registered = new ArrayList<>();
+  private final List<MappedByteBuffer> mappings = new ArrayList<>();
+  private final List<PinnedBuffer> copies = new ArrayList<>();
+  private int parts;
+  private DevicePool.Lease<CUdeviceptr> bases;
+  private DevicePool.Lease<CUdeviceptr> firsts;
+
+  /**
+   * Maps the f32 feature files of {@code store} (see {@link io.fanout.features.FeatureFiles#open})
+   * for zero-copy reads on {@code be}'s device.
+   */
+  public static ZeroCopyFeatures open(CudaBackend be, GraphStore store) {
+    StoreManifest m = store.manifest();
+    if (m.featureDim <= 0 || !"f32".equals(m.featureEncoding)) {
+      throw new InvalidInputException(
+          store.root()
+              + " has no f32 features (feature_dim "
+              + m.featureDim
+              + ", encoding "
+              + m.featureEncoding
+              + "); --feature-access zero-copy reads f32 rows only, use --feature-access gather");
+    }
+    int n = m.partitionTable.size();
+    Path[] paths = new Path[n];
+    long[] starts = new long[n + 1];
+    for (int p = 0; p < n; p++) {
+      StoreManifest.Partition e = m.partitionTable.get(p);
+      paths[p] = store.dataRoot().resolve(StoreLayout.featuresFile(e.index));
+      starts[p] = e.firstVertex;
+      starts[p + 1] = e.firstVertex + e.numVertices;
+    }
+    return ofFiles(be, paths, starts, m.featureDim, MAX_CHUNK);
+  }
+
+  /**
+   * Maps {@code files[p]}, holding rows {@code [starts[p], starts[p+1])} of {@code dim} floats
+   * after a {@link StoreLayout#HEADER_BYTES}-byte header.
+   */
+  static ZeroCopyFeatures ofFiles(
+      CudaBackend be, Path[] files, long[] starts, int dim, long maxChunk) {
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, dim, starts[files.length]);
+    z.init(plan(starts, 4L * dim, maxChunk), ch -> z.mapChunk(files[ch.file()], ch, starts));
+    return z;
+  }
+
+  /**
+   * Copies the row-major {@code rows x dim} table once into mapped pinned host memory, for tables
+   * that live on the heap (the benchmark's generated features): the rows stay in host memory and
+   * the gather kernel reads them over PCIe, as from a registered store mapping.
+   */
+  public static ZeroCopyFeatures pinnedCopy(CudaBackend be, float[] table, int rows, int dim) {
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, dim, rows);
+    z.init(plan(new long[] {0, rows}, 4L * dim, MAX_CHUNK), ch -> z.copyChunk(table, ch));
+    return z;
+  }
+
+  private ZeroCopyFeatures(CudaBackend be, int dim, long numRows) {
+    this.be = be;
+    this.dim = dim;
+    this.numRows = numRows;
+  }
+
+  /** The device address of a chunk's first row. */
+  private interface ChunkMapper {
+    long map(Chunk ch);
+  }
+
+  private void init(List<Chunk> plan, ChunkMapper mapper) {
+    parts = plan.size();
+    long[] baseAddr = new long[parts];
+    long[] first = new long[parts];
+    try {
+      for (int c = 0; c < parts; c++) {
+        Chunk ch = plan.get(c);
+        baseAddr[c] = mapper.map(ch);
+        first[c] = ch.first();
+      }
+      bases = upload(baseAddr);
+      firsts = upload(first);
+    } catch (RuntimeException e) {
+      try {
+        close();
+      } catch (RuntimeException x) {
+        e.addSuppressed(x);
+      }
+      throw e;
+    }
+    LOG.info(
+        "zero-copy features: "
+            + parts
+            + " chunk(s), "
+            + registered.size()
+            + " registered file mappings, "
+            + copies.size()
+            + " pinned copies");
+  }
+
+  /** Splits each file's rows into chunks of at most {@code maxChunk} bytes (at least one row). */
+  static List<Chunk> plan(long[] starts, long rowBytes, long maxChunk) {
+    long perChunk = Math.max(1, maxChunk / rowBytes);
+    List<Chunk> out = new ArrayList<>();
+    for (int f = 0; f + 1 < starts.length; f++) {
+      for (long r = starts[f]; r < starts[f + 1]; r += perChunk) {
+        out.add(new Chunk(f, r, Math.min(perChunk, starts[f + 1] - r)));
+      }
+    }
+    return out;
+  }
+
+  /** Maps, registers (or copies) one chunk; returns the device address of its first row. */
+  private long mapChunk(Path file, Chunk ch, long[] starts) {
+    long localFirst = ch.first() - starts[ch.file()];
+    long rowBytes = 4L * dim;
+    long pos = StoreLayout.HEADER_BYTES + localFirst * rowBytes;
+    long aligned = pos - (pos % PAGE);
+    long delta = pos - aligned;
+    long len = delta + ch.rows() * rowBytes;
+    MappedByteBuffer mb;
+    try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
+      if (fc.size() < pos + ch.rows() * rowBytes) {
+        throw new InvalidInputException(
+            file
+                + " is shorter than its "
+                + ch.rows()
+                + " rows of "
+                + dim
+                + " floats; re-run prepare to rewrite the store");
+      }
+      mb = fc.map(FileChannel.MapMode.READ_ONLY, aligned, len);
+    } catch (IOException e) {
+      throw new UncheckedIOException("mapping " + file + " failed: " + e.getMessage(), e);
+    }
+    Pointer host = Pointer.to(mb);
+    int rc = JCudaDriver.cuMemHostRegister(host, len, REGISTER_DEVICEMAP | REGISTER_READ_ONLY);
+    CUdeviceptr dev = new CUdeviceptr();
+    if (rc == CUresult.CUDA_SUCCESS) {
+      registered.add(host);
+      mappings.add(mb); // keeps the mapping alive while the device reads it
+      CudaDriver.check(
+          "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, host, 0));
+      return CudaDriver.address(dev) + delta;
+    }
+    LOG.fine("cuMemHostRegister refused " + file + ": " + CUresult.stringFor(rc));
+    PinnedBuffer copy = PinnedBuffer.allocateMapped(ch.rows() * rowBytes);
+    copies.add(copy);
+    copy.bytes().put(mb.duplicate().position((int) delta).limit((int) len));
+    CudaDriver.check(
+        "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, copy.pointer(), 0));
+    return CudaDriver.address(dev);
+  }
+
+  /** Copies a chunk of a heap table into mapped pinned memory; returns its device address. */
+  private long copyChunk(float[] table, Chunk ch) {
+    PinnedBuffer copy = PinnedBuffer.allocateMapped(ch.rows() * 4L * dim);
+    copies.add(copy);
+    copy.bytes().asFloatBuffer().put(table, (int) (ch.first() * dim), (int) (ch.rows() * dim));
+    CUdeviceptr dev = new CUdeviceptr();
+    CudaDriver.check(
+        "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, copy.pointer(), 0));
+    return CudaDriver.address(dev);
+  }
+
+  private DevicePool.Lease<CUdeviceptr> upload(long[] a) {
+    DevicePool.Lease<CUdeviceptr> l = be.pool().acquire(8L * a.length);
+    try {
+      CudaDriver.check(
+          "cuMemcpyHtoD", JCudaDriver.cuMemcpyHtoD(l.ptr(), Pointer.to(a), 8L * a.length));
+    } catch (RuntimeException e) {
+      be.pool().release(l);
+      throw e;
+    }
+    return l;
+  }
+
+  /** Chunks served from registered file mappings (the rest are pinned copies). */
+  public int registeredChunks() {
+    return registered.size();
+  }
+
+  public int chunks() {
+    return parts;
+  }
+
+  public int dim() {
+    return dim;
+  }
+
+  /**
+   * Gathers the feature rows {@code ids[idsOff .. idsOff+rows)} (global vertex ids) into the {@code
+   * rows x dim} matrix at {@code out[outOff ..)}, on the backend's stream.
+   */
+  public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
+    CUdeviceptr pi = be.pointer(ids, idsOff, rows);
+    CUdeviceptr po = be.pointer(out, outOff, (long) rows * dim);
+    be.launch(
+        "gather_parts",
+        (long) rows * dim,
+        new KernelArgs().p(bases.ptr()).p(firsts.ptr()).i(parts).p(pi).i(rows).i(dim).p(po));
+  }
+
+  /** Rows of the whole table. */
+  public long numRows() {
+    return numRows;
+  }
+
+  /** Unregisters the mappings and frees the pinned copies and the tables, each in its finally. */
+  @Override
+  public void close() {
+    NativeCleanup c = new NativeCleanup();
+    be.sync();
+    for (Pointer p : registered) {
+      c.run("cuMemHostUnregister", () -> JCudaDriver.cuMemHostUnregister(p));
+    }
+    registered.clear();
+    for (PinnedBuffer b : copies) {
+      c.close(b);
+    }
+    copies.clear();
+    mappings.clear();
+    if (bases != null) {
+      be.pool().release(bases);
+      bases = null;
+    }
+    if (firsts != null) {
+      be.pool().release(firsts);
+      firsts = null;
+    }
+    c.rethrow();
+  }
+}

@@ -1,0 +1,97 @@
+package io.fanout.train;
+
+import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.Backends;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code bench-train} without Spark on the class path, for a GPU machine that can carry the
+ * trainer's jars but not Spark's: {@code java -cp "gpu-trainer/target/classes:gpu-trainer/target
+ * /gpu-lib/*" io.fanout.train.TrainBenchmarkMain --backend cuda [--batches 20 ...]}. Takes the
+ * options of {@code bench-train} with the same defaults except {@code --verify-rounds} (0 here),
+ * and prints the same one-line JSON.
+ */
+public final class TrainBenchmarkMain {
+  private static final Set<String> OPTIONS =
+      Set.of(
+          "backend",
+          "vertices",
+          "edges",
+          "features",
+          "hidden",
+          "fanouts",
+          "batch-size",
+          "batches",
+          "warmup",
+          "loader-threads",
+          "prefetch");
+
+  private TrainBenchmarkMain() {}
+
+  public static void main(String[] args) {
+    try {
+      Map<String, String> o = parse(args);
+      TrainBenchmark.Settings s =
+          new TrainBenchmark.Settings(
+              integer(o, "vertices", 2_500_000),
+              Long.parseLong(o.getOrDefault("edges", "60000000")),
+              integer(o, "features", 100),
+              integer(o, "hidden", 256),
+              fanouts(o.getOrDefault("fanouts", "15,10,5")),
+              integer(o, "batch-size", 1024),
+              integer(o, "batches", 20),
+              integer(o, "warmup", 3),
+              integer(o, "loader-threads", 2),
+              integer(o, "prefetch", 2),
+              8,
+              0);
+      Backend be = Backends.select(o.getOrDefault("backend", Backends.AUTO), -1);
+      System.out.println(BenchJson.line(TrainBenchmark.run(s, be)));
+    } catch (InvalidInputException | NumberFormatException e) {
+      System.err.println("fanout bench-train: error: " + e.getMessage());
+      System.exit(2);
+    }
+  }
+
+  static Map<String, String> parse(String[] args) {
+    Map<String, String> o = new HashMap<>();
+    for (int i = 0; i < args.length; i += 2) {
+      String k = args[i].startsWith("--") ? args[i].substring(2) : "";
+      if (!OPTIONS.contains(k) || i + 1 >= args.length) {
+        throw new InvalidInputException(
+            "expected --OPTION VALUE pairs with OPTION one of "
+                + new java.util.TreeSet<>(OPTIONS)
+                + ", got '"
+                + args[i]
+                + "'");
+      }
+      o.put(k, args[i + 1]);
+    }
+    return o;
+  }
+
+  private static int integer(Map<String, String> o, String k, int def) {
+    String v = o.get(k);
+    try {
+      return v == null ? def : Integer.parseInt(v);
+    } catch (NumberFormatException e) {
+      throw new InvalidInputException("--" + k + " expects an integer, got '" + v + "'");
+    }
+  }
+
+  private static int[] fanouts(String s) {
+    String[] parts = s.split(",");
+    int[] f = new int[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      try {
+        f[i] = Integer.parseInt(parts[i].trim());
+      } catch (NumberFormatException e) {
+        throw new InvalidInputException("--fanouts expects integers like 15,10,5, got '" + s + "'");
+      }
+    }
+    return f;
+  }
+}

@@ -1,0 +1,16 @@
+package io.fanout.tensor.cuda;
+
+import org.junit.jupiter.api.Assumptions;
+
+/** Shared by the {@code @Tag("gpu")} tests: skip, with the reason printed, without a device. */
+final class GpuTests {
+  private GpuTests() {}
+
+  static void assumeDevice() {
+    String why = CudaBackendProvider.probe();
+    if (!why.isEmpty()) {
+      System.out.println("skipping GPU test: " + why);
+    }
+    Assumptions.assumeTrue(why.isEmpty(), () -> "skipping GPU test: " + why);
+  }
+}
