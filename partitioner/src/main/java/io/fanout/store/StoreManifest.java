@@ -175,7 +175,10 @@ public final class StoreManifest {
     @JsonProperty("negatives_per_positive")
     public int negativesPerPositive;
 
-    /** Training pairs: kept in the CSR (both directions for undirected stores). */
+    /**
+     * Training pairs other than self-loops, the seeds of {@code sample --task link}: kept in the
+     * CSR (both directions for undirected stores).
+     */
     @JsonProperty("train_pairs")
     public long trainPairs;
 

@@ -156,7 +156,9 @@ final class EdgeSplitPlan {
     m.fractions = fractions.clone();
     m.seed = seed;
     m.negativesPerPositive = negatives;
-    for (Row r : pairs.groupBy(col(CODE)).count().collectAsList()) {
+    // self-loops are in the graph but are not training pairs (link seeds)
+    for (Row r :
+        pairs.where(col("a").notEqual(col("b"))).groupBy(col(CODE)).count().collectAsList()) {
       if (r.getInt(0) == TRAIN) {
         m.trainPairs = r.getLong(1);
       }
