@@ -97,6 +97,15 @@ public final class Trainer {
         model.forward(blocks, b.features(), true, batchKey(opts.seed(), epoch, mb.batch()));
     int rows = mb.numSeeds();
     int classes = model.config().classes();
+    if (mb.pairs() != null) { // link prediction: the outputs are embeddings, the loss is per pair
+      dLogits = ensure(dLogits, rows * classes);
+      StepStats s = LinkStep.lossAndGrad(logits, rows, classes, mb.pairs(), dLogits);
+      model.zeroGrad();
+      model.backward(dLogits);
+      reducer.allReduceMean(model.grads(), model.numParams());
+      adam.update(model.params(), model.grads(), lr);
+      return s;
+    }
     int[] labels = mb.labels();
     int labeled = 0;
     for (int i = 0; i < rows; i++) {
@@ -135,7 +144,7 @@ public final class Trainer {
       throw new InvalidInputException(
           "batch features have dimension " + dim + " but the model expects " + c.inDim());
     }
-    for (int l : mb.labels()) {
+    for (int l : mb.pairs() != null ? new int[0] : mb.labels()) {
       if (l >= c.classes()) {
         throw new InvalidInputException(
             "batch "
