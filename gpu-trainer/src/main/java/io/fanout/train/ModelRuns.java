@@ -5,6 +5,7 @@ import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
@@ -295,9 +296,17 @@ public final class ModelRuns {
       throw new InvalidInputException(
           "graph store " + spec.graph() + " has no features (feature_dim 0); training needs them");
     }
-    if (m.classes < 2) {
+    boolean link = isLink(shards);
+    if (m.classes < 2 && !link) {
       throw new InvalidInputException(
           "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
+    }
+    if (link && spec.valShards() != null) {
+      throw new InvalidInputException(
+          "--val-shards with link-prediction shards ("
+              + spec.shards()
+              + "): link models are validated by evaluate on the store's held-out edges; leave"
+              + " --val-shards out");
     }
     checkShardsMatch(shards, store);
     int hops = shardLayers(shards, store, spec.verify());
@@ -379,12 +388,13 @@ public final class ModelRuns {
       StoreManifest m = store.manifest();
       ShardSet shards = ShardSet.open(spec.shards());
       int hops = checkInputs(spec, store, shards);
+      boolean link = isLink(shards);
       ModelConfig cfg =
           new ModelConfig(
               spec.model(),
               m.featureDim,
               spec.hidden(),
-              m.classes,
+              link ? spec.hidden() : m.classes, // link: the last layer outputs embeddings
               hops,
               spec.dropout(),
               spec.activation(),
@@ -437,6 +447,9 @@ public final class ModelRuns {
         Map<String, String> identity = new LinkedHashMap<>();
         identity.put("graph", storeFingerprint(m));
         identity.put("shards", shards.manifest().fingerprint());
+        if (link) { // absent for node models, so their checkpoints keep their identity
+          identity.put(LinkStep.TASK, "link");
+        }
         List<EpochStats> stats =
             trainer.fit(
                 train,
@@ -487,6 +500,21 @@ public final class ModelRuns {
     return new RowCache(FeatureFiles.open(store, CACHE_IO_THREADS), p, bytes);
   }
 
+  /** Whether {@code shards} hold link-prediction batches ({@code sample --task link}). */
+  static boolean isLink(ShardSet shards) {
+    return "link".equals(shards.manifest().options.get("task"));
+  }
+
+  /** Whether checkpoint {@code ck} is of a link-prediction model. */
+  static boolean isLink(Checkpoint ck) {
+    return "link".equals(ck.meta().get("identity." + LinkStep.TASK));
+  }
+
+  /** The task of the model in {@code modelDir}: {@code link} or {@code node}. */
+  public static String task(Path modelDir, String pick) {
+    return isLink(Checkpoint.readForInference(modelDir, pick)) ? "link" : "node";
+  }
+
   /** A trained model loaded from its model dir and checked against a store. */
   static GnnModel load(Path modelDir, String pick, GraphStore store) {
     Checkpoint ck = Checkpoint.readForInference(modelDir, pick);
@@ -503,7 +531,7 @@ public final class ModelRuns {
               + " has feature_dim "
               + m.featureDim);
     }
-    if (cfg.classes() != m.classes) {
+    if (cfg.classes() != m.classes && !isLink(ck)) {
       throw new InvalidInputException(
           "the model in "
               + modelDir
@@ -657,6 +685,52 @@ public final class ModelRuns {
         out.put(
             StoreLayout.splitName(split),
             Evaluation.accuracy(lg, model.config().classes(), store.vertices(), split));
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Link-prediction metrics ({@link LinkMetrics}) of the link model in {@code modelDir} on the
+   * store's held-out {@code val} and {@code test} edges and their fixed negatives, scored by the
+   * dot decoder from full-neighbor embeddings of the training graph.
+   *
+   * @throws InvalidInputException when the model is not a link model or the store has no edge split
+   */
+  public static Map<String, LinkMetrics> evaluateLink(
+      Path graph, Path modelDir, String pick, boolean verify) {
+    try (GraphStore store = GraphStore.open(graph, verify)) {
+      HeldOutEdges.requireEdgeSplit(store.root(), store.manifest(), "link evaluation");
+      if (!isLink(Checkpoint.readForInference(modelDir, pick))) {
+        throw new InvalidInputException(
+            "the model in "
+                + modelDir
+                + " is a node classifier; link metrics need a model trained on sample --task"
+                + " link shards");
+      }
+      GnnModel model = load(modelDir, pick, store);
+      float[] emb = logits(model, store, null, 0, 0, -1);
+      int dim = model.config().classes();
+      Map<String, LinkMetrics> out = new LinkedHashMap<>();
+      for (String split : StoreLayout.HELD_OUT_SPLITS) {
+        HeldOutEdges h = HeldOutEdges.read(store, split);
+        float[] scores = new float[h.size()];
+        io.fanout.nn.DotDecoder.scores(emb, dim, h.src, h.dst, h.size(), scores);
+        int p = h.positives();
+        int[] ps = new int[p];
+        float[] pos = new float[p];
+        int[] ns = new int[h.size() - p];
+        float[] neg = new float[h.size() - p];
+        for (int i = 0, a = 0, b = 0; i < h.size(); i++) {
+          if (h.label[i] == 1) {
+            ps[a] = h.src[i];
+            pos[a++] = scores[i];
+          } else {
+            ns[b] = h.src[i];
+            neg[b++] = scores[i];
+          }
+        }
+        out.put(split, LinkMetrics.of(ps, pos, ns, neg));
       }
       return out;
     }

@@ -108,6 +108,15 @@ public final class Trainer implements AutoCloseable {
     checkBatch(mb, b.dim());
     int rows = mb.numSeeds();
     int classes = model.config().classes();
+    if (mb.pairs() != null) { // link prediction: the outputs are embeddings, the loss is per pair
+      dLogits = ensure(dLogits, rows * classes);
+      StepStats s = LinkStep.lossAndGrad(logits, rows, classes, mb.pairs(), dLogits);
+      model.zeroGrad();
+      model.backward(dLogits);
+      reducer.allReduceMean(model.grads(), model.numParams());
+      adam.update(model.params(), model.grads(), lr);
+      return s;
+    }
     int[] labels = mb.labels();
     BatchTensors t = model.upload(Block.of(mb), b.features(), labels, rows);
     FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()));
@@ -166,7 +175,7 @@ public final class Trainer implements AutoCloseable {
       throw new InvalidInputException(
           "batch features have dimension " + dim + " but the model expects " + c.inDim());
     }
-    for (int l : mb.labels()) {
+    for (int l : mb.pairs() != null ? new int[0] : mb.labels()) {
       if (l >= c.classes()) {
         throw new InvalidInputException(
             "batch "

@@ -19,6 +19,10 @@ public final class StoreLayout {
   public static final String FEATURES_DIR = "features";
   public static final String NODES_DIR = "nodes";
   public static final String WEIGHTS_DIR = "weights";
+  public static final String EDGE_SPLIT_DIR = "edgesplit";
+
+  /** The held-out edge splits of a link-prediction store, each stored as one edge list file. */
+  public static final java.util.List<String> HELD_OUT_SPLITS = java.util.List.of("val", "test");
 
   public static final byte[] CSR_MAGIC = "FNOCSR01".getBytes(StandardCharsets.US_ASCII);
   public static final byte[] FEATURES_MAGIC = "FNOFEAT1".getBytes(StandardCharsets.US_ASCII);
@@ -83,6 +87,14 @@ public final class StoreLayout {
   /** The edge weights of a partition, aligned with its CSR indices (weighted stores only). */
   public static String weightsFile(int partition) {
     return WEIGHTS_DIR + "/" + partFile(partition, "wgt");
+  }
+
+  /**
+   * The edge list of held-out split {@code split} ({@code val} or {@code test}): Parquet rows
+   * {@code (src_dense, dst_dense, src, dst, label)}, positives (label 1) then negatives (label 0).
+   */
+  public static String edgeSplitFile(String split) {
+    return EDGE_SPLIT_DIR + "/" + split + ".parquet";
   }
 
   private static String partFile(int partition, String ext) {

@@ -34,6 +34,7 @@ import java.util.Map;
   "feature_dim",
   "feature_encoding",
   "weighted",
+  "edge_split",
   "classes",
   "split_counts",
   "degree",
@@ -89,6 +90,14 @@ public final class StoreManifest {
   @JsonInclude(JsonInclude.Include.NON_DEFAULT)
   public boolean weighted;
 
+  /**
+   * The held-out edges of a link-prediction store ({@code prepare --edge-split}), or null. Not
+   * written when null, so stores without an edge split keep their manifest and fingerprint.
+   */
+  @JsonProperty("edge_split")
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public EdgeSplit edgeSplit;
+
   @JsonProperty("classes")
   public int classes;
 
@@ -138,6 +147,52 @@ public final class StoreManifest {
       this.max = max;
       this.mean = mean;
     }
+  }
+
+  /**
+   * How the edges were split for link prediction: the fractions and seed asked for, the undirected
+   * pairs (or directed edges) that went to each split, and the seeded negative pairs stored next to
+   * the val and test positives in {@link StoreLayout#edgeSplitFile}.
+   */
+  @JsonPropertyOrder({
+    "fractions",
+    "seed",
+    "negatives_per_positive",
+    "train_pairs",
+    "val_pairs",
+    "test_pairs",
+    "val_negatives",
+    "test_negatives"
+  })
+  public static final class EdgeSplit {
+    /** train, val, test fractions, e.g. {@code [0.85, 0.05, 0.1]}. */
+    @JsonProperty("fractions")
+    public double[] fractions;
+
+    @JsonProperty("seed")
+    public long seed;
+
+    @JsonProperty("negatives_per_positive")
+    public int negativesPerPositive;
+
+    /**
+     * Training pairs other than self-loops, the seeds of {@code sample --task link}: kept in the
+     * CSR (both directions for undirected stores).
+     */
+    @JsonProperty("train_pairs")
+    public long trainPairs;
+
+    @JsonProperty("val_pairs")
+    public long valPairs;
+
+    @JsonProperty("test_pairs")
+    public long testPairs;
+
+    @JsonProperty("val_negatives")
+    public long valNegatives;
+
+    @JsonProperty("test_negatives")
+    public long testNegatives;
   }
 
   /** One partition: the dense-id range it owns and the edges (CSR entries) of those rows. */

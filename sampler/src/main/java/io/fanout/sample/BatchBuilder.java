@@ -133,11 +133,16 @@ public final class BatchBuilder {
 
   /** Finishes the batch after its last hop; {@code labels} are the seeds' labels. */
   public MiniBatch finish(int epoch, int batch, int[] labels) {
+    return finish(epoch, batch, labels, null);
+  }
+
+  /** Finishes a link-prediction batch scoring {@code pairs} (null: a node batch). */
+  public MiniBatch finish(int epoch, int batch, int[] labels, LinkPairs pairs) {
     if (hop != indptr.length) {
       throw new IllegalStateException("batch has " + hop + " of " + indptr.length + " hops");
     }
     return new MiniBatch(
-        epoch, batch, Arrays.copyOf(nodes, size), layerSizes, indptr, indices, labels);
+        epoch, batch, Arrays.copyOf(nodes, size), layerSizes, indptr, indices, labels, pairs);
   }
 
   private void ensure(int more) {

@@ -14,7 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * index.
  */
 public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
-  private final NeighborSampler sampler;
+  private final BatchSampler sampler;
   private final int epoch;
   private final int[] order;
   private final int batchSize;
@@ -39,7 +39,7 @@ public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
    * @param capacity batches sampled ahead of the consumer, at least 1
    */
   public BatchStream(
-      NeighborSampler sampler,
+      BatchSampler sampler,
       int epoch,
       int[] order,
       int batchSize,
@@ -72,7 +72,7 @@ public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
   }
 
   private void work() {
-    NeighborSampler.Worker w = sampler.newWorker();
+    BatchSampler.Worker w = sampler.newWorker();
     int b = -1;
     try {
       while (true) {

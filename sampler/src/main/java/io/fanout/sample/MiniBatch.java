@@ -19,6 +19,7 @@ public final class MiniBatch {
   private final int[][] indptr;
   private final int[][] indices;
   private final int[] labels;
+  private final LinkPairs pairs;
 
   /**
    * @param indptr {@code indptr[h-1]} is block {@code h}'s row pointer array, length {@code
@@ -34,6 +35,22 @@ public final class MiniBatch {
       int[][] indptr,
       int[][] indices,
       int[] labels) {
+    this(epoch, batch, nodes, layerSizes, indptr, indices, labels, null);
+  }
+
+  /**
+   * A link-prediction batch: as above, with the {@code pairs} it scores (null for node
+   * classification); the pairs' endpoints must be seeds.
+   */
+  public MiniBatch(
+      int epoch,
+      int batch,
+      int[] nodes,
+      int[] layerSizes,
+      int[][] indptr,
+      int[][] indices,
+      int[] labels,
+      LinkPairs pairs) {
     int layers = layerSizes.length - 1;
     if (layers < 0 || indptr.length != layers || indices.length != layers) {
       throw new IllegalArgumentException(
@@ -49,6 +66,22 @@ public final class MiniBatch {
     this.indptr = indptr;
     this.indices = indices;
     this.labels = labels;
+    this.pairs = pairs;
+    if (pairs != null) {
+      for (int i = 0; i < pairs.size(); i++) {
+        if (pairs.src()[i] < 0
+            || pairs.src()[i] >= layerSizes[0]
+            || pairs.dst()[i] < 0
+            || pairs.dst()[i] >= layerSizes[0]) {
+          throw new IllegalArgumentException("pair " + i + " has an endpoint that is not a seed");
+        }
+      }
+    }
+  }
+
+  /** The scored pairs of a link-prediction batch, or null. */
+  public LinkPairs pairs() {
+    return pairs;
   }
 
   public int epoch() {

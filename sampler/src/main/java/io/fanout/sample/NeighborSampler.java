@@ -19,7 +19,7 @@ import java.util.Arrays;
  * <p>The sampler is immutable and thread-safe; each thread samples through its own {@link Worker}.
  * A batch depends only on (seed, epoch, batch index, seeds, graph, weights, fanouts).
  */
-public final class NeighborSampler {
+public final class NeighborSampler implements BatchSampler {
   private final CsrGraph graph;
   private final VertexTable vertices;
   private final EdgeWeights weights;
@@ -63,13 +63,13 @@ public final class NeighborSampler {
     return seed;
   }
 
-  /** A new per-thread sampling state. */
+  @Override
   public Worker newWorker() {
     return new Worker();
   }
 
   /** Per-thread scratch: reused across batches, so a batch allocates only its own arrays. */
-  public final class Worker {
+  public final class Worker implements BatchSampler.Worker {
     private final BatchBuilder builder = new BatchBuilder();
     private final NodeSampler nodeSampler = new NodeSampler();
     private final WeightedNodeSampler weightedSampler = new WeightedNodeSampler();
@@ -77,11 +77,23 @@ public final class NeighborSampler {
     private long[] starts = new long[1024];
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
+    private PairSet exclude;
 
     private Worker() {}
 
-    /** Samples the batch whose seeds are {@code seeds[from .. from+count)}. */
+    @Override
     public MiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
+      return sample(epoch, batch, seeds, from, count, null, null);
+    }
+
+    /**
+     * Samples the batch whose seeds are {@code seeds[from .. from+count)}, leaving out of every
+     * block the edges (either direction) in {@code exclude} (null: none), and attaching {@code
+     * pairs} (null: none).
+     */
+    public MiniBatch sample(
+        int epoch, int batch, int[] seeds, int from, int count, PairSet exclude, LinkPairs pairs) {
+      this.exclude = exclude;
       long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
       builder.start(fanouts.length, seeds, from, count);
       int n = graph.numVertices();
@@ -102,7 +114,31 @@ public final class NeighborSampler {
       for (int i = 0; i < count; i++) {
         labels[i] = vertices.label(seeds[from + i]);
       }
-      return builder.finish(epoch, batch, labels);
+      return builder.finish(epoch, batch, labels, pairs);
+    }
+
+    /**
+     * Drops from row {@code i} the sampled ids {@code u} with {node(i), u} excluded, compacting
+     * {@code ids} and rewriting {@code ptr} in place.
+     */
+    private int[] dropExcluded(int[] ptr, int[] ids) {
+      if (exclude == null) {
+        return ids;
+      }
+      int w = 0;
+      int start = 0;
+      for (int i = 0; i + 1 < ptr.length; i++) {
+        int v = builder.node(i);
+        int end = ptr[i + 1];
+        for (int e = start; e < end; e++) {
+          if (!exclude.contains(ids[e], v)) {
+            ids[w++] = ids[e];
+          }
+        }
+        start = end;
+        ptr[i + 1] = w;
+      }
+      return w == ids.length ? ids : Arrays.copyOf(ids, w);
     }
 
     private void hop(long batchKey, int h, int fanout) {
@@ -152,7 +188,7 @@ public final class NeighborSampler {
           }
         }
       }
-      builder.addHop(ptr, ids);
+      builder.addHop(ptr, dropExcluded(ptr, ids));
     }
 
     /**
@@ -182,7 +218,7 @@ public final class NeighborSampler {
         total += k;
         ptr[i + 1] = total;
       }
-      builder.addHop(ptr, Arrays.copyOf(picks, total));
+      builder.addHop(ptr, dropExcluded(ptr, Arrays.copyOf(picks, total)));
     }
   }
 

@@ -1,5 +1,6 @@
 package io.fanout.shard;
 
+import io.fanout.sample.LinkPairs;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
 import java.lang.invoke.MethodHandles;
@@ -57,7 +58,8 @@ public final class BatchCodec {
         indptr,
         indices,
         ints(b.labels()),
-        encodeFeatures(b.nodes().length, features, enc));
+        encodeFeatures(b.nodes().length, features, enc),
+        b.pairs() == null ? null : encodePairs(b.pairs()));
   }
 
   /** Encodes {@code count} feature rows ({@code values.length / count} per row). */
@@ -164,7 +166,45 @@ public final class BatchCodec {
           "has " + e.indices().length + " bytes",
           idxPos + " (the blocks' row pointers end there)");
     }
-    return new MiniBatch(e.epoch(), e.batch(), nodes, layerSizes, indptr, indices, labels);
+    LinkPairs pairs = e.pairs() == null ? null : decodePairs(e, layerSizes[0]);
+    return new MiniBatch(e.epoch(), e.batch(), nodes, layerSizes, indptr, indices, labels, pairs);
+  }
+
+  /** The positive pairs (the seeds) of a link-prediction row. */
+  public static int positives(EncodedBatch e) {
+    int[] all = ints(e, ShardSchema.PAIRS, e.pairs(), -1);
+    int n = all.length / 3;
+    int pos = 0;
+    for (int i = 2 * n; i < 3 * n; i++) {
+      pos += all[i];
+    }
+    return pos;
+  }
+
+  private static byte[] encodePairs(LinkPairs p) {
+    byte[] out = new byte[12 * p.size()];
+    IntView v = new IntView(out);
+    v.put(p.src());
+    v.put(p.dst());
+    v.put(p.label());
+    return out;
+  }
+
+  private static LinkPairs decodePairs(EncodedBatch e, int seeds) {
+    int[] all = ints(e, ShardSchema.PAIRS, e.pairs(), -1);
+    if (all.length % 3 != 0) {
+      throw bad(e, ShardSchema.PAIRS, "has " + all.length + " int32", "src, dst, label per pair");
+    }
+    int n = all.length / 3;
+    for (int i = 0; i < 2 * n; i++) {
+      if (all[i] < 0 || all[i] >= seeds) {
+        throw bad(e, ShardSchema.PAIRS, "has endpoint " + all[i], "local indices below " + seeds);
+      }
+    }
+    return new LinkPairs(
+        java.util.Arrays.copyOfRange(all, 0, n),
+        java.util.Arrays.copyOfRange(all, n, 2 * n),
+        java.util.Arrays.copyOfRange(all, 2 * n, 3 * n));
   }
 
   /** Number of inline feature values of a row ({@code 0} without features). */

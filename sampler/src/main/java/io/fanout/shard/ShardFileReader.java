@@ -31,6 +31,7 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
   private final MessageColumnIO columnIo;
   private final MessageType schema;
   private final boolean hasFeatures;
+  private final boolean hasPairs;
   private RecordReader<Group> rows;
   private long rowsLeftInGroup;
 
@@ -146,6 +147,7 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
       }
     }
     hasFeatures = schema.containsField(ShardSchema.FEATURES);
+    hasPairs = schema.containsField(ShardSchema.PAIRS);
     columnIo = new ColumnIOFactory().getColumnIO(schema);
   }
 
@@ -192,7 +194,10 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
         g.getBinary(ShardSchema.INDPTR, 0).getBytes(),
         g.getBinary(ShardSchema.INDICES, 0).getBytes(),
         g.getBinary(ShardSchema.LABELS, 0).getBytes(),
-        features);
+        features,
+        hasPairs && g.getFieldRepetitionCount(ShardSchema.PAIRS) > 0
+            ? g.getBinary(ShardSchema.PAIRS, 0).getBytes()
+            : null);
   }
 
   @Override

@@ -15,9 +15,11 @@ import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.MessageType;
 
 /**
- * Writes one shard file: Parquet, one row per mini-batch, schema {@link ShardSchema#SCHEMA}.
+ * Writes one shard file: Parquet, one row per mini-batch, schema {@link ShardSchema#SCHEMA} (or
+ * {@link ShardSchema#LINK_SCHEMA} when the metadata says {@code fanout.task=link}).
  *
  * <p>Written straight through parquet-hadoop to a local path, without Spark's writer, so the file
  * name and bytes depend only on the rows: the same batches give a byte-identical file. Dictionary
@@ -27,7 +29,7 @@ import org.apache.parquet.io.api.Binary;
 public final class ShardFileWriter implements AutoCloseable {
   private final Path file;
   private final ParquetWriter<Group> writer;
-  private final SimpleGroupFactory rows = new SimpleGroupFactory(ShardSchema.SCHEMA);
+  private final SimpleGroupFactory rows;
   private long rowsWritten;
 
   /**
@@ -35,11 +37,13 @@ public final class ShardFileWriter implements AutoCloseable {
    */
   public ShardFileWriter(Path file, CompressionCodecName codec, Map<String, String> metadata) {
     this.file = file;
+    MessageType schema = ShardSchema.schemaFor(metadata);
+    this.rows = new SimpleGroupFactory(schema);
     try {
       writer =
           ExampleParquetWriter.builder(new LocalOutputFile(file))
               .withConf(new PlainParquetConfiguration())
-              .withType(ShardSchema.SCHEMA)
+              .withType(schema)
               .withCompressionCodec(codec)
               .withDictionaryEncoding(false)
               .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
@@ -68,6 +72,9 @@ public final class ShardFileWriter implements AutoCloseable {
     g.add(ShardSchema.LABELS, Binary.fromConstantByteArray(b.labels()));
     if (b.features() != null) {
       g.add(ShardSchema.FEATURES, Binary.fromConstantByteArray(b.features()));
+    }
+    if (b.pairs() != null) {
+      g.add(ShardSchema.PAIRS, Binary.fromConstantByteArray(b.pairs()));
     }
     try {
       writer.write(g);

@@ -40,7 +40,7 @@ public final class ShardPartWriter {
         EncodedBatch e = rows.next();
         w.write(e);
         n++;
-        seeds += e.numSeeds();
+        seeds += e.pairs() == null ? e.numSeeds() : BatchCodec.positives(e);
         edges += e.indices().length / 4;
         nodes += e.nodes().length / 4;
       }
@@ -80,16 +80,7 @@ public final class ShardPartWriter {
             if (enc == FeatureEncoding.NONE) {
               return e;
             }
-            return new EncodedBatch(
-                e.epoch(),
-                e.batch(),
-                e.numSeeds(),
-                e.layerSizes(),
-                e.nodes(),
-                e.indptr(),
-                e.indices(),
-                e.labels(),
-                gatherFeatures(b, features, enc));
+            return e.withFeatures(gatherFeatures(b, features, enc));
           }
 
           /** Gathers and encodes the rows a chunk at a time: no float copy of the whole batch. */

@@ -20,6 +20,10 @@ public final class ShardSchema {
   public static final String INDICES = "indices";
   public static final String LABELS = "labels";
   public static final String FEATURES = "features";
+  public static final String PAIRS = "pairs";
+
+  /** Key-value metadata saying a shard holds link-prediction batches ({@link #LINK_SCHEMA}). */
+  public static final String TASK_KEY = "fanout.task";
 
   public static final MessageType SCHEMA =
       Types.buildMessage()
@@ -42,4 +46,20 @@ public final class ShardSchema {
           .optional(PrimitiveTypeName.BINARY)
           .named(FEATURES)
           .named("fanout_minibatch");
+
+  /**
+   * {@link #SCHEMA} plus the optional {@code pairs} column of link-prediction shards; node
+   * classification shards keep {@link #SCHEMA}, so their bytes do not change.
+   */
+  public static final MessageType LINK_SCHEMA =
+      Types.buildMessage()
+          .addFields(SCHEMA.getFields().toArray(new org.apache.parquet.schema.Type[0]))
+          .optional(PrimitiveTypeName.BINARY)
+          .named(PAIRS)
+          .named("fanout_minibatch");
+
+  /** The schema of a part file with key-value {@code metadata}. */
+  public static MessageType schemaFor(java.util.Map<String, String> metadata) {
+    return "link".equals(metadata.get(TASK_KEY)) ? LINK_SCHEMA : SCHEMA;
+  }
 }

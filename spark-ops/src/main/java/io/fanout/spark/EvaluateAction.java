@@ -33,6 +33,21 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
   public EvaluateResult execute() {
     FanoutConf c = conf();
     int[] fanouts = EvaluateOptions.fanouts(c);
+    Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
+    if (ModelRuns.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
+      if (fanouts != null) {
+        throw new io.fanout.conf.FanoutConfigException(
+            "evaluate of a link-prediction model runs full-neighbor inference; leave out --mode"
+                + " sampled");
+      }
+      return new EvaluateResult(
+          spark(),
+          ModelRuns.evaluateLink(
+              Path.of(c.get(TrainOptionsDefs.GRAPH)),
+              modelDir,
+              c.get(EvaluateOptions.CHECKPOINT),
+              c.get(SharedOptions.VERIFY)));
+    }
     Map<String, Accuracy> acc =
         ModelRuns.evaluate(
             Path.of(c.get(TrainOptionsDefs.GRAPH)),

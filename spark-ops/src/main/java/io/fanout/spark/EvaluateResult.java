@@ -1,6 +1,7 @@
 package io.fanout.spark;
 
 import io.fanout.train.Accuracy;
+import io.fanout.train.LinkMetrics;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -21,12 +22,44 @@ public final class EvaluateResult {
   private final String mode;
   private final int[] fanouts;
   private final Map<String, Accuracy> perSplit;
+  private final Map<String, LinkMetrics> link;
 
   EvaluateResult(SparkSession spark, String mode, int[] fanouts, Map<String, Accuracy> perSplit) {
     this.spark = spark;
     this.mode = mode;
     this.fanouts = fanouts == null ? null : fanouts.clone();
     this.perSplit = Collections.unmodifiableMap(new LinkedHashMap<>(perSplit));
+    this.link = null;
+  }
+
+  /** The result of a link-prediction model: metrics on the store's val and test edges. */
+  EvaluateResult(SparkSession spark, Map<String, LinkMetrics> link) {
+    this.spark = spark;
+    this.mode = "full";
+    this.fanouts = null;
+    this.perSplit = Map.of();
+    this.link = Collections.unmodifiableMap(new LinkedHashMap<>(link));
+  }
+
+  /** {@code node} (accuracy per split) or {@code link} ({@link #linkMetrics}). */
+  public String task() {
+    return link == null ? "node" : "link";
+  }
+
+  /**
+   * Link-prediction metrics of {@code split} ({@code val} or {@code test}) of a link model.
+   *
+   * @throws IllegalArgumentException for a node classifier's result or another split
+   */
+  public LinkMetrics linkMetrics(String split) {
+    LinkMetrics m = link == null ? null : link.get(split);
+    if (m == null) {
+      throw new IllegalArgumentException(
+          link == null
+              ? "a node classifier's result has no link metrics; see perSplit()"
+              : "no split '" + split + "'; link evaluation measures " + link.keySet());
+    }
+    return m;
   }
 
   /** {@code full} or {@code sampled}. */
@@ -103,6 +136,23 @@ public final class EvaluateResult {
    * counts} of labeled vertices per split.
    */
   public String toJson() {
+    if (link != null) {
+      StringBuilder sb = new StringBuilder("{\"task\":\"link\",\"mode\":\"full\"");
+      for (Map.Entry<String, LinkMetrics> e : link.entrySet()) {
+        sb.append(",\"").append(e.getKey()).append("\":{");
+        boolean first = true;
+        for (Map.Entry<String, Object> f : e.getValue().toMap().entrySet()) {
+          sb.append(first ? "" : ",").append('"').append(f.getKey()).append("\":");
+          sb.append(
+              f.getValue() instanceof Double d
+                  ? (d.isNaN() ? "null" : String.format(Locale.ROOT, "%.6f", d))
+                  : f.getValue().toString());
+          first = false;
+        }
+        sb.append('}');
+      }
+      return sb.append('}').toString();
+    }
     StringBuilder sb = new StringBuilder("{\"mode\":\"").append(mode).append('"');
     if (fanouts != null) {
       sb.append(",\"fanouts\":").append(Arrays.toString(fanouts).replace(" ", ""));

@@ -70,6 +70,7 @@ public final class PrepareJob {
   static final String VERTEX_CHECKS = "validate vertices and count them per partition";
   static final String VERTEX_FILES = "sort vertices, write vertex files and the id map";
   static final String EDGE_FILES = "sort edges by destination and write csr files";
+  static final String HELD_OUT = "write the val and test edges and their negatives";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrepareJob.class);
   private long phaseStart = System.nanoTime();
 
@@ -84,6 +85,9 @@ public final class PrepareJob {
   private final Dataset<Row> vertexFrame;
   private final Dataset<Row> edgeFrame;
   private JobSteps steps;
+  private EdgeSplitPlan edgeSplit;
+  private Dataset<Row> heldOutInput;
+  private Dataset<Row> heldOutIds;
 
   public PrepareJob(
       SparkSession spark, FanoutConf conf, Dataset<Row> vertices, Dataset<Row> edges) {
@@ -105,6 +109,7 @@ public final class PrepareJob {
       throw new FanoutConfigException("--partitions must be >= 0, got " + requestedPartitions);
     }
     VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
+    edgeSplit = EdgeSplitPlan.of(conf);
     steps = new JobSteps(spark, "prepare", steps(requestedPartitions));
     InputTables in =
         vertexFrame != null
@@ -114,6 +119,12 @@ public final class PrepareJob {
     if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
       // unweighted stores record what they did before the option existed, so they still match
       recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
+    }
+    if (edgeSplit == null) {
+      // stores without an edge split record what they did before the options existed
+      for (OptionDef<?> d : PrepareOptions.EDGE_SPLIT_OPTIONS) {
+        recorded.remove(d.name());
+      }
     }
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
@@ -155,6 +166,9 @@ public final class PrepareJob {
       s.add(ASSIGN);
     }
     s.addAll(List.of(VERTEX_CHECKS, VERTEX_FILES, EDGE_FILES));
+    if (edgeSplit != null) {
+      s.add(HELD_OUT);
+    }
     return s;
   }
 
@@ -305,6 +319,20 @@ public final class PrepareJob {
     }
 
     StoreManifest m = new StoreManifest();
+    if (edgeSplit != null) {
+      m.edgeSplit =
+          steps.call(
+              HELD_OUT,
+              () ->
+                  edgeSplit.write(
+                      heldOutInput,
+                      heldOutIds,
+                      numVertices,
+                      conf.get(PrepareOptions.UNDIRECTED),
+                      staging,
+                      t.idTypeName()));
+      phase("held-out edges");
+    }
     m.vertices = numVertices;
     m.partitions = parts;
     long edges = 0;
@@ -381,6 +409,20 @@ public final class PrepareJob {
     Column loop = col("_sd").equalTo(col("_dd"));
     if (conf.get(PrepareOptions.SELF_LOOPS).equals("drop")) {
       e = e.where(dangling.or(loop.unary_$bang()));
+    }
+    if (edgeSplit != null) {
+      // val and test edges leave the graph; dangling ones stay to be reported
+      e =
+          e.withColumn(
+              EdgeSplitPlan.CODE,
+              edgeSplit.code(
+                  col(NormalizedTables.SRC),
+                  col(NormalizedTables.DST),
+                  loop,
+                  conf.get(PrepareOptions.UNDIRECTED)));
+      heldOutInput = e.where(dangling.unary_$bang());
+      heldOutIds = ids;
+      e = e.where(dangling.or(col(EdgeSplitPlan.CODE).equalTo(lit(EdgeSplitPlan.TRAIN))));
     }
     Column orig =
         when(

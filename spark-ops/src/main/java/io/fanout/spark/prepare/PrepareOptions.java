@@ -52,6 +52,33 @@ public final class PrepareOptions {
           "",
           "numeric edge column stored as a float32 weight per edge (finite, >= 0) for sample"
               + " --weighted; empty = no weights");
+  public static final OptionDef<String> TASK =
+      OptionDef.choice(
+          "task",
+          "node",
+          "what the store is for: node (node classification) or link (link prediction; implies"
+              + " --edge-split "
+              + EdgeSplitPlan.DEFAULT_FRACTIONS
+              + " unless given)",
+          "node",
+          "link");
+  public static final OptionDef<String> EDGE_SPLIT =
+      OptionDef.string(
+          "edge-split",
+          "",
+          "TRAIN,VAL,TEST fractions of the edges (summing to 1) for link prediction: val and test"
+              + " edges are left out of the graph and stored with seeded negatives; empty = no"
+              + " split (with --task link: "
+              + EdgeSplitPlan.DEFAULT_FRACTIONS
+              + ")");
+  public static final OptionDef<Long> EDGE_SPLIT_SEED =
+      OptionDef.longValue("edge-split-seed", 0, "seed of the edge split and its negatives");
+  public static final OptionDef<Integer> EDGE_SPLIT_NEGATIVES =
+      OptionDef.integer(
+          "edge-split-negatives",
+          1,
+          "negative pairs stored per val/test positive (the destination replaced by a random"
+              + " vertex that is not a neighbor)");
   public static final OptionDef<Boolean> UNDIRECTED =
       OptionDef.bool("undirected", false, "add the reverse of every edge");
   public static final OptionDef<Boolean> DEDUPE =
@@ -96,6 +123,10 @@ public final class PrepareOptions {
           FEATURES_COLUMN,
           LABEL_COLUMN,
           SPLIT_COLUMN,
+          TASK,
+          EDGE_SPLIT,
+          EDGE_SPLIT_SEED,
+          EDGE_SPLIT_NEGATIVES,
           UNDIRECTED,
           DEDUPE,
           SELF_LOOPS,
@@ -103,6 +134,10 @@ public final class PrepareOptions {
           PARTITIONS,
           PARTITIONER,
           BROADCAST_VERTICES);
+
+  /** Options left out of the recorded options of stores without an edge split. */
+  static final List<OptionDef<?>> EDGE_SPLIT_OPTIONS =
+      List.of(TASK, EDGE_SPLIT, EDGE_SPLIT_SEED, EDGE_SPLIT_NEGATIVES);
 
   /** Options that say where, not what: left out of the manifest's recorded options. */
   static final List<OptionDef<?>> NOT_RECORDED =

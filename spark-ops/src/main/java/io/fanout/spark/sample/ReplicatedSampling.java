@@ -1,7 +1,10 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.GraphStore;
+import io.fanout.sample.BatchSampler;
 import io.fanout.sample.BatchStream;
+import io.fanout.sample.LinkSampler;
+import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.shard.ShardPartWriter;
 import io.fanout.spark.JobLabels;
@@ -44,13 +47,23 @@ final class ReplicatedSampling {
     int part = globalPart % spec.plan.partsPerEpoch();
     GraphStore store = StoreCache.open(spec.store, spec.storeFingerprint);
     int[] order = StoreCache.order(store, spec, epoch);
-    NeighborSampler sampler =
-        new NeighborSampler(
-            store.csr(),
-            store.vertices(),
-            spec.weighted ? store.weights() : null,
-            spec.fanouts,
-            spec.seed);
+    BatchSampler sampler =
+        spec.link == null
+            ? new NeighborSampler(
+                store.csr(),
+                store.vertices(),
+                spec.weighted ? store.weights() : null,
+                spec.fanouts,
+                spec.seed)
+            : new LinkSampler(
+                store.csr(),
+                store.vertices(),
+                spec.weighted ? store.weights() : null,
+                spec.fanouts,
+                spec.seed,
+                StoreCache.trainEdges(store, spec),
+                NegativeSampler.of(spec.link.negatives(), store.csr()),
+                spec.link.perPositive());
     return PartFiles.write(
         spec,
         staging,

@@ -5,6 +5,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.sample.Fanouts;
 import io.fanout.sample.SeedOrder;
 import io.fanout.shard.FeatureEncoding;
@@ -77,7 +78,15 @@ public final class SampleJob {
       throw new InvalidInputException(graph + ": the graph store changed while being opened");
     }
     int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
-    long seeds = splitCode == SeedOrder.ALL ? sm.vertices : sm.splitCounts.getOrDefault(split, 0L);
+    LinkSpec link = linkSpec(conf, graph, sm, mode, split);
+    long seeds =
+        link != null
+            ? sm.edgeSplit.trainPairs
+            : splitCode == SeedOrder.ALL ? sm.vertices : sm.splitCounts.getOrDefault(split, 0L);
+    if (link != null && seeds == 0) {
+      throw new InvalidInputException(
+          graph + ": the store has no training edges (edge_split train_pairs 0)");
+    }
     if (seeds == 0) {
       throw new InvalidInputException(
           graph
@@ -120,6 +129,7 @@ public final class SampleJob {
             threads,
             plan,
             partObserver);
+    spec.link = link;
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -130,6 +140,11 @@ public final class SampleJob {
     request.put("seed", Long.toString(spec.seed));
     if (weighted) { // absent when false, so uniform requests keep their fingerprint
       request.put("weighted", "true");
+    }
+    if (link != null) { // absent for node tasks, so their requests keep their fingerprint
+      request.put("task", "link");
+      request.put("negatives", link.negatives());
+      request.put("num-negatives", Integer.toString(link.perPositive()));
     }
     request.put("features", features.id());
     request.put("batches-per-shard", Integer.toString(batchesPerShard));
@@ -176,6 +191,30 @@ public final class SampleJob {
     return new SampleResult(spark, output, m, false, secs);
   }
 
+  /** The link part of the request, checked against the store; null for {@code --task node}. */
+  private static LinkSpec linkSpec(
+      FanoutConf conf, Path graph, StoreManifest sm, String mode, String split) {
+    if (!conf.get(SampleOptions.TASK).equals("link")) {
+      return null;
+    }
+    HeldOutEdges.requireEdgeSplit(graph, sm, "sample --task link");
+    if (!mode.equals("replicated")) {
+      throw new FanoutConfigException(
+          "sample --task link runs in --mode replicated only, got --mode " + mode);
+    }
+    if (!split.equals("train")) {
+      throw new FanoutConfigException(
+          "sample --task link samples the training edges; --split "
+              + split
+              + " is for node tasks (val and test edges are scored by evaluate)");
+    }
+    int k = positive(conf, SampleOptions.NUM_NEGATIVES);
+    return new LinkSpec(
+        conf.get(SampleOptions.NEGATIVES),
+        k,
+        Boolean.parseBoolean(sm.options.getOrDefault("undirected", "false")));
+  }
+
   private static ShardManifest manifest(
       SampleSpec spec,
       StoreManifest sm,
@@ -206,6 +245,11 @@ public final class SampleJob {
     m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
     if (!spec.weighted) {
       m.options.remove(SampleOptions.WEIGHTED.name());
+    }
+    if (spec.link == null) {
+      for (OptionDef<?> d : SampleOptions.LINK_ONLY) {
+        m.options.remove(d.name());
+      }
     }
     parts = new java.util.ArrayList<>(parts);
     parts.sort(Comparator.comparingInt((PartResult p) -> p.epoch).thenComparingInt(p -> p.part));

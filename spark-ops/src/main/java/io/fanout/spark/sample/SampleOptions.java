@@ -23,6 +23,23 @@ public final class SampleOptions {
           "val",
           "test",
           "all");
+  public static final OptionDef<String> TASK =
+      OptionDef.choice(
+          "task",
+          "node",
+          "node: seeds are vertices of --split; link: seeds are the training edges of a store"
+              + " prepared with --task link, each with negatives",
+          "node",
+          "link");
+  public static final OptionDef<String> NEGATIVES =
+      OptionDef.choice(
+          "negatives",
+          "uniform",
+          "--task link: how a positive's negative destinations are drawn: uniform, degree"
+              + " (proportional to in-degree^0.75) or in-batch (other positives' destinations)",
+          io.fanout.sample.NegativeSampler.MODES);
+  public static final OptionDef<Integer> NUM_NEGATIVES =
+      OptionDef.integer("num-negatives", 1, "--task link: negatives per positive edge");
   public static final OptionDef<Integer> BATCH_SIZE =
       OptionDef.integer("batch-size", 1024, "seeds per mini-batch (the last may be smaller)");
   public static final OptionDef<String> FANOUTS =
@@ -83,6 +100,9 @@ public final class SampleOptions {
           GRAPH,
           OUTPUT,
           SPLIT,
+          TASK,
+          NEGATIVES,
+          NUM_NEGATIVES,
           BATCH_SIZE,
           FANOUTS,
           EPOCHS,
@@ -104,4 +124,7 @@ public final class SampleOptions {
    */
   static final List<OptionDef<?>> NOT_RECORDED =
       List.of(OVERWRITE, THREADS, SharedOptions.VERIFY, VERIFY_STORE);
+
+  /** Options recorded only by link-prediction requests, so node requests keep their manifest. */
+  static final List<OptionDef<?>> LINK_ONLY = List.of(TASK, NEGATIVES, NUM_NEGATIVES);
 }

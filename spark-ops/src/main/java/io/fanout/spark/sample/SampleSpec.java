@@ -31,6 +31,9 @@ final class SampleSpec implements Serializable {
   final int threads;
   final ShardPlan plan;
 
+  /** The link-prediction part of the request ({@code --task link}); null for node batches. */
+  LinkSpec link;
+
   /** Class name of the {@link io.fanout.shard.PartWriteObserver} to call; null for none. */
   final String partObserver;
 
@@ -81,6 +84,11 @@ final class SampleSpec implements Serializable {
     m.put("fanout.seed", Long.toString(seed));
     if (weighted) {
       m.put("fanout.weighted", "true");
+    }
+    if (link != null) {
+      m.put(ShardSchema.TASK_KEY, "link");
+      m.put("fanout.negatives", link.negatives());
+      m.put("fanout.num_negatives", Integer.toString(link.perPositive()));
     }
     m.put("fanout.epoch", Integer.toString(epoch));
     m.put("fanout.part", Integer.toString(part));

@@ -2,6 +2,7 @@ package io.fanout.spark.sample;
 
 import io.fanout.graph.GraphStore;
 import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TrainEdges;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import java.nio.file.Path;
@@ -58,13 +59,33 @@ final class StoreCache {
     }
   }
 
+  private static final Map<String, TrainEdges> EDGES = new LinkedHashMap<>();
+
+  /** The training edges of a link-prediction request, computed once per JVM and store. */
+  static TrainEdges trainEdges(GraphStore store, SampleSpec spec) {
+    String key = spec.storeFingerprint + "#" + spec.link.undirected();
+    synchronized (EDGES) {
+      return EDGES.computeIfAbsent(key, k -> TrainEdges.of(store.csr(), spec.link.undirected()));
+    }
+  }
+
   /** The seed order of {@code epoch}, computed once per JVM. */
   static int[] order(GraphStore store, SampleSpec spec, int epoch) {
-    String key = spec.storeFingerprint + "#" + spec.splitCode + "#" + spec.seed + "#" + epoch;
+    String key =
+        spec.storeFingerprint
+            + "#"
+            + (spec.link != null ? "link" : spec.splitCode)
+            + "#"
+            + spec.seed
+            + "#"
+            + epoch;
     synchronized (ORDERS) {
       int[] o = ORDERS.get(key);
       if (o == null) {
-        o = SeedOrder.order(store.vertices(), spec.splitCode, spec.seed, epoch);
+        o =
+            spec.link != null
+                ? SeedOrder.order(trainEdges(store, spec).ids(), spec.seed, epoch)
+                : SeedOrder.order(store.vertices(), spec.splitCode, spec.seed, epoch);
         ORDERS.put(key, o);
       }
       if (o.length != spec.plan.seeds()) {

@@ -109,6 +109,11 @@ class PrepareWeightsTest {
   }
 
   static long[] denseToId(GraphStore g) {
+    return denseToId(spark, g);
+  }
+
+  /** Original id (long) of every dense id of {@code g}, read from its id map. */
+  static long[] denseToId(SparkSession spark, GraphStore g) {
     long[] ids = new long[g.csr().numVertices()];
     Dataset<Row> map =
         spark.read().parquet(g.dataRoot().resolve(StoreLayout.IDMAP_DIR).toUri().toString());

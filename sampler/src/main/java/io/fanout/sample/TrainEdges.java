@@ -1,0 +1,74 @@
+package io.fanout.sample;
+
+import io.fanout.graph.CsrGraph;
+import java.util.Arrays;
+
+/**
+ * The training edges of a link-prediction store, the seeds of {@code sample --task link}: every
+ * edge {@code src -> dst} of the CSR in (dst, src) order, each undirected pair once ({@code src <
+ * dst}) when the store is undirected; self-loops are never seeds.
+ */
+public final class TrainEdges {
+  private final int[] src;
+  private final int[] dst;
+
+  private TrainEdges(int[] src, int[] dst) {
+    this.src = src;
+    this.dst = dst;
+  }
+
+  /** The seeds of {@code graph}; {@code undirected}: the store holds both directions of a pair. */
+  public static TrainEdges of(CsrGraph graph, boolean undirected) {
+    int n = graph.numVertices();
+    long count = 0;
+    for (int v = 0; v < n; v++) {
+      for (long p = graph.rowStart(v); p < graph.rowEnd(v); p++) {
+        if (keep(graph.neighbor(p), v, undirected)) {
+          count++;
+        }
+      }
+    }
+    if (count > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(count + " training edges are more than 2^31 seeds");
+    }
+    int[] src = new int[(int) count];
+    int[] dst = new int[(int) count];
+    int i = 0;
+    for (int v = 0; v < n; v++) {
+      for (long p = graph.rowStart(v); p < graph.rowEnd(v); p++) {
+        int u = graph.neighbor(p);
+        if (keep(u, v, undirected) && (i == 0 || src[i - 1] != u || dst[i - 1] != v)) {
+          src[i] = u;
+          dst[i] = v;
+          i++;
+        }
+      }
+    }
+    return new TrainEdges(Arrays.copyOf(src, i), Arrays.copyOf(dst, i));
+  }
+
+  private static boolean keep(int u, int v, boolean undirected) {
+    return undirected ? u < v : u != v;
+  }
+
+  public int size() {
+    return src.length;
+  }
+
+  public int src(int i) {
+    return src[i];
+  }
+
+  public int dst(int i) {
+    return dst[i];
+  }
+
+  /** {@code 0 .. size()-1}: the seed ids {@link SeedOrder#order(int[], long, int)} shuffles. */
+  public int[] ids() {
+    int[] ids = new int[src.length];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = i;
+    }
+    return ids;
+  }
+}

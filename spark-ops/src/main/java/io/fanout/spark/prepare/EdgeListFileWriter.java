@@ -1,0 +1,107 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.store.ParquetFooters;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Types;
+
+/**
+ * Writes one held-out edge list, {@code edgesplit/<split>.parquet}: rows {@code (src_dense int32,
+ * dst_dense int32, src, dst, label int32)} with {@code src}/{@code dst} of the original id type.
+ * Like {@link IdMapFileWriter}, straight through parquet-hadoop with a canonical footer, so the
+ * same rows give the same bytes.
+ */
+final class EdgeListFileWriter implements AutoCloseable {
+  static final String SRC_DENSE = "src_dense";
+  static final String DST_DENSE = "dst_dense";
+  static final String SRC = "src";
+  static final String DST = "dst";
+  static final String LABEL = "label";
+
+  private final Path file;
+  private final ParquetWriter<Group> writer;
+  private final SimpleGroupFactory rows;
+  private final String idType;
+
+  /**
+   * @param idType {@code long}, {@code int} or {@code string}
+   */
+  EdgeListFileWriter(Path file, String idType) {
+    this.file = file;
+    this.idType = idType;
+    Types.MessageTypeBuilder b = Types.buildMessage();
+    b.required(PrimitiveTypeName.INT32).named(SRC_DENSE);
+    b.required(PrimitiveTypeName.INT32).named(DST_DENSE);
+    for (String c : new String[] {SRC, DST}) {
+      switch (idType) {
+        case "long" -> b.required(PrimitiveTypeName.INT64).named(c);
+        case "int" -> b.required(PrimitiveTypeName.INT32).named(c);
+        default ->
+            b.required(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named(c);
+      }
+    }
+    b.required(PrimitiveTypeName.INT32).named(LABEL);
+    MessageType schema = b.named("edge_list");
+    this.rows = new SimpleGroupFactory(schema);
+    try {
+      Files.createDirectories(file.getParent());
+      writer =
+          ExampleParquetWriter.builder(new LocalOutputFile(file))
+              .withConf(new PlainParquetConfiguration())
+              .withType(schema)
+              .withCompressionCodec(CompressionCodecName.SNAPPY)
+              .withDictionaryEncoding(false) // see IdMapFileWriter
+              .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
+              .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+              .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + file, e);
+    }
+  }
+
+  void write(int srcDense, int dstDense, Object src, Object dst, int label) {
+    Group g = rows.newGroup();
+    g.add(SRC_DENSE, srcDense);
+    g.add(DST_DENSE, dstDense);
+    add(g, SRC, src);
+    add(g, DST, dst);
+    g.add(LABEL, label);
+    try {
+      writer.write(g);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void add(Group g, String column, Object id) {
+    switch (idType) {
+      case "long" -> g.add(column, (Long) id);
+      case "int" -> g.add(column, (Integer) id);
+      default -> g.add(column, (String) id);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      writer.close();
+      ParquetFooters.canonicalize(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,235 @@
+package io.fanout.spark.prepare;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.explode;
+import static org.apache.spark.sql.functions.greatest;
+import static org.apache.spark.sql.functions.least;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.pmod;
+import static org.apache.spark.sql.functions.row_number;
+import static org.apache.spark.sql.functions.sequence;
+import static org.apache.spark.sql.functions.shiftrightunsigned;
+import static org.apache.spark.sql.functions.when;
+import static org.apache.spark.sql.functions.xxhash64;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Locale;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.expressions.Window;
+
+/**
+ * {@code prepare --edge-split TRAIN,VAL,TEST}: which edges are held out for link prediction, and
+ * the held-out edge lists with their seeded negatives.
+ *
+ * <p>An edge's split is drawn from {@code xxhash64(seed, lo, hi)} of its endpoints' original ids
+ * ({@code lo}/{@code hi} ordered for {@code --undirected}, so both directions of a pair share it):
+ * it depends on the pair and the seed only, not on partitioning or order. Self-loops stay in
+ * training. Val and test edges are left out of the CSR and written as edge lists, one row per pair
+ * (per undirected pair when {@code --undirected}, smaller dense id first), followed by {@code k}
+ * negatives per positive: its source paired with uniformly drawn vertices, skipping the source
+ * itself, its neighbors in the whole input graph and pairs already drawn for an earlier positive,
+ * keeping the first {@code k} of {@code 2k + 4} counter-hashed draws.
+ */
+final class EdgeSplitPlan {
+  static final String DEFAULT_FRACTIONS = "0.85,0.05,0.10";
+  static final int TRAIN = 0;
+  static final int VAL = 1;
+  static final int TEST = 2;
+
+  /** The split code column added to the joined edges. */
+  static final String CODE = "_esplit";
+
+  final double[] fractions;
+  final long seed;
+  final int negatives;
+
+  private EdgeSplitPlan(double[] fractions, long seed, int negatives) {
+    this.fractions = fractions;
+    this.seed = seed;
+    this.negatives = negatives;
+  }
+
+  /** The plan the options ask for, or null when the edges are not split. */
+  static EdgeSplitPlan of(FanoutConf conf) {
+    String spec = conf.get(PrepareOptions.EDGE_SPLIT).trim();
+    if (spec.isEmpty() && conf.get(PrepareOptions.TASK).equals("link")) {
+      spec = DEFAULT_FRACTIONS;
+    }
+    if (spec.isEmpty()) {
+      return null;
+    }
+    int k = conf.get(PrepareOptions.EDGE_SPLIT_NEGATIVES);
+    if (k < 1) {
+      throw new FanoutConfigException(
+          "--" + PrepareOptions.EDGE_SPLIT_NEGATIVES.name() + " must be >= 1, got " + k);
+    }
+    return new EdgeSplitPlan(parseFractions(spec), conf.get(PrepareOptions.EDGE_SPLIT_SEED), k);
+  }
+
+  /** {@code "a,b,c"} as three fractions {@code >= 0} summing to 1, the first positive. */
+  static double[] parseFractions(String spec) {
+    String expected =
+        "; expected TRAIN,VAL,TEST fractions >= 0 summing to 1 with TRAIN > 0, e.g. "
+            + DEFAULT_FRACTIONS;
+    String[] parts = spec.split(",", -1);
+    if (parts.length != 3) {
+      throw new FanoutConfigException(
+          "--edge-split '" + spec + "' has " + parts.length + " value(s)" + expected);
+    }
+    double[] f = new double[3];
+    for (int i = 0; i < 3; i++) {
+      try {
+        f[i] = Double.parseDouble(parts[i].trim());
+      } catch (NumberFormatException e) {
+        throw new FanoutConfigException(
+            "--edge-split '" + spec + "': '" + parts[i].trim() + "' is not a number" + expected);
+      }
+      if (!(f[i] >= 0 && f[i] <= 1)) {
+        throw new FanoutConfigException(
+            "--edge-split '"
+                + spec
+                + "': fraction "
+                + parts[i].trim()
+                + " is out of range"
+                + expected);
+      }
+    }
+    double sum = f[0] + f[1] + f[2];
+    if (Math.abs(sum - 1) > 1e-9 || f[0] == 0) {
+      throw new FanoutConfigException(
+          String.format(Locale.ROOT, "--edge-split '%s': fractions sum to %s", spec, sum)
+              + expected);
+    }
+    return f;
+  }
+
+  /** The split code (0 train, 1 val, 2 test) of an edge between original ids src and dst. */
+  Column code(Column src, Column dst, Column selfLoop, boolean undirected) {
+    Column a = undirected ? least(src, dst) : src;
+    Column b = undirected ? greatest(src, dst) : dst;
+    // 53 high bits of the hash as a double in [0, 1)
+    Column u =
+        shiftrightunsigned(xxhash64(lit(seed), a, b), 11).cast("double").multiply(lit(0x1p-53));
+    return when(selfLoop, lit(TRAIN))
+        .when(u.lt(lit(fractions[0])), lit(TRAIN))
+        .when(u.lt(lit(fractions[0] + fractions[1])), lit(VAL))
+        .otherwise(lit(TEST));
+  }
+
+  /**
+   * Writes {@code edgesplit/val.parquet} and {@code test.parquet} into {@code staging} and returns
+   * the manifest entry.
+   *
+   * @param edges the joined, non-dangling edges: original ids {@code _src}/{@code _dst}, dense ids
+   *     {@code _sd}/{@code _dd} and {@link #CODE}
+   * @param ids the id map, {@code (id, dense_id)}
+   */
+  StoreManifest.EdgeSplit write(
+      Dataset<Row> edges,
+      Dataset<Row> ids,
+      long numVertices,
+      boolean undirected,
+      Path staging,
+      String idType) {
+    Column first = undirected ? col("_sd").leq(col("_dd")) : lit(true);
+    Dataset<Row> pairs =
+        edges
+            .select(
+                col(CODE),
+                when(first, col("_sd")).otherwise(col("_dd")).as("a"),
+                when(first, col("_dd")).otherwise(col("_sd")).as("b"),
+                when(first, col(NormalizedTables.SRC))
+                    .otherwise(col(NormalizedTables.DST))
+                    .as("a_id"),
+                when(first, col(NormalizedTables.DST))
+                    .otherwise(col(NormalizedTables.SRC))
+                    .as("b_id"))
+            .dropDuplicates(CODE, "a", "b");
+    StoreManifest.EdgeSplit m = new StoreManifest.EdgeSplit();
+    m.fractions = fractions.clone();
+    m.seed = seed;
+    m.negativesPerPositive = negatives;
+    // self-loops are in the graph but are not training pairs (link seeds)
+    for (Row r :
+        pairs.where(col("a").notEqual(col("b"))).groupBy(col(CODE)).count().collectAsList()) {
+      if (r.getInt(0) == TRAIN) {
+        m.trainPairs = r.getLong(1);
+      }
+    }
+    // every existing pair, both orientations for undirected graphs: negatives avoid them
+    Dataset<Row> existing = edges.select(col("_sd").as("x"), col("_dd").as("y"));
+    if (undirected) {
+      existing = existing.union(edges.select(col("_dd").as("x"), col("_sd").as("y")));
+    }
+    existing = existing.distinct();
+    for (int code : new int[] {VAL, TEST}) {
+      String split = StoreLayout.HELD_OUT_SPLITS.get(code - 1);
+      Dataset<Row> pos = pairs.where(col(CODE).equalTo(lit(code))).drop(CODE);
+      Column draw =
+          pmod(xxhash64(lit(seed), lit(code), col("a"), col("b"), col("j")), lit(numVertices))
+              .cast("int");
+      Dataset<Row> neg =
+          pos.select(
+                  col("a"),
+                  col("b"),
+                  col("a_id"),
+                  explode(sequence(lit(0), lit(2 * negatives + 3))).as("j"))
+              .withColumn("c", draw)
+              .where(col("c").notEqual(col("a")))
+              .join(
+                  existing, col("a").equalTo(col("x")).and(col("c").equalTo(col("y"))), "left_anti")
+              // a pair drawn for several positives (or both ways round) is kept for the first
+              .withColumn("lo", undirected ? least(col("a"), col("c")) : col("a"))
+              .withColumn("hi", undirected ? greatest(col("a"), col("c")) : col("c"))
+              .withColumn(
+                  "m",
+                  row_number()
+                      .over(Window.partitionBy("lo", "hi").orderBy(col("a"), col("b"), col("j"))))
+              .where(col("m").equalTo(lit(1)))
+              .withColumn("n", row_number().over(Window.partitionBy("a", "b").orderBy(col("j"))))
+              .where(col("n").leq(lit(negatives)))
+              .join(ids, col("c").equalTo(col("dense_id")))
+              .select(
+                  col("a"),
+                  col("c").as("b"),
+                  col("a_id"),
+                  col("id").as("b_id"),
+                  lit(0).as("label"));
+      Dataset<Row> rows =
+          pos.select(col("a"), col("b"), col("a_id"), col("b_id"), lit(1).as("label"))
+              .union(neg)
+              .orderBy(col("label").desc(), col("a"), col("b"));
+      long p = 0;
+      long n = 0;
+      try (EdgeListFileWriter w =
+          new EdgeListFileWriter(staging.resolve(StoreLayout.edgeSplitFile(split)), idType)) {
+        Iterator<Row> it = rows.toLocalIterator();
+        while (it.hasNext()) {
+          Row r = it.next();
+          int label = r.getInt(4);
+          w.write(r.getInt(0), r.getInt(1), r.get(2), r.get(3), label);
+          if (label == 1) {
+            p++;
+          } else {
+            n++;
+          }
+        }
+      }
+      if (code == VAL) {
+        m.valPairs = p;
+        m.valNegatives = n;
+      } else {
+        m.testPairs = p;
+        m.testNegatives = n;
+      }
+    }
+    return m;
+  }
+}
