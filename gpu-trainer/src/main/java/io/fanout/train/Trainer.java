@@ -51,6 +51,8 @@ public final class Trainer implements AutoCloseable {
   private FloatTensor probs;
   private FloatTensor dLogits;
   private float[] hostGrads;
+  private float[] hostEmb; // link prediction: the seeds' embeddings and their gradient, on the host
+  private float[] hostDEmb;
   private double bestVal = -1;
   private BooleanSupplier cancelled = () -> false;
 
@@ -108,18 +110,25 @@ public final class Trainer implements AutoCloseable {
     checkBatch(mb, b.dim());
     int rows = mb.numSeeds();
     int classes = model.config().classes();
-    if (mb.pairs() != null) { // link prediction: the outputs are embeddings, the loss is per pair
-      dLogits = ensure(dLogits, rows * classes);
-      StepStats s = LinkStep.lossAndGrad(logits, rows, classes, mb.pairs(), dLogits);
-      model.zeroGrad();
-      model.backward(dLogits);
-      reducer.allReduceMean(model.grads(), model.numParams());
-      adam.update(model.params(), model.grads(), lr);
-      return s;
-    }
     int[] labels = mb.labels();
     BatchTensors t = model.upload(Block.of(mb), b.features(), labels, rows);
     FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()));
+    if (mb.pairs() != null) {
+      // Link prediction: the outputs are the seeds' embeddings and the loss is per pair, computed
+      // on the host (rows x dim down, its gradient up).
+      int n = rows * classes;
+      hostEmb = ensureHost(hostEmb, n);
+      hostDEmb = ensureHost(hostDEmb, n);
+      be.download(logits, 0, hostEmb, 0, n);
+      StepStats s = LinkStep.lossAndGrad(hostEmb, rows, classes, mb.pairs(), hostDEmb);
+      dLogits = TensorBufs.ensure(be, dLogits, (long) n);
+      be.upload(hostDEmb, 0, dLogits, 0, n);
+      model.zeroGrad();
+      model.backward(dLogits);
+      exchangeGradients();
+      adam.update(model.paramTensor(), model.gradTensor(), lr);
+      return s;
+    }
     int labeled = 0;
     for (int i = 0; i < rows; i++) {
       if (labels[i] >= 0) {
@@ -144,6 +153,10 @@ public final class Trainer implements AutoCloseable {
    * GradientReducer#allReduceMean}, upload. A single-process run ({@link GradientReducer#LOCAL})
    * has nothing to exchange and leaves them on the backend.
    */
+  private static float[] ensureHost(float[] a, int n) {
+    return a != null && a.length >= n ? a : new float[n];
+  }
+
   private void exchangeGradients() {
     if (reducer == GradientReducer.LOCAL) {
       return;
