@@ -102,6 +102,11 @@ public final class InspectCommand implements Command {
       out.put("partitions", m.partitions);
       out.put("feature_dim", m.featureDim);
       out.put("feature_encoding", m.featureEncoding);
+      if (store.featureParams() != null) {
+        int rowBytes = store.featureParams().rowBytes();
+        out.put("feature_bytes_per_row", rowBytes);
+        out.put("feature_compression", Math.round(4.0 * m.featureDim / rowBytes * 100) / 100.0);
+      }
       out.put("classes", maxLabel + 1);
       out.put("split_counts", splitCounts);
       out.put("degree", degree);

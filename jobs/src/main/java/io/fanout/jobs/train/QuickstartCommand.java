@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.store.StoreLayout;
 import io.fanout.train.Defaults;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,6 +20,12 @@ public final class QuickstartCommand implements Command {
   static final OptionDef<Integer> EPOCHS =
       OptionDef.integer("epochs", Defaults.EPOCHS, "training epochs");
   static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
+  static final OptionDef<String> FEATURE_ENCODING =
+      OptionDef.choice(
+          "feature-encoding",
+          "f32",
+          "train on the prepared store re-encoded by quantize",
+          StoreLayout.encodingNames());
 
   @Override
   public String name() {
@@ -32,7 +39,7 @@ public final class QuickstartCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(WORK_DIR, DATASET, EPOCHS, SEED);
+    return List.of(WORK_DIR, DATASET, EPOCHS, SEED, FEATURE_ENCODING);
   }
 
   @Override
@@ -47,7 +54,10 @@ public final class QuickstartCommand implements Command {
             ctx.spark(),
             dataset,
             Path.of(c.get(WORK_DIR)),
-            EndToEnd.Settings.defaults().withSeed(c.get(SEED)).withTrainEpochs(c.get(EPOCHS)),
+            EndToEnd.Settings.defaults()
+                .withSeed(c.get(SEED))
+                .withTrainEpochs(c.get(EPOCHS))
+                .withFeatureEncoding(c.get(FEATURE_ENCODING)),
             ctx.err());
     double sec = (System.nanoTime() - t0) / 1e9;
     ctx.out()

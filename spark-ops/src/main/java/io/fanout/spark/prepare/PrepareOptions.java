@@ -102,7 +102,11 @@ public final class PrepareOptions {
           DANGLING,
           PARTITIONS,
           PARTITIONER,
-          BROADCAST_VERTICES);
+          BROADCAST_VERTICES,
+          QuantizeOptions.FEATURE_ENCODING,
+          QuantizeOptions.PQ_GROUP_SIZE,
+          QuantizeOptions.PQ_SAMPLE_ROWS,
+          QuantizeOptions.PQ_SEED);
 
   /** Options that say where, not what: left out of the manifest's recorded options. */
   static final List<OptionDef<?>> NOT_RECORDED =
