@@ -26,6 +26,13 @@ public final class InspectCommand implements Command {
   static final OptionDef<Boolean> NO_CHECKSUMS =
       OptionDef.bool("no-checksums", false, "skip reading every file to verify its CRC32C");
 
+  static final OptionDef<String> COMPARE =
+      OptionDef.string(
+          "compare",
+          "",
+          "an f32 store of the same graph: report how far this store's decoded features are from"
+              + " it (max and mean absolute error, rows decoded exactly)");
+
   @Override
   public String name() {
     return "inspect";
@@ -43,7 +50,7 @@ public final class InspectCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(NO_CHECKSUMS);
+    return List.of(NO_CHECKSUMS, COMPARE);
   }
 
   @Override
@@ -114,6 +121,10 @@ public final class InspectCommand implements Command {
       out.put("dropped_dangling_edges", m.droppedDanglingEdges);
       out.put("options", m.options);
       out.put("files_verified", verified);
+      String compare = ctx.conf().get(COMPARE);
+      if (!compare.isEmpty()) {
+        out.put("compare", FeatureFidelity.measure(store, Paths.get(compare)));
+      }
       ctx.out().println(JsonLine.of(out));
     }
     return 0;

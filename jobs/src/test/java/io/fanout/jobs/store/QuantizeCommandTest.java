@@ -68,6 +68,10 @@ class QuantizeCommandTest {
     assertThat(i.get("feature_bytes_per_row").asInt()).isEqualTo(717); // 1433 columns, 2 a byte
     assertThat(i.get("feature_compression").asDouble()).isEqualTo(7.99);
     assertThat(i.get("files_verified").asInt()).isPositive();
+    // cora's features are 0/1: int4 decodes them within half a step (1/30), most rows exactly
+    JsonNode c = cli("inspect", int4.toString(), "--compare", f32.toString()).json().get("compare");
+    assertThat(c.get("max_abs_error").asDouble()).isLessThanOrEqualTo(1.0 / 30);
+    assertThat(c.get("exact_rows").asLong()).isPositive();
     JsonNode f = cli("inspect", f32.toString()).json();
     assertThat(f.get("feature_bytes_per_row").asInt()).isEqualTo(4 * 1433);
     assertThat(f.get("feature_compression").asDouble()).isEqualTo(1.0);
