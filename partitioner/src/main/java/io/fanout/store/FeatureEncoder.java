@@ -2,8 +2,7 @@ package io.fanout.store;
 
 /**
  * Encodes float32 feature rows as {@link FeatureParams} say: the inverse of the readers' {@code
- * RowDecoder}. Not thread-safe only in that callers own their {@code dst} arrays; the encoder
- * itself holds no state.
+ * RowDecoder}. Stateless and thread-safe; callers own their {@code dst} arrays.
  */
 public final class FeatureEncoder {
   private final FeatureParams p;

@@ -1,6 +1,5 @@
 package io.fanout.spark.prepare;
 
-import io.fanout.conf.FanoutConfigException;
 import io.fanout.store.Checksums;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.FeatureReencoder;
@@ -73,12 +72,9 @@ public final class FeatureQuantizer {
 
   /** {@code request} from the options in {@code conf} for {@code dim} columns. */
   static Request request(io.fanout.conf.FanoutConf conf, int dim) {
+    QuantizeOptions.check(conf);
     int encoding = StoreLayout.encodingCode(conf.get(QuantizeOptions.FEATURE_ENCODING));
     int rows = conf.get(QuantizeOptions.PQ_SAMPLE_ROWS);
-    if (rows < QuantizeOptions.PQ_CENTROIDS) {
-      throw new FanoutConfigException(
-          "--pq-sample-rows must be >= " + QuantizeOptions.PQ_CENTROIDS + ", got " + rows);
-    }
     int g = encoding == StoreLayout.ENCODING_PQ ? QuantizeOptions.groupSize(conf, dim) : 0;
     return new Request(encoding, g, rows, conf.get(QuantizeOptions.PQ_SEED));
   }

@@ -99,6 +99,7 @@ public final class PrepareJob {
     for (OptionDef<?> d : PrepareOptions.ALL) {
       conf.get(d); // parse every option now: a bad value fails before any work
     }
+    QuantizeOptions.check(conf);
     Path out = OutputPaths.check(localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
     int requestedPartitions = conf.get(PrepareOptions.PARTITIONS);

@@ -61,6 +61,7 @@ public final class QuantizeJob {
     for (OptionDef<?> d : OPTIONS) {
       conf.get(d);
     }
+    QuantizeOptions.check(conf);
     Path out = OutputPaths.check(PrepareJob.localPath(conf.get(OUTPUT)), "--output");
     if (out.equals(source)) {
       throw new FanoutConfigException(

@@ -53,13 +53,28 @@ public final class QuantizeOptions {
     }
   }
 
+  /**
+   * Checks the values that do not depend on the data, so a bad one fails before any work.
+   *
+   * @throws io.fanout.conf.FanoutConfigException naming the option
+   */
+  static void check(FanoutConf conf) {
+    conf.get(FEATURE_ENCODING);
+    conf.get(PQ_SEED);
+    int rows = conf.get(PQ_SAMPLE_ROWS);
+    if (rows < PQ_CENTROIDS) {
+      throw new io.fanout.conf.FanoutConfigException(
+          "--pq-sample-rows must be >= " + PQ_CENTROIDS + ", got " + rows);
+    }
+    if (conf.get(PQ_GROUP_SIZE) < 0) {
+      throw new io.fanout.conf.FanoutConfigException(
+          "--pq-group-size must be >= 0 (0 = at least 32x), got " + conf.get(PQ_GROUP_SIZE));
+    }
+  }
+
   /** The PQ group size for {@code dim} columns: the option, or the default rule. */
   static int groupSize(FanoutConf conf, int dim) {
     int g = conf.get(PQ_GROUP_SIZE);
-    if (g < 0) {
-      throw new io.fanout.conf.FanoutConfigException(
-          "--pq-group-size must be >= 0 (0 = at least 32x), got " + g);
-    }
     if (g > 0) {
       return Math.min(g, dim);
     }

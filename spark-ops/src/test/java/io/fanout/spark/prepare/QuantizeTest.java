@@ -274,6 +274,17 @@ class QuantizeTest {
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageContaining("feature-encoding")
         .hasMessageContaining("f32|f16|int8|int4|pq");
+    assertThatThrownBy(
+            () ->
+                Fanout.get(spark)
+                    .quantize(f32.toString())
+                    .encoding("pq")
+                    .option("pq-sample-rows", "100")
+                    .output(dir.resolve("bad").toString())
+                    .execute())
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("--pq-sample-rows must be >= 256, got 100");
+    assertThat(Files.exists(dir.resolve("bad"))).isFalse();
     Path int8 = dir.resolve("r-int8");
     Fanout.get(spark).quantize(f32.toString()).encoding("int8").output(int8.toString()).execute();
     assertThatThrownBy(
