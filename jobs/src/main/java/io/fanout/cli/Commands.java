@@ -9,6 +9,7 @@ final class Commands {
   static List<Command> all() {
     return List.of(
         new io.fanout.jobs.store.PrepareCommand(),
+        new io.fanout.jobs.store.QuantizeCommand(),
         new io.fanout.jobs.store.InspectCommand(),
         new io.fanout.jobs.store.GenerateCommand(),
         new io.fanout.jobs.sample.SampleCommand(),

@@ -98,6 +98,39 @@ final class ChunkedMapping {
     return chunks[(int) (pos >>> shift)].get((int) (pos & mask));
   }
 
+  /**
+   * The chunk that holds {@code [pos, pos + len)} whole, to read at {@link #offsetIn}{@code (pos)},
+   * or null when the range crosses into the next chunk ({@link #getBytes} copies it then).
+   */
+  java.nio.ByteBuffer chunkHolding(long pos, int len) {
+    if (Checks.ENABLED) {
+      check(pos, len);
+    }
+    MappedByteBuffer c = chunks[(int) (pos >>> shift)];
+    return (pos & mask) + len <= c.limit() ? c : null;
+  }
+
+  /** The offset of {@code pos} within its chunk. */
+  int offsetIn(long pos) {
+    return (int) (pos & mask);
+  }
+
+  /** Copies {@code len} bytes starting at {@code pos} into {@code dst[off ..]}, across chunks. */
+  void getBytes(long pos, byte[] dst, int off, int len) {
+    if (Checks.ENABLED) {
+      check(pos, len);
+    }
+    while (len > 0) {
+      int c = (int) (pos >>> shift);
+      int within = (int) (pos & mask);
+      int n = Math.min(len, (1 << shift) - within);
+      chunks[c].get(within, dst, off, n);
+      pos += n;
+      off += n;
+      len -= n;
+    }
+  }
+
   /** Copies the first {@code len} bytes of the file (or fewer when it is shorter). */
   byte[] head(int len) {
     byte[] out = new byte[(int) Math.min(len, length)];

@@ -2,6 +2,7 @@ package io.fanout.graph;
 
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.ManifestPaths;
 import io.fanout.store.NodesFileWriter;
@@ -14,7 +15,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * A graph store prepared by {@code prepare}, opened for reading: the one entry point for readers.
@@ -41,6 +41,7 @@ public final class GraphStore implements AutoCloseable {
   private final Path root;
   private final Path data;
   private final StoreManifest manifest;
+  private final FeatureParams featureParams;
   private CsrGraph csr;
   private FeatureTable features;
   private VertexTable vertices;
@@ -62,13 +63,13 @@ public final class GraphStore implements AutoCloseable {
     ChunkedMapping[] nodeParts = new ChunkedMapping[parts];
     ChunkedMapping[] featParts = manifest.featureDim > 0 ? new ChunkedMapping[parts] : null;
     ChunkedMapping[] weightParts = manifest.weighted ? new ChunkedMapping[parts] : null;
-    int encoding = featParts != null ? encodingCode(manifest.featureEncoding) : -1;
+    this.featureParams = featParts != null ? readFeatureParams() : null;
     for (int p = 0; p < parts; p++) {
       StoreManifest.Partition e = manifest.partitionTable.get(p);
       csrParts[p] = openCsr(e, chunkShift);
       nodeParts[p] = openNodes(e, chunkShift);
       if (featParts != null) {
-        featParts[p] = openFeatures(e, encoding, chunkShift);
+        featParts[p] = openFeatures(e, featureParams, chunkShift);
       }
       if (weightParts != null) {
         weightParts[p] = openWeights(e, chunkShift);
@@ -77,7 +78,13 @@ public final class GraphStore implements AutoCloseable {
     this.weights = weightParts != null ? new MappedEdgeWeights(weightParts, edgeStarts) : null;
     this.csr = new MappedCsrGraph(csrParts, vertexStarts, edgeStarts);
     this.vertices = new MappedVertexTable(nodeParts, vertexStarts);
-    this.features = new MappedFeatureTable(featParts, vertexStarts, manifest.featureDim);
+    this.features =
+        new MappedFeatureTable(
+            featParts,
+            vertexStarts,
+            manifest.featureDim,
+            featureParams != null ? RowDecoder.of(featureParams) : null,
+            featureParams != null && featureParams.encoding == StoreLayout.ENCODING_F32);
   }
 
   /**
@@ -136,6 +143,14 @@ public final class GraphStore implements AutoCloseable {
   /** Feature rows by dense id ({@code dim() == 0} when the store has no features). */
   public FeatureTable features() {
     return live(features);
+  }
+
+  /**
+   * How the feature rows are stored (encoding, and the quantization parameters of {@code int8},
+   * {@code int4} and {@code pq}); null when the store has no features.
+   */
+  public FeatureParams featureParams() {
+    return featureParams;
   }
 
   /** Labels and splits by dense id. */
@@ -238,21 +253,19 @@ public final class GraphStore implements AutoCloseable {
     return m;
   }
 
-  private ChunkedMapping openFeatures(StoreManifest.Partition e, int encoding, int chunkShift) {
+  private ChunkedMapping openFeatures(
+      StoreManifest.Partition e, FeatureParams params, int chunkShift) {
     String rel = StoreLayout.featuresFile(e.index);
     int dim = manifest.featureDim;
+    int encoding = params.encoding;
     ChunkedMapping m =
-        map(rel, FeatureFileWriter.fileLength(e.numVertices, dim, encoding), chunkShift);
+        map(rel, FeatureFileWriter.fileLength(e.numVertices, params.rowBytes()), chunkShift);
     StoreHeader h = header(m, StoreLayout.FEATURES_MAGIC);
     expect(m, "encoding", h.getInt(FeatureFileWriter.ENCODING), encoding);
     expect(m, "first_vertex", h.getLong(FeatureFileWriter.FIRST_VERTEX), e.firstVertex);
     expect(m, "num_vertices", h.getLong(FeatureFileWriter.NUM_VERTICES), e.numVertices);
     expect(m, "dim", h.getInt(FeatureFileWriter.DIM), dim);
-    expect(
-        m,
-        "row_bytes",
-        h.getInt(FeatureFileWriter.ROW_BYTES),
-        FeatureFileWriter.rowBytes(dim, encoding));
+    expect(m, "row_bytes", h.getInt(FeatureFileWriter.ROW_BYTES), params.rowBytes());
     return m;
   }
 
@@ -359,19 +372,38 @@ public final class GraphStore implements AutoCloseable {
     }
   }
 
-  private static int encodingCode(String name) {
-    List<Integer> codes =
-        List.of(StoreLayout.ENCODING_F32, StoreLayout.ENCODING_F16, StoreLayout.ENCODING_INT8);
-    for (int c : codes) {
-      if (StoreLayout.encodingName(c).equals(name)) {
-        if (c != StoreLayout.ENCODING_F32) {
-          throw new InvalidInputException(
-              "feature_encoding '" + name + "' is not supported by this reader yet (only f32)");
-        }
-        return c;
-      }
+  /**
+   * The encoding the manifest names and, for a quantized store, its parameters file, checked
+   * against the manifest's CRC32C on every open (it is small and every row depends on it).
+   */
+  private FeatureParams readFeatureParams() {
+    String name = manifest.featureEncoding;
+    int encoding = StoreLayout.encodingCode(name);
+    if (encoding < 0) {
+      throw new InvalidInputException(
+          root.resolve(StoreLayout.MANIFEST)
+              + ": unknown feature_encoding '"
+              + name
+              + "', expected one of "
+              + String.join(", ", StoreLayout.encodingNames())
+              + " (written by a newer Fanout?)");
     }
-    throw new InvalidInputException(
-        StoreLayout.MANIFEST + ": unknown feature_encoding '" + name + "'");
+    if (!FeatureParams.hasFile(encoding)) {
+      return FeatureParams.plain(encoding, manifest.featureDim);
+    }
+    String rel = StoreLayout.FEATURE_PARAMS;
+    StoreManifest.FileEntry listed = manifest.file(rel);
+    Path p =
+        ManifestPaths.resolve(data, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
+    if (listed == null) {
+      throw new InvalidInputException(
+          root.resolve(StoreLayout.MANIFEST)
+              + ": feature_encoding "
+              + name
+              + " but "
+              + rel
+              + " is not listed in files; rerun prepare or quantize");
+    }
+    return FeatureParams.read(p, listed.crc32c, encoding, manifest.featureDim);
   }
 }

@@ -1,26 +1,42 @@
 package io.fanout.graph;
 
 import io.fanout.store.StoreLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
-/** f32 feature rows over the memory-mapped {@code features/} part files. */
+/**
+ * Feature rows over the memory-mapped {@code features/} part files, decoded by the store's {@link
+ * RowDecoder} straight into the caller's buffer: f32 rows are copied in bulk, encoded rows are
+ * decoded where they lie in the mapping (a row crossing a 1 GiB chunk boundary goes through a
+ * per-thread scratch row).
+ */
 final class MappedFeatureTable implements FeatureTable {
   private final ChunkedMapping[] parts;
   private final long[] firstVertex;
   private final RangeIndex vertexIndex;
   private final int numVertices;
   private final int dim;
-  private final long rowBytes;
+  private final RowDecoder decoder;
+  private final boolean f32;
+  private final int rowBytes;
+  private final ThreadLocal<ByteBuffer> scratch;
 
   /**
    * @param parts null when {@code dim == 0}
+   * @param decoder null when {@code dim == 0}
    */
-  MappedFeatureTable(ChunkedMapping[] parts, long[] vertexStarts, int dim) {
+  MappedFeatureTable(
+      ChunkedMapping[] parts, long[] vertexStarts, int dim, RowDecoder decoder, boolean f32) {
     this.parts = parts;
     this.firstVertex = vertexStarts;
     this.vertexIndex = new RangeIndex(vertexStarts);
     this.numVertices = (int) vertexStarts[vertexStarts.length - 1];
     this.dim = dim;
-    this.rowBytes = 4L * dim;
+    this.decoder = decoder;
+    this.f32 = f32;
+    this.rowBytes = decoder == null ? 0 : decoder.rowBytes();
+    this.scratch =
+        ThreadLocal.withInitial(() -> ByteBuffer.allocate(rowBytes).order(ByteOrder.LITTLE_ENDIAN));
   }
 
   @Override
@@ -45,7 +61,20 @@ final class MappedFeatureTable implements FeatureTable {
       }
       int p = vertexIndex.find(v);
       long pos = StoreLayout.HEADER_BYTES + (v - firstVertex[p]) * rowBytes;
-      parts[p].getFloats(pos, out, outOffset + i * dim, dim);
+      int o = outOffset + i * dim;
+      ChunkedMapping m = parts[p];
+      if (f32) {
+        m.getFloats(pos, out, o, dim);
+        continue;
+      }
+      ByteBuffer chunk = m.chunkHolding(pos, rowBytes);
+      if (chunk != null) {
+        decoder.decode(chunk, m.offsetIn(pos), out, o);
+      } else {
+        ByteBuffer row = scratch.get();
+        m.getBytes(pos, row.array(), 0, rowBytes);
+        decoder.decode(row, 0, out, o);
+      }
     }
   }
 }

@@ -190,7 +190,7 @@ public final class StorePartition {
             map(
                 StoreLayout.featuresFile(entry.index),
                 StoreLayout.FEATURES_MAGIC,
-                FeatureFileWriter.fileLength(entry.numVertices, dim, StoreLayout.ENCODING_F32));
+                FeatureFileWriter.fileLength(entry.numVertices, 4 * dim));
       }
       f = features;
     }

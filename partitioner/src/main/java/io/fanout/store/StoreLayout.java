@@ -34,6 +34,18 @@ public final class StoreLayout {
 
   public static final int ENCODING_F16 = 1;
   public static final int ENCODING_INT8 = 2;
+  public static final int ENCODING_INT4 = 3;
+  public static final int ENCODING_PQ = 4;
+
+  private static final String[] ENCODING_NAMES = {"f32", "f16", "int8", "int4", "pq"};
+
+  /**
+   * The quantization parameters of an encoded store (per-column scale and offset, or the product
+   * quantization codebooks); see {@link FeatureParams}.
+   */
+  public static final String FEATURE_PARAMS = FEATURES_DIR + "/params.qnt";
+
+  public static final byte[] PARAMS_MAGIC = "FNOQNT01".getBytes(StandardCharsets.US_ASCII);
 
   /** Split codes stored in {@code nodes/} files. */
   public static final byte SPLIT_NONE = 0;
@@ -60,16 +72,25 @@ public final class StoreLayout {
   }
 
   public static String encodingName(int code) {
-    switch (code) {
-      case ENCODING_F32:
-        return "f32";
-      case ENCODING_F16:
-        return "f16";
-      case ENCODING_INT8:
-        return "int8";
-      default:
-        throw new IllegalArgumentException("unknown feature encoding " + code);
+    if (code < 0 || code >= ENCODING_NAMES.length) {
+      throw new IllegalArgumentException("unknown feature encoding " + code);
     }
+    return ENCODING_NAMES[code];
+  }
+
+  /** The code of an encoding name, or -1 when the name is not one of f32, f16, int8, int4, pq. */
+  public static int encodingCode(String name) {
+    for (int i = 0; i < ENCODING_NAMES.length; i++) {
+      if (ENCODING_NAMES[i].equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The encoding names, in code order, for option choices and messages. */
+  public static String[] encodingNames() {
+    return ENCODING_NAMES.clone();
   }
 
   public static String csrFile(int partition) {

@@ -1,7 +1,9 @@
 package io.fanout.graph;
 
 import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureEncoder;
 import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -72,6 +74,15 @@ public final class StoreFixtures {
    * to the vertex count), and publishes it with its manifest.
    */
   public static StoreManifest write(Path store, Graph g, int[] partitionSizes) {
+    return write(store, g, partitionSizes, null);
+  }
+
+  /**
+   * {@link #write(Path, Graph, int[])} with the features encoded as {@code params} say (null: f32),
+   * and the parameters file of a quantized encoding.
+   */
+  public static StoreManifest write(
+      Path store, Graph g, int[] partitionSizes, FeatureParams params) {
     io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     Path staging = run.dir();
     StoreManifest m = new StoreManifest();
@@ -85,14 +96,12 @@ public final class StoreFixtures {
               new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, first, n);
           NodesFileWriter nodes =
               new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, n)) {
+        FeatureParams fp = params != null ? params : FeatureParams.plain(0, dim);
+        FeatureEncoder enc = new FeatureEncoder(fp);
+        byte[] encoded = new byte[fp.rowBytes()];
         FeatureFileWriter feat =
             dim > 0
-                ? new FeatureFileWriter(
-                    staging.resolve(StoreLayout.featuresFile(p)),
-                    first,
-                    n,
-                    dim,
-                    StoreLayout.ENCODING_F32)
+                ? new FeatureFileWriter(staging.resolve(StoreLayout.featuresFile(p)), first, n, fp)
                 : null;
         for (int i = 0; i < n; i++) {
           int v = (int) first + i;
@@ -104,7 +113,8 @@ public final class StoreFixtures {
           nodes.write(g.labels[v], g.splits[v]);
           classes = Math.max(classes, g.labels[v] + 1);
           if (feat != null) {
-            feat.writeRow(g.features[v], 0);
+            enc.encode(g.features[v], 0, encoded);
+            feat.writeEncodedRow(encoded);
           }
         }
         csr.finish();
@@ -120,6 +130,12 @@ public final class StoreFixtures {
     m.edges = g.numEdges();
     m.partitions = partitionSizes.length;
     m.featureDim = dim;
+    if (params != null) {
+      m.featureEncoding = StoreLayout.encodingName(params.encoding);
+      if (FeatureParams.hasFile(params.encoding)) {
+        params.write(staging.resolve(StoreLayout.FEATURE_PARAMS));
+      }
+    }
     m.classes = classes;
     m.idType = "long";
     m.inputFingerprint = "fixture";

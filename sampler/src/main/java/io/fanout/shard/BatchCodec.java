@@ -2,6 +2,7 @@ package io.fanout.shard;
 
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.MiniBatch;
+import io.fanout.store.Half;
 import io.fanout.store.InvalidInputException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.sample.MiniBatch;
+import io.fanout.store.Half;
 import io.fanout.store.InvalidInputException;
 import java.util.Arrays;
 import java.util.SplittableRandom;

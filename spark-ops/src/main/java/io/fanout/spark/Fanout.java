@@ -49,6 +49,19 @@ public final class Fanout {
   }
 
   /**
+   * Re-encodes the features of the f32 graph store at {@code store} into a new store, without
+   * rereading the input tables.
+   *
+   * <pre>{@code
+   * Fanout.get(spark).quantize("/data/cora.store").encoding("int8").output("/data/cora.int8")
+   *     .execute();
+   * }</pre>
+   */
+  public QuantizeAction quantize(String store) {
+    return new QuantizeAction(spark, Objects.requireNonNull(store, "store"));
+  }
+
+  /**
    * Samples mini-batch shards from the graph store at {@code store} (null: the {@code graph}
    * option).
    */

@@ -26,6 +26,13 @@ public final class InspectCommand implements Command {
   static final OptionDef<Boolean> NO_CHECKSUMS =
       OptionDef.bool("no-checksums", false, "skip reading every file to verify its CRC32C");
 
+  static final OptionDef<String> COMPARE =
+      OptionDef.string(
+          "compare",
+          "",
+          "an f32 store of the same graph: report how far this store's decoded features are from"
+              + " it (max and mean absolute error, rows decoded exactly)");
+
   @Override
   public String name() {
     return "inspect";
@@ -43,7 +50,7 @@ public final class InspectCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(NO_CHECKSUMS);
+    return List.of(NO_CHECKSUMS, COMPARE);
   }
 
   @Override
@@ -102,6 +109,11 @@ public final class InspectCommand implements Command {
       out.put("partitions", m.partitions);
       out.put("feature_dim", m.featureDim);
       out.put("feature_encoding", m.featureEncoding);
+      if (store.featureParams() != null) {
+        int rowBytes = store.featureParams().rowBytes();
+        out.put("feature_bytes_per_row", rowBytes);
+        out.put("feature_compression", Math.round(4.0 * m.featureDim / rowBytes * 100) / 100.0);
+      }
       out.put("classes", maxLabel + 1);
       out.put("split_counts", splitCounts);
       out.put("degree", degree);
@@ -109,6 +121,10 @@ public final class InspectCommand implements Command {
       out.put("dropped_dangling_edges", m.droppedDanglingEdges);
       out.put("options", m.options);
       out.put("files_verified", verified);
+      String compare = ctx.conf().get(COMPARE);
+      if (!compare.isEmpty()) {
+        out.put("compare", FeatureFidelity.measure(store, Paths.get(compare)));
+      }
       ctx.out().println(JsonLine.of(out));
     }
     return 0;

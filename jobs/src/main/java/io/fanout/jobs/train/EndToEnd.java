@@ -33,18 +33,36 @@ public final class EndToEnd {
       int trainEpochs,
       long seed,
       String model,
-      boolean validate) {
+      boolean validate,
+      String featureEncoding) {
     public static Settings defaults() {
       return new Settings(
-          Defaults.FANOUTS, Defaults.BATCH_SIZE, 10, Defaults.EPOCHS, 0, Defaults.MODEL, true);
+          Defaults.FANOUTS,
+          Defaults.BATCH_SIZE,
+          10,
+          Defaults.EPOCHS,
+          0,
+          Defaults.MODEL,
+          true,
+          "f32");
     }
 
     public Settings withSeed(long s) {
-      return new Settings(fanouts, batchSize, sampleEpochs, trainEpochs, s, model, validate);
+      return new Settings(
+          fanouts, batchSize, sampleEpochs, trainEpochs, s, model, validate, featureEncoding);
     }
 
     public Settings withTrainEpochs(int e) {
-      return new Settings(fanouts, batchSize, sampleEpochs, e, seed, model, validate);
+      return new Settings(
+          fanouts, batchSize, sampleEpochs, e, seed, model, validate, featureEncoding);
+    }
+
+    /**
+     * Trains on the store re-encoded by {@code quantize} ({@code f32} = the prepared store itself).
+     */
+    public Settings withFeatureEncoding(String enc) {
+      return new Settings(
+          fanouts, batchSize, sampleEpochs, trainEpochs, seed, model, validate, enc);
     }
   }
 
@@ -69,9 +87,10 @@ public final class EndToEnd {
       }
     }
     Path store = work.resolve("store");
-    Path shards = work.resolve("shards-s" + s.seed());
-    Path val = work.resolve("val-shards");
-    Path model = work.resolve("model-" + s.model() + "-s" + s.seed());
+    String enc = s.featureEncoding().equals("f32") ? "" : "-" + s.featureEncoding();
+    Path shards = work.resolve("shards" + enc + "-s" + s.seed());
+    Path val = work.resolve("val-shards" + enc);
+    Path model = work.resolve("model-" + s.model() + enc + "-s" + s.seed());
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
@@ -87,6 +106,16 @@ public final class EndToEnd {
         .option("self-loops", "drop")
         .output(store.toString())
         .execute();
+    if (!enc.isEmpty()) {
+      Path encoded = work.resolve("store" + enc);
+      progress.println("[1/4] quantize " + store + " -> " + encoded);
+      fanout
+          .quantize(store.toString())
+          .encoding(s.featureEncoding())
+          .output(encoded.toString())
+          .execute();
+      store = encoded;
+    }
 
     progress.println("[2/4] sample " + join(s.fanouts()) + " -> " + shards);
     fanout

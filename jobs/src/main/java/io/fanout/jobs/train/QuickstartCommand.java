@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.store.StoreLayout;
 import io.fanout.train.Defaults;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,6 +28,12 @@ public final class QuickstartCommand implements Command {
               + " edges, prints test AUC",
           "node",
           "link");
+  static final OptionDef<String> FEATURE_ENCODING =
+      OptionDef.choice(
+          "feature-encoding",
+          "f32",
+          "train on the prepared store re-encoded by quantize",
+          StoreLayout.encodingNames());
 
   @Override
   public String name() {
@@ -41,7 +48,7 @@ public final class QuickstartCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(WORK_DIR, DATASET, EPOCHS, SEED, TASK);
+    return List.of(WORK_DIR, DATASET, EPOCHS, SEED, TASK, FEATURE_ENCODING);
   }
 
   @Override
@@ -52,7 +59,10 @@ public final class QuickstartCommand implements Command {
     ctx.spark(); // one session for prepare and sample
     long t0 = System.nanoTime();
     EndToEnd.Settings settings =
-        EndToEnd.Settings.defaults().withSeed(c.get(SEED)).withTrainEpochs(c.get(EPOCHS));
+        EndToEnd.Settings.defaults()
+            .withSeed(c.get(SEED))
+            .withTrainEpochs(c.get(EPOCHS))
+            .withFeatureEncoding(c.get(FEATURE_ENCODING));
     if (c.get(TASK).equals("link")) {
       LinkEndToEnd.Result lr =
           LinkEndToEnd.run(ctx.spark(), dataset, Path.of(c.get(WORK_DIR)), settings, ctx.err());

@@ -47,4 +47,14 @@ class QuickstartTest {
     JsonNode again = quickstart(tmp);
     assertThat(again.get("test_accuracy").asDouble()).isEqualTo(full);
   }
+
+  @Test
+  void coraInt8StoreMeetsTheFloor() throws Exception {
+    CliRun.Result r =
+        CliRun.cli("quickstart", "--work-dir", tmp.toString(), "--feature-encoding", "int8");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).contains("quantize").contains("store-int8");
+    assertThat(r.json().get("model_dir").asText()).endsWith("model-sage-int8-s0");
+    assertThat(r.json().get("test_accuracy").asDouble()).isGreaterThanOrEqualTo(0.79);
+  }
 }

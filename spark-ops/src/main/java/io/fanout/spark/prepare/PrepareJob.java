@@ -71,6 +71,7 @@ public final class PrepareJob {
   static final String VERTEX_FILES = "sort vertices, write vertex files and the id map";
   static final String EDGE_FILES = "sort edges by destination and write csr files";
   static final String HELD_OUT = "write the val and test edges and their negatives";
+  static final String ENCODE = "encode features";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrepareJob.class);
   private long phaseStart = System.nanoTime();
 
@@ -102,6 +103,7 @@ public final class PrepareJob {
     for (OptionDef<?> d : PrepareOptions.ALL) {
       conf.get(d); // parse every option now: a bad value fails before any work
     }
+    QuantizeOptions.check(conf);
     Path out = OutputPaths.check(localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
     int requestedPartitions = conf.get(PrepareOptions.PARTITIONS);
@@ -126,6 +128,7 @@ public final class PrepareJob {
         recorded.remove(d.name());
       }
     }
+    QuantizeOptions.pruneRecorded(recorded, conf);
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
             out,
@@ -166,6 +169,9 @@ public final class PrepareJob {
       s.add(ASSIGN);
     }
     s.addAll(List.of(VERTEX_CHECKS, VERTEX_FILES, EDGE_FILES));
+    if (!conf.get(QuantizeOptions.FEATURE_ENCODING).equals("f32")) {
+      s.add(ENCODE);
+    }
     if (edgeSplit != null) {
       s.add(HELD_OUT);
     }
@@ -318,6 +324,26 @@ public final class PrepareJob {
       }
     }
 
+    // 6. --feature-encoding: statistics or codebooks from the f32 files, then each part re-encoded
+    String encoding = StoreLayout.encodingName(StoreLayout.ENCODING_F32);
+    if (steps.has(ENCODE)) {
+      encoding = conf.get(QuantizeOptions.FEATURE_ENCODING);
+      if (vs.dim == 0) {
+        throw new InvalidInputException(
+            in.vertexSource
+                + ": --feature-encoding "
+                + encoding
+                + " needs features, but the vertex table has no '"
+                + conf.get(PrepareOptions.FEATURES_COLUMN)
+                + "' column; leave --feature-encoding out or name the column with"
+                + " --features-column");
+      }
+      FeatureQuantizer.Request q = FeatureQuantizer.request(conf, vs.dim);
+      steps.run(
+          ENCODE, () -> new FeatureQuantizer(spark).quantize(staging, staging, firsts, vs.dim, q));
+      phase("feature encoding");
+    }
+
     StoreManifest m = new StoreManifest();
     if (edgeSplit != null) {
       m.edgeSplit =
@@ -343,7 +369,7 @@ public final class PrepareJob {
     }
     m.edges = edges;
     m.featureDim = vs.dim;
-    m.featureEncoding = StoreLayout.encodingName(StoreLayout.ENCODING_F32);
+    m.featureEncoding = encoding;
     m.weighted = t.weighted;
     m.classes = vs.maxLabel + 1;
     m.splitCounts.put("train", vs.splits[StoreLayout.SPLIT_TRAIN]);

@@ -133,7 +133,11 @@ public final class PrepareOptions {
           DANGLING,
           PARTITIONS,
           PARTITIONER,
-          BROADCAST_VERTICES);
+          BROADCAST_VERTICES,
+          QuantizeOptions.FEATURE_ENCODING,
+          QuantizeOptions.PQ_GROUP_SIZE,
+          QuantizeOptions.PQ_SAMPLE_ROWS,
+          QuantizeOptions.PQ_SEED);
 
   /** Options left out of the recorded options of stores without an edge split. */
   static final List<OptionDef<?>> EDGE_SPLIT_OPTIONS =

@@ -105,6 +105,16 @@ public final class SampleJob {
               + features.id()
               + " but the store has no features (feature_dim 0)");
     }
+    if (features != FeatureEncoding.NONE && !sm.featureEncoding.equals("f32")) {
+      throw new InvalidInputException(
+          graph
+              + ": --features "
+              + features.id()
+              + " inlines rows of f32 stores, but this store keeps "
+              + sm.featureEncoding
+              + " features; sample without --features (the trainer decodes the store's rows)"
+              + " or from the f32 store");
+    }
     boolean weighted = conf.get(SampleOptions.WEIGHTED);
     if (weighted && !sm.weighted) {
       throw GraphStore.notWeighted(graph);

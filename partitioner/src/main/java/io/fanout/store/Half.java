@@ -1,11 +1,11 @@
-package io.fanout.shard;
+package io.fanout.store;
 
 /** IEEE 754 binary16 conversions (Java 17 has no {@code Float.floatToFloat16}). */
-final class Half {
+public final class Half {
   private Half() {}
 
   /** Rounds {@code f} to the nearest binary16, ties to even; overflow gives infinity. */
-  static short fromFloat(float f) {
+  public static short fromFloat(float f) {
     int bits = Float.floatToRawIntBits(f);
     int sign = (bits >>> 16) & 0x8000;
     int exp = (bits >>> 23) & 0xff;
@@ -42,7 +42,7 @@ final class Half {
   }
 
   /** The exact float value of binary16 {@code h}. */
-  static float toFloat(short h) {
+  public static float toFloat(short h) {
     int bits = h & 0xffff;
     int sign = (bits & 0x8000) << 16;
     int exp = (bits >>> 10) & 0x1f;

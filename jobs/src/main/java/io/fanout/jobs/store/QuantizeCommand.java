@@ -1,0 +1,55 @@
+package io.fanout.jobs.store;
+
+import io.fanout.cli.Command;
+import io.fanout.cli.CommandContext;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.spark.Fanout;
+import io.fanout.spark.PrepareResult;
+import io.fanout.spark.prepare.QuantizeJob;
+import io.fanout.store.StoreManifest;
+import java.util.List;
+
+/** {@code bin/fanout quantize STORE --output OUT --feature-encoding ENC}: re-encode features. */
+public final class QuantizeCommand implements Command {
+  @Override
+  public String name() {
+    return "quantize";
+  }
+
+  @Override
+  public String summary() {
+    return "re-encode an f32 store's features (f16, int8, int4, pq) into a new store";
+  }
+
+  @Override
+  public String positionalUsage() {
+    return "STORE";
+  }
+
+  @Override
+  public List<OptionDef<?>> options() {
+    return QuantizeJob.OPTIONS;
+  }
+
+  @Override
+  public int run(CommandContext ctx) {
+    if (ctx.positional().size() != 1) {
+      throw new FanoutConfigException(
+          "quantize needs one STORE directory (an f32 store), got " + ctx.positional());
+    }
+    PrepareResult r =
+        Fanout.get(ctx.spark()).quantize(ctx.positional().get(0)).options(ctx.options()).execute();
+    StoreManifest m = r.manifest();
+    ctx.err()
+        .printf(
+            "quantize: %s %s (%s features, %d vertices) in %.1f s%n",
+            r.skipped() ? "kept the complete store at" : "wrote",
+            r.store(),
+            m.featureEncoding,
+            m.vertices,
+            r.seconds());
+    ctx.out().println(r.toJson());
+    return 0;
+  }
+}

@@ -1,0 +1,155 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.spark.JobSteps;
+import io.fanout.spark.PrepareResult;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.OutputCommit;
+import io.fanout.store.OutputPaths;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import io.fanout.store.StoreOutput;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The {@code quantize} command behind {@link io.fanout.spark.QuantizeAction}: an f32 store
+ * re-encoded into a new store, without the input tables. The id map, CSR, nodes and weights files
+ * are hard-linked (copied where links are not possible) into the new version folder; the features
+ * are encoded by {@link FeatureQuantizer}. The new store records the source's inputs and options
+ * plus the encoding options, so it is the store {@code prepare --feature-encoding} would write.
+ */
+public final class QuantizeJob {
+  public static final OptionDef<String> OUTPUT =
+      OptionDef.string("output", null, "graph store directory to write");
+
+  /** The options of {@code quantize}. */
+  public static final List<OptionDef<?>> OPTIONS = options();
+
+  static final String ENCODE = "encode features";
+
+  private final SparkSession spark;
+  private final FanoutConf conf;
+  private final Path source;
+
+  public QuantizeJob(SparkSession spark, FanoutConf conf, String source) {
+    this.spark = spark;
+    this.conf = conf;
+    this.source = Paths.get(source).toAbsolutePath().normalize();
+  }
+
+  private static List<OptionDef<?>> options() {
+    List<OptionDef<?>> all = new ArrayList<>();
+    all.add(OUTPUT);
+    all.add(PrepareOptions.OVERWRITE);
+    all.addAll(QuantizeOptions.ALL);
+    return List.copyOf(all);
+  }
+
+  public PrepareResult run() {
+    long start = System.nanoTime();
+    for (OptionDef<?> d : OPTIONS) {
+      conf.get(d);
+    }
+    QuantizeOptions.check(conf);
+    Path out = OutputPaths.check(PrepareJob.localPath(conf.get(OUTPUT)), "--output");
+    if (out.equals(source)) {
+      throw new FanoutConfigException(
+          "--output must be another directory than the store being quantized (" + source + ")");
+    }
+    StoreManifest src = StoreManifest.read(source);
+    if (src.featureDim == 0) {
+      throw new InvalidInputException(
+          source + ": the store has no features (feature_dim 0); there is nothing to quantize");
+    }
+    if (!src.featureEncoding.equals("f32")) {
+      throw new InvalidInputException(
+          source
+              + ": features are stored as "
+              + src.featureEncoding
+              + "; quantize reads f32 stores only (quantize the f32 store it was made from)");
+    }
+    Path srcData = src.dataRoot(source);
+    FeatureQuantizer.Request q = FeatureQuantizer.request(conf, src.featureDim);
+    Map<String, String> recorded = new java.util.LinkedHashMap<>(src.options);
+    for (OptionDef<?> d : QuantizeOptions.ALL) {
+      recorded.put(d.name(), conf.resolved().get(d.name()));
+    }
+    QuantizeOptions.pruneRecorded(recorded, conf);
+    boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
+    OutputCommit.Plan plan =
+        StoreOutput.COMMIT.plan(
+            out,
+            StoreOutput.request(src.inputFingerprint, recorded),
+            StoreOutput.describe(src.inputFingerprint, recorded),
+            overwrite);
+    if (plan == OutputCommit.Plan.SKIP) {
+      return new PrepareResult(spark, out, StoreManifest.read(out), true, seconds(start));
+    }
+    OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
+    Path staging = run.dir();
+    try {
+      linkUnchanged(srcData, staging);
+      long[] starts = new long[src.partitions + 1];
+      for (int p = 0; p < src.partitions; p++) {
+        starts[p + 1] = starts[p] + src.partitionTable.get(p).numVertices;
+      }
+      JobSteps steps = new JobSteps(spark, "quantize", List.of(ENCODE));
+      steps.run(
+          ENCODE,
+          () -> new FeatureQuantizer(spark).quantize(srcData, staging, starts, src.featureDim, q));
+      StoreManifest m = StoreManifest.fromJson(source.toString(), src.toJson());
+      m.featureEncoding = StoreLayout.encodingName(q.encoding());
+      m.options = recorded;
+      m.files = StoreOutput.files(staging);
+      if (!StoreOutput.COMMIT.publish(run, m, overwrite)) {
+        return new PrepareResult(spark, out, StoreManifest.read(out), true, seconds(start));
+      }
+      return new PrepareResult(spark, out, m, false, seconds(start));
+    } catch (Exception e) {
+      StoreOutput.COMMIT.abort(run);
+      throw SparkErrors.unwrap(e);
+    }
+  }
+
+  /** Links every file of {@code src} outside {@code features/} into {@code dst}. */
+  private static void linkUnchanged(Path src, Path dst) {
+    List<Path> files = new ArrayList<>();
+    try (Stream<Path> s = Files.walk(src)) {
+      s.filter(Files::isRegularFile).forEach(files::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + src, e);
+    }
+    for (Path f : files) {
+      Path rel = src.relativize(f);
+      if (rel.getName(0).toString().equals(StoreLayout.FEATURES_DIR)) {
+        continue;
+      }
+      Path target = dst.resolve(rel);
+      try {
+        Files.createDirectories(target.getParent());
+        try {
+          Files.createLink(target, f);
+        } catch (IOException | UnsupportedOperationException e) {
+          Files.copy(f, target);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot copy " + f + " to " + target, e);
+      }
+    }
+  }
+
+  private static double seconds(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1e9;
+  }
+}
