@@ -104,7 +104,12 @@ public final class PrepareJob {
     if (requestedPartitions < 0) {
       throw new FanoutConfigException("--partitions must be >= 0, got " + requestedPartitions);
     }
-    VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
+    if (graphPartitioner()) {
+      VertexPartitioners.graph(
+          conf.get(PrepareOptions.PARTITIONER), conf.get(PrepareOptions.PARTITION_COARSE_VERTICES));
+    } else {
+      VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
+    }
     steps = new JobSteps(spark, "prepare", steps(requestedPartitions));
     InputTables in =
         vertexFrame != null
@@ -114,6 +119,11 @@ public final class PrepareJob {
     if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
       // unweighted stores record what they did before the option existed, so they still match
       recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
+    }
+    if (!graphPartitioner()) {
+      for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
+        recorded.remove(d.name());
+      }
     }
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
@@ -151,6 +161,7 @@ public final class PrepareJob {
     }
     s.add(EDGE_CHECKS);
     if (requestedPartitions == 0
+        || graphPartitioner()
         || VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER)).scansVertices()) {
       s.add(ASSIGN);
     }
@@ -166,7 +177,12 @@ public final class PrepareJob {
     Assignment a =
         steps.has(ASSIGN) ? steps.call(ASSIGN, () -> assign(t, requested)) : assign(t, requested);
     int parts = a.parts;
-    Dataset<Row> vertices = t.vertices.withColumn(PART, a.column);
+    Dataset<Row> vertices =
+        a.table == null
+            ? t.vertices.withColumn(PART, a.column)
+            : t.vertices
+                .join(a.table, col(NormalizedTables.ID).equalTo(a.table.col("_aid")), "left")
+                .drop("_aid");
 
     // 2. vertex checks and per-partition statistics in one aggregation
     VertexStats vs = steps.call(VERTEX_CHECKS, () -> vertexStats(in, t, vertices, parts));
@@ -206,7 +222,8 @@ public final class PrepareJob {
             vs.dim,
             in.vertexSource,
             conf.get(PrepareOptions.ID_COLUMN),
-            t.idTypeName());
+            t.idTypeName(),
+            graphPartitioner());
     List<Row> wrote =
         steps.call(
             VERTEX_FILES,
@@ -444,8 +461,15 @@ public final class PrepareJob {
         .collectAsList();
   }
 
-  /** The number of partitions and every vertex's partition. */
-  private record Assignment(int parts, Column column) {}
+  /**
+   * The number of partitions and every vertex's partition: a column of the vertex table, or a table
+   * {@code (_aid, _part)} to join with it.
+   */
+  private record Assignment(int parts, Column column, Dataset<Row> table) {}
+
+  private boolean graphPartitioner() {
+    return VertexPartitioners.readsEdges(conf.get(PrepareOptions.PARTITIONER));
+  }
 
   private Assignment assign(NormalizedTables t, int requested) {
     int parts = requested;
@@ -458,10 +482,22 @@ public final class PrepareJob {
                   (v + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
                       / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
     }
+    String name = conf.get(PrepareOptions.PARTITIONER);
+    if (graphPartitioner()) {
+      Dataset<Row> table =
+          VertexPartitioners.graph(name, conf.get(PrepareOptions.PARTITION_COARSE_VERTICES))
+              .assign(
+                  t.vertices.select(col(NormalizedTables.ID).as("id")).where(col("id").isNotNull()),
+                  t.edges.select(
+                      col(NormalizedTables.SRC).as("src"), col(NormalizedTables.DST).as("dst")),
+                  parts,
+                  conf.get(PrepareOptions.PARTITION_SEED));
+      return new Assignment(parts, null, table.select(col("id").as("_aid"), col("part").as(PART)));
+    }
     return new Assignment(
         parts,
-        VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER))
-            .assign(t.vertices, col(NormalizedTables.ID), parts));
+        VertexPartitioners.byName(name).assign(t.vertices, col(NormalizedTables.ID), parts),
+        null);
   }
 
   /** {@code dst << 32 | src} for an edge src -> dst in dense ids; -1 for dangling edges. */
