@@ -52,12 +52,20 @@ import org.apache.spark.sql.types.StructType;
 final class MultilevelGraphPartitioner implements GraphPartitioner {
   static final double IMBALANCE = 1.05;
   private static final int REFINE_PASSES = 6;
+  private static final int COARSE_REFINE_PASSES = 3;
   private static final int MAX_LEVELS = 60;
+  static final long VERTICES_PER_TASK = 1_000_000;
 
   private final int coarseVertices;
+  private final long verticesPerTask;
 
-  MultilevelGraphPartitioner(int coarseVertices) {
+  /**
+   * @param verticesPerTask the jobs use one shuffle partition per this many vertices, at most
+   *     {@code spark.sql.shuffle.partitions}
+   */
+  MultilevelGraphPartitioner(int coarseVertices, long verticesPerTask) {
     this.coarseVertices = coarseVertices;
+    this.verticesPerTask = verticesPerTask;
   }
 
   @Override
@@ -68,18 +76,41 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
   @Override
   public Dataset<Row> assign(Dataset<Row> vertices, Dataset<Row> edges, int k, long seed) {
     SparkSession spark = vertices.sparkSession();
+    String key = "spark.sql.shuffle.partitions";
+    String shufflePartitions = spark.conf().get(key);
+    try {
+      return run(spark, vertices, edges, k, seed, Integer.parseInt(shufflePartitions));
+    } finally {
+      spark.conf().set(key, shufflePartitions);
+    }
+  }
+
+  private Dataset<Row> run(
+      SparkSession spark,
+      Dataset<Row> vertices,
+      Dataset<Row> edges,
+      int k,
+      long seed,
+      int maxShufflePartitions) {
     Dataset<Row> index = index(spark, vertices);
     long n = index.count();
+    // The jobs below shuffle small tables many times: one shuffle partition per million vertices
+    // (the assignment does not depend on it), at most the session's setting.
+    spark
+        .conf()
+        .set(
+            "spark.sql.shuffle.partitions",
+            Long.toString(Math.max(1, Math.min(maxShufflePartitions, n / verticesPerTask))));
     Dataset<Row> part;
     if (k == 1 || n == 0) {
       part = index.select(col("v").as("u"), lit(0).as("p"));
     } else {
       part = multilevel(spark, index, edges, n, k, seed);
     }
-    return index
-        .join(part, index.col("v").equalTo(part.col("u")))
-        .select(index.col("id"), part.col("p").as("part"))
-        .localCheckpoint();
+    return materialize(
+        index
+            .join(part, index.col("v").equalTo(part.col("u")))
+            .select(index.col("id"), part.col("p").as("part")));
   }
 
   /** {@code (id, v)}: the distinct ids numbered 0.. in ascending order. */
@@ -90,7 +121,7 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
             .add("id", ids.schema().fields()[0].dataType(), false)
             .add("v", DataTypes.LongType, false);
     JavaRDD<Row> rows = ids.javaRDD().zipWithIndex().map(t -> RowFactory.create(t._1.get(0), t._2));
-    return spark.createDataFrame(rows, schema).localCheckpoint();
+    return materialize(spark.createDataFrame(rows, schema));
   }
 
   private Dataset<Row> multilevel(
@@ -105,10 +136,10 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
             .select(least(col("_a"), col("_b")).as("a"), greatest(col("_a"), col("_b")).as("b"))
             .distinct();
     Dataset<Row> e =
-        pairs
-            .select(col("a").as("u"), col("b").as("v"), lit(1L).as("w"))
-            .union(pairs.select(col("b").as("u"), col("a").as("v"), lit(1L).as("w")))
-            .localCheckpoint();
+        materialize(
+            pairs
+                .select(col("a").as("u"), col("b").as("v"), lit(1L).as("w"))
+                .union(pairs.select(col("b").as("u"), col("a").as("v"), lit(1L).as("w"))));
     Dataset<Row> vw = index.select(col("v").as("u"), lit(1L).as("vw"));
     long maxPart = Math.max((long) Math.floor(IMBALANCE * n / k), (n + k - 1) / k);
     // merged vertices stay light enough that a balanced partition of the coarse graph exists
@@ -131,9 +162,9 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
       if (l < levels.size() - 1) {
         Dataset<Row> map = levels.get(l + 1).map;
         part =
-            map.join(part, map.col("c").equalTo(part.col("u")))
-                .select(map.col("u"), part.col("p"))
-                .localCheckpoint();
+            materialize(
+                map.join(part, map.col("c").equalTo(part.col("u")))
+                    .select(map.col("u"), part.col("p")));
       }
       part = refine(fine, part, k, maxPart, seed, l);
     }
@@ -167,28 +198,28 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
                     .and(other.col("_m2").equalTo(pick.col("u"))))
             .select(pick.col("u"), pick.col("m"));
     Dataset<Row> map =
-        g.vw
-            .select(col("u"))
-            .join(mutual, "u", "left")
-            .select(col("u"), coalesce(least(col("u"), col("m")), col("u")).as("c"))
-            .localCheckpoint();
+        materialize(
+            g.vw
+                .select(col("u"))
+                .join(mutual, "u", "left")
+                .select(col("u"), coalesce(least(col("u"), col("m")), col("u")).as("c")));
     Dataset<Row> cvw =
         map.join(g.vw, "u")
             .groupBy(col("c"))
             .agg(sum(col("vw")).as("vw"))
             .select(col("c").as("u"), col("vw"));
-    cvw = cvw.localCheckpoint();
+    cvw = materialize(cvw);
     Dataset<Row> mu = map.select(col("u").as("_mu"), col("c").as("_cu"));
     Dataset<Row> mv = map.select(col("u").as("_mv"), col("c").as("_cv"));
     Dataset<Row> ce =
-        g.e
-            .join(mu, g.e.col("u").equalTo(mu.col("_mu")))
-            .join(mv, g.e.col("v").equalTo(mv.col("_mv")))
-            .where(col("_cu").notEqual(col("_cv")))
-            .groupBy(col("_cu"), col("_cv"))
-            .agg(sum(col("w")).as("w"))
-            .select(col("_cu").as("u"), col("_cv").as("v"), col("w"))
-            .localCheckpoint();
+        materialize(
+            g.e
+                .join(mu, g.e.col("u").equalTo(mu.col("_mu")))
+                .join(mv, g.e.col("v").equalTo(mv.col("_mv")))
+                .where(col("_cu").notEqual(col("_cv")))
+                .groupBy(col("_cu"), col("_cv"))
+                .agg(sum(col("w")).as("w"))
+                .select(col("_cu").as("u"), col("_cv").as("v"), col("w")));
     return new Level(ce, cvw, map, cvw.count());
   }
 
@@ -231,12 +262,11 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
   /** Balanced label propagation passes over one level; {@code part} is {@code (u, p)}. */
   private static Dataset<Row> refine(
       Level g, Dataset<Row> part, int k, long maxPart, long seed, int level) {
+    long[] load = new long[k];
+    loads(g, part.withColumn("_m", lit(false)), load);
+    int passes = level == 0 ? REFINE_PASSES : COARSE_REFINE_PASSES;
     int idle = 0;
-    for (int pass = 0; pass < REFINE_PASSES; pass++) {
-      long[] load = new long[k];
-      for (Row r : part.join(g.vw, "u").groupBy(col("p")).agg(sum(col("vw"))).collectAsList()) {
-        load[r.getInt(0)] = r.getLong(1);
-      }
+    for (int pass = 0; pass < passes; pass++) {
       long[] room = new long[k];
       for (int q = 0; q < k; q++) {
         room[q] = maxPart - load[q];
@@ -277,11 +307,13 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
               .where(col("_filled").leq(element_at(lit(room), col("to").plus(1))))
               .select(col("u").as("_mu"), col("to"));
       Dataset<Row> next =
-          part.join(moves, part.col("u").equalTo(moves.col("_mu")), "left")
-              .select(
-                  col("u"), coalesce(col("to"), col("p")).as("p"), col("to").isNotNull().as("_m"))
-              .localCheckpoint();
-      long moved = next.where(col("_m")).count();
+          materialize(
+              part.join(moves, part.col("u").equalTo(moves.col("_mu")), "left")
+                  .select(
+                      col("u"),
+                      coalesce(col("to"), col("p")).as("p"),
+                      col("to").isNotNull().as("_m")));
+      long moved = loads(g, next, load);
       part = next.select(col("u"), col("p"));
       idle = moved == 0 ? idle + 1 : 0;
       if (idle == 2) { // both halves of the vertices found nothing to gain
@@ -289,5 +321,33 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
       }
     }
     return part;
+  }
+
+  /**
+   * The rows of {@code d}, computed once and kept by Spark's block manager, as a table without
+   * lineage. (A {@code Dataset.localCheckpoint} would carry its plan's size estimate, which grows
+   * as a product over the levels' joins.)
+   */
+  private static Dataset<Row> materialize(Dataset<Row> d) {
+    JavaRDD<Row> rows = d.javaRDD();
+    rows.rdd().localCheckpoint();
+    rows.count();
+    return d.sparkSession().createDataFrame(rows, d.schema());
+  }
+
+  /** Fills {@code load} with each part's vertex weight; returns how many rows have {@code _m}. */
+  private static long loads(Level g, Dataset<Row> part, long[] load) {
+    long moved = 0;
+    Arrays.fill(load, 0);
+    List<Row> rows =
+        part.join(g.vw, "u")
+            .groupBy(col("p"))
+            .agg(sum(col("vw")), sum(when(col("_m"), 1L).otherwise(0L)))
+            .collectAsList();
+    for (Row r : rows) {
+      load[r.getInt(0)] = r.getLong(1);
+      moved += r.getLong(2);
+    }
+    return moved;
   }
 }

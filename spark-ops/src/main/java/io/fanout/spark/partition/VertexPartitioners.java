@@ -43,7 +43,8 @@ public final class VertexPartitioners {
       throw new FanoutConfigException(
           "--partition-coarse-vertices must be >= 1, got " + coarseVertices);
     }
-    return new MultilevelGraphPartitioner(coarseVertices);
+    return new MultilevelGraphPartitioner(
+        coarseVertices, MultilevelGraphPartitioner.VERTICES_PER_TASK);
   }
 
   public static VertexPartitioner byName(String name) {
