@@ -7,8 +7,8 @@ import java.util.SplittableRandom;
  * Multilevel k-way partitioning of an in-memory graph (the scheme of METIS's {@code kmetis}):
  * coarsen by heavy-edge matching, partition the coarsest graph by recursive bisection (greedy graph
  * growing, then boundary refinement), and project back level by level with greedy k-way boundary
- * refinement under a balance bound. Deterministic for a seed: every random choice comes from one
- * {@link SplittableRandom}, ties are broken by vertex order.
+ * refinement under a balance bound; the best of eight such runs is kept. Deterministic for a seed:
+ * every random choice comes from one {@link SplittableRandom}, ties are broken by vertex order.
  *
  * <p>The graph is symmetric (each undirected edge appears in both adjacency lists) without self
  * loops; edge and vertex weights are positive.
@@ -16,6 +16,9 @@ import java.util.SplittableRandom;
 public final class MultilevelPartitioner {
   private static final int GROW_TRIES = 8;
   private static final int REFINE_PASSES = 10;
+  // Independent runs, the smallest cut kept: single runs vary (on amazon_photo at k = 8, cuts from
+  // 0.18 to 0.26 of the edges); eight bring the best within a few percent of gpmetis
+  private static final int TRIALS = 8;
 
   private final int k;
   private final double imbalance;
@@ -46,7 +49,18 @@ public final class MultilevelPartitioner {
     if (k < 1) {
       throw new IllegalArgumentException("k must be >= 1, got " + k);
     }
-    return new MultilevelPartitioner(k, imbalance, seed).run(g);
+    SplittableRandom seeds = new SplittableRandom(seed);
+    int[] best = null;
+    long bestCut = Long.MAX_VALUE;
+    for (int t = 0; t < TRIALS; t++) {
+      int[] part = new MultilevelPartitioner(k, imbalance, seeds.nextLong()).run(g);
+      long c = cut(g, part);
+      if (c < bestCut) {
+        best = part;
+        bestCut = c;
+      }
+    }
+    return best;
   }
 
   /** The largest part weight allowed for total weight {@code total}. */
