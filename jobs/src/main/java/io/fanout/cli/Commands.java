@@ -18,6 +18,7 @@ final class Commands {
         new io.fanout.jobs.train.InferCommand(),
         new io.fanout.jobs.train.QuickstartCommand(),
         new io.fanout.jobs.store.BenchPrepareCommand(),
+        new io.fanout.jobs.store.BenchPartitionCommand(),
         new io.fanout.jobs.sample.BenchSampleCommand(),
         new io.fanout.jobs.train.BenchTrainCommand(),
         new io.fanout.jobs.train.BenchFeaturesCommand(),

@@ -36,6 +36,7 @@ public final class SampleResult {
   private final ShardManifest manifest;
   private final boolean skipped;
   private final double seconds;
+  private final long shuffleBytes;
 
   /**
    * @param output the shard directory as requested
@@ -43,6 +44,20 @@ public final class SampleResult {
    */
   public SampleResult(
       SparkSession spark, Path output, ShardManifest manifest, boolean skipped, double seconds) {
+    this(spark, output, manifest, skipped, seconds, -1);
+  }
+
+  /**
+   * @param shuffleBytes bytes the run's Spark tasks wrote to shuffle files; -1 when not measured
+   */
+  public SampleResult(
+      SparkSession spark,
+      Path output,
+      ShardManifest manifest,
+      boolean skipped,
+      double seconds,
+      long shuffleBytes) {
+    this.shuffleBytes = shuffleBytes;
     this.spark = spark;
     this.output = output;
     this.manifest = manifest;
@@ -63,6 +78,11 @@ public final class SampleResult {
   /** True when complete shards of the same request were already there; nothing was written. */
   public boolean skipped() {
     return skipped;
+  }
+
+  /** Bytes the run's Spark tasks wrote to shuffle files (all epochs); -1 when not measured. */
+  public long shuffleBytes() {
+    return shuffleBytes;
   }
 
   /** The execution mode of the run that wrote the shards. */
@@ -113,6 +133,10 @@ public final class SampleResult {
       m.put("bytes", bytes());
       m.put("seconds", seconds);
       m.put("sampled_edges_per_s", sampledEdges() / seconds);
+      if (shuffleBytes >= 0) {
+        m.put("shuffle_bytes", shuffleBytes);
+        m.put("shuffle_bytes_per_epoch", shuffleBytes / Math.max(1, epochs()));
+      }
     }
     m.put("manifest", output.resolve(ShardManifest.FILE).toString());
     return JsonLine.of(m);

@@ -107,6 +107,7 @@ public final class InspectCommand implements Command {
       out.put("vertices", n);
       out.put("edges", csr.numEdges());
       out.put("partitions", m.partitions);
+      out.put("partitioning", PartitionQuality.of(m, csr));
       out.put("feature_dim", m.featureDim);
       out.put("feature_encoding", m.featureEncoding);
       if (store.featureParams() != null) {

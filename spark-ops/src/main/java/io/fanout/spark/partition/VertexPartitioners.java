@@ -10,13 +10,41 @@ public final class VertexPartitioners {
   private static final List<VertexPartitioner> ALL =
       List.of(new HashPartitioner(), new RangePartitioner());
 
+  /** The graph-aware partitioner's name. */
+  public static final String MULTILEVEL = "multilevel";
+
   /** Names, for option docs. */
   public static String[] names() {
-    String[] n = new String[ALL.size()];
-    for (int i = 0; i < n.length; i++) {
+    String[] n = new String[ALL.size() + 1];
+    for (int i = 0; i < ALL.size(); i++) {
       n[i] = ALL.get(i).name();
     }
+    n[ALL.size()] = MULTILEVEL;
     return n;
+  }
+
+  /** Whether {@code name} is a {@link GraphPartitioner} (it needs the edges). */
+  public static boolean readsEdges(String name) {
+    return MULTILEVEL.equals(name);
+  }
+
+  /**
+   * The graph partitioner {@code name}.
+   *
+   * @param coarseVertices coarsening in Spark stops at this many vertices; the coarse graph is then
+   *     partitioned in the driver
+   */
+  public static GraphPartitioner graph(String name, int coarseVertices) {
+    if (!readsEdges(name)) {
+      throw new FanoutConfigException(
+          "'" + name + "' is not a graph partitioner; known: " + MULTILEVEL);
+    }
+    if (coarseVertices < 1) {
+      throw new FanoutConfigException(
+          "--partition-coarse-vertices must be >= 1, got " + coarseVertices);
+    }
+    return new MultilevelGraphPartitioner(
+        coarseVertices, MultilevelGraphPartitioner.VERTICES_PER_TASK);
   }
 
   public static VertexPartitioner byName(String name) {

@@ -20,25 +20,30 @@ import org.apache.parquet.schema.Types;
 
 /**
  * Writes one {@code idmap/part-NNNNN.parquet} file, {@code (dense_id int32, id <original type>)},
- * straight through parquet-hadoop from the task that owns the partition: its bytes depend only on
- * the rows (Spark's own writer stamps run-specific metadata), and its name on the partition.
+ * plus {@code part int32} when the store was partitioned by a graph partitioner, straight through
+ * parquet-hadoop from the task that owns the partition: its bytes depend only on the rows (Spark's
+ * own writer stamps run-specific metadata), and its name on the partition.
  */
 final class IdMapFileWriter implements AutoCloseable {
   static final String DENSE_ID = "dense_id";
   static final String ID = "id";
+  static final String PART = "part";
 
   private final Path file;
   private final ParquetWriter<Group> writer;
   private final SimpleGroupFactory rows;
   private final String idType;
+  private final int part;
 
   /**
    * @param idType {@code long}, {@code int} or {@code string}
+   * @param part the partition written in every row's {@code part} column; -1: no such column
    */
-  IdMapFileWriter(Path file, String idType) {
+  IdMapFileWriter(Path file, String idType, int part) {
     this.file = file;
     this.idType = idType;
-    MessageType schema = schema(idType);
+    this.part = part;
+    MessageType schema = schema(idType, part >= 0);
     this.rows = new SimpleGroupFactory(schema);
     try {
       writer =
@@ -57,7 +62,7 @@ final class IdMapFileWriter implements AutoCloseable {
     }
   }
 
-  static MessageType schema(String idType) {
+  static MessageType schema(String idType, boolean withPart) {
     Types.MessageTypeBuilder b = Types.buildMessage();
     b.required(PrimitiveTypeName.INT32).named(DENSE_ID);
     switch (idType) {
@@ -69,6 +74,9 @@ final class IdMapFileWriter implements AutoCloseable {
         break;
       default:
         b.required(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named(ID);
+    }
+    if (withPart) {
+      b.required(PrimitiveTypeName.INT32).named(PART);
     }
     return b.named("idmap");
   }
@@ -85,6 +93,9 @@ final class IdMapFileWriter implements AutoCloseable {
         break;
       default:
         g.add(ID, (String) id);
+    }
+    if (part >= 0) {
+      g.add(PART, part);
     }
     try {
       writer.write(g);

@@ -110,7 +110,12 @@ public final class PrepareJob {
     if (requestedPartitions < 0) {
       throw new FanoutConfigException("--partitions must be >= 0, got " + requestedPartitions);
     }
-    VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
+    if (graphPartitioner()) {
+      VertexPartitioners.graph(
+          conf.get(PrepareOptions.PARTITIONER), conf.get(PrepareOptions.PARTITION_COARSE_VERTICES));
+    } else {
+      VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
+    }
     edgeSplit = EdgeSplitPlan.of(conf);
     steps = new JobSteps(spark, "prepare", steps(requestedPartitions));
     InputTables in =
@@ -129,6 +134,11 @@ public final class PrepareJob {
       }
     }
     QuantizeOptions.pruneRecorded(recorded, conf);
+    if (!graphPartitioner()) {
+      for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
+        recorded.remove(d.name());
+      }
+    }
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
             out,
@@ -165,6 +175,7 @@ public final class PrepareJob {
     }
     s.add(EDGE_CHECKS);
     if (requestedPartitions == 0
+        || graphPartitioner()
         || VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER)).scansVertices()) {
       s.add(ASSIGN);
     }
@@ -186,7 +197,12 @@ public final class PrepareJob {
     Assignment a =
         steps.has(ASSIGN) ? steps.call(ASSIGN, () -> assign(t, requested)) : assign(t, requested);
     int parts = a.parts;
-    Dataset<Row> vertices = t.vertices.withColumn(PART, a.column);
+    Dataset<Row> vertices =
+        a.table == null
+            ? t.vertices.withColumn(PART, a.column)
+            : t.vertices
+                .join(a.table, col(NormalizedTables.ID).equalTo(a.table.col("_aid")), "left")
+                .drop("_aid");
 
     // 2. vertex checks and per-partition statistics in one aggregation
     VertexStats vs = steps.call(VERTEX_CHECKS, () -> vertexStats(in, t, vertices, parts));
@@ -226,7 +242,8 @@ public final class PrepareJob {
             vs.dim,
             in.vertexSource,
             conf.get(PrepareOptions.ID_COLUMN),
-            t.idTypeName());
+            t.idTypeName(),
+            graphPartitioner());
     List<Row> wrote =
         steps.call(
             VERTEX_FILES,
@@ -512,8 +529,15 @@ public final class PrepareJob {
         .collectAsList();
   }
 
-  /** The number of partitions and every vertex's partition. */
-  private record Assignment(int parts, Column column) {}
+  /**
+   * The number of partitions and every vertex's partition: a column of the vertex table, or a table
+   * {@code (_aid, _part)} to join with it.
+   */
+  private record Assignment(int parts, Column column, Dataset<Row> table) {}
+
+  private boolean graphPartitioner() {
+    return VertexPartitioners.readsEdges(conf.get(PrepareOptions.PARTITIONER));
+  }
 
   private Assignment assign(NormalizedTables t, int requested) {
     int parts = requested;
@@ -526,10 +550,22 @@ public final class PrepareJob {
                   (v + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
                       / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
     }
+    String name = conf.get(PrepareOptions.PARTITIONER);
+    if (graphPartitioner()) {
+      Dataset<Row> table =
+          VertexPartitioners.graph(name, conf.get(PrepareOptions.PARTITION_COARSE_VERTICES))
+              .assign(
+                  t.vertices.select(col(NormalizedTables.ID).as("id")).where(col("id").isNotNull()),
+                  t.edges.select(
+                      col(NormalizedTables.SRC).as("src"), col(NormalizedTables.DST).as("dst")),
+                  parts,
+                  conf.get(PrepareOptions.PARTITION_SEED));
+      return new Assignment(parts, null, table.select(col("id").as("_aid"), col("part").as(PART)));
+    }
     return new Assignment(
         parts,
-        VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER))
-            .assign(t.vertices, col(NormalizedTables.ID), parts));
+        VertexPartitioners.byName(name).assign(t.vertices, col(NormalizedTables.ID), parts),
+        null);
   }
 
   /** {@code dst << 32 | src} for an edge src -> dst in dense ids; -1 for dangling edges. */

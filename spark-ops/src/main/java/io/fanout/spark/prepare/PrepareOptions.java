@@ -102,6 +102,16 @@ public final class PrepareOptions {
           "how vertices are assigned to partitions",
           VertexPartitioners.names());
 
+  public static final OptionDef<Long> PARTITION_SEED =
+      OptionDef.longValue(
+          "partition-seed", 0, "seed of --partitioner multilevel (same seed, same assignment)");
+  public static final OptionDef<Integer> PARTITION_COARSE_VERTICES =
+      OptionDef.integer(
+          "partition-coarse-vertices",
+          5000,
+          "--partitioner multilevel coarsens in Spark until at most this many vertices remain,"
+              + " then partitions that coarse graph in the driver");
+
   public static final OptionDef<Long> BROADCAST_VERTICES =
       OptionDef.longValue(
           "broadcast-vertices",
@@ -133,6 +143,8 @@ public final class PrepareOptions {
           DANGLING,
           PARTITIONS,
           PARTITIONER,
+          PARTITION_SEED,
+          PARTITION_COARSE_VERTICES,
           BROADCAST_VERTICES,
           QuantizeOptions.FEATURE_ENCODING,
           QuantizeOptions.PQ_GROUP_SIZE,
@@ -146,6 +158,10 @@ public final class PrepareOptions {
   /** Options that say where, not what: left out of the manifest's recorded options. */
   static final List<OptionDef<?>> NOT_RECORDED =
       List.of(VERTICES, EDGES, OUTPUT, OVERWRITE, BROADCAST_VERTICES);
+
+  /** Options recorded only for a graph partitioner: hash and range stores keep their manifest. */
+  static final List<OptionDef<?>> GRAPH_PARTITIONER_ONLY =
+      List.of(PARTITION_SEED, PARTITION_COARSE_VERTICES);
 
   /** Vertices per partition when {@code --partitions 0}. */
   static final long AUTO_VERTICES_PER_PARTITION = 500_000L;

@@ -35,7 +35,11 @@ final class VertexPartTask implements MapPartitionsFunction<Row, Row> {
   private final String source;
   private final String idColumn;
   private final String idType;
+  private final boolean partColumn;
 
+  /**
+   * @param partColumn whether the id map gets a {@code part} column (graph-aware partitioners)
+   */
   VertexPartTask(
       String staging,
       long[] firsts,
@@ -43,8 +47,10 @@ final class VertexPartTask implements MapPartitionsFunction<Row, Row> {
       int dim,
       String source,
       String idColumn,
-      String idType) {
+      String idType,
+      boolean partColumn) {
     this.idType = idType;
+    this.partColumn = partColumn;
     this.staging = staging;
     this.firsts = firsts;
     this.counts = counts;
@@ -84,7 +90,7 @@ final class VertexPartTask implements MapPartitionsFunction<Row, Row> {
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException("cannot create " + idmapAttempt.getParent(), e);
       }
-      idmap = new IdMapFileWriter(idmapAttempt, idType);
+      idmap = new IdMapFileWriter(idmapAttempt, idType, partColumn ? p : -1);
     }
 
     void finish() {

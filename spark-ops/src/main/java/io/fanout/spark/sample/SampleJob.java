@@ -15,6 +15,7 @@ import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
 import io.fanout.spark.Hooks;
 import io.fanout.spark.SampleResult;
+import io.fanout.spark.ShuffleBytes;
 import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
@@ -172,7 +173,8 @@ public final class SampleJob {
     Path staging = run.dir();
     long start = System.nanoTime();
     ShardManifest m;
-    try {
+    long shuffled;
+    try (ShuffleBytes shuffle = ShuffleBytes.start(spark.sparkContext())) {
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       err.println(
           "sample: "
@@ -189,6 +191,7 @@ public final class SampleJob {
               ? ReplicatedSampling.run(jsc, spec, staging.toString())
               : PartitionedSampling.run(jsc, spec, sm, staging.toString());
       m = manifest(spec, sm, graph, mode, conf, requestFingerprint, parts);
+      shuffled = shuffle.bytes();
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) { // an identical run published first
         err.println("sample: " + output + " already holds these shards; nothing to do");
         return new SampleResult(spark, output, ShardManifest.read(output), true, 0);
@@ -198,7 +201,7 @@ public final class SampleJob {
       throw unwrap(e);
     }
     double secs = (System.nanoTime() - start) / 1e9;
-    return new SampleResult(spark, output, m, false, secs);
+    return new SampleResult(spark, output, m, false, secs, shuffled);
   }
 
   /** The link part of the request, checked against the store; null for {@code --task node}. */

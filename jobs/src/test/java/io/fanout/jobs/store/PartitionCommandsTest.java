@@ -1,0 +1,156 @@
+package io.fanout.jobs.store;
+
+import static io.fanout.cli.CliRun.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fanout.cli.CliRun.Result;
+import io.fanout.testing.SparkTestSession;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench-partition}, {@code inspect}'s partitioning and shuffle bytes of sampling. */
+class PartitionCommandsTest {
+  static SparkSession spark;
+  @TempDir static Path tmp;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTestSession.start("PartitionCommandsTest");
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  static Result prepare(String partitioner, Path out) {
+    Path cora = SparkTestSession.dataset("cora");
+    Result r =
+        cli(
+            "prepare",
+            "--vertices",
+            cora.resolve("vertices.parquet").toString(),
+            "--edges",
+            cora.resolve("edges.parquet").toString(),
+            "--undirected",
+            "true",
+            "--dedupe",
+            "true",
+            "--self-loops",
+            "drop",
+            "--partitions",
+            "4",
+            "--partitioner",
+            partitioner,
+            "--output",
+            out.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    return r;
+  }
+
+  @Test
+  void benchPartitionComparesEveryPartitionerAtEachK() {
+    Result r =
+        cli(
+            "bench-partition",
+            "--dataset",
+            SparkTestSession.dataset("cora").toString(),
+            "--parts",
+            "4",
+            "--workdir",
+            tmp.resolve("bench").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("vertices").asInt()).isEqualTo(2708);
+    assertThat(j.get("undirected_edges").asInt()).isEqualTo(5278);
+    Map<String, JsonNode> byName = new HashMap<>();
+    for (JsonNode x : j.get("results")) {
+      assertThat(x.get("k").asInt()).isEqualTo(4);
+      byName.put(x.get("partitioner").asText(), x);
+    }
+    assertThat(byName).containsKeys("hash", "range", "multilevel");
+    assertThat(byName.containsKey("gpmetis")).isEqualTo(j.get("gpmetis").asBoolean());
+    JsonNode ml = byName.get("multilevel");
+    assertThat(ml.get("vertex_imbalance").asDouble()).isLessThanOrEqualTo(1.05);
+    // hash cuts about 3/4 of the edges at 4 parts; gpmetis 0.061
+    assertThat(ml.get("edge_cut").asDouble()).isLessThan(0.1);
+    assertThat(byName.get("hash").get("edge_cut").asDouble()).isGreaterThan(0.7);
+  }
+
+  @Test
+  void inspectReportsCutAndBalanceAndSamplingReportsShuffleBytes() {
+    Path store = tmp.resolve("hash-store");
+    prepare("hash", store);
+    Result i = cli("inspect", store.toString(), "--no-checksums", "true");
+    assertThat(i.code()).as(i.err()).isZero();
+    JsonNode p = i.json().get("partitioning");
+    long vertices = 0;
+    long edges = 0;
+    for (int q = 0; q < 4; q++) {
+      vertices += p.get("vertices").get(q).asLong();
+      edges += p.get("edges").get(q).asLong();
+    }
+    assertThat(vertices).isEqualTo(2708);
+    assertThat(edges).isEqualTo(10556);
+    assertThat(p.get("edge_cut").asDouble()).isBetween(0.7, 0.8);
+    assertThat(p.get("cut_edges").asLong())
+        .isEqualTo(Math.round(p.get("edge_cut").asDouble() * 10556));
+    assertThat(p.get("vertex_imbalance").asDouble()).isBetween(1.0, 1.1);
+
+    Result s =
+        cli(
+            "sample",
+            "--graph",
+            store.toString(),
+            "--output",
+            tmp.resolve("shards").toString(),
+            "--mode",
+            "partitioned",
+            "--batch-size",
+            "512",
+            "--fanouts",
+            "5,5",
+            "--epochs",
+            "2");
+    assertThat(s.code()).as(s.err()).isZero();
+    JsonNode sj = s.json();
+    assertThat(sj.get("shuffle_bytes").asLong()).isPositive();
+    assertThat(sj.get("shuffle_bytes_per_epoch").asLong())
+        .isEqualTo(sj.get("shuffle_bytes").asLong() / 2);
+  }
+
+  @Test
+  void badOptionsExitWithStatus2() {
+    Result neither = cli("bench-partition");
+    assertThat(neither.code()).isEqualTo(2);
+    assertThat(neither.err()).contains("either one STORE or --dataset DIR");
+    Result parts = cli("bench-partition", "--dataset", tmp.toString(), "--parts", "2,zero");
+    assertThat(parts.code()).isEqualTo(2);
+    assertThat(parts.err()).contains("--parts: expected comma-separated part counts >= 1");
+    Result noData = cli("bench-partition", "--dataset", tmp.resolve("nothing").toString());
+    assertThat(noData.code()).isEqualTo(2);
+    assertThat(noData.err()).contains("expected vertices.parquet and edges.parquet");
+    Result coarse =
+        cli(
+            "prepare",
+            "--vertices",
+            "v",
+            "--edges",
+            "e",
+            "--output",
+            tmp.resolve("o").toString(),
+            "--partitioner",
+            "multilevel",
+            "--partition-coarse-vertices",
+            "0");
+    assertThat(coarse.code()).isEqualTo(2);
+    assertThat(coarse.err()).contains("--partition-coarse-vertices must be >= 1, got 0");
+  }
+}
