@@ -180,6 +180,91 @@ public interface Backend {
       int dSrcOff);
 
   /**
+   * Whether {@link #aggregateStrided} and {@link #aggregateBackwardStrided} take row strides other
+   * than the width, so that a layer can aggregate straight into a column range of a wider matrix
+   * (GraphSAGE's concatenation) instead of through a copy.
+   */
+  default boolean stridedAggregation() {
+    return false;
+  }
+
+  /**
+   * {@link #aggregate} with source rows {@code srcStride} and output rows {@code outStride}
+   * elements apart (both at least {@code cols}); the other elements of {@code out}'s rows are left
+   * as they are. Backends without {@link #stridedAggregation} accept only strides equal to {@code
+   * cols}.
+   */
+  default void aggregateStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      int cols,
+      FloatTensor out,
+      int outOff,
+      int outStride) {
+    if (srcStride != cols || outStride != cols) {
+      throw new UnsupportedOperationException(name() + " has no strided aggregation");
+    }
+    aggregate(
+        mode,
+        indptr,
+        indptrOff,
+        indices,
+        indicesOff,
+        rows,
+        selfWeight,
+        src,
+        srcOff,
+        cols,
+        out,
+        outOff);
+  }
+
+  /**
+   * {@link #aggregateBackward} reading {@code dOut} rows {@code dOutStride} elements apart (at
+   * least {@code cols}); {@code dSrc} is dense. Backends without {@link #stridedAggregation} accept
+   * only {@code dOutStride == cols}.
+   */
+  default void aggregateBackwardStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor dOut,
+      int dOutOff,
+      int dOutStride,
+      int cols,
+      FloatTensor dSrc,
+      int dSrcOff) {
+    if (dOutStride != cols) {
+      throw new UnsupportedOperationException(name() + " has no strided aggregation");
+    }
+    aggregateBackward(
+        mode,
+        indptr,
+        indptrOff,
+        indices,
+        indicesOff,
+        rows,
+        selfWeight,
+        dOut,
+        dOutOff,
+        cols,
+        dSrc,
+        dSrcOff);
+  }
+
+  /**
    * Sparse times dense: {@code C = S * B + beta * C} where {@code S} is a CSR matrix of {@code
    * rows} rows ({@code ptr}, {@code col}, {@code val}, from element 0) and {@code B} is row-major
    * with {@code n} columns from {@code bOff}; {@code C} is {@code rows x n} from {@code cOff}. Used

@@ -304,6 +304,75 @@ public final class CheckingBackend implements Backend {
   }
 
   @Override
+  public boolean stridedAggregation() {
+    return cpu.stridedAggregation();
+  }
+
+  @Override
+  public void aggregateStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      int cols,
+      FloatTensor out,
+      int outOff,
+      int outStride) {
+    cpu.aggregateStrided(
+        mode,
+        d(indptr),
+        indptrOff,
+        d(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        d(src),
+        srcOff,
+        srcStride,
+        cols,
+        d(out),
+        outOff,
+        outStride);
+  }
+
+  @Override
+  public void aggregateBackwardStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor dOut,
+      int dOutOff,
+      int dOutStride,
+      int cols,
+      FloatTensor dSrc,
+      int dSrcOff) {
+    cpu.aggregateBackwardStrided(
+        mode,
+        d(indptr),
+        indptrOff,
+        d(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        d(dOut),
+        dOutOff,
+        dOutStride,
+        cols,
+        d(dSrc),
+        dSrcOff);
+  }
+
+  @Override
   public void aggregateBackward(
       Aggregation mode,
       IntTensor indptr,

@@ -270,8 +270,48 @@ public final class CpuBackend implements Backend {
         f(src),
         srcOff,
         cols,
+        cols,
         f(out),
-        outOff);
+        outOff,
+        cols);
+  }
+
+  @Override
+  public boolean stridedAggregation() {
+    return true;
+  }
+
+  @Override
+  public void aggregateStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      int cols,
+      FloatTensor out,
+      int outOff,
+      int outStride) {
+    CpuKernels.aggregate(
+        mode,
+        i(indptr),
+        indptrOff,
+        i(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        f(src),
+        srcOff,
+        srcStride,
+        cols,
+        f(out),
+        outOff,
+        outStride);
   }
 
   @Override
@@ -298,6 +338,38 @@ public final class CpuBackend implements Backend {
         selfWeight,
         f(dOut),
         dOutOff,
+        cols,
+        cols,
+        f(dSrc),
+        dSrcOff);
+  }
+
+  @Override
+  public void aggregateBackwardStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor dOut,
+      int dOutOff,
+      int dOutStride,
+      int cols,
+      FloatTensor dSrc,
+      int dSrcOff) {
+    CpuKernels.aggregateBackward(
+        mode,
+        i(indptr),
+        indptrOff,
+        i(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        f(dOut),
+        dOutOff,
+        dOutStride,
         cols,
         f(dSrc),
         dSrcOff);

@@ -184,24 +184,26 @@ final class CpuKernels {
       int selfWeight,
       float[] src,
       int srcOff,
+      int srcStride,
       int cols,
       float[] out,
-      int outOff) {
+      int outOff,
+      int outStride) {
     ColumnParallel.run(
         (long) (indptr[pOff + rows] - indptr[pOff]) * cols + (long) rows * cols,
         cols,
         (c0, c1) -> {
           for (int i = 0; i < rows; i++) {
-            int o = outOff + i * cols;
+            int o = outOff + i * outStride;
             int s = indptr[pOff + i];
             int e = indptr[pOff + i + 1];
             if (selfWeight != 0) {
-              System.arraycopy(src, srcOff + i * cols + c0, out, o + c0, c1 - c0);
+              System.arraycopy(src, srcOff + i * srcStride + c0, out, o + c0, c1 - c0);
             } else {
               Arrays.fill(out, o + c0, o + c1, 0f);
             }
             for (int q = s; q < e; q++) {
-              int so = srcOff + indices[iOff + q] * cols;
+              int so = srcOff + indices[iOff + q] * srcStride;
               for (int j = c0; j < c1; j++) {
                 out[o + j] += src[so + j];
               }
@@ -227,6 +229,7 @@ final class CpuKernels {
       int selfWeight,
       float[] dOut,
       int dOutOff,
+      int dOutStride,
       int cols,
       float[] dSrc,
       int dSrcOff) {
@@ -235,7 +238,7 @@ final class CpuKernels {
         cols,
         (c0, c1) -> {
           for (int i = 0; i < rows; i++) {
-            int o = dOutOff + i * cols;
+            int o = dOutOff + i * dOutStride;
             int s = indptr[pOff + i];
             int e = indptr[pOff + i + 1];
             int cnt = e - s + selfWeight;

@@ -201,6 +201,72 @@ class CpuBackendTest {
   }
 
   @Test
+  void stridedAggregationWritesAndReadsOneColumnRangeOfAWiderMatrix() {
+    int rows = 40;
+    int src = 70;
+    int cols = 5;
+    int[] indptr = new int[rows + 1];
+    int[] idx = new int[rows * 3];
+    for (int i = 0; i < rows; i++) {
+      for (int d = 0; d < 3; d++) {
+        idx[i * 3 + d] = (int) (CounterRng.uniform(11, i * 3L + d) * src);
+      }
+      indptr[i + 1] = (i + 1) * 3;
+    }
+    float[] x = rand(src * cols, 12);
+    for (int self = 0; self <= 1; self++) {
+      // Source rows 7 wide (cols 2..7), output rows [keep | agg | keep] 9 wide at column 3.
+      float[] wide = new float[src * 7];
+      for (int r = 0; r < src; r++) {
+        System.arraycopy(x, r * cols, wide, r * 7 + 2, cols);
+      }
+      float[] dense = new float[rows * cols];
+      be.aggregate(
+          Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, self, w(x), 0, cols, w(dense), 0);
+      float[] cat = rand(rows * 9, 13);
+      float[] before = cat.clone();
+      assertThat(be.stridedAggregation()).isTrue();
+      be.aggregateStrided(
+          Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, self, w(wide), 2, 7, cols, w(cat), 3, 9);
+      for (int r = 0; r < rows; r++) {
+        for (int j = 0; j < 9; j++) {
+          float want = j >= 3 && j < 3 + cols ? dense[r * cols + j - 3] : before[r * 9 + j];
+          assertThat(cat[r * 9 + j]).isEqualTo(want);
+        }
+      }
+      float[] dWant = new float[src * cols];
+      be.aggregateBackward(
+          Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, self, w(dense), 0, cols, w(dWant), 0);
+      float[] dGot = new float[src * cols];
+      be.aggregateBackwardStrided(
+          Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, self, w(cat), 3, 9, cols, w(dGot), 0);
+      assertThat(dGot).isEqualTo(dWant);
+    }
+  }
+
+  @Test
+  void backendsWithoutStridedAggregationRefuseStrides() {
+    Backend plain =
+        (Backend)
+            java.lang.reflect.Proxy.newProxyInstance(
+                Backend.class.getClassLoader(),
+                new Class<?>[] {Backend.class},
+                (proxy, m, args) -> {
+                  if (m.isDefault()) {
+                    return java.lang.reflect.InvocationHandler.invokeDefault(proxy, m, args);
+                  }
+                  return m.getName().equals("name") ? "plain" : null;
+                });
+    assertThat(plain.stridedAggregation()).isFalse();
+    assertThatThrownBy(
+            () ->
+                plain.aggregateStrided(
+                    Aggregation.MEAN, null, 0, null, 0, 1, 0, null, 0, 4, 2, null, 0, 2))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("plain");
+  }
+
+  @Test
   void smallOpsCopyConcatAndScale() {
     FloatTensor t = be.allocFloat(8);
     be.upload(new float[] {9, 1, 2, 3, 4}, 1, t, 2, 4);
