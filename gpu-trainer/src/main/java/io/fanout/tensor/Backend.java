@@ -128,6 +128,42 @@ public interface Backend {
   void dropout(FloatTensor x, int off, int n, float p, long key);
 
   /**
+   * {@link #dropout} that may also record its mask in {@code keep} (at least {@code (n + 31) / 32}
+   * ints; may be null) for {@link #dropoutBackward}. Backends that keep no masks ignore {@code
+   * keep}; the result is the same either way.
+   */
+  default void dropout(FloatTensor x, int off, int n, float p, long key, IntTensor keep) {
+    dropout(x, off, n, p, key);
+  }
+
+  /**
+   * {@code dst[dstOff ..) = } the {@link #dropout} of {@code src[srcOff .. srcOff+n)} under {@code
+   * key}, leaving {@code src} as it is (the two ranges must not overlap); records the mask in
+   * {@code keep} as {@link #dropout(FloatTensor, int, int, float, long, IntTensor)} does.
+   */
+  default void dropoutCopy(
+      FloatTensor src,
+      int srcOff,
+      FloatTensor dst,
+      int dstOff,
+      int n,
+      float p,
+      long key,
+      IntTensor keep) {
+    copy(src, srcOff, dst, dstOff, n);
+    dropout(dst, dstOff, n, p, key);
+  }
+
+  /**
+   * The backward of a dropout with {@code p} and {@code key} that was given {@code keep}: applies
+   * the same mask and scale to {@code g[off .. off+n)} (from {@code keep} where the backend
+   * recorded it, else by hashing the positions again).
+   */
+  default void dropoutBackward(FloatTensor g, int off, int n, float p, long key, IntTensor keep) {
+    dropout(g, off, n, p, key);
+  }
+
+  /**
    * Inverted dropout of the stored values of a CSR matrix of {@code rows} rows and {@code cols}
    * columns: the value at row {@code r}, column {@code c} is masked by {@code
    * CounterRng.uniform(key, r * cols + c)}, exactly as {@link #dropout} masks the dense matrix.

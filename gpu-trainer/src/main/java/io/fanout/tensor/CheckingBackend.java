@@ -269,6 +269,29 @@ public final class CheckingBackend implements Backend {
   }
 
   @Override
+  public void dropout(FloatTensor x, int off, int n, float p, long key, IntTensor keep) {
+    cpu.dropout(d(x), off, n, p, key, keep == null ? null : d(keep));
+  }
+
+  @Override
+  public void dropoutCopy(
+      FloatTensor src,
+      int srcOff,
+      FloatTensor dst,
+      int dstOff,
+      int n,
+      float p,
+      long key,
+      IntTensor keep) {
+    cpu.dropoutCopy(d(src), srcOff, d(dst), dstOff, n, p, key, keep == null ? null : d(keep));
+  }
+
+  @Override
+  public void dropoutBackward(FloatTensor g, int off, int n, float p, long key, IntTensor keep) {
+    cpu.dropoutBackward(d(g), off, n, p, key, keep == null ? null : d(keep));
+  }
+
+  @Override
   public void dropoutCsr(
       IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key) {
     cpu.dropoutCsr(d(ptr), d(col), d(val), rows, cols, p, key);

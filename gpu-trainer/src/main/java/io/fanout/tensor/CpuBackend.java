@@ -240,6 +240,34 @@ public final class CpuBackend implements Backend {
   }
 
   @Override
+  public void dropout(FloatTensor x, int off, int n, float p, long key, IntTensor keep) {
+    float[] a = f(x);
+    CpuKernels.dropout(a, off, a, off, n, p, key, keep == null ? null : i(keep));
+  }
+
+  @Override
+  public void dropoutCopy(
+      FloatTensor src,
+      int srcOff,
+      FloatTensor dst,
+      int dstOff,
+      int n,
+      float p,
+      long key,
+      IntTensor keep) {
+    CpuKernels.dropout(f(src), srcOff, f(dst), dstOff, n, p, key, keep == null ? null : i(keep));
+  }
+
+  @Override
+  public void dropoutBackward(FloatTensor g, int off, int n, float p, long key, IntTensor keep) {
+    if (keep == null) {
+      CpuKernels.dropout(f(g), off, n, p, key);
+    } else {
+      CpuKernels.dropoutBackward(f(g), off, n, p, i(keep));
+    }
+  }
+
+  @Override
   public void dropoutCsr(
       IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key) {
     CpuKernels.dropoutCsr(i(ptr), i(col), f(val), rows, cols, p, key);

@@ -147,16 +147,68 @@ final class CpuKernels {
   }
 
   static void dropout(float[] x, int off, int n, float p, long key) {
+    dropout(x, off, x, off, n, p, key, null);
+  }
+
+  /**
+   * {@code dst[dstOff + i] = dropout(src[srcOff + i])} for {@code i < n} (in place when the two
+   * coincide); when {@code keep} is non-null, bit {@code i % 32} of {@code keep[i / 32]} records
+   * whether element {@code i} was kept, for {@link #dropoutBackward}.
+   */
+  static void dropout(
+      float[] src, int srcOff, float[] dst, int dstOff, int n, float p, long key, int[] keep) {
+    if (p <= 0f) {
+      if (src != dst || srcOff != dstOff) {
+        System.arraycopy(src, srcOff, dst, dstOff, n);
+      }
+      return;
+    }
+    float scale = 1f / (1f - p);
+    int words = (n + 31) >>> 5;
+    // Split by 32-element words so that no two threads write the same mask word.
+    ColumnParallel.run(
+        n,
+        words,
+        (w0, w1) -> {
+          int end = Math.min(n, w1 << 5);
+          for (int w = w0; w < w1; w++) {
+            int i0 = w << 5;
+            int i1 = Math.min(end, i0 + 32);
+            int bits = 0;
+            for (int i = i0; i < i1; i++) {
+              boolean kept = CounterRng.uniform(key, i) >= p;
+              dst[dstOff + i] = kept ? src[srcOff + i] * scale : 0f;
+              bits |= (kept ? 1 : 0) << (i - i0);
+            }
+            if (keep != null) {
+              keep[w] = bits;
+            }
+          }
+        });
+  }
+
+  /**
+   * The backward of a {@link #dropout} that recorded {@code keep}: the same result as repeating
+   * that dropout on {@code g} with its key, without hashing the positions again.
+   */
+  static void dropoutBackward(float[] g, int off, int n, float p, int[] keep) {
     if (p <= 0f) {
       return;
     }
     float scale = 1f / (1f - p);
+    int words = (n + 31) >>> 5;
     ColumnParallel.run(
         n,
-        n,
-        (a, b) -> {
-          for (int i = a; i < b; i++) {
-            x[off + i] = CounterRng.uniform(key, i) < p ? 0f : x[off + i] * scale;
+        words,
+        (w0, w1) -> {
+          int end = Math.min(n, w1 << 5);
+          for (int w = w0; w < w1; w++) {
+            int i0 = w << 5;
+            int i1 = Math.min(end, i0 + 32);
+            int bits = keep[w];
+            for (int i = i0; i < i1; i++) {
+              g[off + i] = (bits >>> (i - i0) & 1) != 0 ? g[off + i] * scale : 0f;
+            }
           }
         });
   }

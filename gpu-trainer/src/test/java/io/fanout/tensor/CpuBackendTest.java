@@ -267,6 +267,32 @@ class CpuBackendTest {
   }
 
   @Test
+  void fusedDropoutCopyAndMaskedBackwardEqualDropoutRepeated() {
+    // Sizes below and above the parallel threshold, not multiples of the 32-bit mask words.
+    for (int n : new int[] {1, 45, 3_000_017}) {
+      float[] x = rand(n, 21);
+      long key = 99;
+      float[] want = x.clone();
+      be.dropout(w(want), 0, n, 0.5f, key);
+      float[] got = new float[n + 3];
+      int[] keep = new int[(n + 31) / 32];
+      be.dropoutCopy(w(x), 0, w(got), 3, n, 0.5f, key, w(keep));
+      assertThat(java.util.Arrays.copyOfRange(got, 3, n + 3)).isEqualTo(want);
+      assertThat(x).isEqualTo(rand(n, 21));
+      float[] inPlace = x.clone();
+      int[] keep2 = new int[keep.length];
+      be.dropout(w(inPlace), 0, n, 0.5f, key, w(keep2));
+      assertThat(inPlace).isEqualTo(want);
+      assertThat(keep2).isEqualTo(keep);
+      float[] g = rand(n, 22);
+      float[] gWant = g.clone();
+      be.dropout(w(gWant), 0, n, 0.5f, key);
+      be.dropoutBackward(w(g), 0, n, 0.5f, key, w(keep));
+      assertThat(g).isEqualTo(gWant);
+    }
+  }
+
+  @Test
   void smallOpsCopyConcatAndScale() {
     FloatTensor t = be.allocFloat(8);
     be.upload(new float[] {9, 1, 2, 3, 4}, 1, t, 2, 4);
