@@ -164,6 +164,8 @@ final class CpuKernels {
       return;
     }
     float scale = 1f / (1f - p);
+    // CounterRng.uniform(key, i) < p  <=>  its 24 hash bits < ceil(p * 2^24): an integer test.
+    long threshold = (long) Math.ceil(p * 16777216.0);
     int words = (n + 31) >>> 5;
     // Split by 32-element words so that no two threads write the same mask word.
     ColumnParallel.run(
@@ -176,9 +178,12 @@ final class CpuKernels {
             int i1 = Math.min(end, i0 + 32);
             int bits = 0;
             for (int i = i0; i < i1; i++) {
-              boolean kept = CounterRng.uniform(key, i) >= p;
-              dst[dstOff + i] = kept ? src[srcOff + i] * scale : 0f;
-              bits |= (kept ? 1 : 0) << (i - i0);
+              // Branch-free (the mask is a coin flip, so a branch mispredicts half the time):
+              // all ones when dropped; a dropped element becomes +0f, as before.
+              int drop = (int) (((CounterRng.bits24(key, i)) - threshold) >> 63);
+              float v = src[srcOff + i] * scale;
+              dst[dstOff + i] = Float.intBitsToFloat(Float.floatToRawIntBits(v) & ~drop);
+              bits |= (~drop & 1) << (i - i0);
             }
             if (keep != null) {
               keep[w] = bits;
@@ -207,7 +212,9 @@ final class CpuKernels {
             int i1 = Math.min(end, i0 + 32);
             int bits = keep[w];
             for (int i = i0; i < i1; i++) {
-              g[off + i] = (bits >>> (i - i0) & 1) != 0 ? g[off + i] * scale : 0f;
+              int drop = (bits >>> (i - i0) & 1) - 1;
+              float v = g[off + i] * scale;
+              g[off + i] = Float.intBitsToFloat(Float.floatToRawIntBits(v) & ~drop);
             }
           }
         });
