@@ -106,10 +106,12 @@ final class CpuKernels {
     int end = off + n;
     switch (act) {
       case RELU:
+        // Branch-free: about half the pre-activations are negative, so a branch mispredicts.
+        // Negative values (not -0f, not NaN) become +0f, as Math.max would not guarantee.
         for (int i = off; i < end; i++) {
-          if (x[i] < 0f) {
-            x[i] = 0f;
-          }
+          float v = x[i];
+          int neg = v < 0f ? -1 : 0;
+          x[i] = Float.intBitsToFloat(Float.floatToRawIntBits(v) & ~neg);
         }
         break;
       case ELU:
@@ -128,9 +130,8 @@ final class CpuKernels {
     switch (act) {
       case RELU:
         for (int i = 0; i < n; i++) {
-          if (y[yOff + i] <= 0f) {
-            dy[dyOff + i] = 0f;
-          }
+          int off = y[yOff + i] <= 0f ? -1 : 0;
+          dy[dyOff + i] = Float.intBitsToFloat(Float.floatToRawIntBits(dy[dyOff + i]) & ~off);
         }
         break;
       case ELU:

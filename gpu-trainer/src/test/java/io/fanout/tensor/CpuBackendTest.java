@@ -295,6 +295,23 @@ class CpuBackendTest {
   }
 
   @Test
+  void reluAndItsBackwardKeepSignedZerosAndNaNs() {
+    float nan = Float.intBitsToFloat(0xffc00001);
+    float[] x = {-2f, -0f, 0f, 3f, nan, Float.NEGATIVE_INFINITY, -Float.MIN_VALUE};
+    be.activate(Activation.RELU, w(x), 0, x.length);
+    int[] bits = new int[x.length];
+    for (int i = 0; i < x.length; i++) {
+      bits[i] = Float.floatToRawIntBits(x[i]);
+    }
+    assertThat(bits)
+        .containsExactly(0, 0x80000000, 0, Float.floatToRawIntBits(3f), 0xffc00001, 0, 0);
+    float[] y = {-1f, -0f, 0f, 2f, nan};
+    float[] dy = {-5f, 6f, 7f, -8f, -9f};
+    be.activateBackward(Activation.RELU, w(y), 0, w(dy), 0, y.length);
+    assertThat(dy).containsExactly(0f, 0f, 0f, -8f, -9f);
+  }
+
+  @Test
   void smallOpsCopyConcatAndScale() {
     FloatTensor t = be.allocFloat(8);
     be.upload(new float[] {9, 1, 2, 3, 4}, 1, t, 2, 4);
