@@ -38,6 +38,8 @@ abstract class GnnLayer {
   private FloatTensor spVal;
   private int[] spHostPtr;
   private FloatTensor spDropped; // the CSR values after dropout
+  private IntTensor keep; // the dense dropout's mask bits, for the backward
+  private boolean keepValid;
 
   GnnLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
     this.be = be;
@@ -101,6 +103,7 @@ abstract class GnnLayer {
     }
     y = TensorBufs.ensure(be, y, (long) b.numDst() * out);
     sparse = x == null;
+    keepValid = false;
     if (sparse) {
       spPtr = batch.csrPtr();
       spCol = batch.csrCol();
@@ -117,17 +120,25 @@ abstract class GnnLayer {
         }
         be.dropoutCsr(spPtr, spCol, spVal, b.numSrc(), in, dropout, dropKey);
       }
-    } else if (!dropped || consumeInput) {
-      // compute() only reads its input, so without dropout (or on a consumable input) no copy.
-      xd = x;
-      if (dropped) {
-        be.dropout(xd, 0, (int) n, dropout, dropKey);
-      }
     } else {
-      xdBuf = TensorBufs.ensure(be, xdBuf, n);
-      be.copy(x, 0, xdBuf, 0, (int) n);
-      be.dropout(xdBuf, 0, (int) n, dropout, dropKey);
-      xd = xdBuf;
+      // Layer 0 never propagates a gradient to its input, so only later layers keep the mask.
+      IntTensor mask = null;
+      if (dropped && index > 0) {
+        keep = TensorBufs.ensure(be, keep, (n + 31) / 32);
+        mask = keep;
+      }
+      if (!dropped || consumeInput) {
+        // compute() only reads its input, so without dropout (or on a consumable input) no copy.
+        xd = x;
+        if (dropped) {
+          be.dropout(xd, 0, (int) n, dropout, dropKey, mask);
+        }
+      } else {
+        xdBuf = TensorBufs.ensure(be, xdBuf, n);
+        be.dropoutCopy(x, 0, xdBuf, 0, (int) n, dropout, dropKey, mask);
+        xd = xdBuf;
+      }
+      keepValid = mask != null;
     }
     compute(params);
     be.activate(act, y, 0, b.numDst() * out);
@@ -151,7 +162,7 @@ abstract class GnnLayer {
     }
     gradients(params, grads, dy, g);
     if (g != null && dropped) {
-      be.dropout(g, 0, block.numSrc() * in, dropout, dropKey);
+      be.dropoutBackward(g, 0, block.numSrc() * in, dropout, dropKey, keepValid ? keep : null);
     }
     return g;
   }
@@ -186,6 +197,10 @@ abstract class GnnLayer {
       }
     }
     xd = xdBuf = y = dx = spDropped = null;
+    if (keep != null) {
+      be.free(keep);
+      keep = null;
+    }
   }
 
   static void glorot(float[] p, int off, int fanIn, int fanOut, long key) {

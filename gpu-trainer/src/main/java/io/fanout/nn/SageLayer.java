@@ -53,14 +53,32 @@ final class SageLayer extends GnnLayer {
       be.addBias(y, 0, rows, out, p, bias);
       return;
     }
-    agg = TensorBufs.ensure(be, agg, (long) rows * in);
-    be.aggregate(
-        Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, xd, 0, in, agg, 0);
     // Concat form: [x_dst | mean(x_src)] (rows x 2in) times [W_self; W_neigh] (2in x out), which
     // are adjacent in the parameter tensor: one product with twice the inner dimension.
     cat = TensorBufs.ensure(be, cat, (long) rows * 2 * in);
     be.copy2d(rows, in, xd, 0, in, cat, 0, 2 * in);
-    be.copy2d(rows, in, agg, 0, in, cat, in, 2 * in);
+    if (be.stridedAggregation()) {
+      be.aggregateStrided(
+          Aggregation.MEAN,
+          block.indptr(),
+          0,
+          block.indices(),
+          0,
+          rows,
+          0,
+          xd,
+          0,
+          in,
+          in,
+          cat,
+          in,
+          2 * in);
+    } else {
+      agg = TensorBufs.ensure(be, agg, (long) rows * in);
+      be.aggregate(
+          Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, xd, 0, in, agg, 0);
+      be.copy2d(rows, in, agg, 0, in, cat, in, 2 * in);
+    }
     gemm(false, false, rows, out, 2 * in, 1f, cat, 0, p, wSelf, 0f, y, 0);
     be.addBias(y, 0, rows, out, p, bias);
   }
@@ -86,11 +104,28 @@ final class SageLayer extends GnnLayer {
     be.biasGrad(dy, 0, rows, out, g, bias);
     if (dxd != null) {
       gemm(false, true, rows, 2 * in, out, 1f, dy, 0, p, wSelf, 0f, cat, 0);
-      dAgg = TensorBufs.ensure(be, dAgg, (long) rows * in);
       be.copy2d(rows, in, cat, 0, 2 * in, dxd, 0, in);
-      be.copy2d(rows, in, cat, in, 2 * in, dAgg, 0, in);
-      be.aggregateBackward(
-          Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, dAgg, 0, in, dxd, 0);
+      if (be.stridedAggregation()) {
+        be.aggregateBackwardStrided(
+            Aggregation.MEAN,
+            block.indptr(),
+            0,
+            block.indices(),
+            0,
+            rows,
+            0,
+            cat,
+            in,
+            2 * in,
+            in,
+            dxd,
+            0);
+      } else {
+        dAgg = TensorBufs.ensure(be, dAgg, (long) rows * in);
+        be.copy2d(rows, in, cat, in, 2 * in, dAgg, 0, in);
+        be.aggregateBackward(
+            Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, dAgg, 0, in, dxd, 0);
+      }
     }
   }
 

@@ -128,6 +128,42 @@ public interface Backend {
   void dropout(FloatTensor x, int off, int n, float p, long key);
 
   /**
+   * {@link #dropout} that may also record its mask in {@code keep} (at least {@code (n + 31) / 32}
+   * ints; may be null) for {@link #dropoutBackward}. Backends that keep no masks ignore {@code
+   * keep}; the result is the same either way.
+   */
+  default void dropout(FloatTensor x, int off, int n, float p, long key, IntTensor keep) {
+    dropout(x, off, n, p, key);
+  }
+
+  /**
+   * {@code dst[dstOff ..) = } the {@link #dropout} of {@code src[srcOff .. srcOff+n)} under {@code
+   * key}, leaving {@code src} as it is (the two ranges must not overlap); records the mask in
+   * {@code keep} as {@link #dropout(FloatTensor, int, int, float, long, IntTensor)} does.
+   */
+  default void dropoutCopy(
+      FloatTensor src,
+      int srcOff,
+      FloatTensor dst,
+      int dstOff,
+      int n,
+      float p,
+      long key,
+      IntTensor keep) {
+    copy(src, srcOff, dst, dstOff, n);
+    dropout(dst, dstOff, n, p, key);
+  }
+
+  /**
+   * The backward of a dropout with {@code p} and {@code key} that was given {@code keep}: applies
+   * the same mask and scale to {@code g[off .. off+n)} (from {@code keep} where the backend
+   * recorded it, else by hashing the positions again).
+   */
+  default void dropoutBackward(FloatTensor g, int off, int n, float p, long key, IntTensor keep) {
+    dropout(g, off, n, p, key);
+  }
+
+  /**
    * Inverted dropout of the stored values of a CSR matrix of {@code rows} rows and {@code cols}
    * columns: the value at row {@code r}, column {@code c} is masked by {@code
    * CounterRng.uniform(key, r * cols + c)}, exactly as {@link #dropout} masks the dense matrix.
@@ -178,6 +214,91 @@ public interface Backend {
       int cols,
       FloatTensor dSrc,
       int dSrcOff);
+
+  /**
+   * Whether {@link #aggregateStrided} and {@link #aggregateBackwardStrided} take row strides other
+   * than the width, so that a layer can aggregate straight into a column range of a wider matrix
+   * (GraphSAGE's concatenation) instead of through a copy.
+   */
+  default boolean stridedAggregation() {
+    return false;
+  }
+
+  /**
+   * {@link #aggregate} with source rows {@code srcStride} and output rows {@code outStride}
+   * elements apart (both at least {@code cols}); the other elements of {@code out}'s rows are left
+   * as they are. Backends without {@link #stridedAggregation} accept only strides equal to {@code
+   * cols}.
+   */
+  default void aggregateStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      int cols,
+      FloatTensor out,
+      int outOff,
+      int outStride) {
+    if (srcStride != cols || outStride != cols) {
+      throw new UnsupportedOperationException(name() + " has no strided aggregation");
+    }
+    aggregate(
+        mode,
+        indptr,
+        indptrOff,
+        indices,
+        indicesOff,
+        rows,
+        selfWeight,
+        src,
+        srcOff,
+        cols,
+        out,
+        outOff);
+  }
+
+  /**
+   * {@link #aggregateBackward} reading {@code dOut} rows {@code dOutStride} elements apart (at
+   * least {@code cols}); {@code dSrc} is dense. Backends without {@link #stridedAggregation} accept
+   * only {@code dOutStride == cols}.
+   */
+  default void aggregateBackwardStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor dOut,
+      int dOutOff,
+      int dOutStride,
+      int cols,
+      FloatTensor dSrc,
+      int dSrcOff) {
+    if (dOutStride != cols) {
+      throw new UnsupportedOperationException(name() + " has no strided aggregation");
+    }
+    aggregateBackward(
+        mode,
+        indptr,
+        indptrOff,
+        indices,
+        indicesOff,
+        rows,
+        selfWeight,
+        dOut,
+        dOutOff,
+        cols,
+        dSrc,
+        dSrcOff);
+  }
 
   /**
    * Sparse times dense: {@code C = S * B + beta * C} where {@code S} is a CSR matrix of {@code

@@ -269,6 +269,29 @@ public final class CheckingBackend implements Backend {
   }
 
   @Override
+  public void dropout(FloatTensor x, int off, int n, float p, long key, IntTensor keep) {
+    cpu.dropout(d(x), off, n, p, key, keep == null ? null : d(keep));
+  }
+
+  @Override
+  public void dropoutCopy(
+      FloatTensor src,
+      int srcOff,
+      FloatTensor dst,
+      int dstOff,
+      int n,
+      float p,
+      long key,
+      IntTensor keep) {
+    cpu.dropoutCopy(d(src), srcOff, d(dst), dstOff, n, p, key, keep == null ? null : d(keep));
+  }
+
+  @Override
+  public void dropoutBackward(FloatTensor g, int off, int n, float p, long key, IntTensor keep) {
+    cpu.dropoutBackward(d(g), off, n, p, key, keep == null ? null : d(keep));
+  }
+
+  @Override
   public void dropoutCsr(
       IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key) {
     cpu.dropoutCsr(d(ptr), d(col), d(val), rows, cols, p, key);
@@ -301,6 +324,75 @@ public final class CheckingBackend implements Backend {
         cols,
         d(out),
         outOff);
+  }
+
+  @Override
+  public boolean stridedAggregation() {
+    return cpu.stridedAggregation();
+  }
+
+  @Override
+  public void aggregateStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      int cols,
+      FloatTensor out,
+      int outOff,
+      int outStride) {
+    cpu.aggregateStrided(
+        mode,
+        d(indptr),
+        indptrOff,
+        d(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        d(src),
+        srcOff,
+        srcStride,
+        cols,
+        d(out),
+        outOff,
+        outStride);
+  }
+
+  @Override
+  public void aggregateBackwardStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor dOut,
+      int dOutOff,
+      int dOutStride,
+      int cols,
+      FloatTensor dSrc,
+      int dSrcOff) {
+    cpu.aggregateBackwardStrided(
+        mode,
+        d(indptr),
+        indptrOff,
+        d(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        d(dOut),
+        dOutOff,
+        dOutStride,
+        cols,
+        d(dSrc),
+        dSrcOff);
   }
 
   @Override

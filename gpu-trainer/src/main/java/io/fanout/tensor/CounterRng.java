@@ -27,6 +27,13 @@ public final class CounterRng {
 
   /** A uniform float in {@code [0, 1)} for position {@code i} under {@code key}. */
   public static float uniform(long key, long i) {
-    return (mix(key + i * 0x9e3779b97f4a7c15L) >>> 40) * 0x1.0p-24f;
+    return bits24(key, i) * 0x1.0p-24f;
+  }
+
+  /**
+   * The 24 random bits behind {@link #uniform}: {@code uniform(key, i) == bits24(key, i) / 2^24}.
+   */
+  public static long bits24(long key, long i) {
+    return mix(key + i * 0x9e3779b97f4a7c15L) >>> 40;
   }
 }

@@ -240,6 +240,34 @@ public final class CpuBackend implements Backend {
   }
 
   @Override
+  public void dropout(FloatTensor x, int off, int n, float p, long key, IntTensor keep) {
+    float[] a = f(x);
+    CpuKernels.dropout(a, off, a, off, n, p, key, keep == null ? null : i(keep));
+  }
+
+  @Override
+  public void dropoutCopy(
+      FloatTensor src,
+      int srcOff,
+      FloatTensor dst,
+      int dstOff,
+      int n,
+      float p,
+      long key,
+      IntTensor keep) {
+    CpuKernels.dropout(f(src), srcOff, f(dst), dstOff, n, p, key, keep == null ? null : i(keep));
+  }
+
+  @Override
+  public void dropoutBackward(FloatTensor g, int off, int n, float p, long key, IntTensor keep) {
+    if (keep == null) {
+      CpuKernels.dropout(f(g), off, n, p, key);
+    } else {
+      CpuKernels.dropoutBackward(f(g), off, n, p, i(keep));
+    }
+  }
+
+  @Override
   public void dropoutCsr(
       IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key) {
     CpuKernels.dropoutCsr(i(ptr), i(col), f(val), rows, cols, p, key);
@@ -270,8 +298,48 @@ public final class CpuBackend implements Backend {
         f(src),
         srcOff,
         cols,
+        cols,
         f(out),
-        outOff);
+        outOff,
+        cols);
+  }
+
+  @Override
+  public boolean stridedAggregation() {
+    return true;
+  }
+
+  @Override
+  public void aggregateStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor src,
+      int srcOff,
+      int srcStride,
+      int cols,
+      FloatTensor out,
+      int outOff,
+      int outStride) {
+    CpuKernels.aggregate(
+        mode,
+        i(indptr),
+        indptrOff,
+        i(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        f(src),
+        srcOff,
+        srcStride,
+        cols,
+        f(out),
+        outOff,
+        outStride);
   }
 
   @Override
@@ -298,6 +366,38 @@ public final class CpuBackend implements Backend {
         selfWeight,
         f(dOut),
         dOutOff,
+        cols,
+        cols,
+        f(dSrc),
+        dSrcOff);
+  }
+
+  @Override
+  public void aggregateBackwardStrided(
+      Aggregation mode,
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight,
+      FloatTensor dOut,
+      int dOutOff,
+      int dOutStride,
+      int cols,
+      FloatTensor dSrc,
+      int dSrcOff) {
+    CpuKernels.aggregateBackward(
+        mode,
+        i(indptr),
+        indptrOff,
+        i(indices),
+        indicesOff,
+        rows,
+        selfWeight,
+        f(dOut),
+        dOutOff,
+        dOutStride,
         cols,
         f(dSrc),
         dSrcOff);

@@ -106,10 +106,12 @@ final class CpuKernels {
     int end = off + n;
     switch (act) {
       case RELU:
+        // Branch-free: about half the pre-activations are negative, so a branch mispredicts.
+        // Negative values (not -0f, not NaN) become +0f, as Math.max would not guarantee.
         for (int i = off; i < end; i++) {
-          if (x[i] < 0f) {
-            x[i] = 0f;
-          }
+          float v = x[i];
+          int neg = v < 0f ? -1 : 0;
+          x[i] = Float.intBitsToFloat(Float.floatToRawIntBits(v) & ~neg);
         }
         break;
       case ELU:
@@ -128,9 +130,8 @@ final class CpuKernels {
     switch (act) {
       case RELU:
         for (int i = 0; i < n; i++) {
-          if (y[yOff + i] <= 0f) {
-            dy[dyOff + i] = 0f;
-          }
+          int off = y[yOff + i] <= 0f ? -1 : 0;
+          dy[dyOff + i] = Float.intBitsToFloat(Float.floatToRawIntBits(dy[dyOff + i]) & ~off);
         }
         break;
       case ELU:
@@ -147,16 +148,75 @@ final class CpuKernels {
   }
 
   static void dropout(float[] x, int off, int n, float p, long key) {
+    dropout(x, off, x, off, n, p, key, null);
+  }
+
+  /**
+   * {@code dst[dstOff + i] = dropout(src[srcOff + i])} for {@code i < n} (in place when the two
+   * coincide); when {@code keep} is non-null, bit {@code i % 32} of {@code keep[i / 32]} records
+   * whether element {@code i} was kept, for {@link #dropoutBackward}.
+   */
+  static void dropout(
+      float[] src, int srcOff, float[] dst, int dstOff, int n, float p, long key, int[] keep) {
+    if (p <= 0f) {
+      if (src != dst || srcOff != dstOff) {
+        System.arraycopy(src, srcOff, dst, dstOff, n);
+      }
+      return;
+    }
+    float scale = 1f / (1f - p);
+    // CounterRng.uniform(key, i) < p  <=>  its 24 hash bits < ceil(p * 2^24): an integer test.
+    long threshold = (long) Math.ceil(p * 16777216.0);
+    int words = (n + 31) >>> 5;
+    // Split by 32-element words so that no two threads write the same mask word.
+    ColumnParallel.run(
+        n,
+        words,
+        (w0, w1) -> {
+          int end = Math.min(n, w1 << 5);
+          for (int w = w0; w < w1; w++) {
+            int i0 = w << 5;
+            int i1 = Math.min(end, i0 + 32);
+            int bits = 0;
+            for (int i = i0; i < i1; i++) {
+              // Branch-free (the mask is a coin flip, so a branch mispredicts half the time):
+              // all ones when dropped; a dropped element becomes +0f, as before.
+              int drop = (int) (((CounterRng.bits24(key, i)) - threshold) >> 63);
+              float v = src[srcOff + i] * scale;
+              dst[dstOff + i] = Float.intBitsToFloat(Float.floatToRawIntBits(v) & ~drop);
+              bits |= (~drop & 1) << (i - i0);
+            }
+            if (keep != null) {
+              keep[w] = bits;
+            }
+          }
+        });
+  }
+
+  /**
+   * The backward of a {@link #dropout} that recorded {@code keep}: the same result as repeating
+   * that dropout on {@code g} with its key, without hashing the positions again.
+   */
+  static void dropoutBackward(float[] g, int off, int n, float p, int[] keep) {
     if (p <= 0f) {
       return;
     }
     float scale = 1f / (1f - p);
+    int words = (n + 31) >>> 5;
     ColumnParallel.run(
         n,
-        n,
-        (a, b) -> {
-          for (int i = a; i < b; i++) {
-            x[off + i] = CounterRng.uniform(key, i) < p ? 0f : x[off + i] * scale;
+        words,
+        (w0, w1) -> {
+          int end = Math.min(n, w1 << 5);
+          for (int w = w0; w < w1; w++) {
+            int i0 = w << 5;
+            int i1 = Math.min(end, i0 + 32);
+            int bits = keep[w];
+            for (int i = i0; i < i1; i++) {
+              int drop = (bits >>> (i - i0) & 1) - 1;
+              float v = g[off + i] * scale;
+              g[off + i] = Float.intBitsToFloat(Float.floatToRawIntBits(v) & ~drop);
+            }
           }
         });
   }
@@ -184,24 +244,26 @@ final class CpuKernels {
       int selfWeight,
       float[] src,
       int srcOff,
+      int srcStride,
       int cols,
       float[] out,
-      int outOff) {
+      int outOff,
+      int outStride) {
     ColumnParallel.run(
         (long) (indptr[pOff + rows] - indptr[pOff]) * cols + (long) rows * cols,
         cols,
         (c0, c1) -> {
           for (int i = 0; i < rows; i++) {
-            int o = outOff + i * cols;
+            int o = outOff + i * outStride;
             int s = indptr[pOff + i];
             int e = indptr[pOff + i + 1];
             if (selfWeight != 0) {
-              System.arraycopy(src, srcOff + i * cols + c0, out, o + c0, c1 - c0);
+              System.arraycopy(src, srcOff + i * srcStride + c0, out, o + c0, c1 - c0);
             } else {
               Arrays.fill(out, o + c0, o + c1, 0f);
             }
             for (int q = s; q < e; q++) {
-              int so = srcOff + indices[iOff + q] * cols;
+              int so = srcOff + indices[iOff + q] * srcStride;
               for (int j = c0; j < c1; j++) {
                 out[o + j] += src[so + j];
               }
@@ -227,6 +289,7 @@ final class CpuKernels {
       int selfWeight,
       float[] dOut,
       int dOutOff,
+      int dOutStride,
       int cols,
       float[] dSrc,
       int dSrcOff) {
@@ -235,7 +298,7 @@ final class CpuKernels {
         cols,
         (c0, c1) -> {
           for (int i = 0; i < rows; i++) {
-            int o = dOutOff + i * cols;
+            int o = dOutOff + i * dOutStride;
             int s = indptr[pOff + i];
             int e = indptr[pOff + i + 1];
             int cnt = e - s + selfWeight;

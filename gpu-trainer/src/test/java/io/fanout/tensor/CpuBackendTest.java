@@ -201,6 +201,117 @@ class CpuBackendTest {
   }
 
   @Test
+  void stridedAggregationWritesAndReadsOneColumnRangeOfAWiderMatrix() {
+    int rows = 40;
+    int src = 70;
+    int cols = 5;
+    int[] indptr = new int[rows + 1];
+    int[] idx = new int[rows * 3];
+    for (int i = 0; i < rows; i++) {
+      for (int d = 0; d < 3; d++) {
+        idx[i * 3 + d] = (int) (CounterRng.uniform(11, i * 3L + d) * src);
+      }
+      indptr[i + 1] = (i + 1) * 3;
+    }
+    float[] x = rand(src * cols, 12);
+    for (int self = 0; self <= 1; self++) {
+      // Source rows 7 wide (cols 2..7), output rows [keep | agg | keep] 9 wide at column 3.
+      float[] wide = new float[src * 7];
+      for (int r = 0; r < src; r++) {
+        System.arraycopy(x, r * cols, wide, r * 7 + 2, cols);
+      }
+      float[] dense = new float[rows * cols];
+      be.aggregate(
+          Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, self, w(x), 0, cols, w(dense), 0);
+      float[] cat = rand(rows * 9, 13);
+      float[] before = cat.clone();
+      assertThat(be.stridedAggregation()).isTrue();
+      be.aggregateStrided(
+          Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, self, w(wide), 2, 7, cols, w(cat), 3, 9);
+      for (int r = 0; r < rows; r++) {
+        for (int j = 0; j < 9; j++) {
+          float want = j >= 3 && j < 3 + cols ? dense[r * cols + j - 3] : before[r * 9 + j];
+          assertThat(cat[r * 9 + j]).isEqualTo(want);
+        }
+      }
+      float[] dWant = new float[src * cols];
+      be.aggregateBackward(
+          Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, self, w(dense), 0, cols, w(dWant), 0);
+      float[] dGot = new float[src * cols];
+      be.aggregateBackwardStrided(
+          Aggregation.MEAN, w(indptr), 0, w(idx), 0, rows, self, w(cat), 3, 9, cols, w(dGot), 0);
+      assertThat(dGot).isEqualTo(dWant);
+    }
+  }
+
+  @Test
+  void backendsWithoutStridedAggregationRefuseStrides() {
+    Backend plain =
+        (Backend)
+            java.lang.reflect.Proxy.newProxyInstance(
+                Backend.class.getClassLoader(),
+                new Class<?>[] {Backend.class},
+                (proxy, m, args) -> {
+                  if (m.isDefault()) {
+                    return java.lang.reflect.InvocationHandler.invokeDefault(proxy, m, args);
+                  }
+                  return m.getName().equals("name") ? "plain" : null;
+                });
+    assertThat(plain.stridedAggregation()).isFalse();
+    assertThatThrownBy(
+            () ->
+                plain.aggregateStrided(
+                    Aggregation.MEAN, null, 0, null, 0, 1, 0, null, 0, 4, 2, null, 0, 2))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("plain");
+  }
+
+  @Test
+  void fusedDropoutCopyAndMaskedBackwardEqualDropoutRepeated() {
+    // Sizes below and above the parallel threshold, not multiples of the 32-bit mask words.
+    for (int n : new int[] {1, 45, 3_000_017}) {
+      float[] x = rand(n, 21);
+      long key = 99;
+      float[] want = new float[n];
+      for (int i = 0; i < n; i++) {
+        want[i] = CounterRng.uniform(key, i) < 0.5f ? 0f : x[i] * 2f;
+      }
+      float[] got = new float[n + 3];
+      int[] keep = new int[(n + 31) / 32];
+      be.dropoutCopy(w(x), 0, w(got), 3, n, 0.5f, key, w(keep));
+      assertThat(java.util.Arrays.copyOfRange(got, 3, n + 3)).isEqualTo(want);
+      assertThat(x).isEqualTo(rand(n, 21));
+      float[] inPlace = x.clone();
+      int[] keep2 = new int[keep.length];
+      be.dropout(w(inPlace), 0, n, 0.5f, key, w(keep2));
+      assertThat(inPlace).isEqualTo(want);
+      assertThat(keep2).isEqualTo(keep);
+      float[] g = rand(n, 22);
+      float[] gWant = g.clone();
+      be.dropout(w(gWant), 0, n, 0.5f, key);
+      be.dropoutBackward(w(g), 0, n, 0.5f, key, w(keep));
+      assertThat(g).isEqualTo(gWant);
+    }
+  }
+
+  @Test
+  void reluAndItsBackwardKeepSignedZerosAndNaNs() {
+    float nan = Float.intBitsToFloat(0xffc00001);
+    float[] x = {-2f, -0f, 0f, 3f, nan, Float.NEGATIVE_INFINITY, -Float.MIN_VALUE};
+    be.activate(Activation.RELU, w(x), 0, x.length);
+    int[] bits = new int[x.length];
+    for (int i = 0; i < x.length; i++) {
+      bits[i] = Float.floatToRawIntBits(x[i]);
+    }
+    assertThat(bits)
+        .containsExactly(0, 0x80000000, 0, Float.floatToRawIntBits(3f), 0xffc00001, 0, 0);
+    float[] y = {-1f, -0f, 0f, 2f, nan};
+    float[] dy = {-5f, 6f, 7f, -8f, -9f};
+    be.activateBackward(Activation.RELU, w(y), 0, w(dy), 0, y.length);
+    assertThat(dy).containsExactly(0f, 0f, 0f, -8f, -9f);
+  }
+
+  @Test
   void smallOpsCopyConcatAndScale() {
     FloatTensor t = be.allocFloat(8);
     be.upload(new float[] {9, 1, 2, 3, 4}, 1, t, 2, 4);
