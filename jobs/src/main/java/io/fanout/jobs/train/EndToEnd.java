@@ -1,6 +1,7 @@
 package io.fanout.jobs.train;
 
 import io.fanout.spark.Fanout;
+import io.fanout.spark.PrepareAction;
 import io.fanout.spark.TrainAction;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Accuracy;
@@ -76,16 +77,6 @@ public final class EndToEnd {
    */
   public static Result run(
       SparkSession spark, Path dataset, Path work, Settings s, PrintStream progress) {
-    for (String f : new String[] {"vertices.parquet", "edges.parquet"}) {
-      if (!Files.exists(dataset.resolve(f))) {
-        throw new InvalidInputException(
-            "dataset "
-                + dataset
-                + " has no "
-                + f
-                + "; expected vertices.parquet and edges.parquet");
-      }
-    }
     Path store = work.resolve("store");
     String enc = s.featureEncoding().equals("f32") ? "" : "-" + s.featureEncoding();
     Path shards = work.resolve("shards" + enc + "-s" + s.seed());
@@ -97,15 +88,7 @@ public final class EndToEnd {
     Fanout fanout = Fanout.get(spark);
 
     progress.println("[1/4] prepare " + dataset + " -> " + store);
-    fanout
-        .prepare()
-        .option("vertices", dataset.resolve("vertices.parquet").toString())
-        .option("edges", dataset.resolve("edges.parquet").toString())
-        .option("undirected", "true")
-        .option("dedupe", "true")
-        .option("self-loops", "drop")
-        .output(store.toString())
-        .execute();
+    prepare(fanout, dataset).output(store.toString()).execute();
     if (!enc.isEmpty()) {
       Path encoded = work.resolve("store" + enc);
       progress.println("[1/4] quantize " + store + " -> " + encoded);
@@ -168,6 +151,32 @@ public final class EndToEnd {
             .execute()
             .perSplit();
     return new Result(full, sampled, store, model);
+  }
+
+  /**
+   * {@code prepare} of a dataset directory ({@code vertices.parquet}, {@code edges.parquet}) as the
+   * quickstarts run it: undirected, deduplicated, without self-loops.
+   *
+   * @throws InvalidInputException naming the missing file when the directory lacks one
+   */
+  static PrepareAction prepare(Fanout fanout, Path dataset) {
+    for (String f : new String[] {"vertices.parquet", "edges.parquet"}) {
+      if (!Files.exists(dataset.resolve(f))) {
+        throw new InvalidInputException(
+            "dataset "
+                + dataset
+                + " has no "
+                + f
+                + "; expected vertices.parquet and edges.parquet");
+      }
+    }
+    return fanout
+        .prepare()
+        .option("vertices", dataset.resolve("vertices.parquet").toString())
+        .option("edges", dataset.resolve("edges.parquet").toString())
+        .option("undirected", "true")
+        .option("dedupe", "true")
+        .option("self-loops", "drop");
   }
 
   private static String join(int[] a) {

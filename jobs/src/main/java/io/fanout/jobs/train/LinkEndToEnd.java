@@ -1,11 +1,9 @@
 package io.fanout.jobs.train;
 
 import io.fanout.spark.Fanout;
-import io.fanout.store.InvalidInputException;
 import io.fanout.train.LinkMetrics;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -33,16 +31,6 @@ public final class LinkEndToEnd {
       Path work,
       EndToEnd.Settings s,
       PrintStream progress) {
-    for (String f : new String[] {"vertices.parquet", "edges.parquet"}) {
-      if (!Files.exists(dataset.resolve(f))) {
-        throw new InvalidInputException(
-            "dataset "
-                + dataset
-                + " has no "
-                + f
-                + "; expected vertices.parquet and edges.parquet");
-      }
-    }
     Path store = work.resolve("store-link");
     Path shards = work.resolve("link-shards-s" + s.seed());
     Path model = work.resolve("link-model-" + s.model() + "-s" + s.seed());
@@ -50,16 +38,7 @@ public final class LinkEndToEnd {
     Fanout fanout = Fanout.get(spark);
 
     progress.println("[1/4] prepare --task link " + dataset + " -> " + store);
-    fanout
-        .prepare()
-        .option("vertices", dataset.resolve("vertices.parquet").toString())
-        .option("edges", dataset.resolve("edges.parquet").toString())
-        .option("undirected", "true")
-        .option("dedupe", "true")
-        .option("self-loops", "drop")
-        .option("task", "link")
-        .output(store.toString())
-        .execute();
+    EndToEnd.prepare(fanout, dataset).option("task", "link").output(store.toString()).execute();
 
     progress.println("[2/4] sample --task link -> " + shards);
     fanout
