@@ -159,7 +159,7 @@ final class SparseLargeStore {
                   .putInt(FeatureFileWriter.ROW_BYTES, 4 * DIM)
                   .toBytes()),
           0);
-      long length = FeatureFileWriter.fileLength(count, DIM, StoreLayout.ENCODING_F32);
+      long length = FeatureFileWriter.fileLength(count, 4 * DIM);
       ByteBuffer row = le(4 * DIM);
       for (int v : WRITTEN_ROWS) {
         if (v < first || v >= first + count) {
