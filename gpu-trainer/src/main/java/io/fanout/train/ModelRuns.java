@@ -399,72 +399,67 @@ public final class ModelRuns {
               spec.dropout(),
               spec.activation(),
               spec.featureNorm());
-      // Closing frees the backend's tensors (device memory on a GPU backend).
-      try (GnnModel model = new GnnModel(cfg, Backends.select(spec.backend(), spec.device()))) {
-        new TrainMemory(spec, m.featureDim, shards.manifest(), retry)
-            .check(model.numParams(), Runtime.getRuntime().maxMemory());
-        GradientReducer reducer = reducerFor.apply(model);
-        try (Trainer trainer =
-            new Trainer(
-                model,
-                new TrainOptions(
-                    spec.epochs(),
-                    spec.lr(),
-                    spec.weightDecay(),
-                    LrSchedule.parse(spec.schedule()),
-                    spec.seed()),
-                reducer)) {
-          trainer.cancelWhen(cancelled);
-          ShardSet vs =
-              spec.valShards() != null && reducer.rank() == 0
-                  ? ShardSet.open(spec.valShards())
-                  : null;
-          try (RowCache cache = openCache(spec, store, shards, spec.featureCache());
-              RowCache valCache =
-                  vs == null || spec.featureCache() == null
-                      ? null
-                      : openCache(spec, store, vs, "none")) {
-            EpochData train =
-                shards.epochData(
+      GnnModel model = new GnnModel(cfg, Backends.select(spec.backend(), spec.device()));
+      new TrainMemory(spec, m.featureDim, shards.manifest(), retry)
+          .check(model.numParams(), Runtime.getRuntime().maxMemory());
+      GradientReducer reducer = reducerFor.apply(model);
+      Trainer trainer =
+          new Trainer(
+              model,
+              new TrainOptions(
+                  spec.epochs(),
+                  spec.lr(),
+                  spec.weightDecay(),
+                  LrSchedule.parse(spec.schedule()),
+                  spec.seed()),
+              reducer);
+      trainer.cancelWhen(cancelled);
+      ShardSet vs =
+          spec.valShards() != null && reducer.rank() == 0 ? ShardSet.open(spec.valShards()) : null;
+      try (RowCache cache = openCache(spec, store, shards, spec.featureCache());
+          RowCache valCache =
+              vs == null || spec.featureCache() == null
+                  ? null
+                  : openCache(spec, store, vs, "none")) {
+        EpochData train =
+            shards.epochData(
+                store.features(),
+                cache,
+                m.featureDim,
+                cfg.featureNorm(),
+                spec.loaderThreads(),
+                spec.prefetch(),
+                spec.verify());
+        if (reducer.worldSize() > 1) {
+          train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
+        }
+        EpochData val =
+            vs == null
+                ? null
+                : vs.epochData(
                     store.features(),
-                    cache,
+                    valCache,
                     m.featureDim,
                     cfg.featureNorm(),
                     spec.loaderThreads(),
                     spec.prefetch(),
                     spec.verify());
-            if (reducer.worldSize() > 1) {
-              train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
-            }
-            EpochData val =
-                vs == null
-                    ? null
-                    : vs.epochData(
-                        store.features(),
-                        valCache,
-                        m.featureDim,
-                        cfg.featureNorm(),
-                        spec.loaderThreads(),
-                        spec.prefetch(),
-                        spec.verify());
-            Map<String, String> identity = new LinkedHashMap<>();
-            identity.put("graph", storeFingerprint(m));
-            identity.put("shards", shards.manifest().fingerprint());
-            if (link) { // absent for node models, so their checkpoints keep their identity
-              identity.put(LinkStep.TASK, "link");
-            }
-            List<EpochStats> stats =
-                trainer.fit(
-                    train,
-                    val,
-                    spec.modelDir(),
-                    spec.resume() || retry,
-                    identity,
-                    progress,
-                    spec.logEvery());
-            return new TrainResult(cfg, stats);
-          }
+        Map<String, String> identity = new LinkedHashMap<>();
+        identity.put("graph", storeFingerprint(m));
+        identity.put("shards", shards.manifest().fingerprint());
+        if (link) { // absent for node models, so their checkpoints keep their identity
+          identity.put(LinkStep.TASK, "link");
         }
+        List<EpochStats> stats =
+            trainer.fit(
+                train,
+                val,
+                spec.modelDir(),
+                spec.resume() || retry,
+                identity,
+                progress,
+                spec.logEvery());
+        return new TrainResult(cfg, stats);
       }
     }
   }
