@@ -3,6 +3,7 @@ package io.fanout.train;
 import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
+import io.fanout.nn.ModelConfig;
 import io.fanout.tensor.CounterRng;
 import java.util.Arrays;
 
@@ -15,6 +16,11 @@ import java.util.Arrays;
  */
 record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vertices, int classes) {
   static final int CLASSES = 47;
+
+  /** The benchmarks' GraphSAGE over this graph: ReLU, no feature normalization. */
+  ModelConfig sageConfig(int hidden, int layers, float dropout) {
+    return new ModelConfig("sage", dim, hidden, classes, layers, dropout, "relu", "none");
+  }
 
   /** The features as a table gathered by row copies. */
   FeatureTable featureTable() {

@@ -77,16 +77,7 @@ public final class FeatureCacheBenchmark {
           s.batchSize(),
           s.batchesPerShard(),
           s.fanouts());
-      ModelConfig cfg =
-          new ModelConfig(
-              "sage",
-              s.features(),
-              s.hidden(),
-              bg.classes(),
-              s.fanouts().length,
-              0.5f,
-              "relu",
-              "none");
+      ModelConfig cfg = bg.sageConfig(s.hidden(), s.fanouts().length, 0.5f);
       long featureBytes = (long) n * s.features() * 4;
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("vertices", n);

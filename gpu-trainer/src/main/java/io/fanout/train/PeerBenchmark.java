@@ -80,35 +80,14 @@ public final class PeerBenchmark {
       throw new UncheckedIOException("cannot create " + dir, e);
     }
     BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features());
-    ModelConfig cfg =
-        new ModelConfig(
-            "sage",
-            s.features(),
-            s.hidden(),
-            bg.classes(),
-            s.fanouts().length,
-            dropout,
-            "relu",
-            "none");
+    ModelConfig cfg = bg.sageConfig(s.hidden(), s.fanouts().length, dropout);
     try (GnnModel model = new GnnModel(cfg, Backends.select())) {
       model.init(SEED);
       NpyFiles.writeFloats(dir.resolve("params.npy"), model.params(), model.numParams());
       writeConfig(dir.resolve("config.json"), cfg, model.numParams(), s);
     }
     int total = s.warmup() + s.batches();
-    SampledEpochs data =
-        new SampledEpochs(
-                bg.csr(),
-                bg.vertices(),
-                bg.featureTable(),
-                bg.spreadSeeds(total * s.batchSize()),
-                s.fanouts(),
-                s.batchSize(),
-                1,
-                true,
-                "none",
-                s.loaderThreads())
-            .prefetch(s.prefetch());
+    SampledEpochs data = TrainBenchmark.sampledEpochs(bg, bg.spreadSeeds(total * s.batchSize()), s);
     int written = 0;
     try (BatchStream stream = data.open(0)) {
       TrainBatch b;

@@ -1,7 +1,6 @@
 package io.fanout.train;
 
 import io.fanout.graph.ArrayCsrGraph;
-import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
@@ -71,23 +70,17 @@ public final class TrainBenchmark {
     ArrayCsrGraph g = bg.csr();
     float[] feats = bg.features();
     int classes = bg.classes();
-    FeatureTable ft = bg.featureTable();
     VertexTable vt = bg.vertices();
     double genSeconds = (System.nanoTime() - t0) / 1e9;
     int total = s.batches() + s.warmup();
     int[] seeds = bg.spreadSeeds(total * s.batchSize());
-    ModelConfig cfg =
-        new ModelConfig(
-            "sage", s.features(), s.hidden(), classes, s.fanouts().length, 0.5f, "relu", "none");
+    ModelConfig cfg = bg.sageConfig(s.hidden(), s.fanouts().length, 0.5f);
     GnnModel model = new GnnModel(cfg, be);
     Trainer trainer =
         new Trainer(
             model, new TrainOptions(1, 0.003f, 0f, LrSchedule.CONSTANT, 1), GradientReducer.LOCAL);
     model.init(1);
-    SampledEpochs data =
-        new SampledEpochs(
-                g, vt, ft, seeds, s.fanouts(), s.batchSize(), 1, true, "none", s.loaderThreads())
-            .prefetch(s.prefetch());
+    SampledEpochs data = sampledEpochs(bg, seeds, s);
     long flops0 = 0;
     long dense0 = 0;
     long wait0 = 0;
@@ -166,6 +159,25 @@ public final class TrainBenchmark {
       }
       return out;
     }
+  }
+
+  /**
+   * One epoch of {@code seeds} of the generated graph, sampled and gathered on the fly by the
+   * loader threads with the run's fanouts, batch size, loader threads and prefetch.
+   */
+  static SampledEpochs sampledEpochs(BenchGraph bg, int[] seeds, Settings s) {
+    return new SampledEpochs(
+            bg.csr(),
+            bg.vertices(),
+            bg.featureTable(),
+            seeds,
+            s.fanouts(),
+            s.batchSize(),
+            1,
+            true,
+            "none",
+            s.loaderThreads())
+        .prefetch(s.prefetch());
   }
 
   /** The backend's {@code sgemm} GFLOP/s at {@code m x n x k} (best of 3 after a warm-up). */
