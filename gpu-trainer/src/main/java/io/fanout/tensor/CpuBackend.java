@@ -16,7 +16,29 @@ public final class CpuBackend implements Backend {
     LOG.info("BLAS implementation: " + blasName());
   }
 
-  /** The simple class name of the BLAS in use, e.g. {@code JNIBLAS} or {@code VectorBLAS}. */
+  private final boolean portable;
+
+  /** A backend whose dense products use the fastest BLAS found ({@link #blasName()}). */
+  public CpuBackend() {
+    this(false);
+  }
+
+  private CpuBackend(boolean portable) {
+    this.portable = portable;
+  }
+
+  /**
+   * A backend whose dense products use the reference BLAS compiled to plain Java (F2J): several
+   * times slower, but its results are the same bits on every CPU. Native OpenBLAS picks kernels by
+   * CPU model (AVX2, AVX-512, ...), each with its own summation order, so a model trained with
+   * {@link #CpuBackend()} is bit-identical across threads, tasks and executors of one machine type,
+   * not across machine types. Golden tests that pin parameter hashes use this backend.
+   */
+  public static CpuBackend portable() {
+    return new CpuBackend(true);
+  }
+
+  /** The simple class name of the default BLAS, e.g. {@code JNIBLAS} or {@code VectorBLAS}. */
   public static String blasName() {
     return CpuKernels.BLAS_IMPL.getClass().getSimpleName();
   }
@@ -38,7 +60,7 @@ public final class CpuBackend implements Backend {
 
   @Override
   public String name() {
-    return "cpu(" + blasName() + ")";
+    return "cpu(" + (portable ? "reference F2J BLAS" : blasName()) + ")";
   }
 
   /** A host float tensor. */
@@ -210,7 +232,8 @@ public final class CpuBackend implements Backend {
       float beta,
       FloatTensor c,
       int cOff) {
-    CpuKernels.gemm(transA, transB, m, n, k, alpha, f(a), aOff, f(b), bOff, beta, f(c), cOff);
+    CpuKernels.gemm(
+        portable, transA, transB, m, n, k, alpha, f(a), aOff, f(b), bOff, beta, f(c), cOff);
   }
 
   @Override

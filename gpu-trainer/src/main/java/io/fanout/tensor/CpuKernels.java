@@ -2,6 +2,7 @@ package io.fanout.tensor;
 
 import dev.ludovic.netlib.blas.BLAS;
 import java.util.Arrays;
+import org.netlib.blas.Sgemm;
 
 /**
  * The CPU implementations of {@link Backend}'s operations over host arrays and element offsets:
@@ -43,6 +44,7 @@ final class CpuKernels {
   }
 
   static void gemm(
+      boolean portable,
       boolean transA,
       boolean transB,
       int m,
@@ -67,23 +69,43 @@ final class CpuKernels {
     }
     int lda = transA ? m : k;
     int ldb = transB ? k : n;
-    BLAS_IMPL.sgemm(
-        transB ? "T" : "N",
-        transA ? "T" : "N",
-        n,
-        m,
-        k,
-        alpha,
-        b,
-        bOff,
-        ldb,
-        a,
-        aOff,
-        lda,
-        beta,
-        c,
-        cOff,
-        n);
+    if (portable) {
+      Sgemm.sgemm(
+          transB ? "T" : "N",
+          transA ? "T" : "N",
+          n,
+          m,
+          k,
+          alpha,
+          b,
+          bOff,
+          ldb,
+          a,
+          aOff,
+          lda,
+          beta,
+          c,
+          cOff,
+          n);
+    } else {
+      BLAS_IMPL.sgemm(
+          transB ? "T" : "N",
+          transA ? "T" : "N",
+          n,
+          m,
+          k,
+          alpha,
+          b,
+          bOff,
+          ldb,
+          a,
+          aOff,
+          lda,
+          beta,
+          c,
+          cOff,
+          n);
+    }
   }
 
   static void addBias(float[] x, int xOff, int rows, int cols, float[] bias, int bOff) {
