@@ -168,11 +168,6 @@ public final class Trainer implements AutoCloseable {
     return new StepStats(loss, labeled, correct);
   }
 
-  /**
-   * Replaces the gradients with their mean over the replicas: download, {@link
-   * GradientReducer#allReduceMean}, upload. A single-process run ({@link GradientReducer#LOCAL})
-   * has nothing to exchange and leaves them on the backend.
-   */
   private static float[] ensureHost(float[] a, int n) {
     return a != null && a.length >= n ? a : new float[n];
   }
@@ -195,8 +190,11 @@ public final class Trainer implements AutoCloseable {
   }
 
   /**
-   * Gradients leave the backend into a host buffer the backend allocated (page-locked on a GPU, so
-   * the copies are DMA), are averaged in it by the reducer, and go back up from it.
+   * Replaces the gradients with their mean over the replicas: download into a host buffer the
+   * backend allocated (page-locked on a GPU, so the copies are DMA), {@link
+   * GradientReducer#allReduceMean(java.nio.FloatBuffer, int)} in it, upload from it. A
+   * single-process run ({@link GradientReducer#LOCAL}) has nothing to exchange and leaves them on
+   * the backend.
    */
   private void exchangeGradients() {
     if (reducer == GradientReducer.LOCAL) {
