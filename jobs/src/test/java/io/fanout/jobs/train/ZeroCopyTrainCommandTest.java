@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code train --feature-access gather|zero-copy} on the command line: zero-copy on the CPU backend
- * trains the model of the host gather, byte for byte; a bad value and a quantized store exit 2 with
- * one line.
+ * trains the model of the host gather, byte for byte, with one worker and with two; a bad value and
+ * a quantized store exit 2 with one line.
  */
 class ZeroCopyTrainCommandTest {
   @TempDir static Path tmp;
@@ -56,6 +56,25 @@ class ZeroCopyTrainCommandTest {
     assertThat(zero.code()).as(zero.err()).isZero();
     assertThat(Files.readAllBytes(tmp.resolve("zero-copy").resolve("checkpoint.bin")))
         .isEqualTo(Files.readAllBytes(tmp.resolve("gather").resolve("checkpoint.bin")));
+  }
+
+  /**
+   * Data-parallel: two trainers reading their rows in place exchange gradients through their
+   * backends' host buffers, pass the per-step and final replica checks ({@code --dist-verify}, the
+   * last one before the run releases its model) and write the model of two gathering trainers.
+   */
+  @Test
+  void twoZeroCopyWorkersTrainTheModelOfTwoGatheringWorkers() throws Exception {
+    String[] dist = {"--workers", "2", "--dist-verify", "--dist-timeout-ms", "60000"};
+    Result gather = train(store, "dist-gather", dist);
+    assertThat(gather.code()).as(gather.err()).isZero();
+    String[] zeroCopy = java.util.Arrays.copyOf(dist, dist.length + 2);
+    zeroCopy[dist.length] = "--feature-access";
+    zeroCopy[dist.length + 1] = "zero-copy";
+    Result zero = train(store, "dist-zero-copy", zeroCopy);
+    assertThat(zero.code()).as(zero.err()).isZero();
+    assertThat(Files.readAllBytes(tmp.resolve("dist-zero-copy").resolve("checkpoint.bin")))
+        .isEqualTo(Files.readAllBytes(tmp.resolve("dist-gather").resolve("checkpoint.bin")));
   }
 
   @Test
