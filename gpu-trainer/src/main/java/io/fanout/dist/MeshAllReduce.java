@@ -225,6 +225,20 @@ public final class MeshAllReduce implements GradientReducer {
       throw new IllegalArgumentException(
           "length " + length + " is outside [0, " + gradients.length + "]");
     }
+    allReduceMean(FloatBuffer.wrap(gradients), length);
+  }
+
+  /**
+   * As {@link #allReduceMean(float[], int)} on a buffer read and written by absolute index (e.g. a
+   * GPU backend's pinned host buffer): the chunks go to and from the sockets' buffers straight from
+   * it, with the same arithmetic, so the result is bit-identical to the array version's.
+   */
+  @Override
+  public void allReduceMean(FloatBuffer gradients, int length) {
+    if (length < 0 || length > gradients.capacity()) {
+      throw new IllegalArgumentException(
+          "length " + length + " is outside [0, " + gradients.capacity() + "]");
+    }
     checkUsable();
     if (world == 1) {
       return; // x / 1f == x
@@ -262,7 +276,7 @@ public final class MeshAllReduce implements GradientReducer {
       for (int p = 0; p < world; p++) {
         if (p != rank) {
           int s = start(p, length);
-          recvFloats.get(s, gradients, s, start(p + 1, length) - s);
+          gradients.put(s, recvFloats, s, start(p + 1, length) - s);
         }
       }
     } catch (RuntimeException e) {
@@ -314,22 +328,22 @@ public final class MeshAllReduce implements GradientReducer {
 
   // ---------------------------------------------------------------------------------------------
 
-  private void sumInRankOrder(float[] gradients, int mine, int n, int slot) {
+  private void sumInRankOrder(FloatBuffer gradients, int mine, int n, int slot) {
     float[] a = acc;
     float[] t = tmp;
     for (int p = 0; p < world; p++) {
       if (p == 0) {
         if (rank == 0) {
-          System.arraycopy(gradients, mine, a, 0, n);
+          gradients.get(mine, a, 0, n);
         } else {
           recvFloats.get(0, a, 0, n);
         }
-      } else if (p == rank) {
-        for (int i = 0; i < n; i++) {
-          a[i] += gradients[mine + i];
-        }
       } else {
-        recvFloats.get(p * slot, t, 0, n);
+        if (p == rank) {
+          gradients.get(mine, t, 0, n);
+        } else {
+          recvFloats.get(p * slot, t, 0, n);
+        }
         for (int i = 0; i < n; i++) {
           a[i] += t[i];
         }
@@ -337,9 +351,10 @@ public final class MeshAllReduce implements GradientReducer {
     }
     float w = world;
     for (int i = 0; i < n; i++) {
-      gradients[mine + i] = a[i] / w;
+      a[i] = a[i] / w;
     }
-    sendFloats.put(mine, gradients, mine, n);
+    gradients.put(mine, a, 0, n);
+    sendFloats.put(mine, a, 0, n);
   }
 
   /** First element of chunk {@code c} (c in [0, world]). */

@@ -29,6 +29,13 @@ public final class VerifyingReducer implements GradientReducer {
     steps++;
   }
 
+  @Override
+  public void allReduceMean(java.nio.FloatBuffer gradients, int length) {
+    verifyNow();
+    mesh.allReduceMean(gradients, length);
+    steps++;
+  }
+
   /** Compares the parameters' checksum across replicas now; every replica must call it. */
   public void verifyNow() {
     float[] current = params.get();

@@ -1,6 +1,7 @@
 package io.fanout.nn;
 
 import io.fanout.tensor.Backend;
+import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
@@ -23,6 +24,7 @@ public final class BatchTensors implements AutoCloseable {
   private IntTensor spCol;
   private FloatTensor spVal;
   private IntTensor labels;
+  private IntTensor ids;
   private int numLabels;
   private boolean consumed;
 
@@ -37,22 +39,7 @@ public final class BatchTensors implements AutoCloseable {
    * SparseRows#MAX_DENSITY} non-zeros, else dense.
    */
   void upload(Block[] blocks, float[] x, int dim, boolean trySparse, int[] labels, int numLabels) {
-    if (indptr.length < blocks.length) {
-      indptr = java.util.Arrays.copyOf(indptr, blocks.length);
-      indices = java.util.Arrays.copyOf(indices, blocks.length);
-    }
-    if (this.blocks.length != blocks.length) {
-      this.blocks = new DeviceBlock[blocks.length];
-    }
-    for (int l = 0; l < blocks.length; l++) {
-      Block b = blocks[l];
-      int edges = b.indptr()[b.numDst()];
-      indptr[l] = TensorBufs.ensure(be, indptr[l], b.numDst() + 1);
-      indices[l] = TensorBufs.ensure(be, indices[l], edges);
-      be.upload(b.indptr(), 0, indptr[l], 0, b.numDst() + 1);
-      be.upload(b.indices(), 0, indices[l], 0, edges);
-      this.blocks[l] = new DeviceBlock(indptr[l], indices[l], b.numDst(), b.numSrc());
-    }
+    uploadBlocks(blocks);
     int rows = blocks[0].numSrc();
     sparse = trySparse && host.build(x, rows, dim);
     if (sparse) {
@@ -68,11 +55,58 @@ public final class BatchTensors implements AutoCloseable {
       this.x = TensorBufs.ensure(be, this.x, n);
       be.upload(x, 0, this.x, 0, (int) n);
     }
+    uploadLabels(labels, numLabels);
+  }
+
+  /**
+   * Uploads {@code blocks}, the ids of the input nodes {@code nodes[0 .. blocks[0].numSrc())} and
+   * the labels, and has {@code rows} read those nodes' features into the dense input matrix on the
+   * backend: the features never pass through a host array (zero-copy feature access).
+   */
+  void upload(Block[] blocks, int[] nodes, FeatureRows rows, int[] labels, int numLabels) {
+    uploadBlocks(blocks);
+    int n = blocks[0].numSrc();
+    if (nodes.length < n) {
+      throw new IllegalArgumentException(
+          "the first block has "
+              + n
+              + " source nodes but "
+              + nodes.length
+              + " node ids were given");
+    }
+    sparse = false;
+    ids = TensorBufs.ensure(be, ids, n);
+    be.upload(nodes, 0, ids, 0, n);
+    this.x = TensorBufs.ensure(be, this.x, (long) n * rows.dim());
+    rows.gather(ids, 0, n, this.x, 0);
+    uploadLabels(labels, numLabels);
+  }
+
+  private void uploadLabels(int[] labels, int numLabels) {
     consumed = false;
     this.numLabels = labels == null ? 0 : numLabels;
     if (this.numLabels > 0) {
       this.labels = TensorBufs.ensure(be, this.labels, numLabels);
       be.upload(labels, 0, this.labels, 0, numLabels);
+    }
+  }
+
+  private void uploadBlocks(Block[] blocks) {
+    if (indptr.length < blocks.length) {
+      indptr = java.util.Arrays.copyOf(indptr, blocks.length);
+      indices = java.util.Arrays.copyOf(indices, blocks.length);
+    }
+    if (this.blocks.length != blocks.length) {
+      this.blocks = new DeviceBlock[blocks.length];
+    }
+    for (int l = 0; l < blocks.length; l++) {
+      Block b = blocks[l];
+      int edges = b.indptr()[b.numDst()];
+      indptr[l] = TensorBufs.ensure(be, indptr[l], b.numDst() + 1);
+      indices[l] = TensorBufs.ensure(be, indices[l], edges);
+      be.upload(b.indptr(), 0, indptr[l], 0, b.numDst() + 1);
+      be.upload(b.indices(), 0, indices[l], 0, edges);
+      this.blocks[l] = new DeviceBlock(indptr[l], indices[l], b.numDst(), b.numSrc());
     }
   }
 
@@ -149,6 +183,7 @@ public final class BatchTensors implements AutoCloseable {
     free(spCol);
     free(spVal);
     free(labels);
+    free(ids);
   }
 
   private void free(io.fanout.tensor.Tensor t) {

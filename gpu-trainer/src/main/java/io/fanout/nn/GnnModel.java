@@ -3,6 +3,7 @@ package io.fanout.nn;
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.TensorBufs;
 
@@ -135,6 +136,22 @@ public final class GnnModel implements AutoCloseable {
   public BatchTensors upload(Block[] blocks, float[] x, int[] labels, int numLabels) {
     checkBlocks(blocks.length);
     batch.upload(blocks, x, cfg.inDim(), layers[0].sparseInput, labels, numLabels);
+    return batch;
+  }
+
+  /**
+   * As {@link #upload(Block[], float[], int[], int)} with the input features read on the backend:
+   * the ids {@code nodes} of {@code blocks[0]}'s source nodes go up and {@code rows} gathers their
+   * feature rows in place (zero-copy feature access); the input is always dense.
+   */
+  public BatchTensors upload(
+      Block[] blocks, int[] nodes, FeatureRows rows, int[] labels, int numLabels) {
+    checkBlocks(blocks.length);
+    if (rows.dim() != cfg.inDim()) {
+      throw new IllegalArgumentException(
+          "feature rows of dimension " + rows.dim() + " for a model of " + cfg.inDim() + " inputs");
+    }
+    batch.upload(blocks, nodes, rows, labels, numLabels);
     return batch;
   }
 

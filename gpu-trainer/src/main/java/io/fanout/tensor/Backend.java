@@ -19,7 +19,7 @@ package io.fanout.tensor;
  *
  * <p>A backend instance is used by one thread at a time.
  */
-public interface Backend {
+public interface Backend extends AutoCloseable {
   /** A short name for logs, e.g. {@code cpu(JNIBLAS)}. */
   String name();
 
@@ -45,6 +45,50 @@ public interface Backend {
 
   /** Copies {@code src[srcOff .. srcOff+n)} to the host array {@code dst[dstOff ..)}. */
   void download(IntTensor src, int srcOff, int[] dst, int dstOff, int n);
+
+  /**
+   * A host buffer of {@code n} floats for transfers with this backend: page-locked ({@code
+   * cuMemHostAlloc}) on a GPU, the heap on the CPU. The caller closes it.
+   */
+  default HostFloats allocHostFloats(int n) {
+    return new HeapHostFloats(n);
+  }
+
+  /** Copies {@code src[srcOff .. srcOff+n)} into the host buffer {@code dst[dstOff ..)}. */
+  default void download(FloatTensor src, int srcOff, HostFloats dst, int dstOff, int n) {
+    download(src, srcOff, heap(dst, dstOff, n), dstOff, n);
+  }
+
+  /** Copies the host buffer's {@code src[srcOff .. srcOff+n)} into {@code dst[dstOff ..)}. */
+  default void upload(HostFloats src, int srcOff, FloatTensor dst, int dstOff, int n) {
+    upload(heap(src, srcOff, n), srcOff, dst, dstOff, n);
+  }
+
+  /** The array of a heap buffer this backend allocated, checked to hold {@code [off, off+n)}. */
+  private float[] heap(HostFloats h, int off, int n) {
+    if (!(h instanceof HeapHostFloats hh)) {
+      throw new IllegalArgumentException(
+          "a host buffer of another backend was passed to " + name() + ": " + h);
+    }
+    if (off < 0 || n < 0 || (long) off + n > h.length()) {
+      throw new IndexOutOfBoundsException(
+          "range [" + off + ", " + ((long) off + n) + ") outside a host buffer of " + h.length());
+    }
+    return hh.array();
+  }
+
+  /**
+   * The f32 feature rows of {@code store}, read by this backend in place ({@code --feature-access
+   * zero-copy}, see {@link FeatureRows}).
+   *
+   * @throws io.fanout.store.InvalidInputException when the store's features are not f32 (quantized
+   *     rows are decoded on the host)
+   * @throws UnsupportedOperationException when this backend cannot read rows in place
+   */
+  default FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
+    throw new UnsupportedOperationException(
+        name() + " cannot read feature rows in place; use --feature-access gather");
+  }
 
   // ---- small element-wise operations ----
 
@@ -377,4 +421,12 @@ public interface Backend {
 
   /** Waits for outstanding device work; a no-op on the CPU. */
   default void sync() {}
+
+  /**
+   * Releases what the backend holds (a device context, streams, memory pools); tensors must be
+   * freed first. A no-op on the CPU; the {@link CheckingBackend checking mode} fails here when
+   * tensors or host buffers are still allocated. Idempotent.
+   */
+  @Override
+  default void close() {}
 }

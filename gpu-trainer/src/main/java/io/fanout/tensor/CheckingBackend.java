@@ -8,17 +8,178 @@ package io.fanout.tensor;
  * tensor (a host-wrapping {@link CpuBackend#wrap}, another backend's, a freed one) fails, as does a
  * transfer outside a tensor's bounds. It counts the bytes moved each way and the tensors alive.
  *
+ * <p>It also checks release: {@link #close} fails while tensors, host buffers or feature rows it
+ * handed out are still open ({@link #unclosed()}), and {@link #openBackends()} counts the instances
+ * not yet closed in this JVM, so a test can check that a run released its backend.
+ *
  * <p>Selected by {@code --backend cpu-checked} or {@code -Dfanout.backend=cpu-checked}; results are
  * bit-identical to {@link CpuBackend}'s.
  */
 public final class CheckingBackend implements Backend {
+  private static final java.util.concurrent.atomic.AtomicLong OPEN =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private final CpuBackend cpu;
   private long uploadedBytes;
   private long downloadedBytes;
   private long live;
+  private long liveHost;
+  private long liveRows;
+  private boolean closed;
 
   public CheckingBackend(CpuBackend cpu) {
     this.cpu = cpu;
+    OPEN.incrementAndGet();
+  }
+
+  /** Checking backends created in this JVM and not yet {@link #close closed}. */
+  public static long openBackends() {
+    return OPEN.get();
+  }
+
+  /** Tensors, host buffers and feature-row mappings handed out and not yet freed or closed. */
+  public long unclosed() {
+    return live + liveHost + liveRows;
+  }
+
+  /**
+   * Closes the backend, then fails when anything it handed out is still open: a run must free its
+   * tensors and close its host buffers and feature rows before its backend.
+   *
+   * @throws IllegalStateException naming what leaked
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    OPEN.decrementAndGet();
+    if (unclosed() > 0) {
+      throw new IllegalStateException(
+          "checked backend closed with "
+              + live
+              + " tensor(s), "
+              + liveHost
+              + " host buffer(s) and "
+              + liveRows
+              + " feature-row mapping(s) still open");
+    }
+  }
+
+  /** A heap host buffer of this backend, counted while open. */
+  private final class CheckedHost implements HostFloats {
+    private final HeapHostFloats inner;
+    private boolean open = true;
+
+    CheckedHost(int n) {
+      inner = new HeapHostFloats(n);
+    }
+
+    CheckingBackend outer() {
+      return CheckingBackend.this;
+    }
+
+    @Override
+    public int length() {
+      return inner.length();
+    }
+
+    @Override
+    public java.nio.FloatBuffer floats() {
+      return inner.floats();
+    }
+
+    @Override
+    public void close() {
+      if (open) {
+        open = false;
+        liveHost--;
+        inner.close();
+      }
+    }
+  }
+
+  @Override
+  public HostFloats allocHostFloats(int n) {
+    HostFloats h = new CheckedHost(n);
+    liveHost++;
+    return h;
+  }
+
+  @Override
+  public void download(FloatTensor src, int srcOff, HostFloats dst, int dstOff, int n) {
+    range(src, srcOff, n, "download");
+    cpu.download(d(src), srcOff, host(dst, dstOff, n), dstOff, n);
+    downloadedBytes += 4L * n;
+  }
+
+  @Override
+  public void upload(HostFloats src, int srcOff, FloatTensor dst, int dstOff, int n) {
+    range(dst, dstOff, n, "upload");
+    cpu.upload(host(src, srcOff, n), srcOff, d(dst), dstOff, n);
+    uploadedBytes += 4L * n;
+  }
+
+  /** The array of an open host buffer of this backend holding {@code [off, off+n)}. */
+  private float[] host(HostFloats h, int off, int n) {
+    if (!(h instanceof CheckedHost c) || c.outer() != this || !c.open) {
+      throw new IllegalStateException(
+          "checked backend: a host transfer got "
+              + (h == null ? "null" : "a closed host buffer or one of another backend"));
+    }
+    if (off < 0 || n < 0 || (long) off + n > h.length()) {
+      throw new IllegalStateException(
+          "checked backend: host transfer of "
+              + n
+              + " elements at offset "
+              + off
+              + " outside a host buffer of "
+              + h.length());
+    }
+    return c.inner.array();
+  }
+
+  /**
+   * The store's rows read in place, as {@link CpuBackend#mapFeatureRows}; only the ids cross from
+   * the host (as an upload), never the rows.
+   */
+  @Override
+  public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
+    FeatureRows inner = cpu.mapFeatureRows(store);
+    liveRows++;
+    return new FeatureRows() {
+      private boolean open = true;
+
+      @Override
+      public int dim() {
+        return inner.dim();
+      }
+
+      @Override
+      public long numRows() {
+        return inner.numRows();
+      }
+
+      @Override
+      public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
+        if (!open) {
+          throw new IllegalStateException("checked backend: feature rows were closed");
+        }
+        range(ids, idsOff, rows, "gather ids");
+        range(out, outOff, Math.multiplyExact(rows, inner.dim()), "gather rows");
+        inner.gather(d(ids), idsOff, rows, d(out), outOff);
+      }
+
+      @Override
+      public void close() {
+        if (open) {
+          open = false;
+          liveRows--;
+          inner.close();
+        }
+      }
+    };
   }
 
   /** Bytes moved host to backend and back since construction or {@link #resetTraffic()}. */

@@ -143,6 +143,12 @@ public final class CpuBackend implements Backend {
         "a tensor of backend " + t.owner().name() + " was passed to the CPU backend");
   }
 
+  /** The store's rows, read from its mapping by {@link FeatureRows#gather}. */
+  @Override
+  public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
+    return MappedFeatureRows.of(store);
+  }
+
   @Override
   public FloatTensor allocFloat(int n) {
     return new Floats(this, new float[n]);

@@ -13,6 +13,14 @@ public final class Defaults {
   public static final double DROPOUT = 0.5;
   public static final String ACTIVATION = "relu";
   public static final String FEATURE_NORM = "l2";
+
+  /**
+   * How a training step gets its input features: {@code gather} (the loader gathers them on the
+   * host and they are uploaded) or {@code zero-copy} (the backend reads them from the mapped
+   * store).
+   */
+  public static final String FEATURE_ACCESS = "gather";
+
   public static final double LR = 0.005;
   public static final double WEIGHT_DECAY = 5e-4;
   public static final String SCHEDULE = "constant";

@@ -30,6 +30,28 @@ public interface GradientReducer extends AutoCloseable {
    */
   void allReduceMean(float[] gradients, int length);
 
+  /**
+   * As {@link #allReduceMean(float[], int)} on {@code gradients[0 .. length)} of a buffer read and
+   * written by absolute index (a backend's pinned host buffer, see {@link
+   * io.fanout.tensor.HostFloats}), with the same bit-identical result. This default copies through
+   * a heap array (or uses the buffer's own); reducers that exchange gradients themselves read and
+   * write the buffer directly.
+   */
+  default void allReduceMean(java.nio.FloatBuffer gradients, int length) {
+    if (length < 0 || length > gradients.capacity()) {
+      throw new IllegalArgumentException(
+          "length " + length + " is outside [0, " + gradients.capacity() + "]");
+    }
+    if (gradients.hasArray() && gradients.arrayOffset() == 0) {
+      allReduceMean(gradients.array(), length);
+      return;
+    }
+    float[] a = new float[length];
+    gradients.get(0, a, 0, length);
+    allReduceMean(a, length);
+    gradients.put(0, a, 0, length);
+  }
+
   /** Number of replicas. */
   int worldSize();
 

@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -48,6 +49,10 @@ public final class ModelRuns {
    *     provider's name such as {@code cuda} (see {@link Backends#select(String, int)})
    * @param device the accelerator ordinal to run on (from Spark's task resources), or -1 for the
    *     backend's default
+   * @param featureAccess {@code gather} (the loader gathers each batch's feature rows on the host,
+   *     which are then uploaded) or {@code zero-copy} (only the node ids go up and the backend
+   *     reads the rows from the memory-mapped store itself; f32 stores, node-id-only shards, no
+   *     feature cache, feature norm none)
    */
   public record TrainSpec(
       Path graph,
@@ -73,7 +78,67 @@ public final class ModelRuns {
       String featureCache,
       long featureCacheBytes,
       String backend,
-      int device) {
+      int device,
+      String featureAccess) {
+
+    /** The accepted {@code featureAccess} values. */
+    public static final String GATHER = "gather";
+
+    public static final String ZERO_COPY = "zero-copy";
+
+    /** A spec that gathers features on the host ({@link #GATHER}). */
+    public TrainSpec(
+        Path graph,
+        Path shards,
+        Path modelDir,
+        String model,
+        int hidden,
+        int layers,
+        float dropout,
+        String activation,
+        String featureNorm,
+        float lr,
+        float weightDecay,
+        String schedule,
+        int epochs,
+        long seed,
+        boolean resume,
+        Path valShards,
+        int loaderThreads,
+        int prefetch,
+        int logEvery,
+        boolean verify,
+        String featureCache,
+        long featureCacheBytes,
+        String backend,
+        int device) {
+      this(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery,
+          verify,
+          featureCache,
+          featureCacheBytes,
+          backend,
+          device,
+          Defaults.FEATURE_ACCESS);
+    }
 
     /** A spec on the automatically chosen backend ({@code auto}, default device). */
     public TrainSpec(
@@ -152,7 +217,43 @@ public final class ModelRuns {
           featureCache,
           featureCacheBytes,
           backend,
-          ordinal);
+          ordinal,
+          featureAccess);
+    }
+
+    /** This spec with {@code featureAccess} ({@link #GATHER} or {@link #ZERO_COPY}). */
+    public TrainSpec withFeatureAccess(String access) {
+      return new TrainSpec(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery,
+          verify,
+          featureCache,
+          featureCacheBytes,
+          backend,
+          device,
+          access);
+    }
+
+    /** Whether the backend reads the feature rows itself ({@link #ZERO_COPY}). */
+    public boolean zeroCopy() {
+      return ZERO_COPY.equals(featureAccess);
     }
 
     /** The documented defaults for a store, shards and model dir. */
@@ -308,6 +409,7 @@ public final class ModelRuns {
               + "): link models are validated by evaluate on the store's held-out edges; leave"
               + " --val-shards out");
     }
+    checkFeatureAccess(spec, store, shards);
     checkShardsMatch(shards, store);
     int hops = shardLayers(shards, store, spec.verify());
     if (spec.layers() > 0 && spec.layers() != hops) {
@@ -327,6 +429,60 @@ public final class ModelRuns {
       checkShardsMatch(ShardSet.open(spec.valShards()), store);
     }
     return hops;
+  }
+
+  /**
+   * Checks that {@code spec.featureAccess()} can read this store's features for these shards:
+   * zero-copy reads the store's f32 rows in place, so it refuses quantized stores, shards with
+   * inline features, a feature cache (the rows stay in the mapped store) and a feature norm (rows
+   * are read as stored).
+   */
+  static void checkFeatureAccess(TrainSpec spec, GraphStore store, ShardSet shards) {
+    String a = spec.featureAccess();
+    if (TrainSpec.GATHER.equals(a)) {
+      return;
+    }
+    if (!TrainSpec.ZERO_COPY.equals(a)) {
+      throw new InvalidInputException(
+          "--feature-access "
+              + a
+              + "; expected "
+              + TrainSpec.GATHER
+              + " or "
+              + TrainSpec.ZERO_COPY);
+    }
+    StoreManifest m = store.manifest();
+    if (!"f32".equals(m.featureEncoding)) {
+      throw new InvalidInputException(
+          "graph store "
+              + spec.graph()
+              + " holds "
+              + m.featureEncoding
+              + " features; --feature-access zero-copy reads f32 rows as stored (quantized rows"
+              + " are decoded on the host): use --feature-access gather");
+    }
+    if (shards.featureEncoding() != FeatureEncoding.NONE) {
+      throw new InvalidInputException(
+          "shards "
+              + spec.shards()
+              + " inline "
+              + shards.featureEncoding()
+              + " features; --feature-access zero-copy reads node-id-only shards (sample without"
+              + " inline features), or use --feature-access gather");
+    }
+    if (spec.featureCache() != null) {
+      throw new InvalidInputException(
+          "--feature-access zero-copy reads the rows from the mapped store and cannot be combined"
+              + " with --feature-cache "
+              + spec.featureCache()
+              + "; leave one of them out");
+    }
+    if (!"none".equals(spec.featureNorm())) {
+      throw new InvalidInputException(
+          "--feature-access zero-copy reads the rows as stored and cannot apply --feature-norm "
+              + spec.featureNorm()
+              + "; pass --feature-norm none (or normalize the features before prepare)");
+    }
   }
 
   /** Trains (or resumes) a model; checkpoints and metrics land in {@code spec.modelDir()}. */
@@ -366,8 +522,24 @@ public final class ModelRuns {
       Function<GnnModel, GradientReducer> reducerFor,
       boolean retry,
       BooleanSupplier cancelled) {
+    return train(spec, progress, reducerFor, retry, cancelled, model -> {});
+  }
+
+  /**
+   * As {@link #train(TrainSpec, PrintStream, Function, boolean, BooleanSupplier)}, calling {@code
+   * afterFit} with the trained model after the last epoch and before the model and its backend are
+   * released (e.g. data-parallel training's final check that the replicas agree). The model, the
+   * trainer and the backend are closed when the run ends, normally or not.
+   */
+  public static TrainResult train(
+      TrainSpec spec,
+      PrintStream progress,
+      Function<GnnModel, GradientReducer> reducerFor,
+      boolean retry,
+      BooleanSupplier cancelled,
+      Consumer<GnnModel> afterFit) {
     try {
-      return run(spec, progress, reducerFor, retry, cancelled);
+      return run(spec, progress, reducerFor, retry, cancelled, afterFit);
     } catch (RuntimeException | OutOfMemoryError e) {
       // The run's boundary: what it allocated is unreachable again.
       OutOfMemoryError oom = TrainMemory.find(e);
@@ -383,7 +555,8 @@ public final class ModelRuns {
       PrintStream progress,
       Function<GnnModel, GradientReducer> reducerFor,
       boolean retry,
-      BooleanSupplier cancelled) {
+      BooleanSupplier cancelled,
+      Consumer<GnnModel> afterFit) {
     try (GraphStore store = GraphStore.open(spec.graph(), spec.verify())) {
       StoreManifest m = store.manifest();
       ShardSet shards = ShardSet.open(spec.shards());
@@ -399,67 +572,80 @@ public final class ModelRuns {
               spec.dropout(),
               spec.activation(),
               spec.featureNorm());
-      GnnModel model = new GnnModel(cfg, Backends.select(spec.backend(), spec.device()));
-      new TrainMemory(spec, m.featureDim, shards.manifest(), retry)
-          .check(model.numParams(), Runtime.getRuntime().maxMemory());
-      GradientReducer reducer = reducerFor.apply(model);
-      Trainer trainer =
-          new Trainer(
-              model,
-              new TrainOptions(
-                  spec.epochs(),
-                  spec.lr(),
-                  spec.weightDecay(),
-                  LrSchedule.parse(spec.schedule()),
-                  spec.seed()),
-              reducer);
-      trainer.cancelWhen(cancelled);
-      ShardSet vs =
-          spec.valShards() != null && reducer.rank() == 0 ? ShardSet.open(spec.valShards()) : null;
-      try (RowCache cache = openCache(spec, store, shards, spec.featureCache());
-          RowCache valCache =
-              vs == null || spec.featureCache() == null
+      try (ModelLease lease =
+          ModelLease.open(cfg, Backends.select(spec.backend(), spec.device()))) {
+        GnnModel model = lease.model();
+        new TrainMemory(spec, m.featureDim, shards.manifest(), retry)
+            .check(model.numParams(), Runtime.getRuntime().maxMemory());
+        GradientReducer reducer = reducerFor.apply(model);
+        Trainer trainer =
+            lease.own(
+                new Trainer(
+                    model,
+                    new TrainOptions(
+                        spec.epochs(),
+                        spec.lr(),
+                        spec.weightDecay(),
+                        LrSchedule.parse(spec.schedule()),
+                        spec.seed()),
+                    reducer));
+        trainer.cancelWhen(cancelled);
+        boolean gather = !spec.zeroCopy();
+        if (!gather) {
+          trainer.readFeaturesFrom(lease.own(lease.backend().mapFeatureRows(store)));
+        }
+        ShardSet vs =
+            spec.valShards() != null && reducer.rank() == 0
+                ? ShardSet.open(spec.valShards())
+                : null;
+        try (RowCache cache = openCache(spec, store, shards, spec.featureCache());
+            RowCache valCache =
+                vs == null || spec.featureCache() == null
+                    ? null
+                    : openCache(spec, store, vs, "none")) {
+          EpochData train =
+              shards.epochData(
+                  store.features(),
+                  cache,
+                  m.featureDim,
+                  cfg.featureNorm(),
+                  spec.loaderThreads(),
+                  spec.prefetch(),
+                  spec.verify(),
+                  gather);
+          if (reducer.worldSize() > 1) {
+            train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
+          }
+          EpochData val =
+              vs == null
                   ? null
-                  : openCache(spec, store, vs, "none")) {
-        EpochData train =
-            shards.epochData(
-                store.features(),
-                cache,
-                m.featureDim,
-                cfg.featureNorm(),
-                spec.loaderThreads(),
-                spec.prefetch(),
-                spec.verify());
-        if (reducer.worldSize() > 1) {
-          train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
+                  : vs.epochData(
+                      store.features(),
+                      valCache,
+                      m.featureDim,
+                      cfg.featureNorm(),
+                      spec.loaderThreads(),
+                      spec.prefetch(),
+                      spec.verify(),
+                      gather);
+          Map<String, String> identity = new LinkedHashMap<>();
+          identity.put("graph", storeFingerprint(m));
+          identity.put("shards", shards.manifest().fingerprint());
+          if (link) { // absent for node models, so their checkpoints keep their identity
+            identity.put(LinkStep.TASK, "link");
+          }
+          List<EpochStats> stats =
+              trainer.fit(
+                  train,
+                  val,
+                  spec.modelDir(),
+                  spec.resume() || retry,
+                  identity,
+                  progress,
+                  spec.logEvery());
+          afterFit.accept(model);
+          return new TrainResult(cfg, stats);
         }
-        EpochData val =
-            vs == null
-                ? null
-                : vs.epochData(
-                    store.features(),
-                    valCache,
-                    m.featureDim,
-                    cfg.featureNorm(),
-                    spec.loaderThreads(),
-                    spec.prefetch(),
-                    spec.verify());
-        Map<String, String> identity = new LinkedHashMap<>();
-        identity.put("graph", storeFingerprint(m));
-        identity.put("shards", shards.manifest().fingerprint());
-        if (link) { // absent for node models, so their checkpoints keep their identity
-          identity.put(LinkStep.TASK, "link");
-        }
-        List<EpochStats> stats =
-            trainer.fit(
-                train,
-                val,
-                spec.modelDir(),
-                spec.resume() || retry,
-                identity,
-                progress,
-                spec.logEvery());
-        return new TrainResult(cfg, stats);
       }
     }
   }
@@ -515,8 +701,11 @@ public final class ModelRuns {
     return isLink(Checkpoint.readForInference(modelDir, pick)) ? "link" : "node";
   }
 
-  /** A trained model loaded from its model dir and checked against a store. */
-  static GnnModel load(Path modelDir, String pick, GraphStore store) {
+  /**
+   * A trained model loaded from its model dir and checked against a store, with its backend; the
+   * caller closes the lease.
+   */
+  static ModelLease load(Path modelDir, String pick, GraphStore store) {
     Checkpoint ck = Checkpoint.readForInference(modelDir, pick);
     ModelConfig cfg = ck.modelConfig();
     StoreManifest m = store.manifest();
@@ -555,9 +744,18 @@ public final class ModelRuns {
               + storeFingerprint(m)
               + ")");
     }
-    GnnModel model = new GnnModel(cfg, Backends.select());
-    model.loadParams(ck.params());
-    return model;
+    ModelLease lease = ModelLease.open(cfg, Backends.select());
+    try {
+      lease.model().loadParams(ck.params());
+    } catch (RuntimeException e) {
+      try {
+        lease.close();
+      } catch (RuntimeException x) {
+        e.addSuppressed(x);
+      }
+      throw e;
+    }
+    return lease;
   }
 
   /**
@@ -676,8 +874,9 @@ public final class ModelRuns {
       int batchSize,
       long seed,
       boolean verify) {
-    try (GraphStore store = GraphStore.open(graph, verify)) {
-      GnnModel model = load(modelDir, pick, store);
+    try (GraphStore store = GraphStore.open(graph, verify);
+        ModelLease lease = load(modelDir, pick, store)) {
+      GnnModel model = lease.model();
       Map<String, Accuracy> out = new LinkedHashMap<>();
       float[] full = fanouts == null ? logits(model, store, null, 0, 0, -1) : null;
       for (byte split = StoreLayout.SPLIT_TRAIN; split <= StoreLayout.SPLIT_TEST; split++) {
@@ -708,9 +907,12 @@ public final class ModelRuns {
                 + " is a node classifier; link metrics need a model trained on sample --task"
                 + " link shards");
       }
-      GnnModel model = load(modelDir, pick, store);
-      float[] emb = logits(model, store, null, 0, 0, -1);
-      int dim = model.config().classes();
+      float[] emb;
+      int dim;
+      try (ModelLease lease = load(modelDir, pick, store)) {
+        emb = logits(lease.model(), store, null, 0, 0, -1);
+        dim = lease.model().config().classes();
+      }
       Map<String, LinkMetrics> out = new LinkedHashMap<>();
       for (String split : StoreLayout.HELD_OUT_SPLITS) {
         HeldOutEdges h = HeldOutEdges.read(store, split);
@@ -839,8 +1041,9 @@ public final class ModelRuns {
       throw new IllegalArgumentException(
           "predictions and embeddings both go to " + r.predictions() + "; give two directories");
     }
-    try (GraphStore store = GraphStore.open(r.graph(), r.verify())) {
-      GnnModel model = load(r.modelDir(), r.pick(), store);
+    try (GraphStore store = GraphStore.open(r.graph(), r.verify());
+        ModelLease lease = load(r.modelDir(), r.pick(), store)) {
+      GnnModel model = lease.model();
       int layers = model.numLayers();
       if (r.embeddings() != null && layers < 2) {
         throw new InvalidInputException(

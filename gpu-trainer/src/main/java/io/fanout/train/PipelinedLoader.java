@@ -38,6 +38,7 @@ public final class PipelinedLoader implements BatchStream {
   private final String norm;
   private final IntPredicate keep;
   private final RowCache cache;
+  private final boolean gather;
   private final BlockingQueue<Object> gathered;
   private final long ticket;
   private final List<BlockingQueue<Object>> queues = new ArrayList<>();
@@ -91,6 +92,30 @@ public final class PipelinedLoader implements BatchStream {
       int prefetch,
       IntPredicate keep,
       RowCache cache) {
+    this(parts, table, dim, norm, threadCount, prefetch, keep, cache, true);
+  }
+
+  /**
+   * As above; with {@code gather} false the batches come without features ({@link
+   * TrainBatch#features()} null, node ids checked against {@code table}) for a backend that reads
+   * the rows itself ({@code --feature-access zero-copy}); parts that inline features are then
+   * refused, and {@code cache} must be null and {@code norm} none.
+   */
+  public PipelinedLoader(
+      List<BatchPart> parts,
+      FeatureTable table,
+      int dim,
+      String norm,
+      int threadCount,
+      int prefetch,
+      IntPredicate keep,
+      RowCache cache,
+      boolean gather) {
+    if (!gather && (cache != null || !"none".equals(norm))) {
+      throw new IllegalArgumentException(
+          "a loader that does not gather takes no feature cache and no feature norm");
+    }
+    this.gather = gather;
     this.keep = keep;
     this.cache = cache;
     this.ticket = cache == null ? -1 : cache.turns().take();
@@ -208,6 +233,20 @@ public final class PipelinedLoader implements BatchStream {
       }
     }
     if (cache != null && d.features() == null) {
+      tb.batch = b;
+      tb.dim = dim;
+      return;
+    }
+    if (!gather) {
+      if (d.features() != null) {
+        throw new InvalidInputException(
+            part.name()
+                + ": batch "
+                + b.batch()
+                + " inlines its features; --feature-access zero-copy reads node-id-only shards"
+                + " (sample without inline features), or use --feature-access gather");
+      }
+      tb.features = null;
       tb.batch = b;
       tb.dim = dim;
       return;

@@ -136,6 +136,23 @@ public final class ShardSet {
       int threads,
       int prefetch,
       boolean verify) {
+    return epochData(table, cache, dim, norm, threads, prefetch, verify, true);
+  }
+
+  /**
+   * As {@link #epochData(FeatureTable, RowCache, int, String, int, int, boolean)}; with {@code
+   * gather} false the batches come without features, for a backend that reads the rows of their
+   * nodes itself (see {@link PipelinedLoader}).
+   */
+  public EpochData epochData(
+      FeatureTable table,
+      RowCache cache,
+      int dim,
+      String norm,
+      int threads,
+      int prefetch,
+      boolean verify,
+      boolean gather) {
     FeatureEncoding enc = featureEncoding();
     String source = dir.resolve(ShardManifest.FILE).toString();
     return new EpochData() {
@@ -150,7 +167,7 @@ public final class ShardSet {
         for (Path f : files(epoch)) {
           parts.add(new FilePart(f, enc, verify ? entries.get(f) : null, source));
         }
-        return new PipelinedLoader(parts, table, dim, norm, threads, prefetch, keep, cache);
+        return new PipelinedLoader(parts, table, dim, norm, threads, prefetch, keep, cache, gather);
       }
 
       @Override

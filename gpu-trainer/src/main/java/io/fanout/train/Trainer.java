@@ -9,7 +9,9 @@ import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.HostFloats;
 import io.fanout.tensor.TensorBufs;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -50,7 +52,8 @@ public final class Trainer implements AutoCloseable {
   private final Backend be;
   private FloatTensor probs;
   private FloatTensor dLogits;
-  private float[] hostGrads;
+  private HostFloats hostGrads;
+  private FeatureRows featureRows;
   private float[] hostEmb; // link prediction: the seeds' embeddings and their gradient, on the host
   private float[] hostDEmb;
   private double bestVal = -1;
@@ -74,13 +77,30 @@ public final class Trainer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Reads the input features of batches that come without them (a loader that does not gather) from
+   * {@code rows} on the backend ({@code --feature-access zero-copy}); null: every batch brings its
+   * features. The caller keeps ownership of {@code rows}.
+   */
+  public Trainer readFeaturesFrom(FeatureRows rows) {
+    this.featureRows = rows;
+    return this;
+  }
+
   public GnnModel model() {
     return model;
   }
 
-  /** Frees the trainer's tensors (optimizer state, loss buffers); the model stays. */
+  /**
+   * Frees the trainer's tensors (optimizer state, loss buffers) and its host gradient buffer; the
+   * model stays.
+   */
   @Override
   public void close() {
+    if (hostGrads != null) {
+      hostGrads.close();
+      hostGrads = null;
+    }
     adam.close();
     TensorBufs.free(be, probs);
     TensorBufs.free(be, dLogits);
@@ -111,7 +131,7 @@ public final class Trainer implements AutoCloseable {
     int rows = mb.numSeeds();
     int classes = model.config().classes();
     int[] labels = mb.labels();
-    BatchTensors t = model.upload(Block.of(mb), b.features(), labels, rows);
+    BatchTensors t = upload(model, featureRows, b, labels, rows);
     FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()));
     if (mb.pairs() != null) {
       // Link prediction: the outputs are the seeds' embeddings and the loss is per pair, computed
@@ -148,25 +168,44 @@ public final class Trainer implements AutoCloseable {
     return new StepStats(loss, labeled, correct);
   }
 
-  /**
-   * Replaces the gradients with their mean over the replicas: download, {@link
-   * GradientReducer#allReduceMean}, upload. A single-process run ({@link GradientReducer#LOCAL})
-   * has nothing to exchange and leaves them on the backend.
-   */
   private static float[] ensureHost(float[] a, int n) {
     return a != null && a.length >= n ? a : new float[n];
   }
 
+  /**
+   * The batch on the backend: its features from the host array, or, when it comes without (a loader
+   * that does not gather), the ids of its nodes with the rows read by {@code featureRows}.
+   */
+  private static BatchTensors upload(
+      GnnModel model, FeatureRows featureRows, TrainBatch b, int[] labels, int rows) {
+    MiniBatch mb = b.batch();
+    if (b.features() != null) {
+      return model.upload(Block.of(mb), b.features(), labels, rows);
+    }
+    if (featureRows == null) {
+      throw new IllegalStateException(
+          "batch " + mb.batch() + " came without features and no feature rows were given");
+    }
+    return model.upload(Block.of(mb), mb.nodes(), featureRows, labels, rows);
+  }
+
+  /**
+   * Replaces the gradients with their mean over the replicas: download into a host buffer the
+   * backend allocated (page-locked on a GPU, so the copies are DMA), {@link
+   * GradientReducer#allReduceMean(java.nio.FloatBuffer, int)} in it, upload from it. A
+   * single-process run ({@link GradientReducer#LOCAL}) has nothing to exchange and leaves them on
+   * the backend.
+   */
   private void exchangeGradients() {
     if (reducer == GradientReducer.LOCAL) {
       return;
     }
     int n = model.numParams();
     if (hostGrads == null) {
-      hostGrads = new float[n];
+      hostGrads = be.allocHostFloats(n);
     }
     be.download(model.gradTensor(), 0, hostGrads, 0, n);
-    reducer.allReduceMean(hostGrads, n);
+    reducer.allReduceMean(hostGrads.floats(), n);
     be.upload(hostGrads, 0, model.gradTensor(), 0, n);
   }
 
@@ -277,6 +316,14 @@ public final class Trainer implements AutoCloseable {
    * Accuracy and loss of {@code model} over the labeled seeds of {@code stream}, without dropout.
    */
   public static Accuracy evaluate(GnnModel model, BatchStream stream) {
+    return evaluate(model, stream, null);
+  }
+
+  /**
+   * As {@link #evaluate(GnnModel, BatchStream)}; batches without features read theirs from {@code
+   * featureRows} (see {@link #readFeaturesFrom}).
+   */
+  public static Accuracy evaluate(GnnModel model, BatchStream stream, FeatureRows featureRows) {
     Backend be = model.backend();
     int classes = model.config().classes();
     FloatTensor probs = null;
@@ -288,7 +335,7 @@ public final class Trainer implements AutoCloseable {
       while ((b = stream.next()) != null) {
         MiniBatch mb = b.batch();
         int rows = mb.numSeeds();
-        BatchTensors t = model.upload(Block.of(mb), b.features(), mb.labels(), rows);
+        BatchTensors t = upload(model, featureRows, b, mb.labels(), rows);
         FloatTensor logits = model.forward(t, false, 0L);
         probs = TensorBufs.ensure(be, probs, (long) rows * classes);
         loss += be.softmaxCrossEntropy(logits, rows, classes, t.labels(), probs, null, 1f);
@@ -447,7 +494,7 @@ public final class Trainer implements AutoCloseable {
     Accuracy va = null;
     if (val != null) {
       try (BatchStream vs = val.open(e)) {
-        va = evaluate(model, vs);
+        va = evaluate(model, vs, featureRows);
       }
     }
     out.add(s);

@@ -63,6 +63,14 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
     return option(DistOptions.WORKERS.name(), Integer.toString(workers));
   }
 
+  /**
+   * How a step gets its input features ({@code feature-access}): {@code gather} (default) or {@code
+   * zero-copy}, where the backend reads the rows from the mapped store itself.
+   */
+  public TrainAction featureAccess(String access) {
+    return option(TrainOptionsDefs.FEATURE_ACCESS.name(), access);
+  }
+
   /** Continue from the model dir's last complete checkpoint ({@code resume}). */
   public TrainAction resume(boolean resume) {
     return option(TrainOptionsDefs.RESUME.name(), Boolean.toString(resume));

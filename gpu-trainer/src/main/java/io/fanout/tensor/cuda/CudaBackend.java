@@ -2,7 +2,9 @@ package io.fanout.tensor.cuda;
 
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Aggregation;
+import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.HostFloats;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.Tensor;
 import java.util.logging.Logger;
@@ -255,6 +257,57 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     CudaDriver.check(
         "cuMemcpyDtoH",
         JCudaDriver.cuMemcpyDtoH(Pointer.to(dst).withByteOffset(4L * dstOff), s, 4L * n));
+  }
+
+  /** Page-locked host memory ({@code cuMemHostAlloc}) for DMA transfers. */
+  @Override
+  public HostFloats allocHostFloats(int n) {
+    current();
+    return new PinnedHostFloats(this, n);
+  }
+
+  /** Device to pinned host, after the work queued before it. */
+  @Override
+  public void download(FloatTensor src, int srcOff, HostFloats dst, int dstOff, int n) {
+    CUdeviceptr s = at(src, srcOff, n);
+    Pointer h = pinned(dst).at(dstOff, n);
+    if (n == 0) {
+      return;
+    }
+    current();
+    staged.endGroup();
+    CudaDriver.check("cuMemcpyDtoHAsync", JCudaDriver.cuMemcpyDtoHAsync(h, s, 4L * n, stream));
+    CudaDriver.check("cuStreamSynchronize", JCudaDriver.cuStreamSynchronize(stream));
+  }
+
+  /**
+   * Pinned host to device on the compute stream, so the operations after it see the data; the
+   * buffer must not be rewritten before the next read-back (which waits for the copy).
+   */
+  @Override
+  public void upload(HostFloats src, int srcOff, FloatTensor dst, int dstOff, int n) {
+    CUdeviceptr d = at(dst, dstOff, n);
+    Pointer h = pinned(src).at(srcOff, n);
+    if (n == 0) {
+      return;
+    }
+    current();
+    CudaDriver.check("cuMemcpyHtoDAsync", JCudaDriver.cuMemcpyHtoDAsync(d, h, 4L * n, stream));
+  }
+
+  private PinnedHostFloats pinned(HostFloats h) {
+    if (h instanceof PinnedHostFloats p && p.owner() == this) {
+      return p;
+    }
+    throw new IllegalArgumentException(
+        "a host buffer not allocated by " + name() + " was passed to it: " + h);
+  }
+
+  /** The store's f32 rows mapped into the device's address space ({@link ZeroCopyFeatures}). */
+  @Override
+  public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
+    current();
+    return ZeroCopyFeatures.open(this, store);
   }
 
   // ---- small element-wise operations ----

@@ -4,6 +4,7 @@ import io.fanout.graph.GraphStore;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import java.io.IOException;
@@ -31,7 +32,7 @@ import jcuda.driver.JCudaDriver;
  * driver refuses to register a file mapping, the chunk is copied once into mapped pinned memory
  * ({@code cuMemHostAlloc(DEVICEMAP)}) instead; {@link #registeredChunks()} tells which happened.
  */
-public final class ZeroCopyFeatures implements AutoCloseable {
+public final class ZeroCopyFeatures implements FeatureRows {
   private static final Logger LOG = Logger.getLogger(ZeroCopyFeatures.class.getName());
   static final long MAX_CHUNK = 1L << 30;
   private static final int PAGE = 4096;
@@ -227,6 +228,7 @@ public final class ZeroCopyFeatures implements AutoCloseable {
     return parts;
   }
 
+  @Override
   public int dim() {
     return dim;
   }
@@ -235,6 +237,7 @@ public final class ZeroCopyFeatures implements AutoCloseable {
    * Gathers the feature rows {@code ids[idsOff .. idsOff+rows)} (global vertex ids) into the {@code
    * rows x dim} matrix at {@code out[outOff ..)}, on the backend's stream.
    */
+  @Override
   public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
     CUdeviceptr pi = be.pointer(ids, idsOff, rows);
     CUdeviceptr po = be.pointer(out, outOff, (long) rows * dim);
@@ -245,6 +248,7 @@ public final class ZeroCopyFeatures implements AutoCloseable {
   }
 
   /** Rows of the whole table. */
+  @Override
   public long numRows() {
     return numRows;
   }

@@ -171,6 +171,20 @@ final class TrainFixtures {
   static void writeShards(
       Path dir, Path store, Graph g, int[] fanouts, int batchSize, int epochs, long seed)
       throws IOException {
+    writeShards(dir, store, g, fanouts, batchSize, epochs, seed, FeatureEncoding.NONE);
+  }
+
+  /** As above, inlining each batch's node features in {@code enc} (NONE: node ids only). */
+  static void writeShards(
+      Path dir,
+      Path store,
+      Graph g,
+      int[] fanouts,
+      int batchSize,
+      int epochs,
+      long seed,
+      FeatureEncoding enc)
+      throws IOException {
     Files.createDirectories(dir);
     io.fanout.store.OutputCommit.Run run = ShardOutput.COMMIT.begin(dir);
     Path staging = run.dir();
@@ -217,7 +231,15 @@ final class TrainFixtures {
           new ShardFileWriter(f, CompressionCodecName.UNCOMPRESSED, Map.of())) {
         for (int b = 0, from = 0; from < train.length; b++, from += batchSize) {
           MiniBatch mb = w.sample(ep, b, train, from, Math.min(batchSize, train.length - from));
-          sw.write(BatchCodec.encode(mb, null, FeatureEncoding.NONE));
+          float[] x = null;
+          if (enc != FeatureEncoding.NONE) {
+            int dim = g.features[0].length;
+            x = new float[mb.nodes().length * dim];
+            for (int i = 0; i < mb.nodes().length; i++) {
+              System.arraycopy(g.features[mb.nodes()[i]], 0, x, i * dim, dim);
+            }
+          }
+          sw.write(BatchCodec.encode(mb, x, enc));
         }
       }
       ShardManifest.Part part = new ShardManifest.Part();
@@ -242,7 +264,8 @@ final class TrainFixtures {
     sm.fanouts = fanouts.clone();
     sm.epochs = epochs;
     sm.seed = seed;
-    sm.features = "none";
+    sm.features = enc.id();
+    sm.featureDim = enc == FeatureEncoding.NONE ? 0 : g.features[0].length;
     sm.compression = "uncompressed";
     sm.batchesPerShard = batches;
     sm.batchesPerEpoch = batches;

@@ -149,10 +149,13 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
                       .decorate(reducer, spec.modelDir());
             },
             w.stageAttempt() > 0,
-            w::cancelled);
-    if (verifier[0] != null) {
-      verifier[0].verifyNow();
-    }
+            w::cancelled,
+            model -> {
+              // The replicas' final parameters, compared while the model is still open.
+              if (verifier[0] != null) {
+                verifier[0].verifyNow();
+              }
+            });
     return Outcome.of(r, w.stageAttempt());
   }
 }

@@ -101,6 +101,16 @@ public final class TrainOptionsDefs {
           "cpu",
           "cuda",
           "cpu-checked");
+  public static final OptionDef<String> FEATURE_ACCESS =
+      OptionDef.choice(
+          "feature-access",
+          Defaults.FEATURE_ACCESS,
+          "how a step gets its input features: gather (rows gathered on the host, then uploaded)"
+              + " or zero-copy (only node ids go up; the backend reads the rows from the mapped"
+              + " store: cuda, cpu, cpu-checked; f32 stores, node-id-only shards, no"
+              + " --feature-cache, --feature-norm none)",
+          ModelRuns.TrainSpec.GATHER,
+          ModelRuns.TrainSpec.ZERO_COPY);
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -129,6 +139,7 @@ public final class TrainOptionsDefs {
           FEATURE_CACHE_BYTES,
           LOG_EVERY,
           BACKEND,
+          FEATURE_ACCESS,
           SharedOptions.VERIFY,
           DistOptions.WORKERS,
           DistOptions.TIMEOUT_MS,
@@ -184,7 +195,8 @@ public final class TrainOptionsDefs {
         cache,
         c.get(FEATURE_CACHE_BYTES),
         c.get(BACKEND),
-        -1);
+        -1,
+        c.get(FEATURE_ACCESS));
   }
 
   /** The {@code --feature-cache} policy, or null when not given (the memory-mapped path). */

@@ -1,0 +1,78 @@
+package io.fanout.tensor;
+
+import io.fanout.graph.FeatureTable;
+import io.fanout.graph.GraphStore;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreManifest;
+
+/**
+ * {@link FeatureRows} of the CPU backends: {@link #gather} reads the ids from the backend's int
+ * tensor and copies the rows straight from the store's memory mapping into the output tensor, with
+ * no host-side batch array in between (the CPU's counterpart of the CUDA backend's mapped rows).
+ */
+final class MappedFeatureRows implements FeatureRows {
+  private final FeatureTable table;
+  private final int dim;
+  private boolean closed;
+
+  private MappedFeatureRows(FeatureTable table) {
+    this.table = table;
+    this.dim = table.dim();
+  }
+
+  /** The store's f32 rows; refuses stores without features or with quantized ones. */
+  static MappedFeatureRows of(GraphStore store) {
+    requireF32(store);
+    return new MappedFeatureRows(store.features());
+  }
+
+  /**
+   * Fails unless {@code store} holds f32 feature rows, which zero-copy reads as they are (quantized
+   * rows are decoded on the host, so they go through {@code --feature-access gather}).
+   */
+  static void requireF32(GraphStore store) {
+    StoreManifest m = store.manifest();
+    if (m.featureDim <= 0 || !"f32".equals(m.featureEncoding)) {
+      throw new InvalidInputException(
+          store.root()
+              + " has no f32 features (feature_dim "
+              + m.featureDim
+              + ", encoding "
+              + m.featureEncoding
+              + "); --feature-access zero-copy reads f32 rows only, use --feature-access gather");
+    }
+  }
+
+  @Override
+  public int dim() {
+    return dim;
+  }
+
+  @Override
+  public long numRows() {
+    return table.numVertices();
+  }
+
+  @Override
+  public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
+    if (closed) {
+      throw new IllegalStateException("feature rows were closed");
+    }
+    int[] id = CpuBackend.i(ids);
+    float[] x = CpuBackend.f(out);
+    if (idsOff < 0 || rows < 0 || (long) idsOff + rows > id.length) {
+      throw new IndexOutOfBoundsException(
+          "ids [" + idsOff + ", " + ((long) idsOff + rows) + ") outside a tensor of " + id.length);
+    }
+    if (outOff < 0 || (long) outOff + (long) rows * dim > x.length) {
+      throw new IndexOutOfBoundsException(
+          rows + " rows of " + dim + " at " + outOff + " outside a tensor of " + x.length);
+    }
+    table.gather(id, idsOff, rows, x, outOff);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+}

@@ -1,0 +1,97 @@
+package io.fanout.jobs.train;
+
+import static io.fanout.cli.CliRun.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.cli.CliRun.Result;
+import io.fanout.testing.SparkTestSession;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code train --feature-access gather|zero-copy} on the command line: zero-copy on the CPU backend
+ * trains the model of the host gather, byte for byte, with one worker and with two; a bad value and
+ * a quantized store exit 2 with one line.
+ */
+class ZeroCopyTrainCommandTest {
+  @TempDir static Path tmp;
+  static SparkSession spark;
+  static Path store;
+  static Path shards;
+
+  @BeforeAll
+  static void fixtures() throws Exception {
+    spark = SparkTestSession.start("ZeroCopyTrainCommandTest");
+    TrainFixtures.Graph g = TrainFixtures.graph(13, 300, 10);
+    store = tmp.resolve("store");
+    TrainFixtures.writeStore(store, g);
+    shards = tmp.resolve("shards");
+    TrainFixtures.writeShards(shards, store, g, new int[] {4, 3}, 8, 2, 1);
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  static Result train(Path graph, String name, String... more) {
+    String[] head = {
+      "--epochs", "2", "--hidden", "16", "--feature-norm", "none", "--progress", "none"
+    };
+    String[] all = java.util.Arrays.copyOf(head, head.length + more.length);
+    System.arraycopy(more, 0, all, head.length, more.length);
+    return cli(TrainFixtures.trainArgs(graph, shards, tmp.resolve(name), all));
+  }
+
+  @Test
+  void zeroCopyTrainsTheModelOfTheGatherPath() throws Exception {
+    Result gather = train(store, "gather", "--backend", "cpu");
+    assertThat(gather.code()).as(gather.err()).isZero();
+    Result zero = train(store, "zero-copy", "--backend", "cpu", "--feature-access", "zero-copy");
+    assertThat(zero.code()).as(zero.err()).isZero();
+    assertThat(Files.readAllBytes(tmp.resolve("zero-copy").resolve("checkpoint.bin")))
+        .isEqualTo(Files.readAllBytes(tmp.resolve("gather").resolve("checkpoint.bin")));
+  }
+
+  /**
+   * Data-parallel: two trainers reading their rows in place exchange gradients through their
+   * backends' host buffers, pass the per-step and final replica checks ({@code --dist-verify}, the
+   * last one before the run releases its model) and write the model of two gathering trainers.
+   */
+  @Test
+  void twoZeroCopyWorkersTrainTheModelOfTwoGatheringWorkers() throws Exception {
+    String[] dist = {"--workers", "2", "--dist-verify", "--dist-timeout-ms", "60000"};
+    Result gather = train(store, "dist-gather", dist);
+    assertThat(gather.code()).as(gather.err()).isZero();
+    String[] zeroCopy = java.util.Arrays.copyOf(dist, dist.length + 2);
+    zeroCopy[dist.length] = "--feature-access";
+    zeroCopy[dist.length + 1] = "zero-copy";
+    Result zero = train(store, "dist-zero-copy", zeroCopy);
+    assertThat(zero.code()).as(zero.err()).isZero();
+    assertThat(Files.readAllBytes(tmp.resolve("dist-zero-copy").resolve("checkpoint.bin")))
+        .isEqualTo(Files.readAllBytes(tmp.resolve("dist-gather").resolve("checkpoint.bin")));
+  }
+
+  @Test
+  void badValuesAndQuantizedStoresExit2WithOneLine() {
+    refused(train(store, "bad", "--feature-access", "mapped"), "gather");
+    Path f16 = tmp.resolve("store-f16");
+    Result q =
+        cli("quantize", store.toString(), "--output", f16.toString(), "--feature-encoding", "f16");
+    assertThat(q.code()).as(q.err()).isZero();
+    refused(
+        train(f16, "quantized", "--backend", "cpu", "--feature-access", "zero-copy"),
+        "f16 features; --feature-access zero-copy reads f32 rows");
+  }
+
+  private static void refused(Result r, String says) {
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).startsWith("fanout train: error: ").contains(says).doesNotContain("\tat ");
+    assertThat(r.err().strip().lines()).hasSize(1);
+  }
+}

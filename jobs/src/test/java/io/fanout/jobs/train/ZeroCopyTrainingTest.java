@@ -1,0 +1,153 @@
+package io.fanout.jobs.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.graph.GraphStore;
+import io.fanout.nn.Block;
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.ModelConfig;
+import io.fanout.sample.MiniBatch;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.CheckingBackend;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.tensor.FeatureRows;
+import io.fanout.train.BatchStream;
+import io.fanout.train.ModelRuns;
+import io.fanout.train.ShardSet;
+import io.fanout.train.TrainBatch;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --feature-access zero-copy} on the CPU backends: the backend reads each batch's rows from
+ * the mapped store through {@link FeatureRows} (the interface the CUDA backend's mapped rows
+ * implement), only the node ids go up, and training writes the same model, byte for byte, as the
+ * host gather; the inputs zero-copy cannot read are refused before training.
+ */
+class ZeroCopyTrainingTest {
+  @TempDir static Path tmp;
+  static TrainFixtures.Graph g;
+  static Path store;
+  static Path shards;
+
+  @BeforeAll
+  static void fixtures() throws Exception {
+    g = TrainFixtures.graph(5, 300, 8);
+    store = tmp.resolve("store");
+    TrainFixtures.writeStore(store, g);
+    shards = tmp.resolve("shards");
+    TrainFixtures.writeShards(shards, store, g, new int[] {4, 3}, 8, 2, 3);
+  }
+
+  static ModelRuns.TrainSpec spec(
+      String name, Path shardDir, String backend, String access, String norm, String cache) {
+    return new ModelRuns.TrainSpec(
+        store,
+        shardDir,
+        tmp.resolve(name),
+        "sage",
+        16,
+        0,
+        0.5f,
+        "relu",
+        norm,
+        0.01f,
+        5e-4f,
+        "constant",
+        2,
+        7L,
+        false,
+        shardDir,
+        2,
+        2,
+        0,
+        true,
+        cache,
+        cache == null ? 0 : 1 << 20,
+        backend,
+        -1,
+        access);
+  }
+
+  static byte[] train(String name, String backend, String access) throws Exception {
+    ModelRuns.train(spec(name, shards, backend, access, "none", null), null);
+    return Files.readAllBytes(tmp.resolve(name).resolve("checkpoint.bin"));
+  }
+
+  @Test
+  void zeroCopyTrainsTheModelOfTheHostGatherBitForBit() throws Exception {
+    byte[] gather = train("gather", "cpu", "gather");
+    assertThat(train("zero-copy", "cpu", "zero-copy")).isEqualTo(gather);
+    assertThat(train("zero-copy-checked", "cpu-checked", "zero-copy")).isEqualTo(gather);
+  }
+
+  @Test
+  void onlyTheNodeIdsGoUpAndTheRowsAreReadInPlace() {
+    ModelConfig cfg = new ModelConfig("sage", 8, 16, 3, 2, 0.5f, "relu", "none");
+    CheckingBackend be = new CheckingBackend(new CpuBackend());
+    ShardSet set = ShardSet.open(shards);
+    try (GraphStore gs = GraphStore.open(store, false);
+        GnnModel model = new GnnModel(cfg, be);
+        FeatureRows rows = be.mapFeatureRows(gs);
+        BatchStream ids = set.epochData(gs.features(), null, 8, "none", 1, 1, true, false).open(0);
+        BatchStream gathered = set.epochData(gs.features(), 8, "none", 1, 1, true).open(0)) {
+      model.init(3);
+      TrainBatch zb = ids.next();
+      TrainBatch gb = gathered.next();
+      assertThat(zb.features()).as("the loader gathers nothing").isNull();
+      MiniBatch mb = zb.batch();
+      Block[] blocks = Block.of(mb);
+      int n = blocks[0].numSrc();
+      long ints = mb.numSeeds();
+      for (Block k : blocks) {
+        ints += k.numDst() + 1 + k.indptr()[k.numDst()];
+      }
+      be.resetTraffic();
+      model.upload(blocks, mb.nodes(), rows, mb.labels(), mb.numSeeds());
+      assertThat(be.traffic().uploadedBytes()).isEqualTo(4 * (ints + n));
+      int outs = blocks[blocks.length - 1].numDst() * 3;
+      float[] zeroCopy = new float[outs];
+      be.download(
+          model.forward(model.upload(blocks, mb.nodes(), rows, null, 0), false, 0L),
+          0,
+          zeroCopy,
+          0,
+          outs);
+      be.resetTraffic();
+      model.upload(Block.of(gb.batch()), gb.features(), gb.batch().labels(), mb.numSeeds());
+      assertThat(be.traffic().uploadedBytes()).isEqualTo(4 * (ints + (long) n * 8));
+      float[] gather = model.forward(Block.of(gb.batch()), gb.features(), false, 0L);
+      assertThat(zeroCopy).isEqualTo(gather);
+      ids.recycle(zb);
+      gathered.recycle(gb);
+    }
+    assertThat(be.unclosed()).isZero();
+    be.close();
+  }
+
+  @Test
+  void inputsZeroCopyCannotReadAreRefused() throws Exception {
+    assertThatThrownBy(
+            () -> ModelRuns.checkInputs(spec("r1", shards, "cpu", "zero-copy", "l2", null)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--feature-norm none");
+    assertThatThrownBy(
+            () -> ModelRuns.checkInputs(spec("r2", shards, "cpu", "zero-copy", "none", "lru")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--feature-cache lru");
+    Path inline = tmp.resolve("inline-shards");
+    TrainFixtures.writeShards(inline, store, g, new int[] {4, 3}, 8, 1, 3, FeatureEncoding.F32);
+    assertThatThrownBy(
+            () -> ModelRuns.checkInputs(spec("r3", inline, "cpu", "zero-copy", "none", null)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(inline.toString())
+        .hasMessageContaining("node-id-only shards");
+    // The same inputs train with the host gather.
+    ModelRuns.checkInputs(spec("r4", inline, "cpu", "gather", "l2", null));
+  }
+}
