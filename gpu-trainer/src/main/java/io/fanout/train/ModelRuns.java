@@ -479,13 +479,16 @@ public final class ModelRuns {
     }
     CachePolicy p = CachePolicy.parse(policy);
     long bytes = p == CachePolicy.NONE ? 0 : spec.featureCacheBytes();
-    if (p != CachePolicy.NONE && bytes < store.manifest().featureDim * 4L) {
+    long rowBytes = store.featureParams() == null ? 0 : store.featureParams().rowBytes();
+    if (p != CachePolicy.NONE && bytes < rowBytes) {
       throw new InvalidInputException(
           "--feature-cache "
               + policy
               + " needs --feature-cache-bytes of at least one feature row ("
-              + store.manifest().featureDim * 4L
-              + " bytes), got "
+              + rowBytes
+              + " bytes as the store encodes it, "
+              + store.manifest().featureEncoding
+              + "), got "
               + spec.featureCacheBytes()
               + "; give the cache size in bytes, or use --feature-cache none");
     }
