@@ -261,6 +261,28 @@ public final class ModelRuns {
                 + fp);
       }
     }
+    if (sm.featureEncoding().stored()) {
+      StoreManifest.FileEntry params = m.file(StoreLayout.FEATURE_PARAMS);
+      String crc = params == null ? null : params.crc32c;
+      if (!sm.features.equals(m.featureEncoding)
+          || sm.featureParamsCrc32c == null
+          || !sm.featureParamsCrc32c.equalsIgnoreCase(String.valueOf(crc))) {
+        throw new InvalidInputException(
+            "shards in "
+                + shards.dir()
+                + " inline "
+                + sm.features
+                + " rows encoded with parameters of CRC32C "
+                + sm.featureParamsCrc32c
+                + ", but "
+                + store.root()
+                + " stores "
+                + m.featureEncoding
+                + " features"
+                + (crc == null ? "" : " with parameters of CRC32C " + crc)
+                + "; train on the store the shards were sampled from");
+      }
+    }
     if (sm.featureEncoding() != FeatureEncoding.NONE && sm.featureDim != m.featureDim) {
       throw new InvalidInputException(
           "shards in "

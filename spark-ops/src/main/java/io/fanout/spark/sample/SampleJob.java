@@ -106,15 +106,33 @@ public final class SampleJob {
               + features.id()
               + " but the store has no features (feature_dim 0)");
     }
-    if (features != FeatureEncoding.NONE && !sm.featureEncoding.equals("f32")) {
+    if (features.stored() && !sm.featureEncoding.equals(features.id())) {
+      throw new InvalidInputException(
+          graph
+              + ": --features "
+              + features.id()
+              + " inlines the store's own "
+              + features.id()
+              + " rows, but this store keeps "
+              + sm.featureEncoding
+              + " features; quantize the store to "
+              + features.id()
+              + " first (bin/fanout quantize), or use --features "
+              + (sm.featureEncoding.equals("f32") ? "f32|f16" : sm.featureEncoding));
+    }
+    if (features != FeatureEncoding.NONE
+        && !features.stored()
+        && !sm.featureEncoding.equals("f32")) {
       throw new InvalidInputException(
           graph
               + ": --features "
               + features.id()
               + " inlines rows of f32 stores, but this store keeps "
               + sm.featureEncoding
-              + " features; sample without --features (the trainer decodes the store's rows)"
-              + " or from the f32 store");
+              + " features; use --features "
+              + sm.featureEncoding
+              + " (the store's encoded rows, decoded by the trainer), sample without --features,"
+              + " or sample from the f32 store");
     }
     boolean weighted = conf.get(SampleOptions.WEIGHTED);
     if (weighted && !sm.weighted) {
@@ -141,6 +159,24 @@ public final class SampleJob {
             plan,
             partObserver);
     spec.link = link;
+    if (features.stored()) {
+      StoreManifest.FileEntry params = sm.file(StoreLayout.FEATURE_PARAMS);
+      if (params == null) {
+        throw new InvalidInputException(
+            graph.resolve(StoreLayout.MANIFEST)
+                + ": feature_encoding "
+                + sm.featureEncoding
+                + " but "
+                + StoreLayout.FEATURE_PARAMS
+                + " is not listed in files; rerun prepare or quantize");
+      }
+      spec.featureParamsCrc32c = params.crc32c;
+      try (GraphStore store = GraphStore.open(graph)) {
+        spec.featureRowBytes = store.featureParams().rowBytes();
+      }
+    } else {
+      spec.featureRowBytes = spec.featureDim * features.bytesPerValue();
+    }
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -250,6 +286,7 @@ public final class SampleJob {
     m.seed = spec.seed;
     m.features = spec.features.id();
     m.featureDim = spec.featureDim;
+    m.featureParamsCrc32c = spec.featureParamsCrc32c;
     m.compression = spec.compression;
     m.batchesPerShard = spec.plan.batchesPerShard();
     m.batchesPerEpoch = spec.plan.batchesPerEpoch();
