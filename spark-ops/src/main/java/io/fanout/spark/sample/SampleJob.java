@@ -71,9 +71,11 @@ public final class SampleJob {
 
     String storeFingerprint = StoreCache.fingerprint(graph);
     StoreManifest sm;
+    int storeRowBytes; // bytes of one feature row as the store encodes it
     boolean verify = conf.get(SharedOptions.VERIFY) && conf.get(SampleOptions.VERIFY_STORE);
     try (GraphStore store = GraphStore.open(graph, verify)) {
       sm = store.manifest();
+      storeRowBytes = store.featureParams() == null ? 0 : store.featureParams().rowBytes();
     }
     if (!StoreCache.fingerprint(graph).equals(storeFingerprint)) {
       throw new InvalidInputException(graph + ": the graph store changed while being opened");
@@ -171,9 +173,7 @@ public final class SampleJob {
                 + " is not listed in files; rerun prepare or quantize");
       }
       spec.featureParamsCrc32c = params.crc32c;
-      try (GraphStore store = GraphStore.open(graph)) {
-        spec.featureRowBytes = store.featureParams().rowBytes();
-      }
+      spec.featureRowBytes = storeRowBytes;
     } else {
       spec.featureRowBytes = spec.featureDim * features.bytesPerValue();
     }
