@@ -1,6 +1,8 @@
 package io.fanout.features;
 
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.RowDecoder;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -20,10 +22,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Reads f32 feature rows of a store's {@code features/part-NNNNN.feat} files with positional reads
+ * Reads feature rows of a store's {@code features/part-NNNNN.feat} files with positional reads
  * ({@link FileChannel#read(ByteBuffer, long)}), not through the memory map: the rows of one request
  * are sorted by offset, adjacent rows are merged into one read, and the reads are split over a
- * small I/O thread pool. Counts the reads and bytes it issues. One request at a time.
+ * small I/O thread pool. Rows are read as stored (in the store's encoding, {@link #rowBytes} each)
+ * and decoded by the store's {@link RowDecoder} straight into the caller's float buffer; the
+ * encoded bytes can be kept too ({@link RowPages}). Counts the reads and bytes it issues. One
+ * request at a time.
  */
 public final class FeatureFiles implements AutoCloseable {
   private static final int BUFFER_BYTES = 256 << 10;
@@ -37,6 +42,9 @@ public final class FeatureFiles implements AutoCloseable {
   private final int numVertices;
   private final int dim;
   private final int rowBytes;
+  private final RowDecoder decoder;
+  private final boolean f32;
+  private final String encoding;
   private final int rowsPerBuffer;
   private final ByteBuffer[] buffers;
   private final FloatBuffer[] views;
@@ -48,12 +56,21 @@ public final class FeatureFiles implements AutoCloseable {
   private long rowsRead;
   private long bytesRead;
 
-  private FeatureFiles(Path[] paths, long[] firstVertex, int numVertices, int dim, int threads) {
+  private FeatureFiles(
+      Path[] paths,
+      long[] firstVertex,
+      int numVertices,
+      FeatureParams params,
+      String encoding,
+      int threads) {
     this.paths = paths;
     this.firstVertex = firstVertex;
     this.numVertices = numVertices;
-    this.dim = dim;
-    this.rowBytes = 4 * dim;
+    this.dim = params.dim;
+    this.decoder = RowDecoder.of(params);
+    this.f32 = params.encoding == StoreLayout.ENCODING_F32;
+    this.encoding = encoding;
+    this.rowBytes = decoder.rowBytes();
     this.rowsPerBuffer = Math.max(1, BUFFER_BYTES / rowBytes);
     this.channels = new FileChannel[paths.length];
     int t = Math.max(1, threads);
@@ -100,13 +117,6 @@ public final class FeatureFiles implements AutoCloseable {
               + " has no features (feature_dim 0); --feature-cache needs a store with features,"
               + " or leave --feature-cache out");
     }
-    if (!"f32".equals(m.featureEncoding)) {
-      throw new InvalidInputException(
-          store.root()
-              + " stores features as "
-              + m.featureEncoding
-              + "; --feature-cache reads f32 rows only, leave --feature-cache out");
-    }
     int parts = m.partitionTable.size();
     Path[] paths = new Path[parts];
     long[] starts = new long[parts + 1];
@@ -116,7 +126,8 @@ public final class FeatureFiles implements AutoCloseable {
       starts[p] = e.firstVertex;
       starts[p + 1] = e.firstVertex + e.numVertices;
     }
-    return new FeatureFiles(paths, starts, (int) m.vertices, m.featureDim, threads);
+    return new FeatureFiles(
+        paths, starts, (int) m.vertices, store.featureParams(), m.featureEncoding, threads);
   }
 
   public int numVertices() {
@@ -127,7 +138,20 @@ public final class FeatureFiles implements AutoCloseable {
     return dim;
   }
 
-  /** Bytes of one row on disk. */
+  /**
+   * The store's feature encoding ({@code f32}, {@code f16}, {@code int8}, {@code int4}, {@code
+   * pq}).
+   */
+  public String encoding() {
+    return encoding;
+  }
+
+  /** A store of {@code slots} encoded rows of this store's encoding, decoded as these files. */
+  RowPages pages(int slots) {
+    return new RowPages(slots, rowBytes, decoder, f32, dim);
+  }
+
+  /** Bytes of one row on disk (encoded). */
   public int rowBytes() {
     return rowBytes;
   }
@@ -153,10 +177,19 @@ public final class FeatureFiles implements AutoCloseable {
   }
 
   /**
-   * Reads rows {@code rows[0 .. n)} from disk; row {@code i} lands at {@code out[outPos[i] ..
+   * Reads rows {@code rows[0 .. n)} from disk; row {@code i} is decoded to {@code out[outPos[i] ..
    * outPos[i] + dim)}. The ids must be valid ({@code 0 <= id < numVertices}).
    */
   public void read(int[] rows, int[] outPos, int n, float[] out) {
+    read(rows, outPos, null, n, out, null);
+  }
+
+  /**
+   * {@link #read(int[], int[], int, float[])}, also copying the encoded bytes of row {@code i} into
+   * slot {@code slots[i]} of {@code pages} where {@code slots[i] >= 0}. The I/O threads write the
+   * slots in parallel, so the non-negative slots must be distinct.
+   */
+  void read(int[] rows, int[] outPos, int[] slots, int n, float[] out, RowPages pages) {
     if (n == 0) {
       return;
     }
@@ -173,7 +206,7 @@ public final class FeatureFiles implements AutoCloseable {
       final int task = t;
       final int from = (int) ((long) n * t / tasks);
       final int to = (int) ((long) n * (t + 1) / tasks);
-      futures.add(pool.submit(() -> readRange(task, from, to, outPos, out)));
+      futures.add(pool.submit(() -> readRange(task, from, to, outPos, slots, out, pages)));
     }
     awaitAll(futures);
     rowsRead += n;
@@ -186,7 +219,8 @@ public final class FeatureFiles implements AutoCloseable {
   }
 
   /** Reads sorted entries {@code order[from .. to)} with buffer {@code task}. */
-  private void readRange(int task, int from, int to, int[] outPos, float[] out) {
+  private void readRange(
+      int task, int from, int to, int[] outPos, int[] slots, float[] out, RowPages pages) {
     ByteBuffer buf = buffers[task];
     FloatBuffer view = views[task];
     int part = 0;
@@ -214,7 +248,14 @@ public final class FeatureFiles implements AutoCloseable {
       taskBytes[task] += (long) len * rowBytes;
       for (int r = 0; r < len; r++) {
         int idx = (int) order[i + r];
-        view.get(r * dim, out, outPos[idx], dim);
+        if (f32) {
+          view.get(r * dim, out, outPos[idx], dim);
+        } else {
+          decoder.decode(buf, r * rowBytes, out, outPos[idx]);
+        }
+        if (slots != null && slots[idx] >= 0) {
+          pages.put(slots[idx], buf, r * rowBytes);
+        }
       }
       i += len;
     }

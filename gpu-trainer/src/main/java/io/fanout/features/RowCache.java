@@ -15,9 +15,15 @@ import io.fanout.store.InvalidInputException;
  * bypass, optimal for the window). {@link CachePolicy#LRU} and {@link CachePolicy#NONE} need no
  * plan.
  *
- * <p>A gather copies the hits from the cache, reads the misses in one {@link FeatureFiles#read}
- * (sorted by offset, on the I/O threads) straight into the output, then copies the admitted misses
- * into their slots.
+ * <p>The cache holds rows as the store encodes them ({@link FeatureFiles#rowBytes} each: 4 bytes a
+ * column for {@code f32}, one byte a column group for {@code pq}), so a cache of {@code bytes}
+ * holds as many more rows as the encoding is smaller; rows are decoded by the store's decoder as
+ * they are gathered, into the caller's buffer, giving the same floats as the memory-mapped store. A
+ * gather decodes the hits from the cache, then reads the misses in one {@link FeatureFiles#read}
+ * (sorted by offset, on the I/O threads), which decodes them into the output and copies the
+ * admitted ones, still encoded, into their slots. Every admitted miss of one gather has its own
+ * slot: a slot taken by a miss and then evicted again within the same gather is given up by the
+ * earlier miss, so no two I/O threads ever write one slot.
  */
 public final class RowCache implements FeatureTable, AutoCloseable {
   private static final long NEVER = Long.MAX_VALUE;
@@ -26,7 +32,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   private final CachePolicy policy;
   private final int dim;
   private final int capacity;
-  private final float[] data;
+  private final RowPages data;
   private final int[] slotRow;
   private final IntIntMap slotOf;
   private final SlotHeap heap;
@@ -48,7 +54,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   private int[] missSlot = new int[0];
   private int[] copyFrom = new int[0];
   private int[] copyTo = new int[0];
-  private int[] pendingOut;
+  private int[] pendingMiss;
   private int[] pendingStamp;
   private int stamp;
 
@@ -70,25 +76,12 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
     long rows = policy == CachePolicy.NONE ? 0 : bytes / files.rowBytes();
     rows = Math.min(rows, files.numVertices());
-    if (rows * dim > Integer.MAX_VALUE - 8) {
-      files.close();
-      throw new InvalidInputException(
-          "--feature-cache-bytes "
-              + bytes
-              + " holds "
-              + rows
-              + " rows of "
-              + dim
-              + " floats, over 2^31 floats; give at most "
-              + (long) (Integer.MAX_VALUE - 8) / dim * files.rowBytes()
-              + " bytes");
-    }
     this.capacity = (int) rows;
-    this.data = new float[capacity * dim];
+    this.data = files.pages(capacity);
     this.slotRow = new int[capacity];
     this.slotOf = new IntIntMap(capacity);
     this.heap = new SlotHeap(capacity);
-    this.pendingOut = new int[capacity];
+    this.pendingMiss = new int[capacity];
     this.pendingStamp = new int[capacity];
   }
 
@@ -208,30 +201,30 @@ public final class RowCache implements FeatureTable, AutoCloseable {
         hits++;
         heap.set(s, key);
         if (pendingStamp[s] == stamp) {
-          copyFrom[nCopy] = pendingOut[s];
+          copyFrom[nCopy] = missOut[pendingMiss[s]];
           copyTo[nCopy++] = o;
         } else {
-          System.arraycopy(data, s * dim, out, o, dim);
+          data.decode(s, out, o);
         }
         continue;
       }
       misses++;
       missRow[nMiss] = row;
       missOut[nMiss] = o;
-      missSlot[nMiss] = admit(row, key);
-      if (missSlot[nMiss] >= 0) {
-        pendingStamp[missSlot[nMiss]] = stamp;
-        pendingOut[missSlot[nMiss]] = o;
+      int slot = admit(row, key);
+      if (slot >= 0) {
+        if (pendingStamp[slot] == stamp) {
+          // the slot's previous row was read by an earlier miss of this gather: it goes to the
+          // output only, and this miss alone fills the slot
+          missSlot[pendingMiss[slot]] = -1;
+        }
+        pendingStamp[slot] = stamp;
+        pendingMiss[slot] = nMiss;
       }
+      missSlot[nMiss] = slot;
       nMiss++;
     }
-    files.read(missRow, missOut, nMiss, out);
-    for (int m = 0; m < nMiss; m++) {
-      int s = missSlot[m];
-      if (s >= 0) {
-        System.arraycopy(out, missOut[m], data, s * dim, dim);
-      }
-    }
+    files.read(missRow, missOut, missSlot, nMiss, out, data);
     for (int c = 0; c < nCopy; c++) {
       System.arraycopy(out, copyFrom[c], out, copyTo[c], dim);
     }

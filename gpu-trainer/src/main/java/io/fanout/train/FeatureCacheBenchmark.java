@@ -2,11 +2,14 @@ package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureFiles;
+import io.fanout.features.OfflineMin;
 import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
+import io.fanout.shard.BatchCodec;
+import io.fanout.shard.ShardFileReader;
 import io.fanout.store.FileTrees;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CounterRng;
@@ -26,7 +29,9 @@ import java.util.Map;
  * the memory-mapped store, once with {@code none}, and with {@code belady} and {@code lru} at every
  * cache size (a fraction of the feature bytes). Each run reports the rows, bytes and read calls its
  * {@link FeatureFiles} issued, the cache's hits and misses, the epoch's wall time and data-wait
- * fraction.
+ * fraction. Next to them, {@link OfflineMin}: the fewest rows any cache of that size could read for
+ * the epoch's whole access sequence, known in advance (the shards fix it), against which the
+ * windowed {@code belady} and {@code lru} are measured.
  *
  * <p>The counts are the application's reads, which positional reads turn into file reads one for
  * one; the kernel's page cache may still serve them from memory (nothing here evicts it), so the
@@ -94,10 +99,16 @@ public final class FeatureCacheBenchmark {
         epoch(store, shards, cfg, s, null, 0, dir, new LinkedHashMap<>(), "warmup");
         epoch(store, shards, cfg, s, null, 0, dir, out, "mapped");
         epoch(store, shards, cfg, s, CachePolicy.NONE, 0, dir, out, "none");
+        int[] access = accesses(shards);
+        out.put("epoch_row_accesses", access.length);
+        long rowBytes = store.featureParams().rowBytes();
         for (double f : s.fractions()) {
           long bytes = Math.round(f * featureBytes);
           String pct = String.format(Locale.ROOT, "%dpct", Math.round(f * 100));
           out.put("cache_" + pct + "_bytes", bytes);
+          long optimum =
+              OfflineMin.misses(access, access.length, n, (int) Math.min(n, bytes / rowBytes));
+          out.put("offline_min_" + pct + "_rows_read", optimum);
           for (CachePolicy p : List.of(CachePolicy.BELADY, CachePolicy.LRU)) {
             epoch(store, shards, cfg, s, p, bytes, dir, out, p.id() + "_" + pct);
           }
@@ -106,6 +117,12 @@ public final class FeatureCacheBenchmark {
           out.put(
               "lru_over_belady_rows_read_" + pct,
               ((Number) l).doubleValue() / Math.max(1, ((Number) b).doubleValue()));
+          out.put(
+              "belady_over_offline_min_rows_read_" + pct,
+              ((Number) b).doubleValue() / Math.max(1, optimum));
+          out.put(
+              "lru_over_offline_min_rows_read_" + pct,
+              ((Number) l).doubleValue() / Math.max(1, optimum));
         }
       }
       return out;
@@ -162,6 +179,28 @@ public final class FeatureCacheBenchmark {
         cache.close();
       }
     }
+  }
+
+  /**
+   * The epoch's row accesses in the order a cache sees them: every batch's node ids, batches in
+   * shard order (the order {@link PipelinedLoader} gathers them).
+   */
+  private static int[] accesses(ShardSet shards) {
+    int[] seq = new int[1024];
+    int len = 0;
+    for (Path f : shards.files(0)) {
+      try (ShardFileReader r = new ShardFileReader(f)) {
+        while (r.hasNext()) {
+          int[] nodes = BatchCodec.decode(r.next()).nodes();
+          if (len + nodes.length > seq.length) {
+            seq = java.util.Arrays.copyOf(seq, Math.max(len + nodes.length, seq.length * 2));
+          }
+          System.arraycopy(nodes, 0, seq, len, nodes.length);
+          len += nodes.length;
+        }
+      }
+    }
+    return java.util.Arrays.copyOf(seq, len);
   }
 
   /** {@code count} distinct vertices in a seeded random order. */

@@ -362,6 +362,28 @@ public final class ModelRuns {
                 + fp);
       }
     }
+    if (sm.featureEncoding().stored()) {
+      StoreManifest.FileEntry params = m.file(StoreLayout.FEATURE_PARAMS);
+      String crc = params == null ? null : params.crc32c;
+      if (!sm.features.equals(m.featureEncoding)
+          || sm.featureParamsCrc32c == null
+          || !sm.featureParamsCrc32c.equalsIgnoreCase(String.valueOf(crc))) {
+        throw new InvalidInputException(
+            "shards in "
+                + shards.dir()
+                + " inline "
+                + sm.features
+                + " rows encoded with parameters of CRC32C "
+                + sm.featureParamsCrc32c
+                + ", but "
+                + store.root()
+                + " stores "
+                + m.featureEncoding
+                + " features"
+                + (crc == null ? "" : " with parameters of CRC32C " + crc)
+                + "; train on the store the shards were sampled from");
+      }
+    }
     if (sm.featureEncoding() != FeatureEncoding.NONE && sm.featureDim != m.featureDim) {
       throw new InvalidInputException(
           "shards in "
@@ -665,13 +687,16 @@ public final class ModelRuns {
     }
     CachePolicy p = CachePolicy.parse(policy);
     long bytes = p == CachePolicy.NONE ? 0 : spec.featureCacheBytes();
-    if (p != CachePolicy.NONE && bytes < store.manifest().featureDim * 4L) {
+    long rowBytes = store.featureParams() == null ? 0 : store.featureParams().rowBytes();
+    if (p != CachePolicy.NONE && bytes < rowBytes) {
       throw new InvalidInputException(
           "--feature-cache "
               + policy
               + " needs --feature-cache-bytes of at least one feature row ("
-              + store.manifest().featureDim * 4L
-              + " bytes), got "
+              + rowBytes
+              + " bytes as the store encodes it, "
+              + store.manifest().featureEncoding
+              + "), got "
               + spec.featureCacheBytes()
               + "; give the cache size in bytes, or use --feature-cache none");
     }

@@ -2,6 +2,8 @@ package io.fanout.train;
 
 import io.fanout.features.RowCache;
 import io.fanout.graph.FeatureTable;
+import io.fanout.graph.RowDecoder;
+import io.fanout.sample.MiniBatch;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
@@ -155,6 +157,15 @@ public final class ShardSet {
       boolean gather) {
     FeatureEncoding enc = featureEncoding();
     String source = dir.resolve(ShardManifest.FILE).toString();
+    // shards that copy the store's encoded rows are decoded with the store's decoder
+    RowDecoder decoder = enc.stored() && table != null ? table.decoder() : null;
+    if (enc.stored() && decoder == null) {
+      throw new InvalidInputException(
+          source
+              + " inlines feature rows as the graph store encodes them ("
+              + enc.id()
+              + "), but no graph store was given to decode them");
+    }
     return new EpochData() {
       @Override
       public BatchStream open(int epoch) {
@@ -165,7 +176,7 @@ public final class ShardSet {
       public BatchStream open(int epoch, IntPredicate keep) {
         List<BatchPart> parts = new ArrayList<>();
         for (Path f : files(epoch)) {
-          parts.add(new FilePart(f, enc, verify ? entries.get(f) : null, source));
+          parts.add(new FilePart(f, enc, decoder, dim, verify ? entries.get(f) : null, source));
         }
         return new PipelinedLoader(parts, table, dim, norm, threads, prefetch, keep, cache, gather);
       }
@@ -182,7 +193,12 @@ public final class ShardSet {
    * else null.
    */
   private record FilePart(
-      Path file, FeatureEncoding enc, ShardManifest.Part expected, String source)
+      Path file,
+      FeatureEncoding enc,
+      RowDecoder decoder,
+      int dim,
+      ShardManifest.Part expected,
+      String source)
       implements BatchPart {
     @Override
     public String name() {
@@ -201,19 +217,24 @@ public final class ShardSet {
           expected == null
               ? new ShardFileReader(file)
               : ShardFileReader.verified(file, expected, source);
-      return new ClosingIterator(r, enc, keep);
+      return new ClosingIterator(r, enc, decoder, dim, keep);
     }
   }
 
   private static final class ClosingIterator implements Iterator<DecodedBatch>, AutoCloseable {
     private final ShardFileReader r;
     private final FeatureEncoding enc;
+    private final RowDecoder decoder;
+    private final int dim;
     private final IntPredicate keep;
     private EncodedBatch pending;
 
-    ClosingIterator(ShardFileReader r, FeatureEncoding enc, IntPredicate keep) {
+    ClosingIterator(
+        ShardFileReader r, FeatureEncoding enc, RowDecoder decoder, int dim, IntPredicate keep) {
       this.r = r;
       this.enc = enc;
+      this.decoder = decoder;
+      this.dim = dim;
       this.keep = keep;
     }
 
@@ -235,12 +256,16 @@ public final class ShardSet {
       }
       EncodedBatch e = pending;
       pending = null;
-      float[] features =
-          e.features() == null || enc == FeatureEncoding.NONE
-              ? null
-              : BatchCodec.decodeFeatures(
-                  e, enc == FeatureEncoding.NONE ? FeatureEncoding.F32 : enc);
-      return new DecodedBatch(BatchCodec.decode(e), features);
+      MiniBatch b = BatchCodec.decode(e);
+      float[] features;
+      if (e.features() == null || enc == FeatureEncoding.NONE) {
+        features = null;
+      } else if (enc.stored()) {
+        features = BatchCodec.decodeStoredFeatures(e, enc, b.nodes().length, decoder, dim);
+      } else {
+        features = BatchCodec.decodeFeatures(e, enc);
+      }
+      return new DecodedBatch(b, features);
     }
 
     @Override

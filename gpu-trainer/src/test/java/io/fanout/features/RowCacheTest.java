@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.StoreFixtures;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -94,6 +96,56 @@ class RowCacheTest {
                 .as("seed %d, cache of %d rows, sequence %s", seed, cap, Arrays.toString(seq))
                 .isEqualTo(bruteForceOpt(seq, universe, cap));
           }
+        }
+      }
+    }
+  }
+
+  @Test
+  void offlineMinEqualsTheBruteForceOptimumAndBoundsTheWindowedCache() {
+    int universe = 8;
+    try (GraphStore g = store(universe, 2, new int[] {8})) {
+      for (long seed = 1; seed <= 15; seed++) {
+        SplittableRandom rnd = new SplittableRandom(seed * 7);
+        int[][] bs = batches(rnd, 14, universe, 4);
+        int[] seq = Arrays.stream(bs).flatMapToInt(Arrays::stream).toArray();
+        for (int cap = 0; cap <= 5; cap++) {
+          long opt = OfflineMin.misses(seq, seq.length, universe, cap);
+          assertThat(opt)
+              .as("seed %d, cache of %d rows, sequence %s", seed, cap, Arrays.toString(seq))
+              .isEqualTo(bruteForceOpt(seq, universe, cap));
+          if (cap == 0) {
+            continue;
+          }
+          // one window over everything: the cache's Belady is the optimum; windows of 3 batches
+          // can only miss more
+          try (RowCache whole =
+                  new RowCache(FeatureFiles.open(g, 1), CachePolicy.BELADY, cap * 8L);
+              RowCache windowed =
+                  new RowCache(FeatureFiles.open(g, 1), CachePolicy.BELADY, cap * 8L)) {
+            run(whole, bs, bs.length);
+            run(windowed, bs, 3);
+            assertThat(whole.misses()).isEqualTo(opt);
+            assertThat(windowed.misses()).isGreaterThanOrEqualTo(opt);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void offlineMinOnALongSequenceMatchesTheCacheWithOneWindow() {
+    int n = 3000;
+    try (GraphStore g = store(n, 2, new int[] {1000, 2000})) {
+      SplittableRandom rnd = new SplittableRandom(99);
+      int[][] bs = batches(rnd, 200, n, 64);
+      int[] seq = Arrays.stream(bs).flatMapToInt(Arrays::stream).toArray();
+      for (int cap : new int[] {1, 30, 300, 2999}) {
+        try (RowCache whole = new RowCache(FeatureFiles.open(g, 2), CachePolicy.BELADY, cap * 8L)) {
+          run(whole, bs, bs.length);
+          assertThat(OfflineMin.misses(seq, seq.length, n, cap))
+              .as("cache of %d rows", cap)
+              .isEqualTo(whole.misses());
         }
       }
     }
@@ -227,6 +279,135 @@ class RowCacheTest {
       }
       try (RowCache c = new RowCache(FeatureFiles.open(g, 1), CachePolicy.NONE, 1 << 20)) {
         assertThat(c.capacityRows()).isZero();
+      }
+    }
+  }
+
+  /** A store of {@code n} random rows of {@code dim} columns in encoding {@code enc}. */
+  private GraphStore encodedStore(int n, int dim, int enc, int[] parts) {
+    StoreFixtures.Graph graph = StoreFixtures.random(11, n, 3, dim);
+    FeatureParams params;
+    if (enc == StoreLayout.ENCODING_F32 || enc == StoreLayout.ENCODING_F16) {
+      params = FeatureParams.plain(enc, dim);
+    } else if (enc == StoreLayout.ENCODING_PQ) {
+      int gs = 3;
+      int groups = (dim + gs - 1) / gs;
+      float[][] books = new float[groups][];
+      SplittableRandom rnd = new SplittableRandom(5);
+      for (int grp = 0; grp < groups; grp++) {
+        books[grp] = new float[16 * Math.min(gs, dim - grp * gs)];
+        for (int i = 0; i < books[grp].length; i++) {
+          books[grp][i] = (float) rnd.nextGaussian();
+        }
+      }
+      params = FeatureParams.pq(dim, gs, 16, books);
+    } else {
+      float[] min = new float[dim];
+      float[] max = new float[dim];
+      Arrays.fill(min, Float.MAX_VALUE);
+      Arrays.fill(max, -Float.MAX_VALUE);
+      for (float[] row : graph.features) {
+        for (int c = 0; c < dim; c++) {
+          min[c] = Math.min(min[c], row[c]);
+          max[c] = Math.max(max[c], row[c]);
+        }
+      }
+      params = FeatureParams.affine(enc, min, max);
+    }
+    Path dir = tmp.resolve("enc" + enc + "n" + n);
+    StoreFixtures.write(dir, graph, parts, params);
+    return GraphStore.open(dir);
+  }
+
+  @Test
+  void encodedStoresAreCachedEncodedAndDecodedAsTheMappedStore() {
+    int n = 400;
+    int dim = 10;
+    int[] encs = {
+      StoreLayout.ENCODING_F16,
+      StoreLayout.ENCODING_INT8,
+      StoreLayout.ENCODING_INT4,
+      StoreLayout.ENCODING_PQ
+    };
+    for (int enc : encs) {
+      try (GraphStore g = encodedStore(n, dim, enc, new int[] {150, 90, 160})) {
+        int rowBytes = g.featureParams().rowBytes();
+        assertThat(rowBytes).isLessThan(4 * dim);
+        for (CachePolicy p : CachePolicy.values()) {
+          for (long rows : new long[] {1, 7, 60, 500}) {
+            SplittableRandom rnd = new SplittableRandom(rows * 17 + p.ordinal() + enc);
+            int[][] bs = batches(rnd, 30, n, 250);
+            try (RowCache c = new RowCache(FeatureFiles.open(g, 4), p, rows * rowBytes + 1)) {
+              assertThat(c.files().rowBytes()).isEqualTo(rowBytes);
+              assertThat(c.files().encoding()).isEqualTo(StoreLayout.encodingName(enc));
+              if (p != CachePolicy.NONE) {
+                assertThat(c.capacityRows()).isEqualTo((int) Math.min(rows, n));
+              }
+              float[] got = new float[250 * dim + 3];
+              float[] want = new float[250 * dim + 3];
+              for (int w = 0; w < bs.length; w += 6) {
+                int k = Math.min(6, bs.length - w);
+                int[][] win = Arrays.copyOfRange(bs, w, w + k);
+                c.plan(win, counts(win), k);
+                for (int[] b : win) {
+                  Arrays.fill(got, Float.NaN);
+                  c.gather(b, 0, b.length, got, 3);
+                  g.features().gather(b, 0, b.length, want, 3);
+                  assertThat(Arrays.copyOfRange(got, 3, 3 + b.length * dim))
+                      .as("%s, policy %s, %d rows", c.files().encoding(), p, rows)
+                      .containsExactly(Arrays.copyOfRange(want, 3, 3 + b.length * dim));
+                }
+              }
+              assertThat(c.files().bytesRead()).isEqualTo(c.misses() * rowBytes);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * One gather whose misses outnumber the cache many times over, read by 4 I/O threads: slots are
+   * taken and given up again within the gather, and what each slot ends up holding must be the row
+   * the cache says it holds (the I/O threads must never both write one slot).
+   */
+  @Test
+  void slotsReusedWithinOneParallelGatherHoldTheirRow() {
+    int n = 2000;
+    int dim = 6;
+    for (int enc : new int[] {StoreLayout.ENCODING_F32, StoreLayout.ENCODING_INT8}) {
+      try (GraphStore g = encodedStore(n, dim, enc, new int[] {700, 1300})) {
+        int rowBytes = g.featureParams().rowBytes();
+        for (long seed = 1; seed <= 20; seed++) {
+          SplittableRandom rnd = new SplittableRandom(seed);
+          int[][] bs = batches(rnd, 3, n, 1500);
+          for (CachePolicy p : new CachePolicy[] {CachePolicy.LRU, CachePolicy.BELADY}) {
+            try (RowCache c = new RowCache(FeatureFiles.open(g, 4), p, 5L * rowBytes)) {
+              c.plan(bs, counts(bs), bs.length);
+              float[] out = new float[1500 * dim];
+              c.gather(bs[0], 0, bs[0].length, out, 0);
+              int[] held = new int[c.capacityRows()];
+              int k = 0;
+              for (int r = 0; r < n; r++) {
+                if (c.holds(r)) {
+                  held[k++] = r;
+                }
+              }
+              assertThat(k).isEqualTo(c.residentRows());
+              // gather the held rows again, as hits: what the slots hold must be those rows
+              long before = c.misses();
+              float[] got = new float[k * dim];
+              float[] want = new float[k * dim];
+              if (p == CachePolicy.BELADY) {
+                c.plan(new int[][] {held}, new int[] {k}, 1);
+              }
+              c.gather(held, 0, k, got, 0);
+              g.features().gather(held, 0, k, want, 0);
+              assertThat(c.misses()).isEqualTo(before);
+              assertThat(got).as("seed %d, %s", seed, p).containsExactly(want);
+            }
+          }
+        }
       }
     }
   }

@@ -50,6 +50,27 @@ final class MappedFeatureTable implements FeatureTable {
   }
 
   @Override
+  public RowDecoder decoder() {
+    return decoder;
+  }
+
+  @Override
+  public void gatherEncoded(int[] ids, int from, int count, byte[] out, int outOffset) {
+    if (dim == 0) {
+      return;
+    }
+    for (int i = 0; i < count; i++) {
+      int v = ids[from + i];
+      if (Checks.ENABLED && (v < 0 || v >= numVertices)) {
+        throw new IndexOutOfBoundsException("vertex " + v + " outside 0.." + (numVertices - 1));
+      }
+      int p = vertexIndex.find(v);
+      long pos = StoreLayout.HEADER_BYTES + (v - firstVertex[p]) * rowBytes;
+      parts[p].getBytes(pos, out, outOffset + i * rowBytes, rowBytes);
+    }
+  }
+
+  @Override
   public void gather(int[] ids, int from, int count, float[] out, int outOffset) {
     if (dim == 0) {
       return;

@@ -24,6 +24,7 @@ public final class StorePartition {
   private ChunkedMapping csr;
   private ChunkedMapping nodes;
   private ChunkedMapping features;
+  private ChunkedMapping encodedFeatures;
   private ChunkedMapping weights;
   private final int dim;
   private final boolean weighted;
@@ -195,5 +196,27 @@ public final class StorePartition {
       f = features;
     }
     f.getFloats(StoreLayout.HEADER_BYTES + 4L * dim * row(v), out, off, dim);
+  }
+
+  /**
+   * Copies the feature row of an owned vertex as stored, {@code rowBytes} bytes in the store's
+   * encoding ({@code FeatureParams.rowBytes()}), into {@code out[off .. off+rowBytes)}.
+   */
+  public void encodedFeatures(int v, int rowBytes, byte[] out, int off) {
+    if (dim == 0) {
+      return;
+    }
+    ChunkedMapping f;
+    synchronized (this) {
+      if (encodedFeatures == null) {
+        encodedFeatures =
+            map(
+                StoreLayout.featuresFile(entry.index),
+                StoreLayout.FEATURES_MAGIC,
+                FeatureFileWriter.fileLength(entry.numVertices, rowBytes));
+      }
+      f = encodedFeatures;
+    }
+    f.getBytes(StoreLayout.HEADER_BYTES + (long) rowBytes * row(v), out, off, rowBytes);
   }
 }

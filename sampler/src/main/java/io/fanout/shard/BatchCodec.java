@@ -1,5 +1,6 @@
 package io.fanout.shard;
 
+import io.fanout.graph.RowDecoder;
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.Half;
@@ -99,7 +100,12 @@ public final class BatchCodec {
         SHORT_LE.set(out, offset + 2 * i, Half.fromFloat(values[i]));
       }
     } else {
-      throw new IllegalArgumentException("feature encoding none has no bytes");
+      throw new IllegalArgumentException(
+          "feature encoding "
+              + enc.id()
+              + (enc.stored()
+                  ? " copies the store's rows, it does not encode floats"
+                  : " has no bytes"));
     }
   }
 
@@ -213,6 +219,10 @@ public final class BatchCodec {
     if (e.features() == null || enc == FeatureEncoding.NONE) {
       return 0;
     }
+    if (enc.stored()) {
+      throw new IllegalArgumentException(
+          enc.id() + " rows are decoded with the store's parameters (decodeStoredFeatures)");
+    }
     if (e.features().length % enc.bytesPerValue() != 0) {
       throw bad(
           e,
@@ -248,6 +258,38 @@ public final class BatchCodec {
       }
     }
     return n;
+  }
+
+  /**
+   * Decodes the inline rows of a row whose shards copy the graph store's encoded rows ({@link
+   * FeatureEncoding#stored}): {@code rows} rows of {@code decoder.rowBytes()} bytes, decoded with
+   * the store's {@code decoder} into a new array of {@code rows * dim} floats, the values the
+   * store's own reader gives.
+   */
+  public static float[] decodeStoredFeatures(
+      EncodedBatch e, FeatureEncoding enc, int rows, RowDecoder decoder, int dim) {
+    byte[] src = e.features();
+    long want = (long) rows * decoder.rowBytes();
+    if (src == null || src.length != want) {
+      throw bad(
+          e,
+          ShardSchema.FEATURES,
+          "has " + (src == null ? "no" : src.length) + " bytes",
+          want
+              + " ("
+              + rows
+              + " rows of "
+              + decoder.rowBytes()
+              + " bytes, "
+              + enc.id()
+              + " as the graph store encodes them)");
+    }
+    float[] out = new float[Math.multiplyExact(rows, dim)];
+    ByteBuffer buf = ByteBuffer.wrap(src).order(ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < rows; i++) {
+      decoder.decode(buf, i * decoder.rowBytes(), out, i * dim);
+    }
+    return out;
   }
 
   /** Decodes the inline features of a row into a new array. */

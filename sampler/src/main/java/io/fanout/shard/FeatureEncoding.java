@@ -2,24 +2,44 @@ package io.fanout.shard;
 
 import java.util.Locale;
 
-/** How a shard inlines feature rows: not at all, as float32, or as IEEE half precision. */
+/**
+ * How a shard inlines feature rows: not at all, as float32, as IEEE half precision, or as the graph
+ * store encodes them ({@code int8}, {@code int4}, {@code pq}: the store's rows copied undecoded,
+ * decoded by the trainer with the store's parameters, see {@link #stored}).
+ */
 public enum FeatureEncoding {
-  NONE(0),
-  F32(4),
-  F16(2);
+  NONE(0, false),
+  F32(4, false),
+  F16(2, false),
+  INT8(0, true),
+  INT4(0, true),
+  PQ(0, true);
 
   private final int bytesPerValue;
+  private final boolean stored;
 
-  FeatureEncoding(int bytesPerValue) {
+  FeatureEncoding(int bytesPerValue, boolean stored) {
     this.bytesPerValue = bytesPerValue;
+    this.stored = stored;
   }
 
-  /** Bytes per stored value; 0 for {@link #NONE}. */
+  /** Bytes per stored value; 0 for {@link #NONE} and the {@link #stored} encodings. */
   public int bytesPerValue() {
     return bytesPerValue;
   }
 
-  /** The lower-case name used by options and manifests ({@code none}, {@code f32}, {@code f16}). */
+  /**
+   * Whether rows are inlined as the graph store encodes them (its {@code feature_encoding} of the
+   * same name): the bytes of a row then depend on the store's parameters, not on this value alone.
+   */
+  public boolean stored() {
+    return stored;
+  }
+
+  /**
+   * The lower-case name used by options and manifests ({@code none}, {@code f32}, {@code f16},
+   * {@code int8}, {@code int4}, {@code pq}).
+   */
   public String id() {
     return name().toLowerCase(Locale.ROOT);
   }
@@ -32,6 +52,6 @@ public enum FeatureEncoding {
       }
     }
     throw new IllegalArgumentException(
-        "unknown feature encoding '" + id + "'; expected none|f32|f16");
+        "unknown feature encoding '" + id + "'; expected none|f32|f16|int8|int4|pq");
   }
 }

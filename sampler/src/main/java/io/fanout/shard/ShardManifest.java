@@ -44,6 +44,7 @@ import java.util.Map;
   "seed",
   "features",
   "feature_dim",
+  "feature_params_crc32c",
   "compression",
   "batches_per_shard",
   "batches_per_epoch",
@@ -113,12 +114,22 @@ public final class ShardManifest {
   @JsonProperty("seed")
   public long seed;
 
-  /** none, f32 or f16. */
+  /** none, f32, f16, or the store's own encoding (int8, int4, pq: its rows copied undecoded). */
   @JsonProperty("features")
   public String features;
 
   @JsonProperty("feature_dim")
   public int featureDim;
+
+  /**
+   * With {@code features} int8, int4 or pq: the CRC32C of the store's {@code features/params.qnt}
+   * (scales and offsets, or codebooks) the inline rows were encoded with, which the reader checks
+   * before decoding them with the store's; absent otherwise.
+   */
+  @JsonProperty("feature_params_crc32c")
+  @com.fasterxml.jackson.annotation.JsonInclude(
+      com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  public String featureParamsCrc32c;
 
   @JsonProperty("compression")
   public String compression;

@@ -87,7 +87,7 @@ public final class ShardPartWriter {
           private byte[] gatherFeatures(MiniBatch b, FeatureTable table, FeatureEncoding enc) {
             int[] ids = b.nodes();
             int dim = table.dim();
-            int rowBytes = dim * enc.bytesPerValue();
+            int rowBytes = enc.stored() ? table.decoder().rowBytes() : dim * enc.bytesPerValue();
             if ((long) ids.length * rowBytes > Integer.MAX_VALUE - 8) {
               throw new IllegalStateException(
                   "batch "
@@ -102,6 +102,11 @@ public final class ShardPartWriter {
                       + " f16, a smaller --batch-size or smaller fanouts");
             }
             byte[] out = new byte[ids.length * rowBytes];
+            if (enc.stored()) {
+              // the store's rows, undecoded: the trainer decodes them with the store's parameters
+              table.gatherEncoded(ids, 0, ids.length, out, 0);
+              return out;
+            }
             int rowsPerChunk = Math.max(1, (1 << 16) / Math.max(dim, 1));
             if (chunk.length < rowsPerChunk * dim) {
               chunk = new float[rowsPerChunk * dim];

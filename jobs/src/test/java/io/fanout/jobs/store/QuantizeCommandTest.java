@@ -76,7 +76,7 @@ class QuantizeCommandTest {
     assertThat(f.get("feature_bytes_per_row").asInt()).isEqualTo(4 * 1433);
     assertThat(f.get("feature_compression").asDouble()).isEqualTo(1.0);
 
-    // shards cannot inline encoded rows yet: refused, pointing at the way that works
+    // f16 rows from an int4 store: refused, pointing at the store's own encoding
     Result inline =
         cli(
             "sample",
@@ -87,7 +87,10 @@ class QuantizeCommandTest {
             "--features",
             "f16");
     assertThat(inline.code()).isEqualTo(2);
-    assertThat(inline.err()).contains("keeps int4 features").contains("sample without --features");
+    assertThat(inline.err())
+        .contains("keeps int4 features")
+        .contains("use --features int4")
+        .contains("sample without --features");
 
     // a damaged parameters file: one line naming it, exit 2, also with --no-checksums
     Path params = StoreManifest.read(int4).dataRoot(int4).resolve(StoreLayout.FEATURE_PARAMS);

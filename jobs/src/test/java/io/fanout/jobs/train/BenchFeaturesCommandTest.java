@@ -32,12 +32,18 @@ class BenchFeaturesCommandTest {
     assertThat(j.get("feature_bytes").asLong()).isEqualTo(3000L * 8 * 4);
     long none = j.get("none_rows_read").asLong();
     assertThat(none).isPositive().isEqualTo(j.get("none_misses").asLong());
+    assertThat(j.get("epoch_row_accesses").asLong()).isEqualTo(none);
     assertThat(j.get("none_bytes_read").asLong()).isEqualTo(none * 8 * 4);
     for (String pct : new String[] {"1pct", "5pct", "20pct"}) {
       long belady = j.get("belady_" + pct + "_rows_read").asLong();
       long lru = j.get("lru_" + pct + "_rows_read").asLong();
       assertThat(belady).as(pct).isLessThanOrEqualTo(lru).isLessThanOrEqualTo(none);
       assertThat(belady + j.get("belady_" + pct + "_hits").asLong()).isEqualTo(none);
+      // the whole-epoch optimum bounds the windowed policies from below
+      long optimum = j.get("offline_min_" + pct + "_rows_read").asLong();
+      assertThat(optimum).as(pct).isPositive().isLessThanOrEqualTo(belady);
+      assertThat(j.get("belady_over_offline_min_rows_read_" + pct).asDouble())
+          .isEqualTo((double) belady / optimum);
       assertThat(j.get("lru_" + pct + "_epoch_seconds").asDouble()).isPositive();
       assertThat(j.has("belady_" + pct + "_data_wait_fraction")).isTrue();
     }

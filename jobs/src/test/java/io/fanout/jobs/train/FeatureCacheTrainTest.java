@@ -4,6 +4,7 @@ import static io.fanout.cli.CliRun.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.cli.CliRun.Result;
+import io.fanout.graph.GraphStore;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,6 +44,10 @@ class FeatureCacheTrainTest {
 
   /** Trains 3 epochs (with validation) into a fresh model dir; returns its checkpoint. */
   static byte[] train(String name, String... cache) throws Exception {
+    return train(store, shards, name, cache);
+  }
+
+  static byte[] train(Path store, Path shards, String name, String... cache) throws Exception {
     Path model = tmp.resolve(name);
     String[] more = {"--epochs", "3", "--val-shards", shards.toString(), "--progress", "none"};
     String[] all = java.util.Arrays.copyOf(more, more.length + cache.length);
@@ -62,6 +67,61 @@ class FeatureCacheTrainTest {
     assertThat(train("lru", "--feature-cache", "lru", "--feature-cache-bytes", bytes))
         .isEqualTo(mapped);
     assertThat(train("none", "--feature-cache", "none")).isEqualTo(mapped);
+  }
+
+  /**
+   * On an {@code int8} and a {@code pq} store the cache holds encoded rows (so a size of 40 encoded
+   * rows holds 40 rows, a quarter and at most a twentieth of the bytes of 40 f32 rows) and decodes
+   * them as the memory-mapped store does: the same model, bit for bit.
+   */
+  @Test
+  void quantizedStoresTrainTheModelOfTheirMappedStoreThroughTheCache() throws Exception {
+    TrainFixtures.Graph g = TrainFixtures.graph(11, 400, 10);
+    for (String enc : new String[] {"int8", "pq"}) {
+      Path q = tmp.resolve("store-" + enc);
+      Result qr =
+          cli("quantize", store.toString(), "--output", q.toString(), "--feature-encoding", enc);
+      assertThat(qr.code()).as(qr.err()).isZero();
+      Path qs = tmp.resolve("shards-" + enc);
+      TrainFixtures.writeShards(qs, q, g, new int[] {4, 3}, 4, 2, 1);
+      byte[] want = train(q, qs, "mapped-" + enc);
+      int rowBytes;
+      try (GraphStore gs = GraphStore.open(q)) {
+        rowBytes = gs.featureParams().rowBytes();
+      }
+      assertThat(rowBytes).isLessThanOrEqualTo(enc.equals("int8") ? 10 : 2);
+      String bytes = Integer.toString(40 * rowBytes);
+      for (String policy : new String[] {"belady", "lru"}) {
+        assertThat(
+                train(
+                    q,
+                    qs,
+                    policy + "-" + enc,
+                    "--feature-cache",
+                    policy,
+                    "--feature-cache-bytes",
+                    bytes))
+            .as("%s on %s", policy, enc)
+            .isEqualTo(want);
+      }
+      if (rowBytes == 1) {
+        continue;
+      }
+      // less than one encoded row is refused, naming the encoded row size
+      refused(
+          cli(
+              TrainFixtures.trainArgs(
+                  q,
+                  qs,
+                  tmp.resolve("small-" + enc),
+                  "--feature-cache",
+                  "lru",
+                  "--feature-cache-bytes",
+                  Integer.toString(rowBytes - 1),
+                  "--epochs",
+                  "1")),
+          "(" + rowBytes + " bytes as the store encodes it, " + enc + ")");
+    }
   }
 
   @Test

@@ -424,18 +424,26 @@ final class PartitionedSampling {
   private static Iterator<Tuple2<Long, Object>> features(SampleSpec spec, int p, Request r) {
     StorePartition part = Partitions.get(spec, p);
     int dim = part.dim();
-    int rowBytes = dim * spec.features.bytesPerValue();
+    int rowBytes = spec.featureRowBytes;
     int rowsPerAnswer = Math.max(1, (1 << 20) / Math.max(rowBytes, 1));
     long key = partKey(spec, r.batchId);
     List<Tuple2<Long, Object>> out = new ArrayList<>();
-    float[] values = new float[Math.min(rowsPerAnswer, r.nodes.length) * dim];
+    boolean stored = spec.features.stored();
+    float[] values = stored ? null : new float[Math.min(rowsPerAnswer, r.nodes.length) * dim];
     for (int from = 0; from < r.nodes.length; from += rowsPerAnswer) {
       int n = Math.min(rowsPerAnswer, r.nodes.length - from);
-      for (int i = 0; i < n; i++) {
-        part.features(r.nodes[from + i], values, i * dim);
-      }
       byte[] bytes = new byte[n * rowBytes];
-      BatchCodec.encodeFeaturesInto(values, n * dim, spec.features, bytes, 0);
+      if (stored) {
+        // the store's encoded rows, undecoded
+        for (int i = 0; i < n; i++) {
+          part.encodedFeatures(r.nodes[from + i], rowBytes, bytes, i * rowBytes);
+        }
+      } else {
+        for (int i = 0; i < n; i++) {
+          part.features(r.nodes[from + i], values, i * dim);
+        }
+        BatchCodec.encodeFeaturesInto(values, n * dim, spec.features, bytes, 0);
+      }
       out.add(
           new Tuple2<>(
               key, new Answer(Arrays.copyOfRange(r.local, from, from + n), null, null, bytes)));
@@ -503,7 +511,7 @@ final class PartitionedSampling {
   }
 
   private static byte[] assemble(SampleSpec spec, PartialBatch pb, List<Answer> rows) {
-    int rowBytes = spec.featureDim * spec.features.bytesPerValue();
+    int rowBytes = spec.featureRowBytes;
     byte[] out = new byte[Math.multiplyExact(pb.nodes.length, rowBytes)];
     int filled = 0;
     for (Answer a : rows) {

@@ -71,9 +71,11 @@ public final class SampleJob {
 
     String storeFingerprint = StoreCache.fingerprint(graph);
     StoreManifest sm;
+    int storeRowBytes; // bytes of one feature row as the store encodes it
     boolean verify = conf.get(SharedOptions.VERIFY) && conf.get(SampleOptions.VERIFY_STORE);
     try (GraphStore store = GraphStore.open(graph, verify)) {
       sm = store.manifest();
+      storeRowBytes = store.featureParams() == null ? 0 : store.featureParams().rowBytes();
     }
     if (!StoreCache.fingerprint(graph).equals(storeFingerprint)) {
       throw new InvalidInputException(graph + ": the graph store changed while being opened");
@@ -106,15 +108,33 @@ public final class SampleJob {
               + features.id()
               + " but the store has no features (feature_dim 0)");
     }
-    if (features != FeatureEncoding.NONE && !sm.featureEncoding.equals("f32")) {
+    if (features.stored() && !sm.featureEncoding.equals(features.id())) {
+      throw new InvalidInputException(
+          graph
+              + ": --features "
+              + features.id()
+              + " inlines the store's own "
+              + features.id()
+              + " rows, but this store keeps "
+              + sm.featureEncoding
+              + " features; quantize the store to "
+              + features.id()
+              + " first (bin/fanout quantize), or use --features "
+              + (sm.featureEncoding.equals("f32") ? "f32|f16" : sm.featureEncoding));
+    }
+    if (features != FeatureEncoding.NONE
+        && !features.stored()
+        && !sm.featureEncoding.equals("f32")) {
       throw new InvalidInputException(
           graph
               + ": --features "
               + features.id()
               + " inlines rows of f32 stores, but this store keeps "
               + sm.featureEncoding
-              + " features; sample without --features (the trainer decodes the store's rows)"
-              + " or from the f32 store");
+              + " features; use --features "
+              + sm.featureEncoding
+              + " (the store's encoded rows, decoded by the trainer), sample without --features,"
+              + " or sample from the f32 store");
     }
     boolean weighted = conf.get(SampleOptions.WEIGHTED);
     if (weighted && !sm.weighted) {
@@ -141,6 +161,22 @@ public final class SampleJob {
             plan,
             partObserver);
     spec.link = link;
+    if (features.stored()) {
+      StoreManifest.FileEntry params = sm.file(StoreLayout.FEATURE_PARAMS);
+      if (params == null) {
+        throw new InvalidInputException(
+            graph.resolve(StoreLayout.MANIFEST)
+                + ": feature_encoding "
+                + sm.featureEncoding
+                + " but "
+                + StoreLayout.FEATURE_PARAMS
+                + " is not listed in files; rerun prepare or quantize");
+      }
+      spec.featureParamsCrc32c = params.crc32c;
+      spec.featureRowBytes = storeRowBytes;
+    } else {
+      spec.featureRowBytes = spec.featureDim * features.bytesPerValue();
+    }
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -250,6 +286,7 @@ public final class SampleJob {
     m.seed = spec.seed;
     m.features = spec.features.id();
     m.featureDim = spec.featureDim;
+    m.featureParamsCrc32c = spec.featureParamsCrc32c;
     m.compression = spec.compression;
     m.batchesPerShard = spec.plan.batchesPerShard();
     m.batchesPerEpoch = spec.plan.batchesPerEpoch();

@@ -61,10 +61,15 @@ public final class SampleOptions {
       OptionDef.choice(
           "features",
           "none",
-          "inline the feature rows of every node of a batch; none = ids only",
+          "inline the feature rows of every node of a batch; none = ids only; int8, int4 and pq"
+              + " copy the rows of a store of that encoding undecoded (the trainer decodes them"
+              + " with the store's parameters)",
           "none",
           "f32",
-          "f16");
+          "f16",
+          "int8",
+          "int4",
+          "pq");
   public static final OptionDef<String> MODE =
       OptionDef.choice(
           "mode",

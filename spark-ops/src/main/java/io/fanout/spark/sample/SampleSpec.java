@@ -34,6 +34,15 @@ final class SampleSpec implements Serializable {
   /** The link-prediction part of the request ({@code --task link}); null for node batches. */
   LinkSpec link;
 
+  /**
+   * Bytes of one inline row: {@code featureDim * features.bytesPerValue()}, or, when the shards
+   * copy the store's encoded rows ({@link FeatureEncoding#stored}), the store's row bytes.
+   */
+  int featureRowBytes;
+
+  /** CRC32C of the store's feature parameters the inline rows need; null unless stored rows. */
+  String featureParamsCrc32c;
+
   /** Class name of the {@link io.fanout.shard.PartWriteObserver} to call; null for none. */
   final String partObserver;
 
@@ -96,6 +105,9 @@ final class SampleSpec implements Serializable {
     m.put("fanout.end_batch", Integer.toString(plan.endBatch(part)));
     m.put("fanout.features", features.id());
     m.put("fanout.feature_dim", Integer.toString(featureDim));
+    if (featureParamsCrc32c != null) {
+      m.put("fanout.feature_params_crc32c", featureParamsCrc32c);
+    }
     return m;
   }
 }
