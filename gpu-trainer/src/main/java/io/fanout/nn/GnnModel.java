@@ -33,6 +33,7 @@ public final class GnnModel implements AutoCloseable {
   private FloatTensor dyBuf;
   private FloatTensor dLogitsUp;
   private float[] hostOut;
+  private ReusedRows reused; // of the last forward, for its backward
 
   public GnnModel(ModelConfig cfg, Backend be) {
     this.cfg = cfg;
@@ -172,6 +173,16 @@ public final class GnnModel implements AutoCloseable {
    * @param batchKey the counter-based key of this batch (dropout masks derive from it)
    */
   public FloatTensor forward(BatchTensors b, boolean train, long batchKey) {
+    return forward(b, train, batchKey, null);
+  }
+
+  /**
+   * As {@link #forward(BatchTensors, boolean, long)}, with the rows of layer 0's output that {@code
+   * reused} names replaced by their cached embeddings (null or empty: none). The next {@link
+   * #backward} passes no gradient through those rows into layer 0's parameters.
+   */
+  public FloatTensor forward(BatchTensors b, boolean train, long batchKey, ReusedRows reused) {
+    this.reused = reused != null && reused.count() > 0 ? reused : null;
     checkBlocks(b.numBlocks());
     if (train) {
       b.consumeFeatures();
@@ -181,6 +192,13 @@ public final class GnnModel implements AutoCloseable {
     FloatTensor h = b.features();
     for (int l = 0; l < layers.length; l++) {
       h = layers[l].forward(params, b.block(l), h, b, train, batchKey, train && l == 0);
+      if (l == 0 && this.reused != null) {
+        int w = layers[0].out;
+        float[] emb = this.reused.embeddings();
+        for (int i = 0; i < this.reused.count(); i++) {
+          be.upload(emb, this.reused.slot(i) * w, h, this.reused.row(i) * w, w);
+        }
+      }
     }
     return h;
   }
@@ -192,7 +210,7 @@ public final class GnnModel implements AutoCloseable {
    */
   public float[] forward(Block[] blocks, float[] x, boolean train, long batchKey) {
     upload(blocks, x, null, 0);
-    FloatTensor lg = forward(batch, train, batchKey);
+    FloatTensor lg = forward(batch, train, batchKey, null);
     return download(lg, blocks[blocks.length - 1].numDst() * cfg.classes());
   }
 
@@ -266,6 +284,12 @@ public final class GnnModel implements AutoCloseable {
     be.copy(dLogits, 0, dyBuf, 0, n);
     FloatTensor dy = dyBuf;
     for (int l = layers.length - 1; l >= 0; l--) {
+      if (l == 0 && reused != null) {
+        int w = layers[0].out;
+        for (int i = 0; i < reused.count(); i++) {
+          be.zero(dy, reused.row(i) * w, w);
+        }
+      }
       dy = layers[l].backward(params, grads, dy, l > 0);
     }
   }

@@ -53,6 +53,7 @@ public final class ModelRuns {
    *     which are then uploaded) or {@code zero-copy} (only the node ids go up and the backend
    *     reads the rows from the memory-mapped store itself; f32 stores, node-id-only shards, no
    *     feature cache, feature norm none)
+   * @param reuse reuse of hot vertices' bottom-layer embeddings ({@link HotReuse#OFF}: none)
    */
   public record TrainSpec(
       Path graph,
@@ -79,7 +80,8 @@ public final class ModelRuns {
       long featureCacheBytes,
       String backend,
       int device,
-      String featureAccess) {
+      String featureAccess,
+      HotReuse reuse) {
 
     /** The accepted {@code featureAccess} values. */
     public static final String GATHER = "gather";
@@ -137,7 +139,64 @@ public final class ModelRuns {
           featureCacheBytes,
           backend,
           device,
-          Defaults.FEATURE_ACCESS);
+          Defaults.FEATURE_ACCESS,
+          HotReuse.OFF);
+    }
+
+    /** A spec without embedding reuse. */
+    public TrainSpec(
+        Path graph,
+        Path shards,
+        Path modelDir,
+        String model,
+        int hidden,
+        int layers,
+        float dropout,
+        String activation,
+        String featureNorm,
+        float lr,
+        float weightDecay,
+        String schedule,
+        int epochs,
+        long seed,
+        boolean resume,
+        Path valShards,
+        int loaderThreads,
+        int prefetch,
+        int logEvery,
+        boolean verify,
+        String featureCache,
+        long featureCacheBytes,
+        String backend,
+        int device,
+        String featureAccess) {
+      this(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery,
+          verify,
+          featureCache,
+          featureCacheBytes,
+          backend,
+          device,
+          featureAccess,
+          HotReuse.OFF);
     }
 
     /** A spec on the automatically chosen backend ({@code auto}, default device). */
@@ -218,7 +277,8 @@ public final class ModelRuns {
           featureCacheBytes,
           backend,
           ordinal,
-          featureAccess);
+          featureAccess,
+          reuse);
     }
 
     /** This spec with {@code featureAccess} ({@link #GATHER} or {@link #ZERO_COPY}). */
@@ -248,7 +308,39 @@ public final class ModelRuns {
           featureCacheBytes,
           backend,
           device,
-          access);
+          access,
+          reuse);
+    }
+
+    /** This spec with embedding reuse {@code r} (see {@link HotReuse}). */
+    public TrainSpec withReuse(HotReuse r) {
+      return new TrainSpec(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery,
+          verify,
+          featureCache,
+          featureCacheBytes,
+          backend,
+          device,
+          featureAccess,
+          r);
     }
 
     /** Whether the backend reads the feature rows itself ({@link #ZERO_COPY}). */
@@ -612,6 +704,7 @@ public final class ModelRuns {
                         spec.seed()),
                     reducer));
         trainer.cancelWhen(cancelled);
+        trainer.reuseHot(spec.reuse(), (int) m.vertices, v -> store.csr().degree(v));
         boolean gather = !spec.zeroCopy();
         if (!gather) {
           trainer.readFeaturesFrom(lease.own(lease.backend().mapFeatureRows(store)));

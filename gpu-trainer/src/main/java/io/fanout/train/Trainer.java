@@ -5,6 +5,7 @@ import io.fanout.nn.BatchTensors;
 import io.fanout.nn.Block;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ReusedRows;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
@@ -58,6 +59,13 @@ public final class Trainer implements AutoCloseable {
   private float[] hostDEmb;
   private double bestVal = -1;
   private BooleanSupplier cancelled = () -> false;
+  private HotReuse reuse = HotReuse.OFF;
+  private int reuseVertices;
+  private java.util.function.IntToLongFunction inDegree;
+  private HotSet hotSet;
+  private HotRefresh refresh;
+  private final HotPruner pruner = new HotPruner();
+  private final ReusedRows reused = new ReusedRows();
 
   public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
     this.model = model;
@@ -87,6 +95,81 @@ public final class Trainer implements AutoCloseable {
     return this;
   }
 
+   * Turns on reuse of hot vertices' bottom-layer embeddings for {@link #fit} and {@link
+   * #trainEpoch} ({@link HotReuse}; off by default). The hot set is selected from epoch 0 of the
+   * training data when training starts (or by {@link #prepareReuse}).
+   *
+   * @param numVertices vertices of the graph
+   * @param inDegree in-degree of a vertex, for {@link HotReuse#IN_DEGREE} (may be null otherwise)
+   */
+  public Trainer reuseHot(
+      HotReuse reuse, int numVertices, java.util.function.IntToLongFunction inDegree) {
+    this.reuse = Objects.requireNonNull(reuse, "reuse");
+    this.reuseVertices = numVertices;
+    this.inDegree = inDegree;
+    if (reuse.hotBy().equals(HotReuse.IN_DEGREE) && inDegree == null) {
+      throw new IllegalArgumentException("hot-by in-degree needs the graph's in-degrees");
+    }
+    return this;
+  }
+
+  /**
+   * Selects the hot set from epoch 0 of {@code data} and starts the refresh worker (a no-op without
+   * reuse or when already prepared). {@link #fit} calls it; a caller of {@link #trainEpoch} calls
+   * it first.
+   */
+  public void prepareReuse(EpochData data) {
+    if (!reuse.enabled() || hotSet != null) {
+      return;
+    }
+    hotSet = HotSet.build(data, reuse, reuseVertices, inDegree);
+    if (hotSet.size() > 0) {
+      refresh = new HotRefresh(model, hotSet, reuse);
+    }
+  }
+
+  /** Stops the refresh worker and drops the hot set; {@link #fit} does it when it returns. */
+  public void endReuse() {
+    if (refresh != null) {
+      refresh.close();
+      refresh = null;
+    }
+    hotSet = null;
+  }
+
+  /** The hot set in use, or null without reuse (or before {@link #prepareReuse}). */
+  public HotSet hotSet() {
+    return hotSet;
+  }
+
+  /** What reuse avoided and cost so far, for reports (empty without reuse). */
+  public Map<String, Object> reuseStats() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (refresh == null) {
+      return m;
+    }
+    m.put("hot_vertices", hotSet.size());
+    m.put("bottom_rows_avoided_fraction", ratio(pruner.rowsAvoided, pruner.bottomRows));
+    m.put("bottom_edges_avoided_fraction", ratio(pruner.edgesAvoided, pruner.bottomEdges));
+    m.put(
+        "feature_rows_avoided_fraction",
+        ratio(pruner.featureRowsAvoided, pruner.bottomFeatureRows));
+    m.put("refreshes", refresh.refreshes());
+    m.put("refresh_seconds", refresh.refreshSeconds());
+    m.put("refresh_wait_seconds", refresh.waitSeconds());
+    m.put("max_embedding_age_steps", refresh.maxAge());
+    return m;
+  }
+
+  private static double ratio(long a, long b) {
+    return b == 0 ? 0 : a / (double) b;
+  }
+
+  /** The oldest reused embedding any step has read, in steps (-1: none). */
+  int maxReusedAge() {
+    return refresh == null ? -1 : refresh.maxAge();
+  }
+
   public GnnModel model() {
     return model;
   }
@@ -97,6 +180,7 @@ public final class Trainer implements AutoCloseable {
    */
   @Override
   public void close() {
+    endReuse();
     if (hostGrads != null) {
       hostGrads.close();
       hostGrads = null;
@@ -126,13 +210,30 @@ public final class Trainer implements AutoCloseable {
    * the batch's labeled seeds, backward, gradient all-reduce, Adam update.
    */
   public StepStats step(TrainBatch b, int epoch, float lr) {
+    return step(b, epoch, lr, null);
+  }
+
+  /**
+   * As {@link #step(TrainBatch, int, float)}, reusing the hot rows' layer-0 embeddings from {@code
+   * hot} (indexed by the {@link HotSet}'s slots; null: none): the batch's bottom block is pruned
+   * for them (its features compacted in place) and they pass no gradient.
+   */
+  private StepStats step(TrainBatch b, int epoch, float lr, float[] hot) {
     MiniBatch mb = b.batch();
     checkBatch(mb, b.dim());
     int rows = mb.numSeeds();
     int classes = model.config().classes();
     int[] labels = mb.labels();
-    BatchTensors t = upload(model, featureRows, b, labels, rows);
-    FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()));
+    BatchTensors t;
+    if (hot != null && b.features() != null) {
+      Block[] blocks = pruner.prune(mb, b.features(), b.dim(), hotSet.slotOf(), reused);
+      reused.embeddings(hot);
+      t = model.upload(blocks, b.features(), labels, rows);
+    } else {
+      reused.clear();
+      t = upload(model, featureRows, b, labels, rows);
+    }
+    FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()), reused);
     if (mb.pairs() != null) {
       // Link prediction: the outputs are the seeds' embeddings and the loss is per pair, computed
       // on the host (rows x dim down, its gradient up).
@@ -278,7 +379,8 @@ public final class Trainer implements AutoCloseable {
         throw new TrainCancelledException(
             "training cancelled in epoch " + epoch + " after " + steps + " batch(es)");
       }
-      StepStats s = step(b, epoch, lr);
+      float[] hot = refresh == null ? null : refresh.beforeStep(adam.step(), model);
+      StepStats s = step(b, epoch, lr, hot);
       stream.recycle(b);
       loss += s.lossSum();
       labeled += s.labeled();
@@ -391,6 +493,7 @@ public final class Trainer implements AutoCloseable {
     try {
       return fitEpochs(train, val, modelDir, resume, identity, progress);
     } finally {
+      endReuse();
       progress.finished();
     }
   }
@@ -407,6 +510,9 @@ public final class Trainer implements AutoCloseable {
     opts.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
     // Extending a run to more epochs is allowed; everything else must match.
     meta.remove("identity.train.epochs");
+    if (reuse.enabled()) { // absent without reuse, so existing checkpoints keep their identity
+      reuse.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
+    }
     identity.forEach((k, v) -> meta.put("identity." + k, v));
     int start = 0;
     if (Checkpoint.exists(modelDir)) {
@@ -433,6 +539,9 @@ public final class Trainer implements AutoCloseable {
     }
     if (reducer.rank() == 0) {
       keepMetricsBefore(modelDir, start);
+    }
+    if (start < opts.epochs()) {
+      prepareReuse(train);
     }
     progress.started(start, opts.epochs());
     List<EpochStats> out = new ArrayList<>();
@@ -529,6 +638,21 @@ public final class Trainer implements AutoCloseable {
   }
 
   private static void checkSameRun(Path dir, Map<String, String> found, Map<String, String> want) {
+    for (String k : HotReuse.OFF.toMap().keySet()) {
+      // Reuse is only in the identity when on: a run with it on is not a run with it off.
+      String key = "identity.train." + k;
+      if (found.containsKey(key) && !want.containsKey(key)) {
+        throw new InvalidInputException(
+            "the checkpoint in "
+                + dir
+                + " belongs to another run: it was trained with "
+                + key
+                + " = '"
+                + found.get(key)
+                + "' but this run reuses no embeddings; use another --model-dir or the same"
+                + " options");
+      }
+    }
     List<Map.Entry<String, String>> entries = new ArrayList<>(want.entrySet());
     // The model's architecture first: the most telling difference.
     entries.sort(

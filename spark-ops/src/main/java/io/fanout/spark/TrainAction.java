@@ -71,6 +71,17 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
     return option(TrainOptionsDefs.FEATURE_ACCESS.name(), access);
   }
 
+  /**
+   * Reuses the bottom-layer embeddings of the hottest {@code fraction} of the vertices, at most
+   * {@code staleness} steps old, ranked by {@code hotBy} ({@code frequency} or {@code in-degree})
+   * ({@code reuse-hot}, {@code staleness}, {@code hot-by}; see {@code docs/training.md}).
+   */
+  public TrainAction reuseHot(double fraction, int staleness, String hotBy) {
+    option(TrainOptionsDefs.REUSE_HOT.name(), Double.toString(fraction));
+    option(TrainOptionsDefs.STALENESS.name(), Integer.toString(staleness));
+    return option(TrainOptionsDefs.HOT_BY.name(), hotBy);
+  }
+
   /** Continue from the model dir's last complete checkpoint ({@code resume}). */
   public TrainAction resume(boolean resume) {
     return option(TrainOptionsDefs.RESUME.name(), Boolean.toString(resume));

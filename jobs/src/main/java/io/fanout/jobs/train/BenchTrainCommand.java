@@ -11,6 +11,8 @@ import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.BenchJson;
+import io.fanout.train.HotReuse;
+import io.fanout.train.HotReuseBenchmark;
 import io.fanout.train.PeerBenchmark;
 import io.fanout.train.TrainBenchmark;
 import java.io.IOException;
@@ -72,6 +74,11 @@ public final class BenchTrainCommand implements Command {
   static final OptionDef<Double> DROPOUT =
       OptionDef.doubleValue(
           "dropout", 0.5, "dropout of the exported model (--export-batches, --peer)");
+  static final OptionDef<Integer> REUSE_ROUNDS =
+      OptionDef.integer(
+          "reuse-rounds",
+          2,
+          "with --reuse-hot: timed epochs of each, with and without reuse, alternating");
   static final OptionDef<String> PEER_SCRIPT =
       OptionDef.string(
           "peer-script",
@@ -108,6 +115,10 @@ public final class BenchTrainCommand implements Command {
         PEER_ROUNDS,
         DROPOUT,
         PEER_SCRIPT,
+        TrainOptionsDefs.REUSE_HOT,
+        TrainOptionsDefs.STALENESS,
+        TrainOptionsDefs.HOT_BY,
+        REUSE_ROUNDS,
         TrainOptionsDefs.BACKEND);
   }
 
@@ -131,6 +142,18 @@ public final class BenchTrainCommand implements Command {
             c.get(VERIFY_ROUNDS));
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER).equals("torch");
+    HotReuse reuse = TrainOptionsDefs.reuse(c);
+    if (reuse.enabled()) {
+      ctx.out()
+          .println(
+              BenchJson.line(
+                  HotReuseBenchmark.run(
+                      settings,
+                      Backends.select(c.get(TrainOptionsDefs.BACKEND), -1),
+                      reuse,
+                      c.get(REUSE_ROUNDS))));
+      return 0;
+    }
     if (export.isEmpty() && !peer) {
       ctx.out()
           .println(

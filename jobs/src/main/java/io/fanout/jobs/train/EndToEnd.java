@@ -6,6 +6,7 @@ import io.fanout.spark.TrainAction;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Accuracy;
 import io.fanout.train.Defaults;
+import io.fanout.train.HotReuse;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
@@ -35,7 +36,8 @@ public final class EndToEnd {
       long seed,
       String model,
       boolean validate,
-      String featureEncoding) {
+      String featureEncoding,
+      HotReuse reuse) {
     public static Settings defaults() {
       return new Settings(
           Defaults.FANOUTS,
@@ -45,25 +47,39 @@ public final class EndToEnd {
           0,
           Defaults.MODEL,
           true,
-          "f32");
+          "f32",
+          HotReuse.OFF);
     }
 
     public Settings withSeed(long s) {
       return new Settings(
-          fanouts, batchSize, sampleEpochs, trainEpochs, s, model, validate, featureEncoding);
+          fanouts,
+          batchSize,
+          sampleEpochs,
+          trainEpochs,
+          s,
+          model,
+          validate,
+          featureEncoding,
+          reuse);
     }
 
     public Settings withTrainEpochs(int e) {
       return new Settings(
-          fanouts, batchSize, sampleEpochs, e, seed, model, validate, featureEncoding);
+          fanouts, batchSize, sampleEpochs, e, seed, model, validate, featureEncoding, reuse);
     }
 
     /**
      * Trains on the store re-encoded by {@code quantize} ({@code f32} = the prepared store itself).
      */
+    public Settings withReuse(HotReuse r) {
+      return new Settings(
+          fanouts, batchSize, sampleEpochs, trainEpochs, seed, model, validate, featureEncoding, r);
+    }
+
     public Settings withFeatureEncoding(String enc) {
       return new Settings(
-          fanouts, batchSize, sampleEpochs, trainEpochs, seed, model, validate, enc);
+          fanouts, batchSize, sampleEpochs, trainEpochs, seed, model, validate, enc, reuse);
     }
   }
 
@@ -81,7 +97,16 @@ public final class EndToEnd {
     String enc = s.featureEncoding().equals("f32") ? "" : "-" + s.featureEncoding();
     Path shards = work.resolve("shards" + enc + "-s" + s.seed());
     Path val = work.resolve("val-shards" + enc);
-    Path model = work.resolve("model-" + s.model() + enc + "-s" + s.seed());
+    HotReuse r = s.reuse();
+    String reuse =
+        !r.enabled()
+            ? ""
+            : "-reuse"
+                + r.fraction()
+                + "-"
+                + r.staleness()
+                + (r.hotBy().equals("frequency") ? "" : "-" + r.hotBy());
+    Path model = work.resolve("model-" + s.model() + enc + reuse + "-s" + s.seed());
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
@@ -137,6 +162,9 @@ public final class EndToEnd {
             .progress(progress);
     if (s.validate()) {
       train.valShards(val.toString());
+    }
+    if (r.enabled()) {
+      train.reuseHot(r.fraction(), r.staleness(), r.hotBy());
     }
     train.execute();
 

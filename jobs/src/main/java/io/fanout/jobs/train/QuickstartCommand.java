@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.StoreLayout;
 import io.fanout.train.Defaults;
 import java.nio.file.Path;
@@ -48,7 +49,16 @@ public final class QuickstartCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(WORK_DIR, DATASET, EPOCHS, SEED, TASK, FEATURE_ENCODING);
+    return List.of(
+        WORK_DIR,
+        DATASET,
+        EPOCHS,
+        SEED,
+        TASK,
+        FEATURE_ENCODING,
+        TrainOptionsDefs.REUSE_HOT,
+        TrainOptionsDefs.STALENESS,
+        TrainOptionsDefs.HOT_BY);
   }
 
   @Override
@@ -62,8 +72,13 @@ public final class QuickstartCommand implements Command {
         EndToEnd.Settings.defaults()
             .withSeed(c.get(SEED))
             .withTrainEpochs(c.get(EPOCHS))
-            .withFeatureEncoding(c.get(FEATURE_ENCODING));
+            .withFeatureEncoding(c.get(FEATURE_ENCODING))
+            .withReuse(TrainOptionsDefs.reuse(c));
     if (c.get(TASK).equals("link")) {
+      if (settings.reuse().enabled()) {
+        throw new io.fanout.conf.FanoutConfigException(
+            "option 'reuse-hot' of quickstart applies to --task node only; drop it for --task link");
+      }
       LinkEndToEnd.Result lr =
           LinkEndToEnd.run(ctx.spark(), dataset, Path.of(c.get(WORK_DIR)), settings, ctx.err());
       io.fanout.train.LinkMetrics test = lr.metrics().get("test");

@@ -45,6 +45,49 @@ class BenchTrainCommandTest {
   }
 
   @Test
+  void reuseReportsBothStepTimesAndWhatReuseAvoided() throws Exception {
+    Result r =
+        cli(
+            "bench-train",
+            "--vertices",
+            "3000",
+            "--edges",
+            "30000",
+            "--features",
+            "8",
+            "--hidden",
+            "8",
+            "--fanouts",
+            "5,5",
+            "--batch-size",
+            "64",
+            "--batches",
+            "6",
+            "--warmup",
+            "1",
+            "--reuse-hot",
+            "0.2",
+            "--staleness",
+            "3",
+            "--hot-by",
+            "in-degree",
+            "--reuse-rounds",
+            "1");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out().strip());
+    assertThat(j.get("hot_vertices").asInt()).isEqualTo(600);
+    assertThat(j.get("seconds_per_step_plain").asDouble()).isPositive();
+    assertThat(j.get("seconds_per_step_reuse").asDouble()).isPositive();
+    assertThat(j.get("seconds_per_step_reuse_refresh_charged").asDouble())
+        .isGreaterThan(j.get("seconds_per_step_reuse").asDouble());
+    assertThat(j.get("speedup").asDouble()).isPositive();
+    assertThat(j.get("bottom_edges_avoided_fraction").asDouble()).isBetween(0.01, 1.0);
+    assertThat(j.get("feature_rows_avoided_fraction").asDouble()).isBetween(0.01, 1.0);
+    assertThat(j.get("refreshes").asInt()).isPositive();
+    assertThat(j.get("max_embedding_age_steps").asInt()).isBetween(1, 3);
+  }
+
+  @Test
   void cudaWithoutADeviceIsAnInputError() {
     io.fanout.tensor.BackendProvider cuda = new io.fanout.tensor.cuda.CudaBackendProvider();
     org.junit.jupiter.api.Assumptions.assumeFalse(

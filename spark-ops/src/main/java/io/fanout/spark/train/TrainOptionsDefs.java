@@ -6,6 +6,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Defaults;
+import io.fanout.train.HotReuse;
 import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
 import java.util.List;
@@ -111,6 +112,22 @@ public final class TrainOptionsDefs {
               + " --feature-cache, --feature-norm none)",
           ModelRuns.TrainSpec.GATHER,
           ModelRuns.TrainSpec.ZERO_COPY);
+  public static final OptionDef<Double> REUSE_HOT =
+      OptionDef.doubleValue(
+          "reuse-hot",
+          0.0,
+          "fraction of the vertices whose bottom-layer embeddings are computed by a refresh"
+              + " worker and reused by batches (0: off)");
+  public static final OptionDef<Integer> STALENESS =
+      OptionDef.integer(
+          "staleness", 4, "with --reuse-hot: the most steps a reused embedding may be old");
+  public static final OptionDef<String> HOT_BY =
+      OptionDef.choice(
+          "hot-by",
+          HotReuse.FREQUENCY,
+          "with --reuse-hot: rank vertices by sampling frequency in the shards or by in-degree",
+          HotReuse.FREQUENCY,
+          HotReuse.IN_DEGREE);
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -137,6 +154,9 @@ public final class TrainOptionsDefs {
           PREFETCH,
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
+          REUSE_HOT,
+          STALENESS,
+          HOT_BY,
           LOG_EVERY,
           BACKEND,
           FEATURE_ACCESS,
@@ -169,34 +189,53 @@ public final class TrainOptionsDefs {
               + c.raw(WEIGHT_DECAY)
               + "; expected 0 or more");
     }
+    if (c.get(REUSE_HOT) > 0 && c.get(FEATURE_ACCESS).equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+      throw new FanoutConfigException(
+          "option 'reuse-hot' of train needs the rows on the host to prune them; it does not work"
+              + " with --feature-access zero-copy (use gather)");
+    }
     String val = c.get(VAL_SHARDS);
     String cache = featureCache(c);
     return new ModelRuns.TrainSpec(
-        Path.of(c.get(GRAPH)),
-        Path.of(c.get(SHARDS)),
-        Path.of(c.get(MODEL_DIR)),
-        c.get(MODEL),
-        c.get(HIDDEN),
-        c.get(LAYERS),
-        c.get(DROPOUT).floatValue(),
-        c.get(ACTIVATION),
-        c.get(FEATURE_NORM),
-        c.get(LR).floatValue(),
-        c.get(WEIGHT_DECAY).floatValue(),
-        c.get(SCHEDULE),
-        c.get(EPOCHS),
-        c.get(SEED),
-        c.get(RESUME),
-        val.isBlank() ? null : Path.of(val),
-        c.get(LOADER_THREADS),
-        c.get(PREFETCH),
-        c.get(LOG_EVERY),
-        c.get(SharedOptions.VERIFY),
-        cache,
-        c.get(FEATURE_CACHE_BYTES),
-        c.get(BACKEND),
-        -1,
-        c.get(FEATURE_ACCESS));
+            Path.of(c.get(GRAPH)),
+            Path.of(c.get(SHARDS)),
+            Path.of(c.get(MODEL_DIR)),
+            c.get(MODEL),
+            c.get(HIDDEN),
+            c.get(LAYERS),
+            c.get(DROPOUT).floatValue(),
+            c.get(ACTIVATION),
+            c.get(FEATURE_NORM),
+            c.get(LR).floatValue(),
+            c.get(WEIGHT_DECAY).floatValue(),
+            c.get(SCHEDULE),
+            c.get(EPOCHS),
+            c.get(SEED),
+            c.get(RESUME),
+            val.isBlank() ? null : Path.of(val),
+            c.get(LOADER_THREADS),
+            c.get(PREFETCH),
+            c.get(LOG_EVERY),
+            c.get(SharedOptions.VERIFY),
+            cache,
+            c.get(FEATURE_CACHE_BYTES),
+            c.get(BACKEND),
+            -1,
+            c.get(FEATURE_ACCESS))
+        .withReuse(reuse(c));
+  }
+
+  /** The {@code --reuse-hot}, {@code --staleness} and {@code --hot-by} settings. */
+  public static HotReuse reuse(FanoutConf c) {
+    double f = c.get(REUSE_HOT);
+    if (!(f >= 0 && f <= 1)) {
+      throw new FanoutConfigException(
+          "option 'reuse-hot' of train has value "
+              + c.raw(REUSE_HOT)
+              + "; expected a fraction of the vertices, 0 <= reuse-hot <= 1");
+    }
+    atLeast(c, STALENESS, 1);
+    return new HotReuse(f, c.get(STALENESS), c.get(HOT_BY));
   }
 
   /** The {@code --feature-cache} policy, or null when not given (the memory-mapped path). */

@@ -1,0 +1,66 @@
+package io.fanout.train;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Reuse of hot vertices' bottom-layer embeddings (NeutronOrch, see {@code docs/training.md}).
+ *
+ * <p>The {@code fraction} of the graph's vertices that are hottest (by how often the epoch's shards
+ * sample them as bottom-layer destinations, or by in-degree) get their layer-0 outputs computed by
+ * a refresh worker; batches reuse them instead of aggregating those vertices' sampled neighbors. No
+ * reused embedding is older than {@code staleness} steps: a refresh takes the parameters every
+ * {@link #period()} steps and is used from {@link #lag()} steps later until the next one lands.
+ *
+ * @param fraction share of the vertices kept hot, in {@code [0, 1]}; 0 turns reuse off
+ * @param staleness the most steps a reused embedding may lag the parameters, at least 1
+ * @param hotBy {@code frequency} or {@code in-degree}
+ */
+public record HotReuse(double fraction, int staleness, String hotBy) {
+  /** Ranks vertices by how often the shards sample them as bottom-layer destinations. */
+  public static final String FREQUENCY = "frequency";
+
+  /** Ranks vertices by in-degree in the graph. */
+  public static final String IN_DEGREE = "in-degree";
+
+  /** No reuse: training as without this feature. */
+  public static final HotReuse OFF = new HotReuse(0, 4, FREQUENCY);
+
+  public HotReuse {
+    if (!(fraction >= 0 && fraction <= 1)) {
+      throw new IllegalArgumentException("reuse-hot must be in [0, 1], got " + fraction);
+    }
+    if (staleness < 1) {
+      throw new IllegalArgumentException("staleness must be at least 1 step, got " + staleness);
+    }
+    if (!FREQUENCY.equals(hotBy) && !IN_DEGREE.equals(hotBy)) {
+      throw new IllegalArgumentException(
+          "hot-by must be " + FREQUENCY + " or " + IN_DEGREE + ", got '" + hotBy + "'");
+    }
+  }
+
+  /** Whether any vertex is kept hot. */
+  public boolean enabled() {
+    return fraction > 0;
+  }
+
+  /** Steps between taking the parameters for a refresh and using its result: max(1, ceil(S/2)). */
+  public int lag() {
+    return Math.max(1, (staleness + 1) / 2);
+  }
+
+  /** Steps between two refreshes: {@code S + 1 - lag}, so that no embedding is older than S. */
+  public int period() {
+    return staleness + 1 - lag();
+  }
+
+  /** The settings as checkpoint identity entries (only written when reuse is on). */
+  Map<String, String> toMap() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("reuse_hot", String.format(Locale.ROOT, "%s", fraction));
+    m.put("staleness", Integer.toString(staleness));
+    m.put("hot_by", hotBy);
+    return m;
+  }
+}

@@ -1,0 +1,105 @@
+package io.fanout.train;
+
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelConfig;
+import io.fanout.tensor.Backend;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Training steps with and without reuse of hot vertices' bottom-layer embeddings ({@link
+ * HotReuse}), on the generated graph of {@link TrainBenchmark} and the same batches, in one run:
+ * one untimed epoch of each, then {@code rounds} timed epochs of each, alternating. A step's time
+ * is the epoch's wall time less the time it waited for the loader (the same sampler feeds both);
+ * the refresh worker runs beside the steps, so the speedup is also given with its compute time
+ * charged to the steps as if it ran in series.
+ */
+public final class HotReuseBenchmark {
+  private HotReuseBenchmark() {}
+
+  public static Map<String, Object> run(
+      TrainBenchmark.Settings s, Backend be, HotReuse reuse, int rounds) {
+    if (!reuse.enabled()) {
+      throw new IllegalArgumentException("the reuse benchmark needs reuse-hot > 0");
+    }
+    if (rounds < 1) {
+      throw new IllegalArgumentException("reuse-rounds must be at least 1, got " + rounds);
+    }
+    BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features());
+    int[] seeds = bg.spreadSeeds((s.batches() + s.warmup()) * s.batchSize());
+    ModelConfig cfg = bg.sageConfig(s.hidden(), s.fanouts().length, 0.5f);
+    SampledEpochs data = TrainBenchmark.sampledEpochs(bg, seeds, s);
+    TrainOptions opts = new TrainOptions(1, 0.003f, 0f, LrSchedule.CONSTANT, 1);
+    try (Trainer plain = new Trainer(new GnnModel(cfg, be), opts, GradientReducer.LOCAL);
+        Trainer hot = new Trainer(new GnnModel(cfg, be), opts, GradientReducer.LOCAL)) {
+      plain.model().init(1);
+      hot.model().init(1);
+      hot.reuseHot(reuse, s.vertices(), v -> bg.csr().degree(v));
+      long t0 = System.nanoTime();
+      hot.prepareReuse(data);
+      double hotSetSeconds = (System.nanoTime() - t0) / 1e9;
+      double[] plainT = new double[rounds];
+      double[] hotT = new double[rounds];
+      double[] hotCharged = new double[rounds];
+      int steps = 0;
+      for (int r = -1; r < rounds; r++) {
+        EpochStats p = epoch(plain, data);
+        double refresh0 = refreshSeconds(hot);
+        EpochStats h = epoch(hot, data);
+        double refresh = refreshSeconds(hot) - refresh0;
+        if (r >= 0) {
+          steps = p.batches();
+          plainT[r] = (p.seconds() - p.waitSeconds()) / p.batches();
+          hotT[r] = (h.seconds() - h.waitSeconds()) / h.batches();
+          hotCharged[r] = hotT[r] + refresh / h.batches();
+        }
+      }
+      double plainMed = median(plainT);
+      double hotMed = median(hotT);
+      double chargedMed = median(hotCharged);
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("backend", be.name());
+      out.put("vertices", s.vertices());
+      out.put("edges", bg.csr().numEdges());
+      out.put("features", s.features());
+      out.put("hidden", s.hidden());
+      out.put("fanouts", Arrays.toString(s.fanouts()));
+      out.put("batch_size", s.batchSize());
+      out.put("steps_per_epoch", steps);
+      out.put("reuse_hot", reuse.fraction());
+      out.put("staleness", reuse.staleness());
+      out.put("hot_by", reuse.hotBy());
+      out.put("reuse_rounds", rounds);
+      out.put("hot_set_seconds", hotSetSeconds);
+      out.put("seconds_per_step_plain", plainMed);
+      out.put("seconds_per_step_reuse", hotMed);
+      out.put("seconds_per_step_reuse_refresh_charged", chargedMed);
+      out.put("speedup", plainMed / hotMed);
+      out.put("speedup_refresh_charged", plainMed / chargedMed);
+      out.put("seconds_per_step_plain_rounds", Arrays.toString(plainT));
+      out.put("seconds_per_step_reuse_rounds", Arrays.toString(hotT));
+      out.putAll(hot.reuseStats());
+      return out;
+    }
+  }
+
+  private static double refreshSeconds(Trainer t) {
+    Object v = t.reuseStats().get("refresh_seconds");
+    return v == null ? 0 : (double) v;
+  }
+
+  private static EpochStats epoch(Trainer t, SampledEpochs data) {
+    try (BatchStream stream = data.open(0)) {
+      return t.trainEpoch(0, -1, stream, 0.003f, TrainProgress.NONE);
+    }
+  }
+
+  private static double median(double[] a) {
+    double[] b = a.clone();
+    Arrays.sort(b);
+    int n = b.length;
+    return n % 2 == 1 ? b[n / 2] : (b[n / 2 - 1] + b[n / 2]) / 2;
+  }
+}

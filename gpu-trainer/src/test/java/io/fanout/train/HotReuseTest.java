@@ -1,0 +1,274 @@
+package io.fanout.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.nn.BatchTensors;
+import io.fanout.nn.Block;
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ReusedRows;
+import io.fanout.sample.MiniBatch;
+import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.tensor.FloatTensor;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HotReuseTest {
+  @TempDir Path tmp;
+
+  @BeforeAll
+  static void load() {
+    TrainerTest.load();
+  }
+
+  /**
+   * 2 seeds (ids 10, 11), hop-1 nodes 12..14, hop-2 nodes 15..18. Bottom block rows: seed 0 reads
+   * sources 5, 6; seed 1 reads 2; row 2 (id 12) reads 5, 7; row 3 (id 13) reads 7, 8; row 4 (id 14)
+   * reads 1, 6.
+   */
+  private static MiniBatch batch() {
+    int[] nodes = {10, 11, 12, 13, 14, 15, 16, 17, 18};
+    int[] sizes = {2, 5, 9};
+    int[][] ptr = {{0, 2, 3}, {0, 2, 3, 5, 7, 9}};
+    int[][] idx = {{2, 3, 4}, {5, 6, 2, 5, 7, 7, 8, 1, 6}};
+    return new MiniBatch(0, 0, nodes, sizes, ptr, idx, new int[] {0, 1});
+  }
+
+  @Test
+  void prunesTheCachedRowsSubtreesButNeverASeedsRow() {
+    MiniBatch mb = batch();
+    float[] x = new float[9 * 2];
+    for (int i = 0; i < 9; i++) {
+      x[2 * i] = i;
+      x[2 * i + 1] = -i;
+    }
+    int[] slotOf = new int[20];
+    Arrays.fill(slotOf, -1);
+    slotOf[10] = 0; // a seed: stays computed
+    slotOf[13] = 1;
+    ReusedRows reused = new ReusedRows();
+    HotPruner p = new HotPruner();
+    Block[] b = p.prune(mb, x, 2, slotOf, reused);
+
+    assertThat(reused.count()).isEqualTo(1);
+    // Row 3 (id 13) lost its edges; source 8 (id 18) was only its neighbor and is gone, and
+    // source 7 is still read by row 2. Sources 5, 6, 7 keep their order as 5, 6, 7.
+    assertThat(b[0].numDst()).isEqualTo(5);
+    assertThat(b[0].numSrc()).isEqualTo(8);
+    assertThat(Arrays.copyOf(b[0].indptr(), 6)).containsExactly(0, 2, 3, 5, 5, 7);
+    assertThat(Arrays.copyOf(b[0].indices(), 7)).containsExactly(5, 6, 2, 5, 7, 1, 6);
+    assertThat(Arrays.copyOf(x, 16))
+        .containsExactly(0, 0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7);
+    assertThat(b[1]).isEqualTo(Block.of(mb)[1]);
+    assertThat(p.rowsAvoided).isEqualTo(1);
+    assertThat(p.edgesAvoided).isEqualTo(2);
+    assertThat(p.featureRowsAvoided).isEqualTo(1);
+
+    // With row 2 hot too, source 7 (id 17) goes as well; seed 0 still reads source 5.
+    slotOf[12] = 2;
+    MiniBatch again = batch();
+    float[] y = new float[18];
+    for (int i = 0; i < 9; i++) {
+      y[2 * i] = i;
+    }
+    Block[] c = p.prune(again, y, 2, slotOf, reused);
+    assertThat(reused.count()).isEqualTo(2);
+    assertThat(c[0].numSrc()).isEqualTo(7);
+    assertThat(Arrays.copyOf(c[0].indices(), 5)).containsExactly(5, 6, 2, 1, 6);
+    assertThat(y[2 * 5]).isEqualTo(5f);
+    assertThat(y[2 * 6]).isEqualTo(6f);
+  }
+
+  /** Loss of a training forward with {@code reused}, on host arrays. */
+  private static double loss(GnnModel m, Block[] b, float[] x, int[] labels, ReusedRows reused) {
+    BatchTensors t = m.upload(b, x.clone(), labels, labels.length);
+    FloatTensor lg = m.forward(t, true, 5, reused);
+    int classes = m.config().classes();
+    float[] logits = new float[labels.length * classes];
+    m.backend().download(lg, 0, logits, 0, logits.length);
+    CpuBackend h = new CpuBackend();
+    return h.softmaxCrossEntropy(
+        h.wrap(logits),
+        labels.length,
+        classes,
+        h.wrap(labels),
+        h.wrap(new float[logits.length]),
+        null,
+        1f);
+  }
+
+  @Test
+  void cachedRowsGiveNoGradientAndTheirEmbeddingsReachTheOutput() {
+    ModelConfig cfg = new ModelConfig("sage", 2, 3, 2, 2, 0f, "elu", "none");
+    GnnModel m = new GnnModel(cfg, new CpuBackend());
+    m.init(4);
+    MiniBatch mb = batch();
+    float[] x = new float[18];
+    for (int i = 0; i < x.length; i++) {
+      x[i] = 2f * CounterRng.uniform(3, i) - 1f;
+    }
+    int[] slotOf = new int[20];
+    Arrays.fill(slotOf, -1);
+    slotOf[12] = 0;
+    slotOf[13] = 1;
+    ReusedRows reused = new ReusedRows();
+    Block[] b = new HotPruner().prune(mb, x, 2, slotOf, reused);
+    float[] cache = {0.5f, -0.25f, 1f, 2f, 0f, -1f};
+    reused.embeddings(cache);
+    int[] labels = {1, 0};
+
+    BatchTensors t = m.upload(b, x.clone(), labels, 2);
+    m.forward(t, true, 5, reused);
+    float[] h0 = m.layerOutput(0);
+    assertThat(Arrays.copyOfRange(h0, 6, 12)).containsExactly(cache);
+    FloatTensor lg = m.forward(m.upload(b, x.clone(), labels, 2), true, 5, reused);
+    float[] logits = new float[4];
+    m.backend().download(lg, 0, logits, 0, 4);
+    float[] d = new float[4];
+    CpuBackend h = new CpuBackend();
+    h.softmaxCrossEntropy(
+        h.wrap(logits), 2, 2, h.wrap(labels), h.wrap(new float[4]), h.wrap(d), 1f);
+    m.zeroGrad();
+    m.backward(d);
+    float[] analytic = m.grads();
+
+    // Central differences over layer 0's parameters with the cached rows held constant: the
+    // analytic gradient must be that of the loss in which they are constants.
+    float[] p = m.params();
+    int layer0 = 2 * 2 * 3 + 3;
+    for (int i = 0; i < layer0; i++) {
+      float saved = p[i];
+      float eps = 1e-2f;
+      p[i] = saved + eps;
+      m.loadParams(p);
+      double lp = loss(m, b, x, labels, reused);
+      p[i] = saved - eps;
+      m.loadParams(p);
+      double lm = loss(m, b, x, labels, reused);
+      p[i] = saved;
+      m.loadParams(p);
+      double numeric = (lp - lm) / (2 * eps);
+      assertThat(Math.abs(analytic[i] - numeric))
+          .as("param %d analytic %f numeric %f", i, analytic[i], numeric)
+          .isLessThanOrEqualTo(2e-3 + 2e-2 * Math.abs(numeric));
+    }
+    // Without the zeroed rows the gradient differs: the check above can fail.
+    m.zeroGrad();
+    ReusedRows none = new ReusedRows();
+    m.forward(m.upload(b, x.clone(), labels, 2), true, 5, none);
+    m.backward(d);
+    assertThat(m.grads()).isNotEqualTo(analytic);
+  }
+
+  @Test
+  void scheduleKeepsEveryReusedEmbeddingWithinTheStalenessBound() {
+    for (int s = 1; s <= 6; s++) {
+      HotReuse r = new HotReuse(0.2, s, HotReuse.FREQUENCY);
+      assertThat(r.lag()).isEqualTo(Math.max(1, (int) Math.ceil(s / 2.0)));
+      assertThat(r.period()).isEqualTo(s + 1 - r.lag());
+      Trainer t = TrainerTest.trainer("sage", 1, 3).reuseHot(r, 600, null);
+      SampledEpochs data = TrainerTest.data(3, 1);
+      t.model().init(3);
+      t.prepareReuse(data);
+      EpochStats e;
+      try (BatchStream st = data.open(0)) {
+        e = t.trainEpoch(0, -1, st, 0.01f, TrainProgress.NONE);
+      }
+      Map<String, Object> stats = t.reuseStats();
+      assertThat(t.maxReusedAge()).as("staleness %d", s).isBetween(1, s);
+      if (e.batches() > s) { // step S reads the first refresh, taken at step 0
+        assertThat(t.maxReusedAge()).as("staleness %d", s).isEqualTo(s);
+      }
+      assertThat((int) stats.get("hot_vertices")).isEqualTo(120);
+      assertThat((double) stats.get("bottom_edges_avoided_fraction")).isGreaterThan(0.05);
+      assertThat((double) stats.get("feature_rows_avoided_fraction")).isGreaterThan(0.0);
+      t.close();
+    }
+  }
+
+  @Test
+  void hotSetIsTheMostFrequentNonSeedBottomRowsOrTheHighestInDegree() {
+    SampledEpochs data = TrainerTest.data(3, 2);
+    HotSet f = HotSet.build(data, new HotReuse(0.05, 2, HotReuse.FREQUENCY), 600, null);
+    int[] count = new int[600];
+    try (BatchStream s = data.open(0)) {
+      TrainBatch b;
+      while ((b = s.next()) != null) {
+        MiniBatch mb = b.batch();
+        for (int i = mb.numSeeds(); i < mb.layerSize(1); i++) {
+          count[mb.nodes()[i]]++;
+        }
+        s.recycle(b);
+      }
+    }
+    assertThat(f.size()).isEqualTo(30);
+    int minHot = Integer.MAX_VALUE;
+    for (int v : f.vertices()) {
+      minHot = Math.min(minHot, count[v]);
+    }
+    for (int v = 0; v < 600; v++) {
+      if (f.slotOf()[v] < 0) {
+        assertThat(count[v]).isLessThanOrEqualTo(minHot);
+      }
+    }
+    assertThat(f.block().numDst()).isEqualTo(30);
+    assertThat(f.features()).hasSize(f.block().numSrc() * 12);
+
+    HotSet d =
+        HotSet.build(
+            data,
+            new HotReuse(0.05, 2, HotReuse.IN_DEGREE),
+            600,
+            v -> TrainerTest.graph.csr.degree(v));
+    long minDeg = Long.MAX_VALUE;
+    for (int v : d.vertices()) {
+      minDeg = Math.min(minDeg, TrainerTest.graph.csr.degree(v));
+    }
+    for (int v = 0; v < 600; v++) {
+      if (d.slotOf()[v] < 0 && count[v] > 0) {
+        assertThat(TrainerTest.graph.csr.degree(v)).isLessThanOrEqualTo(minDeg);
+      }
+    }
+  }
+
+  private float[] train(HotReuse r, int loaderThreads, Path dir, int epochs, boolean resume) {
+    try (Trainer t = TrainerTest.trainer("sage", epochs, 9)) {
+      if (r != null) {
+        t.reuseHot(r, 600, null);
+      }
+      t.fit(TrainerTest.data(9, loaderThreads), null, dir, resume, Map.of(), null, 0);
+      return t.model().params();
+    }
+  }
+
+  @Test
+  void deterministicAndOffMeansUnchanged() {
+    HotReuse r = new HotReuse(0.1, 4, HotReuse.FREQUENCY);
+    float[] a = train(r, 1, tmp.resolve("a"), 2, false);
+    float[] b = train(r, 3, tmp.resolve("b"), 2, false);
+    assertThat(b).containsExactly(a);
+    float[] plain = train(null, 1, tmp.resolve("p"), 2, false);
+    assertThat(plain).isNotEqualTo(a);
+    assertThat(train(new HotReuse(0, 4, HotReuse.FREQUENCY), 2, tmp.resolve("z"), 2, false))
+        .containsExactly(plain);
+    // The reuse settings are part of the run's identity.
+    train(r, 2, tmp.resolve("r"), 1, false);
+    assertThatThrownBy(() -> train(null, 2, tmp.resolve("r"), 3, true))
+        .hasMessageContaining("reuse_hot");
+  }
+
+  @Test
+  void rejectsBadSettings() {
+    assertThatThrownBy(() -> new HotReuse(1.5, 2, HotReuse.FREQUENCY))
+        .hasMessageContaining("reuse-hot");
+    assertThatThrownBy(() -> new HotReuse(0.1, 0, HotReuse.FREQUENCY))
+        .hasMessageContaining("staleness");
+    assertThatThrownBy(() -> new HotReuse(0.1, 2, "pagerank")).hasMessageContaining("hot-by");
+  }
+}

@@ -1,0 +1,95 @@
+package io.fanout.jobs.train;
+
+import static io.fanout.cli.CliRun.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.cli.CliRun.Result;
+import io.fanout.spark.Fanout;
+import io.fanout.testing.SparkTestSession;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code train --reuse-hot F --staleness S --hot-by H} and {@code TrainAction.reuseHot}: the same
+ * model bytes from the CLI and the API and whatever the loader threads, another model than training
+ * without reuse, exactly that model with {@code --reuse-hot 0}, and bad settings refused with one
+ * line.
+ */
+class ReuseHotTrainTest {
+  @TempDir static Path tmp;
+  static SparkSession spark;
+  static Path store;
+  static Path shards;
+  static byte[] plain;
+
+  @BeforeAll
+  static void fixtures() throws Exception {
+    spark = SparkTestSession.start("ReuseHotTrainTest");
+    TrainFixtures.Graph g = TrainFixtures.graph(5, 400, 10);
+    store = tmp.resolve("store");
+    TrainFixtures.writeStore(store, g);
+    shards = tmp.resolve("shards");
+    TrainFixtures.writeShards(shards, store, g, new int[] {4, 3}, 4, 2, 1);
+    plain = train("plain");
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  /** Trains 2 epochs into a fresh model dir; returns its checkpoint. */
+  static byte[] train(String name, String... more) throws Exception {
+    Path model = tmp.resolve(name);
+    String[] base = {"--epochs", "2", "--progress", "none"};
+    String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
+    System.arraycopy(more, 0, all, base.length, more.length);
+    Result r = cli(TrainFixtures.trainArgs(store, shards, model, all));
+    assertThat(r.code()).as(r.err()).isZero();
+    return Files.readAllBytes(model.resolve("checkpoint.bin"));
+  }
+
+  @Test
+  void cliAndApiTrainTheSameDeterministicModel() throws Exception {
+    byte[] one = train("r1", "--reuse-hot", "0.2", "--staleness", "2", "--loader-threads", "1");
+    byte[] three = train("r3", "--reuse-hot", "0.2", "--staleness", "2", "--loader-threads", "3");
+    assertThat(three).isEqualTo(one);
+    assertThat(one).isNotEqualTo(plain);
+    Path api = tmp.resolve("api");
+    Fanout.get(spark)
+        .train(store.toString(), shards.toString())
+        .modelDir(api.toString())
+        .epochs(2)
+        .reuseHot(0.2, 2, "frequency")
+        .progress(null)
+        .execute();
+    assertThat(Files.readAllBytes(api.resolve("checkpoint.bin"))).isEqualTo(one);
+
+    assertThat(train("off", "--reuse-hot", "0", "--staleness", "3")).isEqualTo(plain);
+    byte[] degree = train("deg", "--reuse-hot", "0.2", "--staleness", "2", "--hot-by", "in-degree");
+    assertThat(degree).isNotEqualTo(plain).isNotEqualTo(one);
+  }
+
+  @Test
+  void badReuseOptionsExit2WithOneLine() {
+    refused("m1", "reuse-hot", "--reuse-hot", "1.5");
+    refused("m2", "staleness", "--reuse-hot", "0.1", "--staleness", "0");
+    refused("m3", "frequency", "--reuse-hot", "0.1", "--hot-by", "pagerank");
+  }
+
+  private static void refused(String model, String says, String... args) {
+    String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+    all[args.length] = "--epochs";
+    all[args.length + 1] = "1";
+    Result r = cli(TrainFixtures.trainArgs(store, shards, tmp.resolve(model), all));
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).startsWith("fanout train: error: ").contains(says).doesNotContain("\tat ");
+    assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(tmp.resolve(model)).doesNotExist();
+  }
+}
