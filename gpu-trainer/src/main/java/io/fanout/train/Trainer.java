@@ -95,6 +95,7 @@ public final class Trainer implements AutoCloseable {
     return this;
   }
 
+  /**
    * Turns on reuse of hot vertices' bottom-layer embeddings for {@link #fit} and {@link
    * #trainEpoch} ({@link HotReuse}; off by default). The hot set is selected from epoch 0 of the
    * training data when training starts (or by {@link #prepareReuse}).

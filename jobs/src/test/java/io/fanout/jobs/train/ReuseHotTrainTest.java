@@ -80,6 +80,13 @@ class ReuseHotTrainTest {
     refused("m1", "reuse-hot", "--reuse-hot", "1.5");
     refused("m2", "staleness", "--reuse-hot", "0.1", "--staleness", "0");
     refused("m3", "frequency", "--reuse-hot", "0.1", "--hot-by", "pagerank");
+    refused(
+        "m4",
+        "does not work with --feature-access zero-copy",
+        "--reuse-hot",
+        "0.1",
+        "--feature-access",
+        "zero-copy");
   }
 
   private static void refused(String model, String says, String... args) {
