@@ -26,6 +26,7 @@ public final class GnnModel implements AutoCloseable {
   private final ModelConfig cfg;
   private final Backend be;
   private final GnnLayer[] layers;
+  private final MlpDecoder decoder;
   private final int numParams;
   private final FloatTensor params;
   private final FloatTensor grads;
@@ -55,6 +56,14 @@ public final class GnnModel implements AutoCloseable {
       }
       offset = (int) next;
     }
+    decoder = cfg.mlpDecoder() ? new MlpDecoder(be, cfg.classes()) : null;
+    if (decoder != null) {
+      long next = decoder.allocate(offset);
+      if (next > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("model has more than 2^31 parameters");
+      }
+      offset = (int) next;
+    }
     numParams = offset;
     params = be.allocFloat(offset);
     grads = be.allocFloat(offset);
@@ -67,6 +76,14 @@ public final class GnnModel implements AutoCloseable {
 
   public Backend backend() {
     return be;
+  }
+
+  /**
+   * The link decoder whose parameters follow the layers' ({@code --decoder mlp}), or null for the
+   * parameter-free {@link DotDecoder}.
+   */
+  public MlpDecoder decoder() {
+    return decoder;
   }
 
   public int numParams() {
@@ -110,6 +127,9 @@ public final class GnnModel implements AutoCloseable {
     float[] p = new float[numParams];
     for (int l = 0; l < layers.length; l++) {
       layers[l].init(p, CounterRng.key(seed, 0x1417, l, 0));
+    }
+    if (decoder != null) {
+      decoder.init(p, CounterRng.key(seed, 0x1417, layers.length, 1));
     }
     loadParams(p);
   }
@@ -310,6 +330,9 @@ public final class GnnModel implements AutoCloseable {
       l.free();
     }
     batch.close();
+    if (decoder != null) {
+      decoder.close();
+    }
     be.free(params);
     be.free(grads);
     if (dyBuf != null) {

@@ -16,6 +16,9 @@ import java.util.Map;
  * @param dropout dropout probability on every layer's input
  * @param activation {@code relu} or {@code elu}, after every layer but the last
  * @param featureNorm {@code none}, {@code l1} or {@code l2}: row normalization of input features
+ * @param decoder link prediction's decoder, {@code dot} ({@link DotDecoder}, no parameters; also
+ *     every node classifier's) or {@code mlp} ({@link MlpDecoder}, parameters after the layers'),
+ *     recorded in {@link #toMap} only when {@code mlp}, so dot models keep their identity
  */
 public record ModelConfig(
     String kind,
@@ -25,7 +28,24 @@ public record ModelConfig(
     int layers,
     float dropout,
     String activation,
-    String featureNorm) {
+    String featureNorm,
+    String decoder) {
+
+  /** Link prediction's parameter-free default decoder. */
+  public static final String DOT = "dot";
+
+  /** A configuration with the {@code dot} decoder (every node classifier's). */
+  public ModelConfig(
+      String kind,
+      int inDim,
+      int hidden,
+      int classes,
+      int layers,
+      float dropout,
+      String activation,
+      String featureNorm) {
+    this(kind, inDim, hidden, classes, layers, dropout, activation, featureNorm, DOT);
+  }
 
   public ModelConfig {
     kind = kind.toLowerCase(Locale.ROOT);
@@ -50,6 +70,15 @@ public record ModelConfig(
     if (!featureNorm.equals("none") && !featureNorm.equals("l1") && !featureNorm.equals("l2")) {
       throw new IllegalArgumentException("feature norm must be none, l1 or l2, got " + featureNorm);
     }
+    decoder = decoder.toLowerCase(Locale.ROOT);
+    if (!decoder.equals(DOT) && !decoder.equals(MlpDecoder.NAME)) {
+      throw new IllegalArgumentException("decoder must be dot or mlp, got '" + decoder + "'");
+    }
+  }
+
+  /** Whether the model ends in an {@link MlpDecoder}. */
+  public boolean mlpDecoder() {
+    return decoder.equals(MlpDecoder.NAME);
   }
 
   /** The configuration as string pairs, for checkpoints. */
@@ -63,6 +92,9 @@ public record ModelConfig(
     m.put("dropout", Float.toString(dropout));
     m.put("activation", activation);
     m.put("feature_norm", featureNorm);
+    if (mlpDecoder()) {
+      m.put("decoder", decoder);
+    }
     return m;
   }
 
@@ -75,6 +107,7 @@ public record ModelConfig(
         Integer.parseInt(m.get("layers")),
         Float.parseFloat(m.get("dropout")),
         m.get("activation"),
-        m.get("feature_norm"));
+        m.get("feature_norm"),
+        m.getOrDefault("decoder", DOT));
   }
 }

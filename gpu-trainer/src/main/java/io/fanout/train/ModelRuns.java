@@ -54,6 +54,8 @@ public final class ModelRuns {
    *     reads the rows from the memory-mapped store itself; f32 stores, node-id-only shards, no
    *     feature cache, feature norm none)
    * @param reuse reuse of hot vertices' bottom-layer embeddings ({@link HotReuse#OFF}: none)
+   * @param decoder a link model's decoder, {@code dot} or {@code mlp} (node classifiers: {@code
+   *     dot})
    */
   public record TrainSpec(
       Path graph,
@@ -81,12 +83,71 @@ public final class ModelRuns {
       String backend,
       int device,
       String featureAccess,
-      HotReuse reuse) {
+      HotReuse reuse,
+      String decoder) {
 
     /** The accepted {@code featureAccess} values. */
     public static final String GATHER = "gather";
 
     public static final String ZERO_COPY = "zero-copy";
+
+    /** A spec with the {@code dot} decoder. */
+    public TrainSpec(
+        Path graph,
+        Path shards,
+        Path modelDir,
+        String model,
+        int hidden,
+        int layers,
+        float dropout,
+        String activation,
+        String featureNorm,
+        float lr,
+        float weightDecay,
+        String schedule,
+        int epochs,
+        long seed,
+        boolean resume,
+        Path valShards,
+        int loaderThreads,
+        int prefetch,
+        int logEvery,
+        boolean verify,
+        String featureCache,
+        long featureCacheBytes,
+        String backend,
+        int device,
+        String featureAccess,
+        HotReuse reuse) {
+      this(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery,
+          verify,
+          featureCache,
+          featureCacheBytes,
+          backend,
+          device,
+          featureAccess,
+          reuse,
+          ModelConfig.DOT);
+    }
 
     /** A spec that gathers features on the host ({@link #GATHER}). */
     public TrainSpec(
@@ -278,7 +339,8 @@ public final class ModelRuns {
           backend,
           ordinal,
           featureAccess,
-          reuse);
+          reuse,
+          decoder);
     }
 
     /** This spec with {@code featureAccess} ({@link #GATHER} or {@link #ZERO_COPY}). */
@@ -309,7 +371,8 @@ public final class ModelRuns {
           backend,
           device,
           access,
-          reuse);
+          reuse,
+          decoder);
     }
 
     /** This spec with embedding reuse {@code r} (see {@link HotReuse}). */
@@ -340,7 +403,40 @@ public final class ModelRuns {
           backend,
           device,
           featureAccess,
-          r);
+          r,
+          decoder);
+    }
+
+    /** This spec with link decoder {@code name} ({@code dot} or {@code mlp}). */
+    public TrainSpec withDecoder(String name) {
+      return new TrainSpec(
+          graph,
+          shards,
+          modelDir,
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          resume,
+          valShards,
+          loaderThreads,
+          prefetch,
+          logEvery,
+          verify,
+          featureCache,
+          featureCacheBytes,
+          backend,
+          device,
+          featureAccess,
+          reuse,
+          name);
     }
 
     /** Whether the backend reads the feature rows itself ({@link #ZERO_COPY}). */
@@ -516,6 +612,15 @@ public final class ModelRuns {
       throw new InvalidInputException(
           "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
     }
+    if (!link && !ModelConfig.DOT.equals(spec.decoder())) {
+      throw new InvalidInputException(
+          "--decoder "
+              + spec.decoder()
+              + " with node-classification shards ("
+              + spec.shards()
+              + "): a decoder scores pairs of a link model; sample with --task link or leave"
+              + " --decoder out");
+    }
     if (link && spec.valShards() != null) {
       throw new InvalidInputException(
           "--val-shards with link-prediction shards ("
@@ -685,7 +790,8 @@ public final class ModelRuns {
               hops,
               spec.dropout(),
               spec.activation(),
-              spec.featureNorm());
+              spec.featureNorm(),
+              link ? spec.decoder() : ModelConfig.DOT);
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.backend(), spec.device()))) {
         GnnModel model = lease.model();
@@ -1010,7 +1116,7 @@ public final class ModelRuns {
   /**
    * Link-prediction metrics ({@link LinkMetrics}) of the link model in {@code modelDir} on the
    * store's held-out {@code val} and {@code test} edges and their fixed negatives, scored by the
-   * dot decoder from full-neighbor embeddings of the training graph.
+   * model's decoder from full-neighbor embeddings of the training graph.
    *
    * @throws InvalidInputException when the model is not a link model or the store has no edge split
    */
@@ -1035,7 +1141,7 @@ public final class ModelRuns {
       for (String split : StoreLayout.HELD_OUT_SPLITS) {
         HeldOutEdges h = HeldOutEdges.read(store, split);
         float[] scores = new float[h.size()];
-        io.fanout.nn.DotDecoder.scores(emb, dim, h.src, h.dst, h.size(), scores);
+        LinkStep.scores(model, emb, dim, h.src, h.dst, h.size(), scores);
         int p = h.positives();
         int[] ps = new int[p];
         float[] pos = new float[p];

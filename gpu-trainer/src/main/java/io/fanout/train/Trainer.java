@@ -242,10 +242,10 @@ public final class Trainer implements AutoCloseable {
       hostEmb = ensureHost(hostEmb, n);
       hostDEmb = ensureHost(hostDEmb, n);
       be.download(logits, 0, hostEmb, 0, n);
-      StepStats s = LinkStep.lossAndGrad(hostEmb, rows, classes, mb.pairs(), hostDEmb);
+      model.zeroGrad(); // before the loss: an MLP decoder accumulates its gradients there
+      StepStats s = LinkStep.lossAndGrad(model, hostEmb, rows, classes, mb.pairs(), hostDEmb);
       dLogits = TensorBufs.ensure(be, dLogits, (long) n);
       be.upload(hostDEmb, 0, dLogits, 0, n);
-      model.zeroGrad();
       model.backward(dLogits);
       exchangeGradients();
       adam.update(model.paramTensor(), model.gradTensor(), lr);

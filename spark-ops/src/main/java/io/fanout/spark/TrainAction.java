@@ -58,6 +58,11 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
     return option(TrainOptionsDefs.HIDDEN.name(), Integer.toString(width));
   }
 
+  /** A link model's decoder, {@code dot} or {@code mlp} ({@code decoder}). */
+  public TrainAction decoder(String name) {
+    return option(TrainOptionsDefs.DECODER.name(), name);
+  }
+
   /** Trainer replicas; 0 = one per task slot on a cluster, 1 in local mode ({@code workers}). */
   public TrainAction workers(int workers) {
     return option(DistOptions.WORKERS.name(), Integer.toString(workers));

@@ -128,6 +128,14 @@ public final class TrainOptionsDefs {
           "with --reuse-hot: rank vertices by sampling frequency in the shards or by in-degree",
           HotReuse.FREQUENCY,
           HotReuse.IN_DEGREE);
+  public static final OptionDef<String> DECODER =
+      OptionDef.choice(
+          "decoder",
+          io.fanout.nn.ModelConfig.DOT,
+          "link prediction's pair scorer: dot (inner product of the embeddings) or mlp (a"
+              + " hidden layer over their elementwise product); node classification takes dot",
+          "dot",
+          "mlp");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -143,6 +151,7 @@ public final class TrainOptionsDefs {
           DROPOUT,
           ACTIVATION,
           FEATURE_NORM,
+          DECODER,
           LR,
           WEIGHT_DECAY,
           SCHEDULE,
@@ -222,7 +231,8 @@ public final class TrainOptionsDefs {
             c.get(BACKEND),
             -1,
             c.get(FEATURE_ACCESS))
-        .withReuse(reuse(c));
+        .withReuse(reuse(c))
+        .withDecoder(c.get(DECODER));
   }
 
   /** The {@code --reuse-hot}, {@code --staleness} and {@code --hot-by} settings. */
