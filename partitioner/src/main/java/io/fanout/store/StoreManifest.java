@@ -165,9 +165,17 @@ public final class StoreManifest {
     "test_negatives"
   })
   public static final class EdgeSplit {
-    /** train, val, test fractions, e.g. {@code [0.85, 0.05, 0.1]}. */
+    /**
+     * train, val, test fractions, e.g. {@code [0.85, 0.05, 0.1]}; null when the split came from
+     * {@link #column}.
+     */
     @JsonProperty("fractions")
     public double[] fractions;
+
+    /** The edge table's split column ({@code prepare --edge-split-column}), else absent. */
+    @JsonProperty("column")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public String column;
 
     @JsonProperty("seed")
     public long seed;

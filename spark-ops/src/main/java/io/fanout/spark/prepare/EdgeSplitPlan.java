@@ -25,8 +25,9 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.expressions.Window;
 
 /**
- * {@code prepare --edge-split TRAIN,VAL,TEST}: which edges are held out for link prediction, and
- * the held-out edge lists with their seeded negatives.
+ * {@code prepare --edge-split TRAIN,VAL,TEST} (or {@code --edge-split-column C}, see {@link
+ * EdgeSplitColumn}): which edges are held out for link prediction, and the held-out edge lists with
+ * their seeded negatives.
  *
  * <p>An edge's split is drawn from {@code xxhash64(seed, lo, hi)} of its endpoints' original ids
  * ({@code lo}/{@code hi} ordered for {@code --undirected}, so both directions of a pair share it):
@@ -46,12 +47,18 @@ final class EdgeSplitPlan {
   /** The split code column added to the joined edges. */
   static final String CODE = "_esplit";
 
+  /** The fractions, or null when the splits come from {@link #column}. */
   final double[] fractions;
+
+  /** {@code --edge-split-column}, or null when the splits are drawn from {@link #fractions}. */
+  final String column;
+
   final long seed;
   final int negatives;
 
-  private EdgeSplitPlan(double[] fractions, long seed, int negatives) {
+  private EdgeSplitPlan(double[] fractions, String column, long seed, int negatives) {
     this.fractions = fractions;
+    this.column = column;
     this.seed = seed;
     this.negatives = negatives;
   }
@@ -59,10 +66,19 @@ final class EdgeSplitPlan {
   /** The plan the options ask for, or null when the edges are not split. */
   static EdgeSplitPlan of(FanoutConf conf) {
     String spec = conf.get(PrepareOptions.EDGE_SPLIT).trim();
-    if (spec.isEmpty() && conf.get(PrepareOptions.TASK).equals("link")) {
+    String column = conf.get(PrepareOptions.EDGE_SPLIT_COLUMN).trim();
+    if (!column.isEmpty() && !spec.isEmpty()) {
+      throw new FanoutConfigException(
+          "--edge-split "
+              + spec
+              + " and --edge-split-column "
+              + column
+              + " both give the edge split; pass one of them");
+    }
+    if (spec.isEmpty() && column.isEmpty() && conf.get(PrepareOptions.TASK).equals("link")) {
       spec = DEFAULT_FRACTIONS;
     }
-    if (spec.isEmpty()) {
+    if (spec.isEmpty() && column.isEmpty()) {
       return null;
     }
     int k = conf.get(PrepareOptions.EDGE_SPLIT_NEGATIVES);
@@ -70,7 +86,11 @@ final class EdgeSplitPlan {
       throw new FanoutConfigException(
           "--" + PrepareOptions.EDGE_SPLIT_NEGATIVES.name() + " must be >= 1, got " + k);
     }
-    return new EdgeSplitPlan(parseFractions(spec), conf.get(PrepareOptions.EDGE_SPLIT_SEED), k);
+    return new EdgeSplitPlan(
+        column.isEmpty() ? parseFractions(spec) : null,
+        column.isEmpty() ? null : column,
+        conf.get(PrepareOptions.EDGE_SPLIT_SEED),
+        k);
   }
 
   /** {@code "a,b,c"} as three fractions {@code >= 0} summing to 1, the first positive. */
@@ -110,8 +130,14 @@ final class EdgeSplitPlan {
     return f;
   }
 
-  /** The split code (0 train, 1 val, 2 test) of an edge between original ids src and dst. */
+  /**
+   * The split code (0 train, 1 val, 2 test) of an edge between original ids src and dst: drawn from
+   * the fractions, or the edge's {@link EdgeSplitColumn#CODE} with {@code --edge-split-column}.
+   */
   Column code(Column src, Column dst, Column selfLoop, boolean undirected) {
+    if (column != null) {
+      return when(selfLoop, lit(TRAIN)).otherwise(col(EdgeSplitColumn.CODE));
+    }
     Column a = undirected ? least(src, dst) : src;
     Column b = undirected ? greatest(src, dst) : dst;
     // 53 high bits of the hash as a double in [0, 1)
@@ -153,7 +179,8 @@ final class EdgeSplitPlan {
                     .as("b_id"))
             .dropDuplicates(CODE, "a", "b");
     StoreManifest.EdgeSplit m = new StoreManifest.EdgeSplit();
-    m.fractions = fractions.clone();
+    m.fractions = fractions == null ? null : fractions.clone();
+    m.column = column;
     m.seed = seed;
     m.negativesPerPositive = negatives;
     // self-loops are in the graph but are not training pairs (link seeds)

@@ -30,7 +30,8 @@ import org.apache.spark.sql.types.StructField;
  * <p>Vertices: {@code _id} (long, int or string), {@code _label} int (-1 when absent or null),
  * {@code _split} byte (split code; null when not a known split), {@code _feat} array&lt;float&gt;
  * (only with features). Edges: {@code _src}, {@code _dst} of the vertex id type, and {@code _w}
- * float (only with {@code --weight-column}).
+ * float (only with {@code --weight-column}), {@code _es} int split code (only with {@code
+ * --edge-split-column}).
  */
 final class NormalizedTables {
   static final String ID = "_id";
@@ -47,6 +48,12 @@ final class NormalizedTables {
 
   /** Whether the edges carry {@link #WEIGHT} (float; {@code --weight-column}). */
   final boolean weighted;
+
+  /**
+   * The edge table's split column ({@code --edge-split-column}), whose code the edges carry as
+   * {@link EdgeSplitColumn#CODE}; null when not given.
+   */
+  final String edgeSplitColumn;
 
   final DataType idType;
   final List<Check> vertexChecks = new ArrayList<>();
@@ -249,6 +256,14 @@ final class NormalizedTables {
     if (weighted) {
       requireColumn(e, in.edgeSource, weightCol, PrepareOptions.WEIGHT_COLUMN.name());
       ne = ne.withColumn(WEIGHT, weight(e, in, weightCol));
+    }
+    String esCol = conf.get(PrepareOptions.EDGE_SPLIT_COLUMN);
+    edgeSplitColumn = esCol.isEmpty() ? null : esCol;
+    if (edgeSplitColumn != null) {
+      requireColumn(e, in.edgeSource, esCol, PrepareOptions.EDGE_SPLIT_COLUMN.name());
+      Column raw = col(quote(esCol));
+      EdgeSplitColumn.addChecks(edgeChecks, esCol, raw);
+      ne = ne.withColumn(EdgeSplitColumn.CODE, EdgeSplitColumn.code(raw));
     }
     edges = ne;
   }

@@ -127,6 +127,10 @@ public final class PrepareJob {
       // unweighted stores record what they did before the option existed, so they still match
       recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
     }
+    if (conf.get(PrepareOptions.EDGE_SPLIT_COLUMN).isEmpty()) {
+      // stores split by fractions record what they did before the option existed
+      recorded.remove(PrepareOptions.EDGE_SPLIT_COLUMN.name());
+    }
     if (edgeSplit == null) {
       // stores without an edge split record what they did before the options existed
       for (OptionDef<?> d : PrepareOptions.EDGE_SPLIT_OPTIONS) {
@@ -191,7 +195,15 @@ public final class PrepareJob {
 
   private StoreManifest build(InputTables in, NormalizedTables t, Path staging, int requested) {
     // 1. edge checks are cheap: run them first
-    steps.run(EDGE_CHECKS, () -> runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample));
+    steps.run(
+        EDGE_CHECKS,
+        () -> {
+          runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample);
+          if (t.edgeSplitColumn != null) {
+            EdgeSplitColumn.checkPairsAgree(
+                t.edges, in.edgeSource, t.edgeSplitColumn, conf.get(PrepareOptions.UNDIRECTED));
+          }
+        });
     phase("edge checks");
 
     Assignment a =
@@ -445,7 +457,13 @@ public final class PrepareJob {
     Column weight = t.weighted ? col(NormalizedTables.WEIGHT) : lit(null).cast("float");
     Dataset<Row> e =
         t.edges
-            .select(col(NormalizedTables.SRC), col(NormalizedTables.DST), weight.as(WEIGHT))
+            .select(
+                col(NormalizedTables.SRC),
+                col(NormalizedTables.DST),
+                weight.as(WEIGHT),
+                t.edgeSplitColumn != null
+                    ? col(EdgeSplitColumn.CODE)
+                    : lit(null).cast("int").as(EdgeSplitColumn.CODE))
             .join(s, col(NormalizedTables.SRC).equalTo(col("_sid")), "left")
             .join(d, col(NormalizedTables.DST).equalTo(col("_did")), "left");
     Column dangling = col("_sd").isNull().or(col("_dd").isNull());

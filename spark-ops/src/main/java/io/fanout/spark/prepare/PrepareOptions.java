@@ -71,6 +71,13 @@ public final class PrepareOptions {
               + " split (with --task link: "
               + EdgeSplitPlan.DEFAULT_FRACTIONS
               + ")");
+  public static final OptionDef<String> EDGE_SPLIT_COLUMN =
+      OptionDef.string(
+          "edge-split-column",
+          "",
+          "edge column (train, val, test) giving each edge's split for link prediction instead of"
+              + " --edge-split fractions; every edge of a pair (both directions with --undirected)"
+              + " must carry the same value; empty = none");
   public static final OptionDef<Long> EDGE_SPLIT_SEED =
       OptionDef.longValue("edge-split-seed", 0, "seed of the edge split and its negatives");
   public static final OptionDef<Integer> EDGE_SPLIT_NEGATIVES =
@@ -135,6 +142,7 @@ public final class PrepareOptions {
           SPLIT_COLUMN,
           TASK,
           EDGE_SPLIT,
+          EDGE_SPLIT_COLUMN,
           EDGE_SPLIT_SEED,
           EDGE_SPLIT_NEGATIVES,
           UNDIRECTED,
@@ -153,7 +161,7 @@ public final class PrepareOptions {
 
   /** Options left out of the recorded options of stores without an edge split. */
   static final List<OptionDef<?>> EDGE_SPLIT_OPTIONS =
-      List.of(TASK, EDGE_SPLIT, EDGE_SPLIT_SEED, EDGE_SPLIT_NEGATIVES);
+      List.of(TASK, EDGE_SPLIT, EDGE_SPLIT_COLUMN, EDGE_SPLIT_SEED, EDGE_SPLIT_NEGATIVES);
 
   /** Options that say where, not what: left out of the manifest's recorded options. */
   static final List<OptionDef<?>> NOT_RECORDED =
