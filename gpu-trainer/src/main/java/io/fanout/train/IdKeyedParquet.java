@@ -167,18 +167,45 @@ final class IdKeyedParquet {
       String request,
       Path out) {
     List<Path> parts = idmapParts(store);
+    return publish(
+        out,
+        schemaName,
+        successFields,
+        request,
+        staging -> {
+          long rows = 0;
+          for (Path part : parts) {
+            rows +=
+                writePart(part, schemaName, columns, vertices, staging.resolve(part.getFileName()));
+          }
+          if (rows != vertices) {
+            throw new InvalidInputException(
+                "idmap of " + store + " maps " + rows + " vertices; the store has " + vertices);
+          }
+          return rows;
+        });
+  }
+
+  /** What an output writes into its staging directory. */
+  interface Body {
+    /** Writes the output's files into {@code staging}; returns the row count. */
+    long write(Path staging) throws IOException;
+  }
+
+  /**
+   * Runs {@code body} in a staging directory next to {@code out}, writes {@code _SUCCESS} last and
+   * renames the directory into place (what was at {@code out} is moved aside, then removed);
+   * nothing is left behind when {@code body} fails. Returns the row count.
+   *
+   * @param what the output's name in messages
+   * @param successFields the output's own {@code _SUCCESS} fields, e.g. {@code "classes":7}
+   */
+  static long publish(Path out, String what, String successFields, String request, Body body) {
     Path abs = out.toAbsolutePath();
     Path staging = abs.resolveSibling("." + abs.getFileName() + ".staging-" + UUID.randomUUID());
-    long rows = 0;
     try {
       Files.createDirectories(staging);
-      for (Path part : parts) {
-        rows += writePart(part, schemaName, columns, vertices, staging.resolve(part.getFileName()));
-      }
-      if (rows != vertices) {
-        throw new InvalidInputException(
-            "idmap of " + store + " maps " + rows + " vertices; the store has " + vertices);
-      }
+      long rows = body.write(staging);
       Files.writeString(
           staging.resolve(SUCCESS),
           String.format(
@@ -196,11 +223,24 @@ final class IdKeyedParquet {
       return rows;
     } catch (IOException e) {
       deleteTree(staging);
-      throw new UncheckedIOException("cannot write " + schemaName + " to " + out, e);
+      throw new UncheckedIOException("cannot write " + what + " to " + out, e);
     } catch (RuntimeException e) {
       deleteTree(staging);
       throw e;
     }
+  }
+
+  /**
+   * A Snappy Parquet writer of {@code schema} to a new local file; pass the file through {@link
+   * ParquetFooters#canonicalize} once closed.
+   */
+  static ParquetWriter<Group> openWriter(Path file, MessageType schema) throws IOException {
+    return ExampleParquetWriter.builder(new LocalOutputFile(file))
+        .withConf(new PlainParquetConfiguration())
+        .withType(schema)
+        .withCompressionCodec(CompressionCodecName.SNAPPY)
+        .withWriteMode(ParquetFileWriter.Mode.CREATE)
+        .build();
   }
 
   private static List<Path> idmapParts(Path store) {
@@ -245,13 +285,7 @@ final class IdKeyedParquet {
               .named(schemaName);
       SimpleGroupFactory f = new SimpleGroupFactory(outSchema);
       MessageColumnIO io = new ColumnIOFactory().getColumnIO(schema);
-      try (ParquetWriter<Group> w =
-          ExampleParquetWriter.builder(new LocalOutputFile(outFile))
-              .withConf(new PlainParquetConfiguration())
-              .withType(outSchema)
-              .withCompressionCodec(CompressionCodecName.SNAPPY)
-              .withWriteMode(ParquetFileWriter.Mode.CREATE)
-              .build()) {
+      try (ParquetWriter<Group> w = openWriter(outFile, outSchema)) {
         PageReadStore pages;
         while ((pages = r.readNextRowGroup()) != null) {
           RecordReader<Group> rr = io.getRecordReader(pages, new GroupRecordConverter(schema));

@@ -1163,6 +1163,88 @@ public final class ModelRuns {
   }
 
   /**
+   * What {@link #scorePairs} scores and where it writes the scores.
+   *
+   * @param pairs the candidate pairs, by dense and original ids
+   * @param output the output directory (Parquet: src, dst, score)
+   * @param overwrite replace an output of another request (else it is an error)
+   * @param pick the checkpoint, {@code last} or {@code best}
+   * @param verify check the store's files against their CRC32C first (once per process)
+   */
+  public record PairRequest(
+      Path graph,
+      Path modelDir,
+      CandidatePairs pairs,
+      Path output,
+      boolean overwrite,
+      String pick,
+      boolean verify) {}
+
+  /**
+   * What {@link #scorePairs} did.
+   *
+   * @param rows pairs scored (one row each)
+   * @param skipped a complete output of the same request (store, model file, pairs) was kept
+   */
+  public record PairOutcome(long rows, boolean skipped) {}
+
+  /**
+   * Scores candidate pairs with the link model in {@code r.modelDir()}, by its decoder over
+   * full-neighbor embeddings of the training graph (as {@link #evaluateLink}), and writes them in
+   * the pairs' order, committed atomically ({@link PairScoreWriter}). An output that already holds
+   * the same request is kept; one of another request is replaced only with {@code overwrite}.
+   *
+   * @throws InvalidInputException when the model is not a link model, a dense id is outside the
+   *     store, or the output holds another request without {@code overwrite}
+   */
+  public static PairOutcome scorePairs(PairRequest r) {
+    try (GraphStore store = GraphStore.open(r.graph(), r.verify())) {
+      if (!isLink(Checkpoint.readForInference(r.modelDir(), r.pick()))) {
+        throw new InvalidInputException(
+            "the model in "
+                + r.modelDir()
+                + " is a node classifier; scoring pairs needs a model trained on sample --task"
+                + " link shards");
+      }
+      CandidatePairs p = r.pairs();
+      int n = store.csr().numVertices();
+      for (int i = 0; i < p.size(); i++) {
+        if (p.src()[i] < 0 || p.src()[i] >= n || p.dst()[i] < 0 || p.dst()[i] >= n) {
+          throw new InvalidInputException(
+              "candidate pair "
+                  + i
+                  + " has dense ids ("
+                  + p.src()[i]
+                  + ", "
+                  + p.dst()[i]
+                  + ") but "
+                  + store.root()
+                  + " has vertices 0.."
+                  + (n - 1));
+        }
+      }
+      String request =
+          Checksums.sha256(
+              "pairs|"
+                  + store.manifest().fingerprint()
+                  + "|"
+                  + sha256(Checkpoint.inferenceFile(r.modelDir(), r.pick()))
+                  + "|"
+                  + p.fingerprint());
+      long kept = IdKeyedParquet.rowsToKeep(r.output(), request, r.overwrite(), "pair scores");
+      if (kept >= 0) {
+        return new PairOutcome(kept, true);
+      }
+      try (GnnModel model = load(r.modelDir(), r.pick(), store)) {
+        float[] emb = logits(model, store, null, 0, 0, -1);
+        float[] scores = new float[p.size()];
+        LinkStep.scores(model, emb, model.config().classes(), p.src(), p.dst(), p.size(), scores);
+        return new PairOutcome(PairScoreWriter.write(p, scores, r.output(), request), false);
+      }
+    }
+  }
+
+  /**
    * What {@link #infer(InferRequest)} computes and where it writes it.
    *
    * @param predictions output directory of the predictions, or null for none

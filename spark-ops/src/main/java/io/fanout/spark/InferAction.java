@@ -3,10 +3,12 @@ package io.fanout.spark;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.SharedOptions;
+import io.fanout.spark.train.CandidatePairsReader;
 import io.fanout.spark.train.EvaluateOptions;
 import io.fanout.spark.train.InferOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.OutputPaths;
+import io.fanout.train.CandidatePairs;
 import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
@@ -14,9 +16,10 @@ import org.apache.spark.sql.SparkSession;
 /**
  * A configured {@code infer}: predictions ({@link #output}) and/or node embeddings ({@link
  * #embeddings}) of every vertex, as Parquet keyed by the original vertex ids, from one inference
- * pass; options as {@link InferOptions}. At least one output is required: the result's DataFrames
- * are read back from the Parquet written, so the paths must be readable by the session's executors.
- * Inference runs on the driver, in this JVM.
+ * pass, or ({@code task link}) the scores of candidate pairs ({@link #pairs}); options as {@link
+ * InferOptions}. At least one output is required: the result's DataFrames are read back from the
+ * Parquet written, so the paths must be readable by the session's executors. Inference runs on the
+ * driver, in this JVM.
  *
  * <p>Each output is committed atomically (staging directory renamed into place, {@code _SUCCESS}
  * inside). A rerun of the same request (same store, model file and inference settings) keeps a
@@ -45,6 +48,16 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   }
 
   /**
+   * Scores candidate pairs with a link model ({@code task link}, {@code pairs}): the table (by
+   * original vertex ids, columns {@code src-column}/{@code dst-column}) is scored into {@link
+   * #output} as id-keyed Parquet {@code (src, dst, score)}.
+   */
+  public InferAction pairs(String table) {
+    option(InferOptions.TASK.name(), "link");
+    return option(InferOptions.PAIRS.name(), table);
+  }
+
+  /**
    * Runs inference and writes the requested outputs, or keeps those already complete.
    *
    * @throws FanoutConfigException when neither output is given, or both name the same directory
@@ -56,6 +69,45 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     FanoutConf c = conf();
     String output = c.get(InferOptions.OUTPUT);
     String embeddings = c.get(InferOptions.EMBEDDINGS);
+    String pairs = c.get(InferOptions.PAIRS);
+    boolean link = c.get(InferOptions.TASK).equals("link");
+    if (!pairs.isBlank() && !link) {
+      throw new FanoutConfigException(
+          "--pairs scores candidate pairs of a link model; add --task link");
+    }
+    if (link) {
+      if (pairs.isBlank() || output.isBlank()) {
+        throw new FanoutConfigException(
+            "infer --task link scores the candidate pairs of --pairs TABLE into --output DIR; give"
+                + " both (embeddings: infer --embeddings without --task link)");
+      }
+      if (!embeddings.isBlank()) {
+        throw new FanoutConfigException(
+            "infer --task link writes pair scores only; export the embeddings with a separate"
+                + " infer --embeddings");
+      }
+      Path out = OutputPaths.check(Path.of(output), "--output");
+      Path graph = Path.of(c.get(TrainOptionsDefs.GRAPH));
+      CandidatePairs cp =
+          CandidatePairsReader.read(
+              spark(),
+              graph,
+              pairs,
+              c.get(InferOptions.PAIRS_FORMAT),
+              c.get(InferOptions.SRC_COLUMN),
+              c.get(InferOptions.DST_COLUMN));
+      ModelRuns.PairOutcome po =
+          ModelRuns.scorePairs(
+              new ModelRuns.PairRequest(
+                  graph,
+                  Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+                  cp,
+                  out,
+                  c.get(InferOptions.OVERWRITE),
+                  c.get(EvaluateOptions.CHECKPOINT),
+                  c.get(SharedOptions.VERIFY)));
+      return InferResult.ofPairs(spark(), output, po);
+    }
     if (output.isBlank() && embeddings.isBlank()) {
       throw new FanoutConfigException(
           "infer has nothing to write: give --output (option output: predictions) and/or"

@@ -8,7 +8,10 @@ import io.fanout.spark.train.InferOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
 import java.util.List;
 
-/** {@code bin/fanout infer}: Parquet predictions and/or embeddings keyed by original vertex ids. */
+/**
+ * {@code bin/fanout infer}: Parquet predictions and/or embeddings keyed by original vertex ids, or
+ * the scores of candidate pairs of a link model.
+ */
 public final class InferCommand implements Command {
   @Override
   public String name() {
@@ -18,7 +21,7 @@ public final class InferCommand implements Command {
   @Override
   public String summary() {
     return "Write Parquet predictions (--output) and/or node embeddings (--embeddings) for every"
-        + " vertex";
+        + " vertex, or scores of candidate pairs (--task link --pairs TABLE --output DIR)";
   }
 
   @Override

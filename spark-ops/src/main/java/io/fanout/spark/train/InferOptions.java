@@ -19,6 +19,27 @@ public final class InferOptions {
           "",
           "output directory of the Parquet node embeddings (id, dense_id, embedding: the last"
               + " hidden layer)");
+  public static final OptionDef<String> TASK =
+      OptionDef.choice(
+          "task",
+          "node",
+          "node: per-vertex predictions (--output) and embeddings; link: scores of the --pairs"
+              + " candidate pairs (--output) with a link model",
+          "node",
+          "link");
+  public static final OptionDef<String> PAIRS =
+      OptionDef.string(
+          "pairs",
+          "",
+          "with --task link: table of candidate pairs by original vertex ids, scored into --output"
+              + " (src, dst, score)");
+  public static final OptionDef<String> PAIRS_FORMAT =
+      OptionDef.choice(
+          "pairs-format", "parquet", "format of --pairs (csv: with a header)", "parquet", "csv");
+  public static final OptionDef<String> SRC_COLUMN =
+      OptionDef.string("src-column", "src", "source id column of --pairs");
+  public static final OptionDef<String> DST_COLUMN =
+      OptionDef.string("dst-column", "dst", "destination id column of --pairs");
   public static final OptionDef<Boolean> OVERWRITE =
       OptionDef.bool("overwrite", false, "replace outputs of a different request");
 
@@ -27,8 +48,13 @@ public final class InferOptions {
       List.of(
           TrainOptionsDefs.GRAPH,
           TrainOptionsDefs.MODEL_DIR,
+          TASK,
           OUTPUT,
           EMBEDDINGS,
+          PAIRS,
+          PAIRS_FORMAT,
+          SRC_COLUMN,
+          DST_COLUMN,
           EvaluateOptions.CHECKPOINT,
           EvaluateOptions.MODE,
           EvaluateOptions.FANOUTS,

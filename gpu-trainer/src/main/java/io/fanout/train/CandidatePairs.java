@@ -1,0 +1,133 @@
+package io.fanout.train;
+
+import io.fanout.store.Checksums;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Types;
+
+/**
+ * Candidate pairs for {@code infer --task link --pairs}: their dense ids in a store and the
+ * original ids they were given by, with the id map's type ({@code long}, {@code int} or {@code
+ * string}), in the input's row order.
+ */
+public final class CandidatePairs {
+  private final int[] src;
+  private final int[] dst;
+  private final String idType;
+  private final long[] srcLong;
+  private final long[] dstLong;
+  private final String[] srcText;
+  private final String[] dstText;
+
+  private CandidatePairs(
+      int[] src,
+      int[] dst,
+      String idType,
+      long[] srcLong,
+      long[] dstLong,
+      String[] srcText,
+      String[] dstText) {
+    this.src = Objects.requireNonNull(src, "src");
+    this.dst = Objects.requireNonNull(dst, "dst");
+    if (src.length != dst.length) {
+      throw new IllegalArgumentException(
+          src.length + " sources but " + dst.length + " destinations");
+    }
+    this.idType = idType;
+    this.srcLong = srcLong;
+    this.dstLong = dstLong;
+    this.srcText = srcText;
+    this.dstText = dstText;
+  }
+
+  /** Pairs whose original ids are numbers; {@code idType} is {@code long} or {@code int}. */
+  public static CandidatePairs ofNumbers(
+      int[] src, int[] dst, String idType, long[] srcIds, long[] dstIds) {
+    if (!idType.equals("long") && !idType.equals("int")) {
+      throw new IllegalArgumentException("numeric id type must be long or int, got " + idType);
+    }
+    checkLength(src, srcIds.length, dstIds.length);
+    return new CandidatePairs(src, dst, idType, srcIds, dstIds, null, null);
+  }
+
+  /** Pairs whose original ids are strings. */
+  public static CandidatePairs ofStrings(int[] src, int[] dst, String[] srcIds, String[] dstIds) {
+    checkLength(src, srcIds.length, dstIds.length);
+    return new CandidatePairs(src, dst, "string", null, null, srcIds, dstIds);
+  }
+
+  private static void checkLength(int[] src, int a, int b) {
+    if (a != src.length || b != src.length) {
+      throw new IllegalArgumentException(
+          src.length + " pairs but " + a + " source and " + b + " destination ids");
+    }
+  }
+
+  public int size() {
+    return src.length;
+  }
+
+  int[] src() {
+    return src;
+  }
+
+  int[] dst() {
+    return dst;
+  }
+
+  /** Sha-256 of the dense pairs, in order: with the store's fingerprint, what was asked. */
+  String fingerprint() {
+    ByteBuffer b = ByteBuffer.allocate(8 * src.length);
+    for (int i = 0; i < src.length; i++) {
+      b.putInt(src[i]).putInt(dst[i]);
+    }
+    return Checksums.sha256(b.array());
+  }
+
+  /** Adds columns {@code src} and {@code dst} of the original id type. */
+  Types.GroupBuilder<MessageType> declare(Types.GroupBuilder<MessageType> schema) {
+    switch (idType) {
+      case "long":
+        return schema
+            .required(PrimitiveTypeName.INT64)
+            .named("src")
+            .required(PrimitiveTypeName.INT64)
+            .named("dst");
+      case "int":
+        return schema
+            .required(PrimitiveTypeName.INT32)
+            .named("src")
+            .required(PrimitiveTypeName.INT32)
+            .named("dst");
+      default:
+        return schema
+            .required(PrimitiveTypeName.BINARY)
+            .as(LogicalTypeAnnotation.stringType())
+            .named("src")
+            .required(PrimitiveTypeName.BINARY)
+            .as(LogicalTypeAnnotation.stringType())
+            .named("dst");
+    }
+  }
+
+  /** Fills the {@code src} and {@code dst} columns of pair {@code i}. */
+  void fill(Group row, int i) {
+    switch (idType) {
+      case "long":
+        row.add("src", srcLong[i]);
+        row.add("dst", dstLong[i]);
+        break;
+      case "int":
+        row.add("src", (int) srcLong[i]);
+        row.add("dst", (int) dstLong[i]);
+        break;
+      default:
+        row.add("src", srcText[i]);
+        row.add("dst", dstText[i]);
+    }
+  }
+}

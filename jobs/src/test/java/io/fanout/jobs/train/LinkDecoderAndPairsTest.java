@@ -1,0 +1,225 @@
+package io.fanout.jobs.train;
+
+import static io.fanout.cli.CliRun.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.cli.CliRun.Result;
+import io.fanout.graph.GraphStore;
+import io.fanout.spark.Fanout;
+import io.fanout.store.StoreLayout;
+import io.fanout.testing.SparkTestSession;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.LinkMetrics;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Link prediction on the bundled cora beyond the quickstart: {@code train --decoder mlp} learns
+ * (test AUC well above the 0.5 of an untrained model) and records its decoder, {@code infer --task
+ * link --pairs} scores the store's own test pairs given by original ids exactly as {@code evaluate}
+ * does, and {@code train --workers 2} trains a link model with bit-identical replicas.
+ */
+class LinkDecoderAndPairsTest {
+  @TempDir static Path tmp;
+  static SparkSession spark;
+  static Path store;
+  static Path shards;
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  @BeforeAll
+  static void fixtures() {
+    spark = SparkTestSession.start("LinkDecoderAndPairsTest");
+    store = tmp.resolve("store");
+    shards = tmp.resolve("shards");
+    Fanout f = Fanout.get(spark);
+    EndToEnd.prepare(f, EndToEnd.bundledDataset("cora"))
+        .option("task", "link")
+        .output(store.toString())
+        .execute();
+    f.sample(store.toString())
+        .output(shards.toString())
+        .option("task", "link")
+        .fanouts(new int[] {10, 5})
+        .batchSize(256)
+        .epochs(4)
+        .seed(1)
+        .progress(new PrintStream(OutputStream.nullOutputStream()))
+        .execute();
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  static Result train(Path md, String... extra) {
+    List<String> a =
+        new ArrayList<>(
+            List.of(
+                "train",
+                "--graph",
+                store.toString(),
+                "--shards",
+                shards.toString(),
+                "--model-dir",
+                md.toString(),
+                "--hidden",
+                "64",
+                "--log-every",
+                "0"));
+    a.addAll(List.of(extra));
+    return cli(a.toArray(new String[0]));
+  }
+
+  static JsonNode evaluate(Path md) throws Exception {
+    Result ev = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
+    assertThat(ev.code()).as(ev.err()).isZero();
+    return JSON.readTree(ev.out());
+  }
+
+  @Test
+  void mlpDecoderTrainsAndScoresCandidatePairsByOriginalIds() throws Exception {
+    // also: every Spark job of infer --pairs is labelled (docs/developing.md)
+    Path md = tmp.resolve("mlp");
+    Result t = train(md, "--decoder", "mlp", "--lr", "0.01", "--epochs", "8");
+    assertThat(t.code()).as(t.err()).isZero();
+    assertThat(Checkpoint.read(md).meta()).containsEntry("model.decoder", "mlp");
+    JsonNode e = evaluate(md);
+    double auc = e.get("test").get("auc").asDouble();
+    System.out.println("mlp decoder, 8 epochs: test AUC " + auc);
+    assertThat(auc).isGreaterThan(0.75);
+
+    // the store's test pairs and negatives, by original ids, as a CSV table
+    Path csv = tmp.resolve("pairs.csv");
+    List<Row> rows;
+    try (GraphStore g = GraphStore.open(store, false)) {
+      rows =
+          spark
+              .read()
+              .parquet(g.dataRoot().resolve(StoreLayout.edgeSplitFile("test")).toString())
+              .select("src", "dst", "label", "src_dense")
+              .collectAsList();
+    }
+    StringBuilder sb = new StringBuilder("label,a,b\n");
+    for (Row r : rows) {
+      sb.append(r.getInt(2)).append(',').append(r.get(0)).append(',').append(r.get(1)).append('\n');
+    }
+    Files.writeString(csv, sb);
+    Path out = tmp.resolve("scores");
+    String[] infer = {
+      "infer",
+      "--graph",
+      store.toString(),
+      "--model-dir",
+      md.toString(),
+      "--task",
+      "link",
+      "--pairs",
+      csv.toString(),
+      "--pairs-format",
+      "csv",
+      "--src-column",
+      "a",
+      "--dst-column",
+      "b",
+      "--output",
+      out.toString()
+    };
+    List<String> labels = new ArrayList<>();
+    SparkListener listener =
+        new SparkListener() {
+          @Override
+          public void onJobStart(SparkListenerJobStart start) {
+            synchronized (labels) {
+              labels.add(String.valueOf(start.properties().getProperty("spark.job.description")));
+            }
+          }
+        };
+    spark.sparkContext().addSparkListener(listener);
+    Result inf;
+    try {
+      inf = cli(infer);
+      spark.sparkContext().listenerBus().waitUntilEmpty();
+    } finally {
+      spark.sparkContext().removeSparkListener(listener);
+    }
+    assertThat(inf.code()).as(inf.err()).isZero();
+    synchronized (labels) {
+      assertThat(labels).isNotEmpty().containsOnly("fanout infer: read the candidate pairs (1/1)");
+    }
+    JsonNode ij = JSON.readTree(inf.out());
+    assertThat(ij.get("task").asText()).isEqualTo("link");
+    assertThat(ij.get("rows").asLong()).isEqualTo(rows.size());
+    assertThat(ij.get("skipped").asBoolean()).isFalse();
+    List<Row> scored = spark.read().parquet(out.toString()).collectAsList();
+    assertThat(scored).hasSize(rows.size());
+    int p = 0;
+    for (Row r : rows) {
+      p += r.getInt(2);
+    }
+    int[] ps = new int[p];
+    float[] pos = new float[p];
+    int[] ns = new int[rows.size() - p];
+    float[] neg = new float[rows.size() - p];
+    for (int i = 0, a = 0, b = 0; i < rows.size(); i++) {
+      Row in = rows.get(i);
+      Row o = scored.get(i);
+      assertThat(o.get(0)).as("row %d src", i).isEqualTo(in.get(0));
+      assertThat(o.get(1)).as("row %d dst", i).isEqualTo(in.get(1));
+      if (in.getInt(2) == 1) {
+        ps[a] = in.getInt(3);
+        pos[a++] = o.getFloat(2);
+      } else {
+        ns[b] = in.getInt(3);
+        neg[b++] = o.getFloat(2);
+      }
+    }
+    // the same pairs, the same decoder, the same embeddings as evaluate
+    assertThat(LinkMetrics.of(ps, pos, ns, neg).auc())
+        .isCloseTo(auc, within(1e-6)); // evaluate prints 6 digits;
+    assertThat(JSON.readTree(cli(infer).out()).get("skipped").asBoolean()).isTrue();
+
+    Files.writeString(csv, sb.append("1,").append(rows.get(0).get(0)).append(",987654321\n"));
+    Path bad = tmp.resolve("bad-scores");
+    infer[infer.length - 1] = bad.toString();
+    Result unknown = cli(infer);
+    assertThat(unknown.code()).isEqualTo(2);
+    assertThat(unknown.err())
+        .contains("pairs table " + csv)
+        .contains("column 'b' row " + rows.size())
+        .contains("'987654321'")
+        .contains("not a vertex id");
+    assertThat(bad).doesNotExist();
+  }
+
+  @Test
+  void dotModelsKeepTheirIdentityAndTrainOnTwoWorkers() throws Exception {
+    Path md = tmp.resolve("dot-2");
+    Result t = train(md, "--epochs", "4", "--lr", "0.01", "--workers", "2", "--dist-verify");
+    assertThat(t.code()).as(t.err()).isZero();
+    assertThat(JSON.readTree(t.out()).get("workers").asInt()).isEqualTo(2);
+    assertThat(Checkpoint.read(md).meta()).doesNotContainKey("model.decoder");
+    double auc = evaluate(md).get("test").get("auc").asDouble();
+    System.out.println("dot decoder, 2 workers: test AUC " + auc);
+    assertThat(auc).isGreaterThan(0.6);
+    Path again = tmp.resolve("dot-2-again");
+    Result t2 = train(again, "--epochs", "4", "--lr", "0.01", "--workers", "2");
+    assertThat(t2.code()).as(t2.err()).isZero();
+    assertThat(Checkpoint.read(again).params()).containsExactly(Checkpoint.read(md).params());
+  }
+}

@@ -1,0 +1,156 @@
+package io.fanout.spark.train;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.monotonically_increasing_id;
+
+import io.fanout.graph.GraphStore;
+import io.fanout.spark.JobLabels;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.train.CandidatePairs;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Reads the candidate pairs of {@code infer --task link --pairs TABLE} (Parquet, or CSV with a
+ * header) and maps their original ids to the store's dense ids through its id map, in one labelled
+ * Spark job; the pairs come back to the driver in the table's row order. An id that is not a vertex
+ * of the store (or not of its id type) is refused, naming the table, column, row and value.
+ */
+public final class CandidatePairsReader {
+  /** The Spark step that reads and maps the pairs. */
+  public static final String STEP = "read the candidate pairs";
+
+  private CandidatePairsReader() {}
+
+  public static CandidatePairs read(
+      SparkSession spark,
+      Path graph,
+      String table,
+      String format,
+      String srcColumn,
+      String dstColumn) {
+    String idType;
+    Path idmap;
+    try (GraphStore store = GraphStore.open(graph, false)) {
+      idType = store.manifest().idType;
+      idmap = store.dataRoot().resolve(StoreLayout.IDMAP_DIR);
+    }
+    String sqlType = idType.equals("long") ? "bigint" : idType.equals("int") ? "int" : "string";
+    List<Row> rows =
+        JobLabels.call(
+            spark,
+            "infer",
+            STEP,
+            1,
+            1,
+            () -> {
+              Dataset<Row> in;
+              try {
+                in =
+                    format.equals("csv")
+                        ? spark
+                            .read()
+                            .option("header", "true")
+                            .option("inferSchema", "false")
+                            .csv(table)
+                        : spark.read().parquet(table);
+              } catch (Exception e) { // Spark throws the checked AnalysisException undeclared
+                if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
+                  throw e;
+                }
+                throw new InvalidInputException(
+                    "pairs table " + table + " (" + format + ") cannot be read: " + e.getMessage(),
+                    e);
+              }
+              for (String c : new String[] {srcColumn, dstColumn}) {
+                if (!Arrays.asList(in.columns()).contains(c)) {
+                  throw new InvalidInputException(
+                      "pairs table "
+                          + table
+                          + ": missing column '"
+                          + c
+                          + "' (--"
+                          + (c.equals(srcColumn) ? "src-column" : "dst-column")
+                          + "); the table has columns "
+                          + Arrays.toString(in.columns()));
+                }
+              }
+              Dataset<Row> ids = spark.read().parquet(idmap.toUri().toString());
+              Column s = col(quote(srcColumn));
+              Column d = col(quote(dstColumn));
+              Dataset<Row> p =
+                  in.select(
+                      monotonically_increasing_id().as("_row"),
+                      s.cast("string").as("_s_raw"),
+                      d.cast("string").as("_d_raw"),
+                      s.try_cast(sqlType).as("_s"),
+                      d.try_cast(sqlType).as("_d"));
+              return p.join(
+                      ids.select(col("id").as("_sid"), col("dense_id").as("_sd")),
+                      col("_s").equalTo(col("_sid")),
+                      "left")
+                  .join(
+                      ids.select(col("id").as("_did"), col("dense_id").as("_dd")),
+                      col("_d").equalTo(col("_did")),
+                      "left")
+                  .orderBy(col("_row"))
+                  .select(
+                      col("_s_raw"), col("_d_raw"), col("_s"), col("_d"), col("_sd"), col("_dd"))
+                  .collectAsList();
+            });
+    int n = rows.size();
+    int[] sd = new int[n];
+    int[] dd = new int[n];
+    boolean text = idType.equals("string");
+    long[] sl = text ? null : new long[n];
+    long[] dl = text ? null : new long[n];
+    String[] st = text ? new String[n] : null;
+    String[] dt = text ? new String[n] : null;
+    for (int i = 0; i < n; i++) {
+      Row r = rows.get(i);
+      for (int side = 0; side < 2; side++) {
+        if (r.isNullAt(4 + side)) {
+          throw new InvalidInputException(
+              "pairs table "
+                  + table
+                  + ": column '"
+                  + (side == 0 ? srcColumn : dstColumn)
+                  + "' row "
+                  + i
+                  + " (0-based) has value "
+                  + (r.isNullAt(side) ? "null" : "'" + r.getString(side) + "'")
+                  + ", which is not a vertex id of "
+                  + graph
+                  + "; expected the original id ("
+                  + idType
+                  + ") of one of its vertices");
+        }
+      }
+      sd[i] = r.getInt(4);
+      dd[i] = r.getInt(5);
+      if (text) {
+        st[i] = r.getString(2);
+        dt[i] = r.getString(3);
+      } else if (idType.equals("long")) {
+        sl[i] = r.getLong(2);
+        dl[i] = r.getLong(3);
+      } else {
+        sl[i] = r.getInt(2);
+        dl[i] = r.getInt(3);
+      }
+    }
+    return text
+        ? CandidatePairs.ofStrings(sd, dd, st, dt)
+        : CandidatePairs.ofNumbers(sd, dd, idType, sl, dl);
+  }
+
+  private static String quote(String name) {
+    return "`" + name.replace("`", "``") + "`";
+  }
+}
