@@ -189,9 +189,8 @@ class LinkDecoderAndPairsTest {
         neg[b++] = o.getFloat(2);
       }
     }
-    // the same pairs, the same decoder, the same embeddings as evaluate
-    assertThat(LinkMetrics.of(ps, pos, ns, neg).auc())
-        .isCloseTo(auc, within(1e-6)); // evaluate prints 6 digits;
+    // the same pairs, the same decoder, the same embeddings as evaluate (which prints 6 digits)
+    assertThat(LinkMetrics.of(ps, pos, ns, neg).auc()).isCloseTo(auc, within(1e-6));
     assertThat(JSON.readTree(cli(infer).out()).get("skipped").asBoolean()).isTrue();
 
     Files.writeString(csv, sb.append("1,").append(rows.get(0).get(0)).append(",987654321\n"));
