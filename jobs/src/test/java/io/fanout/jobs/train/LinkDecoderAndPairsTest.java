@@ -204,6 +204,34 @@ class LinkDecoderAndPairsTest {
         .contains("'987654321'")
         .contains("not a vertex id");
     assertThat(bad).doesNotExist();
+
+    Result noTask =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--pairs",
+            csv.toString(),
+            "--output",
+            bad.toString());
+    assertThat(noTask.code()).isEqualTo(2);
+    assertThat(noTask.err()).contains("add --task link");
+    Result noOutput =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--task",
+            "link",
+            "--pairs",
+            csv.toString());
+    assertThat(noOutput.code()).isEqualTo(2);
+    assertThat(noOutput.err()).contains("into --output DIR");
+    assertThat(bad).doesNotExist();
   }
 
   @Test
