@@ -1131,17 +1131,21 @@ public final class ModelRuns {
                 + " is a node classifier; link metrics need a model trained on sample --task"
                 + " link shards");
       }
-      float[] emb;
-      int dim;
+      Map<String, float[]> scored = new LinkedHashMap<>();
       try (ModelLease lease = load(modelDir, pick, store)) {
-        emb = logits(lease.model(), store, null, 0, 0, -1);
-        dim = lease.model().config().classes();
+        float[] emb = logits(lease.model(), store, null, 0, 0, -1);
+        int dim = lease.model().config().classes();
+        for (String split : StoreLayout.HELD_OUT_SPLITS) {
+          HeldOutEdges h = HeldOutEdges.read(store, split);
+          float[] scores = new float[h.size()];
+          LinkStep.scores(lease.model(), emb, dim, h.src, h.dst, h.size(), scores);
+          scored.put(split, scores);
+        }
       }
       Map<String, LinkMetrics> out = new LinkedHashMap<>();
       for (String split : StoreLayout.HELD_OUT_SPLITS) {
         HeldOutEdges h = HeldOutEdges.read(store, split);
-        float[] scores = new float[h.size()];
-        LinkStep.scores(model, emb, dim, h.src, h.dst, h.size(), scores);
+        float[] scores = scored.get(split);
         int p = h.positives();
         int[] ps = new int[p];
         float[] pos = new float[p];
@@ -1235,12 +1239,13 @@ public final class ModelRuns {
       if (kept >= 0) {
         return new PairOutcome(kept, true);
       }
-      try (GnnModel model = load(r.modelDir(), r.pick(), store)) {
+      float[] scores = new float[p.size()];
+      try (ModelLease lease = load(r.modelDir(), r.pick(), store)) {
+        GnnModel model = lease.model();
         float[] emb = logits(model, store, null, 0, 0, -1);
-        float[] scores = new float[p.size()];
         LinkStep.scores(model, emb, model.config().classes(), p.src(), p.dst(), p.size(), scores);
-        return new PairOutcome(PairScoreWriter.write(p, scores, r.output(), request), false);
       }
+      return new PairOutcome(PairScoreWriter.write(p, scores, r.output(), request), false);
     }
   }
 
