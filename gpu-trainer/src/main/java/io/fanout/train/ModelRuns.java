@@ -748,6 +748,7 @@ public final class ModelRuns {
           identity.put("shards", shards.manifest().fingerprint());
           if (link) { // absent for node models, so their checkpoints keep their identity
             identity.put(LinkStep.TASK, "link");
+            identity.put(LinkStep.LOGIT_SCALE_KEY, Float.toString(LinkStep.LOGIT_SCALE));
           }
           List<EpochStats> stats =
               trainer.fit(
@@ -1009,8 +1010,8 @@ public final class ModelRuns {
 
   /**
    * Link-prediction metrics ({@link LinkMetrics}) of the link model in {@code modelDir} on the
-   * store's held-out {@code val} and {@code test} edges and their fixed negatives, scored by the
-   * dot decoder from full-neighbor embeddings of the training graph.
+   * store's held-out {@code val} and {@code test} edges and their fixed negatives, scored as in
+   * training ({@link LinkStep}) from full-neighbor embeddings of the training graph.
    *
    * @throws InvalidInputException when the model is not a link model or the store has no edge split
    */
@@ -1018,7 +1019,8 @@ public final class ModelRuns {
       Path graph, Path modelDir, String pick, boolean verify) {
     try (GraphStore store = GraphStore.open(graph, verify)) {
       HeldOutEdges.requireEdgeSplit(store.root(), store.manifest(), "link evaluation");
-      if (!isLink(Checkpoint.readForInference(modelDir, pick))) {
+      Checkpoint ck = Checkpoint.readForInference(modelDir, pick);
+      if (!isLink(ck)) {
         throw new InvalidInputException(
             "the model in "
                 + modelDir
@@ -1031,11 +1033,13 @@ public final class ModelRuns {
         emb = logits(lease.model(), store, null, 0, 0, -1);
         dim = lease.model().config().classes();
       }
+      float logitScale = LinkStep.logitScale(ck.meta());
+      float[] z = LinkStep.scoringEmbeddings(emb, dim, logitScale);
       Map<String, LinkMetrics> out = new LinkedHashMap<>();
       for (String split : StoreLayout.HELD_OUT_SPLITS) {
         HeldOutEdges h = HeldOutEdges.read(store, split);
         float[] scores = new float[h.size()];
-        io.fanout.nn.DotDecoder.scores(emb, dim, h.src, h.dst, h.size(), scores);
+        LinkStep.scores(z, dim, h.src, h.dst, h.size(), logitScale, scores);
         int p = h.positives();
         int[] ps = new int[p];
         float[] pos = new float[p];
