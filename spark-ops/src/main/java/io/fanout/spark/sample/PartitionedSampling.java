@@ -4,7 +4,10 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.StorePartition;
 import io.fanout.sample.BatchBuilder;
+import io.fanout.sample.LinkPairs;
+import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.NodeSampler;
+import io.fanout.sample.PairSet;
 import io.fanout.sample.PartialBatch;
 import io.fanout.sample.SampleHash;
 import io.fanout.sample.SeedOrder;
@@ -29,6 +32,7 @@ import org.apache.spark.HashPartitioner;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
@@ -39,7 +43,10 @@ import scala.Tuple2;
  * {@link NodeSampler#sampleNeighbors} (weighted: {@link WeightedNodeSampler#sampleNeighbors} over
  * the partition's weights; the same hash-keyed draws as the replicated sampler), and the answers
  * are joined back to the batch, which {@link BatchBuilder} extends in destination order. Feature
- * rows are joined the same way. Shards are byte-identical to the replicated mode's.
+ * rows are joined the same way. Link requests ({@code --task link}) take their seeds and pairs from
+ * {@link PartitionedLinkSeeds} and drop each batch's positive edges from every hop with {@link
+ * PairSet#dropFrom}, as the replicated sampler does. Shards are byte-identical to the replicated
+ * mode's.
  */
 final class PartitionedSampling {
   private PartitionedSampling() {}
@@ -73,9 +80,17 @@ final class PartitionedSampling {
 
     // 1. Seeds of every epoch, globally sorted by (epoch, sort key). The range sort and the index
     // start jobs of their own (bounds, partition sizes) as the RDD is built.
+    // Link requests: the seeds are training edges, each partition's under their global index.
+    long[] linkOffsets = spec.link == null ? null : PartitionedLinkSeeds.offsets(jsc, spec, parts);
+    Broadcast<NegativeSampler> negatives =
+        spec.link == null ? null : jsc.broadcast(PartitionedLinkSeeds.negatives(jsc, spec, firsts));
     JavaPairRDD<EpochKey, Long> keyed =
         jsc.parallelize(partitionIds, Math.max(parts, 1))
-            .flatMapToPair(p -> new SeedIterator(spec, p));
+            .flatMapToPair(
+                p ->
+                    spec.link == null
+                        ? new SeedIterator(spec, p)
+                        : PartitionedLinkSeeds.seeds(spec, p, linkOffsets[p]));
     JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
         steps.call(SORT_SEEDS, () -> keyed.sortByKey(true, batchPartitions).zipWithIndex());
     JavaPairRDD<Long, PartialBatch> state =
@@ -98,7 +113,14 @@ final class PartitionedSampling {
                   return new Tuple2<>(batchId(epoch, batch), new long[] {idx % batchSize, packed});
                 })
             .groupByKey(byBatch)
-            .mapToPair(t -> new Tuple2<>(t._1(), seedBatch(spec, t._1(), t._2())));
+            .mapToPair(
+                t ->
+                    new Tuple2<>(
+                        t._1(),
+                        spec.link == null
+                            ? seedBatch(spec, t._1(), t._2())
+                            : PartitionedLinkSeeds.seedBatch(
+                                spec, negatives.value(), t._1(), t._2())));
     state = state.persist(StorageLevel.MEMORY_AND_DISK());
     List<JavaPairRDD<Long, PartialBatch>> persisted = new ArrayList<>();
     persisted.add(state);
@@ -151,6 +173,9 @@ final class PartitionedSampling {
                     .collect());
     for (JavaPairRDD<Long, PartialBatch> r : persisted) {
       r.unpersist(false);
+    }
+    if (negatives != null) {
+      negatives.destroy();
     }
     return out;
   }
@@ -284,12 +309,18 @@ final class PartitionedSampling {
     final int[] counts;
     final int[] ints;
     final byte[] bytes;
+    final int[] labels; // hop 1 of a link batch: the labels of the seeds in local
 
     Answer(int[] local, int[] counts, int[] ints, byte[] bytes) {
+      this(local, counts, ints, bytes, null);
+    }
+
+    Answer(int[] local, int[] counts, int[] ints, byte[] bytes, int[] labels) {
       this.local = local;
       this.counts = counts;
       this.ints = ints;
       this.bytes = bytes;
+      this.labels = labels;
     }
   }
 
@@ -332,6 +363,20 @@ final class PartitionedSampling {
   }
 
   private static Answer sample(SampleSpec spec, int p, int hop, Request r) {
+    Answer a = sampleRows(spec, p, hop, r);
+    if (spec.link == null || hop != 1) {
+      return a;
+    }
+    // A link batch's seeds are pair endpoints, not seeds with their labels: the owners add them.
+    StorePartition part = Partitions.get(spec, p);
+    int[] labels = new int[r.nodes.length];
+    for (int i = 0; i < labels.length; i++) {
+      labels[i] = part.label(r.nodes[i]);
+    }
+    return new Answer(a.local, a.counts, a.ints, null, labels);
+  }
+
+  private static Answer sampleRows(SampleSpec spec, int p, int hop, Request r) {
     CsrGraph g = Partitions.get(spec, p).csr();
     int epoch = (int) (r.batchId >>> 32);
     long batchKey = SampleHash.batchKey(SampleHash.epochKey(spec.seed, epoch), (int) r.batchId);
@@ -400,17 +445,36 @@ final class PartitionedSampling {
       ptr[i + 1] = ptr[i] + counts[i];
     }
     int[] ids = new int[ptr[n]];
+    int[] labels = pb.pairs != null && pb.hops == 0 ? new int[n] : pb.labels;
     for (Answer a : answers) {
       int o = 0;
       for (int k = 0; k < a.local.length; k++) {
         System.arraycopy(a.ints, o, ids, ptr[a.local[k]], a.counts[k]);
         o += a.counts[k];
+        if (a.labels != null) {
+          labels[a.local[k]] = a.labels[k];
+        }
       }
+    }
+    if (pb.pairs != null) {
+      ids = positiveEdges(pb).dropFrom(ptr, ids, i -> pb.nodes[i]);
     }
     BatchBuilder b = new BatchBuilder();
     b.resume(pb);
     b.addHop(ptr, ids);
-    return b.snapshot(pb.epoch, pb.batch, pb.labels);
+    return b.snapshot(pb.epoch, pb.batch, labels, pb.pairs);
+  }
+
+  /** A link batch's positive edges (global ids), which none of its blocks may contain. */
+  private static PairSet positiveEdges(PartialBatch pb) {
+    PairSet s = new PairSet();
+    LinkPairs p = pb.pairs;
+    for (int i = 0; i < p.size(); i++) {
+      if (p.label()[i] == 1) {
+        s.add(pb.nodes[p.src()[i]], pb.nodes[p.dst()[i]]);
+      }
+    }
+    return s;
   }
 
   private static long partKey(SampleSpec spec, long batchId) {
@@ -495,7 +559,8 @@ final class PartitionedSampling {
                 e.indptr(),
                 e.indices(),
                 e.labels(),
-                spec.features == FeatureEncoding.NONE ? null : assemble(spec, pb, rows));
+                spec.features == FeatureEncoding.NONE ? null : assemble(spec, pb, rows),
+                e.pairs());
           }
         };
     return List.of(

@@ -81,7 +81,7 @@ public final class SampleJob {
       throw new InvalidInputException(graph + ": the graph store changed while being opened");
     }
     int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
-    LinkSpec link = linkSpec(conf, graph, sm, mode, split);
+    LinkSpec link = linkSpec(conf, graph, sm, split);
     long seeds =
         link != null
             ? sm.edgeSplit.trainPairs
@@ -241,16 +241,11 @@ public final class SampleJob {
   }
 
   /** The link part of the request, checked against the store; null for {@code --task node}. */
-  private static LinkSpec linkSpec(
-      FanoutConf conf, Path graph, StoreManifest sm, String mode, String split) {
+  private static LinkSpec linkSpec(FanoutConf conf, Path graph, StoreManifest sm, String split) {
     if (!conf.get(SampleOptions.TASK).equals("link")) {
       return null;
     }
     HeldOutEdges.requireEdgeSplit(graph, sm, "sample --task link");
-    if (!mode.equals("replicated")) {
-      throw new FanoutConfigException(
-          "sample --task link runs in --mode replicated only, got --mode " + mode);
-    }
     if (!split.equals("train")) {
       throw new FanoutConfigException(
           "sample --task link samples the training edges; --split "
