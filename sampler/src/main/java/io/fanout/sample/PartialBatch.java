@@ -63,15 +63,6 @@ public final class PartialBatch implements Serializable {
         epoch, batch, layers, 0, seeds, sizes, new int[layers][], new int[layers][], labels, pairs);
   }
 
-  /** This state with the seeds' labels replaced by {@code seedLabels}. */
-  public PartialBatch withLabels(int[] seedLabels) {
-    if (seedLabels.length != layerSizes[0]) {
-      throw new IllegalArgumentException("one label per seed");
-    }
-    return new PartialBatch(
-        epoch, batch, layers, hops, nodes, layerSizes, indptr, indices, seedLabels, pairs);
-  }
-
   /** The finished batch; only after the last hop. */
   public MiniBatch toMiniBatch() {
     if (hops != layers) {
