@@ -47,7 +47,7 @@ public final class PreparePlan {
       List<Stage> stages,
       List<Disk> disks,
       List<String> notes) {
-    this.inputs = Map.copyOf(inputs);
+    this.inputs = new LinkedHashMap<>(inputs); // keeps the JSON's key order
     this.partitioner = partitioner;
     this.partitions = List.copyOf(partitions);
     this.storeBytes = new LinkedHashMap<>(storeBytes);
