@@ -134,7 +134,7 @@ final class PartitionedLinkSeeds {
         long packed = (long) edges.src(i) << 32 | (edges.dst(i) & 0xFFFFFFFFL);
         Tuple2<EpochKey, Long> t =
             new Tuple2<>(
-                new EpochKey(epoch, SeedOrder.sortKey(epochKey, (int) (offset + i))), packed);
+                new EpochKey(epoch, 0, SeedOrder.sortKey(epochKey, (int) (offset + i))), packed);
         if (++i == edges.size()) {
           i = 0;
           epoch++;
