@@ -3,15 +3,20 @@ package io.fanout.train;
 import io.fanout.nn.DotDecoder;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.MlpDecoder;
+import io.fanout.nn.NormalizedEmbeddings;
 import io.fanout.sample.LinkPairs;
 import java.util.Arrays;
+import java.util.Map;
 
 /**
- * The loss of a link-prediction batch ({@code sample --task link} shards): the encoder's output
- * rows are the seed nodes' embeddings, each pair is scored by the model's decoder ({@link
- * DotDecoder}, or the {@link MlpDecoder} of a {@code --decoder mlp} model) and the loss is the mean
- * binary cross-entropy over the pairs. "Correct" counts pairs whose score has the label's sign
- * (score > 0 for positives).
+ * The loss and the pair scores of link-prediction models ({@code sample --task link} shards): the
+ * encoder's output rows are the nodes' embeddings, L2-normalised ({@link NormalizedEmbeddings}),
+ * and each pair is scored by the {@link DotDecoder} times {@link #LOGIT_SCALE}, a scaled cosine
+ * similarity. The loss is the mean binary cross-entropy over the pairs. "Correct" counts pairs
+ * whose score has the label's sign (score > 0 for positives).
+ *
+ * <p>Models trained before the scaled cosine carry no {@link #LOGIT_SCALE_KEY} in their identity
+ * and are scored by the plain dot product of their raw embeddings, as they were trained.
  */
 final class LinkStep {
   private LinkStep() {}
@@ -19,40 +24,78 @@ final class LinkStep {
   /** Model dir identity key naming the task of a link-prediction model. */
   static final String TASK = "task";
 
+  /** Model dir identity key recording the logit scale a link model was trained with. */
+  static final String LOGIT_SCALE_KEY = "link_logit_scale";
+
+  /**
+   * The factor on the cosine of two normalised embeddings: logits in [-5, 5], so a pair's
+   * probability spans sigmoid(-5) to sigmoid(5), 0.007 to 0.993.
+   */
+  static final float LOGIT_SCALE = 5f;
+
+  /** Marks "no normalisation, plain dot product": the scoring of models without the key. */
+  static final float PLAIN_DOT = 0f;
+
   /** Pairs an {@link MlpDecoder} scores at once outside training (bounds its buffers). */
   static final int SCORE_CHUNK = 1 << 16;
 
   /**
    * Summed loss, pairs and correct pairs; writes the mean loss's gradient with respect to {@code
-   * emb} into {@code dEmb} when it is not null. An {@link MlpDecoder}'s parameter gradients are
-   * accumulated into the model's gradient tensor, which must be zeroed before.
+   * emb} into {@code dEmb} when it is not null. A {@code --decoder mlp} model scores its raw
+   * embeddings with its {@link MlpDecoder}, whose parameter gradients are accumulated into the
+   * model's gradient tensor (zeroed before); other link models use scaled-cosine scoring.
    *
    * @param emb {@code rows x dim} embeddings of the batch's seed nodes
    */
   static StepStats lossAndGrad(
       GnnModel model, float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
+    MlpDecoder mlp = model.decoder();
+    if (mlp != null) {
+      return mlpLossAndGrad(model, mlp, emb, rows, dim, p, dEmb);
+    }
+    return lossAndGrad(emb, rows, dim, p, dEmb);
+  }
+
+  private static StepStats mlpLossAndGrad(
+      GnnModel model, MlpDecoder mlp, float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
     int n = p.size();
     float[] scores = new float[n];
-    MlpDecoder mlp = model.decoder();
-    double loss;
-    if (mlp == null) {
-      DotDecoder.scores(emb, dim, p.src(), p.dst(), n, scores);
-      loss =
-          DotDecoder.lossAndGrad(
-              emb, rows, dim, p.src(), p.dst(), p.label(), scores, n == 0 ? 0f : 1f / n, dEmb);
-    } else {
-      mlp.scores(model.paramTensor(), emb, p.src(), p.dst(), n, scores);
-      loss = 0;
-      float[] dScore = new float[n];
-      for (int i = 0; i < n; i++) {
-        double s = scores[i];
-        loss += DotDecoder.loss(s, p.label()[i]);
-        dScore[i] = (float) ((1 / (1 + Math.exp(-s)) - p.label()[i]) / n);
-      }
-      if (dEmb != null) {
-        Arrays.fill(dEmb, 0, rows * dim, 0f);
-        mlp.backward(model.paramTensor(), model.gradTensor(), emb, p.src(), p.dst(), dScore, dEmb);
-      }
+    mlp.scores(model.paramTensor(), emb, p.src(), p.dst(), n, scores);
+    double loss = 0;
+    float[] dScore = new float[n];
+    int correct = 0;
+    for (int i = 0; i < n; i++) {
+      double s = scores[i];
+      loss += DotDecoder.loss(s, p.label()[i]);
+      dScore[i] = (float) ((1 / (1 + Math.exp(-s)) - p.label()[i]) / n);
+      correct += (scores[i] > 0) == (p.label()[i] == 1) ? 1 : 0;
+    }
+    if (dEmb != null) {
+      Arrays.fill(dEmb, 0, rows * dim, 0f);
+      mlp.backward(model.paramTensor(), model.gradTensor(), emb, p.src(), p.dst(), dScore, dEmb);
+    }
+    return new StepStats(loss, n, correct);
+  }
+
+  /**
+   * Summed loss, pairs and correct pairs of scaled-cosine scoring; writes the mean loss's gradient
+   * with respect to {@code emb} into {@code dEmb} when it is not null.
+   *
+   * @param emb {@code rows x dim} embeddings of the batch's seed nodes
+   */
+  static StepStats lossAndGrad(float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
+    int n = p.size();
+    float[] z = new float[rows * dim];
+    double[] norms = new double[rows];
+    NormalizedEmbeddings.forward(emb, rows, dim, z, norms);
+    float[] scores = new float[n];
+    scores(z, dim, p.src(), p.dst(), n, LOGIT_SCALE, scores);
+    // d(score)/dz_u = LOGIT_SCALE * z_v: the scale joins the mean's 1/n on the gradient.
+    double loss =
+        DotDecoder.lossAndGrad(
+            z, rows, dim, p.src(), p.dst(), p.label(), scores, n == 0 ? 0f : LOGIT_SCALE / n, dEmb);
+    if (dEmb != null) {
+      NormalizedEmbeddings.backward(z, norms, rows, dim, dEmb, dEmb);
     }
     int correct = 0;
     for (int i = 0; i < n; i++) {
@@ -61,15 +104,57 @@ final class LinkStep {
     return new StepStats(loss, n, correct);
   }
 
+  /** The logit scale recorded in a link model's checkpoint metadata; {@link #PLAIN_DOT} if none. */
+  static float logitScale(Map<String, String> checkpointMeta) {
+    String v = checkpointMeta.get("identity." + LOGIT_SCALE_KEY);
+    return v == null ? PLAIN_DOT : Float.parseFloat(v);
+  }
+
   /**
-   * Scores {@code n} pairs of the embeddings {@code emb} (rows of width {@code dim}) with the
-   * model's decoder into {@code out}, without touching gradients.
+   * The embeddings pairs are scored on: {@code emb} L2-normalised per row (a new array), or {@code
+   * emb} itself for {@link #PLAIN_DOT}.
+   */
+  static float[] scoringEmbeddings(float[] emb, int dim, float logitScale) {
+    if (logitScale == PLAIN_DOT) {
+      return emb;
+    }
+    int rows = emb.length / dim;
+    float[] z = new float[emb.length];
+    NormalizedEmbeddings.forward(emb, rows, dim, z, new double[rows]);
+    return z;
+  }
+
+  /**
+   * {@code out[i] = scale * <z[src[i]], z[dst[i]]>} over {@link #scoringEmbeddings} {@code z}
+   * (scale 1 for {@link #PLAIN_DOT}).
    */
   static void scores(
-      GnnModel model, float[] emb, int dim, int[] src, int[] dst, int n, float[] out) {
+      float[] z, int dim, int[] src, int[] dst, int n, float logitScale, float[] out) {
+    DotDecoder.scores(z, dim, src, dst, n, out);
+    if (logitScale != PLAIN_DOT) {
+      for (int i = 0; i < n; i++) {
+        out[i] *= logitScale;
+      }
+    }
+  }
+
+  /**
+   * Scores {@code n} pairs of the full-graph embeddings {@code emb} (rows of width {@code dim}) as
+   * the model was trained: its {@link MlpDecoder} on the raw embeddings, else {@link #scores} on
+   * the {@link #scoringEmbeddings} of {@code logitScale}.
+   */
+  static void scores(
+      GnnModel model,
+      float logitScale,
+      float[] emb,
+      int dim,
+      int[] src,
+      int[] dst,
+      int n,
+      float[] out) {
     MlpDecoder mlp = model.decoder();
     if (mlp == null) {
-      DotDecoder.scores(emb, dim, src, dst, n, out);
+      scores(scoringEmbeddings(emb, dim, logitScale), dim, src, dst, n, logitScale, out);
       return;
     }
     float[] part = new float[Math.min(n, SCORE_CHUNK)];

@@ -854,6 +854,7 @@ public final class ModelRuns {
           identity.put("shards", shards.manifest().fingerprint());
           if (link) { // absent for node models, so their checkpoints keep their identity
             identity.put(LinkStep.TASK, "link");
+            identity.put(LinkStep.LOGIT_SCALE_KEY, Float.toString(LinkStep.LOGIT_SCALE));
           }
           List<EpochStats> stats =
               trainer.fit(
@@ -1115,8 +1116,9 @@ public final class ModelRuns {
 
   /**
    * Link-prediction metrics ({@link LinkMetrics}) of the link model in {@code modelDir} on the
-   * store's held-out {@code val} and {@code test} edges and their fixed negatives, scored by the
-   * model's decoder from full-neighbor embeddings of the training graph.
+   * store's held-out {@code val} and {@code test} edges and their fixed negatives, scored as in
+   * training ({@link LinkStep}: scaled cosine, or the model's MLP decoder) from full-neighbor
+   * embeddings of the training graph.
    *
    * @throws InvalidInputException when the model is not a link model or the store has no edge split
    */
@@ -1124,13 +1126,15 @@ public final class ModelRuns {
       Path graph, Path modelDir, String pick, boolean verify) {
     try (GraphStore store = GraphStore.open(graph, verify)) {
       HeldOutEdges.requireEdgeSplit(store.root(), store.manifest(), "link evaluation");
-      if (!isLink(Checkpoint.readForInference(modelDir, pick))) {
+      Checkpoint ck = Checkpoint.readForInference(modelDir, pick);
+      if (!isLink(ck)) {
         throw new InvalidInputException(
             "the model in "
                 + modelDir
                 + " is a node classifier; link metrics need a model trained on sample --task"
                 + " link shards");
       }
+      float logitScale = LinkStep.logitScale(ck.meta());
       Map<String, float[]> scored = new LinkedHashMap<>();
       try (ModelLease lease = load(modelDir, pick, store)) {
         float[] emb = logits(lease.model(), store, null, 0, 0, -1);
@@ -1138,7 +1142,7 @@ public final class ModelRuns {
         for (String split : StoreLayout.HELD_OUT_SPLITS) {
           HeldOutEdges h = HeldOutEdges.read(store, split);
           float[] scores = new float[h.size()];
-          LinkStep.scores(lease.model(), emb, dim, h.src, h.dst, h.size(), scores);
+          LinkStep.scores(lease.model(), logitScale, emb, dim, h.src, h.dst, h.size(), scores);
           scored.put(split, scores);
         }
       }
@@ -1243,7 +1247,15 @@ public final class ModelRuns {
       try (ModelLease lease = load(r.modelDir(), r.pick(), store)) {
         GnnModel model = lease.model();
         float[] emb = logits(model, store, null, 0, 0, -1);
-        LinkStep.scores(model, emb, model.config().classes(), p.src(), p.dst(), p.size(), scores);
+        LinkStep.scores(
+            model,
+            LinkStep.logitScale(Checkpoint.readForInference(r.modelDir(), r.pick()).meta()),
+            emb,
+            model.config().classes(),
+            p.src(),
+            p.dst(),
+            p.size(),
+            scores);
       }
       return new PairOutcome(PairScoreWriter.write(p, scores, r.output(), request), false);
     }

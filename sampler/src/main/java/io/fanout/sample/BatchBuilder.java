@@ -69,6 +69,11 @@ public final class BatchBuilder {
 
   /** The batch so far, for shipping to the next stage. */
   public PartialBatch snapshot(int epoch, int batch, int[] labels) {
+    return snapshot(epoch, batch, labels, null);
+  }
+
+  /** The batch so far, scoring {@code pairs} (null: a node batch). */
+  public PartialBatch snapshot(int epoch, int batch, int[] labels, LinkPairs pairs) {
     return new PartialBatch(
         epoch,
         batch,
@@ -78,7 +83,8 @@ public final class BatchBuilder {
         layerSizes.clone(),
         indptr.clone(),
         indices.clone(),
-        labels);
+        labels,
+        pairs);
   }
 
   /** Nodes so far: the destinations of the next hop. */

@@ -7,7 +7,7 @@ package io.fanout.sample;
  *
  * <p>Arrays are owned by the pairs; callers must not mutate them.
  */
-public record LinkPairs(int[] src, int[] dst, int[] label) {
+public record LinkPairs(int[] src, int[] dst, int[] label) implements java.io.Serializable {
   public LinkPairs {
     if (src.length != dst.length || src.length != label.length) {
       throw new IllegalArgumentException("pair arrays of different lengths");

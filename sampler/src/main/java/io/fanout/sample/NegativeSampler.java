@@ -1,7 +1,9 @@
 package io.fanout.sample;
 
 import io.fanout.graph.CsrGraph;
+import java.io.Serializable;
 import java.util.Locale;
+import java.util.function.IntUnaryOperator;
 
 /**
  * Draws the negative destinations of a link-prediction batch, counter-hashed so a batch's negatives
@@ -9,7 +11,9 @@ import java.util.Locale;
  * proportional to in-degree^0.75, by binary search over the cumulative weights) or {@code in-batch}
  * (the destinations of the batch's other positives).
  */
-public final class NegativeSampler {
+public final class NegativeSampler implements Serializable {
+  private static final long serialVersionUID = 1L;
+
   /** The negative modes, as spelled on the command line. */
   public static final String[] MODES = {"uniform", "degree", "in-batch"};
 
@@ -27,17 +31,27 @@ public final class NegativeSampler {
    * @throws IllegalArgumentException for a mode not in {@link #MODES}
    */
   public static NegativeSampler of(String mode, CsrGraph graph) {
+    return of(mode, graph.numVertices(), v -> (int) (graph.rowEnd(v) - graph.rowStart(v)));
+  }
+
+  /**
+   * The sampler over {@code n} vertices of in-degrees {@code inDegree} (read in the degree mode
+   * only), as {@link #of(String, CsrGraph)} builds it from the graph's rows: the partitioned
+   * sampler passes the degrees gathered from every store partition.
+   *
+   * @throws IllegalArgumentException for a mode not in {@link #MODES}
+   */
+  public static NegativeSampler of(String mode, int n, IntUnaryOperator inDegree) {
     String m = mode.toLowerCase(Locale.ROOT);
     switch (m) {
       case "uniform", "in-batch" -> {
-        return new NegativeSampler(m, graph.numVertices(), null);
+        return new NegativeSampler(m, n, null);
       }
       case "degree" -> {
-        int n = graph.numVertices();
         double[] cum = new double[n];
         double total = 0;
         for (int v = 0; v < n; v++) {
-          total += Math.pow(graph.rowEnd(v) - graph.rowStart(v), 0.75);
+          total += Math.pow(inDegree.applyAsInt(v), 0.75);
           cum[v] = total;
         }
         if (total == 0) { // no edges: every vertex alike

@@ -117,28 +117,8 @@ public final class NeighborSampler implements BatchSampler {
       return builder.finish(epoch, batch, labels, pairs);
     }
 
-    /**
-     * Drops from row {@code i} the sampled ids {@code u} with {node(i), u} excluded, compacting
-     * {@code ids} and rewriting {@code ptr} in place.
-     */
     private int[] dropExcluded(int[] ptr, int[] ids) {
-      if (exclude == null) {
-        return ids;
-      }
-      int w = 0;
-      int start = 0;
-      for (int i = 0; i + 1 < ptr.length; i++) {
-        int v = builder.node(i);
-        int end = ptr[i + 1];
-        for (int e = start; e < end; e++) {
-          if (!exclude.contains(ids[e], v)) {
-            ids[w++] = ids[e];
-          }
-        }
-        start = end;
-        ptr[i + 1] = w;
-      }
-      return w == ids.length ? ids : Arrays.copyOf(ids, w);
+      return exclude == null ? ids : exclude.dropFrom(ptr, ids, builder::node);
     }
 
     private void hop(long batchKey, int h, int fanout) {

@@ -1,6 +1,7 @@
 package io.fanout.sample;
 
 import java.util.Arrays;
+import java.util.function.IntUnaryOperator;
 
 /**
  * A set of unordered vertex pairs {u, v} (open addressing over {@code min << 32 | max}), cleared
@@ -73,5 +74,30 @@ public final class PairSet {
       i = (i + 1) & (slots.length - 1);
     }
     return false;
+  }
+
+  /**
+   * Drops from row {@code i} of a sampled hop the ids {@code u} with {@code {node(i), u}} in the
+   * set, compacting {@code ids} and rewriting {@code ptr} in place; returns {@code ids} or, when
+   * some were dropped, a copy of its kept prefix. Both sampling modes remove a link batch's
+   * positive edges through this method, so their blocks are identical.
+   *
+   * @param node the global id of the hop's destination {@code i}
+   */
+  public int[] dropFrom(int[] ptr, int[] ids, IntUnaryOperator node) {
+    int w = 0;
+    int start = 0;
+    for (int i = 0; i + 1 < ptr.length; i++) {
+      int v = node.applyAsInt(i);
+      int end = ptr[i + 1];
+      for (int e = start; e < end; e++) {
+        if (!contains(ids[e], v)) {
+          ids[w++] = ids[e];
+        }
+      }
+      start = end;
+      ptr[i + 1] = w;
+    }
+    return w == ids.length ? ids : Arrays.copyOf(ids, w);
   }
 }

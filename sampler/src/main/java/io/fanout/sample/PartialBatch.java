@@ -20,6 +20,9 @@ public final class PartialBatch implements Serializable {
   public final int[][] indices;
   public final int[] labels;
 
+  /** The pairs of a link-prediction batch (local indices of its seeds); null for node batches. */
+  public final LinkPairs pairs;
+
   PartialBatch(
       int epoch,
       int batch,
@@ -29,7 +32,8 @@ public final class PartialBatch implements Serializable {
       int[] layerSizes,
       int[][] indptr,
       int[][] indices,
-      int[] labels) {
+      int[] labels,
+      LinkPairs pairs) {
     this.epoch = epoch;
     this.batch = batch;
     this.layers = layers;
@@ -39,17 +43,24 @@ public final class PartialBatch implements Serializable {
     this.indptr = indptr;
     this.indices = indices;
     this.labels = labels;
+    this.pairs = pairs;
   }
 
   /** The state before hop 1: only the seeds. */
   public static PartialBatch seeds(int epoch, int batch, int layers, int[] seeds, int[] labels) {
+    return seeds(epoch, batch, layers, seeds, labels, null);
+  }
+
+  /** The state before hop 1 of a link-prediction batch scoring {@code pairs}. */
+  public static PartialBatch seeds(
+      int epoch, int batch, int layers, int[] seeds, int[] labels, LinkPairs pairs) {
     if (seeds.length != labels.length) {
       throw new IllegalArgumentException("one label per seed");
     }
     int[] sizes = new int[layers + 1];
     sizes[0] = seeds.length;
     return new PartialBatch(
-        epoch, batch, layers, 0, seeds, sizes, new int[layers][], new int[layers][], labels);
+        epoch, batch, layers, 0, seeds, sizes, new int[layers][], new int[layers][], labels, pairs);
   }
 
   /** The finished batch; only after the last hop. */
@@ -57,6 +68,6 @@ public final class PartialBatch implements Serializable {
     if (hops != layers) {
       throw new IllegalStateException("batch has " + hops + " of " + layers + " hops");
     }
-    return new MiniBatch(epoch, batch, nodes, layerSizes, indptr, indices, labels);
+    return new MiniBatch(epoch, batch, nodes, layerSizes, indptr, indices, labels, pairs);
   }
 }

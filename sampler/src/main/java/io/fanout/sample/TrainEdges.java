@@ -19,9 +19,16 @@ public final class TrainEdges {
 
   /** The seeds of {@code graph}; {@code undirected}: the store holds both directions of a pair. */
   public static TrainEdges of(CsrGraph graph, boolean undirected) {
-    int n = graph.numVertices();
+    return of(graph, 0, graph.numVertices(), undirected);
+  }
+
+  /**
+   * The seeds whose destination is in {@code [first, end)}, in the same order: the training edges
+   * of one store partition, which are a contiguous run of {@link #of(CsrGraph, boolean)}'s.
+   */
+  public static TrainEdges of(CsrGraph graph, int first, int end, boolean undirected) {
     long count = 0;
-    for (int v = 0; v < n; v++) {
+    for (int v = first; v < end; v++) {
       for (long p = graph.rowStart(v); p < graph.rowEnd(v); p++) {
         if (keep(graph.neighbor(p), v, undirected)) {
           count++;
@@ -34,7 +41,7 @@ public final class TrainEdges {
     int[] src = new int[(int) count];
     int[] dst = new int[(int) count];
     int i = 0;
-    for (int v = 0; v < n; v++) {
+    for (int v = first; v < end; v++) {
       for (long p = graph.rowStart(v); p < graph.rowEnd(v); p++) {
         int u = graph.neighbor(p);
         if (keep(u, v, undirected) && (i == 0 || src[i - 1] != u || dst[i - 1] != v)) {

@@ -18,6 +18,12 @@ public final class Hooks {
   public static final String PART_WRITE_OBSERVER = "spark.fanout.hooks.part-write-observer";
 
   /**
+   * A {@link io.fanout.spark.prepare.FreeSpaceProbe} that {@code prepare} asks for the free bytes
+   * of the disks it writes to, on the driver.
+   */
+  public static final String FREE_SPACE_PROBE = "spark.fanout.hooks.free-space-probe";
+
+  /**
    * The class name set for {@code key} in the session's conf, or null; checked here, on the driver,
    * by instantiating it once, so that a wrong name fails before any task runs.
    */

@@ -52,20 +52,54 @@ public final class PrepareResult {
   private final StoreManifest manifest;
   private final boolean skipped;
   private final double seconds;
+  private final PreparePlan plan;
 
   public PrepareResult(
       SparkSession spark, Path store, StoreManifest manifest, boolean skipped, double seconds) {
+    this(spark, store, manifest, skipped, seconds, null);
+  }
+
+  /**
+   * @param manifest null for a dry run ({@code plan} is then its result)
+   * @param plan the plan of a dry run; null otherwise
+   */
+  public PrepareResult(
+      SparkSession spark,
+      Path store,
+      StoreManifest manifest,
+      boolean skipped,
+      double seconds,
+      PreparePlan plan) {
     this.spark = spark;
     this.store = store;
     this.manifest = manifest;
     this.skipped = skipped;
     this.seconds = seconds;
+    this.plan = plan;
+  }
+
+  /** The plan of a {@code dry-run}: what the run would write and hold; null after a real run. */
+  public PreparePlan plan() {
+    return plan;
+  }
+
+  /** True for a {@code dry-run}, which wrote nothing: {@link #plan()} is its result. */
+  public boolean dryRun() {
+    return manifest == null;
+  }
+
+  private StoreManifest written() {
+    if (manifest == null) {
+      throw new IllegalStateException("a dry run writes no store; see plan()");
+    }
+    return manifest;
   }
 
   public Path store() {
     return store;
   }
 
+  /** The written store's manifest; null after a dry run. */
   public StoreManifest manifest() {
     return manifest;
   }
@@ -82,7 +116,7 @@ public final class PrepareResult {
 
   /** One row: the store's counts, split sizes, degree statistics and feature layout. */
   public Dataset<Row> summary() {
-    StoreManifest m = manifest;
+    StoreManifest m = written();
     Row row =
         RowFactory.create(
             store.toString(),
@@ -106,15 +140,21 @@ public final class PrepareResult {
 
   /** One row per partition: the dense-id range it owns and its vertex and edge counts. */
   public Dataset<Row> partitions() {
-    List<Row> rows = new ArrayList<>(manifest.partitionTable.size());
+    List<Row> rows = new ArrayList<>(written().partitionTable.size());
     for (StoreManifest.Partition p : manifest.partitionTable) {
       rows.add(RowFactory.create(p.index, p.firstVertex, p.numVertices, p.numEdges));
     }
     return spark.createDataFrame(rows, PARTITIONS_SCHEMA);
   }
 
-  /** The result as the one JSON line {@code bin/fanout prepare} prints. */
+  /**
+   * The result as the one JSON line {@code bin/fanout prepare} prints; a dry run's is its plan's
+   * ({@link PreparePlan#toJson()}).
+   */
   public String toJson() {
+    if (manifest == null) {
+      return plan.toJson();
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("store", store.toString());
     out.put("skipped", skipped);

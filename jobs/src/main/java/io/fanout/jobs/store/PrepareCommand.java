@@ -34,6 +34,11 @@ public final class PrepareCommand implements Command {
           "prepare takes no positional arguments, got " + ctx.positional());
     }
     PrepareResult r = Fanout.get(ctx.spark()).prepare().options(ctx.options()).execute();
+    if (r.dryRun()) {
+      ctx.err().print(r.plan().describe());
+      ctx.out().println(r.toJson());
+      return 0;
+    }
     StoreManifest m = r.manifest();
     ctx.err()
         .printf(

@@ -11,8 +11,8 @@ import java.util.Map;
  * The link-prediction pipeline of {@code bin/fanout quickstart --task link}, through the public
  * API: prepare with {@code --task link} (edges split 0.85/0.05/0.10 with one fixed negative per
  * held-out edge), sample the training edges with uniform negatives (one sampled epoch per training
- * epoch), train the encoder with the dot decoder, and evaluate on the held-out edges. Reruns skip
- * complete steps, as {@link EndToEnd}.
+ * epoch), train the encoder scoring pairs by the scaled cosine ({@code 5 cos(h_u, h_v)}), and
+ * evaluate on the held-out edges. Reruns skip complete steps, as {@link EndToEnd}.
  */
 public final class LinkEndToEnd {
   private LinkEndToEnd() {}

@@ -17,6 +17,7 @@ import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code sample --task link} on cora prepared with {@code --task link}: real shards, no leakage.
+ * {@code sample --task link} on cora prepared with {@code --task link}: real shards, no leakage,
+ * and the partitioned mode's shards byte-identical to the replicated mode's.
  */
 class LinkSampleTest {
   static SparkSession spark;
@@ -77,6 +79,15 @@ class LinkSampleTest {
         "3");
     ShardManifest m = ShardManifest.read(out);
     assertThat(m.options).containsEntry("task", "link").containsEntry("negatives", "degree");
+    checkPairsAndNoLeakage(out, 2);
+  }
+
+  /**
+   * Every training pair is a positive exactly once per epoch, {@code negatives} negatives each, and
+   * no batch's blocks hold one of its own positive edges.
+   */
+  static void checkPairsAndNoLeakage(Path out, int negatives) throws Exception {
+    ShardManifest m = ShardManifest.read(out);
     try (GraphStore g = GraphStore.open(store)) {
       StoreManifest sm = g.manifest();
       CsrGraph csr = g.csr();
@@ -90,6 +101,9 @@ class LinkSampleTest {
       Set<Long> positives = new HashSet<>();
       long blockEdges = 0;
       for (ShardManifest.Part f : m.files) {
+        if (f.epoch != 0) {
+          continue;
+        }
         try (ShardFileReader rd = new ShardFileReader(m.dataRoot(out).resolve(f.path))) {
           while (rd.hasNext()) {
             MiniBatch b = BatchCodec.decode(rd.next());
@@ -107,7 +121,7 @@ class LinkSampleTest {
                 assertThat(hasEdge(csr, s, d) && hasEdge(csr, d, s)).isTrue();
               }
             }
-            assertThat(p.size()).isEqualTo(3 * pos);
+            assertThat(p.size()).isEqualTo((1 + negatives) * pos);
             for (int h = 1; h <= b.layers(); h++) {
               int[] ptr = b.indptr(h);
               int[] ix = b.indices(h);
@@ -122,8 +136,53 @@ class LinkSampleTest {
         }
       }
       assertThat((long) positives.size()).isEqualTo(sm.edgeSplit.trainPairs);
-      assertThat(m.totals.seeds).isEqualTo(sm.edgeSplit.trainPairs);
+      assertThat(m.totals.seeds).isEqualTo(sm.edgeSplit.trainPairs * m.epochs);
       assertThat(blockEdges).isGreaterThan(20_000);
+    }
+  }
+
+  /**
+   * Partitioned mode (each task maps one of the store's 2 partitions) writes the replicated mode's
+   * bytes: the seeds' order, the pairs and negatives (degree: in-degrees gathered from the
+   * partitions; in-batch), the blocks without the positive edges, the seeds' labels and inlined
+   * features.
+   */
+  @Test
+  void partitionedLinkShardsAreByteIdenticalToReplicated() throws Exception {
+    String[][] requests = {
+      {"--negatives", "degree", "--num-negatives", "2", "--epochs", "2"},
+      {"--negatives", "in-batch", "--num-negatives", "1", "--features", "f16"},
+    };
+    int r = 0;
+    for (String[] req : requests) {
+      String[] opts = new String[req.length + 8];
+      System.arraycopy(req, 0, opts, 0, req.length);
+      System.arraycopy(
+          new String[] {
+            "--task", "link", "--batch-size", "512", "--fanouts", "10,5", "--batches-per-shard", "3"
+          },
+          0,
+          opts,
+          req.length,
+          8);
+      Path a = tmp.resolve("link-replicated-" + r);
+      Path c = tmp.resolve("link-partitioned-" + r++);
+      SampleFixtures.sampleOk(store, a, opts);
+      String[] part = java.util.Arrays.copyOf(opts, opts.length + 2);
+      part[opts.length] = "--mode";
+      part[opts.length + 1] = "partitioned";
+      SampleFixtures.sampleOk(store, c, part);
+      Map<String, byte[]> fa = SampleFixtures.files(a);
+      Map<String, byte[]> fc = SampleFixtures.files(c);
+      fa.remove(ShardManifest.FILE);
+      fc.remove(ShardManifest.FILE);
+      assertThat(fa).isNotEmpty();
+      assertThat(fc.keySet()).isEqualTo(fa.keySet());
+      for (String k : fa.keySet()) {
+        assertThat(fc.get(k)).as("%s %s", String.join(" ", req), k).isEqualTo(fa.get(k));
+      }
+      assertThat(ShardManifest.read(c).mode).isEqualTo("partitioned");
+      checkPairsAndNoLeakage(c, Integer.parseInt(req[3]));
     }
   }
 
@@ -155,10 +214,6 @@ class LinkSampleTest {
     assertThat(mode.code()).isEqualTo(2);
     assertThat(mode.err()).contains("negatives").contains("uniform|degree|in-batch");
     assertThat(mode.err().strip().lines()).hasSize(1);
-    CliRun.Result partitioned =
-        SampleFixtures.sample(store, tmp.resolve("x3"), "--task", "link", "--mode", "partitioned");
-    assertThat(partitioned.code()).isEqualTo(2);
-    assertThat(partitioned.err()).contains("--task link runs in --mode replicated only");
     assertThat(tmp.resolve("x1")).doesNotExist();
     assertThat(tmp.resolve("x2")).doesNotExist();
   }

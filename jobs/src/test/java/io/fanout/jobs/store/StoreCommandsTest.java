@@ -104,6 +104,29 @@ class StoreCommandsTest {
     assertThat(refused.err()).contains("--overwrite");
 
     Path store = tmp.resolve("store");
+    // --dry-run: the plan as JSON on stdout, readable on stderr, nothing written
+    Result dry =
+        cli(
+            "prepare",
+            "--vertices",
+            in.resolve("vertices.parquet").toString(),
+            "--edges",
+            in.resolve("edges.parquet").toString(),
+            "--output",
+            store.toString(),
+            "--partitions",
+            "3",
+            "--dry-run");
+    assertThat(dry.code()).as(dry.err()).isZero();
+    JsonNode dj = dry.json();
+    assertThat(dj.get("dry_run").asBoolean()).isTrue();
+    assertThat(dj.get("inputs").get("vertices").asLong()).isEqualTo(3000);
+    assertThat(dj.get("inputs").get("source").asText()).isEqualTo("parquet footers");
+    assertThat(dj.get("partition_table")).hasSize(3);
+    assertThat(dj.get("store_bytes").asLong()).isPositive();
+    assertThat(dry.err()).contains("prepare plan (from parquet footers)").contains("disk:");
+    assertThat(store).doesNotExist();
+
     Result p =
         cli(
             "prepare",

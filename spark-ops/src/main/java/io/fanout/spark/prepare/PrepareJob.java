@@ -14,7 +14,9 @@ import static org.apache.spark.sql.functions.when;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.JobLabels;
 import io.fanout.spark.JobSteps;
+import io.fanout.spark.PreparePlan;
 import io.fanout.spark.PrepareResult;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.CsrFileWriter;
@@ -72,6 +74,7 @@ public final class PrepareJob {
   static final String EDGE_FILES = "sort edges by destination and write csr files";
   static final String HELD_OUT = "write the val and test edges and their negatives";
   static final String ENCODE = "encode features";
+  static final String COUNT = "count the input rows for the plan";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrepareJob.class);
   private long phaseStart = System.nanoTime();
 
@@ -89,6 +92,9 @@ public final class PrepareJob {
   private EdgeSplitPlan edgeSplit;
   private Dataset<Row> heldOutInput;
   private Dataset<Row> heldOutIds;
+
+  /** True once the disks were checked (or --skip-space-check). */
+  private boolean spaceChecked;
 
   public PrepareJob(
       SparkSession spark, FanoutConf conf, Dataset<Row> vertices, Dataset<Row> edges) {
@@ -117,11 +123,27 @@ public final class PrepareJob {
       VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
     }
     edgeSplit = EdgeSplitPlan.of(conf);
-    steps = new JobSteps(spark, "prepare", steps(requestedPartitions));
+    boolean dryRun = conf.get(PrepareOptions.DRY_RUN);
+    steps =
+        new JobSteps(
+            spark,
+            "prepare",
+            dryRun
+                ? (vertexFrame == null ? List.of(READ) : List.of())
+                : steps(requestedPartitions));
     InputTables in =
         vertexFrame != null
             ? InputTables.fromDataFrames(vertexFrame, edgeFrame)
             : steps.call(READ, () -> InputTables.fromPaths(spark, conf));
+    if (dryRun) {
+      NormalizedTables t = new NormalizedTables(in, conf);
+      InputStats s = footerStats(in);
+      if (s == null) {
+        s = JobLabels.call(spark, "prepare", COUNT, 1, 1, () -> InputStats.counted(t));
+      }
+      PreparePlan p = plan(s, t, out, requestedPartitions);
+      return new PrepareResult(spark, out, null, false, secondsSince(start), p);
+    }
     Map<String, String> recorded = conf.resolvedExcept(PrepareOptions.NOT_RECORDED);
     if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
       // unweighted stores record what they did before the option existed, so they still match
@@ -153,6 +175,14 @@ public final class PrepareJob {
       return new PrepareResult(spark, out, StoreManifest.read(out), true, secondsSince(start));
     }
     NormalizedTables t = new NormalizedTables(in, conf);
+    spaceChecked = conf.get(PrepareOptions.SKIP_SPACE_CHECK);
+    if (!spaceChecked) {
+      InputStats s = footerStats(in);
+      if (s != null) { // else checked once validation has counted the rows, before any write
+        SpaceCheck.require(plan(s, t, out, requestedPartitions));
+        spaceChecked = true;
+      }
+    }
     OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
     Path staging = run.dir();
     try {
@@ -195,15 +225,17 @@ public final class PrepareJob {
 
   private StoreManifest build(InputTables in, NormalizedTables t, Path staging, int requested) {
     // 1. edge checks are cheap: run them first
-    steps.run(
-        EDGE_CHECKS,
-        () -> {
-          runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample);
-          if (t.edgeSplitColumn != null) {
-            EdgeSplitColumn.checkPairsAgree(
-                t.edges, in.edgeSource, t.edgeSplitColumn, conf.get(PrepareOptions.UNDIRECTED));
-          }
-        });
+    long edgeRows =
+        steps.call(
+            EDGE_CHECKS,
+            () -> {
+              long rows = runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample);
+              if (t.edgeSplitColumn != null) {
+                EdgeSplitColumn.checkPairsAgree(
+                    t.edges, in.edgeSource, t.edgeSplitColumn, conf.get(PrepareOptions.UNDIRECTED));
+              }
+              return rows;
+            });
     phase("edge checks");
 
     Assignment a =
@@ -227,6 +259,12 @@ public final class PrepareJob {
     if (numVertices > Integer.MAX_VALUE) {
       throw new InvalidInputException(
           in.vertexSource + ": " + numVertices + " vertices; dense ids are int32, at most 2^31-1");
+    }
+
+    if (!spaceChecked) {
+      InputStats s = new InputStats(numVertices, edgeRows, vs.dim, 8, InputStats.VALIDATED);
+      SpaceCheck.require(plan(s, t, staging.getParent(), parts));
+      spaceChecked = true;
     }
 
     // 3. vertices: nodes/ and features/ part files, and the id map
@@ -681,22 +719,64 @@ public final class PrepareJob {
     return vs;
   }
 
-  private static void runChecks(
+  /** Runs the checks in one aggregation, which also counts the rows; returns the count. */
+  private static long runChecks(
       String source, Dataset<Row> table, List<Check> checks, List<Column> sample) {
-    if (checks.isEmpty()) {
-      return;
-    }
     Column[] aggs = new Column[checks.size()];
     for (int i = 0; i < aggs.length; i++) {
       aggs[i] = checks.get(i).counter();
     }
-    Row r = table.agg(aggs[0], java.util.Arrays.copyOfRange(aggs, 1, aggs.length)).first();
+    Row r = table.agg(count(lit(1)), aggs).first();
     for (int i = 0; i < aggs.length; i++) {
-      long n = r.isNullAt(i) ? 0 : r.getLong(i);
+      long n = r.isNullAt(i + 1) ? 0 : r.getLong(i + 1);
       if (n > 0) {
         throw checks.get(i).error(source, table, sample, n);
       }
     }
+    return r.getLong(0);
+  }
+
+  /** The inputs' statistics from their Parquet footers, or null (see {@link InputStats}). */
+  private InputStats footerStats(InputTables in) {
+    return InputStats.fromFooters(
+        in, conf.get(PrepareOptions.FEATURES_COLUMN), conf.get(PrepareOptions.ID_COLUMN));
+  }
+
+  /** The plan for {@code parts} partitions (0: the automatic count), with its disks probed. */
+  private PreparePlan plan(InputStats s, NormalizedTables t, Path out, int parts) {
+    int k =
+        parts > 0
+            ? parts
+            : (int)
+                Math.max(
+                    1,
+                    (s.vertices + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
+                        / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
+    PreparePlanner.Estimate e =
+        PreparePlanner.estimate(
+            new PreparePlanner.Context(
+                s,
+                conf,
+                k,
+                t.weighted,
+                t.idTypeName().equals("string"),
+                graphPartitioner(),
+                spark.sessionState().conf().autoBroadcastJoinThreshold(),
+                spark.sessionState().conf().numShufflePartitions()));
+    Map<String, Object> inputs = new java.util.LinkedHashMap<>();
+    inputs.put("source", s.source);
+    inputs.put("vertices", s.vertices);
+    inputs.put("edges", s.edges);
+    inputs.put("feature_dim", s.featureDim);
+    return new PreparePlan(
+        inputs,
+        conf.get(PrepareOptions.PARTITIONER),
+        e.partitions(),
+        e.store(),
+        e.shuffle(),
+        e.stages(),
+        SpaceCheck.disks(spark, out, e.storeBytes(), e.shuffleBytes()),
+        e.notes());
   }
 
   private static double secondsSince(long startNanos) {

@@ -126,6 +126,20 @@ public final class PrepareOptions {
           "broadcast id maps of at most this many vertices for the edge endpoint joins; 0 = let"
               + " Spark decide (spark.sql.autoBroadcastJoinThreshold)");
 
+  public static final OptionDef<Boolean> DRY_RUN =
+      OptionDef.bool(
+          "dry-run",
+          false,
+          "print the plan (partitions and their expected sizes, disk for the store and for shuffle,"
+              + " executor memory per stage) from the inputs' row counts and the options; write"
+              + " nothing");
+  public static final OptionDef<Boolean> SKIP_SPACE_CHECK =
+      OptionDef.bool(
+          "skip-space-check",
+          false,
+          "start even when the plan needs more disk than the output's (or the shuffle's) file"
+              + " system has free");
+
   public static final List<OptionDef<?>> ALL =
       List.of(
           VERTICES,
@@ -154,6 +168,8 @@ public final class PrepareOptions {
           PARTITION_SEED,
           PARTITION_COARSE_VERTICES,
           BROADCAST_VERTICES,
+          DRY_RUN,
+          SKIP_SPACE_CHECK,
           QuantizeOptions.FEATURE_ENCODING,
           QuantizeOptions.PQ_GROUP_SIZE,
           QuantizeOptions.PQ_SAMPLE_ROWS,
@@ -165,7 +181,7 @@ public final class PrepareOptions {
 
   /** Options that say where, not what: left out of the manifest's recorded options. */
   static final List<OptionDef<?>> NOT_RECORDED =
-      List.of(VERTICES, EDGES, OUTPUT, OVERWRITE, BROADCAST_VERTICES);
+      List.of(VERTICES, EDGES, OUTPUT, OVERWRITE, BROADCAST_VERTICES, DRY_RUN, SKIP_SPACE_CHECK);
 
   /** Options recorded only for a graph partitioner: hash and range stores keep their manifest. */
   static final List<OptionDef<?>> GRAPH_PARTITIONER_ONLY =

@@ -4,8 +4,12 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.StorePartition;
 import io.fanout.sample.BatchBuilder;
+import io.fanout.sample.LinkPairs;
+import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.NodeSampler;
+import io.fanout.sample.PairSet;
 import io.fanout.sample.PartialBatch;
+import io.fanout.sample.PartitionBatches;
 import io.fanout.sample.SampleHash;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.WeightedNodeSampler;
@@ -29,6 +33,7 @@ import org.apache.spark.HashPartitioner;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
@@ -39,7 +44,10 @@ import scala.Tuple2;
  * {@link NodeSampler#sampleNeighbors} (weighted: {@link WeightedNodeSampler#sampleNeighbors} over
  * the partition's weights; the same hash-keyed draws as the replicated sampler), and the answers
  * are joined back to the batch, which {@link BatchBuilder} extends in destination order. Feature
- * rows are joined the same way. Shards are byte-identical to the replicated mode's.
+ * rows are joined the same way. Link requests ({@code --task link}) take their seeds and pairs from
+ * {@link PartitionedLinkSeeds} and drop each batch's positive edges from every hop with {@link
+ * PairSet#dropFrom}, as the replicated sampler does. Shards are byte-identical to the replicated
+ * mode's.
  */
 final class PartitionedSampling {
   private PartitionedSampling() {}
@@ -64,6 +72,10 @@ final class PartitionedSampling {
       partitionIds.add(p);
     }
     List<String> names = new ArrayList<>();
+    boolean byPartition = spec.batchByPartition;
+    if (byPartition) {
+      names.add(COUNT_SEEDS);
+    }
     names.add(SORT_SEEDS);
     for (int h = 1; h <= spec.fanouts.length; h++) {
       names.add(hopStep(h, spec.fanouts.length));
@@ -71,11 +83,54 @@ final class PartitionedSampling {
     names.add(WRITE_PARTS);
     JobSteps steps = new JobSteps(jsc.sc(), "sample", names);
 
-    // 1. Seeds of every epoch, globally sorted by (epoch, sort key). The range sort and the index
-    // start jobs of their own (bounds, partition sizes) as the RDD is built.
+    // Link requests: the seeds are training edges, each partition's under their global index.
+    long[] linkOffsets = spec.link == null ? null : PartitionedLinkSeeds.offsets(jsc, spec, parts);
+    Broadcast<NegativeSampler> negatives =
+        spec.link == null ? null : jsc.broadcast(PartitionedLinkSeeds.negatives(jsc, spec, firsts));
+
+    // 0. --batch-by-partition: the driver places every batch from the partitions' seed counts.
+    Broadcast<int[][]> batchOfChunk = null;
+    Partitioner home = null;
+    if (byPartition) {
+      List<Long> counts =
+          steps.call(
+              COUNT_SEEDS,
+              () ->
+                  jsc.parallelize(partitionIds, Math.max(parts, 1))
+                      .map(p -> countSeeds(spec, p))
+                      .collect());
+      long[] perPartition = new long[parts];
+      for (int p = 0; p < parts; p++) {
+        perPartition[p] = counts.get(p);
+      }
+      int[][] chunkBatch = new int[spec.epochs][];
+      int[][] homes = new int[spec.epochs][];
+      for (int e = 0; e < spec.epochs; e++) {
+        int[] order =
+            PartitionBatches.chunkOrder(
+                SampleHash.epochKey(spec.seed, e), spec.plan.batchesPerEpoch());
+        chunkBatch[e] = new int[order.length];
+        for (int b = 0; b < order.length; b++) {
+          chunkBatch[e][order[b]] = b;
+        }
+        homes[e] = PartitionBatches.homes(perPartition, spec.seed, e, batchSize);
+      }
+      batchOfChunk = jsc.broadcast(chunkBatch);
+      home = new HomePartitioner(parts, jsc.broadcast(homes));
+    }
+    Broadcast<int[][]> chunks = batchOfChunk;
+    Partitioner byHome = byPartition ? home : byBatch;
+
+    // 1. Seeds of every epoch, globally sorted by (epoch, sort key), or with --batch-by-partition
+    // by (epoch, partition rank, sort key). The range sort and the index start jobs of their own
+    // (bounds, partition sizes) as the RDD is built.
     JavaPairRDD<EpochKey, Long> keyed =
         jsc.parallelize(partitionIds, Math.max(parts, 1))
-            .flatMapToPair(p -> new SeedIterator(spec, p));
+            .flatMapToPair(
+                p ->
+                    spec.link == null
+                        ? new SeedIterator(spec, p)
+                        : PartitionedLinkSeeds.seeds(spec, p, linkOffsets[p]));
     JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
         steps.call(SORT_SEEDS, () -> keyed.sortByKey(true, batchPartitions).zipWithIndex());
     JavaPairRDD<Long, PartialBatch> state =
@@ -94,11 +149,15 @@ final class PartitionedSampling {
                             + " in its manifest");
                   }
                   int batch = (int) (idx / batchSize);
+                  if (chunks != null) {
+                    batch = chunks.value()[epoch][batch];
+                  }
                   long packed = t._1()._2();
                   return new Tuple2<>(batchId(epoch, batch), new long[] {idx % batchSize, packed});
                 })
-            .groupByKey(byBatch)
-            .mapToPair(t -> new Tuple2<>(t._1(), seedBatch(spec, t._1(), t._2())));
+            .groupByKey(byHome)
+            .mapPartitionsToPair(
+                it -> new SeedBatches(spec, negatives, it), true); // keeps the partitioner
     state = state.persist(StorageLevel.MEMORY_AND_DISK());
     List<JavaPairRDD<Long, PartialBatch>> persisted = new ArrayList<>();
     persisted.add(state);
@@ -106,16 +165,34 @@ final class PartitionedSampling {
     // 2. Hop by hop: frontier -> owning partitions -> sampled neighbors -> back to the batch.
     for (int h = 1; h <= spec.fanouts.length; h++) {
       final int hop = h;
-      JavaPairRDD<Long, Answer> answers =
-          state
-              .flatMapToPair(t -> frontier(t._1(), t._2(), firsts))
-              .partitionBy(byOwner)
-              .mapToPair(t -> new Tuple2<>(t._2().batchId, sample(spec, t._1(), hop, t._2())));
-      state =
-          state
-              .cogroup(answers, byBatch)
-              .mapValues(t -> extend(spec, one(t._1()), t._2()))
-              .persist(StorageLevel.MEMORY_AND_DISK());
+      if (byPartition) {
+        // the batch's own partition answers its nodes in place; only the others' are shuffled
+        HomePartitioner hp = (HomePartitioner) home;
+        JavaPairRDD<Long, PartialBatch> current = state;
+        JavaPairRDD<Long, Answer> local =
+            current.mapPartitionsToPair(it -> localAnswers(spec, it, firsts, hop, hp), true);
+        JavaPairRDD<Long, Answer> remote =
+            current
+                .flatMapToPair(t -> remoteRequests(t._1(), t._2(), firsts, hp))
+                .partitionBy(byOwner)
+                .mapToPair(t -> new Tuple2<>(t._2().batchId, sample(spec, t._1(), hop, t._2())));
+        state =
+            current
+                .cogroup(local, remote, home)
+                .mapValues(t -> extend(spec, one(t._1()), both(t._2(), t._3())))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+      } else {
+        JavaPairRDD<Long, Answer> answers =
+            state
+                .flatMapToPair(t -> frontier(t._1(), t._2(), firsts))
+                .partitionBy(byOwner)
+                .mapToPair(t -> new Tuple2<>(t._2().batchId, sample(spec, t._1(), hop, t._2())));
+        state =
+            state
+                .cogroup(answers, byBatch)
+                .mapValues(t -> extend(spec, one(t._1()), t._2()))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+      }
       persisted.add(state);
       // Computed (and cached) hop by hop, so that each hop is a job of its own in the UI.
       JavaPairRDD<Long, PartialBatch> hopState = state;
@@ -152,9 +229,17 @@ final class PartitionedSampling {
     for (JavaPairRDD<Long, PartialBatch> r : persisted) {
       r.unpersist(false);
     }
+    if (negatives != null) {
+      negatives.destroy();
+    }
+    if (byPartition) {
+      chunks.destroy();
+      ((HomePartitioner) home).home.destroy();
+    }
     return out;
   }
 
+  static final String COUNT_SEEDS = "count seeds per partition";
   static final String SORT_SEEDS = "sort seeds";
   static final String WRITE_PARTS = "gather batches and write part files";
 
@@ -170,26 +255,34 @@ final class PartitionedSampling {
   static final class EpochKey implements Comparable<EpochKey>, Serializable {
     private static final long serialVersionUID = 1L;
     final int epoch;
+
+    /** The partition's rank in the epoch with --batch-by-partition; else 0. */
+    final int group;
+
     final long key;
 
-    EpochKey(int epoch, long key) {
+    EpochKey(int epoch, int group, long key) {
       this.epoch = epoch;
+      this.group = group;
       this.key = key;
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof EpochKey k && k.epoch == epoch && k.key == key;
+      return o instanceof EpochKey k && k.epoch == epoch && k.group == group && k.key == key;
     }
 
     @Override
     public int hashCode() {
-      return Long.hashCode(key) * 31 + epoch;
+      return (Long.hashCode(key) * 31 + epoch) * 31 + group;
     }
 
     @Override
     public int compareTo(EpochKey o) {
       int c = Integer.compare(epoch, o.epoch);
+      if (c == 0) {
+        c = Integer.compare(group, o.group);
+      }
       return c != 0 ? c : Long.compare(key, o.key);
     }
   }
@@ -201,17 +294,28 @@ final class PartitionedSampling {
     private final int first;
     private final int end;
     private int epoch;
+    private final int p;
     private int v;
     private long epochKey;
+    private int group;
 
     SeedIterator(SampleSpec spec, int p) {
       this.spec = spec;
+      this.p = p;
       this.part = Partitions.get(spec, p);
       this.first = (int) part.firstVertex();
       this.end = (int) (part.firstVertex() + part.numVertices());
       this.v = first;
-      this.epochKey = SampleHash.epochKey(spec.seed, 0);
+      startEpoch();
       advance();
+    }
+
+    private void startEpoch() {
+      epochKey = SampleHash.epochKey(spec.seed, epoch);
+      group =
+          spec.batchByPartition
+              ? PartitionBatches.partitionRanks(epochKey, spec.firsts.length - 1)[p]
+              : 0;
     }
 
     private void advance() {
@@ -224,7 +328,9 @@ final class PartitionedSampling {
         }
         epoch++;
         v = first;
-        epochKey = SampleHash.epochKey(spec.seed, epoch);
+        if (epoch < spec.epochs) {
+          startEpoch();
+        }
       }
     }
 
@@ -240,11 +346,100 @@ final class PartitionedSampling {
       }
       long packed = (long) part.label(v) << 32 | (v & 0xFFFFFFFFL);
       Tuple2<EpochKey, Long> t =
-          new Tuple2<>(new EpochKey(epoch, SeedOrder.sortKey(epochKey, v)), packed);
+          new Tuple2<>(new EpochKey(epoch, group, SeedOrder.sortKey(epochKey, v)), packed);
       v++;
       advance();
       return t;
     }
+  }
+
+  /** The seeds of a partition's batches, built one batch at a time as the task pulls them. */
+  private static final class SeedBatches implements Iterator<Tuple2<Long, PartialBatch>> {
+    private final SampleSpec spec;
+    private final Broadcast<NegativeSampler> negatives;
+    private final Iterator<Tuple2<Long, Iterable<long[]>>> in;
+
+    SeedBatches(
+        SampleSpec spec,
+        Broadcast<NegativeSampler> negatives,
+        Iterator<Tuple2<Long, Iterable<long[]>>> in) {
+      this.spec = spec;
+      this.negatives = negatives;
+      this.in = in;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return in.hasNext();
+    }
+
+    @Override
+    public Tuple2<Long, PartialBatch> next() {
+      Tuple2<Long, Iterable<long[]>> t = in.next();
+      return new Tuple2<>(
+          t._1(),
+          spec.link == null
+              ? seedBatch(spec, t._1(), t._2())
+              : PartitionedLinkSeeds.seedBatch(spec, negatives.value(), t._1(), t._2()));
+    }
+  }
+
+  /** The seeds a store partition holds, in the split sampled. */
+  private static long countSeeds(SampleSpec spec, int p) {
+    StorePartition part = Partitions.get(spec, p);
+    int from = (int) part.firstVertex();
+    int to = (int) (part.firstVertex() + part.numVertices());
+    long n = 0;
+    for (int v = from; v < to; v++) {
+      if (SeedOrder.inSplit(spec.splitCode, part.split(v))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The answers of a task's batches that its own store partition holds, sampled in place. */
+  private static Iterator<Tuple2<Long, Answer>> localAnswers(
+      SampleSpec spec,
+      Iterator<Tuple2<Long, PartialBatch>> batches,
+      long[] firsts,
+      int hop,
+      HomePartitioner home) {
+    List<Tuple2<Long, Answer>> out = new ArrayList<>();
+    while (batches.hasNext()) {
+      Tuple2<Long, PartialBatch> t = batches.next();
+      int own = home.getPartition(t._1());
+      Iterator<Tuple2<Integer, Request>> requests = frontier(t._1(), t._2(), firsts);
+      while (requests.hasNext()) {
+        Tuple2<Integer, Request> r = requests.next();
+        if (r._1() == own) {
+          out.add(new Tuple2<>(t._1(), sample(spec, own, hop, r._2())));
+        }
+      }
+    }
+    return out.iterator();
+  }
+
+  /** A batch's requests to store partitions other than its own. */
+  private static Iterator<Tuple2<Integer, Request>> remoteRequests(
+      long id, PartialBatch pb, long[] firsts, HomePartitioner home) {
+    int own = home.getPartition(id);
+    List<Tuple2<Integer, Request>> out = new ArrayList<>();
+    Iterator<Tuple2<Integer, Request>> requests = frontier(id, pb, firsts);
+    while (requests.hasNext()) {
+      Tuple2<Integer, Request> r = requests.next();
+      if (r._1() != own) {
+        out.add(r);
+      }
+    }
+    return out.iterator();
+  }
+
+  private static List<Answer> both(Iterable<Answer> a, Iterable<Answer> b) {
+    List<Answer> all = new ArrayList<>();
+    a.forEach(all::add);
+    b.forEach(all::add);
+    return all;
   }
 
   private static PartialBatch seedBatch(SampleSpec spec, long id, Iterable<long[]> seeds) {
@@ -284,12 +479,18 @@ final class PartitionedSampling {
     final int[] counts;
     final int[] ints;
     final byte[] bytes;
+    final int[] labels; // hop 1 of a link batch: the labels of the seeds in local
 
     Answer(int[] local, int[] counts, int[] ints, byte[] bytes) {
+      this(local, counts, ints, bytes, null);
+    }
+
+    Answer(int[] local, int[] counts, int[] ints, byte[] bytes, int[] labels) {
       this.local = local;
       this.counts = counts;
       this.ints = ints;
       this.bytes = bytes;
+      this.labels = labels;
     }
   }
 
@@ -332,6 +533,20 @@ final class PartitionedSampling {
   }
 
   private static Answer sample(SampleSpec spec, int p, int hop, Request r) {
+    Answer a = sampleRows(spec, p, hop, r);
+    if (spec.link == null || hop != 1) {
+      return a;
+    }
+    // A link batch's seeds are pair endpoints, not seeds with their labels: the owners add them.
+    StorePartition part = Partitions.get(spec, p);
+    int[] labels = new int[r.nodes.length];
+    for (int i = 0; i < labels.length; i++) {
+      labels[i] = part.label(r.nodes[i]);
+    }
+    return new Answer(a.local, a.counts, a.ints, null, labels);
+  }
+
+  private static Answer sampleRows(SampleSpec spec, int p, int hop, Request r) {
     CsrGraph g = Partitions.get(spec, p).csr();
     int epoch = (int) (r.batchId >>> 32);
     long batchKey = SampleHash.batchKey(SampleHash.epochKey(spec.seed, epoch), (int) r.batchId);
@@ -400,17 +615,36 @@ final class PartitionedSampling {
       ptr[i + 1] = ptr[i] + counts[i];
     }
     int[] ids = new int[ptr[n]];
+    int[] labels = pb.pairs != null && pb.hops == 0 ? new int[n] : pb.labels;
     for (Answer a : answers) {
       int o = 0;
       for (int k = 0; k < a.local.length; k++) {
         System.arraycopy(a.ints, o, ids, ptr[a.local[k]], a.counts[k]);
         o += a.counts[k];
+        if (a.labels != null) {
+          labels[a.local[k]] = a.labels[k];
+        }
       }
+    }
+    if (pb.pairs != null) {
+      ids = positiveEdges(pb).dropFrom(ptr, ids, i -> pb.nodes[i]);
     }
     BatchBuilder b = new BatchBuilder();
     b.resume(pb);
     b.addHop(ptr, ids);
-    return b.snapshot(pb.epoch, pb.batch, pb.labels);
+    return b.snapshot(pb.epoch, pb.batch, labels, pb.pairs);
+  }
+
+  /** A link batch's positive edges (global ids), which none of its blocks may contain. */
+  private static PairSet positiveEdges(PartialBatch pb) {
+    PairSet s = new PairSet();
+    LinkPairs p = pb.pairs;
+    for (int i = 0; i < p.size(); i++) {
+      if (p.label()[i] == 1) {
+        s.add(pb.nodes[p.src()[i]], pb.nodes[p.dst()[i]]);
+      }
+    }
+    return s;
   }
 
   private static long partKey(SampleSpec spec, long batchId) {
@@ -495,7 +729,8 @@ final class PartitionedSampling {
                 e.indptr(),
                 e.indices(),
                 e.labels(),
-                spec.features == FeatureEncoding.NONE ? null : assemble(spec, pb, rows));
+                spec.features == FeatureEncoding.NONE ? null : assemble(spec, pb, rows),
+                e.pairs());
           }
         };
     return List.of(
@@ -556,6 +791,33 @@ final class PartitionedSampling {
     @Override
     public int getPartition(Object key) {
       return (int) ((Long) key >>> 32);
+    }
+  }
+
+  /**
+   * {@code --batch-by-partition}: a batch goes to the task of the store partition its seeds come
+   * from (the key is {@code epoch << 32 | batch}), which answers the batch's nodes it owns in
+   * place.
+   */
+  static final class HomePartitioner extends Partitioner {
+    private static final long serialVersionUID = 1L;
+    private final int n;
+    private final Broadcast<int[][]> home;
+
+    HomePartitioner(int n, Broadcast<int[][]> home) {
+      this.n = Math.max(n, 1);
+      this.home = home;
+    }
+
+    @Override
+    public int numPartitions() {
+      return n;
+    }
+
+    @Override
+    public int getPartition(Object key) {
+      long id = (Long) key;
+      return home.value()[(int) (id >>> 32)][(int) id];
     }
   }
 

@@ -81,7 +81,12 @@ public final class SampleJob {
       throw new InvalidInputException(graph + ": the graph store changed while being opened");
     }
     int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
-    LinkSpec link = linkSpec(conf, graph, sm, mode, split);
+    if (conf.get(SampleOptions.BATCH_BY_PARTITION) && conf.get(SampleOptions.TASK).equals("link")) {
+      throw new FanoutConfigException(
+          "sample --batch-by-partition groups node seeds by store partition; --task link samples"
+              + " edges and does not support it (leave --batch-by-partition out)");
+    }
+    LinkSpec link = linkSpec(conf, graph, sm, split);
     long seeds =
         link != null
             ? sm.edgeSplit.trainPairs
@@ -177,6 +182,11 @@ public final class SampleJob {
     } else {
       spec.featureRowBytes = spec.featureDim * features.bytesPerValue();
     }
+    spec.batchByPartition = conf.get(SampleOptions.BATCH_BY_PARTITION);
+    spec.firsts = new long[sm.partitions + 1];
+    for (int p = 0; p < sm.partitions; p++) {
+      spec.firsts[p + 1] = spec.firsts[p] + sm.partitionTable.get(p).numVertices;
+    }
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -187,6 +197,9 @@ public final class SampleJob {
     request.put("seed", Long.toString(spec.seed));
     if (weighted) { // absent when false, so uniform requests keep their fingerprint
       request.put("weighted", "true");
+    }
+    if (spec.batchByPartition) { // absent when false, as weighted
+      request.put("batch-by-partition", "true");
     }
     if (link != null) { // absent for node tasks, so their requests keep their fingerprint
       request.put("task", "link");
@@ -241,16 +254,11 @@ public final class SampleJob {
   }
 
   /** The link part of the request, checked against the store; null for {@code --task node}. */
-  private static LinkSpec linkSpec(
-      FanoutConf conf, Path graph, StoreManifest sm, String mode, String split) {
+  private static LinkSpec linkSpec(FanoutConf conf, Path graph, StoreManifest sm, String split) {
     if (!conf.get(SampleOptions.TASK).equals("link")) {
       return null;
     }
     HeldOutEdges.requireEdgeSplit(graph, sm, "sample --task link");
-    if (!mode.equals("replicated")) {
-      throw new FanoutConfigException(
-          "sample --task link runs in --mode replicated only, got --mode " + mode);
-    }
     if (!split.equals("train")) {
       throw new FanoutConfigException(
           "sample --task link samples the training edges; --split "
@@ -295,6 +303,9 @@ public final class SampleJob {
     m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
     if (!spec.weighted) {
       m.options.remove(SampleOptions.WEIGHTED.name());
+    }
+    if (!spec.batchByPartition) {
+      m.options.remove(SampleOptions.BATCH_BY_PARTITION.name());
     }
     if (spec.link == null) {
       for (OptionDef<?> d : SampleOptions.LINK_ONLY) {

@@ -78,6 +78,14 @@ public final class SampleOptions {
               + " CSR partitions (same shards)",
           "replicated",
           "partitioned");
+  public static final OptionDef<Boolean> BATCH_BY_PARTITION =
+      OptionDef.bool(
+          "batch-by-partition",
+          false,
+          "draw each batch's seeds from one store partition (batches are shuffled; at most"
+              + " partitions - 1 batches per epoch straddle two), so that on a store partitioned"
+              + " for locality partitioned mode answers most frontier nodes without a shuffle;"
+              + " node tasks only");
   public static final OptionDef<Boolean> OVERWRITE =
       OptionDef.bool("overwrite", false, "replace shards of a different request at --output");
   public static final OptionDef<Integer> BATCHES_PER_SHARD =
@@ -115,6 +123,7 @@ public final class SampleOptions {
           WEIGHTED,
           FEATURES,
           MODE,
+          BATCH_BY_PARTITION,
           OVERWRITE,
           BATCHES_PER_SHARD,
           THREADS,

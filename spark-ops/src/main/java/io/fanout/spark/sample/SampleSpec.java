@@ -43,6 +43,12 @@ final class SampleSpec implements Serializable {
   /** CRC32C of the store's feature parameters the inline rows need; null unless stored rows. */
   String featureParamsCrc32c;
 
+  /** Each batch's seeds from one store partition ({@code --batch-by-partition}). */
+  boolean batchByPartition;
+
+  /** {@code firsts[p]}: the first dense id of store partition p; {@code firsts[P]}: vertices. */
+  long[] firsts;
+
   /** Class name of the {@link io.fanout.shard.PartWriteObserver} to call; null for none. */
   final String partObserver;
 
@@ -98,6 +104,9 @@ final class SampleSpec implements Serializable {
       m.put(ShardSchema.TASK_KEY, "link");
       m.put("fanout.negatives", link.negatives());
       m.put("fanout.num_negatives", Integer.toString(link.perPositive()));
+    }
+    if (batchByPartition) {
+      m.put("fanout.batch_by_partition", "true");
     }
     m.put("fanout.epoch", Integer.toString(epoch));
     m.put("fanout.part", Integer.toString(part));

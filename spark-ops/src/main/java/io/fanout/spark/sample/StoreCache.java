@@ -1,6 +1,7 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.GraphStore;
+import io.fanout.sample.PartitionBatches;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TrainEdges;
 import io.fanout.store.InvalidInputException;
@@ -78,14 +79,23 @@ final class StoreCache {
             + "#"
             + spec.seed
             + "#"
-            + epoch;
+            + epoch
+            + (spec.batchByPartition ? "#by-partition#" + spec.batchSize : "");
     synchronized (ORDERS) {
       int[] o = ORDERS.get(key);
       if (o == null) {
         o =
             spec.link != null
                 ? SeedOrder.order(trainEdges(store, spec).ids(), spec.seed, epoch)
-                : SeedOrder.order(store.vertices(), spec.splitCode, spec.seed, epoch);
+                : spec.batchByPartition
+                    ? PartitionBatches.order(
+                        store.vertices(),
+                        spec.firsts,
+                        spec.splitCode,
+                        spec.seed,
+                        epoch,
+                        spec.batchSize)
+                    : SeedOrder.order(store.vertices(), spec.splitCode, spec.seed, epoch);
         ORDERS.put(key, o);
       }
       if (o.length != spec.plan.seeds()) {

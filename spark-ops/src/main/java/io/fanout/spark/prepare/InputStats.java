@@ -1,0 +1,159 @@
+package io.fanout.spark.prepare;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.size;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.execution.datasources.LogicalRelation;
+
+/**
+ * What the plan of {@code prepare} needs to know of its inputs: row counts, the feature length and
+ * the bytes of an original vertex id. From Parquet footers when every input is a Parquet file scan
+ * (no Spark job, no data read), else counted by Spark.
+ */
+final class InputStats {
+  /** Where the figures came from, as the plan reports it. */
+  static final String FOOTERS = "parquet footers";
+
+  static final String COUNTED = "counted by spark";
+  static final String VALIDATED = "validation pass";
+
+  final long vertices;
+  final long edges;
+  final int featureDim;
+
+  /** Mean bytes of an original id (8 for int64 ids; mean UTF-8 length for strings). */
+  final double idBytes;
+
+  final String source;
+
+  /**
+   * Bytes the input's feature column takes on disk (compressed) per float32 of its values, at most
+   * 1: how well the features compress (cora's 0/1 bag of words: a few percent; random floats: 1). 1
+   * when unknown.
+   */
+  final double featureCompression;
+
+  InputStats(long vertices, long edges, int featureDim, double idBytes, String source) {
+    this(vertices, edges, featureDim, idBytes, source, 1);
+  }
+
+  InputStats(
+      long vertices,
+      long edges,
+      int featureDim,
+      double idBytes,
+      String source,
+      double featureCompression) {
+    this.vertices = vertices;
+    this.edges = edges;
+    this.featureDim = featureDim;
+    this.idBytes = idBytes;
+    this.source = source;
+    this.featureCompression = featureCompression;
+  }
+
+  /**
+   * From the footers of the Parquet files the tables scan; null when a table is not a plain scan of
+   * Parquet files (a DataFrame built in memory, CSV). A DataFrame that filters its files is
+   * over-estimated: its footers count every row of the files.
+   */
+  static InputStats fromFooters(InputTables in, String featureColumn, String idColumn) {
+    if (!parquetScan(in.vertices) || !parquetScan(in.edges)) {
+      return null;
+    }
+    Configuration hadoop = in.vertices.sparkSession().sessionState().newHadoopConf();
+    Footers v = Footers.read(hadoop, in.vertices.inputFiles(), featureColumn, idColumn);
+    Footers e = Footers.read(hadoop, in.edges.inputFiles(), null, null);
+    int dim = v.rows == 0 ? 0 : (int) Math.round((double) v.featureValues / v.rows);
+    double idBytes = v.rows == 0 || v.idBytes == 0 ? 8 : Math.max(1, (double) v.idBytes / v.rows);
+    double compression =
+        v.featureValues == 0 ? 1 : Math.min(1, (double) v.featureBytes / (4.0 * v.featureValues));
+    return new InputStats(v.rows, e.rows, dim, idBytes, FOOTERS, compression);
+  }
+
+  /** By Spark: a count of each table and the feature length of one vertex (three small jobs). */
+  static InputStats counted(NormalizedTables t) {
+    long v = t.vertices.count();
+    long e = t.edges.count();
+    int dim = 0;
+    if (t.hasFeatures && v > 0) {
+      Row r =
+          t.vertices
+              .where(col(NormalizedTables.FEAT).isNotNull())
+              .select(size(col(NormalizedTables.FEAT)))
+              .first();
+      dim = Math.max(0, r.getInt(0));
+    }
+    return new InputStats(v, e, dim, 8, COUNTED);
+  }
+
+  private static boolean parquetScan(Dataset<Row> table) {
+    String[] files = table.inputFiles();
+    if (files.length == 0) {
+      return false;
+    }
+    for (String f : files) {
+      if (!f.endsWith(".parquet")) {
+        return false;
+      }
+    }
+    List<LogicalPlan> leaves =
+        scala.jdk.javaapi.CollectionConverters.asJava(
+            table.queryExecution().analyzed().collectLeaves());
+    for (LogicalPlan leaf : leaves) {
+      if (!(leaf instanceof LogicalRelation)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Sums over the footers of some Parquet files. */
+  private static final class Footers {
+    long rows;
+    long featureValues;
+    long featureBytes;
+    long idBytes;
+
+    static Footers read(Configuration hadoop, String[] files, String featureColumn, String idCol) {
+      Footers f = new Footers();
+      String[] sorted = files.clone();
+      Arrays.sort(sorted);
+      for (String file : sorted) {
+        org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(file);
+        try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(p, hadoop))) {
+          for (BlockMetaData b : r.getFooter().getBlocks()) {
+            f.rows += b.getRowCount();
+            long widest = 0;
+            for (ColumnChunkMetaData c : b.getColumns()) {
+              String[] path = c.getPath().toArray();
+              if (featureColumn != null && path.length > 1 && path[0].equals(featureColumn)) {
+                // array<float>: features.list.element; ML vectors: features.values.list.element
+                widest = Math.max(widest, c.getValueCount());
+                f.featureBytes += c.getTotalSize();
+              } else if (idCol != null && path.length == 1 && path[0].equals(idCol)) {
+                f.idBytes += c.getTotalUncompressedSize();
+              }
+            }
+            f.featureValues += widest;
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("reading the Parquet footer of " + file, e);
+        }
+      }
+      return f;
+    }
+  }
+}

@@ -1,0 +1,257 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.spark.PreparePlan;
+import io.fanout.store.StoreLayout;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Estimates what {@code prepare} will write and hold ({@link PreparePlan}) from the inputs' row
+ * counts and the options, with no Spark job.
+ *
+ * <p>Store files follow their byte layout exactly ({@code docs/formats.md}) for the expected rows;
+ * the id map (Parquet) is estimated at its uncompressed width. Shuffle files are Spark's UnsafeRows
+ * (a 4-byte length, an 8-byte null bitset, 8 bytes per field, variable-length values rounded up to
+ * 8) times a compression ratio. The three constants below are <b>fitted</b> to two runs of {@code
+ * PrepareDryRunTest} (a generated graph with random float features, which LZ4 does not compress,
+ * and cora, whose 0/1 features it does), not derived: LZ4 leaves about 18% of the rows' fixed-width
+ * bytes (small ints, zero null bits, nulls), and about twice the Parquet bytes of the input's
+ * feature column. The join shuffles of graphs whose id map is too large to broadcast use the edge
+ * ratio, unmeasured.
+ */
+final class PreparePlanner {
+  private PreparePlanner() {}
+
+  /**
+   * Shuffled bytes over raw UnsafeRow bytes of the vertex rows but their feature values (fitted,
+   * see the class doc).
+   */
+  static final double VERTEX_SHUFFLE_RATIO = 0.18;
+
+  /**
+   * Shuffled bytes of feature values over their Parquet bytes on disk ({@link
+   * InputStats#featureCompression}), capped at their raw size: Spark's LZ4 compresses less than
+   * Parquet's encodings (fitted, see the class doc).
+   */
+  static final double FEATURE_SHUFFLE_FACTOR = 2.0;
+
+  /** Shuffled bytes over raw UnsafeRow bytes of edge rows (fitted, see the class doc). */
+  static final double EDGE_SHUFFLE_RATIO = 0.18;
+
+  /** Bytes of a Parquet file besides its rows (footer, page headers), per id-map file. */
+  private static final long PARQUET_FILE_OVERHEAD = 2048;
+
+  /** What the plan needs besides the input statistics. */
+  record Context(
+      InputStats stats,
+      FanoutConf conf,
+      int partitions,
+      boolean weighted,
+      boolean stringIds,
+      boolean graphPartitioner,
+      long broadcastThreshold,
+      int shufflePartitions) {}
+
+  /** The plan, without disks (see {@link SpaceCheck#disks}). */
+  static Estimate estimate(Context c) {
+    InputStats s = c.stats;
+    FanoutConf conf = c.conf;
+    int k = Math.max(1, c.partitions);
+    boolean undirected = conf.get(PrepareOptions.UNDIRECTED);
+    long storeEdges = undirected ? 2 * s.edges : s.edges;
+    int d = s.featureDim;
+    String encoding = d == 0 ? "f32" : conf.get(QuantizeOptions.FEATURE_ENCODING);
+    long rowBytes = featureRowBytes(encoding, d, conf);
+
+    List<PreparePlan.Partition> parts = new ArrayList<>(k);
+    long csr = 0;
+    long nodes = 0;
+    long feats = 0;
+    long weights = 0;
+    long maxV = 0;
+    long maxE = 0;
+    for (int p = 0; p < k; p++) {
+      long n = share(s.vertices, k, p);
+      long e = share(storeEdges, k, p);
+      long pc = StoreLayout.HEADER_BYTES + 8 * (n + 1) + 4 * e;
+      long pn = StoreLayout.HEADER_BYTES + 5 * n;
+      long pf = d == 0 ? 0 : StoreLayout.HEADER_BYTES + rowBytes * n;
+      long pw = c.weighted ? StoreLayout.HEADER_BYTES + 4 * e : 0;
+      csr += pc;
+      nodes += pn;
+      feats += pf;
+      weights += pw;
+      maxV = Math.max(maxV, n);
+      maxE = Math.max(maxE, e);
+      parts.add(new PreparePlan.Partition(p, n, e, pc + pn + pf + pw));
+    }
+    long idWidth = 4 + Math.round(s.idBytes) + (c.graphPartitioner ? 4 : 0);
+    long idmap = s.vertices * idWidth + PARQUET_FILE_OVERHEAD * k;
+
+    Map<String, Long> store = new LinkedHashMap<>();
+    store.put("csr", csr);
+    store.put("nodes", nodes);
+    if (d > 0) {
+      store.put("features", feats + quantizerParams(encoding, d));
+    }
+    if (c.weighted) {
+      store.put("weights", weights);
+    }
+    store.put("idmap", idmap);
+
+    // shuffle rows: _route, _part, _id, _label, _split[, _feat]
+    long idVar = c.stringIds ? roundUp8(Math.round(s.idBytes)) : 0;
+    long vertexRow = unsafeRow(d > 0 ? 6 : 5, idVar + (d > 0 ? arrayBytes(d) : 0));
+    // _route, _part, _key, _orig, _weight
+    long edgeRow = unsafeRow(5, 0);
+    boolean broadcast =
+        s.vertices <= conf.get(PrepareOptions.BROADCAST_VERTICES) || idmap <= c.broadcastThreshold;
+    Map<String, Long> shuffle = new LinkedHashMap<>();
+    long featureValueBytes = d > 0 ? roundUp8(4L * d) : 0;
+    double featureRatio = Math.min(1, s.featureCompression * FEATURE_SHUFFLE_FACTOR);
+    shuffle.put(
+        PrepareJob.VERTEX_FILES,
+        Math.round(
+            s.vertices
+                * ((vertexRow - featureValueBytes) * VERTEX_SHUFFLE_RATIO
+                    + featureValueBytes * featureRatio)));
+    long joins = 0;
+    if (!broadcast) {
+      long ids = unsafeRow(3, idVar); // (id, dense_id, part)
+      long firstSide = unsafeRow(3, idVar); // (src, dst, weight), joined on src
+      long secondSide = unsafeRow(6, 2 * idVar); // ... and (_sid, _sd, _sp), joined on dst
+      joins =
+          Math.round(
+              (s.edges * (firstSide + secondSide) + 2 * s.vertices * ids) * EDGE_SHUFFLE_RATIO);
+      shuffle.put("join edge endpoints with the id map", joins);
+    }
+    shuffle.put(PrepareJob.EDGE_FILES, Math.round(storeEdges * edgeRow * EDGE_SHUFFLE_RATIO));
+
+    List<PreparePlan.Stage> stages = new ArrayList<>();
+    stages.add(
+        new PreparePlan.Stage(
+            PrepareJob.VERTEX_CHECKS, 256L * k, "aggregation buffers: counts per partition"));
+    stages.add(
+        new PreparePlan.Stage(
+            PrepareJob.VERTEX_FILES,
+            maxV * vertexRow,
+            "the largest partition's vertex rows in the sort (spills beyond its share)"));
+    if (broadcast) {
+      stages.add(
+          new PreparePlan.Stage(
+              "join edge endpoints with the id map",
+              2 * s.vertices * unsafeRow(3, idVar),
+              "the broadcast id map as a hash table, once per executor"));
+    } else {
+      int sp = Math.max(1, c.shufflePartitions);
+      stages.add(
+          new PreparePlan.Stage(
+              "join edge endpoints with the id map",
+              (s.edges * unsafeRow(6, 2 * idVar) + s.vertices * unsafeRow(3, idVar)) / sp,
+              "one of " + sp + " sort-merge join partitions (spills beyond its share)"));
+    }
+    stages.add(
+        new PreparePlan.Stage(
+            PrepareJob.EDGE_FILES,
+            maxE * edgeRow,
+            "the largest partition's edge rows in the sort (spills beyond its share); the csr"
+                + " writer's buffers are fixed"));
+
+    List<String> notes = new ArrayList<>();
+    notes.add(
+        "partition sizes are the expected mean; "
+            + conf.get(PrepareOptions.PARTITIONER)
+            + (c.graphPartitioner ? " keeps each within 1.05x of it" : " varies around it"));
+    if (undirected || conf.get(PrepareOptions.DEDUPE)) {
+      notes.add(
+          "edges are an upper bound: --undirected doubles every edge but self-loops, --dedupe"
+              + " and --self-loops drop remove some");
+    }
+    if (!encoding.equals("f32")) {
+      notes.add("--feature-encoding writes f32 feature files first: peak disk adds them");
+    }
+    if (c.graphPartitioner) {
+      notes.add("the multilevel partitioner's own shuffles are not estimated");
+    }
+    if (EdgeSplitPlan.of(conf) != null) {
+      notes.add("held-out val/test edges stay in the estimate (an upper bound)");
+    }
+    long stagingFeatures = encoding.equals("f32") || d == 0 ? 0 : 4L * d * s.vertices;
+    return new Estimate(parts, store, shuffle, stages, notes, stagingFeatures);
+  }
+
+  /** The plan's parts before the disks are probed. */
+  record Estimate(
+      List<PreparePlan.Partition> partitions,
+      Map<String, Long> store,
+      Map<String, Long> shuffle,
+      List<PreparePlan.Stage> stages,
+      List<String> notes,
+      long stagingFeatureBytes) {
+    long storeBytes() {
+      long s = stagingFeatureBytes;
+      for (long v : store.values()) {
+        s += v;
+      }
+      return s;
+    }
+
+    long shuffleBytes() {
+      long s = 0;
+      for (long v : shuffle.values()) {
+        s += v;
+      }
+      return s;
+    }
+  }
+
+  /** Partition {@code p}'s share of {@code total} split as evenly as possible over {@code k}. */
+  static long share(long total, int k, int p) {
+    return total / k + (p < total % k ? 1 : 0);
+  }
+
+  static long featureRowBytes(String encoding, int dim, FanoutConf conf) {
+    switch (encoding) {
+      case "f16":
+        return 2L * dim;
+      case "int8":
+        return dim;
+      case "int4":
+        return (dim + 1) / 2;
+      case "pq":
+        int g = QuantizeOptions.groupSize(conf, dim);
+        return (dim + g - 1) / g;
+      default:
+        return 4L * dim;
+    }
+  }
+
+  private static long quantizerParams(String encoding, int dim) {
+    switch (encoding) {
+      case "int8":
+      case "int4":
+        return StoreLayout.HEADER_BYTES + 8L * dim;
+      case "pq":
+        return StoreLayout.HEADER_BYTES + 4L * QuantizeOptions.PQ_CENTROIDS * dim;
+      default:
+        return 0;
+    }
+  }
+
+  /** Bytes of one UnsafeRow of {@code fields} (at most 64) in a shuffle file. */
+  static long unsafeRow(int fields, long variableBytes) {
+    return 4 + 8 + 8L * fields + variableBytes;
+  }
+
+  /** Bytes of an UnsafeArrayData of {@code n} floats. */
+  static long arrayBytes(int n) {
+    return 8 + 8L * ((n + 63) / 64) + roundUp8(4L * n);
+  }
+
+  private static long roundUp8(long n) {
+    return (n + 7) & ~7L;
+  }
+}

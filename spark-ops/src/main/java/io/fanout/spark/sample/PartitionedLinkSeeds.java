@@ -1,0 +1,176 @@
+package io.fanout.spark.sample;
+
+import io.fanout.graph.StorePartition;
+import io.fanout.sample.LinkPairBuilder;
+import io.fanout.sample.LinkPairs;
+import io.fanout.sample.NegativeSampler;
+import io.fanout.sample.PartialBatch;
+import io.fanout.sample.SampleHash;
+import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TrainEdges;
+import io.fanout.spark.sample.PartitionedSampling.EpochKey;
+import io.fanout.spark.sample.PartitionedSampling.Partitions;
+import io.fanout.store.InvalidInputException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import org.apache.spark.api.java.JavaSparkContext;
+import scala.Tuple2;
+
+/**
+ * The seeds of {@code sample --task link --mode partitioned}: training-edge batches derived per
+ * store partition in the replicated order. A partition's training edges are those whose destination
+ * it owns, a contiguous run of {@link TrainEdges}' global order (rows by destination), so edge
+ * {@code i} of partition {@code p} is global seed {@code offset[p] + i} and gets the replicated
+ * sort key {@link SeedOrder#sortKey}{@code (epochKey, offset[p] + i)}. After the distributed sort,
+ * each batch's positives build its pairs with the same {@link LinkPairBuilder} as the replicated
+ * sampler; the seeds' labels are filled in by the partitions answering hop 1.
+ */
+final class PartitionedLinkSeeds {
+  private PartitionedLinkSeeds() {}
+
+  private static final Map<String, TrainEdges> EDGES = new HashMap<>();
+
+  /** The training edges of partition {@code p}, computed once per JVM. */
+  static TrainEdges edges(SampleSpec spec, int p) {
+    String key = spec.storeFingerprint + "#" + spec.link.undirected() + "#" + p;
+    synchronized (EDGES) {
+      TrainEdges e = EDGES.get(key);
+      if (e == null) {
+        StorePartition part = Partitions.get(spec, p);
+        int first = (int) part.firstVertex();
+        e =
+            TrainEdges.of(
+                part.csr(), first, first + (int) part.numVertices(), spec.link.undirected());
+        EDGES.put(key, e);
+      }
+      return e;
+    }
+  }
+
+  /**
+   * {@code offsets[p]}: the global index of partition {@code p}'s first training edge; {@code
+   * offsets[parts]} is their total, checked against the manifest's.
+   */
+  static long[] offsets(JavaSparkContext jsc, SampleSpec spec, int parts) {
+    List<Integer> ids = new ArrayList<>();
+    for (int p = 0; p < parts; p++) {
+      ids.add(p);
+    }
+    List<Integer> counts =
+        jsc.parallelize(ids, Math.max(parts, 1)).map(p -> edges(spec, p).size()).collect();
+    long[] offsets = new long[parts + 1];
+    for (int p = 0; p < parts; p++) {
+      offsets[p + 1] = offsets[p] + counts.get(p);
+    }
+    if (offsets[parts] != spec.plan.seeds()) {
+      throw new InvalidInputException(
+          spec.store
+              + ": the partitions hold "
+              + offsets[parts]
+              + " training edges but the manifest's edge_split train_pairs is "
+              + spec.plan.seeds());
+    }
+    return offsets;
+  }
+
+  /**
+   * The negative sampler of the request. The degree mode needs every vertex's in-degree, gathered
+   * from the partitions (4 bytes a vertex on the driver); the others need only the vertex count.
+   */
+  static NegativeSampler negatives(JavaSparkContext jsc, SampleSpec spec, long[] firsts) {
+    int parts = firsts.length - 1;
+    int n = (int) firsts[parts];
+    if (!spec.link.negatives().equalsIgnoreCase("degree")) {
+      return NegativeSampler.of(spec.link.negatives(), n, v -> 0);
+    }
+    List<Integer> ids = new ArrayList<>();
+    for (int p = 0; p < parts; p++) {
+      ids.add(p);
+    }
+    List<int[]> perPart =
+        jsc.parallelize(ids, Math.max(parts, 1))
+            .map(
+                p -> {
+                  StorePartition part = Partitions.get(spec, p);
+                  var csr = part.csr();
+                  int first = (int) part.firstVertex();
+                  int[] d = new int[(int) part.numVertices()];
+                  for (int i = 0; i < d.length; i++) {
+                    d[i] = (int) (csr.rowEnd(first + i) - csr.rowStart(first + i));
+                  }
+                  return d;
+                })
+            .collect();
+    int[] degrees = new int[n];
+    for (int p = 0; p < parts; p++) {
+      int[] d = perPart.get(p);
+      System.arraycopy(d, 0, degrees, (int) firsts[p], d.length);
+    }
+    return NegativeSampler.of(spec.link.negatives(), n, v -> degrees[v]);
+  }
+
+  /** Partition {@code p}'s seeds for every epoch, lazily: (epoch, sort key) -> src|dst. */
+  static Iterator<Tuple2<EpochKey, Long>> seeds(SampleSpec spec, int p, long offset) {
+    TrainEdges edges = edges(spec, p);
+    return new Iterator<>() {
+      private int epoch;
+      private int i;
+      private long epochKey = SampleHash.epochKey(spec.seed, 0);
+
+      @Override
+      public boolean hasNext() {
+        return epoch < spec.epochs && edges.size() > 0;
+      }
+
+      @Override
+      public Tuple2<EpochKey, Long> next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        long packed = (long) edges.src(i) << 32 | (edges.dst(i) & 0xFFFFFFFFL);
+        Tuple2<EpochKey, Long> t =
+            new Tuple2<>(
+                new EpochKey(epoch, 0, SeedOrder.sortKey(epochKey, (int) (offset + i))), packed);
+        if (++i == edges.size()) {
+          i = 0;
+          epoch++;
+          epochKey = SampleHash.epochKey(spec.seed, epoch);
+        }
+        return t;
+      }
+    };
+  }
+
+  /**
+   * The state before hop 1 of batch {@code id}: {@code seeds} are (position, src|dst) of its
+   * positives. The labels are placeholders until hop 1.
+   */
+  static PartialBatch seedBatch(
+      SampleSpec spec, NegativeSampler negatives, long id, Iterable<long[]> seeds) {
+    List<long[]> list = new ArrayList<>();
+    seeds.forEach(list::add);
+    list.sort((a, b) -> Long.compare(a[0], b[0]));
+    int count = list.size();
+    int[] src = new int[count];
+    int[] dst = new int[count];
+    for (int i = 0; i < count; i++) {
+      long[] s = list.get(i);
+      if (s[0] != i) {
+        throw new IllegalStateException("batch " + id + " lacks seed position " + i);
+      }
+      src[i] = (int) (s[1] >>> 32);
+      dst[i] = (int) s[1];
+    }
+    int epoch = (int) (id >>> 32);
+    int batch = (int) id;
+    LinkPairBuilder b = new LinkPairBuilder(negatives, spec.link.perPositive(), spec.seed);
+    LinkPairs pairs = b.build(epoch, batch, src, dst, count);
+    int[] nodes = java.util.Arrays.copyOf(b.nodes(), b.size());
+    return PartialBatch.seeds(
+        epoch, batch, spec.fanouts.length, nodes, new int[nodes.length], pairs);
+  }
+}

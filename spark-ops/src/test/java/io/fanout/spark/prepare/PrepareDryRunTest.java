@@ -1,0 +1,167 @@
+package io.fanout.spark.prepare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.spark.Fanout;
+import io.fanout.spark.Hooks;
+import io.fanout.spark.PreparePlan;
+import io.fanout.spark.PrepareResult;
+import io.fanout.spark.ShuffleBytes;
+import io.fanout.spark.generate.GraphGenerator;
+import io.fanout.store.StoreManifest;
+import io.fanout.testing.SparkTestSession;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code prepare --dry-run}: the plan, from Parquet footers, comes within 2x of what the real run
+ * then writes (store bytes from the manifest, shuffle bytes from Spark's task metrics), and the dry
+ * run itself writes nothing.
+ */
+class PrepareDryRunTest {
+  static SparkSession spark;
+  @TempDir static Path tmp;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTestSession.start("PrepareDryRunTest");
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  @Test
+  void generatedGraphPlanIsWithinTwiceTheRun() {
+    GraphGenerator g = new GraphGenerator(20_000, 100_000, 16, 5, 3, 0.5);
+    Path in = tmp.resolve("gen");
+    g.write(spark, 2, in.resolve("v.parquet").toString(), in.resolve("e.parquet").toString());
+    compare("generated", in.resolve("v.parquet"), in.resolve("e.parquet"), "4", 20_000, 100_000);
+  }
+
+  @Test
+  void coraPlanIsWithinTwiceTheRun() {
+    Path ds = SparkTestSession.dataset("cora");
+    compare("cora", ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "8", 2708, 5429);
+  }
+
+  private static void compare(
+      String name, Path vertices, Path edges, String parts, long v, long e) {
+    Path out = tmp.resolve(name + ".store");
+    PrepareResult dry = prepare(vertices, edges, parts, out).option("dry-run", "true").execute();
+    PreparePlan plan = dry.plan();
+    assertThat(dry.dryRun()).isTrue();
+    assertThat(out).doesNotExist();
+    assertThat(dry.toJson()).startsWith("{\"dry_run\":true,");
+    assertThat(plan.partitions()).hasSize(Integer.parseInt(parts));
+    assertThat(plan.partitions().stream().mapToLong(PreparePlan.Partition::vertices).sum())
+        .isEqualTo(v);
+    assertThat(plan.fits()).isTrue();
+
+    long shuffle;
+    PrepareResult real;
+    try (ShuffleBytes s = ShuffleBytes.start(spark.sparkContext())) {
+      real = prepare(vertices, edges, parts, out).execute();
+      shuffle = s.bytes();
+    }
+    StoreManifest m = real.manifest();
+    long store = 0;
+    for (StoreManifest.FileEntry f : m.files) {
+      store += f.bytes;
+    }
+    System.out.printf(
+        "%s: store estimate %d, actual %d (%.2fx); shuffle estimate %d %s, actual %d (%.2fx)%n",
+        name,
+        plan.storeBytes(),
+        store,
+        (double) plan.storeBytes() / store,
+        plan.shuffleBytes(),
+        plan.shuffleBytesByStep(),
+        shuffle,
+        (double) plan.shuffleBytes() / shuffle);
+    assertThat(m.vertices).isEqualTo(v);
+    assertThat(ratio(plan.storeBytes(), store)).as("store bytes").isBetween(0.5, 2.0);
+    assertThat(ratio(plan.shuffleBytes(), shuffle)).as("shuffle bytes").isBetween(0.5, 2.0);
+    assertThat(Files.exists(out.resolve("manifest.json"))).isTrue();
+  }
+
+  @Test
+  void refusesToStartWhenTheDiskLacksSpace() {
+    Path ds = SparkTestSession.dataset("cora");
+    Path out = tmp.resolve("full-disk.store");
+    spark.conf().set(Hooks.FREE_SPACE_PROBE, AlmostFullDisk.class.getName());
+    try {
+      assertThatThrownBy(
+              () ->
+                  prepare(ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "2", out)
+                      .execute())
+          .isInstanceOf(FanoutConfigException.class)
+          .hasMessageContaining("not enough free disk space")
+          .hasMessageContaining(tmp.toString())
+          .hasMessageContaining("(" + AlmostFullDisk.FREE + " bytes) free")
+          .hasMessageContaining("--skip-space-check");
+      assertThat(out).doesNotExist();
+
+      // DataFrames not read from Parquet files: checked once validation counted the rows
+      GraphGenerator g = new GraphGenerator(5_000, 10_000, 64, 3, 1, 0.5);
+      Path frames = tmp.resolve("frames.store");
+      assertThatThrownBy(
+              () ->
+                  Fanout.get(spark)
+                      .prepare(g.vertices(spark, 2), g.edges(spark, 2))
+                      .output(frames.toString())
+                      .execute())
+          .isInstanceOf(FanoutConfigException.class)
+          .hasMessageContaining("not enough free disk space");
+      assertThat(frames.resolve("manifest.json")).doesNotExist();
+
+      PrepareResult dry =
+          prepare(ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "2", out)
+              .option("dry-run", "true")
+              .execute();
+      assertThat(dry.plan().fits()).isFalse();
+      assertThat(dry.plan().describe()).contains("NOT ENOUGH");
+
+      PrepareResult forced =
+          prepare(ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "2", out)
+              .option("skip-space-check", "true")
+              .execute();
+      assertThat(forced.manifest().vertices).isEqualTo(2708);
+    } finally {
+      spark.conf().unset(Hooks.FREE_SPACE_PROBE);
+    }
+  }
+
+  /** A disk with 1 MB free, whatever it is. */
+  public static final class AlmostFullDisk implements FreeSpaceProbe {
+    static final long FREE = 1_000_000;
+
+    @Override
+    public long usableBytes(Path dir) {
+      return FREE;
+    }
+  }
+
+  private static double ratio(long estimate, long actual) {
+    return (double) estimate / actual;
+  }
+
+  private static io.fanout.spark.PrepareAction prepare(
+      Path vertices, Path edges, String parts, Path out) {
+    return Fanout.get(spark)
+        .prepare()
+        .option("vertices", vertices.toString())
+        .option("edges", edges.toString())
+        .option("undirected", "true")
+        .option("partitions", parts)
+        .output(out.toString());
+  }
+}
