@@ -16,6 +16,7 @@ public final class CpuBackend implements Backend {
     LOG.info("BLAS implementation: " + blasName());
   }
 
+  private final CpuKernels.ColumnMajorSgemm sgemm;
   private final boolean portable;
 
   /** A backend whose dense products use the fastest BLAS found ({@link #blasName()}). */
@@ -25,6 +26,7 @@ public final class CpuBackend implements Backend {
 
   private CpuBackend(boolean portable) {
     this.portable = portable;
+    this.sgemm = portable ? CpuKernels.REFERENCE : CpuKernels.FASTEST;
   }
 
   /**
@@ -239,7 +241,7 @@ public final class CpuBackend implements Backend {
       FloatTensor c,
       int cOff) {
     CpuKernels.gemm(
-        portable, transA, transB, m, n, k, alpha, f(a), aOff, f(b), bOff, beta, f(c), cOff);
+        sgemm, transA, transB, m, n, k, alpha, f(a), aOff, f(b), bOff, beta, f(c), cOff);
   }
 
   @Override

@@ -15,6 +15,34 @@ import org.netlib.blas.Sgemm;
 final class CpuKernels {
   static final BLAS BLAS_IMPL = BLAS.getInstance();
 
+  /** The fastest BLAS found: native OpenBLAS through JNI when it loads. */
+  static final ColumnMajorSgemm FASTEST = BLAS_IMPL::sgemm;
+
+  /** The reference BLAS compiled to Java: the same bits on every CPU. */
+  static final ColumnMajorSgemm REFERENCE = Sgemm::sgemm;
+
+  /** A column-major BLAS {@code sgemm} with array offsets. */
+  @FunctionalInterface
+  interface ColumnMajorSgemm {
+    void sgemm(
+        String transA,
+        String transB,
+        int m,
+        int n,
+        int k,
+        float alpha,
+        float[] a,
+        int aOff,
+        int lda,
+        float[] b,
+        int bOff,
+        int ldb,
+        float beta,
+        float[] c,
+        int cOff,
+        int ldc);
+  }
+
   private CpuKernels() {}
 
   static void copy2d(
@@ -44,7 +72,7 @@ final class CpuKernels {
   }
 
   static void gemm(
-      boolean portable,
+      ColumnMajorSgemm sgemm,
       boolean transA,
       boolean transB,
       int m,
@@ -69,43 +97,23 @@ final class CpuKernels {
     }
     int lda = transA ? m : k;
     int ldb = transB ? k : n;
-    if (portable) {
-      Sgemm.sgemm(
-          transB ? "T" : "N",
-          transA ? "T" : "N",
-          n,
-          m,
-          k,
-          alpha,
-          b,
-          bOff,
-          ldb,
-          a,
-          aOff,
-          lda,
-          beta,
-          c,
-          cOff,
-          n);
-    } else {
-      BLAS_IMPL.sgemm(
-          transB ? "T" : "N",
-          transA ? "T" : "N",
-          n,
-          m,
-          k,
-          alpha,
-          b,
-          bOff,
-          ldb,
-          a,
-          aOff,
-          lda,
-          beta,
-          c,
-          cOff,
-          n);
-    }
+    sgemm.sgemm(
+        transB ? "T" : "N",
+        transA ? "T" : "N",
+        n,
+        m,
+        k,
+        alpha,
+        b,
+        bOff,
+        ldb,
+        a,
+        aOff,
+        lda,
+        beta,
+        c,
+        cOff,
+        n);
   }
 
   static void addBias(float[] x, int xOff, int rows, int cols, float[] bias, int bOff) {

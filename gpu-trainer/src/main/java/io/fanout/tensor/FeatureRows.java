@@ -1,5 +1,9 @@
 package io.fanout.tensor;
 
+import io.fanout.graph.GraphStore;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreManifest;
+
 /**
  * A graph store's feature rows read by a backend in place ({@code train --feature-access
  * zero-copy}): {@link #gather} copies the rows of node ids that are already in a backend tensor
@@ -25,4 +29,21 @@ public interface FeatureRows extends AutoCloseable {
   /** Releases the mapping (unregisters it on a GPU); a no-op the second time. */
   @Override
   void close();
+
+  /**
+   * Fails unless {@code store} holds f32 feature rows, which zero-copy reads as they are (quantized
+   * rows are decoded on the host, so they go through {@code --feature-access gather}).
+   */
+  static void requireF32(GraphStore store) {
+    StoreManifest m = store.manifest();
+    if (m.featureDim <= 0 || !"f32".equals(m.featureEncoding)) {
+      throw new InvalidInputException(
+          store.root()
+              + " has no f32 features (feature_dim "
+              + m.featureDim
+              + ", encoding "
+              + m.featureEncoding
+              + "); --feature-access zero-copy reads f32 rows only, use --feature-access gather");
+    }
+  }
 }

@@ -2,8 +2,6 @@ package io.fanout.tensor;
 
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.GraphStore;
-import io.fanout.store.InvalidInputException;
-import io.fanout.store.StoreManifest;
 
 /**
  * {@link FeatureRows} of the CPU backends: {@link #gather} reads the ids from the backend's int
@@ -22,25 +20,8 @@ final class MappedFeatureRows implements FeatureRows {
 
   /** The store's f32 rows; refuses stores without features or with quantized ones. */
   static MappedFeatureRows of(GraphStore store) {
-    requireF32(store);
+    FeatureRows.requireF32(store);
     return new MappedFeatureRows(store.features());
-  }
-
-  /**
-   * Fails unless {@code store} holds f32 feature rows, which zero-copy reads as they are (quantized
-   * rows are decoded on the host, so they go through {@code --feature-access gather}).
-   */
-  static void requireF32(GraphStore store) {
-    StoreManifest m = store.manifest();
-    if (m.featureDim <= 0 || !"f32".equals(m.featureEncoding)) {
-      throw new InvalidInputException(
-          store.root()
-              + " has no f32 features (feature_dim "
-              + m.featureDim
-              + ", encoding "
-              + m.featureEncoding
-              + "); --feature-access zero-copy reads f32 rows only, use --feature-access gather");
-    }
   }
 
   @Override

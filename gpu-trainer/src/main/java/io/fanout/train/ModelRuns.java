@@ -91,175 +91,6 @@ public final class ModelRuns {
 
     public static final String ZERO_COPY = "zero-copy";
 
-    /** A spec with the {@code dot} decoder. */
-    public TrainSpec(
-        Path graph,
-        Path shards,
-        Path modelDir,
-        String model,
-        int hidden,
-        int layers,
-        float dropout,
-        String activation,
-        String featureNorm,
-        float lr,
-        float weightDecay,
-        String schedule,
-        int epochs,
-        long seed,
-        boolean resume,
-        Path valShards,
-        int loaderThreads,
-        int prefetch,
-        int logEvery,
-        boolean verify,
-        String featureCache,
-        long featureCacheBytes,
-        String backend,
-        int device,
-        String featureAccess,
-        HotReuse reuse) {
-      this(
-          graph,
-          shards,
-          modelDir,
-          model,
-          hidden,
-          layers,
-          dropout,
-          activation,
-          featureNorm,
-          lr,
-          weightDecay,
-          schedule,
-          epochs,
-          seed,
-          resume,
-          valShards,
-          loaderThreads,
-          prefetch,
-          logEvery,
-          verify,
-          featureCache,
-          featureCacheBytes,
-          backend,
-          device,
-          featureAccess,
-          reuse,
-          ModelConfig.DOT);
-    }
-
-    /** A spec that gathers features on the host ({@link #GATHER}). */
-    public TrainSpec(
-        Path graph,
-        Path shards,
-        Path modelDir,
-        String model,
-        int hidden,
-        int layers,
-        float dropout,
-        String activation,
-        String featureNorm,
-        float lr,
-        float weightDecay,
-        String schedule,
-        int epochs,
-        long seed,
-        boolean resume,
-        Path valShards,
-        int loaderThreads,
-        int prefetch,
-        int logEvery,
-        boolean verify,
-        String featureCache,
-        long featureCacheBytes,
-        String backend,
-        int device) {
-      this(
-          graph,
-          shards,
-          modelDir,
-          model,
-          hidden,
-          layers,
-          dropout,
-          activation,
-          featureNorm,
-          lr,
-          weightDecay,
-          schedule,
-          epochs,
-          seed,
-          resume,
-          valShards,
-          loaderThreads,
-          prefetch,
-          logEvery,
-          verify,
-          featureCache,
-          featureCacheBytes,
-          backend,
-          device,
-          Defaults.FEATURE_ACCESS,
-          HotReuse.OFF);
-    }
-
-    /** A spec without embedding reuse. */
-    public TrainSpec(
-        Path graph,
-        Path shards,
-        Path modelDir,
-        String model,
-        int hidden,
-        int layers,
-        float dropout,
-        String activation,
-        String featureNorm,
-        float lr,
-        float weightDecay,
-        String schedule,
-        int epochs,
-        long seed,
-        boolean resume,
-        Path valShards,
-        int loaderThreads,
-        int prefetch,
-        int logEvery,
-        boolean verify,
-        String featureCache,
-        long featureCacheBytes,
-        String backend,
-        int device,
-        String featureAccess) {
-      this(
-          graph,
-          shards,
-          modelDir,
-          model,
-          hidden,
-          layers,
-          dropout,
-          activation,
-          featureNorm,
-          lr,
-          weightDecay,
-          schedule,
-          epochs,
-          seed,
-          resume,
-          valShards,
-          loaderThreads,
-          prefetch,
-          logEvery,
-          verify,
-          featureCache,
-          featureCacheBytes,
-          backend,
-          device,
-          featureAccess,
-          HotReuse.OFF);
-    }
-
     /** A spec on the automatically chosen backend ({@code auto}, default device). */
     public TrainSpec(
         Path graph,
@@ -308,107 +139,39 @@ public final class ModelRuns {
           featureCache,
           featureCacheBytes,
           Backends.AUTO,
-          -1);
+          -1,
+          Defaults.FEATURE_ACCESS,
+          HotReuse.OFF,
+          ModelConfig.DOT);
+    }
+
+    /** This spec on backend {@code name} ({@code auto}, {@code cpu}, {@code cuda}, ...). */
+    public TrainSpec onBackend(String name) {
+      return with(name, device, featureAccess, reuse, decoder);
     }
 
     /** This spec on accelerator {@code ordinal} (-1: the backend's default device). */
     public TrainSpec onDevice(int ordinal) {
-      return new TrainSpec(
-          graph,
-          shards,
-          modelDir,
-          model,
-          hidden,
-          layers,
-          dropout,
-          activation,
-          featureNorm,
-          lr,
-          weightDecay,
-          schedule,
-          epochs,
-          seed,
-          resume,
-          valShards,
-          loaderThreads,
-          prefetch,
-          logEvery,
-          verify,
-          featureCache,
-          featureCacheBytes,
-          backend,
-          ordinal,
-          featureAccess,
-          reuse,
-          decoder);
+      return with(backend, ordinal, featureAccess, reuse, decoder);
     }
 
     /** This spec with {@code featureAccess} ({@link #GATHER} or {@link #ZERO_COPY}). */
     public TrainSpec withFeatureAccess(String access) {
-      return new TrainSpec(
-          graph,
-          shards,
-          modelDir,
-          model,
-          hidden,
-          layers,
-          dropout,
-          activation,
-          featureNorm,
-          lr,
-          weightDecay,
-          schedule,
-          epochs,
-          seed,
-          resume,
-          valShards,
-          loaderThreads,
-          prefetch,
-          logEvery,
-          verify,
-          featureCache,
-          featureCacheBytes,
-          backend,
-          device,
-          access,
-          reuse,
-          decoder);
+      return with(backend, device, access, reuse, decoder);
     }
 
     /** This spec with embedding reuse {@code r} (see {@link HotReuse}). */
     public TrainSpec withReuse(HotReuse r) {
-      return new TrainSpec(
-          graph,
-          shards,
-          modelDir,
-          model,
-          hidden,
-          layers,
-          dropout,
-          activation,
-          featureNorm,
-          lr,
-          weightDecay,
-          schedule,
-          epochs,
-          seed,
-          resume,
-          valShards,
-          loaderThreads,
-          prefetch,
-          logEvery,
-          verify,
-          featureCache,
-          featureCacheBytes,
-          backend,
-          device,
-          featureAccess,
-          r,
-          decoder);
+      return with(backend, device, featureAccess, r, decoder);
     }
 
     /** This spec with link decoder {@code name} ({@code dot} or {@code mlp}). */
     public TrainSpec withDecoder(String name) {
+      return with(backend, device, featureAccess, reuse, name);
+    }
+
+    private TrainSpec with(
+        String backend, int device, String featureAccess, HotReuse reuse, String decoder) {
       return new TrainSpec(
           graph,
           shards,
@@ -436,7 +199,7 @@ public final class ModelRuns {
           device,
           featureAccess,
           reuse,
-          name);
+          decoder);
     }
 
     /** Whether the backend reads the feature rows itself ({@link #ZERO_COPY}). */

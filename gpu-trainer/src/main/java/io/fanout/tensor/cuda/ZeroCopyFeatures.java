@@ -57,16 +57,8 @@ public final class ZeroCopyFeatures implements FeatureRows {
    * for zero-copy reads on {@code be}'s device.
    */
   public static ZeroCopyFeatures open(CudaBackend be, GraphStore store) {
+    FeatureRows.requireF32(store);
     StoreManifest m = store.manifest();
-    if (m.featureDim <= 0 || !"f32".equals(m.featureEncoding)) {
-      throw new InvalidInputException(
-          store.root()
-              + " has no f32 features (feature_dim "
-              + m.featureDim
-              + ", encoding "
-              + m.featureEncoding
-              + "); --feature-access zero-copy reads f32 rows only, use --feature-access gather");
-    }
     int n = m.partitionTable.size();
     Path[] paths = new Path[n];
     long[] starts = new long[n + 1];

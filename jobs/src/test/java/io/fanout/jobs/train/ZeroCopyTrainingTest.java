@@ -47,31 +47,30 @@ class ZeroCopyTrainingTest {
   static ModelRuns.TrainSpec spec(
       String name, Path shardDir, String backend, String access, String norm, String cache) {
     return new ModelRuns.TrainSpec(
-        store,
-        shardDir,
-        tmp.resolve(name),
-        "sage",
-        16,
-        0,
-        0.5f,
-        "relu",
-        norm,
-        0.01f,
-        5e-4f,
-        "constant",
-        2,
-        7L,
-        false,
-        shardDir,
-        2,
-        2,
-        0,
-        true,
-        cache,
-        cache == null ? 0 : 1 << 20,
-        backend,
-        -1,
-        access);
+            store,
+            shardDir,
+            tmp.resolve(name),
+            "sage",
+            16,
+            0,
+            0.5f,
+            "relu",
+            norm,
+            0.01f,
+            5e-4f,
+            "constant",
+            2,
+            7L,
+            false,
+            shardDir,
+            2,
+            2,
+            0,
+            true,
+            cache,
+            cache == null ? 0 : 1 << 20)
+        .onBackend(backend)
+        .withFeatureAccess(access);
   }
 
   static byte[] train(String name, String backend, String access) throws Exception {

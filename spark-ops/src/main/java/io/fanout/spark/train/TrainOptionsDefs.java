@@ -227,10 +227,9 @@ public final class TrainOptionsDefs {
             c.get(LOG_EVERY),
             c.get(SharedOptions.VERIFY),
             cache,
-            c.get(FEATURE_CACHE_BYTES),
-            c.get(BACKEND),
-            -1,
-            c.get(FEATURE_ACCESS))
+            c.get(FEATURE_CACHE_BYTES))
+        .onBackend(c.get(BACKEND))
+        .withFeatureAccess(c.get(FEATURE_ACCESS))
         .withReuse(reuse(c))
         .withDecoder(c.get(DECODER));
   }
