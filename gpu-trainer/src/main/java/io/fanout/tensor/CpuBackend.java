@@ -17,27 +17,25 @@ public final class CpuBackend implements Backend {
   }
 
   private final CpuKernels.ColumnMajorSgemm sgemm;
-  private final boolean portable;
 
   /** A backend whose dense products use the fastest BLAS found ({@link #blasName()}). */
   public CpuBackend() {
-    this(false);
+    this(CpuKernels.FASTEST);
   }
 
-  private CpuBackend(boolean portable) {
-    this.portable = portable;
-    this.sgemm = portable ? CpuKernels.REFERENCE : CpuKernels.FASTEST;
+  private CpuBackend(CpuKernels.ColumnMajorSgemm sgemm) {
+    this.sgemm = sgemm;
   }
 
   /**
-   * A backend whose dense products use the reference BLAS compiled to plain Java (F2J): several
-   * times slower, but its results are the same bits on every CPU. Native OpenBLAS picks kernels by
+   * A backend whose dense products use the reference BLAS compiled to plain Java (F2J): slower than
+   * native BLAS, but its results are the same bits on every CPU. Native OpenBLAS picks kernels by
    * CPU model (AVX2, AVX-512, ...), each with its own summation order, so a model trained with
    * {@link #CpuBackend()} is bit-identical across threads, tasks and executors of one machine type,
    * not across machine types. Golden tests that pin parameter hashes use this backend.
    */
   public static CpuBackend portable() {
-    return new CpuBackend(true);
+    return new CpuBackend(CpuKernels.REFERENCE);
   }
 
   /** The simple class name of the default BLAS, e.g. {@code JNIBLAS} or {@code VectorBLAS}. */
@@ -62,7 +60,7 @@ public final class CpuBackend implements Backend {
 
   @Override
   public String name() {
-    return "cpu(" + (portable ? "reference F2J BLAS" : blasName()) + ")";
+    return "cpu(" + (sgemm == CpuKernels.REFERENCE ? "reference F2J BLAS" : blasName()) + ")";
   }
 
   /** A host float tensor. */
