@@ -125,6 +125,16 @@ final class LinkStep {
   }
 
   /**
+   * The embeddings {@code infer --embeddings} exports for link model {@code model} (checkpoint
+   * {@code ck}) from its full-graph encoder outputs {@code emb}: the {@link #scoringEmbeddings}, so
+   * a pair's score is {@link #LOGIT_SCALE} times the dot product of its two rows; a model with an
+   * {@link MlpDecoder} scores the raw outputs, which it gets unchanged.
+   */
+  static float[] exportedEmbeddings(GnnModel model, Checkpoint ck, float[] emb, int dim) {
+    return model.decoder() != null ? emb : scoringEmbeddings(emb, dim, logitScale(ck.meta()));
+  }
+
+  /**
    * {@code out[i] = scale * <z[src[i]], z[dst[i]]>} over {@link #scoringEmbeddings} {@code z}
    * (scale 1 for {@link #PLAIN_DOT}).
    */

@@ -694,7 +694,14 @@ public final class ModelRuns {
    * caller closes the lease.
    */
   static ModelLease load(Path modelDir, String pick, GraphStore store) {
-    Checkpoint ck = Checkpoint.readForInference(modelDir, pick);
+    return load(modelDir, Checkpoint.readForInference(modelDir, pick), store);
+  }
+
+  /**
+   * As {@link #load(Path, String, GraphStore)}, of checkpoint {@code ck} read from {@code
+   * modelDir}.
+   */
+  static ModelLease load(Path modelDir, Checkpoint ck, GraphStore store) {
     ModelConfig cfg = ck.modelConfig();
     StoreManifest m = store.manifest();
     if (cfg.inDim() != m.featureDim) {
@@ -1104,14 +1111,15 @@ public final class ModelRuns {
 
   /**
    * Writes the predictions and/or the embeddings (the last hidden layer's outputs, the output
-   * layer's input) of every vertex as Parquet keyed by the original ids, from one inference pass.
-   * Each output is committed atomically on its own (predictions first). An output that already
-   * holds the same request (same store, model file and inference settings) is kept and not
-   * recomputed; one of another request is replaced only with {@code overwrite}. Everything is
+   * layer's input; for a link model, the embeddings its pairs are scored on, see {@link
+   * LinkStep#exportedEmbeddings}) of every vertex as Parquet keyed by the original ids, from one
+   * inference pass. Each output is committed atomically on its own (predictions first). An output
+   * that already holds the same request (same store, model file and inference settings) is kept and
+   * not recomputed; one of another request is replaced only with {@code overwrite}. Everything is
    * checked before anything is written.
    *
-   * @throws InvalidInputException on bad input, e.g. embeddings of a 1-layer model (no hidden
-   *     layer)
+   * @throws InvalidInputException on bad input, e.g. embeddings of a 1-layer node classifier (no
+   *     hidden layer) or predictions of a link model (no classes)
    * @throws IllegalArgumentException when neither output is given, or both are the same directory
    */
   public static InferOutcome infer(InferRequest r) {
@@ -1127,11 +1135,21 @@ public final class ModelRuns {
       throw new IllegalArgumentException(
           "predictions and embeddings both go to " + r.predictions() + "; give two directories");
     }
+    Checkpoint ck = Checkpoint.readForInference(r.modelDir(), r.pick());
+    boolean link = isLink(ck);
+    if (link && r.predictions() != null) {
+      throw new InvalidInputException(
+          "the model in "
+              + r.modelDir()
+              + " is a link-prediction model and predicts no classes; score candidate pairs with"
+              + " infer --task link --pairs TABLE --output DIR, or export its embeddings with"
+              + " --embeddings DIR");
+    }
     try (GraphStore store = GraphStore.open(r.graph(), r.verify());
-        ModelLease lease = load(r.modelDir(), r.pick(), store)) {
+        ModelLease lease = load(r.modelDir(), ck, store)) {
       GnnModel model = lease.model();
       int layers = model.numLayers();
-      if (r.embeddings() != null && layers < 2) {
+      if (r.embeddings() != null && layers < 2 && !link) {
         throw new InvalidInputException(
             "the model in "
                 + r.modelDir()
@@ -1141,7 +1159,7 @@ public final class ModelRuns {
                 + " of 2 or more layers (shards sampled with 2 or more fanouts)");
       }
       int classes = model.config().classes();
-      int dim = layers >= 2 ? model.layerOutDim(layers - 2) : 0;
+      int dim = link ? classes : layers >= 2 ? model.layerOutDim(layers - 2) : 0;
       String settings =
           r.fanouts() == null
               ? "full"
@@ -1158,7 +1176,7 @@ public final class ModelRuns {
               + "|"
               + settings;
       String predRequest = Checksums.sha256("predictions|" + request);
-      String embRequest = Checksums.sha256("embeddings|" + request);
+      String embRequest = Checksums.sha256((link ? "link-embeddings|" : "embeddings|") + request);
       long predKept =
           r.predictions() == null
               ? -1
@@ -1173,7 +1191,7 @@ public final class ModelRuns {
       long rows = Math.max(predKept, embKept);
       if (writePred || writeEmb) {
         FullGraphInference.Outputs o =
-            outputs(model, store, r.fanouts(), r.batchSize(), r.seed(), -1, writeEmb);
+            outputs(model, store, r.fanouts(), r.batchSize(), r.seed(), -1, writeEmb && !link);
         float[] lg = o.logits();
         if (writePred) {
           int n = lg.length / classes;
@@ -1184,9 +1202,8 @@ public final class ModelRuns {
                   store.dataRoot(), probs, classes, r.predictions(), predRequest);
         }
         if (writeEmb) {
-          rows =
-              EmbeddingWriter.write(
-                  store.dataRoot(), o.lastHidden(), dim, r.embeddings(), embRequest);
+          float[] emb = link ? LinkStep.exportedEmbeddings(model, ck, lg, dim) : o.lastHidden();
+          rows = EmbeddingWriter.write(store.dataRoot(), emb, dim, r.embeddings(), embRequest);
         }
       }
       return new InferOutcome(

@@ -234,6 +234,86 @@ class LinkDecoderAndPairsTest {
     assertThat(bad).doesNotExist();
   }
 
+  /**
+   * {@code infer --embeddings} of a dot link model: unit rows whose scaled dot products give the
+   * test pairs {@code evaluate}'s AUC; {@code infer --output} (class predictions) is refused.
+   */
+  static void assertExportedEmbeddingsScoreAsEvaluate(Path md, double auc) throws Exception {
+    Path embDir = tmp.resolve(md.getFileName() + "-embeddings");
+    Result inf =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--embeddings",
+            embDir.toString());
+    assertThat(inf.code()).as(inf.err()).isZero();
+    assertThat(JSON.readTree(inf.out()).get("embedding_dim").asInt()).isEqualTo(64);
+    List<Row> embRows = spark.read().parquet(embDir.toString()).collectAsList();
+    float[][] z = new float[embRows.size()][];
+    for (Row r : embRows) {
+      List<Float> e = r.getList(r.fieldIndex("embedding"));
+      float[] v = new float[e.size()];
+      double ss = 0;
+      for (int j = 0; j < v.length; j++) {
+        v[j] = e.get(j);
+        ss += (double) v[j] * v[j];
+      }
+      assertThat(Math.sqrt(ss)).isCloseTo(1.0, within(1e-5));
+      z[r.getInt(r.fieldIndex("dense_id"))] = v;
+    }
+    List<Row> test;
+    try (GraphStore g = GraphStore.open(store, false)) {
+      test =
+          spark
+              .read()
+              .parquet(g.dataRoot().resolve(StoreLayout.edgeSplitFile("test")).toString())
+              .select("src_dense", "dst_dense", "label")
+              .collectAsList();
+    }
+    int p = 0;
+    for (Row r : test) {
+      p += r.getInt(2);
+    }
+    int[] ps = new int[p];
+    float[] pos = new float[p];
+    int[] ns = new int[test.size() - p];
+    float[] neg = new float[test.size() - p];
+    for (int i = 0, a = 0, b = 0; i < test.size(); i++) {
+      Row r = test.get(i);
+      float[] u = z[r.getInt(0)];
+      float[] v = z[r.getInt(1)];
+      float dot = 0;
+      for (int j = 0; j < u.length; j++) {
+        dot += u[j] * v[j];
+      }
+      if (r.getInt(2) == 1) {
+        ps[a] = r.getInt(0);
+        pos[a++] = 5f * dot;
+      } else {
+        ns[b] = r.getInt(0);
+        neg[b++] = 5f * dot;
+      }
+    }
+    assertThat(LinkMetrics.of(ps, pos, ns, neg).auc()).isCloseTo(auc, within(1e-4));
+
+    Path preds = tmp.resolve(md.getFileName() + "-predictions");
+    Result noClasses =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--output",
+            preds.toString());
+    assertThat(noClasses.code()).isEqualTo(2);
+    assertThat(noClasses.err()).contains("link-prediction model").contains("--task link --pairs");
+    assertThat(preds).doesNotExist();
+  }
+
   @Test
   void dotModelsKeepTheirIdentityAndTrainOnTwoWorkers() throws Exception {
     Path md = tmp.resolve("dot-2");
@@ -244,6 +324,7 @@ class LinkDecoderAndPairsTest {
     double auc = evaluate(md).get("test").get("auc").asDouble();
     System.out.println("dot decoder, 2 workers: test AUC " + auc);
     assertThat(auc).isGreaterThan(0.6);
+    assertExportedEmbeddingsScoreAsEvaluate(md, auc);
     Path again = tmp.resolve("dot-2-again");
     Result t2 = train(again, "--epochs", "4", "--lr", "0.01", "--workers", "2");
     assertThat(t2.code()).as(t2.err()).isZero();

@@ -18,7 +18,7 @@ public final class InferOptions {
           "embeddings",
           "",
           "output directory of the Parquet node embeddings (id, dense_id, embedding: the last"
-              + " hidden layer)");
+              + " hidden layer; of a link model, the embeddings its pairs are scored on)");
   public static final OptionDef<String> TASK =
       OptionDef.choice(
           "task",
