@@ -29,12 +29,22 @@ import java.util.concurrent.Future;
  * and decoded by the store's {@link RowDecoder} straight into the caller's float buffer; the
  * encoded bytes can be kept too ({@link RowPages}). Counts the reads and bytes it issues. One
  * request at a time.
+ *
+ * <p>With {@code direct}, the files are opened with {@code O_DIRECT} (the JDK's {@code
+ * ExtendedOpenOption.DIRECT}), so reads bypass the kernel's page cache and go to the device: each
+ * read covers whole blocks of the file system's block size, into block-aligned buffers, and rows
+ * whose gap is at most {@link #DIRECT_MERGE_GAP} bytes are read by one call (on a device whose
+ * per-call latency dominates, reading a gap is cheaper than another call). {@link
+ * #bytesTransferred} counts what the calls moved, gaps and alignment included.
  */
 public final class FeatureFiles implements AutoCloseable {
   private static final int BUFFER_BYTES = 256 << 10;
 
   /** Rows per I/O task at least: smaller requests are not split. */
   private static final int INLINE_ROWS = 64;
+
+  /** With {@code O_DIRECT}: rows at most this many bytes apart are read by one call. */
+  static final int DIRECT_MERGE_GAP = 32 << 10;
 
   private final Path[] paths;
   private final FileChannel[] channels;
@@ -46,15 +56,20 @@ public final class FeatureFiles implements AutoCloseable {
   private final boolean f32;
   private final String encoding;
   private final int rowsPerBuffer;
+  private final boolean direct;
+  private final int block;
+  private final int bufferBytes;
   private final ByteBuffer[] buffers;
   private final FloatBuffer[] views;
   private final long[] taskReads;
   private final long[] taskBytes;
+  private final long[] taskTransferred;
   private final ExecutorService pool;
   private long[] order = new long[0];
   private long reads;
   private long rowsRead;
   private long bytesRead;
+  private long bytesTransferred;
 
   private FeatureFiles(
       Path[] paths,
@@ -62,7 +77,8 @@ public final class FeatureFiles implements AutoCloseable {
       int numVertices,
       FeatureParams params,
       String encoding,
-      int threads) {
+      int threads,
+      boolean direct) {
     this.paths = paths;
     this.firstVertex = firstVertex;
     this.numVertices = numVertices;
@@ -72,23 +88,45 @@ public final class FeatureFiles implements AutoCloseable {
     this.encoding = encoding;
     this.rowBytes = decoder.rowBytes();
     this.rowsPerBuffer = Math.max(1, BUFFER_BYTES / rowBytes);
+    this.direct = direct;
     this.channels = new FileChannel[paths.length];
+    this.block = direct ? blockSize(paths) : 1;
+    // O_DIRECT: a run starts up to one block before its first row and ends on a block boundary.
+    this.bufferBytes =
+        direct
+            ? (Math.max(BUFFER_BYTES, rowBytes) + 3 * block - 1) & -block
+            : rowsPerBuffer * rowBytes;
     int t = Math.max(1, threads);
     buffers = new ByteBuffer[t];
     views = new FloatBuffer[t];
     taskReads = new long[t];
     taskBytes = new long[t];
+    taskTransferred = new long[t];
     for (int i = 0; i < t; i++) {
-      buffers[i] =
-          ByteBuffer.allocateDirect(rowsPerBuffer * rowBytes).order(ByteOrder.LITTLE_ENDIAN);
+      ByteBuffer b =
+          direct
+              ? ByteBuffer.allocateDirect(bufferBytes + block).alignedSlice(block)
+              : ByteBuffer.allocateDirect(bufferBytes);
+      buffers[i] = b.order(ByteOrder.LITTLE_ENDIAN);
       views[i] = buffers[i].asFloatBuffer();
     }
+    int p = 0;
     try {
-      for (int p = 0; p < paths.length; p++) {
-        channels[p] = FileChannel.open(paths[p], StandardOpenOption.READ);
+      for (; p < paths.length; p++) {
+        channels[p] =
+            direct
+                ? FileChannel.open(
+                    paths[p], StandardOpenOption.READ, com.sun.nio.file.ExtendedOpenOption.DIRECT)
+                : FileChannel.open(paths[p], StandardOpenOption.READ);
       }
+    } catch (UnsupportedOperationException e) {
+      closeChannels();
+      throw noDirectIo(paths[p], e);
     } catch (IOException e) {
       closeChannels();
+      if (direct) {
+        throw noDirectIo(paths[p], e);
+      }
       throw new UncheckedIOException("opening feature file failed: " + e.getMessage(), e);
     }
     // Reads never run on the caller: interrupting a thread inside FileChannel.read closes the
@@ -110,6 +148,14 @@ public final class FeatureFiles implements AutoCloseable {
    * @param threads I/O threads (at least 1)
    */
   public static FeatureFiles open(GraphStore store, int threads) {
+    return open(store, threads, false);
+  }
+
+  /**
+   * {@link #open(GraphStore, int)}, with {@code direct}: reads with {@code O_DIRECT}, bypassing the
+   * page cache (see the class comment).
+   */
+  public static FeatureFiles open(GraphStore store, int threads, boolean direct) {
     StoreManifest m = store.manifest();
     if (m.featureDim <= 0) {
       throw new InvalidInputException(
@@ -127,7 +173,41 @@ public final class FeatureFiles implements AutoCloseable {
       starts[p + 1] = e.firstVertex + e.numVertices;
     }
     return new FeatureFiles(
-        paths, starts, (int) m.vertices, store.featureParams(), m.featureEncoding, threads);
+        paths, starts, (int) m.vertices, store.featureParams(), m.featureEncoding, threads, direct);
+  }
+
+  /** The largest block size of the files' file systems (a power of two, at least 512). */
+  private static int blockSize(Path[] paths) {
+    long b = 512;
+    for (Path p : paths) {
+      try {
+        b = Math.max(b, java.nio.file.Files.getFileStore(p).getBlockSize());
+      } catch (IOException | UnsupportedOperationException e) {
+        throw new InvalidInputException(
+            p + ": cannot read the file system's block size for O_DIRECT (" + e + ")");
+      }
+    }
+    if (Long.bitCount(b) != 1 || b > (1 << 20)) {
+      throw new InvalidInputException(
+          paths[0]
+              + ": block size "
+              + b
+              + " is not a power of two up to 1 MiB; O_DIRECT needs one");
+    }
+    return (int) b;
+  }
+
+  private static InvalidInputException noDirectIo(Path path, Exception e) {
+    return new InvalidInputException(
+        path
+            + " cannot be opened with O_DIRECT ("
+            + e
+            + "); the file system must support direct I/O, or read without it");
+  }
+
+  /** Whether reads bypass the page cache ({@code O_DIRECT}). */
+  public boolean direct() {
+    return direct;
   }
 
   public int numVertices() {
@@ -177,6 +257,14 @@ public final class FeatureFiles implements AutoCloseable {
   }
 
   /**
+   * Bytes the read calls moved so far: {@link #bytesRead} plus, with {@code O_DIRECT}, the block
+   * alignment and the gaps read between merged rows.
+   */
+  public long bytesTransferred() {
+    return bytesTransferred;
+  }
+
+  /**
    * Reads rows {@code rows[0 .. n)} from disk; row {@code i} is decoded to {@code out[outPos[i] ..
    * outPos[i] + dim)}. The ids must be valid ({@code 0 <= id < numVertices}).
    */
@@ -213,8 +301,10 @@ public final class FeatureFiles implements AutoCloseable {
     for (int t = 0; t < tasks; t++) {
       reads += taskReads[t];
       bytesRead += taskBytes[t];
+      bytesTransferred += taskTransferred[t];
       taskReads[t] = 0;
       taskBytes[t] = 0;
+      taskTransferred[t] = 0;
     }
   }
 
@@ -225,6 +315,8 @@ public final class FeatureFiles implements AutoCloseable {
     FloatBuffer view = views[task];
     int part = 0;
     int i = from;
+    long gap = direct ? DIRECT_MERGE_GAP : 0;
+    long span = direct ? bufferBytes - block : bufferBytes;
     while (i < to) {
       int first = (int) (order[i] >>> 32);
       while (first >= firstVertex[part + 1]) {
@@ -233,38 +325,62 @@ public final class FeatureFiles implements AutoCloseable {
       while (first < firstVertex[part]) {
         part--;
       }
-      // A run of consecutive rows of one part file, at most one buffer long.
+      // A run of rows of one part file, at most one buffer long: consecutive rows, or with
+      // O_DIRECT rows at most `gap` bytes apart (a duplicate row is part of the run).
+      long start = rowOffset(part, first);
+      long readStart = start & -(long) block;
+      long end = start + rowBytes;
       int len = 1;
-      while (i + len < to
-          && len < rowsPerBuffer
-          && (int) (order[i + len] >>> 32) == first + len
-          && first + len < firstVertex[part + 1]) {
+      while (i + len < to) {
+        int next = (int) (order[i + len] >>> 32);
+        if (next >= firstVertex[part + 1]) {
+          break;
+        }
+        long ns = rowOffset(part, next);
+        if (ns + rowBytes - readStart > span || ns - end > gap) {
+          break;
+        }
+        if (!direct && (len >= rowsPerBuffer || next != first + len)) {
+          break;
+        }
+        end = Math.max(end, ns + rowBytes);
         len++;
       }
-      long pos = StoreLayout.HEADER_BYTES + (first - firstVertex[part]) * (long) rowBytes;
-      buf.clear().limit(len * rowBytes);
-      fill(part, buf, pos);
+      long readEnd = direct ? (end + block - 1) & -(long) block : end;
+      buf.clear().limit((int) (readEnd - readStart));
+      fill(part, buf, readStart, end);
       taskReads[task]++;
       taskBytes[task] += (long) len * rowBytes;
+      taskTransferred[task] += buf.position();
       for (int r = 0; r < len; r++) {
         int idx = (int) order[i + r];
+        int off = (int) (rowOffset(part, (int) (order[i + r] >>> 32)) - readStart);
         if (f32) {
-          view.get(r * dim, out, outPos[idx], dim);
+          view.get(off >> 2, out, outPos[idx], dim);
         } else {
-          decoder.decode(buf, r * rowBytes, out, outPos[idx]);
+          decoder.decode(buf, off, out, outPos[idx]);
         }
         if (slots != null && slots[idx] >= 0) {
-          pages.put(slots[idx], buf, r * rowBytes);
+          pages.put(slots[idx], buf, off);
         }
       }
       i += len;
     }
   }
 
-  private void fill(int part, ByteBuffer buf, long pos) {
+  /** Byte offset of {@code row} in part file {@code part}. */
+  private long rowOffset(int part, int row) {
+    return StoreLayout.HEADER_BYTES + (row - firstVertex[part]) * (long) rowBytes;
+  }
+
+  /**
+   * Reads into {@code buf} from {@code pos} until byte {@code need} of the file is in (with {@code
+   * O_DIRECT} the buffer's limit is block-aligned and the file's last block may be short).
+   */
+  private void fill(int part, ByteBuffer buf, long pos, long need) {
     try {
       long at = pos;
-      while (buf.hasRemaining()) {
+      while (at < need) {
         int got = channels[part].read(buf, at);
         if (got < 0) {
           throw new InvalidInputException(
@@ -272,7 +388,7 @@ public final class FeatureFiles implements AutoCloseable {
                   + " ends at byte "
                   + at
                   + " but row data up to byte "
-                  + (pos + buf.limit())
+                  + need
                   + " was expected; the graph store is truncated, run bin/fanout prepare again");
         }
         at += got;

@@ -12,7 +12,8 @@ import java.util.Arrays;
  * skewed towards low ids (popular vertices), uniform features in {@code [-0.5, 0.5)}, 47 classes,
  * every vertex in the training split; deterministic (counter-based random numbers).
  *
- * @param features row-major {@code vertices x dim}
+ * @param features row-major {@code vertices x dim}, or null where the rows are not held ({@link
+ *     #feature} computes each value)
  */
 record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vertices, int classes) {
   static final int CLASSES = 47;
@@ -58,6 +59,19 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
   }
 
   static BenchGraph generate(int n, long edges, int dim) {
+    return generate(n, edges, dim, true);
+  }
+
+  /** Value {@code c} of vertex {@code v}'s row: what {@link #features} holds there. */
+  static float feature(int v, int c, int dim) {
+    return CounterRng.uniform(13, (long) v * dim + c) - 0.5f;
+  }
+
+  /**
+   * The graph; with {@code withFeatures} false its rows are not materialized ({@link #features} is
+   * null) and {@link #feature} gives them.
+   */
+  static BenchGraph generate(int n, long edges, int dim, boolean withFeatures) {
     long[] indptr = new long[n + 1];
     int avg = (int) Math.max(1, edges / n);
     for (int v = 0; v < n; v++) {
@@ -78,8 +92,8 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
       }
       Arrays.sort(indices, a, b);
     }
-    float[] feats = new float[Math.multiplyExact(n, dim)];
-    for (int i = 0; i < feats.length; i++) {
+    float[] feats = withFeatures ? new float[Math.multiplyExact(n, dim)] : null;
+    for (int i = 0; withFeatures && i < feats.length; i++) {
       feats[i] = CounterRng.uniform(13, i) - 0.5f;
     }
     VertexTable vt =

@@ -5,12 +5,16 @@ import io.fanout.features.FeatureFiles;
 import io.fanout.features.OfflineMin;
 import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.ShardFileReader;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.FileTrees;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CounterRng;
 import java.io.IOException;
@@ -19,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -34,8 +37,13 @@ import java.util.Map;
  * windowed {@code belady} and {@code lru} are measured.
  *
  * <p>The counts are the application's reads, which positional reads turn into file reads one for
- * one; the kernel's page cache may still serve them from memory (nothing here evicts it), so the
- * times are those of a warm page cache: a lower bound of a cold disk's.
+ * one. Without {@code directIo} the kernel's page cache may still serve them from memory (nothing
+ * here evicts it), so the times are those of a warm page cache: a lower bound of a cold disk's.
+ * With {@code directIo} every read goes to the device ({@code O_DIRECT}, see {@link FeatureFiles}).
+ *
+ * <p>The store's rows may be stored {@code int8} or {@code int4} (per-column affine over the
+ * generated values' minima and maxima); then they are computed and encoded one row at a time and no
+ * float32 copy of them is ever held, so the feature file can be larger than the process's memory.
  */
 public final class FeatureCacheBenchmark {
   private FeatureCacheBenchmark() {}
@@ -43,8 +51,18 @@ public final class FeatureCacheBenchmark {
   /** I/O threads of each run's disk reader, as {@code train} uses. */
   private static final int IO_THREADS = 4;
 
+  /** The runs, in the order they are made. */
+  public static final List<String> RUNS = List.of("mapped", "none", "belady", "lru");
+
+  /** The encodings the benchmark can write its store in. */
+  public static final List<String> ENCODINGS = List.of("f32", "int8", "int4");
+
   /**
-   * @param fractions cache sizes as fractions of the feature bytes
+   * @param fractions cache sizes as fractions of the feature bytes (encoded, as on disk)
+   * @param encoding the store's feature encoding, one of {@link #ENCODINGS}
+   * @param directIo read the feature files with {@code O_DIRECT}
+   * @param runs which of {@link #RUNS} to make
+   * @param warmup train one untimed memory-mapped epoch first
    */
   public record Settings(
       int vertices,
@@ -57,12 +75,45 @@ public final class FeatureCacheBenchmark {
       int batchesPerShard,
       int loaderThreads,
       int prefetch,
-      double[] fractions) {}
+      double[] fractions,
+      String encoding,
+      boolean directIo,
+      List<String> runs,
+      boolean warmup) {
+    public Settings {
+      if (!ENCODINGS.contains(encoding)) {
+        throw new InvalidInputException(
+            "--encoding must be one of "
+                + String.join(", ", ENCODINGS)
+                + ", got '"
+                + encoding
+                + "'");
+      }
+      if (runs.isEmpty()) {
+        throw new InvalidInputException("--runs names no run; expected some of " + RUNS);
+      }
+      for (String r : runs) {
+        if (!RUNS.contains(r)) {
+          throw new InvalidInputException(
+              "--runs: unknown run '" + r + "'; expected some of " + String.join(",", RUNS));
+        }
+      }
+      for (double f : fractions) {
+        if (!(f > 0 && f <= 1)) {
+          throw new InvalidInputException(
+              "--cache-fractions must be in (0, 1] (a fraction of the feature bytes), got " + f);
+        }
+      }
+    }
+  }
 
   public static Map<String, Object> run(Settings s) {
-    BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features());
+    long t0 = System.nanoTime();
+    boolean f32 = s.encoding().equals("f32");
+    BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features(), f32);
     int n = s.vertices();
     int[] seeds = shuffledSeeds(n, Math.min(n, s.batches() * s.batchSize()));
+    double generateSeconds = (System.nanoTime() - t0) / 1e9;
     Path dir;
     try {
       dir = Files.createTempDirectory("fanout-bench-features");
@@ -71,8 +122,15 @@ public final class FeatureCacheBenchmark {
     }
     try {
       Path storeDir = dir.resolve("store");
-      VerificationBenchmark.writeStore(
-          storeDir, bg.csr(), bg.features(), bg.dim(), bg.vertices(), bg.classes());
+      long t1 = System.nanoTime();
+      if (f32) {
+        VerificationBenchmark.writeStore(
+            storeDir, bg.csr(), bg.features(), bg.dim(), bg.vertices(), bg.classes());
+      } else {
+        writeEncodedStore(storeDir, bg, StoreLayout.encodingCode(s.encoding()));
+      }
+      double storeSeconds = (System.nanoTime() - t1) / 1e9;
+      long t2 = System.nanoTime();
       Path shardDir = dir.resolve("shards");
       VerificationBenchmark.writeShards(
           shardDir,
@@ -82,48 +140,83 @@ public final class FeatureCacheBenchmark {
           s.batchSize(),
           s.batchesPerShard(),
           s.fanouts());
+      double shardSeconds = (System.nanoTime() - t2) / 1e9;
       ModelConfig cfg = bg.sageConfig(s.hidden(), s.fanouts().length, 0.5f);
-      long featureBytes = (long) n * s.features() * 4;
+      long edges = bg.csr().numEdges();
+      bg = null; // the runs read the store and the shards only
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("vertices", n);
-      out.put("edges", bg.csr().numEdges());
+      out.put("edges", edges);
       out.put("features", s.features());
-      out.put("feature_bytes", featureBytes);
+      out.put("encoding", s.encoding());
+      out.put("direct_io", s.directIo());
       out.put("fanouts", java.util.Arrays.toString(s.fanouts()));
       out.put("batch_size", s.batchSize());
+      out.put("hidden", s.hidden());
       out.put("window_batches", PipelinedLoader.CACHE_WINDOW);
+      out.put("generate_seconds", generateSeconds);
+      out.put("store_seconds", storeSeconds);
+      out.put("shards_seconds", shardSeconds);
       try (GraphStore store = GraphStore.open(storeDir)) {
+        long rowBytes = store.featureParams().rowBytes();
+        long featureBytes = n * rowBytes;
+        out.put("feature_row_bytes", rowBytes);
+        out.put("feature_bytes", featureBytes);
         ShardSet shards = ShardSet.open(shardDir);
         out.put("batches", shards.manifest().batchesPerEpoch);
-        // A warm-up epoch (JIT, page cache), not reported.
-        epoch(store, shards, cfg, s, null, 0, dir, new LinkedHashMap<>(), "warmup");
-        epoch(store, shards, cfg, s, null, 0, dir, out, "mapped");
-        epoch(store, shards, cfg, s, CachePolicy.NONE, 0, dir, out, "none");
-        int[] access = accesses(shards);
-        out.put("epoch_row_accesses", access.length);
-        long rowBytes = store.featureParams().rowBytes();
+        if (s.warmup()) {
+          // A warm-up epoch (JIT, page cache), not reported.
+          epoch(store, shards, cfg, s, null, 0, dir, new LinkedHashMap<>(), "warmup");
+        }
+        if (s.runs().contains("mapped")) {
+          epoch(store, shards, cfg, s, null, 0, dir, out, "mapped");
+        }
+        if (s.runs().contains("none")) {
+          epoch(store, shards, cfg, s, CachePolicy.NONE, 0, dir, out, "none");
+        }
+        boolean belady = s.runs().contains("belady");
+        boolean lru = s.runs().contains("lru");
+        int[] access = belady || lru ? accesses(shards) : new int[0];
+        if (belady || lru) {
+          out.put("epoch_row_accesses", access.length);
+        }
         for (double f : s.fractions()) {
+          if (!belady && !lru) {
+            break;
+          }
           long bytes = Math.round(f * featureBytes);
-          String pct = String.format(Locale.ROOT, "%dpct", Math.round(f * 100));
+          String pct = pct(f);
           out.put("cache_" + pct + "_bytes", bytes);
           long optimum =
               OfflineMin.misses(access, access.length, n, (int) Math.min(n, bytes / rowBytes));
           out.put("offline_min_" + pct + "_rows_read", optimum);
           for (CachePolicy p : List.of(CachePolicy.BELADY, CachePolicy.LRU)) {
-            epoch(store, shards, cfg, s, p, bytes, dir, out, p.id() + "_" + pct);
+            if (s.runs().contains(p.id())) {
+              epoch(store, shards, cfg, s, p, bytes, dir, out, p.id() + "_" + pct);
+            }
           }
           Object b = out.get("belady_" + pct + "_rows_read");
           Object l = out.get("lru_" + pct + "_rows_read");
-          out.put(
-              "lru_over_belady_rows_read_" + pct,
-              ((Number) l).doubleValue() / Math.max(1, ((Number) b).doubleValue()));
-          out.put(
-              "belady_over_offline_min_rows_read_" + pct,
-              ((Number) b).doubleValue() / Math.max(1, optimum));
-          out.put(
-              "lru_over_offline_min_rows_read_" + pct,
-              ((Number) l).doubleValue() / Math.max(1, optimum));
+          if (b != null && l != null) {
+            out.put(
+                "lru_over_belady_rows_read_" + pct,
+                ((Number) l).doubleValue() / Math.max(1, ((Number) b).doubleValue()));
+          }
+          if (b != null) {
+            out.put(
+                "belady_over_offline_min_rows_read_" + pct,
+                ((Number) b).doubleValue() / Math.max(1, optimum));
+          }
+          if (l != null) {
+            out.put(
+                "lru_over_offline_min_rows_read_" + pct,
+                ((Number) l).doubleValue() / Math.max(1, optimum));
+          }
         }
+      }
+      long hwm = peakRss();
+      if (hwm > 0) {
+        out.put("process_peak_rss_bytes", hwm);
       }
       return out;
     } finally {
@@ -147,7 +240,9 @@ public final class FeatureCacheBenchmark {
       Map<String, Object> out,
       String key) {
     RowCache cache =
-        policy == null ? null : new RowCache(FeatureFiles.open(store, IO_THREADS), policy, bytes);
+        policy == null
+            ? null
+            : new RowCache(FeatureFiles.open(store, IO_THREADS, s.directIo()), policy, bytes);
     try {
       EpochData data =
           shards.epochData(
@@ -168,6 +263,7 @@ public final class FeatureCacheBenchmark {
       if (cache != null) {
         out.put(key + "_rows_read", cache.files().rowsRead());
         out.put(key + "_bytes_read", cache.files().bytesRead());
+        out.put(key + "_bytes_transferred", cache.files().bytesTransferred());
         out.put(key + "_read_calls", cache.files().reads());
         out.put(key + "_hits", cache.hits());
         out.put(key + "_misses", cache.misses());
@@ -179,6 +275,70 @@ public final class FeatureCacheBenchmark {
         cache.close();
       }
     }
+  }
+
+  /** A cache size's key: {@code 5pct}, or {@code 0.5pct} below one percent. */
+  static String pct(double f) {
+    return new java.math.BigDecimal(f * 100)
+            .setScale(6, java.math.RoundingMode.HALF_UP)
+            .stripTrailingZeros()
+            .toPlainString()
+        + "pct";
+  }
+
+  /**
+   * Writes {@code bg}'s graph as a store whose rows are encoded with {@code encoding} ({@code int8}
+   * or {@code int4}), per-column affine over the generated values' minima and maxima: one pass
+   * computes those, another computes, encodes and writes each row. No float32 copy is held.
+   */
+  static void writeEncodedStore(Path storeDir, BenchGraph bg, int encoding) {
+    int n = bg.csr().numVertices();
+    int dim = bg.dim();
+    float[] min = new float[dim];
+    float[] max = new float[dim];
+    java.util.Arrays.fill(min, Float.POSITIVE_INFINITY);
+    java.util.Arrays.fill(max, Float.NEGATIVE_INFINITY);
+    for (int v = 0; v < n; v++) {
+      for (int c = 0; c < dim; c++) {
+        float x = BenchGraph.feature(v, c, dim);
+        min[c] = Math.min(min[c], x);
+        max[c] = Math.max(max[c], x);
+      }
+    }
+    FeatureParams params = FeatureParams.affine(encoding, min, max);
+    int partitions =
+        Math.max(
+            1,
+            (n + VerificationBenchmark.VERTICES_PER_PARTITION - 1)
+                / VerificationBenchmark.VERTICES_PER_PARTITION);
+    InMemoryGraphStores.writeEncoded(
+        storeDir,
+        bg.csr(),
+        bg.vertices(),
+        (v, row) -> {
+          for (int c = 0; c < dim; c++) {
+            row[c] = BenchGraph.feature(v, c, dim);
+          }
+        },
+        params,
+        partitions,
+        bg.classes(),
+        "bench-features");
+  }
+
+  /** The process's peak resident set ({@code VmHWM} of /proc/self/status), or -1 where unknown. */
+  static long peakRss() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          String[] f = line.substring(6).trim().split("\\s+");
+          return Long.parseLong(f[0]) * 1024;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+    return -1;
   }
 
   /**

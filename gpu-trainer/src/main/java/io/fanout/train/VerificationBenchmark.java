@@ -44,7 +44,7 @@ final class VerificationBenchmark {
   private VerificationBenchmark() {}
 
   /** Vertices per store partition, as {@code prepare --partitions 0} cuts them. */
-  private static final int VERTICES_PER_PARTITION = 500_000;
+  static final int VERTICES_PER_PARTITION = 500_000;
 
   /**
    * @param features row-major {@code vertices x dim}

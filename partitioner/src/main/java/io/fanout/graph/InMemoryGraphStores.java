@@ -1,7 +1,9 @@
 package io.fanout.graph;
 
 import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureEncoder;
 import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.StoreLayout;
@@ -17,6 +19,39 @@ import java.nio.file.Path;
  */
 public final class InMemoryGraphStores {
   private InMemoryGraphStores() {}
+
+  /** Feature rows computed one at a time, so no float32 copy of them is held. */
+  @FunctionalInterface
+  public interface RowSource {
+    /** Writes vertex {@code v}'s row ({@code dim} values) to {@code out[0 .. dim)}. */
+    void row(int v, float[] out);
+  }
+
+  /**
+   * {@link #write}, with the feature rows taken from {@code rows} one at a time and stored encoded
+   * with {@code params} (any encoding; its parameters file is written with the store).
+   */
+  public static StoreManifest writeEncoded(
+      Path store,
+      CsrGraph g,
+      VertexTable vt,
+      RowSource rows,
+      FeatureParams params,
+      int partitions,
+      int classes,
+      String inputFingerprint) {
+    OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
+    try {
+      StoreManifest m = fill(run.dir(), g, vt, null, rows, params, params.dim, null, partitions);
+      m.classes = classes;
+      m.inputFingerprint = inputFingerprint;
+      StoreOutput.COMMIT.publish(run, m, true);
+      return m;
+    } catch (RuntimeException e) {
+      StoreOutput.COMMIT.abort(run);
+      throw e;
+    }
+  }
 
   /**
    * Writes {@code g} with labels and splits from {@code vt} into {@code store}, replacing what is
@@ -40,7 +75,7 @@ public final class InMemoryGraphStores {
       String inputFingerprint) {
     OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     try {
-      StoreManifest m = fill(run.dir(), g, vt, features, dim, weights, partitions);
+      StoreManifest m = fill(run.dir(), g, vt, features, null, null, dim, weights, partitions);
       m.classes = classes;
       m.inputFingerprint = inputFingerprint;
       StoreOutput.COMMIT.publish(run, m, true);
@@ -56,11 +91,16 @@ public final class InMemoryGraphStores {
       CsrGraph g,
       VertexTable vt,
       float[] features,
+      RowSource rows,
+      FeatureParams params,
       int dim,
       float[] weights,
       int partitions) {
     StoreManifest m = new StoreManifest();
     int n = g.numVertices();
+    FeatureEncoder enc = params == null ? null : new FeatureEncoder(params);
+    float[] row = params == null ? null : new float[dim];
+    byte[] encoded = params == null ? null : new byte[params.rowBytes()];
     long[] splits = new long[4];
     for (int p = 0; p < partitions; p++) {
       int first = (int) ((long) n * p / partitions);
@@ -70,14 +110,17 @@ public final class InMemoryGraphStores {
           NodesFileWriter nodes =
               new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, count);
           FeatureFileWriter feat =
-              features == null
-                  ? null
-                  : new FeatureFileWriter(
-                      staging.resolve(StoreLayout.featuresFile(p)),
-                      first,
-                      count,
-                      dim,
-                      StoreLayout.ENCODING_F32);
+              params != null
+                  ? new FeatureFileWriter(
+                      staging.resolve(StoreLayout.featuresFile(p)), first, count, params)
+                  : features == null
+                      ? null
+                      : new FeatureFileWriter(
+                          staging.resolve(StoreLayout.featuresFile(p)),
+                          first,
+                          count,
+                          dim,
+                          StoreLayout.ENCODING_F32);
           WeightFileWriter wgt =
               weights == null
                   ? null
@@ -93,7 +136,11 @@ public final class InMemoryGraphStores {
           csr.endRow();
           nodes.write(vt.label(v), vt.split(v));
           splits[vt.split(v)]++;
-          if (feat != null) {
+          if (enc != null) {
+            rows.row(v, row);
+            enc.encode(row, 0, encoded);
+            feat.writeEncodedRow(encoded);
+          } else if (feat != null) {
             feat.writeRow(features, v * dim);
           }
         }
@@ -111,7 +158,13 @@ public final class InMemoryGraphStores {
     m.vertices = n;
     m.edges = g.numEdges();
     m.partitions = partitions;
-    m.featureDim = features == null ? 0 : dim;
+    m.featureDim = features == null && params == null ? 0 : dim;
+    if (params != null) {
+      m.featureEncoding = StoreLayout.encodingName(params.encoding);
+      if (FeatureParams.hasFile(params.encoding)) {
+        params.write(staging.resolve(StoreLayout.FEATURE_PARAMS));
+      }
+    }
     m.weighted = weights != null;
     m.idType = "long";
     for (int s = 0; s < splits.length; s++) {

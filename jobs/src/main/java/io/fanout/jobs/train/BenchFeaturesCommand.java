@@ -5,6 +5,7 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.store.InvalidInputException;
 import io.fanout.train.BenchJson;
 import io.fanout.train.FeatureCacheBenchmark;
 import java.util.List;
@@ -33,9 +34,31 @@ public final class BenchFeaturesCommand implements Command {
   static final OptionDef<Integer> LOADER_THREADS =
       OptionDef.integer("loader-threads", 2, "background threads reading and decoding shards");
   static final OptionDef<Integer> PREFETCH = OptionDef.integer("prefetch", 2, "batches kept ready");
-
-  /** Cache sizes, as fractions of the feature bytes. */
-  private static final double[] FRACTIONS = {0.01, 0.05, 0.20};
+  static final OptionDef<String> CACHE_FRACTIONS =
+      OptionDef.string(
+          "cache-fractions",
+          "0.01,0.05,0.2",
+          "cache sizes for belady and lru, as fractions of the feature bytes on disk");
+  static final OptionDef<String> ENCODING =
+      OptionDef.choice(
+          "encoding",
+          "f32",
+          "the store's feature encoding; int8/int4 rows are generated and encoded one at a time"
+              + " (no float32 copy in memory)",
+          "f32",
+          "int8",
+          "int4");
+  static final OptionDef<Boolean> DIRECT_IO =
+      OptionDef.bool(
+          "direct-io",
+          false,
+          "read the feature files with O_DIRECT, bypassing the page cache (every read goes to"
+              + " the device)");
+  static final OptionDef<String> RUNS =
+      OptionDef.string(
+          "runs", "mapped,none,belady,lru", "which runs to make (some of mapped,none,belady,lru)");
+  static final OptionDef<Boolean> WARMUP =
+      OptionDef.bool("warmup", true, "train one untimed memory-mapped epoch first");
 
   @Override
   public String name() {
@@ -59,7 +82,12 @@ public final class BenchFeaturesCommand implements Command {
         BATCHES,
         BATCHES_PER_SHARD,
         LOADER_THREADS,
-        PREFETCH);
+        PREFETCH,
+        CACHE_FRACTIONS,
+        ENCODING,
+        DIRECT_IO,
+        RUNS,
+        WARMUP);
   }
 
   @Override
@@ -78,8 +106,26 @@ public final class BenchFeaturesCommand implements Command {
                 c.get(BATCHES_PER_SHARD),
                 c.get(LOADER_THREADS),
                 c.get(PREFETCH),
-                FRACTIONS));
+                fractions(c.get(CACHE_FRACTIONS)),
+                c.get(ENCODING),
+                c.get(DIRECT_IO),
+                List.of(c.get(RUNS).split(",")),
+                c.get(WARMUP)));
     ctx.out().println(BenchJson.line(r));
     return 0;
+  }
+
+  private static double[] fractions(String list) {
+    String[] parts = list.split(",");
+    double[] f = new double[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      try {
+        f[i] = Double.parseDouble(parts[i].trim());
+      } catch (NumberFormatException e) {
+        throw new InvalidInputException(
+            "--cache-fractions must be numbers in (0, 1] separated by commas, got '" + list + "'");
+      }
+    }
+    return f;
   }
 }
