@@ -367,6 +367,69 @@ class RowCacheTest {
   }
 
   /**
+   * {@code O_DIRECT} reads: every policy on f32, int8 and pq stores gathers exactly the mapped
+   * store's floats, over part files whose ends are not block-aligned; bytes read are the misses'
+   * encoded rows, the calls moved at least that (whole blocks, gaps between merged rows), and rows
+   * a few hundred bytes apart share a call.
+   */
+  @Test
+  void directReadsGatherWhatTheStoreHolds() {
+    int n = 3000;
+    int dim = 10;
+    int[] encs = {StoreLayout.ENCODING_F32, StoreLayout.ENCODING_INT8, StoreLayout.ENCODING_PQ};
+    for (int enc : encs) {
+      try (GraphStore g = encodedStore(n, dim, enc, new int[] {1000, 1234, 766})) {
+        int rowBytes = g.featureParams().rowBytes();
+        for (CachePolicy p : CachePolicy.values()) {
+          for (long rows : new long[] {1, 40, 400, 3000}) {
+            SplittableRandom rnd = new SplittableRandom(rows * 13 + p.ordinal() + 7L * enc);
+            int[][] bs = batches(rnd, 20, n, 600);
+            try (RowCache c = new RowCache(FeatureFiles.open(g, 4, true), p, rows * rowBytes + 1)) {
+              assertThat(c.files().direct()).isTrue();
+              float[] got = new float[600 * dim + 3];
+              float[] want = new float[600 * dim + 3];
+              for (int w = 0; w < bs.length; w += 5) {
+                int k = Math.min(5, bs.length - w);
+                int[][] win = Arrays.copyOfRange(bs, w, w + k);
+                c.plan(win, counts(win), k);
+                for (int[] b : win) {
+                  Arrays.fill(got, Float.NaN);
+                  c.gather(b, 0, b.length, got, 3);
+                  g.features().gather(b, 0, b.length, want, 3);
+                  assertThat(Arrays.copyOfRange(got, 3, 3 + b.length * dim))
+                      .as("direct, %s, policy %s, %d rows", c.files().encoding(), p, rows)
+                      .containsExactly(Arrays.copyOfRange(want, 3, 3 + b.length * dim));
+                }
+              }
+              assertThat(c.files().bytesRead()).isEqualTo(c.misses() * rowBytes);
+              assertThat(c.files().bytesTransferred())
+                  .isGreaterThanOrEqualTo(c.files().bytesRead());
+              if (p == CachePolicy.NONE) {
+                assertThat(c.files().reads()).isLessThan(c.misses() / 10);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Without {@code O_DIRECT} only adjacent rows share a call, and a call moves just its rows. */
+  @Test
+  void bufferedReadsMergeOnlyAdjacentRows() {
+    try (GraphStore g = store(100, 4, new int[] {100});
+        FeatureFiles f = FeatureFiles.open(g, 1, false)) {
+      float[] out = new float[6 * 4];
+      f.read(new int[] {3, 4, 5, 7, 9, 10}, new int[] {0, 4, 8, 12, 16, 20}, 6, out);
+      assertThat(f.reads()).isEqualTo(3);
+      assertThat(f.bytesTransferred()).isEqualTo(f.bytesRead()).isEqualTo(6 * 16);
+      float[] want = new float[6 * 4];
+      g.features().gather(new int[] {3, 4, 5, 7, 9, 10}, 0, 6, want, 0);
+      assertThat(out).containsExactly(want);
+    }
+  }
+
+  /**
    * One gather whose misses outnumber the cache many times over, read by 4 I/O threads: slots are
    * taken and given up again within the gather, and what each slot ends up holding must be the row
    * the cache says it holds (the I/O threads must never both write one slot).

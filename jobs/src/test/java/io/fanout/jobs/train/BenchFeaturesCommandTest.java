@@ -48,4 +48,64 @@ class BenchFeaturesCommandTest {
       assertThat(j.has("belady_" + pct + "_data_wait_fraction")).isTrue();
     }
   }
+
+  @Test
+  void int8StoreReadWithDirectIoReportsTheChosenRunsOnly() throws Exception {
+    Result r =
+        cli(
+            "bench-features",
+            "--vertices",
+            "3000",
+            "--edges",
+            "30000",
+            "--features",
+            "8",
+            "--hidden",
+            "8",
+            "--batch-size",
+            "64",
+            "--batches",
+            "6",
+            "--encoding",
+            "int8",
+            "--direct-io",
+            "true",
+            "--runs",
+            "none,belady",
+            "--cache-fractions",
+            "0.05,0.005",
+            "--warmup",
+            "false");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out().strip());
+    assertThat(j.get("encoding").asText()).isEqualTo("int8");
+    assertThat(j.get("feature_row_bytes").asLong()).isEqualTo(8);
+    assertThat(j.get("feature_bytes").asLong()).isEqualTo(3000L * 8);
+    assertThat(j.get("cache_5pct_bytes").asLong()).isEqualTo(1200);
+    assertThat(j.get("cache_0.5pct_bytes").asLong()).isEqualTo(120);
+    assertThat(j.has("mapped_epoch_seconds")).isFalse();
+    assertThat(j.has("lru_5pct_rows_read")).isFalse();
+    long none = j.get("none_rows_read").asLong();
+    assertThat(j.get("none_bytes_read").asLong()).isEqualTo(none * 8);
+    assertThat(j.get("none_bytes_transferred").asLong())
+        .isGreaterThanOrEqualTo(j.get("none_bytes_read").asLong());
+    for (String pct : new String[] {"5pct", "0.5pct"}) {
+      long belady = j.get("belady_" + pct + "_rows_read").asLong();
+      assertThat(belady + j.get("belady_" + pct + "_hits").asLong()).isEqualTo(none);
+      assertThat(j.get("offline_min_" + pct + "_rows_read").asLong()).isLessThanOrEqualTo(belady);
+    }
+    assertThat(j.get("process_peak_rss_bytes").asLong()).isPositive();
+  }
+
+  @Test
+  void badRunsAndFractionsExit2() {
+    Result runs = cli("bench-features", "--vertices", "100", "--runs", "none,fifo");
+    assertThat(runs.code()).isEqualTo(2);
+    assertThat(runs.err()).contains("fifo");
+    Result fr = cli("bench-features", "--vertices", "100", "--cache-fractions", "0.05,x");
+    assertThat(fr.code()).isEqualTo(2);
+    assertThat(fr.err()).contains("--cache-fractions");
+    Result enc = cli("bench-features", "--vertices", "100", "--encoding", "pq");
+    assertThat(enc.code()).isEqualTo(2);
+  }
 }
