@@ -45,23 +45,39 @@ final class ColumnParallel {
 
   private ColumnParallel() {}
 
+  private static int split(int cols, int p, int parts, int align) {
+    return (int) ((long) cols * p / parts / align * align);
+  }
+
   interface Range {
     void run(int c0, int c1);
   }
 
   static void run(long work, int cols, Range body) {
-    int parts = (int) Math.min(THREADS, cols / 16);
+    run(work, cols, 1, body);
+  }
+
+  /**
+   * As {@link #run(long, int, Range)}, with every split point a multiple of {@code align} (the last
+   * range ends at {@code cols}).
+   */
+  static void runAligned(long work, int cols, int align, Range body) {
+    run(work, cols, align, body);
+  }
+
+  private static void run(long work, int cols, int align, Range body) {
+    int parts = (int) Math.min(THREADS, cols / Math.max(16, align));
     if (work < MIN_WORK || parts <= 1) {
       body.run(0, cols);
       return;
     }
     Future<?>[] fs = new Future<?>[parts - 1];
     for (int p = 1; p < parts; p++) {
-      int c0 = (int) ((long) cols * p / parts);
-      int c1 = (int) ((long) cols * (p + 1) / parts);
+      int c0 = split(cols, p, parts, align);
+      int c1 = p + 1 == parts ? cols : split(cols, p + 1, parts, align);
       fs[p - 1] = POOL.submit(() -> body.run(c0, c1));
     }
-    body.run(0, (int) ((long) cols / parts));
+    body.run(0, split(cols, 1, parts, align));
     for (Future<?> f : fs) {
       try {
         f.get();
@@ -69,7 +85,7 @@ final class ColumnParallel {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted", e);
       } catch (java.util.concurrent.ExecutionException e) {
-        throw new IllegalStateException("aggregation failed", e.getCause());
+        throw new IllegalStateException("a parallel CPU operation failed", e.getCause());
       }
     }
   }

@@ -15,15 +15,86 @@ import org.netlib.blas.Sgemm;
 final class CpuKernels {
   static final BLAS BLAS_IMPL = BLAS.getInstance();
 
+  /**
+   * Whether the native BLAS runs each call on one thread: {@code OPENBLAS_NUM_THREADS} (else {@code
+   * OMP_NUM_THREADS}, as OpenBLAS reads them when it loads) is 1. {@code bin/fanout} sets it so.
+   */
+  static final boolean NATIVE_SINGLE_THREADED = nativeSingleThreaded();
+
+  /**
+   * Whether dropout runs on the Vector API ({@link VectorDropout}): the {@code
+   * jdk.incubator.vector} module is present (bin/fanout and the tests add it), the machine has
+   * vectors of at least 4 longs, and {@code -Dfanout.cpu.vector} is not {@code false}.
+   */
+  static final boolean VECTOR_DROPOUT = vectorDropout();
+
+  private static boolean vectorDropout() {
+    if (!Boolean.parseBoolean(System.getProperty("fanout.cpu.vector", "true"))
+        || ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+      return false;
+    }
+    try {
+      return VectorDropout.usable();
+    } catch (LinkageError e) {
+      return false;
+    }
+  }
+
   /** The fastest BLAS found: native OpenBLAS through JNI when it loads. */
-  static final ColumnMajorSgemm FASTEST = BLAS_IMPL::sgemm;
+  static final ColumnMajorSgemm FASTEST =
+      new ColumnMajorSgemm() {
+        @Override
+        public void sgemm(
+            String transA,
+            String transB,
+            int m,
+            int n,
+            int k,
+            float alpha,
+            float[] a,
+            int aOff,
+            int lda,
+            float[] b,
+            int bOff,
+            int ldb,
+            float beta,
+            float[] c,
+            int cOff,
+            int ldc) {
+          BLAS_IMPL.sgemm(
+              transA, transB, m, n, k, alpha, a, aOff, lda, b, bOff, ldb, beta, c, cOff, ldc);
+        }
+
+        @Override
+        public boolean threaded() {
+          return BLAS_IMPL.getClass().getSimpleName().equals("JNIBLAS") && !NATIVE_SINGLE_THREADED;
+        }
+      };
 
   /** The reference BLAS compiled to Java: the same bits on every CPU. */
   static final ColumnMajorSgemm REFERENCE = Sgemm::sgemm;
 
-  /** A column-major BLAS {@code sgemm} with array offsets. */
+  private static boolean nativeSingleThreaded() {
+    String v = System.getenv("OPENBLAS_NUM_THREADS");
+    if (v == null || v.isBlank()) {
+      v = System.getenv("OMP_NUM_THREADS");
+    }
+    return v != null && v.trim().equals("1");
+  }
+
+  /**
+   * A column-major BLAS {@code sgemm} with array offsets. Each element of {@code C} is a sum over
+   * {@code k} whose order does not depend on {@code m} or {@code n} in the reference BLAS and in
+   * OpenBLAS's single-threaded kernels, so a product split into row or column blocks of {@code C}
+   * gives the same bits for a given split.
+   */
   @FunctionalInterface
   interface ColumnMajorSgemm {
+    /** Whether the BLAS spreads one call over threads of its own (then Fanout does not split). */
+    default boolean threaded() {
+      return false;
+    }
+
     void sgemm(
         String transA,
         String transB,
@@ -42,6 +113,12 @@ final class CpuKernels {
         int cOff,
         int ldc);
   }
+
+  /** Products of fewer multiply-adds than this run in one call. */
+  static final long MIN_GEMM_WORK = 1L << 22;
+
+  /** Split points of a product are multiples of this many rows or columns. */
+  static final int GEMM_ALIGN = 16;
 
   private CpuKernels() {}
 
@@ -97,23 +174,64 @@ final class CpuKernels {
     }
     int lda = transA ? m : k;
     int ldb = transB ? k : n;
-    sgemm.sgemm(
-        transB ? "T" : "N",
-        transA ? "T" : "N",
-        n,
-        m,
-        k,
-        alpha,
-        b,
-        bOff,
-        ldb,
-        a,
-        aOff,
-        lda,
-        beta,
-        c,
-        cOff,
-        n);
+    String ta = transA ? "T" : "N";
+    String tb = transB ? "T" : "N";
+    long work = (long) m * n * k;
+    if (sgemm.threaded() || work < MIN_GEMM_WORK) {
+      sgemm.sgemm(tb, ta, n, m, k, alpha, b, bOff, ldb, a, aOff, lda, beta, c, cOff, n);
+      return;
+    }
+    // A single-threaded BLAS: split C across the cores ourselves, in blocks of GEMM_ALIGN rows (or
+    // columns, when C is wider than tall), each computed by one single-threaded call. The split is
+    // a function of the shape and the thread count only. Unlike a threaded OpenBLAS, whose idle
+    // workers spin after each call and take a core from the loops that follow, these threads park.
+    if (m >= n) {
+      ColumnParallel.runAligned(
+          work,
+          m,
+          GEMM_ALIGN,
+          (r0, r1) ->
+              sgemm.sgemm(
+                  tb,
+                  ta,
+                  n,
+                  r1 - r0,
+                  k,
+                  alpha,
+                  b,
+                  bOff,
+                  ldb,
+                  a,
+                  aOff + (transA ? r0 : r0 * k),
+                  lda,
+                  beta,
+                  c,
+                  cOff + r0 * n,
+                  n));
+    } else {
+      ColumnParallel.runAligned(
+          work,
+          n,
+          GEMM_ALIGN,
+          (c0, c1) ->
+              sgemm.sgemm(
+                  tb,
+                  ta,
+                  c1 - c0,
+                  m,
+                  k,
+                  alpha,
+                  b,
+                  bOff + (transB ? c0 * k : c0),
+                  ldb,
+                  a,
+                  aOff,
+                  lda,
+                  beta,
+                  c,
+                  cOff + c0,
+                  n));
+    }
   }
 
   static void addBias(float[] x, int xOff, int rows, int cols, float[] bias, int bOff) {
@@ -184,10 +302,31 @@ final class CpuKernels {
   /**
    * {@code dst[dstOff + i] = dropout(src[srcOff + i])} for {@code i < n} (in place when the two
    * coincide); when {@code keep} is non-null, bit {@code i % 32} of {@code keep[i / 32]} records
-   * whether element {@code i} was kept, for {@link #dropoutBackward}.
+   * whether element {@code i} was kept, for {@link #dropoutBackward}. With {@link #VECTOR_DROPOUT}
+   * the hashes are computed a vector at a time ({@link VectorDropout}), with the same results.
    */
   static void dropout(
       float[] src, int srcOff, float[] dst, int dstOff, int n, float p, long key, int[] keep) {
+    dropout(src, srcOff, dst, dstOff, n, p, key, keep, VECTOR_DROPOUT && n >= VECTOR_MIN);
+  }
+
+  /**
+   * Shorter dropouts run the scalar loop: until the JIT has compiled {@link VectorDropout}, its
+   * vectors are objects, far slower than the scalar loop (small test batches never warm it up).
+   */
+  static final int VECTOR_MIN = 1 << 15;
+
+  /** As above, on the Vector API or not: the two give the same bits (tested). */
+  static void dropout(
+      float[] src,
+      int srcOff,
+      float[] dst,
+      int dstOff,
+      int n,
+      float p,
+      long key,
+      int[] keep,
+      boolean vector) {
     if (p <= 0f) {
       if (src != dst || srcOff != dstOff) {
         System.arraycopy(src, srcOff, dst, dstOff, n);
@@ -204,23 +343,50 @@ final class CpuKernels {
         words,
         (w0, w1) -> {
           int end = Math.min(n, w1 << 5);
-          for (int w = w0; w < w1; w++) {
-            int i0 = w << 5;
-            int i1 = Math.min(end, i0 + 32);
-            int bits = 0;
-            for (int i = i0; i < i1; i++) {
-              // Branch-free (the mask is a coin flip, so a branch mispredicts half the time):
-              // all ones when dropped; a dropped element becomes +0f, as before.
-              int drop = (int) (((CounterRng.bits24(key, i)) - threshold) >> 63);
-              float v = src[srcOff + i] * scale;
-              dst[dstOff + i] = Float.intBitsToFloat(Float.floatToRawIntBits(v) & ~drop);
-              bits |= (~drop & 1) << (i - i0);
+          if (vector) {
+            if (keep == null) {
+              int done =
+                  VectorDropout.apply(
+                      src, srcOff, dst, dstOff, w0 << 5, end, key, threshold, scale);
+              dropoutRange(src, srcOff, dst, dstOff, done, end, key, threshold, scale, null);
+              return;
             }
-            if (keep != null) {
-              keep[w] = bits;
-            }
+            int full = Math.min(w1, n >>> 5);
+            VectorDropout.applyMasked(
+                src, srcOff, dst, dstOff, w0, full, key, threshold, scale, keep);
+            w0 = full;
           }
+          dropoutRange(src, srcOff, dst, dstOff, w0 << 5, end, key, threshold, scale, keep);
         });
+  }
+
+  /** The scalar dropout of positions {@code i0 <= i < i1}, {@code i0} a multiple of 32. */
+  private static void dropoutRange(
+      float[] src,
+      int srcOff,
+      float[] dst,
+      int dstOff,
+      int i0,
+      int i1,
+      long key,
+      long threshold,
+      float scale,
+      int[] keep) {
+    for (int w0 = i0; w0 < i1; w0 += 32) {
+      int w1 = Math.min(i1, w0 + 32);
+      int bits = 0;
+      for (int i = w0; i < w1; i++) {
+        // Branch-free (the mask is a coin flip, so a branch mispredicts half the time): all ones
+        // when dropped; a dropped element becomes +0f.
+        int drop = (int) (((CounterRng.bits24(key, i)) - threshold) >> 63);
+        float v = src[srcOff + i] * scale;
+        dst[dstOff + i] = Float.intBitsToFloat(Float.floatToRawIntBits(v) & ~drop);
+        bits |= (~drop & 1) << (i - w0);
+      }
+      if (keep != null) {
+        keep[w0 >>> 5] = bits;
+      }
+    }
   }
 
   /**
@@ -279,29 +445,31 @@ final class CpuKernels {
       float[] out,
       int outOff,
       int outStride) {
+    // Split by destination rows: each output row is written by one thread, and reads whole source
+    // rows (a split by columns would have both threads fetch every row's cache lines).
     ColumnParallel.run(
         (long) (indptr[pOff + rows] - indptr[pOff]) * cols + (long) rows * cols,
-        cols,
-        (c0, c1) -> {
-          for (int i = 0; i < rows; i++) {
+        rows,
+        (r0, r1) -> {
+          for (int i = r0; i < r1; i++) {
             int o = outOff + i * outStride;
             int s = indptr[pOff + i];
             int e = indptr[pOff + i + 1];
             if (selfWeight != 0) {
-              System.arraycopy(src, srcOff + i * srcStride + c0, out, o + c0, c1 - c0);
+              System.arraycopy(src, srcOff + i * srcStride, out, o, cols);
             } else {
-              Arrays.fill(out, o + c0, o + c1, 0f);
+              Arrays.fill(out, o, o + cols, 0f);
             }
             for (int q = s; q < e; q++) {
               int so = srcOff + indices[iOff + q] * srcStride;
-              for (int j = c0; j < c1; j++) {
+              for (int j = 0; j < cols; j++) {
                 out[o + j] += src[so + j];
               }
             }
             int cnt = e - s + selfWeight;
             if (mode == Aggregation.MEAN && cnt > 1) {
               float w = 1f / cnt;
-              for (int j = c0; j < c1; j++) {
+              for (int j = 0; j < cols; j++) {
                 out[o + j] *= w;
               }
             }

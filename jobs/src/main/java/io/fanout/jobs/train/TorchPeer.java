@@ -58,6 +58,10 @@ final class TorchPeer implements PeerBenchmark.Peer {
                     "--threads",
                     Integer.toString(threads)))
             .redirectError(ProcessBuilder.Redirect.INHERIT);
+    // PyTorch's products go to the same OpenBLAS, with its default of a thread per core: give it
+    // the benchmark's thread count, not bin/fanout's OPENBLAS_NUM_THREADS=1 (Fanout's own setting:
+    // it splits the products over its threads itself).
+    pb.environment().put("OPENBLAS_NUM_THREADS", Integer.toString(threads));
     String out;
     int rc;
     try {
