@@ -2,6 +2,7 @@ package io.fanout.dist;
 
 import io.fanout.train.BatchStream;
 import io.fanout.train.EpochData;
+import io.fanout.train.HotSet;
 import io.fanout.train.TrainBatch;
 
 /**
@@ -44,17 +45,29 @@ public final class ShardedEpochData implements EpochData {
 
   @Override
   public BatchStream open(int epoch) {
+    return open(epoch, null, null);
+  }
+
+  /**
+   * This worker's share, pruned for {@code hot} by {@code inner}'s loader; with a further selection
+   * {@code keep}, the batches come as sampled (the trainer prunes them).
+   */
+  @Override
+  public BatchStream open(int epoch, java.util.function.IntPredicate keep, HotSet hot) {
+    if (keep != null) {
+      return open(epoch, keep);
+    }
     if (workers == 1) {
-      return inner.open(epoch);
+      return inner.open(epoch, null, hot);
     }
     int total = inner.batches(epoch);
     if (total >= 0) {
       int usable = total / workers * workers;
       int r = rank;
       int n = workers;
-      return inner.open(epoch, b -> b < usable && b % n == r);
+      return inner.open(epoch, b -> b < usable && b % n == r, hot);
     }
-    BatchStream s = inner.open(epoch);
+    BatchStream s = inner.open(epoch, null, hot);
     return new BatchStream() {
       @Override
       public TrainBatch next() {

@@ -24,6 +24,9 @@ abstract class GnnLayer {
   /** Whether layer 0 may switch to sparse products when its input is sparse. */
   boolean sparseInput = true;
 
+  /** Rows of room the next forward leaves in {@link #y} after its output (for cached rows). */
+  int spareRows;
+
   // Saved by forward for backward.
   DeviceBlock block;
   boolean dropped;
@@ -101,7 +104,7 @@ abstract class GnnLayer {
     if (dropped) {
       dropKey = CounterRng.key(key, index);
     }
-    y = TensorBufs.ensure(be, y, (long) b.numDst() * out);
+    y = TensorBufs.ensure(be, y, (long) (b.numDst() + spareRows) * out);
     sparse = x == null;
     keepValid = false;
     if (sparse) {

@@ -35,6 +35,7 @@ public final class GnnModel implements AutoCloseable {
   private FloatTensor dLogitsUp;
   private float[] hostOut;
   private ReusedRows reused; // of the last forward, for its backward
+  private final ReusedScatter scatter;
 
   public GnnModel(ModelConfig cfg, Backend be) {
     this.cfg = cfg;
@@ -68,6 +69,7 @@ public final class GnnModel implements AutoCloseable {
     params = be.allocFloat(offset);
     grads = be.allocFloat(offset);
     batch = new BatchTensors(be);
+    scatter = new ReusedScatter(be);
   }
 
   public ModelConfig config() {
@@ -197,27 +199,34 @@ public final class GnnModel implements AutoCloseable {
   }
 
   /**
-   * As {@link #forward(BatchTensors, boolean, long)}, with the rows of layer 0's output that {@code
-   * reused} names replaced by their cached embeddings (null or empty: none). The next {@link
-   * #backward} passes no gradient through those rows into layer 0's parameters.
+   * As {@link #forward(BatchTensors, boolean, long)}, for a batch whose bottom block was pruned for
+   * the rows {@code reused} names (null or empty: none, the batch as sampled): layer 0 computes the
+   * pruned block's destinations, and its output is laid out over the full block's rows with the
+   * cached embeddings in the reused rows. The next {@link #backward} passes no gradient through
+   * those rows into layer 0's parameters.
    */
   public FloatTensor forward(BatchTensors b, boolean train, long batchKey, ReusedRows reused) {
     this.reused = reused != null && reused.count() > 0 ? reused : null;
     checkBlocks(b.numBlocks());
+    if (this.reused != null && b.block(0).numDst() != this.reused.computed()) {
+      throw new IllegalArgumentException(
+          "the bottom block has "
+              + b.block(0).numDst()
+              + " destinations but "
+              + this.reused.computed()
+              + " computed rows were named");
+    }
     if (train) {
       b.consumeFeatures();
     } else {
       b.checkNotConsumed();
     }
     FloatTensor h = b.features();
+    layers[0].spareRows = this.reused == null ? 0 : this.reused.count();
     for (int l = 0; l < layers.length; l++) {
       h = layers[l].forward(params, b.block(l), h, b, train, batchKey, train && l == 0);
       if (l == 0 && this.reused != null) {
-        int w = layers[0].out;
-        float[] emb = this.reused.embeddings();
-        for (int i = 0; i < this.reused.count(); i++) {
-          be.upload(emb, this.reused.slot(i) * w, h, this.reused.row(i) * w, w);
-        }
+        h = scatter.expand(h, this.reused, layers[0].out);
       }
     }
     return h;
@@ -241,6 +250,8 @@ public final class GnnModel implements AutoCloseable {
    */
   public float[] forwardLayer(int l, Block block, float[] x) {
     GnnLayer layer = layers[l];
+    layer.spareRows = 0;
+    reused = null;
     batch.upload(new Block[] {block}, x, layer.in, l == 0 && layer.sparseInput, null, 0);
     FloatTensor y =
         layer.forward(params, batch.block(0), batch.features(), batch, false, 0L, false);
@@ -254,9 +265,10 @@ public final class GnnModel implements AutoCloseable {
    */
   public float[] layerOutput(int l) {
     GnnLayer layer = layers[l];
-    int n = layer.block.numDst() * layer.out;
+    boolean expanded = l == 0 && reused != null;
+    int n = (expanded ? reused.fullRows() : layer.block.numDst()) * layer.out;
     float[] h = new float[n];
-    be.download(layer.y, 0, h, 0, n);
+    be.download(expanded ? scatter.full() : layer.y, 0, h, 0, n);
     return h;
   }
 
@@ -305,10 +317,7 @@ public final class GnnModel implements AutoCloseable {
     FloatTensor dy = dyBuf;
     for (int l = layers.length - 1; l >= 0; l--) {
       if (l == 0 && reused != null) {
-        int w = layers[0].out;
-        for (int i = 0; i < reused.count(); i++) {
-          be.zero(dy, reused.row(i) * w, w);
-        }
+        dy = scatter.computedGradient(dy, reused, layers[0].out);
       }
       dy = layers[l].backward(params, grads, dy, l > 0);
     }
@@ -330,6 +339,7 @@ public final class GnnModel implements AutoCloseable {
       l.free();
     }
     batch.close();
+    scatter.close();
     if (decoder != null) {
       decoder.close();
     }

@@ -2,14 +2,19 @@ package io.fanout.nn;
 
 /**
  * The rows of layer 0's output that a training step takes from an embedding cache instead of
- * computing them: row {@code rows[i]} of the bottom block's destinations gets row {@code slots[i]}
- * of {@code embeddings} ({@code layerOutDim(0)} wide, row-major). Those rows pass no gradient to
- * layer 0's parameters. A reusable holder, filled per step; not thread-safe.
+ * computing them. Layer 0 runs on a pruned bottom block whose {@code computed} destinations are
+ * rows {@code rowOf[0..computed)} of the full block ({@code fullRows} destinations, the next
+ * layer's input); row {@code rows[i]} of the full block gets row {@code slots[i]} of {@code
+ * embeddings} ({@code layerOutDim(0)} wide, row-major). Those rows pass no gradient to layer 0's
+ * parameters. A reusable holder, filled per step; not thread-safe.
  */
 public final class ReusedRows {
   private int count;
   private int[] rows;
   private int[] slots;
+  private int computed;
+  private int[] rowOf;
+  private int fullRows;
   private float[] embeddings;
 
   /** No reused rows. */
@@ -18,11 +23,22 @@ public final class ReusedRows {
     embeddings = null;
   }
 
-  /** Rows {@code rows[0..count)} take slots {@code slots[0..count)} (arrays kept, not copied). */
-  public void set(int count, int[] rows, int[] slots) {
+  /**
+   * Rows {@code rows[0..count)} of the full block take slots {@code slots[0..count)}; layer 0
+   * computes rows {@code rowOf[0..computed)} (increasing), and the full block has {@code fullRows}
+   * destinations, {@code count + computed} of them. The arrays are kept, not copied.
+   */
+  public void set(int count, int[] rows, int[] slots, int computed, int[] rowOf, int fullRows) {
+    if (count + computed != fullRows) {
+      throw new IllegalArgumentException(
+          count + " reused and " + computed + " computed rows for a block of " + fullRows);
+    }
     this.count = count;
     this.rows = rows;
     this.slots = slots;
+    this.computed = computed;
+    this.rowOf = rowOf;
+    this.fullRows = fullRows;
   }
 
   /** The cache the slots index into. */
@@ -40,6 +56,18 @@ public final class ReusedRows {
 
   int slot(int i) {
     return slots[i];
+  }
+
+  int computed() {
+    return computed;
+  }
+
+  int rowOf(int k) {
+    return rowOf[k];
+  }
+
+  int fullRows() {
+    return fullRows;
   }
 
   float[] embeddings() {

@@ -17,6 +17,17 @@ public interface EpochData {
   }
 
   /**
+   * Opens epoch {@code epoch}'s batches whose index {@code keep} accepts (null: all), pruned for
+   * the reused rows of {@code hot} (null: none) before their features are gathered, so that the
+   * feature rows only hot rows reach are never read ({@link HotPruner}). Sources whose loader
+   * gathers override this; the default opens the batches as sampled, and the trainer prunes them
+   * after the gather.
+   */
+  default BatchStream open(int epoch, IntPredicate keep, HotSet hot) {
+    return keep == null ? open(epoch) : open(epoch, keep);
+  }
+
+  /**
    * Opens epoch {@code epoch}'s batches whose index {@code keep} accepts, in order. Sources that
    * can skip a batch before reading, decoding or sampling it override this; the default reads every
    * batch and hands the others back.

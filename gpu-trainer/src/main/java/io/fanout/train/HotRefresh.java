@@ -15,8 +15,9 @@ import java.util.concurrent.Future;
  * HotReuse#period()}), computes layer 0 over the {@link HotSet} block on its own thread and its own
  * copy of the model (overlapped with training), and is used from step {@code kP + lag} ({@link
  * HotReuse#lag()}) until refresh {@code k+1} lands, so the oldest embedding a step reads is {@code
- * P + lag - 1 = S} steps old. When the refresh is not done by then, training waits for it. Before
- * the first refresh lands, batches run without reuse. The embeddings are a pure function of the
+ * P + lag - 1 = S} steps old. When the refresh is not done by then, training waits for it. The
+ * first step of a run computes its embeddings before it runs (and waits for them), so every step
+ * reuses and every batch can be pruned when it is loaded. The embeddings are a pure function of the
  * parameters at fixed steps, so training is deterministic; a resumed run starts with an empty
  * cache, so it is not bit-identical to an uninterrupted one.
  */
@@ -53,26 +54,36 @@ final class HotRefresh implements AutoCloseable {
   /**
    * Called before step {@code step} (the optimizer's step count) with the parameters that step
    * uses: lands the refresh due now, starts the next one when one is due, and returns the
-   * embeddings the step may reuse (at most S steps old), or null when none has landed yet.
+   * embeddings the step reuses (at most S steps old). The first call of a run has none yet: it
+   * computes them from this step's parameters and waits for them (age 0), so every step reuses.
    */
   float[] beforeStep(long step, GnnModel model) {
     if (pending != null && step == pendingVersion + reuse.lag()) {
-      float[] done = await();
-      spare = published;
-      published = done;
-      publishedVersion = pendingVersion;
+      land();
     }
-    if (step % reuse.period() == 0) {
-      float[] params = model.params();
+    if (published == null) {
+      pendingVersion = step;
+      pending = pool.submit(refresh(model.params(), null));
+      land();
+    } else if (step % reuse.period() == 0) {
       float[] into = spare;
       spare = null;
       pendingVersion = step;
-      pending = pool.submit(() -> compute(params, into));
+      pending = pool.submit(refresh(model.params(), into));
     }
-    if (published != null) {
-      maxAge = Math.max(maxAge, step - publishedVersion);
-    }
+    maxAge = Math.max(maxAge, step - publishedVersion);
     return published;
+  }
+
+  private void land() {
+    float[] done = await();
+    spare = published;
+    published = done;
+    publishedVersion = pendingVersion;
+  }
+
+  private java.util.concurrent.Callable<float[]> refresh(float[] params, float[] into) {
+    return () -> compute(params, into);
   }
 
   private float[] compute(float[] params, float[] into) {

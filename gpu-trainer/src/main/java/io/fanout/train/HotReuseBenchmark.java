@@ -91,7 +91,7 @@ public final class HotReuseBenchmark {
   }
 
   private static EpochStats epoch(Trainer t, SampledEpochs data) {
-    try (BatchStream stream = data.open(0)) {
+    try (BatchStream stream = t.open(data, 0)) {
       return t.trainEpoch(0, -1, stream, 0.003f, TrainProgress.NONE);
     }
   }

@@ -39,6 +39,7 @@ public final class PipelinedLoader implements BatchStream {
   private final IntPredicate keep;
   private final RowCache cache;
   private final boolean gather;
+  private final HotSet hot;
   private final BlockingQueue<Object> gathered;
   private final long ticket;
   private final List<BlockingQueue<Object>> queues = new ArrayList<>();
@@ -111,11 +112,35 @@ public final class PipelinedLoader implements BatchStream {
       IntPredicate keep,
       RowCache cache,
       boolean gather) {
+    this(parts, table, dim, norm, threadCount, prefetch, keep, cache, gather, null);
+  }
+
+  /**
+   * As above; with a non-null {@code hot} each reader thread prunes its batches for the hot set's
+   * reused rows ({@link HotPruner}) before gathering their features, so the rows that only hot rows
+   * reach are never read. Batches gathered through {@code cache} are not pruned here (the trainer
+   * prunes them); a loader that does not gather takes no hot set.
+   */
+  public PipelinedLoader(
+      List<BatchPart> parts,
+      FeatureTable table,
+      int dim,
+      String norm,
+      int threadCount,
+      int prefetch,
+      IntPredicate keep,
+      RowCache cache,
+      boolean gather,
+      HotSet hot) {
     if (!gather && (cache != null || !"none".equals(norm))) {
       throw new IllegalArgumentException(
           "a loader that does not gather takes no feature cache and no feature norm");
     }
+    if (!gather && hot != null) {
+      throw new IllegalArgumentException("a loader that does not gather prunes no hot rows");
+    }
     this.gather = gather;
+    this.hot = cache == null ? hot : null;
     this.keep = keep;
     this.cache = cache;
     this.ticket = cache == null ? -1 : cache.turns().take();
@@ -251,9 +276,10 @@ public final class PipelinedLoader implements BatchStream {
       tb.dim = dim;
       return;
     }
-    int need = ensureFeatures(tb, rows, part.name() + ": batch " + b.batch());
+    tb.prunedFor = null;
     if (d.features() != null) {
-      if (d.features().length != need) {
+      long inline = (long) rows * dim;
+      if (d.features().length != inline) {
         throw new InvalidInputException(
             part.name()
                 + ": batch "
@@ -263,17 +289,38 @@ public final class PipelinedLoader implements BatchStream {
                 + " feature values for "
                 + rows
                 + " nodes; expected "
-                + need
+                + inline
                 + " (feature dimension "
                 + dim
                 + ")");
       }
+    } else if (table == null) {
+      throw new InvalidInputException(
+          part.name() + ": shards hold node ids only and no feature table was given");
+    }
+    if (hot != null) {
+      if (tb.pruner == null) {
+        tb.pruner = new HotPruner();
+      }
+      tb.prunedFor = hot;
+      if (tb.pruner.prune(b, hot.slotOf())) {
+        int kept = tb.pruner.kept();
+        ensureFeatures(tb, kept, part.name() + ": batch " + b.batch());
+        if (d.features() != null) {
+          tb.features = tb.pruner.compact(d.features(), dim, tb.features);
+        } else {
+          table.gather(tb.pruner.keptNodes(), 0, kept, tb.features, 0);
+        }
+        FeatureNorm.apply(norm, tb.features, kept, dim);
+        tb.batch = b;
+        tb.dim = dim;
+        return;
+      }
+    }
+    int need = ensureFeatures(tb, rows, part.name() + ": batch " + b.batch());
+    if (d.features() != null) {
       System.arraycopy(d.features(), 0, tb.features, 0, need);
     } else {
-      if (table == null) {
-        throw new InvalidInputException(
-            part.name() + ": shards hold node ids only and no feature table was given");
-      }
       table.gather(b.nodes(), 0, rows, tb.features, 0);
     }
     FeatureNorm.apply(norm, tb.features, rows, dim);
@@ -412,6 +459,7 @@ public final class PipelinedLoader implements BatchStream {
   public void recycle(TrainBatch b) {
     if (b.owner >= 0) {
       b.batch = null;
+      b.prunedFor = null;
       pools.get(b.owner).offer(b);
     }
   }

@@ -87,6 +87,12 @@ public final class SampledEpochs implements EpochData {
   /** Batches that {@code keep} rejects (null: none) are never sampled. */
   @Override
   public BatchStream open(int epoch, IntPredicate keep) {
+    return open(epoch, keep, null);
+  }
+
+  /** As {@link #open(int, IntPredicate)}, pruned for {@code hot} on the loader threads. */
+  @Override
+  public BatchStream open(int epoch, IntPredicate keep, HotSet hot) {
     int[] order = order(epoch);
     int batches = (order.length + batchSize - 1) / batchSize;
     int parts = Math.min(Math.max(1, batches), threads);
@@ -96,7 +102,8 @@ public final class SampledEpochs implements EpochData {
       int b1 = (int) ((long) batches * (p + 1) / parts);
       list.add(new Part(order, epoch, b0, b1));
     }
-    return new PipelinedLoader(list, features, features.dim(), norm, threads, prefetch, keep);
+    return new PipelinedLoader(
+        list, features, features.dim(), norm, threads, prefetch, keep, null, true, hot);
   }
 
   private final class Part implements BatchPart {

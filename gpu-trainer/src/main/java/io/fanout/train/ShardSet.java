@@ -174,11 +174,17 @@ public final class ShardSet {
 
       @Override
       public BatchStream open(int epoch, IntPredicate keep) {
+        return open(epoch, keep, null);
+      }
+
+      @Override
+      public BatchStream open(int epoch, IntPredicate keep, HotSet hot) {
         List<BatchPart> parts = new ArrayList<>();
         for (Path f : files(epoch)) {
           parts.add(new FilePart(f, enc, decoder, dim, verify ? entries.get(f) : null, source));
         }
-        return new PipelinedLoader(parts, table, dim, norm, threads, prefetch, keep, cache, gather);
+        return new PipelinedLoader(
+            parts, table, dim, norm, threads, prefetch, keep, cache, gather, hot);
       }
 
       @Override

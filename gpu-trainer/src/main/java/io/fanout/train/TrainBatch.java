@@ -13,6 +13,14 @@ public final class TrainBatch {
   int dim;
   final int owner;
 
+  /**
+   * The hot set a loader thread pruned this batch for ({@link HotPruner}; its features are then
+   * those of {@link #pruner}'s kept sources), or null when the batch is as sampled.
+   */
+  HotSet prunedFor;
+
+  HotPruner pruner;
+
   TrainBatch(int owner) {
     this.owner = owner;
   }

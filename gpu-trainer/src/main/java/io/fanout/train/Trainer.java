@@ -66,6 +66,13 @@ public final class Trainer implements AutoCloseable {
   private HotRefresh refresh;
   private final HotPruner pruner = new HotPruner();
   private final ReusedRows reused = new ReusedRows();
+  private float[] compacted; // features of a batch pruned here (not by its loader)
+  private long bottomRows;
+  private long bottomEdges;
+  private long bottomSources;
+  private long rowsAvoided;
+  private long edgesAvoided;
+  private long sourcesAvoided;
 
   public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
     this.model = model;
@@ -138,6 +145,16 @@ public final class Trainer implements AutoCloseable {
     hotSet = null;
   }
 
+  /**
+   * Opens epoch {@code epoch} of {@code data} for {@link #trainEpoch}: with reuse on (after {@link
+   * #prepareReuse}), its loader prunes each batch for the hot rows before gathering its features;
+   * otherwise as {@link EpochData#open(int)}. A stream opened directly works too; its batches are
+   * then pruned by the trainer, after the gather, into the same blocks and features.
+   */
+  public BatchStream open(EpochData data, int epoch) {
+    return refresh == null ? data.open(epoch) : data.open(epoch, null, hotSet);
+  }
+
   /** The hot set in use, or null without reuse (or before {@link #prepareReuse}). */
   public HotSet hotSet() {
     return hotSet;
@@ -150,11 +167,15 @@ public final class Trainer implements AutoCloseable {
       return m;
     }
     m.put("hot_vertices", hotSet.size());
-    m.put("bottom_rows_avoided_fraction", ratio(pruner.rowsAvoided, pruner.bottomRows));
-    m.put("bottom_edges_avoided_fraction", ratio(pruner.edgesAvoided, pruner.bottomEdges));
-    m.put(
-        "feature_rows_avoided_fraction",
-        ratio(pruner.featureRowsAvoided, pruner.bottomFeatureRows));
+    m.put("bottom_rows", bottomRows);
+    m.put("bottom_edges", bottomEdges);
+    m.put("feature_rows", bottomSources);
+    m.put("bottom_rows_avoided", rowsAvoided);
+    m.put("bottom_edges_avoided", edgesAvoided);
+    m.put("feature_rows_avoided", sourcesAvoided);
+    m.put("bottom_rows_avoided_fraction", ratio(rowsAvoided, bottomRows));
+    m.put("bottom_edges_avoided_fraction", ratio(edgesAvoided, bottomEdges));
+    m.put("feature_rows_avoided_fraction", ratio(sourcesAvoided, bottomSources));
     m.put("refreshes", refresh.refreshes());
     m.put("refresh_seconds", refresh.refreshSeconds());
     m.put("refresh_wait_seconds", refresh.waitSeconds());
@@ -216,8 +237,8 @@ public final class Trainer implements AutoCloseable {
 
   /**
    * As {@link #step(TrainBatch, int, float)}, reusing the hot rows' layer-0 embeddings from {@code
-   * hot} (indexed by the {@link HotSet}'s slots; null: none): the batch's bottom block is pruned
-   * for them (its features compacted in place) and they pass no gradient.
+   * hot} (indexed by the {@link HotSet}'s slots; null: none): layer 0 runs on the batch's bottom
+   * block pruned for them (by its loader, or here), and they pass no gradient.
    */
   private StepStats step(TrainBatch b, int epoch, float lr, float[] hot) {
     MiniBatch mb = b.batch();
@@ -226,12 +247,28 @@ public final class Trainer implements AutoCloseable {
     int classes = model.config().classes();
     int[] labels = mb.labels();
     BatchTensors t;
+    reused.clear();
+    if (b.prunedFor != null && b.pruner.active() && (hot == null || b.prunedFor != hotSet)) {
+      throw new IllegalStateException(
+          "batch " + mb.batch() + " was pruned for a hot set this step does not reuse");
+    }
     if (hot != null && b.features() != null) {
-      Block[] blocks = pruner.prune(mb, b.features(), b.dim(), hotSet.slotOf(), reused);
-      reused.embeddings(hot);
-      t = model.upload(blocks, b.features(), labels, rows);
+      HotPruner p = b.prunedFor != null && b.prunedFor == hotSet ? b.pruner : pruner;
+      float[] x = b.features();
+      if (p == pruner) {
+        if (pruner.prune(mb, hotSet.slotOf())) {
+          compacted = pruner.compact(x, b.dim(), compacted);
+          x = compacted;
+        }
+      }
+      count(p);
+      if (p.active()) {
+        p.describe(reused, hot);
+        t = model.upload(p.blocks(), x, labels, rows);
+      } else {
+        t = model.upload(Block.of(mb), x, labels, rows);
+      }
     } else {
-      reused.clear();
       t = upload(model, featureRows, b, labels, rows);
     }
     FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()), reused);
@@ -268,6 +305,15 @@ public final class Trainer implements AutoCloseable {
     exchangeGradients();
     adam.update(model.paramTensor(), model.gradTensor(), lr);
     return new StepStats(loss, labeled, correct);
+  }
+
+  private void count(HotPruner p) {
+    bottomRows += p.bottomRows;
+    bottomEdges += p.bottomEdges;
+    bottomSources += p.bottomSources;
+    rowsAvoided += p.rowsAvoided;
+    edgesAvoided += p.edgesAvoided;
+    sourcesAvoided += p.sourcesAvoided;
   }
 
   private static float[] ensureHost(float[] a, int n) {
@@ -546,13 +592,13 @@ public final class Trainer implements AutoCloseable {
     }
     progress.started(start, opts.epochs());
     List<EpochStats> out = new ArrayList<>();
-    Opened next = start < opts.epochs() ? Opened.of(train, start) : null;
+    Opened next = start < opts.epochs() ? Opened.of(this, train, start) : null;
     try {
       for (int e = start; e < opts.epochs(); e++) {
         float lr = opts.schedule().lr(opts.lr(), e, opts.epochs());
         Opened cur = next;
         // The next epoch's loader starts reading now, so epoch boundaries do not stall the steps.
-        next = e + 1 < opts.epochs() ? Opened.of(train, e + 1) : null;
+        next = e + 1 < opts.epochs() ? Opened.of(this, train, e + 1) : null;
         EpochStats s;
         int batches = train.batches(e);
         progress.epochStarted(e, opts.epochs(), batches);
@@ -571,9 +617,9 @@ public final class Trainer implements AutoCloseable {
 
   /** An epoch's stream opened ahead of time, or the error opening it raised (rethrown on use). */
   private record Opened(BatchStream stream, RuntimeException error) {
-    static Opened of(EpochData data, int epoch) {
+    static Opened of(Trainer trainer, EpochData data, int epoch) {
       try {
-        return new Opened(data.open(epoch), null);
+        return new Opened(trainer.open(data, epoch), null);
       } catch (RuntimeException e) {
         return new Opened(null, e);
       }

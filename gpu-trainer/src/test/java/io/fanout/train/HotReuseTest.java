@@ -52,37 +52,46 @@ class HotReuseTest {
     Arrays.fill(slotOf, -1);
     slotOf[10] = 0; // a seed: stays computed
     slotOf[13] = 1;
-    ReusedRows reused = new ReusedRows();
     HotPruner p = new HotPruner();
-    Block[] b = p.prune(mb, x, 2, slotOf, reused);
+    assertThat(p.prune(mb, slotOf)).isTrue();
+    Block[] b = p.blocks();
 
-    assertThat(reused.count()).isEqualTo(1);
-    // Row 3 (id 13) lost its edges; source 8 (id 18) was only its neighbor and is gone, and
-    // source 7 is still read by row 2. Sources 5, 6, 7 keep their order as 5, 6, 7.
-    assertThat(b[0].numDst()).isEqualTo(5);
-    assertThat(b[0].numSrc()).isEqualTo(8);
-    assertThat(Arrays.copyOf(b[0].indptr(), 6)).containsExactly(0, 2, 3, 5, 5, 7);
-    assertThat(Arrays.copyOf(b[0].indices(), 7)).containsExactly(5, 6, 2, 5, 7, 1, 6);
-    assertThat(Arrays.copyOf(x, 16))
-        .containsExactly(0, 0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7);
+    // Rows 0, 1, 2, 4 are computed: they are the pruned block's destinations and first sources.
+    // Then come the sources they read, in order (5, 6, 7); row 3 (id 13, hot, read by nobody) and
+    // source 8 (id 18, read only by row 3) are gone.
+    assertThat(b[0].numDst()).isEqualTo(4);
+    assertThat(b[0].numSrc()).isEqualTo(7);
+    assertThat(Arrays.copyOf(b[0].indptr(), 5)).containsExactly(0, 2, 3, 5, 7);
+    assertThat(Arrays.copyOf(b[0].indices(), 7)).containsExactly(4, 5, 2, 4, 6, 1, 5);
+    assertThat(Arrays.copyOf(p.keptNodes(), 7)).containsExactly(10, 11, 12, 14, 15, 16, 17);
+    assertThat(Arrays.copyOf(p.compact(x, 2, null), 14))
+        .containsExactly(0, 0, 1, -1, 2, -2, 4, -4, 5, -5, 6, -6, 7, -7);
     assertThat(b[1]).isEqualTo(Block.of(mb)[1]);
     assertThat(p.rowsAvoided).isEqualTo(1);
     assertThat(p.edgesAvoided).isEqualTo(2);
-    assertThat(p.featureRowsAvoided).isEqualTo(1);
+    assertThat(p.sourcesAvoided).isEqualTo(2);
+    ReusedRows r = new ReusedRows();
+    p.describe(r, new float[0]);
+    assertThat(r.count()).isEqualTo(1);
 
-    // With row 2 hot too, source 7 (id 17) goes as well; seed 0 still reads source 5.
+    // With row 2 (id 12) hot too, seed 1 still reads it as a neighbor: its row stays a source,
+    // after the computed rows 0, 1, 4; source 7 (id 17) goes.
     slotOf[12] = 2;
-    MiniBatch again = batch();
-    float[] y = new float[18];
-    for (int i = 0; i < 9; i++) {
-      y[2 * i] = i;
-    }
-    Block[] c = p.prune(again, y, 2, slotOf, reused);
-    assertThat(reused.count()).isEqualTo(2);
-    assertThat(c[0].numSrc()).isEqualTo(7);
-    assertThat(Arrays.copyOf(c[0].indices(), 5)).containsExactly(5, 6, 2, 1, 6);
-    assertThat(y[2 * 5]).isEqualTo(5f);
-    assertThat(y[2 * 6]).isEqualTo(6f);
+    assertThat(p.prune(batch(), slotOf)).isTrue();
+    Block[] c = p.blocks();
+    assertThat(c[0].numDst()).isEqualTo(3);
+    assertThat(c[0].numSrc()).isEqualTo(6);
+    assertThat(Arrays.copyOf(c[0].indptr(), 4)).containsExactly(0, 2, 3, 5);
+    assertThat(Arrays.copyOf(c[0].indices(), 5)).containsExactly(4, 5, 3, 1, 5);
+    assertThat(Arrays.copyOf(p.keptNodes(), 6)).containsExactly(10, 11, 14, 12, 15, 16);
+    assertThat(p.sourcesAvoided).isEqualTo(3);
+    assertThat(p.edgesAvoided).isEqualTo(4);
+
+    // No hot row: the batch as sampled.
+    Arrays.fill(slotOf, -1);
+    slotOf[11] = 0;
+    assertThat(p.prune(batch(), slotOf)).isFalse();
+    assertThat(p.active()).isFalse();
   }
 
   /** Loss of a training forward with {@code reused}, on host arrays. */
@@ -118,14 +127,22 @@ class HotReuseTest {
     slotOf[12] = 0;
     slotOf[13] = 1;
     ReusedRows reused = new ReusedRows();
-    Block[] b = new HotPruner().prune(mb, x, 2, slotOf, reused);
+    HotPruner pruner = new HotPruner();
+    assertThat(pruner.prune(mb, slotOf)).isTrue();
+    Block[] b = pruner.blocks();
+    float[] full = x;
+    x = pruner.compact(full, 2, null);
     float[] cache = {0.5f, -0.25f, 1f, 2f, 0f, -1f};
-    reused.embeddings(cache);
+    pruner.describe(reused, cache);
     int[] labels = {1, 0};
 
     BatchTensors t = m.upload(b, x.clone(), labels, 2);
+    long flops = m.denseFlops();
     m.forward(t, true, 5, reused);
+    // Layer 0's product covers the 3 computed rows only (2 x rows x out x 2in), layer 1 its 2.
+    assertThat(m.denseFlops() - flops).isEqualTo(2L * 3 * 3 * 4 + 2L * 2 * 2 * 6);
     float[] h0 = m.layerOutput(0);
+    assertThat(h0).hasSize(5 * 3);
     assertThat(Arrays.copyOfRange(h0, 6, 12)).containsExactly(cache);
     FloatTensor lg = m.forward(m.upload(b, x.clone(), labels, 2), true, 5, reused);
     float[] logits = new float[4];
@@ -158,10 +175,9 @@ class HotReuseTest {
           .as("param %d analytic %f numeric %f", i, analytic[i], numeric)
           .isLessThanOrEqualTo(2e-3 + 2e-2 * Math.abs(numeric));
     }
-    // Without the zeroed rows the gradient differs: the check above can fail.
+    // Computing the hot rows instead gives another gradient: the check above can fail.
     m.zeroGrad();
-    ReusedRows none = new ReusedRows();
-    m.forward(m.upload(b, x.clone(), labels, 2), true, 5, none);
+    m.forward(m.upload(Block.of(mb), full.clone(), labels, 2), true, 5, null);
     m.backward(d);
     assertThat(m.grads()).isNotEqualTo(analytic);
   }
@@ -261,6 +277,66 @@ class HotReuseTest {
     train(r, 2, tmp.resolve("r"), 1, false);
     assertThatThrownBy(() -> train(null, 2, tmp.resolve("r"), 3, true))
         .hasMessageContaining("reuse_hot");
+  }
+
+  @Test
+  void loaderPrunesBeforeTheGatherWhatTheTrainerWouldPruneAfter() {
+    HotReuse r = new HotReuse(0.1, 2, HotReuse.FREQUENCY);
+    SampledEpochs data = TrainerTest.data(3, 2);
+    HotSet hot = HotSet.build(data, r, 600, null);
+    int pruned = 0;
+    long gathered = 0;
+    long sampled = 0;
+    try (BatchStream all = data.open(0);
+        BatchStream some = data.open(0, null, hot)) {
+      TrainBatch a;
+      while ((a = all.next()) != null) {
+        TrainBatch b = some.next();
+        HotPruner p = new HotPruner();
+        boolean active = p.prune(a.batch(), hot.slotOf());
+        assertThat(b.prunedFor).isSameAs(hot);
+        assertThat(b.pruner.active()).isEqualTo(active);
+        sampled += a.batch().nodes().length;
+        if (active) {
+          pruned++;
+          Block x = p.blocks()[0];
+          Block y = b.pruner.blocks()[0];
+          assertThat(y.numDst()).isEqualTo(x.numDst());
+          assertThat(y.numSrc()).isEqualTo(x.numSrc());
+          assertThat(Arrays.copyOf(y.indptr(), y.numDst() + 1))
+              .containsExactly(Arrays.copyOf(x.indptr(), x.numDst() + 1));
+          int e = x.indptr()[x.numDst()];
+          assertThat(Arrays.copyOf(y.indices(), e)).containsExactly(Arrays.copyOf(x.indices(), e));
+          int n = x.numSrc() * a.dim();
+          assertThat(Arrays.copyOf(b.features(), n))
+              .containsExactly(Arrays.copyOf(p.compact(a.features(), a.dim(), null), n));
+          gathered += b.pruner.kept(); // the rows its loader gathered
+        } else {
+          gathered += a.batch().nodes().length;
+        }
+        all.recycle(a);
+        some.recycle(b);
+      }
+      assertThat(some.next()).isNull();
+    }
+    assertThat(pruned).isGreaterThan(0);
+    // Fewer rows read from the feature table than the batches sample.
+    assertThat(gathered).isLessThan(sampled);
+
+    // Training on batches pruned by the loader or by the trainer gives the same model.
+    float[][] params = new float[2][];
+    for (int k = 0; k < 2; k++) {
+      try (Trainer t = TrainerTest.trainer("sage", 1, 3).reuseHot(r, 600, null)) {
+        t.model().init(3);
+        t.prepareReuse(data);
+        try (BatchStream st = k == 0 ? t.open(data, 0) : data.open(0)) {
+          t.trainEpoch(0, -1, st, 0.01f, TrainProgress.NONE);
+        }
+        assertThat((long) t.reuseStats().get("feature_rows_avoided")).isGreaterThan(0L);
+        params[k] = t.model().params();
+      }
+    }
+    assertThat(params[0]).containsExactly(params[1]);
   }
 
   @Test

@@ -1,0 +1,107 @@
+package io.fanout.nn;
+
+import io.fanout.tensor.Aggregation;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.TensorBufs;
+
+/**
+ * Places layer 0's output on a pruned bottom block where the next layer reads it: the computed rows
+ * and the cached embeddings of the reused ones, each at its row of the full block ({@link
+ * ReusedRows}); and, backward, takes the computed rows' gradient out of the full one (the reused
+ * rows' gradient stops there). Both moves are one-edge-per-row sums on the backend ({@link
+ * Backend#aggregate}), exact copies; the cached rows go up in one upload. Grow-only buffers.
+ */
+final class ReusedScatter implements AutoCloseable {
+  private final Backend be;
+  private IntTensor ptr; // 0, 1, 2, ...: one edge per row
+  private int ptrRows = -1;
+  private IntTensor perm;
+  private IntTensor gather;
+  private FloatTensor full;
+  private FloatTensor dyComputed;
+  private int[] hostInts = new int[0];
+  private float[] hostEmb;
+
+  ReusedScatter(Backend be) {
+    this.be = be;
+  }
+
+  /**
+   * The full block's layer-0 output ({@code fullRows x w}): {@code y} holds the computed rows and
+   * room for {@code r.count()} more after them, which receive the cached embeddings.
+   */
+  FloatTensor expand(FloatTensor y, ReusedRows r, int w) {
+    int n = r.computed();
+    int c = r.count();
+    int f = r.fullRows();
+    float[] emb = r.embeddings();
+    hostEmb = Bufs.ensure(hostEmb, (long) c * w);
+    for (int i = 0; i < c; i++) {
+      System.arraycopy(emb, r.slot(i) * w, hostEmb, i * w, w);
+    }
+    be.upload(hostEmb, 0, y, n * w, c * w);
+    ensurePtr(f);
+    if (hostInts.length < f) {
+      hostInts = new int[Math.max(f, hostInts.length * 3 / 2)];
+    }
+    for (int k = 0; k < n; k++) {
+      hostInts[r.rowOf(k)] = k;
+    }
+    for (int i = 0; i < c; i++) {
+      hostInts[r.row(i)] = n + i;
+    }
+    perm = TensorBufs.ensure(be, perm, f);
+    be.upload(hostInts, 0, perm, 0, f);
+    for (int k = 0; k < n; k++) {
+      hostInts[k] = r.rowOf(k);
+    }
+    gather = TensorBufs.ensure(be, gather, Math.max(1, n));
+    be.upload(hostInts, 0, gather, 0, n);
+    full = TensorBufs.ensure(be, full, (long) f * w);
+    be.aggregate(Aggregation.SUM, ptr, 0, perm, 0, f, 0, y, 0, w, full, 0);
+    return full;
+  }
+
+  /** The full output of the last {@link #expand}, {@code fullRows x w}. */
+  FloatTensor full() {
+    return full;
+  }
+
+  /**
+   * The computed rows' part ({@code computed x w}) of {@code dFull}, the full output's gradient.
+   */
+  FloatTensor computedGradient(FloatTensor dFull, ReusedRows r, int w) {
+    int n = r.computed();
+    dyComputed = TensorBufs.ensure(be, dyComputed, (long) Math.max(1, n) * w);
+    be.aggregate(Aggregation.SUM, ptr, 0, gather, 0, n, 0, dFull, 0, w, dyComputed, 0);
+    return dyComputed;
+  }
+
+  private void ensurePtr(int rows) {
+    if (rows <= ptrRows) {
+      return;
+    }
+    int cap = Math.max(rows, ptrRows + ptrRows / 2);
+    int[] h = new int[cap + 1];
+    for (int i = 0; i <= cap; i++) {
+      h[i] = i;
+    }
+    ptr = TensorBufs.ensure(be, ptr, cap + 1);
+    be.upload(h, 0, ptr, 0, cap + 1);
+    ptrRows = cap;
+  }
+
+  @Override
+  public void close() {
+    TensorBufs.free(be, ptr);
+    TensorBufs.free(be, perm);
+    TensorBufs.free(be, gather);
+    TensorBufs.free(be, full);
+    TensorBufs.free(be, dyComputed);
+    ptr = perm = gather = null;
+    full = dyComputed = null;
+    ptrRows = -1;
+  }
+}
