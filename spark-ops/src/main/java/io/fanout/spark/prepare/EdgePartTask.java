@@ -9,9 +9,10 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -20,14 +21,18 @@ import org.apache.spark.sql.types.StructType;
  * task holds, and returns one small metadata row per partition: {@code (part, edges, deg_min,
  * deg_max, dangling, sample)}.
  *
- * <p>Input rows are {@code (_part, _dd << 32 | _sd, _orig, _weight)} sorted by {@code (_part, _dd,
- * _sd, _weight)}: edge {@code _sd -> _dd} in dense ids, i.e. in-neighbor {@code _sd} of row {@code
- * _dd}. Rows with {@code _part = -1} are dangling edges (an endpoint is not a vertex; {@code _orig}
- * shows it): they are counted, not written. With {@code dedupe}, repeated neighbors of a row
- * (adjacent after the sort) are written once, weighing the sum of their weights (summed in double
- * in ascending weight order, so the result does not depend on the shuffle).
+ * <p>Input rows are {@code (_part, _dd << 32 | _sd, _orig[, _weight])} ({@code _weight} only for
+ * weighted stores) sorted by {@code (_part, _dd, _sd[, _weight])}: edge {@code _sd -> _dd} in dense
+ * ids, i.e. in-neighbor {@code _sd} of row {@code _dd}. Rows with {@code _part = -1} are dangling
+ * edges (an endpoint is not a vertex; {@code _orig} shows it): they are counted, not written. With
+ * {@code dedupe}, repeated neighbors of a row (adjacent after the sort) are written once, weighing
+ * the sum of their weights (summed in double in ascending weight order, so the result does not
+ * depend on the shuffle).
+ *
+ * <p>It reads Spark's internal rows (the plan's {@code toRdd}), so no value is boxed and no object
+ * is allocated per edge.
  */
-final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
+final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> {
   private static final long serialVersionUID = 1L;
 
   static final StructType OUTPUT =
@@ -56,7 +61,7 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
   }
 
   @Override
-  public Iterator<Row> call(Iterator<Row> input) {
+  public Iterator<Row> call(Iterator<InternalRow> input) {
     List<Row> out = new ArrayList<>();
     Path root = Paths.get(staging);
     long dangling = 0;
@@ -73,12 +78,12 @@ final class EdgePartTask implements MapPartitionsFunction<Row, Row> {
     long degMin = Long.MAX_VALUE;
     long degMax = 0;
     while (input.hasNext()) {
-      Row r = input.next();
+      InternalRow r = input.next();
       int p = r.getInt(0);
       if (p < 0) {
         dangling++;
         if (sample == null) {
-          sample = r.getString(2);
+          sample = r.isNullAt(2) ? null : r.getUTF8String(2).toString();
         }
         continue;
       }

@@ -32,7 +32,6 @@ final class IdMapFileWriter implements AutoCloseable {
   private final Path file;
   private final ParquetWriter<Group> writer;
   private final SimpleGroupFactory rows;
-  private final String idType;
   private final int part;
 
   /**
@@ -41,7 +40,6 @@ final class IdMapFileWriter implements AutoCloseable {
    */
   IdMapFileWriter(Path file, String idType, int part) {
     this.file = file;
-    this.idType = idType;
     this.part = part;
     MessageType schema = schema(idType, part >= 0);
     this.rows = new SimpleGroupFactory(schema);
@@ -81,19 +79,31 @@ final class IdMapFileWriter implements AutoCloseable {
     return b.named("idmap");
   }
 
-  void write(int denseId, Object id) {
+  /** Writes a row of a {@code long} id map. */
+  void write(int denseId, long id) {
     Group g = rows.newGroup();
     g.add(DENSE_ID, denseId);
-    switch (idType) {
-      case "long":
-        g.add(ID, (Long) id);
-        break;
-      case "int":
-        g.add(ID, (Integer) id);
-        break;
-      default:
-        g.add(ID, (String) id);
-    }
+    g.add(ID, id);
+    write(g);
+  }
+
+  /** Writes a row of an {@code int} id map. */
+  void write(int denseId, int id) {
+    Group g = rows.newGroup();
+    g.add(DENSE_ID, denseId);
+    g.add(ID, id);
+    write(g);
+  }
+
+  /** Writes a row of a {@code string} id map. */
+  void write(int denseId, String id) {
+    Group g = rows.newGroup();
+    g.add(DENSE_ID, denseId);
+    g.add(ID, id);
+    write(g);
+  }
+
+  private void write(Group g) {
     if (part >= 0) {
       g.add(PART, part);
     }

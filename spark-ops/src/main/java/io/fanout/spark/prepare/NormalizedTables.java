@@ -1,5 +1,8 @@
 package io.fanout.spark.prepare;
 
+import static org.apache.spark.sql.functions.array_contains;
+import static org.apache.spark.sql.functions.array_max;
+import static org.apache.spark.sql.functions.array_min;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
@@ -213,11 +216,7 @@ final class NormalizedTables {
               featCol,
               "non-finite or non-numeric features (NaN, Infinity or unparsable)",
               "finite numbers",
-              expr(
-                  "exists("
-                      + FEAT
-                      + ", x -> x IS NULL OR isnan(x) OR x = float('Infinity')"
-                      + " OR x = float('-Infinity'))")));
+              nonFinite(col(FEAT))));
     }
     hasFeatures = feat != null;
 
@@ -310,6 +309,21 @@ final class NormalizedTables {
                 .or(w.equalTo(lit(Float.NEGATIVE_INFINITY)))));
     edgeChecks.add(new Check(weightCol, "a negative weight", expected, w.lt(lit(0f))));
     return w;
+  }
+
+  /**
+   * Whether a non-null float array holds a null, NaN or infinite element. Written without a lambda
+   * ({@code exists(a, x -> ...)} is evaluated interpreted, boxing every element): {@code
+   * array_contains} finds NaN (Spark's float equality treats NaN as equal to itself) and returns
+   * null when it finds no NaN but meets a null element; the largest and smallest elements show the
+   * infinities.
+   */
+  static Column nonFinite(Column a) {
+    return a.isNotNull()
+        .and(
+            coalesce(array_contains(a, lit(Float.NaN)), lit(true))
+                .or(coalesce(array_max(a).equalTo(lit(Float.POSITIVE_INFINITY)), lit(false)))
+                .or(coalesce(array_min(a).equalTo(lit(Float.NEGATIVE_INFINITY)), lit(false))));
   }
 
   String idTypeName() {

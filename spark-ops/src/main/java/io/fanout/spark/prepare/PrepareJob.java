@@ -36,13 +36,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * The {@code prepare} pipeline. Spark does the work on executors; the driver only sees
@@ -282,8 +280,6 @@ public final class PrepareJob {
     Dataset<Row> sortedVertices =
         Routing.byPartition(
             vertices.select(vcols.toArray(new Column[0])), PART, parts, NormalizedTables.ID);
-    StructType partRows =
-        new StructType().add("part", DataTypes.IntegerType).add("vertices", DataTypes.LongType);
     VertexPartTask task =
         new VertexPartTask(
             stagingDir,
@@ -297,7 +293,8 @@ public final class PrepareJob {
     List<Row> wrote =
         steps.call(
             VERTEX_FILES,
-            () -> sortedVertices.mapPartitions(task, Encoders.row(partRows)).collectAsList());
+            () ->
+                sortedVertices.queryExecution().toRdd().toJavaRDD().mapPartitions(task).collect());
     for (Row r : wrote) {
       if (r.getLong(1) != vs.counts[r.getInt(0)]) {
         throw new IllegalStateException(
@@ -487,6 +484,11 @@ public final class PrepareJob {
         idmap.select(col("id"), col("dense_id"), partOf.apply(col("dense_id")).as("p"));
     if (firsts[parts] <= conf.get(PrepareOptions.BROADCAST_VERTICES)) { // 0: Spark decides
       ids = org.apache.spark.sql.functions.broadcast(ids);
+    } else if (!broadcastable(firsts[parts])) {
+      // A shuffled hash join builds a hash table of one id-map partition per task and streams the
+      // edges through it: unlike a sort-merge join it does not sort the edges by each endpoint,
+      // and the edges are sorted by destination once, below, whatever order the joins leave.
+      ids = ids.hint("shuffle_hash");
     }
     Dataset<Row> s =
         ids.select(col("id").as("_sid"), col("dense_id").as("_sd"), col("p").as("_sp"));
@@ -536,6 +538,13 @@ public final class PrepareJob {
             edgeKey(dangling, col("_dd"), col("_sd")).as(KEY),
             orig.as("_orig"),
             col(WEIGHT));
+    // unweighted stores shuffle and sort no weight column
+    Column[] fields =
+        t.weighted
+            ? new Column[] {
+              col("_e." + PART), col("_e." + KEY), col("_e._orig"), col("_e." + WEIGHT)
+            }
+            : new Column[] {col("_e." + PART), col("_e." + KEY), col("_e._orig")};
     Dataset<Row> all;
     if (conf.get(PrepareOptions.UNDIRECTED)) {
       // both directions from one pass over the joined edges
@@ -556,11 +565,9 @@ public final class PrepareJob {
                       .explode(org.apache.spark.sql.functions.array(forward, reverse))
                       .as("_e"))
               .where(col("_e").isNotNull())
-              .select(col("_e." + PART), col("_e." + KEY), col("_e._orig"), col("_e." + WEIGHT));
+              .select(fields);
     } else {
-      all =
-          e.select(forward.as("_e"))
-              .select(col("_e." + PART), col("_e." + KEY), col("_e._orig"), col("_e." + WEIGHT));
+      all = e.select(forward.as("_e")).select(fields);
     }
     // one long sort key, (destination << 32 | source): Spark radix-sorts it, and since partitions
     // own ascending dense-id ranges it also groups the rows by partition. Weighted stores sort
@@ -574,15 +581,27 @@ public final class PrepareJob {
       LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
     }
     return routed
+        .queryExecution()
+        .toRdd()
+        .toJavaRDD()
         .mapPartitions(
             new EdgePartTask(
                 stagingDir,
                 firsts,
                 counts,
                 conf.get(PrepareOptions.DEDUPE),
-                t.weighted ? conf.get(PrepareOptions.WEIGHT_COLUMN) : null),
-            Encoders.row(EdgePartTask.OUTPUT))
-        .collectAsList();
+                t.weighted ? conf.get(PrepareOptions.WEIGHT_COLUMN) : null))
+        .collect();
+  }
+
+  /**
+   * Whether Spark may broadcast an id map of {@code vertices} rows on its own: its size estimate
+   * (about 16 bytes a row of {@code id, dense_id, p}) is under {@code
+   * spark.sql.autoBroadcastJoinThreshold}. Larger maps are joined by shuffled hash joins.
+   */
+  private boolean broadcastable(long vertices) {
+    long threshold = spark.sessionState().conf().autoBroadcastJoinThreshold();
+    return threshold >= 0 && vertices <= threshold / 16;
   }
 
   /**

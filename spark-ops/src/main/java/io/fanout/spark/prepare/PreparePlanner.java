@@ -105,8 +105,8 @@ final class PreparePlanner {
     // shuffle rows: _route, _part, _id, _label, _split[, _feat]
     long idVar = c.stringIds ? roundUp8(Math.round(s.idBytes)) : 0;
     long vertexRow = unsafeRow(d > 0 ? 6 : 5, idVar + (d > 0 ? arrayBytes(d) : 0));
-    // _route, _part, _key, _orig, _weight
-    long edgeRow = unsafeRow(5, 0);
+    // _route, _part, _key, _orig[, _weight]
+    long edgeRow = unsafeRow(c.weighted ? 5 : 4, 0);
     boolean broadcast =
         s.vertices <= conf.get(PrepareOptions.BROADCAST_VERTICES) || idmap <= c.broadcastThreshold;
     Map<String, Long> shuffle = new LinkedHashMap<>();
@@ -150,8 +150,10 @@ final class PreparePlanner {
       stages.add(
           new PreparePlan.Stage(
               "join edge endpoints with the id map",
-              (s.edges * unsafeRow(6, 2 * idVar) + s.vertices * unsafeRow(3, idVar)) / sp,
-              "one of " + sp + " sort-merge join partitions (spills beyond its share)"));
+              s.vertices * unsafeRow(3, idVar) / sp,
+              "the hash table of one of "
+                  + sp
+                  + " id-map partitions in a shuffled hash join (the edges stream through it)"));
     }
     stages.add(
         new PreparePlan.Stage(

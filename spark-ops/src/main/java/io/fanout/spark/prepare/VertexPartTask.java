@@ -11,9 +11,12 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Writes the {@code nodes/}, {@code features/} and {@code idmap/} part files of the store
@@ -24,8 +27,11 @@ import org.apache.spark.sql.RowFactory;
  * first_vertex[_part]} plus its rank in its partition. A task normally holds one partition; if it
  * holds several, their rows interleave and each keeps its own open files. Equal ids are adjacent
  * after the sort, so a repeated id is found by comparing neighbors and fails the task.
+ *
+ * <p>It reads Spark's internal rows (the plan's {@code toRdd}): numeric ids and feature values are
+ * read as primitives, never boxed.
  */
-final class VertexPartTask implements MapPartitionsFunction<Row, Row> {
+final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row> {
   private static final long serialVersionUID = 1L;
 
   private final String staging;
@@ -106,6 +112,16 @@ final class VertexPartTask implements MapPartitionsFunction<Row, Row> {
     }
   }
 
+  private InvalidInputException duplicate(String id) {
+    return new InvalidInputException(
+        source
+            + ": column '"
+            + idColumn
+            + "': duplicate vertex id "
+            + id
+            + " (appears at least twice); expected unique vertex ids");
+  }
+
   static String idmapFile(int partition) {
     return StoreLayout.IDMAP_DIR
         + "/"
@@ -113,36 +129,49 @@ final class VertexPartTask implements MapPartitionsFunction<Row, Row> {
   }
 
   @Override
-  public Iterator<Row> call(Iterator<Row> input) {
+  public Iterator<Row> call(Iterator<InternalRow> input) {
     Map<Integer, Part> parts = new HashMap<>();
     Part last = null;
-    Object prevId = null;
+    boolean stringIds = idType.equals("string");
+    boolean longIds = idType.equals("long");
+    boolean first = true;
+    long prevNumber = 0;
+    UTF8String prevString = null;
     float[] row = new float[Math.max(dim, 1)];
     while (input.hasNext()) {
-      Row r = input.next();
+      InternalRow r = input.next();
       int p = r.getInt(0);
       Part part = last != null && last.index == p ? last : parts.computeIfAbsent(p, Part::new);
       last = part;
-      Object id = r.get(1);
-      if (id.equals(prevId)) {
-        throw new InvalidInputException(
-            source
-                + ": column '"
-                + idColumn
-                + "': duplicate vertex id "
-                + id
-                + " (appears at least twice); expected unique vertex ids");
+      int dense = (int) (firsts[p] + part.rank);
+      if (stringIds) {
+        UTF8String id = r.getUTF8String(1);
+        if (!first && id.equals(prevString)) {
+          throw duplicate(id.toString());
+        }
+        prevString = id.copy(); // the row's buffer is reused for the next row
+        part.idmap.write(dense, prevString.toString());
+      } else {
+        long id = longIds ? r.getLong(1) : r.getInt(1);
+        if (!first && id == prevNumber) {
+          throw duplicate(Long.toString(id));
+        }
+        prevNumber = id;
+        if (longIds) {
+          part.idmap.write(dense, id);
+        } else {
+          part.idmap.write(dense, (int) id);
+        }
       }
-      prevId = id;
+      first = false;
       part.nodes.write(r.getInt(2), r.getByte(3));
       if (part.feats != null) {
-        scala.collection.Seq<Object> values = r.getSeq(4);
+        ArrayData values = r.getArray(4);
         for (int j = 0; j < dim; j++) {
-          row[j] = (Float) values.apply(j);
+          row[j] = values.getFloat(j);
         }
         part.feats.writeRow(row, 0);
       }
-      part.idmap.write((int) (firsts[p] + part.rank), id);
       part.rank++;
     }
     List<Row> out = new ArrayList<>();

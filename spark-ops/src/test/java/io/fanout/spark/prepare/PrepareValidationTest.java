@@ -188,6 +188,18 @@ class PrepareValidationTest {
         "non-finite",
         "\"id\":2");
     fails(
+        prepare(
+            vertices(v(1L, 0, "train", Float.POSITIVE_INFINITY, 1f), v(2L, 0, "train", 1f, 2f)),
+            edges()),
+        "non-finite",
+        "\"id\":1");
+    fails(
+        prepare(
+            vertices(v(1L, 0, "train", 1f, 1f), v(2L, 0, "train", new Float[] {null, 2f})),
+            edges()),
+        "non-finite",
+        "\"id\":2");
+    fails(
         prepare(vertices(v(1L, 0, "train", 1f), v(2L, 0, "train", (Float[]) null)), edges()),
         "null features");
   }

@@ -197,6 +197,43 @@ class PrepareWeightsTest {
   }
 
   @Test
+  void shuffledEndpointJoinsWriteTheSameBytesAsBroadcastOnes() throws IOException {
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < 400; i++) { // repeats, self-loops and both directions of some pairs
+      long s = (i * 7L) % 50;
+      long d = (i * 13L + i / 50) % 50;
+      rows.add(e(s * 10, d * 10, (i % 9) * 0.25));
+    }
+    Dataset<Row> es = spark.createDataFrame(rows, E);
+    prepare(vertices(50), es, "broadcast")
+        .option("dedupe", "true")
+        .option("undirected", "true")
+        .execute();
+    spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1"); // the large-graph path
+    try {
+      prepare(vertices(50), es, "shuffled")
+          .option("dedupe", "true")
+          .option("undirected", "true")
+          .execute();
+    } finally {
+      spark.conf().unset("spark.sql.autoBroadcastJoinThreshold");
+    }
+    Path a = tmp.resolve("broadcast");
+    Path b = tmp.resolve("shuffled");
+    StoreManifest ma = StoreManifest.read(a);
+    StoreManifest mb = StoreManifest.read(b);
+    assertThat(ma.edges).isPositive();
+    assertThat(mb.files)
+        .extracting(f -> f.path)
+        .isEqualTo(ma.files.stream().map(f -> f.path).toList());
+    for (StoreManifest.FileEntry f : ma.files) {
+      assertThat(Files.readAllBytes(mb.dataRoot(b).resolve(f.path)))
+          .as(f.path)
+          .isEqualTo(Files.readAllBytes(ma.dataRoot(a).resolve(f.path)));
+    }
+  }
+
+  @Test
   void unweightedStoresRecordNoWeightsAndRefuseWeightReads() {
     Path store = tmp.resolve("plain");
     StoreManifest m =
