@@ -168,29 +168,20 @@ class LinkDecoderAndPairsTest {
     assertThat(ij.get("skipped").asBoolean()).isFalse();
     List<Row> scored = spark.read().parquet(out.toString()).collectAsList();
     assertThat(scored).hasSize(rows.size());
-    int p = 0;
-    for (Row r : rows) {
-      p += r.getInt(2);
-    }
-    int[] ps = new int[p];
-    float[] pos = new float[p];
-    int[] ns = new int[rows.size() - p];
-    float[] neg = new float[rows.size() - p];
-    for (int i = 0, a = 0, b = 0; i < rows.size(); i++) {
+    int[] src = new int[rows.size()];
+    int[] label = new int[rows.size()];
+    float[] score = new float[rows.size()];
+    for (int i = 0; i < rows.size(); i++) {
       Row in = rows.get(i);
       Row o = scored.get(i);
       assertThat(o.get(0)).as("row %d src", i).isEqualTo(in.get(0));
       assertThat(o.get(1)).as("row %d dst", i).isEqualTo(in.get(1));
-      if (in.getInt(2) == 1) {
-        ps[a] = in.getInt(3);
-        pos[a++] = o.getFloat(2);
-      } else {
-        ns[b] = in.getInt(3);
-        neg[b++] = o.getFloat(2);
-      }
+      src[i] = in.getInt(3);
+      label[i] = in.getInt(2);
+      score[i] = o.getFloat(2);
     }
     // the same pairs, the same decoder, the same embeddings as evaluate (which prints 6 digits)
-    assertThat(LinkMetrics.of(ps, pos, ns, neg).auc()).isCloseTo(auc, within(1e-6));
+    assertThat(auc(src, label, score)).isCloseTo(auc, within(1e-6));
     assertThat(JSON.readTree(cli(infer).out()).get("skipped").asBoolean()).isTrue();
 
     Files.writeString(csv, sb.append("1,").append(rows.get(0).get(0)).append(",987654321\n"));
@@ -234,6 +225,28 @@ class LinkDecoderAndPairsTest {
     assertThat(bad).doesNotExist();
   }
 
+  /** The {@link LinkMetrics} AUC of pairs with source {@code src}, label 1 or 0, and score. */
+  static double auc(int[] src, int[] label, float[] score) {
+    int p = 0;
+    for (int l : label) {
+      p += l;
+    }
+    int[] ps = new int[p];
+    float[] pos = new float[p];
+    int[] ns = new int[label.length - p];
+    float[] neg = new float[label.length - p];
+    for (int i = 0, a = 0, b = 0; i < label.length; i++) {
+      if (label[i] == 1) {
+        ps[a] = src[i];
+        pos[a++] = score[i];
+      } else {
+        ns[b] = src[i];
+        neg[b++] = score[i];
+      }
+    }
+    return LinkMetrics.of(ps, pos, ns, neg).auc();
+  }
+
   /**
    * {@code infer --embeddings} of a dot link model: unit rows whose scaled dot products give the
    * test pairs {@code evaluate}'s AUC; {@code infer --output} (class predictions) is refused.
@@ -273,15 +286,10 @@ class LinkDecoderAndPairsTest {
               .select("src_dense", "dst_dense", "label")
               .collectAsList();
     }
-    int p = 0;
-    for (Row r : test) {
-      p += r.getInt(2);
-    }
-    int[] ps = new int[p];
-    float[] pos = new float[p];
-    int[] ns = new int[test.size() - p];
-    float[] neg = new float[test.size() - p];
-    for (int i = 0, a = 0, b = 0; i < test.size(); i++) {
+    int[] src = new int[test.size()];
+    int[] label = new int[test.size()];
+    float[] score = new float[test.size()];
+    for (int i = 0; i < test.size(); i++) {
       Row r = test.get(i);
       float[] u = z[r.getInt(0)];
       float[] v = z[r.getInt(1)];
@@ -289,15 +297,11 @@ class LinkDecoderAndPairsTest {
       for (int j = 0; j < u.length; j++) {
         dot += u[j] * v[j];
       }
-      if (r.getInt(2) == 1) {
-        ps[a] = r.getInt(0);
-        pos[a++] = 5f * dot;
-      } else {
-        ns[b] = r.getInt(0);
-        neg[b++] = 5f * dot;
-      }
+      src[i] = r.getInt(0);
+      label[i] = r.getInt(2);
+      score[i] = 5f * dot;
     }
-    assertThat(LinkMetrics.of(ps, pos, ns, neg).auc()).isCloseTo(auc, within(1e-4));
+    assertThat(auc(src, label, score)).isCloseTo(auc, within(1e-4));
 
     Path preds = tmp.resolve(md.getFileName() + "-predictions");
     Result noClasses =
