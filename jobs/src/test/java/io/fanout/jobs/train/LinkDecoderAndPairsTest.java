@@ -102,7 +102,8 @@ class LinkDecoderAndPairsTest {
     JsonNode e = evaluate(md);
     double auc = e.get("test").get("auc").asDouble();
     System.out.println("mlp decoder, 8 epochs: test AUC " + auc);
-    assertThat(auc).isGreaterThan(0.75);
+    // 0.7805 and 0.7625 on two BLAS summation orders: the floor says "learns", with margin
+    assertThat(auc).isGreaterThan(0.7);
 
     // the store's test pairs and negatives, by original ids, as a CSV table
     Path csv = tmp.resolve("pairs.csv");
