@@ -107,15 +107,7 @@ class LinkDecoderAndPairsTest {
 
     // the store's test pairs and negatives, by original ids, as a CSV table
     Path csv = tmp.resolve("pairs.csv");
-    List<Row> rows;
-    try (GraphStore g = GraphStore.open(store, false)) {
-      rows =
-          spark
-              .read()
-              .parquet(g.dataRoot().resolve(StoreLayout.edgeSplitFile("test")).toString())
-              .select("src", "dst", "label", "src_dense")
-              .collectAsList();
-    }
+    List<Row> rows = testPairs("src", "dst", "label", "src_dense");
     StringBuilder sb = new StringBuilder("label,a,b\n");
     for (Row r : rows) {
       sb.append(r.getInt(2)).append(',').append(r.get(0)).append(',').append(r.get(1)).append('\n');
@@ -197,33 +189,33 @@ class LinkDecoderAndPairsTest {
         .contains("not a vertex id");
     assertThat(bad).doesNotExist();
 
-    Result noTask =
-        cli(
-            "infer",
-            "--graph",
-            store.toString(),
-            "--model-dir",
-            md.toString(),
-            "--pairs",
-            csv.toString(),
-            "--output",
-            bad.toString());
+    Result noTask = infer(md, "--pairs", csv.toString(), "--output", bad.toString());
     assertThat(noTask.code()).isEqualTo(2);
     assertThat(noTask.err()).contains("add --task link");
-    Result noOutput =
-        cli(
-            "infer",
-            "--graph",
-            store.toString(),
-            "--model-dir",
-            md.toString(),
-            "--task",
-            "link",
-            "--pairs",
-            csv.toString());
+    Result noOutput = infer(md, "--task", "link", "--pairs", csv.toString());
     assertThat(noOutput.code()).isEqualTo(2);
     assertThat(noOutput.err()).contains("into --output DIR");
     assertThat(bad).doesNotExist();
+  }
+
+  /** Columns {@code cols} of the store's test pairs and their negatives, in file order. */
+  static List<Row> testPairs(String... cols) {
+    try (GraphStore g = GraphStore.open(store, false)) {
+      return spark
+          .read()
+          .parquet(g.dataRoot().resolve(StoreLayout.edgeSplitFile("test")).toString())
+          .selectExpr(cols)
+          .collectAsList();
+    }
+  }
+
+  /** {@code infer} of the model in {@code md} on the store, with {@code extra} arguments. */
+  static Result infer(Path md, String... extra) {
+    List<String> a =
+        new ArrayList<>(
+            List.of("infer", "--graph", store.toString(), "--model-dir", md.toString()));
+    a.addAll(List.of(extra));
+    return cli(a.toArray(new String[0]));
   }
 
   /** The {@link LinkMetrics} AUC of pairs with source {@code src}, label 1 or 0, and score. */
@@ -254,15 +246,7 @@ class LinkDecoderAndPairsTest {
    */
   static void assertExportedEmbeddingsScoreAsEvaluate(Path md, double auc) throws Exception {
     Path embDir = tmp.resolve(md.getFileName() + "-embeddings");
-    Result inf =
-        cli(
-            "infer",
-            "--graph",
-            store.toString(),
-            "--model-dir",
-            md.toString(),
-            "--embeddings",
-            embDir.toString());
+    Result inf = infer(md, "--embeddings", embDir.toString());
     assertThat(inf.code()).as(inf.err()).isZero();
     assertThat(JSON.readTree(inf.out()).get("embedding_dim").asInt()).isEqualTo(64);
     List<Row> embRows = spark.read().parquet(embDir.toString()).collectAsList();
@@ -278,15 +262,7 @@ class LinkDecoderAndPairsTest {
       assertThat(Math.sqrt(ss)).isCloseTo(1.0, within(1e-5));
       z[r.getInt(r.fieldIndex("dense_id"))] = v;
     }
-    List<Row> test;
-    try (GraphStore g = GraphStore.open(store, false)) {
-      test =
-          spark
-              .read()
-              .parquet(g.dataRoot().resolve(StoreLayout.edgeSplitFile("test")).toString())
-              .select("src_dense", "dst_dense", "label")
-              .collectAsList();
-    }
+    List<Row> test = testPairs("src_dense", "dst_dense", "label");
     int[] src = new int[test.size()];
     int[] label = new int[test.size()];
     float[] score = new float[test.size()];
@@ -305,15 +281,7 @@ class LinkDecoderAndPairsTest {
     assertThat(auc(src, label, score)).isCloseTo(auc, within(1e-4));
 
     Path preds = tmp.resolve(md.getFileName() + "-predictions");
-    Result noClasses =
-        cli(
-            "infer",
-            "--graph",
-            store.toString(),
-            "--model-dir",
-            md.toString(),
-            "--output",
-            preds.toString());
+    Result noClasses = infer(md, "--output", preds.toString());
     assertThat(noClasses.code()).isEqualTo(2);
     assertThat(noClasses.err()).contains("link-prediction model").contains("--task link --pairs");
     assertThat(preds).doesNotExist();
