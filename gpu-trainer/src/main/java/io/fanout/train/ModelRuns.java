@@ -906,7 +906,7 @@ public final class ModelRuns {
       }
       float logitScale = LinkStep.logitScale(ck.meta());
       Map<String, float[]> scored = new LinkedHashMap<>();
-      try (ModelLease lease = load(modelDir, pick, store)) {
+      try (ModelLease lease = load(modelDir, ck, store)) {
         float[] emb = logits(lease.model(), store, null, 0, 0, -1);
         int dim = lease.model().config().classes();
         for (String split : StoreLayout.HELD_OUT_SPLITS) {
@@ -977,7 +977,8 @@ public final class ModelRuns {
    */
   public static PairOutcome scorePairs(PairRequest r) {
     try (GraphStore store = GraphStore.open(r.graph(), r.verify())) {
-      if (!isLink(Checkpoint.readForInference(r.modelDir(), r.pick()))) {
+      Checkpoint ck = Checkpoint.readForInference(r.modelDir(), r.pick());
+      if (!isLink(ck)) {
         throw new InvalidInputException(
             "the model in "
                 + r.modelDir()
@@ -1014,12 +1015,12 @@ public final class ModelRuns {
         return new PairOutcome(kept, true);
       }
       float[] scores = new float[p.size()];
-      try (ModelLease lease = load(r.modelDir(), r.pick(), store)) {
+      try (ModelLease lease = load(r.modelDir(), ck, store)) {
         GnnModel model = lease.model();
         float[] emb = logits(model, store, null, 0, 0, -1);
         LinkStep.scores(
             model,
-            LinkStep.logitScale(Checkpoint.readForInference(r.modelDir(), r.pick()).meta()),
+            LinkStep.logitScale(ck.meta()),
             emb,
             model.config().classes(),
             p.src(),
