@@ -29,6 +29,7 @@ public final class SampledEpochs implements EpochData {
   private final String norm;
   private final int threads;
   private int prefetch = 4;
+  private boolean gather = true;
   private final NeighborSampler sampler;
 
   /**
@@ -69,6 +70,16 @@ public final class SampledEpochs implements EpochData {
     return this;
   }
 
+  /**
+   * With {@code false} the loader threads only sample: batches come without features, and the
+   * trainer reads them itself ({@link Trainer#readFeaturesFrom}, zero-copy feature access); the
+   * norm must then be {@code none}. Returns this.
+   */
+  public SampledEpochs gather(boolean gather) {
+    this.gather = gather;
+    return this;
+  }
+
   /** The epoch's seed order: as given, or shuffled as {@code sample} orders a split's seeds. */
   int[] order(int epoch) {
     return shuffle ? SeedOrder.order(seeds, seed, epoch) : seeds;
@@ -103,7 +114,7 @@ public final class SampledEpochs implements EpochData {
       list.add(new Part(order, epoch, b0, b1));
     }
     return new PipelinedLoader(
-        list, features, features.dim(), norm, threads, prefetch, keep, null, true, hot);
+        list, features, features.dim(), norm, threads, prefetch, keep, null, gather, hot);
   }
 
   private final class Part implements BatchPart {

@@ -27,7 +27,8 @@ public final class TrainBenchmarkMain {
           "batches",
           "warmup",
           "loader-threads",
-          "prefetch");
+          "prefetch",
+          "feature-access");
 
   private TrainBenchmarkMain() {}
 
@@ -47,7 +48,8 @@ public final class TrainBenchmarkMain {
               integer(o, "loader-threads", 2),
               integer(o, "prefetch", 2),
               8,
-              0);
+              0,
+              o.getOrDefault("feature-access", TrainBenchmark.GATHER));
       Backend be = Backends.select(o.getOrDefault("backend", Backends.AUTO), -1);
       System.out.println(BenchJson.line(TrainBenchmark.run(s, be)));
     } catch (InvalidInputException | NumberFormatException e) {

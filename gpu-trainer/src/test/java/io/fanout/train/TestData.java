@@ -6,6 +6,10 @@ import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CounterRng;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -133,6 +137,10 @@ final class TestData {
   }
 
   static TestData load(String name) throws IOException {
+    String snapshots = System.getProperty(SNAPSHOTS_PROPERTY);
+    if (snapshots != null) {
+      return readSnapshot(Path.of(snapshots, name + ".testdata"));
+    }
     Path dir = datasetDir(name);
     List<Group> vs = readAll(dir.resolve("vertices.parquet"));
     int n = vs.size();
@@ -201,6 +209,94 @@ final class TestData {
         new ArrayFeatures(feats, n, dim),
         new ArrayVertices(labels, splits),
         classes);
+  }
+
+  /**
+   * Names the folder of {@link #writeSnapshot} files that {@link #load} reads instead of Parquet:
+   * for a GPU machine whose carried class path has no Hadoop (docs/gpu.md).
+   */
+  static final String SNAPSHOTS_PROPERTY = "fanout.testdata.snapshots";
+
+  private static final int SNAPSHOT_MAGIC = 0x46545431; // "FTT1"
+
+  /**
+   * Writes {@code dataset}'s tables as loaded by {@link #load} to {@code file}, in a plain binary
+   * form that {@link #readSnapshot} reads back without Parquet or Hadoop.
+   */
+  static void writeSnapshot(String dataset, Path file) throws IOException {
+    TestData d = load(dataset);
+    ArrayCsrGraph g = (ArrayCsrGraph) d.csr;
+    int n = d.vertices.labels.length;
+    try (DataOutputStream out =
+        new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16))) {
+      out.writeInt(SNAPSHOT_MAGIC);
+      out.writeInt(n);
+      out.writeInt(d.features.dim);
+      out.writeInt(d.classes);
+      out.writeLong(g.numEdges());
+      for (int v = 0; v <= n; v++) {
+        out.writeLong(v == n ? g.numEdges() : g.rowStart(v));
+      }
+      for (long e = 0; e < g.numEdges(); e++) {
+        out.writeInt(g.neighbor(e));
+      }
+      for (float f : d.features.rows) {
+        out.writeFloat(f);
+      }
+      for (int l : d.vertices.labels) {
+        out.writeInt(l);
+      }
+      out.write(d.vertices.splits);
+    }
+  }
+
+  static TestData readSnapshot(Path file) throws IOException {
+    try (DataInputStream in =
+        new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
+      if (in.readInt() != SNAPSHOT_MAGIC) {
+        throw new IOException(file + ": not a TestData snapshot (bad magic)");
+      }
+      int n = in.readInt();
+      int dim = in.readInt();
+      int classes = in.readInt();
+      int m = Math.toIntExact(in.readLong());
+      long[] indptr = new long[n + 1];
+      for (int v = 0; v <= n; v++) {
+        indptr[v] = in.readLong();
+      }
+      int[] idx = new int[m];
+      for (int e = 0; e < m; e++) {
+        idx[e] = in.readInt();
+      }
+      float[] feats = new float[n * dim];
+      for (int i = 0; i < feats.length; i++) {
+        feats[i] = in.readFloat();
+      }
+      int[] labels = new int[n];
+      for (int v = 0; v < n; v++) {
+        labels[v] = in.readInt();
+      }
+      byte[] splits = new byte[n];
+      in.readFully(splits);
+      return new TestData(
+          new ArrayCsrGraph(indptr, idx),
+          new ArrayFeatures(feats, n, dim),
+          new ArrayVertices(labels, splits),
+          classes);
+    }
+  }
+
+  /**
+   * Writes snapshots of the named datasets into a folder: {@code TestData OUT_DIR NAME...}, run
+   * from the test class path where Parquet reading works.
+   */
+  public static void main(String[] args) throws IOException {
+    Path out = Path.of(args[0]);
+    Files.createDirectories(out);
+    for (int i = 1; i < args.length; i++) {
+      writeSnapshot(args[i], out.resolve(args[i] + ".testdata"));
+      System.out.println("wrote " + out.resolve(args[i] + ".testdata"));
+    }
   }
 
   /** A seeded random graph of {@code n} vertices, {@code dim} features, 3 classes. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.CpuBackend;
 import org.junit.jupiter.api.Test;
 
 /** The Spark-free bench-train entry point's argument parsing. */
@@ -23,5 +24,21 @@ class TrainBenchmarkMainTest {
         .hasMessageContaining("got '--verify-rounds'");
     assertThatThrownBy(() -> TrainBenchmarkMain.parse(new String[] {"--backend"}))
         .isInstanceOf(InvalidInputException.class);
+  }
+
+  @Test
+  void featureAccessIsGatherOrZeroCopyAndZeroCopyNeedsCuda() {
+    assertThat(TrainBenchmarkMain.parse(new String[] {"--feature-access", "zero-copy"}))
+        .containsEntry("feature-access", "zero-copy");
+    assertThatThrownBy(() -> settings("mapped"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--feature-access must be gather or zero-copy, got 'mapped'");
+    assertThatThrownBy(() -> TrainBenchmark.run(settings("zero-copy"), new CpuBackend()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("zero-copy is measured on the CUDA backend only");
+  }
+
+  private static TrainBenchmark.Settings settings(String access) {
+    return new TrainBenchmark.Settings(100, 400, 8, 8, new int[] {2}, 16, 1, 0, 1, 1, 8, 0, access);
   }
 }

@@ -119,7 +119,8 @@ public final class BenchTrainCommand implements Command {
         TrainOptionsDefs.STALENESS,
         TrainOptionsDefs.HOT_BY,
         REUSE_ROUNDS,
-        TrainOptionsDefs.BACKEND);
+        TrainOptionsDefs.BACKEND,
+        TrainOptionsDefs.FEATURE_ACCESS);
   }
 
   @Override
@@ -139,10 +140,17 @@ public final class BenchTrainCommand implements Command {
             c.get(LOADER_THREADS),
             c.get(PREFETCH),
             c.get(BATCHES_PER_SHARD),
-            c.get(VERIFY_ROUNDS));
+            c.get(VERIFY_ROUNDS),
+            c.get(TrainOptionsDefs.FEATURE_ACCESS));
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER).equals("torch");
     HotReuse reuse = TrainOptionsDefs.reuse(c);
+    if (settings.featureAccess().equals(TrainBenchmark.ZERO_COPY)
+        && (reuse.enabled() || peer || !export.isEmpty())) {
+      throw new InvalidInputException(
+          "--feature-access zero-copy measures the throughput run only; drop --reuse-hot,"
+              + " --peer and --export-batches, or use --feature-access gather");
+    }
     if (reuse.enabled()) {
       ctx.out()
           .println(

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The GPU checks of docs/gpu.md, for a machine with an NVIDIA GPU but no JDK, Maven or network.
+# Unpacks .gpu-run/payload.tar.xz (bench/gpu/make-payload.sh) and runs, each under its own time
+# limit and into its own log under $OUT: the environment probe, the @Tag("gpu") tests, the
+# Spark-free training benchmark on CUDA and on the CPU backend, and PyTorch's FP32 matrix product
+# at 2048^3 as the cuBLAS reference.
+#   bench/gpu/run-checks.sh quick   tests + a 500k-vertex CUDA benchmark (about 4 minutes)
+#   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
+#                                   zero-copy feature access) and on the CPU backend
+set -u
+MODE=${1:-quick}
+OUT=${OUT:-/tmp/fanout-gpu-out}
+mkdir -p "$OUT"
+W=/tmp/fanout-gpu
+mkdir -p "$W"
+tar -C "$W" -xJf .gpu-run/payload.tar.xz
+FO=$W/fo
+JAVA=$FO/jrt/bin/java
+export LD_LIBRARY_PATH=$FO/blas:${LD_LIBRARY_PATH:-}
+export OPENBLAS_NUM_THREADS=1
+CP="$FO/classes:$FO/test-classes:$FO/lib/*"
+JOPTS=(--add-modules=jdk.incubator.vector -XX:+UseParallelGC)
+SUMMARY=$OUT/summary.txt
+
+step() { # NAME SECONDS COMMAND...
+  local name=$1 secs=$2
+  shift 2
+  echo "== $(date +%T) $name (limit ${secs}s)" | tee -a "$SUMMARY"
+  timeout "$secs" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  echo "== $(date +%T) $name rc=$rc" | tee -a "$SUMMARY"
+  grep -E '^\{|passed,|accuracy|registered|dense products|FAIL|Exception|Error' "$OUT/$name.log" \
+    | head -20 | tee -a "$SUMMARY"
+}
+
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  nproc; free -g | head -2
+  ldconfig -p | grep -E 'libcublas|libnvrtc|libcuda\.' || echo "no libcublas/libnvrtc in ldconfig"
+  command -v java && java -version 2>&1 | head -1
+  "$JAVA" -version 2>&1 | head -1
+} > "$OUT/env.log" 2>&1
+cat "$OUT/env.log" >> "$SUMMARY"
+
+step gpu-tests 150 "$JAVA" "${JOPTS[@]}" -Xmx8g -cp "$CP" \
+  -Dfanout.testdata.snapshots="$FO/snap" io.fanout.tensor.cuda.GpuTestMain
+
+step torch-sgemm 60 python3 -c '
+import torch, time
+torch.backends.cuda.matmul.allow_tf32 = False
+for n in (2048, 4096):
+    a = torch.rand(n, n, device="cuda"); b = torch.rand(n, n, device="cuda")
+    for _ in range(3): a @ b
+    torch.cuda.synchronize(); best = 0
+    for _ in range(10):
+        t = time.perf_counter(); a @ b; torch.cuda.synchronize()
+        best = max(best, 2 * n**3 / (time.perf_counter() - t) / 1e9)
+    print("{\"torch_fp32_sgemm_%d_gflops\": %.1f, \"torch\": \"%s\"}" % (n, best, torch.__version__))
+'
+
+if [ "$MODE" = quick ]; then
+  step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    --backend cuda --vertices 500000 --edges 12000000 --batches 10 --warmup 2 --loader-threads 12
+else
+  step bench-cuda 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4
+  step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
+  step bench-cpu 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    --backend cpu --batches 8 --warmup 2 --loader-threads 2
+fi
+echo "== $(date +%T) done" | tee -a "$SUMMARY"
