@@ -21,7 +21,7 @@ for j in "$STAGE"/fo/lib/jcuda-natives-*.jar; do
 done
 cp -r gpu-trainer/target/classes "$STAGE/fo/classes"
 cp -r gpu-trainer/target/test-classes "$STAGE/fo/test-classes"
-jlink --add-modules java.base,java.logging,java.management,java.xml,java.sql,java.naming,jdk.unsupported,jdk.incubator.vector,jdk.management,jdk.zipfs \
+jlink --add-modules java.base,java.logging,java.management,java.xml,java.sql,java.naming,jdk.unsupported,jdk.incubator.vector,jdk.management,jdk.zipfs,jdk.jfr \
   --strip-debug --no-man-pages --no-header-files --compress=2 --output "$STAGE/fo/jrt" 2>/dev/null
 OB=/usr/lib/x86_64-linux-gnu/openblas-pthread
 cp -L "$OB/libblas.so.3" "$OB/libopenblas.so.0" "$STAGE/fo/blas/"

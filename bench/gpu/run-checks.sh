@@ -5,6 +5,7 @@
 # Spark-free training benchmark on CUDA and on the CPU backend, and PyTorch's FP32 matrix product
 # at 2048^3 as the cuBLAS reference.
 #   bench/gpu/run-checks.sh quick   tests + a 500k-vertex CUDA benchmark (about 4 minutes)
+#   bench/gpu/run-checks.sh profile JFR of the zero-copy products-size CUDA run only
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 set -u
@@ -42,6 +43,7 @@ step() { # NAME SECONDS COMMAND...
 } > "$OUT/env.log" 2>&1
 cat "$OUT/env.log" >> "$SUMMARY"
 
+if [ "$MODE" != profile ]; then
 step gpu-tests 150 "$JAVA" "${JOPTS[@]}" -Xmx8g -cp "$CP" \
   -Dfanout.testdata.snapshots="$FO/snap" io.fanout.tensor.cuda.GpuTestMain
 
@@ -57,8 +59,15 @@ for n in (2048, 4096):
         best = max(best, 2 * n**3 / (time.perf_counter() - t) / 1e9)
     print("{\"torch_fp32_sgemm_%d_gflops\": %.1f, \"torch\": \"%s\"}" % (n, best, torch.__version__))
 '
+fi
 
-if [ "$MODE" = quick ]; then
+if [ "$MODE" = profile ]; then
+  # JFR of the zero-copy products-size run: where the training thread's time goes on the host.
+  step bench-cuda-zc 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+    -XX:StartFlightRecording=filename="$OUT/zc.jfr",settings=profile \
+    io.fanout.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
+    --prefetch 4 --feature-access zero-copy
+elif [ "$MODE" = quick ]; then
   step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
     --backend cuda --vertices 500000 --edges 12000000 --batches 10 --warmup 2 --loader-threads 12
 else

@@ -11,6 +11,7 @@ import java.util.logging.Logger;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
+import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
@@ -50,6 +51,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private final DevicePool<CUdeviceptr> pool;
   private final StagedUploads staged;
   private boolean closed;
+  private int multiprocessors;
 
   /** A backend on device {@code ordinal} (0 when negative). */
   public CudaBackend(int ordinal) {
@@ -66,6 +68,12 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       byte[] name = new byte[256];
       CudaDriver.check("cuDeviceGetName", JCudaDriver.cuDeviceGetName(name, name.length, device));
       deviceName = cString(name);
+      int[] sms = new int[1];
+      CudaDriver.check(
+          "cuDeviceGetAttribute",
+          JCudaDriver.cuDeviceGetAttribute(
+              sms, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+      multiprocessors = sms[0];
       CudaDriver.check("cuStreamCreate", JCudaDriver.cuStreamCreate(stream, 0));
       k = new Kernels();
       st = new StagedUploads(stream);
@@ -394,6 +402,36 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       cublas.gemm(transA, transB, m, n, k, alpha, pa, pb, beta, pc);
       return;
     }
+    int splits = SplitK.slices(m, n, k, multiprocessors);
+    if (splits == 1) {
+      sgemm(transA, transB, m, n, k, alpha, pa, pb, beta, pc, k, 1);
+      return;
+    }
+    int kc = SplitK.sliceLength(k, splits);
+    int parts = (k + kc - 1) / kc;
+    long mn = (long) m * n;
+    DevicePool.Lease<CUdeviceptr> w = pool.acquire(4L * parts * mn);
+    try {
+      sgemm(transA, transB, m, n, k, 1f, pa, pb, 0f, w.ptr(), kc, parts);
+      launch("sgemm_reduce", mn, new KernelArgs().i(parts).l(mn).f(alpha).p(w.ptr()).f(beta).p(pc));
+    } finally {
+      pool.release(w); // stream order: a later lease of this buffer runs after the reduce
+    }
+  }
+
+  private void sgemm(
+      boolean transA,
+      boolean transB,
+      int m,
+      int n,
+      int k,
+      float alpha,
+      CUdeviceptr pa,
+      CUdeviceptr pb,
+      float beta,
+      CUdeviceptr pc,
+      int kc,
+      int slices) {
     CUfunction f = kernels.get("sgemm");
     KernelArgs args =
         new KernelArgs()
@@ -406,12 +444,13 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
             .p(pa)
             .p(pb)
             .f(beta)
-            .p(pc);
+            .p(pc)
+            .i(kc);
     kernels.checkArgs("sgemm", args);
     CudaDriver.check(
         "cuLaunchKernel(sgemm)",
         JCudaDriver.cuLaunchKernel(
-            f, (n + 63) / 64, (m + 63) / 64, 1, THREADS, 1, 1, 0, stream, args.build(), null));
+            f, (n + 63) / 64, (m + 63) / 64, slices, THREADS, 1, 1, 0, stream, args.build(), null));
   }
 
   @Override

@@ -17,7 +17,7 @@ public final class PtxModules {
   /** Module name to the kernel entry points the backend launches from it. */
   public static final Map<String, List<String>> KERNELS =
       Map.of(
-          "sgemm", List.of("sgemm"),
+          "sgemm", List.of("sgemm", "sgemm_reduce"),
           "bias", List.of("add_bias", "bias_grad"),
           "activation", List.of("activate", "activate_backward"),
           "dropout", List.of("dropout", "dropout_csr"),

@@ -134,6 +134,40 @@ class CudaBackendParityTest {
   }
 
   @Test
+  void gemmSplitsALongKOverSlicesAndSumsThemInOrder() {
+    int m = 100;
+    int n = 70;
+    int k = 6000; // 4 output tiles: split into 11 slices on 132 multiprocessors
+    for (boolean ta : new boolean[] {false, true}) {
+      for (float beta : new float[] {0f, 0.5f}) {
+        float[][] in = {rnd(m * k), rnd(k * n), rnd(m * n)};
+        both(
+            in,
+            new int[0][],
+            (b, t) ->
+                b.gemm(ta, false, m, n, k, 0.75f, ft(t[0]), 0, ft(t[1]), 0, beta, ft(t[2]), 0),
+            false);
+        float[] again = new float[m * n];
+        float[] first = new float[m * n];
+        for (float[] out : new float[][] {first, again}) {
+          FloatTensor a = gpu.allocFloat(m * k);
+          FloatTensor b = gpu.allocFloat(k * n);
+          FloatTensor c = gpu.allocFloat(m * n);
+          gpu.upload(in[0], 0, a, 0, m * k);
+          gpu.upload(in[1], 0, b, 0, k * n);
+          gpu.upload(in[2], 0, c, 0, m * n);
+          gpu.gemm(ta, false, m, n, k, 0.75f, a, 0, b, 0, beta, c, 0);
+          gpu.download(c, 0, out, 0, m * n);
+          gpu.free(a);
+          gpu.free(b);
+          gpu.free(c);
+        }
+        assertThat(again).as("deterministic").containsExactly(first);
+      }
+    }
+  }
+
+  @Test
   void elementwiseOps() {
     both(
         new float[][] {rnd(300), rnd(300)},
