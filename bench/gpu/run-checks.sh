@@ -5,7 +5,8 @@
 # Spark-free training benchmark on CUDA and on the CPU backend, and PyTorch's FP32 matrix product
 # at 2048^3 as the cuBLAS reference.
 #   bench/gpu/run-checks.sh quick   tests + a 500k-vertex CUDA benchmark (about 4 minutes)
-#   bench/gpu/run-checks.sh profile JFR of the zero-copy products-size CUDA run only
+#   bench/gpu/run-checks.sh profile the zero-copy products-size CUDA run only: device time per
+#                                   kernel, then a JFR recording of the host
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 set -u
@@ -62,7 +63,10 @@ for n in (2048, 4096):
 fi
 
 if [ "$MODE" = profile ]; then
-  # JFR of the zero-copy products-size run: where the training thread's time goes on the host.
+  # Device time per kernel, then a JFR of the host, of the zero-copy products-size run.
+  step bench-cuda-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" -Dfanout.cuda.kernel-times=true \
+    io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 --loader-threads 14 \
+    --prefetch 4 --feature-access zero-copy
   step bench-cuda-zc 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
     -XX:StartFlightRecording=filename="$OUT/zc.jfr",settings=profile \
     io.fanout.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \

@@ -7,6 +7,7 @@ import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.HostFloats;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.Tensor;
+import java.util.Map;
 import java.util.logging.Logger;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
@@ -39,6 +40,14 @@ import jcuda.driver.JCudaDriver;
 public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseable {
   private static final Logger LOG = Logger.getLogger(CudaBackend.class.getName());
   private static final int THREADS = 256;
+
+  /**
+   * Rows per chunk of the chunked bias gradient (bias.cu), more when a matrix has over 65,535 such
+   * chunks (the grid's y limit); matrices of at most this many rows are reduced in plain ascending
+   * row order, as on the CPU.
+   */
+  static final int BIAS_GRAD_CHUNK = 512;
+
   private static final long MAX_BLOCKS = 1L << 16;
 
   private final int ordinal;
@@ -52,6 +61,15 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private final StagedUploads staged;
   private boolean closed;
   private int multiprocessors;
+  private final KernelTimes kernelTimes = KernelTimes.ENABLED ? new KernelTimes() : null;
+
+  /**
+   * Device milliseconds and launches per kernel since the last {@link #resetTransferStats}, when
+   * {@code -Dfanout.cuda.kernel-times=true}; empty otherwise. Waits for the device.
+   */
+  public Map<String, double[]> kernelTimes() {
+    return kernelTimes == null ? Map.of() : kernelTimes.perKernel();
+  }
 
   /** A backend on device {@code ordinal} (0 when negative). */
   public CudaBackend(int ordinal) {
@@ -157,6 +175,9 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   public void resetTransferStats() {
     current();
     staged.resetStats();
+    if (kernelTimes != null) {
+      kernelTimes.reset();
+    }
   }
 
   private void current() {
@@ -447,10 +468,16 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
             .p(pc)
             .i(kc);
     kernels.checkArgs("sgemm", args);
+    if (kernelTimes != null) {
+      kernelTimes.start(slices > 1 ? "sgemm(split k)" : "sgemm", stream);
+    }
     CudaDriver.check(
         "cuLaunchKernel(sgemm)",
         JCudaDriver.cuLaunchKernel(
             f, (n + 63) / 64, (m + 63) / 64, slices, THREADS, 1, 1, 0, stream, args.build(), null));
+    if (kernelTimes != null) {
+      kernelTimes.end(stream);
+    }
   }
 
   @Override
@@ -464,7 +491,20 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   public void biasGrad(FloatTensor dy, int dyOff, int rows, int cols, FloatTensor grad, int gOff) {
     CUdeviceptr pd = at(dy, dyOff, (long) rows * cols);
     CUdeviceptr pg = at(grad, gOff, cols);
-    launchExact("bias_grad", cols, new KernelArgs().p(pd).l(rows).i(cols).p(pg));
+    if (rows <= BIAS_GRAD_CHUNK) {
+      launchExact("bias_grad", cols, new KernelArgs().p(pd).l(rows).i(cols).p(pg));
+      return;
+    }
+    int chunk = Math.max(BIAS_GRAD_CHUNK, (int) ((rows + 65_534L) / 65_535));
+    int parts = (int) ((rows + (long) chunk - 1) / chunk);
+    DevicePool.Lease<CUdeviceptr> w = pool.acquire(4L * parts * cols);
+    try {
+      KernelArgs args = new KernelArgs().p(pd).l(rows).i(cols).i(chunk).p(w.ptr());
+      launchGrid2("bias_grad_partial", (cols + THREADS - 1) / THREADS, parts, args);
+      launchExact("bias_grad_sum", cols, new KernelArgs().p(w.ptr()).i(parts).i(cols).p(pg));
+    } finally {
+      pool.release(w); // stream order: a later lease of this buffer runs after the sum
+    }
   }
 
   @Override
@@ -797,12 +837,32 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   }
 
   private void launchGrid(String kernel, int blocks, KernelArgs args) {
+    launchGrid2(kernel, blocks, 1, args);
+  }
+
+  private void launchGrid2(String kernel, int blocksX, int blocksY, KernelArgs args) {
     kernels.checkArgs(kernel, args);
     current();
+    if (kernelTimes != null) {
+      kernelTimes.start(kernel, stream);
+    }
     CudaDriver.check(
         "cuLaunchKernel(" + kernel + ")",
         JCudaDriver.cuLaunchKernel(
-            kernels.get(kernel), blocks, 1, 1, THREADS, 1, 1, 0, stream, args.build(), null));
+            kernels.get(kernel),
+            blocksX,
+            blocksY,
+            1,
+            THREADS,
+            1,
+            1,
+            0,
+            stream,
+            args.build(),
+            null));
+    if (kernelTimes != null) {
+      kernelTimes.end(stream);
+    }
   }
 
   /**
@@ -819,6 +879,9 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     NativeCleanup c = new NativeCleanup();
     c.run("cuCtxSetCurrent", () -> JCudaDriver.cuCtxSetCurrent(context));
     c.run("cuStreamSynchronize", () -> JCudaDriver.cuStreamSynchronize(stream));
+    if (kernelTimes != null) {
+      c.close(kernelTimes);
+    }
     c.close(staged);
     c.close(cublas);
     c.close(kernels);

@@ -18,7 +18,7 @@ public final class PtxModules {
   public static final Map<String, List<String>> KERNELS =
       Map.of(
           "sgemm", List.of("sgemm", "sgemm_reduce"),
-          "bias", List.of("add_bias", "bias_grad"),
+          "bias", List.of("add_bias", "bias_grad", "bias_grad_partial", "bias_grad_sum"),
           "activation", List.of("activate", "activate_backward"),
           "dropout", List.of("dropout", "dropout_csr"),
           "aggregate", List.of("aggregate", "aggregate_backward"),

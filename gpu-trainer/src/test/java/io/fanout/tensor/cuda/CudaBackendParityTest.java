@@ -201,6 +201,32 @@ class CudaBackendParityTest {
   }
 
   @Test
+  void biasGradOfShortMatricesIsTheCpusAndOfTallOnesIsChunkedAndDeterministic() {
+    int cols = 70;
+    both(
+        new float[][] {rnd(300 * cols), rnd(cols)},
+        new int[0][],
+        (b, t) -> b.biasGrad(ft(t[0]), 0, 300, cols, ft(t[1]), 0),
+        true);
+    int rows = 140_000;
+    float[][] in = {rnd(rows * cols), rnd(cols)};
+    both(in, new int[0][], (b, t) -> b.biasGrad(ft(t[0]), 0, rows, cols, ft(t[1]), 0), false);
+    float[] first = new float[cols];
+    float[] again = new float[cols];
+    for (float[] out : new float[][] {first, again}) {
+      FloatTensor dy = gpu.allocFloat(rows * cols);
+      FloatTensor g = gpu.allocFloat(cols);
+      gpu.upload(in[0], 0, dy, 0, rows * cols);
+      gpu.upload(in[1], 0, g, 0, cols);
+      gpu.biasGrad(dy, 0, rows, cols, g, 0);
+      gpu.download(g, 0, out, 0, cols);
+      gpu.free(dy);
+      gpu.free(g);
+    }
+    assertThat(again).as("deterministic").containsExactly(first);
+  }
+
+  @Test
   void dropoutMasksAreBitIdentical() {
     both(
         new float[][] {rnd(100_003)},
