@@ -9,8 +9,10 @@ import io.fanout.store.StoreManifest;
  * zero-copy}): {@link #gather} copies the rows of node ids that are already in a backend tensor
  * straight from the memory-mapped store into a backend tensor. The host neither gathers nor copies
  * the features; only the node ids go up. On a GPU the rows are mapped into the device's address
- * space and a kernel reads them over the bus; the CPU backends read the mapping directly. Opened by
- * {@link Backend#mapFeatureRows}; close it before its backend.
+ * space and a kernel reads them over the bus (rows of a quantized store cross encoded and the
+ * kernel decodes them); the CPU backends read the mapping directly, decoding with the store's
+ * {@link io.fanout.graph.RowDecoder}. Opened by {@link Backend#mapFeatureRows}; close it before its
+ * backend.
  */
 public interface FeatureRows extends AutoCloseable {
   /** Floats per row. */
@@ -31,19 +33,17 @@ public interface FeatureRows extends AutoCloseable {
   void close();
 
   /**
-   * Fails unless {@code store} holds f32 feature rows, which zero-copy reads as they are (quantized
-   * rows are decoded on the host, so they go through {@code --feature-access gather}).
+   * Fails unless {@code store} holds feature rows; zero-copy reads them in any encoding (f32 as
+   * stored, quantized rows decoded by the backend as the host gather decodes them).
    */
-  static void requireF32(GraphStore store) {
+  static void requireFeatures(GraphStore store) {
     StoreManifest m = store.manifest();
-    if (m.featureDim <= 0 || !"f32".equals(m.featureEncoding)) {
+    if (m.featureDim <= 0) {
       throw new InvalidInputException(
           store.root()
-              + " has no f32 features (feature_dim "
+              + " has no features (feature_dim "
               + m.featureDim
-              + ", encoding "
-              + m.featureEncoding
-              + "); --feature-access zero-copy reads f32 rows only, use --feature-access gather");
+              + "); --feature-access zero-copy reads the store's feature rows");
     }
   }
 }

@@ -7,6 +7,8 @@ import io.fanout.graph.GraphStore;
  * {@link FeatureRows} of the CPU backends: {@link #gather} reads the ids from the backend's int
  * tensor and copies the rows straight from the store's memory mapping into the output tensor, with
  * no host-side batch array in between (the CPU's counterpart of the CUDA backend's mapped rows).
+ * Rows of a quantized store are decoded where they lie in the mapping by the store's {@link
+ * io.fanout.graph.RowDecoder}, the decoder of the host gather, so both give the same floats.
  */
 final class MappedFeatureRows implements FeatureRows {
   private final FeatureTable table;
@@ -18,9 +20,9 @@ final class MappedFeatureRows implements FeatureRows {
     this.dim = table.dim();
   }
 
-  /** The store's f32 rows; refuses stores without features or with quantized ones. */
+  /** The store's rows, in any encoding; refuses stores without features. */
   static MappedFeatureRows of(GraphStore store) {
-    FeatureRows.requireF32(store);
+    FeatureRows.requireFeatures(store);
     return new MappedFeatureRows(store.features());
   }
 

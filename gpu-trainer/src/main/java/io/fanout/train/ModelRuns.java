@@ -51,8 +51,8 @@ public final class ModelRuns {
    *     backend's default
    * @param featureAccess {@code gather} (the loader gathers each batch's feature rows on the host,
    *     which are then uploaded) or {@code zero-copy} (only the node ids go up and the backend
-   *     reads the rows from the memory-mapped store itself; f32 stores, node-id-only shards, no
-   *     feature cache, feature norm none)
+   *     reads the rows from the memory-mapped store itself, decoding quantized rows; node-id-only
+   *     shards, no feature cache, feature norm none)
    * @param reuse reuse of hot vertices' bottom-layer embeddings ({@link HotReuse#OFF}: none)
    * @param decoder a link model's decoder, {@code dot} or {@code mlp} (node classifiers: {@code
    *     dot})
@@ -415,9 +415,10 @@ public final class ModelRuns {
 
   /**
    * Checks that {@code spec.featureAccess()} can read this store's features for these shards:
-   * zero-copy reads the store's f32 rows in place, so it refuses quantized stores, shards with
-   * inline features, a feature cache (the rows stay in the mapped store) and a feature norm (rows
-   * are read as stored).
+   * zero-copy reads the store's rows in place (f32 as stored, quantized rows decoded by the
+   * backend, on a GPU by a kernel from the encoded bytes), so it refuses shards with inline
+   * features, a feature cache (the rows stay in the mapped store) and a feature norm (rows are read
+   * as stored, only decoded).
    */
   static void checkFeatureAccess(TrainSpec spec, GraphStore store, ShardSet shards) {
     String a = spec.featureAccess();
@@ -432,16 +433,6 @@ public final class ModelRuns {
               + TrainSpec.GATHER
               + " or "
               + TrainSpec.ZERO_COPY);
-    }
-    StoreManifest m = store.manifest();
-    if (!"f32".equals(m.featureEncoding)) {
-      throw new InvalidInputException(
-          "graph store "
-              + spec.graph()
-              + " holds "
-              + m.featureEncoding
-              + " features; --feature-access zero-copy reads f32 rows as stored (quantized rows"
-              + " are decoded on the host): use --feature-access gather");
     }
     if (shards.featureEncoding() != FeatureEncoding.NONE) {
       throw new InvalidInputException(

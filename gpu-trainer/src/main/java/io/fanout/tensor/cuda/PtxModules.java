@@ -16,17 +16,21 @@ import java.util.regex.Pattern;
 public final class PtxModules {
   /** Module name to the kernel entry points the backend launches from it. */
   public static final Map<String, List<String>> KERNELS =
-      Map.of(
-          "sgemm", List.of("sgemm", "sgemm_reduce"),
-          "bias", List.of("add_bias", "bias_grad", "bias_grad_partial", "bias_grad_sum"),
-          "activation", List.of("activate", "activate_backward"),
-          "dropout", List.of("dropout", "dropout_csr"),
-          "aggregate", List.of("aggregate", "aggregate_backward"),
-          "spmm", List.of("spmm", "spmm_transposed"),
-          "softmax", List.of("softmax_xent", "sum_fixed", "count_correct"),
-          "adam", List.of("adam"),
-          "gather", List.of("gather_rows", "gather_parts"),
-          "elementwise", List.of("fill", "axpy", "scale", "copy_2d"));
+      Map.ofEntries(
+          Map.entry("sgemm", List.of("sgemm", "sgemm_reduce")),
+          Map.entry("bias", List.of("add_bias", "bias_grad", "bias_grad_partial", "bias_grad_sum")),
+          Map.entry("activation", List.of("activate", "activate_backward")),
+          Map.entry("dropout", List.of("dropout", "dropout_csr")),
+          Map.entry("aggregate", List.of("aggregate", "aggregate_backward")),
+          Map.entry("spmm", List.of("spmm", "spmm_transposed")),
+          Map.entry("softmax", List.of("softmax_xent", "sum_fixed", "count_correct")),
+          Map.entry("adam", List.of("adam")),
+          Map.entry("gather", List.of("gather_rows", "gather_parts")),
+          Map.entry(
+              "decode",
+              List.of(
+                  "gather_parts_f16", "gather_parts_int8", "gather_parts_int4", "gather_parts_pq")),
+          Map.entry("elementwise", List.of("fill", "axpy", "scale", "copy_2d")));
 
   private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)\\s*\\(([^)]*)\\)");
   private static final Pattern PARAM = Pattern.compile("\\.param\\s+\\.(\\w+)");

@@ -1,6 +1,7 @@
 package io.fanout.tensor.cuda;
 
 import io.fanout.graph.GraphStore;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -23,9 +24,15 @@ import jcuda.driver.JCudaDriver;
 
 /**
  * Zero-copy feature reads ({@code --feature-access zero-copy}, as in PyTorch-Direct): the store's
- * f32 feature rows stay in host memory, mapped into the device's address space, and the {@code
- * gather_parts} kernel reads a batch's rows straight over PCIe into a device tensor; the CPU
- * neither gathers nor copies them.
+ * feature rows stay in host memory, mapped into the device's address space, and a kernel reads a
+ * batch's rows straight over PCIe into a device tensor; the CPU neither gathers nor copies them.
+ *
+ * <p>f32 rows are read as stored ({@code gather_parts}). Rows of a quantized store stay encoded in
+ * host memory: a decode-gather kernel per encoding ({@code gather_parts_f16}, {@code _int8}, {@code
+ * _int4}, {@code _pq}, in {@code decode.cu}) reads each batch row's encoded bytes over PCIe and
+ * writes its float32 values, bit for bit those of the store's {@link io.fanout.graph.RowDecoder}.
+ * The per-column scales and offsets of int8/int4, or the PQ codebooks, are uploaded once to device
+ * memory.
  *
  * <p>Each partition file is memory-mapped in chunks of whole rows (at most {@link #MAX_CHUNK}
  * bytes) and each chunk registered with {@code cuMemHostRegister(DEVICEMAP | READ_ONLY)}. Where the
@@ -43,6 +50,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
   record Chunk(int file, long first, long rows) {}
 
   private final CudaBackend be;
+  private final FeatureParams params;
   private final int dim;
   private final long numRows;
   private final List<Pointer> registered = new ArrayList<>();
@@ -51,13 +59,16 @@ public final class ZeroCopyFeatures implements FeatureRows {
   private int parts;
   private DevicePool.Lease<CUdeviceptr> bases;
   private DevicePool.Lease<CUdeviceptr> firsts;
+  // int8/int4: per-column scale and offset; pq: the codebooks (in scale); null for f32 and f16
+  private DevicePool.Lease<CUdeviceptr> scale;
+  private DevicePool.Lease<CUdeviceptr> offset;
 
   /**
-   * Maps the f32 feature files of {@code store} (see {@link io.fanout.features.FeatureFiles#open})
-   * for zero-copy reads on {@code be}'s device.
+   * Maps the feature files of {@code store} (see {@link io.fanout.features.FeatureFiles#open}), in
+   * any encoding, for zero-copy reads on {@code be}'s device.
    */
   public static ZeroCopyFeatures open(CudaBackend be, GraphStore store) {
-    FeatureRows.requireF32(store);
+    FeatureRows.requireFeatures(store);
     StoreManifest m = store.manifest();
     int n = m.partitionTable.size();
     Path[] paths = new Path[n];
@@ -68,7 +79,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
       starts[p] = e.firstVertex;
       starts[p + 1] = e.firstVertex + e.numVertices;
     }
-    return ofFiles(be, paths, starts, m.featureDim, MAX_CHUNK);
+    return ofFiles(be, paths, starts, store.featureParams(), MAX_CHUNK);
   }
 
   /**
@@ -77,8 +88,19 @@ public final class ZeroCopyFeatures implements FeatureRows {
    */
   static ZeroCopyFeatures ofFiles(
       CudaBackend be, Path[] files, long[] starts, int dim, long maxChunk) {
-    ZeroCopyFeatures z = new ZeroCopyFeatures(be, dim, starts[files.length]);
-    z.init(plan(starts, 4L * dim, maxChunk), ch -> z.mapChunk(files[ch.file()], ch, starts));
+    return ofFiles(be, files, starts, FeatureParams.plain(StoreLayout.ENCODING_F32, dim), maxChunk);
+  }
+
+  /**
+   * Maps {@code files[p]}, holding rows {@code [starts[p], starts[p+1])} encoded with {@code
+   * params} ({@link FeatureParams#rowBytes} each) after a {@link StoreLayout#HEADER_BYTES}-byte
+   * header.
+   */
+  public static ZeroCopyFeatures ofFiles(
+      CudaBackend be, Path[] files, long[] starts, FeatureParams params, long maxChunk) {
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, params, starts[files.length]);
+    z.init(
+        plan(starts, params.rowBytes(), maxChunk), ch -> z.mapChunk(files[ch.file()], ch, starts));
     return z;
   }
 
@@ -88,14 +110,16 @@ public final class ZeroCopyFeatures implements FeatureRows {
    * the gather kernel reads them over PCIe, as from a registered store mapping.
    */
   public static ZeroCopyFeatures pinnedCopy(CudaBackend be, float[] table, int rows, int dim) {
-    ZeroCopyFeatures z = new ZeroCopyFeatures(be, dim, rows);
+    ZeroCopyFeatures z =
+        new ZeroCopyFeatures(be, FeatureParams.plain(StoreLayout.ENCODING_F32, dim), rows);
     z.init(plan(new long[] {0, rows}, 4L * dim, MAX_CHUNK), ch -> z.copyChunk(table, ch));
     return z;
   }
 
-  private ZeroCopyFeatures(CudaBackend be, int dim, long numRows) {
+  private ZeroCopyFeatures(CudaBackend be, FeatureParams params, long numRows) {
     this.be = be;
-    this.dim = dim;
+    this.params = params;
+    this.dim = params.dim;
     this.numRows = numRows;
   }
 
@@ -109,6 +133,16 @@ public final class ZeroCopyFeatures implements FeatureRows {
     long[] baseAddr = new long[parts];
     long[] first = new long[parts];
     try {
+      switch (params.encoding) {
+        case StoreLayout.ENCODING_INT8, StoreLayout.ENCODING_INT4 -> {
+          scale = upload(params.scale());
+          offset = upload(params.offset());
+        }
+        case StoreLayout.ENCODING_PQ -> scale = upload(params.codebooks());
+        case StoreLayout.ENCODING_F32, StoreLayout.ENCODING_F16 -> {}
+        default ->
+            throw new IllegalArgumentException("unknown feature encoding " + params.encoding);
+      }
       for (int c = 0; c < parts; c++) {
         Chunk ch = plan.get(c);
         baseAddr[c] = mapper.map(ch);
@@ -126,6 +160,10 @@ public final class ZeroCopyFeatures implements FeatureRows {
     }
     LOG.info(
         "zero-copy features: "
+            + StoreLayout.encodingName(params.encoding)
+            + " rows of "
+            + params.rowBytes()
+            + " bytes, "
             + parts
             + " chunk(s), "
             + registered.size()
@@ -149,7 +187,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
   /** Maps, registers (or copies) one chunk; returns the device address of its first row. */
   private long mapChunk(Path file, Chunk ch, long[] starts) {
     long localFirst = ch.first() - starts[ch.file()];
-    long rowBytes = 4L * dim;
+    long rowBytes = params.rowBytes();
     long pos = StoreLayout.HEADER_BYTES + localFirst * rowBytes;
     long aligned = pos - (pos % PAGE);
     long delta = pos - aligned;
@@ -162,8 +200,8 @@ public final class ZeroCopyFeatures implements FeatureRows {
                 + " is shorter than its "
                 + ch.rows()
                 + " rows of "
-                + dim
-                + " floats; re-run prepare to rewrite the store");
+                + rowBytes
+                + " bytes; re-run prepare to rewrite the store");
       }
       mb = fc.map(FileChannel.MapMode.READ_ONLY, aligned, len);
     } catch (IOException e) {
@@ -200,10 +238,17 @@ public final class ZeroCopyFeatures implements FeatureRows {
   }
 
   private DevicePool.Lease<CUdeviceptr> upload(long[] a) {
-    DevicePool.Lease<CUdeviceptr> l = be.pool().acquire(8L * a.length);
+    return upload(Pointer.to(a), 8L * a.length);
+  }
+
+  private DevicePool.Lease<CUdeviceptr> upload(float[] a) {
+    return upload(Pointer.to(a), 4L * a.length);
+  }
+
+  private DevicePool.Lease<CUdeviceptr> upload(Pointer host, long bytes) {
+    DevicePool.Lease<CUdeviceptr> l = be.pool().acquire(bytes);
     try {
-      CudaDriver.check(
-          "cuMemcpyHtoD", JCudaDriver.cuMemcpyHtoD(l.ptr(), Pointer.to(a), 8L * a.length));
+      CudaDriver.check("cuMemcpyHtoD", JCudaDriver.cuMemcpyHtoD(l.ptr(), host, bytes));
     } catch (RuntimeException e) {
       be.pool().release(l);
       throw e;
@@ -225,18 +270,77 @@ public final class ZeroCopyFeatures implements FeatureRows {
     return dim;
   }
 
+  /** The encoding of the rows in host memory ({@link StoreLayout#ENCODING_F32} and so on). */
+  public int encoding() {
+    return params.encoding;
+  }
+
   /**
    * Gathers the feature rows {@code ids[idsOff .. idsOff+rows)} (global vertex ids) into the {@code
-   * rows x dim} matrix at {@code out[outOff ..)}, on the backend's stream.
+   * rows x dim} matrix at {@code out[outOff ..)}, on the backend's stream, decoding encoded rows on
+   * the device: only {@link FeatureParams#rowBytes} bytes per row cross the bus.
    */
   @Override
   public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
     CUdeviceptr pi = be.pointer(ids, idsOff, rows);
     CUdeviceptr po = be.pointer(out, outOff, (long) rows * dim);
-    be.launch(
-        "gather_parts",
-        (long) rows * dim,
-        new KernelArgs().p(bases.ptr()).p(firsts.ptr()).i(parts).p(pi).i(rows).i(dim).p(po));
+    long n = (long) rows * dim;
+    switch (params.encoding) {
+      case StoreLayout.ENCODING_F32 ->
+          be.launch(
+              "gather_parts",
+              n,
+              new KernelArgs().p(bases.ptr()).p(firsts.ptr()).i(parts).p(pi).i(rows).i(dim).p(po));
+      case StoreLayout.ENCODING_F16 ->
+          be.launch(
+              "gather_parts_f16",
+              n,
+              new KernelArgs().p(bases.ptr()).p(firsts.ptr()).i(parts).p(pi).i(rows).i(dim).p(po));
+      case StoreLayout.ENCODING_INT8 ->
+          be.launch(
+              "gather_parts_int8",
+              n,
+              new KernelArgs()
+                  .p(bases.ptr())
+                  .p(firsts.ptr())
+                  .i(parts)
+                  .p(pi)
+                  .i(rows)
+                  .i(dim)
+                  .p(scale.ptr())
+                  .p(offset.ptr())
+                  .p(po));
+      case StoreLayout.ENCODING_INT4 ->
+          be.launch(
+              "gather_parts_int4",
+              n,
+              new KernelArgs()
+                  .p(bases.ptr())
+                  .p(firsts.ptr())
+                  .i(parts)
+                  .p(pi)
+                  .i(rows)
+                  .i(dim)
+                  .p(scale.ptr())
+                  .p(offset.ptr())
+                  .p(po));
+      case StoreLayout.ENCODING_PQ ->
+          be.launch(
+              "gather_parts_pq",
+              n,
+              new KernelArgs()
+                  .p(bases.ptr())
+                  .p(firsts.ptr())
+                  .i(parts)
+                  .p(pi)
+                  .i(rows)
+                  .i(dim)
+                  .i(params.groupSize)
+                  .i(params.centroids)
+                  .p(scale.ptr())
+                  .p(po));
+      default -> throw new IllegalStateException("unknown feature encoding " + params.encoding);
+    }
   }
 
   /** Rows of the whole table. */
@@ -266,6 +370,14 @@ public final class ZeroCopyFeatures implements FeatureRows {
     if (firsts != null) {
       be.pool().release(firsts);
       firsts = null;
+    }
+    if (scale != null) {
+      be.pool().release(scale);
+      scale = null;
+    }
+    if (offset != null) {
+      be.pool().release(offset);
+      offset = null;
     }
     c.rethrow();
   }

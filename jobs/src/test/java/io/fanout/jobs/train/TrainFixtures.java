@@ -11,7 +11,9 @@ import io.fanout.shard.ShardManifest;
 import io.fanout.shard.ShardOutput;
 import io.fanout.store.Checksums;
 import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureEncoder;
 import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -91,17 +93,27 @@ final class TrainFixtures {
 
   /** Writes {@code g} as a one-partition store with an idmap. */
   static void writeStore(Path store, Graph g) throws IOException {
+    writeStore(store, g, "f32");
+  }
+
+  /**
+   * As {@link #writeStore(Path, Graph)}, the features stored in {@code encoding} ({@code f32},
+   * {@code f16}, {@code int8}, {@code int4} or {@code pq}; see {@link #featureParams}).
+   */
+  static void writeStore(Path store, Graph g, String encoding) throws IOException {
     io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     Path staging = run.dir();
     int n = g.n();
     int dim = g.features[0].length;
+    FeatureParams params = featureParams(g, encoding);
+    FeatureEncoder encoder = new FeatureEncoder(params);
+    byte[] encoded = new byte[params.rowBytes()];
     long edges = 0;
     try (CsrFileWriter csr = new CsrFileWriter(staging.resolve(StoreLayout.csrFile(0)), 0, 0, n);
         NodesFileWriter nodes =
             new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(0)), 0, 0, n)) {
       FeatureFileWriter feat =
-          new FeatureFileWriter(
-              staging.resolve(StoreLayout.featuresFile(0)), 0, n, dim, StoreLayout.ENCODING_F32);
+          new FeatureFileWriter(staging.resolve(StoreLayout.featuresFile(0)), 0, n, params);
       for (int v = 0; v < n; v++) {
         for (int u : g.rows[v]) {
           csr.addNeighbor(u);
@@ -109,11 +121,15 @@ final class TrainFixtures {
         csr.endRow();
         edges += g.rows[v].length;
         nodes.write(g.labels[v], g.splits[v]);
-        feat.writeRow(g.features[v], 0);
+        encoder.encode(g.features[v], 0, encoded);
+        feat.writeEncodedRow(encoded);
       }
       csr.finish();
       nodes.finish();
       feat.finish();
+    }
+    if (FeatureParams.hasFile(params.encoding)) {
+      params.write(staging.resolve(StoreLayout.FEATURE_PARAMS));
     }
     Path idmap = staging.resolve(StoreLayout.IDMAP_DIR);
     Files.createDirectories(idmap);
@@ -144,11 +160,52 @@ final class TrainFixtures {
     m.edges = edges;
     m.partitions = 1;
     m.featureDim = dim;
+    m.featureEncoding = encoding;
     m.classes = 3;
     m.idType = "long";
     m.inputFingerprint = "fixture-" + n + "-" + dim;
     m.files = StoreOutput.files(staging);
     StoreOutput.COMMIT.publish(run, m, true);
+  }
+
+  /**
+   * The parameters of {@code g}'s features in {@code encoding}: int8 and int4 from the per-column
+   * ranges; pq in groups of 3 columns with 8 centroids per group, taken from spread-out rows.
+   */
+  static FeatureParams featureParams(Graph g, String encoding) {
+    int dim = g.features[0].length;
+    int code = StoreLayout.encodingCode(encoding);
+    switch (code) {
+      case StoreLayout.ENCODING_INT8, StoreLayout.ENCODING_INT4 -> {
+        float[] min = g.features[0].clone();
+        float[] max = g.features[0].clone();
+        for (float[] row : g.features) {
+          for (int c = 0; c < dim; c++) {
+            min[c] = Math.min(min[c], row[c]);
+            max[c] = Math.max(max[c], row[c]);
+          }
+        }
+        return FeatureParams.affine(code, min, max);
+      }
+      case StoreLayout.ENCODING_PQ -> {
+        int groupSize = 3;
+        int centroids = 8;
+        float[][] books = new float[(dim + groupSize - 1) / groupSize][];
+        for (int gi = 0; gi < books.length; gi++) {
+          int col = gi * groupSize;
+          int w = Math.min(groupSize, dim - col);
+          books[gi] = new float[centroids * w];
+          for (int k = 0; k < centroids; k++) {
+            float[] row = g.features[(int) ((long) k * 37 % g.n())];
+            System.arraycopy(row, col, books[gi], k * w, w);
+          }
+        }
+        return FeatureParams.pq(dim, groupSize, centroids, books);
+      }
+      default -> {
+        return FeatureParams.plain(code, dim);
+      }
+    }
   }
 
   /** The arguments of {@code train --graph store --shards shards --model-dir model more...}. */

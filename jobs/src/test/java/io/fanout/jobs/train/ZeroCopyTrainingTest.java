@@ -22,6 +22,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code --feature-access zero-copy} on the CPU backends: the backend reads each batch's rows from
@@ -46,8 +48,19 @@ class ZeroCopyTrainingTest {
 
   static ModelRuns.TrainSpec spec(
       String name, Path shardDir, String backend, String access, String norm, String cache) {
+    return spec(store, name, shardDir, backend, access, norm, cache);
+  }
+
+  static ModelRuns.TrainSpec spec(
+      Path graph,
+      String name,
+      Path shardDir,
+      String backend,
+      String access,
+      String norm,
+      String cache) {
     return new ModelRuns.TrainSpec(
-            store,
+            graph,
             shardDir,
             tmp.resolve(name),
             "sage",
@@ -74,7 +87,12 @@ class ZeroCopyTrainingTest {
   }
 
   static byte[] train(String name, String backend, String access) throws Exception {
-    ModelRuns.train(spec(name, shards, backend, access, "none", null), null);
+    return train(store, shards, name, backend, access);
+  }
+
+  static byte[] train(Path graph, Path shardDir, String name, String backend, String access)
+      throws Exception {
+    ModelRuns.train(spec(graph, name, shardDir, backend, access, "none", null), null);
     return Files.readAllBytes(tmp.resolve(name).resolve("checkpoint.bin"));
   }
 
@@ -85,8 +103,41 @@ class ZeroCopyTrainingTest {
     assertThat(train("zero-copy-checked", "cpu-checked", "zero-copy")).isEqualTo(gather);
   }
 
+  /**
+   * A quantized store's rows are read in place and decoded by the store's decoder, the decoder of
+   * the host gather: the same model bytes on {@code cpu} and {@code cpu-checked}, and still only
+   * the node ids go up (the encoded rows never cross).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"f16", "int8", "int4", "pq"})
+  void quantizedStoresTrainTheModelOfTheHostGatherBitForBit(String enc) throws Exception {
+    Path q = tmp.resolve("store-" + enc);
+    TrainFixtures.writeStore(q, g, enc);
+    Path qs = tmp.resolve("shards-" + enc);
+    TrainFixtures.writeShards(qs, q, g, new int[] {4, 3}, 8, 2, 3);
+    try (GraphStore gs = GraphStore.open(q, false)) {
+      assertThat(gs.manifest().featureEncoding).isEqualTo(enc);
+    }
+    byte[] gather = train(q, qs, enc + "-gather", "cpu", "gather");
+    assertThat(train(q, qs, enc + "-zero-copy", "cpu", "zero-copy")).isEqualTo(gather);
+    assertThat(train(q, qs, enc + "-zero-copy-checked", "cpu-checked", "zero-copy"))
+        .isEqualTo(gather);
+    assertThat(gather)
+        .as("decoded rows are not the f32 rows")
+        .isNotEqualTo(train("f32-" + enc, "cpu", "gather"));
+    onlyTheNodeIdsGoUp(q, qs);
+  }
+
   @Test
   void onlyTheNodeIdsGoUpAndTheRowsAreReadInPlace() {
+    onlyTheNodeIdsGoUp(store, shards);
+  }
+
+  /**
+   * One batch through {@code cpu-checked}: zero-copy uploads 4 bytes per input node (its id), the
+   * gather {@code 4 x dim}, and both give the same forward pass.
+   */
+  private static void onlyTheNodeIdsGoUp(Path store, Path shards) {
     ModelConfig cfg = new ModelConfig("sage", 8, 16, 3, 2, 0.5f, "relu", "none");
     CheckingBackend be = new CheckingBackend(new CpuBackend());
     ShardSet set = ShardSet.open(shards);

@@ -108,7 +108,8 @@ public final class TrainOptionsDefs {
           Defaults.FEATURE_ACCESS,
           "how a step gets its input features: gather (rows gathered on the host, then uploaded)"
               + " or zero-copy (only node ids go up; the backend reads the rows from the mapped"
-              + " store: cuda, cpu, cpu-checked; f32 stores, node-id-only shards, no"
+              + " store, decoding quantized rows itself: cuda, cpu, cpu-checked; node-id-only"
+              + " shards, no"
               + " --feature-cache, --feature-norm none)",
           ModelRuns.TrainSpec.GATHER,
           ModelRuns.TrainSpec.ZERO_COPY);
