@@ -79,6 +79,9 @@ else
     --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4
   step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
     --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
+  step bench-cuda-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" -Dfanout.cuda.kernel-times=true \
+    io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 5 --loader-threads 14 \
+    --prefetch 4 --feature-access zero-copy
   step bench-cpu 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
     --backend cpu --batches 8 --warmup 2 --loader-threads 2
 fi

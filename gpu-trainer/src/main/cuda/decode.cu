@@ -117,6 +117,10 @@ extern "C" __global__ void gather_parts_pq(const unsigned long long* __restrict_
     int col = g * groupSize;
     int w = min(groupSize, cols - col);
     unsigned int code = row_of(bases, first, parts, ids[r], groups)[g];
-    out[p] = codebooks[(long long)centroids * col + (long long)code * w + (j - col)];
+    // A code past the codebook (a corrupt row, which the host decoder refuses) yields NaN
+    // instead of a read outside the codebooks.
+    out[p] = code < (unsigned int)centroids
+                 ? codebooks[(long long)centroids * col + (long long)code * w + (j - col)]
+                 : __int_as_float(0x7fc00000);
   }
 }
