@@ -25,7 +25,7 @@ public final class PtxModules {
           Map.entry("spmm", List.of("spmm", "spmm_transposed")),
           Map.entry("softmax", List.of("softmax_xent", "sum_fixed", "count_correct")),
           Map.entry("adam", List.of("adam")),
-          Map.entry("gather", List.of("gather_rows", "gather_parts")),
+          Map.entry("gather", List.of("gather_rows", "gather_parts", "gather_parts_v4")),
           Map.entry(
               "decode",
               List.of(

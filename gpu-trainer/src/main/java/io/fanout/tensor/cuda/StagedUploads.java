@@ -1,5 +1,6 @@
 package io.fanout.tensor.cuda;
 
+import io.fanout.tensor.HostCopies;
 import java.util.ArrayList;
 import java.util.List;
 import jcuda.driver.CUdeviceptr;
@@ -108,13 +109,12 @@ final class StagedUploads implements AutoCloseable {
     for (int done = 0; done < n; done += CHUNK) {
       int len = Math.min(CHUNK, n - done);
       long pos = reserve(4L * len);
-      regions[current]
-          .buf
-          .host
-          .bytes()
-          .position((int) pos)
-          .asFloatBuffer()
-          .put(src, off + done, len);
+      HostCopies.put(
+          regions[current].buf.host.bytes().position((int) pos).asFloatBuffer(),
+          0,
+          src,
+          off + done,
+          len);
       transfer(pos, 4L * len, dst.withByteOffset(4L * done));
     }
   }
@@ -124,7 +124,12 @@ final class StagedUploads implements AutoCloseable {
     for (int done = 0; done < n; done += CHUNK) {
       int len = Math.min(CHUNK, n - done);
       long pos = reserve(4L * len);
-      regions[current].buf.host.bytes().position((int) pos).asIntBuffer().put(src, off + done, len);
+      HostCopies.put(
+          regions[current].buf.host.bytes().position((int) pos).asIntBuffer(),
+          0,
+          src,
+          off + done,
+          len);
       transfer(pos, 4L * len, dst.withByteOffset(4L * done));
     }
   }

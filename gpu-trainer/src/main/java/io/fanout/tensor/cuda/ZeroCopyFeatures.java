@@ -58,6 +58,10 @@ public final class ZeroCopyFeatures implements FeatureRows {
   private final List<PinnedBuffer> copies = new ArrayList<>();
   private int parts;
   private DevicePool.Lease<CUdeviceptr> bases;
+
+  /** f32 rows of a multiple of 4 floats in 16-byte aligned partitions: gather_parts_v4 reads. */
+  private boolean aligned4;
+
   private DevicePool.Lease<CUdeviceptr> firsts;
   // int8/int4: per-column scale and offset; pq: the codebooks (in scale); null for f32 and f16
   private DevicePool.Lease<CUdeviceptr> scale;
@@ -147,6 +151,10 @@ public final class ZeroCopyFeatures implements FeatureRows {
         Chunk ch = plan.get(c);
         baseAddr[c] = mapper.map(ch);
         first[c] = ch.first();
+      }
+      aligned4 = params.encoding == StoreLayout.ENCODING_F32 && dim % 4 == 0;
+      for (long a : baseAddr) {
+        aligned4 &= a % 16 == 0;
       }
       bases = upload(baseAddr);
       firsts = upload(first);
@@ -286,11 +294,26 @@ public final class ZeroCopyFeatures implements FeatureRows {
     CUdeviceptr po = be.pointer(out, outOff, (long) rows * dim);
     long n = (long) rows * dim;
     switch (params.encoding) {
-      case StoreLayout.ENCODING_F32 ->
+      case StoreLayout.ENCODING_F32 -> {
+        if (aligned4 && CudaDriver.address(po) % 16 == 0) {
+          be.launch(
+              "gather_parts_v4",
+              n / 4,
+              new KernelArgs()
+                  .p(bases.ptr())
+                  .p(firsts.ptr())
+                  .i(parts)
+                  .p(pi)
+                  .i(rows)
+                  .i(dim / 4)
+                  .p(po));
+        } else {
           be.launch(
               "gather_parts",
               n,
               new KernelArgs().p(bases.ptr()).p(firsts.ptr()).i(parts).p(pi).i(rows).i(dim).p(po));
+        }
+      }
       case StoreLayout.ENCODING_F16 ->
           be.launch(
               "gather_parts_f16",
