@@ -41,7 +41,7 @@ import jcuda.driver.JCudaDriver;
  */
 public final class ZeroCopyFeatures implements FeatureRows {
   private static final Logger LOG = Logger.getLogger(ZeroCopyFeatures.class.getName());
-  static final long MAX_CHUNK = 1L << 30;
+  public static final long MAX_CHUNK = 1L << 30;
   private static final int PAGE = 4096;
   private static final int REGISTER_DEVICEMAP = 0x02;
   private static final int REGISTER_READ_ONLY = 0x08;
