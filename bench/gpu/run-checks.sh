@@ -7,6 +7,8 @@
 #   bench/gpu/run-checks.sh quick   tests + a 500k-vertex CUDA benchmark (about 4 minutes)
 #   bench/gpu/run-checks.sh profile the zero-copy products-size CUDA run only: device time per
 #                                   kernel, then a JFR recording of the host
+#   bench/gpu/run-checks.sh zero-copy tests + the zero-copy products-size CUDA run (f32, and the
+#                                   decode-gather of f16, int8 and int4 rows)
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 set -u
@@ -71,6 +73,9 @@ if [ "$MODE" = profile ]; then
     -XX:StartFlightRecording=filename="$OUT/zc.jfr",settings=profile \
     io.fanout.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
     --prefetch 4 --feature-access zero-copy
+elif [ "$MODE" = zero-copy ]; then
+  step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
 elif [ "$MODE" = quick ]; then
   step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
     --backend cuda --vertices 500000 --edges 12000000 --batches 10 --warmup 2 --loader-threads 12
