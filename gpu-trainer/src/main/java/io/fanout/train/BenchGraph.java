@@ -4,6 +4,8 @@ import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
 import io.fanout.nn.ModelConfig;
+import io.fanout.store.FeatureParams;
+import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CounterRng;
 import java.util.Arrays;
 
@@ -65,6 +67,35 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
   /** Value {@code c} of vertex {@code v}'s row: what {@link #features} holds there. */
   static float feature(int v, int c, int dim) {
     return CounterRng.uniform(13, (long) v * dim + c) - 0.5f;
+  }
+
+  /**
+   * The parameters of this graph's rows stored with {@code encoding}: {@code f16} as they are,
+   * {@code int8} and {@code int4} per-column affine over the values' minima and maxima (one pass
+   * over {@link #feature}, so it needs no materialized rows).
+   */
+  FeatureParams encodedParams(int encoding) {
+    if (encoding == StoreLayout.ENCODING_F16) {
+      return FeatureParams.plain(encoding, dim);
+    }
+    if (encoding != StoreLayout.ENCODING_INT8 && encoding != StoreLayout.ENCODING_INT4) {
+      throw new IllegalArgumentException(
+          "generated rows are encoded f16, int8 or int4, not "
+              + StoreLayout.encodingName(encoding));
+    }
+    int n = csr.numVertices();
+    float[] min = new float[dim];
+    float[] max = new float[dim];
+    Arrays.fill(min, Float.POSITIVE_INFINITY);
+    Arrays.fill(max, Float.NEGATIVE_INFINITY);
+    for (int v = 0; v < n; v++) {
+      for (int c = 0; c < dim; c++) {
+        float x = feature(v, c, dim);
+        min[c] = Math.min(min[c], x);
+        max[c] = Math.max(max[c], x);
+      }
+    }
+    return FeatureParams.affine(encoding, min, max);
   }
 
   /**

@@ -29,8 +29,19 @@ import java.util.Map;
 final class FeatureAccessBenchmark {
   private FeatureAccessBenchmark() {}
 
+  /**
+   * Times {@code batches} of {@code bg}'s rows; reads the zero-copy rows from {@code pinned} (the
+   * training run's pinned copy of the same rows) or, when it is null, from a pinned copy of its
+   * own.
+   */
   static Map<String, Object> run(
-      CudaBackend be, float[] feats, int dim, List<int[]> batches, boolean encoded) {
+      CudaBackend be,
+      BenchGraph bg,
+      List<int[]> batches,
+      ZeroCopyFeatures pinned,
+      boolean encoded) {
+    float[] feats = bg.features();
+    int dim = bg.dim();
     Map<String, Object> out = new LinkedHashMap<>();
     int maxRows = 0;
     for (int[] ids : batches) {
@@ -42,7 +53,10 @@ final class FeatureAccessBenchmark {
     float[] host = new float[maxRows * dim];
     long gatherNanos = 0;
     long zeroCopyNanos = 0;
-    try (ZeroCopyFeatures z = ZeroCopyFeatures.pinnedCopy(be, feats, feats.length / dim, dim);
+    ZeroCopyFeatures own =
+        pinned == null ? ZeroCopyFeatures.pinnedCopy(be, feats, feats.length / dim, dim) : null;
+    ZeroCopyFeatures z = pinned == null ? own : pinned;
+    try (ZeroCopyFeatures closeOwn = own;
         FloatTensor x = be.allocFloat(maxRows * dim);
         IntTensor ids = be.allocInt(maxRows)) {
       for (int round = 0; round < 2; round++) {
@@ -72,7 +86,7 @@ final class FeatureAccessBenchmark {
       for (int encoding : encoded ? ENCODINGS : new int[0]) {
         out.put(
             "feature_zero_copy_" + StoreLayout.encodingName(encoding) + "_ms_per_batch",
-            encodedZeroCopyMs(be, feats, dim, encoding, batches, ids, x));
+            encodedZeroCopyMs(be, bg, encoding, batches, ids, x));
       }
     }
     return out;
@@ -92,14 +106,15 @@ final class FeatureAccessBenchmark {
    */
   private static double encodedZeroCopyMs(
       CudaBackend be,
-      float[] feats,
-      int dim,
+      BenchGraph bg,
       int encoding,
       List<int[]> batches,
       IntTensor ids,
       FloatTensor x) {
+    float[] feats = bg.features();
+    int dim = bg.dim();
     int n = feats.length / dim;
-    FeatureParams params = params(feats, dim, encoding);
+    FeatureParams params = bg.encodedParams(encoding);
     FeatureEncoder enc = new FeatureEncoder(params);
     Path file = null;
     try {
@@ -149,21 +164,5 @@ final class FeatureAccessBenchmark {
         }
       }
     }
-  }
-
-  private static FeatureParams params(float[] feats, int dim, int encoding) {
-    if (encoding == StoreLayout.ENCODING_F16) {
-      return FeatureParams.plain(encoding, dim);
-    }
-    float[] min = new float[dim];
-    float[] max = new float[dim];
-    java.util.Arrays.fill(min, Float.POSITIVE_INFINITY);
-    java.util.Arrays.fill(max, Float.NEGATIVE_INFINITY);
-    for (int i = 0; i < feats.length; i++) {
-      int c = i % dim;
-      min[c] = Math.min(min[c], feats[i]);
-      max[c] = Math.max(max[c], feats[i]);
-    }
-    return FeatureParams.affine(encoding, min, max);
   }
 }

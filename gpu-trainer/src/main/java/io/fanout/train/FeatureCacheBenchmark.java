@@ -294,18 +294,7 @@ public final class FeatureCacheBenchmark {
   static void writeEncodedStore(Path storeDir, BenchGraph bg, int encoding) {
     int n = bg.csr().numVertices();
     int dim = bg.dim();
-    float[] min = new float[dim];
-    float[] max = new float[dim];
-    java.util.Arrays.fill(min, Float.POSITIVE_INFINITY);
-    java.util.Arrays.fill(max, Float.NEGATIVE_INFINITY);
-    for (int v = 0; v < n; v++) {
-      for (int c = 0; c < dim; c++) {
-        float x = BenchGraph.feature(v, c, dim);
-        min[c] = Math.min(min[c], x);
-        max[c] = Math.max(max[c], x);
-      }
-    }
-    FeatureParams params = FeatureParams.affine(encoding, min, max);
+    FeatureParams params = bg.encodedParams(encoding);
     int partitions =
         Math.max(
             1,

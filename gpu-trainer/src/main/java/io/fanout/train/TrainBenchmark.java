@@ -192,8 +192,7 @@ public final class TrainBenchmark {
         out.put("upload_wait_fraction", t.dataWaitShare());
         // -Dfanout.cuda.kernel-times=true: device milliseconds per batch of each kernel
         cuda.kernelTimes().forEach((k, v) -> out.put("kernel_ms." + k, v[0] / Math.max(1, timed)));
-        out.putAll(
-            FeatureAccessBenchmark.run(cuda, feats, s.features(), featureBatches, s.zeroCopy()));
+        out.putAll(FeatureAccessBenchmark.run(cuda, bg, featureBatches, pinnedRows, s.zeroCopy()));
       }
       out.put("peak_heap_bytes", peakHeap());
       if (s.verifyRounds() > 0) {

@@ -60,7 +60,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private final DevicePool<CUdeviceptr> pool;
   private final StagedUploads staged;
   private boolean closed;
-  private int multiprocessors;
+  private final int multiprocessors;
   private final KernelTimes kernelTimes = KernelTimes.ENABLED ? new KernelTimes() : null;
 
   /**
