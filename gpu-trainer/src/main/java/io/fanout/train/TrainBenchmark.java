@@ -63,21 +63,17 @@ public final class TrainBenchmark {
       int verifyRounds,
       String featureAccess) {
     public Settings {
-      if (!featureAccess.equals(GATHER) && !featureAccess.equals(ZERO_COPY)) {
+      if (!featureAccess.equals(ModelRuns.TrainSpec.GATHER)
+          && !featureAccess.equals(ModelRuns.TrainSpec.ZERO_COPY)) {
         throw new io.fanout.store.InvalidInputException(
             "--feature-access must be gather or zero-copy, got '" + featureAccess + "'");
       }
     }
 
     boolean zeroCopy() {
-      return featureAccess.equals(ZERO_COPY);
+      return featureAccess.equals(ModelRuns.TrainSpec.ZERO_COPY);
     }
   }
-
-  /** {@link Settings#featureAccess} values. */
-  public static final String GATHER = "gather";
-
-  public static final String ZERO_COPY = "zero-copy";
 
   public static Map<String, Object> run(Settings s) {
     return run(s, Backends.select());

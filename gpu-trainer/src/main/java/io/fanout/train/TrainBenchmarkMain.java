@@ -49,7 +49,7 @@ public final class TrainBenchmarkMain {
               integer(o, "prefetch", 2),
               8,
               0,
-              o.getOrDefault("feature-access", TrainBenchmark.GATHER));
+              o.getOrDefault("feature-access", Defaults.FEATURE_ACCESS));
       Backend be = Backends.select(o.getOrDefault("backend", Backends.AUTO), -1);
       System.out.println(BenchJson.line(TrainBenchmark.run(s, be)));
     } catch (InvalidInputException | NumberFormatException e) {

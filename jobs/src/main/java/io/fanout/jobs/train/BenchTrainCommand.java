@@ -13,6 +13,7 @@ import io.fanout.tensor.CpuBackend;
 import io.fanout.train.BenchJson;
 import io.fanout.train.HotReuse;
 import io.fanout.train.HotReuseBenchmark;
+import io.fanout.train.ModelRuns;
 import io.fanout.train.PeerBenchmark;
 import io.fanout.train.TrainBenchmark;
 import java.io.IOException;
@@ -145,7 +146,7 @@ public final class BenchTrainCommand implements Command {
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER).equals("torch");
     HotReuse reuse = TrainOptionsDefs.reuse(c);
-    if (settings.featureAccess().equals(TrainBenchmark.ZERO_COPY)
+    if (settings.featureAccess().equals(ModelRuns.TrainSpec.ZERO_COPY)
         && (reuse.enabled() || peer || !export.isEmpty())) {
       throw new InvalidInputException(
           "--feature-access zero-copy measures the throughput run only; drop --reuse-hot,"
