@@ -602,6 +602,11 @@ final class CpuKernels {
     }
   }
 
+  /**
+   * {@code c = beta * c + A * b} for CSR {@code A} ({@code rows} rows) and row-major {@code b} of
+   * width {@code n}. Split by rows of {@code c} across the cores: each row is summed by one thread
+   * in CSR order, so the bits do not depend on the thread count.
+   */
   static void spmm(
       int[] ptr,
       int[] col,
@@ -613,7 +618,24 @@ final class CpuKernels {
       float beta,
       float[] c,
       int cOff) {
-    for (int i = 0; i < rows; i++) {
+    long work = (long) (ptr[rows] - ptr[0]) * n + (long) rows * n;
+    ColumnParallel.run(
+        work, rows, (r0, r1) -> spmmRows(ptr, col, val, r0, r1, b, bOff, n, beta, c, cOff));
+  }
+
+  static void spmmRows(
+      int[] ptr,
+      int[] col,
+      float[] val,
+      int r0,
+      int r1,
+      float[] b,
+      int bOff,
+      int n,
+      float beta,
+      float[] c,
+      int cOff) {
+    for (int i = r0; i < r1; i++) {
       int o = cOff + i * n;
       if (beta == 0f) {
         Arrays.fill(c, o, o + n, 0f);
@@ -632,6 +654,11 @@ final class CpuKernels {
     }
   }
 
+  /**
+   * {@code g += A^T * dy} for CSR {@code A} ({@code rows} rows) and row-major {@code dy} of width
+   * {@code n}. Split by column ranges of {@code g} across the cores: each element still receives
+   * its terms in CSR order from one thread, so the bits do not depend on the thread count.
+   */
   static void spmmTransposed(
       int[] ptr,
       int[] col,
@@ -642,12 +669,31 @@ final class CpuKernels {
       int n,
       float[] g,
       int gOff) {
+    long work = (long) (ptr[rows] - ptr[0]) * n;
+    ColumnParallel.run(
+        work,
+        n,
+        (j0, j1) -> spmmTransposedColumns(ptr, col, val, rows, dy, dyOff, n, j0, j1, g, gOff));
+  }
+
+  static void spmmTransposedColumns(
+      int[] ptr,
+      int[] col,
+      float[] val,
+      int rows,
+      float[] dy,
+      int dyOff,
+      int n,
+      int j0,
+      int j1,
+      float[] g,
+      int gOff) {
     for (int i = 0; i < rows; i++) {
       int o = dyOff + i * n;
       for (int q = ptr[i]; q < ptr[i + 1]; q++) {
         float v = val[q];
         int go = gOff + col[q] * n;
-        for (int j = 0; j < n; j++) {
+        for (int j = j0; j < j1; j++) {
           g[go + j] += v * dy[o + j];
         }
       }

@@ -16,9 +16,13 @@ public final class FeatureNorm {
     for (int r = 0; r < rows; r++) {
       int o = r * dim;
       double s = 0;
+      // Zeros add +0.0, which leaves the sum's bits alone: skipping them only saves the add's
+      // latency on bag-of-words rows (~1% non-zeros).
       for (int j = 0; j < dim; j++) {
         float v = x[o + j];
-        s += l1 ? Math.abs(v) : v * v;
+        if (v != 0f) {
+          s += l1 ? Math.abs(v) : v * v;
+        }
       }
       if (s == 0) {
         continue;

@@ -3,6 +3,7 @@ package io.fanout.tensor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,6 +61,47 @@ class CpuKernelsSplitTest {
         }
       }
     }
+  }
+
+  @Test
+  void splitSparseProductsEqualTheSerialLoopsBitForBit() {
+    assumeTrue(ColumnParallel.THREADS > 1, "one CPU thread: nothing is split");
+    // A bag-of-words-like CSR (~2% dense, some empty rows, repeated columns across rows) above the
+    // split threshold, with offsets on the dense operands and every beta the layers use.
+    int rows = 3001;
+    int cols = 2003;
+    int n = 131;
+    int[] ptr = new int[rows + 1];
+    int[] col = new int[rows * 60];
+    float[] val = new float[col.length];
+    int nnz = 0;
+    for (int i = 0; i < rows; i++) {
+      int k = (int) (CounterRng.uniform(7, i) * 80);
+      for (int t = 0; t < k && i % 17 != 0; t++) {
+        col[nnz] = (int) (CounterRng.uniform(8, nnz) * cols);
+        val[nnz] = CounterRng.uniform(9, nnz) * 4f - 2f;
+        nnz++;
+      }
+      ptr[i + 1] = nnz;
+    }
+    assertThat((long) nnz * n).isGreaterThanOrEqualTo(ColumnParallel.MIN_WORK);
+    float[] b = rand(5 + cols * n, 10);
+    for (float beta : new float[] {0f, 1f, 0.5f}) {
+      float[] c0 = rand(3 + rows * n, 11);
+      float[] split = c0.clone();
+      float[] serial = c0.clone();
+      CpuKernels.spmm(ptr, col, val, rows, b, 5, n, beta, split, 3);
+      CpuKernels.spmmRows(ptr, col, val, 0, rows, b, 5, n, beta, serial, 3);
+      assertThat(Arrays.equals(split, serial)).as("spmm beta=%s", beta).isTrue();
+    }
+    float[] dy = rand(2 + rows * n, 12);
+    float[] g0 = rand(4 + cols * n, 13);
+    float[] split = g0.clone();
+    float[] serial = g0.clone();
+    CpuKernels.spmmTransposed(ptr, col, val, rows, dy, 2, n, split, 4);
+    CpuKernels.spmmTransposedColumns(ptr, col, val, rows, dy, 2, n, 0, n, serial, 4);
+    assertThat(Arrays.equals(split, serial)).as("spmmTransposed").isTrue();
+    assertThat(serial).isNotEqualTo(g0);
   }
 
   @Test
