@@ -56,6 +56,8 @@ public final class ModelRuns {
    * @param reuse reuse of hot vertices' bottom-layer embeddings ({@link HotReuse#OFF}: none)
    * @param decoder a link model's decoder, {@code dot} or {@code mlp} (node classifiers: {@code
    *     dot})
+   * @param featureCacheDirect with {@code featureCache}: read the rows with {@code O_DIRECT},
+   *     bypassing the kernel's page cache (see {@link FeatureFiles})
    */
   public record TrainSpec(
       Path graph,
@@ -84,7 +86,8 @@ public final class ModelRuns {
       int device,
       String featureAccess,
       HotReuse reuse,
-      String decoder) {
+      String decoder,
+      boolean featureCacheDirect) {
 
     /** The accepted {@code featureAccess} values. */
     public static final String GATHER = "gather";
@@ -142,36 +145,50 @@ public final class ModelRuns {
           -1,
           Defaults.FEATURE_ACCESS,
           HotReuse.OFF,
-          ModelConfig.DOT);
+          ModelConfig.DOT,
+          false);
     }
 
     /** This spec on backend {@code name} ({@code auto}, {@code cpu}, {@code cuda}, ...). */
     public TrainSpec onBackend(String name) {
-      return with(name, device, featureAccess, reuse, decoder);
+      return with(name, device, featureAccess, reuse, decoder, featureCacheDirect);
     }
 
     /** This spec on accelerator {@code ordinal} (-1: the backend's default device). */
     public TrainSpec onDevice(int ordinal) {
-      return with(backend, ordinal, featureAccess, reuse, decoder);
+      return with(backend, ordinal, featureAccess, reuse, decoder, featureCacheDirect);
     }
 
     /** This spec with {@code featureAccess} ({@link #GATHER} or {@link #ZERO_COPY}). */
     public TrainSpec withFeatureAccess(String access) {
-      return with(backend, device, access, reuse, decoder);
+      return with(backend, device, access, reuse, decoder, featureCacheDirect);
     }
 
     /** This spec with embedding reuse {@code r} (see {@link HotReuse}). */
     public TrainSpec withReuse(HotReuse r) {
-      return with(backend, device, featureAccess, r, decoder);
+      return with(backend, device, featureAccess, r, decoder, featureCacheDirect);
     }
 
     /** This spec with link decoder {@code name} ({@code dot} or {@code mlp}). */
     public TrainSpec withDecoder(String name) {
-      return with(backend, device, featureAccess, reuse, name);
+      return with(backend, device, featureAccess, reuse, name, featureCacheDirect);
+    }
+
+    /**
+     * This spec reading its {@code featureCache} rows with {@code O_DIRECT} ({@code true}) or
+     * through the page cache.
+     */
+    public TrainSpec withFeatureCacheDirect(boolean direct) {
+      return with(backend, device, featureAccess, reuse, decoder, direct);
     }
 
     private TrainSpec with(
-        String backend, int device, String featureAccess, HotReuse reuse, String decoder) {
+        String backend,
+        int device,
+        String featureAccess,
+        HotReuse reuse,
+        String decoder,
+        boolean featureCacheDirect) {
       return new TrainSpec(
           graph,
           shards,
@@ -199,7 +216,8 @@ public final class ModelRuns {
           device,
           featureAccess,
           reuse,
-          decoder);
+          decoder,
+          featureCacheDirect);
     }
 
     /** Whether the backend reads the feature rows itself ({@link #ZERO_COPY}). */
@@ -662,7 +680,8 @@ public final class ModelRuns {
               + " features; --feature-cache reads node-id-only shards (sample without inline"
               + " features), or leave --feature-cache out");
     }
-    return new RowCache(FeatureFiles.open(store, CACHE_IO_THREADS), p, bytes);
+    return new RowCache(
+        FeatureFiles.open(store, CACHE_IO_THREADS, spec.featureCacheDirect()), p, bytes);
   }
 
   /** Whether {@code shards} hold link-prediction batches ({@code sample --task link}). */

@@ -11,6 +11,7 @@ import io.fanout.train.Checkpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -92,6 +93,34 @@ class DistributedTrainCommandTest {
     Result refused = train(md);
     assertThat(refused.code()).isEqualTo(2);
     assertThat(refused.err()).contains("already holds a checkpoint").contains("--resume");
+  }
+
+  @Test
+  void twoWorkersReuseHotEmbeddingsDeterministically() throws Exception {
+    // Each replica ranks its own hot set from its share of the batches and refreshes its own
+    // cache from the parameters every replica holds after the exchange; --dist-verify compares the
+    // replicas' parameter checksums before every step.
+    Path md = tmp.resolve("reuse");
+    Result t = train(md, "--dist-verify", "--reuse-hot", "0.2", "--staleness", "2");
+    assertThat(t.code()).as(t.err()).isZero();
+    assertThat(JSON.readTree(t.out()).get("workers").asInt()).isEqualTo(2);
+
+    Path again = tmp.resolve("reuse-again");
+    Result t2 = train(again, "--reuse-hot", "0.2", "--staleness", "2");
+    assertThat(t2.code()).as(t2.err()).isZero();
+    float[] reuse = Checkpoint.read(md).params();
+    assertThat(Arrays.equals(Checkpoint.read(again).params(), reuse)).isTrue();
+
+    Path plain = tmp.resolve("reuse-off");
+    Result t3 = train(plain);
+    assertThat(t3.code()).as(t3.err()).isZero();
+    assertThat(Arrays.equals(Checkpoint.read(plain).params(), reuse))
+        .as("reuse changed nothing: no batch reused an embedding")
+        .isFalse();
+
+    Result eval = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
+    assertThat(eval.code()).as(eval.err()).isZero();
+    assertThat(JSON.readTree(eval.out()).get("accuracy").get("test").asDouble()).isGreaterThan(0.8);
   }
 
   @Test

@@ -69,6 +69,24 @@ class FeatureCacheTrainTest {
     assertThat(train("none", "--feature-cache", "none")).isEqualTo(mapped);
   }
 
+  @Test
+  void directReadsTrainTheModelOfTheMappedStore() throws Exception {
+    String bytes = Integer.toString(40 * 10 * 4);
+    for (String policy : new String[] {"belady", "none"}) {
+      assertThat(
+              train(
+                  "direct-" + policy,
+                  "--feature-cache",
+                  policy,
+                  "--feature-cache-bytes",
+                  policy.equals("none") ? "0" : bytes,
+                  "--feature-cache-io",
+                  "direct"))
+          .as(policy)
+          .isEqualTo(mapped);
+    }
+  }
+
   /**
    * On an {@code int8} and a {@code pq} store the cache holds encoded rows (so a size of 40 encoded
    * rows holds 40 rows, a quarter and at most a twentieth of the bytes of 40 f32 rows) and decodes
@@ -147,6 +165,24 @@ class FeatureCacheTrainTest {
                 "--epochs",
                 "1")),
         "--feature-cache belady|lru|none");
+    refused(
+        cli(
+            TrainFixtures.trainArgs(
+                store, shards, tmp.resolve("m4"), "--feature-cache-io", "direct", "--epochs", "1")),
+        "'feature-cache-io' of train is direct but no --feature-cache policy is given");
+    refused(
+        cli(
+            TrainFixtures.trainArgs(
+                store,
+                shards,
+                tmp.resolve("m5"),
+                "--feature-cache",
+                "none",
+                "--feature-cache-io",
+                "mmap",
+                "--epochs",
+                "1")),
+        "feature-cache-io");
   }
 
   private static void refused(Result r, String says) {

@@ -89,9 +89,23 @@ public final class TrainOptionsDefs {
           "",
           "keep features on disk behind a row cache of --feature-cache-bytes (belady|lru|none);"
               + " not given: read the memory-mapped store");
+
+  /** {@code --feature-cache-io} values. */
+  public static final String BUFFERED_IO = "buffered";
+
+  public static final String DIRECT_IO = "direct";
+
   public static final OptionDef<Long> FEATURE_CACHE_BYTES =
       OptionDef.longValue(
           "feature-cache-bytes", 0, "bytes of feature rows --feature-cache may hold in memory");
+  public static final OptionDef<String> FEATURE_CACHE_IO =
+      OptionDef.choice(
+          "feature-cache-io",
+          BUFFERED_IO,
+          "how --feature-cache reads rows from disk: buffered (through the kernel's page cache) or"
+              + " direct (O_DIRECT: every miss goes to the device; the file system must support it)",
+          BUFFERED_IO,
+          DIRECT_IO);
   public static final OptionDef<String> BACKEND =
       OptionDef.choice(
           "backend",
@@ -164,6 +178,7 @@ public final class TrainOptionsDefs {
           PREFETCH,
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
+          FEATURE_CACHE_IO,
           REUSE_HOT,
           STALENESS,
           HOT_BY,
@@ -232,7 +247,8 @@ public final class TrainOptionsDefs {
         .onBackend(c.get(BACKEND))
         .withFeatureAccess(c.get(FEATURE_ACCESS))
         .withReuse(reuse(c))
-        .withDecoder(c.get(DECODER));
+        .withDecoder(c.get(DECODER))
+        .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO));
   }
 
   /** The {@code --reuse-hot}, {@code --staleness} and {@code --hot-by} settings. */
@@ -253,6 +269,12 @@ public final class TrainOptionsDefs {
     String v = c.get(FEATURE_CACHE).trim().toLowerCase(java.util.Locale.ROOT);
     long bytes = c.get(FEATURE_CACHE_BYTES);
     if (v.isEmpty()) {
+      if (c.get(FEATURE_CACHE_IO).equals(DIRECT_IO)) {
+        throw new FanoutConfigException(
+            "option 'feature-cache-io' of train is direct but no --feature-cache policy is given;"
+                + " direct reads are the row cache's (add --feature-cache belady|lru|none"
+                + " --feature-cache-bytes N), the memory-mapped path reads through the page cache");
+      }
       if (bytes != 0) {
         throw new FanoutConfigException(
             "option 'feature-cache-bytes' of train is "
