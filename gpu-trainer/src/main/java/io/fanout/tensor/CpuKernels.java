@@ -656,8 +656,11 @@ final class CpuKernels {
 
   /**
    * {@code g += A^T * dy} for CSR {@code A} ({@code rows} rows) and row-major {@code dy} of width
-   * {@code n}. Split by column ranges of {@code g} across the cores: each element still receives
-   * its terms in CSR order from one thread, so the bits do not depend on the thread count.
+   * {@code n}. Above {@link ColumnParallel#MIN_WORK} it runs on the transpose ({@link
+   * TransposedCsr}): each row of {@code g} is summed by one thread, which reads the rows of {@code
+   * dy} it needs instead of scattering into random rows of {@code g}, split across the cores in
+   * blocks of about equal non-zeros. Every element receives its terms in CSR order either way, so
+   * the bits do not depend on the path or the thread count.
    */
   static void spmmTransposed(
       int[] ptr,
@@ -670,10 +673,54 @@ final class CpuKernels {
       float[] g,
       int gOff) {
     long work = (long) (ptr[rows] - ptr[0]) * n;
+    if (work < ColumnParallel.MIN_WORK) {
+      spmmTransposedColumns(ptr, col, val, rows, dy, dyOff, n, 0, n, g, gOff);
+      return;
+    }
+    TransposedCsr t = TransposedCsr.build(ptr, 0, col, 0, rows, 0);
+    int[] packed = t.packed();
+    int dstBase = t.dstOffset();
+    int posBase = t.posOffset();
+    int[] bounds = balancedBlocks(packed, t.srcRows(), TRANSPOSED_BLOCKS);
     ColumnParallel.run(
         work,
-        n,
-        (j0, j1) -> spmmTransposedColumns(ptr, col, val, rows, dy, dyOff, n, j0, j1, g, gOff));
+        bounds.length - 1,
+        (b0, b1) -> {
+          for (int s = bounds[b0]; s < bounds[b1]; s++) {
+            int go = gOff + s * n;
+            for (int k = packed[s]; k < packed[s + 1]; k++) {
+              float v = val[packed[posBase + k]];
+              int o = dyOff + packed[dstBase + k] * n;
+              for (int j = 0; j < n; j++) {
+                g[go + j] += v * dy[o + j];
+              }
+            }
+          }
+        });
+  }
+
+  /** Blocks of the transpose's rows handed to the threads, balanced by non-zeros. */
+  static final int TRANSPOSED_BLOCKS = 1024;
+
+  /**
+   * Row boundaries {@code b[0] = 0 <= ... <= b[last] = rows} cutting the prefix sums {@code
+   * ptr[0..rows]} into at most {@code blocks} ranges of about equal sums (bag-of-words columns are
+   * far from uniform).
+   */
+  static int[] balancedBlocks(int[] ptr, int rows, int blocks) {
+    int parts = Math.max(1, Math.min(blocks, rows));
+    int[] b = new int[parts + 1];
+    long total = (long) ptr[rows] - ptr[0];
+    int r = 0;
+    for (int k = 1; k < parts; k++) {
+      long target = ptr[0] + total * k / parts;
+      while (r < rows && ptr[r] < target) {
+        r++;
+      }
+      b[k] = r;
+    }
+    b[parts] = rows;
+    return b;
   }
 
   static void spmmTransposedColumns(

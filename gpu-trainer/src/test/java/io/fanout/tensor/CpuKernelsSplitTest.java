@@ -78,7 +78,9 @@ class CpuKernelsSplitTest {
     for (int i = 0; i < rows; i++) {
       int k = (int) (CounterRng.uniform(7, i) * 80);
       for (int t = 0; t < k && i % 17 != 0; t++) {
-        col[nnz] = (int) (CounterRng.uniform(8, nnz) * cols);
+        // skewed like word counts: low columns far more frequent than high ones
+        float u = CounterRng.uniform(8, nnz);
+        col[nnz] = (int) (u * u * u * cols);
         val[nnz] = CounterRng.uniform(9, nnz) * 4f - 2f;
         nnz++;
       }
@@ -102,6 +104,20 @@ class CpuKernelsSplitTest {
     CpuKernels.spmmTransposedColumns(ptr, col, val, rows, dy, 2, n, 0, n, serial, 4);
     assertThat(Arrays.equals(split, serial)).as("spmmTransposed").isTrue();
     assertThat(serial).isNotEqualTo(g0);
+  }
+
+  @Test
+  void balancedBlocksCutPrefixSumsIntoAboutEqualParts() {
+    int[] ptr = {5, 5, 105, 106, 107, 108, 208, 208};
+    int[] b = CpuKernels.balancedBlocks(ptr, 7, 4);
+    assertThat(b).containsExactly(0, 2, 3, 6, 7);
+    assertThat(CpuKernels.balancedBlocks(ptr, 7, 100)).hasSize(8).startsWith(0).endsWith(7);
+    assertThat(CpuKernels.balancedBlocks(new int[] {0}, 0, 4)).containsExactly(0, 0);
+    int[] flat = new int[1001];
+    for (int i = 0; i <= 1000; i++) {
+      flat[i] = 3 * i;
+    }
+    assertThat(CpuKernels.balancedBlocks(flat, 1000, 4)).containsExactly(0, 250, 500, 750, 1000);
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.HostFloats;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.Tensor;
+import io.fanout.tensor.TransposedCsr;
 import java.util.Map;
 import java.util.logging.Logger;
 import jcuda.Pointer;

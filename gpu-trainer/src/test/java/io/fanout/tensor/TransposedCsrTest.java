@@ -1,9 +1,7 @@
-package io.fanout.tensor.cuda;
+package io.fanout.tensor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fanout.tensor.Aggregation;
-import io.fanout.tensor.CpuBackend;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 

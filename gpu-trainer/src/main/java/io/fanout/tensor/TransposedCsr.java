@@ -1,12 +1,13 @@
-package io.fanout.tensor.cuda;
+package io.fanout.tensor;
 
 /**
  * The transpose of a CSR structure, built on the host by a stable counting sort, so that the
- * backward of aggregation and of spmm can gather per source row instead of scattering with float
- * atomics. For each source (column) {@code s < srcRows}, entries {@code t} in {@code [ptr(s),
- * ptr(s+1))} name the destination row {@link #dst} of each edge into {@code s} and the edge's
- * position {@link #pos} in the original CSR, in ascending edge position: the order in which the CPU
- * backend scatters, so the device sums match it bit for bit.
+ * backward of aggregation and of spmm can gather per source row instead of scattering (with float
+ * atomics on the device; on the CPU, with threads owning disjoint output rows). For each source
+ * (column) {@code s < srcRows}, entries {@code t} in {@code [ptr(s), ptr(s+1))} name the
+ * destination row {@link #dst} of each edge into {@code s} and the edge's position {@link #pos} in
+ * the original CSR, in ascending edge position: the order in which the CPU backend scatters, so the
+ * device sums match it bit for bit.
  *
  * <p>The three arrays live in one int array, {@code [ptr (srcRows + 1) | dst (nnz) | pos (nnz)]},
  * uploaded with one copy.
