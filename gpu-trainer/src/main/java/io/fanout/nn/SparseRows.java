@@ -1,5 +1,7 @@
 package io.fanout.nn;
 
+import io.fanout.tensor.NonZeroScan;
+
 /**
  * A host CSR copy of a row-major dense matrix, built at batch upload when the input features are
  * sparse enough that sparse products beat dense BLAS (bag-of-words features with ~1% non-zeros).
@@ -32,20 +34,18 @@ final class SparseRows {
     ptr[0] = 0;
     for (int i = 0; i < rows; i++) {
       int o = i * cols;
-      for (int j = 0; j < cols; j++) {
-        float v = x[o + j];
-        if (v != 0f) {
-          if (nnz == col.length) {
-            if (nnz >= limit) {
-              return false;
-            }
-            int n = (int) Math.min(limit, col.length * 2L);
-            col = java.util.Arrays.copyOf(col, n);
-            val = java.util.Arrays.copyOf(val, n);
+      int end = o + cols;
+      for (int k = NonZeroScan.next(x, o, end); k < end; k = NonZeroScan.next(x, k + 1, end)) {
+        if (nnz == col.length) {
+          if (nnz >= limit) {
+            return false;
           }
-          col[nnz] = j;
-          val[nnz++] = v;
+          int n = (int) Math.min(limit, col.length * 2L);
+          col = java.util.Arrays.copyOf(col, n);
+          val = java.util.Arrays.copyOf(val, n);
         }
+        col[nnz] = k - o;
+        val[nnz++] = x[k];
       }
       ptr[i + 1] = nnz;
     }
