@@ -9,7 +9,11 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
+import io.fanout.spark.Fanout;
 import io.fanout.spark.JsonLine;
+import io.fanout.spark.PrepareResult;
+import io.fanout.spark.SampleAction;
+import io.fanout.spark.SampleResult;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.spark.prepare.PrepareOptions;
 import io.fanout.store.InvalidInputException;
@@ -32,6 +36,11 @@ import org.apache.spark.sql.types.StructType;
  * range, multilevel and, when installed, {@code gpmetis -ufactor=50}, at several part counts, and
  * prints one JSON object with each result's edge cut (fraction of undirected edges whose ends lie
  * in different parts), vertex imbalance (largest part / average part) and wall time.
+ *
+ * <p>With {@code --shuffle-parts K,...} (a dataset only) it also prepares the dataset into K hash
+ * and K multilevel store partitions and samples each in partitioned mode, with and without {@code
+ * --batch-by-partition}, reporting the shuffle bytes per epoch of all four runs ({@link
+ * #SHUFFLE_SAMPLE} gives the sampling settings): what the lower cut saves where it matters.
  */
 public final class BenchPartitionCommand implements Command {
   static final OptionDef<String> DATASET =
@@ -39,6 +48,26 @@ public final class BenchPartitionCommand implements Command {
           "dataset", "", "folder with vertices.parquet (column id) and edges.parquet (src, dst)");
   static final OptionDef<String> PARTS =
       OptionDef.string("parts", "2,4,8,16", "comma-separated part counts to partition into");
+  static final OptionDef<String> SHUFFLE_PARTS =
+      OptionDef.string(
+          "shuffle-parts",
+          "",
+          "with --dataset: part counts at which to also compare the shuffle bytes per epoch of"
+              + " partitioned sampling on hash and multilevel stores (empty: none)");
+
+  /**
+   * The sampling of the shuffle comparison: {@code --mode partitioned --split all --batch-size 64
+   * --fanouts 10,5 --epochs 2 --seed 7}.
+   */
+  static final String[] SHUFFLE_SAMPLE = {
+    "mode", "partitioned",
+    "split", "all",
+    "batch-size", "64",
+    "fanouts", "10,5",
+    "epochs", "2",
+    "seed", "7"
+  };
+
   static final OptionDef<String> WORKDIR =
       OptionDef.string(
           "workdir", "target/bench-partition", "folder for the METIS-format graph file");
@@ -65,6 +94,7 @@ public final class BenchPartitionCommand implements Command {
         PARTS,
         PrepareOptions.PARTITION_SEED,
         PrepareOptions.PARTITION_COARSE_VERTICES,
+        SHUFFLE_PARTS,
         WORKDIR);
   }
 
@@ -80,6 +110,12 @@ public final class BenchPartitionCommand implements Command {
               + " and --dataset '"
               + dataset
               + "'");
+    }
+    int[] shuffleKs =
+        conf.get(SHUFFLE_PARTS).isBlank() ? new int[0] : parts(conf.get(SHUFFLE_PARTS));
+    if (shuffleKs.length > 0 && dataset.isEmpty()) {
+      throw new FanoutConfigException(
+          "--shuffle-parts prepares stores from the input tables; give --dataset DIR, not a STORE");
     }
     SparkSession spark = ctx.spark();
     Input in =
@@ -122,6 +158,12 @@ public final class BenchPartitionCommand implements Command {
         results.add(result(k, "gpmetis", g, part, seconds(t0)));
       }
     }
+    List<Map<String, Object>> shuffles = new ArrayList<>();
+    for (int k : shuffleKs) {
+      for (String name : List.of("hash", VertexPartitioners.MULTILEVEL)) {
+        shuffles.add(shuffle(ctx, spark, Paths.get(dataset), work, k, name, seed, coarse));
+      }
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("bench", "partition");
     out.put("input", dataset.isEmpty() ? ctx.positional().get(0) : dataset);
@@ -130,8 +172,69 @@ public final class BenchPartitionCommand implements Command {
     out.put("spark_master", spark.sparkContext().master());
     out.put("gpmetis", metisFile != null);
     out.put("results", results);
+    if (shuffleKs.length > 0) {
+      Map<String, Object> settings = new LinkedHashMap<>();
+      for (int i = 0; i < SHUFFLE_SAMPLE.length; i += 2) {
+        settings.put(SHUFFLE_SAMPLE[i], SHUFFLE_SAMPLE[i + 1]);
+      }
+      out.put("shuffle_sample", settings);
+      out.put("shuffle", shuffles);
+    }
     ctx.out().println(JsonLine.of(out));
     return 0;
+  }
+
+  /**
+   * Prepares {@code dataset} into {@code k} store partitions by {@code partitioner} and samples it
+   * in partitioned mode with and without {@code --batch-by-partition}.
+   */
+  private static Map<String, Object> shuffle(
+      CommandContext ctx,
+      SparkSession spark,
+      Path dataset,
+      Path work,
+      int k,
+      String partitioner,
+      long seed,
+      int coarse) {
+    Fanout fanout = Fanout.get(spark);
+    Path store = work.resolve("shuffle").resolve(partitioner + "-" + k);
+    PrepareResult prepared =
+        fanout
+            .prepare()
+            .option("vertices", dataset.resolve("vertices.parquet").toString())
+            .option("edges", dataset.resolve("edges.parquet").toString())
+            .option("undirected", "true")
+            .option("dedupe", "true")
+            .option("self-loops", "drop")
+            .option("partitions", Integer.toString(k))
+            .option("partitioner", partitioner)
+            .option(PrepareOptions.PARTITION_SEED.name(), Long.toString(seed))
+            .option(PrepareOptions.PARTITION_COARSE_VERTICES.name(), Integer.toString(coarse))
+            .option("overwrite", "true")
+            .output(store.toString())
+            .execute();
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("k", k);
+    r.put("partitioner", partitioner);
+    r.put("store_edges", prepared.manifest().edges);
+    for (boolean byPartition : new boolean[] {false, true}) {
+      SampleAction sample =
+          fanout
+              .sample(store.toString())
+              .output(store + "-shards-" + (byPartition ? "by-partition" : "mixed"))
+              .overwrite(true)
+              .option("batch-by-partition", Boolean.toString(byPartition));
+      for (int i = 0; i < SHUFFLE_SAMPLE.length; i += 2) {
+        sample.option(SHUFFLE_SAMPLE[i], SHUFFLE_SAMPLE[i + 1]);
+      }
+      SampleResult s = sample.execute();
+      r.put(
+          byPartition ? "shuffle_bytes_per_epoch_batch_by_partition" : "shuffle_bytes_per_epoch",
+          s.shuffleBytes() < 0 ? null : s.shuffleBytes() / Math.max(1, s.epochs()));
+    }
+    ctx.err().printf("bench-partition: k=%d %s shuffle measured%n", k, partitioner);
+    return r;
   }
 
   private static Map<String, Object> result(

@@ -64,10 +64,27 @@ class PartitionCommandsTest {
             SparkTestSession.dataset("cora").toString(),
             "--parts",
             "4",
+            "--shuffle-parts",
+            "4",
             "--workdir",
             tmp.resolve("bench").toString());
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = r.json();
+    // partitioned sampling of a 4-part store per partitioner: with batches of one partition's
+    // seeds, the multilevel store keeps most of a batch's frontier at home and shuffles less
+    Map<String, JsonNode> shuffle = new HashMap<>();
+    for (JsonNode x : j.get("shuffle")) {
+      assertThat(x.get("k").asInt()).isEqualTo(4);
+      assertThat(x.get("store_edges").asLong()).isEqualTo(10556);
+      shuffle.put(x.get("partitioner").asText(), x);
+    }
+    assertThat(j.get("shuffle_sample").get("mode").asText()).isEqualTo("partitioned");
+    long hashByPart =
+        shuffle.get("hash").get("shuffle_bytes_per_epoch_batch_by_partition").asLong();
+    JsonNode mlShuffle = shuffle.get("multilevel");
+    long mlByPart = mlShuffle.get("shuffle_bytes_per_epoch_batch_by_partition").asLong();
+    assertThat(mlByPart).isPositive().isLessThan(hashByPart);
+    assertThat(mlByPart).isLessThan(mlShuffle.get("shuffle_bytes_per_epoch").asLong());
     assertThat(j.get("vertices").asInt()).isEqualTo(2708);
     assertThat(j.get("undirected_edges").asInt()).isEqualTo(5278);
     Map<String, JsonNode> byName = new HashMap<>();
@@ -137,6 +154,9 @@ class PartitionCommandsTest {
     Result noData = cli("bench-partition", "--dataset", tmp.resolve("nothing").toString());
     assertThat(noData.code()).isEqualTo(2);
     assertThat(noData.err()).contains("expected vertices.parquet and edges.parquet");
+    Result shuffleOfStore = cli("bench-partition", tmp.toString(), "--shuffle-parts", "2");
+    assertThat(shuffleOfStore.code()).isEqualTo(2);
+    assertThat(shuffleOfStore.err()).contains("--shuffle-parts").contains("give --dataset DIR");
     Result coarse =
         cli(
             "prepare",
