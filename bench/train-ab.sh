@@ -15,7 +15,7 @@ for round in $(seq 1 "$rounds"); do
     md="$out/$side-$round"
     start=$(date +%s)
     "$root/bin/fanout" train --graph "$store" --shards "$shards" --val-shards "$val" \
-      --model-dir "$md" --epochs "$epochs" --seed "$seed" --log-every 0 --progress none >/dev/null
+      --model-dir "$md" --epochs "$epochs" --seed "$seed" --log-every 0 --progress none >/dev/null 2>"$md.log" || { cat "$md.log" >&2; exit 1; }
     wall=$(($(date +%s) - start))
     secs=$(grep -o '"epoch_seconds":[0-9.]*' "$md/metrics.jsonl" | cut -d: -f2 | tr '\n' ' ')
     echo "$side round $round: wall ${wall} s, epoch seconds [ $secs], checkpoint sha256 $(sha256sum "$md/checkpoint.bin" | cut -c1-16)"
