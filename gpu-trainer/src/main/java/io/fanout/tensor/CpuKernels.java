@@ -674,7 +674,7 @@ final class CpuKernels {
       int gOff) {
     long work = (long) (ptr[rows] - ptr[0]) * n;
     if (work < ColumnParallel.MIN_WORK) {
-      spmmTransposedColumns(ptr, col, val, rows, dy, dyOff, n, 0, n, g, gOff);
+      spmmTransposedSerial(ptr, col, val, rows, dy, dyOff, n, g, gOff);
       return;
     }
     TransposedCsr t = TransposedCsr.build(ptr, 0, col, 0, rows, 0);
@@ -723,7 +723,8 @@ final class CpuKernels {
     return b;
   }
 
-  static void spmmTransposedColumns(
+  /** {@link #spmmTransposed} on the calling thread, scattering row by row in CSR order. */
+  static void spmmTransposedSerial(
       int[] ptr,
       int[] col,
       float[] val,
@@ -731,8 +732,6 @@ final class CpuKernels {
       float[] dy,
       int dyOff,
       int n,
-      int j0,
-      int j1,
       float[] g,
       int gOff) {
     for (int i = 0; i < rows; i++) {
@@ -740,7 +739,7 @@ final class CpuKernels {
       for (int q = ptr[i]; q < ptr[i + 1]; q++) {
         float v = val[q];
         int go = gOff + col[q] * n;
-        for (int j = j0; j < j1; j++) {
+        for (int j = 0; j < n; j++) {
           g[go + j] += v * dy[o + j];
         }
       }

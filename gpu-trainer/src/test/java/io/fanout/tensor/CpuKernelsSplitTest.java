@@ -101,7 +101,7 @@ class CpuKernelsSplitTest {
     float[] split = g0.clone();
     float[] serial = g0.clone();
     CpuKernels.spmmTransposed(ptr, col, val, rows, dy, 2, n, split, 4);
-    CpuKernels.spmmTransposedColumns(ptr, col, val, rows, dy, 2, n, 0, n, serial, 4);
+    CpuKernels.spmmTransposedSerial(ptr, col, val, rows, dy, 2, n, serial, 4);
     assertThat(Arrays.equals(split, serial)).as("spmmTransposed").isTrue();
     assertThat(serial).isNotEqualTo(g0);
   }

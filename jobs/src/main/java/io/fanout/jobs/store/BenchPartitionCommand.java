@@ -9,10 +9,10 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
+import io.fanout.jobs.train.EndToEnd;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.JsonLine;
 import io.fanout.spark.PrepareResult;
-import io.fanout.spark.SampleAction;
 import io.fanout.spark.SampleResult;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.spark.prepare.PrepareOptions;
@@ -59,14 +59,18 @@ public final class BenchPartitionCommand implements Command {
    * The sampling of the shuffle comparison: {@code --mode partitioned --split all --batch-size 64
    * --fanouts 10,5 --epochs 2 --seed 7}.
    */
-  static final String[] SHUFFLE_SAMPLE = {
-    "mode", "partitioned",
-    "split", "all",
-    "batch-size", "64",
-    "fanouts", "10,5",
-    "epochs", "2",
-    "seed", "7"
-  };
+  static final Map<String, String> SHUFFLE_SAMPLE = shuffleSample();
+
+  private static Map<String, String> shuffleSample() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("mode", "partitioned");
+    m.put("split", "all");
+    m.put("batch-size", "64");
+    m.put("fanouts", "10,5");
+    m.put("epochs", "2");
+    m.put("seed", "7");
+    return java.util.Collections.unmodifiableMap(m);
+  }
 
   static final OptionDef<String> WORKDIR =
       OptionDef.string(
@@ -173,11 +177,7 @@ public final class BenchPartitionCommand implements Command {
     out.put("gpmetis", metisFile != null);
     out.put("results", results);
     if (shuffleKs.length > 0) {
-      Map<String, Object> settings = new LinkedHashMap<>();
-      for (int i = 0; i < SHUFFLE_SAMPLE.length; i += 2) {
-        settings.put(SHUFFLE_SAMPLE[i], SHUFFLE_SAMPLE[i + 1]);
-      }
-      out.put("shuffle_sample", settings);
+      out.put("shuffle_sample", SHUFFLE_SAMPLE);
       out.put("shuffle", shuffles);
     }
     ctx.out().println(JsonLine.of(out));
@@ -200,13 +200,7 @@ public final class BenchPartitionCommand implements Command {
     Fanout fanout = Fanout.get(spark);
     Path store = work.resolve("shuffle").resolve(partitioner + "-" + k);
     PrepareResult prepared =
-        fanout
-            .prepare()
-            .option("vertices", dataset.resolve("vertices.parquet").toString())
-            .option("edges", dataset.resolve("edges.parquet").toString())
-            .option("undirected", "true")
-            .option("dedupe", "true")
-            .option("self-loops", "drop")
+        EndToEnd.prepare(fanout, dataset)
             .option("partitions", Integer.toString(k))
             .option("partitioner", partitioner)
             .option(PrepareOptions.PARTITION_SEED.name(), Long.toString(seed))
@@ -219,16 +213,14 @@ public final class BenchPartitionCommand implements Command {
     r.put("partitioner", partitioner);
     r.put("store_edges", prepared.manifest().edges);
     for (boolean byPartition : new boolean[] {false, true}) {
-      SampleAction sample =
+      SampleResult s =
           fanout
               .sample(store.toString())
               .output(store + "-shards-" + (byPartition ? "by-partition" : "mixed"))
               .overwrite(true)
-              .option("batch-by-partition", Boolean.toString(byPartition));
-      for (int i = 0; i < SHUFFLE_SAMPLE.length; i += 2) {
-        sample.option(SHUFFLE_SAMPLE[i], SHUFFLE_SAMPLE[i + 1]);
-      }
-      SampleResult s = sample.execute();
+              .options(SHUFFLE_SAMPLE)
+              .option("batch-by-partition", Boolean.toString(byPartition))
+              .execute();
       r.put(
           byPartition ? "shuffle_bytes_per_epoch_batch_by_partition" : "shuffle_bytes_per_epoch",
           s.shuffleBytes() < 0 ? null : s.shuffleBytes() / Math.max(1, s.epochs()));

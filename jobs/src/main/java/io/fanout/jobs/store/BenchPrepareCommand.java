@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.jobs.train.EndToEnd;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.JobLabels;
 import io.fanout.spark.JsonLine;
@@ -89,13 +90,7 @@ public final class BenchPrepareCommand implements Command {
 
     long t2 = System.nanoTime();
     PrepareResult r =
-        Fanout.get(spark)
-            .prepare()
-            .option("vertices", input.resolve("vertices.parquet").toString())
-            .option("edges", input.resolve("edges.parquet").toString())
-            .option("undirected", "true")
-            .option("dedupe", "true")
-            .option("self-loops", "drop")
+        EndToEnd.prepare(Fanout.get(spark), input)
             .option("partitions", Integer.toString(conf.get(PARTITIONS)))
             .output(store.toString())
             .execute();

@@ -187,7 +187,7 @@ public final class EndToEnd {
    *
    * @throws InvalidInputException naming the missing file when the directory lacks one
    */
-  static PrepareAction prepare(Fanout fanout, Path dataset) {
+  public static PrepareAction prepare(Fanout fanout, Path dataset) {
     for (String f : new String[] {"vertices.parquet", "edges.parquet"}) {
       if (!Files.exists(dataset.resolve(f))) {
         throw new InvalidInputException(
