@@ -10,6 +10,7 @@ import io.fanout.spark.JobLabels;
 import io.fanout.spark.JsonLine;
 import io.fanout.spark.PrepareResult;
 import io.fanout.spark.generate.GraphGenerator;
+import io.fanout.store.StoreManifest;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -29,8 +30,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * {@code bin/fanout bench-prepare}: generates a synthetic graph, scans it once as plain Parquet
  * (the limit: reading every input value), then prepares it ({@code --undirected --dedupe
- * --self-loops drop}), and prints one JSON line with the wall times, their ratio and the peak
- * memory.
+ * --self-loops drop}; with {@code --edge-sort both}, once per edge sort), and prints one JSON line
+ * with the wall times, their ratios and the peak memory.
  */
 public final class BenchPrepareCommand implements Command {
   static final OptionDef<Long> VERTICES =
@@ -43,6 +44,15 @@ public final class BenchPrepareCommand implements Command {
       OptionDef.integer("partitions", 0, "store partitions (0 = prepare's default)");
   static final OptionDef<String> WORKDIR =
       OptionDef.string("workdir", "target/bench-prepare", "folder for the input and the store");
+  static final OptionDef<String> EDGE_SORT =
+      OptionDef.choice(
+          "edge-sort",
+          "task",
+          "prepare's --edge-sort; both = prepare twice in this run (sql, then task), report each"
+              + " against the same scan and check that the stores are byte-identical",
+          "task",
+          "sql",
+          "both");
   static final OptionDef<Boolean> KEEP =
       OptionDef.bool("keep", false, "keep the generated input and the store afterwards");
 
@@ -58,7 +68,7 @@ public final class BenchPrepareCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(VERTICES, EDGES, FEATURE_DIM, PARTITIONS, WORKDIR, KEEP);
+    return List.of(VERTICES, EDGES, FEATURE_DIM, PARTITIONS, EDGE_SORT, WORKDIR, KEEP);
   }
 
   @Override
@@ -88,13 +98,25 @@ public final class BenchPrepareCommand implements Command {
     double scan = seconds(t1);
     ctx.err().printf("bench-prepare: plain Parquet scan in %.1f s%n", scan);
 
-    long t2 = System.nanoTime();
-    PrepareResult r =
-        EndToEnd.prepare(Fanout.get(spark), input)
-            .option("partitions", Integer.toString(conf.get(PARTITIONS)))
-            .output(store.toString())
-            .execute();
-    double prepare = seconds(t2);
+    String sort = conf.get(EDGE_SORT);
+    PrepareResult sql = null;
+    double sqlSeconds = 0;
+    if (!sort.equals("task")) {
+      long t = System.nanoTime();
+      sql =
+          prepare(
+              spark, input, work.resolve(sort.equals("sql") ? "store" : "store-sql"), "sql", conf);
+      sqlSeconds = seconds(t);
+      ctx.err().printf("bench-prepare: prepare --edge-sort sql in %.1f s%n", sqlSeconds);
+    }
+    PrepareResult r = sql;
+    double prepare = sqlSeconds;
+    if (!sort.equals("sql")) {
+      long t = System.nanoTime();
+      r = prepare(spark, input, store, "task", conf);
+      prepare = seconds(t);
+      ctx.err().printf("bench-prepare: prepare --edge-sort task in %.1f s%n", prepare);
+    }
 
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("bench", "prepare");
@@ -110,6 +132,13 @@ public final class BenchPrepareCommand implements Command {
     out.put("prepare_s", round(prepare));
     out.put("prepare_over_scan", round(prepare / scan));
     out.put("input_edge_rows_per_s", Math.round(conf.get(EDGES) / prepare));
+    out.put("edge_sort", sort.equals("both") ? "task" : sort);
+    if (sort.equals("both")) {
+      out.put("prepare_sql_s", round(sqlSeconds));
+      out.put("prepare_sql_over_scan", round(sqlSeconds / scan));
+      out.put("same_store_bytes", sameFiles(sql.manifest(), r.manifest()));
+      delete(work.resolve("store-sql"));
+    }
     out.put("peak_heap_bytes", peakHeap());
     out.put("peak_rss_bytes", peakRss());
     out.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
@@ -118,6 +147,30 @@ public final class BenchPrepareCommand implements Command {
       delete(work);
     }
     return 0;
+  }
+
+  private static PrepareResult prepare(
+      SparkSession spark, Path input, Path store, String edgeSort, FanoutConf conf) {
+    return EndToEnd.prepare(Fanout.get(spark), input)
+        .option("partitions", Integer.toString(conf.get(PARTITIONS)))
+        .option("edge-sort", edgeSort)
+        .output(store.toString())
+        .execute();
+  }
+
+  /** Whether two stores list the same files with the same sizes and CRC32C checksums. */
+  static boolean sameFiles(StoreManifest a, StoreManifest b) {
+    if (a.files.size() != b.files.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.files.size(); i++) {
+      StoreManifest.FileEntry x = a.files.get(i);
+      StoreManifest.FileEntry y = b.files.get(i);
+      if (!x.path.equals(y.path) || x.bytes != y.bytes || !x.crc32c.equals(y.crc32c)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Reads every value of both tables once (the limit prepare is measured against). */

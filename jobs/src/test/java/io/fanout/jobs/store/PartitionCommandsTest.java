@@ -15,7 +15,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code bench-partition}, {@code inspect}'s partitioning and shuffle bytes of sampling. */
+/**
+ * {@code bench-partition}, {@code bench-prepare}, {@code inspect}'s partitioning and shuffle bytes
+ * of sampling.
+ */
 class PartitionCommandsTest {
   static SparkSession spark;
   @TempDir static Path tmp;
@@ -99,6 +102,31 @@ class PartitionCommandsTest {
     // hash cuts about 3/4 of the edges at 4 parts; gpmetis 0.061
     assertThat(ml.get("edge_cut").asDouble()).isLessThan(0.1);
     assertThat(byName.get("hash").get("edge_cut").asDouble()).isGreaterThan(0.7);
+  }
+
+  @Test
+  void benchPrepareComparesBothEdgeSortsAgainstOneScan() {
+    Result r =
+        cli(
+            "bench-prepare",
+            "--vertices",
+            "3000",
+            "--edges",
+            "30000",
+            "--partitions",
+            "3",
+            "--edge-sort",
+            "both",
+            "--workdir",
+            tmp.resolve("bench-prepare").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("edge_sort").asText()).isEqualTo("task");
+    assertThat(j.get("same_store_bytes").asBoolean()).isTrue();
+    assertThat(j.get("store_edges").asLong()).isPositive();
+    assertThat(j.get("prepare_sql_over_scan").asDouble()).isPositive();
+    assertThat(j.get("prepare_over_scan").asDouble()).isPositive();
+    assertThat(tmp.resolve("bench-prepare")).doesNotExist();
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.store.CsrFileWriter;
+import io.fanout.store.EdgeKeySort;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.WeightFileWriter;
@@ -22,12 +23,14 @@ import org.apache.spark.sql.types.StructType;
  * deg_max, dangling, sample)}.
  *
  * <p>Input rows are {@code (_part, _dd << 32 | _sd, _orig[, _weight])} ({@code _weight} only for
- * weighted stores) sorted by {@code (_part, _dd, _sd[, _weight])}: edge {@code _sd -> _dd} in dense
- * ids, i.e. in-neighbor {@code _sd} of row {@code _dd}. Rows with {@code _part = -1} are dangling
- * edges (an endpoint is not a vertex; {@code _orig} shows it): they are counted, not written. With
- * {@code dedupe}, repeated neighbors of a row (adjacent after the sort) are written once, weighing
- * the sum of their weights (summed in double in ascending weight order, so the result does not
- * depend on the shuffle).
+ * weighted stores): edge {@code _sd -> _dd} in dense ids, i.e. in-neighbor {@code _sd} of row
+ * {@code _dd}. Either Spark sorted them by {@code (_part, _dd, _sd[, _weight])}, or ({@code
+ * sortInTask}, unweighted stores only) they come in shuffle order and the task counting-sorts the
+ * keys it holds ({@link EdgeKeySort}); both write the same bytes. Rows with {@code _part = -1} are
+ * dangling edges (an endpoint is not a vertex; {@code _orig} shows it): they are counted, not
+ * written. With {@code dedupe}, repeated neighbors of a row (adjacent after the sort) are written
+ * once, weighing the sum of their weights (summed in double in ascending weight order, so the
+ * result does not depend on the shuffle).
  *
  * <p>It reads Spark's internal rows (the plan's {@code toRdd}), so no value is boxed and no object
  * is allocated per edge.
@@ -52,7 +55,20 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
   /** The weight column's name in the input, for errors; null when the store is unweighted. */
   private final String weightColumn;
 
-  EdgePartTask(String staging, long[] firsts, long[] counts, boolean dedupe, String weightColumn) {
+  /** Input rows come unsorted: the task sorts each partition's keys itself. */
+  private final boolean sortInTask;
+
+  EdgePartTask(
+      String staging,
+      long[] firsts,
+      long[] counts,
+      boolean dedupe,
+      String weightColumn,
+      boolean sortInTask) {
+    if (sortInTask && weightColumn != null) {
+      throw new IllegalArgumentException("weighted edges are sorted by Spark, with their weights");
+    }
+    this.sortInTask = sortInTask;
     this.staging = staging;
     this.firsts = firsts;
     this.counts = counts;
@@ -62,86 +78,179 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
 
   @Override
   public Iterator<Row> call(Iterator<InternalRow> input) {
-    List<Row> out = new ArrayList<>();
-    Path root = Paths.get(staging);
-    long dangling = 0;
-    String sample = null;
-    int part = -2;
-    CsrFileWriter csr = null;
-    Path attempt = null;
-    Weights weights = null;
-    long row = 0;
-    long n = 0;
-    long first = 0;
-    long prevSrc = -1;
-    long rowStartEdges = 0;
-    long degMin = Long.MAX_VALUE;
-    long degMax = 0;
+    Parts parts = new Parts(Paths.get(staging));
+    if (sortInTask) {
+      sortThenWrite(input, parts);
+    } else {
+      while (input.hasNext()) {
+        InternalRow r = input.next();
+        int p = r.getInt(0);
+        if (p < 0) {
+          parts.dangling(r);
+        } else {
+          parts.edge(p, r.getLong(1), weightColumn != null ? r.getFloat(3) : 0f);
+        }
+      }
+    }
+    return parts.close().iterator();
+  }
+
+  /**
+   * Unsorted input: collects the keys, counting-sorts them by destination ({@link EdgeKeySort}),
+   * and writes the partitions the task holds in ascending order, as the sorted path would.
+   */
+  private void sortThenWrite(Iterator<InternalRow> input, Parts parts) {
+    boolean[] present = new boolean[firsts.length - 1];
+    EdgeKeySort keys = new EdgeKeySort();
     while (input.hasNext()) {
       InternalRow r = input.next();
       int p = r.getInt(0);
       if (p < 0) {
-        dangling++;
-        if (sample == null) {
-          sample = r.isNullAt(2) ? null : r.getUTF8String(2).toString();
-        }
+        parts.dangling(r);
         continue;
       }
-      if (p != part) {
-        if (csr != null) {
-          out.add(finish(csr, attempt, root, part, row, n, rowStartEdges, degMin, degMax));
-          if (weights != null) {
-            weights.finish(root, part);
-          }
-        }
-        part = p;
-        first = firsts[p];
-        n = counts[p];
-        attempt = PartFiles.attemptFile(root.resolve(StoreLayout.csrFile(p)));
-        csr = new CsrFileWriter(attempt, p, first, n);
-        if (weightColumn != null) {
-          weights = new Weights(root, p, first, n);
-        }
-        row = 0;
-        prevSrc = -1;
-        rowStartEdges = 0;
-        degMin = Long.MAX_VALUE;
-        degMax = 0;
+      present[p] = true;
+      if (keys.size() == EdgeKeySort.MAX_KEYS) {
+        throw new InvalidInputException(
+            "edges: store partition "
+                + p
+                + " has more than "
+                + EdgeKeySort.MAX_KEYS
+                + " edges; expected fewer per partition (raise --partitions, or sort in Spark"
+                + " with spark.fanout.edge-sort=sql)");
       }
-      long key = r.getLong(1);
+      keys.add(r.getLong(1));
+    }
+    keys.sort();
+    for (int p = 0; p < present.length; p++) {
+      if (!present[p]) {
+        continue;
+      }
+      long from = Math.max(firsts[p], keys.minDestination());
+      long to = Math.min(firsts[p] + counts[p] - 1, keys.maxDestination());
+      parts.open(p);
+      for (long dst = from; dst <= to; dst++) {
+        int end = keys.rowEnd(dst);
+        for (int i = keys.rowStart(dst); i < end; i++) {
+          parts.edge(p, dst << 32 | keys.source(i), 0f);
+        }
+      }
+    }
+  }
+
+  /**
+   * The part files being written, fed edges in {@code (_part, _dd, _sd[, _weight])} order: each
+   * partition's rows are written as its edges arrive, and a partition is finished when the next one
+   * starts (or at {@link #close()}).
+   */
+  private final class Parts {
+    private final Path root;
+    private final List<Row> out = new ArrayList<>();
+    private long dangling;
+    private String sample;
+    private int part = -2;
+    private CsrFileWriter csr;
+    private Path attempt;
+    private Weights weights;
+    private long row;
+    private long n;
+    private long first;
+    private long prevSrc = -1;
+    private long rowStartEdges;
+    private long degMin = Long.MAX_VALUE;
+    private long degMax;
+
+    Parts(Path root) {
+      this.root = root;
+    }
+
+    /** Counts a dangling edge; its {@code _orig} is kept as the sample when it is the first. */
+    void dangling(InternalRow r) {
+      dangling++;
+      if (sample == null) {
+        sample = r.isNullAt(2) ? null : r.getUTF8String(2).toString();
+      }
+    }
+
+    /** Starts partition {@code p}, finishing the previous one; a no-op when it is current. */
+    void open(int p) {
+      if (p == part) {
+        return;
+      }
+      finishPart();
+      part = p;
+      first = firsts[p];
+      n = counts[p];
+      attempt = PartFiles.attemptFile(root.resolve(StoreLayout.csrFile(p)));
+      csr = new CsrFileWriter(attempt, p, first, n);
+      if (weightColumn != null) {
+        weights = new Weights(root, p, first, n);
+      }
+      row = 0;
+      prevSrc = -1;
+      rowStartEdges = 0;
+      degMin = Long.MAX_VALUE;
+      degMax = 0;
+    }
+
+    /**
+     * Edge {@code key = dst << 32 | src} of partition {@code p}, weighing {@code w} if weighted.
+     */
+    void edge(int p, long key, float w) {
+      open(p);
       long local = (key >>> 32) - first;
       while (row < local) {
-        long d = csr.edgesWritten() - rowStartEdges;
-        degMin = Math.min(degMin, d);
-        degMax = Math.max(degMax, d);
-        csr.endRow();
-        rowStartEdges = csr.edgesWritten();
-        row++;
-        prevSrc = -1;
+        endRow();
       }
       int src = (int) key;
       if (dedupe && src == prevSrc) {
         if (weights != null) {
-          weights.addToLast(r.getFloat(3));
+          weights.addToLast(w);
         }
-        continue;
+        return;
       }
       csr.addNeighbor(src);
       if (weights != null) {
-        weights.add(r.getFloat(3), key);
+        weights.add(w, key);
       }
       prevSrc = src;
     }
-    if (csr != null) {
-      out.add(finish(csr, attempt, root, part, row, n, rowStartEdges, degMin, degMax));
+
+    private void endRow() {
+      long d = csr.edgesWritten() - rowStartEdges;
+      degMin = Math.min(degMin, d);
+      degMax = Math.max(degMax, d);
+      csr.endRow();
+      rowStartEdges = csr.edgesWritten();
+      row++;
+      prevSrc = -1;
+    }
+
+    private void finishPart() {
+      if (csr == null) {
+        return;
+      }
+      while (row < n) {
+        endRow();
+      }
+      long edges = csr.edgesWritten();
+      csr.finish();
+      PartFiles.commit(attempt, root.resolve(StoreLayout.csrFile(part)));
+      out.add(RowFactory.create(part, edges, n == 0 ? 0L : degMin, degMax, 0L, null));
       if (weights != null) {
         weights.finish(root, part);
       }
+      csr = null;
     }
-    if (dangling > 0) {
-      out.add(RowFactory.create(-1, 0L, 0L, 0L, dangling, sample));
+
+    /** Finishes the last partition; the metadata rows, plus one for the dangling edges if any. */
+    List<Row> close() {
+      finishPart();
+      if (dangling > 0) {
+        out.add(RowFactory.create(-1, 0L, 0L, 0L, dangling, sample));
+      }
+      return out;
     }
-    return out.iterator();
   }
 
   /**
@@ -199,29 +308,5 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
       writer.finish();
       PartFiles.commit(attempt, root.resolve(StoreLayout.weightsFile(p)));
     }
-  }
-
-  private static Row finish(
-      CsrFileWriter csr,
-      Path attempt,
-      Path root,
-      int part,
-      long row,
-      long n,
-      long rowStartEdges,
-      long degMin,
-      long degMax) {
-    while (row < n) {
-      long d = csr.edgesWritten() - rowStartEdges;
-      degMin = Math.min(degMin, d);
-      degMax = Math.max(degMax, d);
-      csr.endRow();
-      rowStartEdges = csr.edgesWritten();
-      row++;
-    }
-    long edges = csr.edgesWritten();
-    csr.finish();
-    PartFiles.commit(attempt, root.resolve(StoreLayout.csrFile(part)));
-    return RowFactory.create(part, edges, n == 0 ? 0L : degMin, degMax, 0L, null);
   }
 }

@@ -569,14 +569,18 @@ public final class PrepareJob {
     } else {
       all = e.select(forward.as("_e")).select(fields);
     }
-    // one long sort key, (destination << 32 | source): Spark radix-sorts it, and since partitions
-    // own ascending dense-id ranges it also groups the rows by partition. Weighted stores sort
-    // repeated edges by weight too, so their weights (and --dedupe's sums) do not depend on the
-    // shuffle's order.
+    // One long sort key, (destination << 32 | source), orders each partition's edges. Either the
+    // csr-writing task counting-sorts the keys it receives (no Spark sort of the rows), or Spark
+    // radix-sorts the rows by it (partitions own ascending dense-id ranges, so that also groups the
+    // rows by partition). Weighted stores sort repeated edges by weight too, in Spark, so their
+    // weights (and --dedupe's sums) do not depend on the shuffle's order.
+    boolean sortInTask = !t.weighted && sortsEdgesInTask(conf);
     Dataset<Row> routed =
         t.weighted
             ? Routing.byPartition(all, PART, parts, KEY, WEIGHT)
-            : Routing.byPartition(all, PART, parts, KEY);
+            : sortInTask
+                ? Routing.shuffle(all, PART, parts)
+                : Routing.byPartition(all, PART, parts, KEY);
     if (LOG.isDebugEnabled()) {
       LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
     }
@@ -590,8 +594,14 @@ public final class PrepareJob {
                 firsts,
                 counts,
                 conf.get(PrepareOptions.DEDUPE),
-                t.weighted ? conf.get(PrepareOptions.WEIGHT_COLUMN) : null))
+                t.weighted ? conf.get(PrepareOptions.WEIGHT_COLUMN) : null,
+                sortInTask))
         .collect();
+  }
+
+  /** Whether unweighted edges are sorted by the csr-writing tasks ({@code --edge-sort task}). */
+  static boolean sortsEdgesInTask(FanoutConf conf) {
+    return conf.get(PrepareOptions.EDGE_SORT).equals("task");
   }
 
   /**

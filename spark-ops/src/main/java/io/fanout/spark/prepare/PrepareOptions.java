@@ -126,6 +126,17 @@ public final class PrepareOptions {
           "broadcast id maps of at most this many vertices for the edge endpoint joins; 0 = let"
               + " Spark decide (spark.sql.autoBroadcastJoinThreshold)");
 
+  public static final OptionDef<String> EDGE_SORT =
+      OptionDef.choice(
+          "edge-sort",
+          "task",
+          "how edges are ordered by destination for the csr files: task = a counting sort in each"
+              + " csr-writing task (fastest on CPUs; a partition's edges must fit in its memory),"
+              + " sql = Spark SQL's sort (spills; the stage a GPU SQL plugin can run); same store"
+              + " bytes. Weighted stores always sort in Spark SQL",
+          "task",
+          "sql");
+
   public static final OptionDef<Boolean> DRY_RUN =
       OptionDef.bool(
           "dry-run",
@@ -168,6 +179,7 @@ public final class PrepareOptions {
           PARTITION_SEED,
           PARTITION_COARSE_VERTICES,
           BROADCAST_VERTICES,
+          EDGE_SORT,
           DRY_RUN,
           SKIP_SPACE_CHECK,
           QuantizeOptions.FEATURE_ENCODING,
@@ -181,7 +193,15 @@ public final class PrepareOptions {
 
   /** Options that say where, not what: left out of the manifest's recorded options. */
   static final List<OptionDef<?>> NOT_RECORDED =
-      List.of(VERTICES, EDGES, OUTPUT, OVERWRITE, BROADCAST_VERTICES, DRY_RUN, SKIP_SPACE_CHECK);
+      List.of(
+          VERTICES,
+          EDGES,
+          OUTPUT,
+          OVERWRITE,
+          BROADCAST_VERTICES,
+          EDGE_SORT,
+          DRY_RUN,
+          SKIP_SPACE_CHECK);
 
   /** Options recorded only for a graph partitioner: hash and range stores keep their manifest. */
   static final List<OptionDef<?>> GRAPH_PARTITIONER_ONLY =

@@ -2,6 +2,7 @@ package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.spark.PreparePlan;
+import io.fanout.store.EdgeKeySort;
 import io.fanout.store.StoreLayout;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -155,12 +156,23 @@ final class PreparePlanner {
                   + sp
                   + " id-map partitions in a shuffled hash join (the edges stream through it)"));
     }
-    stages.add(
-        new PreparePlan.Stage(
-            PrepareJob.EDGE_FILES,
-            maxE * edgeRow,
-            "the largest partition's edge rows in the sort (spills beyond its share); the csr"
-                + " writer's buffers are fixed"));
+    if (!c.weighted && PrepareJob.sortsEdgesInTask(conf)) {
+      stages.add(
+          new PreparePlan.Stage(
+              PrepareJob.EDGE_FILES,
+              EdgeKeySort.peakBytes(maxE, maxV),
+              "the largest partition's edge keys in the csr task's counting sort (at most 24"
+                  + " bytes an edge while the key buffer doubles, then 20 an edge and 8 a vertex;"
+                  + " does not spill, see --edge-sort); the csr writer's buffers are"
+                  + " fixed"));
+    } else {
+      stages.add(
+          new PreparePlan.Stage(
+              PrepareJob.EDGE_FILES,
+              maxE * edgeRow,
+              "the largest partition's edge rows in the sort (spills beyond its share); the csr"
+                  + " writer's buffers are fixed"));
+    }
 
     List<String> notes = new ArrayList<>();
     notes.add(

@@ -21,8 +21,6 @@ import org.apache.spark.unsafe.hash.Murmur3_x86_32;
 final class Routing {
   private Routing() {}
 
-  static final String ROUTE = "_route";
-
   /** For each {@code p < n}, the smallest int key with {@code pmod(murmur3(key, 42), n) == p}. */
   static int[] keys(int n) {
     int[] keys = new int[n];
@@ -44,15 +42,19 @@ final class Routing {
    * {@code part < 0} going with partition 0, then sorted within partitions by {@code sortBy}.
    */
   static Dataset<Row> byPartition(Dataset<Row> table, String part, int n, String... sortBy) {
-    Column key = element_at(lit(keys(n)), greatest(col(part), lit(0)).plus(1));
     Column[] sort = new Column[sortBy.length];
     for (int i = 0; i < sortBy.length; i++) {
       sort[i] = col(sortBy[i]);
     }
-    return table
-        .withColumn(ROUTE, key)
-        .repartition(n, col(ROUTE))
-        .drop(ROUTE)
-        .sortWithinPartitions(sort);
+    return shuffle(table, part, n).sortWithinPartitions(sort);
+  }
+
+  /**
+   * {@code table} shuffled into {@code n} partitions by its int column {@code part}, rows with
+   * {@code part < 0} going with partition 0, in no particular order within a partition. The routing
+   * key is an expression of the exchange, not a column of the shuffled rows.
+   */
+  static Dataset<Row> shuffle(Dataset<Row> table, String part, int n) {
+    return table.repartition(n, element_at(lit(keys(n)), greatest(col(part), lit(0)).plus(1)));
   }
 }
