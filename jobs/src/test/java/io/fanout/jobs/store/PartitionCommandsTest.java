@@ -126,6 +126,8 @@ class PartitionCommandsTest {
     assertThat(j.get("store_edges").asLong()).isPositive();
     assertThat(j.get("prepare_sql_over_scan").asDouble()).isPositive();
     assertThat(j.get("prepare_over_scan").asDouble()).isPositive();
+    assertThat(j.get("prepare_cpu_s").asDouble()).isPositive();
+    assertThat(j.get("warm_scan_cpu_s").asDouble()).isPositive();
     assertThat(tmp.resolve("bench-prepare")).doesNotExist();
   }
 

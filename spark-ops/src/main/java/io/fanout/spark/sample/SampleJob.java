@@ -15,7 +15,7 @@ import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
 import io.fanout.spark.Hooks;
 import io.fanout.spark.SampleResult;
-import io.fanout.spark.ShuffleBytes;
+import io.fanout.spark.TaskTotals;
 import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
@@ -223,7 +223,7 @@ public final class SampleJob {
     long start = System.nanoTime();
     ShardManifest m;
     long shuffled;
-    try (ShuffleBytes shuffle = ShuffleBytes.start(spark.sparkContext())) {
+    try (TaskTotals shuffle = TaskTotals.start(spark.sparkContext())) {
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       err.println(
           "sample: "
@@ -240,7 +240,7 @@ public final class SampleJob {
               ? ReplicatedSampling.run(jsc, spec, staging.toString())
               : PartitionedSampling.run(jsc, spec, sm, staging.toString());
       m = manifest(spec, sm, graph, mode, conf, requestFingerprint, parts);
-      shuffled = shuffle.bytes();
+      shuffled = shuffle.shuffleBytes();
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) { // an identical run published first
         err.println("sample: " + output + " already holds these shards; nothing to do");
         return new SampleResult(spark, output, ShardManifest.read(output), true, 0);

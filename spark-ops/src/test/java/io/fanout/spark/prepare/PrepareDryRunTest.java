@@ -8,7 +8,7 @@ import io.fanout.spark.Fanout;
 import io.fanout.spark.Hooks;
 import io.fanout.spark.PreparePlan;
 import io.fanout.spark.PrepareResult;
-import io.fanout.spark.ShuffleBytes;
+import io.fanout.spark.TaskTotals;
 import io.fanout.spark.generate.GraphGenerator;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
@@ -68,9 +68,9 @@ class PrepareDryRunTest {
 
     long shuffle;
     PrepareResult real;
-    try (ShuffleBytes s = ShuffleBytes.start(spark.sparkContext())) {
+    try (TaskTotals s = TaskTotals.start(spark.sparkContext())) {
       real = prepare(vertices, edges, parts, out).execute();
-      shuffle = s.bytes();
+      shuffle = s.shuffleBytes();
     }
     StoreManifest m = real.manifest();
     long store = 0;
