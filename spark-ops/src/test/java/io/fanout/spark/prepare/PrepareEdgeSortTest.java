@@ -95,6 +95,7 @@ class PrepareEdgeSortTest {
         .manifest();
   }
 
+  /** Stores {@code a} and {@code b} list the same files with the same bytes, manifests included. */
   static void assertSameBytes(Path a, Path b) throws IOException {
     StoreManifest ma = StoreManifest.read(a);
     StoreManifest mb = StoreManifest.read(b);
