@@ -58,6 +58,9 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
   /** Input rows come unsorted: the task sorts each partition's keys itself. */
   private final boolean sortInTask;
 
+  /** Heap bytes the task sort may hold; 0 = max heap / (2 x cores) of the executor. */
+  private final long sortBudgetBytes;
+
   EdgePartTask(
       String staging,
       long[] firsts,
@@ -65,10 +68,22 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
       boolean dedupe,
       String weightColumn,
       boolean sortInTask) {
+    this(staging, firsts, counts, dedupe, weightColumn, sortInTask, 0);
+  }
+
+  EdgePartTask(
+      String staging,
+      long[] firsts,
+      long[] counts,
+      boolean dedupe,
+      String weightColumn,
+      boolean sortInTask,
+      long sortBudgetBytes) {
     if (sortInTask && weightColumn != null) {
       throw new IllegalArgumentException("weighted edges are sorted by Spark, with their weights");
     }
     this.sortInTask = sortInTask;
+    this.sortBudgetBytes = sortBudgetBytes;
     this.staging = staging;
     this.firsts = firsts;
     this.counts = counts;
@@ -110,14 +125,9 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
         continue;
       }
       present[p] = true;
-      if (keys.size() == EdgeKeySort.MAX_KEYS) {
-        throw new InvalidInputException(
-            "edges: store partition "
-                + p
-                + " has more than "
-                + EdgeKeySort.MAX_KEYS
-                + " edges; expected fewer per partition (raise --partitions, or sort in Spark"
-                + " with spark.fanout.edge-sort=sql)");
+      int size = keys.size();
+      if (size >= 1024 && (size & (size - 1)) == 0) { // the key buffer is about to double
+        checkSortMemory(p, size);
       }
       keys.add(r.getLong(1));
     }
@@ -135,6 +145,32 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
           parts.edge(p, dst << 32 | keys.source(i), 0f);
         }
       }
+    }
+  }
+
+  /**
+   * Refuses to hold more keys than the task's share of the heap allows, or than an array holds: the
+   * task sort does not spill, so it fails with a clear message rather than run out of memory.
+   */
+  private void checkSortMemory(int p, int size) {
+    long need = EdgeKeySort.peakBytes(size, 0);
+    long budget =
+        sortBudgetBytes > 0
+            ? sortBudgetBytes
+            : Runtime.getRuntime().maxMemory()
+                / (2L * Math.max(1, Runtime.getRuntime().availableProcessors()));
+    if (need > budget || size >= EdgeKeySort.MAX_KEYS / 2) {
+      throw new InvalidInputException(
+          "edges: store partition "
+              + p
+              + " has more edges than its csr task may sort in memory: "
+              + size
+              + " so far need about "
+              + (need >> 20)
+              + " MiB to go on, over the task's share of the heap ("
+              + (budget >> 20)
+              + " MiB: max heap / (2 x cores)); raise --partitions, or use --edge-sort sql"
+              + " (Spark's sort, which spills)");
     }
   }
 

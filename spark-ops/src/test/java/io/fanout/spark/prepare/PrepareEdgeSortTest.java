@@ -1,10 +1,12 @@
 package io.fanout.spark.prepare;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
 import io.fanout.spark.Fanout;
+import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
@@ -228,6 +230,27 @@ class PrepareEdgeSortTest {
             .containsExactly("part-00000.csr", "part-00002.csr");
       }
     }
+  }
+
+  @Test
+  void aPartitionTooLargeForTheTaskSortFailsNamingTheWayOut() throws IOException {
+    Path root =
+        Files.createDirectories(tmp.resolve("big").resolve(StoreLayout.CSR_DIR)).getParent();
+    List<InternalRow> rows = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      rows.add(row(0, i % 100, i));
+    }
+    long[] firsts = {0, 100};
+    long[] counts = {100};
+    EdgePartTask small =
+        new EdgePartTask(root.toString(), firsts, counts, false, null, true, 30_000);
+    assertThatThrownBy(() -> run(small, rows))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("store partition 0 has more edges than its csr task may sort")
+        .hasMessageContaining("raise --partitions, or use --edge-sort sql");
+    EdgePartTask enough =
+        new EdgePartTask(root.toString(), firsts, counts, false, null, true, 1 << 20);
+    assertThat(run(enough, rows)).extracting(m -> m.getLong(1)).containsExactly(5000L);
   }
 
   static List<Row> run(EdgePartTask task, List<InternalRow> rows) {
