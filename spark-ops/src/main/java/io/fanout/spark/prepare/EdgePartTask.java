@@ -67,16 +67,6 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
       long[] counts,
       boolean dedupe,
       String weightColumn,
-      boolean sortInTask) {
-    this(staging, firsts, counts, dedupe, weightColumn, sortInTask, 0);
-  }
-
-  EdgePartTask(
-      String staging,
-      long[] firsts,
-      long[] counts,
-      boolean dedupe,
-      String weightColumn,
       boolean sortInTask,
       long sortBudgetBytes) {
     if (sortInTask && weightColumn != null) {

@@ -595,7 +595,8 @@ public final class PrepareJob {
                 counts,
                 conf.get(PrepareOptions.DEDUPE),
                 t.weighted ? conf.get(PrepareOptions.WEIGHT_COLUMN) : null,
-                sortInTask))
+                sortInTask,
+                0))
         .collect();
   }
 

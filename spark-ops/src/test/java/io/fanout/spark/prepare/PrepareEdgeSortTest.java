@@ -214,10 +214,12 @@ class PrepareEdgeSortTest {
       Path b = Files.createDirectories(tmp.resolve("task-" + dedupe).resolve(StoreLayout.CSR_DIR));
       List<Row> metaA =
           run(
-              new EdgePartTask(a.getParent().toString(), firsts, counts, dedupe, null, false),
+              new EdgePartTask(a.getParent().toString(), firsts, counts, dedupe, null, false, 0),
               sorted);
       List<Row> metaB =
-          run(new EdgePartTask(b.getParent().toString(), firsts, counts, dedupe, null, true), rows);
+          run(
+              new EdgePartTask(b.getParent().toString(), firsts, counts, dedupe, null, true, 0),
+              rows);
       assertThat(metaB).isEqualTo(metaA);
       assertThat(metaA).extracting(m -> m.getInt(0)).containsExactly(0, 2, -1);
       for (String f : new String[] {StoreLayout.csrFile(0), StoreLayout.csrFile(2)}) {
