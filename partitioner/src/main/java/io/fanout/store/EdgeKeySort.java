@@ -24,6 +24,7 @@ public final class EdgeKeySort {
   /** The most keys one sort holds: the largest Java array. */
   public static final int MAX_KEYS = Integer.MAX_VALUE - 8;
 
+  private final long maxBytes;
   private long[] keys = new long[1 << 10];
   private int size;
   private long minDst = Long.MAX_VALUE;
@@ -31,10 +32,33 @@ public final class EdgeKeySort {
   private int[] offsets;
   private int[] sources;
 
+  /** Thrown by {@link #add} when the key buffer may not grow: past the byte budget or 2^30 keys. */
+  public static final class TooLarge extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    TooLarge(String message) {
+      super(message);
+    }
+  }
+
+  /** A sort without a byte budget (bounded only by the largest array). */
+  public EdgeKeySort() {
+    this(Long.MAX_VALUE);
+  }
+
+  /**
+   * A sort whose key buffer refuses to grow when the doubling would hold more than {@code maxBytes}
+   * ({@link #peakBytes} of the keys so far): the sort does not spill, so callers bound it.
+   */
+  public EdgeKeySort(long maxBytes) {
+    this.maxBytes = maxBytes;
+  }
+
   /**
    * Adds the edge {@code src -> dst} as {@code dst << 32 | src}.
    *
-   * @throws IllegalStateException after {@link #sort()}, or past {@link #MAX_KEYS} keys
+   * @throws TooLarge when the key buffer is full and may not grow
+   * @throws IllegalStateException after {@link #sort()}
    */
   public void add(long key) {
     if (sources != null) {
@@ -54,11 +78,18 @@ public final class EdgeKeySort {
   }
 
   private void grow() {
-    if (size == MAX_KEYS) {
-      throw new IllegalStateException(
-          "more than " + MAX_KEYS + " edges in one sort; expected fewer edges per store partition");
+    long need = peakBytes(size, 0); // the full buffer and one twice its size
+    if (need > maxBytes || size > MAX_KEYS / 2) {
+      throw new TooLarge(
+          size
+              + " keys so far need about "
+              + (need >> 20)
+              + " MiB to go on, over the budget of "
+              + (maxBytes >> 20)
+              + " MiB"
+              + (size > MAX_KEYS / 2 ? " or past the largest array" : ""));
     }
-    keys = Arrays.copyOf(keys, (int) Math.min(MAX_KEYS, 2L * keys.length));
+    keys = Arrays.copyOf(keys, 2 * keys.length);
   }
 
   /**

@@ -100,6 +100,18 @@ class EdgeKeySortTest {
   }
 
   @Test
+  void theKeyBufferRefusesToGrowPastItsBudget() {
+    EdgeKeySort s = new EdgeKeySort(30_000); // 1024 keys may double (24,576 bytes), 2048 may not
+    for (int i = 0; i < 2048; i++) {
+      s.add(i);
+    }
+    assertThatThrownBy(() -> s.add(1))
+        .isInstanceOf(EdgeKeySort.TooLarge.class)
+        .hasMessageContaining("2048 keys so far");
+    assertThat(s.size()).isEqualTo(2048);
+  }
+
+  @Test
   void peakBytesBoundsTheArrays() {
     // 1000 keys: buffer of 1024 (8 KiB), sources 4000 bytes, offsets 2 x (rows + 1) ints
     assertThat(EdgeKeySort.peakBytes(1000, 100)).isGreaterThanOrEqualTo(8 * 1024 + 4000 + 808);

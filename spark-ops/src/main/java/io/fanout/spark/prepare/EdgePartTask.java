@@ -106,7 +106,12 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
    */
   private void sortThenWrite(Iterator<InternalRow> input, Parts parts) {
     boolean[] present = new boolean[firsts.length - 1];
-    EdgeKeySort keys = new EdgeKeySort();
+    long budget =
+        sortBudgetBytes > 0
+            ? sortBudgetBytes
+            : Runtime.getRuntime().maxMemory()
+                / (2L * Math.max(1, Runtime.getRuntime().availableProcessors()));
+    EdgeKeySort keys = new EdgeKeySort(budget);
     while (input.hasNext()) {
       InternalRow r = input.next();
       int p = r.getInt(0);
@@ -115,11 +120,17 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
         continue;
       }
       present[p] = true;
-      int size = keys.size();
-      if (size >= 1024 && (size & (size - 1)) == 0) { // the key buffer is about to double
-        checkSortMemory(p, size);
+      try {
+        keys.add(r.getLong(1));
+      } catch (EdgeKeySort.TooLarge e) {
+        throw new InvalidInputException(
+            "edges: store partition "
+                + p
+                + " has more edges than its csr task may sort in memory: "
+                + e.getMessage()
+                + " (the task's share of the heap: max heap / (2 x cores)); raise --partitions, or"
+                + " use --edge-sort sql (Spark's sort, which spills)");
       }
-      keys.add(r.getLong(1));
     }
     keys.sort();
     for (int p = 0; p < present.length; p++) {
@@ -135,32 +146,6 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
           parts.edge(p, dst << 32 | keys.source(i), 0f);
         }
       }
-    }
-  }
-
-  /**
-   * Refuses to hold more keys than the task's share of the heap allows, or than an array holds: the
-   * task sort does not spill, so it fails with a clear message rather than run out of memory.
-   */
-  private void checkSortMemory(int p, int size) {
-    long need = EdgeKeySort.peakBytes(size, 0);
-    long budget =
-        sortBudgetBytes > 0
-            ? sortBudgetBytes
-            : Runtime.getRuntime().maxMemory()
-                / (2L * Math.max(1, Runtime.getRuntime().availableProcessors()));
-    if (need > budget || size >= EdgeKeySort.MAX_KEYS / 2) {
-      throw new InvalidInputException(
-          "edges: store partition "
-              + p
-              + " has more edges than its csr task may sort in memory: "
-              + size
-              + " so far need about "
-              + (need >> 20)
-              + " MiB to go on, over the task's share of the heap ("
-              + (budget >> 20)
-              + " MiB: max heap / (2 x cores)); raise --partitions, or use --edge-sort sql"
-              + " (Spark's sort, which spills)");
     }
   }
 
