@@ -26,7 +26,9 @@ jlink --add-modules java.base,java.logging,java.management,java.xml,java.sql,jav
 OB=/usr/lib/x86_64-linux-gnu/openblas-pthread
 cp -L "$OB/libblas.so.3" "$OB/libopenblas.so.0" "$STAGE/fo/blas/"
 cp -L /lib/x86_64-linux-gnu/libgfortran.so.5 /lib/x86_64-linux-gnu/libquadmath.so.0 "$STAGE/fo/blas/"
+# Parquet files of the datasets may be zstd-compressed: the snapshot step reads them with zstd-jni.
 HADOOP=$(find ~/.m2/repository/org/apache/hadoop -name 'hadoop-client-*-3.4.1.jar' | tr '\n' ':')
+HADOOP=$HADOOP$(find ~/.m2/repository/com/github/luben -name 'zstd-jni-1.5.6-6.jar' | head -1)
 java -cp "gpu-trainer/target/classes:gpu-trainer/target/test-classes:gpu-trainer/target/gpu-lib/*:$HADOOP" \
   -Dfanout.datasets="${FANOUT_DATASETS:-../shared/datasets}" io.fanout.train.TestData "$STAGE/fo/snap" cora \
   2>/dev/null

@@ -9,6 +9,8 @@
 #                                   kernel, then a JFR recording of the host
 #   bench/gpu/run-checks.sh zero-copy tests + the zero-copy products-size CUDA run (f32, and the
 #                                   decode-gather of f16, int8 and int4 rows)
+#   bench/gpu/run-checks.sh cache   tests + the zero-copy products-size CUDA run from pinned memory,
+#                                   then through a belady feature cache of 5% and 20% (pinned pages)
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 set -u
@@ -76,6 +78,20 @@ if [ "$MODE" = profile ]; then
 elif [ "$MODE" = zero-copy ]; then
   step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
     --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
+elif [ "$MODE" = cache ]; then
+  # Zero-copy from rows all in pinned memory, then from a feature file through a belady cache of
+  # 5% and 20% of the feature bytes whose pinned pages the kernel reads: same graph, same batches.
+  step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
+  # 4 I/O threads as train uses, then 12 (the machine's cores beside the loader's)
+  for F in 0.05 0.2; do
+    for T in 4 12; do
+      step "bench-cuda-cache-$F-io$T" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+        io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 \
+        --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction "$F" \
+        --feature-cache-io-threads "$T"
+    done
+  done
 elif [ "$MODE" = quick ]; then
   step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
     --backend cuda --vertices 500000 --edges 12000000 --batches 10 --warmup 2 --loader-threads 12

@@ -176,6 +176,22 @@ public final class FeatureFiles implements AutoCloseable {
         paths, starts, (int) m.vertices, store.featureParams(), m.featureEncoding, threads, direct);
   }
 
+  /**
+   * Feature files outside a store: {@code paths[p]} holds rows {@code [starts[p], starts[p+1])}
+   * encoded with {@code params} after a {@link StoreLayout#HEADER_BYTES}-byte header (the layout of
+   * a store's feature files), read through the page cache on {@code threads} I/O threads.
+   */
+  public static FeatureFiles of(Path[] paths, long[] starts, FeatureParams params, int threads) {
+    return new FeatureFiles(
+        paths.clone(),
+        starts.clone(),
+        Math.toIntExact(starts[paths.length]),
+        params,
+        StoreLayout.encodingName(params.encoding),
+        threads,
+        false);
+  }
+
   /** The largest block size of the files' file systems (a power of two, at least 512). */
   private static int blockSize(Path[] paths) {
     long b = 512;
@@ -226,9 +242,12 @@ public final class FeatureFiles implements AutoCloseable {
     return encoding;
   }
 
-  /** A store of {@code slots} encoded rows of this store's encoding, decoded as these files. */
-  RowPages pages(int slots) {
-    return new RowPages(slots, rowBytes, decoder, f32, dim);
+  /**
+   * A store of {@code slots} encoded rows of this store's encoding in {@code memory}, decoded as
+   * these files.
+   */
+  RowPages pages(int slots, PageMemory memory) {
+    return new RowPages(slots, rowBytes, decoder, f32, dim, memory, Math.max(1, numVertices));
   }
 
   /** Bytes of one row on disk (encoded). */
@@ -275,7 +294,8 @@ public final class FeatureFiles implements AutoCloseable {
   /**
    * {@link #read(int[], int[], int, float[])}, also copying the encoded bytes of row {@code i} into
    * slot {@code slots[i]} of {@code pages} where {@code slots[i] >= 0}. The I/O threads write the
-   * slots in parallel, so the non-negative slots must be distinct.
+   * slots in parallel, so the non-negative slots must be distinct. With {@code out} null the rows
+   * are only copied into their slots (every slot must then be set).
    */
   void read(int[] rows, int[] outPos, int[] slots, int n, float[] out, RowPages pages) {
     if (n == 0) {
@@ -355,9 +375,9 @@ public final class FeatureFiles implements AutoCloseable {
       for (int r = 0; r < len; r++) {
         int idx = (int) order[i + r];
         int off = (int) (rowOffset(part, (int) (order[i + r] >>> 32)) - readStart);
-        if (f32) {
+        if (out != null && f32) {
           view.get(off >> 2, out, outPos[idx], dim);
-        } else {
+        } else if (out != null) {
           decoder.decode(buf, off, out, outPos[idx]);
         }
         if (slots != null && slots[idx] >= 0) {

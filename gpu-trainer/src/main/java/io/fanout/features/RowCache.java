@@ -24,6 +24,13 @@ import io.fanout.store.InvalidInputException;
  * admitted ones, still encoded, into their slots. Every admitted miss of one gather has its own
  * slot: a slot taken by a miss and then evicted again within the same gather is given up by the
  * earlier miss, so no two I/O threads ever write one slot.
+ *
+ * <p>{@link #resolve} serves a backend that reads the rows in place from the cache's {@link
+ * PageMemory} (on a GPU, pinned host memory the device reads over the bus): instead of decoding a
+ * batch's rows it makes every one of them present in a slot and returns the slots, with the same
+ * hits, misses and evictions as {@link #gather}. Rows that are not kept, and cached rows evicted
+ * later in the same batch, go to slots after the cache's own (reused by the next batch); a {@link
+ * ReadFence} keeps a batch from writing slots before the previous batch was read.
  */
 public final class RowCache implements FeatureTable, AutoCloseable {
   private static final long NEVER = Long.MAX_VALUE;
@@ -33,6 +40,10 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   private final int dim;
   private final int capacity;
   private final RowPages data;
+
+  /** The first slot after the cache's own pages: where {@link #resolve} puts uncached rows. */
+  private final long firstSpillSlot;
+
   private final int[] slotRow;
   private final IntIntMap slotOf;
   private final SlotHeap heap;
@@ -61,11 +72,25 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   private long hits;
   private long misses;
   private final Turns turns = new Turns();
+  private final ReadFence fence = new ReadFence();
+
+  // Per resolve: the row sources of the batch (a miss, or a cached row touched by the batch).
+  private int[] srcSlot = new int[0];
+  private int[] srcOrigin = new int[0];
+  private int[] srcRow = new int[0];
 
   /**
    * @param bytes cache size; holds {@code bytes / rowBytes} rows ({@link CachePolicy#NONE}: none)
    */
   public RowCache(FeatureFiles files, CachePolicy policy, long bytes) {
+    this(files, policy, bytes, PageMemory.HEAP);
+  }
+
+  /**
+   * As above, with the rows kept in {@code memory} (for {@link #resolve}: memory the batch's reader
+   * addresses in place).
+   */
+  public RowCache(FeatureFiles files, CachePolicy policy, long bytes, PageMemory memory) {
     this.files = files;
     this.policy = policy;
     this.dim = files.dim();
@@ -77,7 +102,8 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     long rows = policy == CachePolicy.NONE ? 0 : bytes / files.rowBytes();
     rows = Math.min(rows, files.numVertices());
     this.capacity = (int) rows;
-    this.data = files.pages(capacity);
+    this.data = files.pages(capacity, memory);
+    this.firstSpillSlot = data.endSlot();
     this.slotRow = new int[capacity];
     this.slotOf = new IntIntMap(capacity);
     this.heap = new SlotHeap(capacity);
@@ -127,6 +153,11 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   @Override
   public int dim() {
     return dim;
+  }
+
+  /** The fence {@link #resolve} waits on; the reader of resolved slots releases it. */
+  public ReadFence fence() {
+    return fence;
   }
 
   /** Whether {@code row} is held now. */
@@ -228,6 +259,85 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     for (int c = 0; c < nCopy; c++) {
       System.arraycopy(out, copyFrom[c], out, copyTo[c], dim);
     }
+  }
+
+  /**
+   * Makes the rows of {@code ids[from .. from+count)} present in the cache's memory and writes the
+   * slot of row {@code ids[from + i]} to {@code slots[i]}, for a reader that decodes the rows in
+   * place; the next {@link #gather} or {@code resolve} may overwrite them. Counts hits and misses,
+   * admits and evicts exactly as {@link #gather} of the same ids would. Before writing any slot it
+   * waits on the {@link #fence()} for the previous batch's release.
+   *
+   * @return the batch's number, to {@link ReadFence#release} once its slots were read
+   */
+  public long resolve(int[] ids, int from, int count, int[] slots) throws InterruptedException {
+    if (policy == CachePolicy.BELADY && windowPos + count > windowLen) {
+      throw new IllegalStateException(
+          "resolve of " + count + " rows past the planned window (" + windowLen + " rows)");
+    }
+    long k = fence.next(); // first: an interrupted wait leaves the cache as it was
+    ensureMisses(count);
+    if (srcSlot.length < count) {
+      int n = Math.max(count, srcSlot.length * 2);
+      srcSlot = new int[n];
+      srcOrigin = new int[n];
+      srcRow = new int[n];
+    }
+    stamp++;
+    int nSrc = 0;
+    for (int i = 0; i < count; i++) {
+      int row = ids[from + i];
+      long key = accessKey(row);
+      int s = slotOf.get(row, -1);
+      if (s >= 0) {
+        hits++;
+        heap.set(s, key);
+        if (pendingStamp[s] != stamp) {
+          srcSlot[nSrc] = s;
+          srcOrigin[nSrc] = s;
+          pendingStamp[s] = stamp;
+          pendingMiss[s] = nSrc++;
+        }
+        slots[i] = pendingMiss[s];
+        continue;
+      }
+      misses++;
+      srcRow[nSrc] = row;
+      srcOrigin[nSrc] = -1;
+      int slot = admit(row, key);
+      if (slot >= 0) {
+        if (pendingStamp[slot] == stamp) {
+          // the slot's earlier source in this batch (a miss, or a hit on the row it held) moves
+          srcSlot[pendingMiss[slot]] = -1;
+        }
+        pendingStamp[slot] = stamp;
+        pendingMiss[slot] = nSrc;
+      }
+      srcSlot[nSrc] = slot;
+      slots[i] = nSrc++;
+    }
+    long spill = firstSpillSlot;
+    int nSpill = 0;
+    for (int src = 0; src < nSrc; src++) {
+      if (srcSlot[src] < 0) {
+        srcSlot[src] = (int) (spill + nSpill++);
+      }
+    }
+    data.ensureSlots(spill + nSpill);
+    int nMiss = 0;
+    for (int src = 0; src < nSrc; src++) {
+      if (srcOrigin[src] < 0) {
+        missRow[nMiss] = srcRow[src];
+        missSlot[nMiss++] = srcSlot[src];
+      } else if (srcSlot[src] != srcOrigin[src]) {
+        data.copy(srcOrigin[src], srcSlot[src]); // before a miss overwrites the origin
+      }
+    }
+    files.read(missRow, null, missSlot, nMiss, null, data);
+    for (int i = 0; i < count; i++) {
+      slots[i] = srcSlot[slots[i]];
+    }
+    return k;
   }
 
   /** The eviction key the accessed row gets: the larger, the sooner it is evicted. */

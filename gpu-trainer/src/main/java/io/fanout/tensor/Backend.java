@@ -90,6 +90,18 @@ public interface Backend extends AutoCloseable {
         name() + " cannot read feature rows in place; use --feature-access gather");
   }
 
+  /**
+   * Pages for a feature cache's rows that this backend reads in place ({@code --feature-access
+   * zero-copy --feature-cache P}, see {@link PagedFeatureRows}), for rows encoded with {@code
+   * params}.
+   *
+   * @throws UnsupportedOperationException when this backend cannot read rows in place
+   */
+  default PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
+    throw new UnsupportedOperationException(
+        name() + " cannot read feature rows in place; use --feature-access gather");
+  }
+
   // ---- small element-wise operations ----
 
   /** Sets {@code x[off .. off+n)} to zero. */

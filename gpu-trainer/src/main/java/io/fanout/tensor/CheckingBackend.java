@@ -182,6 +182,58 @@ public final class CheckingBackend implements Backend {
     };
   }
 
+  /**
+   * Feature-cache pages read in place, as {@link CpuBackend#pagedFeatureRows}; only the slots cross
+   * from the host (as an upload), never the rows.
+   */
+  @Override
+  public PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
+    PagedFeatureRows inner = cpu.pagedFeatureRows(params);
+    liveRows++;
+    return new PagedFeatureRows() {
+      private boolean open = true;
+
+      @Override
+      public long pageBytes() {
+        return inner.pageBytes();
+      }
+
+      @Override
+      public java.nio.ByteBuffer allocate(long firstSlot, int bytes) {
+        return inner.allocate(firstSlot, bytes);
+      }
+
+      @Override
+      public int dim() {
+        return inner.dim();
+      }
+
+      @Override
+      public long numRows() {
+        return inner.numRows();
+      }
+
+      @Override
+      public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
+        if (!open) {
+          throw new IllegalStateException("checked backend: feature pages were closed");
+        }
+        range(ids, idsOff, rows, "gather slots");
+        range(out, outOff, Math.multiplyExact(rows, inner.dim()), "gather rows");
+        inner.gather(d(ids), idsOff, rows, d(out), outOff);
+      }
+
+      @Override
+      public void close() {
+        if (open) {
+          open = false;
+          liveRows--;
+          inner.close();
+        }
+      }
+    };
+  }
+
   /** Bytes moved host to backend and back since construction or {@link #resetTraffic()}. */
   public record Traffic(long uploadedBytes, long downloadedBytes) {}
 

@@ -143,6 +143,12 @@ public final class CpuBackend implements Backend {
         "a tensor of backend " + t.owner().name() + " was passed to the CPU backend");
   }
 
+  /** Heap pages of 64 MiB; {@link FeatureRows#gather} decodes the slots' rows. */
+  @Override
+  public PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
+    return new HeapFeaturePages(params, 64L << 20);
+  }
+
   /** The store's rows, read from its mapping by {@link FeatureRows#gather}. */
   @Override
   public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {

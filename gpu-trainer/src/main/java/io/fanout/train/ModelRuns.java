@@ -3,6 +3,7 @@ package io.fanout.train;
 import io.fanout.dist.ShardedEpochData;
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureFiles;
+import io.fanout.features.PageMemory;
 import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.HeldOutEdges;
@@ -17,6 +18,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.tensor.PagedFeatureRows;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -434,9 +436,9 @@ public final class ModelRuns {
   /**
    * Checks that {@code spec.featureAccess()} can read this store's features for these shards:
    * zero-copy reads the store's rows in place (f32 as stored, quantized rows decoded by the
-   * backend, on a GPU by a kernel from the encoded bytes), so it refuses shards with inline
-   * features, a feature cache (the rows stay in the mapped store) and a feature norm (rows are read
-   * as stored, only decoded).
+   * backend, on a GPU by a kernel from the encoded bytes), or, with a feature cache, from the
+   * cache's pages the backend reads in place; so it refuses shards with inline features and a
+   * feature norm (rows are read as stored, only decoded).
    */
   static void checkFeatureAccess(TrainSpec spec, GraphStore store, ShardSet shards) {
     String a = spec.featureAccess();
@@ -460,13 +462,6 @@ public final class ModelRuns {
               + shards.featureEncoding()
               + " features; --feature-access zero-copy reads node-id-only shards (sample without"
               + " inline features), or use --feature-access gather");
-    }
-    if (spec.featureCache() != null) {
-      throw new InvalidInputException(
-          "--feature-access zero-copy reads the rows from the mapped store and cannot be combined"
-              + " with --feature-cache "
-              + spec.featureCache()
-              + "; leave one of them out");
     }
     if (!"none".equals(spec.featureNorm())) {
       throw new InvalidInputException(
@@ -584,14 +579,21 @@ public final class ModelRuns {
         trainer.cancelWhen(cancelled);
         trainer.reuseHot(spec.reuse(), (int) m.vertices, v -> store.csr().degree(v));
         boolean gather = !spec.zeroCopy();
-        if (!gather) {
+        PageMemory cachePages = PageMemory.HEAP;
+        if (!gather && spec.featureCache() != null) {
+          // the cache fills pages the backend reads in place (pinned host memory on a GPU)
+          PagedFeatureRows pages =
+              lease.own(lease.backend().pagedFeatureRows(store.featureParams()));
+          trainer.readFeaturesFrom(pages);
+          cachePages = pages;
+        } else if (!gather) {
           trainer.readFeaturesFrom(lease.own(lease.backend().mapFeatureRows(store)));
         }
         ShardSet vs =
             spec.valShards() != null && reducer.rank() == 0
                 ? ShardSet.open(spec.valShards())
                 : null;
-        try (RowCache cache = openCache(spec, store, shards, spec.featureCache());
+        try (RowCache cache = openCache(spec, store, shards, spec.featureCache(), cachePages);
             RowCache valCache =
                 vs == null || spec.featureCache() == null
                     ? null
@@ -620,7 +622,7 @@ public final class ModelRuns {
                       spec.loaderThreads(),
                       spec.prefetch(),
                       spec.verify(),
-                      gather);
+                      gather || valCache != null);
           Map<String, String> identity = new LinkedHashMap<>();
           identity.put("graph", storeFingerprint(m));
           identity.put("shards", shards.manifest().fingerprint());
@@ -654,6 +656,12 @@ public final class ModelRuns {
    * the training cache.
    */
   static RowCache openCache(TrainSpec spec, GraphStore store, ShardSet shards, String policy) {
+    return openCache(spec, store, shards, policy, PageMemory.HEAP);
+  }
+
+  /** As above, the cached rows kept in {@code pages}. */
+  static RowCache openCache(
+      TrainSpec spec, GraphStore store, ShardSet shards, String policy, PageMemory pages) {
     if (policy == null) {
       return null;
     }
@@ -681,7 +689,7 @@ public final class ModelRuns {
               + " features), or leave --feature-cache out");
     }
     return new RowCache(
-        FeatureFiles.open(store, CACHE_IO_THREADS, spec.featureCacheDirect()), p, bytes);
+        FeatureFiles.open(store, CACHE_IO_THREADS, spec.featureCacheDirect()), p, bytes, pages);
   }
 
   /** Whether {@code shards} hold link-prediction batches ({@code sample --task link}). */

@@ -24,7 +24,9 @@ import java.util.function.IntPredicate;
  * batches only, and one gather thread takes them in batch order, plans a window of the {@link
  * #CACHE_WINDOW} upcoming batches ({@link RowCache#plan}), gathers the first half of it through the
  * cache into buffers of its own pool and queues them for the consumer, {@code prefetch} batches
- * ahead, then plans the next window (the rest and as many batches after it).
+ * ahead, then plans the next window (the rest and as many batches after it). A loader that does not
+ * gather, given a cache, resolves the rows to cache slots instead ({@link RowCache#resolve}): the
+ * consumer's backend reads them in place and releases each batch's slots when done.
  */
 public final class PipelinedLoader implements BatchStream {
   private static final TrainBatch END = new TrainBatch(-2);
@@ -48,6 +50,9 @@ public final class PipelinedLoader implements BatchStream {
   private int part;
   private long waitNanos;
   private volatile boolean closed;
+
+  /** The number of the last batch this loader resolved to cache slots (0: none). */
+  private volatile long lastSlotBatch;
 
   /**
    * @param table the feature source for parts without inline features (may be null if every part
@@ -132,9 +137,8 @@ public final class PipelinedLoader implements BatchStream {
       RowCache cache,
       boolean gather,
       HotSet hot) {
-    if (!gather && (cache != null || !"none".equals(norm))) {
-      throw new IllegalArgumentException(
-          "a loader that does not gather takes no feature cache and no feature norm");
+    if (!gather && !"none".equals(norm)) {
+      throw new IllegalArgumentException("a loader that does not gather takes no feature norm");
     }
     if (!gather && hot != null) {
       throw new IllegalArgumentException("a loader that does not gather prunes no hot rows");
@@ -395,9 +399,19 @@ public final class PipelinedLoader implements BatchStream {
           size--;
           TrainBatch tb = pool.take();
           int rows = counts[i];
-          ensureFeatures(tb, rows, "batch " + b.batch());
-          cache.gather(ids[i], 0, rows, tb.features, 0);
-          FeatureNorm.apply(norm, tb.features, rows, dim);
+          if (gather) {
+            ensureFeatures(tb, rows, "batch " + b.batch());
+            cache.gather(ids[i], 0, rows, tb.features, 0);
+            FeatureNorm.apply(norm, tb.features, rows, dim);
+          } else {
+            if (tb.slots == null || tb.slots.length < rows) {
+              tb.slots = new int[Math.max(rows, tb.slots == null ? 0 : 2 * tb.slots.length)];
+            }
+            tb.features = null;
+            tb.slotCache = cache;
+            tb.slotBatch = cache.resolve(ids[i], 0, rows, tb.slots);
+            lastSlotBatch = tb.slotBatch;
+          }
           tb.batch = b;
           tb.dim = dim;
           gathered.put(tb);
@@ -457,6 +471,7 @@ public final class PipelinedLoader implements BatchStream {
 
   @Override
   public void recycle(TrainBatch b) {
+    b.releaseSlots();
     if (b.owner >= 0) {
       b.batch = null;
       b.prunedFor = null;
@@ -494,6 +509,10 @@ public final class PipelinedLoader implements BatchStream {
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
+    }
+    if (lastSlotBatch > 0) {
+      // this loader's batches still queued are never read: the next loader must not wait on them
+      cache.fence().release(lastSlotBatch);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.fanout.train;
 
+import io.fanout.features.RowCache;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
@@ -30,6 +31,7 @@ public final class SampledEpochs implements EpochData {
   private final int threads;
   private int prefetch = 4;
   private boolean gather = true;
+  private RowCache cache;
   private final NeighborSampler sampler;
 
   /**
@@ -80,6 +82,17 @@ public final class SampledEpochs implements EpochData {
     return this;
   }
 
+  /**
+   * Reads the features through {@code cache} (null: from the feature table): gathered on the
+   * loader, or with {@link #gather gather(false)} resolved to the cache's slots for a trainer
+   * reading them in place ({@link io.fanout.tensor.PagedFeatureRows}). The caller keeps ownership.
+   * Returns this.
+   */
+  public SampledEpochs cache(RowCache cache) {
+    this.cache = cache;
+    return this;
+  }
+
   /** The epoch's seed order: as given, or shuffled as {@code sample} orders a split's seeds. */
   int[] order(int epoch) {
     return shuffle ? SeedOrder.order(seeds, seed, epoch) : seeds;
@@ -114,7 +127,7 @@ public final class SampledEpochs implements EpochData {
       list.add(new Part(order, epoch, b0, b1));
     }
     return new PipelinedLoader(
-        list, features, features.dim(), norm, threads, prefetch, keep, null, gather, hot);
+        list, features, features.dim(), norm, threads, prefetch, keep, cache, gather, hot);
   }
 
   private final class Part implements BatchPart {

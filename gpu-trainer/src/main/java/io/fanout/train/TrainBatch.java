@@ -1,5 +1,6 @@
 package io.fanout.train;
 
+import io.fanout.features.RowCache;
 import io.fanout.sample.MiniBatch;
 
 /**
@@ -20,6 +21,17 @@ public final class TrainBatch {
   HotSet prunedFor;
 
   HotPruner pruner;
+
+  /**
+   * With a feature cache read in place ({@code --feature-access zero-copy --feature-cache P}): the
+   * cache slot of each node's row ({@link RowCache#resolve}), else null.
+   */
+  int[] slots;
+
+  /** The cache {@link #slots} point into, and the batch's number to release on its fence. */
+  RowCache slotCache;
+
+  long slotBatch;
 
   TrainBatch(int owner) {
     this.owner = owner;
@@ -44,5 +56,17 @@ public final class TrainBatch {
 
   public int dim() {
     return dim;
+  }
+
+  /** The cache slots of the nodes' rows, or null (see {@link RowCache#resolve}). */
+  public int[] slots() {
+    return slots;
+  }
+
+  /** Tells the cache that {@link #slots} were read and may be overwritten; a no-op without them. */
+  public void releaseSlots() {
+    if (slotCache != null) {
+      slotCache.fence().release(slotBatch);
+    }
   }
 }

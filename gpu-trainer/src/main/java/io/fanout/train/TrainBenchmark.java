@@ -47,6 +47,11 @@ public final class TrainBenchmark {
    * @param featureAccess {@code gather} (the loader threads gather each batch's rows into a heap
    *     array, which the step uploads) or {@code zero-copy} (CUDA only: the loader only samples,
    *     the step uploads the node ids and a kernel reads the rows from pinned host memory)
+   * @param featureCacheFraction with zero-copy: 0 keeps every row in pinned host memory; above 0
+   *     the rows are written to a feature file and read through a {@code belady} {@link RowCache}
+   *     of that fraction of the feature bytes, whose pinned pages the kernel reads ({@link
+   *     PagedFeatureRows}; the file is read through the page cache)
+   * @param featureCacheIoThreads the cache's I/O threads (4, as {@code train} uses)
    */
   public record Settings(
       int vertices,
@@ -61,13 +66,61 @@ public final class TrainBenchmark {
       int prefetch,
       int batchesPerShard,
       int verifyRounds,
-      String featureAccess) {
+      String featureAccess,
+      double featureCacheFraction,
+      int featureCacheIoThreads) {
     public Settings {
       if (!featureAccess.equals(ModelRuns.TrainSpec.GATHER)
           && !featureAccess.equals(ModelRuns.TrainSpec.ZERO_COPY)) {
         throw new io.fanout.store.InvalidInputException(
             "--feature-access must be gather or zero-copy, got '" + featureAccess + "'");
       }
+      if (!(featureCacheFraction >= 0 && featureCacheFraction <= 1)) {
+        throw new io.fanout.store.InvalidInputException(
+            "--feature-cache-fraction must be in [0, 1], got " + featureCacheFraction);
+      }
+      if (featureCacheIoThreads < 1) {
+        throw new io.fanout.store.InvalidInputException(
+            "--feature-cache-io-threads must be at least 1, got " + featureCacheIoThreads);
+      }
+      if (featureCacheFraction > 0 && !featureAccess.equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+        throw new io.fanout.store.InvalidInputException(
+            "--feature-cache-fraction measures the cache read in place; it needs --feature-access"
+                + " zero-copy");
+      }
+    }
+
+    /** Without a feature cache. */
+    public Settings(
+        int vertices,
+        long edges,
+        int features,
+        int hidden,
+        int[] fanouts,
+        int batchSize,
+        int batches,
+        int warmup,
+        int loaderThreads,
+        int prefetch,
+        int batchesPerShard,
+        int verifyRounds,
+        String featureAccess) {
+      this(
+          vertices,
+          edges,
+          features,
+          hidden,
+          fanouts,
+          batchSize,
+          batches,
+          warmup,
+          loaderThreads,
+          prefetch,
+          batchesPerShard,
+          verifyRounds,
+          featureAccess,
+          0,
+          4);
     }
 
     boolean zeroCopy() {
@@ -81,11 +134,11 @@ public final class TrainBenchmark {
 
   /** Runs the benchmark on {@code be} (e.g. {@code Backends.select("cuda", -1)}). */
   public static Map<String, Object> run(Settings s, Backend be) {
-    if (s.zeroCopy() && !(be instanceof CudaBackend)) {
+    if (s.zeroCopy() && s.featureCacheFraction() == 0 && !(be instanceof CudaBackend)) {
       throw new io.fanout.store.InvalidInputException(
           "--feature-access zero-copy is measured on the CUDA backend only (got "
               + be.name()
-              + "); use --backend cuda or --feature-access gather");
+              + "); use --backend cuda, --feature-access gather, or a --feature-cache-fraction");
     }
     long t0 = System.nanoTime();
     int n = s.vertices();
@@ -105,7 +158,14 @@ public final class TrainBenchmark {
     model.init(1);
     SampledEpochs data = sampledEpochs(bg, seeds, s);
     ZeroCopyFeatures pinnedRows = null;
-    if (s.zeroCopy()) {
+    CachedRows cached = null;
+    if (s.featureCacheFraction() > 0) {
+      cached =
+          CachedRows.open(
+              be, feats, n, s.features(), s.featureCacheFraction(), s.featureCacheIoThreads());
+      trainer.readFeaturesFrom(cached.pages());
+      data.gather(false).cache(cached.cache());
+    } else if (s.zeroCopy()) {
       pinnedRows = ZeroCopyFeatures.pinnedCopy((CudaBackend) be, feats, n, s.features());
       trainer.readFeaturesFrom(pinnedRows);
       data.gather(false);
@@ -118,8 +178,9 @@ public final class TrainBenchmark {
     long edges = 0;
     int done = 0;
     List<int[]> featureBatches = new ArrayList<>();
-    try (BatchStream stream = data.open(0);
-        ZeroCopyFeatures closeRows = pinnedRows) {
+    try (CachedRows closeCache = cached;
+        ZeroCopyFeatures closeRows = pinnedRows;
+        BatchStream stream = data.open(0)) {
       TrainBatch b;
       while ((b = stream.next()) != null) {
         if (done == s.warmup()) {
@@ -188,7 +249,14 @@ public final class TrainBenchmark {
         out.put("upload_wait_fraction", t.dataWaitShare());
         // -Dfanout.cuda.kernel-times=true: device milliseconds per batch of each kernel
         cuda.kernelTimes().forEach((k, v) -> out.put("kernel_ms." + k, v[0] / Math.max(1, timed)));
-        out.putAll(FeatureAccessBenchmark.run(cuda, bg, featureBatches, pinnedRows, s.zeroCopy()));
+        if (cached == null) {
+          out.putAll(
+              FeatureAccessBenchmark.run(cuda, bg, featureBatches, pinnedRows, s.zeroCopy()));
+        }
+      }
+      if (cached != null) {
+        out.putAll(cached.report(s.featureCacheFraction()));
+        out.put("feature_cache_io_threads", s.featureCacheIoThreads());
       }
       out.put("peak_heap_bytes", peakHeap());
       if (s.verifyRounds() > 0) {

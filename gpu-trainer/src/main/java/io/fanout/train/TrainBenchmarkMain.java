@@ -28,7 +28,9 @@ public final class TrainBenchmarkMain {
           "warmup",
           "loader-threads",
           "prefetch",
-          "feature-access");
+          "feature-access",
+          "feature-cache-fraction",
+          "feature-cache-io-threads");
 
   private TrainBenchmarkMain() {}
 
@@ -49,7 +51,9 @@ public final class TrainBenchmarkMain {
               integer(o, "prefetch", 2),
               8,
               0,
-              o.getOrDefault("feature-access", Defaults.FEATURE_ACCESS));
+              o.getOrDefault("feature-access", Defaults.FEATURE_ACCESS),
+              Double.parseDouble(o.getOrDefault("feature-cache-fraction", "0")),
+              integer(o, "feature-cache-io-threads", 4));
       Backend be = Backends.select(o.getOrDefault("backend", Backends.AUTO), -1);
       System.out.println(BenchJson.line(TrainBenchmark.run(s, be)));
     } catch (InvalidInputException | NumberFormatException e) {

@@ -334,6 +334,13 @@ public final class Trainer implements AutoCloseable {
       throw new IllegalStateException(
           "batch " + mb.batch() + " came without features and no feature rows were given");
     }
+    if (b.slots() != null) {
+      // rows read in place from the feature cache's slots, which the next batch may overwrite
+      BatchTensors t = model.upload(Block.of(mb), b.slots(), featureRows, labels, rows);
+      model.backend().sync();
+      b.releaseSlots();
+      return t;
+    }
     return model.upload(Block.of(mb), mb.nodes(), featureRows, labels, rows);
   }
 

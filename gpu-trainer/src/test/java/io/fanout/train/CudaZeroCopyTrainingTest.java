@@ -2,6 +2,9 @@ package io.fanout.train;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fanout.features.CachePolicy;
+import io.fanout.features.FeatureFiles;
+import io.fanout.features.RowCache;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.RowDecoder;
 import io.fanout.nn.GnnModel;
@@ -11,6 +14,7 @@ import io.fanout.store.FeatureEncoder;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.tensor.PagedFeatureRows;
 import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.CudaBackendProvider;
 import io.fanout.tensor.cuda.ZeroCopyFeatures;
@@ -71,6 +75,114 @@ class CudaZeroCopyTrainingTest {
     // the encoded file and its host-decoded rows are built (and checked) without a device too
     TestData d = TestData.random(3000, 8, 48, 7);
     int dim = d.features.dim;
+    EncodedFile f = encode(d, encoding);
+    FeatureParams params = f.params();
+    Path feat = f.path();
+    TestData.ArrayFeatures host = f.decoded();
+    assertThat(host.rows).as("decoded rows are not the f32 rows").isNotEqualTo(d.features.rows);
+    String why = new CudaBackendProvider().unavailableReason();
+    if (!why.isEmpty()) {
+      System.out.println("skipping GPU test: " + why);
+    }
+    Assumptions.assumeTrue(why.isEmpty(), () -> "skipping GPU test: " + why);
+    ModelConfig cfg = new ModelConfig("sage", dim, 32, d.classes, 2, 0.5f, "relu", "none");
+    float[] gather = train(d, host, cfg, null, tmp.resolve(encoding + "-gather"));
+    float[] zeroCopy =
+        train(
+            d,
+            host,
+            cfg,
+            be ->
+                ZeroCopyFeatures.ofFiles(
+                    be, new Path[] {feat}, new long[] {0, d.features.n}, params, 1L << 30),
+            tmp.resolve(encoding + "-zero-copy"));
+    assertThat(zeroCopy).isEqualTo(gather);
+  }
+
+  /**
+   * With a {@code belady} feature cache of a tenth of the rows (and with {@code none}, every row a
+   * miss): the loader reads the rows from the encoded file into the cache's pinned pages and the
+   * decode-gather kernel reads them there by slot; the model is the host-decoded gather's, bit for
+   * bit, every page is freed and the device pool is clean.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"f32", "int4"})
+  void theCachesPinnedPagesTrainTheModelOfTheHostDecodedGather(String encoding) throws Exception {
+    TestData d = TestData.random(3000, 8, 48, 7);
+    EncodedFile f = encode(d, encoding);
+    String why = new CudaBackendProvider().unavailableReason();
+    if (!why.isEmpty()) {
+      System.out.println("skipping GPU test: " + why);
+    }
+    Assumptions.assumeTrue(why.isEmpty(), () -> "skipping GPU test: " + why);
+    ModelConfig cfg =
+        new ModelConfig("sage", d.features.dim, 32, d.classes, 2, 0.5f, "relu", "none");
+    float[] gather = train(d, f.decoded(), cfg, null, tmp.resolve(encoding + "-gather"));
+    long rowBytes = f.params().rowBytes();
+    for (CachePolicy policy : new CachePolicy[] {CachePolicy.BELADY, CachePolicy.NONE}) {
+      long bytes = policy == CachePolicy.NONE ? 0 : d.features.n / 10 * rowBytes;
+      float[] cached =
+          trainThroughCache(d, f, cfg, policy, bytes, tmp.resolve(encoding + "-" + policy));
+      assertThat(cached).as("%s through %s", encoding, policy).isEqualTo(gather);
+    }
+  }
+
+  /** Trains as {@link #train} with zero-copy reads of a cache's pinned pages; checks the pool. */
+  private static float[] trainThroughCache(
+      TestData d, EncodedFile f, ModelConfig cfg, CachePolicy policy, long bytes, Path dir)
+      throws Exception {
+    CudaBackend be = new CudaBackend(0);
+    try {
+      GnnModel model = new GnnModel(cfg, be);
+      model.allowSparseInput(false);
+      model.init(3);
+      TrainOptions opts = new TrainOptions(3, 0.01f, 5e-4f, LrSchedule.CONSTANT, 0);
+      float[] params;
+      try (PagedFeatureRows pages = be.pagedFeatureRows(f.params());
+          RowCache cache =
+              new RowCache(
+                  FeatureFiles.of(
+                      new Path[] {f.path()}, new long[] {0, d.features.n}, f.params(), 2),
+                  policy,
+                  bytes,
+                  pages);
+          Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
+        SampledEpochs data =
+            new SampledEpochs(
+                    d.csr,
+                    d.vertices,
+                    f.decoded(),
+                    d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
+                    new int[] {10, 5},
+                    256,
+                    11,
+                    true,
+                    "none",
+                    2)
+                .gather(false)
+                .cache(cache);
+        t.readFeaturesFrom(pages);
+        t.fit(data, null, dir, false, Map.of(), null, 0);
+        params = model.params();
+        assertThat(cache.misses()).isPositive();
+        assertThat(cache.files().rowsRead()).isEqualTo(cache.misses());
+        if (policy != CachePolicy.NONE) {
+          assertThat(cache.hits()).isPositive();
+        }
+      }
+      model.close();
+      be.pool().checkNoLeaks();
+      return params;
+    } finally {
+      be.close();
+    }
+  }
+
+  /** A feature file of {@code d}'s rows encoded as {@code encoding}, and the rows it decodes to. */
+  private record EncodedFile(Path path, FeatureParams params, TestData.ArrayFeatures decoded) {}
+
+  private EncodedFile encode(TestData d, String encoding) throws java.io.IOException {
+    int dim = d.features.dim;
     FeatureParams params = params(StoreLayout.encodingCode(encoding), d.features);
     FeatureEncoder enc = new FeatureEncoder(params);
     int rb = params.rowBytes();
@@ -89,25 +201,7 @@ class CudaZeroCopyTrainingTest {
     for (int v = 0; v < d.features.n; v++) {
       dec.decode(file, StoreLayout.HEADER_BYTES + v * rb, decoded, v * dim);
     }
-    TestData.ArrayFeatures host = new TestData.ArrayFeatures(decoded, d.features.n, dim);
-    assertThat(decoded).as("decoded rows are not the f32 rows").isNotEqualTo(d.features.rows);
-    String why = new CudaBackendProvider().unavailableReason();
-    if (!why.isEmpty()) {
-      System.out.println("skipping GPU test: " + why);
-    }
-    Assumptions.assumeTrue(why.isEmpty(), () -> "skipping GPU test: " + why);
-    ModelConfig cfg = new ModelConfig("sage", dim, 32, d.classes, 2, 0.5f, "relu", "none");
-    float[] gather = train(d, host, cfg, null, tmp.resolve(encoding + "-gather"));
-    float[] zeroCopy =
-        train(
-            d,
-            host,
-            cfg,
-            be ->
-                ZeroCopyFeatures.ofFiles(
-                    be, new Path[] {feat}, new long[] {0, d.features.n}, params, 1L << 30),
-            tmp.resolve(encoding + "-zero-copy"));
-    assertThat(zeroCopy).isEqualTo(gather);
+    return new EncodedFile(feat, params, new TestData.ArrayFeatures(decoded, d.features.n, dim));
   }
 
   /** f16 as is; int8/int4 over the columns' ranges; pq: groups of 5 columns, 16 centroids. */

@@ -38,6 +38,34 @@ class TrainBenchmarkMainTest {
         .hasMessageContaining("zero-copy is measured on the CUDA backend only");
   }
 
+  /**
+   * With a feature-cache fraction the rows go to a feature file and are read through a belady cache
+   * whose pages the backend reads in place (here the CPU's heap pages): every batch row is a hit or
+   * a miss, each miss one row read, and the cache holds the fraction's rows.
+   */
+  @Test
+  void aFeatureCacheFractionReadsTheRowsThroughTheCachesPages() {
+    TrainBenchmark.Settings s =
+        new TrainBenchmark.Settings(
+            3000, 20000, 8, 8, new int[] {4, 3}, 64, 6, 1, 2, 2, 8, 0, "zero-copy", 0.05, 3);
+    java.util.Map<String, Object> out = TrainBenchmark.run(s, new CpuBackend());
+    assertThat(out)
+        .containsEntry("feature_cache", "belady")
+        .containsEntry("feature_cache_rows", 150);
+    long hits = ((Number) out.get("feature_cache_hits")).longValue();
+    long misses = ((Number) out.get("feature_cache_misses")).longValue();
+    assertThat(hits).isPositive();
+    assertThat(misses).isPositive();
+    assertThat(out.get("feature_cache_rows_read")).isEqualTo(misses);
+    assertThat(out.get("feature_cache_bytes_read")).isEqualTo(misses * 8 * 4);
+    assertThatThrownBy(
+            () ->
+                new TrainBenchmark.Settings(
+                    100, 400, 8, 8, new int[] {2}, 16, 1, 0, 1, 1, 8, 0, "gather", 0.05, 4))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("needs --feature-access zero-copy");
+  }
+
   private static TrainBenchmark.Settings settings(String access) {
     return new TrainBenchmark.Settings(100, 400, 8, 8, new int[] {2}, 16, 1, 0, 1, 1, 8, 0, access);
   }

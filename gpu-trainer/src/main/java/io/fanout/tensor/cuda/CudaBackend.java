@@ -181,7 +181,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     }
   }
 
-  private void current() {
+  void current() {
     CudaDriver.check("cuCtxSetCurrent", JCudaDriver.cuCtxSetCurrent(context));
   }
 
@@ -331,6 +331,13 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     }
     throw new IllegalArgumentException(
         "a host buffer not allocated by " + name() + " was passed to it: " + h);
+  }
+
+  /** Feature-cache pages in mapped pinned host memory ({@link PinnedFeaturePages}). */
+  @Override
+  public io.fanout.tensor.PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
+    current();
+    return new PinnedFeaturePages(this, params, PinnedFeaturePages.PAGE_BYTES);
   }
 
   /** The store's f32 rows mapped into the device's address space ({@link ZeroCopyFeatures}). */

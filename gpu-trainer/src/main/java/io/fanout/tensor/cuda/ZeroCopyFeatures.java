@@ -120,6 +120,22 @@ public final class ZeroCopyFeatures implements FeatureRows {
     return z;
   }
 
+  /**
+   * Reads rows encoded with {@code params} from memory the caller owns and keeps mapped: rows from
+   * {@code firsts[c]} on start at device address {@code bases[c]} ({@code firsts} ascending). Used
+   * for a feature cache's pinned pages ({@link PinnedFeaturePages}).
+   */
+  static ZeroCopyFeatures ofAddresses(
+      CudaBackend be, FeatureParams params, long[] bases, long[] firsts, long numRows) {
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, params, numRows);
+    List<Chunk> plan = new ArrayList<>(bases.length);
+    for (int c = 0; c < bases.length; c++) {
+      plan.add(new Chunk(c, firsts[c], 0));
+    }
+    z.init(plan, ch -> bases[ch.file()]);
+    return z;
+  }
+
   private ZeroCopyFeatures(CudaBackend be, FeatureParams params, long numRows) {
     this.be = be;
     this.params = params;

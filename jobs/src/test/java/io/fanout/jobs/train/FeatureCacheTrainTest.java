@@ -69,6 +69,46 @@ class FeatureCacheTrainTest {
     assertThat(train("none", "--feature-cache", "none")).isEqualTo(mapped);
   }
 
+  /**
+   * {@code --feature-access zero-copy} with a cache: the loader resolves each batch to cache slots
+   * and the backend decodes the rows from the cache's own pages (pinned host memory on a GPU); the
+   * model is the mapped store's, bit for bit, for every policy.
+   */
+  @Test
+  void zeroCopyReadsTheCachesPagesInPlaceAndTrainsTheModelOfTheMappedStore() throws Exception {
+    String bytes = Integer.toString(40 * 10 * 4);
+    byte[] plain = train("mapped-unnormalized", "--feature-norm", "none"); // rows read as stored
+    for (String policy : new String[] {"belady", "lru", "none"}) {
+      assertThat(
+              train(
+                  "zero-copy-" + policy,
+                  "--feature-norm",
+                  "none",
+                  "--feature-access",
+                  "zero-copy",
+                  "--feature-cache",
+                  policy,
+                  "--feature-cache-bytes",
+                  policy.equals("none") ? "0" : bytes))
+          .as(policy)
+          .isEqualTo(plain);
+    }
+    assertThat(
+            train(
+                "zero-copy-checked",
+                "--backend",
+                "cpu-checked",
+                "--feature-norm",
+                "none",
+                "--feature-access",
+                "zero-copy",
+                "--feature-cache",
+                "belady",
+                "--feature-cache-bytes",
+                bytes))
+        .isEqualTo(plain);
+  }
+
   @Test
   void directReadsTrainTheModelOfTheMappedStore() throws Exception {
     String bytes = Integer.toString(40 * 10 * 4);

@@ -1,0 +1,98 @@
+package io.fanout.tensor;
+
+import io.fanout.graph.RowDecoder;
+import io.fanout.store.FeatureParams;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * {@link PagedFeatureRows} of the CPU backend: heap pages, rows decoded by the store's {@link
+ * RowDecoder} straight into the output tensor.
+ */
+final class HeapFeaturePages implements PagedFeatureRows {
+  private final RowDecoder decoder;
+  private final int dim;
+  private final int rowBytes;
+  private final long pageBytes;
+  private ByteBuffer[] pages = new ByteBuffer[0];
+  private long[] firsts = new long[0];
+  private long slots;
+  private boolean closed;
+
+  HeapFeaturePages(FeatureParams params, long pageBytes) {
+    this.decoder = RowDecoder.of(params);
+    this.dim = params.dim;
+    this.rowBytes = Math.toIntExact(params.rowBytes());
+    this.pageBytes = pageBytes;
+  }
+
+  @Override
+  public long pageBytes() {
+    return pageBytes;
+  }
+
+  @Override
+  public synchronized ByteBuffer allocate(long firstSlot, int bytes) {
+    if (firstSlot < slots) {
+      throw new IllegalArgumentException(
+          "pages are allocated in slot order: slot " + firstSlot + " after " + slots);
+    }
+    ByteBuffer b = ByteBuffer.wrap(new byte[bytes]).order(ByteOrder.LITTLE_ENDIAN);
+    pages = Arrays.copyOf(pages, pages.length + 1);
+    firsts = Arrays.copyOf(firsts, firsts.length + 1);
+    pages[pages.length - 1] = b;
+    firsts[firsts.length - 1] = firstSlot;
+    slots = firstSlot + bytes / rowBytes;
+    return b;
+  }
+
+  @Override
+  public int dim() {
+    return dim;
+  }
+
+  @Override
+  public synchronized long numRows() {
+    return slots;
+  }
+
+  @Override
+  public synchronized void gather(
+      IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
+    if (closed) {
+      throw new IllegalStateException("feature pages were closed");
+    }
+    int[] id = CpuBackend.i(ids);
+    float[] x = CpuBackend.f(out);
+    if (idsOff < 0 || rows < 0 || (long) idsOff + rows > id.length) {
+      throw new IndexOutOfBoundsException(
+          "ids [" + idsOff + ", " + ((long) idsOff + rows) + ") outside a tensor of " + id.length);
+    }
+    if (outOff < 0 || (long) outOff + (long) rows * dim > x.length) {
+      throw new IndexOutOfBoundsException(
+          rows + " rows of " + dim + " at " + outOff + " outside a tensor of " + x.length);
+    }
+    for (int i = 0; i < rows; i++) {
+      int slot = id[idsOff + i];
+      if (slot < 0 || slot >= slots) {
+        throw new IndexOutOfBoundsException("slot " + slot + " outside " + slots + " slots");
+      }
+      int p = Arrays.binarySearch(firsts, slot);
+      if (p < 0) {
+        p = -p - 2;
+      }
+      long at = (slot - firsts[p]) * rowBytes;
+      if (at + rowBytes > pages[p].capacity()) {
+        throw new IndexOutOfBoundsException("slot " + slot + " lies in no allocated page");
+      }
+      decoder.decode(pages[p], (int) at, x, outOff + i * dim);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    pages = new ByteBuffer[0];
+  }
+}

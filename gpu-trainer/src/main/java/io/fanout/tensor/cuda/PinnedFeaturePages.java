@@ -1,0 +1,134 @@
+package io.fanout.tensor.cuda;
+
+import io.fanout.store.FeatureParams;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.PagedFeatureRows;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * A feature cache's pages in mapped pinned host memory ({@code cuMemHostAlloc(DEVICEMAP)}): the
+ * cache's I/O threads read rows from disk straight into them, and {@link #gather} runs the
+ * decode-gather kernels of {@link ZeroCopyFeatures} over the slots, so the rows cross the bus
+ * encoded, once, and the host neither gathers nor uploads them (PyTorch-Direct's access path, fed
+ * by Ginex's cache). Pages may be added from another thread (the cache's loader) while the trainer
+ * gathers: the kernel's page table is rebuilt at the next gather.
+ */
+final class PinnedFeaturePages implements PagedFeatureRows {
+  /** Bytes of a page (a pinned allocation must stay under 2 GiB). */
+  static final long PAGE_BYTES = 64L << 20;
+
+  private final CudaBackend be;
+  private final FeatureParams params;
+  private final long pageBytes;
+  private final int rowBytes;
+  private final List<PinnedBuffer> buffers = new ArrayList<>();
+  private long[] bases = new long[0];
+  private long[] firsts = new long[0];
+  private long slots;
+  private ZeroCopyFeatures table;
+  private boolean stale = true;
+  private boolean closed;
+
+  PinnedFeaturePages(CudaBackend be, FeatureParams params, long pageBytes) {
+    this.be = be;
+    this.params = params;
+    this.pageBytes = pageBytes;
+    this.rowBytes = Math.toIntExact(params.rowBytes());
+  }
+
+  @Override
+  public long pageBytes() {
+    return pageBytes;
+  }
+
+  @Override
+  public synchronized ByteBuffer allocate(long firstSlot, int bytes) {
+    if (closed) {
+      throw new IllegalStateException("feature pages were closed");
+    }
+    if (firstSlot < slots) {
+      throw new IllegalArgumentException(
+          "pages are allocated in slot order: slot " + firstSlot + " after " + slots);
+    }
+    be.current(); // the cache's loader thread may allocate
+    PinnedBuffer b = PinnedBuffer.allocateMapped(bytes);
+    try {
+      CUdeviceptr dev = new CUdeviceptr();
+      CudaDriver.check(
+          "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, b.pointer(), 0));
+      bases = Arrays.copyOf(bases, bases.length + 1);
+      firsts = Arrays.copyOf(firsts, firsts.length + 1);
+      bases[bases.length - 1] = CudaDriver.address(dev);
+      firsts[firsts.length - 1] = firstSlot;
+    } catch (RuntimeException e) {
+      b.close();
+      throw e;
+    }
+    buffers.add(b);
+    slots = firstSlot + bytes / rowBytes;
+    stale = true; // the kernel's page table is rebuilt at the next gather
+    return b.bytes().order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  @Override
+  public int dim() {
+    return params.dim;
+  }
+
+  @Override
+  public synchronized long numRows() {
+    return slots;
+  }
+
+  @Override
+  public synchronized void gather(
+      IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
+    if (closed) {
+      throw new IllegalStateException("feature pages were closed");
+    }
+    if (rows == 0) {
+      return;
+    }
+    if (stale) {
+      if (table != null) {
+        ZeroCopyFeatures old = table;
+        table = null;
+        old.close();
+      }
+      table = ZeroCopyFeatures.ofAddresses(be, params, bases, firsts, slots);
+      stale = false;
+    }
+    table.gather(ids, idsOff, rows, out, outOff);
+  }
+
+  /** Pinned pages allocated so far. */
+  synchronized int pages() {
+    return buffers.size();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    NativeCleanup c = new NativeCleanup();
+    if (table != null) {
+      ZeroCopyFeatures t = table;
+      table = null;
+      c.close(t);
+    }
+    for (PinnedBuffer b : buffers) {
+      c.close(b);
+    }
+    buffers.clear();
+    c.rethrow();
+  }
+}
