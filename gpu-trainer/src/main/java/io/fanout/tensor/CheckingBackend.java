@@ -146,40 +146,7 @@ public final class CheckingBackend implements Backend {
    */
   @Override
   public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
-    FeatureRows inner = cpu.mapFeatureRows(store);
-    liveRows++;
-    return new FeatureRows() {
-      private boolean open = true;
-
-      @Override
-      public int dim() {
-        return inner.dim();
-      }
-
-      @Override
-      public long numRows() {
-        return inner.numRows();
-      }
-
-      @Override
-      public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
-        if (!open) {
-          throw new IllegalStateException("checked backend: feature rows were closed");
-        }
-        range(ids, idsOff, rows, "gather ids");
-        range(out, outOff, Math.multiplyExact(rows, inner.dim()), "gather rows");
-        inner.gather(d(ids), idsOff, rows, d(out), outOff);
-      }
-
-      @Override
-      public void close() {
-        if (open) {
-          open = false;
-          liveRows--;
-          inner.close();
-        }
-      }
-    };
+    return new CheckedRows(cpu.mapFeatureRows(store));
   }
 
   /**
@@ -188,50 +155,67 @@ public final class CheckingBackend implements Backend {
    */
   @Override
   public PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
-    PagedFeatureRows inner = cpu.pagedFeatureRows(params);
-    liveRows++;
-    return new PagedFeatureRows() {
-      private boolean open = true;
+    return new CheckedPages(cpu.pagedFeatureRows(params));
+  }
 
-      @Override
-      public long pageBytes() {
-        return inner.pageBytes();
-      }
+  /** CPU feature rows behind checked tensors, counted as live until closed. */
+  private class CheckedRows implements FeatureRows {
+    final FeatureRows inner;
+    private boolean open = true;
 
-      @Override
-      public java.nio.ByteBuffer allocate(long firstSlot, int bytes) {
-        return inner.allocate(firstSlot, bytes);
-      }
+    CheckedRows(FeatureRows inner) {
+      this.inner = inner;
+      liveRows++;
+    }
 
-      @Override
-      public int dim() {
-        return inner.dim();
-      }
+    @Override
+    public int dim() {
+      return inner.dim();
+    }
 
-      @Override
-      public long numRows() {
-        return inner.numRows();
-      }
+    @Override
+    public long numRows() {
+      return inner.numRows();
+    }
 
-      @Override
-      public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
-        if (!open) {
-          throw new IllegalStateException("checked backend: feature pages were closed");
-        }
-        range(ids, idsOff, rows, "gather slots");
-        range(out, outOff, Math.multiplyExact(rows, inner.dim()), "gather rows");
-        inner.gather(d(ids), idsOff, rows, d(out), outOff);
+    @Override
+    public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
+      if (!open) {
+        throw new IllegalStateException("checked backend: feature rows were closed");
       }
+      range(ids, idsOff, rows, "gather ids");
+      range(out, outOff, Math.multiplyExact(rows, inner.dim()), "gather rows");
+      inner.gather(d(ids), idsOff, rows, d(out), outOff);
+    }
 
-      @Override
-      public void close() {
-        if (open) {
-          open = false;
-          liveRows--;
-          inner.close();
-        }
+    @Override
+    public void close() {
+      if (open) {
+        open = false;
+        liveRows--;
+        inner.close();
       }
-    };
+    }
+  }
+
+  /** {@link CheckedRows} over pages a feature cache fills. */
+  private final class CheckedPages extends CheckedRows implements PagedFeatureRows {
+    private final PagedFeatureRows pages;
+
+    CheckedPages(PagedFeatureRows pages) {
+      super(pages);
+      this.pages = pages;
+    }
+
+    @Override
+    public long pageBytes() {
+      return pages.pageBytes();
+    }
+
+    @Override
+    public java.nio.ByteBuffer allocate(long firstSlot, int bytes) {
+      return pages.allocate(firstSlot, bytes);
+    }
   }
 
   /** Bytes moved host to backend and back since construction or {@link #resetTraffic()}. */

@@ -65,14 +65,7 @@ final class HeapFeaturePages implements PagedFeatureRows {
     }
     int[] id = CpuBackend.i(ids);
     float[] x = CpuBackend.f(out);
-    if (idsOff < 0 || rows < 0 || (long) idsOff + rows > id.length) {
-      throw new IndexOutOfBoundsException(
-          "ids [" + idsOff + ", " + ((long) idsOff + rows) + ") outside a tensor of " + id.length);
-    }
-    if (outOff < 0 || (long) outOff + (long) rows * dim > x.length) {
-      throw new IndexOutOfBoundsException(
-          rows + " rows of " + dim + " at " + outOff + " outside a tensor of " + x.length);
-    }
+    MappedFeatureRows.checkGather(id, idsOff, rows, x, outOff, dim);
     for (int i = 0; i < rows; i++) {
       int slot = id[idsOff + i];
       if (slot < 0 || slot >= slots) {

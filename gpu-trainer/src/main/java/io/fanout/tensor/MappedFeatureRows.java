@@ -43,6 +43,14 @@ final class MappedFeatureRows implements FeatureRows {
     }
     int[] id = CpuBackend.i(ids);
     float[] x = CpuBackend.f(out);
+    checkGather(id, idsOff, rows, x, outOff, dim);
+    table.gather(id, idsOff, rows, x, outOff);
+  }
+
+  /**
+   * Fails unless {@code id[idsOff ..+rows)} and {@code rows x dim} floats at {@code outOff} fit.
+   */
+  static void checkGather(int[] id, int idsOff, int rows, float[] x, int outOff, int dim) {
     if (idsOff < 0 || rows < 0 || (long) idsOff + rows > id.length) {
       throw new IndexOutOfBoundsException(
           "ids [" + idsOff + ", " + ((long) idsOff + rows) + ") outside a tensor of " + id.length);
@@ -51,7 +59,6 @@ final class MappedFeatureRows implements FeatureRows {
       throw new IndexOutOfBoundsException(
           rows + " rows of " + dim + " at " + outOff + " outside a tensor of " + x.length);
     }
-    table.gather(id, idsOff, rows, x, outOff);
   }
 
   @Override
