@@ -11,6 +11,8 @@
 #                                   decode-gather of f16, int8 and int4 rows)
 #   bench/gpu/run-checks.sh cache   tests + the zero-copy products-size CUDA run from pinned memory,
 #                                   then through a belady feature cache of 5% and 20% (pinned pages)
+#   bench/gpu/run-checks.sh cache-ab tests + the 5% cache run with .gpu-run/classes-before (an
+#                                   earlier build's gpu-trainer classes) and the payload's, twice
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 set -u
@@ -90,6 +92,18 @@ elif [ "$MODE" = cache ]; then
         io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 \
         --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction "$F" \
         --feature-cache-io-threads "$T"
+    done
+  done
+elif [ "$MODE" = cache-ab ]; then
+  # The 5% cache run with an earlier build's classes (.gpu-run/classes-before) and with the
+  # payload's, alternating, twice: the same graph and batches in every run.
+  for R in 1 2; do
+    for V in before after; do
+      C=$CP
+      [ "$V" = before ] && C="$PWD/.gpu-run/classes-before:$FO/test-classes:$FO/lib/*"
+      step "bench-cuda-cache-0.05-$V-$R" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$C" \
+        io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 3 \
+        --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction 0.05
     done
   done
 elif [ "$MODE" = quick ]; then

@@ -204,8 +204,9 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
     for (int s = 0; s < used; s++) {
       int first = firstUse.get(slotRow[s], -1);
-      heap.set(s, first < 0 ? NEVER : windowBase + first);
+      heap.assign(s, first < 0 ? NEVER : windowBase + first);
     }
+    heap.heapify();
   }
 
   /**
