@@ -75,6 +75,16 @@ public final class BenchTrainCommand implements Command {
   static final OptionDef<Double> DROPOUT =
       OptionDef.doubleValue(
           "dropout", 0.5, "dropout of the exported model (--export-batches, --peer)");
+  static final OptionDef<Double> FEATURE_CACHE_FRACTION =
+      OptionDef.doubleValue(
+          "feature-cache-fraction",
+          0.0,
+          "with --feature-access zero-copy: read the rows from a feature file through a belady"
+              + " cache of this fraction of their bytes, whose pages the backend reads in place"
+              + " (0: every row in memory)");
+  static final OptionDef<Integer> FEATURE_CACHE_IO_THREADS =
+      OptionDef.integer(
+          "feature-cache-io-threads", 4, "I/O threads of the --feature-cache-fraction cache");
   static final OptionDef<Integer> REUSE_ROUNDS =
       OptionDef.integer(
           "reuse-rounds",
@@ -121,7 +131,9 @@ public final class BenchTrainCommand implements Command {
         TrainOptionsDefs.HOT_BY,
         REUSE_ROUNDS,
         TrainOptionsDefs.BACKEND,
-        TrainOptionsDefs.FEATURE_ACCESS);
+        TrainOptionsDefs.FEATURE_ACCESS,
+        FEATURE_CACHE_FRACTION,
+        FEATURE_CACHE_IO_THREADS);
   }
 
   @Override
@@ -142,7 +154,9 @@ public final class BenchTrainCommand implements Command {
             c.get(PREFETCH),
             c.get(BATCHES_PER_SHARD),
             c.get(VERIFY_ROUNDS),
-            c.get(TrainOptionsDefs.FEATURE_ACCESS));
+            c.get(TrainOptionsDefs.FEATURE_ACCESS),
+            c.get(FEATURE_CACHE_FRACTION),
+            c.get(FEATURE_CACHE_IO_THREADS));
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER).equals("torch");
     HotReuse reuse = TrainOptionsDefs.reuse(c);

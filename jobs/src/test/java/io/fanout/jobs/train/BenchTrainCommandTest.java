@@ -87,6 +87,47 @@ class BenchTrainCommandTest {
     assertThat(j.get("max_embedding_age_steps").asInt()).isBetween(1, 3);
   }
 
+  /** The CPU backend reads the cache's heap pages in place: the cache's counters are reported. */
+  @Test
+  void aFeatureCacheFractionReportsTheCachesCounters() throws Exception {
+    Result r =
+        cli(
+            "bench-train",
+            "--backend",
+            "cpu",
+            "--vertices",
+            "3000",
+            "--edges",
+            "30000",
+            "--features",
+            "8",
+            "--hidden",
+            "8",
+            "--batch-size",
+            "64",
+            "--batches",
+            "3",
+            "--warmup",
+            "1",
+            "--verify-rounds",
+            "0",
+            "--feature-access",
+            "zero-copy",
+            "--feature-cache-fraction",
+            "0.1");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out().strip());
+    assertThat(j.get("feature_cache").asText()).isEqualTo("belady");
+    assertThat(j.get("feature_cache_rows").asInt()).isEqualTo(300);
+    assertThat(j.get("feature_cache_misses").asLong()).isPositive();
+    assertThat(j.get("feature_cache_rows_read").asLong())
+        .isEqualTo(j.get("feature_cache_misses").asLong());
+    Result gather =
+        cli("bench-train", "--feature-access", "gather", "--feature-cache-fraction", "0.1");
+    assertThat(gather.code()).isEqualTo(2);
+    assertThat(gather.err()).contains("needs --feature-access zero-copy");
+  }
+
   @Test
   void cudaWithoutADeviceIsAnInputError() {
     io.fanout.tensor.BackendProvider cuda = new io.fanout.tensor.cuda.CudaBackendProvider();
