@@ -5,8 +5,10 @@ import io.fanout.sample.MiniBatch;
 
 /**
  * A mini-batch ready for the compute step: its blocks and the input features of all its nodes
- * (row-major, {@code nodes x dim}, already normalized). The feature array is a reusable buffer that
- * may be longer than needed; hand the batch back through {@link BatchStream#recycle} when done.
+ * (row-major, {@code nodes x dim}, already normalized), or none when the backend reads them itself
+ * (by node id from the store, or by {@link #slots() slot} from a feature cache). The feature array
+ * is a reusable buffer that may be longer than needed; hand the batch back through {@link
+ * BatchStream#recycle} when done.
  */
 public final class TrainBatch {
   MiniBatch batch;
