@@ -19,6 +19,11 @@ public interface PageMemory {
    */
   ByteBuffer allocate(long firstSlot, int bytes);
 
+  /** Whether the pages take Java heap (what {@code train}'s heap check counts). */
+  default boolean onHeap() {
+    return true;
+  }
+
   /** Heap pages of up to 1 GiB. */
   PageMemory HEAP =
       new PageMemory() {

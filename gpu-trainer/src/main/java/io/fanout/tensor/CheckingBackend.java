@@ -213,6 +213,11 @@ public final class CheckingBackend implements Backend {
     }
 
     @Override
+    public boolean onHeap() {
+      return pages.onHeap();
+    }
+
+    @Override
     public java.nio.ByteBuffer allocate(long firstSlot, int bytes) {
       return pages.allocate(firstSlot, bytes);
     }

@@ -562,7 +562,14 @@ public final class ModelRuns {
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.backend(), spec.device()))) {
         GnnModel model = lease.model();
-        new TrainMemory(spec, m.featureDim, shards.manifest(), retry)
+        boolean gather = !spec.zeroCopy();
+        PagedFeatureRows pages = null;
+        if (!gather && spec.featureCache() != null) {
+          // the cache fills pages the backend reads in place (pinned host memory on a GPU)
+          pages = lease.own(lease.backend().pagedFeatureRows(store.featureParams()));
+        }
+        new TrainMemory(
+                spec, m.featureDim, shards.manifest(), retry, pages == null || pages.onHeap())
             .check(model.numParams(), Runtime.getRuntime().maxMemory());
         GradientReducer reducer = reducerFor.apply(model);
         Trainer trainer =
@@ -578,12 +585,8 @@ public final class ModelRuns {
                     reducer));
         trainer.cancelWhen(cancelled);
         trainer.reuseHot(spec.reuse(), (int) m.vertices, v -> store.csr().degree(v));
-        boolean gather = !spec.zeroCopy();
         PageMemory cachePages = PageMemory.HEAP;
-        if (!gather && spec.featureCache() != null) {
-          // the cache fills pages the backend reads in place (pinned host memory on a GPU)
-          PagedFeatureRows pages =
-              lease.own(lease.backend().pagedFeatureRows(store.featureParams()));
+        if (pages != null) {
           trainer.readFeaturesFrom(pages);
           cachePages = pages;
         } else if (!gather) {

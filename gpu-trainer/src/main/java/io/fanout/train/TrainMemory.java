@@ -12,9 +12,11 @@ import java.util.Locale;
  * <p>The bound counts the parameters with their gradients and both Adam moments, and the feature
  * rows of the batches the loaders keep ready: {@code min(loader-threads, parts) x (prefetch + 1)}
  * buffers of a mean batch's nodes, for the current epoch and, when another follows, for the next
- * one, whose loader starts with the current epoch, and the rows of a feature cache ({@code
- * --feature-cache-bytes}). Activations and everything else come on top: a run over the bound cannot
- * fit; one under it may still run out.
+ * one, whose loader starts with the current epoch (none with {@code --feature-access zero-copy}:
+ * the backend reads the rows itself), and the rows of a feature cache ({@code
+ * --feature-cache-bytes}) where its pages are on the heap (not the pinned pages of a GPU).
+ * Activations and everything else come on top: a run over the bound cannot fit; one under it may
+ * still run out.
  */
 final class TrainMemory {
   private final ModelRuns.TrainSpec spec;
@@ -22,12 +24,20 @@ final class TrainMemory {
   private final ShardManifest shards;
   private final long nodesPerBatch;
   private final long readyBatches;
+  private final boolean cacheOnHeap;
 
   /**
    * @param dim the store's feature dimension
    * @param retry whether a checkpoint may be continued even without {@code spec.resume()}
    */
   TrainMemory(ModelRuns.TrainSpec spec, int dim, ShardManifest shards, boolean retry) {
+    this(spec, dim, shards, retry, true);
+  }
+
+  /** As above; {@code cacheOnHeap}: whether the feature cache's pages take heap. */
+  TrainMemory(
+      ModelRuns.TrainSpec spec, int dim, ShardManifest shards, boolean retry, boolean cacheOnHeap) {
+    this.cacheOnHeap = cacheOnHeap;
     this.spec = spec;
     this.dim = dim;
     this.shards = shards;
@@ -52,13 +62,17 @@ final class TrainMemory {
 
   /** Bytes the run holds at once at the least; see the class comment. */
   long leastBytes(int numParams) {
-    return 4L * (4L * numParams + readyBatches * nodesPerBatch * dim) + cacheBytes();
+    long ready = spec.zeroCopy() ? 0 : readyBatches * nodesPerBatch * dim;
+    return 4L * (4L * numParams + ready) + cacheBytes();
   }
 
-  /** The bytes of the feature cache's rows ({@code --feature-cache belady|lru}), else 0. */
+  /**
+   * The heap bytes of the feature cache's rows ({@code --feature-cache belady|lru} on heap pages),
+   * else 0.
+   */
   private long cacheBytes() {
     String p = spec.featureCache();
-    return p == null || p.equals("none") ? 0 : spec.featureCacheBytes();
+    return p == null || p.equals("none") || !cacheOnHeap ? 0 : spec.featureCacheBytes();
   }
 
   /**

@@ -88,6 +88,13 @@ class TrainMemoryTest {
             new TrainMemory(spec(1, 1, 1, false, "none", 1L << 30), 1433, shards(), false)
                 .leastBytes(params))
         .isEqualTo(model + 2 * batch);
+    // zero-copy: the loaders hold no rows; a cache in pinned (off-heap) pages takes no heap
+    ModelRuns.TrainSpec zeroCopy =
+        spec(1, 1, 1, false, "belady", 1L << 30).withFeatureAccess(ModelRuns.TrainSpec.ZERO_COPY);
+    assertThat(new TrainMemory(zeroCopy, 1433, shards(), false, true).leastBytes(params))
+        .isEqualTo(model + (1L << 30));
+    assertThat(new TrainMemory(zeroCopy, 1433, shards(), false, false).leastBytes(params))
+        .isEqualTo(model);
   }
 
   @Test

@@ -48,6 +48,12 @@ final class PinnedFeaturePages implements PagedFeatureRows {
     return pageBytes;
   }
 
+  /** Pinned host memory, off the Java heap. */
+  @Override
+  public boolean onHeap() {
+    return false;
+  }
+
   @Override
   public synchronized ByteBuffer allocate(long firstSlot, int bytes) {
     if (closed) {
