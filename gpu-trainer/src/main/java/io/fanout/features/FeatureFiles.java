@@ -375,10 +375,12 @@ public final class FeatureFiles implements AutoCloseable {
       for (int r = 0; r < len; r++) {
         int idx = (int) order[i + r];
         int off = (int) (rowOffset(part, (int) (order[i + r] >>> 32)) - readStart);
-        if (out != null && f32) {
-          view.get(off >> 2, out, outPos[idx], dim);
-        } else if (out != null) {
-          decoder.decode(buf, off, out, outPos[idx]);
+        if (out != null) {
+          if (f32) {
+            view.get(off >> 2, out, outPos[idx], dim);
+          } else {
+            decoder.decode(buf, off, out, outPos[idx]);
+          }
         }
         if (slots != null && slots[idx] >= 0) {
           pages.put(slots[idx], buf, off);

@@ -15,9 +15,8 @@ final class HeapFeaturePages implements PagedFeatureRows {
   private final int dim;
   private final int rowBytes;
   private final long pageBytes;
+  private final PageTable table;
   private ByteBuffer[] pages = new ByteBuffer[0];
-  private long[] firsts = new long[0];
-  private long slots;
   private boolean closed;
 
   HeapFeaturePages(FeatureParams params, long pageBytes) {
@@ -25,6 +24,7 @@ final class HeapFeaturePages implements PagedFeatureRows {
     this.dim = params.dim;
     this.rowBytes = Math.toIntExact(params.rowBytes());
     this.pageBytes = pageBytes;
+    this.table = new PageTable(rowBytes);
   }
 
   @Override
@@ -34,16 +34,10 @@ final class HeapFeaturePages implements PagedFeatureRows {
 
   @Override
   public synchronized ByteBuffer allocate(long firstSlot, int bytes) {
-    if (firstSlot < slots) {
-      throw new IllegalArgumentException(
-          "pages are allocated in slot order: slot " + firstSlot + " after " + slots);
-    }
+    int p = table.add(firstSlot, bytes);
     ByteBuffer b = ByteBuffer.wrap(new byte[bytes]).order(ByteOrder.LITTLE_ENDIAN);
-    pages = Arrays.copyOf(pages, pages.length + 1);
-    firsts = Arrays.copyOf(firsts, firsts.length + 1);
-    pages[pages.length - 1] = b;
-    firsts[firsts.length - 1] = firstSlot;
-    slots = firstSlot + bytes / rowBytes;
+    pages = Arrays.copyOf(pages, p + 1);
+    pages[p] = b;
     return b;
   }
 
@@ -54,7 +48,7 @@ final class HeapFeaturePages implements PagedFeatureRows {
 
   @Override
   public synchronized long numRows() {
-    return slots;
+    return table.slots();
   }
 
   @Override
@@ -68,14 +62,8 @@ final class HeapFeaturePages implements PagedFeatureRows {
     MappedFeatureRows.checkGather(id, idsOff, rows, x, outOff, dim);
     for (int i = 0; i < rows; i++) {
       int slot = id[idsOff + i];
-      if (slot < 0 || slot >= slots) {
-        throw new IndexOutOfBoundsException("slot " + slot + " outside " + slots + " slots");
-      }
-      int p = Arrays.binarySearch(firsts, slot);
-      if (p < 0) {
-        p = -p - 2;
-      }
-      long at = (slot - firsts[p]) * rowBytes;
+      int p = table.pageOf(slot);
+      long at = (slot - table.first(p)) * rowBytes;
       if (at + rowBytes > pages[p].capacity()) {
         throw new IndexOutOfBoundsException("slot " + slot + " lies in no allocated page");
       }

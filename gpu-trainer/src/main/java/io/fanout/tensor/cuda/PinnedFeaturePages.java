@@ -3,6 +3,7 @@ package io.fanout.tensor.cuda;
 import io.fanout.store.FeatureParams;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.PageTable;
 import io.fanout.tensor.PagedFeatureRows;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -27,11 +28,9 @@ final class PinnedFeaturePages implements PagedFeatureRows {
   private final CudaBackend be;
   private final FeatureParams params;
   private final long pageBytes;
-  private final int rowBytes;
+  private final PageTable pageTable;
   private final List<PinnedBuffer> buffers = new ArrayList<>();
   private long[] bases = new long[0];
-  private long[] firsts = new long[0];
-  private long slots;
   private ZeroCopyFeatures table;
   private boolean stale = true;
   private boolean closed;
@@ -40,7 +39,7 @@ final class PinnedFeaturePages implements PagedFeatureRows {
     this.be = be;
     this.params = params;
     this.pageBytes = pageBytes;
-    this.rowBytes = Math.toIntExact(params.rowBytes());
+    this.pageTable = new PageTable(Math.toIntExact(params.rowBytes()));
   }
 
   @Override
@@ -59,26 +58,23 @@ final class PinnedFeaturePages implements PagedFeatureRows {
     if (closed) {
       throw new IllegalStateException("feature pages were closed");
     }
-    if (firstSlot < slots) {
-      throw new IllegalArgumentException(
-          "pages are allocated in slot order: slot " + firstSlot + " after " + slots);
-    }
+    pageTable.checkNext(firstSlot); // before anything is allocated
     be.current(); // the cache's loader thread may allocate
     PinnedBuffer b = PinnedBuffer.allocateMapped(bytes);
+    long base;
     try {
       CUdeviceptr dev = new CUdeviceptr();
       CudaDriver.check(
           "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, b.pointer(), 0));
-      bases = Arrays.copyOf(bases, bases.length + 1);
-      firsts = Arrays.copyOf(firsts, firsts.length + 1);
-      bases[bases.length - 1] = CudaDriver.address(dev);
-      firsts[firsts.length - 1] = firstSlot;
+      base = CudaDriver.address(dev);
     } catch (RuntimeException e) {
       b.close();
       throw e;
     }
     buffers.add(b);
-    slots = firstSlot + bytes / rowBytes;
+    int p = pageTable.add(firstSlot, bytes);
+    bases = Arrays.copyOf(bases, p + 1);
+    bases[p] = base;
     stale = true; // the kernel's page table is rebuilt at the next gather
     return b.bytes().order(ByteOrder.LITTLE_ENDIAN);
   }
@@ -90,7 +86,7 @@ final class PinnedFeaturePages implements PagedFeatureRows {
 
   @Override
   public synchronized long numRows() {
-    return slots;
+    return pageTable.slots();
   }
 
   @Override
@@ -108,15 +104,11 @@ final class PinnedFeaturePages implements PagedFeatureRows {
         table = null;
         old.close();
       }
-      table = ZeroCopyFeatures.ofAddresses(be, params, bases, firsts, slots);
+      table =
+          ZeroCopyFeatures.ofAddresses(be, params, bases, pageTable.firsts(), pageTable.slots());
       stale = false;
     }
     table.gather(ids, idsOff, rows, out, outOff);
-  }
-
-  /** Pinned pages allocated so far. */
-  synchronized int pages() {
-    return buffers.size();
   }
 
   @Override
