@@ -48,9 +48,6 @@ import java.util.Map;
 public final class FeatureCacheBenchmark {
   private FeatureCacheBenchmark() {}
 
-  /** I/O threads of each run's disk reader, as {@code train} uses. */
-  private static final int IO_THREADS = 4;
-
   /** The runs, in the order they are made. */
   public static final List<String> RUNS = List.of("mapped", "none", "belady", "lru");
 
@@ -242,7 +239,8 @@ public final class FeatureCacheBenchmark {
     RowCache cache =
         policy == null
             ? null
-            : new RowCache(FeatureFiles.open(store, IO_THREADS, s.directIo()), policy, bytes);
+            : new RowCache(
+                FeatureFiles.open(store, ModelRuns.CACHE_IO_THREADS, s.directIo()), policy, bytes);
     try {
       EpochData data =
           shards.epochData(

@@ -649,8 +649,8 @@ public final class ModelRuns {
     }
   }
 
-  /** I/O threads of a feature cache's disk reader. */
-  private static final int CACHE_IO_THREADS = 4;
+  /** I/O threads of a feature cache's disk reader (the benchmarks default to it too). */
+  public static final int CACHE_IO_THREADS = 4;
 
   /**
    * A feature cache of {@code spec.featureCacheBytes()} for {@code shards} ({@code policy} null:

@@ -120,7 +120,7 @@ public final class TrainBenchmark {
           verifyRounds,
           featureAccess,
           0,
-          4);
+          ModelRuns.CACHE_IO_THREADS);
     }
 
     boolean zeroCopy() {

@@ -53,7 +53,7 @@ public final class TrainBenchmarkMain {
               0,
               o.getOrDefault("feature-access", Defaults.FEATURE_ACCESS),
               Double.parseDouble(o.getOrDefault("feature-cache-fraction", "0")),
-              integer(o, "feature-cache-io-threads", 4));
+              integer(o, "feature-cache-io-threads", ModelRuns.CACHE_IO_THREADS));
       Backend be = Backends.select(o.getOrDefault("backend", Backends.AUTO), -1);
       System.out.println(BenchJson.line(TrainBenchmark.run(s, be)));
     } catch (InvalidInputException | NumberFormatException e) {

@@ -84,7 +84,9 @@ public final class BenchTrainCommand implements Command {
               + " (0: every row in memory)");
   static final OptionDef<Integer> FEATURE_CACHE_IO_THREADS =
       OptionDef.integer(
-          "feature-cache-io-threads", 4, "I/O threads of the --feature-cache-fraction cache");
+          "feature-cache-io-threads",
+          ModelRuns.CACHE_IO_THREADS,
+          "I/O threads of the --feature-cache-fraction cache");
   static final OptionDef<Integer> REUSE_ROUNDS =
       OptionDef.integer(
           "reuse-rounds",
