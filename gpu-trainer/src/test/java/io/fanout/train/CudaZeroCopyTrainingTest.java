@@ -16,7 +16,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.PagedFeatureRows;
 import io.fanout.tensor.cuda.CudaBackend;
-import io.fanout.tensor.cuda.CudaBackendProvider;
+import io.fanout.tensor.cuda.GpuTests;
 import io.fanout.tensor.cuda.ZeroCopyFeatures;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,11 +43,7 @@ class CudaZeroCopyTrainingTest {
 
   @Test
   void zeroCopyTrainsTheModelThatGatherTrains() throws Exception {
-    String why = new CudaBackendProvider().unavailableReason();
-    if (!why.isEmpty()) {
-      System.out.println("skipping GPU test: " + why);
-    }
-    Assumptions.assumeTrue(why.isEmpty(), () -> "skipping GPU test: " + why);
+    GpuTests.assumeDevice();
     TestData d = TestData.random(3000, 8, 48, 7);
     ModelConfig cfg = new ModelConfig("sage", 48, 32, d.classes, 2, 0.5f, "relu", "none");
     float[] gather = train(d, d.features, cfg, null, tmp.resolve("gather"));
@@ -80,11 +75,7 @@ class CudaZeroCopyTrainingTest {
     Path feat = f.path();
     TestData.ArrayFeatures host = f.decoded();
     assertThat(host.rows).as("decoded rows are not the f32 rows").isNotEqualTo(d.features.rows);
-    String why = new CudaBackendProvider().unavailableReason();
-    if (!why.isEmpty()) {
-      System.out.println("skipping GPU test: " + why);
-    }
-    Assumptions.assumeTrue(why.isEmpty(), () -> "skipping GPU test: " + why);
+    GpuTests.assumeDevice();
     ModelConfig cfg = new ModelConfig("sage", dim, 32, d.classes, 2, 0.5f, "relu", "none");
     float[] gather = train(d, host, cfg, null, tmp.resolve(encoding + "-gather"));
     float[] zeroCopy =
@@ -110,11 +101,7 @@ class CudaZeroCopyTrainingTest {
   void theCachesPinnedPagesTrainTheModelOfTheHostDecodedGather(String encoding) throws Exception {
     TestData d = TestData.random(3000, 8, 48, 7);
     EncodedFile f = encode(d, encoding);
-    String why = new CudaBackendProvider().unavailableReason();
-    if (!why.isEmpty()) {
-      System.out.println("skipping GPU test: " + why);
-    }
-    Assumptions.assumeTrue(why.isEmpty(), () -> "skipping GPU test: " + why);
+    GpuTests.assumeDevice();
     ModelConfig cfg =
         new ModelConfig("sage", d.features.dim, 32, d.classes, 2, 0.5f, "relu", "none");
     float[] gather = train(d, f.decoded(), cfg, null, tmp.resolve(encoding + "-gather"));

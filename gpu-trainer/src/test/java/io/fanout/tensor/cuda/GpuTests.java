@@ -3,10 +3,10 @@ package io.fanout.tensor.cuda;
 import org.junit.jupiter.api.Assumptions;
 
 /** Shared by the {@code @Tag("gpu")} tests: skip, with the reason printed, without a device. */
-final class GpuTests {
+public final class GpuTests {
   private GpuTests() {}
 
-  static void assumeDevice() {
+  public static void assumeDevice() {
     String why = CudaBackendProvider.probe();
     if (!why.isEmpty()) {
       System.out.println("skipping GPU test: " + why);
