@@ -15,7 +15,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,11 +23,11 @@ import java.util.concurrent.Future;
 /**
  * Reads feature rows of a store's {@code features/part-NNNNN.feat} files with positional reads
  * ({@link FileChannel#read(ByteBuffer, long)}), not through the memory map: the rows of one request
- * are sorted by offset, adjacent rows are merged into one read, and the reads are split over a
- * small I/O thread pool. Rows are read as stored (in the store's encoding, {@link #rowBytes} each)
- * and decoded by the store's {@link RowDecoder} straight into the caller's float buffer; the
- * encoded bytes can be kept too ({@link RowPages}). Counts the reads and bytes it issues. One
- * request at a time.
+ * are sorted by offset, rows at most {@link #BUFFERED_MERGE_GAP} bytes apart are merged into one
+ * read, and the reads are split over a small I/O thread pool, each thread with its own channels.
+ * Rows are read as stored (in the store's encoding, {@link #rowBytes} each) and decoded by the
+ * store's {@link RowDecoder} straight into the caller's float buffer; the encoded bytes can be kept
+ * too ({@link RowPages}). Counts the reads and bytes it issues. One request at a time.
  *
  * <p>With {@code direct}, the files are opened with {@code O_DIRECT} (the JDK's {@code
  * ExtendedOpenOption.DIRECT}), so reads bypass the kernel's page cache and go to the device: each
@@ -46,8 +45,18 @@ public final class FeatureFiles implements AutoCloseable {
   /** With {@code O_DIRECT}: rows at most this many bytes apart are read by one call. */
   static final int DIRECT_MERGE_GAP = 32 << 10;
 
+  /**
+   * Through the page cache: rows at most this many bytes apart are read by one call. The kernel
+   * reads whole pages, so a gap shorter than one costs no more of the disk, and copying it costs
+   * less than the system call it saves.
+   */
+  static final int BUFFERED_MERGE_GAP = 4 << 10;
+
   private final Path[] paths;
-  private final FileChannel[] channels;
+
+  /** {@code channels[task][part]}: each I/O task reads through its own channels. */
+  private final FileChannel[][] channels;
+
   private final long[] firstVertex;
   private final int numVertices;
   private final int dim;
@@ -66,6 +75,11 @@ public final class FeatureFiles implements AutoCloseable {
   private final long[] taskTransferred;
   private final ExecutorService pool;
   private long[] order = new long[0];
+
+  /** The read's requests by row: {@code order} or the sorter's scratch. */
+  private long[] sorted = order;
+
+  private final RowOrderSort sorter = new RowOrderSort();
   private long reads;
   private long rowsRead;
   private long bytesRead;
@@ -89,14 +103,14 @@ public final class FeatureFiles implements AutoCloseable {
     this.rowBytes = decoder.rowBytes();
     this.rowsPerBuffer = Math.max(1, BUFFER_BYTES / rowBytes);
     this.direct = direct;
-    this.channels = new FileChannel[paths.length];
+    int t = Math.max(1, threads);
+    this.channels = new FileChannel[t][paths.length];
     this.block = direct ? blockSize(paths) : 1;
     // O_DIRECT: a run starts up to one block before its first row and ends on a block boundary.
     this.bufferBytes =
         direct
             ? (Math.max(BUFFER_BYTES, rowBytes) + 3 * block - 1) & -block
             : rowsPerBuffer * rowBytes;
-    int t = Math.max(1, threads);
     buffers = new ByteBuffer[t];
     views = new FloatBuffer[t];
     taskReads = new long[t];
@@ -113,11 +127,13 @@ public final class FeatureFiles implements AutoCloseable {
     int p = 0;
     try {
       for (; p < paths.length; p++) {
-        channels[p] =
-            direct
-                ? FileChannel.open(
-                    paths[p], StandardOpenOption.READ, com.sun.nio.file.ExtendedOpenOption.DIRECT)
-                : FileChannel.open(paths[p], StandardOpenOption.READ);
+        for (FileChannel[] c : channels) {
+          c[p] =
+              direct
+                  ? FileChannel.open(
+                      paths[p], StandardOpenOption.READ, com.sun.nio.file.ExtendedOpenOption.DIRECT)
+                  : FileChannel.open(paths[p], StandardOpenOption.READ);
+        }
       }
     } catch (UnsupportedOperationException e) {
       closeChannels();
@@ -307,7 +323,7 @@ public final class FeatureFiles implements AutoCloseable {
     for (int i = 0; i < n; i++) {
       order[i] = ((long) rows[i] << 32) | i;
     }
-    Arrays.sort(order, 0, n);
+    sorted = sorter.sort(order, n, numVertices);
     int tasks = Math.max(1, Math.min(buffers.length, n / INLINE_ROWS));
     List<Future<?>> futures = new ArrayList<>(tasks);
     for (int t = 0; t < tasks; t++) {
@@ -328,17 +344,17 @@ public final class FeatureFiles implements AutoCloseable {
     }
   }
 
-  /** Reads sorted entries {@code order[from .. to)} with buffer {@code task}. */
+  /** Reads sorted entries {@code sorted[from .. to)} with buffer {@code task}. */
   private void readRange(
       int task, int from, int to, int[] outPos, int[] slots, float[] out, RowPages pages) {
     ByteBuffer buf = buffers[task];
     FloatBuffer view = views[task];
     int part = 0;
     int i = from;
-    long gap = direct ? DIRECT_MERGE_GAP : 0;
+    long gap = direct ? DIRECT_MERGE_GAP : BUFFERED_MERGE_GAP;
     long span = direct ? bufferBytes - block : bufferBytes;
     while (i < to) {
-      int first = (int) (order[i] >>> 32);
+      int first = (int) (sorted[i] >>> 32);
       while (first >= firstVertex[part + 1]) {
         part++;
       }
@@ -352,7 +368,7 @@ public final class FeatureFiles implements AutoCloseable {
       long end = start + rowBytes;
       int len = 1;
       while (i + len < to) {
-        int next = (int) (order[i + len] >>> 32);
+        int next = (int) (sorted[i + len] >>> 32);
         if (next >= firstVertex[part + 1]) {
           break;
         }
@@ -360,21 +376,18 @@ public final class FeatureFiles implements AutoCloseable {
         if (ns + rowBytes - readStart > span || ns - end > gap) {
           break;
         }
-        if (!direct && (len >= rowsPerBuffer || next != first + len)) {
-          break;
-        }
         end = Math.max(end, ns + rowBytes);
         len++;
       }
       long readEnd = direct ? (end + block - 1) & -(long) block : end;
       buf.clear().limit((int) (readEnd - readStart));
-      fill(part, buf, readStart, end);
+      fill(task, part, buf, readStart, end);
       taskReads[task]++;
       taskBytes[task] += (long) len * rowBytes;
       taskTransferred[task] += buf.position();
       for (int r = 0; r < len; r++) {
-        int idx = (int) order[i + r];
-        int off = (int) (rowOffset(part, (int) (order[i + r] >>> 32)) - readStart);
+        int idx = (int) sorted[i + r];
+        int off = (int) (rowOffset(part, (int) (sorted[i + r] >>> 32)) - readStart);
         if (out != null) {
           if (f32) {
             view.get(off >> 2, out, outPos[idx], dim);
@@ -399,11 +412,11 @@ public final class FeatureFiles implements AutoCloseable {
    * Reads into {@code buf} from {@code pos} until byte {@code need} of the file is in (with {@code
    * O_DIRECT} the buffer's limit is block-aligned and the file's last block may be short).
    */
-  private void fill(int part, ByteBuffer buf, long pos, long need) {
+  private void fill(int task, int part, ByteBuffer buf, long pos, long need) {
     try {
       long at = pos;
       while (at < need) {
-        int got = channels[part].read(buf, at);
+        int got = channels[task][part].read(buf, at);
         if (got < 0) {
           throw new InvalidInputException(
               paths[part]
@@ -457,12 +470,14 @@ public final class FeatureFiles implements AutoCloseable {
   }
 
   private void closeChannels() {
-    for (FileChannel c : channels) {
-      if (c != null) {
-        try {
-          c.close();
-        } catch (IOException e) {
-          // read-only: nothing to lose
+    for (FileChannel[] task : channels) {
+      for (FileChannel c : task) {
+        if (c != null) {
+          try {
+            c.close();
+          } catch (IOException e) {
+            // read-only: nothing to lose
+          }
         }
       }
     }

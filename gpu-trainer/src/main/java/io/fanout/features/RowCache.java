@@ -33,7 +33,7 @@ import io.fanout.store.InvalidInputException;
  * ReadFence} keeps a batch from writing slots before the previous batch was read.
  */
 public final class RowCache implements FeatureTable, AutoCloseable {
-  private static final long NEVER = Long.MAX_VALUE;
+  private static final long NEVER = EvictionOrder.NEVER;
 
   private final FeatureFiles files;
   private final CachePolicy policy;
@@ -46,7 +46,11 @@ public final class RowCache implements FeatureTable, AutoCloseable {
 
   private final int[] slotRow;
   private final IntIntMap slotOf;
-  private final SlotHeap heap;
+  private final EvictionOrder order;
+
+  /** The order of {@link CachePolicy#BELADY}, or null. */
+  private final FurthestNextUse furthest;
+
   private int used;
   private long clock;
 
@@ -58,6 +62,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   private long windowBase;
   private int firstUseCapacity = 16;
   private IntIntMap firstUse = new IntIntMap(firstUseCapacity);
+  private int[] lastUse;
 
   // Per gather: the misses to read and where they go.
   private int[] missRow = new int[0];
@@ -106,7 +111,8 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     this.firstSpillSlot = data.endSlot();
     this.slotRow = new int[capacity];
     this.slotOf = new IntIntMap(capacity);
-    this.heap = new SlotHeap(capacity);
+    this.furthest = policy == CachePolicy.BELADY ? new FurthestNextUse(capacity) : null;
+    this.order = furthest != null ? furthest : new LeastRecentlyUsed(capacity);
     this.pendingMiss = new int[capacity];
     this.pendingStamp = new int[capacity];
   }
@@ -190,6 +196,48 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     windowBase += windowPos;
     windowLen = len;
     windowPos = 0;
+    furthest.reset(windowBase, len);
+    if (lastUse != null || indexesByVertex(files.numVertices(), len)) {
+      planByVertex(len);
+    } else {
+      planByMap(len);
+    }
+  }
+
+  /**
+   * Whether a window of {@code len} accesses finds its rows' next uses in an array indexed by
+   * vertex (4 bytes a vertex) rather than in a hash map of its rows (16 to 32 bytes an access, and
+   * each probe a cache miss once the window outgrows the CPU's caches): when the array is the
+   * smaller. Once allocated, the array serves every later window.
+   */
+  static boolean indexesByVertex(int vertices, int len) {
+    return vertices <= 4L * len;
+  }
+
+  /** Next uses through {@link #lastUse}: one slot per vertex, -1 when not in the window. */
+  private void planByVertex(int len) {
+    if (lastUse == null) {
+      lastUse = new int[files.numVertices()];
+      java.util.Arrays.fill(lastUse, -1);
+    }
+    int[] at = lastUse;
+    for (int i = len - 1; i >= 0; i--) {
+      int row = window[i];
+      int next = at[row];
+      nextUse[i] = next < 0 ? NEVER : windowBase + next;
+      at[row] = i;
+    }
+    for (int s = 0; s < used; s++) {
+      int first = at[slotRow[s]];
+      furthest.set(s, first < 0 ? NEVER : windowBase + first);
+    }
+    for (int i = 0; i < len; i++) {
+      at[window[i]] = -1;
+    }
+  }
+
+  /** Next uses through a hash map of the window's rows. */
+  private void planByMap(int len) {
     if (len > firstUseCapacity) {
       firstUseCapacity = Math.max(len, 2 * firstUseCapacity);
       firstUse = new IntIntMap(firstUseCapacity);
@@ -204,9 +252,8 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
     for (int s = 0; s < used; s++) {
       int first = firstUse.get(slotRow[s], -1);
-      heap.assign(s, first < 0 ? NEVER : windowBase + first);
+      furthest.set(s, first < 0 ? NEVER : windowBase + first);
     }
-    heap.heapify();
   }
 
   /**
@@ -231,7 +278,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
       int s = slotOf.get(row, -1);
       if (s >= 0) {
         hits++;
-        heap.set(s, key);
+        order.set(s, key);
         if (pendingStamp[s] == stamp) {
           copyFrom[nCopy] = missOut[pendingMiss[s]];
           copyTo[nCopy++] = o;
@@ -292,7 +339,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
       int s = slotOf.get(row, -1);
       if (s >= 0) {
         hits++;
-        heap.set(s, key);
+        order.set(s, key);
         if (pendingStamp[s] != stamp) {
           srcSlot[nSrc] = s;
           srcOrigin[nSrc] = s;
@@ -362,15 +409,15 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     if (used < capacity) {
       s = used++;
     } else {
-      s = heap.top();
-      if (policy == CachePolicy.BELADY && key >= heap.key(s)) {
+      s = order.top();
+      if (policy == CachePolicy.BELADY && key >= order.key(s)) {
         return -1;
       }
       slotOf.remove(slotRow[s]);
     }
     slotRow[s] = row;
     slotOf.put(row, s);
-    heap.set(s, key);
+    order.set(s, key);
     return s;
   }
 

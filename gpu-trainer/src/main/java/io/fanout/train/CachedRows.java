@@ -35,11 +35,23 @@ final class CachedRows implements AutoCloseable {
   }
 
   /**
-   * Writes {@code rows x dim} floats and opens a cache of {@code fraction} of their bytes, read on
-   * {@code ioThreads} threads.
+   * Writes {@code rows x dim} floats and opens a {@code belady} cache of {@code fraction} of their
+   * bytes, read on {@code ioThreads} threads.
    */
   static CachedRows open(
       Backend be, float[] table, int rows, int dim, double fraction, int ioThreads) {
+    return open(be, table, rows, dim, fraction, ioThreads, CachePolicy.BELADY);
+  }
+
+  /** As above, with the cache's {@code policy}. */
+  static CachedRows open(
+      Backend be,
+      float[] table,
+      int rows,
+      int dim,
+      double fraction,
+      int ioThreads,
+      CachePolicy policy) {
     Path dir;
     try {
       dir = Files.createTempDirectory("fanout-bench-cache");
@@ -67,7 +79,7 @@ final class CachedRows implements AutoCloseable {
         RowCache cache =
             new RowCache(
                 FeatureFiles.of(new Path[] {file}, new long[] {0, rows}, params, ioThreads),
-                CachePolicy.BELADY,
+                policy,
                 Math.max(params.rowBytes(), bytes),
                 pages);
         return new CachedRows(dir, pages, cache);
@@ -91,7 +103,7 @@ final class CachedRows implements AutoCloseable {
   /** The cache's counters. */
   Map<String, Object> report(double fraction) {
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("feature_cache", "belady");
+    out.put("feature_cache", cache.policy().id());
     out.put("feature_cache_fraction", fraction);
     out.put("feature_cache_rows", cache.capacityRows());
     out.put("feature_cache_hits", cache.hits());

@@ -273,18 +273,24 @@ public final class TrainBenchmark {
    * loader threads with the run's fanouts, batch size, loader threads and prefetch.
    */
   static SampledEpochs sampledEpochs(BenchGraph bg, int[] seeds, Settings s) {
-    return new SampledEpochs(
-            bg.csr(),
-            bg.vertices(),
-            bg.featureTable(),
-            seeds,
-            s.fanouts(),
-            s.batchSize(),
-            1,
-            true,
-            "none",
-            s.loaderThreads())
+    return sampledEpochs(bg, seeds, s.fanouts(), s.batchSize(), s.loaderThreads())
         .prefetch(s.prefetch());
+  }
+
+  /** One epoch over {@code seeds}, shuffled, sampled uniformly from {@code bg} (seed 1). */
+  static SampledEpochs sampledEpochs(
+      BenchGraph bg, int[] seeds, int[] fanouts, int batchSize, int loaderThreads) {
+    return new SampledEpochs(
+        bg.csr(),
+        bg.vertices(),
+        bg.featureTable(),
+        seeds,
+        fanouts,
+        batchSize,
+        1,
+        true,
+        "none",
+        loaderThreads);
   }
 
   /** The backend's {@code sgemm} GFLOP/s at {@code m x n x k} (best of 3 after a warm-up). */

@@ -151,6 +151,30 @@ class RowCacheTest {
     }
   }
 
+  /** A window short against the vertex count finds next uses through a map, and is optimal too. */
+  @Test
+  void aShortWindowPlannedThroughTheMapIsTheOptimumToo() {
+    int n = 3000;
+    assertThat(RowCache.indexesByVertex(n, 64 * 200)).isTrue();
+    assertThat(RowCache.indexesByVertex(n, 64 * 3)).isFalse();
+    try (GraphStore g = store(n, 2, new int[] {1000, 2000})) {
+      for (long seed = 1; seed <= 10; seed++) {
+        // rows drawn from a few hundred, so that a short window reuses some
+        SplittableRandom rnd = new SplittableRandom(seed);
+        int[][] bs = batches(rnd, 3, 300, 64);
+        int[] seq = Arrays.stream(bs).flatMapToInt(Arrays::stream).toArray();
+        for (int cap : new int[] {1, 20, 150}) {
+          try (RowCache c = new RowCache(FeatureFiles.open(g, 2), CachePolicy.BELADY, cap * 8L)) {
+            run(c, bs, bs.length);
+            assertThat(c.misses())
+                .as("seed %d, cache of %d rows", seed, cap)
+                .isEqualTo(OfflineMin.misses(seq, seq.length, n, cap));
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void beladyNeverMissesMoreThanLruAndReadsOnlyMisses() {
     try (GraphStore g = store(300, 4, new int[] {100, 200})) {
@@ -414,26 +438,33 @@ class RowCacheTest {
     }
   }
 
-  /** Without {@code O_DIRECT} only adjacent rows share a call, and a call moves just its rows. */
+  /**
+   * Through the page cache, rows at most a page (4096 bytes) apart share a call, which moves the
+   * gap too; rows further apart are read by calls of their own.
+   */
   @Test
-  void bufferedReadsMergeOnlyAdjacentRows() {
-    try (GraphStore g = store(100, 4, new int[] {100});
+  void bufferedReadsMergeRowsAtMostAPageApart() {
+    try (GraphStore g = store(1000, 4, new int[] {1000});
         FeatureFiles f = FeatureFiles.open(g, 1, false)) {
-      float[] out = new float[6 * 4];
-      f.read(new int[] {3, 4, 5, 7, 9, 10}, new int[] {0, 4, 8, 12, 16, 20}, 6, out);
-      assertThat(f.reads()).isEqualTo(3);
-      assertThat(f.bytesTransferred()).isEqualTo(f.bytesRead()).isEqualTo(6 * 16);
-      float[] want = new float[6 * 4];
-      g.features().gather(new int[] {3, 4, 5, 7, 9, 10}, 0, 6, want, 0);
+      // 16-byte rows: 10 ends 256 rows (4096 bytes) before 267 starts, 525 starts 4112 bytes after
+      int[] rows = {3, 4, 5, 7, 9, 10, 267, 525};
+      int[] at = new int[rows.length];
+      for (int i = 0; i < rows.length; i++) {
+        at[i] = 4 * (rows.length - 1 - i);
+      }
+      float[] out = new float[rows.length * 4];
+      f.read(rows, at, rows.length, out);
+      assertThat(f.reads()).isEqualTo(2);
+      assertThat(f.bytesRead()).isEqualTo(rows.length * 16);
+      assertThat(f.bytesTransferred()).isEqualTo((267 - 3 + 1) * 16 + 16);
+      float[] want = new float[rows.length * 4];
+      for (int i = 0; i < rows.length; i++) {
+        g.features().gather(rows, i, 1, want, at[i]);
+      }
       assertThat(out).containsExactly(want);
     }
   }
 
-  /**
-   * One gather whose misses outnumber the cache many times over, read by 4 I/O threads: slots are
-   * taken and given up again within the gather, and what each slot ends up holding must be the row
-   * the cache says it holds (the I/O threads must never both write one slot).
-   */
   @Test
   void slotsReusedWithinOneParallelGatherHoldTheirRow() {
     int n = 2000;

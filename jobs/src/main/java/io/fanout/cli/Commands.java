@@ -22,6 +22,7 @@ final class Commands {
         new io.fanout.jobs.sample.BenchSampleCommand(),
         new io.fanout.jobs.train.BenchTrainCommand(),
         new io.fanout.jobs.train.BenchFeaturesCommand(),
+        new io.fanout.jobs.train.BenchCacheCommand(),
         new io.fanout.jobs.dist.BenchAllReduceCommand());
   }
 
