@@ -214,15 +214,25 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     return vertices <= 4L * len;
   }
 
-  /** Next uses through {@link #lastUse}: one slot per vertex, -1 when not in the window. */
+  /**
+   * Next uses through {@link #lastUse}: an entry per vertex, the window position of its next use
+   * during the pass and -1 otherwise.
+   */
   private void planByVertex(int len) {
+    int n = files.numVertices();
     if (lastUse == null) {
-      lastUse = new int[files.numVertices()];
+      lastUse = new int[n];
       java.util.Arrays.fill(lastUse, -1);
     }
     int[] at = lastUse;
     for (int i = len - 1; i >= 0; i--) {
       int row = window[i];
+      if (row < 0 || row >= n) {
+        for (int j = i + 1; j < len; j++) {
+          at[window[j]] = -1;
+        }
+        throw notAVertex(row, n);
+      }
       int next = at[row];
       nextUse[i] = next < 0 ? NEVER : windowBase + next;
       at[row] = i;
@@ -236,6 +246,17 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
   }
 
+  private static InvalidInputException notAVertex(int row, int vertices) {
+    return new InvalidInputException(
+        "a batch names node "
+            + row
+            + " but the graph store has "
+            + vertices
+            + " vertices (ids 0 to "
+            + (vertices - 1)
+            + "); the shards were not sampled from this store");
+  }
+
   /** Next uses through a hash map of the window's rows. */
   private void planByMap(int len) {
     if (len > firstUseCapacity) {
@@ -244,8 +265,12 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     } else {
       firstUse.clear();
     }
+    int n = files.numVertices();
     for (int i = len - 1; i >= 0; i--) {
       int row = window[i];
+      if (row < 0 || row >= n) {
+        throw notAVertex(row, n);
+      }
       int next = firstUse.get(row, -1);
       nextUse[i] = next < 0 ? NEVER : windowBase + next;
       firstUse.put(row, i);

@@ -506,6 +506,32 @@ class RowCacheTest {
     }
   }
 
+  /** A planned node id outside the store names the id and the store's size, on either index. */
+  @Test
+  void aPlannedNodeOutsideTheStoreIsRefused() {
+    try (GraphStore g = store(100, 2, new int[] {100})) {
+      // 40 accesses index by vertex (100 <= 160), 4 through the map
+      for (int[] bad : new int[][] {java.util.stream.IntStream.range(60, 100).toArray(), {1, 2}}) {
+        bad[bad.length - 1] = 100;
+        int[][] bs = {bad, {3, 4}};
+        try (RowCache c = new RowCache(FeatureFiles.open(g, 1), CachePolicy.BELADY, 10 * 8L)) {
+          assertThatThrownBy(() -> c.plan(bs, counts(bs), 2))
+              .isInstanceOf(InvalidInputException.class)
+              .hasMessageContaining("node 100")
+              .hasMessageContaining("has 100 vertices");
+          // the ids before it were forgotten: a good window plans and gathers as usual
+          int[][] good = {{1, 2, 99}, {2}};
+          c.plan(good, counts(good), 2);
+          float[] out = new float[3 * 2];
+          c.gather(good[0], 0, 3, out, 0);
+          c.gather(good[1], 0, 1, out, 0);
+          assertThat(c.misses()).isEqualTo(3);
+          assertThat(c.hits()).isEqualTo(1);
+        }
+      }
+    }
+  }
+
   @Test
   void badOptionsAreRejected() {
     assertThatThrownBy(() -> CachePolicy.parse("fifo"))
