@@ -64,7 +64,6 @@ public final class FeatureFiles implements AutoCloseable {
   private final RowDecoder decoder;
   private final boolean f32;
   private final String encoding;
-  private final int rowsPerBuffer;
   private final boolean direct;
   private final int block;
   private final int bufferBytes;
@@ -101,7 +100,7 @@ public final class FeatureFiles implements AutoCloseable {
     this.f32 = params.encoding == StoreLayout.ENCODING_F32;
     this.encoding = encoding;
     this.rowBytes = decoder.rowBytes();
-    this.rowsPerBuffer = Math.max(1, BUFFER_BYTES / rowBytes);
+    int rowsPerBuffer = Math.max(1, BUFFER_BYTES / rowBytes);
     this.direct = direct;
     int t = Math.max(1, threads);
     this.channels = new FileChannel[t][paths.length];

@@ -13,7 +13,6 @@ final class LeastRecentlyUsed implements EvictionOrder {
   private final long[] keys;
   private final int[] newer;
   private final int[] older;
-  private final boolean[] held;
   private int newest = NONE;
   private int oldest = NONE;
 
@@ -21,7 +20,6 @@ final class LeastRecentlyUsed implements EvictionOrder {
     keys = new long[slots];
     newer = new int[slots];
     older = new int[slots];
-    held = new boolean[slots];
     Arrays.fill(newer, NONE);
     Arrays.fill(older, NONE);
   }
@@ -29,13 +27,12 @@ final class LeastRecentlyUsed implements EvictionOrder {
   @Override
   public void set(int slot, long key) {
     keys[slot] = key;
-    if (held[slot]) {
-      if (slot == newest) {
-        return;
-      }
+    if (slot == newest) {
+      return;
+    }
+    if (newer[slot] != NONE) { // held, and not the newest
       unlink(slot);
     }
-    held[slot] = true;
     older[slot] = newest;
     newer[slot] = NONE;
     if (newest != NONE) {

@@ -2,6 +2,7 @@ package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
 import io.fanout.features.RowCache;
+import io.fanout.graph.FeatureTable;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backends;
 import java.util.ArrayList;
@@ -55,7 +56,7 @@ public final class CacheReplayBenchmark {
         throw new InvalidInputException("--policies names none; expected some of belady,lru,none");
       }
       for (String p : policies) {
-        if (!List.of("belady", "lru", "none").contains(p)) {
+        if (!isPolicy(p)) {
           throw new InvalidInputException(
               "--policies: unknown policy '" + p + "'; expected some of belady,lru,none");
         }
@@ -74,6 +75,15 @@ public final class CacheReplayBenchmark {
                 + batches);
       }
     }
+  }
+
+  private static boolean isPolicy(String name) {
+    for (CachePolicy p : CachePolicy.values()) {
+      if (p.id().equals(name)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public static Map<String, Object> run(Settings s) {
@@ -107,7 +117,7 @@ public final class CacheReplayBenchmark {
     double memory = Double.MAX_VALUE;
     Map<String, Double> best = new LinkedHashMap<>();
     for (int round = 0; round < s.rounds(); round++) {
-      memory = Math.min(memory, memoryGatherSeconds(bg.features(), dim, batches, buf));
+      memory = Math.min(memory, memoryGatherSeconds(bg.featureTable(), batches, buf));
       for (String name : s.policies()) {
         CachePolicy policy = CachePolicy.parse(name);
         try (CachedRows rows =
@@ -182,7 +192,7 @@ public final class CacheReplayBenchmark {
         long t0 = System.nanoTime();
         cache.plan(ids, counts, size);
         long t1 = System.nanoTime();
-        int step = head + size < batches.size() ? window / 2 : size;
+        int step = PipelinedLoader.servedPerPlan(head + size < batches.size(), size);
         for (int i = 0; i < step; i++) {
           if (resolve) {
             cache.fence().release(cache.resolve(ids[i], 0, counts[i], slots));
@@ -203,12 +213,10 @@ public final class CacheReplayBenchmark {
 
   /** Seconds to copy every batch's rows out of the in-memory {@code features}. */
   private static double memoryGatherSeconds(
-      float[] features, int dim, List<int[]> batches, float[] buf) {
+      FeatureTable features, List<int[]> batches, float[] buf) {
     long t0 = System.nanoTime();
     for (int[] b : batches) {
-      for (int i = 0; i < b.length; i++) {
-        System.arraycopy(features, b[i] * dim, buf, i * dim, dim);
-      }
+      features.gather(b, 0, b.length, buf, 0);
     }
     return (System.nanoTime() - t0) / 1e9;
   }

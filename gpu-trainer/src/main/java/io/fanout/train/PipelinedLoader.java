@@ -391,7 +391,7 @@ public final class PipelinedLoader implements BatchStream {
         // Gather half the window, then plan again over what is left and the batches after it,
         // so every gathered batch sees at least half a window ahead.
         cache.plan(ids, counts, size);
-        int step = more ? Math.max(1, CACHE_WINDOW / 2) : size;
+        int step = servedPerPlan(more, size);
         for (int i = 0; i < step; i++) {
           MiniBatch b = ring[head];
           ring[head] = null;
@@ -426,6 +426,15 @@ public final class PipelinedLoader implements BatchStream {
     } finally {
       cache.turns().done(ticket);
     }
+  }
+
+  /**
+   * How many of the {@code size} batches of a planned window are served before planning again: half
+   * a window while more batches follow (so every batch is served with at least half a window
+   * ahead), all of them at the end.
+   */
+  static int servedPerPlan(boolean more, int size) {
+    return more ? Math.max(1, CACHE_WINDOW / 2) : size;
   }
 
   /**
