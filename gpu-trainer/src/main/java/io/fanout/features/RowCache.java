@@ -205,13 +205,36 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   }
 
   /**
+   * The heap a cache holds besides its rows, at the least, once it has served batches of {@code
+   * batchRows} rows: per slot its row id, its entry in the slot map (16 bytes at the least), its
+   * eviction order's key and links and its pending-read marks (44 bytes); per batch row the arrays
+   * of one gather (misses and row sources, 32 bytes); and for {@link CachePolicy#BELADY}, per
+   * access of a planned window of {@code windowAccesses}, its node id, next use and position (16
+   * bytes), plus the next-use index: 4 bytes a vertex, or 16 bytes an access in a map, whichever
+   * {@link #indexesByVertex} picks.
+   *
+   * @param capacityRows rows the cache holds ({@code bytes / rowBytes}, at most {@code vertices})
+   */
+  public static long heapBesideRows(
+      CachePolicy policy, long capacityRows, long vertices, long batchRows, long windowAccesses) {
+    long slots = policy == CachePolicy.NONE ? 0 : Math.min(capacityRows, vertices);
+    long bytes = 44 * slots + 32 * batchRows;
+    if (policy == CachePolicy.BELADY) {
+      bytes +=
+          16 * windowAccesses
+              + (indexesByVertex(vertices, windowAccesses) ? 4 * vertices : 16 * windowAccesses);
+    }
+    return bytes;
+  }
+
+  /**
    * Whether a window of {@code len} accesses finds its rows' next uses in an array indexed by
    * vertex (4 bytes a vertex) rather than in a hash map of its rows (16 to 32 bytes an access, and
    * each probe a cache miss once the window outgrows the CPU's caches): when the array is the
    * smaller. Once allocated, the array serves every later window.
    */
-  static boolean indexesByVertex(int vertices, int len) {
-    return vertices <= 4L * len;
+  static boolean indexesByVertex(long vertices, long len) {
+    return vertices <= 4 * len;
   }
 
   /**

@@ -568,8 +568,13 @@ public final class ModelRuns {
           // the cache fills pages the backend reads in place (pinned host memory on a GPU)
           pages = lease.own(lease.backend().pagedFeatureRows(store.featureParams()));
         }
+        int rowBytes = store.featureParams() == null ? 0 : store.featureParams().rowBytes();
         new TrainMemory(
-                spec, m.featureDim, shards.manifest(), retry, pages == null || pages.onHeap())
+                spec,
+                new TrainMemory.Store(m.vertices, m.featureDim, rowBytes),
+                shards.manifest(),
+                retry,
+                pages == null || pages.onHeap())
             .check(model.numParams(), Runtime.getRuntime().maxMemory());
         GradientReducer reducer = reducerFor.apply(model);
         Trainer trainer =

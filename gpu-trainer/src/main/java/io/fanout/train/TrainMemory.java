@@ -1,5 +1,7 @@
 package io.fanout.train;
 
+import io.fanout.features.CachePolicy;
+import io.fanout.features.RowCache;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.StoreManifest;
 import java.util.Locale;
@@ -14,9 +16,11 @@ import java.util.Locale;
  * buffers of a mean batch's nodes, for the current epoch and, when another follows, for the next
  * one, whose loader starts with the current epoch (none with {@code --feature-access zero-copy}:
  * the backend reads the rows itself), and the rows of a feature cache ({@code
- * --feature-cache-bytes}) where its pages are on the heap (not the pinned pages of a GPU).
- * Activations and everything else come on top: a run over the bound cannot fit; one under it may
- * still run out.
+ * --feature-cache-bytes}) where its pages are on the heap (not the pinned pages of a GPU), and the
+ * cache's own bookkeeping wherever its pages are: per slot, per batch row and, for {@code belady},
+ * per access of a planned window of {@link PipelinedLoader#CACHE_WINDOW} mean batches ({@link
+ * RowCache#heapBesideRows}). Activations and everything else come on top: a run over the bound
+ * cannot fit; one under it may still run out.
  */
 final class TrainMemory {
   private final ModelRuns.TrainSpec spec;
@@ -25,21 +29,36 @@ final class TrainMemory {
   private final long nodesPerBatch;
   private final long readyBatches;
   private final boolean cacheOnHeap;
+  private final long vertices;
+  private final int rowBytes;
+
+  /** What the bound needs of the graph store: its vertices and feature rows. */
+  record Store(long vertices, int dim, int rowBytes) {
+    /** A store of {@code vertices} float32 rows of {@code dim} features. */
+    static Store f32(long vertices, int dim) {
+      return new Store(vertices, dim, 4 * dim);
+    }
+  }
 
   /**
-   * @param dim the store's feature dimension
    * @param retry whether a checkpoint may be continued even without {@code spec.resume()}
    */
-  TrainMemory(ModelRuns.TrainSpec spec, int dim, ShardManifest shards, boolean retry) {
-    this(spec, dim, shards, retry, true);
+  TrainMemory(ModelRuns.TrainSpec spec, Store store, ShardManifest shards, boolean retry) {
+    this(spec, store, shards, retry, true);
   }
 
   /** As above; {@code cacheOnHeap}: whether the feature cache's pages take heap. */
   TrainMemory(
-      ModelRuns.TrainSpec spec, int dim, ShardManifest shards, boolean retry, boolean cacheOnHeap) {
+      ModelRuns.TrainSpec spec,
+      Store store,
+      ShardManifest shards,
+      boolean retry,
+      boolean cacheOnHeap) {
     this.cacheOnHeap = cacheOnHeap;
     this.spec = spec;
-    this.dim = dim;
+    this.dim = store.dim();
+    this.vertices = store.vertices();
+    this.rowBytes = store.rowBytes();
     this.shards = shards;
     long batches = Math.max(1, shards.totals.batches);
     this.nodesPerBatch = (shards.totals.nodes + batches - 1) / batches;
@@ -53,11 +72,9 @@ final class TrainMemory {
 
   /** The figures of {@code spec}'s run, read again from its manifests (for an error message). */
   static TrainMemory of(ModelRuns.TrainSpec spec, boolean retry) {
+    StoreManifest m = StoreManifest.read(spec.graph());
     return new TrainMemory(
-        spec,
-        StoreManifest.read(spec.graph()).featureDim,
-        ShardSet.open(spec.shards()).manifest(),
-        retry);
+        spec, Store.f32(m.vertices, m.featureDim), ShardSet.open(spec.shards()).manifest(), retry);
   }
 
   /** Bytes the run holds at once at the least; see the class comment. */
@@ -67,12 +84,21 @@ final class TrainMemory {
   }
 
   /**
-   * The heap bytes of the feature cache's rows ({@code --feature-cache belady|lru} on heap pages),
-   * else 0.
+   * The heap bytes of the feature cache ({@code --feature-cache}): its rows where its pages are on
+   * the heap, and its bookkeeping; 0 without a cache.
    */
   private long cacheBytes() {
-    String p = spec.featureCache();
-    return p == null || p.equals("none") || !cacheOnHeap ? 0 : spec.featureCacheBytes();
+    if (spec.featureCache() == null) {
+      return 0;
+    }
+    CachePolicy p = CachePolicy.parse(spec.featureCache());
+    long slots =
+        p == CachePolicy.NONE
+            ? 0
+            : Math.min(vertices, spec.featureCacheBytes() / Math.max(1, rowBytes));
+    return (cacheOnHeap ? slots * rowBytes : 0)
+        + RowCache.heapBesideRows(
+            p, slots, vertices, nodesPerBatch, PipelinedLoader.CACHE_WINDOW * nodesPerBatch);
   }
 
   /**
@@ -101,7 +127,11 @@ final class TrainMemory {
             numParams,
             cacheBytes() == 0
                 ? ""
-                : ", plus --feature-cache-bytes " + cacheBytes() + " of cached feature rows",
+                : ", plus "
+                    + size(cacheBytes())
+                    + " for the feature cache (--feature-cache-bytes "
+                    + spec.featureCacheBytes()
+                    + " and its bookkeeping)",
             advice(Math.max(need + need / 2, maxHeap + 1))),
         null);
   }

@@ -3,6 +3,8 @@ package io.fanout.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.features.CachePolicy;
+import io.fanout.features.RowCache;
 import io.fanout.shard.ShardManifest;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -14,6 +16,9 @@ import org.junit.jupiter.api.Test;
 class TrainMemoryTest {
   static final long MIB = 1L << 20;
   static final long GIB = 1L << 30;
+
+  /** 10 M vertices of 1433 float32 features. */
+  static final TrainMemory.Store STORE = TrainMemory.Store.f32(10_000_000, 1433);
 
   /** 10 batches per epoch of 1024 seeds and 50,000 nodes each, 4 parts per epoch, 2 epochs. */
   static ShardManifest shards() {
@@ -65,41 +70,88 @@ class TrainMemoryTest {
     long model = 4L * 4 * params;
     long batch = 4L * 50_000 * 1433;
     // 2 threads x (2 + 1) buffers, for this epoch and the next
-    assertThat(new TrainMemory(spec(5, 2, 2, false), 1433, shards(), false).leastBytes(params))
+    assertThat(new TrainMemory(spec(5, 2, 2, false), STORE, shards(), false).leastBytes(params))
         .isEqualTo(model + 12 * batch);
     // one epoch, or a resumed run that may have one left: one loader
-    assertThat(new TrainMemory(spec(1, 2, 2, false), 1433, shards(), false).leastBytes(params))
+    assertThat(new TrainMemory(spec(1, 2, 2, false), STORE, shards(), false).leastBytes(params))
         .isEqualTo(model + 6 * batch);
-    assertThat(new TrainMemory(spec(5, 2, 2, true), 1433, shards(), false).leastBytes(params))
+    assertThat(new TrainMemory(spec(5, 2, 2, true), STORE, shards(), false).leastBytes(params))
         .isEqualTo(model + 6 * batch);
-    assertThat(new TrainMemory(spec(5, 2, 2, false), 1433, shards(), true).leastBytes(params))
+    assertThat(new TrainMemory(spec(5, 2, 2, false), STORE, shards(), true).leastBytes(params))
         .isEqualTo(model + 6 * batch);
     // no more threads than parts, no more buffers than batches in an epoch
-    assertThat(new TrainMemory(spec(1, 8, 2, false), 1433, shards(), false).leastBytes(params))
+    assertThat(new TrainMemory(spec(1, 8, 2, false), STORE, shards(), false).leastBytes(params))
         .isEqualTo(model + 10 * batch);
-    assertThat(new TrainMemory(spec(1, 1, 1, false), 1433, shards(), false).leastBytes(params))
+    assertThat(new TrainMemory(spec(1, 1, 1, false), STORE, shards(), false).leastBytes(params))
         .isEqualTo(model + 2 * batch);
-    // a feature cache's rows come on top; policy none holds none
+    // a feature cache's rows (whole rows) and its bookkeeping come on top; policy none holds no
+    // rows, only one gather's arrays
+    long slots = (1L << 30) / (4 * 1433);
+    long belady =
+        RowCache.heapBesideRows(CachePolicy.BELADY, slots, 10_000_000, 50_000, 32 * 50_000);
     assertThat(
-            new TrainMemory(spec(1, 1, 1, false, "belady", 1L << 30), 1433, shards(), false)
+            new TrainMemory(spec(1, 1, 1, false, "belady", 1L << 30), STORE, shards(), false)
                 .leastBytes(params))
-        .isEqualTo(model + 2 * batch + (1L << 30));
+        .isEqualTo(model + 2 * batch + slots * 4 * 1433 + belady);
     assertThat(
-            new TrainMemory(spec(1, 1, 1, false, "none", 1L << 30), 1433, shards(), false)
+            new TrainMemory(spec(1, 1, 1, false, "none", 1L << 30), STORE, shards(), false)
                 .leastBytes(params))
-        .isEqualTo(model + 2 * batch);
-    // zero-copy: the loaders hold no rows; a cache in pinned (off-heap) pages takes no heap
+        .isEqualTo(model + 2 * batch + 32 * 50_000);
+    // zero-copy: the loaders hold no rows; a cache in pinned (off-heap) pages takes no heap for
+    // its rows, only for its bookkeeping
     ModelRuns.TrainSpec zeroCopy =
         spec(1, 1, 1, false, "belady", 1L << 30).withFeatureAccess(ModelRuns.TrainSpec.ZERO_COPY);
-    assertThat(new TrainMemory(zeroCopy, 1433, shards(), false, true).leastBytes(params))
-        .isEqualTo(model + (1L << 30));
-    assertThat(new TrainMemory(zeroCopy, 1433, shards(), false, false).leastBytes(params))
-        .isEqualTo(model);
+    assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, true).leastBytes(params))
+        .isEqualTo(model + slots * 4 * 1433 + belady);
+    assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, false).leastBytes(params))
+        .isEqualTo(model + belady);
+  }
+
+  @Test
+  void theCachesBookkeepingIsPerSlotPerBatchRowAndForBeladyPerPlannedAccess() {
+    // 44 bytes a slot, 32 a batch row
+    assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 1_000_000, 100, 3200))
+        .isEqualTo(44 * 1000 + 32 * 100);
+    assertThat(RowCache.heapBesideRows(CachePolicy.NONE, 1000, 1_000_000, 100, 3200))
+        .isEqualTo(32 * 100);
+    // no more slots than vertices
+    assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 10, 100, 3200))
+        .isEqualTo(44 * 10 + 32 * 100);
+    // belady: 16 bytes a planned access, and a next-use map (16 bytes an access) while it is
+    // smaller than an array of the vertices (4 bytes a vertex)
+    assertThat(RowCache.heapBesideRows(CachePolicy.BELADY, 1000, 1_000_000, 100, 3200))
+        .isEqualTo(44 * 1000 + 32 * 100 + 16 * 3200 + 16 * 3200);
+    assertThat(RowCache.heapBesideRows(CachePolicy.BELADY, 1000, 12_800, 100, 3200))
+        .isEqualTo(44 * 1000 + 32 * 100 + 16 * 3200 + 4 * 12_800);
+  }
+
+  @Test
+  void aProductsSizeBeladyCacheNamesItsBookkeepingWhenTheHeapIsShort() {
+    // 2.5 M vertices of 100 float32 features, 40 batches of 557,570 nodes, a 50 MB cache: the
+    // planned window (32 batches, about 17.8 M accesses) takes more heap than the cached rows
+    ShardManifest sm = shards();
+    sm.totals.batches = 40;
+    sm.totals.nodes = 40 * 557_570L;
+    sm.batchesPerEpoch = 40;
+    TrainMemory m =
+        new TrainMemory(
+            spec(1, 1, 1, false, "belady", 50_000_000),
+            TrainMemory.Store.f32(2_500_000, 100),
+            sm,
+            false);
+    long rows = 4L * 100 * 557_570 * 2;
+    long planned = 32L * 557_570;
+    long cache = 50_000_000 + 44 * 125_000 + 32 * 557_570 + 16 * planned + 4 * 2_500_000;
+    assertThat(m.leastBytes(1000)).isEqualTo(16 * 1000 + rows + cache);
+    assertThatThrownBy(() -> m.check(1000, 512 * MIB))
+        .isInstanceOf(OutOfHeapException.class)
+        .hasMessageContaining("for the feature cache (--feature-cache-bytes 50000000 and its")
+        .hasMessageContaining(OutOfHeapException.size(cache));
   }
 
   @Test
   void aRunThatCannotFitIsRefusedNamingHeapBatchAndOptions() {
-    TrainMemory m = new TrainMemory(spec(5, 2, 2, false), 1433, shards(), false);
+    TrainMemory m = new TrainMemory(spec(5, 2, 2, false), STORE, shards(), false);
     long need = m.leastBytes(1_000_000); // about 3.2 GiB
     m.check(1_000_000, need); // fits exactly
     assertThatThrownBy(() -> m.check(1_000_000, 2 * GIB))
@@ -122,7 +174,7 @@ class TrainMemoryTest {
     assertThat(TrainMemory.find(wrapped)).isSameAs(oom);
     assertThat(TrainMemory.find(new IllegalStateException("other"))).isNull();
     OutOfHeapException e =
-        new TrainMemory(spec(5, 2, 2, false), 1433, shards(), false).ranOut(oom, 512 * MIB);
+        new TrainMemory(spec(5, 2, 2, false), STORE, shards(), false).ranOut(oom, 512 * MIB);
     assertThat(e)
         .hasCause(oom)
         .hasMessageStartingWith("train ran out of Java heap (max heap 512 MiB)")
