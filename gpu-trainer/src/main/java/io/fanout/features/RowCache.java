@@ -45,7 +45,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   private final long firstSpillSlot;
 
   private final int[] slotRow;
-  private final IntIntMap slotOf;
+  private final RowSlots slotOf;
   private final EvictionOrder order;
 
   /** The order of {@link CachePolicy#BELADY}, or null. */
@@ -110,7 +110,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     this.data = files.pages(capacity, memory);
     this.firstSpillSlot = data.endSlot();
     this.slotRow = new int[capacity];
-    this.slotOf = new IntIntMap(capacity);
+    this.slotOf = RowSlots.of(files.numVertices(), capacity, files.rowBytes());
     this.furthest = policy == CachePolicy.BELADY ? new FurthestNextUse(capacity) : null;
     this.order = furthest != null ? furthest : new LeastRecentlyUsed(capacity);
     this.pendingMiss = new int[capacity];
@@ -168,7 +168,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
 
   /** Whether {@code row} is held now. */
   public boolean holds(int row) {
-    return slotOf.get(row, -1) >= 0;
+    return row >= 0 && row < files.numVertices() && slotOf.get(row) >= 0;
   }
 
   /**
@@ -206,19 +206,26 @@ public final class RowCache implements FeatureTable, AutoCloseable {
 
   /**
    * The heap a cache holds besides its rows, at the least, once it has served batches of {@code
-   * batchRows} rows: per slot its row id, its entry in the slot map (16 bytes at the least), its
-   * eviction order's key and links and its pending-read marks (44 bytes); per batch row the arrays
-   * of one gather (misses and row sources, 32 bytes); and for {@link CachePolicy#BELADY}, per
-   * access of a planned window of {@code windowAccesses}, its node id, next use and position (16
-   * bytes), plus the next-use index: 4 bytes a vertex, or 16 bytes an access in a map, whichever
-   * {@link #indexesByVertex} picks.
+   * batchRows} rows: per slot its row id, its eviction order's key and links and its pending-read
+   * marks (28 bytes), plus the slot index ({@link RowSlots}: 4 bytes a vertex where that is at most
+   * the rows' bytes, else a map of at least 16 bytes a slot); per batch row the arrays of one
+   * gather (misses and row sources, 32 bytes); and for {@link CachePolicy#BELADY}, per access of a
+   * planned window of {@code windowAccesses}, its node id, next use and position (16 bytes), plus
+   * the next-use index: 4 bytes a vertex, or 16 bytes an access in a map, whichever {@link
+   * #indexesByVertex} picks.
    *
    * @param capacityRows rows the cache holds ({@code bytes / rowBytes}, at most {@code vertices})
    */
   public static long heapBesideRows(
-      CachePolicy policy, long capacityRows, long vertices, long batchRows, long windowAccesses) {
+      CachePolicy policy,
+      long capacityRows,
+      int rowBytes,
+      long vertices,
+      long batchRows,
+      long windowAccesses) {
     long slots = policy == CachePolicy.NONE ? 0 : Math.min(capacityRows, vertices);
-    long bytes = 44 * slots + 32 * batchRows;
+    long index = RowSlots.byVertex(vertices, slots, rowBytes) ? 4 * vertices : 16 * slots;
+    long bytes = 28 * slots + index + 32 * batchRows;
     if (policy == CachePolicy.BELADY) {
       bytes +=
           16 * windowAccesses
@@ -315,6 +322,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
       throw new IllegalStateException(
           "gather of " + count + " rows past the planned window (" + windowLen + " rows)");
     }
+    checkIds(ids, from, count);
     ensureMisses(count);
     stamp++;
     int nMiss = 0;
@@ -323,7 +331,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
       int row = ids[from + i];
       int o = outOffset + i * dim;
       long key = accessKey(row);
-      int s = slotOf.get(row, -1);
+      int s = slotOf.get(row);
       if (s >= 0) {
         hits++;
         order.set(s, key);
@@ -371,6 +379,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
       throw new IllegalStateException(
           "resolve of " + count + " rows past the planned window (" + windowLen + " rows)");
     }
+    checkIds(ids, from, count);
     long k = fence.next(); // first: an interrupted wait leaves the cache as it was
     ensureMisses(count);
     if (srcSlot.length < count) {
@@ -384,7 +393,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     for (int i = 0; i < count; i++) {
       int row = ids[from + i];
       long key = accessKey(row);
-      int s = slotOf.get(row, -1);
+      int s = slotOf.get(row);
       if (s >= 0) {
         hits++;
         order.set(s, key);
@@ -467,6 +476,22 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     slotOf.put(row, s);
     order.set(s, key);
     return s;
+  }
+
+  /**
+   * Refuses a batch naming a node outside the store before anything changes (a planned window was
+   * checked when it was planned).
+   */
+  private void checkIds(int[] ids, int from, int count) {
+    if (policy == CachePolicy.BELADY) {
+      return;
+    }
+    int n = files.numVertices();
+    for (int i = from; i < from + count; i++) {
+      if (ids[i] < 0 || ids[i] >= n) {
+        throw notAVertex(ids[i], n);
+      }
+    }
   }
 
   private void ensureMisses(int count) {

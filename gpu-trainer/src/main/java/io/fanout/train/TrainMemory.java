@@ -98,7 +98,12 @@ final class TrainMemory {
             : Math.min(vertices, spec.featureCacheBytes() / Math.max(1, rowBytes));
     return (cacheOnHeap ? slots * rowBytes : 0)
         + RowCache.heapBesideRows(
-            p, slots, vertices, nodesPerBatch, PipelinedLoader.CACHE_WINDOW * nodesPerBatch);
+            p,
+            slots,
+            rowBytes,
+            vertices,
+            nodesPerBatch,
+            PipelinedLoader.CACHE_WINDOW * nodesPerBatch);
   }
 
   /**

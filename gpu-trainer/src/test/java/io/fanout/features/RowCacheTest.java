@@ -532,6 +532,41 @@ class RowCacheTest {
     }
   }
 
+  /**
+   * Unplanned policies check a batch's node ids before touching the cache, on either slot index (a
+   * 40-row cache indexes 100 vertices by vertex, a 10-row one through the map).
+   */
+  @Test
+  void anUnplannedNodeOutsideTheStoreIsRefusedBeforeAnythingChanges() throws Exception {
+    try (GraphStore g = store(100, 2, new int[] {100})) {
+      for (CachePolicy p : new CachePolicy[] {CachePolicy.LRU, CachePolicy.NONE}) {
+        for (int rows : new int[] {40, 10}) {
+          try (RowCache c = new RowCache(FeatureFiles.open(g, 1), p, rows * 8L)) {
+            float[] out = new float[4 * 2];
+            c.gather(new int[] {1, 2}, 0, 2, out, 0);
+            for (int bad : new int[] {100, -1}) {
+              assertThatThrownBy(() -> c.gather(new int[] {3, bad}, 0, 2, out, 0))
+                  .isInstanceOf(InvalidInputException.class)
+                  .hasMessageContaining("node " + bad)
+                  .hasMessageContaining("has 100 vertices");
+              assertThatThrownBy(() -> c.resolve(new int[] {bad, 3}, 0, 2, new int[2]))
+                  .isInstanceOf(InvalidInputException.class)
+                  .hasMessageContaining("node " + bad);
+            }
+            assertThat(c.misses()).isEqualTo(2);
+            assertThat(c.holds(3)).isFalse();
+            assertThat(c.holds(100)).isFalse();
+            c.gather(new int[] {2, 3}, 0, 2, out, 0);
+            assertThat(c.hits()).isEqualTo(p == CachePolicy.LRU ? 1 : 0);
+            float[] want = new float[2 * 2];
+            g.features().gather(new int[] {2, 3}, 0, 2, want, 0);
+            assertThat(Arrays.copyOf(out, 4)).containsExactly(want);
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void badOptionsAreRejected() {
     assertThatThrownBy(() -> CachePolicy.parse("fifo"))
