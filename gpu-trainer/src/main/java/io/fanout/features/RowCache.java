@@ -209,10 +209,10 @@ public final class RowCache implements FeatureTable, AutoCloseable {
    * batchRows} rows: per slot its row id, its eviction order's key and links and its pending-read
    * marks (28 bytes), plus the slot index ({@link RowSlots}: 4 bytes a vertex where that is at most
    * the rows' bytes, else a map of at least 16 bytes a slot); per batch row the arrays of one
-   * gather (misses and row sources, 32 bytes); and for {@link CachePolicy#BELADY}, per access of a
-   * planned window of {@code windowAccesses}, its node id, next use and position (16 bytes), plus
-   * the next-use index: 4 bytes a vertex, or 16 bytes an access in a map, whichever {@link
-   * #indexesByVertex} picks.
+   * gather or resolve (its misses, or its misses and row sources: 20 bytes); and for {@link
+   * CachePolicy#BELADY}, per access of a planned window of {@code windowAccesses}, its node id,
+   * next use and position (16 bytes), plus the next-use index: 4 bytes a vertex, or 16 bytes an
+   * access in a map, whichever {@link #indexesByVertex} picks.
    *
    * @param capacityRows rows the cache holds ({@code bytes / rowBytes}, at most {@code vertices})
    */
@@ -225,7 +225,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
       long windowAccesses) {
     long slots = policy == CachePolicy.NONE ? 0 : Math.min(capacityRows, vertices);
     long index = RowSlots.byVertex(vertices, slots, rowBytes) ? 4 * vertices : 16 * slots;
-    long bytes = 28 * slots + index + 32 * batchRows;
+    long bytes = 28 * slots + index + 20 * batchRows;
     if (policy == CachePolicy.BELADY) {
       bytes +=
           16 * windowAccesses
@@ -323,7 +323,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
           "gather of " + count + " rows past the planned window (" + windowLen + " rows)");
     }
     checkIds(ids, from, count);
-    ensureMisses(count);
+    ensureMisses(count, true);
     stamp++;
     int nMiss = 0;
     int nCopy = 0;
@@ -381,7 +381,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
     checkIds(ids, from, count);
     long k = fence.next(); // first: an interrupted wait leaves the cache as it was
-    ensureMisses(count);
+    ensureMisses(count, false);
     if (srcSlot.length < count) {
       int n = Math.max(count, srcSlot.length * 2);
       srcSlot = new int[n];
@@ -494,12 +494,16 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
   }
 
-  private void ensureMisses(int count) {
+  /** Room for {@code count} misses: their rows and slots, and for a gather their outputs. */
+  private void ensureMisses(int count, boolean gather) {
     if (missRow.length < count) {
       int n = Math.max(count, missRow.length * 2);
       missRow = new int[n];
-      missOut = new int[n];
       missSlot = new int[n];
+    }
+    if (gather && missOut.length < count) {
+      int n = Math.max(count, missOut.length * 2);
+      missOut = new int[n];
       copyFrom = new int[n];
       copyTo = new int[n];
     }

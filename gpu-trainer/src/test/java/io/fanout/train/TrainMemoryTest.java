@@ -97,7 +97,7 @@ class TrainMemoryTest {
     assertThat(
             new TrainMemory(spec(1, 1, 1, false, "none", 1L << 30), STORE, shards(), false)
                 .leastBytes(params))
-        .isEqualTo(model + 2 * batch + 32 * 50_000);
+        .isEqualTo(model + 2 * batch + 20 * 50_000);
     // zero-copy: the loaders hold no rows; a cache in pinned (off-heap) pages takes no heap for
     // its rows, only for its bookkeeping
     ModelRuns.TrainSpec zeroCopy =
@@ -111,23 +111,23 @@ class TrainMemoryTest {
   @Test
   void theCachesBookkeepingIsPerSlotPerBatchRowAndForBeladyPerPlannedAccess() {
     // 28 bytes a slot, a slot map of 16 bytes a slot (its array of 4 bytes a vertex would be larger
-    // than the 400-byte rows), 32 bytes a batch row
+    // than the 400-byte rows), 20 bytes a batch row
     assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 400, 1_000_000, 100, 3200))
-        .isEqualTo(44 * 1000 + 32 * 100);
+        .isEqualTo(44 * 1000 + 20 * 100);
     assertThat(RowCache.heapBesideRows(CachePolicy.NONE, 1000, 400, 1_000_000, 100, 3200))
-        .isEqualTo(32 * 100);
+        .isEqualTo(20 * 100);
     // the slot index by vertex where it is no larger than the rows
     assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 4000, 1_000_000, 100, 3200))
-        .isEqualTo(28 * 1000 + 4 * 1_000_000 + 32 * 100);
+        .isEqualTo(28 * 1000 + 4 * 1_000_000 + 20 * 100);
     // no more slots than vertices
     assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 4, 10, 100, 3200))
-        .isEqualTo(28 * 10 + 4 * 10 + 32 * 100);
+        .isEqualTo(28 * 10 + 4 * 10 + 20 * 100);
     // belady: 16 bytes a planned access, and a next-use map (16 bytes an access) while it is
     // smaller than an array of the vertices (4 bytes a vertex)
     assertThat(RowCache.heapBesideRows(CachePolicy.BELADY, 1000, 400, 1_000_000, 100, 3200))
-        .isEqualTo(44 * 1000 + 32 * 100 + 16 * 3200 + 16 * 3200);
+        .isEqualTo(44 * 1000 + 20 * 100 + 16 * 3200 + 16 * 3200);
     assertThat(RowCache.heapBesideRows(CachePolicy.BELADY, 1000, 400, 12_800, 100, 3200))
-        .isEqualTo(28 * 1000 + 4 * 12_800 + 32 * 100 + 16 * 3200 + 4 * 12_800);
+        .isEqualTo(28 * 1000 + 4 * 12_800 + 20 * 100 + 16 * 3200 + 4 * 12_800);
   }
 
   @Test
@@ -147,7 +147,7 @@ class TrainMemoryTest {
     long rows = 4L * 100 * 557_570 * 2;
     long planned = 32L * 557_570;
     long cache =
-        50_000_000 + 28 * 125_000 + 4 * 2_500_000 + 32 * 557_570 + 16 * planned + 4 * 2_500_000;
+        50_000_000 + 28 * 125_000 + 4 * 2_500_000 + 20 * 557_570 + 16 * planned + 4 * 2_500_000;
     assertThat(m.leastBytes(1000)).isEqualTo(16 * 1000 + rows + cache);
     assertThatThrownBy(() -> m.check(1000, 512 * MIB))
         .isInstanceOf(OutOfHeapException.class)
