@@ -128,6 +128,10 @@ class PartitionCommandsTest {
     assertThat(j.get("prepare_over_scan").asDouble()).isPositive();
     assertThat(j.get("prepare_cpu_s").asDouble()).isPositive();
     assertThat(j.get("warm_scan_cpu_s").asDouble()).isPositive();
+    assertThat(j.get("prepare_over_compiled_scan").asDouble())
+        .isCloseTo(
+            j.get("prepare_s").asDouble() / j.get("compiled_scan_s").asDouble(),
+            org.assertj.core.api.Assertions.withinPercentage(1));
     assertThat(tmp.resolve("bench-prepare")).doesNotExist();
   }
 
