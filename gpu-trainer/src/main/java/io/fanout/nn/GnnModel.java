@@ -249,13 +249,31 @@ public final class GnnModel implements AutoCloseable {
    * numDst x layerOutDim(l)}) in a host array valid until the next call that returns one.
    */
   public float[] forwardLayer(int l, Block block, float[] x) {
+    uploadLayerInput(l, block, x);
+    return forwardUploadedLayer(l);
+  }
+
+  /**
+   * Uploads {@code block} and its input rows {@code x} for {@link #forwardUploadedLayer}: valid
+   * until this model uploads or runs a batch again, so a caller that only runs layer {@code l}
+   * uploads once and computes it with changing parameters.
+   */
+  public void uploadLayerInput(int l, Block block, float[] x) {
     GnnLayer layer = layers[l];
     layer.spareRows = 0;
     reused = null;
     batch.upload(new Block[] {block}, x, layer.in, l == 0 && layer.sparseInput, null, 0);
+  }
+
+  /**
+   * Layer {@code l} in inference mode over the input {@link #uploadLayerInput} uploaded last, with
+   * the current parameters (the input is only read); see {@link #forwardLayer}.
+   */
+  public float[] forwardUploadedLayer(int l) {
+    GnnLayer layer = layers[l];
     FloatTensor y =
         layer.forward(params, batch.block(0), batch.features(), batch, false, 0L, false);
-    return download(y, block.numDst() * layer.out);
+    return download(y, batch.block(0).numDst() * layer.out);
   }
 
   /**

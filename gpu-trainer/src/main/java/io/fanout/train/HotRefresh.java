@@ -36,6 +36,7 @@ final class HotRefresh implements AutoCloseable {
   private long refreshNanos;
   private long waitNanos;
   private int refreshes;
+  private boolean uploaded; // by the worker thread only
 
   HotRefresh(GnnModel model, HotSet set, HotReuse reuse) {
     this.set = set;
@@ -89,7 +90,12 @@ final class HotRefresh implements AutoCloseable {
   private float[] compute(float[] params, float[] into) {
     long t0 = System.nanoTime();
     worker.loadParams(params);
-    float[] out = worker.forwardLayer(0, set.block(), set.features());
+    if (!uploaded) {
+      // the block and its rows never change: up once, then every refresh only computes
+      worker.uploadLayerInput(0, set.block(), set.features());
+      uploaded = true;
+    }
+    float[] out = worker.forwardUploadedLayer(0);
     int n = set.size() * width;
     float[] copy = into != null && into.length >= n ? into : new float[n];
     System.arraycopy(out, 0, copy, 0, n);

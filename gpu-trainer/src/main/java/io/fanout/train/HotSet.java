@@ -173,6 +173,11 @@ public final class HotSet {
     int[] indptr = new int[kept + 1];
     int[] indices = new int[edges];
     float[] feats = new float[Math.multiplyExact(kept + extra, dim)];
+    // The neighbors' rows go in the order the block's rows first read them (not the order epoch 0
+    // met them), so aggregating the block streams through them instead of jumping about.
+    int[] order = new int[extra];
+    Arrays.fill(order, -1);
+    int placed = 0;
     for (int slot = 0, k = 0; slot < hot; slot++) {
       if (nbrs[slot] == null) {
         continue;
@@ -182,11 +187,15 @@ public final class HotSet {
       System.arraycopy(selfRows, slot * dim, feats, k * dim, dim);
       int e = indptr[k];
       for (int u : nbrs[slot]) {
-        indices[e++] = kept + u;
+        if (order[u] < 0) {
+          order[u] = placed;
+          System.arraycopy(extraRows, u * dim, feats, (kept + placed) * dim, dim);
+          placed++;
+        }
+        indices[e++] = kept + order[u];
       }
       indptr[++k] = e;
     }
-    System.arraycopy(extraRows, 0, feats, kept * dim, extra * dim);
     Block block = new Block(indptr, indices, kept, kept + extra);
     return new HotSet(keptVertices, slotOf, block, feats, dim);
   }

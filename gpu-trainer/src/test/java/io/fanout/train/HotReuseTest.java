@@ -253,6 +253,50 @@ class HotReuseTest {
     }
   }
 
+  /**
+   * The block's neighbor rows are numbered in the order its rows first read them, and each refresh
+   * (the block uploaded once) equals layer 0 computed afresh with that step's parameters.
+   */
+  @Test
+  void refreshesComputeLayerZeroOfTheBlockWithEachRefreshsParameters() {
+    HotReuse r = new HotReuse(0.05, 2, HotReuse.FREQUENCY); // lag 1, period 2
+    HotSet f = HotSet.build(TrainerTest.data(3, 2), r, 600, null);
+    Block block = f.block();
+    int next = block.numDst();
+    for (int q = 0; q < block.indptr()[block.numDst()]; q++) {
+      int u = block.indices()[q];
+      if (u >= block.numDst()) {
+        assertThat(u).as("edge %d", q).isLessThanOrEqualTo(next);
+        next = Math.max(next, u + 1);
+      }
+    }
+    assertThat(next).isEqualTo(block.numSrc());
+
+    try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
+      GnnModel m = t.model();
+      m.init(3);
+      int n = f.size() * m.layerOutDim(0);
+      try (HotRefresh refresh = new HotRefresh(m, f, r);
+          GnnModel fresh = new GnnModel(m.config(), m.backend())) {
+        fresh.loadParams(m.params());
+        float[] want = Arrays.copyOf(fresh.forwardLayer(0, block, f.features()), n);
+        assertThat(Arrays.copyOf(refresh.beforeStep(0, m), n)).containsExactly(want);
+
+        float[] p = m.params();
+        for (int i = 0; i < p.length; i++) {
+          p[i] *= 0.5f;
+        }
+        m.loadParams(p);
+        fresh.loadParams(p);
+        float[] want2 = Arrays.copyOf(fresh.forwardLayer(0, block, f.features()), n);
+        assertThat(want2).isNotEqualTo(want);
+        refresh.beforeStep(1, m);
+        refresh.beforeStep(2, m); // starts the refresh of step 2's parameters
+        assertThat(Arrays.copyOf(refresh.beforeStep(3, m), n)).containsExactly(want2);
+      }
+    }
+  }
+
   private float[] train(HotReuse r, int loaderThreads, Path dir, int epochs, boolean resume) {
     try (Trainer t = TrainerTest.trainer("sage", epochs, 9)) {
       if (r != null) {
