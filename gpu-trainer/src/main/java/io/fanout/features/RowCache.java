@@ -104,9 +104,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
       throw new InvalidInputException(
           "--feature-cache-bytes is " + bytes + "; expected 0 or more bytes");
     }
-    long rows = policy == CachePolicy.NONE ? 0 : bytes / files.rowBytes();
-    rows = Math.min(rows, files.numVertices());
-    this.capacity = (int) rows;
+    this.capacity = (int) capacityRows(policy, bytes, files.rowBytes(), files.numVertices());
     this.data = files.pages(capacity, memory);
     this.firstSpillSlot = data.endSlot();
     this.slotRow = new int[capacity];
@@ -202,6 +200,14 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     } else {
       planByMap(len);
     }
+  }
+
+  /**
+   * Rows a cache of {@code bytes} holds: whole rows of {@code rowBytes}, at most the store's {@code
+   * vertices}; none for {@link CachePolicy#NONE}.
+   */
+  public static long capacityRows(CachePolicy policy, long bytes, int rowBytes, long vertices) {
+    return policy == CachePolicy.NONE ? 0 : Math.min(vertices, bytes / Math.max(1, rowBytes));
   }
 
   /**

@@ -92,10 +92,7 @@ final class TrainMemory {
       return 0;
     }
     CachePolicy p = CachePolicy.parse(spec.featureCache());
-    long slots =
-        p == CachePolicy.NONE
-            ? 0
-            : Math.min(vertices, spec.featureCacheBytes() / Math.max(1, rowBytes));
+    long slots = RowCache.capacityRows(p, spec.featureCacheBytes(), rowBytes, vertices);
     return (cacheOnHeap ? slots * rowBytes : 0)
         + RowCache.heapBesideRows(
             p,
