@@ -13,10 +13,15 @@
 #                                   then through a belady feature cache of 5% and 20% (pinned pages)
 #   bench/gpu/run-checks.sh cache-ab tests + the 5% cache run with .gpu-run/classes-before (an
 #                                   earlier build's gpu-trainer classes) and the payload's, twice
+#   bench/gpu/run-checks.sh reuse   tests + hot-embedding reuse at products size on CUDA (0.1 / 4
+#                                   and 0.05 / 8), refreshes overlapped on the CPU and inline;
+#                                   REUSE_SETTINGS="0.2/8 0.1/8" REUSE_REFRESH=inline pick others
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
+# Several modes run in one call (bench/gpu/run-checks.sh reuse cache-ab), the tests once.
 set -u
-MODE=${1:-quick}
+MODES=("${@:-quick}")
+MODE=${MODES[0]}
 OUT=${OUT:-/tmp/fanout-gpu-out}
 mkdir -p "$OUT"
 W=/tmp/fanout-gpu
@@ -68,56 +73,70 @@ for n in (2048, 4096):
 '
 fi
 
-if [ "$MODE" = profile ]; then
-  # Device time per kernel, then a JFR of the host, of the zero-copy products-size run.
-  step bench-cuda-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" -Dfanout.cuda.kernel-times=true \
-    io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 --loader-threads 14 \
-    --prefetch 4 --feature-access zero-copy
-  step bench-cuda-zc 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
-    -XX:StartFlightRecording=filename="$OUT/zc.jfr",settings=profile \
-    io.fanout.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
-    --prefetch 4 --feature-access zero-copy
-elif [ "$MODE" = zero-copy ]; then
-  step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
-    --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
-elif [ "$MODE" = cache ]; then
-  # Zero-copy from rows all in pinned memory, then from a feature file through a belady cache of
-  # 5% and 20% of the feature bytes whose pinned pages the kernel reads: same graph, same batches.
-  step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
-    --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
-  # 4 I/O threads as train uses, then 12 (the machine's cores beside the loader's)
-  for F in 0.05 0.2; do
-    for T in 4 12; do
-      step "bench-cuda-cache-$F-io$T" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
-        io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 \
-        --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction "$F" \
-        --feature-cache-io-threads "$T"
+for MODE in "${MODES[@]}"; do
+  if [ "$MODE" = profile ]; then
+    # Device time per kernel, then a JFR of the host, of the zero-copy products-size run.
+    step bench-cuda-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" -Dfanout.cuda.kernel-times=true \
+      io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 --loader-threads 14 \
+      --prefetch 4 --feature-access zero-copy
+    step bench-cuda-zc 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+      -XX:StartFlightRecording=filename="$OUT/zc.jfr",settings=profile \
+      io.fanout.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
+      --prefetch 4 --feature-access zero-copy
+  elif [ "$MODE" = zero-copy ]; then
+    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+      --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
+  elif [ "$MODE" = cache ]; then
+    # Zero-copy from rows all in pinned memory, then from a feature file through a belady cache of
+    # 5% and 20% of the feature bytes whose pinned pages the kernel reads: same graph, same batches.
+    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+      --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
+    # 4 I/O threads as train uses, then 12 (the machine's cores beside the loader's)
+    for F in 0.05 0.2; do
+      for T in 4 12; do
+        step "bench-cuda-cache-$F-io$T" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+          io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 \
+          --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction "$F" \
+          --feature-cache-io-threads "$T"
+      done
     done
-  done
-elif [ "$MODE" = cache-ab ]; then
-  # The 5% cache run with an earlier build's classes (.gpu-run/classes-before) and with the
-  # payload's, alternating, twice: the same graph and batches in every run.
-  for R in 1 2; do
-    for V in before after; do
-      C=$CP
-      [ "$V" = before ] && C="$PWD/.gpu-run/classes-before:$FO/test-classes:$FO/lib/*"
-      step "bench-cuda-cache-0.05-$V-$R" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$C" \
-        io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 3 \
-        --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction 0.05
+  elif [ "$MODE" = cache-ab ]; then
+    # The 5% cache run with an earlier build's classes (.gpu-run/classes-before) and with the
+    # payload's, alternating, twice: the same graph and batches in every run.
+    for R in 1 2; do
+      for V in before after; do
+        C=$CP
+        [ "$V" = before ] && C="$PWD/.gpu-run/classes-before:$FO/test-classes:$FO/lib/*"
+        step "bench-cuda-cache-0.05-$V-$R" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$C" \
+          io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 3 \
+          --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction 0.05
+      done
     done
-  done
-elif [ "$MODE" = quick ]; then
-  step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
-    --backend cuda --vertices 500000 --edges 12000000 --batches 10 --warmup 2 --loader-threads 12
-else
-  step bench-cuda 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
-    --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4
-  step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
-    --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
-  step bench-cuda-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" -Dfanout.cuda.kernel-times=true \
-    io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 5 --loader-threads 14 \
-    --prefetch 4 --feature-access zero-copy
-  step bench-cpu 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
-    --backend cpu --batches 8 --warmup 2 --loader-threads 2
-fi
+  elif [ "$MODE" = reuse ]; then
+    # Steps with and without reuse on the same batches, alternating (HotReuseBenchmark); the loader
+    # samples on 14 threads and its wait is left out of a step's time.
+    for FS in ${REUSE_SETTINGS:-0.1/4 0.05/8}; do
+      set -- ${FS/\// }
+      for RF in ${REUSE_REFRESH:-overlapped inline}; do
+        step "bench-cuda-reuse-$1-$2-$RF" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+          io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 1 \
+          --loader-threads 14 --prefetch 4 --reuse-hot "$1" --staleness "$2" --reuse-refresh "$RF" \
+          --reuse-rounds 3
+      done
+    done
+  elif [ "$MODE" = quick ]; then
+    step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+      --backend cuda --vertices 500000 --edges 12000000 --batches 10 --warmup 2 --loader-threads 12
+  else
+    step bench-cuda 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+      --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4
+    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+      --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
+    step bench-cuda-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" -Dfanout.cuda.kernel-times=true \
+      io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 5 --loader-threads 14 \
+      --prefetch 4 --feature-access zero-copy
+    step bench-cpu 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+      --backend cpu --batches 8 --warmup 2 --loader-threads 2
+  fi
+done
 echo "== $(date +%T) done" | tee -a "$SUMMARY"

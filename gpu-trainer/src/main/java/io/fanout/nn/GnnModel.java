@@ -250,7 +250,7 @@ public final class GnnModel implements AutoCloseable {
    */
   public float[] forwardLayer(int l, Block block, float[] x) {
     uploadLayerInput(l, block, x);
-    return forwardUploadedLayer(l);
+    return download(forwardUploadedLayer(l), block.numDst() * layers[l].out);
   }
 
   /**
@@ -267,13 +267,12 @@ public final class GnnModel implements AutoCloseable {
 
   /**
    * Layer {@code l} in inference mode over the input {@link #uploadLayerInput} uploaded last, with
-   * the current parameters (the input is only read); see {@link #forwardLayer}.
+   * the current parameters (the input is only read): its output on the backend, {@code numDst x
+   * layerOutDim(l)} rows first, valid until this model runs again; see {@link #forwardLayer}.
    */
-  public float[] forwardUploadedLayer(int l) {
+  public FloatTensor forwardUploadedLayer(int l) {
     GnnLayer layer = layers[l];
-    FloatTensor y =
-        layer.forward(params, batch.block(0), batch.features(), batch, false, 0L, false);
-    return download(y, batch.block(0).numDst() * layer.out);
+    return layer.forward(params, batch.block(0), batch.features(), batch, false, 0L, false);
   }
 
   /**

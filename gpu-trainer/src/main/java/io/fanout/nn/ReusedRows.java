@@ -1,12 +1,14 @@
 package io.fanout.nn;
 
+import io.fanout.tensor.FloatTensor;
+
 /**
  * The rows of layer 0's output that a training step takes from an embedding cache instead of
  * computing them. Layer 0 runs on a pruned bottom block whose {@code computed} destinations are
  * rows {@code rowOf[0..computed)} of the full block ({@code fullRows} destinations, the next
  * layer's input); row {@code rows[i]} of the full block gets row {@code slots[i]} of {@code
- * embeddings} ({@code layerOutDim(0)} wide, row-major). Those rows pass no gradient to layer 0's
- * parameters. A reusable holder, filled per step; not thread-safe.
+ * embeddings} ({@code layerOutDim(0)} wide, row-major, a tensor of the model's backend). Those rows
+ * pass no gradient to layer 0's parameters. A reusable holder, filled per step; not thread-safe.
  */
 public final class ReusedRows {
   private int count;
@@ -15,7 +17,7 @@ public final class ReusedRows {
   private int computed;
   private int[] rowOf;
   private int fullRows;
-  private float[] embeddings;
+  private FloatTensor embeddings;
 
   /** No reused rows. */
   public void clear() {
@@ -42,7 +44,7 @@ public final class ReusedRows {
   }
 
   /** The cache the slots index into. */
-  public void embeddings(float[] embeddings) {
+  public void embeddings(FloatTensor embeddings) {
     this.embeddings = embeddings;
   }
 
@@ -70,7 +72,7 @@ public final class ReusedRows {
     return fullRows;
   }
 
-  float[] embeddings() {
+  FloatTensor embeddings() {
     return embeddings;
   }
 }

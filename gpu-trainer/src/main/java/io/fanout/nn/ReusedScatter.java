@@ -11,7 +11,8 @@ import io.fanout.tensor.TensorBufs;
  * and the cached embeddings of the reused ones, each at its row of the full block ({@link
  * ReusedRows}); and, backward, takes the computed rows' gradient out of the full one (the reused
  * rows' gradient stops there). Both moves are one-edge-per-row sums on the backend ({@link
- * Backend#aggregate}), exact copies; the cached rows go up in one upload. Grow-only buffers.
+ * Backend#aggregate}), exact copies, and so is taking the cached rows out of the embedding cache,
+ * which stays on the backend: only their slots go up. Grow-only buffers.
  */
 final class ReusedScatter implements AutoCloseable {
   private final Backend be;
@@ -19,10 +20,10 @@ final class ReusedScatter implements AutoCloseable {
   private int ptrRows = -1;
   private IntTensor perm;
   private IntTensor gather;
+  private IntTensor slots;
   private FloatTensor full;
   private FloatTensor dyComputed;
   private int[] hostInts = new int[0];
-  private float[] hostEmb;
 
   ReusedScatter(Backend be) {
     this.be = be;
@@ -36,16 +37,16 @@ final class ReusedScatter implements AutoCloseable {
     int n = r.computed();
     int c = r.count();
     int f = r.fullRows();
-    float[] emb = r.embeddings();
-    hostEmb = Bufs.ensure(hostEmb, (long) c * w);
-    for (int i = 0; i < c; i++) {
-      System.arraycopy(emb, r.slot(i) * w, hostEmb, i * w, w);
-    }
-    be.upload(hostEmb, 0, y, n * w, c * w);
     ensurePtr(f);
     if (hostInts.length < f) {
       hostInts = new int[Math.max(f, hostInts.length * 3 / 2)];
     }
+    for (int i = 0; i < c; i++) {
+      hostInts[i] = r.slot(i);
+    }
+    slots = TensorBufs.ensure(be, slots, Math.max(1, c));
+    be.upload(hostInts, 0, slots, 0, c);
+    be.aggregate(Aggregation.SUM, ptr, 0, slots, 0, c, 0, r.embeddings(), 0, w, y, n * w);
     for (int k = 0; k < n; k++) {
       hostInts[r.rowOf(k)] = k;
     }
@@ -98,9 +99,10 @@ final class ReusedScatter implements AutoCloseable {
     TensorBufs.free(be, ptr);
     TensorBufs.free(be, perm);
     TensorBufs.free(be, gather);
+    TensorBufs.free(be, slots);
     TensorBufs.free(be, full);
     TensorBufs.free(be, dyComputed);
-    ptr = perm = gather = null;
+    ptr = perm = gather = slots = null;
     full = dyComputed = null;
     ptrRows = -1;
   }

@@ -38,6 +38,14 @@ public final class CpuBackend implements Backend {
     return new CpuBackend(CpuKernels.REFERENCE);
   }
 
+  /**
+   * A new backend with this one's dense products (the same BLAS, so the same bits), for a second
+   * thread: a backend instance is used by one thread at a time.
+   */
+  public CpuBackend sibling() {
+    return new CpuBackend(sgemm);
+  }
+
   /** The simple class name of the default BLAS, e.g. {@code JNIBLAS} or {@code VectorBLAS}. */
   public static String blasName() {
     return CpuKernels.BLAS_IMPL.getClass().getSimpleName();

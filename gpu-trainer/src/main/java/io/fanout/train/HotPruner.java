@@ -171,7 +171,7 @@ final class HotPruner {
   }
 
   /** Hands the reused rows (full-block positions and cache slots) and the row map to {@code r}. */
-  void describe(ReusedRows r, float[] embeddings) {
+  void describe(ReusedRows r, io.fanout.tensor.FloatTensor embeddings) {
     r.set(cached, hotRows, hotSlots, computed, rowOf, (int) bottomRows);
     r.embeddings(embeddings);
   }

@@ -1,6 +1,11 @@
 package io.fanout.train;
 
 import io.fanout.nn.GnnModel;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.TensorBufs;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,25 +17,38 @@ import java.util.concurrent.Future;
  *
  * <p>Step {@code t} (the optimizer's step count, across epochs) runs on the parameters after {@code
  * t} updates. Refresh {@code k} takes those of step {@code kP} ({@code P =} {@link
- * HotReuse#period()}), computes layer 0 over the {@link HotSet} block on its own thread and its own
- * copy of the model (overlapped with training), and is used from step {@code kP + lag} ({@link
- * HotReuse#lag()}) until refresh {@code k+1} lands, so the oldest embedding a step reads is {@code
- * P + lag - 1 = S} steps old. When the refresh is not done by then, training waits for it. The
- * first step of a run computes its embeddings before it runs (and waits for them), so every step
- * reuses and every batch can be pruned when it is loaded. The embeddings are a pure function of the
- * parameters at fixed steps, so training is deterministic; a resumed run starts with an empty
- * cache, so it is not bit-identical to an uninterrupted one.
+ * HotReuse#period()}), computes layer 0 over the {@link HotSet} block on its own copy of the model,
+ * and is used from step {@code kP + lag} ({@link HotReuse#lag()}) until refresh {@code k+1} lands,
+ * so the oldest embedding a step reads is {@code P + lag - 1 = S} steps old. When the refresh is
+ * not done by then, training waits for it. The first step of a run computes its embeddings before
+ * it runs (and waits for them), so every step reuses and every batch can be pruned when it is
+ * loaded. The embeddings are a pure function of the parameters at fixed steps, so training is
+ * deterministic; a resumed run starts with an empty cache, so it is not bit-identical to an
+ * uninterrupted one.
+ *
+ * <p>Overlapped ({@link HotReuse#inlineOn}): the copy lives on a CPU backend of its own (a backend
+ * is used by one thread at a time) and a worker thread computes, overlapped with training; on a GPU
+ * trainer this is the CPU's share of the work, as in NeutronOrch. Inline: the copy lives on the
+ * trainer's backend and the training thread computes at step {@code kP}, holding the result until
+ * step {@code kP + lag}; the same schedule and embeddings, computed where the trainer runs.
+ *
+ * <p>The embeddings steps read live on the trainer's backend, in two tensors (the published one and
+ * the one the next refresh lands in): an overlapped refresh goes up once when it lands, an inline
+ * one is copied there on the device, and a step takes its cached rows out of it on the backend.
  */
 final class HotRefresh implements AutoCloseable {
   private final HotSet set;
   private final HotReuse reuse;
+  private final Backend be; // the trainer's: the embeddings steps read live here
   private final GnnModel worker;
-  private final ExecutorService pool;
-  private final int width;
-  private float[] published;
-  private float[] spare;
+  private final Backend own; // the overlapped worker's backend; null inline
+  private final ExecutorService pool; // null inline
+  private final int n; // floats of a refresh: hot rows x layer 0's width
+  private FloatTensor published;
+  private FloatTensor spare; // where the next refresh lands; no step reads it
+  private float[] host; // the overlapped worker's result
   private long publishedVersion = -1;
-  private Future<float[]> pending;
+  private Future<?> pending;
   private long pendingVersion = -1;
   private long maxAge = -1;
   private long refreshNanos;
@@ -41,15 +59,23 @@ final class HotRefresh implements AutoCloseable {
   HotRefresh(GnnModel model, HotSet set, HotReuse reuse) {
     this.set = set;
     this.reuse = reuse;
-    this.worker = new GnnModel(model.config(), model.backend());
-    this.width = model.layerOutDim(0);
-    this.pool =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "fanout-hot-refresh");
-              t.setDaemon(true);
-              return t;
-            });
+    this.be = model.backend();
+    this.n = Math.multiplyExact(set.size(), model.layerOutDim(0));
+    if (reuse.inlineOn(model.backend())) {
+      this.own = null;
+      this.pool = null;
+      this.worker = new GnnModel(model.config(), model.backend());
+    } else {
+      this.own = model.backend() instanceof CpuBackend cpu ? cpu.sibling() : new CpuBackend();
+      this.worker = new GnnModel(model.config(), own);
+      this.pool =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "fanout-hot-refresh");
+                t.setDaemon(true);
+                return t;
+              });
+    }
   }
 
   /**
@@ -58,56 +84,77 @@ final class HotRefresh implements AutoCloseable {
    * embeddings the step reuses (at most S steps old). The first call of a run has none yet: it
    * computes them from this step's parameters and waits for them (age 0), so every step reuses.
    */
-  float[] beforeStep(long step, GnnModel model) {
+  FloatTensor beforeStep(long step, GnnModel model) {
     if (pending != null && step == pendingVersion + reuse.lag()) {
       land();
     }
     if (published == null) {
       pendingVersion = step;
-      pending = pool.submit(refresh(model.params(), null));
+      pending = start(model.params());
       land();
     } else if (step % reuse.period() == 0) {
-      float[] into = spare;
-      spare = null;
       pendingVersion = step;
-      pending = pool.submit(refresh(model.params(), into));
+      pending = start(model.params());
     }
     maxAge = Math.max(maxAge, step - publishedVersion);
     return published;
   }
 
   private void land() {
-    float[] done = await();
+    await();
+    if (pool != null) {
+      spare = TensorBufs.ensure(be, spare, n);
+      be.upload(host, 0, spare, 0, n);
+    }
+    FloatTensor done = spare;
     spare = published;
     published = done;
     publishedVersion = pendingVersion;
   }
 
-  private java.util.concurrent.Callable<float[]> refresh(float[] params, float[] into) {
-    return () -> compute(params, into);
+  /** Inline: computes into {@code spare} now. Overlapped: the worker computes into {@code host}. */
+  private Future<?> start(float[] params) {
+    if (pool == null) {
+      long t0 = System.nanoTime();
+      FloatTensor y = compute(params);
+      spare = TensorBufs.ensure(be, spare, n);
+      be.copy(y, 0, spare, 0, n);
+      be.sync(); // so that the refresh's time is its own, not the next step's
+      done(t0);
+      return CompletableFuture.completedFuture(null);
+    }
+    return pool.submit(
+        () -> {
+          long t0 = System.nanoTime();
+          FloatTensor y = compute(params);
+          if (host == null) {
+            host = new float[n];
+          }
+          worker.backend().download(y, 0, host, 0, n);
+          done(t0);
+          return null;
+        });
   }
 
-  private float[] compute(float[] params, float[] into) {
-    long t0 = System.nanoTime();
+  private FloatTensor compute(float[] params) {
     worker.loadParams(params);
     if (!uploaded) {
       // the block and its rows never change: up once, then every refresh only computes
       worker.uploadLayerInput(0, set.block(), set.features());
       uploaded = true;
     }
-    float[] out = worker.forwardUploadedLayer(0);
-    int n = set.size() * width;
-    float[] copy = into != null && into.length >= n ? into : new float[n];
-    System.arraycopy(out, 0, copy, 0, n);
-    refreshNanos += System.nanoTime() - t0;
-    refreshes++;
-    return copy;
+    return worker.forwardUploadedLayer(0);
   }
 
-  private float[] await() {
+  private void done(long t0) {
+    refreshNanos += System.nanoTime() - t0;
+    refreshes++;
+  }
+
+  private void await() {
     long t0 = System.nanoTime();
     try {
-      return pending.get();
+      pending.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted waiting for the hot-embedding refresh", e);
@@ -118,6 +165,16 @@ final class HotRefresh implements AutoCloseable {
       pending = null;
       waitNanos += System.nanoTime() - t0;
     }
+  }
+
+  /** Whether refreshes run on the training thread and backend. */
+  boolean inline() {
+    return pool == null;
+  }
+
+  /** The backend the refreshes compute on. */
+  Backend workerBackend() {
+    return worker.backend();
   }
 
   /** The oldest embedding a step has read so far, in steps (-1: none read). */
@@ -148,13 +205,24 @@ final class HotRefresh implements AutoCloseable {
         // closing after a failure: the worker's own error is not the one to report
       }
     }
-    pool.shutdown();
-    try {
-      // An action leaves no fanout-* thread behind: wait for the worker thread to end.
-      pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (pool != null) {
+      pool.shutdown();
+      try {
+        // An action leaves no fanout-* thread behind: wait for the worker thread to end.
+        pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
-    worker.close();
+    try {
+      TensorBufs.free(be, published);
+      TensorBufs.free(be, spare);
+      published = spare = null;
+      worker.close();
+    } finally {
+      if (own != null) {
+        own.close();
+      }
+    }
   }
 }

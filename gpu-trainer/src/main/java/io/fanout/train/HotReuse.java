@@ -16,13 +16,27 @@ import java.util.Map;
  * @param fraction share of the vertices kept hot, in {@code [0, 1]}; 0 turns reuse off
  * @param staleness the most steps a reused embedding may lag the parameters, at least 1
  * @param hotBy {@code frequency} or {@code in-degree}
+ * @param refresh {@code overlapped}: a worker thread computes refreshes on a CPU backend of its own
+ *     while training goes on (on a GPU backend, the CPU's share of the work); {@code inline}: the
+ *     training thread computes them on the trainer's backend at the step that takes the parameters;
+ *     {@code auto}: overlapped on a CPU backend, inline on a device. Same schedule and bound either
+ *     way; on a CPU backend the two give bit-identical models
  */
-public record HotReuse(double fraction, int staleness, String hotBy) {
+public record HotReuse(double fraction, int staleness, String hotBy, String refresh) {
   /** Ranks vertices by how often the shards sample them as bottom-layer destinations. */
   public static final String FREQUENCY = "frequency";
 
   /** Ranks vertices by in-degree in the graph. */
   public static final String IN_DEGREE = "in-degree";
+
+  /** Refreshes on a worker thread with a CPU backend of its own, overlapped with training. */
+  public static final String OVERLAPPED = "overlapped";
+
+  /** Refreshes on the training thread and the trainer's backend. */
+  public static final String INLINE = "inline";
+
+  /** {@link #OVERLAPPED} on a CPU backend, {@link #INLINE} on a device backend. */
+  public static final String AUTO = "auto";
 
   /** No reuse: training as without this feature. */
   public static final HotReuse OFF = new HotReuse(0, 4, FREQUENCY);
@@ -38,6 +52,29 @@ public record HotReuse(double fraction, int staleness, String hotBy) {
       throw new IllegalArgumentException(
           "hot-by must be " + FREQUENCY + " or " + IN_DEGREE + ", got '" + hotBy + "'");
     }
+    if (!AUTO.equals(refresh) && !OVERLAPPED.equals(refresh) && !INLINE.equals(refresh)) {
+      throw new IllegalArgumentException(
+          "reuse-refresh must be "
+              + AUTO
+              + ", "
+              + OVERLAPPED
+              + " or "
+              + INLINE
+              + ", got '"
+              + refresh
+              + "'");
+    }
+  }
+
+  /** Refreshes where {@link #AUTO} puts them. */
+  public HotReuse(double fraction, int staleness, String hotBy) {
+    this(fraction, staleness, hotBy, AUTO);
+  }
+
+  /** Whether refreshes run inline on {@code backend} (else on an overlapped CPU worker). */
+  public boolean inlineOn(io.fanout.tensor.Backend backend) {
+    return INLINE.equals(refresh)
+        || (AUTO.equals(refresh) && !(backend instanceof io.fanout.tensor.CpuBackend));
   }
 
   /** Whether any vertex is kept hot. */
@@ -61,6 +98,9 @@ public record HotReuse(double fraction, int staleness, String hotBy) {
     m.put("reuse_hot", String.format(Locale.ROOT, "%s", fraction));
     m.put("staleness", Integer.toString(staleness));
     m.put("hot_by", hotBy);
+    if (!AUTO.equals(refresh)) { // other checkpoints keep their identity
+      m.put("reuse_refresh", refresh);
+    }
     return m;
   }
 }

@@ -12,7 +12,8 @@ import java.util.Set;
  * trainer's jars but not Spark's: {@code java -cp "gpu-trainer/target/classes:gpu-trainer/target
  * /gpu-lib/*" io.fanout.train.TrainBenchmarkMain --backend cuda [--batches 20 ...]}. Takes the
  * options of {@code bench-train} with the same defaults except {@code --verify-rounds} (0 here),
- * and prints the same one-line JSON.
+ * and prints the same one-line JSON. With {@code --reuse-hot F} it runs {@link HotReuseBenchmark}
+ * instead, as {@code bench-train --reuse-hot} does.
  */
 public final class TrainBenchmarkMain {
   private static final Set<String> OPTIONS =
@@ -30,7 +31,12 @@ public final class TrainBenchmarkMain {
           "prefetch",
           "feature-access",
           "feature-cache-fraction",
-          "feature-cache-io-threads");
+          "feature-cache-io-threads",
+          "reuse-hot",
+          "staleness",
+          "hot-by",
+          "reuse-refresh",
+          "reuse-rounds");
 
   private TrainBenchmarkMain() {}
 
@@ -54,8 +60,17 @@ public final class TrainBenchmarkMain {
               o.getOrDefault("feature-access", Defaults.FEATURE_ACCESS),
               Double.parseDouble(o.getOrDefault("feature-cache-fraction", "0")),
               integer(o, "feature-cache-io-threads", ModelRuns.CACHE_IO_THREADS));
+      HotReuse reuse = reuse(o);
+      if (reuse.enabled() && s.featureAccess().equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+        throw new InvalidInputException(
+            "--feature-access zero-copy measures the throughput run only; drop --reuse-hot");
+      }
       Backend be = Backends.select(o.getOrDefault("backend", Backends.AUTO), -1);
-      System.out.println(BenchJson.line(TrainBenchmark.run(s, be)));
+      System.out.println(
+          BenchJson.line(
+              reuse.enabled()
+                  ? HotReuseBenchmark.run(s, be, reuse, integer(o, "reuse-rounds", 2))
+                  : TrainBenchmark.run(s, be)));
     } catch (InvalidInputException | NumberFormatException e) {
       System.err.println("fanout bench-train: error: " + e.getMessage());
       System.exit(2);
@@ -77,6 +92,22 @@ public final class TrainBenchmarkMain {
       o.put(k, args[i + 1]);
     }
     return o;
+  }
+
+  /** The reuse settings, with {@code train}'s defaults (off, staleness 4, by frequency, auto). */
+  static HotReuse reuse(Map<String, String> o) {
+    try {
+      return new HotReuse(
+          Double.parseDouble(o.getOrDefault("reuse-hot", "0")),
+          integer(o, "staleness", HotReuse.OFF.staleness()),
+          o.getOrDefault("hot-by", HotReuse.FREQUENCY),
+          o.getOrDefault("reuse-refresh", HotReuse.AUTO));
+    } catch (NumberFormatException e) {
+      throw new InvalidInputException(
+          "--reuse-hot expects a fraction, got '" + o.get("reuse-hot") + "'");
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException(e.getMessage());
+    }
   }
 
   private static int integer(Map<String, String> o, String k, int def) {

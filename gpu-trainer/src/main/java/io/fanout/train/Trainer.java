@@ -176,6 +176,7 @@ public final class Trainer implements AutoCloseable {
     m.put("bottom_rows_avoided_fraction", ratio(rowsAvoided, bottomRows));
     m.put("bottom_edges_avoided_fraction", ratio(edgesAvoided, bottomEdges));
     m.put("feature_rows_avoided_fraction", ratio(sourcesAvoided, bottomSources));
+    m.put("reuse_refresh", refresh.inline() ? HotReuse.INLINE : HotReuse.OVERLAPPED);
     m.put("refreshes", refresh.refreshes());
     m.put("refresh_seconds", refresh.refreshSeconds());
     m.put("refresh_wait_seconds", refresh.waitSeconds());
@@ -240,7 +241,7 @@ public final class Trainer implements AutoCloseable {
    * hot} (indexed by the {@link HotSet}'s slots; null: none): layer 0 runs on the batch's bottom
    * block pruned for them (by its loader, or here), and they pass no gradient.
    */
-  private StepStats step(TrainBatch b, int epoch, float lr, float[] hot) {
+  private StepStats step(TrainBatch b, int epoch, float lr, FloatTensor hot) {
     MiniBatch mb = b.batch();
     checkBatch(mb, b.dim());
     int rows = mb.numSeeds();
@@ -433,7 +434,7 @@ public final class Trainer implements AutoCloseable {
         throw new TrainCancelledException(
             "training cancelled in epoch " + epoch + " after " + steps + " batch(es)");
       }
-      float[] hot = refresh == null ? null : refresh.beforeStep(adam.step(), model);
+      FloatTensor hot = refresh == null ? null : refresh.beforeStep(adam.step(), model);
       StepStats s = step(b, epoch, lr, hot);
       stream.recycle(b);
       loss += s.lossSum();

@@ -71,7 +71,7 @@ class HotReuseTest {
     assertThat(p.edgesAvoided).isEqualTo(2);
     assertThat(p.sourcesAvoided).isEqualTo(2);
     ReusedRows r = new ReusedRows();
-    p.describe(r, new float[0]);
+    p.describe(r, new CpuBackend().wrap(new float[0]));
     assertThat(r.count()).isEqualTo(1);
 
     // With row 2 (id 12) hot too, seed 1 still reads it as a neighbor: its row stays a source,
@@ -133,7 +133,7 @@ class HotReuseTest {
     float[] full = x;
     x = pruner.compact(full, 2, null);
     float[] cache = {0.5f, -0.25f, 1f, 2f, 0f, -1f};
-    pruner.describe(reused, cache);
+    pruner.describe(reused, ((CpuBackend) m.backend()).wrap(cache));
     int[] labels = {1, 0};
 
     BatchTensors t = m.upload(b, x.clone(), labels, 2);
@@ -280,7 +280,7 @@ class HotReuseTest {
           GnnModel fresh = new GnnModel(m.config(), m.backend())) {
         fresh.loadParams(m.params());
         float[] want = Arrays.copyOf(fresh.forwardLayer(0, block, f.features()), n);
-        assertThat(Arrays.copyOf(refresh.beforeStep(0, m), n)).containsExactly(want);
+        assertThat(host(m, refresh.beforeStep(0, m), n)).containsExactly(want);
 
         float[] p = m.params();
         for (int i = 0; i < p.length; i++) {
@@ -292,9 +292,15 @@ class HotReuseTest {
         assertThat(want2).isNotEqualTo(want);
         refresh.beforeStep(1, m);
         refresh.beforeStep(2, m); // starts the refresh of step 2's parameters
-        assertThat(Arrays.copyOf(refresh.beforeStep(3, m), n)).containsExactly(want2);
+        assertThat(host(m, refresh.beforeStep(3, m), n)).containsExactly(want2);
       }
     }
+  }
+
+  private static float[] host(GnnModel m, FloatTensor t, int n) {
+    float[] h = new float[n];
+    m.backend().download(t, 0, h, 0, n);
+    return h;
   }
 
   private float[] train(HotReuse r, int loaderThreads, Path dir, int epochs, boolean resume) {
@@ -321,6 +327,55 @@ class HotReuseTest {
     train(r, 2, tmp.resolve("r"), 1, false);
     assertThatThrownBy(() -> train(null, 2, tmp.resolve("r"), 3, true))
         .hasMessageContaining("reuse_hot");
+  }
+
+  /**
+   * Inline refreshes (the training thread, the trainer's backend) and overlapped ones (a worker
+   * thread on a CPU backend of its own) follow one schedule and compute the same bits on the CPU;
+   * the setting is part of the checkpoint's identity unless it is the default, auto.
+   */
+  @Test
+  void inlineAndOverlappedRefreshesTrainTheSameModelOnTheCpu() {
+    HotReuse overlapped = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.OVERLAPPED);
+    HotReuse inline = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE);
+    float[] a = train(overlapped, 2, tmp.resolve("o"), 2, false);
+    assertThat(train(inline, 2, tmp.resolve("i"), 2, false)).containsExactly(a);
+    assertThat(new HotReuse(0.1, 3, HotReuse.FREQUENCY).toMap()).doesNotContainKey("reuse_refresh");
+    assertThat(overlapped.toMap()).containsEntry("reuse_refresh", "overlapped");
+    assertThat(inline.toMap()).containsEntry("reuse_refresh", "inline");
+    try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
+      t.reuseHot(inline, 600, null).model().init(3);
+      SampledEpochs data = TrainerTest.data(3, 1);
+      t.prepareReuse(data);
+      try (BatchStream st = data.open(0)) {
+        t.trainEpoch(0, -1, st, 0.01f, TrainProgress.NONE);
+      }
+      Map<String, Object> stats = t.reuseStats();
+      assertThat(stats).containsEntry("reuse_refresh", "inline");
+      assertThat((double) stats.get("refresh_wait_seconds")).isLessThan(0.05);
+      assertThat((int) stats.get("refreshes")).isGreaterThan(1);
+    }
+  }
+
+  /**
+   * The overlapped worker never touches the trainer's backend: its copy has a backend of its own.
+   */
+  @Test
+  void theOverlappedWorkerComputesOnABackendOfItsOwn() {
+    HotReuse r = new HotReuse(0.05, 2, HotReuse.FREQUENCY); // auto: overlapped on the CPU
+    HotSet f = HotSet.build(TrainerTest.data(3, 2), r, 600, null);
+    try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
+      GnnModel m = t.model();
+      m.init(3);
+      try (HotRefresh refresh = new HotRefresh(m, f, r)) {
+        assertThat(refresh.workerBackend()).isNotSameAs(m.backend()).isInstanceOf(CpuBackend.class);
+        assertThat(refresh.workerBackend().name()).isEqualTo(m.backend().name());
+      }
+      HotReuse inline = new HotReuse(0.05, 2, HotReuse.FREQUENCY, HotReuse.INLINE);
+      try (HotRefresh refresh = new HotRefresh(m, f, inline)) {
+        assertThat(refresh.workerBackend()).isSameAs(m.backend());
+      }
+    }
   }
 
   @Test
@@ -390,5 +445,7 @@ class HotReuseTest {
     assertThatThrownBy(() -> new HotReuse(0.1, 0, HotReuse.FREQUENCY))
         .hasMessageContaining("staleness");
     assertThatThrownBy(() -> new HotReuse(0.1, 2, "pagerank")).hasMessageContaining("hot-by");
+    assertThatThrownBy(() -> new HotReuse(0.1, 2, HotReuse.FREQUENCY, "async"))
+        .hasMessageContaining("reuse-refresh must be auto, overlapped or inline, got 'async'");
   }
 }

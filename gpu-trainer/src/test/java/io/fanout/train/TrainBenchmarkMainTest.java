@@ -27,6 +27,31 @@ class TrainBenchmarkMainTest {
   }
 
   @Test
+  void reuseOptionsTakeTrainsDefaultsAndBadValuesAreInputErrors() {
+    assertThat(TrainBenchmarkMain.reuse(TrainBenchmarkMain.parse(new String[0])))
+        .isEqualTo(HotReuse.OFF);
+    assertThat(
+            TrainBenchmarkMain.reuse(
+                TrainBenchmarkMain.parse(
+                    new String[] {
+                      "--reuse-hot", "0.05", "--staleness", "8", "--hot-by", "in-degree"
+                    })))
+        .isEqualTo(new HotReuse(0.05, 8, HotReuse.IN_DEGREE));
+    assertThatThrownBy(
+            () ->
+                TrainBenchmarkMain.reuse(
+                    TrainBenchmarkMain.parse(new String[] {"--reuse-hot", "x"})))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--reuse-hot expects a fraction, got 'x'");
+    assertThatThrownBy(
+            () ->
+                TrainBenchmarkMain.reuse(
+                    TrainBenchmarkMain.parse(new String[] {"--staleness", "0"})))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("staleness must be at least 1 step, got 0");
+  }
+
+  @Test
   void featureAccessIsGatherOrZeroCopyAndZeroCopyNeedsCuda() {
     assertThat(TrainBenchmarkMain.parse(new String[] {"--feature-access", "zero-copy"}))
         .containsEntry("feature-access", "zero-copy");

@@ -87,6 +87,15 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
     return option(TrainOptionsDefs.HOT_BY.name(), hotBy);
   }
 
+  /**
+   * Where refreshes of reused embeddings run: {@code overlapped} (a worker thread with a CPU
+   * backend of its own), {@code inline} (the training thread and backend) or {@code auto} (the
+   * default: overlapped on the CPU backend, inline on a GPU) ({@code reuse-refresh}).
+   */
+  public TrainAction reuseRefresh(String refresh) {
+    return option(TrainOptionsDefs.REUSE_REFRESH.name(), refresh);
+  }
+
   /** Continue from the model dir's last complete checkpoint ({@code resume}). */
   public TrainAction resume(boolean resume) {
     return option(TrainOptionsDefs.RESUME.name(), Boolean.toString(resume));

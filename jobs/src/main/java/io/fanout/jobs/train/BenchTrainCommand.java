@@ -131,6 +131,7 @@ public final class BenchTrainCommand implements Command {
         TrainOptionsDefs.REUSE_HOT,
         TrainOptionsDefs.STALENESS,
         TrainOptionsDefs.HOT_BY,
+        TrainOptionsDefs.REUSE_REFRESH,
         REUSE_ROUNDS,
         TrainOptionsDefs.BACKEND,
         TrainOptionsDefs.FEATURE_ACCESS,

@@ -58,7 +58,8 @@ public final class QuickstartCommand implements Command {
         FEATURE_ENCODING,
         TrainOptionsDefs.REUSE_HOT,
         TrainOptionsDefs.STALENESS,
-        TrainOptionsDefs.HOT_BY);
+        TrainOptionsDefs.HOT_BY,
+        TrainOptionsDefs.REUSE_REFRESH);
   }
 
   @Override

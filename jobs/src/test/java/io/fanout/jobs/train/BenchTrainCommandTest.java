@@ -81,6 +81,14 @@ class BenchTrainCommandTest {
     assertThat(j.get("seconds_per_step_reuse_refresh_charged").asDouble())
         .isGreaterThan(j.get("seconds_per_step_reuse").asDouble());
     assertThat(j.get("speedup").asDouble()).isPositive();
+    assertThat(j.get("seconds_per_epoch_reuse").asDouble())
+        .isGreaterThanOrEqualTo(6 * j.get("seconds_per_step_reuse").asDouble());
+    assertThat(j.get("speedup_epoch").asDouble())
+        .isCloseTo(
+            j.get("seconds_per_epoch_plain").asDouble()
+                / j.get("seconds_per_epoch_reuse").asDouble(),
+            org.assertj.core.data.Percentage.withPercentage(0.2));
+    assertThat(j.get("reuse_refresh").asText()).isEqualTo("overlapped");
     assertThat(j.get("bottom_edges_avoided_fraction").asDouble()).isBetween(0.01, 1.0);
     assertThat(j.get("feature_rows_avoided_fraction").asDouble()).isBetween(0.01, 1.0);
     assertThat(j.get("refreshes").asInt()).isPositive();

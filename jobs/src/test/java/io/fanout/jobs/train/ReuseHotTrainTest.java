@@ -75,11 +75,36 @@ class ReuseHotTrainTest {
     assertThat(degree).isNotEqualTo(plain).isNotEqualTo(one);
   }
 
+  /**
+   * On the CPU backend refreshes inline (the training thread) train the parameters the default
+   * (auto: an overlapped worker) trains; the checkpoint records the explicit choice.
+   */
+  @Test
+  void inlineRefreshesTrainTheDefaultsParametersOnTheCpu() throws Exception {
+    Path inline = tmp.resolve("inline");
+    Fanout.get(spark)
+        .train(store.toString(), shards.toString())
+        .modelDir(inline.toString())
+        .epochs(2)
+        .reuseHot(0.2, 2, "frequency")
+        .reuseRefresh("inline")
+        .progress(null)
+        .execute();
+    Path auto = tmp.resolve("auto");
+    train("auto", "--reuse-hot", "0.2", "--staleness", "2", "--reuse-refresh", "auto");
+    io.fanout.train.Checkpoint a = io.fanout.train.Checkpoint.read(auto);
+    io.fanout.train.Checkpoint i = io.fanout.train.Checkpoint.read(inline);
+    assertThat(i.params()).containsExactly(a.params());
+    assertThat(i.meta()).containsEntry("identity.train.reuse_refresh", "inline");
+    assertThat(a.meta()).doesNotContainKey("identity.train.reuse_refresh");
+  }
+
   @Test
   void badReuseOptionsExit2WithOneLine() {
     refused("m1", "reuse-hot", "--reuse-hot", "1.5");
     refused("m2", "staleness", "--reuse-hot", "0.1", "--staleness", "0");
     refused("m3", "frequency", "--reuse-hot", "0.1", "--hot-by", "pagerank");
+    refused("m5", "reuse-refresh", "--reuse-hot", "0.1", "--reuse-refresh", "async");
     refused(
         "m4",
         "does not work with --feature-access zero-copy",

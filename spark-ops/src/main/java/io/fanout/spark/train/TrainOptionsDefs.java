@@ -143,6 +143,16 @@ public final class TrainOptionsDefs {
           "with --reuse-hot: rank vertices by sampling frequency in the shards or by in-degree",
           HotReuse.FREQUENCY,
           HotReuse.IN_DEGREE);
+  public static final OptionDef<String> REUSE_REFRESH =
+      OptionDef.choice(
+          "reuse-refresh",
+          HotReuse.AUTO,
+          "with --reuse-hot: compute refreshes on a worker thread with a CPU backend of its own,"
+              + " overlapped with training, or inline on the training thread and backend; auto:"
+              + " overlapped on the CPU backend, inline on a GPU",
+          HotReuse.AUTO,
+          HotReuse.OVERLAPPED,
+          HotReuse.INLINE);
   public static final OptionDef<String> DECODER =
       OptionDef.choice(
           "decoder",
@@ -182,6 +192,7 @@ public final class TrainOptionsDefs {
           REUSE_HOT,
           STALENESS,
           HOT_BY,
+          REUSE_REFRESH,
           LOG_EVERY,
           BACKEND,
           FEATURE_ACCESS,
@@ -261,7 +272,7 @@ public final class TrainOptionsDefs {
               + "; expected a fraction of the vertices, 0 <= reuse-hot <= 1");
     }
     atLeast(c, STALENESS, 1);
-    return new HotReuse(f, c.get(STALENESS), c.get(HOT_BY));
+    return new HotReuse(f, c.get(STALENESS), c.get(HOT_BY), c.get(REUSE_REFRESH));
   }
 
   /** The {@code --feature-cache} policy, or null when not given (the memory-mapped path). */

@@ -1,0 +1,83 @@
+package io.fanout.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelConfig;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.cuda.CudaBackend;
+import io.fanout.tensor.cuda.GpuTests;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Hot-embedding reuse on the CUDA backend, with refreshes overlapped on a CPU backend of the
+ * worker's own and inline on the device (auto's choice there): each trains, two runs give the same
+ * bits, every step reuses within the staleness bound, and the device pool is clean afterwards.
+ * Skipped, with the reason printed, where no CUDA device exists.
+ */
+@Tag("gpu")
+class CudaHotReuseTest {
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {HotReuse.OVERLAPPED, HotReuse.INLINE, HotReuse.AUTO})
+  void reuseTrainsDeterministicallyAndFreesTheDevice(String refresh) throws Exception {
+    GpuTests.assumeDevice();
+    TestData d = TestData.random(3000, 8, 48, 7);
+    ModelConfig cfg = new ModelConfig("sage", 48, 32, d.classes, 2, 0.5f, "relu", "none");
+    HotReuse reuse = new HotReuse(0.1, 3, HotReuse.FREQUENCY, refresh);
+    Run a = train(d, cfg, reuse);
+    Run b = train(d, cfg, reuse);
+    assertThat(b.params).containsExactly(a.params);
+    Run plain = train(d, cfg, new HotReuse(0, 3, HotReuse.FREQUENCY, refresh));
+    assertThat(plain.stats).isEmpty();
+    assertThat(a.params).isNotEqualTo(plain.params);
+    assertThat(a.stats)
+        .containsEntry("reuse_refresh", refresh.equals(HotReuse.AUTO) ? HotReuse.INLINE : refresh)
+        .containsEntry("max_embedding_age_steps", 3);
+    assertThat((double) a.stats.get("feature_rows_avoided_fraction")).isPositive();
+  }
+
+  private record Run(float[] params, Map<String, Object> stats) {}
+
+  private static Run train(TestData d, ModelConfig cfg, HotReuse reuse) {
+    CudaBackend be = new CudaBackend(0);
+    try {
+      GnnModel model = new GnnModel(cfg, be);
+      model.init(3);
+      TrainOptions opts = new TrainOptions(3, 0.01f, 5e-4f, LrSchedule.CONSTANT, 0);
+
+      Run run;
+      try (Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
+        SampledEpochs data =
+            new SampledEpochs(
+                d.csr,
+                d.vertices,
+                d.features,
+                d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
+                new int[] {10, 5},
+                256,
+                11,
+                true,
+                "none",
+                2);
+        t.reuseHot(reuse, 3000, null);
+        t.prepareReuse(data);
+        for (int epoch = 0; epoch < 3; epoch++) {
+          try (BatchStream st = t.open(data, epoch)) {
+            t.trainEpoch(epoch, -1, st, 0.01f, TrainProgress.NONE);
+          }
+        }
+        run = new Run(model.params(), t.reuseStats());
+        t.endReuse();
+      }
+      model.close();
+      be.pool().checkNoLeaks();
+      return run;
+    } finally {
+      be.close();
+    }
+  }
+}
