@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
-import io.fanout.store.StoreLayout;
 import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.GpuTests;
 import java.util.Map;
@@ -51,18 +50,7 @@ class CudaHotReuseTest {
 
       Run run;
       try (Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
-        SampledEpochs data =
-            new SampledEpochs(
-                d.csr,
-                d.vertices,
-                d.features,
-                d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
-                new int[] {10, 5},
-                256,
-                11,
-                true,
-                "none",
-                2);
+        SampledEpochs data = d.trainEpochs(d.features, new int[] {10, 5}, 256, 11, "none", 2);
         t.reuseHot(reuse, 3000, null);
         t.prepareReuse(data);
         for (int epoch = 0; epoch < 3; epoch++) {

@@ -135,17 +135,7 @@ class CudaZeroCopyTrainingTest {
                   pages);
           Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
         SampledEpochs data =
-            new SampledEpochs(
-                    d.csr,
-                    d.vertices,
-                    f.decoded(),
-                    d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
-                    new int[] {10, 5},
-                    256,
-                    11,
-                    true,
-                    "none",
-                    2)
+            d.trainEpochs(f.decoded(), new int[] {10, 5}, 256, 11, "none", 2)
                 .gather(false)
                 .cache(cache);
         t.readFeaturesFrom(pages);
@@ -244,18 +234,7 @@ class CudaZeroCopyTrainingTest {
       model.init(3);
       TrainOptions opts = new TrainOptions(3, 0.01f, 5e-4f, LrSchedule.CONSTANT, 0);
       SampledEpochs data =
-          new SampledEpochs(
-                  d.csr,
-                  d.vertices,
-                  features,
-                  d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
-                  new int[] {10, 5},
-                  256,
-                  11,
-                  true,
-                  "none",
-                  2)
-              .gather(!zeroCopy);
+          d.trainEpochs(features, new int[] {10, 5}, 256, 11, "none", 2).gather(!zeroCopy);
       float[] params;
       try (ZeroCopyFeatures mapped = zeroCopy ? rows.open(be) : null;
           Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {

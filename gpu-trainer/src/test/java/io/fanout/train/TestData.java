@@ -43,6 +43,22 @@ final class TestData {
     this.classes = classes;
   }
 
+  /** Shuffled epochs of batches over the training split, reading {@code rows} as features. */
+  SampledEpochs trainEpochs(
+      FeatureTable rows, int[] fanouts, int batchSize, long seed, String norm, int threads) {
+    return new SampledEpochs(
+        csr,
+        vertices,
+        rows,
+        vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
+        fanouts,
+        batchSize,
+        seed,
+        true,
+        norm,
+        threads);
+  }
+
   static Path datasetDir(String name) {
     String root = System.getProperty("fanout.datasets", "../../shared/datasets");
     Path p = Path.of(root, name);

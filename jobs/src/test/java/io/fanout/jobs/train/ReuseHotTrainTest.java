@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.cli.CliRun.Result;
 import io.fanout.spark.Fanout;
+import io.fanout.spark.TrainAction;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.UnaryOperator;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,14 +62,7 @@ class ReuseHotTrainTest {
     byte[] three = train("r3", "--reuse-hot", "0.2", "--staleness", "2", "--loader-threads", "3");
     assertThat(three).isEqualTo(one);
     assertThat(one).isNotEqualTo(plain);
-    Path api = tmp.resolve("api");
-    Fanout.get(spark)
-        .train(store.toString(), shards.toString())
-        .modelDir(api.toString())
-        .epochs(2)
-        .reuseHot(0.2, 2, "frequency")
-        .progress(null)
-        .execute();
+    Path api = apiTrain("api", a -> a);
     assertThat(Files.readAllBytes(api.resolve("checkpoint.bin"))).isEqualTo(one);
 
     assertThat(train("off", "--reuse-hot", "0", "--staleness", "3")).isEqualTo(plain);
@@ -81,15 +76,7 @@ class ReuseHotTrainTest {
    */
   @Test
   void inlineRefreshesTrainTheDefaultsParametersOnTheCpu() throws Exception {
-    Path inline = tmp.resolve("inline");
-    Fanout.get(spark)
-        .train(store.toString(), shards.toString())
-        .modelDir(inline.toString())
-        .epochs(2)
-        .reuseHot(0.2, 2, "frequency")
-        .reuseRefresh("inline")
-        .progress(null)
-        .execute();
+    Path inline = apiTrain("inline", a -> a.reuseRefresh("inline"));
     Path auto = tmp.resolve("auto");
     train("auto", "--reuse-hot", "0.2", "--staleness", "2", "--reuse-refresh", "auto");
     io.fanout.train.Checkpoint a = io.fanout.train.Checkpoint.read(auto);
@@ -97,6 +84,20 @@ class ReuseHotTrainTest {
     assertThat(i.params()).containsExactly(a.params());
     assertThat(i.meta()).containsEntry("identity.train.reuse_refresh", "inline");
     assertThat(a.meta()).doesNotContainKey("identity.train.reuse_refresh");
+  }
+
+  /** Trains 2 epochs through the API with reuse 0.2 / 2 by frequency and {@code more}. */
+  private static Path apiTrain(String name, UnaryOperator<TrainAction> more) {
+    Path model = tmp.resolve(name);
+    more.apply(
+            Fanout.get(spark)
+                .train(store.toString(), shards.toString())
+                .modelDir(model.toString())
+                .epochs(2)
+                .reuseHot(0.2, 2, "frequency")
+                .progress(null))
+        .execute();
+    return model;
   }
 
   @Test
