@@ -101,32 +101,12 @@ public final class BenchPrepareCommand implements Command {
 
     // The first scan is the limit (as in every earlier figure); a second one, in a JVM the first
     // warmed up, is reported beside it: scans of one input have taken 6 to 21 s.
-    Timed firstScan =
-        timed(
-            spark,
-            () ->
-                JobLabels.run(
-                    spark, name(), SCAN, 1, 3, () -> scan(spark, input, FEATURES_BY_LAMBDA)));
-    ctx.err().printf("bench-prepare: plain Parquet scan in %.1f s%n", firstScan.seconds);
-    Timed warmScan =
-        timed(
-            spark,
-            () ->
-                JobLabels.run(
-                    spark, name(), SCAN, 2, 3, () -> scan(spark, input, FEATURES_BY_LAMBDA)));
-    ctx.err().printf("bench-prepare: plain Parquet scan again in %.1f s%n", warmScan.seconds);
-    // The scan above sums the features through a lambda, which Spark evaluates row by row,
+    Timed firstScan = timedScan(ctx, spark, input, 1, FEATURES_BY_LAMBDA, "");
+    Timed warmScan = timedScan(ctx, spark, input, 2, FEATURES_BY_LAMBDA, " again");
+    // The scans above sum the features through a lambda, which Spark evaluates row by row,
     // boxing every element; this one reads the same values through compiled expressions only.
     Timed compiledScan =
-        timed(
-            spark,
-            () ->
-                JobLabels.run(
-                    spark, name(), SCAN, 3, 3, () -> scan(spark, input, FEATURES_COMPILED)));
-    ctx.err()
-        .printf(
-            "bench-prepare: plain Parquet scan, compiled expressions only, in %.1f s%n",
-            compiledScan.seconds);
+        timedScan(ctx, spark, input, 3, FEATURES_COMPILED, ", compiled expressions only,");
 
     String sort = conf.get(EDGE_SORT);
     Timed task = null;
@@ -230,7 +210,6 @@ public final class BenchPrepareCommand implements Command {
     return true;
   }
 
-  /** Reads every value of both tables once (the limit prepare is measured against). */
   /** The features read by the first scans: their sum through a lambda, evaluated row by row. */
   private static final String FEATURES_BY_LAMBDA = "sum(aggregate(features, 0D, (a, x) -> a + x))";
 
@@ -239,6 +218,17 @@ public final class BenchPrepareCommand implements Command {
    * every element).
    */
   private static final String FEATURES_COMPILED = "sum(array_max(features))";
+
+  /** Scan {@code k} of the three, timed, labelled in the Spark UI and reported on stderr. */
+  private Timed timedScan(
+      CommandContext ctx, SparkSession spark, Path input, int k, String features, String how) {
+    Timed t =
+        timed(
+            spark,
+            () -> JobLabels.run(spark, name(), SCAN, k, 3, () -> scan(spark, input, features)));
+    ctx.err().printf("bench-prepare: plain Parquet scan%s in %.1f s%n", how, t.seconds);
+    return t;
+  }
 
   /** Reads every input value: ids, labels, splits, {@code features}, both edge endpoints. */
   private static void scan(SparkSession spark, Path input, String features) {
