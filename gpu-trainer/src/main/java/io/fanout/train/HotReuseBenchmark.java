@@ -3,6 +3,7 @@ package io.fanout.train;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
+import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -27,6 +28,10 @@ public final class HotReuseBenchmark {
     }
     if (rounds < 1) {
       throw new IllegalArgumentException("reuse-rounds must be at least 1, got " + rounds);
+    }
+    if (s.featureAccess().equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+      throw new InvalidInputException(
+          "--feature-access zero-copy measures the throughput run only; drop --reuse-hot");
     }
     BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features());
     int[] seeds = bg.spreadSeeds((s.batches() + s.warmup()) * s.batchSize());

@@ -61,10 +61,6 @@ public final class TrainBenchmarkMain {
               Double.parseDouble(o.getOrDefault("feature-cache-fraction", "0")),
               integer(o, "feature-cache-io-threads", ModelRuns.CACHE_IO_THREADS));
       HotReuse reuse = reuse(o);
-      if (reuse.enabled() && s.featureAccess().equals(ModelRuns.TrainSpec.ZERO_COPY)) {
-        throw new InvalidInputException(
-            "--feature-access zero-copy measures the throughput run only; drop --reuse-hot");
-      }
       Backend be = Backends.select(o.getOrDefault("backend", Backends.AUTO), -1);
       System.out.println(
           BenchJson.line(

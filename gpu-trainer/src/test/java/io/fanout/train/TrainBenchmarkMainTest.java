@@ -61,6 +61,12 @@ class TrainBenchmarkMainTest {
     assertThatThrownBy(() -> TrainBenchmark.run(settings("zero-copy"), new CpuBackend()))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("zero-copy is measured on the CUDA backend only");
+    assertThatThrownBy(
+            () ->
+                HotReuseBenchmark.run(
+                    settings("zero-copy"), new CpuBackend(), new HotReuse(0.1, 4, "frequency"), 1))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("zero-copy measures the throughput run only; drop --reuse-hot");
   }
 
   /**
