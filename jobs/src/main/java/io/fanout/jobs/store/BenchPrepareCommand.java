@@ -3,6 +3,7 @@ package io.fanout.jobs.store;
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.jobs.train.EndToEnd;
 import io.fanout.spark.Fanout;
@@ -30,11 +31,11 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * {@code bin/fanout bench-prepare}: generates a synthetic graph, scans it as plain Parquet (the
- * limit: reading every input value; then once more, warm; then once with compiled expressions only,
- * the strictest limit), then prepares it ({@code --undirected --dedupe --self-loops drop}; with
- * {@code --edge-sort both}, once per edge sort), and prints one JSON line with the wall times,
- * their ratios and the peak memory.
+ * {@code bin/fanout bench-prepare}: generates a synthetic graph (or takes the tables of {@code
+ * --input}), scans it as plain Parquet (the limit: reading every input value; then once more, warm;
+ * then once with compiled expressions only, the strictest limit), then prepares it ({@code
+ * --undirected --dedupe --self-loops drop}; with {@code --edge-sort both}, once per edge sort), and
+ * prints one JSON line with the wall times, their ratios, the store's size and the peak memory.
  */
 public final class BenchPrepareCommand implements Command {
   static final OptionDef<Long> VERTICES =
@@ -59,6 +60,12 @@ public final class BenchPrepareCommand implements Command {
           "both");
   static final OptionDef<Boolean> KEEP =
       OptionDef.bool("keep", false, "keep the generated input and the store afterwards");
+  static final OptionDef<String> INPUT =
+      OptionDef.string(
+          "input",
+          "",
+          "folder holding vertices.parquet and edges.parquet (as bin/fanout generate writes them)"
+              + " to prepare instead of generating a graph; never modified or removed");
 
   private static final String SCAN = "plain Parquet scan of the input";
 
@@ -74,7 +81,7 @@ public final class BenchPrepareCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(VERTICES, EDGES, FEATURE_DIM, PARTITIONS, EDGE_SORT, WORKDIR, KEEP);
+    return List.of(VERTICES, EDGES, FEATURE_DIM, PARTITIONS, EDGE_SORT, WORKDIR, KEEP, INPUT);
   }
 
   @Override
@@ -82,63 +89,73 @@ public final class BenchPrepareCommand implements Command {
     FanoutConf conf = ctx.conf();
     SparkSession spark = ctx.spark();
     Path work = Paths.get(conf.get(WORKDIR)).toAbsolutePath();
-    Path input = work.resolve("input");
+    Path given = conf.get(INPUT).isEmpty() ? null : Paths.get(conf.get(INPUT)).toAbsolutePath();
+    if (given != null) {
+      checkInput(given, work);
+    }
+    Path input = given != null ? given : work.resolve("input");
     Path store = work.resolve("store");
     delete(work);
     Files.createDirectories(work);
 
-    long t0 = System.nanoTime();
-    GraphGenerator g =
-        new GraphGenerator(conf.get(VERTICES), conf.get(EDGES), conf.get(FEATURE_DIM), 8, 0, 0.8);
-    int tasks = spark.sparkContext().defaultParallelism();
-    g.write(
-        spark,
-        tasks,
-        input.resolve("vertices.parquet").toString(),
-        input.resolve("edges.parquet").toString());
-    double generate = seconds(t0);
-    ctx.err().printf("bench-prepare: generated in %.1f s%n", generate);
+    Double generate = null;
+    if (given == null) {
+      long t0 = System.nanoTime();
+      GraphGenerator g =
+          new GraphGenerator(conf.get(VERTICES), conf.get(EDGES), conf.get(FEATURE_DIM), 8, 0, 0.8);
+      int tasks = spark.sparkContext().defaultParallelism();
+      g.write(spark, tasks, vertexTable(input), edgeTable(input));
+      generate = seconds(t0);
+      ctx.err().printf("bench-prepare: generated in %.1f s%n", generate);
+    }
 
     // The first scan is the limit (as in every earlier figure); a second one, in a JVM the first
     // warmed up, is reported beside it: scans of one input have taken 6 to 21 s.
-    Timed firstScan = timedScan(ctx, spark, input, 1, FEATURES_BY_LAMBDA, "");
-    Timed warmScan = timedScan(ctx, spark, input, 2, FEATURES_BY_LAMBDA, " again");
+    Timed<Long> firstScan = timedScan(ctx, spark, input, 1, FEATURES_BY_LAMBDA, "");
+    Timed<Long> warmScan = timedScan(ctx, spark, input, 2, FEATURES_BY_LAMBDA, " again");
     // The scans above sum the features through a lambda, which Spark evaluates row by row,
     // boxing every element; this one reads the same values through compiled expressions only.
-    Timed compiledScan =
+    Timed<Long> compiledScan =
         timedScan(ctx, spark, input, 3, FEATURES_COMPILED, ", compiled expressions only,");
 
     String sort = conf.get(EDGE_SORT);
-    Timed task = null;
+    Timed<PrepareResult> task = null;
     if (!sort.equals("sql")) {
       task = timed(spark, () -> prepare(spark, input, store, "task", conf));
       ctx.err().printf("bench-prepare: prepare --edge-sort task in %.1f s%n", task.seconds);
     }
-    Timed sql = null;
+    Timed<PrepareResult> sql = null;
     if (!sort.equals("task")) {
       Path to = sort.equals("sql") ? store : work.resolve("store-sql");
       sql = timed(spark, () -> prepare(spark, input, to, "sql", conf));
       ctx.err().printf("bench-prepare: prepare --edge-sort sql in %.1f s%n", sql.seconds);
     }
-    Timed main = task != null ? task : sql;
+    Timed<PrepareResult> main = task != null ? task : sql;
     PrepareResult r = main.result;
     double scan = firstScan.seconds;
     double prepare = main.seconds;
 
     Map<String, Object> out = new LinkedHashMap<>();
+    long edgeRows = given == null ? conf.get(EDGES) : firstScan.result;
+    long storeBytes = storeBytes(r.manifest());
     out.put("bench", "prepare");
-    out.put("vertices", conf.get(VERTICES));
-    out.put("edge_rows", conf.get(EDGES));
-    out.put("feature_dim", conf.get(FEATURE_DIM));
+    if (given != null) {
+      out.put("input", given.toString());
+    }
+    out.put("vertices", r.manifest().vertices);
+    out.put("edge_rows", edgeRows);
+    out.put("feature_dim", r.manifest().featureDim);
     out.put("store_edges", r.manifest().edges);
     out.put("partitions", r.manifest().partitions);
     out.put("spark_master", spark.sparkContext().master());
     out.put("cores", Runtime.getRuntime().availableProcessors());
-    out.put("generate_s", round(generate));
+    if (generate != null) {
+      out.put("generate_s", round(generate));
+    }
     out.put("scan_s", round(scan));
     out.put("prepare_s", round(prepare));
     out.put("prepare_over_scan", round(prepare / scan));
-    out.put("input_edge_rows_per_s", Math.round(conf.get(EDGES) / prepare));
+    out.put("input_edge_rows_per_s", Math.round(edgeRows / prepare));
     out.put("warm_scan_s", round(warmScan.seconds));
     out.put("prepare_over_warm_scan", round(prepare / warmScan.seconds));
     out.put("compiled_scan_s", round(compiledScan.seconds));
@@ -148,6 +165,8 @@ public final class BenchPrepareCommand implements Command {
     out.put("compiled_scan_cpu_s", round(compiledScan.cpuSeconds));
     out.put("prepare_cpu_s", round(main.cpuSeconds));
     out.put("edge_sort", sort.equals("both") ? "task" : sort);
+    out.put("store_bytes", storeBytes);
+    out.put("store_bytes_per_edge", round((double) storeBytes / Math.max(1, r.manifest().edges)));
     if (sort.equals("both")) {
       out.put("prepare_sql_s", round(sql.seconds));
       out.put("prepare_sql_over_scan", round(sql.seconds / scan));
@@ -165,25 +184,60 @@ public final class BenchPrepareCommand implements Command {
     return 0;
   }
 
-  /** Wall and executor CPU seconds of one measured step, and its result (null for a scan). */
-  private record Timed(double seconds, double cpuSeconds, PrepareResult result) {}
-
-  private static Timed timed(SparkSession spark, Supplier<PrepareResult> step) {
-    try (TaskTotals totals = TaskTotals.start(spark.sparkContext())) {
-      long t = System.nanoTime();
-      PrepareResult r = step.get();
-      double wall = seconds(t);
-      return new Timed(wall, totals.cpuSeconds(), r);
+  /**
+   * Refuses an {@code --input} without both tables, or one the work folder would delete (the bench
+   * empties {@code --workdir} first and removes it afterwards).
+   */
+  static void checkInput(Path input, Path work) {
+    for (String table : List.of("vertices.parquet", "edges.parquet")) {
+      if (!Files.exists(input.resolve(table))) {
+        throw new FanoutConfigException(
+            "--input "
+                + input
+                + " has no "
+                + table
+                + " (expected the layout bin/fanout generate"
+                + " writes: INPUT/vertices.parquet and INPUT/edges.parquet)");
+      }
+    }
+    if (input.startsWith(work) || work.startsWith(input)) {
+      throw new FanoutConfigException(
+          "--workdir "
+              + work
+              + " and --input "
+              + input
+              + " overlap; the bench empties --workdir"
+              + " before it starts and removes it afterwards, so it must lie outside the input");
     }
   }
 
-  private static Timed timed(SparkSession spark, Runnable step) {
-    return timed(
-        spark,
-        () -> {
-          step.run();
-          return null;
-        });
+  private static String vertexTable(Path input) {
+    return input.resolve("vertices.parquet").toString();
+  }
+
+  private static String edgeTable(Path input) {
+    return input.resolve("edges.parquet").toString();
+  }
+
+  /** Bytes of every file the store's manifest lists. */
+  static long storeBytes(StoreManifest m) {
+    long sum = 0;
+    for (StoreManifest.FileEntry f : m.files) {
+      sum += f.bytes;
+    }
+    return sum;
+  }
+
+  /** Wall and executor CPU seconds of one measured step, and its result. */
+  private record Timed<T>(double seconds, double cpuSeconds, T result) {}
+
+  private static <T> Timed<T> timed(SparkSession spark, Supplier<T> step) {
+    try (TaskTotals totals = TaskTotals.start(spark.sparkContext())) {
+      long t = System.nanoTime();
+      T r = step.get();
+      double wall = seconds(t);
+      return new Timed<>(wall, totals.cpuSeconds(), r);
+    }
   }
 
   private static PrepareResult prepare(
@@ -220,22 +274,25 @@ public final class BenchPrepareCommand implements Command {
   private static final String FEATURES_COMPILED = "sum(array_max(features))";
 
   /** Scan {@code k} of the three, timed, labelled in the Spark UI and reported on stderr. */
-  private Timed timedScan(
+  private Timed<Long> timedScan(
       CommandContext ctx, SparkSession spark, Path input, int k, String features, String how) {
-    Timed t =
+    Timed<Long> t =
         timed(
             spark,
-            () -> JobLabels.run(spark, name(), SCAN, k, 3, () -> scan(spark, input, features)));
+            () -> JobLabels.call(spark, name(), SCAN, k, 3, () -> scan(spark, input, features)));
     ctx.err().printf("bench-prepare: plain Parquet scan%s in %.1f s%n", how, t.seconds);
     return t;
   }
 
-  /** Reads every input value: ids, labels, splits, {@code features}, both edge endpoints. */
-  private static void scan(SparkSession spark, Path input, String features) {
-    Dataset<Row> v = spark.read().parquet(input.resolve("vertices.parquet").toString());
-    Dataset<Row> e = spark.read().parquet(input.resolve("edges.parquet").toString());
+  /**
+   * Reads every input value: ids, labels, splits, {@code features}, both edge endpoints; returns
+   * the edge rows.
+   */
+  private static long scan(SparkSession spark, Path input, String features) {
+    Dataset<Row> v = spark.read().parquet(vertexTable(input));
+    Dataset<Row> e = spark.read().parquet(edgeTable(input));
     v.selectExpr("sum(id)", "sum(label)", "count(split)", features).collectAsList();
-    e.selectExpr("sum(src)", "sum(dst)").collectAsList();
+    return e.selectExpr("sum(src)", "sum(dst)", "count(*)").collectAsList().get(0).getLong(2);
   }
 
   private static double seconds(long since) {

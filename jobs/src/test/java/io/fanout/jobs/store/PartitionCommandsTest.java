@@ -136,6 +136,68 @@ class PartitionCommandsTest {
   }
 
   @Test
+  void benchPrepareTakesGivenTablesAndLeavesThemInPlace() throws Exception {
+    Path input = tmp.resolve("given-input");
+    Result g =
+        cli(
+            "generate",
+            "--output",
+            input.toString(),
+            "--vertices",
+            "2000",
+            "--edges",
+            "15000",
+            "--feature-dim",
+            "4");
+    assertThat(g.code()).as(g.err()).isZero();
+    Path work = tmp.resolve("bench-given");
+    Result r =
+        cli(
+            "bench-prepare",
+            "--input",
+            input.toString(),
+            "--partitions",
+            "2",
+            "--workdir",
+            work.toString(),
+            "--keep",
+            "true");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.has("generate_s")).isFalse();
+    assertThat(j.get("input").asText()).isEqualTo(input.toAbsolutePath().toString());
+    assertThat(j.get("vertices").asLong()).isEqualTo(2000);
+    assertThat(j.get("edge_rows").asLong()).isEqualTo(15000);
+    assertThat(j.get("feature_dim").asInt()).isEqualTo(4);
+    long storeBytes;
+    try (var files = java.nio.file.Files.walk(work.resolve("store"))) {
+      storeBytes =
+          files
+              .filter(java.nio.file.Files::isRegularFile)
+              .filter(f -> !f.getFileName().toString().equals("manifest.json"))
+              .mapToLong(f -> f.toFile().length())
+              .sum();
+    }
+    assertThat(j.get("store_bytes").asLong()).isEqualTo(storeBytes);
+    assertThat(j.get("store_bytes_per_edge").asDouble())
+        .isCloseTo(
+            (double) storeBytes / j.get("store_edges").asLong(),
+            org.assertj.core.api.Assertions.within(0.001));
+    assertThat(input.resolve("vertices.parquet")).exists();
+    assertThat(input.resolve("edges.parquet")).exists();
+
+    Result missing =
+        cli("bench-prepare", "--input", tmp.resolve("no-such").toString(), "--workdir", "w");
+    assertThat(missing.code()).isEqualTo(2);
+    assertThat(missing.err()).contains("no-such").contains("vertices.parquet");
+    Result overlap =
+        cli("bench-prepare", "--input", input.toString(), "--workdir", input.toString());
+    assertThat(overlap.code()).isEqualTo(2);
+    assertThat(overlap.err()).contains("overlap");
+    assertThat(input.resolve("edges.parquet")).exists();
+  }
+
+  @Test
   void inspectReportsCutAndBalanceAndSamplingReportsShuffleBytes() {
     Path store = tmp.resolve("hash-store");
     prepare("hash", store);
