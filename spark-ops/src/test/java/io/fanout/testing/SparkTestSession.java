@@ -13,14 +13,21 @@ public final class SparkTestSession {
   private SparkTestSession() {}
 
   public static SparkSession start(String appName) {
-    return SparkSession.builder()
-        .master("local[2]")
-        .appName(appName)
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .getOrCreate();
+    return start(appName, java.util.Map.of());
+  }
+
+  /** As {@link #start(String)}, with {@code conf} set on the context (e.g. shuffle codecs). */
+  public static SparkSession start(String appName, java.util.Map<String, String> conf) {
+    SparkSession.Builder b =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName(appName)
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1");
+    conf.forEach(b::config);
+    return b.getOrCreate();
   }
 
   /** The folder of a real dataset from {@code ../shared/datasets}, e.g. {@code "cora"}. */

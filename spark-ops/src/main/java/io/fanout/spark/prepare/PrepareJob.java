@@ -792,7 +792,8 @@ public final class PrepareJob {
                 t.idTypeName().equals("string"),
                 graphPartitioner(),
                 spark.sessionState().conf().autoBroadcastJoinThreshold(),
-                spark.sessionState().conf().numShufflePartitions()));
+                spark.sessionState().conf().numShufflePartitions(),
+                ShuffleCodec.of(spark.sparkContext().getConf())));
     Map<String, Object> inputs = new java.util.LinkedHashMap<>();
     inputs.put("source", s.source);
     inputs.put("vertices", s.vertices);

@@ -21,7 +21,8 @@ import java.util.Map;
  * and cora, whose 0/1 features it does), not derived: LZ4 leaves about 18% of the rows' fixed-width
  * bytes (small ints, zero null bits, nulls), and about twice the Parquet bytes of the input's
  * feature column. The join shuffles of graphs whose id map is too large to broadcast use the edge
- * ratio, unmeasured.
+ * ratio, unmeasured. Other codecs scale the fit ({@link ShuffleCodec}); with {@code
+ * spark.shuffle.compress=false} the rows are counted at their raw width.
  */
 final class PreparePlanner {
   private PreparePlanner() {}
@@ -54,7 +55,8 @@ final class PreparePlanner {
       boolean stringIds,
       boolean graphPartitioner,
       long broadcastThreshold,
-      int shufflePartitions) {}
+      int shufflePartitions,
+      ShuffleCodec codec) {}
 
   /** The plan, without disks (see {@link SpaceCheck#disks}). */
   static Estimate estimate(Context c) {
@@ -114,24 +116,24 @@ final class PreparePlanner {
         s.vertices <= conf.get(PrepareOptions.BROADCAST_VERTICES) || idmap <= c.broadcastThreshold;
     Map<String, Long> shuffle = new LinkedHashMap<>();
     long featureValueBytes = d > 0 ? roundUp8(4L * d) : 0;
-    double featureRatio = Math.min(1, s.featureCompression * FEATURE_SHUFFLE_FACTOR);
+    double featureRatio = c.codec.featureRatio(s.featureCompression);
+    double vertexRatio = c.codec.rowRatio(VERTEX_SHUFFLE_RATIO);
+    double edgeRatio = c.codec.rowRatio(EDGE_SHUFFLE_RATIO);
     shuffle.put(
         PrepareJob.VERTEX_FILES,
         Math.round(
             s.vertices
-                * ((vertexRow - featureValueBytes) * VERTEX_SHUFFLE_RATIO
+                * ((vertexRow - featureValueBytes) * vertexRatio
                     + featureValueBytes * featureRatio)));
     long joins = 0;
     if (!broadcast) {
       long ids = unsafeRow(3, idVar); // (id, dense_id, part)
       long firstSide = unsafeRow(3, idVar); // (src, dst, weight), joined on src
       long secondSide = unsafeRow(6, 2 * idVar); // ... and (_sid, _sd, _sp), joined on dst
-      joins =
-          Math.round(
-              (s.edges * (firstSide + secondSide) + 2 * s.vertices * ids) * EDGE_SHUFFLE_RATIO);
+      joins = Math.round((s.edges * (firstSide + secondSide) + 2 * s.vertices * ids) * edgeRatio);
       shuffle.put("join edge endpoints with the id map", joins);
     }
-    shuffle.put(PrepareJob.EDGE_FILES, Math.round(storeEdges * edgeRow * EDGE_SHUFFLE_RATIO));
+    shuffle.put(PrepareJob.EDGE_FILES, Math.round(storeEdges * edgeRow * edgeRatio));
 
     List<PreparePlan.Stage> stages = new ArrayList<>();
     stages.add(
@@ -185,6 +187,9 @@ final class PreparePlanner {
     }
     if (c.graphPartitioner) {
       notes.add("the multilevel partitioner's own shuffles are not estimated");
+    }
+    if (c.codec.note() != null) {
+      notes.add(c.codec.note());
     }
     if (EdgeSplitPlan.of(conf) != null) {
       notes.add("held-out val/test edges stay in the estimate (an upper bound)");

@@ -44,19 +44,78 @@ class PrepareDryRunTest {
     GraphGenerator g = new GraphGenerator(20_000, 100_000, 16, 5, 3, 0.5);
     Path in = tmp.resolve("gen");
     g.write(spark, 2, in.resolve("v.parquet").toString(), in.resolve("e.parquet").toString());
-    compare("generated", in.resolve("v.parquet"), in.resolve("e.parquet"), "4", 20_000, 100_000);
+    compare(
+        spark,
+        tmp,
+        "generated",
+        in.resolve("v.parquet"),
+        in.resolve("e.parquet"),
+        "4",
+        20_000,
+        100_000);
   }
 
   @Test
   void coraPlanIsWithinTwiceTheRun() {
     Path ds = SparkTestSession.dataset("cora");
-    compare("cora", ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "8", 2708, 5429);
+    compare(
+        spark,
+        tmp,
+        "cora",
+        ds.resolve("vertices.parquet"),
+        ds.resolve("edges.parquet"),
+        "8",
+        2708,
+        5429);
   }
 
-  private static void compare(
-      String name, Path vertices, Path edges, String parts, long v, long e) {
+  /**
+   * {@link #compare} on a generated graph (random float features) and on cora (0/1 features):
+   * returns the generated graph's plan.
+   */
+  static PreparePlan compareGeneratedAndCora(SparkSession spark, Path tmp) {
+    GraphGenerator g = new GraphGenerator(20_000, 100_000, 16, 5, 3, 0.5);
+    Path in = tmp.resolve("gen");
+    g.write(spark, 2, in.resolve("v.parquet").toString(), in.resolve("e.parquet").toString());
+    PreparePlan plan =
+        compare(
+            spark,
+            tmp,
+            "generated",
+            in.resolve("v.parquet"),
+            in.resolve("e.parquet"),
+            "4",
+            20_000,
+            100_000);
+    Path ds = SparkTestSession.dataset("cora");
+    compare(
+        spark,
+        tmp,
+        "cora",
+        ds.resolve("vertices.parquet"),
+        ds.resolve("edges.parquet"),
+        "8",
+        2708,
+        5429);
+    return plan;
+  }
+
+  /**
+   * Plans, then prepares, {@code vertices} and {@code edges} into {@code tmp/NAME.store} and checks
+   * the plan's store and shuffle bytes against the run's (within 2x); returns the plan.
+   */
+  static PreparePlan compare(
+      SparkSession spark,
+      Path tmp,
+      String name,
+      Path vertices,
+      Path edges,
+      String parts,
+      long v,
+      long e) {
     Path out = tmp.resolve(name + ".store");
-    PrepareResult dry = prepare(vertices, edges, parts, out).option("dry-run", "true").execute();
+    PrepareResult dry =
+        prepare(spark, vertices, edges, parts, out).option("dry-run", "true").execute();
     PreparePlan plan = dry.plan();
     assertThat(dry.dryRun()).isTrue();
     assertThat(out).doesNotExist();
@@ -69,7 +128,7 @@ class PrepareDryRunTest {
     long shuffle;
     PrepareResult real;
     try (TaskTotals s = TaskTotals.start(spark.sparkContext())) {
-      real = prepare(vertices, edges, parts, out).execute();
+      real = prepare(spark, vertices, edges, parts, out).execute();
       shuffle = s.shuffleBytes();
     }
     StoreManifest m = real.manifest();
@@ -91,6 +150,7 @@ class PrepareDryRunTest {
     assertThat(ratio(plan.storeBytes(), store)).as("store bytes").isBetween(0.5, 2.0);
     assertThat(ratio(plan.shuffleBytes(), shuffle)).as("shuffle bytes").isBetween(0.5, 2.0);
     assertThat(Files.exists(out.resolve("manifest.json"))).isTrue();
+    return plan;
   }
 
   @Test
@@ -101,7 +161,12 @@ class PrepareDryRunTest {
     try {
       assertThatThrownBy(
               () ->
-                  prepare(ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "2", out)
+                  prepare(
+                          spark,
+                          ds.resolve("vertices.parquet"),
+                          ds.resolve("edges.parquet"),
+                          "2",
+                          out)
                       .execute())
           .isInstanceOf(FanoutConfigException.class)
           .hasMessageContaining("not enough free disk space")
@@ -124,14 +189,14 @@ class PrepareDryRunTest {
       assertThat(frames.resolve("manifest.json")).doesNotExist();
 
       PrepareResult dry =
-          prepare(ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "2", out)
+          prepare(spark, ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "2", out)
               .option("dry-run", "true")
               .execute();
       assertThat(dry.plan().fits()).isFalse();
       assertThat(dry.plan().describe()).contains("NOT ENOUGH");
 
       PrepareResult forced =
-          prepare(ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "2", out)
+          prepare(spark, ds.resolve("vertices.parquet"), ds.resolve("edges.parquet"), "2", out)
               .option("skip-space-check", "true")
               .execute();
       assertThat(forced.manifest().vertices).isEqualTo(2708);
@@ -155,7 +220,7 @@ class PrepareDryRunTest {
   }
 
   private static io.fanout.spark.PrepareAction prepare(
-      Path vertices, Path edges, String parts, Path out) {
+      SparkSession spark, Path vertices, Path edges, String parts, Path out) {
     return Fanout.get(spark)
         .prepare()
         .option("vertices", vertices.toString())
