@@ -130,7 +130,8 @@ final class PreparePlanner {
       long ids = unsafeRow(3, idVar); // (id, dense_id, part)
       long firstSide = unsafeRow(3, idVar); // (src, dst, weight), joined on src
       long secondSide = unsafeRow(6, 2 * idVar); // ... and (_sid, _sd, _sp), joined on dst
-      joins = Math.round((s.edges * (firstSide + secondSide) + 2 * s.vertices * ids) * edgeRatio);
+      double joinRatio = c.codec.unmeasuredRowRatio(EDGE_SHUFFLE_RATIO);
+      joins = Math.round((s.edges * (firstSide + secondSide) + 2 * s.vertices * ids) * joinRatio);
       shuffle.put("join edge endpoints with the id map", joins);
     }
     shuffle.put(PrepareJob.EDGE_FILES, Math.round(storeEdges * edgeRow * edgeRatio));
