@@ -164,6 +164,7 @@ public final class BenchPrepareCommand implements Command {
     out.put("warm_scan_cpu_s", round(warmScan.cpuSeconds));
     out.put("compiled_scan_cpu_s", round(compiledScan.cpuSeconds));
     out.put("prepare_cpu_s", round(main.cpuSeconds));
+    out.put("prepare_shuffle_bytes", main.shuffleBytes);
     out.put("edge_sort", sort.equals("both") ? "task" : sort);
     out.put("store_bytes", storeBytes);
     out.put("store_bytes_per_edge", round((double) storeBytes / Math.max(1, r.manifest().edges)));
@@ -228,15 +229,17 @@ public final class BenchPrepareCommand implements Command {
     return sum;
   }
 
-  /** Wall and executor CPU seconds of one measured step, and its result. */
-  private record Timed<T>(double seconds, double cpuSeconds, T result) {}
+  /**
+   * Wall and executor CPU seconds and shuffle bytes written of one measured step, and its result.
+   */
+  private record Timed<T>(double seconds, double cpuSeconds, long shuffleBytes, T result) {}
 
   private static <T> Timed<T> timed(SparkSession spark, Supplier<T> step) {
     try (TaskTotals totals = TaskTotals.start(spark.sparkContext())) {
       long t = System.nanoTime();
       T r = step.get();
       double wall = seconds(t);
-      return new Timed<>(wall, totals.cpuSeconds(), r);
+      return new Timed<>(wall, totals.cpuSeconds(), totals.shuffleBytes(), r);
     }
   }
 

@@ -169,6 +169,7 @@ class PartitionCommandsTest {
     assertThat(j.get("vertices").asLong()).isEqualTo(2000);
     assertThat(j.get("edge_rows").asLong()).isEqualTo(15000);
     assertThat(j.get("feature_dim").asInt()).isEqualTo(4);
+    assertThat(j.get("prepare_shuffle_bytes").asLong()).isPositive();
     long storeBytes;
     try (var files = java.nio.file.Files.walk(work.resolve("store"))) {
       storeBytes =

@@ -41,10 +41,20 @@ class PrepareDryRunTest {
 
   @Test
   void generatedGraphPlanIsWithinTwiceTheRun() {
+    compareGenerated(spark, tmp);
+  }
+
+  @Test
+  void coraPlanIsWithinTwiceTheRun() {
+    compareCora(spark, tmp);
+  }
+
+  /** {@link #compare} on a generated graph with random float features; returns its plan. */
+  static PreparePlan compareGenerated(SparkSession spark, Path tmp) {
     GraphGenerator g = new GraphGenerator(20_000, 100_000, 16, 5, 3, 0.5);
     Path in = tmp.resolve("gen");
     g.write(spark, 2, in.resolve("v.parquet").toString(), in.resolve("e.parquet").toString());
-    compare(
+    return compare(
         spark,
         tmp,
         "generated",
@@ -55,10 +65,10 @@ class PrepareDryRunTest {
         100_000);
   }
 
-  @Test
-  void coraPlanIsWithinTwiceTheRun() {
+  /** {@link #compare} on cora (0/1 features); returns its plan. */
+  static PreparePlan compareCora(SparkSession spark, Path tmp) {
     Path ds = SparkTestSession.dataset("cora");
-    compare(
+    return compare(
         spark,
         tmp,
         "cora",
@@ -67,37 +77,6 @@ class PrepareDryRunTest {
         "8",
         2708,
         5429);
-  }
-
-  /**
-   * {@link #compare} on a generated graph (random float features) and on cora (0/1 features):
-   * returns the generated graph's plan.
-   */
-  static PreparePlan compareGeneratedAndCora(SparkSession spark, Path tmp) {
-    GraphGenerator g = new GraphGenerator(20_000, 100_000, 16, 5, 3, 0.5);
-    Path in = tmp.resolve("gen");
-    g.write(spark, 2, in.resolve("v.parquet").toString(), in.resolve("e.parquet").toString());
-    PreparePlan plan =
-        compare(
-            spark,
-            tmp,
-            "generated",
-            in.resolve("v.parquet"),
-            in.resolve("e.parquet"),
-            "4",
-            20_000,
-            100_000);
-    Path ds = SparkTestSession.dataset("cora");
-    compare(
-        spark,
-        tmp,
-        "cora",
-        ds.resolve("vertices.parquet"),
-        ds.resolve("edges.parquet"),
-        "8",
-        2708,
-        5429);
-    return plan;
   }
 
   /**
