@@ -144,15 +144,39 @@ final class TrainMemory {
         String.format(
             Locale.ROOT,
             "train ran out of Java heap (max heap %s) with batches of about %,d nodes x %d"
-                + " features (%s) and a %s model of hidden width %d; %s",
+                + " features (%s) and a %s model of hidden width %d%s; %s",
             size(maxHeap),
             nodesPerBatch,
             dim,
             batches(),
             spec.model(),
             spec.hidden(),
+            reuseHeld(),
             advice(2 * maxHeap)),
         oom);
+  }
+
+  /**
+   * What {@code --reuse-hot} holds beside the bound, for the messages: up to {@code fraction x
+   * vertices} hot vertices, each with its feature row in the hot block and its embedding twice (the
+   * one in use and the one the next refresh lands in); empty without reuse. Not in {@link
+   * #leastBytes}: the hot set can be smaller (only vertices sampled in epoch 0 qualify), and it is
+   * known only once training has read epoch 0.
+   */
+  private String reuseHeld() {
+    HotReuse r = spec.reuse();
+    if (r == null || !r.enabled()) {
+      return "";
+    }
+    long hot = Math.round(r.fraction() * vertices);
+    long bytes = hot * (4L * dim + 2L * 4L * spec.hidden());
+    return String.format(
+        Locale.ROOT,
+        ", and --reuse-hot %s keeps up to %,d hot vertices' feature rows and embeddings (up to %s;"
+            + " a smaller --reuse-hot needs less)",
+        r.fraction(),
+        hot,
+        size(bytes));
   }
 
   /**

@@ -188,5 +188,23 @@ class TrainMemoryTest {
         .hasMessageContaining("a sage model of hidden width 256")
         .hasMessageContaining("FANOUT_JAVA_OPTS=-Xmx1g")
         .hasMessageContaining("--batch-size 512");
+    assertThat(e.getMessage()).doesNotContain("--reuse-hot");
+
+    OutOfHeapException withReuse =
+        new TrainMemory(
+                spec(5, 2, 2, false).withReuse(new HotReuse(0.1, 8, HotReuse.FREQUENCY)),
+                STORE,
+                shards(),
+                false)
+            .ranOut(oom, 512 * MIB);
+    long hot = Math.round(0.1 * STORE.vertices());
+    assertThat(withReuse)
+        .hasMessageContaining(
+            String.format(
+                java.util.Locale.ROOT,
+                "--reuse-hot 0.1 keeps up to %,d hot vertices' feature rows and embeddings (up to %s;",
+                hot,
+                OutOfHeapException.size(hot * (4L * 1433 + 2L * 4 * 256))))
+        .hasMessageContaining("--batch-size 512");
   }
 }
