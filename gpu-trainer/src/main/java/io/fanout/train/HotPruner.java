@@ -3,6 +3,7 @@ package io.fanout.train;
 import io.fanout.nn.Block;
 import io.fanout.nn.ReusedRows;
 import io.fanout.sample.MiniBatch;
+import io.fanout.tensor.FloatTensor;
 
 /**
  * Prunes a batch's bottom block for the hot rows whose layer-0 embeddings are reused, before its
@@ -171,7 +172,7 @@ final class HotPruner {
   }
 
   /** Hands the reused rows (full-block positions and cache slots) and the row map to {@code r}. */
-  void describe(ReusedRows r, io.fanout.tensor.FloatTensor embeddings) {
+  void describe(ReusedRows r, FloatTensor embeddings) {
     r.set(cached, hotRows, hotSlots, computed, rowOf, (int) bottomRows);
     r.embeddings(embeddings);
   }

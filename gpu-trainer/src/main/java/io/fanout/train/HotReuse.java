@@ -1,5 +1,7 @@
 package io.fanout.train;
 
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.CpuBackend;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -72,9 +74,8 @@ public record HotReuse(double fraction, int staleness, String hotBy, String refr
   }
 
   /** Whether refreshes run inline on {@code backend} (else on an overlapped CPU worker). */
-  public boolean inlineOn(io.fanout.tensor.Backend backend) {
-    return INLINE.equals(refresh)
-        || (AUTO.equals(refresh) && !(backend instanceof io.fanout.tensor.CpuBackend));
+  public boolean inlineOn(Backend backend) {
+    return INLINE.equals(refresh) || (AUTO.equals(refresh) && !(backend instanceof CpuBackend));
   }
 
   /** Whether any vertex is kept hot. */

@@ -74,10 +74,7 @@ final class VerificationBenchmark {
       ShardManifest shm =
           writeShards(shardDir, g, vt, seeds, s.batchSize(), s.batchesPerShard(), s.fanouts());
       Map<String, Object> out = new LinkedHashMap<>();
-      long storeBytes = 0;
-      for (StoreManifest.FileEntry f : sm.files) {
-        storeBytes += f.bytes;
-      }
+      long storeBytes = sm.fileBytes();
       ShardSet shards = ShardSet.open(shardDir);
       List<Path> parts = shards.files(0);
       try (GraphStore store = GraphStore.open(storeDir)) {

@@ -275,6 +275,15 @@ public final class StoreManifest {
     return OutputCommit.fingerprint(JSON, this);
   }
 
+  /** Bytes of every file {@link #files} lists: the store's size on disk, the manifest aside. */
+  public long fileBytes() {
+    long sum = 0;
+    for (FileEntry f : files) {
+      sum += f.bytes;
+    }
+    return sum;
+  }
+
   /** The entry of {@code path}, or null. */
   public FileEntry file(String path) {
     for (FileEntry f : files) {

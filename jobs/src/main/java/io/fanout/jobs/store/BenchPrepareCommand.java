@@ -136,8 +136,8 @@ public final class BenchPrepareCommand implements Command {
     double prepare = main.seconds;
 
     Map<String, Object> out = new LinkedHashMap<>();
-    long edgeRows = given == null ? conf.get(EDGES) : firstScan.result;
-    long storeBytes = storeBytes(r.manifest());
+    long edgeRows = firstScan.result; // --edges when generated, else what the input holds
+    long storeBytes = r.manifest().fileBytes();
     out.put("bench", "prepare");
     if (given != null) {
       out.put("input", given.toString());
@@ -218,15 +218,6 @@ public final class BenchPrepareCommand implements Command {
 
   private static String edgeTable(Path input) {
     return input.resolve("edges.parquet").toString();
-  }
-
-  /** Bytes of every file the store's manifest lists. */
-  static long storeBytes(StoreManifest m) {
-    long sum = 0;
-    for (StoreManifest.FileEntry f : m.files) {
-      sum += f.bytes;
-    }
-    return sum;
   }
 
   /**

@@ -111,10 +111,7 @@ class PrepareDryRunTest {
       shuffle = s.shuffleBytes();
     }
     StoreManifest m = real.manifest();
-    long store = 0;
-    for (StoreManifest.FileEntry f : m.files) {
-      store += f.bytes;
-    }
+    long store = m.fileBytes();
     System.out.printf(
         "%s: store estimate %d, actual %d (%.2fx); shuffle estimate %d %s, actual %d (%.2fx)%n",
         name,
