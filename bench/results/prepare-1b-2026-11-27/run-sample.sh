@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# One epoch of sampling from the 1-billion-edge store.
+# One epoch of sampling from the store run-prepare.sh left in OUT = W/work. Run from the
+# repository root: bench/results/prepare-1b-2026-11-27/run-sample.sh W
 set -u
-B=/work/scale/big
-cd /work/run-b
-FANOUT_JAVA_OPTS=-Xmx8g /usr/bin/time -v bin/fanout sample --graph $B/work/store \
-  --output $B/shards --split train --fanouts 10,5 --batch-size 1024 --seed 0 \
-  > $B/sample.json 2> $B/sample.err
-echo "rc=$?" >> $B/sample.json
-du -sb $B/shards > $B/shards-bytes.txt
-touch $B/sample.done
+W="${1:?usage: run-sample.sh W (the folder run-prepare.sh used)}"
+OUT="$W/work"
+FANOUT_JAVA_OPTS=-Xmx8g /usr/bin/time -v bin/fanout sample --graph "$OUT/store" \
+  --output "$W/shards" --split train --fanouts 10,5 --batch-size 1024 --seed 0 \
+  > "$W/sample.json" 2> "$W/sample.err"
+echo "rc=$?" >> "$W/sample.json"
+du -sb "$W/shards" > "$W/shards-bytes.txt"
