@@ -42,8 +42,10 @@ import java.util.Map;
  * With {@code directIo} every read goes to the device ({@code O_DIRECT}, see {@link FeatureFiles}).
  *
  * <p>The store's rows may be stored {@code int8} or {@code int4} (per-column affine over the
- * generated values' minima and maxima); then they are computed and encoded one row at a time and no
- * float32 copy of them is ever held, so the feature file can be larger than the process's memory.
+ * generated values' minima and maxima) or {@code pq} (codebooks from {@link PqCodebooks}); then
+ * they are computed and encoded one row at a time and no float32 copy of them is ever held, so the
+ * feature file can be larger than the process's memory. A kept work folder ({@link Settings#keep})
+ * lets one process write the store and another, under a memory limit, train from it.
  */
 public final class FeatureCacheBenchmark {
   private FeatureCacheBenchmark() {}
@@ -52,7 +54,25 @@ public final class FeatureCacheBenchmark {
   public static final List<String> RUNS = List.of("mapped", "none", "belady", "lru");
 
   /** The encodings the benchmark can write its store in. */
-  public static final List<String> ENCODINGS = List.of("f32", "int8", "int4");
+  public static final List<String> ENCODINGS = List.of("f32", "int8", "int4", "pq");
+
+  /** What a kept work folder records of the settings its store and shards were written with. */
+  static final String INPUTS_FILE = "bench-features.properties";
+
+  /**
+   * Trains a {@code pq} store's codebooks. Spark MLlib's {@code KMeans} lives above this module, so
+   * the command supplies it.
+   */
+  public interface PqCodebooks {
+    /**
+     * The pq parameters of {@code vertices} generated rows of {@code dim} columns, each of which
+     * {@code rows} computes on demand.
+     */
+    FeatureParams train(int vertices, int dim, InMemoryGraphStores.RowSource rows);
+
+    /** The options that decide the codebooks, recorded with a kept store. */
+    String options();
+  }
 
   /**
    * @param fractions cache sizes as fractions of the feature bytes (encoded, as on disk)
@@ -60,6 +80,9 @@ public final class FeatureCacheBenchmark {
    * @param directIo read the feature files with {@code O_DIRECT}
    * @param runs which of {@link #RUNS} to make
    * @param warmup train one untimed memory-mapped epoch first
+   * @param workdir where the store and shards go; null: a temporary folder
+   * @param keep leave the store and shards in {@code workdir}, for a later run to reuse
+   * @param writeOnly write (or find) the store and shards and train nothing
    */
   public record Settings(
       int vertices,
@@ -76,7 +99,10 @@ public final class FeatureCacheBenchmark {
       String encoding,
       boolean directIo,
       List<String> runs,
-      boolean warmup) {
+      boolean warmup,
+      Path workdir,
+      boolean keep,
+      boolean writeOnly) {
     public Settings {
       if (!ENCODINGS.contains(encoding)) {
         throw new InvalidInputException(
@@ -101,49 +127,100 @@ public final class FeatureCacheBenchmark {
               "--cache-fractions must be in (0, 1] (a fraction of the feature bytes), got " + f);
         }
       }
+      if ((keep || writeOnly) && workdir == null) {
+        throw new InvalidInputException(
+            (writeOnly ? "--write-only" : "--keep")
+                + " true needs --workdir (a temporary folder is deleted at the end)");
+      }
+    }
+
+    /** The same settings with the runs' scratch in {@code workdir}, kept or not. */
+    public Settings(
+        int vertices,
+        long edges,
+        int features,
+        int hidden,
+        int[] fanouts,
+        int batchSize,
+        int batches,
+        int batchesPerShard,
+        int loaderThreads,
+        int prefetch,
+        double[] fractions,
+        String encoding,
+        boolean directIo,
+        List<String> runs,
+        boolean warmup) {
+      this(
+          vertices,
+          edges,
+          features,
+          hidden,
+          fanouts,
+          batchSize,
+          batches,
+          batchesPerShard,
+          loaderThreads,
+          prefetch,
+          fractions,
+          encoding,
+          directIo,
+          runs,
+          warmup,
+          null,
+          false,
+          false);
+    }
+
+    /** The settings that decide the store and shards, as a kept work folder records them. */
+    Map<String, String> inputs(PqCodebooks pq) {
+      Map<String, String> m = new LinkedHashMap<>();
+      m.put("vertices", Integer.toString(vertices));
+      m.put("edges", Long.toString(edges));
+      m.put("features", Integer.toString(features));
+      m.put("encoding", encoding);
+      if (pq != null) {
+        m.put("pq", pq.options());
+      }
+      m.put("fanouts", java.util.Arrays.toString(fanouts));
+      m.put("batch_size", Integer.toString(batchSize));
+      m.put("batches", Integer.toString(batches));
+      m.put("batches_per_shard", Integer.toString(batchesPerShard));
+      return m;
     }
   }
 
   public static Map<String, Object> run(Settings s) {
-    long t0 = System.nanoTime();
-    boolean f32 = s.encoding().equals("f32");
-    BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features(), f32);
-    int n = s.vertices();
-    int[] seeds = shuffledSeeds(n, Math.min(n, s.batches() * s.batchSize()));
-    double generateSeconds = (System.nanoTime() - t0) / 1e9;
+    return run(s, null);
+  }
+
+  /**
+   * Writes the store and shards (or finds them in a kept work folder written with the same
+   * settings) and makes the runs.
+   *
+   * @param pq trains the codebooks of a {@code pq} store; null for the other encodings
+   */
+  public static Map<String, Object> run(Settings s, PqCodebooks pq) {
+    if (s.encoding().equals("pq") != (pq != null)) {
+      throw new IllegalArgumentException("pq codebooks go with --encoding pq only");
+    }
+    boolean temporary = s.workdir() == null;
     Path dir;
     try {
-      dir = Files.createTempDirectory("fanout-bench-features");
+      dir = temporary ? Files.createTempDirectory("fanout-bench-features") : s.workdir();
+      Files.createDirectories(dir);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a temporary directory", e);
+      throw new UncheckedIOException("cannot create the work folder " + s.workdir(), e);
     }
+    Path storeDir = dir.resolve("store");
+    Path shardDir = dir.resolve("shards");
+    Path scratch = dir.resolve("runs");
+    Map<String, String> inputs = s.inputs(pq);
+    Map<String, Object> out = new LinkedHashMap<>();
+    // before the try: a folder of other settings is refused, not cleaned up
+    boolean reused = !temporary && BenchInputs.matches(dir.resolve(INPUTS_FILE), inputs);
     try {
-      Path storeDir = dir.resolve("store");
-      long t1 = System.nanoTime();
-      if (f32) {
-        VerificationBenchmark.writeStore(
-            storeDir, bg.csr(), bg.features(), bg.dim(), bg.vertices(), bg.classes());
-      } else {
-        writeEncodedStore(storeDir, bg, StoreLayout.encodingCode(s.encoding()));
-      }
-      double storeSeconds = (System.nanoTime() - t1) / 1e9;
-      long t2 = System.nanoTime();
-      Path shardDir = dir.resolve("shards");
-      VerificationBenchmark.writeShards(
-          shardDir,
-          bg.csr(),
-          bg.vertices(),
-          seeds,
-          s.batchSize(),
-          s.batchesPerShard(),
-          s.fanouts());
-      double shardSeconds = (System.nanoTime() - t2) / 1e9;
-      ModelConfig cfg = bg.sageConfig(s.hidden(), s.fanouts().length, 0.5f);
-      long edges = bg.csr().numEdges();
-      bg = null; // the runs read the store and the shards only
-      Map<String, Object> out = new LinkedHashMap<>();
-      out.put("vertices", n);
-      out.put("edges", edges);
+      out.put("vertices", s.vertices());
       out.put("features", s.features());
       out.put("encoding", s.encoding());
       out.put("direct_io", s.directIo());
@@ -151,64 +228,30 @@ public final class FeatureCacheBenchmark {
       out.put("batch_size", s.batchSize());
       out.put("hidden", s.hidden());
       out.put("window_batches", PipelinedLoader.CACHE_WINDOW);
-      out.put("generate_seconds", generateSeconds);
-      out.put("store_seconds", storeSeconds);
-      out.put("shards_seconds", shardSeconds);
+      if (!temporary) {
+        out.put("workdir", dir.toString());
+        out.put("reused", reused);
+      }
+      if (!reused) {
+        write(s, pq, storeDir, shardDir, out);
+        if (!temporary) {
+          BenchInputs.write(dir.resolve(INPUTS_FILE), inputs);
+        }
+      }
       try (GraphStore store = GraphStore.open(storeDir)) {
+        out.put("edges", store.manifest().edges);
         long rowBytes = store.featureParams().rowBytes();
-        long featureBytes = n * rowBytes;
+        long featureBytes = s.vertices() * rowBytes;
         out.put("feature_row_bytes", rowBytes);
         out.put("feature_bytes", featureBytes);
+        if (pq != null) {
+          out.put("pq_group_size", store.featureParams().groupSize);
+          out.put("compression_vs_f32", 4.0 * s.features() / rowBytes);
+        }
         ShardSet shards = ShardSet.open(shardDir);
         out.put("batches", shards.manifest().batchesPerEpoch);
-        if (s.warmup()) {
-          // A warm-up epoch (JIT, page cache), not reported.
-          epoch(store, shards, cfg, s, null, 0, dir, new LinkedHashMap<>(), "warmup");
-        }
-        if (s.runs().contains("mapped")) {
-          epoch(store, shards, cfg, s, null, 0, dir, out, "mapped");
-        }
-        if (s.runs().contains("none")) {
-          epoch(store, shards, cfg, s, CachePolicy.NONE, 0, dir, out, "none");
-        }
-        boolean belady = s.runs().contains("belady");
-        boolean lru = s.runs().contains("lru");
-        int[] access = belady || lru ? accesses(shards) : new int[0];
-        if (belady || lru) {
-          out.put("epoch_row_accesses", access.length);
-        }
-        for (double f : s.fractions()) {
-          if (!belady && !lru) {
-            break;
-          }
-          long bytes = Math.round(f * featureBytes);
-          String pct = pct(f);
-          out.put("cache_" + pct + "_bytes", bytes);
-          long optimum =
-              OfflineMin.misses(access, access.length, n, (int) Math.min(n, bytes / rowBytes));
-          out.put("offline_min_" + pct + "_rows_read", optimum);
-          for (CachePolicy p : List.of(CachePolicy.BELADY, CachePolicy.LRU)) {
-            if (s.runs().contains(p.id())) {
-              epoch(store, shards, cfg, s, p, bytes, dir, out, p.id() + "_" + pct);
-            }
-          }
-          Object b = out.get("belady_" + pct + "_rows_read");
-          Object l = out.get("lru_" + pct + "_rows_read");
-          if (b != null && l != null) {
-            out.put(
-                "lru_over_belady_rows_read_" + pct,
-                ((Number) l).doubleValue() / Math.max(1, ((Number) b).doubleValue()));
-          }
-          if (b != null) {
-            out.put(
-                "belady_over_offline_min_rows_read_" + pct,
-                ((Number) b).doubleValue() / Math.max(1, optimum));
-          }
-          if (l != null) {
-            out.put(
-                "lru_over_offline_min_rows_read_" + pct,
-                ((Number) l).doubleValue() / Math.max(1, optimum));
-          }
+        if (!s.writeOnly()) {
+          runs(s, store, shards, featureBytes, scratch, out);
         }
       }
       long hwm = peakRss();
@@ -217,10 +260,133 @@ public final class FeatureCacheBenchmark {
       }
       return out;
     } finally {
+      cleanUp(temporary ? List.of(dir) : List.of(scratch));
+      if (!temporary && !s.keep() && !s.writeOnly()) {
+        cleanUp(List.of(dir.resolve(INPUTS_FILE), storeDir, shardDir));
+      }
+    }
+  }
+
+  private static void cleanUp(List<Path> paths) {
+    for (Path p : paths) {
       try {
-        FileTrees.deleteRecursively(dir);
+        if (Files.isDirectory(p)) {
+          FileTrees.deleteRecursively(p);
+        } else {
+          Files.deleteIfExists(p);
+        }
       } catch (IOException e) {
-        System.err.println("bench-features: could not delete " + dir + ": " + e);
+        System.err.println("bench-features: could not delete " + p + ": " + e);
+      }
+    }
+  }
+
+  /** Generates the graph and writes the store and one epoch of shuffled seeds as shards. */
+  private static void write(
+      Settings s, PqCodebooks pq, Path storeDir, Path shardDir, Map<String, Object> out) {
+    long t0 = System.nanoTime();
+    boolean f32 = s.encoding().equals("f32");
+    BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features(), f32);
+    int n = s.vertices();
+    int[] seeds = shuffledSeeds(n, Math.min(n, s.batches() * s.batchSize()));
+    out.put("generate_seconds", (System.nanoTime() - t0) / 1e9);
+    if (pq != null) {
+      long tq = System.nanoTime();
+      FeatureParams params = pq.train(n, bg.dim(), generatedRows(bg.dim()));
+      out.put("codebook_seconds", (System.nanoTime() - tq) / 1e9);
+      long t1 = System.nanoTime();
+      writeEncodedStore(storeDir, bg, params);
+      out.put("store_seconds", (System.nanoTime() - t1) / 1e9);
+    } else {
+      long t1 = System.nanoTime();
+      if (f32) {
+        VerificationBenchmark.writeStore(
+            storeDir, bg.csr(), bg.features(), bg.dim(), bg.vertices(), bg.classes());
+      } else {
+        writeEncodedStore(storeDir, bg, bg.encodedParams(StoreLayout.encodingCode(s.encoding())));
+      }
+      out.put("store_seconds", (System.nanoTime() - t1) / 1e9);
+    }
+    long t2 = System.nanoTime();
+    VerificationBenchmark.writeShards(
+        shardDir, bg.csr(), bg.vertices(), seeds, s.batchSize(), s.batchesPerShard(), s.fanouts());
+    out.put("shards_seconds", (System.nanoTime() - t2) / 1e9);
+  }
+
+  /** The generated rows of {@code dim} columns, computed on demand: what the f32 store holds. */
+  public static InMemoryGraphStores.RowSource generatedRows(int dim) {
+    return (v, row) -> {
+      for (int c = 0; c < dim; c++) {
+        row[c] = BenchGraph.feature(v, c, dim);
+      }
+    };
+  }
+
+  /** The runs {@code s} names, one epoch each, reported into {@code out}. */
+  private static void runs(
+      Settings s,
+      GraphStore store,
+      ShardSet shards,
+      long featureBytes,
+      Path dir,
+      Map<String, Object> out) {
+    int n = s.vertices();
+    long rowBytes = store.featureParams().rowBytes();
+    ModelConfig cfg =
+        new ModelConfig(
+            "sage",
+            s.features(),
+            s.hidden(),
+            BenchGraph.CLASSES,
+            s.fanouts().length,
+            0.5f,
+            "relu",
+            "none");
+    if (s.warmup()) {
+      // A warm-up epoch (JIT, page cache), not reported.
+      epoch(store, shards, cfg, s, null, 0, dir, new LinkedHashMap<>(), "warmup");
+    }
+    if (s.runs().contains("mapped")) {
+      epoch(store, shards, cfg, s, null, 0, dir, out, "mapped");
+    }
+    if (s.runs().contains("none")) {
+      epoch(store, shards, cfg, s, CachePolicy.NONE, 0, dir, out, "none");
+    }
+    boolean belady = s.runs().contains("belady");
+    boolean lru = s.runs().contains("lru");
+    if (!belady && !lru) {
+      return;
+    }
+    int[] access = accesses(shards);
+    out.put("epoch_row_accesses", access.length);
+    for (double f : s.fractions()) {
+      long bytes = Math.round(f * featureBytes);
+      String pct = pct(f);
+      out.put("cache_" + pct + "_bytes", bytes);
+      long optimum =
+          OfflineMin.misses(access, access.length, n, (int) Math.min(n, bytes / rowBytes));
+      out.put("offline_min_" + pct + "_rows_read", optimum);
+      for (CachePolicy p : List.of(CachePolicy.BELADY, CachePolicy.LRU)) {
+        if (s.runs().contains(p.id())) {
+          epoch(store, shards, cfg, s, p, bytes, dir, out, p.id() + "_" + pct);
+        }
+      }
+      Object b = out.get("belady_" + pct + "_rows_read");
+      Object l = out.get("lru_" + pct + "_rows_read");
+      if (b != null && l != null) {
+        out.put(
+            "lru_over_belady_rows_read_" + pct,
+            ((Number) l).doubleValue() / Math.max(1, ((Number) b).doubleValue()));
+      }
+      if (b != null) {
+        out.put(
+            "belady_over_offline_min_rows_read_" + pct,
+            ((Number) b).doubleValue() / Math.max(1, optimum));
+      }
+      if (l != null) {
+        out.put(
+            "lru_over_offline_min_rows_read_" + pct,
+            ((Number) l).doubleValue() / Math.max(1, optimum));
       }
     }
   }
@@ -285,14 +451,12 @@ public final class FeatureCacheBenchmark {
   }
 
   /**
-   * Writes {@code bg}'s graph as a store whose rows are encoded with {@code encoding} ({@code int8}
-   * or {@code int4}), per-column affine over the generated values' minima and maxima: one pass
-   * computes those, another computes, encodes and writes each row. No float32 copy is held.
+   * Writes {@code bg}'s graph as a store whose rows are encoded with {@code params} ({@code int8}
+   * and {@code int4} from {@link BenchGraph#encodedParams}, {@code pq} from its codebooks): each
+   * row is computed, encoded and written in turn, so no float32 copy is held.
    */
-  static void writeEncodedStore(Path storeDir, BenchGraph bg, int encoding) {
+  static void writeEncodedStore(Path storeDir, BenchGraph bg, FeatureParams params) {
     int n = bg.csr().numVertices();
-    int dim = bg.dim();
-    FeatureParams params = bg.encodedParams(encoding);
     int partitions =
         Math.max(
             1,
@@ -302,11 +466,7 @@ public final class FeatureCacheBenchmark {
         storeDir,
         bg.csr(),
         bg.vertices(),
-        (v, row) -> {
-          for (int c = 0; c < dim; c++) {
-            row[c] = BenchGraph.feature(v, c, dim);
-          }
-        },
+        generatedRows(bg.dim()),
         params,
         partitions,
         bg.classes(),

@@ -33,7 +33,7 @@ class FeatureCacheBenchmarkTest {
         f32, held.csr(), held.features(), dim, held.vertices(), held.classes());
     for (int enc : new int[] {StoreLayout.ENCODING_INT8, StoreLayout.ENCODING_INT4}) {
       Path dir = tmp.resolve("enc" + enc);
-      FeatureCacheBenchmark.writeEncodedStore(dir, lazy, enc);
+      FeatureCacheBenchmark.writeEncodedStore(dir, lazy, lazy.encodedParams(enc));
       try (GraphStore g = GraphStore.open(dir);
           GraphStore ref = GraphStore.open(f32)) {
         assertThat(g.manifest().featureEncoding).isEqualTo(StoreLayout.encodingName(enc));

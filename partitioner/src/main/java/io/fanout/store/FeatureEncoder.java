@@ -2,15 +2,44 @@ package io.fanout.store;
 
 /**
  * Encodes float32 feature rows as {@link FeatureParams} say: the inverse of the readers' {@code
- * RowDecoder}. Stateless and thread-safe; callers own their {@code dst} arrays.
+ * RowDecoder}. Not thread-safe (a pq encoder keeps a distance buffer): one encoder per thread;
+ * callers own their {@code dst} arrays.
  */
 public final class FeatureEncoder {
   private final FeatureParams p;
   private final int dim;
 
+  /**
+   * pq: the codebooks in double precision, each group's laid out column by column ({@code [group
+   * base + j * centroids + c]}), so one column's differences to every centroid are one loop over
+   * contiguous memory that the JIT vectorizes.
+   */
+  private final double[] columns;
+
+  /** pq: the squared distance of the current group to each centroid. */
+  private final double[] dist;
+
   public FeatureEncoder(FeatureParams params) {
     this.p = params;
     this.dim = params.dim;
+    if (params.encoding == StoreLayout.ENCODING_PQ) {
+      int k = params.centroids;
+      float[] cb = params.codebooks();
+      columns = new double[cb.length];
+      for (int g = 0; g < params.groups(); g++) {
+        int w = params.width(g);
+        int base = k * g * params.groupSize;
+        for (int c = 0; c < k; c++) {
+          for (int j = 0; j < w; j++) {
+            columns[base + j * k + c] = cb[base + c * w + j];
+          }
+        }
+      }
+      dist = new double[k];
+    } else {
+      columns = null;
+      dist = null;
+    }
   }
 
   public FeatureParams params() {
@@ -69,26 +98,34 @@ public final class FeatureEncoder {
     return (int) Math.max(0, Math.min(max, q));
   }
 
-  /** Each group's nearest centroid (squared L2, the lowest index on ties). */
+  /**
+   * Each group's nearest centroid (squared L2, the lowest index on ties). Every centroid's distance
+   * is summed column by column in double precision, the same operations in the same order as one
+   * centroid at a time, so the codes do not depend on the loop order.
+   */
   private void encodePq(float[] src, int off, byte[] dst) {
-    float[] cb = p.codebooks();
     int k = p.centroids;
     int groups = p.groups();
+    double[] d = dist;
+    double[] cols = columns;
     for (int g = 0; g < groups; g++) {
       int w = p.width(g);
       int col = off + g * p.groupSize;
       int base = k * g * p.groupSize;
+      java.util.Arrays.fill(d, 0, k, 0.0);
+      for (int j = 0; j < w; j++) {
+        double x = src[col + j];
+        int at = base + j * k;
+        for (int c = 0; c < k; c++) {
+          double e = x - cols[at + c];
+          d[c] += e * e;
+        }
+      }
       int best = 0;
       double bestDist = Double.MAX_VALUE;
       for (int c = 0; c < k; c++) {
-        int at = base + c * w;
-        double d = 0;
-        for (int j = 0; j < w && d < bestDist; j++) {
-          double diff = (double) src[col + j] - cb[at + j];
-          d += diff * diff;
-        }
-        if (d < bestDist) {
-          bestDist = d;
+        if (d[c] < bestDist) {
+          bestDist = d[c];
           best = c;
         }
       }

@@ -4,10 +4,12 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.spark.prepare.QuantizeOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.BenchJson;
 import io.fanout.train.FeatureCacheBenchmark;
+import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
 
@@ -43,11 +45,12 @@ public final class BenchFeaturesCommand implements Command {
       OptionDef.choice(
           "encoding",
           "f32",
-          "the store's feature encoding; int8/int4 rows are generated and encoded one at a time"
-              + " (no float32 copy in memory)",
+          "the store's feature encoding; int8/int4/pq rows are generated and encoded one at a time"
+              + " (no float32 copy in memory); pq codebooks by Spark MLlib's KMeans as in quantize",
           "f32",
           "int8",
-          "int4");
+          "int4",
+          "pq");
   static final OptionDef<Boolean> DIRECT_IO =
       OptionDef.bool(
           "direct-io",
@@ -59,6 +62,19 @@ public final class BenchFeaturesCommand implements Command {
           "runs", "mapped,none,belady,lru", "which runs to make (some of mapped,none,belady,lru)");
   static final OptionDef<Boolean> WARMUP =
       OptionDef.bool("warmup", true, "train one untimed memory-mapped epoch first");
+  static final OptionDef<String> WORKDIR =
+      OptionDef.string(
+          "workdir",
+          "",
+          "folder for the store and shards (default: a temporary one); a folder a kept run wrote"
+              + " with the same settings is reused");
+  static final OptionDef<Boolean> KEEP =
+      OptionDef.bool("keep", false, "leave the store and shards in --workdir for a later run");
+  static final OptionDef<Boolean> WRITE_ONLY =
+      OptionDef.bool(
+          "write-only",
+          false,
+          "write (or find) the store and shards in --workdir, keep them, and train nothing");
 
   @Override
   public String name() {
@@ -87,12 +103,21 @@ public final class BenchFeaturesCommand implements Command {
         ENCODING,
         DIRECT_IO,
         RUNS,
-        WARMUP);
+        WARMUP,
+        WORKDIR,
+        KEEP,
+        WRITE_ONLY,
+        QuantizeOptions.PQ_GROUP_SIZE,
+        QuantizeOptions.PQ_SAMPLE_ROWS,
+        QuantizeOptions.PQ_SEED);
   }
 
   @Override
   public int run(CommandContext ctx) {
     FanoutConf c = ctx.conf();
+    String workdir = c.get(WORKDIR);
+    FeatureCacheBenchmark.PqCodebooks pq =
+        c.get(ENCODING).equals("pq") ? new SparkPqCodebooks(ctx, c) : null;
     Map<String, Object> r =
         FeatureCacheBenchmark.run(
             new FeatureCacheBenchmark.Settings(
@@ -110,7 +135,11 @@ public final class BenchFeaturesCommand implements Command {
                 c.get(ENCODING),
                 c.get(DIRECT_IO),
                 List.of(c.get(RUNS).split(",")),
-                c.get(WARMUP)));
+                c.get(WARMUP),
+                workdir.isEmpty() ? null : Paths.get(workdir).toAbsolutePath(),
+                c.get(KEEP),
+                c.get(WRITE_ONLY)),
+            pq);
     ctx.out().println(BenchJson.line(r));
     return 0;
   }

@@ -105,7 +105,10 @@ class BenchFeaturesCommandTest {
     Result fr = cli("bench-features", "--vertices", "100", "--cache-fractions", "0.05,x");
     assertThat(fr.code()).isEqualTo(2);
     assertThat(fr.err()).contains("--cache-fractions");
-    Result enc = cli("bench-features", "--vertices", "100", "--encoding", "pq");
+    Result enc = cli("bench-features", "--vertices", "100", "--encoding", "int2");
     assertThat(enc.code()).isEqualTo(2);
+    Result keep = cli("bench-features", "--vertices", "100", "--write-only", "true");
+    assertThat(keep.code()).isEqualTo(2);
+    assertThat(keep.err()).contains("--workdir");
   }
 }

@@ -80,6 +80,20 @@ public final class FeatureQuantizer {
   }
 
   /**
+   * A pq request for {@code dim} columns from the pq options in {@code conf} ({@link
+   * QuantizeOptions#PQ_GROUP_SIZE}, {@link QuantizeOptions#PQ_SAMPLE_ROWS}, {@link
+   * QuantizeOptions#PQ_SEED}), checked as {@code quantize} checks them.
+   */
+  public static Request pqRequest(io.fanout.conf.FanoutConf conf, int dim) {
+    QuantizeOptions.checkPq(conf);
+    return new Request(
+        StoreLayout.ENCODING_PQ,
+        QuantizeOptions.groupSize(conf, dim),
+        conf.get(QuantizeOptions.PQ_SAMPLE_ROWS),
+        conf.get(QuantizeOptions.PQ_SEED));
+  }
+
+  /**
    * Writes to {@code dst} (a store's staging folder) the features of {@code src} (a folder of f32
    * part files of partitions starting at {@code starts}) encoded as {@code r} says, with their
    * parameters file. {@code dst} may be {@code src}: each part is then replaced.
@@ -151,10 +165,17 @@ public final class FeatureQuantizer {
   }
 
   private FeatureParams trainPq(StoreFeatureRows rows, Request r) {
-    int dim = rows.dim();
+    return trainPq(sample(rows, r), rows.dim(), r);
+  }
+
+  /**
+   * pq parameters for rows of {@code dim} columns, trained on {@code sample}: the rows of dense ids
+   * that {@link #inSample} keeps, in dense-id order (what {@link #quantize} draws from a store). A
+   * caller that generates its rows draws the same sample without writing them as float32 first.
+   */
+  public FeatureParams trainPq(List<float[]> sample, int dim, Request r) {
     int gs = r.groupSize();
     int groups = (dim + gs - 1) / gs;
-    List<float[]> sample = sample(rows, r);
     if (sample.isEmpty()) {
       throw new io.fanout.store.InvalidInputException(
           "the store has no vertices to train pq codebooks on");
@@ -189,8 +210,7 @@ public final class FeatureQuantizer {
 
   /** Rows whose hash of (seed, dense id) falls under the sampling rate, in dense-id order. */
   private List<float[]> sample(StoreFeatureRows rows, Request r) {
-    long n = rows.numVertices();
-    double rate = Math.min(1.0, (double) r.sampleRows() / Math.max(1, n));
+    double rate = sampleRate(r, rows.numVertices());
     long seed = r.seed();
     return ranges(rows).flatMap(range -> sampled(rows, range, rate, seed)).collect();
   }
@@ -201,11 +221,21 @@ public final class FeatureQuantizer {
     List<float[]> kept = new ArrayList<>();
     for (long id = range[0]; it.hasNext(); id++) {
       float[] row = it.next();
-      if (rate >= 1.0 || unit(seed, id) < rate) {
+      if (inSample(seed, id, rate)) {
         kept.add(row);
       }
     }
     return kept.iterator();
+  }
+
+  /** The fraction of {@code vertices} rows that {@code r}'s sample keeps. */
+  public static double sampleRate(Request r, long vertices) {
+    return Math.min(1.0, (double) r.sampleRows() / Math.max(1, vertices));
+  }
+
+  /** Whether the pq sample of {@code seed} at {@code rate} holds the row of dense id {@code id}. */
+  public static boolean inSample(long seed, long id, double rate) {
+    return rate >= 1.0 || unit(seed, id) < rate;
   }
 
   /** A uniform value in [0, 1) from (seed, id): SplitMix64's finalizer. */

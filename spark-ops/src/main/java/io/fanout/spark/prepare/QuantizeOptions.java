@@ -60,6 +60,11 @@ public final class QuantizeOptions {
    */
   static void check(FanoutConf conf) {
     conf.get(FEATURE_ENCODING);
+    checkPq(conf);
+  }
+
+  /** {@link #check} of the pq options alone, for commands without {@code --feature-encoding}. */
+  static void checkPq(FanoutConf conf) {
     conf.get(PQ_SEED);
     int rows = conf.get(PQ_SAMPLE_ROWS);
     if (rows < PQ_CENTROIDS) {
