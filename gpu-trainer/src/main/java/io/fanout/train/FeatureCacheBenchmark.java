@@ -134,44 +134,6 @@ public final class FeatureCacheBenchmark {
       }
     }
 
-    /** The same settings with the runs' scratch in {@code workdir}, kept or not. */
-    public Settings(
-        int vertices,
-        long edges,
-        int features,
-        int hidden,
-        int[] fanouts,
-        int batchSize,
-        int batches,
-        int batchesPerShard,
-        int loaderThreads,
-        int prefetch,
-        double[] fractions,
-        String encoding,
-        boolean directIo,
-        List<String> runs,
-        boolean warmup) {
-      this(
-          vertices,
-          edges,
-          features,
-          hidden,
-          fanouts,
-          batchSize,
-          batches,
-          batchesPerShard,
-          loaderThreads,
-          prefetch,
-          fractions,
-          encoding,
-          directIo,
-          runs,
-          warmup,
-          null,
-          false,
-          false);
-    }
-
     /** The settings that decide the store and shards, as a kept work folder records them. */
     Map<String, String> inputs(PqCodebooks pq) {
       Map<String, String> m = new LinkedHashMap<>();
@@ -188,10 +150,6 @@ public final class FeatureCacheBenchmark {
       m.put("batches_per_shard", Integer.toString(batchesPerShard));
       return m;
     }
-  }
-
-  public static Map<String, Object> run(Settings s) {
-    return run(s, null);
   }
 
   /**

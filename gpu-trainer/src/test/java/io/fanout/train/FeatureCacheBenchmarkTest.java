@@ -121,6 +121,9 @@ class FeatureCacheBenchmarkTest {
         encoding,
         false,
         runs,
+        false,
+        null,
+        false,
         false);
   }
 }
