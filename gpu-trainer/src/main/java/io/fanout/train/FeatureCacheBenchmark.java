@@ -18,6 +18,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CounterRng;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -157,8 +158,9 @@ public final class FeatureCacheBenchmark {
    * settings) and makes the runs.
    *
    * @param pq trains the codebooks of a {@code pq} store; null for the other encodings
+   * @param log where a line announces each long phase as it starts
    */
-  public static Map<String, Object> run(Settings s, PqCodebooks pq) {
+  public static Map<String, Object> run(Settings s, PqCodebooks pq, PrintStream log) {
     if (s.encoding().equals("pq") != (pq != null)) {
       throw new IllegalArgumentException("pq codebooks go with --encoding pq only");
     }
@@ -191,7 +193,7 @@ public final class FeatureCacheBenchmark {
         out.put("reused", reused);
       }
       if (!reused) {
-        write(s, pq, storeDir, shardDir, out);
+        write(s, pq, storeDir, shardDir, out, log);
         if (!temporary) {
           BenchInputs.write(dir.resolve(INPUTS_FILE), inputs);
         }
@@ -209,7 +211,7 @@ public final class FeatureCacheBenchmark {
         ShardSet shards = ShardSet.open(shardDir);
         out.put("batches", shards.manifest().batchesPerEpoch);
         if (!s.writeOnly()) {
-          runs(s, store, shards, featureBytes, scratch, out);
+          runs(s, store, shards, featureBytes, scratch, out, log);
         }
       }
       long hwm = peakRss();
@@ -223,6 +225,11 @@ public final class FeatureCacheBenchmark {
         cleanUp(List.of(dir.resolve(INPUTS_FILE), storeDir, shardDir));
       }
     }
+  }
+
+  /** A line on stderr as each long phase starts (the JSON line goes to stdout at the end). */
+  private static void phase(PrintStream log, String what) {
+    log.println("bench-features: " + what);
   }
 
   private static void cleanUp(List<Path> paths) {
@@ -241,22 +248,38 @@ public final class FeatureCacheBenchmark {
 
   /** Generates the graph and writes the store and one epoch of shuffled seeds as shards. */
   private static void write(
-      Settings s, PqCodebooks pq, Path storeDir, Path shardDir, Map<String, Object> out) {
+      Settings s,
+      PqCodebooks pq,
+      Path storeDir,
+      Path shardDir,
+      Map<String, Object> out,
+      PrintStream log) {
     long t0 = System.nanoTime();
     boolean f32 = s.encoding().equals("f32");
+    phase(
+        log,
+        String.format(
+            java.util.Locale.ROOT,
+            "generating %,d vertices, about %,d edges, %d features",
+            s.vertices(),
+            s.edges(),
+            s.features()));
     BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features(), f32);
     int n = s.vertices();
     int[] seeds = shuffledSeeds(n, Math.min(n, s.batches() * s.batchSize()));
     out.put("generate_seconds", (System.nanoTime() - t0) / 1e9);
     if (pq != null) {
       long tq = System.nanoTime();
+      phase(log, "training the pq codebooks (" + pq.options() + ")");
       FeatureParams params = pq.train(n, bg.dim(), generatedRows(bg.dim()));
       out.put("codebook_seconds", (System.nanoTime() - tq) / 1e9);
       long t1 = System.nanoTime();
+      phase(log, "encoding and writing the store's rows (pq) to " + storeDir);
       writeEncodedStore(storeDir, bg, params);
       out.put("store_seconds", (System.nanoTime() - t1) / 1e9);
     } else {
       long t1 = System.nanoTime();
+      phase(log, "writing the store (" + s.encoding() + ") to " + storeDir);
       if (f32) {
         VerificationBenchmark.writeStore(
             storeDir, bg.csr(), bg.features(), bg.dim(), bg.vertices(), bg.classes());
@@ -266,6 +289,7 @@ public final class FeatureCacheBenchmark {
       out.put("store_seconds", (System.nanoTime() - t1) / 1e9);
     }
     long t2 = System.nanoTime();
+    phase(log, "writing the shards (" + seeds.length + " seeds) to " + shardDir);
     VerificationBenchmark.writeShards(
         shardDir, bg.csr(), bg.vertices(), seeds, s.batchSize(), s.batchesPerShard(), s.fanouts());
     out.put("shards_seconds", (System.nanoTime() - t2) / 1e9);
@@ -287,7 +311,8 @@ public final class FeatureCacheBenchmark {
       ShardSet shards,
       long featureBytes,
       Path dir,
-      Map<String, Object> out) {
+      Map<String, Object> out,
+      PrintStream log) {
     int n = s.vertices();
     long rowBytes = store.featureParams().rowBytes();
     ModelConfig cfg =
@@ -302,13 +327,13 @@ public final class FeatureCacheBenchmark {
             "none");
     if (s.warmup()) {
       // A warm-up epoch (JIT, page cache), not reported.
-      epoch(store, shards, cfg, s, null, 0, dir, new LinkedHashMap<>(), "warmup");
+      epoch(store, shards, cfg, s, null, 0, dir, new LinkedHashMap<>(), "warmup", log);
     }
     if (s.runs().contains("mapped")) {
-      epoch(store, shards, cfg, s, null, 0, dir, out, "mapped");
+      epoch(store, shards, cfg, s, null, 0, dir, out, "mapped", log);
     }
     if (s.runs().contains("none")) {
-      epoch(store, shards, cfg, s, CachePolicy.NONE, 0, dir, out, "none");
+      epoch(store, shards, cfg, s, CachePolicy.NONE, 0, dir, out, "none", log);
     }
     boolean belady = s.runs().contains("belady");
     boolean lru = s.runs().contains("lru");
@@ -326,7 +351,7 @@ public final class FeatureCacheBenchmark {
       out.put("offline_min_" + pct + "_rows_read", optimum);
       for (CachePolicy p : List.of(CachePolicy.BELADY, CachePolicy.LRU)) {
         if (s.runs().contains(p.id())) {
-          epoch(store, shards, cfg, s, p, bytes, dir, out, p.id() + "_" + pct);
+          epoch(store, shards, cfg, s, p, bytes, dir, out, p.id() + "_" + pct, log);
         }
       }
       Object b = out.get("belady_" + pct + "_rows_read");
@@ -359,7 +384,9 @@ public final class FeatureCacheBenchmark {
       long bytes,
       Path dir,
       Map<String, Object> out,
-      String key) {
+      String key,
+      PrintStream log) {
+    phase(log, "training one epoch: " + key);
     RowCache cache =
         policy == null
             ? null

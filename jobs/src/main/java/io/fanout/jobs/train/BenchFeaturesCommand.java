@@ -139,7 +139,8 @@ public final class BenchFeaturesCommand implements Command {
                 workdir.isEmpty() ? null : Paths.get(workdir).toAbsolutePath(),
                 c.get(KEEP),
                 c.get(WRITE_ONLY)),
-            pq);
+            pq,
+            ctx.err());
     ctx.out().println(BenchJson.line(r));
     return 0;
   }

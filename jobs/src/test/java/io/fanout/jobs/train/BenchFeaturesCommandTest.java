@@ -95,6 +95,10 @@ class BenchFeaturesCommandTest {
       assertThat(j.get("offline_min_" + pct + "_rows_read").asLong()).isLessThanOrEqualTo(belady);
     }
     assertThat(j.get("process_peak_rss_bytes").asLong()).isPositive();
+    // each long phase announced on stderr as it starts
+    assertThat(r.err())
+        .contains("bench-features: writing the store (int8)")
+        .contains("bench-features: training one epoch: belady_0.5pct");
   }
 
   @Test
