@@ -7,15 +7,16 @@
 # Run from the repository root: bench/results/features-pq-scale-2026-11-27/run.sh W
 set -u
 W="${1:?usage: run.sh W (a folder with about 3 GB free)}"
+K="$W/work" # the kept store and shards
 mkdir -p "$W"
 GRAPH=(--vertices 11000000 --edges 55000000 --features 1024 --hidden 64 --fanouts 10,5
-  --batch-size 256 --batches 600 --encoding pq --workdir "$W/work")
+  --batch-size 256 --batches 600 --encoding pq --workdir "$K")
 FANOUT_JAVA_OPTS=-Xmx6g nice -n 10 /usr/bin/time -v bin/fanout bench-features "${GRAPH[@]}" \
   --write-only true > "$W/write.json" 2> "$W/write.err"
 rc=$?
 echo "rc=$rc" >> "$W/write.json"
 [ "$rc" = 0 ] || exit "$rc"
-du -sb "$W/work/store" "$W/work/shards" > "$W/work-bytes.txt"
+du -sb "$K/store" "$K/shards" > "$W/work-bytes.txt"
 # Drop the page cache (root), so the CSR and shard pages step 1 left cached (charged to the
 # cgroup that wrote them) are read again and charged to the limited one. Feature rows are read
 # with O_DIRECT, which never serves them from the page cache.
