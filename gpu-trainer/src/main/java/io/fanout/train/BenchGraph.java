@@ -22,6 +22,14 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
 
   /** The benchmarks' GraphSAGE over this graph: ReLU, no feature normalization. */
   ModelConfig sageConfig(int hidden, int layers, float dropout) {
+    return sageConfig(dim, classes, hidden, layers, dropout);
+  }
+
+  /**
+   * {@link #sageConfig(int, int, float)} for a graph that is not held (a store written earlier), of
+   * {@code dim} features and {@code classes} classes.
+   */
+  static ModelConfig sageConfig(int dim, int classes, int hidden, int layers, float dropout) {
     return new ModelConfig("sage", dim, hidden, classes, layers, dropout, "relu", "none");
   }
 

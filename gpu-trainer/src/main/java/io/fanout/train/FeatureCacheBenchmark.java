@@ -316,15 +316,8 @@ public final class FeatureCacheBenchmark {
     int n = s.vertices();
     long rowBytes = store.featureParams().rowBytes();
     ModelConfig cfg =
-        new ModelConfig(
-            "sage",
-            s.features(),
-            s.hidden(),
-            BenchGraph.CLASSES,
-            s.fanouts().length,
-            0.5f,
-            "relu",
-            "none");
+        BenchGraph.sageConfig(
+            s.features(), store.manifest().classes, s.hidden(), s.fanouts().length, 0.5f);
     if (s.warmup()) {
       // A warm-up epoch (JIT, page cache), not reported.
       epoch(store, shards, cfg, s, null, 0, dir, new LinkedHashMap<>(), "warmup", log);

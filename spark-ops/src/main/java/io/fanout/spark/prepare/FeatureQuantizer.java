@@ -74,9 +74,11 @@ public final class FeatureQuantizer {
   static Request request(io.fanout.conf.FanoutConf conf, int dim) {
     QuantizeOptions.check(conf);
     int encoding = StoreLayout.encodingCode(conf.get(QuantizeOptions.FEATURE_ENCODING));
-    int rows = conf.get(QuantizeOptions.PQ_SAMPLE_ROWS);
-    int g = encoding == StoreLayout.ENCODING_PQ ? QuantizeOptions.groupSize(conf, dim) : 0;
-    return new Request(encoding, g, rows, conf.get(QuantizeOptions.PQ_SEED));
+    if (encoding == StoreLayout.ENCODING_PQ) {
+      return pqRequest(conf, dim);
+    }
+    return new Request(
+        encoding, 0, conf.get(QuantizeOptions.PQ_SAMPLE_ROWS), conf.get(QuantizeOptions.PQ_SEED));
   }
 
   /**
