@@ -34,8 +34,9 @@ import org.apache.spark.sql.SparkSession;
  * {@code bin/fanout bench-prepare}: generates a synthetic graph (or takes the tables of {@code
  * --input}), scans it as plain Parquet (the limit: reading every input value; then once more, warm;
  * then once with compiled expressions only, the strictest limit), then prepares it ({@code
- * --undirected --dedupe --self-loops drop}; with {@code --edge-sort both}, once per edge sort), and
- * prints one JSON line with the wall times, their ratios, the store's size and the peak memory.
+ * --undirected --dedupe --self-loops drop}; with {@code --edge-sort both}, once per edge sort; with
+ * {@code --id-lookup both}, once per endpoint lookup), and prints one JSON line with the wall
+ * times, their ratios, the store's size and the peak memory.
  */
 public final class BenchPrepareCommand implements Command {
   static final OptionDef<Long> VERTICES =
@@ -55,6 +56,17 @@ public final class BenchPrepareCommand implements Command {
           "prepare's --edge-sort; both = prepare twice in this run (task, then sql: the second"
               + " runs in a warmer JVM), report each against the same scan and check that the"
               + " stores are byte-identical",
+          "task",
+          "sql",
+          "both");
+  static final OptionDef<String> ID_LOOKUP =
+      OptionDef.choice(
+          "id-lookup",
+          "auto",
+          "prepare's --id-lookup; both = prepare twice in this run (task, then sql, both with"
+              + " --edge-sort task), report each against the same scan and check that the stores"
+              + " are byte-identical",
+          "auto",
           "task",
           "sql",
           "both");
@@ -81,7 +93,8 @@ public final class BenchPrepareCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(VERTICES, EDGES, FEATURE_DIM, PARTITIONS, EDGE_SORT, WORKDIR, KEEP, INPUT);
+    return List.of(
+        VERTICES, EDGES, FEATURE_DIM, PARTITIONS, EDGE_SORT, ID_LOOKUP, WORKDIR, KEEP, INPUT);
   }
 
   @Override
@@ -92,6 +105,16 @@ public final class BenchPrepareCommand implements Command {
     Path given = conf.get(INPUT).isEmpty() ? null : Paths.get(conf.get(INPUT)).toAbsolutePath();
     if (given != null) {
       checkInput(given, work);
+    }
+    String sort = conf.get(EDGE_SORT);
+    String lookup = conf.get(ID_LOOKUP);
+    if ((lookup.equals("both") || lookup.equals("task")) && !sort.equals("task")) {
+      throw new FanoutConfigException(
+          "--id-lookup "
+              + lookup
+              + " needs --edge-sort task (Spark's sort orders rows the joins gave dense ids), got"
+              + " --edge-sort "
+              + sort);
     }
     Path input = given != null ? given : work.resolve("input");
     Path store = work.resolve("store");
@@ -118,17 +141,29 @@ public final class BenchPrepareCommand implements Command {
     Timed<Long> compiledScan =
         timedScan(ctx, spark, input, 3, FEATURES_COMPILED, ", compiled expressions only,");
 
-    String sort = conf.get(EDGE_SORT);
+    String firstLookup = lookup.equals("both") ? "task" : lookup;
     Timed<PrepareResult> task = null;
     if (!sort.equals("sql")) {
-      task = timed(spark, () -> prepare(spark, input, store, "task", conf));
-      ctx.err().printf("bench-prepare: prepare --edge-sort task in %.1f s%n", task.seconds);
+      task = timed(spark, () -> prepare(spark, input, store, "task", firstLookup, conf));
+      ctx.err()
+          .printf(
+              "bench-prepare: prepare --edge-sort task --id-lookup %s in %.1f s%n",
+              firstLookup, task.seconds);
     }
     Timed<PrepareResult> sql = null;
     if (!sort.equals("task")) {
       Path to = sort.equals("sql") ? store : work.resolve("store-sql");
-      sql = timed(spark, () -> prepare(spark, input, to, "sql", conf));
+      sql = timed(spark, () -> prepare(spark, input, to, "sql", lookup, conf));
       ctx.err().printf("bench-prepare: prepare --edge-sort sql in %.1f s%n", sql.seconds);
+    }
+    Timed<PrepareResult> sqlLookup = null;
+    if (lookup.equals("both")) {
+      Path to = work.resolve("store-sql-lookup");
+      sqlLookup = timed(spark, () -> prepare(spark, input, to, "task", "sql", conf));
+      ctx.err()
+          .printf(
+              "bench-prepare: prepare --edge-sort task --id-lookup sql in %.1f s%n",
+              sqlLookup.seconds);
     }
     Timed<PrepareResult> main = task != null ? task : sql;
     PrepareResult r = main.result;
@@ -166,6 +201,7 @@ public final class BenchPrepareCommand implements Command {
     out.put("prepare_cpu_s", round(main.cpuSeconds));
     out.put("prepare_shuffle_bytes", main.shuffleBytes);
     out.put("edge_sort", sort.equals("both") ? "task" : sort);
+    out.put("id_lookup", firstLookup);
     out.put("store_bytes", storeBytes);
     out.put("store_bytes_per_edge", round((double) storeBytes / Math.max(1, r.manifest().edges)));
     if (sort.equals("both")) {
@@ -174,6 +210,14 @@ public final class BenchPrepareCommand implements Command {
       out.put("prepare_sql_cpu_s", round(sql.cpuSeconds));
       out.put("same_store_bytes", sameFiles(sql.result.manifest(), r.manifest()));
       delete(work.resolve("store-sql"));
+    }
+    if (sqlLookup != null) {
+      out.put("prepare_sql_lookup_s", round(sqlLookup.seconds));
+      out.put("prepare_sql_lookup_over_scan", round(sqlLookup.seconds / scan));
+      out.put("prepare_sql_lookup_cpu_s", round(sqlLookup.cpuSeconds));
+      out.put("prepare_sql_lookup_shuffle_bytes", sqlLookup.shuffleBytes);
+      out.put("same_store_bytes", sameFiles(sqlLookup.result.manifest(), r.manifest()));
+      delete(work.resolve("store-sql-lookup"));
     }
     out.put("peak_heap_bytes", peakHeap());
     out.put("peak_rss_bytes", peakRss());
@@ -235,10 +279,16 @@ public final class BenchPrepareCommand implements Command {
   }
 
   private static PrepareResult prepare(
-      SparkSession spark, Path input, Path store, String edgeSort, FanoutConf conf) {
+      SparkSession spark,
+      Path input,
+      Path store,
+      String edgeSort,
+      String idLookup,
+      FanoutConf conf) {
     return EndToEnd.prepare(Fanout.get(spark), input)
         .option("partitions", Integer.toString(conf.get(PARTITIONS)))
         .option("edge-sort", edgeSort)
+        .option("id-lookup", idLookup)
         .output(store.toString())
         .execute();
   }

@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.floor;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.pmod;
 
 import io.fanout.conf.FanoutConfigException;
 import java.math.BigInteger;
@@ -44,6 +45,9 @@ final class RangePartitioner implements VertexPartitioner {
     BigInteger p = BigInteger.valueOf(numPartitions);
     long width = span.add(p).subtract(BigInteger.ONE).divide(p).longValueExact();
     Column offset = id.cast("decimal(20,0)").minus(lit(lo));
-    return floor(offset.divide(lit(width))).cast("int");
+    // offset - offset mod width is a multiple of width, so the decimal quotient is exact: a plain
+    // offset / width may round up to the next integer when the span is near 2^64
+    Column w = lit(width);
+    return floor(offset.minus(pmod(offset, w)).divide(w)).cast("int");
   }
 }

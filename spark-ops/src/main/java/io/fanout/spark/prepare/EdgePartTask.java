@@ -32,6 +32,13 @@ import org.apache.spark.sql.types.StructType;
  * once, weighing the sum of their weights (summed in double in ascending weight order, so the
  * result does not depend on the shuffle).
  *
+ * <p>With an {@link EndpointLookup} ({@code --id-lookup task}), input rows are instead {@code (_s,
+ * _d, _rev)}: edge {@code _s -> _d} in original ids, routed to the partition of {@code _d}, {@code
+ * _rev} marking the reverse twin of an undirected input edge. The task finds both dense ids itself;
+ * an edge with an endpoint that is not a vertex is dangling (counted once, for its forward row),
+ * and with {@code dropSelfLoops} an edge {@code v -> v} is dropped. The keys then go through the
+ * counting sort as above, so the files are those of the joined input.
+ *
  * <p>It reads Spark's internal rows (the plan's {@code toRdd}), so no value is boxed and no object
  * is allocated per edge.
  */
@@ -61,6 +68,11 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
   /** Heap bytes the task sort may hold; 0 = max heap / (2 x cores) of the executor. */
   private final long sortBudgetBytes;
 
+  /** Finds dense ids of original-id input rows; null when the rows carry dense keys. */
+  private final EndpointLookup lookup;
+
+  private final boolean dropSelfLoops;
+
   EdgePartTask(
       String staging,
       long[] firsts,
@@ -69,6 +81,34 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
       String weightColumn,
       boolean sortInTask,
       long sortBudgetBytes) {
+    this(staging, firsts, counts, dedupe, weightColumn, sortInTask, sortBudgetBytes, null, false);
+  }
+
+  /** A task whose unweighted input rows are edges in original ids, {@code (_s, _d, _rev)}. */
+  static EdgePartTask withLookup(
+      String staging,
+      long[] firsts,
+      long[] counts,
+      boolean dedupe,
+      EndpointLookup lookup,
+      boolean dropSelfLoops,
+      long sortBudgetBytes) {
+    return new EdgePartTask(
+        staging, firsts, counts, dedupe, null, true, sortBudgetBytes, lookup, dropSelfLoops);
+  }
+
+  private EdgePartTask(
+      String staging,
+      long[] firsts,
+      long[] counts,
+      boolean dedupe,
+      String weightColumn,
+      boolean sortInTask,
+      long sortBudgetBytes,
+      EndpointLookup lookup,
+      boolean dropSelfLoops) {
+    this.lookup = lookup;
+    this.dropSelfLoops = dropSelfLoops;
     if (sortInTask && weightColumn != null) {
       throw new IllegalArgumentException("weighted edges are sorted by Spark, with their weights");
     }
@@ -112,24 +152,18 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
             : Runtime.getRuntime().maxMemory()
                 / (2L * Math.max(1, Runtime.getRuntime().availableProcessors()));
     EdgeKeySort keys = new EdgeKeySort(budget);
-    while (input.hasNext()) {
-      InternalRow r = input.next();
-      int p = r.getInt(0);
-      if (p < 0) {
-        parts.dangling(r);
-        continue;
-      }
-      present[p] = true;
-      try {
-        keys.add(r.getLong(1));
-      } catch (EdgeKeySort.TooLarge e) {
-        throw new InvalidInputException(
-            "edges: store partition "
-                + p
-                + " has more edges than its csr task may sort in memory: "
-                + e.getMessage()
-                + " (the task's share of the heap: max heap / (2 x cores)); raise --partitions, or"
-                + " use --edge-sort sql (Spark's sort, which spills)");
+    if (lookup != null) {
+      addLookingUp(input, parts, keys, present);
+    } else {
+      while (input.hasNext()) {
+        InternalRow r = input.next();
+        int p = r.getInt(0);
+        if (p < 0) {
+          parts.dangling(r);
+          continue;
+        }
+        present[p] = true;
+        add(keys, r.getLong(1), p);
       }
     }
     keys.sort();
@@ -146,6 +180,65 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
           parts.edge(p, dst << 32 | keys.source(i), 0f);
         }
       }
+    }
+  }
+
+  /** Rows looked up together: their table probes overlap in the memory system. */
+  private static final int LOOKUP_BLOCK = 1024;
+
+  /**
+   * Reads {@code (_s, _d, _rev)} rows a block at a time, finds the dense ids of each block's
+   * sources, then of its destinations ({@link EndpointLookup#dense}), and adds the keys of the
+   * edges that stay: not dangling, not a dropped self-loop.
+   */
+  private void addLookingUp(
+      Iterator<InternalRow> input, Parts parts, EdgeKeySort keys, boolean[] present) {
+    long[] src = new long[LOOKUP_BLOCK];
+    long[] dst = new long[LOOKUP_BLOCK];
+    boolean[] reverse = new boolean[LOOKUP_BLOCK];
+    long[] denseSrc = new long[LOOKUP_BLOCK];
+    long[] denseDst = new long[LOOKUP_BLOCK];
+    int[] part = new int[LOOKUP_BLOCK];
+    while (input.hasNext()) {
+      int n = 0;
+      while (n < LOOKUP_BLOCK && input.hasNext()) {
+        InternalRow r = input.next();
+        src[n] = lookup.idAt(r, 0);
+        dst[n] = lookup.idAt(r, 1);
+        reverse[n] = r.getBoolean(2);
+        n++;
+      }
+      lookup.dense(src, n, denseSrc, part);
+      lookup.dense(dst, n, denseDst, part);
+      for (int i = 0; i < n; i++) {
+        long ds = denseSrc[i];
+        long dd = denseDst[i];
+        if (ds < 0 || dd < 0) {
+          if (!reverse[i]) {
+            parts.dangling(src[i], dst[i]);
+          }
+          continue;
+        }
+        if (dropSelfLoops && ds == dd) {
+          continue;
+        }
+        present[part[i]] = true;
+        add(keys, dd << 32 | ds, part[i]);
+      }
+    }
+  }
+
+  private static void add(EdgeKeySort keys, long key, int partition) {
+    try {
+      keys.add(key);
+    } catch (EdgeKeySort.TooLarge e) {
+      throw new InvalidInputException(
+          "edges: store partition "
+              + partition
+              + " has more edges than its csr task may sort in memory: "
+              + e.getMessage()
+              + " (the task's share of the heap: max heap / (2 x cores)); raise --partitions, or"
+              + " use --edge-sort sql (Spark's sort, which spills)");
     }
   }
 
@@ -180,6 +273,14 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
       dangling++;
       if (sample == null) {
         sample = r.isNullAt(2) ? null : r.getUTF8String(2).toString();
+      }
+    }
+
+    /** Counts dangling edge {@code src -> dst} (original ids), the sample when it is the first. */
+    void dangling(long src, long dst) {
+      dangling++;
+      if (sample == null) {
+        sample = src + " -> " + dst;
       }
     }
 

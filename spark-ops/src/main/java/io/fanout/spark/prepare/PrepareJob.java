@@ -21,6 +21,8 @@ import io.fanout.spark.PrepareResult;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.FileTrees;
+import io.fanout.store.IdRankTable;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.OutputCommit;
@@ -122,19 +124,18 @@ public final class PrepareJob {
     }
     edgeSplit = EdgeSplitPlan.of(conf);
     boolean dryRun = conf.get(PrepareOptions.DRY_RUN);
+    // a dry run over DataFrames reads no schema and starts no step (only the row count's jobs)
     steps =
-        new JobSteps(
-            spark,
-            "prepare",
-            dryRun
-                ? (vertexFrame == null ? List.of(READ) : List.of())
-                : steps(requestedPartitions));
+        dryRun && vertexFrame != null
+            ? null
+            : new JobSteps(spark, "prepare", dryRun ? List.of(READ) : steps(requestedPartitions));
     InputTables in =
         vertexFrame != null
             ? InputTables.fromDataFrames(vertexFrame, edgeFrame)
             : steps.call(READ, () -> InputTables.fromPaths(spark, conf));
     if (dryRun) {
       NormalizedTables t = new NormalizedTables(in, conf);
+      requireTaskLookupIfAsked(t, 0);
       InputStats s = footerStats(in);
       if (s == null) {
         s = JobLabels.call(spark, "prepare", COUNT, 1, 1, () -> InputStats.counted(t));
@@ -173,6 +174,7 @@ public final class PrepareJob {
       return new PrepareResult(spark, out, StoreManifest.read(out), true, secondsSince(start));
     }
     NormalizedTables t = new NormalizedTables(in, conf);
+    requireTaskLookupIfAsked(t, 0);
     spaceChecked = conf.get(PrepareOptions.SKIP_SPACE_CHECK);
     if (!spaceChecked) {
       InputStats s = footerStats(in);
@@ -265,7 +267,13 @@ public final class PrepareJob {
       spaceChecked = true;
     }
 
-    // 3. vertices: nodes/ and features/ part files, and the id map
+    // 3. vertices: nodes/ and features/ part files, the id map, and (--id-lookup task) the id
+    // rank tables the csr tasks look endpoints up in
+    long largest = 0;
+    for (long c : vs.counts) {
+      largest = Math.max(largest, c);
+    }
+    boolean taskLookup = usesTaskLookup(t, largest);
     String stagingDir = staging.toAbsolutePath().toString();
     List<Column> vcols =
         new ArrayList<>(
@@ -289,7 +297,8 @@ public final class PrepareJob {
             in.vertexSource,
             conf.get(PrepareOptions.ID_COLUMN),
             t.idTypeName(),
-            graphPartitioner());
+            graphPartitioner(),
+            taskLookup);
     List<Row> wrote =
         steps.call(
             VERTEX_FILES,
@@ -310,7 +319,19 @@ public final class PrepareJob {
 
     // 4. edges: csr/ part files
     List<Row> meta =
-        steps.call(EDGE_FILES, () -> writeEdges(t, staging, stagingDir, firsts, vs.counts, parts));
+        steps.call(
+            EDGE_FILES,
+            () ->
+                taskLookup
+                    ? writeEdgesLookingUpIds(t, stagingDir, firsts, vs.counts, parts)
+                    : writeEdges(t, staging, stagingDir, firsts, vs.counts, parts));
+    if (taskLookup) {
+      try {
+        FileTrees.deleteRecursively(staging.resolve(EndpointLookup.DIR));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("cannot remove the id rank tables", e);
+      }
+    }
     phase("csr files");
     long dangling = 0;
     String danglingSample = null;
@@ -600,6 +621,124 @@ public final class PrepareJob {
         .collect();
   }
 
+  /**
+   * The edge stage of {@code --id-lookup task}: the edges in original ids, both directions of each
+   * when undirected, shuffled once to the partition of their destination (the hash partitioner's
+   * own expression), where {@link EdgePartTask} finds the dense ids in the {@link
+   * io.fanout.store.IdRankTable}s of the vertex stage. No join, no id-map read.
+   */
+  private List<Row> writeEdgesLookingUpIds(
+      NormalizedTables t, String stagingDir, long[] firsts, long[] counts, int parts) {
+    Column src = col(NormalizedTables.SRC);
+    Column dst = col(NormalizedTables.DST);
+    Dataset<Row> all;
+    if (conf.get(PrepareOptions.UNDIRECTED)) {
+      Column forward =
+          org.apache.spark.sql.functions.struct(src.as("_s"), dst.as("_d"), lit(false).as("_rev"));
+      Column reverse =
+          when(
+              src.notEqual(dst),
+              org.apache.spark.sql.functions.struct(
+                  dst.as("_s"), src.as("_d"), lit(true).as("_rev")));
+      all =
+          t.edges
+              .select(
+                  org.apache
+                      .spark
+                      .sql
+                      .functions
+                      .explode(org.apache.spark.sql.functions.array(forward, reverse))
+                      .as("_e"))
+              .where(col("_e").isNotNull())
+              .select(col("_e._s"), col("_e._d"), col("_e._rev"));
+    } else {
+      all = t.edges.select(src.as("_s"), dst.as("_d"), lit(false).as("_rev"));
+    }
+    Column owner =
+        VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER))
+            .assign(t.vertices, col("_d"), parts);
+    Dataset<Row> routed = Routing.shuffle(all, owner, parts);
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
+    }
+    return routed
+        .queryExecution()
+        .toRdd()
+        .toJavaRDD()
+        .mapPartitions(
+            EdgePartTask.withLookup(
+                stagingDir,
+                firsts,
+                counts,
+                conf.get(PrepareOptions.DEDUPE),
+                new EndpointLookup(stagingDir, firsts, t.idTypeName().equals("long")),
+                conf.get(PrepareOptions.SELF_LOOPS).equals("drop"),
+                0))
+        .collect();
+  }
+
+  /**
+   * Why {@code --id-lookup task} cannot build this store, or null when it can.
+   *
+   * @param largestPartition the most vertices of one partition, 0 when not known yet
+   */
+  private String taskLookupObstacle(NormalizedTables t, long largestPartition) {
+    String partitioner = conf.get(PrepareOptions.PARTITIONER);
+    if (!partitioner.equals("hash")) {
+      return "--partitioner "
+          + partitioner
+          + " (the csr tasks find an endpoint's partition by hashing its id: hash only)";
+    }
+    if (t.idTypeName().equals("string")) {
+      return "string vertex ids (the tables hold int or long ids)";
+    }
+    if (t.weighted) {
+      return "weighted edges (Spark sorts them with their weights)";
+    }
+    if (!sortsEdgesInTask(conf)) {
+      return "--edge-sort sql (Spark sorts the rows by their dense ids)";
+    }
+    if (edgeSplit != null) {
+      return "held-out val/test edges (they are written from the joined edges)";
+    }
+    if (largestPartition > IdRankTable.MAX_IDS) {
+      return "a partition of "
+          + largestPartition
+          + " vertices (a table holds at most "
+          + IdRankTable.MAX_IDS
+          + "; raise --partitions)";
+    }
+    return null;
+  }
+
+  /** Fails before any work when {@code --id-lookup task} was asked for and cannot apply. */
+  private void requireTaskLookupIfAsked(NormalizedTables t, long largestPartition) {
+    if (!conf.get(PrepareOptions.ID_LOOKUP).equals("task")) {
+      return;
+    }
+    String why = taskLookupObstacle(t, largestPartition);
+    if (why != null) {
+      throw new FanoutConfigException(
+          "--id-lookup task does not apply to "
+              + why
+              + "; use --id-lookup auto (task where it applies) or sql");
+    }
+  }
+
+  /** Whether this run looks endpoints up in the csr tasks ({@code --id-lookup}). */
+  private boolean usesTaskLookup(NormalizedTables t, long largestPartition) {
+    String mode = conf.get(PrepareOptions.ID_LOOKUP);
+    if (mode.equals("sql")) {
+      return false;
+    }
+    requireTaskLookupIfAsked(t, largestPartition);
+    String why = taskLookupObstacle(t, largestPartition);
+    if (why != null) {
+      LOG.info("prepare: --id-lookup auto joins the edges with the id map: {}", why);
+    }
+    return why == null;
+  }
+
   /** Whether unweighted edges are sorted by the csr-writing tasks ({@code --edge-sort task}). */
   static boolean sortsEdgesInTask(FanoutConf conf) {
     return conf.get(PrepareOptions.EDGE_SORT).equals("task");
@@ -791,6 +930,9 @@ public final class PrepareJob {
                 t.weighted,
                 t.idTypeName().equals("string"),
                 graphPartitioner(),
+                conf.get(PrepareOptions.ID_LOOKUP).equals("sql")
+                    ? false
+                    : taskLookupObstacle(t, PreparePlanner.share(s.vertices, k, 0)) == null,
                 spark.sessionState().conf().autoBroadcastJoinThreshold(),
                 spark.sessionState().conf().numShufflePartitions(),
                 ShuffleCodec.of(spark.sparkContext().getConf())));

@@ -137,6 +137,19 @@ public final class PrepareOptions {
           "task",
           "sql");
 
+  public static final OptionDef<String> ID_LOOKUP =
+      OptionDef.choice(
+          "id-lookup",
+          "auto",
+          "how edge endpoints get their dense ids: task = each csr-writing task looks them up in"
+              + " hash tables the vertex tasks wrote (no join, one shuffle of the edges; hash"
+              + " partitioner, int or long ids, unweighted edges, --edge-sort task, no held-out"
+              + " edges), sql = Spark SQL joins the edges with the id map (the stage a GPU SQL"
+              + " plugin can run), auto = task where it applies, else sql; same store bytes",
+          "auto",
+          "task",
+          "sql");
+
   public static final OptionDef<Boolean> DRY_RUN =
       OptionDef.bool(
           "dry-run",
@@ -180,6 +193,7 @@ public final class PrepareOptions {
           PARTITION_COARSE_VERTICES,
           BROADCAST_VERTICES,
           EDGE_SORT,
+          ID_LOOKUP,
           DRY_RUN,
           SKIP_SPACE_CHECK,
           QuantizeOptions.FEATURE_ENCODING,
@@ -200,6 +214,7 @@ public final class PrepareOptions {
           OVERWRITE,
           BROADCAST_VERTICES,
           EDGE_SORT,
+          ID_LOOKUP,
           DRY_RUN,
           SKIP_SPACE_CHECK);
 

@@ -3,6 +3,7 @@ package io.fanout.spark.prepare;
 import io.fanout.conf.FanoutConf;
 import io.fanout.spark.PreparePlan;
 import io.fanout.store.EdgeKeySort;
+import io.fanout.store.IdRankTable;
 import io.fanout.store.StoreLayout;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -54,6 +55,7 @@ final class PreparePlanner {
       boolean weighted,
       boolean stringIds,
       boolean graphPartitioner,
+      boolean taskLookup,
       long broadcastThreshold,
       int shufflePartitions,
       ShuffleCodec codec) {}
@@ -126,7 +128,7 @@ final class PreparePlanner {
                 * ((vertexRow - featureValueBytes) * vertexRatio
                     + featureValueBytes * featureRatio)));
     long joins = 0;
-    if (!broadcast) {
+    if (!broadcast && !c.taskLookup) {
       long ids = unsafeRow(3, idVar); // (id, dense_id, part)
       long firstSide = unsafeRow(3, idVar); // (src, dst, weight), joined on src
       long secondSide = unsafeRow(6, 2 * idVar); // ... and (_sid, _sd, _sp), joined on dst
@@ -145,13 +147,13 @@ final class PreparePlanner {
             PrepareJob.VERTEX_FILES,
             maxV * vertexRow,
             "the largest partition's vertex rows in the sort (spills beyond its share)"));
-    if (broadcast) {
+    if (!c.taskLookup && broadcast) {
       stages.add(
           new PreparePlan.Stage(
               "join edge endpoints with the id map",
               2 * s.vertices * unsafeRow(3, idVar),
               "the broadcast id map as a hash table, once per executor"));
-    } else {
+    } else if (!c.taskLookup) {
       int sp = Math.max(1, c.shufflePartitions);
       stages.add(
           new PreparePlan.Stage(
@@ -171,7 +173,11 @@ final class PreparePlanner {
                         + " 24 bytes an edge while the key buffer doubles, then 20 an edge and 8 a"
                         + " vertex; does not spill, see --edge-sort)"
                     : "the largest partition's edge rows in the sort (spills beyond its share)")
-                + "; the csr writer's buffers are fixed"));
+                + "; the csr writer's buffers are fixed"
+                + (c.taskLookup
+                    ? "; the id rank tables it looks endpoints up in are mapped files (16 to 32"
+                        + " bytes a vertex, in the page cache)"
+                    : "")));
 
     List<String> notes = new ArrayList<>();
     notes.add(
@@ -196,19 +202,33 @@ final class PreparePlanner {
       notes.add("held-out val/test edges stay in the estimate (an upper bound)");
     }
     long stagingFeatures = encoding.equals("f32") || d == 0 ? 0 : 4L * d * s.vertices;
+    if (c.taskLookup) {
+      long tables = 0;
+      for (PreparePlan.Partition p : parts) {
+        tables += IdRankTable.fileBytes(p.vertices());
+      }
+      stagingFeatures += tables;
+      notes.add(
+          "--id-lookup task: the staging folder also holds the id rank tables ("
+              + tables
+              + " bytes), removed once the csr files are written");
+    }
     return new Estimate(parts, store, shuffle, stages, notes, stagingFeatures);
   }
 
-  /** The plan's parts before the disks are probed. */
+  /**
+   * The plan's parts before the disks are probed; {@code stagingBytes} are files the staging folder
+   * holds besides the store's (f32 features before encoding, id rank tables).
+   */
   record Estimate(
       List<PreparePlan.Partition> partitions,
       Map<String, Long> store,
       Map<String, Long> shuffle,
       List<PreparePlan.Stage> stages,
       List<String> notes,
-      long stagingFeatureBytes) {
+      long stagingBytes) {
     long storeBytes() {
-      long s = stagingFeatureBytes;
+      long s = stagingBytes;
       for (long v : store.values()) {
         s += v;
       }

@@ -1,6 +1,8 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.IdRankTable;
+import io.fanout.store.IdRankTableWriter;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreLayout;
@@ -42,9 +44,12 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
   private final String idColumn;
   private final String idType;
   private final boolean partColumn;
+  private final boolean rankTables;
 
   /**
    * @param partColumn whether the id map gets a {@code part} column (graph-aware partitioners)
+   * @param rankTables whether each partition also writes its {@link IdRankTable} for {@code
+   *     --id-lookup task} (numeric ids only)
    */
   VertexPartTask(
       String staging,
@@ -54,7 +59,12 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
       String source,
       String idColumn,
       String idType,
-      boolean partColumn) {
+      boolean partColumn,
+      boolean rankTables) {
+    if (rankTables && idType.equals("string")) {
+      throw new IllegalArgumentException("id rank tables hold numeric ids");
+    }
+    this.rankTables = rankTables;
     this.idType = idType;
     this.partColumn = partColumn;
     this.staging = staging;
@@ -74,6 +84,8 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
     final FeatureFileWriter feats;
     final Path idmapAttempt;
     final IdMapFileWriter idmap;
+    final Path ranksAttempt;
+    final IdRankTableWriter ranks;
     long rank;
 
     Part(int p) {
@@ -91,12 +103,16 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
         feats = null;
       }
       idmapAttempt = PartFiles.attemptFile(root.resolve(idmapFile(p)));
-      try {
-        java.nio.file.Files.createDirectories(idmapAttempt.getParent());
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException("cannot create " + idmapAttempt.getParent(), e);
-      }
+      createParent(idmapAttempt);
       idmap = new IdMapFileWriter(idmapAttempt, idType, partColumn ? p : -1);
+      if (rankTables) {
+        ranksAttempt = PartFiles.attemptFile(root.resolve(EndpointLookup.tableFile(p)));
+        createParent(ranksAttempt);
+        ranks = new IdRankTableWriter(ranksAttempt, counts[p]);
+      } else {
+        ranksAttempt = null;
+        ranks = null;
+      }
     }
 
     void finish() {
@@ -109,6 +125,18 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
       }
       idmap.close();
       PartFiles.commit(idmapAttempt, root.resolve(idmapFile(index)));
+      if (ranks != null) {
+        ranks.finish();
+        PartFiles.commit(ranksAttempt, root.resolve(EndpointLookup.tableFile(index)));
+      }
+    }
+  }
+
+  private static void createParent(Path file) {
+    try {
+      java.nio.file.Files.createDirectories(file.getParent());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot create " + file.getParent(), e);
     }
   }
 
@@ -157,6 +185,9 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
           throw duplicate(Long.toString(id));
         }
         prevNumber = id;
+        if (part.ranks != null) {
+          part.ranks.add(id);
+        }
         if (longIds) {
           part.idmap.write(dense, id);
         } else {
