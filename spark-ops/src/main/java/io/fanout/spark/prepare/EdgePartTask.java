@@ -73,31 +73,15 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
 
   private final boolean dropSelfLoops;
 
+  /**
+   * @param weightColumn the input's weight column, for errors; null when the store is unweighted
+   * @param sortInTask input rows come unsorted: the task sorts each partition's keys itself
+   * @param sortBudgetBytes heap bytes the task sort may hold; 0 = max heap / (2 x cores)
+   * @param lookup finds the dense ids of {@code (_s, _d, _rev)} rows in original ids (unweighted,
+   *     {@code sortInTask} only); null when the rows carry dense keys
+   * @param dropSelfLoops with {@code lookup}, drop edges {@code v -> v}
+   */
   EdgePartTask(
-      String staging,
-      long[] firsts,
-      long[] counts,
-      boolean dedupe,
-      String weightColumn,
-      boolean sortInTask,
-      long sortBudgetBytes) {
-    this(staging, firsts, counts, dedupe, weightColumn, sortInTask, sortBudgetBytes, null, false);
-  }
-
-  /** A task whose unweighted input rows are edges in original ids, {@code (_s, _d, _rev)}. */
-  static EdgePartTask withLookup(
-      String staging,
-      long[] firsts,
-      long[] counts,
-      boolean dedupe,
-      EndpointLookup lookup,
-      boolean dropSelfLoops,
-      long sortBudgetBytes) {
-    return new EdgePartTask(
-        staging, firsts, counts, dedupe, null, true, sortBudgetBytes, lookup, dropSelfLoops);
-  }
-
-  private EdgePartTask(
       String staging,
       long[] firsts,
       long[] counts,
@@ -109,6 +93,9 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
       boolean dropSelfLoops) {
     this.lookup = lookup;
     this.dropSelfLoops = dropSelfLoops;
+    if (lookup != null && !sortInTask) {
+      throw new IllegalArgumentException("looked-up rows are sorted by the task");
+    }
     if (sortInTask && weightColumn != null) {
       throw new IllegalArgumentException("weighted edges are sorted by Spark, with their weights");
     }

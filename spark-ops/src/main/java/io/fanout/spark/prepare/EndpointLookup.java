@@ -1,17 +1,26 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.store.IdRankTable;
+import java.io.IOException;
 import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.XXH64;
 
 /**
  * Dense ids of edge endpoints for {@code --id-lookup task}: the csr-writing tasks find an original
  * id's partition as the hash partitioner placed it ({@code pmod(xxhash64(id), P)}, Spark's seed
  * 42), then its rank in the {@link IdRankTable} the vertex task of that partition wrote into the
- * staging folder. Tables are mapped on first use and shared by the task's lookups; the page cache
- * holds them.
+ * staging folder. Each table is mapped once per JVM, on first use, and shared by the tasks an
+ * executor runs (as {@code StoreCache} shares stores): a mapping per task would count the same
+ * pages once per mapping in the process's RSS, fault them in again, and pile up mappings until they
+ * are collected. The page cache holds the tables.
  *
  * <p>One instance per task (it is not thread-safe); it is serialized with the task's closure before
  * any table is mapped.
@@ -67,12 +76,47 @@ final class EndpointLookup implements Serializable {
       int p = partitions[i];
       IdRankTable t = tables[p];
       if (t == null) {
-        t = IdRankTable.open(Paths.get(staging).resolve(tableFile(p)));
+        t = shared(Paths.get(staging).resolve(tableFile(p)));
         tables[p] = t;
       }
       int r = t.rank(ids[i]);
       dense[i] = r < 0 ? -1 : firsts[p] + r;
     }
+  }
+
+  /** Mapped tables by path, with the file's identity when mapped; the newest runs' only. */
+  private static final Map<String, Mapped> MAPPED =
+      new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Mapped> e) {
+          return size() > MAX_MAPPED;
+        }
+      };
+
+  /** Tables kept mapped per JVM: those of a few runs of 1000+ partitions. */
+  private static final int MAX_MAPPED = 4096;
+
+  private record Mapped(Object fileKey, IdRankTable table) {}
+
+  /**
+   * The JVM's mapping of the table at {@code path}, mapped anew when the file there is not the one
+   * mapped (a rerun writing the same staging path).
+   */
+  private static synchronized IdRankTable shared(Path path) {
+    Object key;
+    try {
+      BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+      key = a.fileKey() + "@" + a.lastModifiedTime().toMillis() + "/" + a.size();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the id rank table " + path, e);
+    }
+    String name = path.toString();
+    Mapped m = MAPPED.get(name);
+    if (m == null || !key.equals(m.fileKey)) {
+      m = new Mapped(key, IdRankTable.open(path));
+      MAPPED.put(name, m);
+    }
+    return m.table;
   }
 
   /** The id in column {@code ordinal} of {@code row}. */

@@ -602,23 +602,26 @@ public final class PrepareJob {
             : sortInTask
                 ? Routing.shuffle(all, PART, parts)
                 : Routing.byPartition(all, PART, parts, KEY);
+    return writeCsr(
+        routed,
+        new EdgePartTask(
+            stagingDir,
+            firsts,
+            counts,
+            conf.get(PrepareOptions.DEDUPE),
+            t.weighted ? conf.get(PrepareOptions.WEIGHT_COLUMN) : null,
+            sortInTask,
+            0,
+            null,
+            false));
+  }
+
+  /** Runs {@code task} over the rows of {@code routed}: the csr files, and their metadata rows. */
+  private static List<Row> writeCsr(Dataset<Row> routed, EdgePartTask task) {
     if (LOG.isDebugEnabled()) {
       LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
     }
-    return routed
-        .queryExecution()
-        .toRdd()
-        .toJavaRDD()
-        .mapPartitions(
-            new EdgePartTask(
-                stagingDir,
-                firsts,
-                counts,
-                conf.get(PrepareOptions.DEDUPE),
-                t.weighted ? conf.get(PrepareOptions.WEIGHT_COLUMN) : null,
-                sortInTask,
-                0))
-        .collect();
+    return routed.queryExecution().toRdd().toJavaRDD().mapPartitions(task).collect();
   }
 
   /**
@@ -657,24 +660,18 @@ public final class PrepareJob {
     Column owner =
         VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER))
             .assign(t.vertices, col("_d"), parts);
-    Dataset<Row> routed = Routing.shuffle(all, owner, parts);
-    if (LOG.isDebugEnabled()) {
-      LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
-    }
-    return routed
-        .queryExecution()
-        .toRdd()
-        .toJavaRDD()
-        .mapPartitions(
-            EdgePartTask.withLookup(
-                stagingDir,
-                firsts,
-                counts,
-                conf.get(PrepareOptions.DEDUPE),
-                new EndpointLookup(stagingDir, firsts, t.idTypeName().equals("long")),
-                conf.get(PrepareOptions.SELF_LOOPS).equals("drop"),
-                0))
-        .collect();
+    return writeCsr(
+        Routing.shuffle(all, owner, parts),
+        new EdgePartTask(
+            stagingDir,
+            firsts,
+            counts,
+            conf.get(PrepareOptions.DEDUPE),
+            null,
+            true,
+            0,
+            new EndpointLookup(stagingDir, firsts, t.idTypeName().equals("long")),
+            conf.get(PrepareOptions.SELF_LOOPS).equals("drop")));
   }
 
   /**

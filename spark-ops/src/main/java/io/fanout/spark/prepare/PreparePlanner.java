@@ -195,8 +195,9 @@ final class PreparePlanner {
     if (c.graphPartitioner) {
       notes.add("the multilevel partitioner's own shuffles are not estimated");
     }
-    if (c.codec.note() != null) {
-      notes.add(c.codec.note());
+    String codecNote = c.codec.note(joins > 0);
+    if (codecNote != null) {
+      notes.add(codecNote);
     }
     if (EdgeSplitPlan.of(conf) != null) {
       notes.add("held-out val/test edges stay in the estimate (an upper bound)");

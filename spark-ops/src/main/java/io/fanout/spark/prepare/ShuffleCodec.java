@@ -72,8 +72,12 @@ record ShuffleCodec(String name, double factor) {
         : 1;
   }
 
-  /** The plan's note on this codec, or null for LZ4 (the fit) and codecs measured like it. */
-  String note() {
+  /**
+   * The plan's note on this codec, or null for LZ4 (the fit) and codecs measured like it.
+   *
+   * @param joins whether the plan shuffles edges for the endpoint joins
+   */
+  String note(boolean joins) {
     if (!compressed()) {
       return "shuffle files are not compressed (spark.shuffle.compress=false): counted at their raw"
           + " width";
@@ -81,7 +85,7 @@ record ShuffleCodec(String name, double factor) {
     if (name.equals("zstd")) {
       return "shuffle sizes for zstd (spark.io.compression.codec): LZ4's fit times "
           + ZSTD_FACTOR
-          + " where measured, LZ4's for the endpoint joins";
+          + (joins ? " where measured, LZ4's for the endpoint joins" : "");
     }
     if (!name.equals(LZ4.name)) {
       return "shuffle sizes for "

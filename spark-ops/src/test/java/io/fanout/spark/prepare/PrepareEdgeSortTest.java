@@ -134,6 +134,11 @@ class PrepareEdgeSortTest {
   }
 
   static Map<Long, List<Long>> read(Path store) {
+    return read(spark, store);
+  }
+
+  /** Each vertex's in-neighbors in original ids (sorted) as the store at {@code store} has them. */
+  static Map<Long, List<Long>> read(SparkSession spark, Path store) {
     Map<Long, List<Long>> in = new HashMap<>();
     try (GraphStore g = GraphStore.open(store, true)) {
       long[] ids = PrepareWeightsTest.denseToId(spark, g);
@@ -214,11 +219,13 @@ class PrepareEdgeSortTest {
       Path b = Files.createDirectories(tmp.resolve("task-" + dedupe).resolve(StoreLayout.CSR_DIR));
       List<Row> metaA =
           run(
-              new EdgePartTask(a.getParent().toString(), firsts, counts, dedupe, null, false, 0),
+              new EdgePartTask(
+                  a.getParent().toString(), firsts, counts, dedupe, null, false, 0, null, false),
               sorted);
       List<Row> metaB =
           run(
-              new EdgePartTask(b.getParent().toString(), firsts, counts, dedupe, null, true, 0),
+              new EdgePartTask(
+                  b.getParent().toString(), firsts, counts, dedupe, null, true, 0, null, false),
               rows);
       assertThat(metaB).isEqualTo(metaA);
       assertThat(metaA).extracting(m -> m.getInt(0)).containsExactly(0, 2, -1);
@@ -245,13 +252,13 @@ class PrepareEdgeSortTest {
     long[] firsts = {0, 100};
     long[] counts = {100};
     EdgePartTask small =
-        new EdgePartTask(root.toString(), firsts, counts, false, null, true, 30_000);
+        new EdgePartTask(root.toString(), firsts, counts, false, null, true, 30_000, null, false);
     assertThatThrownBy(() -> run(small, rows))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("store partition 0 has more edges than its csr task may sort")
         .hasMessageContaining("raise --partitions, or use --edge-sort sql");
     EdgePartTask enough =
-        new EdgePartTask(root.toString(), firsts, counts, false, null, true, 1 << 20);
+        new EdgePartTask(root.toString(), firsts, counts, false, null, true, 1 << 20, null, false);
     assertThat(run(enough, rows)).extracting(m -> m.getLong(1)).containsExactly(5000L);
   }
 

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConfigException;
-import io.fanout.graph.CsrGraph;
-import io.fanout.graph.GraphStore;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareAction;
 import io.fanout.spark.PreparePlan;
@@ -135,23 +133,6 @@ class PrepareIdLookupTest {
     return in;
   }
 
-  static Map<Long, List<Long>> read(Path store) {
-    Map<Long, List<Long>> in = new HashMap<>();
-    try (GraphStore g = GraphStore.open(store, true)) {
-      long[] ids = PrepareWeightsTest.denseToId(spark, g);
-      CsrGraph csr = g.csr();
-      for (int v = 0; v < csr.numVertices(); v++) {
-        List<Long> l = new ArrayList<>();
-        for (long p = csr.rowStart(v); p < csr.rowEnd(v); p++) {
-          l.add(ids[csr.neighbor(p)]);
-        }
-        Collections.sort(l);
-        in.put(ids[v], l);
-      }
-    }
-    return in;
-  }
-
   void check(Graph g, String name, boolean undirected, String loops, int dangling)
       throws IOException {
     StoreManifest task = prepare(g, name + "-task", "task", undirected, loops).execute().manifest();
@@ -159,7 +140,7 @@ class PrepareIdLookupTest {
     PrepareEdgeSortTest.assertSameBytes(tmp.resolve(name + "-sql"), tmp.resolve(name + "-task"));
     assertThat(task.droppedDanglingEdges).isEqualTo(dangling);
     assertThat(sql.droppedDanglingEdges).isEqualTo(dangling);
-    assertThat(read(tmp.resolve(name + "-task")))
+    assertThat(PrepareEdgeSortTest.read(spark, tmp.resolve(name + "-task")))
         .isEqualTo(reference(g, undirected, loops.equals("drop")));
     try (Stream<Path> files = Files.walk(tmp.resolve(name + "-task"))) {
       assertThat(files.map(Path::toString)).noneMatch(f -> f.contains(EndpointLookup.DIR));
