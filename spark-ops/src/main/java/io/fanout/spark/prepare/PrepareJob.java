@@ -52,10 +52,13 @@ import org.apache.spark.sql.types.DataTypes;
  *   <li>Validate both tables (one aggregation each) and count vertices per partition.
  *   <li>Prefix sums of the counts give each partition's {@code first_vertex}.
  *   <li>Shuffle vertices to their partitions sorted by original id; each task writes its {@code
- *       nodes/} and {@code features/} files and emits the id map, written as Parquet.
- *   <li>Join edge endpoints with the id map, expand/clean them per the options, shuffle them to the
- *       partition of their destination sorted by (destination, source); each task writes its {@code
- *       csr/} file.
+ *       nodes/} and {@code features/} files and its part of the id map (Parquet), and with {@code
+ *       --id-lookup task} its id rank table (staging only).
+ *   <li>Give edge endpoints their dense ids, expand/clean the edges per the options, shuffle them
+ *       to the partition of their destination; each task orders its edges by (destination, source)
+ *       and writes its {@code csr/} file. With {@code --id-lookup task} the edges are shuffled in
+ *       original ids and the csr tasks look both endpoints up in the id rank tables the vertex
+ *       tasks wrote; otherwise Spark joins them with the id map first.
  *   <li>Publish: move files into place, write the manifest last.
  * </ol>
  */
