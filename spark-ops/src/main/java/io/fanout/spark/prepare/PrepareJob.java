@@ -580,16 +580,7 @@ public final class PrepareJob {
                   edgeKey(lit(false), col("_sd"), col("_dd")).as(KEY),
                   lit(null).cast("string").as("_orig"),
                   col(WEIGHT)));
-      all =
-          e.select(
-                  org.apache
-                      .spark
-                      .sql
-                      .functions
-                      .explode(org.apache.spark.sql.functions.array(forward, reverse))
-                      .as("_e"))
-              .where(col("_e").isNotNull())
-              .select(fields);
+      all = bothDirections(e, forward, reverse).select(fields);
     } else {
       all = e.select(forward.as("_e")).select(fields);
     }
@@ -617,6 +608,22 @@ public final class PrepareJob {
             0,
             null,
             false));
+  }
+
+  /**
+   * Column {@code _e} holding {@code forward}, then {@code reverse} unless it is null, of each row
+   * of {@code edges}: one pass over the edges for both directions.
+   */
+  private static Dataset<Row> bothDirections(Dataset<Row> edges, Column forward, Column reverse) {
+    return edges
+        .select(
+            org.apache
+                .spark
+                .sql
+                .functions
+                .explode(org.apache.spark.sql.functions.array(forward, reverse))
+                .as("_e"))
+        .where(col("_e").isNotNull());
   }
 
   /** Runs {@code task} over the rows of {@code routed}: the csr files, and their metadata rows. */
@@ -647,15 +654,7 @@ public final class PrepareJob {
               org.apache.spark.sql.functions.struct(
                   dst.as("_s"), src.as("_d"), lit(true).as("_rev")));
       all =
-          t.edges
-              .select(
-                  org.apache
-                      .spark
-                      .sql
-                      .functions
-                      .explode(org.apache.spark.sql.functions.array(forward, reverse))
-                      .as("_e"))
-              .where(col("_e").isNotNull())
+          bothDirections(t.edges, forward, reverse)
               .select(col("_e._s"), col("_e._d"), col("_e._rev"));
     } else {
       all = t.edges.select(src.as("_s"), dst.as("_d"), lit(false).as("_rev"));
