@@ -170,7 +170,7 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
     }
   }
 
-  /** Rows looked up together: their table probes overlap in the memory system. */
+  /** Rows looked up together ({@link EndpointLookup#dense} hashes a block, then probes it). */
   private static final int LOOKUP_BLOCK = 1024;
 
   /**
@@ -196,7 +196,7 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
         n++;
       }
       lookup.dense(src, n, denseSrc, part);
-      lookup.dense(dst, n, denseDst, part);
+      lookup.dense(dst, n, denseDst, part); // part[i]: the destination's partition, the edge's
       for (int i = 0; i < n; i++) {
         long ds = denseSrc[i];
         long dd = denseDst[i];

@@ -1,5 +1,6 @@
 package io.fanout.spark.prepare;
 
+import io.fanout.spark.partition.HashPartitioner;
 import io.fanout.store.IdRankTable;
 import java.io.IOException;
 import java.io.Serializable;
@@ -11,16 +12,15 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.spark.sql.catalyst.expressions.XXH64;
 
 /**
  * Dense ids of edge endpoints for {@code --id-lookup task}: the csr-writing tasks find an original
- * id's partition as the hash partitioner placed it ({@code pmod(xxhash64(id), P)}, Spark's seed
- * 42), then its rank in the {@link IdRankTable} the vertex task of that partition wrote into the
- * staging folder. Each table is mapped once per JVM, on first use, and shared by the tasks an
- * executor runs (as {@code StoreCache} shares stores): a mapping per task would count the same
- * pages once per mapping in the process's RSS, fault them in again, and pile up mappings until they
- * are collected. The page cache holds the tables.
+ * id's partition as the hash partitioner placed it ({@link HashPartitioner#partitionOf}), then its
+ * rank in the {@link IdRankTable} the vertex task of that partition wrote into the staging folder.
+ * Each table is mapped once per JVM, on first use, and shared by the tasks an executor runs (as
+ * {@code StoreCache} shares stores): a mapping per task would count the same pages once per mapping
+ * in the process's RSS, fault them in again, and pile up mappings until they are collected. The
+ * page cache holds the tables.
  *
  * <p>One instance per task (it is not thread-safe); it is serialized with the task's closure before
  * any table is mapped.
@@ -31,16 +31,13 @@ final class EndpointLookup implements Serializable {
   /** Staging subfolder of the tables; removed before the store is published. */
   static final String DIR = "_id_rank";
 
-  private static final long SEED = 42L;
-
   private final String staging;
   private final long[] firsts;
   private final boolean longIds;
   private transient IdRankTable[] tables;
 
   /**
-   * @param longIds whether ids are {@code bigint} (else {@code int}: Spark hashes the two types
-   *     differently)
+   * @param longIds whether ids are {@code bigint} (else {@code int})
    */
   EndpointLookup(String staging, long[] firsts, boolean longIds) {
     this.staging = staging;
@@ -50,12 +47,6 @@ final class EndpointLookup implements Serializable {
 
   static String tableFile(int partition) {
     return DIR + "/" + String.format(Locale.ROOT, "part-%05d.ids", partition);
-  }
-
-  /** The store partition the hash partitioner gives {@code id}, of {@code parts}. */
-  static int partitionOf(long id, boolean longIds, int parts) {
-    long h = longIds ? XXH64.hashLong(id, SEED) : XXH64.hashInt((int) id, SEED);
-    return (int) Math.floorMod(h, (long) parts);
   }
 
   /**
@@ -70,7 +61,7 @@ final class EndpointLookup implements Serializable {
     }
     int parts = tables.length;
     for (int i = 0; i < n; i++) {
-      partitions[i] = partitionOf(ids[i], longIds, parts);
+      partitions[i] = HashPartitioner.partitionOf(ids[i], longIds, parts);
     }
     for (int i = 0; i < n; i++) {
       int p = partitions[i];
@@ -96,24 +87,24 @@ final class EndpointLookup implements Serializable {
   /** Tables kept mapped per JVM: those of a few runs of 1000+ partitions. */
   private static final int MAX_MAPPED = 4096;
 
-  private record Mapped(Object fileKey, IdRankTable table) {}
+  private record Mapped(String identity, IdRankTable table) {}
 
   /**
    * The JVM's mapping of the table at {@code path}, mapped anew when the file there is not the one
    * mapped (a rerun writing the same staging path).
    */
   private static synchronized IdRankTable shared(Path path) {
-    Object key;
+    String identity;
     try {
       BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
-      key = a.fileKey() + "@" + a.lastModifiedTime().toMillis() + "/" + a.size();
+      identity = a.fileKey() + "@" + a.lastModifiedTime().toMillis() + "/" + a.size();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the id rank table " + path, e);
     }
     String name = path.toString();
     Mapped m = MAPPED.get(name);
-    if (m == null || !key.equals(m.fileKey)) {
-      m = new Mapped(key, IdRankTable.open(path));
+    if (m == null || !identity.equals(m.identity)) {
+      m = new Mapped(identity, IdRankTable.open(path));
       MAPPED.put(name, m);
     }
     return m.table;

@@ -18,6 +18,7 @@ import io.fanout.spark.JobLabels;
 import io.fanout.spark.JobSteps;
 import io.fanout.spark.PreparePlan;
 import io.fanout.spark.PrepareResult;
+import io.fanout.spark.partition.HashPartitioner;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
@@ -683,7 +684,7 @@ public final class PrepareJob {
    */
   private String taskLookupObstacle(NormalizedTables t, long largestPartition) {
     String partitioner = conf.get(PrepareOptions.PARTITIONER);
-    if (!partitioner.equals("hash")) {
+    if (!partitioner.equals(HashPartitioner.NAME)) {
       return "--partitioner "
           + partitioner
           + " (the csr tasks find an endpoint's partition by hashing its id: hash only)";
@@ -712,30 +713,39 @@ public final class PrepareJob {
 
   /** Fails before any work when {@code --id-lookup task} was asked for and cannot apply. */
   private void requireTaskLookupIfAsked(NormalizedTables t, long largestPartition) {
-    if (!conf.get(PrepareOptions.ID_LOOKUP).equals("task")) {
-      return;
-    }
-    String why = taskLookupObstacle(t, largestPartition);
-    if (why != null) {
-      throw new FanoutConfigException(
-          "--id-lookup task does not apply to "
-              + why
-              + "; use --id-lookup auto (task where it applies) or sql");
+    if (conf.get(PrepareOptions.ID_LOOKUP).equals("task")) {
+      String why = taskLookupObstacle(t, largestPartition);
+      if (why != null) {
+        throw taskLookupRefused(why);
+      }
     }
   }
 
-  /** Whether this run looks endpoints up in the csr tasks ({@code --id-lookup}). */
+  private static FanoutConfigException taskLookupRefused(String why) {
+    return new FanoutConfigException(
+        "--id-lookup task does not apply to "
+            + why
+            + "; use --id-lookup auto (task where it applies) or sql");
+  }
+
+  /**
+   * Whether this run looks endpoints up in the csr tasks ({@code --id-lookup}); an explicit {@code
+   * task} that cannot apply fails, {@code auto} logs why it joins.
+   */
   private boolean usesTaskLookup(NormalizedTables t, long largestPartition) {
     String mode = conf.get(PrepareOptions.ID_LOOKUP);
     if (mode.equals("sql")) {
       return false;
     }
-    requireTaskLookupIfAsked(t, largestPartition);
     String why = taskLookupObstacle(t, largestPartition);
-    if (why != null) {
-      LOG.info("prepare: --id-lookup auto joins the edges with the id map: {}", why);
+    if (why == null) {
+      return true;
     }
-    return why == null;
+    if (mode.equals("task")) {
+      throw taskLookupRefused(why);
+    }
+    LOG.info("prepare: --id-lookup auto joins the edges with the id map: {}", why);
+    return false;
   }
 
   /** Whether unweighted edges are sorted by the csr-writing tasks ({@code --edge-sort task}). */
@@ -929,9 +939,8 @@ public final class PrepareJob {
                 t.weighted,
                 t.idTypeName().equals("string"),
                 graphPartitioner(),
-                conf.get(PrepareOptions.ID_LOOKUP).equals("sql")
-                    ? false
-                    : taskLookupObstacle(t, PreparePlanner.share(s.vertices, k, 0)) == null,
+                !conf.get(PrepareOptions.ID_LOOKUP).equals("sql")
+                    && taskLookupObstacle(t, PreparePlanner.share(s.vertices, k, 0)) == null,
                 spark.sessionState().conf().autoBroadcastJoinThreshold(),
                 spark.sessionState().conf().numShufflePartitions(),
                 ShuffleCodec.of(spark.sparkContext().getConf())));

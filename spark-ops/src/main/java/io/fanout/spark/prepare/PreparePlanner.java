@@ -175,7 +175,7 @@ final class PreparePlanner {
                     : "the largest partition's edge rows in the sort (spills beyond its share)")
                 + "; the csr writer's buffers are fixed"
                 + (c.taskLookup
-                    ? "; the id rank tables it looks endpoints up in are mapped files (16 to 32"
+                    ? "; the id rank tables it looks endpoints up in are mapped files (21 to 43"
                         + " bytes a vertex, in the page cache)"
                     : "")));
 

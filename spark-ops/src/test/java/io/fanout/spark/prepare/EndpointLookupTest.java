@@ -2,6 +2,7 @@ package io.fanout.spark.prepare;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fanout.spark.partition.HashPartitioner;
 import io.fanout.store.IdRankTableWriter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,7 +22,7 @@ class EndpointLookupTest {
       byPart.add(new ArrayList<>());
     }
     for (long id = from; id < from + n; id++) {
-      byPart.get(EndpointLookup.partitionOf(id, true, parts)).add(id);
+      byPart.get(HashPartitioner.partitionOf(id, true, parts)).add(id);
     }
     Files.createDirectories(staging.resolve(EndpointLookup.DIR));
     long[] firsts = new long[parts + 1];
@@ -61,7 +62,7 @@ class EndpointLookupTest {
     assertThat(d[50]).isEqualTo(-1);
     assertThat(d[51]).isEqualTo(-1);
     for (int i = 0; i < 50; i++) {
-      int p = EndpointLookup.partitionOf(ids[i], true, 3);
+      int p = HashPartitioner.partitionOf(ids[i], true, 3);
       assertThat(d[i]).isBetween(firsts[p], firsts[p + 1] - 1);
     }
   }

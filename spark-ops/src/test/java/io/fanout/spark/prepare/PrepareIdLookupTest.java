@@ -244,4 +244,34 @@ class PrepareIdLookupTest {
       spark.conf().unset(threshold);
     }
   }
+
+  @Test
+  void theTasksHashIdsAsTheHashPartitionerDoesInSpark() {
+    SplittableRandom r = new SplittableRandom(10);
+    List<Row> rows = new ArrayList<>();
+    long[] ids = new long[200];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = i < 4 ? new long[] {0, -1, Long.MIN_VALUE, Long.MAX_VALUE}[i] : r.nextLong();
+      rows.add(RowFactory.create(ids[i], (int) ids[i]));
+    }
+    Dataset<Row> t =
+        spark.createDataFrame(
+            rows, new StructType().add("l", DataTypes.LongType).add("i", DataTypes.IntegerType));
+    for (int parts : new int[] {1, 3, 7, 200}) {
+      io.fanout.spark.partition.VertexPartitioner hash =
+          io.fanout.spark.partition.VertexPartitioners.byName("hash");
+      List<Row> got =
+          t.select(
+                  hash.assign(t, t.col("l"), parts).as("pl"),
+                  hash.assign(t, t.col("i"), parts).as("pi"))
+              .collectAsList();
+      for (int i = 0; i < ids.length; i++) {
+        assertThat(got.get(i).getInt(0))
+            .isEqualTo(io.fanout.spark.partition.HashPartitioner.partitionOf(ids[i], true, parts));
+        assertThat(got.get(i).getInt(1))
+            .isEqualTo(
+                io.fanout.spark.partition.HashPartitioner.partitionOf((int) ids[i], false, parts));
+      }
+    }
+  }
 }
