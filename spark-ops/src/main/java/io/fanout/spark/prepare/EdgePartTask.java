@@ -32,12 +32,13 @@ import org.apache.spark.sql.types.StructType;
  * once, weighing the sum of their weights (summed in double in ascending weight order, so the
  * result does not depend on the shuffle).
  *
- * <p>With an {@link EndpointLookup} ({@code --id-lookup task}), input rows are instead {@code (_s,
- * _d, _rev)}: edge {@code _s -> _d} in original ids, routed to the partition of {@code _d}, {@code
- * _rev} marking the reverse twin of an undirected input edge. The task finds both dense ids itself;
- * an edge with an endpoint that is not a vertex is dangling (counted once, for its forward row),
- * and with {@code dropSelfLoops} an edge {@code v -> v} is dropped. The keys then go through the
- * counting sort as above, so the files are those of the joined input.
+ * <p>With an {@link EndpointLookup} ({@code --id-lookup task}), the input is instead the {@link
+ * EdgeBlocks} of {@link EdgeRouter} ({@link #onBlocks()}): edges {@code src -> dst} in original
+ * ids, routed to the partition of {@code dst}, a block's flag marking the reverse twins of
+ * undirected input edges. The task finds both dense ids itself; an edge with an endpoint that is
+ * not a vertex is dangling (counted once, for its forward row), and with {@code dropSelfLoops} an
+ * edge {@code v -> v} is dropped. The keys then go through the counting sort as above, so the files
+ * are those of the joined input.
  *
  * <p>It reads Spark's internal rows (the plan's {@code toRdd}), so no value is boxed and no object
  * is allocated per edge.
@@ -77,8 +78,8 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
    * @param weightColumn the input's weight column, for errors; null when the store is unweighted
    * @param sortInTask input rows come unsorted: the task sorts each partition's keys itself
    * @param sortBudgetBytes heap bytes the task sort may hold; 0 = max heap / (2 x cores)
-   * @param lookup finds the dense ids of {@code (_s, _d, _rev)} rows in original ids (unweighted,
-   *     {@code sortInTask} only); null when the rows carry dense keys
+   * @param lookup finds the dense ids of the edges of {@link EdgeBlocks} (unweighted, {@code
+   *     sortInTask} only; the input of {@link #onBlocks()}); null when the rows carry dense keys
    * @param dropSelfLoops with {@code lookup}, drop edges {@code v -> v}
    */
   EdgePartTask(
@@ -110,9 +111,24 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
 
   @Override
   public Iterator<Row> call(Iterator<InternalRow> input) {
+    if (lookup != null) {
+      throw new IllegalStateException("edges in original ids come in blocks: see onBlocks()");
+    }
     Parts parts = new Parts(Paths.get(staging));
     if (sortInTask) {
-      sortThenWrite(input, parts);
+      boolean[] present = new boolean[firsts.length - 1];
+      EdgeKeySort keys = newSort();
+      while (input.hasNext()) {
+        InternalRow r = input.next();
+        int p = r.getInt(0);
+        if (p < 0) {
+          parts.dangling(r);
+          continue;
+        }
+        present[p] = true;
+        add(keys, r.getLong(1), p);
+      }
+      writeSorted(keys, present, parts);
     } else {
       while (input.hasNext()) {
         InternalRow r = input.next();
@@ -127,32 +143,43 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
     return parts.close().iterator();
   }
 
-  /**
-   * Unsorted input: collects the keys, counting-sorts them by destination ({@link EdgeKeySort}),
-   * and writes the partitions the task holds in ascending order, as the sorted path would.
-   */
-  private void sortThenWrite(Iterator<InternalRow> input, Parts parts) {
-    boolean[] present = new boolean[firsts.length - 1];
+  /** This task over the {@link EdgeBlocks} of {@link EdgeRouter} ({@code --id-lookup task}). */
+  FlatMapFunction<Iterator<byte[]>, Row> onBlocks() {
+    if (lookup == null) {
+      throw new IllegalStateException("blocks hold original ids: the task needs a lookup");
+    }
+    return new OnBlocks();
+  }
+
+  private final class OnBlocks implements FlatMapFunction<Iterator<byte[]>, Row> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Iterator<Row> call(Iterator<byte[]> blocks) {
+      Parts parts = new Parts(Paths.get(staging));
+      boolean[] present = new boolean[firsts.length - 1];
+      EdgeKeySort keys = newSort();
+      addLookingUp(blocks, parts, keys, present);
+      writeSorted(keys, present, parts);
+      return parts.close().iterator();
+    }
+  }
+
+  /** The task's sort, holding at most the sort budget. */
+  private EdgeKeySort newSort() {
     long budget =
         sortBudgetBytes > 0
             ? sortBudgetBytes
             : Runtime.getRuntime().maxMemory()
                 / (2L * Math.max(1, Runtime.getRuntime().availableProcessors()));
-    EdgeKeySort keys = new EdgeKeySort(budget);
-    if (lookup != null) {
-      addLookingUp(input, parts, keys, present);
-    } else {
-      while (input.hasNext()) {
-        InternalRow r = input.next();
-        int p = r.getInt(0);
-        if (p < 0) {
-          parts.dangling(r);
-          continue;
-        }
-        present[p] = true;
-        add(keys, r.getLong(1), p);
-      }
-    }
+    return new EdgeKeySort(budget);
+  }
+
+  /**
+   * Counting-sorts the keys by destination ({@link EdgeKeySort}) and writes the partitions the task
+   * holds in ascending order, as the sorted path would.
+   */
+  private void writeSorted(EdgeKeySort keys, boolean[] present, Parts parts) {
     keys.sort();
     for (int p = 0; p < present.length; p++) {
       if (!present[p]) {
@@ -170,38 +197,32 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
     }
   }
 
-  /** Rows looked up together ({@link EndpointLookup#dense} hashes a block, then probes it). */
-  private static final int LOOKUP_BLOCK = 1024;
-
   /**
-   * Reads {@code (_s, _d, _rev)} rows a block at a time, finds the dense ids of each block's
-   * sources, then of its destinations ({@link EndpointLookup#dense}), and adds the keys of the
-   * edges that stay: not dangling, not a dropped self-loop.
+   * Reads the edge blocks, finds the dense ids of each block's sources ({@link
+   * EndpointLookup#dense}) and of its destinations (all in the block's partition), and adds the
+   * keys of the edges that stay: not dangling, not a dropped self-loop.
    */
   private void addLookingUp(
-      Iterator<InternalRow> input, Parts parts, EdgeKeySort keys, boolean[] present) {
-    long[] src = new long[LOOKUP_BLOCK];
-    long[] dst = new long[LOOKUP_BLOCK];
-    boolean[] reverse = new boolean[LOOKUP_BLOCK];
-    long[] denseSrc = new long[LOOKUP_BLOCK];
-    long[] denseDst = new long[LOOKUP_BLOCK];
-    int[] part = new int[LOOKUP_BLOCK];
-    while (input.hasNext()) {
-      int n = 0;
-      while (n < LOOKUP_BLOCK && input.hasNext()) {
-        InternalRow r = input.next();
-        src[n] = lookup.idAt(r, 0);
-        dst[n] = lookup.idAt(r, 1);
-        reverse[n] = r.getBoolean(2);
-        n++;
-      }
-      lookup.dense(src, n, denseSrc, part);
-      lookup.dense(dst, n, denseDst, part); // part[i]: the destination's partition, the edge's
+      Iterator<byte[]> blocks, Parts parts, EdgeKeySort keys, boolean[] present) {
+    long[] src = new long[EdgeBlocks.MAX_ROWS];
+    long[] dst = new long[EdgeBlocks.MAX_ROWS];
+    long[] denseSrc = new long[EdgeBlocks.MAX_ROWS];
+    long[] denseDst = new long[EdgeBlocks.MAX_ROWS];
+    int[] srcPart = new int[EdgeBlocks.MAX_ROWS];
+    while (blocks.hasNext()) {
+      byte[] block = blocks.next();
+      int n = EdgeBlocks.rows(block);
+      int p = EdgeBlocks.partition(block);
+      boolean reverse = EdgeBlocks.reverse(block);
+      EdgeBlocks.read(block, src, dst);
+      lookup.dense(src, n, denseSrc, srcPart);
+      lookup.denseIn(p, dst, n, denseDst);
+      boolean kept = false;
       for (int i = 0; i < n; i++) {
         long ds = denseSrc[i];
         long dd = denseDst[i];
         if (ds < 0 || dd < 0) {
-          if (!reverse[i]) {
+          if (!reverse) {
             parts.dangling(src[i], dst[i]);
           }
           continue;
@@ -209,9 +230,10 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
         if (dropSelfLoops && ds == dd) {
           continue;
         }
-        present[part[i]] = true;
-        add(keys, dd << 32 | ds, part[i]);
+        kept = true;
+        add(keys, dd << 32 | ds, p);
       }
+      present[p] |= kept;
     }
   }
 

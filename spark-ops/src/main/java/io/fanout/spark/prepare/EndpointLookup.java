@@ -56,23 +56,40 @@ final class EndpointLookup implements Serializable {
    * threads' samples against one id at a time.
    */
   void dense(long[] ids, int n, long[] dense, int[] partitions) {
-    if (tables == null) {
-      tables = new IdRankTable[firsts.length - 1];
-    }
-    int parts = tables.length;
+    int parts = firsts.length - 1;
     for (int i = 0; i < n; i++) {
       partitions[i] = HashPartitioner.partitionOf(ids[i], longIds, parts);
     }
     for (int i = 0; i < n; i++) {
       int p = partitions[i];
-      IdRankTable t = tables[p];
-      if (t == null) {
-        t = shared(Paths.get(staging).resolve(tableFile(p)));
-        tables[p] = t;
-      }
-      int r = t.rank(ids[i]);
+      int r = table(p).rank(ids[i]);
       dense[i] = r < 0 ? -1 : firsts[p] + r;
     }
+  }
+
+  /**
+   * The dense ids of {@code ids[0 .. n)}, all known to hash to {@code partition}, into {@code
+   * dense}, -1 for an id the partition does not hold.
+   */
+  void denseIn(int partition, long[] ids, int n, long[] dense) {
+    IdRankTable t = table(partition);
+    long first = firsts[partition];
+    for (int i = 0; i < n; i++) {
+      int r = t.rank(ids[i]);
+      dense[i] = r < 0 ? -1 : first + r;
+    }
+  }
+
+  private IdRankTable table(int partition) {
+    if (tables == null) {
+      tables = new IdRankTable[firsts.length - 1];
+    }
+    IdRankTable t = tables[partition];
+    if (t == null) {
+      t = shared(Paths.get(staging).resolve(tableFile(partition)));
+      tables[partition] = t;
+    }
+    return t;
   }
 
   /** Mapped tables by path, with the file's identity when mapped; the newest runs' only. */
@@ -108,10 +125,5 @@ final class EndpointLookup implements Serializable {
       MAPPED.put(name, m);
     }
     return m.table;
-  }
-
-  /** The id in column {@code ordinal} of {@code row}. */
-  long idAt(org.apache.spark.sql.catalyst.InternalRow row, int ordinal) {
-    return longIds ? row.getLong(ordinal) : row.getInt(ordinal);
   }
 }

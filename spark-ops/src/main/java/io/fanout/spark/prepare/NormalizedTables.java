@@ -168,7 +168,11 @@ final class NormalizedTables {
                 + type(v, splitCol).sql()
                 + "; expected a string column of train, val, test or none");
       }
-      Column s = coalesce(lower(trim(col(quote(splitCol)))), lit("none"));
+      Column raw = col(quote(splitCol));
+      // lower() goes through Unicode case tables per row: only values not already canonical
+      Column s =
+          when(raw.isin("train", "val", "test", "none", ""), raw)
+              .otherwise(coalesce(lower(trim(raw)), lit("none")));
       splitCode =
           when(s.equalTo("none").or(s.equalTo("")), lit((byte) 0))
               .when(s.equalTo("train"), lit((byte) 1))

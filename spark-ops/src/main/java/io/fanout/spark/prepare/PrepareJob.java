@@ -637,34 +637,15 @@ public final class PrepareJob {
 
   /**
    * The edge stage of {@code --id-lookup task}: the edges in original ids, both directions of each
-   * when undirected, shuffled once to the partition of their destination (the hash partitioner's
-   * own expression), where {@link EdgePartTask} finds the dense ids in the {@link
-   * io.fanout.store.IdRankTable}s of the vertex stage. No join, no id-map read.
+   * when undirected, packed into {@link EdgeBlocks} for the partition of their destination (the
+   * hash partitioner's own function) and shuffled once, a block a record, to the {@link
+   * EdgePartTask} that finds the dense ids in the {@link io.fanout.store.IdRankTable}s of the
+   * vertex stage. No join, no id-map read, no per-edge shuffle record.
    */
   private List<Row> writeEdgesLookingUpIds(
       NormalizedTables t, String stagingDir, long[] firsts, long[] counts, int parts) {
-    Column src = col(NormalizedTables.SRC);
-    Column dst = col(NormalizedTables.DST);
-    Dataset<Row> all;
-    if (conf.get(PrepareOptions.UNDIRECTED)) {
-      Column forward =
-          org.apache.spark.sql.functions.struct(src.as("_s"), dst.as("_d"), lit(false).as("_rev"));
-      Column reverse =
-          when(
-              src.notEqual(dst),
-              org.apache.spark.sql.functions.struct(
-                  dst.as("_s"), src.as("_d"), lit(true).as("_rev")));
-      all =
-          bothDirections(t.edges, forward, reverse)
-              .select(col("_e._s"), col("_e._d"), col("_e._rev"));
-    } else {
-      all = t.edges.select(src.as("_s"), dst.as("_d"), lit(false).as("_rev"));
-    }
-    Column owner =
-        VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER))
-            .assign(t.vertices, col("_d"), parts);
-    return writeCsr(
-        Routing.shuffle(all, owner, parts),
+    boolean longIds = t.idTypeName().equals("long");
+    EdgePartTask task =
         new EdgePartTask(
             stagingDir,
             firsts,
@@ -673,8 +654,18 @@ public final class PrepareJob {
             null,
             true,
             0,
-            new EndpointLookup(stagingDir, firsts, t.idTypeName().equals("long")),
-            conf.get(PrepareOptions.SELF_LOOPS).equals("drop")));
+            new EndpointLookup(stagingDir, firsts, longIds),
+            conf.get(PrepareOptions.SELF_LOOPS).equals("drop"));
+    return t.edges
+        .select(col(NormalizedTables.SRC), col(NormalizedTables.DST))
+        .queryExecution()
+        .toRdd()
+        .toJavaRDD()
+        .mapPartitionsToPair(new EdgeRouter(parts, longIds, conf.get(PrepareOptions.UNDIRECTED)))
+        .partitionBy(new EdgeRouter.ByPartition(parts))
+        .values()
+        .mapPartitions(task.onBlocks())
+        .collect();
   }
 
   /**

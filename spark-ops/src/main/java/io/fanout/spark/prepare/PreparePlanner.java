@@ -44,6 +44,15 @@ final class PreparePlanner {
   /** Shuffled bytes over raw UnsafeRow bytes of edge rows (fitted, see the class doc). */
   static final double EDGE_SHUFFLE_RATIO = 0.18;
 
+  /**
+   * Shuffled bytes over raw bytes of the {@link EdgeBlocks} of {@code --id-lookup task} (fitted:
+   * 0.46 and 0.52 on {@code PrepareDryRunTest}'s generated graph and cora, 0.61 on {@code
+   * bench-prepare}'s 10 M / 100 M graph, whose ids are less often small). ZStandard's factor
+   * applies: it compresses blocks further than rows ({@code PrepareDryRunZstdShuffleTest}'s blocks
+   * took about 0.2 to 0.35 of LZ4's bytes).
+   */
+  static final double EDGE_BLOCK_SHUFFLE_RATIO = 0.55;
+
   /** Bytes of a Parquet file besides its rows (footer, page headers), per id-map file. */
   private static final long PARQUET_FILE_OVERHEAD = 2048;
 
@@ -136,7 +145,12 @@ final class PreparePlanner {
       joins = Math.round((s.edges * (firstSide + secondSide) + 2 * s.vertices * ids) * joinRatio);
       shuffle.put("join edge endpoints with the id map", joins);
     }
-    shuffle.put(PrepareJob.EDGE_FILES, Math.round(storeEdges * edgeRow * edgeRatio));
+    shuffle.put(
+        PrepareJob.EDGE_FILES,
+        c.taskLookup
+            ? Math.round(
+                storeEdges * EdgeBlocks.BYTES_PER_EDGE * c.codec.rowRatio(EDGE_BLOCK_SHUFFLE_RATIO))
+            : Math.round(storeEdges * edgeRow * edgeRatio));
 
     List<PreparePlan.Stage> stages = new ArrayList<>();
     stages.add(
@@ -195,7 +209,8 @@ final class PreparePlanner {
     if (c.graphPartitioner) {
       notes.add("the multilevel partitioner's own shuffles are not estimated");
     }
-    String codecNote = c.codec.note(joins > 0);
+    String codecNote =
+        c.codec.note(joins > 0 ? "the endpoint joins" : c.taskLookup ? "the edge blocks" : null);
     if (codecNote != null) {
       notes.add(codecNote);
     }

@@ -55,11 +55,6 @@ final class Routing {
    * key is an expression of the exchange, not a column of the shuffled rows.
    */
   static Dataset<Row> shuffle(Dataset<Row> table, String part, int n) {
-    return shuffle(table, col(part), n);
-  }
-
-  /** {@link #shuffle(Dataset, String, int)} by an int expression, which is not shuffled itself. */
-  static Dataset<Row> shuffle(Dataset<Row> table, Column part, int n) {
-    return table.repartition(n, element_at(lit(keys(n)), greatest(part, lit(0)).plus(1)));
+    return table.repartition(n, element_at(lit(keys(n)), greatest(col(part), lit(0)).plus(1)));
   }
 }

@@ -78,4 +78,20 @@ class EndpointLookupTest {
     assertThat(dense(staging, again, 5)[0]).isEqualTo(-1);
     assertThat(dense(staging, again, 1005)[0]).isNotNegative();
   }
+
+  @Test
+  void denseInAPartitionAgreesWithTheHashedLookupAndMissesOtherPartitionsIds() throws IOException {
+    long[] firsts = writeTables(tmp, -40, 200, 4);
+    long[] ids = java.util.stream.LongStream.range(-45, 165).toArray();
+    long[] hashed = dense(tmp, firsts, ids);
+    EndpointLookup lookup = new EndpointLookup(tmp.toString(), firsts, true);
+    for (int p = 0; p < 4; p++) {
+      long[] in = new long[ids.length];
+      lookup.denseIn(p, ids, ids.length, in);
+      for (int i = 0; i < ids.length; i++) {
+        boolean here = HashPartitioner.partitionOf(ids[i], true, 4) == p;
+        assertThat(in[i]).as("id %d in partition %d", ids[i], p).isEqualTo(here ? hashed[i] : -1);
+      }
+    }
+  }
 }

@@ -115,6 +115,29 @@ class PrepareValidationTest {
   }
 
   @Test
+  void splitNamesAreReadWhateverTheirCaseAndSpacesAndNullOrEmptyMeansNone() {
+    PrepareResult r =
+        prepare(
+                vertices(
+                    v(1L, 0, "train", 1f),
+                    v(2L, 0, " Train ", 1f),
+                    v(3L, 0, "VAL", 1f),
+                    v(4L, 0, "test", 1f),
+                    v(5L, 0, "Test  ", 1f),
+                    v(6L, 0, null, 1f),
+                    v(7L, 0, "", 1f),
+                    v(8L, 0, " NONE", 1f),
+                    v(9L, 0, "none", 1f)),
+                edges(e(1L, 2L)))
+            .execute();
+    assertThat(r.manifest().splitCounts)
+        .containsEntry("train", 2L)
+        .containsEntry("val", 1L)
+        .containsEntry("test", 2L)
+        .containsEntry("none", 4L);
+  }
+
+  @Test
   void missingPathAndColumn() throws IOException {
     fails(
         Fanout.get(spark)
