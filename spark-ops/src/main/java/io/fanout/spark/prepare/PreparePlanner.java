@@ -45,11 +45,12 @@ final class PreparePlanner {
   static final double EDGE_SHUFFLE_RATIO = 0.18;
 
   /**
-   * Shuffled bytes over raw bytes of the {@link EdgeBlocks} of {@code --id-lookup task} (fitted:
-   * 0.46 and 0.52 on {@code PrepareDryRunTest}'s generated graph and cora, 0.61 on {@code
-   * bench-prepare}'s 10 M / 100 M graph, whose ids are less often small). ZStandard's factor
-   * applies: it compresses blocks further than rows ({@code PrepareDryRunZstdShuffleTest}'s blocks
-   * took about 0.2 to 0.35 of LZ4's bytes).
+   * Shuffled bytes over raw bytes of the {@link EdgeBlocks} of {@code --id-lookup task} (fitted: a
+   * run's shuffle bytes less the plan's vertex term came to about 0.46 and 0.52 of the raw blocks
+   * on {@code PrepareDryRunTest}'s generated graph and cora, 0.61 on {@code bench-prepare}'s 10 M /
+   * 100 M graph, whose ids are less often small). ZStandard's factor applies: it compresses blocks
+   * further than rows ({@code PrepareDryRunZstdShuffleTest}'s blocks took about 0.2 to 0.35 of
+   * LZ4's bytes).
    */
   static final double EDGE_BLOCK_SHUFFLE_RATIO = 0.55;
 
@@ -209,8 +210,7 @@ final class PreparePlanner {
     if (c.graphPartitioner) {
       notes.add("the multilevel partitioner's own shuffles are not estimated");
     }
-    String codecNote =
-        c.codec.note(joins > 0 ? "the endpoint joins" : c.taskLookup ? "the edge blocks" : null);
+    String codecNote = c.codec.note(joins > 0 ? "the endpoint joins" : null);
     if (codecNote != null) {
       notes.add(codecNote);
     }
