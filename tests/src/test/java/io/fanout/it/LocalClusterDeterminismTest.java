@@ -18,13 +18,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Part files written by two executor JVMs are the same bytes as on {@code local[2]}: {@code
- * prepare}'s store (CSR, features, nodes and the id map's Parquet), whether the endpoint joins
- * broadcast the id map or shuffle it, and {@code sample}'s shards in both modes.
+ * prepare}'s store (CSR, features, nodes and the id map's Parquet), whether the csr tasks look the
+ * endpoints up in the id rank tables (the edges shuffled as blocks) or the endpoint joins shuffle
+ * the id map, and {@code sample}'s shards in both modes.
  */
 class LocalClusterDeterminismTest {
   @TempDir Path tmp;
 
-  private static void prepare(SparkSession spark, Path out) {
+  private static void prepare(SparkSession spark, Path out, String idLookup) {
     Path cora = SparkTestSession.dataset("cora");
     Fanout.get(spark)
         .prepare()
@@ -33,6 +34,7 @@ class LocalClusterDeterminismTest {
         .option("undirected", "true")
         .option("dedupe", "true")
         .option("partitions", "3")
+        .option("id-lookup", idLookup)
         .output(out.toString())
         .execute();
   }
@@ -41,10 +43,11 @@ class LocalClusterDeterminismTest {
   void executorsWriteTheSameStoreAsLocalMode() throws Exception {
     Path local = tmp.resolve("local");
     Path cluster = tmp.resolve("cluster");
+    Path clusterJoins = tmp.resolve("cluster-joins");
     Path shardsLocal = tmp.resolve("shards-local");
     SparkSession spark = SparkTestSession.start("LocalClusterDeterminismTest-local");
     try {
-      prepare(spark, local);
+      prepare(spark, local, "auto");
       sample(local, shardsLocal, "replicated");
     } finally {
       spark.stop();
@@ -53,16 +56,26 @@ class LocalClusterDeterminismTest {
     Path shardsPartitioned = tmp.resolve("shards-cluster-partitioned");
     SparkSession cs = LocalClusterSession.start("LocalClusterDeterminismTest", 2, 1024);
     try {
-      // local mode broadcasts cora's id map; here the endpoint joins are shuffled hash joins, the
-      // path of graphs too large to broadcast, and must write the same bytes
+      // task looks cora's endpoints up in the csr tasks, the edge blocks crossing between the two
+      // executor JVMs; the joins run as shuffled hash joins, the path of id maps too large to
+      // broadcast; both must write the bytes of local mode
+      prepare(cs, cluster, "task");
       cs.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
-      prepare(cs, cluster);
+      prepare(cs, clusterJoins, "sql");
       cs.conf().unset("spark.sql.autoBroadcastJoinThreshold");
       sample(local, shardsCluster, "replicated");
       sample(local, shardsPartitioned, "partitioned");
     } finally {
       LocalClusterSession.stop(cs);
     }
+    assertSameStore(local, cluster);
+    assertSameStore(local, clusterJoins);
+    assertSameShards(shardsLocal, shardsCluster);
+    assertSameShards(shardsLocal, shardsPartitioned);
+  }
+
+  /** The store at {@code cluster} is byte for byte the one at {@code local}, and sound. */
+  private static void assertSameStore(Path local, Path cluster) throws Exception {
     StoreManifest a = StoreManifest.read(local);
     StoreManifest b = StoreManifest.read(cluster);
     assertThat(b.edges).isEqualTo(10556);
@@ -109,8 +122,6 @@ class LocalClusterDeterminismTest {
       assertThat(g.verifyChecksums()).isEqualTo(b.files.size());
       assertThat(g.csr().numEdges()).isEqualTo(10556);
     }
-    assertSameShards(shardsLocal, shardsCluster);
-    assertSameShards(shardsLocal, shardsPartitioned);
   }
 
   /** {@code bin/fanout sample} of the train split, 2 epochs, through the active session. */
