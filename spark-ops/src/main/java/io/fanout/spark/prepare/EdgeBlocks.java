@@ -55,14 +55,18 @@ final class EdgeBlocks {
     return header(block).getInt(8) != 0;
   }
 
-  /** Copies the block's sources into {@code src} and destinations into {@code dst}. */
-  static void read(byte[] block, long[] src, long[] dst) {
+  /**
+   * Copies the block's sources into {@code src} and destinations into {@code dst}; returns how many
+   * edges it holds ({@link #rows}).
+   */
+  static int read(byte[] block, long[] src, long[] dst) {
     int rows = rows(block);
     ByteBuffer b =
         ByteBuffer.wrap(block, HEADER, BYTES_PER_EDGE * rows)
             .slice()
             .order(ByteOrder.LITTLE_ENDIAN);
     b.asLongBuffer().get(src, 0, rows).get(dst, 0, rows);
+    return rows;
   }
 
   private static ByteBuffer header(byte[] block) {

@@ -211,10 +211,9 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
     int[] srcPart = new int[EdgeBlocks.MAX_ROWS];
     while (blocks.hasNext()) {
       byte[] block = blocks.next();
-      int n = EdgeBlocks.rows(block);
+      int n = EdgeBlocks.read(block, src, dst);
       int p = EdgeBlocks.partition(block);
       boolean reverse = EdgeBlocks.reverse(block);
-      EdgeBlocks.read(block, src, dst);
       lookup.dense(src, n, denseSrc, srcPart);
       lookup.denseIn(p, dst, n, denseDst);
       boolean kept = false;

@@ -210,7 +210,7 @@ final class PreparePlanner {
     if (c.graphPartitioner) {
       notes.add("the multilevel partitioner's own shuffles are not estimated");
     }
-    String codecNote = c.codec.note(joins > 0 ? "the endpoint joins" : null);
+    String codecNote = c.codec.note(joins > 0);
     if (codecNote != null) {
       notes.add(codecNote);
     }

@@ -75,10 +75,9 @@ record ShuffleCodec(String name, double factor) {
   /**
    * The plan's note on this codec, or null for LZ4 (the fit) and codecs measured like it.
    *
-   * @param unmeasured the shuffle this codec's factor was not measured on, counted at LZ4's ratio;
-   *     null when there is none
+   * @param joins whether the plan shuffles edges for the endpoint joins, which keep LZ4's ratio
    */
-  String note(String unmeasured) {
+  String note(boolean joins) {
     if (!compressed()) {
       return "shuffle files are not compressed (spark.shuffle.compress=false): counted at their raw"
           + " width";
@@ -86,7 +85,7 @@ record ShuffleCodec(String name, double factor) {
     if (name.equals("zstd")) {
       return "shuffle sizes for zstd (spark.io.compression.codec): LZ4's fit times "
           + ZSTD_FACTOR
-          + (unmeasured != null ? " where measured, LZ4's for " + unmeasured : "");
+          + (joins ? " where measured, LZ4's for the endpoint joins" : "");
     }
     if (!name.equals(LZ4.name)) {
       return "shuffle sizes for "

@@ -27,7 +27,7 @@ class EdgeRouterTest {
     assertThat(EdgeBlocks.reverse(block)).isTrue();
     long[] s = new long[EdgeBlocks.MAX_ROWS];
     long[] d = new long[EdgeBlocks.MAX_ROWS];
-    EdgeBlocks.read(block, s, d);
+    assertThat(EdgeBlocks.read(block, s, d)).isEqualTo(4);
     assertThat(java.util.Arrays.copyOf(s, 4)).isEqualTo(src);
     assertThat(java.util.Arrays.copyOf(d, 4)).isEqualTo(dst);
     assertThat(EdgeBlocks.reverse(EdgeBlocks.encode(0, false, src, dst, 1))).isFalse();
