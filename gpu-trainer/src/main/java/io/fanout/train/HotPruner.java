@@ -12,12 +12,14 @@ import io.fanout.tensor.FloatTensor;
  * <p>The hot rows (non-seed destinations of the bottom block that the hot set maps to a slot) are
  * dropped from the block: layer 0 computes only the other destinations, which become the pruned
  * block's destinations, in order, and the first of its sources (targets stay a prefix). Then come
- * the sources that those rows still read, in their original order: deeper nodes, and hot rows that
- * a computed row samples as a neighbor. Sources that only hot rows reached, and hot rows that no
- * computed row reads, are gone, so their feature rows are neither gathered nor uploaded. {@link
- * #rowOf} maps the pruned block's destinations back to the full block's rows, where the upper
- * blocks (unchanged) expect them; the model scatters layer 0's output there and fills the hot rows
- * from the cache ({@link ReusedRows}).
+ * the sources that those rows still read, in the order the computed rows first read them: deeper
+ * nodes, and hot rows that a computed row samples as a neighbor. Sources that only hot rows
+ * reached, and hot rows that no computed row reads, are gone, so their feature rows are neither
+ * gathered nor uploaded. The pruned block does not depend on what the hot rows sampled, so a batch
+ * sampled with them left out ({@link io.fanout.sample.NeighborSampler.Worker#leaveOutInLastHop})
+ * prunes to the same block and rows. {@link #rowOf} maps the pruned block's destinations back to
+ * the full block's rows, where the upper blocks (unchanged) expect them; the model scatters layer
+ * 0's output there and fills the hot rows from the cache ({@link ReusedRows}).
  *
  * <p>A pure function of the batch and the hot set, so a loader thread and the trainer prune a batch
  * alike. Reusable buffers; one instance per batch buffer, not thread-safe.
@@ -95,18 +97,15 @@ final class HotPruner {
         rowOf[computed++] = i;
       }
     }
+    // The other sources in the order the computed rows first read them: a function of those rows
+    // and their edges only, so a batch whose hot rows sampled nothing prunes to the same block.
+    kept = computed;
     for (int k = 0; k < computed; k++) {
       int i = rowOf[k];
       for (int p = ptr[i]; p < ptr[i + 1]; p++) {
         if (newIndex[idx[p]] == -1) {
-          newIndex[idx[p]] = -2; // read by a computed row, position assigned below
+          newIndex[idx[p]] = kept++;
         }
-      }
-    }
-    kept = computed;
-    for (int j = 0; j < numSrc; j++) {
-      if (newIndex[j] == -2) {
-        newIndex[j] = kept++;
       }
     }
     keptFrom = grow(keptFrom, kept);

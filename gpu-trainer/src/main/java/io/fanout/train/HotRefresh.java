@@ -90,11 +90,11 @@ final class HotRefresh implements AutoCloseable {
     }
     if (published == null) {
       pendingVersion = step;
-      pending = start(model.params());
+      pending = start(model);
       land();
     } else if (step % reuse.period() == 0) {
       pendingVersion = step;
-      pending = start(model.params());
+      pending = start(model);
     }
     maxAge = Math.max(maxAge, step - publishedVersion);
     return published;
@@ -112,21 +112,27 @@ final class HotRefresh implements AutoCloseable {
     publishedVersion = pendingVersion;
   }
 
-  /** Inline: computes into {@code spare} now. Overlapped: the worker computes into {@code host}. */
-  private Future<?> start(float[] params) {
+  /**
+   * Inline: computes into {@code spare} now, the parameters copied on the device. Overlapped: the
+   * worker computes into {@code host} from a host copy of them.
+   */
+  private Future<?> start(GnnModel model) {
     if (pool == null) {
       long t0 = System.nanoTime();
-      FloatTensor y = compute(params);
+      be.copy(model.paramTensor(), 0, worker.paramTensor(), 0, model.numParams());
+      FloatTensor y = compute();
       spare = TensorBufs.ensure(be, spare, n);
       be.copy(y, 0, spare, 0, n);
       be.sync(); // so that the refresh's time is its own, not the next step's
       done(t0);
       return CompletableFuture.completedFuture(null);
     }
+    float[] params = model.params();
     return pool.submit(
         () -> {
           long t0 = System.nanoTime();
-          FloatTensor y = compute(params);
+          worker.loadParams(params);
+          FloatTensor y = compute();
           if (host == null) {
             host = new float[n];
           }
@@ -136,8 +142,7 @@ final class HotRefresh implements AutoCloseable {
         });
   }
 
-  private FloatTensor compute(float[] params) {
-    worker.loadParams(params);
+  private FloatTensor compute() {
     if (!uploaded) {
       // the block and its rows never change: up once, then every refresh only computes
       worker.uploadLayerInput(0, set.block(), set.features());

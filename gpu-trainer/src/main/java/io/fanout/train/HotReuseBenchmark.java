@@ -5,6 +5,8 @@ import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
+import io.fanout.tensor.cuda.CudaBackend;
+import io.fanout.tensor.cuda.ZeroCopyFeatures;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,11 +14,15 @@ import java.util.Map;
 /**
  * Training steps with and without reuse of hot vertices' bottom-layer embeddings ({@link
  * HotReuse}), on the generated graph of {@link TrainBenchmark} and the same batches, in one run:
- * one untimed epoch of each, then {@code rounds} timed epochs of each, alternating. A step's time
- * is the epoch's wall time less the time it waited for the loader (the same sampler feeds both);
- * whole epochs, the wait included, are reported too ({@code speedup_epoch}). An overlapped refresh
- * worker runs beside the steps, so the speedup is also given with its compute time charged to the
- * steps as if it ran in series; an inline refresh is already in the steps.
+ * one untimed epoch of each, then {@code rounds} timed epochs of each, alternating. The reuse
+ * trainer's untimed epoch samples its batches in full and prunes them (its counts of what reuse
+ * avoids are reported); its timed ones sample without the hot rows' subtrees. A step's time is the
+ * epoch's wall time less the time it waited for the loader (the same sampler feeds both); whole
+ * epochs, the wait included, are reported too ({@code speedup_epoch}). An overlapped refresh worker
+ * runs beside the steps, so the speedup is also given with its compute time charged to the steps as
+ * if it ran in series; an inline refresh is already in the steps. With zero-copy feature access
+ * (CUDA) both trainers read the rows from one pinned copy, and the reuse trainer's loader prunes
+ * each batch so the kernel reads only the pruned block's rows.
  */
 public final class HotReuseBenchmark {
   private HotReuseBenchmark() {}
@@ -29,19 +35,34 @@ public final class HotReuseBenchmark {
     if (rounds < 1) {
       throw new IllegalArgumentException("reuse-rounds must be at least 1, got " + rounds);
     }
-    if (s.featureAccess().equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+    if (s.zeroCopy() && !(be instanceof CudaBackend)) {
       throw new InvalidInputException(
-          "--feature-access zero-copy measures the throughput run only; drop --reuse-hot");
+          "--feature-access zero-copy is measured on the CUDA backend only (got "
+              + be.name()
+              + "); use --backend cuda or --feature-access gather");
+    }
+    if (s.featureCacheFraction() > 0) {
+      throw new InvalidInputException(
+          "--reuse-hot measures reuse with the rows in memory; drop --feature-cache-fraction");
     }
     BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features());
     int[] seeds = bg.spreadSeeds((s.batches() + s.warmup()) * s.batchSize());
     ModelConfig cfg = bg.sageConfig(s.hidden(), s.fanouts().length, 0.5f);
     SampledEpochs data = TrainBenchmark.sampledEpochs(bg, seeds, s);
     TrainOptions opts = new TrainOptions(1, 0.003f, 0f, LrSchedule.CONSTANT, 1);
-    try (Trainer plain = new Trainer(new GnnModel(cfg, be), opts, GradientReducer.LOCAL);
+    ZeroCopyFeatures rows =
+        s.zeroCopy()
+            ? ZeroCopyFeatures.pinnedCopy(
+                (CudaBackend) be, bg.features(), s.vertices(), s.features())
+            : null;
+    data.gather(rows == null);
+    try (ZeroCopyFeatures closeRows = rows;
+        Trainer plain = new Trainer(new GnnModel(cfg, be), opts, GradientReducer.LOCAL);
         Trainer hot = new Trainer(new GnnModel(cfg, be), opts, GradientReducer.LOCAL)) {
       plain.model().init(1);
       hot.model().init(1);
+      plain.readFeaturesFrom(rows);
+      hot.readFeaturesFrom(rows);
       hot.reuseHot(reuse, s.vertices(), v -> bg.csr().degree(v));
       long t0 = System.nanoTime();
       hot.prepareReuse(data);
@@ -52,11 +73,24 @@ public final class HotReuseBenchmark {
       double[] plainEpoch = new double[rounds];
       double[] hotEpoch = new double[rounds];
       int steps = 0;
+      Map<String, Object> avoided = null;
+      Map<String, Object> kernels = new LinkedHashMap<>();
       for (int r = -1; r < rounds; r++) {
-        EpochStats p = epoch(plain, data);
+        boolean last = r == rounds - 1;
+        resetKernelTimes(be, last);
+        EpochStats p = epoch(plain, data.open(0));
+        kernelTimes(be, last, "kernel_ms_plain.", p.batches(), kernels);
         double refresh0 = refreshSeconds(hot);
-        EpochStats h = epoch(hot, data);
+        // The untimed epoch samples every batch in full and the trainer prunes it, which counts
+        // what reuse avoids; the timed ones leave the hot rows out as they sample (the same
+        // blocks).
+        resetKernelTimes(be, last);
+        EpochStats h = epoch(hot, r < 0 ? data.open(0) : hot.open(data, 0));
+        kernelTimes(be, last, "kernel_ms_reuse.", h.batches(), kernels);
         double refresh = refreshSeconds(hot) - refresh0;
+        if (r < 0) {
+          avoided = new LinkedHashMap<>(hot.reuseStats());
+        }
         if (r >= 0) {
           steps = p.batches();
           plainEpoch[r] = p.seconds();
@@ -77,6 +111,7 @@ public final class HotReuseBenchmark {
       out.put("hidden", s.hidden());
       out.put("fanouts", Arrays.toString(s.fanouts()));
       out.put("batch_size", s.batchSize());
+      out.put("feature_access", s.featureAccess());
       out.put("steps_per_epoch", steps);
       out.put("reuse_hot", reuse.fraction());
       out.put("staleness", reuse.staleness());
@@ -93,8 +128,32 @@ public final class HotReuseBenchmark {
       out.put("speedup_epoch", median(plainEpoch) / median(hotEpoch));
       out.put("seconds_per_step_plain_rounds", Arrays.toString(plainT));
       out.put("seconds_per_step_reuse_rounds", Arrays.toString(hotT));
-      out.putAll(hot.reuseStats());
+      Map<String, Object> stats = hot.reuseStats();
+      for (Map.Entry<String, Object> e : avoided.entrySet()) {
+        if (e.getKey().startsWith("bottom_") || e.getKey().startsWith("feature_rows")) {
+          stats.put(e.getKey(), e.getValue()); // one epoch sampled in full
+        }
+      }
+      out.putAll(stats);
+      out.putAll(kernels);
       return out;
+    }
+  }
+
+  private static void resetKernelTimes(Backend be, boolean last) {
+    if (last && be instanceof CudaBackend cuda) {
+      cuda.resetTransferStats();
+    }
+  }
+
+  /**
+   * With {@code -Dfanout.cuda.kernel-times=true}, the last round's device milliseconds per step of
+   * each kernel, under {@code prefix}.
+   */
+  private static void kernelTimes(
+      Backend be, boolean last, String prefix, int steps, Map<String, Object> out) {
+    if (last && be instanceof CudaBackend cuda) {
+      cuda.kernelTimes().forEach((k, v) -> out.put(prefix + k, v[0] / Math.max(1, steps)));
     }
   }
 
@@ -103,8 +162,8 @@ public final class HotReuseBenchmark {
     return v == null ? 0 : (double) v;
   }
 
-  private static EpochStats epoch(Trainer t, SampledEpochs data) {
-    try (BatchStream stream = t.open(data, 0)) {
+  private static EpochStats epoch(Trainer t, BatchStream batches) {
+    try (BatchStream stream = batches) {
       return t.trainEpoch(0, -1, stream, 0.003f, TrainProgress.NONE);
     }
   }

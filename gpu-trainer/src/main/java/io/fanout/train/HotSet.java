@@ -16,7 +16,8 @@ import java.util.function.IntToLongFunction;
  * and the top {@code round(fraction x vertices)} are hot. Each hot vertex's row of {@link #block()}
  * holds the neighbors it was sampled with at its first occurrence in epoch 0 (in batch order), and
  * {@link #features()} their normalized input rows, so a refresh needs neither the graph nor the
- * feature table. Everything is a pure function of epoch 0's batches.
+ * feature table. Everything is a pure function of epoch 0's batches (and, for batches that come
+ * without features, of the rows a {@link RowReader} reads for them).
  */
 public final class HotSet {
   private final int[] vertices;
@@ -62,14 +63,31 @@ public final class HotSet {
     return dim;
   }
 
+  /** Reads the input rows of vertices for batches that come without their features. */
+  @FunctionalInterface
+  public interface RowReader {
+    /** Writes the rows of {@code ids[0 .. n)} into {@code out} ({@code n x dim}, row-major). */
+    void read(int[] ids, int n, float[] out);
+  }
+
   /**
-   * Selects the hot vertices from epoch 0 of {@code data} and captures their block.
+   * Selects the hot vertices from epoch 0 of {@code data} and captures their block; the batches
+   * must bring their features.
    *
    * @param numVertices vertices of the graph (dense ids are below it)
    * @param inDegree in-degree of a vertex, used when {@code reuse.hotBy()} is in-degree
    */
   public static HotSet build(
       EpochData data, HotReuse reuse, int numVertices, IntToLongFunction inDegree) {
+    return build(data, reuse, numVertices, inDegree, null);
+  }
+
+  /**
+   * As {@link #build(EpochData, HotReuse, int, IntToLongFunction)}; batches without features
+   * (zero-copy feature access) have the block's rows read by {@code rows} once, at the end.
+   */
+  public static HotSet build(
+      EpochData data, HotReuse reuse, int numVertices, IntToLongFunction inDegree, RowReader rows) {
     int[] count = new int[numVertices];
     try (BatchStream s = data.open(0)) {
       TrainBatch b;
@@ -103,11 +121,12 @@ public final class HotSet {
       vertices[i] = (int) ranked[i];
       slotOf[vertices[i]] = i;
     }
-    return capture(data, vertices, slotOf, numVertices);
+    return capture(data, vertices, slotOf, numVertices, rows);
   }
 
   /** Second pass over epoch 0: every hot vertex's first sampled neighborhood and features. */
-  private static HotSet capture(EpochData data, int[] vertices, int[] slotOf, int numVertices) {
+  private static HotSet capture(
+      EpochData data, int[] vertices, int[] slotOf, int numVertices, RowReader reader) {
     int hot = vertices.length;
     int[][] nbrs = new int[hot][];
     float[] selfRows = null;
@@ -118,24 +137,32 @@ public final class HotSet {
     int extra = 0;
     int dim = 0;
     int found = 0;
+    boolean read = false; // the rows come from the reader, not the batches
     try (BatchStream s = data.open(0)) {
       TrainBatch b;
       while (found < hot && (b = s.next()) != null) {
         MiniBatch mb = b.batch();
+        float[] x = b.features();
         if (selfRows == null) {
           dim = b.dim();
-          selfRows = new float[Math.multiplyExact(hot, dim)];
+          read = x == null;
+          if (read && reader == null) {
+            throw new IllegalStateException(
+                "batch " + mb.batch() + " came without features and no feature rows were given");
+          }
+          selfRows = new float[read ? 0 : Math.multiplyExact(hot, dim)];
         }
         int[] nodes = mb.nodes();
         int[] ptr = mb.indptr(mb.layers());
         int[] idx = mb.indices(mb.layers());
-        float[] x = b.features();
         for (int i = mb.numSeeds(), n = bottomDst(mb); i < n; i++) {
           int slot = slotOf[nodes[i]];
           if (slot < 0 || nbrs[slot] != null) {
             continue;
           }
-          System.arraycopy(x, i * dim, selfRows, slot * dim, dim);
+          if (!read) {
+            System.arraycopy(x, i * dim, selfRows, slot * dim, dim);
+          }
           int[] row = new int[ptr[i + 1] - ptr[i]];
           for (int p = ptr[i]; p < ptr[i + 1]; p++) {
             int u = nodes[idx[p]];
@@ -143,11 +170,13 @@ public final class HotSet {
               if (extra == extraIds.length) {
                 extraIds = Arrays.copyOf(extraIds, extra * 2);
               }
-              if ((long) (extra + 1) * dim > extraRows.length) {
+              if (!read && (long) (extra + 1) * dim > extraRows.length) {
                 extraRows = Arrays.copyOf(extraRows, Math.max(dim, extraRows.length * 2));
               }
               extraIds[extra] = u;
-              System.arraycopy(x, idx[p] * dim, extraRows, extra * dim, dim);
+              if (!read) {
+                System.arraycopy(x, idx[p] * dim, extraRows, extra * dim, dim);
+              }
               srcOf[u] = extra++;
             }
             row[p - ptr[i]] = srcOf[u];
@@ -173,6 +202,7 @@ public final class HotSet {
     int[] indptr = new int[kept + 1];
     int[] indices = new int[edges];
     float[] feats = new float[Math.multiplyExact(kept + extra, dim)];
+    int[] rowIds = read ? new int[kept + extra] : null;
     // The neighbors' rows go in the order the block's rows first read them (not the order epoch 0
     // met them), so aggregating the block streams through them instead of jumping about.
     int[] order = new int[extra];
@@ -184,17 +214,28 @@ public final class HotSet {
       }
       keptVertices[k] = vertices[slot];
       slotOf[vertices[slot]] = k;
-      System.arraycopy(selfRows, slot * dim, feats, k * dim, dim);
+      if (read) {
+        rowIds[k] = vertices[slot];
+      } else {
+        System.arraycopy(selfRows, slot * dim, feats, k * dim, dim);
+      }
       int e = indptr[k];
       for (int u : nbrs[slot]) {
         if (order[u] < 0) {
           order[u] = placed;
-          System.arraycopy(extraRows, u * dim, feats, (kept + placed) * dim, dim);
+          if (read) {
+            rowIds[kept + placed] = extraIds[u];
+          } else {
+            System.arraycopy(extraRows, u * dim, feats, (kept + placed) * dim, dim);
+          }
           placed++;
         }
         indices[e++] = kept + order[u];
       }
       indptr[++k] = e;
+    }
+    if (read) {
+      reader.read(rowIds, kept + extra, feats);
     }
     Block block = new Block(indptr, indices, kept, kept + extra);
     return new HotSet(keptVertices, slotOf, block, feats, dim);

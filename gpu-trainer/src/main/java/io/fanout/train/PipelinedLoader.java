@@ -123,8 +123,8 @@ public final class PipelinedLoader implements BatchStream {
   /**
    * As above; with a non-null {@code hot} each reader thread prunes its batches for the hot set's
    * reused rows ({@link HotPruner}) before gathering their features, so the rows that only hot rows
-   * reach are never read. Batches gathered through {@code cache} are not pruned here (the trainer
-   * prunes them); a loader that does not gather takes no hot set.
+   * reach are never read (a loader that does not gather prunes the batch alone: the trainer then
+   * reads the pruned block's rows). Batches gathered through {@code cache} are not pruned here.
    */
   public PipelinedLoader(
       List<BatchPart> parts,
@@ -139,9 +139,6 @@ public final class PipelinedLoader implements BatchStream {
       HotSet hot) {
     if (!gather && !"none".equals(norm)) {
       throw new IllegalArgumentException("a loader that does not gather takes no feature norm");
-    }
-    if (!gather && hot != null) {
-      throw new IllegalArgumentException("a loader that does not gather prunes no hot rows");
     }
     this.gather = gather;
     this.hot = cache == null ? hot : null;
@@ -227,6 +224,17 @@ public final class PipelinedLoader implements BatchStream {
   }
 
   /**
+   * Prunes {@code b} for the hot set into {@code tb}'s pruner; returns whether it found hot rows.
+   */
+  private boolean prune(TrainBatch tb, MiniBatch b) {
+    if (tb.pruner == null) {
+      tb.pruner = new HotPruner();
+    }
+    tb.prunedFor = hot;
+    return tb.pruner.prune(b, hot.slotOf());
+  }
+
+  /**
    * Grows {@code tb}'s feature buffer to {@code rows x dim} floats and returns that count.
    *
    * @param what the batch, for the message when it needs more than 2^31 floats
@@ -278,6 +286,10 @@ public final class PipelinedLoader implements BatchStream {
       tb.features = null;
       tb.batch = b;
       tb.dim = dim;
+      tb.prunedFor = null;
+      if (hot != null) {
+        prune(tb, b);
+      }
       return;
     }
     tb.prunedFor = null;
@@ -302,24 +314,18 @@ public final class PipelinedLoader implements BatchStream {
       throw new InvalidInputException(
           part.name() + ": shards hold node ids only and no feature table was given");
     }
-    if (hot != null) {
-      if (tb.pruner == null) {
-        tb.pruner = new HotPruner();
+    if (hot != null && prune(tb, b)) {
+      int kept = tb.pruner.kept();
+      ensureFeatures(tb, kept, part.name() + ": batch " + b.batch());
+      if (d.features() != null) {
+        tb.features = tb.pruner.compact(d.features(), dim, tb.features);
+      } else {
+        table.gather(tb.pruner.keptNodes(), 0, kept, tb.features, 0);
       }
-      tb.prunedFor = hot;
-      if (tb.pruner.prune(b, hot.slotOf())) {
-        int kept = tb.pruner.kept();
-        ensureFeatures(tb, kept, part.name() + ": batch " + b.batch());
-        if (d.features() != null) {
-          tb.features = tb.pruner.compact(d.features(), dim, tb.features);
-        } else {
-          table.gather(tb.pruner.keptNodes(), 0, kept, tb.features, 0);
-        }
-        FeatureNorm.apply(norm, tb.features, kept, dim);
-        tb.batch = b;
-        tb.dim = dim;
-        return;
-      }
+      FeatureNorm.apply(norm, tb.features, kept, dim);
+      tb.batch = b;
+      tb.dim = dim;
+      return;
     }
     int need = ensureFeatures(tb, rows, part.name() + ": batch " + b.batch());
     if (d.features() != null) {

@@ -114,7 +114,12 @@ public final class SampledEpochs implements EpochData {
     return open(epoch, keep, null);
   }
 
-  /** As {@link #open(int, IntPredicate)}, pruned for {@code hot} on the loader threads. */
+  /**
+   * As {@link #open(int, IntPredicate)}, pruned for {@code hot} on the loader threads, which sample
+   * nothing for the hot rows of the bottom hop ({@link NeighborSampler.Worker#leaveOutInLastHop}):
+   * the pruned batches are those of pruning the fully sampled ones, and the rows that only hot rows
+   * would reach are neither drawn nor deduplicated.
+   */
   @Override
   public BatchStream open(int epoch, IntPredicate keep, HotSet hot) {
     int[] order = order(epoch);
@@ -124,7 +129,7 @@ public final class SampledEpochs implements EpochData {
     for (int p = 0; p < parts; p++) {
       int b0 = (int) ((long) batches * p / parts);
       int b1 = (int) ((long) batches * (p + 1) / parts);
-      list.add(new Part(order, epoch, b0, b1));
+      list.add(new Part(order, epoch, b0, b1, hot));
     }
     return new PipelinedLoader(
         list, features, features.dim(), norm, threads, prefetch, keep, cache, gather, hot);
@@ -135,12 +140,14 @@ public final class SampledEpochs implements EpochData {
     private final int epoch;
     private final int b0;
     private final int b1;
+    private final HotSet hot;
 
-    Part(int[] order, int epoch, int b0, int b1) {
+    Part(int[] order, int epoch, int b0, int b1, HotSet hot) {
       this.order = order;
       this.epoch = epoch;
       this.b0 = b0;
       this.b1 = b1;
+      this.hot = hot;
     }
 
     @Override
@@ -155,7 +162,8 @@ public final class SampledEpochs implements EpochData {
 
     @Override
     public Iterator<DecodedBatch> open(IntPredicate keep) {
-      NeighborSampler.Worker s = sampler.newWorker();
+      NeighborSampler.Worker s =
+          sampler.newWorker().leaveOutInLastHop(hot == null ? null : hot.slotOf());
       return new Iterator<>() {
         int b = b0;
 

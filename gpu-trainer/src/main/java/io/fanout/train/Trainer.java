@@ -13,6 +13,7 @@ import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.HostFloats;
+import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -130,9 +131,38 @@ public final class Trainer implements AutoCloseable {
     if (!reuse.enabled() || hotSet != null) {
       return;
     }
-    hotSet = HotSet.build(data, reuse, reuseVertices, inDegree);
+    hotSet = HotSet.build(data, reuse, reuseVertices, inDegree, this::readRows);
     if (hotSet.size() > 0) {
       refresh = new HotRefresh(model, hotSet, reuse);
+    }
+  }
+
+  /**
+   * The input rows of {@code ids[0 .. n)} read through the feature rows on the backend, for a hot
+   * set whose batches come without features; a chunk at a time, so the backend holds little at
+   * once.
+   */
+  private void readRows(int[] ids, int n, float[] out) {
+    if (featureRows == null) {
+      throw new IllegalStateException(
+          "batches came without features and no feature rows were given");
+    }
+    int dim = featureRows.dim();
+    int chunk = Math.max(1, Math.min(n, (16 << 20) / Math.max(1, dim)));
+    IntTensor idT = null;
+    FloatTensor rowT = null;
+    try {
+      idT = be.allocInt(chunk);
+      rowT = be.allocFloat(chunk * dim);
+      for (int from = 0; from < n; from += chunk) {
+        int rows = Math.min(chunk, n - from);
+        be.upload(ids, from, idT, 0, rows);
+        featureRows.gather(idT, 0, rows, rowT, 0);
+        be.download(rowT, 0, out, from * dim, rows * dim);
+      }
+    } finally {
+      TensorBufs.free(be, rowT);
+      TensorBufs.free(be, idT);
     }
   }
 
@@ -160,7 +190,11 @@ public final class Trainer implements AutoCloseable {
     return hotSet;
   }
 
-  /** What reuse avoided and cost so far, for reports (empty without reuse). */
+  /**
+   * What reuse avoided and cost so far, for reports (empty without reuse). Counted on the batches
+   * as they arrive: one sampled with its hot rows left out ({@link #open} on {@link SampledEpochs})
+   * counts the hot rows it prunes, not the edges and rows it never sampled.
+   */
   public Map<String, Object> reuseStats() {
     Map<String, Object> m = new LinkedHashMap<>();
     if (refresh == null) {
@@ -268,6 +302,25 @@ public final class Trainer implements AutoCloseable {
         t = model.upload(p.blocks(), x, labels, rows);
       } else {
         t = model.upload(Block.of(mb), x, labels, rows);
+      }
+    } else if (hot != null && b.slots() != null) {
+      throw new IllegalStateException(
+          "batch "
+              + mb.batch()
+              + " reads its rows from a feature cache's slots, which hot-embedding reuse does not"
+              + " prune");
+    } else if (hot != null && featureRows != null) {
+      // zero-copy: the backend reads the rows of the pruned block's sources only
+      HotPruner p = b.prunedFor != null && b.prunedFor == hotSet ? b.pruner : pruner;
+      if (p == pruner) {
+        pruner.prune(mb, hotSet.slotOf());
+      }
+      count(p);
+      if (p.active()) {
+        p.describe(reused, hot);
+        t = model.upload(p.blocks(), p.keptNodes(), featureRows, labels, rows);
+      } else {
+        t = upload(model, featureRows, b, labels, rows);
       }
     } else {
       t = upload(model, featureRows, b, labels, rows);

@@ -7,8 +7,10 @@ import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.GpuTests;
+import io.fanout.tensor.cuda.ZeroCopyFeatures;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,18 +41,55 @@ class CudaHotReuseTest {
     assertThat((double) a.stats.get("feature_rows_avoided_fraction")).isPositive();
   }
 
+  /**
+   * Zero-copy feature access with reuse: the loader prunes each batch without gathering it and the
+   * kernel reads only the pruned block's rows (and, once, the hot set's) from pinned memory; the
+   * model is the one the host gather trains with the same reuse, bit for bit.
+   */
+  @Test
+  void zeroCopyWithReuseTrainsTheModelOfTheGatherWithReuse() throws Exception {
+    GpuTests.assumeDevice();
+    TestData d = TestData.random(3000, 8, 48, 7);
+    ModelConfig cfg = new ModelConfig("sage", 48, 32, d.classes, 2, 0.5f, "relu", "none");
+    HotReuse reuse = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE);
+    Run gather = train(d, cfg, reuse, true, false);
+    Run zeroCopy = train(d, cfg, reuse, true, true);
+    assertThat(zeroCopy.params).containsExactly(gather.params);
+    assertThat(zeroCopy.stats.get("feature_rows_avoided"))
+        .isEqualTo(gather.stats.get("feature_rows_avoided"));
+    assertThat((double) zeroCopy.stats.get("feature_rows_avoided_fraction")).isPositive();
+  }
+
   private record Run(float[] params, Map<String, Object> stats) {}
 
   private static Run train(TestData d, ModelConfig cfg, HotReuse reuse) {
+    return train(d, cfg, reuse, false, false);
+  }
+
+  /**
+   * Trains 3 epochs; {@code denseInput} turns the sparse input path off (zero-copy's input is
+   * always dense), {@code zeroCopy} reads the features from a pinned copy instead of gathering.
+   */
+  private static Run train(
+      TestData d, ModelConfig cfg, HotReuse reuse, boolean denseInput, boolean zeroCopy) {
     CudaBackend be = new CudaBackend(0);
     try {
       GnnModel model = new GnnModel(cfg, be);
+      if (denseInput) {
+        model.allowSparseInput(false);
+      }
       model.init(3);
       TrainOptions opts = new TrainOptions(3, 0.01f, 5e-4f, LrSchedule.CONSTANT, 0);
 
       Run run;
-      try (Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
-        SampledEpochs data = d.trainEpochs(d.features, new int[] {10, 5}, 256, 11, "none", 2);
+      try (ZeroCopyFeatures rows =
+              zeroCopy
+                  ? ZeroCopyFeatures.pinnedCopy(be, d.features.rows, d.features.n, cfg.inDim())
+                  : null;
+          Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
+        SampledEpochs data =
+            d.trainEpochs(d.features, new int[] {10, 5}, 256, 11, "none", 2).gather(!zeroCopy);
+        t.readFeaturesFrom(rows);
         t.reuseHot(reuse, 3000, null);
         t.prepareReuse(data);
         for (int epoch = 0; epoch < 3; epoch++) {

@@ -9,6 +9,7 @@ import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
 import io.fanout.nn.ReusedRows;
 import io.fanout.sample.MiniBatch;
+import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
@@ -57,7 +58,8 @@ class HotReuseTest {
     Block[] b = p.blocks();
 
     // Rows 0, 1, 2, 4 are computed: they are the pruned block's destinations and first sources.
-    // Then come the sources they read, in order (5, 6, 7); row 3 (id 13, hot, read by nobody) and
+    // Then come the sources they read, in the order first read (5, 6, 7); row 3 (id 13, hot, read
+    // by nobody) and
     // source 8 (id 18, read only by row 3) are gone.
     assertThat(b[0].numDst()).isEqualTo(4);
     assertThat(b[0].numSrc()).isEqualTo(7);
@@ -75,15 +77,16 @@ class HotReuseTest {
     assertThat(r.count()).isEqualTo(1);
 
     // With row 2 (id 12) hot too, seed 1 still reads it as a neighbor: its row stays a source,
-    // after the computed rows 0, 1, 4; source 7 (id 17) goes.
+    // after the computed rows 0, 1, 4 and the sources row 0 reads first (ids 15, 16: sources come
+    // in the order the computed rows first read them); source 7 (id 17) goes.
     slotOf[12] = 2;
     assertThat(p.prune(batch(), slotOf)).isTrue();
     Block[] c = p.blocks();
     assertThat(c[0].numDst()).isEqualTo(3);
     assertThat(c[0].numSrc()).isEqualTo(6);
     assertThat(Arrays.copyOf(c[0].indptr(), 4)).containsExactly(0, 2, 3, 5);
-    assertThat(Arrays.copyOf(c[0].indices(), 5)).containsExactly(4, 5, 3, 1, 5);
-    assertThat(Arrays.copyOf(p.keptNodes(), 6)).containsExactly(10, 11, 14, 12, 15, 16);
+    assertThat(Arrays.copyOf(c[0].indices(), 5)).containsExactly(3, 4, 5, 1, 4);
+    assertThat(Arrays.copyOf(p.keptNodes(), 6)).containsExactly(10, 11, 14, 15, 16, 12);
     assertThat(p.sourcesAvoided).isEqualTo(3);
     assertThat(p.edgesAvoided).isEqualTo(4);
 
@@ -386,6 +389,7 @@ class HotReuseTest {
     int pruned = 0;
     long gathered = 0;
     long sampled = 0;
+    long sampledLeavingOut = 0; // the loader leaves the hot rows out of the bottom hop
     try (BatchStream all = data.open(0);
         BatchStream some = data.open(0, null, hot)) {
       TrainBatch a;
@@ -396,6 +400,7 @@ class HotReuseTest {
         assertThat(b.prunedFor).isSameAs(hot);
         assertThat(b.pruner.active()).isEqualTo(active);
         sampled += a.batch().nodes().length;
+        sampledLeavingOut += b.batch().nodes().length;
         if (active) {
           pruned++;
           Block x = p.blocks()[0];
@@ -419,8 +424,44 @@ class HotReuseTest {
       assertThat(some.next()).isNull();
     }
     assertThat(pruned).isGreaterThan(0);
-    // Fewer rows read from the feature table than the batches sample.
+    // Fewer rows read from the feature table than the batches sample, and fewer sampled.
     assertThat(gathered).isLessThan(sampled);
+    assertThat(sampledLeavingOut).isLessThan(sampled);
+
+    // A loader that does not gather (zero-copy) prunes the same blocks and brings no rows: the
+    // trainer reads the pruned block's sources, keptNodes, in place.
+    SampledEpochs ids =
+        new SampledEpochs(
+                TrainerTest.graph.csr,
+                TrainerTest.graph.vertices,
+                TrainerTest.graph.features,
+                TrainerTest.graph.vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
+                new int[] {5, 3},
+                32,
+                3,
+                true,
+                "none",
+                2)
+            .gather(false);
+    try (BatchStream some = data.open(0, null, hot);
+        BatchStream bare = ids.open(0, null, hot)) {
+      TrainBatch a;
+      while ((a = some.next()) != null) {
+        TrainBatch b = bare.next();
+        assertThat(b.features()).isNull();
+        assertThat(b.prunedFor).isSameAs(hot);
+        assertThat(b.pruner.active()).isEqualTo(a.pruner.active());
+        if (a.pruner.active()) {
+          int k = a.pruner.kept();
+          assertThat(b.pruner.kept()).isEqualTo(k);
+          assertThat(Arrays.copyOf(b.pruner.keptNodes(), k))
+              .containsExactly(Arrays.copyOf(a.pruner.keptNodes(), k));
+        }
+        some.recycle(a);
+        bare.recycle(b);
+      }
+      assertThat(bare.next()).isNull();
+    }
 
     // Training on batches pruned by the loader or by the trainer gives the same model.
     float[][] params = new float[2][];

@@ -87,6 +87,11 @@ public final class BatchBuilder {
         pairs);
   }
 
+  /** The batch's seeds: the first nodes. */
+  public int numSeeds() {
+    return layerSizes[0];
+  }
+
   /** Nodes so far: the destinations of the next hop. */
   public int size() {
     return size;

@@ -78,8 +78,28 @@ public final class NeighborSampler implements BatchSampler {
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
     private PairSet exclude;
+    private int[] leftOut; // vertex -> >= 0 when its last-hop row samples nothing; null: none
+    private long leftOutEdges;
 
     private Worker() {}
+
+    /**
+     * From the next batch on, the rows of the last hop past the seeds whose vertex {@code v} has
+     * {@code slotOf[v] >= 0} (ids past the array's end count as -1) sample no neighbors: their
+     * subtrees are computed elsewhere (hot-embedding reuse), so only the other rows' neighbors are
+     * drawn and deduplicated. Every other row draws exactly what it draws without this (the draws
+     * are keyed by node), so pruning those rows from the full batch gives the same rows and edges.
+     * Null turns it off. Returns this.
+     */
+    public Worker leaveOutInLastHop(int[] slotOf) {
+      this.leftOut = slotOf;
+      return this;
+    }
+
+    /** Edges the last batch's left-out rows would have sampled ({@link #leaveOutInLastHop}). */
+    public long leftOutEdges() {
+      return leftOutEdges;
+    }
 
     @Override
     public MiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
@@ -94,6 +114,7 @@ public final class NeighborSampler implements BatchSampler {
     public MiniBatch sample(
         int epoch, int batch, int[] seeds, int from, int count, PairSet exclude, LinkPairs pairs) {
       this.exclude = exclude;
+      leftOutEdges = 0;
       long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
       builder.start(fanouts.length, seeds, from, count);
       int n = graph.numVertices();
@@ -127,6 +148,8 @@ public final class NeighborSampler implements BatchSampler {
         starts = new long[Math.max(dst, 2 * starts.length)];
         degrees = new int[starts.length];
       }
+      int[] out = h == fanouts.length ? leftOut : null;
+      int from = builder.numSeeds();
       // Count and prefix-sum.
       int[] ptr = new int[dst + 1];
       long total = 0;
@@ -135,6 +158,10 @@ public final class NeighborSampler implements BatchSampler {
         long s = graph.rowStart(v);
         int degree = NodeSampler.rowDegree(graph, v, s);
         int k = NodeSampler.sampleSize(degree, fanout);
+        if (out != null && i >= from && v < out.length && out[v] >= 0) {
+          leftOutEdges += k;
+          k = 0;
+        }
         starts[i] = s;
         degrees[i] = degree;
         total += k;
@@ -177,12 +204,24 @@ public final class NeighborSampler implements BatchSampler {
      */
     private void weightedHop(long batchKey, int h, int fanout) {
       int dst = builder.size();
+      int[] out = h == fanouts.length ? leftOut : null;
+      int from = builder.numSeeds();
       int[] ptr = new int[dst + 1];
       int total = 0;
       for (int i = 0; i < dst; i++) {
         int v = builder.node(i);
         long s = graph.rowStart(v);
         int degree = NodeSampler.rowDegree(graph, v, s);
+        if (out != null && i >= from && v < out.length && out[v] >= 0) {
+          long key = SampleHash.nodeKey(batchKey, h, v);
+          int room = WeightedNodeSampler.capacity(degree, fanout);
+          if (picks.length < total + room) {
+            picks = Arrays.copyOf(picks, Math.max(total + room, 2 * picks.length));
+          }
+          leftOutEdges += weightedSampler.choose(key, weights, s, degree, fanout, picks, total);
+          ptr[i + 1] = total;
+          continue;
+        }
         int room = WeightedNodeSampler.capacity(degree, fanout);
         if ((long) total + room > Integer.MAX_VALUE - 8) {
           throw new IllegalStateException("hop " + h + " samples more than 2^31 edges");

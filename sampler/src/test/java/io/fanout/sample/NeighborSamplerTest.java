@@ -148,6 +148,72 @@ class NeighborSamplerTest {
     assertThat(seen).hasSize(order.length);
   }
 
+  /**
+   * Left-out rows of the last hop (never seeds) sample nothing; every other row draws the neighbors
+   * it draws without them, the upper hops are unchanged, and {@code leftOutEdges} is what the
+   * left-out rows draw otherwise. Uniform and weighted; an id past the array is not left out.
+   */
+  @Test
+  void rowsLeftOutOfTheLastHopSampleNothingAndChangeNoOtherRow() {
+    ArrayCsrGraph g = TestGraphs.random(3_000, 40_000, 5, false);
+    TestGraphs.ArrayVertexTable vt = TestGraphs.vertices(3_000, 5);
+    float[] w = new float[(int) g.numEdges()];
+    java.util.SplittableRandom r = new java.util.SplittableRandom(5);
+    for (int e = 0; e < w.length; e++) {
+      w[e] = (float) r.nextDouble(0.01, 10);
+    }
+    int[] fanouts = {6, 4, 3};
+    int[] order = SeedOrder.order(vt, SeedOrder.ALL, 5, 0);
+    int[] slotOf = new int[2_000]; // vertices 2000.. are past its end
+    Arrays.fill(slotOf, -1);
+    for (int v = 0; v < slotOf.length; v += 3) {
+      slotOf[v] = v / 3;
+    }
+    for (io.fanout.graph.EdgeWeights ew :
+        new io.fanout.graph.EdgeWeights[] {null, p -> w[(int) p]}) {
+      NeighborSampler s = new NeighborSampler(g, vt, ew, fanouts, 21);
+      NeighborSampler.Worker full = s.newWorker();
+      NeighborSampler.Worker some = s.newWorker().leaveOutInLastHop(slotOf);
+      for (int b = 0; b < 4; b++) {
+        MiniBatch a = full.sample(0, b, order, b * 64, 64);
+        MiniBatch c = some.sample(0, b, order, b * 64, 64);
+        int last = fanouts.length;
+        for (int h = 1; h < last; h++) {
+          assertThat(c.indices(h)).isEqualTo(a.indices(h));
+        }
+        int dst = a.layerSize(last - 1);
+        assertThat(c.layerSize(last - 1)).isEqualTo(dst);
+        int[] pa = a.indptr(last);
+        int[] pc = c.indptr(last);
+        long left = 0;
+        int leftRows = 0;
+        for (int i = 0; i < dst; i++) {
+          int v = a.nodes()[i];
+          boolean out = i >= a.numSeeds() && v < slotOf.length && slotOf[v] >= 0;
+          int[] ra = new int[pa[i + 1] - pa[i]];
+          for (int p = pa[i]; p < pa[i + 1]; p++) {
+            ra[p - pa[i]] = a.nodes()[a.indices(last)[p]];
+          }
+          int[] rc = new int[pc[i + 1] - pc[i]];
+          for (int p = pc[i]; p < pc[i + 1]; p++) {
+            rc[p - pc[i]] = c.nodes()[c.indices(last)[p]];
+          }
+          if (out) {
+            assertThat(rc).isEmpty();
+            left += ra.length;
+            leftRows++;
+          } else {
+            assertThat(rc).as("row %d", i).isEqualTo(ra);
+          }
+        }
+        assertThat(leftRows).isPositive();
+        assertThat(some.leftOutEdges()).isEqualTo(left).isPositive();
+        assertThat(c.nodes().length).isLessThan(a.nodes().length);
+        assertThat(full.leftOutEdges()).isZero();
+      }
+    }
+  }
+
   @Test
   void weightedBatchesAreValidSkipZeroWeightsAndDoNotDependOnThreads() {
     ArrayCsrGraph g = TestGraphs.random(5_000, 60_000, 9, false);

@@ -108,11 +108,15 @@ class ReuseHotTrainTest {
     refused("m5", "reuse-refresh", "--reuse-hot", "0.1", "--reuse-refresh", "async");
     refused(
         "m4",
-        "does not work with --feature-access zero-copy",
+        "does not work with a --feature-cache read in place",
         "--reuse-hot",
         "0.1",
         "--feature-access",
-        "zero-copy");
+        "zero-copy",
+        "--feature-cache",
+        "belady",
+        "--feature-cache-bytes",
+        "100000");
   }
 
   private static void refused(String model, String says, String... args) {

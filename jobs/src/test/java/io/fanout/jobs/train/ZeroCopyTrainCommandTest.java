@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code train --feature-access gather|zero-copy} on the command line: zero-copy on the CPU backend
- * trains the model of the host gather, byte for byte, with one worker and with two, and on
- * quantized stores; a bad value exits 2 with one line.
+ * trains the model of the host gather, byte for byte, with one worker and with two, with
+ * hot-embedding reuse, and on quantized stores; a bad value exits 2 with one line.
  */
 class ZeroCopyTrainCommandTest {
   @TempDir static Path tmp;
@@ -60,6 +60,30 @@ class ZeroCopyTrainCommandTest {
     assertThat(zero.code()).as(zero.err()).isZero();
     assertThat(Files.readAllBytes(tmp.resolve("zero-copy").resolve("checkpoint.bin")))
         .isEqualTo(Files.readAllBytes(tmp.resolve("gather").resolve("checkpoint.bin")));
+  }
+
+  /**
+   * With hot-embedding reuse the loader prunes each batch by vertex id and the trainer reads only
+   * the pruned block's rows in place (the hot set's rows through the same mapping): the model of
+   * reuse with the host gather, byte for byte, and not the model without reuse.
+   */
+  @Test
+  void zeroCopyWithReuseTrainsTheModelOfGatherWithReuse() throws Exception {
+    String[] reuse = {"--backend", "cpu", "--reuse-hot", "0.2", "--staleness", "2"};
+    Result gather = train(store, "reuse-gather", reuse);
+    assertThat(gather.code()).as(gather.err()).isZero();
+    String[] zeroCopy = java.util.Arrays.copyOf(reuse, reuse.length + 2);
+    zeroCopy[reuse.length] = "--feature-access";
+    zeroCopy[reuse.length + 1] = "zero-copy";
+    Result zero = train(store, "reuse-zero-copy", zeroCopy);
+    assertThat(zero.code()).as(zero.err()).isZero();
+    byte[] model = Files.readAllBytes(tmp.resolve("reuse-zero-copy").resolve("checkpoint.bin"));
+    assertThat(model)
+        .isEqualTo(Files.readAllBytes(tmp.resolve("reuse-gather").resolve("checkpoint.bin")));
+    Result plain = train(store, "plain-zero-copy", "--feature-access", "zero-copy");
+    assertThat(plain.code()).as(plain.err()).isZero();
+    assertThat(model)
+        .isNotEqualTo(Files.readAllBytes(tmp.resolve("plain-zero-copy").resolve("checkpoint.bin")));
   }
 
   /**

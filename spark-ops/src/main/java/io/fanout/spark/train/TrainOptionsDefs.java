@@ -225,13 +225,16 @@ public final class TrainOptionsDefs {
               + c.raw(WEIGHT_DECAY)
               + "; expected 0 or more");
     }
-    if (c.get(REUSE_HOT) > 0 && c.get(FEATURE_ACCESS).equals(ModelRuns.TrainSpec.ZERO_COPY)) {
-      throw new FanoutConfigException(
-          "option 'reuse-hot' of train needs the rows on the host to prune them; it does not work"
-              + " with --feature-access zero-copy (use gather)");
-    }
     String val = c.get(VAL_SHARDS);
     String cache = featureCache(c);
+    if (c.get(REUSE_HOT) > 0
+        && cache != null
+        && c.get(FEATURE_ACCESS).equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+      throw new FanoutConfigException(
+          "option 'reuse-hot' of train prunes batches whose rows are read by vertex id; it does not"
+              + " work with a --feature-cache read in place (--feature-access zero-copy): drop one,"
+              + " or use --feature-access gather");
+    }
     return new ModelRuns.TrainSpec(
             Path.of(c.get(GRAPH)),
             Path.of(c.get(SHARDS)),
