@@ -9,7 +9,6 @@ import io.fanout.sample.SeedOrder;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.function.IntPredicate;
 
 /**
@@ -17,6 +16,12 @@ import java.util.function.IntPredicate;
  * shuffled per epoch (when asked) in the sampler library's {@link SeedOrder}, cut into batches, and
  * sampled by its {@link NeighborSampler} on the loader's background threads. Used for sampled
  * inference and for training without a {@code sample} step.
+ *
+ * <p>Each batch is a part of its own, so the loader's thread {@code t} samples batches {@code t, t
+ * + threads, ...} and all threads stay busy while the trainer takes the batches in order (with one
+ * contiguous range per thread, the threads past the first would stop once their queues filled and
+ * an epoch would be sampled at about one thread's speed). Each loader thread keeps one sampler
+ * worker, whose scratch serves all its batches.
  */
 public final class SampledEpochs implements EpochData {
   private final CsrGraph g;
@@ -33,6 +38,7 @@ public final class SampledEpochs implements EpochData {
   private boolean gather = true;
   private RowCache cache;
   private final NeighborSampler sampler;
+  private final ThreadLocal<NeighborSampler.Worker> workers;
 
   /**
    * @param seeds dense ids of the seed vertices
@@ -64,6 +70,7 @@ public final class SampledEpochs implements EpochData {
     this.norm = norm;
     this.threads = Math.max(1, threads);
     this.sampler = new NeighborSampler(g, vertices, fanouts, seed);
+    this.workers = ThreadLocal.withInitial(sampler::newWorker);
   }
 
   /** Batches each loader thread may hold ready (default 4); returns this. */
@@ -124,35 +131,31 @@ public final class SampledEpochs implements EpochData {
   public BatchStream open(int epoch, IntPredicate keep, HotSet hot) {
     int[] order = order(epoch);
     int batches = (order.length + batchSize - 1) / batchSize;
-    int parts = Math.min(Math.max(1, batches), threads);
-    List<BatchPart> list = new ArrayList<>();
-    for (int p = 0; p < parts; p++) {
-      int b0 = (int) ((long) batches * p / parts);
-      int b1 = (int) ((long) batches * (p + 1) / parts);
-      list.add(new Part(order, epoch, b0, b1, hot));
+    List<BatchPart> list = new ArrayList<>(batches);
+    for (int b = 0; b < batches; b++) {
+      list.add(new Part(order, epoch, b, hot));
     }
     return new PipelinedLoader(
         list, features, features.dim(), norm, threads, prefetch, keep, cache, gather, hot);
   }
 
+  /** One batch of an epoch, sampled when its loader thread opens it. */
   private final class Part implements BatchPart {
     private final int[] order;
     private final int epoch;
-    private final int b0;
-    private final int b1;
+    private final int batch;
     private final HotSet hot;
 
-    Part(int[] order, int epoch, int b0, int b1, HotSet hot) {
+    Part(int[] order, int epoch, int batch, HotSet hot) {
       this.order = order;
       this.epoch = epoch;
-      this.b0 = b0;
-      this.b1 = b1;
+      this.batch = batch;
       this.hot = hot;
     }
 
     @Override
     public String name() {
-      return "sampled epoch " + epoch + " batches " + b0 + ".." + b1;
+      return "sampled epoch " + epoch + " batch " + batch;
     }
 
     @Override
@@ -162,29 +165,13 @@ public final class SampledEpochs implements EpochData {
 
     @Override
     public Iterator<DecodedBatch> open(IntPredicate keep) {
-      NeighborSampler.Worker s =
-          sampler.newWorker().leaveOutInLastHop(hot == null ? null : hot.slotOf());
-      return new Iterator<>() {
-        int b = b0;
-
-        @Override
-        public boolean hasNext() {
-          while (b < b1 && !keep.test(b)) {
-            b++;
-          }
-          return b < b1;
-        }
-
-        @Override
-        public DecodedBatch next() {
-          if (!hasNext()) {
-            throw new NoSuchElementException();
-          }
-          int from = b * batchSize;
-          int count = Math.min(batchSize, order.length - from);
-          return new DecodedBatch(s.sample(epoch, b++, order, from, count), null);
-        }
-      };
+      if (!keep.test(batch)) {
+        return java.util.Collections.emptyIterator();
+      }
+      NeighborSampler.Worker s = workers.get().leaveOutInLastHop(hot == null ? null : hot.slotOf());
+      int from = batch * batchSize;
+      int count = Math.min(batchSize, order.length - from);
+      return List.of(new DecodedBatch(s.sample(epoch, batch, order, from, count), null)).iterator();
     }
   }
 }

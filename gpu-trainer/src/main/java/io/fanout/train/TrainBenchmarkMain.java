@@ -13,7 +13,8 @@ import java.util.Set;
  * /gpu-lib/*" io.fanout.train.TrainBenchmarkMain --backend cuda [--batches 20 ...]}. Takes the
  * options of {@code bench-train} with the same defaults except {@code --verify-rounds} (0 here),
  * and prints the same one-line JSON. With {@code --reuse-hot F} it runs {@link HotReuseBenchmark}
- * instead, as {@code bench-train --reuse-hot} does.
+ * instead, as {@code bench-train --reuse-hot} does; with {@code --loader-only N}, N epochs of the
+ * loader alone ({@link LoaderBenchmark}).
  */
 public final class TrainBenchmarkMain {
   private static final Set<String> OPTIONS =
@@ -36,7 +37,8 @@ public final class TrainBenchmarkMain {
           "staleness",
           "hot-by",
           "reuse-refresh",
-          "reuse-rounds");
+          "reuse-rounds",
+          "loader-only");
 
   private TrainBenchmarkMain() {}
 
@@ -60,6 +62,10 @@ public final class TrainBenchmarkMain {
               o.getOrDefault("feature-access", Defaults.FEATURE_ACCESS),
               Double.parseDouble(o.getOrDefault("feature-cache-fraction", "0")),
               integer(o, "feature-cache-io-threads", ModelRuns.CACHE_IO_THREADS));
+      if (o.containsKey("loader-only")) {
+        System.out.println(BenchJson.line(LoaderBenchmark.run(s, integer(o, "loader-only", 3))));
+        return;
+      }
       HotReuse reuse = reuse(o);
       Backend be = Backends.select(o.getOrDefault("backend", Backends.AUTO), -1);
       System.out.println(

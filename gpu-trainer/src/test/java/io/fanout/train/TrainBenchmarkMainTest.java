@@ -100,4 +100,19 @@ class TrainBenchmarkMainTest {
   private static TrainBenchmark.Settings settings(String access) {
     return new TrainBenchmark.Settings(100, 400, 8, 8, new int[] {2}, 16, 1, 0, 1, 1, 8, 0, access);
   }
+
+  /** The loader alone: every batch of every round comes, in order; bad round counts refused. */
+  @Test
+  void theLoaderAloneReportsItsBatchesPerRound() {
+    TrainBenchmark.Settings s =
+        new TrainBenchmark.Settings(
+            2_000, 20_000, 8, 16, new int[] {4, 3}, 64, 7, 0, 3, 1, 8, 0, "zero-copy", 0, 1);
+    java.util.Map<String, Object> out = LoaderBenchmark.run(s, 2);
+    assertThat(out).containsEntry("batches", 7).containsEntry("loader_threads", 3);
+    assertThat((double) out.get("ms_per_batch")).isPositive();
+    assertThat((long) out.get("mean_nodes_per_batch")).isGreaterThan(64L);
+    assertThatThrownBy(() -> LoaderBenchmark.run(s, 0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--loader-only expects a number of rounds of at least 1, got 0");
+  }
 }
