@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -81,6 +82,45 @@ final class InputStats {
     double compression =
         v.featureValues == 0 ? 1 : Math.min(1, (double) v.featureBytes / (4.0 * v.featureValues));
     return new InputStats(v.rows, e.rows, dim, idBytes, FOOTERS, compression);
+  }
+
+  /**
+   * The rows of {@code table} when it is exactly a scan of Parquet files (no filter or projection
+   * over it) whose footers give, for every row group, a null count of 0 for each of {@code
+   * columns}; else -1 (a row group without statistics for one of them, a column absent from a file,
+   * any other plan). Reads the footers only.
+   */
+  static long rowsWithoutNulls(Dataset<Row> table, String... columns) {
+    if (!(table.queryExecution().analyzed() instanceof LogicalRelation) || !parquetScan(table)) {
+      return -1;
+    }
+    Configuration hadoop = table.sparkSession().sessionState().newHadoopConf();
+    long rows = 0;
+    for (String file : table.inputFiles()) {
+      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(file);
+      try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(p, hadoop))) {
+        for (BlockMetaData b : r.getFooter().getBlocks()) {
+          int clean = 0;
+          for (ColumnChunkMetaData c : b.getColumns()) {
+            String[] path = c.getPath().toArray();
+            if (path.length == 1 && Arrays.asList(columns).contains(path[0])) {
+              Statistics<?> st = c.getStatistics();
+              if (st == null || !st.isNumNullsSet() || st.getNumNulls() != 0) {
+                return -1;
+              }
+              clean++;
+            }
+          }
+          if (clean != columns.length) {
+            return -1;
+          }
+          rows += b.getRowCount();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("reading the Parquet footer of " + file, e);
+      }
+    }
+    return rows;
   }
 
   /** By Spark: a count of each table and the feature length of one vertex (three small jobs). */

@@ -59,6 +59,15 @@ final class NormalizedTables {
   final String edgeSplitColumn;
 
   final DataType idType;
+
+  /**
+   * The raw edge table's endpoint columns when the edge checks are its null checks alone (the
+   * endpoints already of the id type, no weight or split column): then Parquet footers that count
+   * no null in them pass the checks without a scan ({@link InputStats#rowsWithoutNulls}); else
+   * null.
+   */
+  final String[] nullCheckedEndpoints;
+
   final List<Check> vertexChecks = new ArrayList<>();
   final List<Check> edgeChecks = new ArrayList<>();
 
@@ -269,6 +278,10 @@ final class NormalizedTables {
       ne = ne.withColumn(EdgeSplitColumn.CODE, EdgeSplitColumn.code(raw));
     }
     edges = ne;
+    nullCheckedEndpoints =
+        st.equals(idType) && dt.equals(idType) && !weighted && edgeSplitColumn == null
+            ? new String[] {srcCol, dstCol}
+            : null;
   }
 
   /** The weight column as float, adding the checks that refuse null, NaN, infinite, negative. */

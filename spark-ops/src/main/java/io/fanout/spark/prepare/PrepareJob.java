@@ -233,6 +233,17 @@ public final class PrepareJob {
         steps.call(
             EDGE_CHECKS,
             () -> {
+              if (t.nullCheckedEndpoints != null) {
+                long rows = InputStats.rowsWithoutNulls(in.edges, t.nullCheckedEndpoints);
+                if (rows >= 0) {
+                  LOG.info(
+                      "prepare: edge checks passed from the Parquet footers of {}: {} edges, no"
+                          + " null endpoint",
+                      in.edgeSource,
+                      rows);
+                  return rows;
+                }
+              }
               long rows = runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample);
               if (t.edgeSplitColumn != null) {
                 EdgeSplitColumn.checkPairsAgree(

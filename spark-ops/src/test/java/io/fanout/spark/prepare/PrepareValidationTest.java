@@ -171,6 +171,32 @@ class PrepareValidationTest {
         "{\"src\":10,\"dst\":null}");
   }
 
+  /**
+   * Parquet edges whose footers count no null endpoint pass the edge checks without a scan, with
+   * the footers' row count; a file with a null endpoint is still scanned and refused naming the
+   * row, and anything but a bare Parquet scan (a filter, a DataFrame in memory, a column the files
+   * lack) is never read from footers.
+   */
+  @Test
+  void edgeChecksFromParquetFootersCountTheRowsAndStillRefuseNulls() throws IOException {
+    Path clean = tmp.resolve("clean-edges");
+    goodEdges().repartition(2).write().parquet(clean.toString());
+    Dataset<Row> read = spark.read().parquet(clean.toString());
+    assertThat(InputStats.rowsWithoutNulls(read, "src", "dst")).isEqualTo(3);
+    assertThat(InputStats.rowsWithoutNulls(read.where("src > 10"), "src", "dst")).isEqualTo(-1);
+    assertThat(InputStats.rowsWithoutNulls(read, "src", "weight")).isEqualTo(-1);
+    assertThat(InputStats.rowsWithoutNulls(goodEdges(), "src", "dst")).isEqualTo(-1);
+    StoreManifest m = prepare(goodVertices(), read).execute().manifest();
+    assertThat(m.edges).isEqualTo(3);
+
+    Path nulls = tmp.resolve("null-edges");
+    edges(e(10L, 20L), e(10L, null)).write().parquet(nulls.toString());
+    Dataset<Row> bad = spark.read().parquet(nulls.toString());
+    assertThat(InputStats.rowsWithoutNulls(bad, "src", "dst")).isEqualTo(-1);
+    Files.walk(out()).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    fails(prepare(goodVertices(), bad), "column 'dst'", "null destination", "\"dst\":null");
+  }
+
   @Test
   void duplicateIds() throws IOException {
     fails(
