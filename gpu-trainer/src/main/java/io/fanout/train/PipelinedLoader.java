@@ -9,6 +9,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntPredicate;
 
 /**
@@ -18,7 +22,11 @@ import java.util.function.IntPredicate;
  * <p>Part {@code i} is read by thread {@code i mod threads}; each thread owns a bounded queue and a
  * pool of reusable feature buffers of {@code prefetch + 1} entries, which bounds memory. The
  * consumer drains part 0 from queue 0, then part 1 from queue 1, and so on, so the batch order is
- * the part order whatever the thread timing.
+ * the part order whatever the thread timing. A reader only decodes (or samples) its batches in
+ * order; when the batches' rows are gathered here, a pool of {@code threads} fill threads gathers,
+ * prunes and normalizes each one, so the batches of the part the consumer is draining are filled
+ * side by side (up to {@code prefetch + 1} at once) while the other readers wait with full queues.
+ * Every batch is filled the same way whichever thread fills it.
  *
  * <p>With a {@link RowCache} the cache is the only feature source: the reader threads decode the
  * batches only, and one gather thread takes them in batch order, plans a window of the {@link
@@ -47,6 +55,7 @@ public final class PipelinedLoader implements BatchStream {
   private final List<BlockingQueue<Object>> queues = new ArrayList<>();
   private final List<BlockingQueue<TrainBatch>> pools = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
+  private final ExecutorService fills; // null: the readers fill their own batches
   private int part;
   private long waitNanos;
   private volatile boolean closed;
@@ -158,6 +167,19 @@ public final class PipelinedLoader implements BatchStream {
       }
       pools.add(pool);
     }
+    if (cache == null && gather) {
+      AtomicInteger made = new AtomicInteger();
+      fills =
+          Executors.newFixedThreadPool(
+              Math.max(1, threadCount),
+              r -> {
+                Thread th = new Thread(r, "fanout-fill-" + made.getAndIncrement());
+                th.setDaemon(true);
+                return th;
+              });
+    } else {
+      fills = null;
+    }
     for (int t = 0; t < n; t++) {
       final int id = t;
       Thread th = new Thread(() -> produce(id), "fanout-loader-" + t);
@@ -197,8 +219,14 @@ public final class PipelinedLoader implements BatchStream {
           while (it.hasNext()) {
             DecodedBatch d = it.next();
             TrainBatch tb = pools.get(t).take();
-            fill(tb, d, bp);
-            q.put(tb);
+            if (fills != null) {
+              Fill f = new Fill(tb, d, bp);
+              fills.execute(f);
+              q.put(f);
+            } else {
+              fill(tb, d, bp);
+              q.put(tb);
+            }
           }
         } finally {
           if (it instanceof AutoCloseable c) {
@@ -220,6 +248,32 @@ public final class PipelinedLoader implements BatchStream {
       q.put(e);
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** One batch being filled on the fill pool; the consumer waits for it in queue order. */
+  private final class Fill implements Runnable {
+    private final TrainBatch tb;
+    private final DecodedBatch d;
+    private final BatchPart part;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private Throwable error; // published by done
+
+    Fill(TrainBatch tb, DecodedBatch d, BatchPart part) {
+      this.tb = tb;
+      this.d = d;
+      this.part = part;
+    }
+
+    @Override
+    public void run() {
+      try {
+        fill(tb, d, part);
+      } catch (Throwable e) {
+        error = e;
+      } finally {
+        done.countDown();
+      }
     }
   }
 
@@ -461,9 +515,37 @@ public final class PipelinedLoader implements BatchStream {
         part++;
         continue;
       }
+      if (o instanceof Fill f) {
+        return filled(f, timed);
+      }
       return (TrainBatch) o;
     }
     return null;
+  }
+
+  /**
+   * {@code f}'s batch once its fill is done (its failure rethrown); waiting counts as data wait.
+   */
+  private TrainBatch filled(Fill f, boolean timed) {
+    if (f.done.getCount() > 0) {
+      long t0 = System.nanoTime();
+      try {
+        f.done.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for batches", e);
+      }
+      if (timed) {
+        waitNanos += System.nanoTime() - t0;
+      }
+    }
+    if (f.error instanceof RuntimeException re) {
+      throw re;
+    }
+    if (f.error != null) {
+      throw new IllegalStateException("loading " + f.part.name() + " failed", f.error);
+    }
+    return f.tb;
   }
 
   /** The next item of {@code q}; with {@code timed}, time spent blocked counts as data wait. */
@@ -505,10 +587,24 @@ public final class PipelinedLoader implements BatchStream {
     for (Thread t : threads) {
       t.interrupt();
     }
+    if (fills != null) {
+      fills.shutdownNow();
+    }
     // Wait for the threads even when the caller was interrupted (a cancelled task): they stop
     // promptly once interrupted, and none may outlive the stream.
     boolean interrupted = false;
     long deadline = System.nanoTime() + 5_000_000_000L;
+    while (fills != null && !fills.isTerminated()) {
+      long left = (deadline - System.nanoTime()) / 1_000_000;
+      if (left <= 0) {
+        break;
+      }
+      try {
+        fills.awaitTermination(left, java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
     for (Thread t : threads) {
       while (t.isAlive()) {
         long left = (deadline - System.nanoTime()) / 1_000_000;
