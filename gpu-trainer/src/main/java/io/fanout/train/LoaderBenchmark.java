@@ -15,6 +15,14 @@ public final class LoaderBenchmark {
   private LoaderBenchmark() {}
 
   public static Map<String, Object> run(TrainBenchmark.Settings s, int rounds) {
+    return run(s, rounds, 1);
+  }
+
+  /**
+   * As {@link #run(TrainBenchmark.Settings, int)} with parts of {@code batchesPerPart} batches,
+   * each sampled in order by one thread as a shard file of that many batches is decoded.
+   */
+  public static Map<String, Object> run(TrainBenchmark.Settings s, int rounds, int batchesPerPart) {
     if (rounds < 1) {
       throw new io.fanout.store.InvalidInputException(
           "--loader-only expects a number of rounds of at least 1, got " + rounds);
@@ -23,7 +31,10 @@ public final class LoaderBenchmark {
     BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features());
     double genSeconds = (System.nanoTime() - t0) / 1e9;
     int[] seeds = bg.spreadSeeds(s.batches() * s.batchSize());
-    SampledEpochs data = TrainBenchmark.sampledEpochs(bg, seeds, s).gather(!s.zeroCopy());
+    SampledEpochs data =
+        TrainBenchmark.sampledEpochs(bg, seeds, s)
+            .gather(!s.zeroCopy())
+            .batchesPerPart(batchesPerPart);
     double[] ms = new double[rounds];
     long nodes = 0;
     int batches = 0;
@@ -51,6 +62,7 @@ public final class LoaderBenchmark {
     out.put("batches", s.batches());
     out.put("loader_threads", s.loaderThreads());
     out.put("prefetch", s.prefetch());
+    out.put("batches_per_part", batchesPerPart);
     out.put("feature_access", s.featureAccess());
     out.put("generate_seconds", genSeconds);
     out.put("ms_per_batch", sorted[rounds / 2]);

@@ -9,6 +9,7 @@ import io.fanout.sample.SeedOrder;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.function.IntPredicate;
 
 /**
@@ -17,11 +18,12 @@ import java.util.function.IntPredicate;
  * sampled by its {@link NeighborSampler} on the loader's background threads. Used for sampled
  * inference and for training without a {@code sample} step.
  *
- * <p>Each batch is a part of its own, so the loader's thread {@code t} samples batches {@code t, t
- * + threads, ...} and all threads stay busy while the trainer takes the batches in order (with one
- * contiguous range per thread, the threads past the first would stop once their queues filled and
- * an epoch would be sampled at about one thread's speed). Each loader thread keeps one sampler
- * worker, whose scratch serves all its batches.
+ * <p>Each batch is a part of its own (unless {@link #batchesPerPart} says otherwise), so the
+ * loader's thread {@code t} samples batches {@code t, t + threads, ...} and all threads stay busy
+ * while the trainer takes the batches in order (with one contiguous range per thread, the threads
+ * past the first would stop once their queues filled and an epoch would be sampled at about one
+ * thread's speed). Each loader thread keeps one sampler worker, whose scratch serves all its
+ * batches.
  */
 public final class SampledEpochs implements EpochData {
   private final CsrGraph g;
@@ -35,6 +37,7 @@ public final class SampledEpochs implements EpochData {
   private final String norm;
   private final int threads;
   private int prefetch = 4;
+  private int batchesPerPart = 1;
   private boolean gather = true;
   private RowCache cache;
   private final NeighborSampler sampler;
@@ -76,6 +79,19 @@ public final class SampledEpochs implements EpochData {
   /** Batches each loader thread may hold ready (default 4); returns this. */
   public SampledEpochs prefetch(int batches) {
     this.prefetch = Math.max(1, batches);
+    return this;
+  }
+
+  /**
+   * Parts of {@code batches} consecutive batches (default 1), each sampled in order by one loader
+   * thread, as a shard file of that many batches is decoded; for measuring the loader. Returns
+   * this.
+   */
+  public SampledEpochs batchesPerPart(int batches) {
+    if (batches < 1) {
+      throw new IllegalArgumentException("batches per part must be at least 1, got " + batches);
+    }
+    this.batchesPerPart = batches;
     return this;
   }
 
@@ -131,31 +147,35 @@ public final class SampledEpochs implements EpochData {
   public BatchStream open(int epoch, IntPredicate keep, HotSet hot) {
     int[] order = order(epoch);
     int batches = (order.length + batchSize - 1) / batchSize;
-    List<BatchPart> list = new ArrayList<>(batches);
-    for (int b = 0; b < batches; b++) {
-      list.add(new Part(order, epoch, b, hot));
+    List<BatchPart> list = new ArrayList<>();
+    for (int b = 0; b < batches; b += batchesPerPart) {
+      list.add(new Part(order, epoch, b, Math.min(batches, b + batchesPerPart), hot));
     }
     return new PipelinedLoader(
         list, features, features.dim(), norm, threads, prefetch, keep, cache, gather, hot);
   }
 
-  /** One batch of an epoch, sampled when its loader thread opens it. */
+  /** Batches {@code [b0, b1)} of an epoch, sampled in order when its loader thread reads them. */
   private final class Part implements BatchPart {
     private final int[] order;
     private final int epoch;
-    private final int batch;
+    private final int b0;
+    private final int b1;
     private final HotSet hot;
 
-    Part(int[] order, int epoch, int batch, HotSet hot) {
+    Part(int[] order, int epoch, int b0, int b1, HotSet hot) {
       this.order = order;
       this.epoch = epoch;
-      this.batch = batch;
+      this.b0 = b0;
+      this.b1 = b1;
       this.hot = hot;
     }
 
     @Override
     public String name() {
-      return "sampled epoch " + epoch + " batch " + batch;
+      return "sampled epoch "
+          + epoch
+          + (b1 - b0 == 1 ? " batch " + b0 : " batches " + b0 + ".." + b1);
     }
 
     @Override
@@ -165,13 +185,28 @@ public final class SampledEpochs implements EpochData {
 
     @Override
     public Iterator<DecodedBatch> open(IntPredicate keep) {
-      if (!keep.test(batch)) {
-        return java.util.Collections.emptyIterator();
-      }
       NeighborSampler.Worker s = workers.get().leaveOutInLastHop(hot == null ? null : hot.slotOf());
-      int from = batch * batchSize;
-      int count = Math.min(batchSize, order.length - from);
-      return List.of(new DecodedBatch(s.sample(epoch, batch, order, from, count), null)).iterator();
+      return new Iterator<>() {
+        int b = b0;
+
+        @Override
+        public boolean hasNext() {
+          while (b < b1 && !keep.test(b)) {
+            b++;
+          }
+          return b < b1;
+        }
+
+        @Override
+        public DecodedBatch next() {
+          if (!hasNext()) {
+            throw new NoSuchElementException();
+          }
+          int from = b * batchSize;
+          int count = Math.min(batchSize, order.length - from);
+          return new DecodedBatch(s.sample(epoch, b++, order, from, count), null);
+        }
+      };
     }
   }
 }

@@ -14,7 +14,7 @@ import java.util.Set;
  * options of {@code bench-train} with the same defaults except {@code --verify-rounds} (0 here),
  * and prints the same one-line JSON. With {@code --reuse-hot F} it runs {@link HotReuseBenchmark}
  * instead, as {@code bench-train --reuse-hot} does; with {@code --loader-only N}, N epochs of the
- * loader alone ({@link LoaderBenchmark}).
+ * loader alone ({@link LoaderBenchmark}), in parts of {@code --batches-per-part} batches (1).
  */
 public final class TrainBenchmarkMain {
   private static final Set<String> OPTIONS =
@@ -38,7 +38,8 @@ public final class TrainBenchmarkMain {
           "hot-by",
           "reuse-refresh",
           "reuse-rounds",
-          "loader-only");
+          "loader-only",
+          "batches-per-part");
 
   private TrainBenchmarkMain() {}
 
@@ -63,7 +64,10 @@ public final class TrainBenchmarkMain {
               Double.parseDouble(o.getOrDefault("feature-cache-fraction", "0")),
               integer(o, "feature-cache-io-threads", ModelRuns.CACHE_IO_THREADS));
       if (o.containsKey("loader-only")) {
-        System.out.println(BenchJson.line(LoaderBenchmark.run(s, integer(o, "loader-only", 3))));
+        System.out.println(
+            BenchJson.line(
+                LoaderBenchmark.run(
+                    s, integer(o, "loader-only", 3), integer(o, "batches-per-part", 1))));
         return;
       }
       HotReuse reuse = reuse(o);

@@ -111,6 +111,13 @@ class TrainBenchmarkMainTest {
     assertThat(out).containsEntry("batches", 7).containsEntry("loader_threads", 3);
     assertThat((double) out.get("ms_per_batch")).isPositive();
     assertThat((long) out.get("mean_nodes_per_batch")).isGreaterThan(64L);
+    // parts of 3 batches, as shard files of 3 batches: the same 7 batches
+    java.util.Map<String, Object> parts = LoaderBenchmark.run(s, 1, 3);
+    assertThat(parts).containsEntry("batches_per_part", 3);
+    assertThat(parts.get("mean_nodes_per_batch"))
+        .isEqualTo(LoaderBenchmark.run(s, 1).get("mean_nodes_per_batch"));
+    assertThatThrownBy(() -> LoaderBenchmark.run(s, 1, 0))
+        .hasMessageContaining("batches per part must be at least 1, got 0");
     assertThatThrownBy(() -> LoaderBenchmark.run(s, 0))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("--loader-only expects a number of rounds of at least 1, got 0");
