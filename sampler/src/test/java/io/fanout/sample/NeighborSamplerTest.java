@@ -148,6 +148,17 @@ class NeighborSamplerTest {
     assertThat(seen).hasSize(order.length);
   }
 
+  /** A weight in [0.01, 10) per edge of {@code g}, a quarter of them 0 when {@code someZero}. */
+  private static float[] weights(ArrayCsrGraph g, long seed, boolean someZero) {
+    float[] w = new float[(int) g.numEdges()];
+    java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+    for (int e = 0; e < w.length; e++) {
+      boolean zero = someZero && r.nextInt(4) == 0;
+      w[e] = zero ? 0f : (float) r.nextDouble(0.01, 10);
+    }
+    return w;
+  }
+
   /**
    * Left-out rows of the last hop (never seeds) sample nothing; every other row draws the neighbors
    * it draws without them, the upper hops are unchanged, and {@code leftOutEdges} is what the
@@ -157,11 +168,7 @@ class NeighborSamplerTest {
   void rowsLeftOutOfTheLastHopSampleNothingAndChangeNoOtherRow() {
     ArrayCsrGraph g = TestGraphs.random(3_000, 40_000, 5, false);
     TestGraphs.ArrayVertexTable vt = TestGraphs.vertices(3_000, 5);
-    float[] w = new float[(int) g.numEdges()];
-    java.util.SplittableRandom r = new java.util.SplittableRandom(5);
-    for (int e = 0; e < w.length; e++) {
-      w[e] = (float) r.nextDouble(0.01, 10);
-    }
+    float[] w = weights(g, 5, false);
     int[] fanouts = {6, 4, 3};
     int[] order = SeedOrder.order(vt, SeedOrder.ALL, 5, 0);
     int[] slotOf = new int[2_000]; // vertices 2000.. are past its end
@@ -218,11 +225,7 @@ class NeighborSamplerTest {
   void weightedBatchesAreValidSkipZeroWeightsAndDoNotDependOnThreads() {
     ArrayCsrGraph g = TestGraphs.random(5_000, 60_000, 9, false);
     TestGraphs.ArrayVertexTable vt = TestGraphs.vertices(5_000, 9);
-    float[] w = new float[(int) g.numEdges()];
-    java.util.SplittableRandom r = new java.util.SplittableRandom(9);
-    for (int e = 0; e < w.length; e++) {
-      w[e] = r.nextInt(4) == 0 ? 0f : (float) r.nextDouble(0.01, 10);
-    }
+    float[] w = weights(g, 9, true);
     io.fanout.graph.EdgeWeights ew = p -> w[(int) p];
     int[] fanouts = {15, 10, -1};
     NeighborSampler s = new NeighborSampler(g, vt, ew, fanouts, 77);

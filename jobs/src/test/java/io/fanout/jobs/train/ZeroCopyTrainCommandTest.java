@@ -52,6 +52,14 @@ class ZeroCopyTrainCommandTest {
     return TrainFixtures.trainArgs(graph, shardDir, tmp.resolve(name), all);
   }
 
+  /** {@code args} followed by {@code --feature-access zero-copy}. */
+  static String[] zeroCopy(String... args) {
+    String[] all = java.util.Arrays.copyOf(args, args.length + 2);
+    all[args.length] = "--feature-access";
+    all[args.length + 1] = "zero-copy";
+    return all;
+  }
+
   @Test
   void zeroCopyTrainsTheModelOfTheGatherPath() throws Exception {
     Result gather = train(store, "gather", "--backend", "cpu");
@@ -72,10 +80,7 @@ class ZeroCopyTrainCommandTest {
     String[] reuse = {"--backend", "cpu", "--reuse-hot", "0.2", "--staleness", "2"};
     Result gather = train(store, "reuse-gather", reuse);
     assertThat(gather.code()).as(gather.err()).isZero();
-    String[] zeroCopy = java.util.Arrays.copyOf(reuse, reuse.length + 2);
-    zeroCopy[reuse.length] = "--feature-access";
-    zeroCopy[reuse.length + 1] = "zero-copy";
-    Result zero = train(store, "reuse-zero-copy", zeroCopy);
+    Result zero = train(store, "reuse-zero-copy", zeroCopy(reuse));
     assertThat(zero.code()).as(zero.err()).isZero();
     byte[] model = Files.readAllBytes(tmp.resolve("reuse-zero-copy").resolve("checkpoint.bin"));
     assertThat(model)
@@ -96,10 +101,7 @@ class ZeroCopyTrainCommandTest {
     String[] dist = {"--workers", "2", "--dist-verify", "--dist-timeout-ms", "60000"};
     Result gather = train(store, "dist-gather", dist);
     assertThat(gather.code()).as(gather.err()).isZero();
-    String[] zeroCopy = java.util.Arrays.copyOf(dist, dist.length + 2);
-    zeroCopy[dist.length] = "--feature-access";
-    zeroCopy[dist.length + 1] = "zero-copy";
-    Result zero = train(store, "dist-zero-copy", zeroCopy);
+    Result zero = train(store, "dist-zero-copy", zeroCopy(dist));
     assertThat(zero.code()).as(zero.err()).isZero();
     assertThat(Files.readAllBytes(tmp.resolve("dist-zero-copy").resolve("checkpoint.bin")))
         .isEqualTo(Files.readAllBytes(tmp.resolve("dist-gather").resolve("checkpoint.bin")));
