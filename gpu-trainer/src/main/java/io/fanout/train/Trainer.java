@@ -287,40 +287,29 @@ public final class Trainer implements AutoCloseable {
       throw new IllegalStateException(
           "batch " + mb.batch() + " was pruned for a hot set this step does not reuse");
     }
-    if (hot != null && b.features() != null) {
-      HotPruner p = b.prunedFor != null && b.prunedFor == hotSet ? b.pruner : pruner;
-      float[] x = b.features();
-      if (p == pruner) {
-        if (pruner.prune(mb, hotSet.slotOf())) {
-          compacted = pruner.compact(x, b.dim(), compacted);
-          x = compacted;
-        }
-      }
-      count(p);
-      if (p.active()) {
-        p.describe(reused, hot);
-        t = model.upload(p.blocks(), x, labels, rows);
-      } else {
-        t = model.upload(Block.of(mb), x, labels, rows);
-      }
-    } else if (hot != null && b.slots() != null) {
+    if (hot != null && b.slots() != null) {
       throw new IllegalStateException(
           "batch "
               + mb.batch()
               + " reads its rows from a feature cache's slots, which hot-embedding reuse does not"
               + " prune");
-    } else if (hot != null && featureRows != null) {
-      // zero-copy: the backend reads the rows of the pruned block's sources only
-      HotPruner p = b.prunedFor != null && b.prunedFor == hotSet ? b.pruner : pruner;
-      if (p == pruner) {
-        pruner.prune(mb, hotSet.slotOf());
-      }
-      count(p);
-      if (p.active()) {
+    }
+    if (hot != null && (b.features() != null || featureRows != null)) {
+      HotPruner p = prunedBy(b);
+      if (!p.active()) {
+        t = upload(model, featureRows, b, labels, rows);
+      } else if (b.features() == null) {
+        // zero-copy: the backend reads the rows of the pruned block's sources only
         p.describe(reused, hot);
         t = model.upload(p.blocks(), p.keptNodes(), featureRows, labels, rows);
       } else {
-        t = upload(model, featureRows, b, labels, rows);
+        p.describe(reused, hot);
+        float[] x = b.features();
+        if (p == pruner) { // pruned here, after the gather: keep the pruned block's rows
+          compacted = pruner.compact(x, b.dim(), compacted);
+          x = compacted;
+        }
+        t = model.upload(p.blocks(), x, labels, rows);
       }
     } else {
       t = upload(model, featureRows, b, labels, rows);
@@ -359,6 +348,19 @@ public final class Trainer implements AutoCloseable {
     exchangeGradients();
     adam.update(model.paramTensor(), model.gradTensor(), lr);
     return new StepStats(loss, labeled, correct);
+  }
+
+  /**
+   * The pruner that pruned {@code b} for the hot set in use: its loader's, or this trainer's after
+   * pruning it here; its counts are added to the reuse stats.
+   */
+  private HotPruner prunedBy(TrainBatch b) {
+    HotPruner p = b.prunedFor != null && b.prunedFor == hotSet ? b.pruner : pruner;
+    if (p == pruner) {
+      pruner.prune(b.batch(), hotSet.slotOf());
+    }
+    count(p);
+    return p;
   }
 
   private void count(HotPruner p) {
