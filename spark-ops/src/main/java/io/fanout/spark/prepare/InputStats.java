@@ -97,27 +97,22 @@ final class InputStats {
     Configuration hadoop = table.sparkSession().sessionState().newHadoopConf();
     long rows = 0;
     for (String file : table.inputFiles()) {
-      org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(file);
-      try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(p, hadoop))) {
-        for (BlockMetaData b : r.getFooter().getBlocks()) {
-          int clean = 0;
-          for (ColumnChunkMetaData c : b.getColumns()) {
-            String[] path = c.getPath().toArray();
-            if (path.length == 1 && Arrays.asList(columns).contains(path[0])) {
-              Statistics<?> st = c.getStatistics();
-              if (st == null || !st.isNumNullsSet() || st.getNumNulls() != 0) {
-                return -1;
-              }
-              clean++;
+      for (BlockMetaData b : blocks(hadoop, file)) {
+        int clean = 0;
+        for (ColumnChunkMetaData c : b.getColumns()) {
+          String[] path = c.getPath().toArray();
+          if (path.length == 1 && Arrays.asList(columns).contains(path[0])) {
+            Statistics<?> st = c.getStatistics();
+            if (st == null || !st.isNumNullsSet() || st.getNumNulls() != 0) {
+              return -1;
             }
+            clean++;
           }
-          if (clean != columns.length) {
-            return -1;
-          }
-          rows += b.getRowCount();
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException("reading the Parquet footer of " + file, e);
+        if (clean != columns.length) {
+          return -1;
+        }
+        rows += b.getRowCount();
       }
     }
     return rows;
@@ -160,6 +155,16 @@ final class InputStats {
     return true;
   }
 
+  /** The row groups that the footer of the Parquet file {@code file} describes. */
+  private static List<BlockMetaData> blocks(Configuration hadoop, String file) {
+    org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(file);
+    try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(p, hadoop))) {
+      return r.getFooter().getBlocks();
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the Parquet footer of " + file, e);
+    }
+  }
+
   /** Sums over the footers of some Parquet files. */
   private static final class Footers {
     long rows;
@@ -172,25 +177,20 @@ final class InputStats {
       String[] sorted = files.clone();
       Arrays.sort(sorted);
       for (String file : sorted) {
-        org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(file);
-        try (ParquetFileReader r = ParquetFileReader.open(HadoopInputFile.fromPath(p, hadoop))) {
-          for (BlockMetaData b : r.getFooter().getBlocks()) {
-            f.rows += b.getRowCount();
-            long widest = 0;
-            for (ColumnChunkMetaData c : b.getColumns()) {
-              String[] path = c.getPath().toArray();
-              if (featureColumn != null && path.length > 1 && path[0].equals(featureColumn)) {
-                // array<float>: features.list.element; ML vectors: features.values.list.element
-                widest = Math.max(widest, c.getValueCount());
-                f.featureBytes += c.getTotalSize();
-              } else if (idCol != null && path.length == 1 && path[0].equals(idCol)) {
-                f.idBytes += c.getTotalUncompressedSize();
-              }
+        for (BlockMetaData b : blocks(hadoop, file)) {
+          f.rows += b.getRowCount();
+          long widest = 0;
+          for (ColumnChunkMetaData c : b.getColumns()) {
+            String[] path = c.getPath().toArray();
+            if (featureColumn != null && path.length > 1 && path[0].equals(featureColumn)) {
+              // array<float>: features.list.element; ML vectors: features.values.list.element
+              widest = Math.max(widest, c.getValueCount());
+              f.featureBytes += c.getTotalSize();
+            } else if (idCol != null && path.length == 1 && path[0].equals(idCol)) {
+              f.idBytes += c.getTotalUncompressedSize();
             }
-            f.featureValues += widest;
           }
-        } catch (IOException e) {
-          throw new UncheckedIOException("reading the Parquet footer of " + file, e);
+          f.featureValues += widest;
         }
       }
       return f;
