@@ -203,7 +203,8 @@ public final class GnnModel implements AutoCloseable {
    * the rows {@code reused} names (null or empty: none, the batch as sampled): layer 0 computes the
    * pruned block's destinations, and its output is laid out over the full block's rows with the
    * cached embeddings in the reused rows. The next {@link #backward} passes no gradient through
-   * those rows into layer 0's parameters.
+   * those rows into layer 0's parameters (it adds their output gradient to the rows' {@link
+   * ReusedRows#gradientSink} when there is one).
    */
   public FloatTensor forward(BatchTensors b, boolean train, long batchKey, ReusedRows reused) {
     this.reused = reused != null && reused.count() > 0 ? reused : null;
@@ -276,6 +277,16 @@ public final class GnnModel implements AutoCloseable {
   }
 
   /**
+   * The backward of the last {@link #forwardUploadedLayer}{@code (l)}: sets {@link #gradTensor()}
+   * to layer {@code l}'s parameter gradient for the output gradient {@code dy} ({@code numDst x
+   * layerOutDim(l)}, overwritten) and zero elsewhere. The input gets no gradient.
+   */
+  public void backwardUploadedLayer(int l, FloatTensor dy) {
+    zeroGrad();
+    layers[l].backward(params, grads, dy, false);
+  }
+
+  /**
    * Output of layer {@code l} from the last forward call ({@code numDst x layerOutDim(l)} of its
    * block, row-major; the first rows are the next block's destinations), downloaded into a new host
    * array.
@@ -334,6 +345,9 @@ public final class GnnModel implements AutoCloseable {
     FloatTensor dy = dyBuf;
     for (int l = layers.length - 1; l >= 0; l--) {
       if (l == 0 && reused != null) {
+        if (reused.gradientSink() != null) {
+          scatter.accumulateReused(dy, reused, layers[0].out, reused.gradientSink());
+        }
         dy = scatter.computedGradient(dy, reused, layers[0].out);
       }
       dy = layers[l].backward(params, grads, dy, l > 0);

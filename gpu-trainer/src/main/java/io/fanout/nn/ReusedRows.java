@@ -8,7 +8,9 @@ import io.fanout.tensor.FloatTensor;
  * rows {@code rowOf[0..computed)} of the full block ({@code fullRows} destinations, the next
  * layer's input); row {@code rows[i]} of the full block gets row {@code slots[i]} of {@code
  * embeddings} ({@code layerOutDim(0)} wide, row-major, a tensor of the model's backend). Those rows
- * pass no gradient to layer 0's parameters. A reusable holder, filled per step; not thread-safe.
+ * pass no gradient to layer 0's parameters; with a {@link #gradientSink} their output gradient is
+ * added there, at their slots, for a deferred backward. A reusable holder, filled per step; not
+ * thread-safe.
  */
 public final class ReusedRows {
   private int count;
@@ -18,11 +20,13 @@ public final class ReusedRows {
   private int[] rowOf;
   private int fullRows;
   private FloatTensor embeddings;
+  private FloatTensor sink;
 
   /** No reused rows. */
   public void clear() {
     count = 0;
     embeddings = null;
+    sink = null;
   }
 
   /**
@@ -46,6 +50,18 @@ public final class ReusedRows {
   /** The cache the slots index into. */
   public void embeddings(FloatTensor embeddings) {
     this.embeddings = embeddings;
+  }
+
+  /**
+   * Where the backward adds the gradient of the reused rows' outputs: row {@code slots[i]} of
+   * {@code sink} (laid out as the embeddings) gets that of row {@code rows[i]}. Null: dropped.
+   */
+  public void gradientSink(FloatTensor sink) {
+    this.sink = sink;
+  }
+
+  FloatTensor gradientSink() {
+    return sink;
   }
 
   public int count() {

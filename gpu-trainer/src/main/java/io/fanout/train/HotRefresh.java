@@ -35,6 +35,16 @@ import java.util.concurrent.Future;
  * <p>The embeddings steps read live on the trainer's backend, in two tensors (the published one and
  * the one the next refresh lands in): an overlapped refresh goes up once when it lands, an inline
  * one is copied there on the device, and a step takes its cached rows out of it on the backend.
+ *
+ * <p>Deferred backward ({@link HotReuse#deferredBackward()}): steps add the output gradient of the
+ * rows they reuse into a hot-sized sum ({@link #gradientSink()}) on the trainer's backend. Refresh
+ * {@code k}, before computing, takes that sum (the steps since refresh {@code k-1} started) back
+ * through layer 0 on the worker, whose saved state is refresh {@code k-1}'s forward (same block and
+ * rows, so only the activation's derivative is that of older parameters), and the resulting
+ * parameter gradient lands with refresh {@code k}'s embeddings: each of the {@link
+ * HotReuse#period()} steps that read them adds a period-th of it ({@link #addDeferredGradient}).
+ * The gradient mass of every reused row reaches layer 0, at most {@code 2P + lag} steps late, at
+ * fixed steps, so training stays deterministic.
  */
 final class HotRefresh implements AutoCloseable {
   private final HotSet set;
@@ -55,12 +65,26 @@ final class HotRefresh implements AutoCloseable {
   private long waitNanos;
   private int refreshes;
   private boolean uploaded; // by the worker thread only
+  private final boolean deferred;
+  private final int numParams;
+  private FloatTensor sink; // the reused rows' output gradient since the last refresh started
+  private FloatTensor gradPublished; // layer 0's deferred gradient the current steps spread
+  private FloatTensor gradSpare;
+  private float[] sinkHost; // overlapped: the sum handed to the worker
+  private float[] gradHost; // overlapped: the worker's deferred gradient
+  private boolean forwarded; // a refresh's forward was started: the worker holds its state
 
   HotRefresh(GnnModel model, HotSet set, HotReuse reuse) {
     this.set = set;
     this.reuse = reuse;
     this.be = model.backend();
     this.n = Math.multiplyExact(set.size(), model.layerOutDim(0));
+    this.deferred = reuse.deferredBackward();
+    this.numParams = model.numParams();
+    if (deferred) {
+      sink = be.allocFloat(n);
+      be.zero(sink, 0, n);
+    }
     if (reuse.inlineOn(model.backend())) {
       this.own = null;
       this.pool = null;
@@ -110,6 +134,34 @@ final class HotRefresh implements AutoCloseable {
     spare = published;
     published = done;
     publishedVersion = pendingVersion;
+    if (deferred) {
+      if (pool != null) {
+        gradSpare = TensorBufs.ensure(be, gradSpare, numParams);
+        be.upload(gradHost, 0, gradSpare, 0, numParams);
+      }
+      FloatTensor g = gradSpare;
+      gradSpare = gradPublished;
+      gradPublished = g;
+    }
+  }
+
+  /**
+   * Where a step adds its reused rows' output gradient (indexed by slot, as the embeddings), or
+   * null without a deferred backward.
+   */
+  FloatTensor gradientSink() {
+    return sink;
+  }
+
+  /**
+   * Adds a {@link HotReuse#period()}-th of the deferred layer-0 gradient that landed with the
+   * embeddings in use to {@code grads} (the model's, aligned with its parameters); a no-op without
+   * a deferred backward or before the first one lands.
+   */
+  void addDeferredGradient(FloatTensor grads) {
+    if (gradPublished != null) {
+      be.axpy(numParams, 1f / reuse.period(), gradPublished, 0, grads, 0);
+    }
   }
 
   /**
@@ -119,6 +171,17 @@ final class HotRefresh implements AutoCloseable {
   private Future<?> start(GnnModel model) {
     if (pool == null) {
       long t0 = System.nanoTime();
+      if (deferred) {
+        gradSpare = TensorBufs.ensure(be, gradSpare, numParams);
+        if (forwarded) {
+          worker.backwardUploadedLayer(0, sink);
+          be.copy(worker.gradTensor(), 0, gradSpare, 0, numParams);
+        } else {
+          be.zero(gradSpare, 0, numParams);
+        }
+        be.zero(sink, 0, n);
+      }
+      forwarded = true;
       be.copy(model.paramTensor(), 0, worker.paramTensor(), 0, model.numParams());
       FloatTensor y = compute();
       spare = TensorBufs.ensure(be, spare, n);
@@ -128,9 +191,23 @@ final class HotRefresh implements AutoCloseable {
       return CompletableFuture.completedFuture(null);
     }
     float[] params = model.params();
+    boolean backward = deferred && forwarded;
+    forwarded = true; // the worker runs its tasks in order: the next one finds this forward
+    if (backward) {
+      sinkHost = sinkHost == null ? new float[n] : sinkHost;
+      be.download(sink, 0, sinkHost, 0, n);
+      be.zero(sink, 0, n);
+    }
     return pool.submit(
         () -> {
           long t0 = System.nanoTime();
+          if (deferred) {
+            gradHost = gradHost == null ? new float[numParams] : gradHost;
+            if (backward) {
+              worker.backwardUploadedLayer(0, deferredSum());
+              worker.backend().download(worker.gradTensor(), 0, gradHost, 0, numParams);
+            }
+          }
           worker.loadParams(params);
           FloatTensor y = compute();
           if (host == null) {
@@ -140,6 +217,15 @@ final class HotRefresh implements AutoCloseable {
           done(t0);
           return null;
         });
+  }
+
+  private FloatTensor workerSink;
+
+  /** Overlapped, on the worker thread: the handed-over sum on the worker's backend. */
+  private FloatTensor deferredSum() {
+    workerSink = TensorBufs.ensure(worker.backend(), workerSink, n);
+    worker.backend().upload(sinkHost, 0, workerSink, 0, n);
+    return workerSink;
   }
 
   private FloatTensor compute() {
@@ -222,7 +308,14 @@ final class HotRefresh implements AutoCloseable {
     try {
       TensorBufs.free(be, published);
       TensorBufs.free(be, spare);
-      published = spare = null;
+      TensorBufs.free(be, sink);
+      TensorBufs.free(be, gradPublished);
+      TensorBufs.free(be, gradSpare);
+      published = spare = sink = gradPublished = gradSpare = null;
+      if (workerSink != null) {
+        TensorBufs.free(worker.backend(), workerSink);
+        workerSink = null;
+      }
       worker.close();
     } finally {
       if (own != null) {

@@ -23,8 +23,13 @@ import java.util.Map;
  *     training thread computes them on the trainer's backend at the step that takes the parameters;
  *     {@code auto}: overlapped on a CPU backend, inline on a device. Same schedule and bound either
  *     way; on a CPU backend the two give bit-identical models
+ * @param backward how layer 0's parameters get gradient from the rows a step reuses: {@code none}
+ *     (they pass none) or {@code deferred} (each refresh takes the reused rows' gradients summed
+ *     since the previous one back through layer 0 on the worker, and the steps that read it add a
+ *     {@link #period()}-th of that gradient each)
  */
-public record HotReuse(double fraction, int staleness, String hotBy, String refresh) {
+public record HotReuse(
+    double fraction, int staleness, String hotBy, String refresh, String backward) {
   /** Ranks vertices by how often the shards sample them as bottom-layer destinations. */
   public static final String FREQUENCY = "frequency";
 
@@ -39,6 +44,12 @@ public record HotReuse(double fraction, int staleness, String hotBy, String refr
 
   /** {@link #OVERLAPPED} on a CPU backend, {@link #INLINE} on a device backend. */
   public static final String AUTO = "auto";
+
+  /** Reused rows pass no gradient to layer 0. */
+  public static final String NO_BACKWARD = "none";
+
+  /** Reused rows' gradients reach layer 0 through a deferred backward on the refresh worker. */
+  public static final String DEFERRED = "deferred";
 
   /** No reuse: training as without this feature. */
   public static final HotReuse OFF = new HotReuse(0, 4, FREQUENCY);
@@ -66,6 +77,15 @@ public record HotReuse(double fraction, int staleness, String hotBy, String refr
               + refresh
               + "'");
     }
+    if (!NO_BACKWARD.equals(backward) && !DEFERRED.equals(backward)) {
+      throw new IllegalArgumentException(
+          "reuse-backward must be " + NO_BACKWARD + " or " + DEFERRED + ", got '" + backward + "'");
+    }
+  }
+
+  /** Reused rows pass no gradient to layer 0 ({@link #NO_BACKWARD}). */
+  public HotReuse(double fraction, int staleness, String hotBy, String refresh) {
+    this(fraction, staleness, hotBy, refresh, NO_BACKWARD);
   }
 
   /** Refreshes where {@link #AUTO} puts them. */
@@ -76,6 +96,11 @@ public record HotReuse(double fraction, int staleness, String hotBy, String refr
   /** Whether refreshes run inline on {@code backend} (else on an overlapped CPU worker). */
   public boolean inlineOn(Backend backend) {
     return INLINE.equals(refresh) || (AUTO.equals(refresh) && !(backend instanceof CpuBackend));
+  }
+
+  /** Whether layer 0 gets the reused rows' gradient through a deferred backward. */
+  public boolean deferredBackward() {
+    return DEFERRED.equals(backward);
   }
 
   /** Whether any vertex is kept hot. */
@@ -93,6 +118,14 @@ public record HotReuse(double fraction, int staleness, String hotBy, String refr
     return staleness + 1 - lag();
   }
 
+  /**
+   * The identity entries whose absence means reuse off, or a reused row without a deferred
+   * backward: a run that lacks one cannot resume a checkpoint that has it.
+   */
+  static java.util.List<String> identityKeys() {
+    return java.util.List.of("reuse_hot", "staleness", "hot_by", "reuse_backward");
+  }
+
   /** The settings as checkpoint identity entries (only written when reuse is on). */
   Map<String, String> toMap() {
     Map<String, String> m = new LinkedHashMap<>();
@@ -101,6 +134,9 @@ public record HotReuse(double fraction, int staleness, String hotBy, String refr
     m.put("hot_by", hotBy);
     if (!AUTO.equals(refresh)) { // other checkpoints keep their identity
       m.put("reuse_refresh", refresh);
+    }
+    if (deferredBackward()) {
+      m.put("reuse_backward", backward);
     }
     return m;
   }

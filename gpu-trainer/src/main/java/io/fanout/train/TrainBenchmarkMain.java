@@ -37,6 +37,7 @@ public final class TrainBenchmarkMain {
           "staleness",
           "hot-by",
           "reuse-refresh",
+          "reuse-backward",
           "reuse-rounds",
           "loader-only",
           "batches-per-part");
@@ -107,7 +108,8 @@ public final class TrainBenchmarkMain {
           Double.parseDouble(o.getOrDefault("reuse-hot", "0")),
           integer(o, "staleness", HotReuse.OFF.staleness()),
           o.getOrDefault("hot-by", HotReuse.FREQUENCY),
-          o.getOrDefault("reuse-refresh", HotReuse.AUTO));
+          o.getOrDefault("reuse-refresh", HotReuse.AUTO),
+          o.getOrDefault("reuse-backward", HotReuse.NO_BACKWARD));
     } catch (NumberFormatException e) {
       throw new InvalidInputException(
           "--reuse-hot expects a fraction, got '" + o.get("reuse-hot") + "'");

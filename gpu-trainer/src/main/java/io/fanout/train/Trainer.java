@@ -273,7 +273,8 @@ public final class Trainer implements AutoCloseable {
   /**
    * As {@link #step(TrainBatch, int, float)}, reusing the hot rows' layer-0 embeddings from {@code
    * hot} (indexed by the {@link HotSet}'s slots; null: none): layer 0 runs on the batch's bottom
-   * block pruned for them (by its loader, or here), and they pass no gradient.
+   * block pruned for them (by its loader, or here), and they pass no gradient but through the
+   * refresh's deferred backward when it has one.
    */
   private StepStats step(TrainBatch b, int epoch, float lr, FloatTensor hot) {
     MiniBatch mb = b.batch();
@@ -314,6 +315,9 @@ public final class Trainer implements AutoCloseable {
     } else {
       t = upload(model, featureRows, b, labels, rows);
     }
+    if (hot != null) {
+      reused.gradientSink(refresh.gradientSink());
+    }
     FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()), reused);
     if (mb.pairs() != null) {
       // Link prediction: the outputs are the seeds' embeddings and the loss is per pair, computed
@@ -327,6 +331,7 @@ public final class Trainer implements AutoCloseable {
       dLogits = TensorBufs.ensure(be, dLogits, (long) n);
       be.upload(hostDEmb, 0, dLogits, 0, n);
       model.backward(dLogits);
+      addDeferred(hot);
       exchangeGradients();
       adam.update(model.paramTensor(), model.gradTensor(), lr);
       return s;
@@ -345,9 +350,17 @@ public final class Trainer implements AutoCloseable {
     int correct = be.countCorrect(probs, rows, classes, t.labels());
     model.zeroGrad();
     model.backward(dLogits);
+    addDeferred(hot);
     exchangeGradients();
     adam.update(model.paramTensor(), model.gradTensor(), lr);
     return new StepStats(loss, labeled, correct);
+  }
+
+  /** With a deferred backward, this step's share of layer 0's gradient from reused rows. */
+  private void addDeferred(FloatTensor hot) {
+    if (hot != null) {
+      refresh.addDeferredGradient(model.gradTensor());
+    }
   }
 
   /**
@@ -748,7 +761,7 @@ public final class Trainer implements AutoCloseable {
   }
 
   private static void checkSameRun(Path dir, Map<String, String> found, Map<String, String> want) {
-    for (String k : HotReuse.OFF.toMap().keySet()) {
+    for (String k : HotReuse.identityKeys()) {
       // Reuse is only in the identity when on: a run with it on is not a run with it off.
       String key = "identity.train." + k;
       if (found.containsKey(key) && !want.containsKey(key)) {
@@ -759,8 +772,7 @@ public final class Trainer implements AutoCloseable {
                 + key
                 + " = '"
                 + found.get(key)
-                + "' but this run reuses no embeddings; use another --model-dir or the same"
-                + " options");
+                + "' but this run does not; use another --model-dir or the same options");
       }
     }
     List<Map.Entry<String, String>> entries = new ArrayList<>(want.entrySet());

@@ -185,6 +185,151 @@ class HotReuseTest {
     assertThat(m.grads()).isNotEqualTo(analytic);
   }
 
+  /**
+   * With the hot rows' neighborhoods in the hot block as in the batch, no dropout and embeddings of
+   * the current parameters, the step's gradient plus the deferred backward of what it left in the
+   * gradient sink is the gradient of the batch computed in full: the deferred backward gives layer
+   * 0 exactly the reused rows' share.
+   */
+  @Test
+  void deferredBackwardGivesLayerZeroTheReusedRowsShare() {
+    ModelConfig cfg = new ModelConfig("sage", 2, 3, 2, 2, 0f, "elu", "none");
+    CpuBackend be = new CpuBackend();
+    try (GnnModel m = new GnnModel(cfg, be);
+        GnnModel worker = new GnnModel(cfg, be)) {
+      m.init(4);
+      worker.loadParams(m.params());
+      MiniBatch mb = batch();
+      float[] full = new float[18];
+      for (int i = 0; i < full.length; i++) {
+        full[i] = 2f * CounterRng.uniform(3, i) - 1f;
+      }
+      // Hot ids 12 and 13 (batch rows 2, 3) read 15, 17 and 17, 18 as in the batch.
+      Block hot = new Block(new int[] {0, 2, 4}, new int[] {2, 3, 3, 4}, 2, 5);
+      float[] hotX = new float[10];
+      int[] rowOfHotSource = {2, 3, 5, 7, 8};
+      for (int k = 0; k < 5; k++) {
+        System.arraycopy(full, 2 * rowOfHotSource[k], hotX, 2 * k, 2);
+      }
+      worker.uploadLayerInput(0, hot, hotX);
+      FloatTensor cache = worker.forwardUploadedLayer(0);
+      int[] slotOf = new int[20];
+      Arrays.fill(slotOf, -1);
+      slotOf[12] = 0;
+      slotOf[13] = 1;
+      HotPruner pruner = new HotPruner();
+      assertThat(pruner.prune(mb, slotOf)).isTrue();
+      ReusedRows reused = new ReusedRows();
+      pruner.describe(reused, cache);
+      FloatTensor sink = be.allocFloat(6);
+      be.zero(sink, 0, 6);
+      reused.gradientSink(sink);
+      int[] labels = {1, 0};
+      float[] d = logitGradient(m, pruner.blocks(), pruner.compact(full, 2, null), labels, reused);
+      m.zeroGrad();
+      m.backward(d);
+      float[] step = m.grads();
+      float[] sunk = new float[6];
+      be.download(sink, 0, sunk, 0, 6);
+      assertThat(sunk).as("the reused rows' output gradient").isNotEqualTo(new float[6]);
+      worker.backwardUploadedLayer(0, sink);
+      float[] deferred = worker.grads();
+
+      float[] d2 = logitGradient(m, Block.of(mb), full, labels, null);
+      assertThat(d2).containsExactly(d); // the same logits: the cache holds the exact rows
+      m.zeroGrad();
+      m.backward(d2);
+      float[] whole = m.grads();
+      int layer0 = 2 * 2 * 3 + 3;
+      for (int i = 0; i < whole.length; i++) {
+        float sum = step[i] + deferred[i];
+        assertThat(Math.abs(sum - whole[i]))
+            .as("param %d: step %f + deferred %f against %f", i, step[i], deferred[i], whole[i])
+            .isLessThanOrEqualTo(1e-6f + 1e-5f * Math.abs(whole[i]));
+        if (i >= layer0) {
+          assertThat(deferred[i]).as("param %d is not layer 0's", i).isZero();
+        }
+      }
+      assertThat(Arrays.copyOf(step, layer0)).isNotEqualTo(Arrays.copyOf(whole, layer0));
+      be.free(sink);
+    }
+  }
+
+  /** The softmax cross-entropy gradient of a training forward's logits (labels all counted). */
+  private static float[] logitGradient(
+      GnnModel m, Block[] b, float[] x, int[] labels, ReusedRows reused) {
+    FloatTensor lg = m.forward(m.upload(b, x.clone(), labels, labels.length), true, 5, reused);
+    int n = labels.length * m.config().classes();
+    float[] logits = new float[n];
+    m.backend().download(lg, 0, logits, 0, n);
+    float[] d = new float[n];
+    CpuBackend h = new CpuBackend();
+    h.softmaxCrossEntropy(
+        h.wrap(logits),
+        labels.length,
+        m.config().classes(),
+        h.wrap(labels),
+        h.wrap(new float[n]),
+        h.wrap(d),
+        1f);
+    return d;
+  }
+
+  /**
+   * A refresh takes the sink's sum since the previous one back through layer 0 at that refresh's
+   * state, and the steps reading its embeddings each add a period-th of the result.
+   */
+  @Test
+  void deferredGradientLandsWithTheNextRefreshInEqualParts() {
+    HotReuse r =
+        new HotReuse(0.05, 4, HotReuse.FREQUENCY, HotReuse.INLINE, HotReuse.DEFERRED); // lag 2, P 3
+    HotSet f = HotSet.build(TrainerTest.data(3, 2), r, 600, null);
+    try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
+      GnnModel m = t.model();
+      m.init(3);
+      int np = m.numParams();
+      int n = f.size() * m.layerOutDim(0);
+      float[] dy = new float[n];
+      for (int i = 0; i < n; i++) {
+        dy[i] = CounterRng.uniform(8, i) - 0.5f;
+      }
+      try (HotRefresh refresh = new HotRefresh(m, f, r);
+          GnnModel fresh = new GnnModel(m.config(), m.backend())) {
+        fresh.loadParams(m.params());
+        fresh.uploadLayerInput(0, f.block(), f.features());
+        fresh.forwardUploadedLayer(0);
+        fresh.backwardUploadedLayer(0, ((CpuBackend) m.backend()).wrap(dy.clone()));
+        float[] want = fresh.grads();
+
+        FloatTensor acc = m.backend().allocFloat(np);
+        for (int step = 0; step < 9; step++) {
+          refresh.beforeStep(step, m);
+          if (step == 0) {
+            m.backend().upload(dy, 0, refresh.gradientSink(), 0, n);
+            float[] p = m.params(); // refresh 1 (step 3) has other parameters
+            for (int i = 0; i < p.length; i++) {
+              p[i] *= 0.5f;
+            }
+            m.loadParams(p);
+          }
+          m.backend().zero(acc, 0, np);
+          refresh.addDeferredGradient(acc);
+          float[] got = host(m, acc, np);
+          if (step < 5) { // refresh 1 (steps 3..5's sink) lands at step 5
+            assertThat(got).as("step %d", step).containsOnly(0f);
+          } else if (step < 8) {
+            for (int i = 0; i < np; i++) {
+              assertThat(got[i]).as("step %d param %d", step, i).isEqualTo(want[i] * (1f / 3));
+            }
+          } else {
+            assertThat(got).as("step 8: nothing was sunk after step 0").containsOnly(0f);
+          }
+        }
+        m.backend().free(acc);
+      }
+    }
+  }
+
   @Test
   void scheduleKeepsEveryReusedEmbeddingWithinTheStalenessBound() {
     for (int s = 1; s <= 6; s++) {
@@ -361,6 +506,27 @@ class HotReuseTest {
   }
 
   /**
+   * A deferred backward trains another model than none, the same bits inline and overlapped and
+   * whatever the loader threads, and is part of the checkpoint's identity.
+   */
+  @Test
+  void deferredBackwardIsDeterministicAndPartOfTheIdentity() {
+    HotReuse overlapped =
+        new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.OVERLAPPED, HotReuse.DEFERRED);
+    HotReuse inline = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE, HotReuse.DEFERRED);
+    float[] a = train(overlapped, 1, tmp.resolve("do"), 2, false);
+    assertThat(train(inline, 3, tmp.resolve("di"), 2, false)).containsExactly(a);
+    float[] none = train(new HotReuse(0.1, 3, HotReuse.FREQUENCY), 2, tmp.resolve("dn"), 2, false);
+    assertThat(none).isNotEqualTo(a);
+    assertThat(inline.toMap()).containsEntry("reuse_backward", "deferred");
+    assertThat(new HotReuse(0.1, 3, HotReuse.FREQUENCY).toMap())
+        .doesNotContainKey("reuse_backward");
+    HotReuse plain = new HotReuse(0.1, 3, HotReuse.FREQUENCY);
+    assertThatThrownBy(() -> train(plain, 2, tmp.resolve("do"), 3, true))
+        .hasMessageContaining("reuse_backward");
+  }
+
+  /**
    * The overlapped worker never touches the trainer's backend: its copy has a backend of its own.
    */
   @Test
@@ -486,6 +652,8 @@ class HotReuseTest {
     assertThatThrownBy(() -> new HotReuse(0.1, 0, HotReuse.FREQUENCY))
         .hasMessageContaining("staleness");
     assertThatThrownBy(() -> new HotReuse(0.1, 2, "pagerank")).hasMessageContaining("hot-by");
+    assertThatThrownBy(() -> new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, "eventually"))
+        .hasMessageContaining("reuse-backward");
     assertThatThrownBy(() -> new HotReuse(0.1, 2, HotReuse.FREQUENCY, "async"))
         .hasMessageContaining("reuse-refresh must be auto, overlapped or inline, got 'async'");
   }

@@ -96,6 +96,14 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
     return option(TrainOptionsDefs.REUSE_REFRESH.name(), refresh);
   }
 
+  /**
+   * How layer 0 gets gradient from the rows a step reuses: {@code none} (the default) or {@code
+   * deferred}, a backward of their summed gradient on the refresh worker ({@code reuse-backward}).
+   */
+  public TrainAction reuseBackward(String backward) {
+    return option(TrainOptionsDefs.REUSE_BACKWARD.name(), backward);
+  }
+
   /** Continue from the model dir's last complete checkpoint ({@code resume}). */
   public TrainAction resume(boolean resume) {
     return option(TrainOptionsDefs.RESUME.name(), Boolean.toString(resume));

@@ -132,6 +132,7 @@ public final class BenchTrainCommand implements Command {
         TrainOptionsDefs.STALENESS,
         TrainOptionsDefs.HOT_BY,
         TrainOptionsDefs.REUSE_REFRESH,
+        TrainOptionsDefs.REUSE_BACKWARD,
         REUSE_ROUNDS,
         TrainOptionsDefs.BACKEND,
         TrainOptionsDefs.FEATURE_ACCESS,

@@ -59,7 +59,8 @@ public final class QuickstartCommand implements Command {
         TrainOptionsDefs.REUSE_HOT,
         TrainOptionsDefs.STALENESS,
         TrainOptionsDefs.HOT_BY,
-        TrainOptionsDefs.REUSE_REFRESH);
+        TrainOptionsDefs.REUSE_REFRESH,
+        TrainOptionsDefs.REUSE_BACKWARD);
   }
 
   @Override

@@ -153,6 +153,15 @@ public final class TrainOptionsDefs {
           HotReuse.AUTO,
           HotReuse.OVERLAPPED,
           HotReuse.INLINE);
+  public static final OptionDef<String> REUSE_BACKWARD =
+      OptionDef.choice(
+          "reuse-backward",
+          HotReuse.NO_BACKWARD,
+          "with --reuse-hot: how layer 0 gets gradient from the rows a step reuses: none, or"
+              + " deferred (each refresh takes their summed gradient back through layer 0 and the"
+              + " steps until the next one add it in equal parts)",
+          HotReuse.NO_BACKWARD,
+          HotReuse.DEFERRED);
   public static final OptionDef<String> DECODER =
       OptionDef.choice(
           "decoder",
@@ -193,6 +202,7 @@ public final class TrainOptionsDefs {
           STALENESS,
           HOT_BY,
           REUSE_REFRESH,
+          REUSE_BACKWARD,
           LOG_EVERY,
           BACKEND,
           FEATURE_ACCESS,
@@ -275,7 +285,8 @@ public final class TrainOptionsDefs {
               + "; expected a fraction of the vertices, 0 <= reuse-hot <= 1");
     }
     atLeast(c, STALENESS, 1);
-    return new HotReuse(f, c.get(STALENESS), c.get(HOT_BY), c.get(REUSE_REFRESH));
+    return new HotReuse(
+        f, c.get(STALENESS), c.get(HOT_BY), c.get(REUSE_REFRESH), c.get(REUSE_BACKWARD));
   }
 
   /** The {@code --feature-cache} policy, or null when not given (the memory-mapped path). */
