@@ -60,6 +60,34 @@ class CudaHotReuseTest {
     assertThat((double) zeroCopy.stats.get("feature_rows_avoided_fraction")).isPositive();
   }
 
+  /**
+   * The deferred backward on the device: a step's gradient plus the backward of what it left in the
+   * sink is the gradient of the batch computed in full (as on the CPU), and training with it, its
+   * backward inline or on the overlapped CPU worker, gives the same bits twice, another model than
+   * without it, and frees the device.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {HotReuse.OVERLAPPED, HotReuse.INLINE})
+  void deferredBackwardOnTheDevice(String refresh) throws Exception {
+    GpuTests.assumeDevice();
+    CudaBackend be = new CudaBackend(0);
+    try {
+      HotReuseTest.checkDeferredShare(be, 1e-5f, 1e-4f);
+      be.pool().checkNoLeaks();
+    } finally {
+      be.close();
+    }
+    TestData d = TestData.random(3000, 8, 48, 7);
+    ModelConfig cfg = new ModelConfig("sage", 48, 32, d.classes, 2, 0.5f, "relu", "none");
+    HotReuse reuse = new HotReuse(0.1, 3, HotReuse.FREQUENCY, refresh, HotReuse.DEFERRED);
+    Run a = train(d, cfg, reuse);
+    Run b = train(d, cfg, reuse);
+    assertThat(b.params).containsExactly(a.params);
+    Run none = train(d, cfg, new HotReuse(0.1, 3, HotReuse.FREQUENCY, refresh));
+    assertThat(a.params).isNotEqualTo(none.params);
+    assertThat(a.stats).containsEntry("max_embedding_age_steps", 3);
+  }
+
   private record Run(float[] params, Map<String, Object> stats) {}
 
   private static Run train(TestData d, ModelConfig cfg, HotReuse reuse) {

@@ -105,7 +105,8 @@ public final class EndToEnd {
                 + r.fraction()
                 + "-"
                 + r.staleness()
-                + (r.hotBy().equals("frequency") ? "" : "-" + r.hotBy());
+                + (r.hotBy().equals("frequency") ? "" : "-" + r.hotBy())
+                + (r.deferredBackward() ? "-" + r.backward() : "");
     Path model = work.resolve("model-" + s.model() + enc + reuse + "-s" + s.seed());
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
@@ -165,6 +166,8 @@ public final class EndToEnd {
     }
     if (r.enabled()) {
       train.reuseHot(r.fraction(), r.staleness(), r.hotBy());
+      train.reuseRefresh(r.refresh());
+      train.reuseBackward(r.backward());
     }
     train.execute();
 
