@@ -203,7 +203,7 @@ public final class GnnModel implements AutoCloseable {
    * the rows {@code reused} names (null or empty: none, the batch as sampled): layer 0 computes the
    * pruned block's destinations, and its output is laid out over the full block's rows with the
    * cached embeddings in the reused rows. The next {@link #backward} passes no gradient through
-   * those rows into layer 0's parameters (it adds their output gradient to the rows' {@link
+   * those rows into layer 0's parameters (it appends their output gradient to the rows' {@link
    * ReusedRows#gradientSink} when there is one).
    */
   public FloatTensor forward(BatchTensors b, boolean train, long batchKey, ReusedRows reused) {

@@ -9,7 +9,7 @@ import io.fanout.tensor.FloatTensor;
  * layer's input); row {@code rows[i]} of the full block gets row {@code slots[i]} of {@code
  * embeddings} ({@code layerOutDim(0)} wide, row-major, a tensor of the model's backend). Those rows
  * pass no gradient to layer 0's parameters; with a {@link #gradientSink} their output gradient is
- * added there, at their slots, for a deferred backward. A reusable holder, filled per step; not
+ * appended there, by slot, for a deferred backward. A reusable holder, filled per step; not
  * thread-safe.
  */
 public final class ReusedRows {
@@ -20,7 +20,7 @@ public final class ReusedRows {
   private int[] rowOf;
   private int fullRows;
   private FloatTensor embeddings;
-  private FloatTensor sink;
+  private ReusedGradients sink;
 
   /** No reused rows. */
   public void clear() {
@@ -53,14 +53,14 @@ public final class ReusedRows {
   }
 
   /**
-   * Where the backward adds the gradient of the reused rows' outputs: row {@code slots[i]} of
-   * {@code sink} (laid out as the embeddings) gets that of row {@code rows[i]}. Null: dropped.
+   * Where the backward appends the gradient of the reused rows' outputs, that of row {@code
+   * rows[i]} for slot {@code slots[i]}. Null: dropped.
    */
-  public void gradientSink(FloatTensor sink) {
+  public void gradientSink(ReusedGradients sink) {
     this.sink = sink;
   }
 
-  FloatTensor gradientSink() {
+  ReusedGradients gradientSink() {
     return sink;
   }
 

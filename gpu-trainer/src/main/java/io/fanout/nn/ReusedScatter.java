@@ -24,7 +24,6 @@ final class ReusedScatter implements AutoCloseable {
   private FloatTensor full;
   private FloatTensor dyComputed;
   private IntTensor reusedRows;
-  private FloatTensor dyReused;
   private int[] hostInts = new int[0];
 
   ReusedScatter(Backend be) {
@@ -83,19 +82,22 @@ final class ReusedScatter implements AutoCloseable {
   }
 
   /**
-   * Adds the reused rows' part of {@code dFull} to {@code sink}: row {@code r.slot(i)} gets row
-   * {@code r.row(i)}. The slots of a batch are distinct, so each sink row gets one sum a call.
+   * Appends the reused rows' part of {@code dFull} (row {@code r.row(i)} for slot {@code
+   * r.slot(i)}) to {@code sink}: one gather of the batch's reused rows.
    */
-  void accumulateReused(FloatTensor dFull, ReusedRows r, int w, FloatTensor sink) {
+  void accumulateReused(FloatTensor dFull, ReusedRows r, int w, ReusedGradients sink) {
     int c = r.count();
     for (int i = 0; i < c; i++) {
       hostInts[i] = r.row(i);
     }
     reusedRows = TensorBufs.ensure(be, reusedRows, Math.max(1, c));
     be.upload(hostInts, 0, reusedRows, 0, c);
-    dyReused = TensorBufs.ensure(be, dyReused, (long) Math.max(1, c) * w);
-    be.aggregate(Aggregation.SUM, ptr, 0, reusedRows, 0, c, 0, dFull, 0, w, dyReused, 0);
-    be.aggregateBackward(Aggregation.SUM, ptr, 0, slots, 0, c, 0, dyReused, 0, w, sink, 0);
+    FloatTensor buf = sink.reserve(c);
+    be.aggregate(Aggregation.SUM, ptr, 0, reusedRows, 0, c, 0, dFull, 0, w, buf, sink.offset());
+    for (int i = 0; i < c; i++) {
+      hostInts[i] = r.slot(i);
+    }
+    sink.appended(hostInts, c);
   }
 
   private void ensurePtr(int rows) {
@@ -121,9 +123,8 @@ final class ReusedScatter implements AutoCloseable {
     TensorBufs.free(be, full);
     TensorBufs.free(be, dyComputed);
     TensorBufs.free(be, reusedRows);
-    TensorBufs.free(be, dyReused);
     ptr = perm = gather = slots = reusedRows = null;
-    full = dyComputed = dyReused = null;
+    full = dyComputed = null;
     ptrRows = -1;
   }
 }

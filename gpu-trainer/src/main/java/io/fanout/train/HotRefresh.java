@@ -1,6 +1,7 @@
 package io.fanout.train;
 
 import io.fanout.nn.GnnModel;
+import io.fanout.nn.ReusedGradients;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
@@ -67,7 +68,7 @@ final class HotRefresh implements AutoCloseable {
   private boolean uploaded; // by the worker thread only
   private final boolean deferred;
   private final int numParams;
-  private FloatTensor sink; // the reused rows' output gradient since the last refresh started
+  private ReusedGradients sink; // the reused rows' output gradient since the last refresh
   private FloatTensor gradPublished; // layer 0's deferred gradient the current steps spread
   private FloatTensor gradSpare;
   private float[] sinkHost; // overlapped: the sum handed to the worker
@@ -82,8 +83,7 @@ final class HotRefresh implements AutoCloseable {
     this.deferred = reuse.deferredBackward();
     this.numParams = model.numParams();
     if (deferred) {
-      sink = be.allocFloat(n);
-      be.zero(sink, 0, n);
+      sink = new ReusedGradients(be, set.size(), model.layerOutDim(0));
     }
     if (reuse.inlineOn(model.backend())) {
       this.own = null;
@@ -149,7 +149,7 @@ final class HotRefresh implements AutoCloseable {
    * Where a step adds its reused rows' output gradient (indexed by slot, as the embeddings), or
    * null without a deferred backward.
    */
-  FloatTensor gradientSink() {
+  ReusedGradients gradientSink() {
     return sink;
   }
 
@@ -174,12 +174,12 @@ final class HotRefresh implements AutoCloseable {
       if (deferred) {
         gradSpare = TensorBufs.ensure(be, gradSpare, numParams);
         if (forwarded) {
-          worker.backwardUploadedLayer(0, sink);
+          worker.backwardUploadedLayer(0, sink.sum());
           be.copy(worker.gradTensor(), 0, gradSpare, 0, numParams);
         } else {
           be.zero(gradSpare, 0, numParams);
         }
-        be.zero(sink, 0, n);
+        sink.clear();
       }
       forwarded = true;
       be.copy(model.paramTensor(), 0, worker.paramTensor(), 0, model.numParams());
@@ -195,8 +195,10 @@ final class HotRefresh implements AutoCloseable {
     forwarded = true; // the worker runs its tasks in order: the next one finds this forward
     if (backward) {
       sinkHost = sinkHost == null ? new float[n] : sinkHost;
-      be.download(sink, 0, sinkHost, 0, n);
-      be.zero(sink, 0, n);
+      be.download(sink.sum(), 0, sinkHost, 0, n);
+    }
+    if (deferred) {
+      sink.clear();
     }
     return pool.submit(
         () -> {
@@ -308,10 +310,13 @@ final class HotRefresh implements AutoCloseable {
     try {
       TensorBufs.free(be, published);
       TensorBufs.free(be, spare);
-      TensorBufs.free(be, sink);
+      if (sink != null) {
+        sink.close();
+        sink = null;
+      }
       TensorBufs.free(be, gradPublished);
       TensorBufs.free(be, gradSpare);
-      published = spare = sink = gradPublished = gradSpare = null;
+      published = spare = gradPublished = gradSpare = null;
       if (workerSink != null) {
         TensorBufs.free(worker.backend(), workerSink);
         workerSink = null;

@@ -211,6 +211,7 @@ public final class Trainer implements AutoCloseable {
     m.put("bottom_edges_avoided_fraction", ratio(edgesAvoided, bottomEdges));
     m.put("feature_rows_avoided_fraction", ratio(sourcesAvoided, bottomSources));
     m.put("reuse_refresh", refresh.inline() ? HotReuse.INLINE : HotReuse.OVERLAPPED);
+    m.put("reuse_backward", reuse.backward());
     m.put("refreshes", refresh.refreshes());
     m.put("refresh_seconds", refresh.refreshSeconds());
     m.put("refresh_wait_seconds", refresh.waitSeconds());

@@ -7,6 +7,7 @@ import io.fanout.nn.BatchTensors;
 import io.fanout.nn.Block;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ReusedGradients;
 import io.fanout.nn.ReusedRows;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.StoreLayout;
@@ -226,8 +227,7 @@ class HotReuseTest {
       assertThat(pruner.prune(mb, slotOf)).isTrue();
       ReusedRows reused = new ReusedRows();
       pruner.describe(reused, cache);
-      FloatTensor sink = be.allocFloat(6);
-      be.zero(sink, 0, 6);
+      ReusedGradients sink = new ReusedGradients(be, 2, 3);
       reused.gradientSink(sink);
       int[] labels = {1, 0};
       float[] d = logitGradient(m, pruner.blocks(), pruner.compact(full, 2, null), labels, reused);
@@ -235,9 +235,9 @@ class HotReuseTest {
       m.backward(d);
       float[] step = m.grads();
       float[] sunk = new float[6];
-      be.download(sink, 0, sunk, 0, 6);
+      be.download(sink.sum(), 0, sunk, 0, 6);
       assertThat(sunk).as("the reused rows' output gradient").isNotEqualTo(new float[6]);
-      worker.backwardUploadedLayer(0, sink);
+      worker.backwardUploadedLayer(0, sink.sum());
       float[] deferred = worker.grads();
 
       float[] d2 = logitGradient(m, Block.of(mb), full, labels, null);
@@ -258,7 +258,7 @@ class HotReuseTest {
         }
       }
       assertThat(Arrays.copyOf(step, layer0)).isNotEqualTo(Arrays.copyOf(whole, layer0));
-      be.free(sink);
+      sink.close();
     }
   }
 
@@ -312,7 +312,11 @@ class HotReuseTest {
         for (int step = 0; step < 9; step++) {
           refresh.beforeStep(step, m);
           if (step == 0) {
-            m.backend().upload(dy, 0, refresh.gradientSink(), 0, n);
+            int[] all = new int[f.size()];
+            for (int i = 0; i < all.length; i++) {
+              all[i] = i;
+            }
+            refresh.gradientSink().append(all, dy, f.size());
             float[] p = m.params(); // refresh 1 (step 3) has other parameters
             for (int i = 0; i < p.length; i++) {
               p[i] *= 0.5f;

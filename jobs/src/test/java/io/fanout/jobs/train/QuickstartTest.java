@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fanout.cli.CliRun;
 import io.fanout.testing.SparkTestSession;
+import io.fanout.train.Checkpoint;
 import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -56,5 +57,32 @@ class QuickstartTest {
     assertThat(r.err()).contains("quantize").contains("store-int8");
     assertThat(r.json().get("model_dir").asText()).endsWith("model-sage-int8-s0");
     assertThat(r.json().get("test_accuracy").asDouble()).isGreaterThanOrEqualTo(0.79);
+  }
+
+  /** The reuse options reach train: the checkpoint's identity has each of them. */
+  @Test
+  void coraWithReuseAndADeferredBackward() throws Exception {
+    CliRun.Result r =
+        CliRun.cli(
+            "quickstart",
+            "--work-dir",
+            tmp.toString(),
+            "--reuse-hot",
+            "0.2",
+            "--staleness",
+            "16",
+            "--reuse-refresh",
+            "inline",
+            "--reuse-backward",
+            "deferred");
+    assertThat(r.code()).as(r.err()).isZero();
+    Path model = Path.of(r.json().get("model_dir").asText());
+    assertThat(model.getFileName().toString()).isEqualTo("model-sage-reuse0.2-16-deferred-s0");
+    assertThat(Checkpoint.read(model).meta())
+        .containsEntry("identity.train.reuse_hot", "0.2")
+        .containsEntry("identity.train.staleness", "16")
+        .containsEntry("identity.train.reuse_refresh", "inline")
+        .containsEntry("identity.train.reuse_backward", "deferred");
+    assertThat(r.json().get("test_accuracy").asDouble()).isGreaterThanOrEqualTo(0.77);
   }
 }

@@ -106,6 +106,7 @@ class ReuseHotTrainTest {
     refused("m2", "staleness", "--reuse-hot", "0.1", "--staleness", "0");
     refused("m3", "frequency", "--reuse-hot", "0.1", "--hot-by", "pagerank");
     refused("m5", "reuse-refresh", "--reuse-hot", "0.1", "--reuse-refresh", "async");
+    refused("m6", "reuse-backward", "--reuse-hot", "0.1", "--reuse-backward", "later");
     refused(
         "m4",
         "does not work with a --feature-cache read in place",
