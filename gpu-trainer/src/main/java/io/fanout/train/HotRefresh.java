@@ -49,7 +49,6 @@ import java.util.concurrent.Future;
  */
 final class HotRefresh implements AutoCloseable {
   private final HotSet set;
-  private final long seed;
   private final HotReuse reuse;
   private final Backend be; // the trainer's: the embeddings steps read live here
   private final GnnModel worker;
@@ -76,8 +75,7 @@ final class HotRefresh implements AutoCloseable {
   private float[] gradHost; // overlapped: the worker's deferred gradient
   private boolean forwarded; // a refresh's forward was started: the worker holds its state
 
-  HotRefresh(GnnModel model, HotSet set, HotReuse reuse, long seed) {
-    this.seed = seed;
+  HotRefresh(GnnModel model, HotSet set, HotReuse reuse) {
     this.set = set;
     this.reuse = reuse;
     this.be = model.backend();
@@ -185,7 +183,7 @@ final class HotRefresh implements AutoCloseable {
       }
       forwarded = true;
       be.copy(model.paramTensor(), 0, worker.paramTensor(), 0, model.numParams());
-      FloatTensor y = compute(pendingVersion);
+      FloatTensor y = compute();
       spare = TensorBufs.ensure(be, spare, n);
       be.copy(y, 0, spare, 0, n);
       be.sync(); // so that the refresh's time is its own, not the next step's
@@ -194,7 +192,6 @@ final class HotRefresh implements AutoCloseable {
     }
     float[] params = model.params();
     boolean backward = deferred && forwarded;
-    long version = pendingVersion;
     forwarded = true; // the worker runs its tasks in order: the next one finds this forward
     if (backward) {
       sinkHost = sinkHost == null ? new float[n] : sinkHost;
@@ -214,7 +211,7 @@ final class HotRefresh implements AutoCloseable {
             }
           }
           worker.loadParams(params);
-          FloatTensor y = compute(version);
+          FloatTensor y = compute();
           if (host == null) {
             host = new float[n];
           }
@@ -233,21 +230,13 @@ final class HotRefresh implements AutoCloseable {
     return workerSink;
   }
 
-  private FloatTensor compute(long version) {
+  private FloatTensor compute() {
     if (!uploaded) {
       // the block and its rows never change: up once, then every refresh only computes
       worker.uploadLayerInput(0, set.block(), set.features());
       uploaded = true;
     }
-    return worker.forwardUploadedLayer(0, true, key(seed, version));
-  }
-
-  /**
-   * The dropout key of the refresh that takes step {@code step}'s parameters: its embeddings are
-   * layer 0 as a training step computes it, with the masks of this key (fixed per refresh).
-   */
-  static long key(long seed, long step) {
-    return io.fanout.tensor.CounterRng.key(seed, 0x407, step, 0);
+    return worker.forwardUploadedLayer(0);
   }
 
   private void done(long t0) {
