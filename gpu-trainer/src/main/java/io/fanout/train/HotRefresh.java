@@ -76,6 +76,9 @@ final class HotRefresh implements AutoCloseable {
   private boolean forwarded; // a refresh's forward was started: the worker holds its state
 
   HotRefresh(GnnModel model, HotSet set, HotReuse reuse) {
+    if (reuse.autoStaleness()) {
+      throw new IllegalArgumentException("resolve the staleness from the epoch first");
+    }
     this.set = set;
     this.reuse = reuse;
     this.be = model.backend();
@@ -258,6 +261,11 @@ final class HotRefresh implements AutoCloseable {
       pending = null;
       waitNanos += System.nanoTime() - t0;
     }
+  }
+
+  /** The staleness bound in steps this cache keeps (resolved when it was auto). */
+  int staleness() {
+    return reuse.staleness();
   }
 
   /** Whether refreshes run on the training thread and backend. */

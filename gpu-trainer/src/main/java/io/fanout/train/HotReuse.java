@@ -16,7 +16,8 @@ import java.util.Map;
  * {@link #period()} steps and is used from {@link #lag()} steps later until the next one lands.
  *
  * @param fraction share of the vertices kept hot, in {@code [0, 1]}; 0 turns reuse off
- * @param staleness the most steps a reused embedding may lag the parameters, at least 1
+ * @param staleness the most steps a reused embedding may lag the parameters, at least 1, or {@link
+ *     #AUTO_STALENESS}: a twelfth of the steps of an epoch, at least 1 ({@link #resolve})
  * @param hotBy {@code frequency} or {@code in-degree}
  * @param refresh {@code overlapped}: a worker thread computes refreshes on a CPU backend of its own
  *     while training goes on (on a GPU backend, the CPU's share of the work); {@code inline}: the
@@ -45,6 +46,13 @@ public record HotReuse(
   /** {@link #OVERLAPPED} on a CPU backend, {@link #INLINE} on a device backend. */
   public static final String AUTO = "auto";
 
+  /**
+   * The staleness that {@link #resolve} sets from the steps of an epoch: {@code max(1, steps /
+   * 12)}, so that the embeddings stay as fresh relative to an epoch on a graph of one batch an
+   * epoch as on one of hundreds.
+   */
+  public static final int AUTO_STALENESS = 0;
+
   /** Reused rows pass no gradient to layer 0. */
   public static final String NO_BACKWARD = "none";
 
@@ -58,8 +66,9 @@ public record HotReuse(
     if (!(fraction >= 0 && fraction <= 1)) {
       throw new IllegalArgumentException("reuse-hot must be in [0, 1], got " + fraction);
     }
-    if (staleness < 1) {
-      throw new IllegalArgumentException("staleness must be at least 1 step, got " + staleness);
+    if (staleness < 0) {
+      throw new IllegalArgumentException(
+          "staleness must be at least 1 step, or auto (0), got " + staleness);
     }
     if (!FREQUENCY.equals(hotBy) && !IN_DEGREE.equals(hotBy)) {
       throw new IllegalArgumentException(
@@ -108,8 +117,27 @@ public record HotReuse(
     return fraction > 0;
   }
 
+  /** Whether the staleness is {@link #AUTO_STALENESS}, set from the epoch by {@link #resolve}. */
+  public boolean autoStaleness() {
+    return staleness == AUTO_STALENESS;
+  }
+
+  /**
+   * These settings with the staleness set for epochs of {@code stepsPerEpoch} steps when it is
+   * {@link #AUTO_STALENESS}; else these settings.
+   */
+  public HotReuse resolve(int stepsPerEpoch) {
+    if (!autoStaleness()) {
+      return this;
+    }
+    return new HotReuse(fraction, Math.max(1, stepsPerEpoch / 12), hotBy, refresh, backward);
+  }
+
   /** Steps between taking the parameters for a refresh and using its result: max(1, ceil(S/2)). */
   public int lag() {
+    if (autoStaleness()) {
+      throw new IllegalStateException("staleness auto is set by resolve(steps per epoch) first");
+    }
     return Math.max(1, (staleness + 1) / 2);
   }
 
@@ -130,7 +158,7 @@ public record HotReuse(
   Map<String, String> toMap() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("reuse_hot", String.format(Locale.ROOT, "%s", fraction));
-    m.put("staleness", Integer.toString(staleness));
+    m.put("staleness", autoStaleness() ? "auto" : Integer.toString(staleness));
     m.put("hot_by", hotBy);
     if (!AUTO.equals(refresh)) { // other checkpoints keep their identity
       m.put("reuse_refresh", refresh);

@@ -114,7 +114,7 @@ public final class HotReuseBenchmark {
       out.put("feature_access", s.featureAccess());
       out.put("steps_per_epoch", steps);
       out.put("reuse_hot", reuse.fraction());
-      out.put("staleness", reuse.staleness());
+      out.put("staleness", reuse.autoStaleness() ? "auto" : reuse.staleness());
       out.put("hot_by", reuse.hotBy());
       out.put("reuse_rounds", rounds);
       out.put("hot_set_seconds", hotSetSeconds);

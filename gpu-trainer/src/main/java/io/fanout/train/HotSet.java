@@ -25,13 +25,21 @@ public final class HotSet {
   private final Block block;
   private final float[] features;
   private final int dim;
+  private final int epochBatches;
 
-  private HotSet(int[] vertices, int[] slotOf, Block block, float[] features, int dim) {
+  private HotSet(
+      int[] vertices, int[] slotOf, Block block, float[] features, int dim, int epochBatches) {
+    this.epochBatches = epochBatches;
     this.vertices = vertices;
     this.slotOf = slotOf;
     this.block = block;
     this.features = features;
     this.dim = dim;
+  }
+
+  /** Batches of the epoch the set was selected from (epoch 0). */
+  public int epochBatches() {
+    return epochBatches;
   }
 
   /** Number of hot vertices (rows of {@link #block()}). */
@@ -89,9 +97,11 @@ public final class HotSet {
   public static HotSet build(
       EpochData data, HotReuse reuse, int numVertices, IntToLongFunction inDegree, RowReader rows) {
     int[] count = new int[numVertices];
+    int batches = 0;
     try (BatchStream s = data.open(0)) {
       TrainBatch b;
       while ((b = s.next()) != null) {
+        batches++;
         MiniBatch mb = b.batch();
         int[] nodes = mb.nodes();
         for (int i = mb.numSeeds(), n = bottomDst(mb); i < n; i++) {
@@ -121,12 +131,17 @@ public final class HotSet {
       vertices[i] = (int) ranked[i];
       slotOf[vertices[i]] = i;
     }
-    return capture(data, vertices, slotOf, numVertices, rows);
+    return capture(data, vertices, slotOf, numVertices, rows, batches);
   }
 
   /** Second pass over epoch 0: every hot vertex's first sampled neighborhood and features. */
   private static HotSet capture(
-      EpochData data, int[] vertices, int[] slotOf, int numVertices, RowReader reader) {
+      EpochData data,
+      int[] vertices,
+      int[] slotOf,
+      int numVertices,
+      RowReader reader,
+      int batches) {
     int hot = vertices.length;
     int[][] nbrs = new int[hot][];
     float[] selfRows = null;
@@ -238,7 +253,7 @@ public final class HotSet {
       reader.read(rowIds, kept + extra, feats);
     }
     Block block = new Block(indptr, indices, kept, kept + extra);
-    return new HotSet(keptVertices, slotOf, block, feats, dim);
+    return new HotSet(keptVertices, slotOf, block, feats, dim, batches);
   }
 
   /** Rows of the bottom block (hop L): the nodes reached after hop L-1. */

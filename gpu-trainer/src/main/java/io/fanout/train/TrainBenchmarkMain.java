@@ -106,7 +106,7 @@ public final class TrainBenchmarkMain {
     try {
       return new HotReuse(
           Double.parseDouble(o.getOrDefault("reuse-hot", "0")),
-          integer(o, "staleness", HotReuse.OFF.staleness()),
+          staleness(o),
           o.getOrDefault("hot-by", HotReuse.FREQUENCY),
           o.getOrDefault("reuse-refresh", HotReuse.AUTO),
           o.getOrDefault("reuse-backward", HotReuse.NO_BACKWARD));
@@ -116,6 +116,19 @@ public final class TrainBenchmarkMain {
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException(e.getMessage());
     }
+  }
+
+  /** {@code --staleness}: steps, at least 1, or auto ({@link HotReuse#AUTO_STALENESS}). */
+  private static int staleness(Map<String, String> o) {
+    if ("auto".equals(o.get("staleness"))) {
+      return HotReuse.AUTO_STALENESS;
+    }
+    int s = integer(o, "staleness", HotReuse.OFF.staleness());
+    if (s < 1) {
+      throw new InvalidInputException(
+          "staleness must be at least 1 step, got " + o.get("staleness") + " (or auto)");
+    }
+    return s;
   }
 
   private static int integer(Map<String, String> o, String k, int def) {

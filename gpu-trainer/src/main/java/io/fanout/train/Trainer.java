@@ -133,7 +133,7 @@ public final class Trainer implements AutoCloseable {
     }
     hotSet = HotSet.build(data, reuse, reuseVertices, inDegree, this::readRows);
     if (hotSet.size() > 0) {
-      refresh = new HotRefresh(model, hotSet, reuse);
+      refresh = new HotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()));
     }
   }
 
@@ -212,6 +212,7 @@ public final class Trainer implements AutoCloseable {
     m.put("feature_rows_avoided_fraction", ratio(sourcesAvoided, bottomSources));
     m.put("reuse_refresh", refresh.inline() ? HotReuse.INLINE : HotReuse.OVERLAPPED);
     m.put("reuse_backward", reuse.backward());
+    m.put("staleness_steps", refresh.staleness());
     m.put("refreshes", refresh.refreshes());
     m.put("refresh_seconds", refresh.refreshSeconds());
     m.put("refresh_wait_seconds", refresh.waitSeconds());

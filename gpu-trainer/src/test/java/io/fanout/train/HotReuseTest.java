@@ -656,11 +656,47 @@ class HotReuseTest {
     assertThat(params[0]).containsExactly(params[1]);
   }
 
+  /**
+   * Staleness auto is a twelfth of an epoch's steps, at least 1, set when the hot set is selected
+   * from epoch 0; the identity records auto, the stats the steps it became.
+   */
+  @Test
+  void autoStalenessIsATwelfthOfAnEpochsSteps() {
+    HotReuse a = new HotReuse(0.1, HotReuse.AUTO_STALENESS, HotReuse.FREQUENCY);
+    assertThat(a.resolve(201).staleness()).isEqualTo(16);
+    assertThat(a.resolve(24).staleness()).isEqualTo(2);
+    assertThat(a.resolve(11).staleness()).isEqualTo(1);
+    assertThat(a.resolve(1).staleness()).isEqualTo(1);
+    assertThat(new HotReuse(0.1, 5, HotReuse.FREQUENCY).resolve(201).staleness()).isEqualTo(5);
+    assertThat(a.toMap()).containsEntry("staleness", "auto");
+    assertThatThrownBy(a::lag).isInstanceOf(IllegalStateException.class);
+    SampledEpochs data = TrainerTest.data(3, 1);
+    int batches = 0;
+    try (BatchStream st = data.open(0)) {
+      TrainBatch b;
+      while ((b = st.next()) != null) {
+        batches++;
+        st.recycle(b);
+      }
+    }
+    try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
+      t.reuseHot(a, 600, null).model().init(3);
+      t.prepareReuse(data);
+      assertThat(t.hotSet().epochBatches()).isEqualTo(batches);
+      try (BatchStream st = data.open(0)) {
+        t.trainEpoch(0, -1, st, 0.01f, TrainProgress.NONE);
+      }
+      int want = Math.max(1, batches / 12);
+      assertThat(t.reuseStats()).containsEntry("staleness_steps", want);
+      assertThat(t.maxReusedAge()).isBetween(1, want);
+    }
+  }
+
   @Test
   void rejectsBadSettings() {
     assertThatThrownBy(() -> new HotReuse(1.5, 2, HotReuse.FREQUENCY))
         .hasMessageContaining("reuse-hot");
-    assertThatThrownBy(() -> new HotReuse(0.1, 0, HotReuse.FREQUENCY))
+    assertThatThrownBy(() -> new HotReuse(0.1, -1, HotReuse.FREQUENCY))
         .hasMessageContaining("staleness");
     assertThatThrownBy(() -> new HotReuse(0.1, 2, "pagerank")).hasMessageContaining("hot-by");
     assertThatThrownBy(() -> new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, "eventually"))

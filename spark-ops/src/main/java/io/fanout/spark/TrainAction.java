@@ -78,12 +78,17 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
 
   /**
    * Reuses the bottom-layer embeddings of the hottest {@code fraction} of the vertices, at most
-   * {@code staleness} steps old, ranked by {@code hotBy} ({@code frequency} or {@code in-degree})
-   * ({@code reuse-hot}, {@code staleness}, {@code hot-by}; see {@code docs/training.md}).
+   * {@code staleness} steps old ({@link io.fanout.train.HotReuse#AUTO_STALENESS}: a twelfth of an
+   * epoch's steps), ranked by {@code hotBy} ({@code frequency} or {@code in-degree}) ({@code
+   * reuse-hot}, {@code staleness}, {@code hot-by}; see {@code docs/training.md}).
    */
   public TrainAction reuseHot(double fraction, int staleness, String hotBy) {
     option(TrainOptionsDefs.REUSE_HOT.name(), Double.toString(fraction));
-    option(TrainOptionsDefs.STALENESS.name(), Integer.toString(staleness));
+    option(
+        TrainOptionsDefs.STALENESS.name(),
+        staleness == io.fanout.train.HotReuse.AUTO_STALENESS
+            ? "auto"
+            : Integer.toString(staleness));
     return option(TrainOptionsDefs.HOT_BY.name(), hotBy);
   }
 

@@ -71,6 +71,26 @@ class ReuseHotTrainTest {
   }
 
   /**
+   * Staleness auto trains the model of the staleness it resolves to (a twelfth of the epoch's
+   * steps, at least 1) and records auto; the API's AUTO_STALENESS is the same option.
+   */
+  @Test
+  void stalenessAutoIsTheEpochsTwelfth() throws Exception {
+    train("auto-s", "--reuse-hot", "0.2", "--staleness", "auto");
+    io.fanout.train.Checkpoint auto = io.fanout.train.Checkpoint.read(tmp.resolve("auto-s"));
+    assertThat(auto.meta()).containsEntry("identity.train.staleness", "auto");
+    int steps = (int) (auto.step() / 2); // 2 epochs
+    String resolved = Integer.toString(Math.max(1, steps / 12));
+    train("fixed-s", "--reuse-hot", "0.2", "--staleness", resolved);
+    assertThat(io.fanout.train.Checkpoint.read(tmp.resolve("fixed-s")).params())
+        .containsExactly(auto.params());
+    Path api =
+        apiTrain(
+            "api-auto", a -> a.reuseHot(0.2, io.fanout.train.HotReuse.AUTO_STALENESS, "frequency"));
+    assertThat(io.fanout.train.Checkpoint.read(api).params()).containsExactly(auto.params());
+  }
+
+  /**
    * On the CPU backend refreshes inline (the training thread) train the parameters the default
    * (auto: an overlapped worker) trains; the checkpoint records the explicit choice.
    */

@@ -134,8 +134,12 @@ public final class TrainOptionsDefs {
           "fraction of the vertices whose bottom-layer embeddings are computed by a refresh"
               + " worker and reused by batches (0: off)");
   public static final OptionDef<Integer> STALENESS =
-      OptionDef.integer(
-          "staleness", 4, "with --reuse-hot: the most steps a reused embedding may be old");
+      OptionDef.of(
+          "staleness",
+          "4",
+          "with --reuse-hot: the most steps a reused embedding may be old, or auto (a twelfth of"
+              + " an epoch's steps, at least 1)",
+          TrainOptionsDefs::parseStaleness);
   public static final OptionDef<String> HOT_BY =
       OptionDef.choice(
           "hot-by",
@@ -275,6 +279,23 @@ public final class TrainOptionsDefs {
         .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO));
   }
 
+  /** A staleness in steps, at least 1, or {@code auto} ({@link HotReuse#AUTO_STALENESS}). */
+  static int parseStaleness(String raw) {
+    String v = raw.trim();
+    if (v.equalsIgnoreCase("auto")) {
+      return HotReuse.AUTO_STALENESS;
+    }
+    try {
+      int n = Integer.parseInt(v);
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // the message below says what was expected
+    }
+    throw new IllegalArgumentException("expected a number of steps of at least 1, or auto");
+  }
+
   /** The {@code --reuse-hot}, {@code --staleness} and {@code --hot-by} settings. */
   public static HotReuse reuse(FanoutConf c) {
     double f = c.get(REUSE_HOT);
@@ -284,7 +305,6 @@ public final class TrainOptionsDefs {
               + c.raw(REUSE_HOT)
               + "; expected a fraction of the vertices, 0 <= reuse-hot <= 1");
     }
-    atLeast(c, STALENESS, 1);
     return new HotReuse(
         f, c.get(STALENESS), c.get(HOT_BY), c.get(REUSE_REFRESH), c.get(REUSE_BACKWARD));
   }
