@@ -22,8 +22,7 @@ public final class ReusedGradients implements AutoCloseable {
   private FloatTensor rows; // appended gradient rows, count x width
   private int[] rowSlots = new int[16];
   private int count;
-  private IntTensor ptr; // 0, 1, 2, ...: one edge per appended row
-  private int ptrRows = -1;
+  private final IdentityPtr ptr;
   private IntTensor slotIds;
 
   /** A zero sum of {@code slots} rows of {@code width} on {@code be}. */
@@ -31,6 +30,7 @@ public final class ReusedGradients implements AutoCloseable {
     this.be = be;
     this.slots = slots;
     this.width = width;
+    this.ptr = new IdentityPtr(be);
     long n = (long) slots * width;
     if (n > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException(
@@ -88,19 +88,10 @@ public final class ReusedGradients implements AutoCloseable {
     if (count == 0) {
       return;
     }
-    if (count > ptrRows) {
-      int cap = Math.max(count, ptrRows + ptrRows / 2);
-      int[] h = new int[cap + 1];
-      for (int i = 0; i <= cap; i++) {
-        h[i] = i;
-      }
-      ptr = TensorBufs.ensure(be, ptr, cap + 1);
-      be.upload(h, 0, ptr, 0, cap + 1);
-      ptrRows = cap;
-    }
     slotIds = TensorBufs.ensure(be, slotIds, count);
     be.upload(rowSlots, 0, slotIds, 0, count);
-    be.aggregateBackward(Aggregation.SUM, ptr, 0, slotIds, 0, count, 0, rows, 0, width, sum, 0);
+    be.aggregateBackward(
+        Aggregation.SUM, ptr.rows(count), 0, slotIds, 0, count, 0, rows, 0, width, sum, 0);
     count = 0;
   }
 
@@ -123,9 +114,9 @@ public final class ReusedGradients implements AutoCloseable {
   public void close() {
     TensorBufs.free(be, sum);
     TensorBufs.free(be, rows);
-    TensorBufs.free(be, ptr);
+    ptr.close();
     TensorBufs.free(be, slotIds);
     sum = rows = null;
-    ptr = slotIds = null;
+    slotIds = null;
   }
 }

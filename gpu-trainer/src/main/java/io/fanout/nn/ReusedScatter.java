@@ -16,8 +16,8 @@ import io.fanout.tensor.TensorBufs;
  */
 final class ReusedScatter implements AutoCloseable {
   private final Backend be;
-  private IntTensor ptr; // 0, 1, 2, ...: one edge per row
-  private int ptrRows = -1;
+  private final IdentityPtr identity;
+  private IntTensor ptr; // identity's, covering the last expand's full rows
   private IntTensor perm;
   private IntTensor gather;
   private IntTensor slots;
@@ -28,6 +28,7 @@ final class ReusedScatter implements AutoCloseable {
 
   ReusedScatter(Backend be) {
     this.be = be;
+    this.identity = new IdentityPtr(be);
   }
 
   /**
@@ -38,7 +39,7 @@ final class ReusedScatter implements AutoCloseable {
     int n = r.computed();
     int c = r.count();
     int f = r.fullRows();
-    ensurePtr(f);
+    ptr = identity.rows(f);
     if (hostInts.length < f) {
       hostInts = new int[Math.max(f, hostInts.length * 3 / 2)];
     }
@@ -100,23 +101,9 @@ final class ReusedScatter implements AutoCloseable {
     sink.appended(hostInts, c);
   }
 
-  private void ensurePtr(int rows) {
-    if (rows <= ptrRows) {
-      return;
-    }
-    int cap = Math.max(rows, ptrRows + ptrRows / 2);
-    int[] h = new int[cap + 1];
-    for (int i = 0; i <= cap; i++) {
-      h[i] = i;
-    }
-    ptr = TensorBufs.ensure(be, ptr, cap + 1);
-    be.upload(h, 0, ptr, 0, cap + 1);
-    ptrRows = cap;
-  }
-
   @Override
   public void close() {
-    TensorBufs.free(be, ptr);
+    identity.close();
     TensorBufs.free(be, perm);
     TensorBufs.free(be, gather);
     TensorBufs.free(be, slots);
@@ -125,6 +112,5 @@ final class ReusedScatter implements AutoCloseable {
     TensorBufs.free(be, reusedRows);
     ptr = perm = gather = slots = reusedRows = null;
     full = dyComputed = null;
-    ptrRows = -1;
   }
 }

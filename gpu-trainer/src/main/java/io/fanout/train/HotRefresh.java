@@ -55,8 +55,7 @@ final class HotRefresh implements AutoCloseable {
   private final Backend own; // the overlapped worker's backend; null inline
   private final ExecutorService pool; // null inline
   private final int n; // floats of a refresh: hot rows x layer 0's width
-  private FloatTensor published;
-  private FloatTensor spare; // where the next refresh lands; no step reads it
+  private final Landing embeddings;
   private float[] host; // the overlapped worker's result
   private long publishedVersion = -1;
   private Future<?> pending;
@@ -69,8 +68,7 @@ final class HotRefresh implements AutoCloseable {
   private final boolean deferred;
   private final int numParams;
   private ReusedGradients sink; // the reused rows' output gradient since the last refresh
-  private FloatTensor gradPublished; // layer 0's deferred gradient the current steps spread
-  private FloatTensor gradSpare;
+  private final Landing gradients; // layer 0's deferred gradient the current steps spread
   private float[] sinkHost; // overlapped: the sum handed to the worker
   private float[] gradHost; // overlapped: the worker's deferred gradient
   private boolean forwarded; // a refresh's forward was started: the worker holds its state
@@ -85,6 +83,8 @@ final class HotRefresh implements AutoCloseable {
     this.n = Math.multiplyExact(set.size(), model.layerOutDim(0));
     this.deferred = reuse.deferredBackward();
     this.numParams = model.numParams();
+    this.embeddings = new Landing(be, n);
+    this.gradients = new Landing(be, numParams);
     if (deferred) {
       sink = new ReusedGradients(be, set.size(), model.layerOutDim(0));
     }
@@ -115,7 +115,7 @@ final class HotRefresh implements AutoCloseable {
     if (pending != null && step == pendingVersion + reuse.lag()) {
       land();
     }
-    if (published == null) {
+    if (embeddings.published == null) {
       pendingVersion = step;
       pending = start(model);
       land();
@@ -124,27 +124,15 @@ final class HotRefresh implements AutoCloseable {
       pending = start(model);
     }
     maxAge = Math.max(maxAge, step - publishedVersion);
-    return published;
+    return embeddings.published;
   }
 
   private void land() {
     await();
-    if (pool != null) {
-      spare = TensorBufs.ensure(be, spare, n);
-      be.upload(host, 0, spare, 0, n);
-    }
-    FloatTensor done = spare;
-    spare = published;
-    published = done;
+    embeddings.land(host);
     publishedVersion = pendingVersion;
     if (deferred) {
-      if (pool != null) {
-        gradSpare = TensorBufs.ensure(be, gradSpare, numParams);
-        be.upload(gradHost, 0, gradSpare, 0, numParams);
-      }
-      FloatTensor g = gradSpare;
-      gradSpare = gradPublished;
-      gradPublished = g;
+      gradients.land(gradHost);
     }
   }
 
@@ -162,8 +150,8 @@ final class HotRefresh implements AutoCloseable {
    * a deferred backward or before the first one lands.
    */
   void addDeferredGradient(FloatTensor grads) {
-    if (gradPublished != null) {
-      be.axpy(numParams, 1f / reuse.period(), gradPublished, 0, grads, 0);
+    if (gradients.published != null) {
+      be.axpy(numParams, 1f / reuse.period(), gradients.published, 0, grads, 0);
     }
   }
 
@@ -175,20 +163,18 @@ final class HotRefresh implements AutoCloseable {
     if (pool == null) {
       long t0 = System.nanoTime();
       if (deferred) {
-        gradSpare = TensorBufs.ensure(be, gradSpare, numParams);
         if (forwarded) {
           worker.backwardUploadedLayer(0, sink.sum());
-          be.copy(worker.gradTensor(), 0, gradSpare, 0, numParams);
+          be.copy(worker.gradTensor(), 0, gradients.spare(), 0, numParams);
         } else {
-          be.zero(gradSpare, 0, numParams);
+          be.zero(gradients.spare(), 0, numParams);
         }
         sink.clear();
       }
       forwarded = true;
       be.copy(model.paramTensor(), 0, worker.paramTensor(), 0, model.numParams());
       FloatTensor y = compute();
-      spare = TensorBufs.ensure(be, spare, n);
-      be.copy(y, 0, spare, 0, n);
+      be.copy(y, 0, embeddings.spare(), 0, n);
       be.sync(); // so that the refresh's time is its own, not the next step's
       done(t0);
       return CompletableFuture.completedFuture(null);
@@ -316,15 +302,12 @@ final class HotRefresh implements AutoCloseable {
       }
     }
     try {
-      TensorBufs.free(be, published);
-      TensorBufs.free(be, spare);
+      embeddings.free();
       if (sink != null) {
         sink.close();
         sink = null;
       }
-      TensorBufs.free(be, gradPublished);
-      TensorBufs.free(be, gradSpare);
-      published = spare = gradPublished = gradSpare = null;
+      gradients.free();
       if (workerSink != null) {
         TensorBufs.free(worker.backend(), workerSink);
         workerSink = null;
@@ -334,6 +317,43 @@ final class HotRefresh implements AutoCloseable {
       if (own != null) {
         own.close();
       }
+    }
+  }
+
+  /**
+   * Two tensors of {@code n} floats on the trainer's backend: the one steps read ({@code
+   * published}) and the one the next refresh lands in ({@code spare}, which no step reads).
+   */
+  private static final class Landing {
+    private final Backend be;
+    private final int n;
+    FloatTensor published;
+    private FloatTensor spare;
+
+    Landing(Backend be, int n) {
+      this.be = be;
+      this.n = n;
+    }
+
+    FloatTensor spare() {
+      spare = TensorBufs.ensure(be, spare, n);
+      return spare;
+    }
+
+    /** Publishes the spare, first filled from {@code host} when that is not null. */
+    void land(float[] host) {
+      if (host != null) {
+        be.upload(host, 0, spare(), 0, n);
+      }
+      FloatTensor done = spare;
+      spare = published;
+      published = done;
+    }
+
+    void free() {
+      TensorBufs.free(be, published);
+      TensorBufs.free(be, spare);
+      published = spare = null;
     }
   }
 }
