@@ -71,6 +71,7 @@ final class HotRefresh implements AutoCloseable {
   private final Landing gradients; // layer 0's deferred gradient the current steps spread
   private float[] sinkHost; // overlapped: the sum handed to the worker
   private float[] gradHost; // overlapped: the worker's deferred gradient
+  private FloatTensor workerSink; // overlapped: the handed-over sum on the worker's backend
   private boolean forwarded; // a refresh's forward was started: the worker holds its state
 
   HotRefresh(GnnModel model, HotSet set, HotReuse reuse) {
@@ -137,8 +138,8 @@ final class HotRefresh implements AutoCloseable {
   }
 
   /**
-   * Where a step adds its reused rows' output gradient (indexed by slot, as the embeddings), or
-   * null without a deferred backward.
+   * Where a step appends its reused rows' output gradients (by slot, as the embeddings are
+   * indexed), or null without a deferred backward.
    */
   ReusedGradients gradientSink() {
     return sink;
@@ -209,8 +210,6 @@ final class HotRefresh implements AutoCloseable {
           return null;
         });
   }
-
-  private FloatTensor workerSink;
 
   /** Overlapped, on the worker thread: the handed-over sum on the worker's backend. */
   private FloatTensor deferredSum() {
