@@ -117,6 +117,33 @@ public record HotReuse(
     return fraction > 0;
   }
 
+  /**
+   * A staleness as options spell it: a number of steps, at least 1, or {@code auto} ({@link
+   * #AUTO_STALENESS}).
+   *
+   * @throws IllegalArgumentException saying what was expected
+   */
+  public static int parseStaleness(String raw) {
+    String v = raw.trim();
+    if (v.equalsIgnoreCase("auto")) {
+      return AUTO_STALENESS;
+    }
+    try {
+      int n = Integer.parseInt(v);
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // the message below says what was expected
+    }
+    throw new IllegalArgumentException("expected a number of steps of at least 1, or auto");
+  }
+
+  /** {@code staleness} as options spell it: {@code auto} for {@link #AUTO_STALENESS}. */
+  public static String stalenessName(int staleness) {
+    return staleness == AUTO_STALENESS ? "auto" : Integer.toString(staleness);
+  }
+
   /** Whether the staleness is {@link #AUTO_STALENESS}, set from the epoch by {@link #resolve}. */
   public boolean autoStaleness() {
     return staleness == AUTO_STALENESS;
@@ -148,17 +175,19 @@ public record HotReuse(
 
   /**
    * The identity entries whose absence means reuse off, or a reused row without a deferred
-   * backward: a run that lacks one cannot resume a checkpoint that has it.
+   * backward: a run that lacks one cannot resume a checkpoint that has it. They are what {@link
+   * #toMap} writes with every option on, but for {@code reuse_refresh} ({@code auto} is not
+   * written, and on the CPU the refresh does not change the model).
    */
-  static java.util.List<String> identityKeys() {
-    return java.util.List.of("reuse_hot", "staleness", "hot_by", "reuse_backward");
+  static java.util.Set<String> identityKeys() {
+    return new HotReuse(1, 1, FREQUENCY, AUTO, DEFERRED).toMap().keySet();
   }
 
   /** The settings as checkpoint identity entries (only written when reuse is on). */
   Map<String, String> toMap() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("reuse_hot", String.format(Locale.ROOT, "%s", fraction));
-    m.put("staleness", autoStaleness() ? "auto" : Integer.toString(staleness));
+    m.put("staleness", stalenessName(staleness));
     m.put("hot_by", hotBy);
     if (!AUTO.equals(refresh)) { // other checkpoints keep their identity
       m.put("reuse_refresh", refresh);

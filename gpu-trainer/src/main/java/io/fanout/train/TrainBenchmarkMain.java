@@ -120,15 +120,12 @@ public final class TrainBenchmarkMain {
 
   /** {@code --staleness}: steps, at least 1, or auto ({@link HotReuse#AUTO_STALENESS}). */
   private static int staleness(Map<String, String> o) {
-    if ("auto".equals(o.get("staleness"))) {
-      return HotReuse.AUTO_STALENESS;
+    String v = o.get("staleness");
+    try {
+      return v == null ? HotReuse.OFF.staleness() : HotReuse.parseStaleness(v);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("staleness must be at least 1 step, got " + v + " (or auto)");
     }
-    int s = integer(o, "staleness", HotReuse.OFF.staleness());
-    if (s < 1) {
-      throw new InvalidInputException(
-          "staleness must be at least 1 step, got " + o.get("staleness") + " (or auto)");
-    }
-    return s;
   }
 
   private static int integer(Map<String, String> o, String k, int def) {

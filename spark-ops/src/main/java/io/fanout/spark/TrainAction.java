@@ -84,11 +84,7 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
    */
   public TrainAction reuseHot(double fraction, int staleness, String hotBy) {
     option(TrainOptionsDefs.REUSE_HOT.name(), Double.toString(fraction));
-    option(
-        TrainOptionsDefs.STALENESS.name(),
-        staleness == io.fanout.train.HotReuse.AUTO_STALENESS
-            ? "auto"
-            : Integer.toString(staleness));
+    option(TrainOptionsDefs.STALENESS.name(), io.fanout.train.HotReuse.stalenessName(staleness));
     return option(TrainOptionsDefs.HOT_BY.name(), hotBy);
   }
 

@@ -104,7 +104,7 @@ public final class EndToEnd {
             : "-reuse"
                 + r.fraction()
                 + "-"
-                + (r.autoStaleness() ? "auto" : Integer.toString(r.staleness()))
+                + HotReuse.stalenessName(r.staleness())
                 + (r.hotBy().equals("frequency") ? "" : "-" + r.hotBy())
                 + (r.deferredBackward() ? "-" + r.backward() : "");
     Path model = work.resolve("model-" + s.model() + enc + reuse + "-s" + s.seed());

@@ -139,7 +139,7 @@ public final class TrainOptionsDefs {
           "4",
           "with --reuse-hot: the most steps a reused embedding may be old, or auto (a twelfth of"
               + " an epoch's steps, at least 1)",
-          TrainOptionsDefs::parseStaleness);
+          HotReuse::parseStaleness);
   public static final OptionDef<String> HOT_BY =
       OptionDef.choice(
           "hot-by",
@@ -277,23 +277,6 @@ public final class TrainOptionsDefs {
         .withReuse(reuse(c))
         .withDecoder(c.get(DECODER))
         .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO));
-  }
-
-  /** A staleness in steps, at least 1, or {@code auto} ({@link HotReuse#AUTO_STALENESS}). */
-  static int parseStaleness(String raw) {
-    String v = raw.trim();
-    if (v.equalsIgnoreCase("auto")) {
-      return HotReuse.AUTO_STALENESS;
-    }
-    try {
-      int n = Integer.parseInt(v);
-      if (n >= 1) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // the message below says what was expected
-    }
-    throw new IllegalArgumentException("expected a number of steps of at least 1, or auto");
   }
 
   /** The {@code --reuse-hot}, {@code --staleness} and {@code --hot-by} settings. */
