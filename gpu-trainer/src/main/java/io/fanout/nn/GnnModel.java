@@ -272,8 +272,17 @@ public final class GnnModel implements AutoCloseable {
    * layerOutDim(l)} rows first, valid until this model runs again; see {@link #forwardLayer}.
    */
   public FloatTensor forwardUploadedLayer(int l) {
+    return forwardUploadedLayer(l, false, 0L);
+  }
+
+  /**
+   * As {@link #forwardUploadedLayer(int)}, in training mode when {@code train}: dropout on a copy
+   * of the input (the upload stays as it is), its masks derived from {@code key} as a training
+   * forward's from its batch key. The next {@link #backwardUploadedLayer} follows those masks.
+   */
+  public FloatTensor forwardUploadedLayer(int l, boolean train, long key) {
     GnnLayer layer = layers[l];
-    return layer.forward(params, batch.block(0), batch.features(), batch, false, 0L, false);
+    return layer.forward(params, batch.block(0), batch.features(), batch, train, key, false);
   }
 
   /**

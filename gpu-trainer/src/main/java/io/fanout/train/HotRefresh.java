@@ -3,6 +3,7 @@ package io.fanout.train;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ReusedGradients;
 import io.fanout.tensor.Backend;
+import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.TensorBufs;
@@ -18,38 +19,48 @@ import java.util.concurrent.Future;
  *
  * <p>Step {@code t} (the optimizer's step count, across epochs) runs on the parameters after {@code
  * t} updates. Refresh {@code k} takes those of step {@code kP} ({@code P =} {@link
- * HotReuse#period()}), computes layer 0 over the {@link HotSet} block on its own copy of the model,
- * and is used from step {@code kP + lag} ({@link HotReuse#lag()}) until refresh {@code k+1} lands,
- * so the oldest embedding a step reads is {@code P + lag - 1 = S} steps old. When the refresh is
- * not done by then, training waits for it. The first step of a run computes its embeddings before
- * it runs (and waits for them), so every step reuses and every batch can be pruned when it is
- * loaded. The embeddings are a pure function of the parameters at fixed steps, so training is
- * deterministic; a resumed run starts with an empty cache, so it is not bit-identical to an
- * uninterrupted one.
+ * HotReuse#period(boolean)}), computes layer 0 over the {@link HotSet} block on its own copy of the
+ * model, and is used from step {@code kP + lag} ({@link HotReuse#lag(boolean)}) until refresh
+ * {@code k+1} lands, so the oldest embedding a step reads is {@code P + lag - 1 = S} steps old.
+ * Overlapped, the lag gives the worker time to compute; when the refresh is not done by then,
+ * training waits for it. Inline, the lag is 0: the step that takes the parameters reads the result,
+ * so a refresh serves {@code S + 1} steps, with embeddings 0 to S steps old. The first step of a
+ * run computes its embeddings before it runs (and waits for them), so every step reuses and every
+ * batch can be pruned when it is loaded. The embeddings are a pure function of the parameters at
+ * fixed steps, so training is deterministic; a resumed run starts with an empty cache, so it is not
+ * bit-identical to an uninterrupted one.
  *
  * <p>Overlapped ({@link HotReuse#inlineOn}): the copy lives on a CPU backend of its own (a backend
  * is used by one thread at a time) and a worker thread computes, overlapped with training; on a GPU
  * trainer this is the CPU's share of the work, as in NeutronOrch. Inline: the copy lives on the
- * trainer's backend and the training thread computes at step {@code kP}, holding the result until
- * step {@code kP + lag}; the same schedule and embeddings, computed where the trainer runs.
+ * trainer's backend and the training thread computes at step {@code kP}, before that step.
  *
  * <p>The embeddings steps read live on the trainer's backend, in two tensors (the published one and
  * the one the next refresh lands in): an overlapped refresh goes up once when it lands, an inline
  * one is copied there on the device, and a step takes its cached rows out of it on the backend.
  *
+ * <p>Refreshes compute layer 0 as a training step does, with dropout on the hot block's input rows;
+ * the masks come from the seed and the step whose parameters the refresh takes ({@link
+ * #dropoutKey}), so the rows a step reuses carry input dropout as its computed rows do, and a
+ * refresh is a pure function of its step.
+ *
  * <p>Deferred backward ({@link HotReuse#deferredBackward()}): steps add the output gradient of the
- * rows they reuse into a hot-sized sum ({@link #gradientSink()}) on the trainer's backend. Refresh
- * {@code k}, before computing, takes that sum (the steps since refresh {@code k-1} started) back
- * through layer 0 on the worker, whose saved state is refresh {@code k-1}'s forward (same block and
- * rows, so only the activation's derivative is that of older parameters), and the resulting
- * parameter gradient lands with refresh {@code k}'s embeddings: each of the {@link
- * HotReuse#period()} steps that read them adds a period-th of it ({@link #addDeferredGradient}).
- * The gradient mass of every reused row reaches layer 0, at most {@code 2P + lag} steps late, at
- * fixed steps, so training stays deterministic.
+ * rows they reuse into a hot-sized sum ({@link #gradientSink()}) on the trainer's backend. When
+ * refresh {@code k+1} lands, the steps that read refresh {@code k} are done and the sum holds
+ * exactly their gradient: the worker computes layer 0 again at refresh {@code k}'s parameters and
+ * masks (its own state is a later refresh's by then) and takes the sum back through it. The
+ * resulting parameter gradient lands with refresh {@code k+2} (overlapped; inline, it is computed
+ * at once and lands with refresh {@code k+1}), and each of the P steps that read that refresh adds
+ * a P-th of it ({@link #addDeferredGradient}). So the gradient of every reused row reaches layer 0
+ * through the very computation that produced the row, at most {@code 3P - 1} steps late (inline
+ * {@code 2P - 1}), at fixed steps: training stays deterministic.
  */
 final class HotRefresh implements AutoCloseable {
   private final HotSet set;
   private final HotReuse reuse;
+  private final long seed; // keys the refreshes' dropout masks
+  private final int lag; // steps between a refresh's parameters and its first reader
+  private final int period; // steps between two refreshes
   private final Backend be; // the trainer's: the embeddings steps read live here
   private final GnnModel worker;
   private final Backend own; // the overlapped worker's backend; null inline
@@ -59,6 +70,7 @@ final class HotRefresh implements AutoCloseable {
   private float[] host; // the overlapped worker's result
   private long publishedVersion = -1;
   private Future<?> pending;
+  private Future<?> pendingBackward; // overlapped: the deferred backward of the version before
   private long pendingVersion = -1;
   private long maxAge = -1;
   private long refreshNanos;
@@ -67,14 +79,18 @@ final class HotRefresh implements AutoCloseable {
   private boolean uploaded; // by the worker thread only
   private final boolean deferred;
   private final int numParams;
-  private ReusedGradients sink; // the reused rows' output gradient since the last refresh
+  private ReusedGradients sink; // the output gradient of the rows read from the published version
   private final Landing gradients; // layer 0's deferred gradient the current steps spread
+  private final Landing paramsOf; // inline: the parameters of the pending and published versions
+  private float[] pendingParams; // overlapped: the parameters of the pending version
+  private float[] publishedParams; // overlapped: those of the published version
+  private boolean gradientReady; // a deferred backward was started since the last landing
   private float[] sinkHost; // overlapped: the sum handed to the worker
   private float[] gradHost; // overlapped: the worker's deferred gradient
   private FloatTensor workerSink; // overlapped: the handed-over sum on the worker's backend
-  private boolean forwarded; // a refresh's forward was started: the worker holds its state
 
-  HotRefresh(GnnModel model, HotSet set, HotReuse reuse) {
+  HotRefresh(GnnModel model, HotSet set, HotReuse reuse, long seed) {
+    this.seed = seed;
     if (reuse.autoStaleness()) {
       throw new IllegalArgumentException("resolve the staleness from the epoch first");
     }
@@ -86,10 +102,14 @@ final class HotRefresh implements AutoCloseable {
     this.numParams = model.numParams();
     this.embeddings = new Landing(be, n);
     this.gradients = new Landing(be, numParams);
+    this.paramsOf = new Landing(be, numParams);
     if (deferred) {
       sink = new ReusedGradients(be, set.size(), model.layerOutDim(0));
     }
-    if (reuse.inlineOn(model.backend())) {
+    boolean inline = reuse.inlineOn(model.backend());
+    this.lag = reuse.lag(inline);
+    this.period = reuse.period(inline);
+    if (inline) {
       this.own = null;
       this.pool = null;
       this.worker = new GnnModel(model.config(), model.backend());
@@ -113,16 +133,19 @@ final class HotRefresh implements AutoCloseable {
    * computes them from this step's parameters and waits for them (age 0), so every step reuses.
    */
   FloatTensor beforeStep(long step, GnnModel model) {
-    if (pending != null && step == pendingVersion + reuse.lag()) {
+    if (pending != null && step == pendingVersion + lag) {
       land();
     }
     if (embeddings.published == null) {
       pendingVersion = step;
       pending = start(model);
       land();
-    } else if (step % reuse.period() == 0) {
+    } else if (step % period == 0) {
       pendingVersion = step;
       pending = start(model);
+      if (lag == 0) {
+        land();
+      }
     }
     maxAge = Math.max(maxAge, step - publishedVersion);
     return embeddings.published;
@@ -130,11 +153,65 @@ final class HotRefresh implements AutoCloseable {
 
   private void land() {
     await();
+    if (deferred) {
+      awaitBackward();
+      if (gradientReady) {
+        gradients.land(gradHost);
+        gradientReady = false;
+      }
+      if (publishedVersion >= 0) {
+        backwardPublished();
+        if (pool == null) { // computed now: the steps reading the refresh landing now spread it
+          gradients.land(null);
+          gradientReady = false;
+        }
+      }
+      if (pool == null) {
+        paramsOf.land(null);
+      } else {
+        publishedParams = pendingParams;
+      }
+    }
     embeddings.land(host);
     publishedVersion = pendingVersion;
-    if (deferred) {
-      gradients.land(gradHost);
+  }
+
+  /**
+   * The deferred backward of the version being replaced: the steps that read it are done, so the
+   * sink holds exactly their reused rows' gradient. Layer 0 is computed again at that version's
+   * parameters and masks (the worker's state is a later refresh's by now) and the sum taken back
+   * through it; the result lands with the next refresh.
+   */
+  private void backwardPublished() {
+    long key = dropoutKey(seed, publishedVersion);
+    gradientReady = true;
+    if (pool == null) {
+      long t0 = System.nanoTime();
+      be.copy(paramsOf.published, 0, worker.paramTensor(), 0, numParams);
+      compute(key);
+      worker.backwardUploadedLayer(0, sink.sum());
+      be.copy(worker.gradTensor(), 0, gradients.spare(), 0, numParams);
+      sink.clear();
+      be.sync();
+      refreshNanos += System.nanoTime() - t0;
+      return;
     }
+    sinkHost = sinkHost == null ? new float[n] : sinkHost;
+    be.download(sink.sum(), 0, sinkHost, 0, n);
+    sink.clear();
+    float[] params = publishedParams;
+    pendingBackward =
+        pool.submit(
+            () -> {
+              long t0 = System.nanoTime();
+              gradHost = gradHost == null ? new float[numParams] : gradHost;
+              worker.loadParams(params);
+              compute(key);
+              worker.backwardUploadedLayer(0, deferredSum());
+              worker.backend().download(worker.gradTensor(), 0, gradHost, 0, numParams);
+              refreshNanos += System.nanoTime() - t0;
+              return null;
+            });
   }
 
   /**
@@ -152,7 +229,7 @@ final class HotRefresh implements AutoCloseable {
    */
   void addDeferredGradient(FloatTensor grads) {
     if (gradients.published != null) {
-      be.axpy(numParams, 1f / reuse.period(), gradients.published, 0, grads, 0);
+      be.axpy(numParams, 1f / period, gradients.published, 0, grads, 0);
     }
   }
 
@@ -161,47 +238,26 @@ final class HotRefresh implements AutoCloseable {
    * worker computes into {@code host} from a host copy of them.
    */
   private Future<?> start(GnnModel model) {
+    long key = dropoutKey(seed, pendingVersion);
     if (pool == null) {
       long t0 = System.nanoTime();
-      if (deferred) {
-        if (forwarded) {
-          worker.backwardUploadedLayer(0, sink.sum());
-          be.copy(worker.gradTensor(), 0, gradients.spare(), 0, numParams);
-        } else {
-          be.zero(gradients.spare(), 0, numParams);
-        }
-        sink.clear();
-      }
-      forwarded = true;
       be.copy(model.paramTensor(), 0, worker.paramTensor(), 0, model.numParams());
-      FloatTensor y = compute();
+      if (deferred) {
+        be.copy(model.paramTensor(), 0, paramsOf.spare(), 0, numParams);
+      }
+      FloatTensor y = compute(key);
       be.copy(y, 0, embeddings.spare(), 0, n);
       be.sync(); // so that the refresh's time is its own, not the next step's
       done(t0);
       return CompletableFuture.completedFuture(null);
     }
     float[] params = model.params();
-    boolean backward = deferred && forwarded;
-    forwarded = true; // the worker runs its tasks in order: the next one finds this forward
-    if (backward) {
-      sinkHost = sinkHost == null ? new float[n] : sinkHost;
-      be.download(sink.sum(), 0, sinkHost, 0, n);
-    }
-    if (deferred) {
-      sink.clear();
-    }
+    pendingParams = params;
     return pool.submit(
         () -> {
           long t0 = System.nanoTime();
-          if (deferred) {
-            gradHost = gradHost == null ? new float[numParams] : gradHost;
-            if (backward) {
-              worker.backwardUploadedLayer(0, deferredSum());
-              worker.backend().download(worker.gradTensor(), 0, gradHost, 0, numParams);
-            }
-          }
           worker.loadParams(params);
-          FloatTensor y = compute();
+          FloatTensor y = compute(key);
           if (host == null) {
             host = new float[n];
           }
@@ -218,13 +274,21 @@ final class HotRefresh implements AutoCloseable {
     return workerSink;
   }
 
-  private FloatTensor compute() {
+  private FloatTensor compute(long key) {
     if (!uploaded) {
       // the block and its rows never change: up once, then every refresh only computes
       worker.uploadLayerInput(0, set.block(), set.features());
       uploaded = true;
     }
-    return worker.forwardUploadedLayer(0);
+    return worker.forwardUploadedLayer(0, true, key);
+  }
+
+  /**
+   * The dropout key of the refresh that takes step {@code step}'s parameters: its embeddings are
+   * layer 0 as a training step computes it, with masks fixed per refresh.
+   */
+  static long dropoutKey(long seed, long step) {
+    return CounterRng.key(seed, 0x407, step, 0);
   }
 
   private void done(long t0) {
@@ -233,9 +297,21 @@ final class HotRefresh implements AutoCloseable {
   }
 
   private void await() {
+    await(pending);
+    pending = null;
+  }
+
+  private void awaitBackward() {
+    if (pendingBackward != null) {
+      await(pendingBackward);
+      pendingBackward = null;
+    }
+  }
+
+  private void await(Future<?> f) {
     long t0 = System.nanoTime();
     try {
-      pending.get();
+      f.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted waiting for the hot-embedding refresh", e);
@@ -243,7 +319,6 @@ final class HotRefresh implements AutoCloseable {
       Throwable c = e.getCause();
       throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
     } finally {
-      pending = null;
       waitNanos += System.nanoTime() - t0;
     }
   }
@@ -284,13 +359,16 @@ final class HotRefresh implements AutoCloseable {
 
   @Override
   public void close() {
-    if (pending != null) {
-      try {
-        await();
-      } catch (RuntimeException ignored) {
-        // closing after a failure: the worker's own error is not the one to report
+    for (Future<?> f : new Future<?>[] {pending, pendingBackward}) {
+      if (f != null) {
+        try {
+          await(f);
+        } catch (RuntimeException ignored) {
+          // closing after a failure: the worker's own error is not the one to report
+        }
       }
     }
+    pending = pendingBackward = null;
     if (pool != null) {
       pool.shutdown();
       try {
@@ -307,6 +385,7 @@ final class HotRefresh implements AutoCloseable {
         sink = null;
       }
       gradients.free();
+      paramsOf.free();
       if (workerSink != null) {
         TensorBufs.free(worker.backend(), workerSink);
         workerSink = null;

@@ -160,7 +160,10 @@ public record HotReuse(
     return new HotReuse(fraction, Math.max(1, stepsPerEpoch / 12), hotBy, refresh, backward);
   }
 
-  /** Steps between taking the parameters for a refresh and using its result: max(1, ceil(S/2)). */
+  /**
+   * Steps between taking the parameters for an overlapped refresh and using its result, so that it
+   * has that many steps to compute: max(1, ceil(S/2)).
+   */
   public int lag() {
     if (autoStaleness()) {
       throw new IllegalStateException("staleness auto is set by resolve(steps per epoch) first");
@@ -168,9 +171,22 @@ public record HotReuse(
     return Math.max(1, (staleness + 1) / 2);
   }
 
-  /** Steps between two refreshes: {@code S + 1 - lag}, so that no embedding is older than S. */
+  /**
+   * As {@link #lag()} for a refresh computed where the trainer runs ({@code inline}): 0, since the
+   * training thread computes it before the step that takes its parameters, which then reads it.
+   */
+  public int lag(boolean inline) {
+    return inline ? 0 : lag();
+  }
+
+  /** Steps between two overlapped refreshes: {@code S + 1 - lag}, so none is older than S. */
   public int period() {
-    return staleness + 1 - lag();
+    return period(false);
+  }
+
+  /** Steps between two refreshes, inline or overlapped: {@code S + 1 - lag(inline)}. */
+  public int period(boolean inline) {
+    return staleness + 1 - lag(inline);
   }
 
   /**

@@ -133,7 +133,7 @@ public final class Trainer implements AutoCloseable {
     }
     hotSet = HotSet.build(data, reuse, reuseVertices, inDegree, this::readRows);
     if (hotSet.size() > 0) {
-      refresh = new HotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()));
+      refresh = new HotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
     }
   }
 

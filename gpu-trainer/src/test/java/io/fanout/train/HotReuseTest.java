@@ -283,13 +283,22 @@ class HotReuseTest {
   }
 
   /**
-   * A refresh takes the sink's sum since the previous one back through layer 0 at that refresh's
-   * state, and the steps reading its embeddings each add a period-th of the result.
+   * When refresh k+1 lands, the sum of the steps that read refresh k goes back through layer 0 at
+   * refresh k's parameters and dropout masks; overlapped, the steps reading refresh k+2 each add a
+   * period-th of the result, inline (computed at once) those reading refresh k+1.
    */
   @Test
-  void deferredGradientLandsWithTheNextRefreshInEqualParts() {
-    HotReuse r =
-        new HotReuse(0.05, 4, HotReuse.FREQUENCY, HotReuse.INLINE, HotReuse.DEFERRED); // lag 2, P 3
+  void deferredGradientOfARefreshsReadersLandsTwoRefreshesLater() {
+    // overlapped, S 4: lag 2, P 3. Refresh 0 is read by steps 0..4; its backward runs when refresh
+    // 1 lands (step 5) and lands with refresh 2 (step 8), read by steps 8..10.
+    checkDeferredLanding(HotReuse.OVERLAPPED, 8, 3);
+    // inline, S 4: lag 0, P 5. Refresh 0 is read by steps 0..4, refresh 1 (step 5) by 5..9, and
+    // the backward of refresh 0 lands with it.
+    checkDeferredLanding(HotReuse.INLINE, 5, 5);
+  }
+
+  private static void checkDeferredLanding(String refreshMode, int from, int period) {
+    HotReuse r = new HotReuse(0.05, 4, HotReuse.FREQUENCY, refreshMode, HotReuse.DEFERRED);
     HotSet f = HotSet.build(TrainerTest.data(3, 2), r, 600, null);
     try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
       GnnModel m = t.model();
@@ -300,16 +309,16 @@ class HotReuseTest {
       for (int i = 0; i < n; i++) {
         dy[i] = CounterRng.uniform(8, i) - 0.5f;
       }
-      try (HotRefresh refresh = new HotRefresh(m, f, r);
+      try (HotRefresh refresh = new HotRefresh(m, f, r, 5);
           GnnModel fresh = new GnnModel(m.config(), m.backend())) {
         fresh.loadParams(m.params());
         fresh.uploadLayerInput(0, f.block(), f.features());
-        fresh.forwardUploadedLayer(0);
+        fresh.forwardUploadedLayer(0, true, HotRefresh.dropoutKey(5, 0));
         fresh.backwardUploadedLayer(0, ((CpuBackend) m.backend()).wrap(dy.clone()));
         float[] want = fresh.grads();
 
         FloatTensor acc = m.backend().allocFloat(np);
-        for (int step = 0; step < 9; step++) {
+        for (int step = 0; step < from + period + 2; step++) {
           refresh.beforeStep(step, m);
           if (step == 0) {
             int[] all = new int[f.size()];
@@ -317,7 +326,7 @@ class HotReuseTest {
               all[i] = i;
             }
             refresh.gradientSink().append(all, dy, f.size());
-            float[] p = m.params(); // refresh 1 (step 3) has other parameters
+            float[] p = m.params(); // later refreshes have other parameters, unused here
             for (int i = 0; i < p.length; i++) {
               p[i] *= 0.5f;
             }
@@ -326,14 +335,16 @@ class HotReuseTest {
           m.backend().zero(acc, 0, np);
           refresh.addDeferredGradient(acc);
           float[] got = host(m, acc, np);
-          if (step < 5) { // refresh 1 (steps 3..5's sink) lands at step 5
-            assertThat(got).as("step %d", step).containsOnly(0f);
-          } else if (step < 8) {
+          if (step < from) {
+            assertThat(got).as("%s step %d", refreshMode, step).containsOnly(0f);
+          } else if (step < from + period) {
             for (int i = 0; i < np; i++) {
-              assertThat(got[i]).as("step %d param %d", step, i).isEqualTo(want[i] * (1f / 3));
+              assertThat(got[i])
+                  .as("%s step %d param %d", refreshMode, step, i)
+                  .isEqualTo(want[i] * (1f / period));
             }
           } else {
-            assertThat(got).as("step 8: nothing was sunk after step 0").containsOnly(0f);
+            assertThat(got).as("%s step %d: only step 0 sank", refreshMode, step).containsOnly(0f);
           }
         }
         m.backend().free(acc);
@@ -341,29 +352,45 @@ class HotReuseTest {
     }
   }
 
+  /**
+   * Overlapped refreshes are read {@code lag} steps after they take the parameters and come every
+   * {@code S + 1 - lag} steps; inline ones are read from their own step and come every {@code S +
+   * 1} steps. Either way no step reads an embedding older than S, and one reads one exactly S old.
+   */
   @Test
   void scheduleKeepsEveryReusedEmbeddingWithinTheStalenessBound() {
-    for (int s = 1; s <= 6; s++) {
-      HotReuse r = new HotReuse(0.2, s, HotReuse.FREQUENCY);
-      assertThat(r.lag()).isEqualTo(Math.max(1, (int) Math.ceil(s / 2.0)));
-      assertThat(r.period()).isEqualTo(s + 1 - r.lag());
-      Trainer t = TrainerTest.trainer("sage", 1, 3).reuseHot(r, 600, null);
-      SampledEpochs data = TrainerTest.data(3, 1);
-      t.model().init(3);
-      t.prepareReuse(data);
-      EpochStats e;
-      try (BatchStream st = data.open(0)) {
-        e = t.trainEpoch(0, -1, st, 0.01f, TrainProgress.NONE);
+    for (String mode : new String[] {HotReuse.OVERLAPPED, HotReuse.INLINE}) {
+      boolean inline = mode.equals(HotReuse.INLINE);
+      for (int s = 1; s <= 6; s++) {
+        HotReuse r = new HotReuse(0.2, s, HotReuse.FREQUENCY, mode);
+        assertThat(r.lag()).isEqualTo(Math.max(1, (int) Math.ceil(s / 2.0)));
+        assertThat(r.lag(inline)).isEqualTo(inline ? 0 : r.lag());
+        assertThat(r.period(inline)).isEqualTo(s + 1 - r.lag(inline));
+        Trainer t = TrainerTest.trainer("sage", 1, 3).reuseHot(r, 600, null);
+        SampledEpochs data = TrainerTest.data(3, 1);
+        t.model().init(3);
+        t.prepareReuse(data);
+        EpochStats e;
+        try (BatchStream st = data.open(0)) {
+          e = t.trainEpoch(0, -1, st, 0.01f, TrainProgress.NONE);
+        }
+        Map<String, Object> stats = t.reuseStats();
+        String as = mode + " staleness " + s;
+        assertThat(t.maxReusedAge()).as(as).isBetween(1, s);
+        if (e.batches() > s) { // step S reads the first refresh, taken at step 0
+          assertThat(t.maxReusedAge()).as(as).isEqualTo(s);
+        }
+        int period = r.period(inline);
+        int started = (e.batches() + period - 1) / period;
+        // an overlapped refresh started in the last steps may still be computing
+        assertThat((int) stats.get("refreshes"))
+            .as(as)
+            .isBetween(inline ? started : started - 1, started);
+        assertThat((int) stats.get("hot_vertices")).isEqualTo(120);
+        assertThat((double) stats.get("bottom_edges_avoided_fraction")).isGreaterThan(0.05);
+        assertThat((double) stats.get("feature_rows_avoided_fraction")).isGreaterThan(0.0);
+        t.close();
       }
-      Map<String, Object> stats = t.reuseStats();
-      assertThat(t.maxReusedAge()).as("staleness %d", s).isBetween(1, s);
-      if (e.batches() > s) { // step S reads the first refresh, taken at step 0
-        assertThat(t.maxReusedAge()).as("staleness %d", s).isEqualTo(s);
-      }
-      assertThat((int) stats.get("hot_vertices")).isEqualTo(120);
-      assertThat((double) stats.get("bottom_edges_avoided_fraction")).isGreaterThan(0.05);
-      assertThat((double) stats.get("feature_rows_avoided_fraction")).isGreaterThan(0.0);
-      t.close();
     }
   }
 
@@ -435,11 +462,16 @@ class HotReuseTest {
       GnnModel m = t.model();
       m.init(3);
       int n = f.size() * m.layerOutDim(0);
-      try (HotRefresh refresh = new HotRefresh(m, f, r);
+      try (HotRefresh refresh = new HotRefresh(m, f, r, 5);
           GnnModel fresh = new GnnModel(m.config(), m.backend())) {
+        assertThat(m.config().dropout()).isPositive();
         fresh.loadParams(m.params());
-        float[] want = Arrays.copyOf(fresh.forwardLayer(0, block, f.features()), n);
+        fresh.uploadLayerInput(0, block, f.features());
+        float[] want = host(m, fresh.forwardUploadedLayer(0, true, HotRefresh.dropoutKey(5, 0)), n);
         assertThat(host(m, refresh.beforeStep(0, m), n)).containsExactly(want);
+        // layer 0 as a training step computes it: input dropout, masks of the refresh's own key
+        float[] inference = Arrays.copyOf(fresh.forwardLayer(0, block, f.features()), n);
+        assertThat(inference).isNotEqualTo(want);
 
         float[] p = m.params();
         for (int i = 0; i < p.length; i++) {
@@ -447,7 +479,9 @@ class HotReuseTest {
         }
         m.loadParams(p);
         fresh.loadParams(p);
-        float[] want2 = Arrays.copyOf(fresh.forwardLayer(0, block, f.features()), n);
+        fresh.uploadLayerInput(0, block, f.features());
+        float[] want2 =
+            host(m, fresh.forwardUploadedLayer(0, true, HotRefresh.dropoutKey(5, 2)), n);
         assertThat(want2).isNotEqualTo(want);
         refresh.beforeStep(1, m);
         refresh.beforeStep(2, m); // starts the refresh of step 2's parameters
@@ -490,15 +524,19 @@ class HotReuseTest {
 
   /**
    * Inline refreshes (the training thread, the trainer's backend) and overlapped ones (a worker
-   * thread on a CPU backend of its own) follow one schedule and compute the same bits on the CPU;
-   * the setting is part of the checkpoint's identity unless it is the default, auto.
+   * thread on a CPU backend of its own) follow their own schedules (lag 0 and lag 2 at S = 3), so
+   * they train different models, each the same bits whatever the loader threads. The setting is
+   * part of the checkpoint's identity unless it is the default, auto.
    */
   @Test
-  void inlineAndOverlappedRefreshesTrainTheSameModelOnTheCpu() {
+  void inlineAndOverlappedRefreshesFollowTheirOwnSchedulesDeterministically() {
     HotReuse overlapped = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.OVERLAPPED);
     HotReuse inline = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE);
     float[] a = train(overlapped, 2, tmp.resolve("o"), 2, false);
-    assertThat(train(inline, 2, tmp.resolve("i"), 2, false)).containsExactly(a);
+    assertThat(train(overlapped, 1, tmp.resolve("o1"), 2, false)).containsExactly(a);
+    float[] b = train(inline, 2, tmp.resolve("i"), 2, false);
+    assertThat(b).isNotEqualTo(a);
+    assertThat(train(inline, 3, tmp.resolve("i3"), 2, false)).containsExactly(b);
     assertThat(new HotReuse(0.1, 3, HotReuse.FREQUENCY).toMap()).doesNotContainKey("reuse_refresh");
     assertThat(overlapped.toMap()).containsEntry("reuse_refresh", "overlapped");
     assertThat(inline.toMap()).containsEntry("reuse_refresh", "inline");
@@ -517,8 +555,8 @@ class HotReuseTest {
   }
 
   /**
-   * A deferred backward trains another model than none, the same bits inline and overlapped and
-   * whatever the loader threads, and is part of the checkpoint's identity.
+   * A deferred backward trains another model than none, the same bits whatever the loader threads
+   * (inline and overlapped, each on its own schedule), and is part of the checkpoint's identity.
    */
   @Test
   void deferredBackwardIsDeterministicAndPartOfTheIdentity() {
@@ -526,7 +564,10 @@ class HotReuseTest {
         new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.OVERLAPPED, HotReuse.DEFERRED);
     HotReuse inline = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE, HotReuse.DEFERRED);
     float[] a = train(overlapped, 1, tmp.resolve("do"), 2, false);
-    assertThat(train(inline, 3, tmp.resolve("di"), 2, false)).containsExactly(a);
+    assertThat(train(overlapped, 3, tmp.resolve("do3"), 2, false)).containsExactly(a);
+    float[] b = train(inline, 3, tmp.resolve("di"), 2, false);
+    assertThat(b).isNotEqualTo(a);
+    assertThat(train(inline, 1, tmp.resolve("di1"), 2, false)).containsExactly(b);
     float[] none = train(new HotReuse(0.1, 3, HotReuse.FREQUENCY), 2, tmp.resolve("dn"), 2, false);
     assertThat(none).isNotEqualTo(a);
     assertThat(inline.toMap()).containsEntry("reuse_backward", "deferred");
@@ -547,12 +588,12 @@ class HotReuseTest {
     try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
       GnnModel m = t.model();
       m.init(3);
-      try (HotRefresh refresh = new HotRefresh(m, f, r)) {
+      try (HotRefresh refresh = new HotRefresh(m, f, r, 0L)) {
         assertThat(refresh.workerBackend()).isNotSameAs(m.backend()).isInstanceOf(CpuBackend.class);
         assertThat(refresh.workerBackend().name()).isEqualTo(m.backend().name());
       }
       HotReuse inline = new HotReuse(0.05, 2, HotReuse.FREQUENCY, HotReuse.INLINE);
-      try (HotRefresh refresh = new HotRefresh(m, f, inline)) {
+      try (HotRefresh refresh = new HotRefresh(m, f, inline, 0L)) {
         assertThat(refresh.workerBackend()).isSameAs(m.backend());
       }
     }

@@ -106,6 +106,7 @@ public final class EndToEnd {
                 + "-"
                 + HotReuse.stalenessName(r.staleness())
                 + (r.hotBy().equals("frequency") ? "" : "-" + r.hotBy())
+                + (r.refresh().equals(HotReuse.AUTO) ? "" : "-" + r.refresh())
                 + (r.deferredBackward() ? "-" + r.backward() : "");
     Path model = work.resolve("model-" + s.model() + enc + reuse + "-s" + s.seed());
     int[] f20 = new int[s.fanouts().length];

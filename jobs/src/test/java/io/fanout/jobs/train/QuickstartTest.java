@@ -77,7 +77,8 @@ class QuickstartTest {
             "deferred");
     assertThat(r.code()).as(r.err()).isZero();
     Path model = Path.of(r.json().get("model_dir").asText());
-    assertThat(model.getFileName().toString()).isEqualTo("model-sage-reuse0.2-16-deferred-s0");
+    assertThat(model.getFileName().toString())
+        .isEqualTo("model-sage-reuse0.2-16-inline-deferred-s0");
     assertThat(Checkpoint.read(model).meta())
         .containsEntry("identity.train.reuse_hot", "0.2")
         .containsEntry("identity.train.staleness", "16")

@@ -91,17 +91,21 @@ class ReuseHotTrainTest {
   }
 
   /**
-   * On the CPU backend refreshes inline (the training thread) train the parameters the default
-   * (auto: an overlapped worker) trains; the checkpoint records the explicit choice.
+   * On the CPU backend refreshes inline (the training thread, lag 0) train another model than the
+   * default (auto: an overlapped worker, lag 1 at S = 2), the same through the API and the CLI; the
+   * checkpoint records the explicit choice.
    */
   @Test
-  void inlineRefreshesTrainTheDefaultsParametersOnTheCpu() throws Exception {
+  void inlineRefreshesFollowTheirOwnScheduleOnTheCpu() throws Exception {
     Path inline = apiTrain("inline", a -> a.reuseRefresh("inline"));
+    train("inline-cli", "--reuse-hot", "0.2", "--staleness", "2", "--reuse-refresh", "inline");
     Path auto = tmp.resolve("auto");
     train("auto", "--reuse-hot", "0.2", "--staleness", "2", "--reuse-refresh", "auto");
     io.fanout.train.Checkpoint a = io.fanout.train.Checkpoint.read(auto);
     io.fanout.train.Checkpoint i = io.fanout.train.Checkpoint.read(inline);
-    assertThat(i.params()).containsExactly(a.params());
+    assertThat(io.fanout.train.Checkpoint.read(tmp.resolve("inline-cli")).params())
+        .containsExactly(i.params());
+    assertThat(i.params()).isNotEqualTo(a.params());
     assertThat(i.meta()).containsEntry("identity.train.reuse_refresh", "inline");
     assertThat(a.meta()).doesNotContainKey("identity.train.reuse_refresh");
   }
