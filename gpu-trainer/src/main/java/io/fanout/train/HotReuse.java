@@ -13,7 +13,8 @@ import java.util.Map;
  * sample them as bottom-layer destinations, or by in-degree) get their layer-0 outputs computed by
  * a refresh worker; batches reuse them instead of aggregating those vertices' sampled neighbors. No
  * reused embedding is older than {@code staleness} steps: a refresh takes the parameters every
- * {@link #period()} steps and is used from {@link #lag()} steps later until the next one lands.
+ * {@link #period(boolean)} steps and is used from {@link #lag(boolean)} steps later until the next
+ * one lands.
  *
  * @param fraction share of the vertices kept hot, in {@code [0, 1]}; 0 turns reuse off
  * @param staleness the most steps a reused embedding may lag the parameters, at least 1, or {@link
@@ -22,12 +23,12 @@ import java.util.Map;
  * @param refresh {@code overlapped}: a worker thread computes refreshes on a CPU backend of its own
  *     while training goes on (on a GPU backend, the CPU's share of the work); {@code inline}: the
  *     training thread computes them on the trainer's backend at the step that takes the parameters;
- *     {@code auto}: overlapped on a CPU backend, inline on a device. Same schedule and bound either
- *     way; on a CPU backend the two give bit-identical models
+ *     {@code auto}: overlapped on a CPU backend, inline on a device. The same bound either way;
+ *     inline has no lag, so its embeddings are fresher and it refreshes less often
  * @param backward how layer 0's parameters get gradient from the rows a step reuses: {@code none}
- *     (they pass none) or {@code deferred} (each refresh takes the reused rows' gradients summed
- *     since the previous one back through layer 0 on the worker, and the steps that read it add a
- *     {@link #period()}-th of that gradient each)
+ *     (they pass none) or {@code deferred} (the reused rows' gradients, summed over the steps that
+ *     read a refresh, go back through layer 0 at that refresh's parameters and masks on the worker,
+ *     and the steps that read a later refresh add a period-th of that gradient each)
  */
 public record HotReuse(
     double fraction, int staleness, String hotBy, String refresh, String backward) {

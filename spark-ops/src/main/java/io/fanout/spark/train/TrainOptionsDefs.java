@@ -152,7 +152,8 @@ public final class TrainOptionsDefs {
           "reuse-refresh",
           HotReuse.AUTO,
           "with --reuse-hot: compute refreshes on a worker thread with a CPU backend of its own,"
-              + " overlapped with training, or inline on the training thread and backend; auto:"
+              + " overlapped with training (read a few steps after they start), or inline on the"
+              + " training thread and backend (read from the step that starts them); auto:"
               + " overlapped on the CPU backend, inline on a GPU",
           HotReuse.AUTO,
           HotReuse.OVERLAPPED,
@@ -162,8 +163,9 @@ public final class TrainOptionsDefs {
           "reuse-backward",
           HotReuse.NO_BACKWARD,
           "with --reuse-hot: how layer 0 gets gradient from the rows a step reuses: none, or"
-              + " deferred (each refresh takes their summed gradient back through layer 0 and the"
-              + " steps until the next one add it in equal parts)",
+              + " deferred (their gradient, summed over the steps that read a refresh, goes back"
+              + " through layer 0 as that refresh computed it, and the steps reading a later one"
+              + " add it in equal parts)",
           HotReuse.NO_BACKWARD,
           HotReuse.DEFERRED);
   public static final OptionDef<String> DECODER =
