@@ -84,7 +84,6 @@ final class HotRefresh implements AutoCloseable {
   private final Landing paramsOf; // inline: the parameters of the pending and published versions
   private float[] pendingParams; // overlapped: the parameters of the pending version
   private float[] publishedParams; // overlapped: those of the published version
-  private boolean gradientReady; // a deferred backward was started since the last landing
   private float[] sinkHost; // overlapped: the sum handed to the worker
   private float[] gradHost; // overlapped: the worker's deferred gradient
   private FloatTensor workerSink; // overlapped: the handed-over sum on the worker's backend
@@ -154,17 +153,13 @@ final class HotRefresh implements AutoCloseable {
   private void land() {
     await();
     if (deferred) {
-      awaitBackward();
-      if (gradientReady) {
+      if (pendingBackward != null) { // overlapped: the backward started at the previous landing
+        await(pendingBackward);
+        pendingBackward = null;
         gradients.land(gradHost);
-        gradientReady = false;
       }
       if (publishedVersion >= 0) {
         backwardPublished();
-        if (pool == null) { // computed now: the steps reading the refresh landing now spread it
-          gradients.land(null);
-          gradientReady = false;
-        }
       }
       if (pool == null) {
         paramsOf.land(null);
@@ -180,11 +175,11 @@ final class HotRefresh implements AutoCloseable {
    * The deferred backward of the version being replaced: the steps that read it are done, so the
    * sink holds exactly their reused rows' gradient. Layer 0 is computed again at that version's
    * parameters and masks (the worker's state is a later refresh's by now) and the sum taken back
-   * through it; the result lands with the next refresh.
+   * through it. Inline the result lands now, for the steps that read the refresh landing now;
+   * overlapped the worker computes it and it lands with the next refresh.
    */
   private void backwardPublished() {
     long key = dropoutKey(seed, publishedVersion);
-    gradientReady = true;
     if (pool == null) {
       long t0 = System.nanoTime();
       be.copy(paramsOf.published, 0, worker.paramTensor(), 0, numParams);
@@ -194,6 +189,7 @@ final class HotRefresh implements AutoCloseable {
       sink.clear();
       be.sync();
       refreshNanos += System.nanoTime() - t0;
+      gradients.land(null);
       return;
     }
     sinkHost = sinkHost == null ? new float[n] : sinkHost;
@@ -223,9 +219,9 @@ final class HotRefresh implements AutoCloseable {
   }
 
   /**
-   * Adds a {@link HotReuse#period()}-th of the deferred layer-0 gradient that landed with the
-   * embeddings in use to {@code grads} (the model's, aligned with its parameters); a no-op without
-   * a deferred backward or before the first one lands.
+   * Adds a period-th ({@link HotReuse#period(boolean)}) of the deferred layer-0 gradient that
+   * landed with the embeddings in use to {@code grads} (the model's, aligned with its parameters);
+   * a no-op without a deferred backward or before the first one lands.
    */
   void addDeferredGradient(FloatTensor grads) {
     if (gradients.published != null) {
@@ -299,13 +295,6 @@ final class HotRefresh implements AutoCloseable {
   private void await() {
     await(pending);
     pending = null;
-  }
-
-  private void awaitBackward() {
-    if (pendingBackward != null) {
-      await(pendingBackward);
-      pendingBackward = null;
-    }
   }
 
   private void await(Future<?> f) {

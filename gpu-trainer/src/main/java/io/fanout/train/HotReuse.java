@@ -180,11 +180,6 @@ public record HotReuse(
     return inline ? 0 : lag();
   }
 
-  /** Steps between two overlapped refreshes: {@code S + 1 - lag}, so none is older than S. */
-  public int period() {
-    return period(false);
-  }
-
   /** Steps between two refreshes, inline or overlapped: {@code S + 1 - lag(inline)}. */
   public int period(boolean inline) {
     return staleness + 1 - lag(inline);
@@ -194,7 +189,7 @@ public record HotReuse(
    * The identity entries whose absence means reuse off, or a reused row without a deferred
    * backward: a run that lacks one cannot resume a checkpoint that has it. They are what {@link
    * #toMap} writes with every option on, but for {@code reuse_refresh} ({@code auto} is not
-   * written, and on the CPU the refresh does not change the model).
+   * written, so that checkpoints written before the option existed keep their identity).
    */
   static java.util.Set<String> identityKeys() {
     return new HotReuse(1, 1, FREQUENCY, AUTO, DEFERRED).toMap().keySet();
