@@ -12,7 +12,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 
 /**
@@ -594,29 +596,15 @@ public final class PipelinedLoader implements BatchStream {
     // promptly once interrupted, and none may outlive the stream.
     boolean interrupted = false;
     long deadline = System.nanoTime() + 5_000_000_000L;
-    while (fills != null && !fills.isTerminated()) {
-      long left = (deadline - System.nanoTime()) / 1_000_000;
-      if (left <= 0) {
-        break;
-      }
-      try {
-        fills.awaitTermination(left, java.util.concurrent.TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
+    if (fills != null) {
+      interrupted |=
+          waitUntil(
+              deadline,
+              fills::isTerminated,
+              ms -> fills.awaitTermination(ms, TimeUnit.MILLISECONDS));
     }
     for (Thread t : threads) {
-      while (t.isAlive()) {
-        long left = (deadline - System.nanoTime()) / 1_000_000;
-        if (left <= 0) {
-          break;
-        }
-        try {
-          t.join(left);
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
+      interrupted |= waitUntil(deadline, () -> !t.isAlive(), t::join);
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
@@ -625,5 +613,30 @@ public final class PipelinedLoader implements BatchStream {
       // this loader's batches still queued are never read: the next loader must not wait on them
       cache.fence().release(lastSlotBatch);
     }
+  }
+
+  /** A wait of at most some milliseconds that an interrupt may cut short. */
+  private interface TimedWait {
+    void await(long millis) throws InterruptedException;
+  }
+
+  /**
+   * Waits with {@code wait} until {@code done} or the deadline ({@link System#nanoTime()}), through
+   * interrupts; returns whether one was swallowed, for the caller to restore.
+   */
+  private static boolean waitUntil(long deadline, BooleanSupplier done, TimedWait wait) {
+    boolean interrupted = false;
+    while (!done.getAsBoolean()) {
+      long left = (deadline - System.nanoTime()) / 1_000_000;
+      if (left <= 0) {
+        break;
+      }
+      try {
+        wait.await(left);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    return interrupted;
   }
 }
