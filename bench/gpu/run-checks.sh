@@ -19,7 +19,8 @@
 #                                   REUSE_ACCESS="zero-copy gather" the feature access (gather),
 #                                   REUSE_BATCHES=60 the steps an epoch less one (20),
 #                                   REUSE_LIMIT=300 the seconds each run may take (200),
-#                                   REUSE_BACKWARD="none deferred" the reuse backwards (none)
+#                                   REUSE_BACKWARD="none deferred" the reuse backwards (none),
+#                                   REUSE_ROWS="outputs inputs" what the cache holds (outputs)
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 # Several modes run in one call (bench/gpu/run-checks.sh reuse cache-ab), the tests once.
@@ -124,11 +125,14 @@ for MODE in "${MODES[@]}"; do
         set -- ${FS/\// }
         for RF in ${REUSE_REFRESH:-overlapped inline}; do
           for RB in ${REUSE_BACKWARD:-none}; do
-            step "bench-cuda-reuse-$FA-$1-$2-$RF-$RB" "${REUSE_LIMIT:-200}" "$JAVA" "${JOPTS[@]}" -Xmx40g \
-              -cp "$CP" io.fanout.train.TrainBenchmarkMain --backend cuda \
-              --batches "${REUSE_BATCHES:-20}" --warmup 1 --loader-threads 14 --prefetch 4 \
-              --feature-access "$FA" --reuse-hot "$1" --staleness "$2" --reuse-refresh "$RF" \
-              --reuse-backward "$RB" --reuse-rounds 3
+            for RR in ${REUSE_ROWS:-outputs}; do
+              [ "$RR-$RB" = inputs-deferred ] && continue # refused: inputs pass the exact gradient
+              step "bench-cuda-reuse-$FA-$1-$2-$RF-$RB-$RR" "${REUSE_LIMIT:-200}" "$JAVA" "${JOPTS[@]}" \
+                -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain --backend cuda \
+                --batches "${REUSE_BATCHES:-20}" --warmup 1 --loader-threads 14 --prefetch 4 \
+                --feature-access "$FA" --reuse-hot "$1" --staleness "$2" --reuse-refresh "$RF" \
+                --reuse-backward "$RB" --reuse-rows "$RR" --reuse-rounds 3
+            done
           done
         done
       done

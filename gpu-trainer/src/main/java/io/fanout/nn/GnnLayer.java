@@ -27,6 +27,17 @@ abstract class GnnLayer {
   /** Rows of room the next forward leaves in {@link #y} after its output (for cached rows). */
   int spareRows;
 
+  /**
+   * Layer 0 whose reused rows' inputs come from a cache ({@link ReusedRows#inputs()}), laid out
+   * over the full block by {@link #inputScatter}; null otherwise.
+   */
+  ReusedRows reusedInputs;
+
+  ReusedScatter inputScatter;
+
+  /** The next forward only prepares the input rows ({@link SageLayer#inputRows}): no product. */
+  boolean inputsOnly;
+
   // Saved by forward for backward.
   DeviceBlock block;
   boolean dropped;
@@ -144,8 +155,15 @@ abstract class GnnLayer {
       keepValid = mask != null;
     }
     compute(params);
-    be.activate(act, y, 0, b.numDst() * out);
+    if (!inputsOnly) {
+      be.activate(act, y, 0, outRows() * out);
+    }
     return y;
+  }
+
+  /** Rows of the last forward's output: the block's destinations, and any reused-input rows. */
+  final int outRows() {
+    return block.numDst() + (reusedInputs == null ? 0 : reusedInputs.count());
   }
 
   /**
@@ -154,7 +172,7 @@ abstract class GnnLayer {
    */
   final FloatTensor backward(
       FloatTensor params, FloatTensor grads, FloatTensor dy, boolean needInputGrad) {
-    int rows = block.numDst();
+    int rows = outRows();
     be.activateBackward(act, y, 0, dy, 0, rows * out);
     FloatTensor g = null;
     if (needInputGrad) {

@@ -224,9 +224,15 @@ public final class GnnModel implements AutoCloseable {
     }
     FloatTensor h = b.features();
     layers[0].spareRows = this.reused == null ? 0 : this.reused.count();
+    boolean inputs = this.reused != null && this.reused.inputs();
+    if (inputs && !(layers[0] instanceof SageLayer)) {
+      throw new IllegalArgumentException("reusing layer 0's inputs needs the sage model");
+    }
+    layers[0].reusedInputs = inputs ? this.reused : null;
+    layers[0].inputScatter = scatter;
     for (int l = 0; l < layers.length; l++) {
       h = layers[l].forward(params, b.block(l), h, b, train, batchKey, train && l == 0);
-      if (l == 0 && this.reused != null) {
+      if (l == 0 && this.reused != null && !inputs) {
         h = scatter.expand(h, this.reused, layers[0].out);
       }
     }
@@ -262,6 +268,7 @@ public final class GnnModel implements AutoCloseable {
   public void uploadLayerInput(int l, Block block, float[] x) {
     GnnLayer layer = layers[l];
     layer.spareRows = 0;
+    layer.reusedInputs = null;
     reused = null;
     batch.upload(new Block[] {block}, x, layer.in, l == 0 && layer.sparseInput, null, 0);
   }
@@ -302,8 +309,9 @@ public final class GnnModel implements AutoCloseable {
    */
   public float[] layerOutput(int l) {
     GnnLayer layer = layers[l];
-    boolean expanded = l == 0 && reused != null;
-    int n = (expanded ? reused.fullRows() : layer.block.numDst()) * layer.out;
+    boolean full = l == 0 && reused != null;
+    boolean expanded = full && !reused.inputs();
+    int n = (full ? reused.fullRows() : layer.block.numDst()) * layer.out;
     float[] h = new float[n];
     be.download(expanded ? scatter.full() : layer.y, 0, h, 0, n);
     return h;
@@ -313,6 +321,32 @@ public final class GnnModel implements AutoCloseable {
     hostOut = Bufs.ensure(hostOut, n);
     be.download(t, 0, hostOut, 0, n);
     return hostOut;
+  }
+
+  /**
+   * Layer 0's aggregated input rows over the input {@link #uploadLayerInput} uploaded last ({@code
+   * numDst x 2 inDim}: each row {@code [x_v | mean of its neighbors' rows]}, with dropout on the
+   * input rows first when {@code train}, its masks from {@code key} as in {@link
+   * #forwardUploadedLayer(int, boolean, long)}), on the backend, valid until this model runs again:
+   * what a cache of reused inputs holds ({@link ReusedRows#inputs}). No product is computed.
+   * GraphSAGE on its dense path only ({@link #allowSparseInput}{@code (false)} before the upload).
+   */
+  public FloatTensor layerZeroInputRows(boolean train, long key) {
+    if (!(layers[0] instanceof SageLayer s)) {
+      throw new IllegalStateException("reusing layer 0's inputs needs the sage model");
+    }
+    layers[0].inputsOnly = true;
+    try {
+      forwardUploadedLayer(0, train, key);
+    } finally {
+      layers[0].inputsOnly = false;
+    }
+    return s.inputRows();
+  }
+
+  /** Width of a reused row: layer 0's aggregated input ({@code 2 inDim}) or its output. */
+  public int reusedRowWidth(boolean inputs) {
+    return inputs ? 2 * cfg.inDim() : layers[0].out;
   }
 
   /** Output width of layer {@code l}. */
@@ -353,7 +387,7 @@ public final class GnnModel implements AutoCloseable {
     be.copy(dLogits, 0, dyBuf, 0, n);
     FloatTensor dy = dyBuf;
     for (int l = layers.length - 1; l >= 0; l--) {
-      if (l == 0 && reused != null) {
+      if (l == 0 && reused != null && !reused.inputs()) {
         if (reused.gradientSink() != null) {
           scatter.accumulateReused(dy, reused, layers[0].out, reused.gradientSink());
         }

@@ -21,12 +21,28 @@ public final class ReusedRows {
   private int fullRows;
   private FloatTensor embeddings;
   private ReusedGradients sink;
+  private boolean inputs;
 
   /** No reused rows. */
   public void clear() {
     count = 0;
     embeddings = null;
     sink = null;
+    inputs = false;
+  }
+
+  /**
+   * Whether the cache holds layer 0's aggregated inputs (a GraphSAGE row {@code [x_v | mean of its
+   * sampled neighbors' rows]}, {@code 2 x in} wide) rather than its outputs: then layer 0 computes
+   * its products over every row, the reused ones included, with the current parameters, and every
+   * row passes its gradient to them.
+   */
+  public void inputs(boolean inputs) {
+    this.inputs = inputs;
+  }
+
+  boolean inputs() {
+    return inputs;
   }
 
   /**

@@ -18,6 +18,7 @@ final class SageLayer extends GnnLayer {
   private FloatTensor agg;
   private FloatTensor dAgg;
   private FloatTensor cat; // [x_dst | agg], then its gradient
+  private FloatTensor catRows; // what the last forward multiplied: cat, or its full-block layout
   private FloatTensor z; // sparse path: xd W_neigh for all sources
 
   SageLayer(Backend be, int index, int in, int out, boolean last, Activation act, float dropout) {
@@ -42,6 +43,9 @@ final class SageLayer extends GnnLayer {
   @Override
   void compute(FloatTensor p) {
     int rows = block.numDst();
+    if (sparse && reusedInputs != null) {
+      throw new IllegalStateException("reused inputs need layer 0's dense path");
+    }
     if (sparse) {
       // Project, then aggregate: mean(x) W = mean(x W), and x W is cheap when x is sparse.
       int src = block.numSrc();
@@ -55,7 +59,8 @@ final class SageLayer extends GnnLayer {
     }
     // Concat form: [x_dst | mean(x_src)] (rows x 2in) times [W_self; W_neigh] (2in x out), which
     // are adjacent in the parameter tensor: one product with twice the inner dimension.
-    cat = TensorBufs.ensure(be, cat, (long) rows * 2 * in);
+    int extra = reusedInputs == null ? 0 : reusedInputs.count();
+    cat = TensorBufs.ensure(be, cat, (long) (rows + extra) * 2 * in);
     be.copy2d(rows, in, xd, 0, in, cat, 0, 2 * in);
     if (be.stridedAggregation()) {
       be.aggregateStrided(
@@ -79,8 +84,28 @@ final class SageLayer extends GnnLayer {
           Aggregation.MEAN, block.indptr(), 0, block.indices(), 0, rows, 0, xd, 0, in, agg, 0);
       be.copy2d(rows, in, agg, 0, in, cat, in, 2 * in);
     }
-    gemm(false, false, rows, out, 2 * in, 1f, cat, 0, p, wSelf, 0f, y, 0);
+    catRows = cat;
+    if (inputsOnly) {
+      return;
+    }
+    if (reusedInputs != null) {
+      // the cached rows after the computed ones, then each at its row of the full block
+      catRows = inputScatter.expand(cat, reusedInputs, 2 * in);
+      rows += extra;
+    }
+    gemm(false, false, rows, out, 2 * in, 1f, catRows, 0, p, wSelf, 0f, y, 0);
     be.addBias(y, 0, rows, out, p, bias);
+  }
+
+  /**
+   * The dense path's last input rows {@code [x_dst | mean(x_src)]} ({@code outRows() x 2in}, on the
+   * backend), valid until the next forward.
+   */
+  FloatTensor inputRows() {
+    if (sparse) {
+      throw new IllegalStateException("layer 0 ran its sparse path: no aggregated input rows");
+    }
+    return catRows;
   }
 
   @Override
@@ -100,7 +125,8 @@ final class SageLayer extends GnnLayer {
       }
       return;
     }
-    gemm(true, false, 2 * in, out, rows, 1f, cat, 0, dy, 0, 1f, g, wSelf);
+    rows = outRows();
+    gemm(true, false, 2 * in, out, rows, 1f, catRows, 0, dy, 0, 1f, g, wSelf);
     be.biasGrad(dy, 0, rows, out, g, bias);
     if (dxd != null) {
       gemm(false, true, rows, 2 * in, out, 1f, dy, 0, p, wSelf, 0f, cat, 0);
@@ -137,6 +163,6 @@ final class SageLayer extends GnnLayer {
         be.free(t);
       }
     }
-    agg = dAgg = cat = z = null;
+    agg = dAgg = cat = catRows = z = null;
   }
 }

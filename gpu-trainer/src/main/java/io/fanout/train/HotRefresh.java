@@ -78,6 +78,7 @@ final class HotRefresh implements AutoCloseable {
   private int refreshes;
   private boolean uploaded; // by the worker thread only
   private final boolean deferred;
+  private final boolean inputs; // the cache holds layer 0's aggregated inputs, not its outputs
   private final int numParams;
   private ReusedGradients sink; // the output gradient of the rows read from the published version
   private final Landing gradients; // layer 0's deferred gradient the current steps spread
@@ -96,8 +97,15 @@ final class HotRefresh implements AutoCloseable {
     this.set = set;
     this.reuse = reuse;
     this.be = model.backend();
-    this.n = Math.multiplyExact(set.size(), model.layerOutDim(0));
-    this.deferred = reuse.deferredBackward();
+    this.inputs = reuse.reusesInputs();
+    if (inputs && !model.config().kind().equals("sage")) {
+      throw new IllegalArgumentException(
+          "reuse-rows inputs keeps GraphSAGE's aggregated inputs and needs model sage, got "
+              + model.config().kind()
+              + "; use reuse-rows outputs");
+    }
+    this.n = Math.multiplyExact(set.size(), model.reusedRowWidth(inputs));
+    this.deferred = reuse.deferredBackward() && !inputs;
     this.numParams = model.numParams();
     this.embeddings = new Landing(be, n);
     this.gradients = new Landing(be, numParams);
@@ -273,10 +281,13 @@ final class HotRefresh implements AutoCloseable {
   private FloatTensor compute(long key) {
     if (!uploaded) {
       // the block and its rows never change: up once, then every refresh only computes
+      worker.allowSparseInput(!inputs);
       worker.uploadLayerInput(0, set.block(), set.features());
       uploaded = true;
     }
-    return worker.forwardUploadedLayer(0, true, key);
+    return inputs
+        ? worker.layerZeroInputRows(true, key)
+        : worker.forwardUploadedLayer(0, true, key);
   }
 
   /**
@@ -315,6 +326,13 @@ final class HotRefresh implements AutoCloseable {
   /** The staleness bound in steps this cache keeps (resolved when it was auto). */
   int staleness() {
     return reuse.staleness();
+  }
+
+  /**
+   * Whether the cache holds layer 0's aggregated inputs ({@link io.fanout.nn.ReusedRows#inputs}).
+   */
+  boolean inputs() {
+    return inputs;
   }
 
   /** Whether refreshes run on the training thread and backend. */

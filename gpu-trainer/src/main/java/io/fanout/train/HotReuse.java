@@ -10,11 +10,11 @@ import java.util.Map;
  * Reuse of hot vertices' bottom-layer embeddings (NeutronOrch, see {@code docs/training.md}).
  *
  * <p>The {@code fraction} of the graph's vertices that are hottest (by how often the epoch's shards
- * sample them as bottom-layer destinations, or by in-degree) get their layer-0 outputs computed by
- * a refresh worker; batches reuse them instead of aggregating those vertices' sampled neighbors. No
- * reused embedding is older than {@code staleness} steps: a refresh takes the parameters every
- * {@link #period(boolean)} steps and is used from {@link #lag(boolean)} steps later until the next
- * one lands.
+ * sample them as bottom-layer destinations, or by in-degree) get their layer-0 outputs (or, with
+ * {@link #INPUTS}, layer 0's aggregated inputs) computed by a refresh worker; batches reuse them
+ * instead of aggregating those vertices' sampled neighbors. No reused row is older than {@code
+ * staleness} steps: a refresh takes the parameters every {@link #period(boolean)} steps and is used
+ * from {@link #lag(boolean)} steps later until the next one lands.
  *
  * @param fraction share of the vertices kept hot, in {@code [0, 1]}; 0 turns reuse off
  * @param staleness the most steps a reused embedding may lag the parameters, at least 1, or {@link
@@ -29,9 +29,15 @@ import java.util.Map;
  *     (they pass none) or {@code deferred} (the reused rows' gradients, summed over the steps that
  *     read a refresh, go back through layer 0 at that refresh's parameters and masks on the worker,
  *     and the steps that read a later refresh add a period-th of that gradient each)
+ * @param rows what the cache holds: {@code outputs}, layer 0's outputs (NeutronOrch's embeddings,
+ *     computed with parameters up to {@code staleness} steps old), or {@code inputs}, layer 0's
+ *     aggregated inputs (GraphSAGE: a vertex's row and the mean of its sampled neighbors' rows,
+ *     which do not depend on the parameters): every step then computes layer 0's products for the
+ *     reused rows too, with its own parameters, and they pass it the exact gradient; only their
+ *     sampled neighborhoods and dropout masks are up to {@code staleness} steps old
  */
 public record HotReuse(
-    double fraction, int staleness, String hotBy, String refresh, String backward) {
+    double fraction, int staleness, String hotBy, String refresh, String backward, String rows) {
   /** Ranks vertices by how often the shards sample them as bottom-layer destinations. */
   public static final String FREQUENCY = "frequency";
 
@@ -59,6 +65,12 @@ public record HotReuse(
 
   /** Reused rows' gradients reach layer 0 through a deferred backward on the refresh worker. */
   public static final String DEFERRED = "deferred";
+
+  /** The cache holds layer 0's outputs, computed with parameters up to S steps old. */
+  public static final String OUTPUTS = "outputs";
+
+  /** The cache holds layer 0's aggregated inputs; each step computes their products. */
+  public static final String INPUTS = "inputs";
 
   /** No reuse: training as without this feature. */
   public static final HotReuse OFF = new HotReuse(0, 4, FREQUENCY);
@@ -91,6 +103,20 @@ public record HotReuse(
       throw new IllegalArgumentException(
           "reuse-backward must be " + NO_BACKWARD + " or " + DEFERRED + ", got '" + backward + "'");
     }
+    if (!OUTPUTS.equals(rows) && !INPUTS.equals(rows)) {
+      throw new IllegalArgumentException(
+          "reuse-rows must be " + OUTPUTS + " or " + INPUTS + ", got '" + rows + "'");
+    }
+    if (INPUTS.equals(rows) && DEFERRED.equals(backward)) {
+      throw new IllegalArgumentException(
+          "reuse-backward deferred applies to reuse-rows outputs: with inputs every reused row"
+              + " already passes its exact gradient to layer 0");
+    }
+  }
+
+  /** The cache holds layer 0's outputs ({@link #OUTPUTS}). */
+  public HotReuse(double fraction, int staleness, String hotBy, String refresh, String backward) {
+    this(fraction, staleness, hotBy, refresh, backward, OUTPUTS);
   }
 
   /** Reused rows pass no gradient to layer 0 ({@link #NO_BACKWARD}). */
@@ -106,6 +132,11 @@ public record HotReuse(
   /** Whether refreshes run inline on {@code backend} (else on an overlapped CPU worker). */
   public boolean inlineOn(Backend backend) {
     return INLINE.equals(refresh) || (AUTO.equals(refresh) && !(backend instanceof CpuBackend));
+  }
+
+  /** Whether the cache holds layer 0's aggregated inputs ({@link #INPUTS}). */
+  public boolean reusesInputs() {
+    return INPUTS.equals(rows);
   }
 
   /** Whether layer 0 gets the reused rows' gradient through a deferred backward. */
@@ -158,7 +189,7 @@ public record HotReuse(
     if (!autoStaleness()) {
       return this;
     }
-    return new HotReuse(fraction, Math.max(1, stepsPerEpoch / 12), hotBy, refresh, backward);
+    return new HotReuse(fraction, Math.max(1, stepsPerEpoch / 12), hotBy, refresh, backward, rows);
   }
 
   /**
@@ -187,12 +218,17 @@ public record HotReuse(
 
   /**
    * The identity entries whose absence means reuse off, or a reused row without a deferred
-   * backward: a run that lacks one cannot resume a checkpoint that has it. They are what {@link
-   * #toMap} writes with every option on, but for {@code reuse_refresh} ({@code auto} is not
-   * written, so that checkpoints written before the option existed keep their identity).
+   * backward, or a cache of outputs: a run that lacks one cannot resume a checkpoint that has it.
+   * They are what {@link #toMap} writes with every option on, but for {@code reuse_refresh} ({@code
+   * auto} is not written, so that checkpoints written before the option existed keep their
+   * identity).
    */
   static java.util.Set<String> identityKeys() {
-    return new HotReuse(1, 1, FREQUENCY, AUTO, DEFERRED).toMap().keySet();
+    java.util.Set<String> keys =
+        new java.util.LinkedHashSet<>(
+            new HotReuse(1, 1, FREQUENCY, AUTO, DEFERRED).toMap().keySet());
+    keys.addAll(new HotReuse(1, 1, FREQUENCY, AUTO, NO_BACKWARD, INPUTS).toMap().keySet());
+    return keys;
   }
 
   /** The settings as checkpoint identity entries (only written when reuse is on). */
@@ -206,6 +242,9 @@ public record HotReuse(
     }
     if (deferredBackward()) {
       m.put("reuse_backward", backward);
+    }
+    if (reusesInputs()) { // a cache of outputs writes none, as before the option existed
+      m.put("reuse_rows", rows);
     }
     return m;
   }

@@ -38,6 +38,7 @@ public final class TrainBenchmarkMain {
           "hot-by",
           "reuse-refresh",
           "reuse-backward",
+          "reuse-rows",
           "reuse-rounds",
           "loader-only",
           "batches-per-part");
@@ -109,7 +110,8 @@ public final class TrainBenchmarkMain {
           staleness(o),
           o.getOrDefault("hot-by", HotReuse.FREQUENCY),
           o.getOrDefault("reuse-refresh", HotReuse.AUTO),
-          o.getOrDefault("reuse-backward", HotReuse.NO_BACKWARD));
+          o.getOrDefault("reuse-backward", HotReuse.NO_BACKWARD),
+          o.getOrDefault("reuse-rows", HotReuse.OUTPUTS));
     } catch (NumberFormatException e) {
       throw new InvalidInputException(
           "--reuse-hot expects a fraction, got '" + o.get("reuse-hot") + "'");

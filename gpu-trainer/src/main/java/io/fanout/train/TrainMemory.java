@@ -158,10 +158,11 @@ final class TrainMemory {
 
   /**
    * What {@code --reuse-hot} holds beside the bound, for the messages: up to {@code fraction x
-   * vertices} hot vertices, each with its feature row in the hot block and its embedding twice (the
-   * one in use and the one the next refresh lands in); empty without reuse. Not in {@link
-   * #leastBytes}: the hot set can be smaller (only vertices sampled in epoch 0 qualify), and it is
-   * known only once training has read epoch 0.
+   * vertices} hot vertices, each with its feature row in the hot block and its cached row twice
+   * (the one in use and the one the next refresh lands in: an embedding, or with {@code
+   * --reuse-rows inputs} an aggregated input of twice the feature width); empty without reuse. Not
+   * in {@link #leastBytes}: the hot set can be smaller (only vertices sampled in epoch 0 qualify),
+   * and it is known only once training has read epoch 0.
    */
   private String reuseHeld() {
     HotReuse r = spec.reuse();
@@ -169,7 +170,8 @@ final class TrainMemory {
       return "";
     }
     long hot = Math.round(r.fraction() * vertices);
-    long bytes = hot * (4L * dim + 2L * 4L * spec.hidden());
+    long cachedRow = r.reusesInputs() ? 2L * dim : spec.hidden();
+    long bytes = hot * (4L * dim + 2L * 4L * cachedRow);
     return String.format(
         Locale.ROOT,
         ", and --reuse-hot %s keeps up to %,d hot vertices' feature rows and embeddings (up to %s;"

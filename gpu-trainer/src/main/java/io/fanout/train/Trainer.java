@@ -134,6 +134,9 @@ public final class Trainer implements AutoCloseable {
     hotSet = HotSet.build(data, reuse, reuseVertices, inDegree, this::readRows);
     if (hotSet.size() > 0) {
       refresh = new HotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
+      if (refresh.inputs()) {
+        model.allowSparseInput(false);
+      }
     }
   }
 
@@ -212,6 +215,7 @@ public final class Trainer implements AutoCloseable {
     m.put("feature_rows_avoided_fraction", ratio(sourcesAvoided, bottomSources));
     m.put("reuse_refresh", refresh.inline() ? HotReuse.INLINE : HotReuse.OVERLAPPED);
     m.put("reuse_backward", reuse.backward());
+    m.put("reuse_rows", reuse.rows());
     m.put("staleness_steps", refresh.staleness());
     m.put("refreshes", refresh.refreshes());
     m.put("refresh_seconds", refresh.refreshSeconds());
@@ -318,6 +322,7 @@ public final class Trainer implements AutoCloseable {
       t = upload(model, featureRows, b, labels, rows);
     }
     if (hot != null) {
+      reused.inputs(refresh.inputs());
       reused.gradientSink(refresh.gradientSink());
     }
     FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()), reused);

@@ -66,6 +66,22 @@ class CudaHotReuseTest {
    * backward inline or on the overlapped CPU worker, gives the same bits twice, another model than
    * without it, and frees the device.
    */
+  /**
+   * {@link HotReuseTest#reusedInputsGiveTheFullBatchsLogitsAndGradient} with the cache, the scatter
+   * and layer 0's product on the device; no device memory left behind.
+   */
+  @Test
+  void reusedInputsOnTheDevice() {
+    GpuTests.assumeDevice();
+    CudaBackend be = new CudaBackend(0);
+    try {
+      HotReuseTest.checkReusedInputs(be, 1e-5f, 1e-4f);
+      be.pool().checkNoLeaks();
+    } finally {
+      be.close();
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {HotReuse.OVERLAPPED, HotReuse.INLINE})
   void deferredBackwardOnTheDevice(String refresh) throws Exception {

@@ -188,6 +188,94 @@ class HotReuseTest {
   }
 
   /**
+   * A cache of layer 0's aggregated inputs that holds the batch's own rows turns the pruned step
+   * into the full one: layer 0 multiplies every row, the reused ones included, with the step's
+   * parameters, so the logits and every parameter's gradient, layer 0's included, are those of the
+   * batch computed in full (up to the products' rounding), while the reused rows' neighbors are
+   * neither gathered nor aggregated.
+   */
+  @Test
+  void reusedInputsGiveTheFullBatchsLogitsAndGradient() {
+    checkReusedInputs(new CpuBackend(), 1e-6f, 1e-5f);
+  }
+
+  /** {@link #reusedInputsGiveTheFullBatchsLogitsAndGradient} on {@code be}, within the bounds. */
+  static void checkReusedInputs(Backend be, float absTol, float relTol) {
+    ModelConfig cfg = new ModelConfig("sage", 2, 3, 2, 2, 0f, "elu", "none");
+    try (GnnModel m = new GnnModel(cfg, be);
+        GnnModel worker = new GnnModel(cfg, be)) {
+      m.init(4);
+      m.allowSparseInput(false);
+      worker.allowSparseInput(false);
+      MiniBatch mb = batch();
+      float[] x = new float[18];
+      for (int i = 0; i < x.length; i++) {
+        x[i] = 2f * CounterRng.uniform(7, i) - 1f;
+      }
+      int[] labels = {1, 0};
+      float[] d = logitGradient(m, Block.of(mb), x, labels, null);
+      float[] fullLogits =
+          logits(m, m.forward(m.upload(Block.of(mb), x.clone(), labels, 2), true, 5, null));
+      m.zeroGrad();
+      m.backward(d);
+      float[] fullGrads = m.grads();
+
+      // Hot ids 12 and 13 (batch rows 2, 3) read 15, 17 and 17, 18 as in the batch: the worker
+      // aggregates their [x_v | mean of neighbors] into slots 0 and 1, on the backend.
+      Block hot = new Block(new int[] {0, 2, 4}, new int[] {2, 3, 3, 4}, 2, 5);
+      float[] hotX = new float[10];
+      int[] rowOfHotSource = {2, 3, 5, 7, 8};
+      for (int k = 0; k < 5; k++) {
+        System.arraycopy(x, 2 * rowOfHotSource[k], hotX, 2 * k, 2);
+      }
+      worker.uploadLayerInput(0, hot, hotX);
+      FloatTensor cache = worker.layerZeroInputRows(false, 0);
+      int[] slotOf = new int[20];
+      Arrays.fill(slotOf, -1);
+      slotOf[12] = 0;
+      slotOf[13] = 1;
+      HotPruner p = new HotPruner();
+      assertThat(p.prune(mb, slotOf)).isTrue();
+      ReusedRows reused = new ReusedRows();
+      p.describe(reused, cache);
+      reused.inputs(true);
+      BatchTensors t = m.upload(p.blocks(), p.compact(x, 2, null), labels, 2);
+      long flops = m.denseFlops();
+      float[] got = logits(m, m.forward(t, true, 5, reused));
+      // Layer 0's product covers all 5 rows (2 x rows x out x 2in), layer 1 its 2; the rows of
+      // ids 17 and 18, read only by the hot rows, are neither uploaded nor aggregated.
+      assertThat(m.denseFlops() - flops).isEqualTo(2L * 5 * 3 * 4 + 2L * 2 * 2 * 6);
+      assertThat(p.keptNodes()).doesNotContain(17, 18);
+      for (int i = 0; i < got.length; i++) {
+        assertThat(Math.abs(got[i] - fullLogits[i]))
+            .as("logit %d", i)
+            .isLessThanOrEqualTo(absTol + relTol * Math.abs(fullLogits[i]));
+      }
+      m.zeroGrad();
+      m.backward(d);
+      float[] g = m.grads();
+      for (int i = 0; i < g.length; i++) {
+        assertThat(Math.abs(g[i] - fullGrads[i]))
+            .as("param %d: %f against %f", i, g[i], fullGrads[i])
+            .isLessThanOrEqualTo(absTol + relTol * Math.abs(fullGrads[i]));
+      }
+      // With layer 0's outputs reused instead, the same rows pass it no gradient.
+      worker.loadParams(m.params());
+      worker.uploadLayerInput(0, hot, hotX);
+      reused.clear();
+      p.describe(reused, worker.forwardUploadedLayer(0));
+      m.forward(m.upload(p.blocks(), p.compact(x, 2, null), labels, 2), true, 5, reused);
+      m.zeroGrad();
+      m.backward(d);
+      assertThat(m.grads()).isNotEqualTo(fullGrads);
+    }
+  }
+
+  private static float[] logits(GnnModel m, FloatTensor lg) {
+    return host(m, lg, 2 * m.config().classes());
+  }
+
+  /**
    * With the hot rows' neighborhoods in the hot block as in the batch, no dropout and embeddings of
    * the current parameters, the step's gradient plus the deferred backward of what it left in the
    * gradient sink is the gradient of the batch computed in full: the deferred backward gives layer
@@ -744,5 +832,49 @@ class HotReuseTest {
         .hasMessageContaining("reuse-backward");
     assertThatThrownBy(() -> new HotReuse(0.1, 2, HotReuse.FREQUENCY, "async"))
         .hasMessageContaining("reuse-refresh must be auto, overlapped or inline, got 'async'");
+    assertThatThrownBy(
+            () ->
+                new HotReuse(
+                    0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, HotReuse.NO_BACKWARD, "both"))
+        .hasMessageContaining("reuse-rows must be outputs or inputs, got 'both'");
+    assertThatThrownBy(
+            () ->
+                new HotReuse(
+                    0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, HotReuse.DEFERRED, HotReuse.INPUTS))
+        .hasMessageContaining("reuse-backward deferred applies to reuse-rows outputs");
+  }
+
+  /**
+   * A cache of inputs trains another model than one of outputs, the same bits whatever the loader
+   * threads and refresh mode's schedule, and is part of the checkpoint's identity (a cache of
+   * outputs writes no entry, as before the option existed). A GCN model is refused.
+   */
+  @Test
+  void reusedInputsAreDeterministicAndPartOfTheIdentity() {
+    HotReuse inputs =
+        new HotReuse(
+            0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE, HotReuse.NO_BACKWARD, HotReuse.INPUTS);
+    float[] a = train(inputs, 1, tmp.resolve("ii"), 2, false);
+    assertThat(train(inputs, 3, tmp.resolve("ii3"), 2, false)).containsExactly(a);
+    float[] outputs =
+        train(
+            new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE),
+            2,
+            tmp.resolve("io"),
+            2,
+            false);
+    assertThat(outputs).isNotEqualTo(a);
+    assertThat(train(null, 2, tmp.resolve("in"), 2, false)).isNotEqualTo(a);
+    assertThat(inputs.toMap()).containsEntry("reuse_rows", "inputs");
+    assertThat(new HotReuse(0.1, 3, HotReuse.FREQUENCY).toMap()).doesNotContainKey("reuse_rows");
+    assertThat(HotReuse.identityKeys()).contains("reuse_rows", "reuse_backward");
+    HotReuse plain = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE);
+    assertThatThrownBy(() -> train(plain, 2, tmp.resolve("ii"), 3, true))
+        .hasMessageContaining("reuse_rows");
+    try (Trainer t = TrainerTest.trainer("gcn", 1, 3)) {
+      t.reuseHot(inputs, 600, null).model().init(3);
+      SampledEpochs data = TrainerTest.data(3, 1);
+      assertThatThrownBy(() -> t.prepareReuse(data)).hasMessageContaining("sage");
+    }
   }
 }

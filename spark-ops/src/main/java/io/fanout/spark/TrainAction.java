@@ -105,6 +105,15 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
     return option(TrainOptionsDefs.REUSE_BACKWARD.name(), backward);
   }
 
+  /**
+   * What the cache of reused rows holds: {@code outputs} (the default: layer 0's, computed with
+   * parameters up to the staleness old) or {@code inputs} (sage: layer 0's aggregated inputs; each
+   * step computes their products with its own parameters) ({@code reuse-rows}).
+   */
+  public TrainAction reuseRows(String rows) {
+    return option(TrainOptionsDefs.REUSE_ROWS.name(), rows);
+  }
+
   /** Continue from the model dir's last complete checkpoint ({@code resume}). */
   public TrainAction resume(boolean resume) {
     return option(TrainOptionsDefs.RESUME.name(), Boolean.toString(resume));

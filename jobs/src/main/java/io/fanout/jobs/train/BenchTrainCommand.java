@@ -133,6 +133,7 @@ public final class BenchTrainCommand implements Command {
         TrainOptionsDefs.HOT_BY,
         TrainOptionsDefs.REUSE_REFRESH,
         TrainOptionsDefs.REUSE_BACKWARD,
+        TrainOptionsDefs.REUSE_ROWS,
         REUSE_ROUNDS,
         TrainOptionsDefs.BACKEND,
         TrainOptionsDefs.FEATURE_ACCESS,

@@ -107,7 +107,8 @@ public final class EndToEnd {
                 + HotReuse.stalenessName(r.staleness())
                 + (r.hotBy().equals("frequency") ? "" : "-" + r.hotBy())
                 + (r.refresh().equals(HotReuse.AUTO) ? "" : "-" + r.refresh())
-                + (r.deferredBackward() ? "-" + r.backward() : "");
+                + (r.deferredBackward() ? "-" + r.backward() : "")
+                + (r.reusesInputs() ? "-" + r.rows() : "");
     Path model = work.resolve("model-" + s.model() + enc + reuse + "-s" + s.seed());
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
@@ -169,6 +170,7 @@ public final class EndToEnd {
       train.reuseHot(r.fraction(), r.staleness(), r.hotBy());
       train.reuseRefresh(r.refresh());
       train.reuseBackward(r.backward());
+      train.reuseRows(r.rows());
     }
     train.execute();
 

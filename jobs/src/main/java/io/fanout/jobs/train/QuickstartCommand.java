@@ -60,7 +60,8 @@ public final class QuickstartCommand implements Command {
         TrainOptionsDefs.STALENESS,
         TrainOptionsDefs.HOT_BY,
         TrainOptionsDefs.REUSE_REFRESH,
-        TrainOptionsDefs.REUSE_BACKWARD);
+        TrainOptionsDefs.REUSE_BACKWARD,
+        TrainOptionsDefs.REUSE_ROWS);
   }
 
   @Override

@@ -110,6 +110,25 @@ class ReuseHotTrainTest {
     assertThat(a.meta()).doesNotContainKey("identity.train.reuse_refresh");
   }
 
+  /**
+   * A cache of layer 0's aggregated inputs trains another model than one of its outputs, the same
+   * through the API and the CLI, and the checkpoint records it (a cache of outputs records nothing,
+   * as before the option existed).
+   */
+  @Test
+  void reusedInputsTrainTheirOwnModelThroughApiAndCli() throws Exception {
+    Path api = apiTrain("inputs", a -> a.reuseRows("inputs"));
+    train("inputs-cli", "--reuse-hot", "0.2", "--staleness", "2", "--reuse-rows", "inputs");
+    io.fanout.train.Checkpoint in = io.fanout.train.Checkpoint.read(api);
+    assertThat(io.fanout.train.Checkpoint.read(tmp.resolve("inputs-cli")).params())
+        .containsExactly(in.params());
+    train("outputs-cli", "--reuse-hot", "0.2", "--staleness", "2", "--reuse-rows", "outputs");
+    io.fanout.train.Checkpoint out = io.fanout.train.Checkpoint.read(tmp.resolve("outputs-cli"));
+    assertThat(in.params()).isNotEqualTo(out.params());
+    assertThat(in.meta()).containsEntry("identity.train.reuse_rows", "inputs");
+    assertThat(out.meta()).doesNotContainKey("identity.train.reuse_rows");
+  }
+
   /** Trains 2 epochs through the API with reuse 0.2 / 2 by frequency and {@code more}. */
   private static Path apiTrain(String name, UnaryOperator<TrainAction> more) {
     Path model = tmp.resolve(name);
@@ -131,6 +150,25 @@ class ReuseHotTrainTest {
     refused("m3", "frequency", "--reuse-hot", "0.1", "--hot-by", "pagerank");
     refused("m5", "reuse-refresh", "--reuse-hot", "0.1", "--reuse-refresh", "async");
     refused("m6", "reuse-backward", "--reuse-hot", "0.1", "--reuse-backward", "later");
+    refused("m7", "reuse-rows", "--reuse-hot", "0.1", "--reuse-rows", "both");
+    refused(
+        "m8",
+        "reuse-backward deferred applies to reuse-rows outputs",
+        "--reuse-hot",
+        "0.1",
+        "--reuse-rows",
+        "inputs",
+        "--reuse-backward",
+        "deferred");
+    refused(
+        "m9",
+        "needs --model sage",
+        "--reuse-hot",
+        "0.1",
+        "--reuse-rows",
+        "inputs",
+        "--model",
+        "gcn");
     refused(
         "m4",
         "does not work with a --feature-cache read in place",

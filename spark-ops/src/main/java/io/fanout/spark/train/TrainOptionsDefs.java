@@ -168,6 +168,16 @@ public final class TrainOptionsDefs {
               + " add it in equal parts)",
           HotReuse.NO_BACKWARD,
           HotReuse.DEFERRED);
+  public static final OptionDef<String> REUSE_ROWS =
+      OptionDef.choice(
+          "reuse-rows",
+          HotReuse.OUTPUTS,
+          "with --reuse-hot: what the cache holds: outputs (layer 0's, computed with parameters up"
+              + " to --staleness steps old) or inputs (sage: layer 0's aggregated inputs, which do"
+              + " not depend on the parameters, so every step computes the reused rows' products"
+              + " itself and passes them the exact gradient)",
+          HotReuse.OUTPUTS,
+          HotReuse.INPUTS);
   public static final OptionDef<String> DECODER =
       OptionDef.choice(
           "decoder",
@@ -209,6 +219,7 @@ public final class TrainOptionsDefs {
           HOT_BY,
           REUSE_REFRESH,
           REUSE_BACKWARD,
+          REUSE_ROWS,
           LOG_EVERY,
           BACKEND,
           FEATURE_ACCESS,
@@ -251,6 +262,14 @@ public final class TrainOptionsDefs {
               + " work with a --feature-cache read in place (--feature-access zero-copy): drop one,"
               + " or use --feature-access gather");
     }
+    HotReuse reuse = reuse(c);
+    if (reuse.enabled() && reuse.reusesInputs() && !c.get(MODEL).equals("sage")) {
+      throw new FanoutConfigException(
+          "option 'reuse-rows' of train is inputs, which keeps GraphSAGE's aggregated inputs and"
+              + " needs --model sage, got "
+              + c.get(MODEL)
+              + "; use --reuse-rows outputs");
+    }
     return new ModelRuns.TrainSpec(
             Path.of(c.get(GRAPH)),
             Path.of(c.get(SHARDS)),
@@ -276,7 +295,7 @@ public final class TrainOptionsDefs {
             c.get(FEATURE_CACHE_BYTES))
         .onBackend(c.get(BACKEND))
         .withFeatureAccess(c.get(FEATURE_ACCESS))
-        .withReuse(reuse(c))
+        .withReuse(reuse)
         .withDecoder(c.get(DECODER))
         .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO));
   }
@@ -290,8 +309,17 @@ public final class TrainOptionsDefs {
               + c.raw(REUSE_HOT)
               + "; expected a fraction of the vertices, 0 <= reuse-hot <= 1");
     }
-    return new HotReuse(
-        f, c.get(STALENESS), c.get(HOT_BY), c.get(REUSE_REFRESH), c.get(REUSE_BACKWARD));
+    try {
+      return new HotReuse(
+          f,
+          c.get(STALENESS),
+          c.get(HOT_BY),
+          c.get(REUSE_REFRESH),
+          c.get(REUSE_BACKWARD),
+          c.get(REUSE_ROWS));
+    } catch (IllegalArgumentException e) {
+      throw new FanoutConfigException("train: " + e.getMessage());
+    }
   }
 
   /** The {@code --feature-cache} policy, or null when not given (the memory-mapped path). */
