@@ -43,6 +43,45 @@ class HotReuseTest {
     return new MiniBatch(0, 0, nodes, sizes, ptr, idx, new int[] {0, 1});
   }
 
+  /** Features of {@link #batch()}'s 9 nodes, 2 each, uniform in [-1, 1) from {@code key}. */
+  static float[] features(long key) {
+    float[] x = new float[18];
+    for (int i = 0; i < x.length; i++) {
+      x[i] = 2f * CounterRng.uniform(key, i) - 1f;
+    }
+    return x;
+  }
+
+  /** The hot ids 12 and 13 (batch rows 2, 3) in slots 0 and 1, indexed by vertex id. */
+  static int[] slotsOf12And13() {
+    int[] slotOf = new int[20];
+    Arrays.fill(slotOf, -1);
+    slotOf[12] = 0;
+    slotOf[13] = 1;
+    return slotOf;
+  }
+
+  /** {@link #batch()} pruned for {@link #slotsOf12And13}. */
+  static HotPruner prunedFor12And13() {
+    HotPruner p = new HotPruner();
+    assertThat(p.prune(batch(), slotsOf12And13())).isTrue();
+    return p;
+  }
+
+  /**
+   * Uploads to {@code worker} the hot block of ids 12 and 13 reading 15, 17 and 17, 18 as in {@link
+   * #batch()}, with their input rows taken from the batch's features {@code x}.
+   */
+  static void uploadHotBlock(GnnModel worker, float[] x) {
+    Block hot = new Block(new int[] {0, 2, 4}, new int[] {2, 3, 3, 4}, 2, 5);
+    float[] hotX = new float[10];
+    int[] rowOfHotSource = {2, 3, 5, 7, 8};
+    for (int k = 0; k < 5; k++) {
+      System.arraycopy(x, 2 * rowOfHotSource[k], hotX, 2 * k, 2);
+    }
+    worker.uploadLayerInput(0, hot, hotX);
+  }
+
   @Test
   void prunesTheCachedRowsSubtreesButNeverASeedsRow() {
     MiniBatch mb = batch();
@@ -123,17 +162,9 @@ class HotReuseTest {
     GnnModel m = new GnnModel(cfg, new CpuBackend());
     m.init(4);
     MiniBatch mb = batch();
-    float[] x = new float[18];
-    for (int i = 0; i < x.length; i++) {
-      x[i] = 2f * CounterRng.uniform(3, i) - 1f;
-    }
-    int[] slotOf = new int[20];
-    Arrays.fill(slotOf, -1);
-    slotOf[12] = 0;
-    slotOf[13] = 1;
+    float[] x = features(3);
     ReusedRows reused = new ReusedRows();
-    HotPruner pruner = new HotPruner();
-    assertThat(pruner.prune(mb, slotOf)).isTrue();
+    HotPruner pruner = prunedFor12And13();
     Block[] b = pruner.blocks();
     float[] full = x;
     x = pruner.compact(full, 2, null);
@@ -208,10 +239,7 @@ class HotReuseTest {
       m.allowSparseInput(false);
       worker.allowSparseInput(false);
       MiniBatch mb = batch();
-      float[] x = new float[18];
-      for (int i = 0; i < x.length; i++) {
-        x[i] = 2f * CounterRng.uniform(7, i) - 1f;
-      }
+      float[] x = features(7);
       int[] labels = {1, 0};
       float[] d = logitGradient(m, Block.of(mb), x, labels, null);
       float[] fullLogits =
@@ -220,22 +248,10 @@ class HotReuseTest {
       m.backward(d);
       float[] fullGrads = m.grads();
 
-      // Hot ids 12 and 13 (batch rows 2, 3) read 15, 17 and 17, 18 as in the batch: the worker
-      // aggregates their [x_v | mean of neighbors] into slots 0 and 1, on the backend.
-      Block hot = new Block(new int[] {0, 2, 4}, new int[] {2, 3, 3, 4}, 2, 5);
-      float[] hotX = new float[10];
-      int[] rowOfHotSource = {2, 3, 5, 7, 8};
-      for (int k = 0; k < 5; k++) {
-        System.arraycopy(x, 2 * rowOfHotSource[k], hotX, 2 * k, 2);
-      }
-      worker.uploadLayerInput(0, hot, hotX);
+      // The worker aggregates the hot rows' [x_v | mean of neighbors] into slots 0 and 1.
+      uploadHotBlock(worker, x);
       FloatTensor cache = worker.layerZeroInputRows(false, 0);
-      int[] slotOf = new int[20];
-      Arrays.fill(slotOf, -1);
-      slotOf[12] = 0;
-      slotOf[13] = 1;
-      HotPruner p = new HotPruner();
-      assertThat(p.prune(mb, slotOf)).isTrue();
+      HotPruner p = prunedFor12And13();
       ReusedRows reused = new ReusedRows();
       p.describe(reused, cache);
       reused.inputs(true);
@@ -261,7 +277,7 @@ class HotReuseTest {
       }
       // With layer 0's outputs reused instead, the same rows pass it no gradient.
       worker.loadParams(m.params());
-      worker.uploadLayerInput(0, hot, hotX);
+      uploadHotBlock(worker, x);
       reused.clear();
       p.describe(reused, worker.forwardUploadedLayer(0));
       m.forward(m.upload(p.blocks(), p.compact(x, 2, null), labels, 2), true, 5, reused);
@@ -294,25 +310,10 @@ class HotReuseTest {
       m.init(4);
       worker.loadParams(m.params());
       MiniBatch mb = batch();
-      float[] full = new float[18];
-      for (int i = 0; i < full.length; i++) {
-        full[i] = 2f * CounterRng.uniform(3, i) - 1f;
-      }
-      // Hot ids 12 and 13 (batch rows 2, 3) read 15, 17 and 17, 18 as in the batch.
-      Block hot = new Block(new int[] {0, 2, 4}, new int[] {2, 3, 3, 4}, 2, 5);
-      float[] hotX = new float[10];
-      int[] rowOfHotSource = {2, 3, 5, 7, 8};
-      for (int k = 0; k < 5; k++) {
-        System.arraycopy(full, 2 * rowOfHotSource[k], hotX, 2 * k, 2);
-      }
-      worker.uploadLayerInput(0, hot, hotX);
+      float[] full = features(3);
+      uploadHotBlock(worker, full);
       FloatTensor cache = worker.forwardUploadedLayer(0);
-      int[] slotOf = new int[20];
-      Arrays.fill(slotOf, -1);
-      slotOf[12] = 0;
-      slotOf[13] = 1;
-      HotPruner pruner = new HotPruner();
-      assertThat(pruner.prune(mb, slotOf)).isTrue();
+      HotPruner pruner = prunedFor12And13();
       ReusedRows reused = new ReusedRows();
       pruner.describe(reused, cache);
       ReusedGradients sink = new ReusedGradients(be, 2, 3);
