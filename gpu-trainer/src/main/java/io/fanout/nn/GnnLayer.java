@@ -33,6 +33,7 @@ abstract class GnnLayer {
    */
   ReusedRows reusedInputs;
 
+  /** Layer 0's: the model's scatter, set once when the model is built. */
   ReusedScatter inputScatter;
 
   /** The next forward only prepares the input rows ({@link SageLayer#inputRows}): no product. */

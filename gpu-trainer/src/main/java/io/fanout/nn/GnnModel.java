@@ -70,6 +70,7 @@ public final class GnnModel implements AutoCloseable {
     grads = be.allocFloat(offset);
     batch = new BatchTensors(be);
     scatter = new ReusedScatter(be);
+    layers[0].inputScatter = scatter;
   }
 
   public ModelConfig config() {
@@ -229,7 +230,6 @@ public final class GnnModel implements AutoCloseable {
       throw new IllegalArgumentException("reusing layer 0's inputs needs the sage model");
     }
     layers[0].reusedInputs = inputs ? this.reused : null;
-    layers[0].inputScatter = scatter;
     for (int l = 0; l < layers.length; l++) {
       h = layers[l].forward(params, b.block(l), h, b, train, batchKey, train && l == 0);
       if (l == 0 && this.reused != null && !inputs) {

@@ -105,7 +105,7 @@ final class HotRefresh implements AutoCloseable {
               + "; use reuse-rows outputs");
     }
     this.n = Math.multiplyExact(set.size(), model.reusedRowWidth(inputs));
-    this.deferred = reuse.deferredBackward() && !inputs;
+    this.deferred = reuse.deferredBackward(); // never with inputs: HotReuse refuses that
     this.numParams = model.numParams();
     this.embeddings = new Landing(be, n);
     this.gradients = new Landing(be, numParams);

@@ -43,6 +43,9 @@ class HotReuseTest {
     return new MiniBatch(0, 0, nodes, sizes, ptr, idx, new int[] {0, 1});
   }
 
+  /** GraphSAGE over {@link #batch()}'s 2 features: 2 layers, hidden 3, 2 classes, no dropout. */
+  static final ModelConfig SMALL_SAGE = new ModelConfig("sage", 2, 3, 2, 2, 0f, "elu", "none");
+
   /** Features of {@link #batch()}'s 9 nodes, 2 each, uniform in [-1, 1) from {@code key}. */
   static float[] features(long key) {
     float[] x = new float[18];
@@ -158,8 +161,7 @@ class HotReuseTest {
 
   @Test
   void cachedRowsGiveNoGradientAndTheirEmbeddingsReachTheOutput() {
-    ModelConfig cfg = new ModelConfig("sage", 2, 3, 2, 2, 0f, "elu", "none");
-    GnnModel m = new GnnModel(cfg, new CpuBackend());
+    GnnModel m = new GnnModel(SMALL_SAGE, new CpuBackend());
     m.init(4);
     MiniBatch mb = batch();
     float[] x = features(3);
@@ -232,9 +234,8 @@ class HotReuseTest {
 
   /** {@link #reusedInputsGiveTheFullBatchsLogitsAndGradient} on {@code be}, within the bounds. */
   static void checkReusedInputs(Backend be, float absTol, float relTol) {
-    ModelConfig cfg = new ModelConfig("sage", 2, 3, 2, 2, 0f, "elu", "none");
-    try (GnnModel m = new GnnModel(cfg, be);
-        GnnModel worker = new GnnModel(cfg, be)) {
+    try (GnnModel m = new GnnModel(SMALL_SAGE, be);
+        GnnModel worker = new GnnModel(SMALL_SAGE, be)) {
       m.init(4);
       m.allowSparseInput(false);
       worker.allowSparseInput(false);
@@ -304,9 +305,8 @@ class HotReuseTest {
 
   /** {@link #deferredBackwardGivesLayerZeroTheReusedRowsShare} on {@code be}, within the bounds. */
   static void checkDeferredShare(Backend be, float absTol, float relTol) {
-    ModelConfig cfg = new ModelConfig("sage", 2, 3, 2, 2, 0f, "elu", "none");
-    try (GnnModel m = new GnnModel(cfg, be);
-        GnnModel worker = new GnnModel(cfg, be)) {
+    try (GnnModel m = new GnnModel(SMALL_SAGE, be);
+        GnnModel worker = new GnnModel(SMALL_SAGE, be)) {
       m.init(4);
       worker.loadParams(m.params());
       MiniBatch mb = batch();

@@ -309,16 +309,15 @@ public final class TrainOptionsDefs {
               + c.raw(REUSE_HOT)
               + "; expected a fraction of the vertices, 0 <= reuse-hot <= 1");
     }
-    try {
-      return new HotReuse(
-          f,
-          c.get(STALENESS),
-          c.get(HOT_BY),
-          c.get(REUSE_REFRESH),
-          c.get(REUSE_BACKWARD),
-          c.get(REUSE_ROWS));
+    int staleness = c.get(STALENESS);
+    String hotBy = c.get(HOT_BY);
+    String refresh = c.get(REUSE_REFRESH);
+    String backward = c.get(REUSE_BACKWARD);
+    String rows = c.get(REUSE_ROWS);
+    try { // each value is valid alone (the options checked them); this refuses a combination
+      return new HotReuse(f, staleness, hotBy, refresh, backward, rows);
     } catch (IllegalArgumentException e) {
-      throw new FanoutConfigException("train: " + e.getMessage());
+      throw new FanoutConfigException(e.getMessage());
     }
   }
 
