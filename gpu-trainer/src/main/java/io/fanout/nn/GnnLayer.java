@@ -211,6 +211,13 @@ abstract class GnnLayer {
   /** Parameter gradients from {@code dy}; adds the input gradient into {@code dxd} if non-null. */
   abstract void gradients(FloatTensor params, FloatTensor grads, FloatTensor dy, FloatTensor dxd);
 
+  /**
+   * Tells the backend that a backward with the input gradient over {@code block} follows ({@link
+   * io.fanout.tensor.Backend#prepareAggregateBackward}), so it can start the work that depends on
+   * the block alone beside the forward.
+   */
+  abstract void prepareInputGradient(DeviceBlock block);
+
   /** Frees this layer's buffers. */
   void free() {
     for (FloatTensor t : new FloatTensor[] {xdBuf, y, dx, spDropped}) {

@@ -230,6 +230,12 @@ public final class GnnModel implements AutoCloseable {
       throw new IllegalArgumentException("reusing layer 0's inputs needs the sage model");
     }
     layers[0].reusedInputs = inputs ? this.reused : null;
+    if (train) {
+      // the backward's input gradients (layers above 0) over these blocks, started beside this pass
+      for (int l = 1; l < layers.length; l++) {
+        layers[l].prepareInputGradient(b.block(l));
+      }
+    }
     for (int l = 0; l < layers.length; l++) {
       h = layers[l].forward(params, b.block(l), h, b, train, batchKey, train && l == 0);
       if (l == 0 && this.reused != null && !inputs) {

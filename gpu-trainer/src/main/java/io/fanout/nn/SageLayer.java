@@ -109,6 +109,11 @@ final class SageLayer extends GnnLayer {
   }
 
   @Override
+  void prepareInputGradient(DeviceBlock block) {
+    be.prepareAggregateBackward(block.indptr(), 0, block.indices(), 0, block.numDst(), 0);
+  }
+
+  @Override
   void gradients(FloatTensor p, FloatTensor g, FloatTensor dy, FloatTensor dxd) {
     int rows = block.numDst();
     if (sparse) {

@@ -253,6 +253,20 @@ public interface Backend extends AutoCloseable {
       int outOff);
 
   /**
+   * A hint that {@link #aggregateBackward} will follow with these structure arguments, before
+   * either tensor is uploaded into again: a backend may start the work that depends on the
+   * structure alone (the CUDA backend builds the transposed CSR on a host thread while the forward
+   * runs). The results are the same with or without it; the default does nothing.
+   */
+  default void prepareAggregateBackward(
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight) {}
+
+  /**
    * The backward of {@link #aggregate}: accumulates into {@code dSrc} the gradient flowing from
    * {@code dOut}. Contributions to each source row are added in a fixed order (by destination row,
    * then edge position), so the result does not depend on scheduling.

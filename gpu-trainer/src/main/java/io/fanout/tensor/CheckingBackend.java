@@ -597,6 +597,29 @@ public final class CheckingBackend implements Backend {
         dSrcOff);
   }
 
+  /** Checks the hint's tensors and range, as {@link #aggregateBackward} would. */
+  @Override
+  public void prepareAggregateBackward(
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight) {
+    IntTensor p = d(indptr);
+    d(indices);
+    if (indptrOff < 0 || rows < 0 || indptrOff + (long) rows + 1 > p.length()) {
+      throw new IndexOutOfBoundsException(
+          "offsets ["
+              + indptrOff
+              + ", "
+              + (indptrOff + (long) rows + 1)
+              + ") outside an index tensor of "
+              + p.length()
+              + " elements");
+    }
+  }
+
   @Override
   public void aggregateBackward(
       Aggregation mode,

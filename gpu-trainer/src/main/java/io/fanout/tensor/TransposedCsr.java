@@ -30,6 +30,16 @@ public final class TransposedCsr {
    */
   public static TransposedCsr build(
       int[] indptr, int pOff, int[] indices, int iOff, int rows, int minSrcRows) {
+    return build(indptr, pOff, indices, iOff, rows, minSrcRows, null);
+  }
+
+  /**
+   * As {@link #build(int[], int, int[], int, int, int)}, into {@code scratch} when it holds {@link
+   * #packedLength()} ints (its contents are overwritten; the transpose then owns it), else into a
+   * new array.
+   */
+  public static TransposedCsr build(
+      int[] indptr, int pOff, int[] indices, int iOff, int rows, int minSrcRows, int[] scratch) {
     int q0 = indptr[pOff];
     int q1 = indptr[pOff + rows];
     int nnz = q1 - q0;
@@ -41,26 +51,43 @@ public final class TransposedCsr {
       }
       srcRows = Math.max(srcRows, s + 1);
     }
-    int[] packed = new int[srcRows + 1 + 2 * nnz];
-    // counts at ptr[s + 1], then a prefix sum
+    long length = srcRows + 1L + 2L * nnz;
+    if (length > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "a transposed CSR of " + srcRows + " rows and " + nnz + " edges exceeds one int array");
+    }
+    int[] packed;
+    if (scratch != null && scratch.length >= length) {
+      packed = scratch;
+      java.util.Arrays.fill(packed, 0, srcRows + 1, 0);
+    } else {
+      packed = new int[(int) length];
+    }
+    // counts at ptr[s + 1], a prefix sum to each source's start at ptr[s], the fill advancing
+    // ptr[s] to its end, which is the next source's start: shifted back up by one at the end
     for (int q = q0; q < q1; q++) {
       packed[indices[iOff + q] + 1]++;
     }
     for (int s = 0; s < srcRows; s++) {
       packed[s + 1] += packed[s];
     }
-    int[] cursor = new int[srcRows];
-    System.arraycopy(packed, 0, cursor, 0, srcRows);
     int dstBase = srcRows + 1;
     int posBase = dstBase + nnz;
     for (int i = 0; i < rows; i++) {
       for (int q = indptr[pOff + i]; q < indptr[pOff + i + 1]; q++) {
-        int t = cursor[indices[iOff + q]]++;
+        int t = packed[indices[iOff + q]]++;
         packed[dstBase + t] = i;
         packed[posBase + t] = q;
       }
     }
+    System.arraycopy(packed, 0, packed, 1, srcRows);
+    packed[0] = 0;
     return new TransposedCsr(srcRows, nnz, packed);
+  }
+
+  /** Ints of {@link #packed()} in use: {@code srcRows + 1 + 2 nnz} (the array may be longer). */
+  public int packedLength() {
+    return srcRows + 1 + 2 * nnz;
   }
 
   /** Rows of the transpose (sources of the original). */
@@ -72,7 +99,7 @@ public final class TransposedCsr {
     return nnz;
   }
 
-  /** {@code [ptr | dst | pos]}; do not modify. */
+  /** {@code [ptr | dst | pos]} in its first {@link #packedLength()} ints; do not modify. */
   public int[] packed() {
     return packed;
   }

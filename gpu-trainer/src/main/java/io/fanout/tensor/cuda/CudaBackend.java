@@ -7,6 +7,7 @@ import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.HostFloats;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.Tensor;
+import io.fanout.tensor.TransposeAhead;
 import io.fanout.tensor.TransposedCsr;
 import java.util.Map;
 import java.util.logging.Logger;
@@ -36,7 +37,8 @@ import jcuda.driver.JCudaDriver;
  *
  * <p>Deterministic and without float atomics: every output element is computed by one thread in a
  * fixed order. The backward of aggregation and of spmm gathers over a transposed CSR built on the
- * host ({@link TransposedCsr}) from the int tensors' host mirrors.
+ * host ({@link TransposedCsr}) from the int tensors' host mirrors; after {@link
+ * #prepareAggregateBackward} on a helper thread while the forward runs ({@link TransposeAhead}).
  */
 public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseable {
   private static final Logger LOG = Logger.getLogger(CudaBackend.class.getName());
@@ -60,6 +62,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private final CublasGemm cublas;
   private final DevicePool<CUdeviceptr> pool;
   private final StagedUploads staged;
+  private final TransposeAhead transposes = new TransposeAhead("fanout-cuda-transpose");
   private boolean closed;
   private final int multiprocessors;
   private final KernelTimes kernelTimes = KernelTimes.ENABLED ? new KernelTimes() : null;
@@ -213,6 +216,9 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   @Override
   public void free(Tensor t) {
     CudaTensors.Base b = base(t);
+    if (b instanceof CudaTensors.Ints i) {
+      transposes.invalidate(i.mirror);
+    }
     if (b.lease != null) {
       pool.release(b.lease);
       b.lease = null;
@@ -255,7 +261,9 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   @Override
   public void upload(int[] src, int srcOff, IntTensor dst, int dstOff, int n) {
     CUdeviceptr d = at(dst, dstOff, n);
-    System.arraycopy(src, srcOff, ((CudaTensors.Ints) dst).mirror, dstOff, n);
+    int[] mirror = ((CudaTensors.Ints) dst).mirror;
+    transposes.invalidate(mirror);
+    System.arraycopy(src, srcOff, mirror, dstOff, n);
     if (n == 0) {
       return;
     }
@@ -599,6 +607,24 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   }
 
   @Override
+  public void prepareAggregateBackward(
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight) {
+    at(indptr, indptrOff, rows + 1L);
+    transposes.prepare(
+        ints(indptr).mirror,
+        indptrOff,
+        ints(indices).mirror,
+        indicesOff,
+        rows,
+        selfWeight != 0 ? rows : 0);
+  }
+
+  @Override
   public void aggregateBackward(
       Aggregation mode,
       IntTensor indptr,
@@ -615,7 +641,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     CUdeviceptr pp = at(indptr, indptrOff, rows + 1L);
     CUdeviceptr pd = at(dOut, dOutOff, (long) rows * cols);
     TransposedCsr t =
-        TransposedCsr.build(
+        transposes.take(
             ints(indptr).mirror,
             indptrOff,
             ints(indices).mirror,
@@ -623,7 +649,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
             rows,
             selfWeight != 0 ? rows : 0);
     CUdeviceptr ps = at(dSrc, dSrcOff, (long) t.srcRows() * cols);
-    DevicePool.Lease<CUdeviceptr> tl = uploadTemp(t.packed());
+    DevicePool.Lease<CUdeviceptr> tl = uploadTemp(t);
     try {
       launch(
           "aggregate_backward",
@@ -649,16 +675,21 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     return (CudaTensors.Ints) t;
   }
 
-  /** Uploads host ints into a pooled buffer released by the caller after queuing its use. */
-  private DevicePool.Lease<CUdeviceptr> uploadTemp(int[] a) {
+  /**
+   * Uploads {@code t}'s packed arrays into a pooled buffer released by the caller after queuing its
+   * use, and hands {@code t}'s host array back for reuse (the upload copied it).
+   */
+  private DevicePool.Lease<CUdeviceptr> uploadTemp(TransposedCsr t) {
     current();
-    DevicePool.Lease<CUdeviceptr> l = pool.acquire(4L * Math.max(a.length, 1));
+    int n = t.packedLength();
+    DevicePool.Lease<CUdeviceptr> l = pool.acquire(4L * Math.max(n, 1));
     try {
-      staged.upload(a, 0, a.length, l.ptr());
+      staged.upload(t.packed(), 0, n, l.ptr());
     } catch (RuntimeException e) {
       pool.release(l);
       throw e;
     }
+    transposes.release(t);
     return l;
   }
 
@@ -701,9 +732,9 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       FloatTensor g,
       int gOff) {
     CUdeviceptr pd = at(dy, dyOff, (long) rows * n);
-    TransposedCsr t = TransposedCsr.build(ints(ptr).mirror, 0, ints(col).mirror, 0, rows, 0);
+    TransposedCsr t = transposes.take(ints(ptr).mirror, 0, ints(col).mirror, 0, rows, 0);
     CUdeviceptr pg = at(g, gOff, (long) t.srcRows() * n);
-    DevicePool.Lease<CUdeviceptr> tl = uploadTemp(t.packed());
+    DevicePool.Lease<CUdeviceptr> tl = uploadTemp(t);
     try {
       launch(
           "spmm_transposed",
@@ -891,6 +922,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       c.close(kernelTimes);
     }
     c.close(staged);
+    c.close(transposes);
     c.close(cublas);
     c.close(kernels);
     c.close(pool);
