@@ -114,6 +114,19 @@ public record HotReuse(
     }
   }
 
+  /**
+   * What the cache holds when options say {@code auto}, their default: {@link #INPUTS} for
+   * GraphSAGE (its aggregated inputs do not depend on the parameters, so the step keeps the exact
+   * gradient), {@link #OUTPUTS} for another model or with the {@link #DEFERRED} backward, which
+   * applies to outputs; any other value is returned as given.
+   */
+  public static String resolveRows(String rows, String model, String backward) {
+    if (!AUTO.equals(rows)) {
+      return rows;
+    }
+    return "sage".equals(model) && !DEFERRED.equals(backward) ? INPUTS : OUTPUTS;
+  }
+
   /** The cache holds layer 0's outputs ({@link #OUTPUTS}). */
   public HotReuse(double fraction, int staleness, String hotBy, String refresh, String backward) {
     this(fraction, staleness, hotBy, refresh, backward, OUTPUTS);

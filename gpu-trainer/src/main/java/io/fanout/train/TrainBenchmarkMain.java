@@ -102,16 +102,20 @@ public final class TrainBenchmarkMain {
     return o;
   }
 
-  /** The reuse settings, with {@code train}'s defaults (off, staleness 4, by frequency, auto). */
+  /**
+   * The reuse settings, with {@code train}'s defaults for its GraphSAGE model (off, staleness auto,
+   * by frequency, refresh auto, no backward, rows auto: inputs).
+   */
   static HotReuse reuse(Map<String, String> o) {
     try {
+      String backward = o.getOrDefault("reuse-backward", HotReuse.NO_BACKWARD);
       return new HotReuse(
           Double.parseDouble(o.getOrDefault("reuse-hot", "0")),
           staleness(o),
           o.getOrDefault("hot-by", HotReuse.FREQUENCY),
           o.getOrDefault("reuse-refresh", HotReuse.AUTO),
-          o.getOrDefault("reuse-backward", HotReuse.NO_BACKWARD),
-          o.getOrDefault("reuse-rows", HotReuse.OUTPUTS));
+          backward,
+          HotReuse.resolveRows(o.getOrDefault("reuse-rows", HotReuse.AUTO), "sage", backward));
     } catch (NumberFormatException e) {
       throw new InvalidInputException(
           "--reuse-hot expects a fraction, got '" + o.get("reuse-hot") + "'");
@@ -124,7 +128,7 @@ public final class TrainBenchmarkMain {
   private static int staleness(Map<String, String> o) {
     String v = o.get("staleness");
     try {
-      return v == null ? HotReuse.OFF.staleness() : HotReuse.parseStaleness(v);
+      return v == null ? HotReuse.AUTO_STALENESS : HotReuse.parseStaleness(v);
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException("staleness must be at least 1 step, got " + v + " (or auto)");
     }

@@ -823,6 +823,18 @@ class HotReuseTest {
   }
 
   @Test
+  void rowsAutoIsInputsForSageOnlyWithoutTheDeferredBackward() {
+    String none = HotReuse.NO_BACKWARD;
+    assertThat(HotReuse.resolveRows(HotReuse.AUTO, "sage", none)).isEqualTo(HotReuse.INPUTS);
+    assertThat(HotReuse.resolveRows(HotReuse.AUTO, "gcn", none)).isEqualTo(HotReuse.OUTPUTS);
+    assertThat(HotReuse.resolveRows(HotReuse.AUTO, "sage", HotReuse.DEFERRED))
+        .isEqualTo(HotReuse.OUTPUTS);
+    // an explicit choice stays, even one the model then refuses
+    assertThat(HotReuse.resolveRows(HotReuse.OUTPUTS, "sage", none)).isEqualTo(HotReuse.OUTPUTS);
+    assertThat(HotReuse.resolveRows(HotReuse.INPUTS, "gcn", none)).isEqualTo(HotReuse.INPUTS);
+  }
+
+  @Test
   void rejectsBadSettings() {
     assertThatThrownBy(() -> new HotReuse(1.5, 2, HotReuse.FREQUENCY))
         .hasMessageContaining("reuse-hot");

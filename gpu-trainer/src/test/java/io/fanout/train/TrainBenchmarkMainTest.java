@@ -28,15 +28,33 @@ class TrainBenchmarkMainTest {
 
   @Test
   void reuseOptionsTakeTrainsDefaultsAndBadValuesAreInputErrors() {
-    assertThat(TrainBenchmarkMain.reuse(TrainBenchmarkMain.parse(new String[0])))
-        .isEqualTo(HotReuse.OFF);
+    HotReuse none = TrainBenchmarkMain.reuse(TrainBenchmarkMain.parse(new String[0]));
+    assertThat(none.enabled()).isFalse();
+    assertThat(none)
+        .isEqualTo(
+            new HotReuse(
+                0,
+                HotReuse.AUTO_STALENESS,
+                HotReuse.FREQUENCY,
+                HotReuse.AUTO,
+                HotReuse.NO_BACKWARD,
+                HotReuse.INPUTS));
     assertThat(
             TrainBenchmarkMain.reuse(
                 TrainBenchmarkMain.parse(
                     new String[] {
                       "--reuse-hot", "0.05", "--staleness", "8", "--hot-by", "in-degree"
                     })))
-        .isEqualTo(new HotReuse(0.05, 8, HotReuse.IN_DEGREE));
+        .isEqualTo(
+            new HotReuse(
+                0.05, 8, HotReuse.IN_DEGREE, HotReuse.AUTO, HotReuse.NO_BACKWARD, HotReuse.INPUTS));
+    // the deferred backward applies to outputs, which auto then picks
+    assertThat(
+            TrainBenchmarkMain.reuse(
+                    TrainBenchmarkMain.parse(
+                        new String[] {"--reuse-hot", "0.05", "--reuse-backward", "deferred"}))
+                .rows())
+        .isEqualTo(HotReuse.OUTPUTS);
     assertThatThrownBy(
             () ->
                 TrainBenchmarkMain.reuse(

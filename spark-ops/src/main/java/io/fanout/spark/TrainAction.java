@@ -106,9 +106,10 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
   }
 
   /**
-   * What the cache of reused rows holds: {@code outputs} (the default: layer 0's, computed with
-   * parameters up to the staleness old) or {@code inputs} (sage: layer 0's aggregated inputs; each
-   * step computes their products with its own parameters) ({@code reuse-rows}).
+   * What the cache of reused rows holds: {@code outputs} (layer 0's, computed with parameters up to
+   * the staleness old), {@code inputs} (sage: layer 0's aggregated inputs; each step computes their
+   * products with its own parameters) or {@code auto} (the default: inputs for sage, outputs for
+   * gcn or with the deferred backward) ({@code reuse-rows}).
    */
   public TrainAction reuseRows(String rows) {
     return option(TrainOptionsDefs.REUSE_ROWS.name(), rows);

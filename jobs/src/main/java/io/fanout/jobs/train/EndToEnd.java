@@ -108,7 +108,9 @@ public final class EndToEnd {
                 + (r.hotBy().equals("frequency") ? "" : "-" + r.hotBy())
                 + (r.refresh().equals(HotReuse.AUTO) ? "" : "-" + r.refresh())
                 + (r.deferredBackward() ? "-" + r.backward() : "")
-                + (r.reusesInputs() ? "-" + r.rows() : "");
+                + (r.rows().equals(HotReuse.resolveRows(HotReuse.AUTO, s.model(), r.backward()))
+                    ? ""
+                    : "-" + r.rows());
     Path model = work.resolve("model-" + s.model() + enc + reuse + "-s" + s.seed());
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);

@@ -127,6 +127,12 @@ class ReuseHotTrainTest {
     assertThat(in.params()).isNotEqualTo(out.params());
     assertThat(in.meta()).containsEntry("identity.train.reuse_rows", "inputs");
     assertThat(out.meta()).doesNotContainKey("identity.train.reuse_rows");
+    // the default (auto) is inputs for sage, outputs for gcn, which refuses inputs
+    assertThat(train("rows-auto", "--reuse-hot", "0.2", "--staleness", "2"))
+        .isEqualTo(Files.readAllBytes(tmp.resolve("inputs-cli").resolve("checkpoint.bin")));
+    train("gcn-auto", "--reuse-hot", "0.2", "--staleness", "2", "--model", "gcn");
+    assertThat(io.fanout.train.Checkpoint.read(tmp.resolve("gcn-auto")).meta())
+        .doesNotContainKey("identity.train.reuse_rows");
   }
 
   /** Trains 2 epochs through the API with reuse 0.2 / 2 by frequency and {@code more}. */

@@ -136,7 +136,7 @@ public final class TrainOptionsDefs {
   public static final OptionDef<Integer> STALENESS =
       OptionDef.of(
           "staleness",
-          "4",
+          HotReuse.AUTO,
           "with --reuse-hot: the most steps a reused embedding may be old, or auto (a twelfth of"
               + " an epoch's steps, at least 1)",
           HotReuse::parseStaleness);
@@ -171,11 +171,13 @@ public final class TrainOptionsDefs {
   public static final OptionDef<String> REUSE_ROWS =
       OptionDef.choice(
           "reuse-rows",
-          HotReuse.OUTPUTS,
+          HotReuse.AUTO,
           "with --reuse-hot: what the cache holds: outputs (layer 0's, computed with parameters up"
               + " to --staleness steps old) or inputs (sage: layer 0's aggregated inputs, which do"
               + " not depend on the parameters, so every step computes the reused rows' products"
-              + " itself and passes them the exact gradient)",
+              + " itself and passes them the exact gradient); auto: inputs with --model sage,"
+              + " outputs with gcn or --reuse-backward deferred",
+          HotReuse.AUTO,
           HotReuse.OUTPUTS,
           HotReuse.INPUTS);
   public static final OptionDef<String> DECODER =
@@ -262,7 +264,7 @@ public final class TrainOptionsDefs {
               + " work with a --feature-cache read in place (--feature-access zero-copy): drop one,"
               + " or use --feature-access gather");
     }
-    HotReuse reuse = reuse(c);
+    HotReuse reuse = reuse(c, c.get(MODEL));
     if (reuse.enabled() && reuse.reusesInputs() && !c.get(MODEL).equals("sage")) {
       throw new FanoutConfigException(
           "option 'reuse-rows' of train is inputs, which keeps GraphSAGE's aggregated inputs and"
@@ -300,8 +302,17 @@ public final class TrainOptionsDefs {
         .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO));
   }
 
-  /** The {@code --reuse-hot}, {@code --staleness} and {@code --hot-by} settings. */
+  /** The reuse settings of a command that trains GraphSAGE (quickstart, bench-train). */
   public static HotReuse reuse(FanoutConf c) {
+    return reuse(c, "sage");
+  }
+
+  /**
+   * The {@code --reuse-hot}, {@code --staleness}, {@code --hot-by}, {@code --reuse-refresh}, {@code
+   * --reuse-backward} and {@code --reuse-rows} settings for training {@code model}, which decides
+   * what {@code --reuse-rows auto} means ({@link HotReuse#resolveRows}).
+   */
+  public static HotReuse reuse(FanoutConf c, String model) {
     double f = c.get(REUSE_HOT);
     if (!(f >= 0 && f <= 1)) {
       throw new FanoutConfigException(
@@ -313,7 +324,7 @@ public final class TrainOptionsDefs {
     String hotBy = c.get(HOT_BY);
     String refresh = c.get(REUSE_REFRESH);
     String backward = c.get(REUSE_BACKWARD);
-    String rows = c.get(REUSE_ROWS);
+    String rows = HotReuse.resolveRows(c.get(REUSE_ROWS), model, backward);
     try { // each value is valid alone (the options checked them); this refuses a combination
       return new HotReuse(f, staleness, hotBy, refresh, backward, rows);
     } catch (IllegalArgumentException e) {
