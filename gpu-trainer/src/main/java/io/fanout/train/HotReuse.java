@@ -23,8 +23,8 @@ import java.util.Map;
  * @param refresh {@code overlapped}: a worker thread computes refreshes on a CPU backend of its own
  *     while training goes on (on a GPU backend, the CPU's share of the work); {@code inline}: the
  *     training thread computes them on the trainer's backend at the step that takes the parameters;
- *     {@code auto}: overlapped on a CPU backend, inline on a device. The same bound either way;
- *     inline has no lag, so its embeddings are fresher and it refreshes less often
+ *     {@code auto}: inline on a device, and for {@code inputs}; else overlapped. The same bound
+ *     either way; inline has no lag, so its embeddings are fresher and it refreshes less often
  * @param backward how layer 0's parameters get gradient from the rows a step reuses: {@code none}
  *     (they pass none) or {@code deferred} (the reused rows' gradients, summed over the steps that
  *     read a refresh, go back through layer 0 at that refresh's parameters and masks on the worker,
@@ -142,9 +142,14 @@ public record HotReuse(
     this(fraction, staleness, hotBy, AUTO);
   }
 
-  /** Whether refreshes run inline on {@code backend} (else on an overlapped CPU worker). */
+  /**
+   * Whether refreshes run inline on {@code backend} (else on an overlapped CPU worker). {@link
+   * #AUTO} is inline on a device, and on the CPU backend too when the cache holds inputs: their
+   * refresh has no product for a worker to take off the training thread, only a gather and a mean.
+   */
   public boolean inlineOn(Backend backend) {
-    return INLINE.equals(refresh) || (AUTO.equals(refresh) && !(backend instanceof CpuBackend));
+    return INLINE.equals(refresh)
+        || (AUTO.equals(refresh) && (reusesInputs() || !(backend instanceof CpuBackend)));
   }
 
   /** Whether the cache holds layer 0's aggregated inputs ({@link #INPUTS}). */

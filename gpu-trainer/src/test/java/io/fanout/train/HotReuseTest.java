@@ -832,6 +832,20 @@ class HotReuseTest {
     // an explicit choice stays, even one the model then refuses
     assertThat(HotReuse.resolveRows(HotReuse.OUTPUTS, "sage", none)).isEqualTo(HotReuse.OUTPUTS);
     assertThat(HotReuse.resolveRows(HotReuse.INPUTS, "gcn", none)).isEqualTo(HotReuse.INPUTS);
+    // refreshes of inputs have no product to overlap: auto runs them inline on the CPU too
+    CpuBackend cpu = new CpuBackend();
+    assertThat(
+            new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, none, HotReuse.INPUTS)
+                .inlineOn(cpu))
+        .isTrue();
+    assertThat(
+            new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, none, HotReuse.OUTPUTS)
+                .inlineOn(cpu))
+        .isFalse();
+    assertThat(
+            new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.OVERLAPPED, none, HotReuse.INPUTS)
+                .inlineOn(cpu))
+        .isFalse();
   }
 
   @Test

@@ -91,7 +91,8 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
   /**
    * Where refreshes of reused embeddings run: {@code overlapped} (a worker thread with a CPU
    * backend of its own), {@code inline} (the training thread and backend) or {@code auto} (the
-   * default: overlapped on the CPU backend, inline on a GPU) ({@code reuse-refresh}).
+   * default: inline on a GPU and when the cache holds inputs, else overlapped) ({@code
+   * reuse-refresh}).
    */
   public TrainAction reuseRefresh(String refresh) {
     return option(TrainOptionsDefs.REUSE_REFRESH.name(), refresh);

@@ -91,16 +91,17 @@ class ReuseHotTrainTest {
   }
 
   /**
-   * On the CPU backend refreshes inline (the training thread, lag 0) train another model than the
-   * default (auto: an overlapped worker, lag 1 at S = 2), the same through the API and the CLI; the
-   * checkpoint records the explicit choice.
+   * On the CPU backend, with a cache of outputs, refreshes inline (the training thread, lag 0)
+   * train another model than the default (auto: an overlapped worker, lag 1 at S = 2), the same
+   * through the API and the CLI; the checkpoint records the explicit choice.
    */
   @Test
   void inlineRefreshesFollowTheirOwnScheduleOnTheCpu() throws Exception {
-    Path inline = apiTrain("inline", a -> a.reuseRefresh("inline"));
-    train("inline-cli", "--reuse-hot", "0.2", "--staleness", "2", "--reuse-refresh", "inline");
+    Path inline = apiTrain("inline", a -> a.reuseRefresh("inline").reuseRows("outputs"));
+    String[] outputs = {"--reuse-hot", "0.2", "--staleness", "2", "--reuse-rows", "outputs"};
+    train("inline-cli", concat(outputs, "--reuse-refresh", "inline"));
     Path auto = tmp.resolve("auto");
-    train("auto", "--reuse-hot", "0.2", "--staleness", "2", "--reuse-refresh", "auto");
+    train("auto", concat(outputs, "--reuse-refresh", "auto"));
     io.fanout.train.Checkpoint a = io.fanout.train.Checkpoint.read(auto);
     io.fanout.train.Checkpoint i = io.fanout.train.Checkpoint.read(inline);
     assertThat(io.fanout.train.Checkpoint.read(tmp.resolve("inline-cli")).params())
@@ -127,12 +128,31 @@ class ReuseHotTrainTest {
     assertThat(in.params()).isNotEqualTo(out.params());
     assertThat(in.meta()).containsEntry("identity.train.reuse_rows", "inputs");
     assertThat(out.meta()).doesNotContainKey("identity.train.reuse_rows");
-    // the default (auto) is inputs for sage, outputs for gcn, which refuses inputs
+    // the default (auto) is inputs for sage, outputs for gcn, which refuses inputs; and for inputs
+    // auto refreshes inline on the CPU too
     assertThat(train("rows-auto", "--reuse-hot", "0.2", "--staleness", "2"))
         .isEqualTo(Files.readAllBytes(tmp.resolve("inputs-cli").resolve("checkpoint.bin")));
+    train(
+        "inputs-inline",
+        "--reuse-hot",
+        "0.2",
+        "--staleness",
+        "2",
+        "--reuse-rows",
+        "inputs",
+        "--reuse-refresh",
+        "inline");
+    assertThat(io.fanout.train.Checkpoint.read(tmp.resolve("inputs-inline")).params())
+        .containsExactly(in.params());
     train("gcn-auto", "--reuse-hot", "0.2", "--staleness", "2", "--model", "gcn");
     assertThat(io.fanout.train.Checkpoint.read(tmp.resolve("gcn-auto")).meta())
         .doesNotContainKey("identity.train.reuse_rows");
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
   }
 
   /** Trains 2 epochs through the API with reuse 0.2 / 2 by frequency and {@code more}. */

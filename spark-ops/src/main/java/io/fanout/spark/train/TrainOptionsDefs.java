@@ -154,7 +154,8 @@ public final class TrainOptionsDefs {
           "with --reuse-hot: compute refreshes on a worker thread with a CPU backend of its own,"
               + " overlapped with training (read a few steps after they start), or inline on the"
               + " training thread and backend (read from the step that starts them); auto:"
-              + " overlapped on the CPU backend, inline on a GPU",
+              + " inline on a GPU and with --reuse-rows inputs (whose refresh has no product),"
+              + " else overlapped",
           HotReuse.AUTO,
           HotReuse.OVERLAPPED,
           HotReuse.INLINE);
