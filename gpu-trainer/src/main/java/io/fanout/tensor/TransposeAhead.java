@@ -37,39 +37,48 @@ public final class TransposeAhead implements AutoCloseable {
     this.threadName = threadName;
   }
 
-  private record Prepared(
-      int[] indptr,
-      int pOff,
-      int[] indices,
-      int iOff,
-      int rows,
-      int minSrcRows,
-      Future<TransposedCsr> result) {
+  /**
+   * What a transpose is built from: the arguments of {@link TransposedCsr#build(int[], int, int[],
+   * int, int, int)}. Equal keys name the same arrays (by identity) and the same range.
+   */
+  public record Key(int[] indptr, int pOff, int[] indices, int iOff, int rows, int minSrcRows) {
+    TransposedCsr build(int[] scratch) {
+      return TransposedCsr.build(indptr, pOff, indices, iOff, rows, minSrcRows, scratch);
+    }
+
     boolean reads(int[] a) {
       return indptr == a || indices == a;
     }
 
-    boolean matches(int[] ptr, int p, int[] idx, int i, int r, int min) {
-      return indptr == ptr
-          && pOff == p
-          && indices == idx
-          && iOff == i
-          && rows == r
-          && minSrcRows == min;
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key k
+          && indptr == k.indptr
+          && pOff == k.pOff
+          && indices == k.indices
+          && iOff == k.iOff
+          && rows == k.rows
+          && minSrcRows == k.minSrcRows;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(indptr) * 31 + rows;
     }
   }
 
+  private record Prepared(Key key, Future<TransposedCsr> result) {}
+
   /**
-   * Starts building the transpose of {@link TransposedCsr#build(int[], int, int[], int, int, int)}
-   * with these arguments on the helper thread. A second request for the same key is ignored.
+   * Starts building the transpose of {@code key} on the helper thread. A second request for the
+   * same key is ignored.
    */
-  public synchronized void prepare(
-      int[] indptr, int pOff, int[] indices, int iOff, int rows, int minSrcRows) {
+  public synchronized void prepare(Key key) {
     if (closed) {
       throw new IllegalStateException("transpose helper is closed");
     }
     for (Prepared p : pending) {
-      if (p.matches(indptr, pOff, indices, iOff, rows, minSrcRows)) {
+      if (p.key().equals(key)) {
         return;
       }
     }
@@ -83,29 +92,25 @@ public final class TransposeAhead implements AutoCloseable {
               });
     }
     int[] scratch = spare.pollFirst();
-    Future<TransposedCsr> f =
-        helper.submit(
-            () -> TransposedCsr.build(indptr, pOff, indices, iOff, rows, minSrcRows, scratch));
-    pending.add(new Prepared(indptr, pOff, indices, iOff, rows, minSrcRows, f));
+    pending.add(new Prepared(key, helper.submit(() -> key.build(scratch))));
   }
 
   /**
-   * The transpose for these arguments: the prepared one (waiting for it), or, when none was
-   * prepared for exactly them, one built now. Hand it back through {@link #release} once its
-   * contents are no longer read.
+   * The transpose of {@code key}: the prepared one (waiting for it), or, when none was prepared for
+   * exactly that key, one built now. Hand it back through {@link #release} once its contents are no
+   * longer read.
    *
    * @throws IllegalArgumentException as {@link TransposedCsr#build} does
    */
-  public synchronized TransposedCsr take(
-      int[] indptr, int pOff, int[] indices, int iOff, int rows, int minSrcRows) {
+  public synchronized TransposedCsr take(Key key) {
     for (int k = 0; k < pending.size(); k++) {
       Prepared p = pending.get(k);
-      if (p.matches(indptr, pOff, indices, iOff, rows, minSrcRows)) {
+      if (p.key().equals(key)) {
         pending.remove(k);
         return await(p.result());
       }
     }
-    return TransposedCsr.build(indptr, pOff, indices, iOff, rows, minSrcRows, spare.pollFirst());
+    return key.build(spare.pollFirst());
   }
 
   /** Keeps {@code t}'s packed array for a later build. */
@@ -122,7 +127,7 @@ public final class TransposeAhead implements AutoCloseable {
   public synchronized void invalidate(int[] a) {
     for (int k = pending.size() - 1; k >= 0; k--) {
       Prepared p = pending.get(k);
-      if (p.reads(a)) {
+      if (p.key().reads(a)) {
         pending.remove(k);
         try {
           release(await(p.result()));

@@ -26,6 +26,10 @@ class TransposeAheadTest {
     return new int[][] {indptr, indices};
   }
 
+  private static TransposeAhead.Key key(int[] indptr, int[] indices, int rows, int minSrcRows) {
+    return new TransposeAhead.Key(indptr, 0, indices, 0, rows, minSrcRows);
+  }
+
   private static int[] used(TransposedCsr t) {
     return Arrays.copyOf(t.packed(), t.packedLength());
   }
@@ -42,16 +46,16 @@ class TransposeAheadTest {
         int[][] a = csr(r, 300, 900, 6);
         int[][] b = csr(r, 40, 300, 12);
         int[][] empty = csr(r, 0, 1, 1);
-        ahead.prepare(a[0], 0, a[1], 0, 300, 0);
-        ahead.prepare(b[0], 0, b[1], 0, 40, 40);
-        ahead.prepare(empty[0], 0, empty[1], 0, 0, 0);
-        ahead.prepare(a[0], 0, a[1], 0, 300, 0); // the same key again: one build
+        ahead.prepare(key(a[0], a[1], 300, 0));
+        ahead.prepare(key(b[0], b[1], 40, 40));
+        ahead.prepare(key(empty[0], empty[1], 0, 0));
+        ahead.prepare(key(a[0], a[1], 300, 0)); // the same key again: one build
         assertThat(ahead.pending()).isEqualTo(3);
-        TransposedCsr tb = ahead.take(b[0], 0, b[1], 0, 40, 40);
+        TransposedCsr tb = ahead.take(key(b[0], b[1], 40, 40));
         assertThat(used(tb)).isEqualTo(reference(b, 40, 40));
-        TransposedCsr ta = ahead.take(a[0], 0, a[1], 0, 300, 0);
+        TransposedCsr ta = ahead.take(key(a[0], a[1], 300, 0));
         assertThat(used(ta)).isEqualTo(reference(a, 300, 0));
-        TransposedCsr te = ahead.take(empty[0], 0, empty[1], 0, 0, 0);
+        TransposedCsr te = ahead.take(key(empty[0], empty[1], 0, 0));
         assertThat(te.srcRows()).isZero();
         assertThat(te.packedLength()).isEqualTo(1);
         assertThat(ahead.pending()).isZero();
@@ -68,12 +72,12 @@ class TransposeAheadTest {
     Random r = new Random(12);
     int[][] a = csr(r, 100, 200, 5);
     try (TransposeAhead ahead = new TransposeAhead("test-transpose")) {
-      ahead.prepare(a[0], 0, a[1], 0, 100, 0);
+      ahead.prepare(key(a[0], a[1], 100, 0));
       // a prefix of the rows and a larger minimum are other transposes
-      assertThat(used(ahead.take(a[0], 0, a[1], 0, 60, 0))).isEqualTo(reference(a, 60, 0));
-      assertThat(used(ahead.take(a[0], 0, a[1], 0, 100, 250))).isEqualTo(reference(a, 100, 250));
+      assertThat(used(ahead.take(key(a[0], a[1], 60, 0)))).isEqualTo(reference(a, 60, 0));
+      assertThat(used(ahead.take(key(a[0], a[1], 100, 250)))).isEqualTo(reference(a, 100, 250));
       assertThat(ahead.pending()).isEqualTo(1);
-      assertThat(used(ahead.take(a[0], 0, a[1], 0, 100, 0))).isEqualTo(reference(a, 100, 0));
+      assertThat(used(ahead.take(key(a[0], a[1], 100, 0)))).isEqualTo(reference(a, 100, 0));
     }
   }
 
@@ -84,16 +88,16 @@ class TransposeAheadTest {
     int[][] b = csr(r, 50, 80, 4);
     try (TransposeAhead ahead = new TransposeAhead("test-transpose")) {
       for (int round = 0; round < 20; round++) {
-        ahead.prepare(a[0], 0, a[1], 0, 2000, 0);
-        ahead.prepare(b[0], 0, b[1], 0, 50, 0);
+        ahead.prepare(key(a[0], a[1], 2000, 0));
+        ahead.prepare(key(b[0], b[1], 50, 0));
         // an upload into a's indices: the build reading them is waited for and dropped first
         ahead.invalidate(a[1]);
         assertThat(ahead.pending()).isEqualTo(1);
         int[][] next = csr(r, 2000, 5000, 8);
         System.arraycopy(next[1], 0, a[1], 0, a[1].length);
         System.arraycopy(next[0], 0, a[0], 0, a[0].length);
-        assertThat(used(ahead.take(a[0], 0, a[1], 0, 2000, 0))).isEqualTo(reference(a, 2000, 0));
-        assertThat(used(ahead.take(b[0], 0, b[1], 0, 50, 0))).isEqualTo(reference(b, 50, 0));
+        assertThat(used(ahead.take(key(a[0], a[1], 2000, 0)))).isEqualTo(reference(a, 2000, 0));
+        assertThat(used(ahead.take(key(b[0], b[1], 50, 0)))).isEqualTo(reference(b, 50, 0));
         ahead.invalidate(b[0]); // nothing pending reads it: a no-op
       }
     }
@@ -104,11 +108,11 @@ class TransposeAheadTest {
     int[] indptr = {0, 2};
     int[] indices = {1, -3};
     try (TransposeAhead ahead = new TransposeAhead("test-transpose")) {
-      ahead.prepare(indptr, 0, indices, 0, 1, 0);
-      assertThatThrownBy(() -> ahead.take(indptr, 0, indices, 0, 1, 0))
+      ahead.prepare(key(indptr, indices, 1, 0));
+      assertThatThrownBy(() -> ahead.take(key(indptr, indices, 1, 0)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("negative CSR index -3 at edge 1");
-      ahead.prepare(indptr, 0, indices, 0, 1, 0);
+      ahead.prepare(key(indptr, indices, 1, 0));
       ahead.invalidate(indices);
       assertThat(ahead.pending()).isZero();
     }
@@ -119,7 +123,7 @@ class TransposeAheadTest {
     Random r = new Random(14);
     int[][] a = csr(r, 5000, 20000, 10);
     TransposeAhead ahead = new TransposeAhead("test-transpose-close");
-    ahead.prepare(a[0], 0, a[1], 0, 5000, 0);
+    ahead.prepare(key(a[0], a[1], 5000, 0));
     Thread helper =
         Thread.getAllStackTraces().keySet().stream()
             .filter(t -> t.getName().equals("test-transpose-close"))
@@ -130,7 +134,7 @@ class TransposeAheadTest {
     assertThat(ahead.pending()).isZero();
     helper.join(10_000);
     assertThat(helper.isAlive()).isFalse();
-    assertThatThrownBy(() -> ahead.prepare(a[0], 0, a[1], 0, 5000, 0))
+    assertThatThrownBy(() -> ahead.prepare(key(a[0], a[1], 5000, 0)))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("transpose helper is closed");
   }

@@ -615,7 +615,18 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       int rows,
       int selfWeight) {
     at(indptr, indptrOff, rows + 1L);
-    transposes.prepare(
+    transposes.prepare(transposeKey(indptr, indptrOff, indices, indicesOff, rows, selfWeight));
+  }
+
+  /** The transpose that {@code aggregateBackward} with these arguments gathers over. */
+  private TransposeAhead.Key transposeKey(
+      IntTensor indptr,
+      int indptrOff,
+      IntTensor indices,
+      int indicesOff,
+      int rows,
+      int selfWeight) {
+    return new TransposeAhead.Key(
         ints(indptr).mirror,
         indptrOff,
         ints(indices).mirror,
@@ -641,13 +652,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     CUdeviceptr pp = at(indptr, indptrOff, rows + 1L);
     CUdeviceptr pd = at(dOut, dOutOff, (long) rows * cols);
     TransposedCsr t =
-        transposes.take(
-            ints(indptr).mirror,
-            indptrOff,
-            ints(indices).mirror,
-            indicesOff,
-            rows,
-            selfWeight != 0 ? rows : 0);
+        transposes.take(transposeKey(indptr, indptrOff, indices, indicesOff, rows, selfWeight));
     CUdeviceptr ps = at(dSrc, dSrcOff, (long) t.srcRows() * cols);
     DevicePool.Lease<CUdeviceptr> tl = uploadTemp(t);
     try {
@@ -732,7 +737,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       FloatTensor g,
       int gOff) {
     CUdeviceptr pd = at(dy, dyOff, (long) rows * n);
-    TransposedCsr t = transposes.take(ints(ptr).mirror, 0, ints(col).mirror, 0, rows, 0);
+    TransposedCsr t = transposes.take(transposeKey(ptr, 0, col, 0, rows, 0));
     CUdeviceptr pg = at(g, gOff, (long) t.srcRows() * n);
     DevicePool.Lease<CUdeviceptr> tl = uploadTemp(t);
     try {
