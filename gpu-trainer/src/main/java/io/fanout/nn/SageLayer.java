@@ -59,8 +59,8 @@ final class SageLayer extends GnnLayer {
     }
     // Concat form: [x_dst | mean(x_src)] (rows x 2in) times [W_self; W_neigh] (2in x out), which
     // are adjacent in the parameter tensor: one product with twice the inner dimension.
-    int extra = reusedInputs == null ? 0 : reusedInputs.count();
-    cat = TensorBufs.ensure(be, cat, (long) (rows + extra) * 2 * in);
+    // room for the reused rows too: their gradient comes back through cat in the backward
+    cat = TensorBufs.ensure(be, cat, (long) outRows() * 2 * in);
     be.copy2d(rows, in, xd, 0, in, cat, 0, 2 * in);
     if (be.stridedAggregation()) {
       be.aggregateStrided(
@@ -91,7 +91,7 @@ final class SageLayer extends GnnLayer {
     if (reusedInputs != null) {
       // the cached rows after the computed ones, then each at its row of the full block
       catRows = inputScatter.expand(cat, reusedInputs, 2 * in);
-      rows += extra;
+      rows = outRows();
     }
     gemm(false, false, rows, out, 2 * in, 1f, catRows, 0, p, wSelf, 0f, y, 0);
     be.addBias(y, 0, rows, out, p, bias);

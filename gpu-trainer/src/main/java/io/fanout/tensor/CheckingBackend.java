@@ -606,18 +606,9 @@ public final class CheckingBackend implements Backend {
       int indicesOff,
       int rows,
       int selfWeight) {
-    IntTensor p = d(indptr);
     d(indices);
-    if (indptrOff < 0 || rows < 0 || indptrOff + (long) rows + 1 > p.length()) {
-      throw new IndexOutOfBoundsException(
-          "offsets ["
-              + indptrOff
-              + ", "
-              + (indptrOff + (long) rows + 1)
-              + ") outside an index tensor of "
-              + p.length()
-              + " elements");
-    }
+    // rows + 1 offsets; a negative row count stays negative, which range refuses
+    range(d(indptr), indptrOff, rows < 0 ? rows : rows + 1, "aggregate-backward offsets");
   }
 
   @Override

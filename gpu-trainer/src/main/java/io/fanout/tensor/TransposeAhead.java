@@ -129,12 +129,17 @@ public final class TransposeAhead implements AutoCloseable {
       Prepared p = pending.get(k);
       if (p.key().reads(a)) {
         pending.remove(k);
-        try {
-          release(await(p.result()));
-        } catch (RuntimeException e) {
-          // the build failed on the old contents: nobody takes it
-        }
+        release(settle(p));
       }
+    }
+  }
+
+  /** Waits for a build nobody will take; its transpose, or null when it failed. */
+  private static TransposedCsr settle(Prepared p) {
+    try {
+      return await(p.result());
+    } catch (RuntimeException e) {
+      return null; // it failed on contents being replaced or dropped: nobody reads the error
     }
   }
 
@@ -177,11 +182,7 @@ public final class TransposeAhead implements AutoCloseable {
     }
     closed = true;
     for (Prepared p : pending) {
-      try {
-        await(p.result());
-      } catch (RuntimeException e) {
-        // dropped with the helper
-      }
+      settle(p);
     }
     pending.clear();
     spare.clear();
