@@ -11,14 +11,18 @@ import java.util.Arrays;
 
 /**
  * The benchmarks' generated graph: degrees uniform in {@code 1 .. 2 x mean - 1}, in-neighbors
- * skewed towards low ids (popular vertices), uniform features in {@code [-0.5, 0.5)}, 47 classes,
- * every vertex in the training split; deterministic (counter-based random numbers).
+ * skewed towards low ids (popular vertices; {@link #DEFAULT_SKEW}), uniform features in {@code
+ * [-0.5, 0.5)}, 47 classes, every vertex in the training split; deterministic (counter-based random
+ * numbers).
  *
  * @param features row-major {@code vertices x dim}, or null where the rows are not held ({@link
  *     #feature} computes each value)
  */
 record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vertices, int classes) {
   static final int CLASSES = 47;
+
+  /** The in-neighbor skew of {@link #generate(int, long, int, boolean, double)} by default. */
+  static final double DEFAULT_SKEW = 2;
 
   /** The benchmarks' GraphSAGE over this graph: ReLU, no feature normalization. */
   ModelConfig sageConfig(int hidden, int layers, float dropout) {
@@ -111,6 +115,18 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
    * null) and {@link #feature} gives them.
    */
   static BenchGraph generate(int n, long edges, int dim, boolean withFeatures) {
+    return generate(n, edges, dim, withFeatures, DEFAULT_SKEW);
+  }
+
+  /**
+   * As above, with in-neighbor ids drawn as {@code floor(n x r^skew)} for uniform {@code r}: the
+   * {@code f} most-named vertices then hold about {@code f^(1 / skew)} of the neighbor entries
+   * (with the default 2, the 5% most named hold 22%); 1 is uniform.
+   */
+  static BenchGraph generate(int n, long edges, int dim, boolean withFeatures, double skew) {
+    if (!(skew >= 1 && skew <= 64)) {
+      throw new IllegalArgumentException("skew " + skew + ", expected in [1, 64]");
+    }
     long[] indptr = new long[n + 1];
     int avg = (int) Math.max(1, edges / n);
     for (int v = 0; v < n; v++) {
@@ -127,7 +143,11 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
       int b = (int) indptr[v + 1];
       for (int p = a; p < b; p++) {
         float r = CounterRng.uniform(12, p);
-        indices[p] = (int) (r * r * n); // skewed: low ids are popular
+        // skewed: low ids are popular
+        indices[p] =
+            skew == DEFAULT_SKEW
+                ? (int) (r * r * n)
+                : Math.min(n - 1, (int) ((float) Math.pow(r, skew) * n));
       }
       Arrays.sort(indices, a, b);
     }

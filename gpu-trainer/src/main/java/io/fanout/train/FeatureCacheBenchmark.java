@@ -1,11 +1,13 @@
 package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
+import io.fanout.features.CapacityBound;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.OfflineMin;
 import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.InMemoryGraphStores;
+import io.fanout.graph.NeighborSkew;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
@@ -35,7 +37,8 @@ import java.util.Map;
  * {@link FeatureFiles} issued, the cache's hits and misses, the epoch's wall time and data-wait
  * fraction. Next to them, {@link OfflineMin}: the fewest rows any cache of that size could read for
  * the epoch's whole access sequence, known in advance (the shards fix it), against which the
- * windowed {@code belady} and {@code lru} are measured.
+ * windowed {@code belady} and {@code lru} are measured; and {@link CapacityBound}, what the cache's
+ * size alone forces any policy to read, which the optimum meets where the size is the limit.
  *
  * <p>The counts are the application's reads, which positional reads turn into file reads one for
  * one. Without {@code directIo} the kernel's page cache may still serve them from memory (nothing
@@ -76,6 +79,8 @@ public final class FeatureCacheBenchmark {
   }
 
   /**
+   * @param skew the generated graph's in-neighbor skew ({@link BenchGraph#generate(int, long, int,
+   *     boolean, double)})
    * @param fractions cache sizes as fractions of the feature bytes (encoded, as on disk)
    * @param encoding the store's feature encoding, one of {@link #ENCODINGS}
    * @param directIo read the feature files with {@code O_DIRECT}
@@ -88,6 +93,7 @@ public final class FeatureCacheBenchmark {
   public record Settings(
       int vertices,
       long edges,
+      double skew,
       int features,
       int hidden,
       int[] fanouts,
@@ -112,6 +118,10 @@ public final class FeatureCacheBenchmark {
                 + ", got '"
                 + encoding
                 + "'");
+      }
+      if (!(skew >= 1 && skew <= 64)) {
+        throw new InvalidInputException(
+            "--skew must be in [1, 64] (1: uniform in-neighbors, 2: the default), got " + skew);
       }
       if (runs.isEmpty()) {
         throw new InvalidInputException("--runs names no run; expected some of " + RUNS);
@@ -140,6 +150,9 @@ public final class FeatureCacheBenchmark {
       Map<String, String> m = new LinkedHashMap<>();
       m.put("vertices", Integer.toString(vertices));
       m.put("edges", Long.toString(edges));
+      if (skew != BenchGraph.DEFAULT_SKEW) {
+        m.put("skew", Double.toString(skew));
+      }
       m.put("features", Integer.toString(features));
       m.put("encoding", encoding);
       if (pq != null) {
@@ -264,7 +277,7 @@ public final class FeatureCacheBenchmark {
             s.vertices(),
             s.edges(),
             s.features()));
-    BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features(), f32);
+    BenchGraph bg = BenchGraph.generate(s.vertices(), s.edges(), s.features(), f32, s.skew());
     int n = s.vertices();
     int[] seeds = shuffledSeeds(n, Math.min(n, s.batches() * s.batchSize()));
     out.put("generate_seconds", (System.nanoTime() - t0) / 1e9);
@@ -333,15 +346,22 @@ public final class FeatureCacheBenchmark {
     if (!belady && !lru) {
       return;
     }
-    int[] access = accesses(shards);
+    out.put(
+        "hot_5pct_neighbor_share",
+        Math.round(NeighborSkew.hotShare(store.csr(), 0.05) * 1e4) / 1e4);
+    Accesses acc = accesses(shards);
+    int[] access = acc.rows();
     out.put("epoch_row_accesses", access.length);
+    out.put("epoch_batches", acc.batches());
     for (double f : s.fractions()) {
       long bytes = Math.round(f * featureBytes);
       String pct = pct(f);
       out.put("cache_" + pct + "_bytes", bytes);
-      long optimum =
-          OfflineMin.misses(access, access.length, n, (int) Math.min(n, bytes / rowBytes));
+      int capacity = (int) Math.min(n, bytes / rowBytes);
+      long optimum = OfflineMin.misses(access, access.length, n, capacity);
       out.put("offline_min_" + pct + "_rows_read", optimum);
+      long bound = CapacityBound.rowsRead(access, acc.counts(), acc.batches(), n, capacity);
+      out.put("capacity_bound_" + pct + "_rows_read", bound);
       for (CachePolicy p : List.of(CachePolicy.BELADY, CachePolicy.LRU)) {
         if (s.runs().contains(p.id())) {
           epoch(store, shards, cfg, s, p, bytes, dir, out, p.id() + "_" + pct, log);
@@ -363,6 +383,9 @@ public final class FeatureCacheBenchmark {
         out.put(
             "lru_over_offline_min_rows_read_" + pct,
             ((Number) l).doubleValue() / Math.max(1, optimum));
+        out.put(
+            "lru_over_capacity_bound_rows_read_" + pct,
+            ((Number) l).doubleValue() / Math.max(1, bound));
       }
     }
   }
@@ -467,12 +490,17 @@ public final class FeatureCacheBenchmark {
   }
 
   /**
-   * The epoch's row accesses in the order a cache sees them: every batch's node ids, batches in
-   * shard order (the order {@link PipelinedLoader} gathers them).
+   * The epoch's row accesses in the order a cache sees them: every batch's node ids ({@code
+   * counts[b]} of batch {@code b}), batches in shard order (the order {@link PipelinedLoader}
+   * gathers them).
    */
-  private static int[] accesses(ShardSet shards) {
+  private record Accesses(int[] rows, int[] counts, int batches) {}
+
+  private static Accesses accesses(ShardSet shards) {
     int[] seq = new int[1024];
+    int[] counts = new int[64];
     int len = 0;
+    int batches = 0;
     for (Path f : shards.files(0)) {
       try (ShardFileReader r = new ShardFileReader(f)) {
         while (r.hasNext()) {
@@ -480,12 +508,16 @@ public final class FeatureCacheBenchmark {
           if (len + nodes.length > seq.length) {
             seq = java.util.Arrays.copyOf(seq, Math.max(len + nodes.length, seq.length * 2));
           }
+          if (batches == counts.length) {
+            counts = java.util.Arrays.copyOf(counts, batches * 2);
+          }
           System.arraycopy(nodes, 0, seq, len, nodes.length);
           len += nodes.length;
+          counts[batches++] = nodes.length;
         }
       }
     }
-    return java.util.Arrays.copyOf(seq, len);
+    return new Accesses(java.util.Arrays.copyOf(seq, len), counts, batches);
   }
 
   /** {@code count} distinct vertices in a seeded random order. */

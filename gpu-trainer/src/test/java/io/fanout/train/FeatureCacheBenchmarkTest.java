@@ -2,8 +2,10 @@ package io.fanout.train;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.NeighborSkew;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import java.nio.file.Files;
@@ -102,13 +104,47 @@ class FeatureCacheBenchmarkTest {
     assertThatThrownBy(() -> settings("int8", List.of("belady"), 1.5))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("--cache-fractions");
+    for (double skew : new double[] {0.5, 65, Double.NaN}) {
+      assertThatThrownBy(() -> settings(skew))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("--skew must be in [1, 64]");
+    }
+  }
+
+  @Test
+  void theSkewSetsHowManyNeighborEntriesTheMostNamedVerticesHold() {
+    int n = 20_000;
+    BenchGraph plain = BenchGraph.generate(n, 200_000, 2, false);
+    BenchGraph two = BenchGraph.generate(n, 200_000, 2, false, 2);
+    for (long p = 0; p < plain.csr().numEdges(); p++) {
+      assertThat(two.csr().neighbor(p)).isEqualTo(plain.csr().neighbor(p));
+    }
+    // 50 neighbor entries a vertex, so that the counts' own noise adds little to the share
+    for (double skew : new double[] {1, 2, 4}) {
+      BenchGraph g = BenchGraph.generate(n, 1_000_000, 2, false, skew);
+      assertThat(NeighborSkew.hotShare(g.csr(), 0.05))
+          .as("skew %s", skew)
+          .isCloseTo(Math.pow(0.05, 1 / skew), within(0.02));
+    }
+    assertThat(settings(4).inputs(null)).containsEntry("skew", "4.0");
+    assertThat(settings(2).inputs(null)).doesNotContainKey("skew");
   }
 
   private static FeatureCacheBenchmark.Settings settings(
       String encoding, List<String> runs, double fraction) {
+    return settings(encoding, runs, fraction, 2);
+  }
+
+  private static FeatureCacheBenchmark.Settings settings(double skew) {
+    return settings("f32", List.of("none"), 0.05, skew);
+  }
+
+  private static FeatureCacheBenchmark.Settings settings(
+      String encoding, List<String> runs, double fraction, double skew) {
     return new FeatureCacheBenchmark.Settings(
         100,
         1000,
+        skew,
         4,
         4,
         new int[] {2},

@@ -6,6 +6,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.NeighborSkew;
 import io.fanout.graph.VertexTable;
 import io.fanout.spark.JsonLine;
 import io.fanout.store.InvalidInputException;
@@ -102,6 +103,8 @@ public final class InspectCommand implements Command {
       degree.put("min", degMin);
       degree.put("max", degMax);
       degree.put("mean", n == 0 ? 0.0 : Math.round((double) csr.numEdges() / n * 1e6) / 1e6);
+      degree.put(
+          "hot_5pct_neighbor_share", Math.round(NeighborSkew.hotShare(csr, 0.05) * 1e4) / 1e4);
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("store", root.toAbsolutePath().toString());
       out.put("vertices", n);

@@ -23,6 +23,13 @@ public final class BenchFeaturesCommand implements Command {
       OptionDef.integer("vertices", 500_000, "vertices of the generated graph");
   static final OptionDef<Long> EDGES =
       OptionDef.longValue("edges", 10_000_000L, "edges of the generated graph (about)");
+  static final OptionDef<Double> SKEW =
+      OptionDef.doubleValue(
+          "skew",
+          2.0,
+          "in-neighbor skew K of the generated graph: neighbor ids drawn as n x r^K, so the 5%"
+              + " most-named vertices hold about 0.05^(1/K) of the neighbor entries (2: 22%; 1:"
+              + " uniform); inspect reports a store's share");
   static final OptionDef<Integer> FEATURES = OptionDef.integer("features", 100, "feature dim");
   static final OptionDef<Integer> HIDDEN = OptionDef.integer("hidden", 64, "hidden width");
   static final OptionDef<String> FANOUTS =
@@ -91,6 +98,7 @@ public final class BenchFeaturesCommand implements Command {
     return List.of(
         VERTICES,
         EDGES,
+        SKEW,
         FEATURES,
         HIDDEN,
         FANOUTS,
@@ -123,6 +131,7 @@ public final class BenchFeaturesCommand implements Command {
             new FeatureCacheBenchmark.Settings(
                 c.get(VERTICES),
                 c.get(EDGES),
+                c.get(SKEW),
                 c.get(FEATURES),
                 c.get(HIDDEN),
                 TrainOptionsDefs.fanouts(c.get(FANOUTS)),

@@ -163,6 +163,8 @@ class StoreCommandsTest {
     assertThat(ij.get("split_counts").get("train").asLong()).isBetween(1600L, 2000L);
     assertThat(ij.get("degree").get("max").asLong())
         .isGreaterThan(ij.get("degree").get("min").asLong());
+    // the 5% most-named vertices hold at least 5% of the neighbor entries
+    assertThat(ij.get("degree").get("hot_5pct_neighbor_share").asDouble()).isBetween(0.05, 1.0);
     assertThat(ij.get("files_verified").asInt()).isGreaterThanOrEqualTo(9);
     // homophily: most edges stay inside a community (label)
     List<Row> same =

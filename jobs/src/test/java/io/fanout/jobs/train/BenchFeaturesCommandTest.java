@@ -2,6 +2,7 @@ package io.fanout.jobs.train;
 
 import static io.fanout.cli.CliRun.cli;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -30,6 +31,7 @@ class BenchFeaturesCommandTest {
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = new ObjectMapper().readTree(r.out().strip());
     assertThat(j.get("feature_bytes").asLong()).isEqualTo(3000L * 8 * 4);
+    assertThat(j.get("epoch_batches").asInt()).isEqualTo(12);
     long none = j.get("none_rows_read").asLong();
     assertThat(none).isPositive().isEqualTo(j.get("none_misses").asLong());
     assertThat(j.get("epoch_row_accesses").asLong()).isEqualTo(none);
@@ -44,6 +46,15 @@ class BenchFeaturesCommandTest {
       assertThat(optimum).as(pct).isPositive().isLessThanOrEqualTo(belady);
       assertThat(j.get("belady_over_offline_min_rows_read_" + pct).asDouble())
           .isEqualTo((double) belady / optimum);
+      // and what the cache's size alone forces bounds the optimum from below
+      long bound = j.get("capacity_bound_" + pct + "_rows_read").asLong();
+      long capacity = j.get("cache_" + pct + "_bytes").asLong() / (8 * 4);
+      assertThat(bound)
+          .as(pct)
+          .isLessThanOrEqualTo(optimum)
+          .isGreaterThanOrEqualTo(none - 11 * capacity);
+      assertThat(j.get("lru_over_capacity_bound_rows_read_" + pct).asDouble())
+          .isCloseTo((double) lru / bound, within(0.0005));
       assertThat(j.get("lru_" + pct + "_epoch_seconds").asDouble()).isPositive();
       assertThat(j.has("belady_" + pct + "_data_wait_fraction")).isTrue();
     }
