@@ -237,9 +237,8 @@ public record HotReuse(
   /**
    * The identity entries whose absence means reuse off, or a reused row without a deferred
    * backward, or a cache of outputs: a run that lacks one cannot resume a checkpoint that has it.
-   * They are what {@link #toMap} writes with every option on, but for {@code reuse_refresh} ({@code
-   * auto} is not written, so that checkpoints written before the option existed keep their
-   * identity).
+   * They are what {@link #toMap} writes with every option on, but for {@code reuse_refresh}, which
+   * the trainer records resolved ({@code inline} or {@code overlapped}) whenever reuse is on.
    */
   static java.util.Set<String> identityKeys() {
     java.util.Set<String> keys =
@@ -249,7 +248,10 @@ public record HotReuse(
     return keys;
   }
 
-  /** The settings as checkpoint identity entries (only written when reuse is on). */
+  /**
+   * The settings as checkpoint identity entries (only written when reuse is on); {@code
+   * reuse_refresh} only when explicit: the trainer writes the schedule {@code auto} resolved to.
+   */
   Map<String, String> toMap() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("reuse_hot", String.format(Locale.ROOT, "%s", fraction));

@@ -642,6 +642,10 @@ public final class Trainer implements AutoCloseable {
     meta.remove("identity.train.epochs");
     if (reuse.enabled()) { // absent without reuse, so existing checkpoints keep their identity
       reuse.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
+      // auto's schedule depends on the backend and the rows; the checkpoint records what it was
+      meta.put(
+          "identity.train.reuse_refresh",
+          reuse.inlineOn(be) ? HotReuse.INLINE : HotReuse.OVERLAPPED);
     }
     identity.forEach((k, v) -> meta.put("identity." + k, v));
     int start = 0;
@@ -789,6 +793,16 @@ public final class Trainer implements AutoCloseable {
             Boolean.compare(!a.getKey().startsWith("model."), !b.getKey().startsWith("model.")));
     for (Map.Entry<String, String> w : entries) {
       String f = found.get(w.getKey());
+      if (f == null && w.getKey().equals("identity.train.reuse_refresh")) {
+        throw new InvalidInputException(
+            "the checkpoint in "
+                + dir
+                + " does not record which refresh schedule its reuse ran (a checkpoint trained"
+                + " with --reuse-refresh auto before Fanout recorded it), so it cannot be told"
+                + " apart from a run whose schedule is '"
+                + w.getValue()
+                + "'; use another --model-dir or train it again");
+      }
       if (!w.getValue().equals(f)) {
         throw new InvalidInputException(
             "the checkpoint in "

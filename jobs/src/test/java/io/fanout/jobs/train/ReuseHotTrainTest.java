@@ -93,7 +93,7 @@ class ReuseHotTrainTest {
   /**
    * On the CPU backend, with a cache of outputs, refreshes inline (the training thread, lag 0)
    * train another model than the default (auto: an overlapped worker, lag 1 at S = 2), the same
-   * through the API and the CLI; the checkpoint records the explicit choice.
+   * through the API and the CLI; the checkpoint records the schedule each ran.
    */
   @Test
   void inlineRefreshesFollowTheirOwnScheduleOnTheCpu() throws Exception {
@@ -108,7 +108,54 @@ class ReuseHotTrainTest {
         .containsExactly(i.params());
     assertThat(i.params()).isNotEqualTo(a.params());
     assertThat(i.meta()).containsEntry("identity.train.reuse_refresh", "inline");
-    assertThat(a.meta()).doesNotContainKey("identity.train.reuse_refresh");
+    // auto records the schedule it resolved to, so it and an explicit overlapped are one run
+    assertThat(a.meta()).containsEntry("identity.train.reuse_refresh", "overlapped");
+  }
+
+  /**
+   * A checkpoint records the refresh schedule auto resolved to: resuming it with that schedule
+   * given explicitly continues it, with the other one is refused, and one that does not record it
+   * (trained under auto before it was recorded) is refused with what to do.
+   */
+  @Test
+  void resumingChecksTheRefreshScheduleAutoResolvedTo() throws Exception {
+    String[] outputs = {"--reuse-hot", "0.2", "--staleness", "2", "--reuse-rows", "outputs"};
+    Path auto = tmp.resolve("auto-resume");
+    train("auto-resume", outputs);
+    Result other =
+        cli(
+            TrainFixtures.trainArgs(
+                store,
+                shards,
+                auto,
+                concat(outputs, "--epochs", "3", "--resume", "--reuse-refresh", "inline")));
+    assertThat(other.code()).isEqualTo(2);
+    assertThat(other.err())
+        .contains("identity.train.reuse_refresh is 'overlapped' but this run has 'inline'");
+    Result same =
+        cli(
+            TrainFixtures.trainArgs(
+                store,
+                shards,
+                auto,
+                concat(outputs, "--epochs", "3", "--resume", "--reuse-refresh", "overlapped")));
+    assertThat(same.code()).as(same.err()).isZero();
+    assertThat(io.fanout.train.Checkpoint.read(auto).epochs()).isEqualTo(3);
+
+    io.fanout.train.Checkpoint ck = io.fanout.train.Checkpoint.read(auto);
+    java.util.Map<String, String> meta = new java.util.TreeMap<>(ck.meta());
+    meta.remove("identity.train.reuse_refresh");
+    Path old = tmp.resolve("auto-unrecorded");
+    io.fanout.train.Checkpoint.write(
+        old, meta, ck.epochs(), ck.step(), ck.params(), ck.firstMoment(), ck.secondMoment());
+    Result unrecorded =
+        cli(
+            TrainFixtures.trainArgs(
+                store, shards, old, concat(outputs, "--epochs", "4", "--resume")));
+    assertThat(unrecorded.code()).isEqualTo(2);
+    assertThat(unrecorded.err())
+        .contains("does not record which refresh schedule its reuse ran")
+        .contains("use another --model-dir or train it again");
   }
 
   /**
