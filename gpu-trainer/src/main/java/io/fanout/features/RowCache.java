@@ -76,6 +76,8 @@ public final class RowCache implements FeatureTable, AutoCloseable {
 
   private long hits;
   private long misses;
+  private int longestPlanBatches;
+  private int longestPlanAccesses;
   private final Turns turns = new Turns();
   private final ReadFence fence = new ReadFence();
 
@@ -134,6 +136,16 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     return hits;
   }
 
+  /** The batches of the longest window {@link #plan} was given. */
+  public int longestPlanBatches() {
+    return longestPlanBatches;
+  }
+
+  /** The accesses of the longest window {@link #plan} was given. */
+  public int longestPlanAccesses() {
+    return longestPlanAccesses;
+  }
+
   /** Row accesses read from disk. */
   public long misses() {
     return misses;
@@ -178,10 +190,17 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     if (policy != CachePolicy.BELADY) {
       return;
     }
-    int len = 0;
+    long total = 0;
     for (int b = 0; b < n; b++) {
-      len += counts[b];
+      total += counts[b];
     }
+    if (total > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "a planned window of " + total + " accesses, over 2^31 - 9; plan fewer batches");
+    }
+    int len = (int) total;
+    longestPlanBatches = Math.max(longestPlanBatches, n);
+    longestPlanAccesses = Math.max(longestPlanAccesses, len);
     if (window.length < len) {
       window = new int[len];
       nextUse = new long[len];

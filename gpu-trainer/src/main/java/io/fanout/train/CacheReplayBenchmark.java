@@ -177,22 +177,24 @@ public final class CacheReplayBenchmark {
    */
   private static long[] replay(
       RowCache cache, List<int[]> batches, boolean resolve, float[] buf, int[] slots) {
-    int window = PipelinedLoader.CACHE_WINDOW;
-    int[][] ids = new int[window][];
-    int[] counts = new int[window];
+    PlanWindow window = PlanWindow.of(cache);
+    int[][] ids = new int[batches.size()][];
+    int[] counts = new int[batches.size()];
     long plan = 0;
     long serve = 0;
     try {
       for (int head = 0; head < batches.size(); ) {
-        int size = Math.min(window, batches.size() - head);
-        for (int i = 0; i < size; i++) {
-          ids[i] = batches.get(head + i);
-          counts[i] = ids[i].length;
+        int size = 0;
+        long rows = 0;
+        while (head + size < batches.size() && window.wantsMore(size, rows)) {
+          ids[size] = batches.get(head + size);
+          counts[size] = ids[size].length;
+          rows += counts[size++];
         }
         long t0 = System.nanoTime();
         cache.plan(ids, counts, size);
         long t1 = System.nanoTime();
-        int step = PipelinedLoader.servedPerPlan(head + size < batches.size(), size);
+        int step = PlanWindow.servedPerPlan(head + size < batches.size(), size);
         for (int i = 0; i < step; i++) {
           if (resolve) {
             cache.fence().release(cache.resolve(ids[i], 0, counts[i], slots));

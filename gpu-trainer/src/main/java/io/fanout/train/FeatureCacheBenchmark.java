@@ -200,7 +200,7 @@ public final class FeatureCacheBenchmark {
       out.put("fanouts", java.util.Arrays.toString(s.fanouts()));
       out.put("batch_size", s.batchSize());
       out.put("hidden", s.hidden());
-      out.put("window_batches", PipelinedLoader.CACHE_WINDOW);
+      out.put("window_min_batches", PlanWindow.MIN_BATCHES);
       if (!temporary) {
         out.put("workdir", dir.toString());
         out.put("reused", reused);
@@ -432,6 +432,10 @@ public final class FeatureCacheBenchmark {
         out.put(key + "_read_calls", cache.files().reads());
         out.put(key + "_hits", cache.hits());
         out.put(key + "_misses", cache.misses());
+        if (policy == CachePolicy.BELADY) {
+          out.put(key + "_window_batches_max", cache.longestPlanBatches());
+          out.put(key + "_window_accesses_max", cache.longestPlanAccesses());
+        }
       }
       out.put(key + "_epoch_seconds", st.seconds());
       out.put(key + "_data_wait_fraction", st.waitFraction());

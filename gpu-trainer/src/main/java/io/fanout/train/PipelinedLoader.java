@@ -4,6 +4,7 @@ import io.fanout.features.RowCache;
 import io.fanout.graph.FeatureTable;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -31,18 +32,15 @@ import java.util.function.IntPredicate;
  * Every batch is filled the same way whichever thread fills it.
  *
  * <p>With a {@link RowCache} the cache is the only feature source: the reader threads decode the
- * batches only, and one gather thread takes them in batch order, plans a window of the {@link
- * #CACHE_WINDOW} upcoming batches ({@link RowCache#plan}), gathers the first half of it through the
- * cache into buffers of its own pool and queues them for the consumer, {@code prefetch} batches
+ * batches only, and one gather thread takes them in batch order, plans a window of upcoming batches
+ * ({@link RowCache#plan}; its length is {@link PlanWindow}'s), gathers the first half of it through
+ * the cache into buffers of its own pool and queues them for the consumer, {@code prefetch} batches
  * ahead, then plans the next window (the rest and as many batches after it). A loader that does not
  * gather, given a cache, resolves the rows to cache slots instead ({@link RowCache#resolve}): the
  * consumer's backend reads them in place and releases each batch's slots when done.
  */
 public final class PipelinedLoader implements BatchStream {
   private static final TrainBatch END = new TrainBatch(-2);
-
-  /** Batches whose node ids a {@link RowCache} sees ahead (the Belady window, a superbatch). */
-  public static final int CACHE_WINDOW = 32;
 
   private final List<BatchPart> parts;
   private final FeatureTable table;
@@ -419,16 +417,16 @@ public final class PipelinedLoader implements BatchStream {
    */
   private void gatherThroughCache() {
     BlockingQueue<TrainBatch> pool = pools.get(readers());
-    MiniBatch[] ring = new MiniBatch[CACHE_WINDOW];
-    int[][] ids = new int[CACHE_WINDOW][];
-    int[] counts = new int[CACHE_WINDOW];
-    int head = 0;
-    int size = 0;
+    PlanWindow window = PlanWindow.of(cache);
+    ArrayDeque<MiniBatch> ring = new ArrayDeque<>();
+    int[][] ids = new int[PlanWindow.MIN_BATCHES][];
+    int[] counts = new int[PlanWindow.MIN_BATCHES];
+    long windowRows = 0;
     try {
       cache.turns().await(ticket);
       boolean more = true;
       while (!closed) {
-        while (more && size < CACHE_WINDOW) {
+        while (more && window.wantsMore(ring.size(), windowRows)) {
           TrainBatch h = nextDecoded(false);
           if (h == null) {
             more = false;
@@ -439,26 +437,30 @@ public final class PipelinedLoader implements BatchStream {
                 "shards with inline features cannot be read through --feature-cache; sample them"
                     + " with node ids only, or leave --feature-cache out");
           }
-          ring[(head + size) % CACHE_WINDOW] = h.batch;
-          size++;
+          ring.addLast(h.batch);
+          windowRows += h.batch.nodes().length;
           recycle(h);
         }
+        int size = ring.size();
         if (size == 0) {
           break;
         }
-        for (int i = 0; i < size; i++) {
-          ids[i] = ring[(head + i) % CACHE_WINDOW].nodes();
-          counts[i] = ids[i].length;
+        if (ids.length < size) {
+          ids = new int[Math.max(size, 2 * ids.length)][];
+          counts = new int[ids.length];
+        }
+        int at = 0;
+        for (MiniBatch b : ring) {
+          ids[at] = b.nodes();
+          counts[at++] = b.nodes().length;
         }
         // Gather half the window, then plan again over what is left and the batches after it,
         // so every gathered batch sees at least half a window ahead.
         cache.plan(ids, counts, size);
-        int step = servedPerPlan(more, size);
+        int step = PlanWindow.servedPerPlan(more, size);
         for (int i = 0; i < step; i++) {
-          MiniBatch b = ring[head];
-          ring[head] = null;
-          head = (head + 1) % CACHE_WINDOW;
-          size--;
+          MiniBatch b = ring.removeFirst();
+          windowRows -= counts[i];
           TrainBatch tb = pool.take();
           int rows = counts[i];
           if (gather) {
@@ -488,15 +490,6 @@ public final class PipelinedLoader implements BatchStream {
     } finally {
       cache.turns().done(ticket);
     }
-  }
-
-  /**
-   * How many of the {@code size} batches of a planned window are served before planning again: half
-   * a window while more batches follow (so every batch is served with at least half a window
-   * ahead), all of them at the end.
-   */
-  static int servedPerPlan(boolean more, int size) {
-    return more ? Math.max(1, CACHE_WINDOW / 2) : size;
   }
 
   /**

@@ -18,7 +18,7 @@ import java.util.Locale;
  * the backend reads the rows itself), and the rows of a feature cache ({@code
  * --feature-cache-bytes}) where its pages are on the heap (not the pinned pages of a GPU), and the
  * cache's own bookkeeping wherever its pages are: per slot, per batch row and, for {@code belady},
- * per access of a planned window of {@link PipelinedLoader#CACHE_WINDOW} mean batches ({@link
+ * per access of the longest planned window of mean batches ({@link PlanWindow#maxAccesses}, {@link
  * RowCache#heapBesideRows}). Activations and everything else come on top: a run over the bound
  * cannot fit; one under it may still run out.
  */
@@ -100,7 +100,7 @@ final class TrainMemory {
             rowBytes,
             vertices,
             nodesPerBatch,
-            PipelinedLoader.CACHE_WINDOW * nodesPerBatch);
+            new PlanWindow(p, slots, rowBytes).maxAccesses(nodesPerBatch));
   }
 
   /**

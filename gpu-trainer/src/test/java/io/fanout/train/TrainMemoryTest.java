@@ -87,9 +87,12 @@ class TrainMemoryTest {
     // a feature cache's rows (whole rows) and its bookkeeping come on top; policy none holds no
     // rows, only one gather's arrays
     long slots = (1L << 30) / (4 * 1433);
+    // belady's window grows past 32 batches (1.6 M accesses) to 16 cache sizes of rows, and the
+    // batch that reaches them
+    long window = 16 * slots + 50_000;
+    assertThat(window).isGreaterThan(32 * 50_000);
     long belady =
-        RowCache.heapBesideRows(
-            CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, 32 * 50_000);
+        RowCache.heapBesideRows(CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, window);
     assertThat(
             new TrainMemory(spec(1, 1, 1, false, "belady", 1L << 30), STORE, shards(), false)
                 .leastBytes(params))
