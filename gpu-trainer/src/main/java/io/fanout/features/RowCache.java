@@ -35,8 +35,15 @@ import io.fanout.store.InvalidInputException;
 public final class RowCache implements FeatureTable, AutoCloseable {
   private static final long NEVER = EvictionOrder.NEVER;
 
+  /** {@link #windowBatches()} by default: 32 batches. */
+  public static final int DEFAULT_WINDOW_BATCHES = 32;
+
+  /** A {@link #windowBatches()} that grows with the cache's size. */
+  public static final int AUTO_WINDOW = 0;
+
   private final FeatureFiles files;
   private final CachePolicy policy;
+  private final int windowBatches;
   private final int dim;
   private final int capacity;
   private final RowPages data;
@@ -98,6 +105,22 @@ public final class RowCache implements FeatureTable, AutoCloseable {
    * addresses in place).
    */
   public RowCache(FeatureFiles files, CachePolicy policy, long bytes, PageMemory memory) {
+    this(files, policy, bytes, memory, DEFAULT_WINDOW_BATCHES);
+  }
+
+  /**
+   * As above, with {@code windowBatches} upcoming batches planned at a time by a loader that drives
+   * it ({@link #AUTO_WINDOW}: as many as its size calls for); only {@link CachePolicy#BELADY}
+   * plans.
+   */
+  public RowCache(
+      FeatureFiles files, CachePolicy policy, long bytes, PageMemory memory, int windowBatches) {
+    if (windowBatches < 0) {
+      files.close();
+      throw new InvalidInputException(
+          "--feature-cache-window is " + windowBatches + "; expected batches >= 1, or auto");
+    }
+    this.windowBatches = windowBatches;
     this.files = files;
     this.policy = policy;
     this.dim = files.dim();
@@ -115,6 +138,13 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     this.order = furthest != null ? furthest : new LeastRecentlyUsed(capacity);
     this.pendingMiss = new int[capacity];
     this.pendingStamp = new int[capacity];
+  }
+
+  /**
+   * How many upcoming batches a loader plans at a time through this cache, or {@link #AUTO_WINDOW}.
+   */
+  public int windowBatches() {
+    return windowBatches;
   }
 
   public CachePolicy policy() {

@@ -82,6 +82,7 @@ public final class FeatureCacheBenchmark {
    * @param skew the generated graph's in-neighbor skew ({@link BenchGraph#generate(int, long, int,
    *     boolean, double)})
    * @param fractions cache sizes as fractions of the feature bytes (encoded, as on disk)
+   * @param window batches {@code belady} plans at a time, or {@link RowCache#AUTO_WINDOW}
    * @param encoding the store's feature encoding, one of {@link #ENCODINGS}
    * @param directIo read the feature files with {@code O_DIRECT}
    * @param runs which of {@link #RUNS} to make
@@ -103,6 +104,7 @@ public final class FeatureCacheBenchmark {
       int loaderThreads,
       int prefetch,
       double[] fractions,
+      int window,
       String encoding,
       boolean directIo,
       List<String> runs,
@@ -122,6 +124,10 @@ public final class FeatureCacheBenchmark {
       if (!(skew >= 1 && skew <= 64)) {
         throw new InvalidInputException(
             "--skew must be in [1, 64] (1: uniform in-neighbors, 2: the default), got " + skew);
+      }
+      if (window < 0) {
+        throw new InvalidInputException(
+            "--window must be a number of batches >= 1, or auto, got " + window);
       }
       if (runs.isEmpty()) {
         throw new InvalidInputException("--runs names no run; expected some of " + RUNS);
@@ -200,7 +206,7 @@ public final class FeatureCacheBenchmark {
       out.put("fanouts", java.util.Arrays.toString(s.fanouts()));
       out.put("batch_size", s.batchSize());
       out.put("hidden", s.hidden());
-      out.put("window_min_batches", PlanWindow.MIN_BATCHES);
+      out.put("window", s.window() == RowCache.AUTO_WINDOW ? "auto" : s.window());
       if (!temporary) {
         out.put("workdir", dir.toString());
         out.put("reused", reused);
@@ -407,7 +413,11 @@ public final class FeatureCacheBenchmark {
         policy == null
             ? null
             : new RowCache(
-                FeatureFiles.open(store, ModelRuns.CACHE_IO_THREADS, s.directIo()), policy, bytes);
+                FeatureFiles.open(store, ModelRuns.CACHE_IO_THREADS, s.directIo()),
+                policy,
+                bytes,
+                io.fanout.features.PageMemory.HEAP,
+                s.window());
     try {
       EpochData data =
           shards.epochData(

@@ -60,6 +60,8 @@ public final class ModelRuns {
    *     dot})
    * @param featureCacheDirect with {@code featureCache}: read the rows with {@code O_DIRECT},
    *     bypassing the kernel's page cache (see {@link FeatureFiles})
+   * @param featureCacheWindow with {@code featureCache belady}: the batches planned at a time, or
+   *     {@link RowCache#AUTO_WINDOW} (see {@link PlanWindow})
    */
   public record TrainSpec(
       Path graph,
@@ -89,7 +91,8 @@ public final class ModelRuns {
       String featureAccess,
       HotReuse reuse,
       String decoder,
-      boolean featureCacheDirect) {
+      boolean featureCacheDirect,
+      int featureCacheWindow) {
 
     /** The accepted {@code featureAccess} values. */
     public static final String GATHER = "gather";
@@ -148,32 +151,37 @@ public final class ModelRuns {
           Defaults.FEATURE_ACCESS,
           HotReuse.OFF,
           ModelConfig.DOT,
-          false);
+          false,
+          RowCache.DEFAULT_WINDOW_BATCHES);
     }
 
     /** This spec on backend {@code name} ({@code auto}, {@code cpu}, {@code cuda}, ...). */
     public TrainSpec onBackend(String name) {
-      return with(name, device, featureAccess, reuse, decoder, featureCacheDirect);
+      return with(
+          name, device, featureAccess, reuse, decoder, featureCacheDirect, featureCacheWindow);
     }
 
     /** This spec on accelerator {@code ordinal} (-1: the backend's default device). */
     public TrainSpec onDevice(int ordinal) {
-      return with(backend, ordinal, featureAccess, reuse, decoder, featureCacheDirect);
+      return with(
+          backend, ordinal, featureAccess, reuse, decoder, featureCacheDirect, featureCacheWindow);
     }
 
     /** This spec with {@code featureAccess} ({@link #GATHER} or {@link #ZERO_COPY}). */
     public TrainSpec withFeatureAccess(String access) {
-      return with(backend, device, access, reuse, decoder, featureCacheDirect);
+      return with(backend, device, access, reuse, decoder, featureCacheDirect, featureCacheWindow);
     }
 
     /** This spec with embedding reuse {@code r} (see {@link HotReuse}). */
     public TrainSpec withReuse(HotReuse r) {
-      return with(backend, device, featureAccess, r, decoder, featureCacheDirect);
+      return with(
+          backend, device, featureAccess, r, decoder, featureCacheDirect, featureCacheWindow);
     }
 
     /** This spec with link decoder {@code name} ({@code dot} or {@code mlp}). */
     public TrainSpec withDecoder(String name) {
-      return with(backend, device, featureAccess, reuse, name, featureCacheDirect);
+      return with(
+          backend, device, featureAccess, reuse, name, featureCacheDirect, featureCacheWindow);
     }
 
     /**
@@ -181,7 +189,15 @@ public final class ModelRuns {
      * through the page cache.
      */
     public TrainSpec withFeatureCacheDirect(boolean direct) {
-      return with(backend, device, featureAccess, reuse, decoder, direct);
+      return with(backend, device, featureAccess, reuse, decoder, direct, featureCacheWindow);
+    }
+
+    /**
+     * This spec planning {@code batches} batches at a time through a {@code belady} feature cache,
+     * or {@link RowCache#AUTO_WINDOW}.
+     */
+    public TrainSpec withFeatureCacheWindow(int batches) {
+      return with(backend, device, featureAccess, reuse, decoder, featureCacheDirect, batches);
     }
 
     private TrainSpec with(
@@ -190,7 +206,8 @@ public final class ModelRuns {
         String featureAccess,
         HotReuse reuse,
         String decoder,
-        boolean featureCacheDirect) {
+        boolean featureCacheDirect,
+        int featureCacheWindow) {
       return new TrainSpec(
           graph,
           shards,
@@ -219,7 +236,8 @@ public final class ModelRuns {
           featureAccess,
           reuse,
           decoder,
-          featureCacheDirect);
+          featureCacheDirect,
+          featureCacheWindow);
     }
 
     /** Whether the backend reads the feature rows itself ({@link #ZERO_COPY}). */
@@ -697,7 +715,11 @@ public final class ModelRuns {
               + " features), or leave --feature-cache out");
     }
     return new RowCache(
-        FeatureFiles.open(store, CACHE_IO_THREADS, spec.featureCacheDirect()), p, bytes, pages);
+        FeatureFiles.open(store, CACHE_IO_THREADS, spec.featureCacheDirect()),
+        p,
+        bytes,
+        pages,
+        spec.featureCacheWindow());
   }
 
   /** Whether {@code shards} hold link-prediction batches ({@code sample --task link}). */

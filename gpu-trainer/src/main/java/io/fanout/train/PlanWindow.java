@@ -1,21 +1,25 @@
 package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
+import io.fanout.features.RowCache;
 
 /**
- * How many upcoming batches a {@link io.fanout.features.RowCache} plans over (the Belady window,
- * Ginex's superbatch), and how many of them it serves before planning again.
+ * How many upcoming batches a {@link RowCache} plans over (the Belady window, Ginex's superbatch),
+ * and how many of them it serves before planning again.
  *
- * <p>A window is at least {@link #MIN_BATCHES} batches. For {@link CachePolicy#BELADY} it grows
- * past that while it holds fewer than {@link #CAPACITIES} times the rows the cache holds, and fewer
- * accesses than the cache's bytes over {@link #BYTES_PER_ACCESS} (so that planning, which holds
- * each access and its batch, takes no more heap than the cache's rows do), up to {@link
- * #MAX_BATCHES} batches. A row whose next use lies past the window looks unused to the planner, so
- * a window short against the cache evicts rows the optimum keeps: on the feature benchmark's graph
- * with batches of 64 seeds, a fixed 32-batch window (4.4 cache sizes of rows) read 1.16x the
- * offline optimum's rows, 64 batches 1.01x, 128 batches (17 cache sizes) the optimum. Batches large
- * against the cache reach these limits within the minimum and are planned as before. Other policies
- * plan nothing and keep the minimum.
+ * <p>A cache's {@link RowCache#windowBatches()} fixes the window at that many batches ({@code train
+ * --feature-cache-window N}, 32 by default). With {@link RowCache#AUTO_WINDOW} ({@code auto}) a
+ * {@link CachePolicy#BELADY} window is at least {@link #MIN_BATCHES} batches and grows past that
+ * while it holds fewer than {@link #CAPACITIES} times the rows the cache holds and fewer accesses
+ * than the cache's bytes over {@link #BYTES_PER_ACCESS}, up to {@link #MAX_BATCHES} batches. A row
+ * whose next use lies past the window looks unused to the planner, so a window short against the
+ * cache evicts rows the optimum keeps: on the feature benchmark's graph with batches of 64 seeds,
+ * the 32-batch window (4.4 cache sizes of rows) read 1.16x the offline optimum's rows and {@code
+ * auto} (93 batches) the optimum to 0.002%. Batches large against the cache reach these limits
+ * within the minimum and are planned as with 32. Planning holds each access of the window and its
+ * batch, so a grown window takes heap the fixed one does not (a run at the edge of its heap,
+ * features in {@code pq} and batches of 256, ran out of a 500 MB heap with it). Other policies plan
+ * nothing and keep the minimum.
  *
  * <p>Half a window is served per plan while more batches follow, so every served batch is planned
  * with at least half a window ahead; the rest are served at the end.
@@ -39,31 +43,37 @@ final class PlanWindow {
   /** Rows a window holds at the most before it stops growing (its plan indexes them by int). */
   static final long MAX_ROWS = 1L << 30;
 
+  private final int minBatches;
+  private final int maxBatches;
   private final long targetRows;
 
   /**
    * The window of a cache of {@code policy} holding {@code capacityRows} rows of {@code rowBytes}
-   * each.
+   * each, of {@code windowBatches} batches or {@link RowCache#AUTO_WINDOW}.
    */
-  PlanWindow(CachePolicy policy, long capacityRows, int rowBytes) {
+  PlanWindow(CachePolicy policy, long capacityRows, int rowBytes, int windowBatches) {
     long c = Math.max(0, capacityRows);
+    boolean auto = windowBatches == RowCache.AUTO_WINDOW;
+    this.minBatches = auto ? MIN_BATCHES : windowBatches;
+    this.maxBatches = auto ? MAX_BATCHES : windowBatches;
     this.targetRows =
-        policy == CachePolicy.BELADY
+        policy == CachePolicy.BELADY && auto
             ? Math.min(CAPACITIES * c, c * Math.max(1, rowBytes) / BYTES_PER_ACCESS)
             : 0;
   }
 
   /** The window of {@code cache}. */
-  static PlanWindow of(io.fanout.features.RowCache cache) {
-    return new PlanWindow(cache.policy(), cache.capacityRows(), cache.files().rowBytes());
+  static PlanWindow of(RowCache cache) {
+    return new PlanWindow(
+        cache.policy(), cache.capacityRows(), cache.files().rowBytes(), cache.windowBatches());
   }
 
   /** Whether a window of {@code batches} batches and {@code rows} rows takes another batch. */
   boolean wantsMore(int batches, long rows) {
-    if (batches < MIN_BATCHES) {
-      return rows < MAX_ROWS;
+    if (rows >= MAX_ROWS) {
+      return false;
     }
-    return rows < targetRows && batches < MAX_BATCHES && rows < MAX_ROWS;
+    return batches < minBatches || (rows < targetRows && batches < maxBatches);
   }
 
   /**
@@ -80,7 +90,7 @@ final class PlanWindow {
    */
   long maxAccesses(long batchRows) {
     long b = Math.max(1, batchRows);
-    long atTarget = Math.min(MAX_BATCHES * b, targetRows + b);
-    return Math.min(Math.max(MIN_BATCHES * b, atTarget), MAX_ROWS + b);
+    long atTarget = Math.min(maxBatches * b, targetRows + b);
+    return Math.min(Math.max(minBatches * b, atTarget), MAX_ROWS + b);
   }
 }

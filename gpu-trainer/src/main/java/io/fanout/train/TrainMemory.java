@@ -100,7 +100,8 @@ final class TrainMemory {
             rowBytes,
             vertices,
             nodesPerBatch,
-            new PlanWindow(p, slots, rowBytes).maxAccesses(nodesPerBatch));
+            new PlanWindow(p, slots, rowBytes, spec.featureCacheWindow())
+                .maxAccesses(nodesPerBatch));
   }
 
   /**

@@ -154,6 +154,7 @@ class FeatureCacheBenchmarkTest {
         1,
         1,
         new double[] {fraction},
+        32,
         encoding,
         false,
         runs,

@@ -87,16 +87,31 @@ class TrainMemoryTest {
     // a feature cache's rows (whole rows) and its bookkeeping come on top; policy none holds no
     // rows, only one gather's arrays
     long slots = (1L << 30) / (4 * 1433);
-    // belady's window grows past 32 batches (1.6 M accesses) to 16 cache sizes of rows, and the
-    // batch that reaches them
-    long window = 16 * slots + 50_000;
-    assertThat(window).isGreaterThan(32 * 50_000);
     long belady =
-        RowCache.heapBesideRows(CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, window);
+        RowCache.heapBesideRows(
+            CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, 32 * 50_000);
     assertThat(
             new TrainMemory(spec(1, 1, 1, false, "belady", 1L << 30), STORE, shards(), false)
                 .leastBytes(params))
         .isEqualTo(model + 2 * batch + slots * 4 * 1433 + belady);
+    // with --feature-cache-window auto the window may grow past 32 batches (1.6 M accesses) to 16
+    // cache sizes of rows and the batch that reaches them
+    long grown = 16 * slots + 50_000;
+    assertThat(grown).isGreaterThan(32 * 50_000);
+    assertThat(
+            new TrainMemory(
+                    spec(1, 1, 1, false, "belady", 1L << 30)
+                        .withFeatureCacheWindow(RowCache.AUTO_WINDOW),
+                    STORE,
+                    shards(),
+                    false)
+                .leastBytes(params))
+        .isEqualTo(
+            model
+                + 2 * batch
+                + slots * 4 * 1433
+                + RowCache.heapBesideRows(
+                    CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, grown));
     assertThat(
             new TrainMemory(spec(1, 1, 1, false, "none", 1L << 30), STORE, shards(), false)
                 .leastBytes(params))

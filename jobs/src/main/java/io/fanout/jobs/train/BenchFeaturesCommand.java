@@ -4,6 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.features.RowCache;
 import io.fanout.spark.prepare.QuantizeOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.InvalidInputException;
@@ -48,6 +49,12 @@ public final class BenchFeaturesCommand implements Command {
           "cache-fractions",
           "0.01,0.05,0.2",
           "cache sizes for belady and lru, as fractions of the feature bytes on disk");
+  static final OptionDef<String> WINDOW =
+      OptionDef.string(
+          "window",
+          "32",
+          "batches belady plans ahead at a time, as train --feature-cache-window (a number, or"
+              + " auto)");
   static final OptionDef<String> ENCODING =
       OptionDef.choice(
           "encoding",
@@ -108,6 +115,7 @@ public final class BenchFeaturesCommand implements Command {
         LOADER_THREADS,
         PREFETCH,
         CACHE_FRACTIONS,
+        WINDOW,
         ENCODING,
         DIRECT_IO,
         RUNS,
@@ -141,6 +149,7 @@ public final class BenchFeaturesCommand implements Command {
                 c.get(LOADER_THREADS),
                 c.get(PREFETCH),
                 fractions(c.get(CACHE_FRACTIONS)),
+                window(c.get(WINDOW)),
                 c.get(ENCODING),
                 c.get(DIRECT_IO),
                 List.of(c.get(RUNS).split(",")),
@@ -152,6 +161,26 @@ public final class BenchFeaturesCommand implements Command {
             ctx.err());
     ctx.out().println(BenchJson.line(r));
     return 0;
+  }
+
+  private static int window(String v) {
+    if (v.trim().equalsIgnoreCase("auto")) {
+      return RowCache.AUTO_WINDOW;
+    }
+    try {
+      int w = Integer.parseInt(v.trim());
+      if (w >= 1 && w <= TrainOptionsDefs.MAX_WINDOW) {
+        return w;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw new InvalidInputException(
+        "--window must be a number of batches from 1 to "
+            + TrainOptionsDefs.MAX_WINDOW
+            + ", or auto, got '"
+            + v
+            + "'");
   }
 
   private static double[] fractions(String list) {

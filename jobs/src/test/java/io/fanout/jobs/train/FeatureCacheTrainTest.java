@@ -67,6 +67,20 @@ class FeatureCacheTrainTest {
     assertThat(train("lru", "--feature-cache", "lru", "--feature-cache-bytes", bytes))
         .isEqualTo(mapped);
     assertThat(train("none", "--feature-cache", "none")).isEqualTo(mapped);
+    // other planning windows change which rows stay, never the rows a batch gets
+    for (String window : new String[] {"auto", "1", "5"}) {
+      assertThat(
+              train(
+                  "belady-window-" + window,
+                  "--feature-cache",
+                  "belady",
+                  "--feature-cache-bytes",
+                  bytes,
+                  "--feature-cache-window",
+                  window))
+          .as("--feature-cache-window %s", window)
+          .isEqualTo(mapped);
+    }
   }
 
   /**
@@ -223,6 +237,43 @@ class FeatureCacheTrainTest {
                 "--epochs",
                 "1")),
         "feature-cache-io");
+    for (String bad : new String[] {"0", "4097", "many"}) {
+      refused(
+          cli(
+              TrainFixtures.trainArgs(
+                  store,
+                  shards,
+                  tmp.resolve("m6"),
+                  "--feature-cache",
+                  "belady",
+                  "--feature-cache-bytes",
+                  "1000",
+                  "--feature-cache-window",
+                  bad,
+                  "--epochs",
+                  "1")),
+          "option 'feature-cache-window' of train has value " + bad);
+    }
+    refused(
+        cli(
+            TrainFixtures.trainArgs(
+                store,
+                shards,
+                tmp.resolve("m7"),
+                "--feature-cache",
+                "lru",
+                "--feature-cache-bytes",
+                "1000",
+                "--feature-cache-window",
+                "auto",
+                "--epochs",
+                "1")),
+        "only --feature-cache belady plans a window, not lru");
+    refused(
+        cli(
+            TrainFixtures.trainArgs(
+                store, shards, tmp.resolve("m8"), "--feature-cache-window", "64", "--epochs", "1")),
+        "and no --feature-cache is given");
   }
 
   private static void refused(Result r, String says) {

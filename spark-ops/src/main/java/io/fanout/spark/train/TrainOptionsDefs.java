@@ -4,6 +4,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.features.RowCache;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Defaults;
 import io.fanout.train.HotReuse;
@@ -95,6 +96,9 @@ public final class TrainOptionsDefs {
 
   public static final String DIRECT_IO = "direct";
 
+  /** The most batches {@code --feature-cache-window} may name. */
+  public static final int MAX_WINDOW = 4096;
+
   public static final OptionDef<Long> FEATURE_CACHE_BYTES =
       OptionDef.longValue(
           "feature-cache-bytes", 0, "bytes of feature rows --feature-cache may hold in memory");
@@ -106,6 +110,14 @@ public final class TrainOptionsDefs {
               + " direct (O_DIRECT: every miss goes to the device; the file system must support it)",
           BUFFERED_IO,
           DIRECT_IO);
+  public static final OptionDef<String> FEATURE_CACHE_WINDOW =
+      OptionDef.string(
+          "feature-cache-window",
+          Integer.toString(RowCache.DEFAULT_WINDOW_BATCHES),
+          "batches --feature-cache belady plans ahead at a time (a superbatch), 1-"
+              + MAX_WINDOW
+              + "; auto: at least 32, growing with the cache to 16 cache sizes of rows (small"
+              + " batches plan closer to the optimum, for up to the cache's bytes of heap)");
   public static final OptionDef<String> BACKEND =
       OptionDef.choice(
           "backend",
@@ -217,6 +229,7 @@ public final class TrainOptionsDefs {
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
           FEATURE_CACHE_IO,
+          FEATURE_CACHE_WINDOW,
           REUSE_HOT,
           STALENESS,
           HOT_BY,
@@ -300,7 +313,43 @@ public final class TrainOptionsDefs {
         .withFeatureAccess(c.get(FEATURE_ACCESS))
         .withReuse(reuse)
         .withDecoder(c.get(DECODER))
-        .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO));
+        .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO))
+        .withFeatureCacheWindow(featureCacheWindow(c, cache));
+  }
+
+  /**
+   * The {@code --feature-cache-window} batches, or {@link RowCache#AUTO_WINDOW}; refused where it
+   * is set and no {@code belady} cache plans.
+   */
+  static int featureCacheWindow(FanoutConf c, String cache) {
+    String v = c.get(FEATURE_CACHE_WINDOW).trim().toLowerCase(java.util.Locale.ROOT);
+    int batches;
+    if (v.equals("auto")) {
+      batches = RowCache.AUTO_WINDOW;
+    } else {
+      try {
+        batches = Integer.parseInt(v);
+      } catch (NumberFormatException e) {
+        batches = -1;
+      }
+      if (batches < 1 || batches > MAX_WINDOW) {
+        throw new FanoutConfigException(
+            "option 'feature-cache-window' of train has value "
+                + c.raw(FEATURE_CACHE_WINDOW)
+                + "; expected a number of batches from 1 to "
+                + MAX_WINDOW
+                + ", or auto");
+      }
+    }
+    if (batches != RowCache.DEFAULT_WINDOW_BATCHES && !"belady".equals(cache)) {
+      throw new FanoutConfigException(
+          "option 'feature-cache-window' of train is "
+              + c.raw(FEATURE_CACHE_WINDOW)
+              + " but only --feature-cache belady plans a window"
+              + (cache == null ? " and no --feature-cache is given" : ", not " + cache)
+              + "; add --feature-cache belady or leave the option out");
+    }
+    return batches;
   }
 
   /** The reuse settings of a command that trains GraphSAGE (quickstart, bench-train). */
