@@ -25,10 +25,10 @@ import io.fanout.features.RowCache;
  * with at least half a window ahead; the rest are served at the end.
  */
 final class PlanWindow {
-  /** Batches a window holds at the least. */
+  /** Batches an {@code auto} window holds at the least. */
   static final int MIN_BATCHES = 32;
 
-  /** Batches a window holds at the most. */
+  /** Batches an {@code auto} window holds at the most. */
   static final int MAX_BATCHES = 1024;
 
   /** A Belady window's rows, in cache sizes, once past {@link #MIN_BATCHES}. */
