@@ -41,6 +41,32 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   /** A {@link #windowBatches()} that grows with the cache's size. */
   public static final int AUTO_WINDOW = 0;
 
+  /** The most batches a fixed {@link #windowBatches()} may be set to by the options. */
+  public static final int MAX_WINDOW_BATCHES = 4096;
+
+  /**
+   * A planning window as options spell it: {@code 1} to {@link #MAX_WINDOW_BATCHES} batches, or
+   * {@code auto} ({@link #AUTO_WINDOW}).
+   *
+   * @throws IllegalArgumentException saying what was expected
+   */
+  public static int parseWindowBatches(String raw) {
+    String v = raw.trim();
+    if (v.equalsIgnoreCase("auto")) {
+      return AUTO_WINDOW;
+    }
+    try {
+      int w = Integer.parseInt(v);
+      if (w >= 1 && w <= MAX_WINDOW_BATCHES) {
+        return w;
+      }
+    } catch (NumberFormatException e) {
+      // the message below says what was expected
+    }
+    throw new IllegalArgumentException(
+        "expected a number of batches from 1 to " + MAX_WINDOW_BATCHES + ", or auto");
+  }
+
   private final FeatureFiles files;
   private final CachePolicy policy;
   private final int windowBatches;

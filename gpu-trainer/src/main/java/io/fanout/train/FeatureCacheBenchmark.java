@@ -363,7 +363,7 @@ public final class FeatureCacheBenchmark {
       long bytes = Math.round(f * featureBytes);
       String pct = pct(f);
       out.put("cache_" + pct + "_bytes", bytes);
-      int capacity = (int) Math.min(n, bytes / rowBytes);
+      int capacity = (int) RowCache.capacityRows(CachePolicy.BELADY, bytes, (int) rowBytes, n);
       long optimum = OfflineMin.misses(access, access.length, n, capacity);
       out.put("offline_min_" + pct + "_rows_read", optimum);
       long bound = CapacityBound.rowsRead(access, acc.counts(), acc.batches(), n, capacity);

@@ -164,23 +164,16 @@ public final class BenchFeaturesCommand implements Command {
   }
 
   private static int window(String v) {
-    if (v.trim().equalsIgnoreCase("auto")) {
-      return RowCache.AUTO_WINDOW;
-    }
     try {
-      int w = Integer.parseInt(v.trim());
-      if (w >= 1 && w <= TrainOptionsDefs.MAX_WINDOW) {
-        return w;
-      }
-    } catch (NumberFormatException e) {
-      // refused below
+      return RowCache.parseWindowBatches(v);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException(
+          "--window must be a number of batches from 1 to "
+              + RowCache.MAX_WINDOW_BATCHES
+              + ", or auto, got '"
+              + v
+              + "'");
     }
-    throw new InvalidInputException(
-        "--window must be a number of batches from 1 to "
-            + TrainOptionsDefs.MAX_WINDOW
-            + ", or auto, got '"
-            + v
-            + "'");
   }
 
   private static double[] fractions(String list) {

@@ -96,9 +96,6 @@ public final class TrainOptionsDefs {
 
   public static final String DIRECT_IO = "direct";
 
-  /** The most batches {@code --feature-cache-window} may name. */
-  public static final int MAX_WINDOW = 4096;
-
   public static final OptionDef<Long> FEATURE_CACHE_BYTES =
       OptionDef.longValue(
           "feature-cache-bytes", 0, "bytes of feature rows --feature-cache may hold in memory");
@@ -115,7 +112,7 @@ public final class TrainOptionsDefs {
           "feature-cache-window",
           Integer.toString(RowCache.DEFAULT_WINDOW_BATCHES),
           "batches --feature-cache belady plans ahead at a time (a superbatch), 1-"
-              + MAX_WINDOW
+              + RowCache.MAX_WINDOW_BATCHES
               + "; auto: at least 32, growing with the cache to 16 cache sizes of rows (small"
               + " batches plan closer to the optimum, for up to the cache's bytes of heap)");
   public static final OptionDef<String> BACKEND =
@@ -322,24 +319,15 @@ public final class TrainOptionsDefs {
    * is set and no {@code belady} cache plans.
    */
   static int featureCacheWindow(FanoutConf c, String cache) {
-    String v = c.get(FEATURE_CACHE_WINDOW).trim().toLowerCase(java.util.Locale.ROOT);
     int batches;
-    if (v.equals("auto")) {
-      batches = RowCache.AUTO_WINDOW;
-    } else {
-      try {
-        batches = Integer.parseInt(v);
-      } catch (NumberFormatException e) {
-        batches = -1;
-      }
-      if (batches < 1 || batches > MAX_WINDOW) {
-        throw new FanoutConfigException(
-            "option 'feature-cache-window' of train has value "
-                + c.raw(FEATURE_CACHE_WINDOW)
-                + "; expected a number of batches from 1 to "
-                + MAX_WINDOW
-                + ", or auto");
-      }
+    try {
+      batches = RowCache.parseWindowBatches(c.get(FEATURE_CACHE_WINDOW));
+    } catch (IllegalArgumentException e) {
+      throw new FanoutConfigException(
+          "option 'feature-cache-window' of train has value "
+              + c.raw(FEATURE_CACHE_WINDOW)
+              + "; "
+              + e.getMessage());
     }
     if (batches != RowCache.DEFAULT_WINDOW_BATCHES && !"belady".equals(cache)) {
       throw new FanoutConfigException(
