@@ -60,7 +60,7 @@ final class TestData {
   }
 
   static Path datasetDir(String name) {
-    String root = System.getProperty("fanout.datasets", "../../shared/datasets");
+    String root = System.getProperty("fanout.datasets", "../data");
     Path p = Path.of(root, name);
     if (!Files.isDirectory(p) && name.equals("cora")) {
       p = Path.of(System.getProperty("fanout.repo", ".."), "data", "cora");
