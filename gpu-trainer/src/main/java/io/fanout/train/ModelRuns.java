@@ -1,6 +1,5 @@
 package io.fanout.train;
 
-import io.fanout.dist.ShardedEpochData;
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.PageMemory;

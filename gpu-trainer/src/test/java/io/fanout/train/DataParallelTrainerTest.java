@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.dist.MeshAllReduce;
 import io.fanout.dist.ParameterChecksum;
-import io.fanout.dist.ShardedEpochData;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;

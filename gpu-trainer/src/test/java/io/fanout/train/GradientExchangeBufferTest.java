@@ -3,7 +3,6 @@ package io.fanout.train;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.dist.MeshAllReduce;
-import io.fanout.dist.ShardedEpochData;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;

@@ -2,7 +2,7 @@ package io.fanout.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fanout.spark.JobLabels;
+import io.fanout.spark.internal.JobLabels;
 import io.fanout.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

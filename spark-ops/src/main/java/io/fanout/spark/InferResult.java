@@ -1,5 +1,6 @@
 package io.fanout.spark;
 
+import io.fanout.spark.internal.JsonLine;
 import io.fanout.train.ModelRuns;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -31,6 +31,6 @@ public final class PrepareAction extends FanoutAction<PrepareAction, PrepareResu
    */
   @Override
   public PrepareResult execute() {
-    return new PrepareJob(spark(), conf(), vertices, edges).run();
+    return PrepareResult.of(spark(), new PrepareJob(spark(), conf(), vertices, edges).run());
   }
 }

@@ -1,5 +1,8 @@
 package io.fanout.spark;
 
+import io.fanout.spark.internal.JsonLine;
+import io.fanout.spark.prepare.PrepareOutcome;
+import io.fanout.spark.prepare.PreparePlan;
 import io.fanout.store.StoreManifest;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,6 +79,11 @@ public final class PrepareResult {
     this.skipped = skipped;
     this.seconds = seconds;
     this.plan = plan;
+  }
+
+  /** The result of what a {@code prepare} or {@code quantize} job produced. */
+  static PrepareResult of(SparkSession spark, PrepareOutcome o) {
+    return new PrepareResult(spark, o.store(), o.manifest(), o.skipped(), o.seconds(), o.plan());
   }
 
   /** The plan of a {@code dry-run}: what the run would write and hold; null after a real run. */

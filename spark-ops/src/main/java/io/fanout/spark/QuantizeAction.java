@@ -33,6 +33,6 @@ public final class QuantizeAction extends FanoutAction<QuantizeAction, PrepareRe
    */
   @Override
   public PrepareResult execute() {
-    return new QuantizeJob(spark(), conf(), store).run();
+    return PrepareResult.of(spark(), new QuantizeJob(spark(), conf(), store).run());
   }
 }

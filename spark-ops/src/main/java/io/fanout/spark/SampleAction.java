@@ -1,6 +1,7 @@
 package io.fanout.spark;
 
 import io.fanout.sample.Fanouts;
+import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.sample.SampleJob;
 import io.fanout.spark.sample.SampleOptions;
 import java.io.IOException;
@@ -77,18 +78,20 @@ public final class SampleAction extends FanoutAction<SampleAction, SampleResult>
   public SampleResult execute() {
     PrintStream err =
         progress != null ? progress : new PrintStream(OutputStream.nullOutputStream());
-    return JobLabels.call(
+    return SampleResult.of(
         spark(),
-        "sample",
-        "sampling",
-        1,
-        1,
-        () -> {
-          try {
-            return SampleJob.run(spark(), conf(), err);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+        JobLabels.call(
+            spark(),
+            "sample",
+            "sampling",
+            1,
+            1,
+            () -> {
+              try {
+                return SampleJob.run(spark(), conf(), err);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            }));
   }
 }

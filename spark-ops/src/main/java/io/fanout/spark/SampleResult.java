@@ -1,6 +1,8 @@
 package io.fanout.spark;
 
 import io.fanout.shard.ShardManifest;
+import io.fanout.spark.internal.JsonLine;
+import io.fanout.spark.sample.SampleOutcome;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -63,6 +65,12 @@ public final class SampleResult {
     this.manifest = manifest;
     this.skipped = skipped;
     this.seconds = seconds;
+  }
+
+  /** The result of what a {@code sample} job produced. */
+  static SampleResult of(SparkSession spark, SampleOutcome o) {
+    return new SampleResult(
+        spark, o.output(), o.manifest(), o.skipped(), o.seconds(), o.shuffleBytes());
   }
 
   /** The shard directory. */

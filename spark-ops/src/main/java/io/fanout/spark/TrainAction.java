@@ -142,6 +142,6 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
    */
   @Override
   public TrainResult execute() {
-    return TrainJob.run(spark(), conf(), progress);
+    return TrainResult.of(spark(), TrainJob.run(spark(), conf(), progress));
   }
 }

@@ -2,6 +2,8 @@ package io.fanout.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.spark.internal.JsonLine;
+import io.fanout.spark.train.TrainOutcome;
 import io.fanout.train.Trainer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,6 +63,21 @@ public final class TrainResult {
     this.waitSeconds = waitSeconds;
     this.workers = workers;
     this.stageAttempt = stageAttempt;
+  }
+
+  /** The result of what a {@code train} job did. */
+  static TrainResult of(SparkSession spark, TrainOutcome o) {
+    return new TrainResult(
+        spark,
+        o.modelDir(),
+        o.model(),
+        o.layers(),
+        o.epochsRun(),
+        o.finalLoss(),
+        o.trainSeconds(),
+        o.waitSeconds(),
+        o.workers(),
+        o.stageAttempt());
   }
 
   /** The model directory: {@code checkpoint.bin} and {@code metrics.jsonl}. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.spark.generate.GraphGenerator;
+import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.sample.SampleJob;
 import io.fanout.spark.sample.SampleOptions;
 import io.fanout.store.InvalidInputException;

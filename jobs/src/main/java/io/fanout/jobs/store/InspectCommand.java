@@ -8,7 +8,7 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.NeighborSkew;
 import io.fanout.graph.VertexTable;
-import io.fanout.spark.JsonLine;
+import io.fanout.spark.internal.JsonLine;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;

@@ -3,7 +3,7 @@ package io.fanout.jobs.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.shard.ShardManifest;
-import io.fanout.spark.Hooks;
+import io.fanout.spark.internal.Hooks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.fanout.spark.generate;
 
-import io.fanout.spark.JobSteps;
+import io.fanout.spark.internal.JobSteps;
 import io.fanout.tensor.CounterRng;
 import java.io.Serializable;
 import java.util.Iterator;

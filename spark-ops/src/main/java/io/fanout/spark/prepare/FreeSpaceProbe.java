@@ -6,8 +6,8 @@ import java.nio.file.Path;
 
 /**
  * How {@code prepare} learns the free bytes of a file system before it starts. The default asks the
- * file store; {@link io.fanout.spark.Hooks#FREE_SPACE_PROBE} names another implementation (tests
- * use one that reports a full disk).
+ * file store; {@link io.fanout.spark.internal.Hooks#FREE_SPACE_PROBE} names another implementation
+ * (tests use one that reports a full disk).
  */
 public interface FreeSpaceProbe {
   /** Bytes a new file under {@code dir} (an existing directory) may take. */

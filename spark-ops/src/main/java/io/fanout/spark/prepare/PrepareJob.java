@@ -14,10 +14,8 @@ import static org.apache.spark.sql.functions.when;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
-import io.fanout.spark.JobLabels;
-import io.fanout.spark.JobSteps;
-import io.fanout.spark.PreparePlan;
-import io.fanout.spark.PrepareResult;
+import io.fanout.spark.internal.JobLabels;
+import io.fanout.spark.internal.JobSteps;
 import io.fanout.spark.partition.HashPartitioner;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.CsrFileWriter;
@@ -108,7 +106,7 @@ public final class PrepareJob {
     this.edgeFrame = edges;
   }
 
-  public PrepareResult run() {
+  public PrepareOutcome run() {
     long start = System.nanoTime();
     for (OptionDef<?> d : PrepareOptions.ALL) {
       conf.get(d); // parse every option now: a bad value fails before any work
@@ -145,7 +143,7 @@ public final class PrepareJob {
         s = JobLabels.call(spark, "prepare", COUNT, 1, 1, () -> InputStats.counted(t));
       }
       PreparePlan p = plan(s, t, out, requestedPartitions);
-      return new PrepareResult(spark, out, null, false, secondsSince(start), p);
+      return new PrepareOutcome(out, null, false, secondsSince(start), p);
     }
     Map<String, String> recorded = conf.resolvedExcept(PrepareOptions.NOT_RECORDED);
     if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
@@ -175,7 +173,7 @@ public final class PrepareJob {
             StoreOutput.describe(in.fingerprint, recorded),
             overwrite);
     if (plan == OutputCommit.Plan.SKIP) {
-      return new PrepareResult(spark, out, StoreManifest.read(out), true, secondsSince(start));
+      return new PrepareOutcome(out, StoreManifest.read(out), true, secondsSince(start));
     }
     NormalizedTables t = new NormalizedTables(in, conf);
     requireTaskLookupIfAsked(t, 0);
@@ -196,9 +194,9 @@ public final class PrepareJob {
       PartFiles.removeAttemptLeftovers(staging);
       m.files = StoreOutput.files(staging);
       if (!StoreOutput.COMMIT.publish(run, m, overwrite)) { // an identical run published first
-        return new PrepareResult(spark, out, StoreManifest.read(out), true, secondsSince(start));
+        return new PrepareOutcome(out, StoreManifest.read(out), true, secondsSince(start));
       }
-      return new PrepareResult(spark, out, m, false, secondsSince(start));
+      return new PrepareOutcome(out, m, false, secondsSince(start));
     } catch (Exception e) { // Spark throws the checked SparkException undeclared
       StoreOutput.COMMIT.abort(run);
       throw SparkErrors.unwrap(e);

@@ -1,7 +1,6 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
-import io.fanout.spark.PreparePlan;
 import io.fanout.store.EdgeKeySort;
 import io.fanout.store.IdRankTable;
 import io.fanout.store.StoreLayout;

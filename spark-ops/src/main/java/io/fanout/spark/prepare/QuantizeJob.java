@@ -3,8 +3,7 @@ package io.fanout.spark.prepare;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
-import io.fanout.spark.JobSteps;
-import io.fanout.spark.PrepareResult;
+import io.fanout.spark.internal.JobSteps;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.OutputPaths;
@@ -56,7 +55,7 @@ public final class QuantizeJob {
     return List.copyOf(all);
   }
 
-  public PrepareResult run() {
+  public PrepareOutcome run() {
     long start = System.nanoTime();
     for (OptionDef<?> d : OPTIONS) {
       conf.get(d);
@@ -94,7 +93,7 @@ public final class QuantizeJob {
             StoreOutput.describe(src.inputFingerprint, recorded),
             overwrite);
     if (plan == OutputCommit.Plan.SKIP) {
-      return new PrepareResult(spark, out, StoreManifest.read(out), true, seconds(start));
+      return new PrepareOutcome(out, StoreManifest.read(out), true, seconds(start));
     }
     OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
     Path staging = run.dir();
@@ -113,9 +112,9 @@ public final class QuantizeJob {
       m.options = recorded;
       m.files = StoreOutput.files(staging);
       if (!StoreOutput.COMMIT.publish(run, m, overwrite)) {
-        return new PrepareResult(spark, out, StoreManifest.read(out), true, seconds(start));
+        return new PrepareOutcome(out, StoreManifest.read(out), true, seconds(start));
       }
-      return new PrepareResult(spark, out, m, false, seconds(start));
+      return new PrepareOutcome(out, m, false, seconds(start));
     } catch (Exception e) {
       StoreOutput.COMMIT.abort(run);
       throw SparkErrors.unwrap(e);

@@ -1,8 +1,7 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConfigException;
-import io.fanout.spark.Hooks;
-import io.fanout.spark.PreparePlan;
+import io.fanout.spark.internal.Hooks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileStore;

@@ -3,7 +3,7 @@ package io.fanout.spark.sample;
 import io.fanout.shard.PartWriteObserver;
 import io.fanout.shard.ShardPartWriter;
 import io.fanout.shard.ShardPlan;
-import io.fanout.spark.Hooks;
+import io.fanout.spark.internal.Hooks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

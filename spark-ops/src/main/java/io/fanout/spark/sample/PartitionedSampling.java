@@ -17,7 +17,7 @@ import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardPartWriter;
-import io.fanout.spark.JobSteps;
+import io.fanout.spark.internal.JobSteps;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreManifest;
 import java.io.Serializable;

@@ -7,7 +7,7 @@ import io.fanout.sample.LinkSampler;
 import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.shard.ShardPartWriter;
-import io.fanout.spark.JobLabels;
+import io.fanout.spark.internal.JobLabels;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.api.java.JavaSparkContext;

@@ -13,9 +13,8 @@ import io.fanout.shard.PartWriteObserver;
 import io.fanout.shard.ShardManifest;
 import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
-import io.fanout.spark.Hooks;
-import io.fanout.spark.SampleResult;
-import io.fanout.spark.TaskTotals;
+import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.internal.TaskTotals;
 import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
@@ -47,7 +46,7 @@ public final class SampleJob {
    *
    * @param err where progress lines go
    */
-  public static SampleResult run(SparkSession spark, FanoutConf conf, PrintStream err)
+  public static SampleOutcome run(SparkSession spark, FanoutConf conf, PrintStream err)
       throws IOException {
     int[] fanouts;
     try {
@@ -216,7 +215,7 @@ public final class SampleJob {
         ShardOutput.COMMIT.plan(output, requestFingerprint, request.toString(), overwrite);
     if (commit == OutputCommit.Plan.SKIP) {
       err.println("sample: " + output + " already holds these shards; nothing to do");
-      return new SampleResult(spark, output, ShardManifest.read(output), true, 0);
+      return new SampleOutcome(output, ShardManifest.read(output), true, 0);
     }
     OutputCommit.Run run = ShardOutput.COMMIT.begin(output);
     Path staging = run.dir();
@@ -243,14 +242,14 @@ public final class SampleJob {
       shuffled = shuffle.shuffleBytes();
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) { // an identical run published first
         err.println("sample: " + output + " already holds these shards; nothing to do");
-        return new SampleResult(spark, output, ShardManifest.read(output), true, 0);
+        return new SampleOutcome(output, ShardManifest.read(output), true, 0);
       }
     } catch (RuntimeException | Error e) {
       ShardOutput.COMMIT.abort(run);
       throw unwrap(e);
     }
     double secs = (System.nanoTime() - start) / 1e9;
-    return new SampleResult(spark, output, m, false, secs, shuffled);
+    return new SampleOutcome(output, m, false, secs, shuffled);
   }
 
   /** The link part of the request, checked against the store; null for {@code --task node}. */

@@ -1,7 +1,7 @@
 package io.fanout.spark.train;
 
 import io.fanout.dist.MeshAllReduce;
-import io.fanout.spark.JobLabels;
+import io.fanout.spark.internal.JobLabels;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;

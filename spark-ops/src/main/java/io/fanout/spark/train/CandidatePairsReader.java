@@ -4,7 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.monotonically_increasing_id;
 
 import io.fanout.graph.GraphStore;
-import io.fanout.spark.JobLabels;
+import io.fanout.spark.internal.JobLabels;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.train.CandidatePairs;

@@ -5,7 +5,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.dist.ReducerDecorator;
 import io.fanout.dist.VerifyingReducer;
 import io.fanout.shard.ShardManifest;
-import io.fanout.spark.Hooks;
+import io.fanout.spark.internal.Hooks;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.EpochStats;
 import io.fanout.train.GradientReducer;

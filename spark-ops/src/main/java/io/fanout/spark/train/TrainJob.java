@@ -2,8 +2,7 @@ package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
-import io.fanout.spark.JobLabels;
-import io.fanout.spark.TrainResult;
+import io.fanout.spark.internal.JobLabels;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.Checkpoint;
@@ -30,7 +29,7 @@ public final class TrainJob {
    * @throws InvalidInputException on bad input
    * @throws FanoutConfigException on bad options
    */
-  public static TrainResult run(SparkSession spark, FanoutConf c, PrintStream progress) {
+  public static TrainOutcome run(SparkSession spark, FanoutConf c, PrintStream progress) {
     ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
     OutputPaths.check(spec.modelDir(), "--model-dir");
     // Bad input fails here, on the driver, rather than as a task failure Spark logs and retries.
@@ -64,8 +63,7 @@ public final class TrainJob {
       }
       throw unwrap(e);
     }
-    return new TrainResult(
-        spark,
+    return new TrainOutcome(
         spec.modelDir(),
         o.model(),
         o.layers(),

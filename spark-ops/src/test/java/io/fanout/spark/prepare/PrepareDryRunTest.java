@@ -5,11 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.spark.Fanout;
-import io.fanout.spark.Hooks;
-import io.fanout.spark.PreparePlan;
 import io.fanout.spark.PrepareResult;
-import io.fanout.spark.TaskTotals;
 import io.fanout.spark.generate.GraphGenerator;
+import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.internal.TaskTotals;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareAction;
-import io.fanout.spark.PreparePlan;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;

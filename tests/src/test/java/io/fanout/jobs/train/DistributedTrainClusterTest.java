@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.cli.CliRun;
-import io.fanout.spark.Hooks;
+import io.fanout.spark.internal.Hooks;
 import io.fanout.train.Checkpoint;
 import java.io.File;
 import java.nio.file.Files;

@@ -1,17 +1,12 @@
-package io.fanout.dist;
-
-import io.fanout.train.BatchStream;
-import io.fanout.train.EpochData;
-import io.fanout.train.HotSet;
-import io.fanout.train.TrainBatch;
+package io.fanout.train;
 
 /**
- * One worker's share of an epoch for data-parallel training with the {@link
- * io.fanout.train.Trainer}: the epoch's batches, in the order {@code inner} yields them, are taken
- * in groups of {@code N} consecutive batches; group {@code t} is global step {@code t}, and worker
- * {@code r} trains on batch {@code t·N + r}. A last group of fewer than {@code N} batches is
- * dropped (every worker must run the same number of steps), so up to {@code N-1} batches of an
- * epoch are skipped; with a shuffled seed order they differ from epoch to epoch.
+ * One worker's share of an epoch for data-parallel training with the {@link Trainer}: the epoch's
+ * batches, in the order {@code inner} yields them, are taken in groups of {@code N} consecutive
+ * batches; group {@code t} is global step {@code t}, and worker {@code r} trains on batch {@code
+ * t·N + r}. A last group of fewer than {@code N} batches is dropped (every worker must run the same
+ * number of steps), so up to {@code N-1} batches of an epoch are skipped; with a shuffled seed
+ * order they differ from epoch to epoch.
  *
  * <p>Since the trainer's loss is the mean over a batch's labeled seeds and the reducer averages
  * over workers, a step's gradient is the mean over the group's {@code N·B} seeds when the batches

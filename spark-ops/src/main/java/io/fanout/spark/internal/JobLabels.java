@@ -1,4 +1,4 @@
-package io.fanout.spark;
+package io.fanout.spark.internal;
 
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -19,9 +19,14 @@ import org.apache.spark.sql.SparkSession;
  * new job.
  */
 public final class JobLabels {
-  static final String GROUP = "spark.jobGroup.id";
-  static final String DESCRIPTION = "spark.job.description";
-  static final String INTERRUPT = "spark.job.interruptOnCancel";
+  /** Spark's thread-local property holding the job group. */
+  public static final String GROUP = "spark.jobGroup.id";
+
+  /** Spark's thread-local property holding the job description. */
+  public static final String DESCRIPTION = "spark.job.description";
+
+  /** Spark's thread-local property: whether cancelling the group interrupts the task threads. */
+  public static final String INTERRUPT = "spark.job.interruptOnCancel";
 
   private JobLabels() {}
 

@@ -1,5 +1,6 @@
-package io.fanout.spark;
+package io.fanout.spark.prepare;
 
+import io.fanout.spark.internal.JsonLine;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,8 +10,8 @@ import java.util.Map;
 /**
  * What {@code prepare} expects to need, before any work: partitions and their expected sizes, disk
  * for the store and for Spark's shuffle files, and the executor memory each stage needs. Built from
- * the inputs' row counts and the options ({@code prepare --dry-run}, {@link PrepareResult#plan()});
- * every figure is an estimate.
+ * the inputs' row counts and the options ({@code prepare --dry-run}, {@link
+ * io.fanout.spark.PrepareResult#plan()}); every figure is an estimate.
  */
 public final class PreparePlan {
   /** One store partition: its expected vertices, edges and bytes on disk. */

@@ -1,4 +1,4 @@
-package io.fanout.spark;
+package io.fanout.spark.internal;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.SparkContext;

@@ -1,4 +1,4 @@
-package io.fanout.spark;
+package io.fanout.spark.internal;
 
 import java.util.List;
 import java.util.function.Supplier;

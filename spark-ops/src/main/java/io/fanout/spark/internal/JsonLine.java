@@ -1,4 +1,4 @@
-package io.fanout.spark;
+package io.fanout.spark.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,11 +1,8 @@
-package io.fanout.dist;
+package io.fanout.train;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.sample.MiniBatch;
-import io.fanout.train.BatchStream;
-import io.fanout.train.EpochData;
-import io.fanout.train.TrainBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntPredicate;

@@ -1,4 +1,4 @@
-package io.fanout.spark;
+package io.fanout.spark.internal;
 
 import io.fanout.conf.FanoutConfigException;
 import org.apache.spark.sql.SparkSession;
