@@ -413,7 +413,7 @@ public final class FeatureCacheBenchmark {
         policy == null
             ? null
             : new RowCache(
-                FeatureFiles.open(store, ModelRuns.CACHE_IO_THREADS, s.directIo()),
+                FeatureFiles.open(store, TrainFeatureCache.IO_THREADS, s.directIo()),
                 policy,
                 bytes,
                 io.fanout.features.PageMemory.HEAP,

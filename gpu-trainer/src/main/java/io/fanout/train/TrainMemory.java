@@ -23,7 +23,7 @@ import java.util.Locale;
  * cannot fit; one under it may still run out.
  */
 final class TrainMemory {
-  private final ModelRuns.TrainSpec spec;
+  private final TrainSpec spec;
   private final int dim;
   private final ShardManifest shards;
   private final long nodesPerBatch;
@@ -43,17 +43,13 @@ final class TrainMemory {
   /**
    * @param retry whether a checkpoint may be continued even without {@code spec.resume()}
    */
-  TrainMemory(ModelRuns.TrainSpec spec, Store store, ShardManifest shards, boolean retry) {
+  TrainMemory(TrainSpec spec, Store store, ShardManifest shards, boolean retry) {
     this(spec, store, shards, retry, true);
   }
 
   /** As above; {@code cacheOnHeap}: whether the feature cache's pages take heap. */
   TrainMemory(
-      ModelRuns.TrainSpec spec,
-      Store store,
-      ShardManifest shards,
-      boolean retry,
-      boolean cacheOnHeap) {
+      TrainSpec spec, Store store, ShardManifest shards, boolean retry, boolean cacheOnHeap) {
     this.cacheOnHeap = cacheOnHeap;
     this.spec = spec;
     this.dim = store.dim();
@@ -71,7 +67,7 @@ final class TrainMemory {
   }
 
   /** The figures of {@code spec}'s run, read again from its manifests (for an error message). */
-  static TrainMemory of(ModelRuns.TrainSpec spec, boolean retry) {
+  static TrainMemory of(TrainSpec spec, boolean retry) {
     StoreManifest m = StoreManifest.read(spec.graph());
     return new TrainMemory(
         spec, Store.f32(m.vertices, m.featureDim), ShardSet.open(spec.shards()).manifest(), retry);

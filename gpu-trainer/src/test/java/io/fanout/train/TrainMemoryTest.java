@@ -32,14 +32,14 @@ class TrainMemoryTest {
     return sm;
   }
 
-  static ModelRuns.TrainSpec spec(int epochs, int threads, int prefetch, boolean resume) {
+  static TrainSpec spec(int epochs, int threads, int prefetch, boolean resume) {
     return spec(epochs, threads, prefetch, resume, null, 0);
   }
 
-  static ModelRuns.TrainSpec spec(
+  static TrainSpec spec(
       int epochs, int threads, int prefetch, boolean resume, String cache, long cacheBytes) {
-    ModelRuns.TrainSpec d = ModelRuns.TrainSpec.defaults(Path.of("g"), Path.of("s"), Path.of("m"));
-    return new ModelRuns.TrainSpec(
+    TrainSpec d = TrainSpec.defaults(Path.of("g"), Path.of("s"), Path.of("m"));
+    return new TrainSpec(
         d.graph(),
         d.shards(),
         d.modelDir(),
@@ -118,8 +118,8 @@ class TrainMemoryTest {
         .isEqualTo(model + 2 * batch + 20 * 50_000);
     // zero-copy: the loaders hold no rows; a cache in pinned (off-heap) pages takes no heap for
     // its rows, only for its bookkeeping
-    ModelRuns.TrainSpec zeroCopy =
-        spec(1, 1, 1, false, "belady", 1L << 30).withFeatureAccess(ModelRuns.TrainSpec.ZERO_COPY);
+    TrainSpec zeroCopy =
+        spec(1, 1, 1, false, "belady", 1L << 30).withFeatureAccess(TrainSpec.ZERO_COPY);
     assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, true).leastBytes(params))
         .isEqualTo(model + slots * 4 * 1433 + belady);
     assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, false).leastBytes(params))

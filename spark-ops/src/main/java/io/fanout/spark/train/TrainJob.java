@@ -7,8 +7,9 @@ import io.fanout.spark.TrainResult;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.Checkpoint;
-import io.fanout.train.ModelRuns;
 import io.fanout.train.TrainCancelledException;
+import io.fanout.train.TrainInputs;
+import io.fanout.train.TrainSpec;
 import java.io.PrintStream;
 import org.apache.spark.SparkThrowable;
 import org.apache.spark.sql.SparkSession;
@@ -31,10 +32,10 @@ public final class TrainJob {
    * @throws FanoutConfigException on bad options
    */
   public static TrainResult run(SparkSession spark, FanoutConf c, PrintStream progress) {
-    ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
+    TrainSpec spec = TrainOptionsDefs.spec(c);
     OutputPaths.check(spec.modelDir(), "--model-dir");
     // Bad input fails here, on the driver, rather than as a task failure Spark logs and retries.
-    ModelRuns.checkInputs(spec);
+    TrainInputs.check(spec);
     refuseExistingCheckpoint(spec);
     int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
     String group = JobLabels.groupFor(spark, "train");
@@ -78,7 +79,7 @@ public final class TrainJob {
   }
 
   /** A model dir that already holds a checkpoint is continued only with {@code resume}. */
-  private static void refuseExistingCheckpoint(ModelRuns.TrainSpec spec) {
+  private static void refuseExistingCheckpoint(TrainSpec spec) {
     if (spec.resume() || !Checkpoint.exists(spec.modelDir())) {
       return;
     }

@@ -8,7 +8,7 @@ import io.fanout.features.RowCache;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Defaults;
 import io.fanout.train.HotReuse;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.TrainSpec;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -134,8 +134,8 @@ public final class TrainOptionsDefs {
               + " store, decoding quantized rows itself: cuda, cpu, cpu-checked; node-id-only"
               + " shards, no"
               + " --feature-cache, --feature-norm none)",
-          ModelRuns.TrainSpec.GATHER,
-          ModelRuns.TrainSpec.ZERO_COPY);
+          TrainSpec.GATHER,
+          TrainSpec.ZERO_COPY);
   public static final OptionDef<Double> REUSE_HOT =
       OptionDef.doubleValue(
           "reuse-hot",
@@ -243,7 +243,7 @@ public final class TrainOptionsDefs {
           DistOptions.VERIFY);
 
   /** The training run the resolved options describe. */
-  public static ModelRuns.TrainSpec spec(FanoutConf c) {
+  public static TrainSpec spec(FanoutConf c) {
     atLeast(c, EPOCHS, 1);
     atLeast(c, HIDDEN, 1);
     atLeast(c, LAYERS, 0);
@@ -269,7 +269,7 @@ public final class TrainOptionsDefs {
     String cache = featureCache(c);
     if (c.get(REUSE_HOT) > 0
         && cache != null
-        && c.get(FEATURE_ACCESS).equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+        && c.get(FEATURE_ACCESS).equals(TrainSpec.ZERO_COPY)) {
       throw new FanoutConfigException(
           "option 'reuse-hot' of train prunes batches whose rows are read by vertex id; it does not"
               + " work with a --feature-cache read in place (--feature-access zero-copy): drop one,"
@@ -283,7 +283,7 @@ public final class TrainOptionsDefs {
               + c.get(MODEL)
               + "; use --reuse-rows outputs");
     }
-    return new ModelRuns.TrainSpec(
+    return new TrainSpec(
             Path.of(c.get(GRAPH)),
             Path.of(c.get(SHARDS)),
             Path.of(c.get(MODEL_DIR)),
