@@ -16,10 +16,10 @@ public final class TrainFeatureCache {
   public static final int IO_THREADS = 4;
 
   /**
-   * A feature cache of {@code spec.featureCacheBytes()} for {@code shards} ({@code policy} null:
-   * none, the memory-mapped store is read). The validation shards get their own cache of policy
-   * {@code none} (no memory): they are read while the next training epoch's loader already holds
-   * the training cache.
+   * A feature cache of {@code spec.features().cacheBytes()} for {@code shards} ({@code policy}
+   * null: none, the memory-mapped store is read). The validation shards get their own cache of
+   * policy {@code none} (no memory): they are read while the next training epoch's loader already
+   * holds the training cache.
    */
   static RowCache open(TrainSpec spec, GraphStore store, ShardSet shards, String policy) {
     return open(spec, store, shards, policy, PageMemory.HEAP);
@@ -32,7 +32,7 @@ public final class TrainFeatureCache {
       return null;
     }
     CachePolicy p = CachePolicy.parse(policy);
-    long bytes = p == CachePolicy.NONE ? 0 : spec.featureCacheBytes();
+    long bytes = p == CachePolicy.NONE ? 0 : spec.features().cacheBytes();
     long rowBytes = store.featureParams() == null ? 0 : store.featureParams().rowBytes();
     if (p != CachePolicy.NONE && bytes < rowBytes) {
       throw new InvalidInputException(
@@ -43,22 +43,22 @@ public final class TrainFeatureCache {
               + " bytes as the store encodes it, "
               + store.manifest().featureEncoding
               + "), got "
-              + spec.featureCacheBytes()
+              + spec.features().cacheBytes()
               + "; give the cache size in bytes, or use --feature-cache none");
     }
     if (shards.featureEncoding() != FeatureEncoding.NONE) {
       throw new InvalidInputException(
-          spec.shards()
+          spec.inputs().shards()
               + " inlines "
               + shards.featureEncoding()
               + " features; --feature-cache reads node-id-only shards (sample without inline"
               + " features), or leave --feature-cache out");
     }
     return new RowCache(
-        FeatureFiles.open(store, IO_THREADS, spec.featureCacheDirect()),
+        FeatureFiles.open(store, IO_THREADS, spec.features().cacheDirect()),
         p,
         bytes,
         pages,
-        spec.featureCacheWindow());
+        spec.features().cacheWindow());
   }
 }

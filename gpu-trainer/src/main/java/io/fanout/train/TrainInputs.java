@@ -103,15 +103,16 @@ public final class TrainInputs {
   /**
    * Checks, from the manifests alone, that {@code spec} can train: the store has features and at
    * least two classes, the shards (and validation shards) were sampled from this store, and the
-   * model's layers match the shards' hops; with {@code spec.verify()} also that the store's files
-   * match their CRC32C (once per process, see {@link GraphStore#verifyChecksumsOnce}). Callers that
-   * start training elsewhere (a Spark task) call it first, so bad input fails where it was given.
+   * model's layers match the shards' hops; with {@code spec.inputs().verify()} also that the
+   * store's files match their CRC32C (once per process, see {@link
+   * GraphStore#verifyChecksumsOnce}). Callers that start training elsewhere (a Spark task) call it
+   * first, so bad input fails where it was given.
    *
    * @throws InvalidInputException naming the store or shards and what was expected
    */
   public static void check(TrainSpec spec) {
-    try (GraphStore store = GraphStore.open(spec.graph(), spec.verify())) {
-      check(spec, store, ShardSet.open(spec.shards()));
+    try (GraphStore store = GraphStore.open(spec.inputs().graph(), spec.inputs().verify())) {
+      check(spec, store, ShardSet.open(spec.inputs().shards()));
     }
   }
 
@@ -120,60 +121,66 @@ public final class TrainInputs {
     StoreManifest m = store.manifest();
     if (m.featureDim <= 0) {
       throw new InvalidInputException(
-          "graph store " + spec.graph() + " has no features (feature_dim 0); training needs them");
+          "graph store "
+              + spec.inputs().graph()
+              + " has no features (feature_dim 0); training needs them");
     }
     boolean link = isLink(shards);
     if (m.classes < 2 && !link) {
       throw new InvalidInputException(
-          "graph store " + spec.graph() + " has " + m.classes + " classes; training needs >= 2");
+          "graph store "
+              + spec.inputs().graph()
+              + " has "
+              + m.classes
+              + " classes; training needs >= 2");
     }
-    if (!link && !ModelConfig.DOT.equals(spec.decoder())) {
+    if (!link && !ModelConfig.DOT.equals(spec.architecture().decoder())) {
       throw new InvalidInputException(
           "--decoder "
-              + spec.decoder()
+              + spec.architecture().decoder()
               + " with node-classification shards ("
-              + spec.shards()
+              + spec.inputs().shards()
               + "): a decoder scores pairs of a link model; sample with --task link or leave"
               + " --decoder out");
     }
-    if (link && spec.valShards() != null) {
+    if (link && spec.inputs().valShards() != null) {
       throw new InvalidInputException(
           "--val-shards with link-prediction shards ("
-              + spec.shards()
+              + spec.inputs().shards()
               + "): link models are validated by evaluate on the store's held-out edges; leave"
               + " --val-shards out");
     }
     checkFeatureAccess(spec, store, shards);
     checkShardsMatch(shards, store);
-    int hops = shardLayers(shards, store, spec.verify());
-    if (spec.layers() > 0 && spec.layers() != hops) {
+    int hops = shardLayers(shards, store, spec.inputs().verify());
+    if (spec.architecture().layers() > 0 && spec.architecture().layers() != hops) {
       throw new InvalidInputException(
           "--layers "
-              + spec.layers()
+              + spec.architecture().layers()
               + " but the shards in "
-              + spec.shards()
+              + spec.inputs().shards()
               + " hold "
               + hops
               + "-hop samples; sample with "
-              + spec.layers()
+              + spec.architecture().layers()
               + " fanouts or pass --layers "
               + hops);
     }
-    if (spec.valShards() != null) {
-      checkShardsMatch(ShardSet.open(spec.valShards()), store);
+    if (spec.inputs().valShards() != null) {
+      checkShardsMatch(ShardSet.open(spec.inputs().valShards()), store);
     }
     return hops;
   }
 
   /**
-   * Checks that {@code spec.featureAccess()} can read this store's features for these shards:
+   * Checks that {@code spec.features().access()} can read this store's features for these shards:
    * zero-copy reads the store's rows in place (f32 as stored, quantized rows decoded by the
    * backend, on a GPU by a kernel from the encoded bytes), or, with a feature cache, from the
    * cache's pages the backend reads in place; so it refuses shards with inline features and a
    * feature norm (rows are read as stored, only decoded).
    */
   static void checkFeatureAccess(TrainSpec spec, GraphStore store, ShardSet shards) {
-    String a = spec.featureAccess();
+    String a = spec.features().access();
     if (TrainSpec.GATHER.equals(a)) {
       return;
     }
@@ -189,16 +196,16 @@ public final class TrainInputs {
     if (shards.featureEncoding() != FeatureEncoding.NONE) {
       throw new InvalidInputException(
           "shards "
-              + spec.shards()
+              + spec.inputs().shards()
               + " inline "
               + shards.featureEncoding()
               + " features; --feature-access zero-copy reads node-id-only shards (sample without"
               + " inline features), or use --feature-access gather");
     }
-    if (!"none".equals(spec.featureNorm())) {
+    if (!"none".equals(spec.architecture().featureNorm())) {
       throw new InvalidInputException(
           "--feature-access zero-copy reads the rows as stored and cannot apply --feature-norm "
-              + spec.featureNorm()
+              + spec.architecture().featureNorm()
               + "; pass --feature-norm none (or normalize the features before prepare)");
     }
   }

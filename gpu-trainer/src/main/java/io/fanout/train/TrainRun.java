@@ -30,7 +30,9 @@ public final class TrainRun {
   /** What a training run did. */
   public record Result(ModelConfig config, List<EpochStats> epochs) {}
 
-  /** Trains (or resumes) a model; checkpoints and metrics land in {@code spec.modelDir()}. */
+  /**
+   * Trains (or resumes) a model; checkpoints and metrics land in {@code spec.output().modelDir()}.
+   */
   public static Result train(TrainSpec spec, PrintStream progress) {
     return train(spec, progress, model -> GradientReducer.LOCAL, false);
   }
@@ -40,8 +42,8 @@ public final class TrainRun {
    * docs/distributed.md}): {@code reducerFor} gives the gradient reducer for the model (called
    * once); with more than one worker this worker trains on its share of every epoch's batches
    * ({@link ShardedEpochData}), only rank 0 validates and writes the model dir, and {@code retry}
-   * resumes from the model dir's checkpoint even without {@code spec.resume()} (a retried barrier
-   * stage).
+   * resumes from the model dir's checkpoint even without {@code spec.output().resume()} (a retried
+   * barrier stage).
    */
   public static Result train(
       TrainSpec spec,
@@ -102,28 +104,30 @@ public final class TrainRun {
       boolean retry,
       BooleanSupplier cancelled,
       Consumer<GnnModel> afterFit) {
-    try (GraphStore store = GraphStore.open(spec.graph(), spec.verify())) {
+    try (GraphStore store = GraphStore.open(spec.inputs().graph(), spec.inputs().verify())) {
       StoreManifest m = store.manifest();
-      ShardSet shards = ShardSet.open(spec.shards());
+      ShardSet shards = ShardSet.open(spec.inputs().shards());
       int hops = TrainInputs.check(spec, store, shards);
       boolean link = TrainInputs.isLink(shards);
       ModelConfig cfg =
           new ModelConfig(
-              spec.model(),
+              spec.architecture().model(),
               m.featureDim,
-              spec.hidden(),
-              link ? spec.hidden() : m.classes, // link: the last layer outputs embeddings
+              spec.architecture().hidden(),
+              link
+                  ? spec.architecture().hidden()
+                  : m.classes, // link: the last layer outputs embeddings
               hops,
-              spec.dropout(),
-              spec.activation(),
-              spec.featureNorm(),
-              link ? spec.decoder() : ModelConfig.DOT);
+              spec.architecture().dropout(),
+              spec.architecture().activation(),
+              spec.architecture().featureNorm(),
+              link ? spec.architecture().decoder() : ModelConfig.DOT);
       try (ModelLease lease =
-          ModelLease.open(cfg, Backends.select(spec.backend(), spec.device()))) {
+          ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();
-        boolean gather = !spec.zeroCopy();
+        boolean gather = !spec.features().zeroCopy();
         PagedFeatureRows pages = null;
-        if (!gather && spec.featureCache() != null) {
+        if (!gather && spec.features().cache() != null) {
           // the cache fills pages the backend reads in place (pinned host memory on a GPU)
           pages = lease.own(lease.backend().pagedFeatureRows(store.featureParams()));
         }
@@ -141,11 +145,11 @@ public final class TrainRun {
                 new Trainer(
                     model,
                     new TrainOptions(
-                        spec.epochs(),
-                        spec.lr(),
-                        spec.weightDecay(),
-                        LrSchedule.parse(spec.schedule()),
-                        spec.seed()),
+                        spec.optimization().epochs(),
+                        spec.optimization().lr(),
+                        spec.optimization().weightDecay(),
+                        LrSchedule.parse(spec.optimization().schedule()),
+                        spec.optimization().seed()),
                     reducer));
         trainer.cancelWhen(cancelled);
         trainer.reuseHot(spec.reuse(), (int) m.vertices, v -> store.csr().degree(v));
@@ -157,13 +161,13 @@ public final class TrainRun {
           trainer.readFeaturesFrom(lease.own(lease.backend().mapFeatureRows(store)));
         }
         ShardSet vs =
-            spec.valShards() != null && reducer.rank() == 0
-                ? ShardSet.open(spec.valShards())
+            spec.inputs().valShards() != null && reducer.rank() == 0
+                ? ShardSet.open(spec.inputs().valShards())
                 : null;
         try (RowCache cache =
-                TrainFeatureCache.open(spec, store, shards, spec.featureCache(), cachePages);
+                TrainFeatureCache.open(spec, store, shards, spec.features().cache(), cachePages);
             RowCache valCache =
-                vs == null || spec.featureCache() == null
+                vs == null || spec.features().cache() == null
                     ? null
                     : TrainFeatureCache.open(spec, store, vs, "none")) {
           EpochData train =
@@ -172,9 +176,9 @@ public final class TrainRun {
                   cache,
                   m.featureDim,
                   cfg.featureNorm(),
-                  spec.loaderThreads(),
-                  spec.prefetch(),
-                  spec.verify(),
+                  spec.loading().loaderThreads(),
+                  spec.loading().prefetch(),
+                  spec.inputs().verify(),
                   gather);
           if (reducer.worldSize() > 1) {
             train = new ShardedEpochData(train, reducer.rank(), reducer.worldSize());
@@ -187,9 +191,9 @@ public final class TrainRun {
                       valCache,
                       m.featureDim,
                       cfg.featureNorm(),
-                      spec.loaderThreads(),
-                      spec.prefetch(),
-                      spec.verify(),
+                      spec.loading().loaderThreads(),
+                      spec.loading().prefetch(),
+                      spec.inputs().verify(),
                       gather || valCache != null);
           Map<String, String> identity = new LinkedHashMap<>();
           identity.put("graph", StoreFingerprints.of(m));
@@ -202,11 +206,11 @@ public final class TrainRun {
               trainer.fit(
                   train,
                   val,
-                  spec.modelDir(),
-                  spec.resume() || retry,
+                  spec.output().modelDir(),
+                  spec.output().resume() || retry,
                   identity,
                   progress,
-                  spec.logEvery());
+                  spec.output().logEvery());
           afterFit.accept(model);
           return new Result(cfg, stats);
         }

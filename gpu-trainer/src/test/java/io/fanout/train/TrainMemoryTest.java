@@ -38,30 +38,12 @@ class TrainMemoryTest {
 
   static TrainSpec spec(
       int epochs, int threads, int prefetch, boolean resume, String cache, long cacheBytes) {
-    TrainSpec d = TrainSpec.defaults(Path.of("g"), Path.of("s"), Path.of("m"));
-    return new TrainSpec(
-        d.graph(),
-        d.shards(),
-        d.modelDir(),
-        d.model(),
-        d.hidden(),
-        d.layers(),
-        d.dropout(),
-        d.activation(),
-        d.featureNorm(),
-        d.lr(),
-        d.weightDecay(),
-        d.schedule(),
-        epochs,
-        d.seed(),
-        resume,
-        d.valShards(),
-        threads,
-        prefetch,
-        d.logEvery(),
-        d.verify(),
-        cache,
-        cacheBytes);
+    return TrainSpec.builder(Path.of("g"), Path.of("s"), Path.of("m"))
+        .optimization(o -> o.withEpochs(epochs))
+        .output(o -> o.withResume(resume))
+        .loading(new TrainSpec.Loading(threads, prefetch))
+        .features(f -> f.withCache(cache, cacheBytes))
+        .build();
   }
 
   @Test
@@ -100,8 +82,9 @@ class TrainMemoryTest {
     assertThat(grown).isGreaterThan(32 * 50_000);
     assertThat(
             new TrainMemory(
-                    spec(1, 1, 1, false, "belady", 1L << 30)
-                        .withFeatureCacheWindow(RowCache.AUTO_WINDOW),
+                    spec(1, 1, 1, false, "belady", 1L << 30).toBuilder()
+                        .features(f -> f.withCacheWindow(RowCache.AUTO_WINDOW))
+                        .build(),
                     STORE,
                     shards(),
                     false)
@@ -119,7 +102,9 @@ class TrainMemoryTest {
     // zero-copy: the loaders hold no rows; a cache in pinned (off-heap) pages takes no heap for
     // its rows, only for its bookkeeping
     TrainSpec zeroCopy =
-        spec(1, 1, 1, false, "belady", 1L << 30).withFeatureAccess(TrainSpec.ZERO_COPY);
+        spec(1, 1, 1, false, "belady", 1L << 30).toBuilder()
+            .features(f -> f.withAccess(TrainSpec.ZERO_COPY))
+            .build();
     assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, true).leastBytes(params))
         .isEqualTo(model + slots * 4 * 1433 + belady);
     assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, false).leastBytes(params))
@@ -210,7 +195,9 @@ class TrainMemoryTest {
 
     OutOfHeapException withReuse =
         new TrainMemory(
-                spec(5, 2, 2, false).withReuse(new HotReuse(0.1, 8, HotReuse.FREQUENCY)),
+                spec(5, 2, 2, false).toBuilder()
+                    .reuse(new HotReuse(0.1, 8, HotReuse.FREQUENCY))
+                    .build(),
                 STORE,
                 shards(),
                 false)

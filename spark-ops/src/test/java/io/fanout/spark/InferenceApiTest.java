@@ -92,31 +92,12 @@ class InferenceApiTest {
                 "1")),
         QUIET);
     Path dir = tmp.resolve("model-" + name);
-    TrainSpec d = TrainSpec.defaults(store, shards, dir);
     TrainRun.train(
-        new TrainSpec(
-            store,
-            shards,
-            dir,
-            d.model(),
-            HIDDEN,
-            0,
-            d.dropout(),
-            d.activation(),
-            d.featureNorm(),
-            0.01f,
-            d.weightDecay(),
-            d.schedule(),
-            epochs,
-            0,
-            false,
-            null,
-            1,
-            2,
-            0,
-            true,
-            null,
-            0),
+        TrainSpec.builder(store, shards, dir)
+            .architecture(a -> a.withHidden(HIDDEN))
+            .optimization(o -> o.withLr(0.01f).withEpochs(epochs))
+            .loading(new TrainSpec.Loading(1, 2))
+            .build(),
         QUIET);
     return dir;
   }

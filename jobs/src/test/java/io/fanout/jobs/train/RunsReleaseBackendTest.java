@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.nn.GnnModel;
+import io.fanout.nn.ModelConfig;
 import io.fanout.tensor.CheckingBackend;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.ModelEvaluation;
@@ -60,30 +61,14 @@ class RunsReleaseBackendTest {
   }
 
   static TrainSpec spec(String name, String access) {
-    return new TrainSpec(
-            store,
-            shards,
-            tmp.resolve(name),
-            "sage",
-            8,
-            0,
-            0.5f,
-            "relu",
-            "none",
-            0.01f,
-            5e-4f,
-            "constant",
-            2,
-            1L,
-            false,
-            shards,
-            1,
-            1,
-            0,
-            true,
-            null,
-            0)
-        .withFeatureAccess(access);
+    return TrainSpec.builder(store, shards, tmp.resolve(name))
+        .inputs(i -> i.withValShards(shards))
+        .architecture(
+            new TrainSpec.Architecture("sage", 8, 0, 0.5f, "relu", "none", ModelConfig.DOT))
+        .optimization(new TrainSpec.Optimization(0.01f, 5e-4f, "constant", 2, 1L))
+        .loading(new TrainSpec.Loading(1, 1))
+        .features(f -> f.withAccess(access))
+        .build();
   }
 
   @Test

@@ -61,31 +61,14 @@ class ZeroCopyTrainingTest {
       String access,
       String norm,
       String cache) {
-    return new TrainSpec(
-            graph,
-            shardDir,
-            tmp.resolve(name),
-            "sage",
-            16,
-            0,
-            0.5f,
-            "relu",
-            norm,
-            0.01f,
-            5e-4f,
-            "constant",
-            2,
-            7L,
-            false,
-            shardDir,
-            2,
-            2,
-            0,
-            true,
-            cache,
-            cache == null ? 0 : 1 << 20)
-        .onBackend(backend)
-        .withFeatureAccess(access);
+    return TrainSpec.builder(graph, shardDir, tmp.resolve(name))
+        .inputs(i -> i.withValShards(shardDir))
+        .architecture(
+            new TrainSpec.Architecture("sage", 16, 0, 0.5f, "relu", norm, ModelConfig.DOT))
+        .optimization(new TrainSpec.Optimization(0.01f, 5e-4f, "constant", 2, 7L))
+        .features(f -> f.withAccess(access).withCache(cache, cache == null ? 0 : 1 << 20))
+        .device(d -> d.withBackend(backend))
+        .build();
   }
 
   static byte[] train(String name, String backend, String access) throws Exception {

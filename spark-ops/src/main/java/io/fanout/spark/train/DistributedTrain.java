@@ -70,11 +70,11 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
 
   public static Outcome run(
       SparkSession spark, PrintStream err, FanoutConf c, TrainSpec spec, int workers) {
-    ShardManifest shards = ShardSet.open(spec.shards()).manifest();
+    ShardManifest shards = ShardSet.open(spec.inputs().shards()).manifest();
     if (shards.batchesPerEpoch < workers) {
       throw new InvalidInputException(
           "shards in "
-              + spec.shards()
+              + spec.inputs().shards()
               + " hold "
               + shards.batchesPerEpoch
               + " batch(es) per epoch, fewer than the "
@@ -130,7 +130,10 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
   public Outcome run(WorkerContext w) {
     FanoutConf c = FanoutConf.of("train", TrainOptionsDefs.TRAIN, options);
     TrainSpec base = TrainOptionsDefs.spec(c);
-    TrainSpec spec = base.onDevice(GpuAssignment.forCurrentTask(base.backend()));
+    TrainSpec spec =
+        base.toBuilder()
+            .device(d -> d.withOrdinal(GpuAssignment.forCurrentTask(d.backend())))
+            .build();
     boolean verify = c.get(DistOptions.VERIFY);
     VerifyingReducer[] verifier = new VerifyingReducer[1];
     TrainRun.Result r =
@@ -147,7 +150,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
                   ? reducer
                   : Hooks.instantiate(
                           Hooks.REDUCER_DECORATOR, reducerDecorator, ReducerDecorator.class)
-                      .decorate(reducer, spec.modelDir());
+                      .decorate(reducer, spec.output().modelDir());
             },
             w.stageAttempt() > 0,
             w::cancelled,

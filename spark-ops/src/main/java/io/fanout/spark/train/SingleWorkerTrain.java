@@ -44,7 +44,7 @@ final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Att
 
   static DistributedTrain.Outcome run(
       SparkSession spark, PrintStream progress, FanoutConf c, TrainSpec spec) {
-    boolean before = Checkpoint.exists(spec.modelDir());
+    boolean before = Checkpoint.exists(spec.output().modelDir());
     SingleWorkerTrain task =
         new SingleWorkerTrain(
             DistributedTrain.shippedOptions(c), DriverStreams.register(progress), before);
@@ -68,7 +68,10 @@ final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Att
     try {
       TrainSpec base =
           TrainOptionsDefs.spec(FanoutConf.of("train", TrainOptionsDefs.TRAIN, options));
-      TrainSpec spec = base.onDevice(GpuAssignment.forCurrentTask(base.backend()));
+      TrainSpec spec =
+          base.toBuilder()
+              .device(d -> d.withOrdinal(GpuAssignment.forCurrentTask(d.backend())))
+              .build();
       TrainRun.Result r =
           TrainRun.train(
               spec,

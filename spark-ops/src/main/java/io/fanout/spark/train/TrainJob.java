@@ -33,7 +33,7 @@ public final class TrainJob {
    */
   public static TrainResult run(SparkSession spark, FanoutConf c, PrintStream progress) {
     TrainSpec spec = TrainOptionsDefs.spec(c);
-    OutputPaths.check(spec.modelDir(), "--model-dir");
+    OutputPaths.check(spec.output().modelDir(), "--model-dir");
     // Bad input fails here, on the driver, rather than as a task failure Spark logs and retries.
     TrainInputs.check(spec);
     refuseExistingCheckpoint(spec);
@@ -58,7 +58,7 @@ public final class TrainJob {
             "train cancelled (job group "
                 + group
                 + "); "
-                + spec.modelDir()
+                + spec.output().modelDir()
                 + " keeps the checkpoint of the last complete epoch, if any: train again with"
                 + " resume to continue",
             e);
@@ -67,7 +67,7 @@ public final class TrainJob {
     }
     return new TrainResult(
         spark,
-        spec.modelDir(),
+        spec.output().modelDir(),
         o.model(),
         o.layers(),
         o.epochsRun(),
@@ -80,13 +80,13 @@ public final class TrainJob {
 
   /** A model dir that already holds a checkpoint is continued only with {@code resume}. */
   private static void refuseExistingCheckpoint(TrainSpec spec) {
-    if (spec.resume() || !Checkpoint.exists(spec.modelDir())) {
+    if (spec.output().resume() || !Checkpoint.exists(spec.output().modelDir())) {
       return;
     }
-    Checkpoint ck = Checkpoint.read(spec.modelDir());
+    Checkpoint ck = Checkpoint.read(spec.output().modelDir());
     throw new InvalidInputException(
         "model dir "
-            + spec.modelDir()
+            + spec.output().modelDir()
             + " already holds a checkpoint ("
             + ck.epochs()
             + " epochs of a "

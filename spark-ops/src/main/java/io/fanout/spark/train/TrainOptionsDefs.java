@@ -284,34 +284,35 @@ public final class TrainOptionsDefs {
               + "; use --reuse-rows outputs");
     }
     return new TrainSpec(
+        new TrainSpec.Inputs(
             Path.of(c.get(GRAPH)),
             Path.of(c.get(SHARDS)),
-            Path.of(c.get(MODEL_DIR)),
+            val.isBlank() ? null : Path.of(val),
+            c.get(SharedOptions.VERIFY)),
+        new TrainSpec.Output(Path.of(c.get(MODEL_DIR)), c.get(RESUME), c.get(LOG_EVERY)),
+        new TrainSpec.Architecture(
             c.get(MODEL),
             c.get(HIDDEN),
             c.get(LAYERS),
             c.get(DROPOUT).floatValue(),
             c.get(ACTIVATION),
             c.get(FEATURE_NORM),
+            c.get(DECODER)),
+        new TrainSpec.Optimization(
             c.get(LR).floatValue(),
             c.get(WEIGHT_DECAY).floatValue(),
             c.get(SCHEDULE),
             c.get(EPOCHS),
-            c.get(SEED),
-            c.get(RESUME),
-            val.isBlank() ? null : Path.of(val),
-            c.get(LOADER_THREADS),
-            c.get(PREFETCH),
-            c.get(LOG_EVERY),
-            c.get(SharedOptions.VERIFY),
+            c.get(SEED)),
+        new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
+        new TrainSpec.FeatureSource(
+            c.get(FEATURE_ACCESS),
             cache,
-            c.get(FEATURE_CACHE_BYTES))
-        .onBackend(c.get(BACKEND))
-        .withFeatureAccess(c.get(FEATURE_ACCESS))
-        .withReuse(reuse)
-        .withDecoder(c.get(DECODER))
-        .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO))
-        .withFeatureCacheWindow(featureCacheWindow(c, cache));
+            c.get(FEATURE_CACHE_BYTES),
+            c.get(FEATURE_CACHE_IO).equals(DIRECT_IO),
+            featureCacheWindow(c, cache)),
+        reuse,
+        new TrainSpec.Device(c.get(BACKEND), -1));
   }
 
   /**
