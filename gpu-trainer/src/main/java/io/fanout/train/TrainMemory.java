@@ -1,7 +1,7 @@
 package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
-import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.StoreManifest;
 import java.util.Locale;
@@ -19,8 +19,8 @@ import java.util.Locale;
  * --feature-cache-bytes}) where its pages are on the heap (not the pinned pages of a GPU), and the
  * cache's own bookkeeping wherever its pages are: per slot, per batch row and, for {@code belady},
  * per access of the longest planned window of mean batches ({@link PlanWindow#maxAccesses}, {@link
- * RowCache#heapBesideRows}). Activations and everything else come on top: a run over the bound
- * cannot fit; one under it may still run out.
+ * RowCacheSizing#heapBesideRows}). Activations and everything else come on top: a run over the
+ * bound cannot fit; one under it may still run out.
  */
 final class TrainMemory {
   private final TrainSpec spec;
@@ -93,9 +93,9 @@ final class TrainMemory {
       return 0;
     }
     CachePolicy p = CachePolicy.parse(spec.features().cache());
-    long slots = RowCache.capacityRows(p, spec.features().cacheBytes(), rowBytes, vertices);
+    long slots = RowCacheSizing.capacityRows(p, spec.features().cacheBytes(), rowBytes, vertices);
     return (cacheOnHeap ? slots * rowBytes : 0)
-        + RowCache.heapBesideRows(
+        + RowCacheSizing.heapBesideRows(
             p,
             slots,
             rowBytes,

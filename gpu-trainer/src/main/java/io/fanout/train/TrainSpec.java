@@ -2,6 +2,7 @@ package io.fanout.train;
 
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.nn.ModelConfig;
 import io.fanout.tensor.Backends;
 import java.nio.file.Path;
@@ -207,14 +208,14 @@ public record TrainSpec(
    * @param cacheDirect with {@code cache}: read the rows with {@code O_DIRECT}, bypassing the
    *     kernel's page cache (see {@link FeatureFiles})
    * @param cacheWindow with {@code cache belady}: the batches planned at a time, or {@link
-   *     RowCache#AUTO_WINDOW} (see {@link PlanWindow})
+   *     RowCacheSizing#AUTO_WINDOW} (see {@link PlanWindow})
    */
   public record FeatureSource(
       String access, String cache, long cacheBytes, boolean cacheDirect, int cacheWindow) {
     /** Gathered on the host from the memory-mapped store, no cache. */
     public static FeatureSource defaults() {
       return new FeatureSource(
-          Defaults.FEATURE_ACCESS, null, 0, false, RowCache.DEFAULT_WINDOW_BATCHES);
+          Defaults.FEATURE_ACCESS, null, 0, false, RowCacheSizing.DEFAULT_WINDOW_BATCHES);
     }
 
     /** Whether the backend reads the feature rows itself ({@link #ZERO_COPY}). */
@@ -278,7 +279,7 @@ public record TrainSpec(
    *       Optimization#defaults});
    *   <li>loading: 2 loader threads, prefetch 2 ({@link Loading#defaults});
    *   <li>features: {@link Defaults#FEATURE_ACCESS}, no feature cache, page-cache reads, window
-   *       {@link RowCache#DEFAULT_WINDOW_BATCHES} ({@link FeatureSource#defaults});
+   *       {@link RowCacheSizing#DEFAULT_WINDOW_BATCHES} ({@link FeatureSource#defaults});
    *   <li>reuse: {@link HotReuse#OFF};
    *   <li>device: backend {@code auto}, default device ({@link Device#defaults}).
    * </ul>

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.features.CachePolicy;
-import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.shard.ShardManifest;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -70,7 +70,7 @@ class TrainMemoryTest {
     // rows, only one gather's arrays
     long slots = (1L << 30) / (4 * 1433);
     long belady =
-        RowCache.heapBesideRows(
+        RowCacheSizing.heapBesideRows(
             CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, 32 * 50_000);
     assertThat(
             new TrainMemory(spec(1, 1, 1, false, "belady", 1L << 30), STORE, shards(), false)
@@ -83,7 +83,7 @@ class TrainMemoryTest {
     assertThat(
             new TrainMemory(
                     spec(1, 1, 1, false, "belady", 1L << 30).toBuilder()
-                        .features(f -> f.withCacheWindow(RowCache.AUTO_WINDOW))
+                        .features(f -> f.withCacheWindow(RowCacheSizing.AUTO_WINDOW))
                         .build(),
                     STORE,
                     shards(),
@@ -93,7 +93,7 @@ class TrainMemoryTest {
             model
                 + 2 * batch
                 + slots * 4 * 1433
-                + RowCache.heapBesideRows(
+                + RowCacheSizing.heapBesideRows(
                     CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, grown));
     assertThat(
             new TrainMemory(spec(1, 1, 1, false, "none", 1L << 30), STORE, shards(), false)
@@ -115,21 +115,21 @@ class TrainMemoryTest {
   void theCachesBookkeepingIsPerSlotPerBatchRowAndForBeladyPerPlannedAccess() {
     // 28 bytes a slot, a slot map of 16 bytes a slot (its array of 4 bytes a vertex would be larger
     // than the 400-byte rows), 20 bytes a batch row
-    assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 400, 1_000_000, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.LRU, 1000, 400, 1_000_000, 100, 3200))
         .isEqualTo(44 * 1000 + 20 * 100);
-    assertThat(RowCache.heapBesideRows(CachePolicy.NONE, 1000, 400, 1_000_000, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.NONE, 1000, 400, 1_000_000, 100, 3200))
         .isEqualTo(20 * 100);
     // the slot index by vertex where it is no larger than the rows
-    assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 4000, 1_000_000, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.LRU, 1000, 4000, 1_000_000, 100, 3200))
         .isEqualTo(28 * 1000 + 4 * 1_000_000 + 20 * 100);
     // no more slots than vertices
-    assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 4, 10, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.LRU, 1000, 4, 10, 100, 3200))
         .isEqualTo(28 * 10 + 4 * 10 + 20 * 100);
     // belady: 16 bytes a planned access, and a next-use map (16 bytes an access) while it is
     // smaller than an array of the vertices (4 bytes a vertex)
-    assertThat(RowCache.heapBesideRows(CachePolicy.BELADY, 1000, 400, 1_000_000, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.BELADY, 1000, 400, 1_000_000, 100, 3200))
         .isEqualTo(44 * 1000 + 20 * 100 + 16 * 3200 + 16 * 3200);
-    assertThat(RowCache.heapBesideRows(CachePolicy.BELADY, 1000, 400, 12_800, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.BELADY, 1000, 400, 12_800, 100, 3200))
         .isEqualTo(28 * 1000 + 4 * 12_800 + 20 * 100 + 16 * 3200 + 4 * 12_800);
   }
 

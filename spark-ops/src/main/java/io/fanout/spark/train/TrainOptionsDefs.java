@@ -5,6 +5,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Defaults;
 import io.fanout.train.HotReuse;
@@ -110,9 +111,9 @@ public final class TrainOptionsDefs {
   public static final OptionDef<String> FEATURE_CACHE_WINDOW =
       OptionDef.string(
           "feature-cache-window",
-          Integer.toString(RowCache.DEFAULT_WINDOW_BATCHES),
+          Integer.toString(RowCacheSizing.DEFAULT_WINDOW_BATCHES),
           "batches --feature-cache belady plans ahead at a time (a superbatch), 1-"
-              + RowCache.MAX_WINDOW_BATCHES
+              + RowCacheSizing.MAX_WINDOW_BATCHES
               + "; auto: at least 32, growing with the cache to 16 cache sizes of rows (small"
               + " batches plan closer to the optimum, for up to the cache's bytes of heap)");
   public static final OptionDef<String> BACKEND =
@@ -316,13 +317,13 @@ public final class TrainOptionsDefs {
   }
 
   /**
-   * The {@code --feature-cache-window} batches, or {@link RowCache#AUTO_WINDOW}; refused where it
+   * The {@code --feature-cache-window} batches, or {@link RowCacheSizing#AUTO_WINDOW}; refused where it
    * is set and no {@code belady} cache plans.
    */
   static int featureCacheWindow(FanoutConf c, String cache) {
     int batches;
     try {
-      batches = RowCache.parseWindowBatches(c.get(FEATURE_CACHE_WINDOW));
+      batches = RowCacheSizing.parseWindowBatches(c.get(FEATURE_CACHE_WINDOW));
     } catch (IllegalArgumentException e) {
       throw new FanoutConfigException(
           "option 'feature-cache-window' of train has value "
@@ -330,7 +331,7 @@ public final class TrainOptionsDefs {
               + "; "
               + e.getMessage());
     }
-    if (batches != RowCache.DEFAULT_WINDOW_BATCHES && !"belady".equals(cache)) {
+    if (batches != RowCacheSizing.DEFAULT_WINDOW_BATCHES && !"belady".equals(cache)) {
       throw new FanoutConfigException(
           "option 'feature-cache-window' of train is "
               + c.raw(FEATURE_CACHE_WINDOW)
