@@ -5,7 +5,7 @@ import io.fanout.nn.GnnModel;
 import io.fanout.store.InvalidInputException;
 
 /** Per-vertex outputs of a model over a store: full-neighbor or sampled. */
-public final class VertexOutputs {
+final class VertexOutputs {
   private VertexOutputs() {}
 
   /**

@@ -2,7 +2,7 @@ package io.fanout.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fanout.train.Trainer;
+import io.fanout.train.ModelDirFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -141,7 +141,7 @@ public final class TrainResult {
    * is null.
    */
   public Dataset<Row> metrics() {
-    Path file = modelDir.resolve(Trainer.METRICS);
+    Path file = modelDir.resolve(ModelDirFiles.METRICS);
     List<String> lines;
     try {
       lines = Files.readAllLines(file, StandardCharsets.UTF_8);

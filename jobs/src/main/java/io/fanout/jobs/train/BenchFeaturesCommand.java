@@ -4,7 +4,6 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
-import io.fanout.features.RowCache;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.spark.prepare.QuantizeOptions;
 import io.fanout.spark.train.TrainOptionsDefs;

@@ -4,7 +4,6 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
-import io.fanout.features.RowCache;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Defaults;
@@ -317,8 +316,8 @@ public final class TrainOptionsDefs {
   }
 
   /**
-   * The {@code --feature-cache-window} batches, or {@link RowCacheSizing#AUTO_WINDOW}; refused where it
-   * is set and no {@code belady} cache plans.
+   * The {@code --feature-cache-window} batches, or {@link RowCacheSizing#AUTO_WINDOW}; refused
+   * where it is set and no {@code belady} cache plans.
    */
   static int featureCacheWindow(FanoutConf c, String cache) {
     int batches;
