@@ -198,10 +198,10 @@ public record TrainSpec(
   /**
    * Where the input feature rows come from.
    *
-   * @param access {@link #GATHER} (the loader gathers each batch's feature rows on the host, which
-   *     are then uploaded) or {@link #ZERO_COPY} (only the node ids go up and the backend reads the
-   *     rows from the memory-mapped store itself, decoding quantized rows; node-id-only shards, no
-   *     feature cache, feature norm none)
+   * @param access {@link TrainSpec#GATHER} (the loader gathers each batch's feature rows on the
+   *     host, which are then uploaded) or {@link TrainSpec#ZERO_COPY} (only the node ids go up and
+   *     the backend reads the rows from the memory-mapped store itself, decoding quantized rows;
+   *     node-id-only shards, no feature cache, feature norm none)
    * @param cache null: features come from the memory-mapped store; else the policy ({@code belady},
    *     {@code lru}, {@code none}) of a {@link RowCache} of {@code cacheBytes} that is then the
    *     only feature source (see {@code docs/features.md})
@@ -218,7 +218,7 @@ public record TrainSpec(
           Defaults.FEATURE_ACCESS, null, 0, false, RowCacheSizing.DEFAULT_WINDOW_BATCHES);
     }
 
-    /** Whether the backend reads the feature rows itself ({@link #ZERO_COPY}). */
+    /** Whether the backend reads the feature rows itself ({@link TrainSpec#ZERO_COPY}). */
     public boolean zeroCopy() {
       return ZERO_COPY.equals(access);
     }
