@@ -19,7 +19,7 @@ public final class Defaults {
    * host and they are uploaded) or {@code zero-copy} (the backend reads them from the mapped
    * store).
    */
-  public static final String FEATURE_ACCESS = ModelRuns.TrainSpec.GATHER;
+  public static final String FEATURE_ACCESS = TrainSpec.GATHER;
 
   public static final double LR = 0.005;
   public static final double WEIGHT_DECAY = 5e-4;

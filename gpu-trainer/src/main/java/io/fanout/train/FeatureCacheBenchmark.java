@@ -5,6 +5,7 @@ import io.fanout.features.CapacityBound;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.OfflineMin;
 import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.graph.NeighborSkew;
@@ -82,7 +83,7 @@ public final class FeatureCacheBenchmark {
    * @param skew the generated graph's in-neighbor skew ({@link BenchGraph#generate(int, long, int,
    *     boolean, double)})
    * @param fractions cache sizes as fractions of the feature bytes (encoded, as on disk)
-   * @param window batches {@code belady} plans at a time, or {@link RowCache#AUTO_WINDOW}
+   * @param window batches {@code belady} plans at a time, or {@link RowCacheSizing#AUTO_WINDOW}
    * @param encoding the store's feature encoding, one of {@link #ENCODINGS}
    * @param directIo read the feature files with {@code O_DIRECT}
    * @param runs which of {@link #RUNS} to make
@@ -206,7 +207,7 @@ public final class FeatureCacheBenchmark {
       out.put("fanouts", java.util.Arrays.toString(s.fanouts()));
       out.put("batch_size", s.batchSize());
       out.put("hidden", s.hidden());
-      out.put("window", s.window() == RowCache.AUTO_WINDOW ? "auto" : s.window());
+      out.put("window", s.window() == RowCacheSizing.AUTO_WINDOW ? "auto" : s.window());
       if (!temporary) {
         out.put("workdir", dir.toString());
         out.put("reused", reused);
@@ -363,7 +364,8 @@ public final class FeatureCacheBenchmark {
       long bytes = Math.round(f * featureBytes);
       String pct = pct(f);
       out.put("cache_" + pct + "_bytes", bytes);
-      int capacity = (int) RowCache.capacityRows(CachePolicy.BELADY, bytes, (int) rowBytes, n);
+      int capacity =
+          (int) RowCacheSizing.capacityRows(CachePolicy.BELADY, bytes, (int) rowBytes, n);
       long optimum = OfflineMin.misses(access, access.length, n, capacity);
       out.put("offline_min_" + pct + "_rows_read", optimum);
       long bound = CapacityBound.rowsRead(access, acc.counts(), acc.batches(), n, capacity);
@@ -413,7 +415,7 @@ public final class FeatureCacheBenchmark {
         policy == null
             ? null
             : new RowCache(
-                FeatureFiles.open(store, ModelRuns.CACHE_IO_THREADS, s.directIo()),
+                FeatureFiles.open(store, TrainFeatureCache.IO_THREADS, s.directIo()),
                 policy,
                 bytes,
                 io.fanout.features.PageMemory.HEAP,

@@ -2,14 +2,15 @@ package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
 import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 
 /**
  * How many upcoming batches a {@link RowCache} plans over (the Belady window, Ginex's superbatch),
  * and how many of them it serves before planning again.
  *
  * <p>A cache's {@link RowCache#windowBatches()} fixes the window at that many batches ({@code train
- * --feature-cache-window N}, 32 by default). With {@link RowCache#AUTO_WINDOW} ({@code auto}) a
- * {@link CachePolicy#BELADY} window is at least {@link #MIN_BATCHES} batches and grows past that
+ * --feature-cache-window N}, 32 by default). With {@link RowCacheSizing#AUTO_WINDOW} ({@code auto})
+ * a {@link CachePolicy#BELADY} window is at least {@link #MIN_BATCHES} batches and grows past that
  * while it holds fewer than {@link #CAPACITIES} times the rows the cache holds and fewer accesses
  * than the cache's bytes over {@link #BYTES_PER_ACCESS}, up to {@link #MAX_BATCHES} batches. A row
  * whose next use lies past the window looks unused to the planner, so a window short against the
@@ -49,11 +50,11 @@ final class PlanWindow {
 
   /**
    * The window of a cache of {@code policy} holding {@code capacityRows} rows of {@code rowBytes}
-   * each, of {@code windowBatches} batches or {@link RowCache#AUTO_WINDOW}.
+   * each, of {@code windowBatches} batches or {@link RowCacheSizing#AUTO_WINDOW}.
    */
   PlanWindow(CachePolicy policy, long capacityRows, int rowBytes, int windowBatches) {
     long c = Math.max(0, capacityRows);
-    boolean auto = windowBatches == RowCache.AUTO_WINDOW;
+    boolean auto = windowBatches == RowCacheSizing.AUTO_WINDOW;
     this.minBatches = auto ? MIN_BATCHES : windowBatches;
     this.maxBatches = auto ? MAX_BATCHES : windowBatches;
     this.targetRows =

@@ -70,8 +70,7 @@ public final class TrainBenchmark {
       double featureCacheFraction,
       int featureCacheIoThreads) {
     public Settings {
-      if (!featureAccess.equals(ModelRuns.TrainSpec.GATHER)
-          && !featureAccess.equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+      if (!featureAccess.equals(TrainSpec.GATHER) && !featureAccess.equals(TrainSpec.ZERO_COPY)) {
         throw new io.fanout.store.InvalidInputException(
             "--feature-access must be gather or zero-copy, got '" + featureAccess + "'");
       }
@@ -83,7 +82,7 @@ public final class TrainBenchmark {
         throw new io.fanout.store.InvalidInputException(
             "--feature-cache-io-threads must be at least 1, got " + featureCacheIoThreads);
       }
-      if (featureCacheFraction > 0 && !featureAccess.equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+      if (featureCacheFraction > 0 && !featureAccess.equals(TrainSpec.ZERO_COPY)) {
         throw new io.fanout.store.InvalidInputException(
             "--feature-cache-fraction measures the cache read in place; it needs --feature-access"
                 + " zero-copy");
@@ -120,11 +119,11 @@ public final class TrainBenchmark {
           verifyRounds,
           featureAccess,
           0,
-          ModelRuns.CACHE_IO_THREADS);
+          TrainFeatureCache.IO_THREADS);
     }
 
     boolean zeroCopy() {
-      return featureAccess.equals(ModelRuns.TrainSpec.ZERO_COPY);
+      return featureAccess.equals(TrainSpec.ZERO_COPY);
     }
   }
 

@@ -64,7 +64,7 @@ public final class TrainBenchmarkMain {
               0,
               o.getOrDefault("feature-access", Defaults.FEATURE_ACCESS),
               Double.parseDouble(o.getOrDefault("feature-cache-fraction", "0")),
-              integer(o, "feature-cache-io-threads", ModelRuns.CACHE_IO_THREADS));
+              integer(o, "feature-cache-io-threads", TrainFeatureCache.IO_THREADS));
       if (o.containsKey("loader-only")) {
         System.out.println(
             BenchJson.line(

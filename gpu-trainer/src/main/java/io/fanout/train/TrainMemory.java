@@ -1,7 +1,7 @@
 package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
-import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.StoreManifest;
 import java.util.Locale;
@@ -19,11 +19,11 @@ import java.util.Locale;
  * --feature-cache-bytes}) where its pages are on the heap (not the pinned pages of a GPU), and the
  * cache's own bookkeeping wherever its pages are: per slot, per batch row and, for {@code belady},
  * per access of the longest planned window of mean batches ({@link PlanWindow#maxAccesses}, {@link
- * RowCache#heapBesideRows}). Activations and everything else come on top: a run over the bound
- * cannot fit; one under it may still run out.
+ * RowCacheSizing#heapBesideRows}). Activations and everything else come on top: a run over the
+ * bound cannot fit; one under it may still run out.
  */
 final class TrainMemory {
-  private final ModelRuns.TrainSpec spec;
+  private final TrainSpec spec;
   private final int dim;
   private final ShardManifest shards;
   private final long nodesPerBatch;
@@ -41,19 +41,15 @@ final class TrainMemory {
   }
 
   /**
-   * @param retry whether a checkpoint may be continued even without {@code spec.resume()}
+   * @param retry whether a checkpoint may be continued even without {@code spec.output().resume()}
    */
-  TrainMemory(ModelRuns.TrainSpec spec, Store store, ShardManifest shards, boolean retry) {
+  TrainMemory(TrainSpec spec, Store store, ShardManifest shards, boolean retry) {
     this(spec, store, shards, retry, true);
   }
 
   /** As above; {@code cacheOnHeap}: whether the feature cache's pages take heap. */
   TrainMemory(
-      ModelRuns.TrainSpec spec,
-      Store store,
-      ShardManifest shards,
-      boolean retry,
-      boolean cacheOnHeap) {
+      TrainSpec spec, Store store, ShardManifest shards, boolean retry, boolean cacheOnHeap) {
     this.cacheOnHeap = cacheOnHeap;
     this.spec = spec;
     this.dim = store.dim();
@@ -62,24 +58,29 @@ final class TrainMemory {
     this.shards = shards;
     long batches = Math.max(1, shards.totals.batches);
     this.nodesPerBatch = (shards.totals.nodes + batches - 1) / batches;
-    long threads = Math.max(1, Math.min(spec.loaderThreads(), shards.partsPerEpoch));
+    long threads = Math.max(1, Math.min(spec.loading().loaderThreads(), shards.partsPerEpoch));
     long perLoader =
-        Math.min(threads * (Math.max(1, spec.prefetch()) + 1), Math.max(1, shards.batchesPerEpoch));
+        Math.min(
+            threads * (Math.max(1, spec.loading().prefetch()) + 1),
+            Math.max(1, shards.batchesPerEpoch));
     // A resumed run may have one epoch left, and so one loader.
-    boolean twoEpochs = spec.epochs() > 1 && !spec.resume() && !retry;
+    boolean twoEpochs = spec.optimization().epochs() > 1 && !spec.output().resume() && !retry;
     this.readyBatches = perLoader * (twoEpochs ? 2 : 1);
   }
 
   /** The figures of {@code spec}'s run, read again from its manifests (for an error message). */
-  static TrainMemory of(ModelRuns.TrainSpec spec, boolean retry) {
-    StoreManifest m = StoreManifest.read(spec.graph());
+  static TrainMemory of(TrainSpec spec, boolean retry) {
+    StoreManifest m = StoreManifest.read(spec.inputs().graph());
     return new TrainMemory(
-        spec, Store.f32(m.vertices, m.featureDim), ShardSet.open(spec.shards()).manifest(), retry);
+        spec,
+        Store.f32(m.vertices, m.featureDim),
+        ShardSet.open(spec.inputs().shards()).manifest(),
+        retry);
   }
 
   /** Bytes the run holds at once at the least; see the class comment. */
   long leastBytes(int numParams) {
-    long ready = spec.zeroCopy() ? 0 : readyBatches * nodesPerBatch * dim;
+    long ready = spec.features().zeroCopy() ? 0 : readyBatches * nodesPerBatch * dim;
     return 4L * (4L * numParams + ready) + cacheBytes();
   }
 
@@ -88,19 +89,19 @@ final class TrainMemory {
    * the heap, and its bookkeeping; 0 without a cache.
    */
   private long cacheBytes() {
-    if (spec.featureCache() == null) {
+    if (spec.features().cache() == null) {
       return 0;
     }
-    CachePolicy p = CachePolicy.parse(spec.featureCache());
-    long slots = RowCache.capacityRows(p, spec.featureCacheBytes(), rowBytes, vertices);
+    CachePolicy p = CachePolicy.parse(spec.features().cache());
+    long slots = RowCacheSizing.capacityRows(p, spec.features().cacheBytes(), rowBytes, vertices);
     return (cacheOnHeap ? slots * rowBytes : 0)
-        + RowCache.heapBesideRows(
+        + RowCacheSizing.heapBesideRows(
             p,
             slots,
             rowBytes,
             vertices,
             nodesPerBatch,
-            new PlanWindow(p, slots, rowBytes, spec.featureCacheWindow())
+            new PlanWindow(p, slots, rowBytes, spec.features().cacheWindow())
                 .maxAccesses(nodesPerBatch));
   }
 
@@ -133,7 +134,7 @@ final class TrainMemory {
                 : ", plus "
                     + size(cacheBytes())
                     + " for the feature cache (--feature-cache-bytes "
-                    + spec.featureCacheBytes()
+                    + spec.features().cacheBytes()
                     + " and its bookkeeping)",
             advice(Math.max(need + need / 2, maxHeap + 1))),
         null);
@@ -150,8 +151,8 @@ final class TrainMemory {
             nodesPerBatch,
             dim,
             batches(),
-            spec.model(),
-            spec.hidden(),
+            spec.architecture().model(),
+            spec.architecture().hidden(),
             reuseHeld(),
             advice(2 * maxHeap)),
         oom);
@@ -171,7 +172,7 @@ final class TrainMemory {
       return "";
     }
     long hot = Math.round(r.fraction() * vertices);
-    long cachedRow = r.reusesInputs() ? 2L * dim : spec.hidden();
+    long cachedRow = r.reusesInputs() ? 2L * dim : spec.architecture().hidden();
     long bytes = hot * (4L * dim + 2L * 4L * cachedRow);
     return String.format(
         Locale.ROOT,
@@ -204,7 +205,7 @@ final class TrainMemory {
         + " seeds, fanouts "
         + f
         + ", in the shards at "
-        + spec.shards();
+        + spec.inputs().shards();
   }
 
   private String advice(long heap) {

@@ -13,21 +13,14 @@ import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.HostFloats;
-import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -37,16 +30,15 @@ import java.util.function.BooleanSupplier;
  * GradientReducer#allReduceMean} over the model's whole flat gradient array (exactly once per
  * step), then the Adam update. Every replica therefore applies identical updates. {@link
  * #trainEpoch} runs the steps of one epoch's stream; {@link #fit} adds checkpoints, resume and
- * metrics; {@link #evaluate} measures accuracy on a stream without touching the parameters.
+ * metrics (written by {@link ModelDirFiles}, checked against the run by {@link RunIdentity});
+ * {@link Evaluation#accuracy(GnnModel, BatchStream)} measures accuracy on a stream without touching
+ * the parameters. Reuse of hot embeddings runs behind a {@link StepHook} ({@link HotReuseHook}).
  *
  * <p>Determinism: parameters are initialized from {@code seed}; dropout masks are a pure function
  * of (seed, epoch, batch index from the shard, layer, position); all reductions run in a fixed
  * order. The same seed, batches and thread count give bit-identical parameters.
  */
 public final class Trainer implements AutoCloseable {
-  /** Metrics file in the model directory: one JSON object per epoch. */
-  public static final String METRICS = "metrics.jsonl";
-
   private final GnnModel model;
   private final TrainOptions opts;
   private final GradientReducer reducer;
@@ -60,20 +52,8 @@ public final class Trainer implements AutoCloseable {
   private float[] hostDEmb;
   private double bestVal = -1;
   private BooleanSupplier cancelled = () -> false;
-  private HotReuse reuse = HotReuse.OFF;
-  private int reuseVertices;
-  private java.util.function.IntToLongFunction inDegree;
-  private HotSet hotSet;
-  private HotRefresh refresh;
-  private final HotPruner pruner = new HotPruner();
+  private HotReuseHook hotReuse; // null: no reuse
   private final ReusedRows reused = new ReusedRows();
-  private float[] compacted; // features of a batch pruned here (not by its loader)
-  private long bottomRows;
-  private long bottomEdges;
-  private long bottomSources;
-  private long rowsAvoided;
-  private long edgesAvoided;
-  private long sourcesAvoided;
 
   public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
     this.model = model;
@@ -113,12 +93,7 @@ public final class Trainer implements AutoCloseable {
    */
   public Trainer reuseHot(
       HotReuse reuse, int numVertices, java.util.function.IntToLongFunction inDegree) {
-    this.reuse = Objects.requireNonNull(reuse, "reuse");
-    this.reuseVertices = numVertices;
-    this.inDegree = inDegree;
-    if (reuse.hotBy().equals(HotReuse.IN_DEGREE) && inDegree == null) {
-      throw new IllegalArgumentException("hot-by in-degree needs the graph's in-degrees");
-    }
+    this.hotReuse = new HotReuseHook(model, reuse, numVertices, inDegree, opts.seed());
     return this;
   }
 
@@ -128,54 +103,17 @@ public final class Trainer implements AutoCloseable {
    * it first.
    */
   public void prepareReuse(EpochData data) {
-    if (!reuse.enabled() || hotSet != null) {
-      return;
-    }
-    hotSet = HotSet.build(data, reuse, reuseVertices, inDegree, this::readRows);
-    if (hotSet.size() > 0) {
-      refresh = new HotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
-      if (refresh.inputs()) {
-        model.allowSparseInput(false);
-      }
-    }
+    hook().beforeFit(data, featureRows);
   }
 
-  /**
-   * The input rows of {@code ids[0 .. n)} read through the feature rows on the backend, for a hot
-   * set whose batches come without features; a chunk at a time, so the backend holds little at
-   * once.
-   */
-  private void readRows(int[] ids, int n, float[] out) {
-    if (featureRows == null) {
-      throw new IllegalStateException(
-          "batches came without features and no feature rows were given");
-    }
-    int dim = featureRows.dim();
-    int chunk = Math.max(1, Math.min(n, (16 << 20) / Math.max(1, dim)));
-    IntTensor idT = null;
-    FloatTensor rowT = null;
-    try {
-      idT = be.allocInt(chunk);
-      rowT = be.allocFloat(chunk * dim);
-      for (int from = 0; from < n; from += chunk) {
-        int rows = Math.min(chunk, n - from);
-        be.upload(ids, from, idT, 0, rows);
-        featureRows.gather(idT, 0, rows, rowT, 0);
-        be.download(rowT, 0, out, from * dim, rows * dim);
-      }
-    } finally {
-      TensorBufs.free(be, rowT);
-      TensorBufs.free(be, idT);
-    }
+  /** The step hook of this trainer's reuse, or {@link StepHook#NONE}. */
+  private StepHook hook() {
+    return hotReuse == null ? StepHook.NONE : hotReuse;
   }
 
   /** Stops the refresh worker and drops the hot set; {@link #fit} does it when it returns. */
   public void endReuse() {
-    if (refresh != null) {
-      refresh.close();
-      refresh = null;
-    }
-    hotSet = null;
+    hook().afterFit();
   }
 
   /**
@@ -185,12 +123,12 @@ public final class Trainer implements AutoCloseable {
    * then pruned by the trainer, after the gather, into the same blocks and features.
    */
   public BatchStream open(EpochData data, int epoch) {
-    return refresh == null ? data.open(epoch) : data.open(epoch, null, hotSet);
+    return hook().open(data, epoch);
   }
 
   /** The hot set in use, or null without reuse (or before {@link #prepareReuse}). */
   public HotSet hotSet() {
-    return hotSet;
+    return hotReuse == null ? null : hotReuse.hotSet();
   }
 
   /**
@@ -199,38 +137,12 @@ public final class Trainer implements AutoCloseable {
    * counts the hot rows it prunes, not the edges and rows it never sampled.
    */
   public Map<String, Object> reuseStats() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    if (refresh == null) {
-      return m;
-    }
-    m.put("hot_vertices", hotSet.size());
-    m.put("bottom_rows", bottomRows);
-    m.put("bottom_edges", bottomEdges);
-    m.put("feature_rows", bottomSources);
-    m.put("bottom_rows_avoided", rowsAvoided);
-    m.put("bottom_edges_avoided", edgesAvoided);
-    m.put("feature_rows_avoided", sourcesAvoided);
-    m.put("bottom_rows_avoided_fraction", ratio(rowsAvoided, bottomRows));
-    m.put("bottom_edges_avoided_fraction", ratio(edgesAvoided, bottomEdges));
-    m.put("feature_rows_avoided_fraction", ratio(sourcesAvoided, bottomSources));
-    m.put("reuse_refresh", refresh.inline() ? HotReuse.INLINE : HotReuse.OVERLAPPED);
-    m.put("reuse_backward", reuse.backward());
-    m.put("reuse_rows", reuse.rows());
-    m.put("staleness_steps", refresh.staleness());
-    m.put("refreshes", refresh.refreshes());
-    m.put("refresh_seconds", refresh.refreshSeconds());
-    m.put("refresh_wait_seconds", refresh.waitSeconds());
-    m.put("max_embedding_age_steps", refresh.maxAge());
-    return m;
-  }
-
-  private static double ratio(long a, long b) {
-    return b == 0 ? 0 : a / (double) b;
+    return hotReuse == null ? new LinkedHashMap<>() : hotReuse.stats();
   }
 
   /** The oldest reused embedding any step has read, in steps (-1: none). */
   int maxReusedAge() {
-    return refresh == null ? -1 : refresh.maxAge();
+    return hotReuse == null ? -1 : hotReuse.maxAge();
   }
 
   public GnnModel model() {
@@ -273,57 +185,27 @@ public final class Trainer implements AutoCloseable {
    * the batch's labeled seeds, backward, gradient all-reduce, Adam update.
    */
   public StepStats step(TrainBatch b, int epoch, float lr) {
-    return step(b, epoch, lr, null);
+    return step(b, epoch, lr, StepHook.NONE);
   }
 
   /**
-   * As {@link #step(TrainBatch, int, float)}, reusing the hot rows' layer-0 embeddings from {@code
-   * hot} (indexed by the {@link HotSet}'s slots; null: none): layer 0 runs on the batch's bottom
-   * block pruned for them (by its loader, or here), and they pass no gradient but through the
-   * refresh's deferred backward when it has one.
+   * As {@link #step(TrainBatch, int, float)}, with {@code hook} uploading the batch (null from it:
+   * as it comes) and told when the backward is done.
    */
-  private StepStats step(TrainBatch b, int epoch, float lr, FloatTensor hot) {
+  private StepStats step(TrainBatch b, int epoch, float lr, StepHook hook) {
     MiniBatch mb = b.batch();
     checkBatch(mb, b.dim());
     int rows = mb.numSeeds();
     int classes = model.config().classes();
     int[] labels = mb.labels();
-    BatchTensors t;
     reused.clear();
-    if (b.prunedFor != null && b.pruner.active() && (hot == null || b.prunedFor != hotSet)) {
+    if (b.prunedFor != null && b.pruner.active() && b.prunedFor != hook.stepHotSet()) {
       throw new IllegalStateException(
           "batch " + mb.batch() + " was pruned for a hot set this step does not reuse");
     }
-    if (hot != null && b.slots() != null) {
-      throw new IllegalStateException(
-          "batch "
-              + mb.batch()
-              + " reads its rows from a feature cache's slots, which hot-embedding reuse does not"
-              + " prune");
-    }
-    if (hot != null && (b.features() != null || featureRows != null)) {
-      HotPruner p = prunedBy(b);
-      if (!p.active()) {
-        t = upload(model, featureRows, b, labels, rows);
-      } else if (b.features() == null) {
-        // zero-copy: the backend reads the rows of the pruned block's sources only
-        p.describe(reused, hot);
-        t = model.upload(p.blocks(), p.keptNodes(), featureRows, labels, rows);
-      } else {
-        p.describe(reused, hot);
-        float[] x = b.features();
-        if (p == pruner) { // pruned here, after the gather: keep the pruned block's rows
-          compacted = pruner.compact(x, b.dim(), compacted);
-          x = compacted;
-        }
-        t = model.upload(p.blocks(), x, labels, rows);
-      }
-    } else {
+    BatchTensors t = hook.upload(b, featureRows, labels, rows, reused);
+    if (t == null) {
       t = upload(model, featureRows, b, labels, rows);
-    }
-    if (hot != null) {
-      reused.inputs(refresh.inputs());
-      reused.gradientSink(refresh.gradientSink());
     }
     FloatTensor logits = model.forward(t, true, batchKey(opts.seed(), epoch, mb.batch()), reused);
     if (mb.pairs() != null) {
@@ -338,7 +220,7 @@ public final class Trainer implements AutoCloseable {
       dLogits = TensorBufs.ensure(be, dLogits, (long) n);
       be.upload(hostDEmb, 0, dLogits, 0, n);
       model.backward(dLogits);
-      addDeferred(hot);
+      hook.afterBackward();
       exchangeGradients();
       adam.update(model.paramTensor(), model.gradTensor(), lr);
       return s;
@@ -357,39 +239,10 @@ public final class Trainer implements AutoCloseable {
     int correct = be.countCorrect(probs, rows, classes, t.labels());
     model.zeroGrad();
     model.backward(dLogits);
-    addDeferred(hot);
+    hook.afterBackward();
     exchangeGradients();
     adam.update(model.paramTensor(), model.gradTensor(), lr);
     return new StepStats(loss, labeled, correct);
-  }
-
-  /** With a deferred backward, this step's share of layer 0's gradient from reused rows. */
-  private void addDeferred(FloatTensor hot) {
-    if (hot != null) {
-      refresh.addDeferredGradient(model.gradTensor());
-    }
-  }
-
-  /**
-   * The pruner that pruned {@code b} for the hot set in use: its loader's, or this trainer's after
-   * pruning it here; its counts are added to the reuse stats.
-   */
-  private HotPruner prunedBy(TrainBatch b) {
-    HotPruner p = b.prunedFor != null && b.prunedFor == hotSet ? b.pruner : pruner;
-    if (p == pruner) {
-      pruner.prune(b.batch(), hotSet.slotOf());
-    }
-    count(p);
-    return p;
-  }
-
-  private void count(HotPruner p) {
-    bottomRows += p.bottomRows;
-    bottomEdges += p.bottomEdges;
-    bottomSources += p.bottomSources;
-    rowsAvoided += p.rowsAvoided;
-    edgesAvoided += p.edgesAvoided;
-    sourcesAvoided += p.sourcesAvoided;
   }
 
   private static float[] ensureHost(float[] a, int n) {
@@ -400,7 +253,7 @@ public final class Trainer implements AutoCloseable {
    * The batch on the backend: its features from the host array, or, when it comes without (a loader
    * that does not gather), the ids of its nodes with the rows read by {@code featureRows}.
    */
-  private static BatchTensors upload(
+  static BatchTensors upload(
       GnnModel model, FeatureRows featureRows, TrainBatch b, int[] labels, int rows) {
     MiniBatch mb = b.batch();
     if (b.features() != null) {
@@ -472,16 +325,6 @@ public final class Trainer implements AutoCloseable {
     }
   }
 
-  static int argmax(float[] a, int off, int n) {
-    int best = 0;
-    for (int c = 1; c < n; c++) {
-      if (a[off + c] > a[off + best]) {
-        best = c;
-      }
-    }
-    return best;
-  }
-
   /**
    * Trains one epoch over {@code stream}. Prints progress to {@code progress} (may be null) every
    * {@code logEvery} batches.
@@ -509,8 +352,9 @@ public final class Trainer implements AutoCloseable {
         throw new TrainCancelledException(
             "training cancelled in epoch " + epoch + " after " + steps + " batch(es)");
       }
-      FloatTensor hot = refresh == null ? null : refresh.beforeStep(adam.step(), model);
-      StepStats s = step(b, epoch, lr, hot);
+      StepHook hook = hook();
+      hook.beforeStep(adam.step(), model);
+      StepStats s = step(b, epoch, lr, hook);
       stream.recycle(b);
       loss += s.lossSum();
       labeled += s.labeled();
@@ -545,45 +389,6 @@ public final class Trainer implements AutoCloseable {
   }
 
   /**
-   * Accuracy and loss of {@code model} over the labeled seeds of {@code stream}, without dropout.
-   */
-  public static Accuracy evaluate(GnnModel model, BatchStream stream) {
-    return evaluate(model, stream, null);
-  }
-
-  /**
-   * As {@link #evaluate(GnnModel, BatchStream)}; batches without features read theirs from {@code
-   * featureRows} (see {@link #readFeaturesFrom}).
-   */
-  public static Accuracy evaluate(GnnModel model, BatchStream stream, FeatureRows featureRows) {
-    Backend be = model.backend();
-    int classes = model.config().classes();
-    FloatTensor probs = null;
-    long correct = 0;
-    long total = 0;
-    double loss = 0;
-    try {
-      TrainBatch b;
-      while ((b = stream.next()) != null) {
-        MiniBatch mb = b.batch();
-        int rows = mb.numSeeds();
-        BatchTensors t = upload(model, featureRows, b, mb.labels(), rows);
-        FloatTensor logits = model.forward(t, false, 0L);
-        probs = TensorBufs.ensure(be, probs, (long) rows * classes);
-        loss += be.softmaxCrossEntropy(logits, rows, classes, t.labels(), probs, null, 1f);
-        correct += be.countCorrect(probs, rows, classes, t.labels());
-        for (int l : mb.labels()) {
-          total += l >= 0 ? 1 : 0;
-        }
-        stream.recycle(b);
-      }
-    } finally {
-      TensorBufs.free(be, probs);
-    }
-    return new Accuracy(correct, total, loss);
-  }
-
-  /**
    * Trains up to {@link TrainOptions#epochs()} with a checkpoint after every epoch.
    *
    * <p>With validation data, the epoch of best validation accuracy is also saved as {@link
@@ -591,7 +396,7 @@ public final class Trainer implements AutoCloseable {
    *
    * <p>An existing checkpoint in {@code modelDir} is continued when {@code resume} is true (after
    * checking that its model, options and {@code identity} equal this run's) and refused otherwise.
-   * Rank 0 writes the checkpoint and appends a line per epoch to {@link #METRICS}.
+   * Rank 0 writes the checkpoint and appends a line per epoch to {@link ModelDirFiles#METRICS}.
    *
    * @param identity what ties the run to its inputs, e.g. the graph store fingerprint
    * @param val validation batches per epoch, or null
@@ -635,57 +440,34 @@ public final class Trainer implements AutoCloseable {
       boolean resume,
       Map<String, String> identity,
       TrainProgress progress) {
-    Map<String, String> meta = new TreeMap<>();
-    model.config().toMap().forEach((k, v) -> meta.put("model." + k, v));
-    opts.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
-    // Extending a run to more epochs is allowed; everything else must match.
-    meta.remove("identity.train.epochs");
-    if (reuse.enabled()) { // absent without reuse, so existing checkpoints keep their identity
-      reuse.toMap().forEach((k, v) -> meta.put("identity.train." + k, v));
-      // auto's schedule depends on the backend and the rows; the checkpoint records what it was
-      meta.put(
-          "identity.train.reuse_refresh",
-          reuse.inlineOn(be) ? HotReuse.INLINE : HotReuse.OVERLAPPED);
-    }
-    identity.forEach((k, v) -> meta.put("identity." + k, v));
+    Map<String, String> meta = RunIdentity.of(model.config(), opts, hook(), identity);
     int start = 0;
-    if (Checkpoint.exists(modelDir)) {
-      Checkpoint ck = Checkpoint.read(modelDir);
-      if (!resume) {
-        throw new InvalidInputException(
-            "model dir "
-                + modelDir
-                + " already holds a checkpoint ("
-                + ck.epochs()
-                + " epochs of a "
-                + ck.meta().get("model.kind")
-                + " model); pass --resume to continue it or choose another --model-dir");
-      }
-      checkSameRun(modelDir, ck.meta(), meta);
+    Checkpoint ck = ModelDirFiles.toContinue(modelDir, resume);
+    if (ck != null) {
+      RunIdentity.checkSameRun(modelDir, ck.meta(), meta);
       model.loadParams(ck.params());
       adam.load(ck.firstMoment(), ck.secondMoment(), ck.step());
       start = ck.epochs();
-      String best = ck.meta().get("state.best_val_accuracy");
-      bestVal = best == null ? -1 : Double.parseDouble(best);
+      bestVal = ModelDirFiles.bestVal(ck);
     } else {
       model.init(opts.seed());
       bestVal = -1;
     }
     if (reducer.rank() == 0) {
-      keepMetricsBefore(modelDir, start);
+      ModelDirFiles.keepMetricsBefore(modelDir, start);
     }
     if (start < opts.epochs()) {
       prepareReuse(train);
     }
     progress.started(start, opts.epochs());
     List<EpochStats> out = new ArrayList<>();
-    Opened next = start < opts.epochs() ? Opened.of(this, train, start) : null;
+    OpenedEpoch next = start < opts.epochs() ? OpenedEpoch.of(this, train, start) : null;
     try {
       for (int e = start; e < opts.epochs(); e++) {
         float lr = opts.schedule().lr(opts.lr(), e, opts.epochs());
-        Opened cur = next;
+        OpenedEpoch cur = next;
         // The next epoch's loader starts reading now, so epoch boundaries do not stall the steps.
-        next = e + 1 < opts.epochs() ? Opened.of(this, train, e + 1) : null;
+        next = e + 1 < opts.epochs() ? OpenedEpoch.of(this, train, e + 1) : null;
         EpochStats s;
         int batches = train.batches(e);
         progress.epochStarted(e, opts.epochs(), batches);
@@ -702,30 +484,6 @@ public final class Trainer implements AutoCloseable {
     return out;
   }
 
-  /** An epoch's stream opened ahead of time, or the error opening it raised (rethrown on use). */
-  private record Opened(BatchStream stream, RuntimeException error) {
-    static Opened of(Trainer trainer, EpochData data, int epoch) {
-      try {
-        return new Opened(trainer.open(data, epoch), null);
-      } catch (RuntimeException e) {
-        return new Opened(null, e);
-      }
-    }
-
-    BatchStream get() {
-      if (error != null) {
-        throw error;
-      }
-      return stream;
-    }
-
-    void close() {
-      if (stream != null) {
-        stream.close();
-      }
-    }
-  }
-
   private void epochDone(
       int e,
       EpochStats s,
@@ -737,149 +495,18 @@ public final class Trainer implements AutoCloseable {
     Accuracy va = null;
     if (val != null) {
       try (BatchStream vs = val.open(e)) {
-        va = evaluate(model, vs, featureRows);
+        va = Evaluation.accuracy(model, vs, featureRows);
       }
     }
     out.add(s);
     if (reducer.rank() == 0) {
-      appendMetrics(modelDir, s, va);
+      ModelDirFiles.appendMetrics(modelDir, s, va);
       if (va != null && va.value() > bestVal) {
         bestVal = va.value();
-        Checkpoint.write(
-            modelDir,
-            Checkpoint.BEST,
-            meta,
-            e + 1,
-            adam.step(),
-            model.params(),
-            adam.firstMoment(),
-            adam.secondMoment());
+        ModelDirFiles.writeBest(modelDir, meta, e + 1, model, adam);
       }
-      Map<String, String> state = new TreeMap<>(meta);
-      if (bestVal >= 0) {
-        state.put("state.best_val_accuracy", Double.toString(bestVal));
-      }
-      Checkpoint.write(
-          modelDir,
-          state,
-          e + 1,
-          adam.step(),
-          model.params(),
-          adam.firstMoment(),
-          adam.secondMoment());
+      ModelDirFiles.writeLast(modelDir, meta, bestVal, e + 1, model, adam);
     }
     progress.epochEnded(s, opts.epochs(), va);
-  }
-
-  private static void checkSameRun(Path dir, Map<String, String> found, Map<String, String> want) {
-    for (String k : HotReuse.identityKeys()) {
-      // Reuse is only in the identity when on: a run with it on is not a run with it off.
-      String key = "identity.train." + k;
-      if (found.containsKey(key) && !want.containsKey(key)) {
-        throw new InvalidInputException(
-            "the checkpoint in "
-                + dir
-                + " belongs to another run: it was trained with "
-                + key
-                + " = '"
-                + found.get(key)
-                + "' but this run does not; use another --model-dir or the same options");
-      }
-    }
-    List<Map.Entry<String, String>> entries = new ArrayList<>(want.entrySet());
-    // The model's architecture first: the most telling difference.
-    entries.sort(
-        (a, b) ->
-            Boolean.compare(!a.getKey().startsWith("model."), !b.getKey().startsWith("model.")));
-    for (Map.Entry<String, String> w : entries) {
-      String f = found.get(w.getKey());
-      if (f == null && w.getKey().equals("identity.train.reuse_refresh")) {
-        throw new InvalidInputException(
-            "the checkpoint in "
-                + dir
-                + " does not record which refresh schedule its reuse ran (a checkpoint trained"
-                + " with --reuse-refresh auto before Fanout recorded it), so it cannot be told"
-                + " apart from a run whose schedule is '"
-                + w.getValue()
-                + "'; use another --model-dir or train it again");
-      }
-      if (!w.getValue().equals(f)) {
-        throw new InvalidInputException(
-            "the checkpoint in "
-                + dir
-                + " belongs to another run: its "
-                + w.getKey()
-                + " is '"
-                + f
-                + "' but this run has '"
-                + w.getValue()
-                + "'; use another --model-dir or the same options");
-      }
-    }
-  }
-
-  private static void keepMetricsBefore(Path dir, int epoch) {
-    Path f = dir.resolve(METRICS);
-    try {
-      if (!Files.exists(f)) {
-        return;
-      }
-      List<String> keep = new ArrayList<>();
-      for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
-        int at = line.indexOf("\"epoch\":");
-        if (at >= 0) {
-          int end = line.indexOf(',', at);
-          int e = Integer.parseInt(line.substring(at + 8, end).trim());
-          if (e < epoch) {
-            keep.add(line);
-          }
-        }
-      }
-      Path tmp = dir.resolve(METRICS + ".tmp");
-      Files.write(tmp, keep, StandardCharsets.UTF_8);
-      io.fanout.store.AtomicFiles.replace(tmp, f);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot rewrite " + f, e);
-    }
-  }
-
-  private static void appendMetrics(Path dir, EpochStats s, Accuracy va) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("epoch", s.epoch());
-    m.put("loss", s.loss());
-    m.put("train_accuracy", s.accuracy());
-    if (va != null) {
-      m.put("val_accuracy", va.value());
-      m.put("val_loss", va.meanLoss());
-    }
-    m.put("lr", s.lr());
-    m.put("batches", s.batches());
-    m.put("seeds", s.seeds());
-    m.put("epoch_seconds", s.seconds());
-    m.put("data_wait_seconds", s.waitSeconds());
-    m.put("data_wait_fraction", s.waitFraction());
-    m.put("seeds_per_second", s.seeds() / Math.max(1e-9, s.seconds()));
-    StringBuilder sb = new StringBuilder("{");
-    for (Map.Entry<String, Object> e : m.entrySet()) {
-      if (sb.length() > 1) {
-        sb.append(',');
-      }
-      sb.append('"').append(e.getKey()).append("\":");
-      Object v = e.getValue();
-      sb.append(v instanceof Double d ? String.format(Locale.ROOT, "%.6g", d) : v.toString());
-    }
-    sb.append("}\n");
-    try {
-      // Created with the first epoch's line, not before: a run that fails earlier leaves no folder.
-      Files.createDirectories(dir);
-      Files.writeString(
-          dir.resolve(METRICS),
-          sb,
-          StandardCharsets.UTF_8,
-          java.nio.file.StandardOpenOption.CREATE,
-          java.nio.file.StandardOpenOption.APPEND);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot append to " + dir.resolve(METRICS), e);
-    }
   }
 }

@@ -155,8 +155,8 @@ class RowCacheTest {
   @Test
   void aShortWindowPlannedThroughTheMapIsTheOptimumToo() {
     int n = 3000;
-    assertThat(RowCache.indexesByVertex(n, 64 * 200)).isTrue();
-    assertThat(RowCache.indexesByVertex(n, 64 * 3)).isFalse();
+    assertThat(RowCacheSizing.indexesByVertex(n, 64 * 200)).isTrue();
+    assertThat(RowCacheSizing.indexesByVertex(n, 64 * 3)).isFalse();
     try (GraphStore g = store(n, 2, new int[] {1000, 2000})) {
       for (long seed = 1; seed <= 10; seed++) {
         // rows drawn from a few hundred, so that a short window reuses some

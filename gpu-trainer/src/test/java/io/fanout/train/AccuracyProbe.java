@@ -75,7 +75,7 @@ class AccuracyProbe {
             d.csr, d.vertices, d.features, test, f20, 1024, 99, false, cfg.featureNorm(), 2);
     double sampled;
     try (BatchStream s = ts.open(0)) {
-      sampled = Trainer.evaluate(m, s).value();
+      sampled = Evaluation.accuracy(m, s).value();
     }
     return new double[] {full, sampled, valAcc};
   }

@@ -80,7 +80,7 @@ class CoraAccuracyTest {
             2);
     double sampled;
     try (BatchStream s = test.open(0)) {
-      sampled = Trainer.evaluate(model, s).value();
+      sampled = Evaluation.accuracy(model, s).value();
     }
     assertThat(Math.abs(sampled - full)).isLessThanOrEqualTo(0.01);
   }

@@ -7,6 +7,7 @@ import io.fanout.features.FeatureFiles;
 import io.fanout.features.OfflineMin;
 import io.fanout.features.PageMemory;
 import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.StoreFixtures;
 import io.fanout.sample.MiniBatch;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PlanWindowTest {
   @TempDir Path tmp;
 
-  private static final int AUTO = RowCache.AUTO_WINDOW;
+  private static final int AUTO = RowCacheSizing.AUTO_WINDOW;
 
   @Test
   void aFixedWindowPlansItsBatches() {
@@ -76,13 +77,13 @@ class PlanWindowTest {
     int[] windows = new int[2];
     long[] misses = new long[2];
     for (int i = 0; i < 2; i++) {
-      int window = i == 0 ? AUTO : RowCache.DEFAULT_WINDOW_BATCHES;
+      int window = i == 0 ? AUTO : RowCacheSizing.DEFAULT_WINDOW_BATCHES;
       RowCache c = serveThroughCache(window);
       windows[i] = c.longestPlanBatches();
       misses[i] = c.misses();
     }
     assertThat(windows[0]).isGreaterThan(PlanWindow.MIN_BATCHES);
-    assertThat(windows[1]).isEqualTo(RowCache.DEFAULT_WINDOW_BATCHES);
+    assertThat(windows[1]).isEqualTo(RowCacheSizing.DEFAULT_WINDOW_BATCHES);
     assertThat(misses[0]).isLessThan(misses[1]);
   }
 

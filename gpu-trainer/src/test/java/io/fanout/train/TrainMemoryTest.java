@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.features.CachePolicy;
-import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.shard.ShardManifest;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -32,36 +32,18 @@ class TrainMemoryTest {
     return sm;
   }
 
-  static ModelRuns.TrainSpec spec(int epochs, int threads, int prefetch, boolean resume) {
+  static TrainSpec spec(int epochs, int threads, int prefetch, boolean resume) {
     return spec(epochs, threads, prefetch, resume, null, 0);
   }
 
-  static ModelRuns.TrainSpec spec(
+  static TrainSpec spec(
       int epochs, int threads, int prefetch, boolean resume, String cache, long cacheBytes) {
-    ModelRuns.TrainSpec d = ModelRuns.TrainSpec.defaults(Path.of("g"), Path.of("s"), Path.of("m"));
-    return new ModelRuns.TrainSpec(
-        d.graph(),
-        d.shards(),
-        d.modelDir(),
-        d.model(),
-        d.hidden(),
-        d.layers(),
-        d.dropout(),
-        d.activation(),
-        d.featureNorm(),
-        d.lr(),
-        d.weightDecay(),
-        d.schedule(),
-        epochs,
-        d.seed(),
-        resume,
-        d.valShards(),
-        threads,
-        prefetch,
-        d.logEvery(),
-        d.verify(),
-        cache,
-        cacheBytes);
+    return TrainSpec.builder(Path.of("g"), Path.of("s"), Path.of("m"))
+        .optimization(o -> o.withEpochs(epochs))
+        .output(o -> o.withResume(resume))
+        .loading(new TrainSpec.Loading(threads, prefetch))
+        .features(f -> f.withCache(cache, cacheBytes))
+        .build();
   }
 
   @Test
@@ -88,7 +70,7 @@ class TrainMemoryTest {
     // rows, only one gather's arrays
     long slots = (1L << 30) / (4 * 1433);
     long belady =
-        RowCache.heapBesideRows(
+        RowCacheSizing.heapBesideRows(
             CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, 32 * 50_000);
     assertThat(
             new TrainMemory(spec(1, 1, 1, false, "belady", 1L << 30), STORE, shards(), false)
@@ -100,8 +82,9 @@ class TrainMemoryTest {
     assertThat(grown).isGreaterThan(32 * 50_000);
     assertThat(
             new TrainMemory(
-                    spec(1, 1, 1, false, "belady", 1L << 30)
-                        .withFeatureCacheWindow(RowCache.AUTO_WINDOW),
+                    spec(1, 1, 1, false, "belady", 1L << 30).toBuilder()
+                        .features(f -> f.withCacheWindow(RowCacheSizing.AUTO_WINDOW))
+                        .build(),
                     STORE,
                     shards(),
                     false)
@@ -110,7 +93,7 @@ class TrainMemoryTest {
             model
                 + 2 * batch
                 + slots * 4 * 1433
-                + RowCache.heapBesideRows(
+                + RowCacheSizing.heapBesideRows(
                     CachePolicy.BELADY, slots, 4 * 1433, 10_000_000, 50_000, grown));
     assertThat(
             new TrainMemory(spec(1, 1, 1, false, "none", 1L << 30), STORE, shards(), false)
@@ -118,8 +101,10 @@ class TrainMemoryTest {
         .isEqualTo(model + 2 * batch + 20 * 50_000);
     // zero-copy: the loaders hold no rows; a cache in pinned (off-heap) pages takes no heap for
     // its rows, only for its bookkeeping
-    ModelRuns.TrainSpec zeroCopy =
-        spec(1, 1, 1, false, "belady", 1L << 30).withFeatureAccess(ModelRuns.TrainSpec.ZERO_COPY);
+    TrainSpec zeroCopy =
+        spec(1, 1, 1, false, "belady", 1L << 30).toBuilder()
+            .features(f -> f.withAccess(TrainSpec.ZERO_COPY))
+            .build();
     assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, true).leastBytes(params))
         .isEqualTo(model + slots * 4 * 1433 + belady);
     assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, false).leastBytes(params))
@@ -130,21 +115,21 @@ class TrainMemoryTest {
   void theCachesBookkeepingIsPerSlotPerBatchRowAndForBeladyPerPlannedAccess() {
     // 28 bytes a slot, a slot map of 16 bytes a slot (its array of 4 bytes a vertex would be larger
     // than the 400-byte rows), 20 bytes a batch row
-    assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 400, 1_000_000, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.LRU, 1000, 400, 1_000_000, 100, 3200))
         .isEqualTo(44 * 1000 + 20 * 100);
-    assertThat(RowCache.heapBesideRows(CachePolicy.NONE, 1000, 400, 1_000_000, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.NONE, 1000, 400, 1_000_000, 100, 3200))
         .isEqualTo(20 * 100);
     // the slot index by vertex where it is no larger than the rows
-    assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 4000, 1_000_000, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.LRU, 1000, 4000, 1_000_000, 100, 3200))
         .isEqualTo(28 * 1000 + 4 * 1_000_000 + 20 * 100);
     // no more slots than vertices
-    assertThat(RowCache.heapBesideRows(CachePolicy.LRU, 1000, 4, 10, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.LRU, 1000, 4, 10, 100, 3200))
         .isEqualTo(28 * 10 + 4 * 10 + 20 * 100);
     // belady: 16 bytes a planned access, and a next-use map (16 bytes an access) while it is
     // smaller than an array of the vertices (4 bytes a vertex)
-    assertThat(RowCache.heapBesideRows(CachePolicy.BELADY, 1000, 400, 1_000_000, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.BELADY, 1000, 400, 1_000_000, 100, 3200))
         .isEqualTo(44 * 1000 + 20 * 100 + 16 * 3200 + 16 * 3200);
-    assertThat(RowCache.heapBesideRows(CachePolicy.BELADY, 1000, 400, 12_800, 100, 3200))
+    assertThat(RowCacheSizing.heapBesideRows(CachePolicy.BELADY, 1000, 400, 12_800, 100, 3200))
         .isEqualTo(28 * 1000 + 4 * 12_800 + 20 * 100 + 16 * 3200 + 4 * 12_800);
   }
 
@@ -210,7 +195,9 @@ class TrainMemoryTest {
 
     OutOfHeapException withReuse =
         new TrainMemory(
-                spec(5, 2, 2, false).withReuse(new HotReuse(0.1, 8, HotReuse.FREQUENCY)),
+                spec(5, 2, 2, false).toBuilder()
+                    .reuse(new HotReuse(0.1, 8, HotReuse.FREQUENCY))
+                    .build(),
                 STORE,
                 shards(),
                 false)

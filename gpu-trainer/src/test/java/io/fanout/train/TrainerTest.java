@@ -111,7 +111,7 @@ class TrainerTest {
           }
         });
     assertThat(afterEpoch).hasSize(8);
-    List<String> lines = Files.readAllLines(dir.resolve(Trainer.METRICS));
+    List<String> lines = Files.readAllLines(dir.resolve(ModelDirFiles.METRICS));
     assertThat(lines).hasSize(8);
     int best = 0;
     double bestAccuracy = -1;
@@ -165,9 +165,9 @@ class TrainerTest {
     assertThat(Checkpoint.read(dir).epochs()).isEqualTo(2);
     try (var files = Files.list(dir)) {
       assertThat(files.map(f -> f.getFileName().toString()))
-          .containsExactlyInAnyOrder(Checkpoint.FILE, Trainer.METRICS);
+          .containsExactlyInAnyOrder(Checkpoint.FILE, ModelDirFiles.METRICS);
     }
-    assertThat(Files.readAllLines(dir.resolve(Trainer.METRICS))).hasSize(2);
+    assertThat(Files.readAllLines(dir.resolve(ModelDirFiles.METRICS))).hasSize(2);
 
     Trainer resumed = trainer("sage", 5, 9);
     assertThat(resumed.fit(data(9, 2), null, dir, true, Map.of(), null, 0)).hasSize(3);
@@ -224,7 +224,7 @@ class TrainerTest {
                     .fit(crashAt2, null, dir, false, Map.of("graph", "g1"), null, 0))
         .hasMessageContaining("simulated crash");
     assertThat(Checkpoint.read(dir).epochs()).isEqualTo(2);
-    assertThat(Files.readAllLines(dir.resolve(Trainer.METRICS))).hasSize(2);
+    assertThat(Files.readAllLines(dir.resolve(ModelDirFiles.METRICS))).hasSize(2);
 
     assertThatThrownBy(
             () -> trainer("sage", 4, 2).fit(d, null, dir, false, Map.of("graph", "g1"), null, 0))
@@ -244,7 +244,7 @@ class TrainerTest {
     assertThat(s).extracting(EpochStats::epoch).containsExactly(2, 3);
     assertThat(resumed.model().params()).isEqualTo(full.model().params());
     assertThat(Checkpoint.read(dir).params()).isEqualTo(full.model().params());
-    assertThat(Files.readAllLines(dir.resolve(Trainer.METRICS))).hasSize(4);
+    assertThat(Files.readAllLines(dir.resolve(ModelDirFiles.METRICS))).hasSize(4);
   }
 
   @Test
@@ -280,7 +280,7 @@ class TrainerTest {
       Trainer resumed = trainer("sage", 3, 4);
       resumed.fit(data(4, 1), null, dir, crashAt > 1, Map.of("graph", "g1"), null, 0);
       assertThat(resumed.model().params()).isEqualTo(full.model().params());
-      assertThat(Files.readAllLines(dir.resolve(Trainer.METRICS))).hasSize(3);
+      assertThat(Files.readAllLines(dir.resolve(ModelDirFiles.METRICS))).hasSize(3);
     }
   }
 

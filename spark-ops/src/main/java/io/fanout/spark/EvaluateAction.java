@@ -5,7 +5,8 @@ import io.fanout.conf.SharedOptions;
 import io.fanout.spark.train.EvaluateOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.train.Accuracy;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.ModelEvaluation;
+import io.fanout.train.TrainedModels;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
@@ -34,7 +35,7 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
     FanoutConf c = conf();
     int[] fanouts = EvaluateOptions.fanouts(c);
     Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
-    if (ModelRuns.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
+    if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
       if (fanouts != null) {
         throw new io.fanout.conf.FanoutConfigException(
             "evaluate of a link-prediction model runs full-neighbor inference; leave out --mode"
@@ -42,14 +43,14 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
       }
       return new EvaluateResult(
           spark(),
-          ModelRuns.evaluateLink(
+          ModelEvaluation.linkMetrics(
               Path.of(c.get(TrainOptionsDefs.GRAPH)),
               modelDir,
               c.get(EvaluateOptions.CHECKPOINT),
               c.get(SharedOptions.VERIFY)));
     }
     Map<String, Accuracy> acc =
-        ModelRuns.evaluate(
+        ModelEvaluation.accuracy(
             Path.of(c.get(TrainOptionsDefs.GRAPH)),
             Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
             c.get(EvaluateOptions.CHECKPOINT),

@@ -9,7 +9,8 @@ import io.fanout.spark.train.InferOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.CandidatePairs;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.ModelInference;
+import io.fanout.train.PairScoring;
 import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 
@@ -97,9 +98,9 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
               c.get(InferOptions.PAIRS_FORMAT),
               c.get(InferOptions.SRC_COLUMN),
               c.get(InferOptions.DST_COLUMN));
-      ModelRuns.PairOutcome po =
-          ModelRuns.scorePairs(
-              new ModelRuns.PairRequest(
+      PairScoring.Outcome po =
+          PairScoring.score(
+              new PairScoring.Request(
                   graph,
                   Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
                   cp,
@@ -122,9 +123,9 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
       throw new FanoutConfigException(
           "--output and --embeddings both name " + output + "; give two different directories");
     }
-    ModelRuns.InferOutcome o =
-        ModelRuns.infer(
-            new ModelRuns.InferRequest(
+    ModelInference.Outcome o =
+        ModelInference.infer(
+            new ModelInference.Request(
                 Path.of(c.get(TrainOptionsDefs.GRAPH)),
                 Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
                 pred,

@@ -1,7 +1,8 @@
 package io.fanout.spark;
 
 import io.fanout.spark.internal.JsonLine;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.ModelInference;
+import io.fanout.train.PairScoring;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.spark.sql.Dataset;
@@ -15,11 +16,11 @@ public final class InferResult {
   private final SparkSession spark;
   private final String output;
   private final String embeddingsOutput;
-  private final ModelRuns.InferOutcome outcome;
-  private final ModelRuns.PairOutcome pairs;
+  private final ModelInference.Outcome outcome;
+  private final PairScoring.Outcome pairs;
 
   InferResult(
-      SparkSession spark, String output, String embeddingsOutput, ModelRuns.InferOutcome outcome) {
+      SparkSession spark, String output, String embeddingsOutput, ModelInference.Outcome outcome) {
     this(spark, output, embeddingsOutput, outcome, null);
   }
 
@@ -27,8 +28,8 @@ public final class InferResult {
       SparkSession spark,
       String output,
       String embeddingsOutput,
-      ModelRuns.InferOutcome outcome,
-      ModelRuns.PairOutcome pairs) {
+      ModelInference.Outcome outcome,
+      PairScoring.Outcome pairs) {
     this.spark = spark;
     this.output = output;
     this.embeddingsOutput = embeddingsOutput;
@@ -37,7 +38,7 @@ public final class InferResult {
   }
 
   /** The result of scoring candidate pairs ({@code task link}) into {@code output}. */
-  static InferResult ofPairs(SparkSession spark, String output, ModelRuns.PairOutcome pairs) {
+  static InferResult ofPairs(SparkSession spark, String output, PairScoring.Outcome pairs) {
     return new InferResult(spark, output, null, null, pairs);
   }
 

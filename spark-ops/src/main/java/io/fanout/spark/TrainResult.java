@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.spark.internal.JsonLine;
 import io.fanout.spark.train.TrainOutcome;
-import io.fanout.train.Trainer;
+import io.fanout.train.ModelDirFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -158,7 +158,7 @@ public final class TrainResult {
    * is null.
    */
   public Dataset<Row> metrics() {
-    Path file = modelDir.resolve(Trainer.METRICS);
+    Path file = modelDir.resolve(ModelDirFiles.METRICS);
     List<String> lines;
     try {
       lines = Files.readAllLines(file, StandardCharsets.UTF_8);

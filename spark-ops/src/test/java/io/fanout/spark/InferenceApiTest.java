@@ -19,7 +19,9 @@ import io.fanout.tensor.Backends;
 import io.fanout.testing.SparkTestSession;
 import io.fanout.train.Accuracy;
 import io.fanout.train.Checkpoint;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.ModelEvaluation;
+import io.fanout.train.TrainRun;
+import io.fanout.train.TrainSpec;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -90,31 +92,12 @@ class InferenceApiTest {
                 "1")),
         QUIET);
     Path dir = tmp.resolve("model-" + name);
-    ModelRuns.TrainSpec d = ModelRuns.TrainSpec.defaults(store, shards, dir);
-    ModelRuns.train(
-        new ModelRuns.TrainSpec(
-            store,
-            shards,
-            dir,
-            d.model(),
-            HIDDEN,
-            0,
-            d.dropout(),
-            d.activation(),
-            d.featureNorm(),
-            0.01f,
-            d.weightDecay(),
-            d.schedule(),
-            epochs,
-            0,
-            false,
-            null,
-            1,
-            2,
-            0,
-            true,
-            null,
-            0),
+    TrainRun.train(
+        TrainSpec.builder(store, shards, dir)
+            .architecture(a -> a.withHidden(HIDDEN))
+            .optimization(o -> o.withLr(0.01f).withEpochs(epochs))
+            .loading(new TrainSpec.Loading(1, 2))
+            .build(),
         QUIET);
     return dir;
   }
@@ -131,7 +114,7 @@ class InferenceApiTest {
   @Test
   void evaluateReportsTheTrainersNumbersAsJsonAndDataFrame() throws Exception {
     EvaluateResult full = Fanout.get(spark).evaluate(store.toString(), model.toString()).execute();
-    Map<String, Accuracy> expected = ModelRuns.evaluate(store, model, null, 1024, 0);
+    Map<String, Accuracy> expected = ModelEvaluation.accuracy(store, model, null, 1024, 0);
     assertThat(full.perSplit()).isEqualTo(expected);
     assertThat(full.accuracy("test")).isEqualTo(expected.get("test").value()).isGreaterThan(0.5);
     assertThat(full.total("test")).isEqualTo(1000);
@@ -162,7 +145,7 @@ class InferenceApiTest {
             .option("fanouts", "20,20")
             .execute();
     assertThat(sampled.perSplit())
-        .isEqualTo(ModelRuns.evaluate(store, model, new int[] {20, 20}, 1024, 0));
+        .isEqualTo(ModelEvaluation.accuracy(store, model, new int[] {20, 20}, 1024, 0));
     assertThat(new ObjectMapper().readTree(sampled.toJson()).get("fanouts").toString())
         .isEqualTo("[20,20]");
     Row s = sampled.metrics().where("split = 'test'").first();

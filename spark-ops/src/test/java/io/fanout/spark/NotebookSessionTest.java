@@ -10,8 +10,9 @@ import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.InvalidInputException;
 import io.fanout.testing.SparkTestSession;
 import io.fanout.train.Checkpoint;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.ModelEvaluation;
 import io.fanout.train.TrainCancelledException;
+import io.fanout.train.TrainRun;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -262,7 +263,7 @@ class NotebookSessionTest {
 
     // Inside a Spark task, the same model as the Spark-free trainer on this thread, bit for bit.
     Path direct = work.resolve("cora.model-direct");
-    ModelRuns.train(
+    TrainRun.train(
         TrainOptionsDefs.spec(
             FanoutConf.of(
                 "train",
@@ -382,8 +383,10 @@ class NotebookSessionTest {
             .evaluate(store.toString(), model.toString())
             .option("checkpoint", "best")
             .execute();
-    assertThat(best.perSplit()).isEqualTo(ModelRuns.evaluate(store, model, "best", null, 1024, 0));
-    assertThat(r.perSplit()).isEqualTo(ModelRuns.evaluate(store, model, "last", null, 1024, 0));
+    assertThat(best.perSplit())
+        .isEqualTo(ModelEvaluation.accuracy(store, model, "best", null, 1024, 0));
+    assertThat(r.perSplit())
+        .isEqualTo(ModelEvaluation.accuracy(store, model, "last", null, 1024, 0));
   }
 
   @Test

@@ -7,7 +7,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.train.BenchJson;
 import io.fanout.train.CacheReplayBenchmark;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.TrainFeatureCache;
 import java.util.List;
 
 /**
@@ -39,7 +39,7 @@ public final class BenchCacheCommand implements Command {
           "resolve",
           "gather");
   static final OptionDef<Integer> IO_THREADS =
-      OptionDef.integer("io-threads", ModelRuns.CACHE_IO_THREADS, "threads reading misses");
+      OptionDef.integer("io-threads", TrainFeatureCache.IO_THREADS, "threads reading misses");
   static final OptionDef<Integer> ROUNDS =
       OptionDef.integer("rounds", 2, "replays of every policy (the fastest is reported)");
 

@@ -4,7 +4,7 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
-import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.spark.prepare.QuantizeOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.InvalidInputException;
@@ -165,11 +165,11 @@ public final class BenchFeaturesCommand implements Command {
 
   private static int window(String v) {
     try {
-      return RowCache.parseWindowBatches(v);
+      return RowCacheSizing.parseWindowBatches(v);
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException(
           "--window must be a number of batches from 1 to "
-              + RowCache.MAX_WINDOW_BATCHES
+              + RowCacheSizing.MAX_WINDOW_BATCHES
               + ", or auto, got '"
               + v
               + "'");

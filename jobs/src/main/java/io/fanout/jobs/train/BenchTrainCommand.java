@@ -13,9 +13,10 @@ import io.fanout.tensor.CpuBackend;
 import io.fanout.train.BenchJson;
 import io.fanout.train.HotReuse;
 import io.fanout.train.HotReuseBenchmark;
-import io.fanout.train.ModelRuns;
 import io.fanout.train.PeerBenchmark;
 import io.fanout.train.TrainBenchmark;
+import io.fanout.train.TrainFeatureCache;
+import io.fanout.train.TrainSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -85,7 +86,7 @@ public final class BenchTrainCommand implements Command {
   static final OptionDef<Integer> FEATURE_CACHE_IO_THREADS =
       OptionDef.integer(
           "feature-cache-io-threads",
-          ModelRuns.CACHE_IO_THREADS,
+          TrainFeatureCache.IO_THREADS,
           "I/O threads of the --feature-cache-fraction cache");
   static final OptionDef<Integer> REUSE_ROUNDS =
       OptionDef.integer(
@@ -165,8 +166,7 @@ public final class BenchTrainCommand implements Command {
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER).equals("torch");
     HotReuse reuse = TrainOptionsDefs.reuse(c);
-    if (settings.featureAccess().equals(ModelRuns.TrainSpec.ZERO_COPY)
-        && (peer || !export.isEmpty())) {
+    if (settings.featureAccess().equals(TrainSpec.ZERO_COPY) && (peer || !export.isEmpty())) {
       throw new InvalidInputException(
           "--feature-access zero-copy is not what --peer and --export-batches compare; drop them,"
               + " or use --feature-access gather");

@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.nn.GnnModel;
+import io.fanout.nn.ModelConfig;
 import io.fanout.tensor.CheckingBackend;
 import io.fanout.train.GradientReducer;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.ModelEvaluation;
+import io.fanout.train.ModelInference;
 import io.fanout.train.TrainCancelledException;
+import io.fanout.train.TrainRun;
+import io.fanout.train.TrainSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,31 +60,15 @@ class RunsReleaseBackendTest {
     }
   }
 
-  static ModelRuns.TrainSpec spec(String name, String access) {
-    return new ModelRuns.TrainSpec(
-            store,
-            shards,
-            tmp.resolve(name),
-            "sage",
-            8,
-            0,
-            0.5f,
-            "relu",
-            "none",
-            0.01f,
-            5e-4f,
-            "constant",
-            2,
-            1L,
-            false,
-            shards,
-            1,
-            1,
-            0,
-            true,
-            null,
-            0)
-        .withFeatureAccess(access);
+  static TrainSpec spec(String name, String access) {
+    return TrainSpec.builder(store, shards, tmp.resolve(name))
+        .inputs(i -> i.withValShards(shards))
+        .architecture(
+            new TrainSpec.Architecture("sage", 8, 0, 0.5f, "relu", "none", ModelConfig.DOT))
+        .optimization(new TrainSpec.Optimization(0.01f, 5e-4f, "constant", 2, 1L))
+        .loading(new TrainSpec.Loading(1, 1))
+        .features(f -> f.withAccess(access))
+        .build();
   }
 
   @Test
@@ -89,7 +77,7 @@ class RunsReleaseBackendTest {
     List<Integer> seen = new ArrayList<>();
     GnnModel[] trained = new GnnModel[1];
     for (String access : List.of("gather", "zero-copy")) {
-      ModelRuns.train(
+      TrainRun.train(
           spec(access, access),
           null,
           model -> GradientReducer.LOCAL,
@@ -109,13 +97,14 @@ class RunsReleaseBackendTest {
         .hasMessageContaining("freed tensor");
 
     Path model = tmp.resolve("gather");
-    assertThat(ModelRuns.evaluate(store, model, null, 0, 0L)).containsKey("test");
-    assertThat(ModelRuns.evaluate(store, model, new int[] {3, 3}, 16, 0L)).containsKey("test");
+    assertThat(ModelEvaluation.accuracy(store, model, null, 0, 0L)).containsKey("test");
+    assertThat(ModelEvaluation.accuracy(store, model, new int[] {3, 3}, 16, 0L))
+        .containsKey("test");
     assertThat(CheckingBackend.openBackends()).as("after evaluate").isEqualTo(open);
 
-    ModelRuns.InferOutcome o =
-        ModelRuns.infer(
-            new ModelRuns.InferRequest(
+    ModelInference.Outcome o =
+        ModelInference.infer(
+            new ModelInference.Request(
                 store,
                 model,
                 tmp.resolve("pred"),
@@ -133,7 +122,7 @@ class RunsReleaseBackendTest {
     long open = CheckingBackend.openBackends();
     assertThatThrownBy(
             () ->
-                ModelRuns.train(
+                TrainRun.train(
                     spec("cancelled", "zero-copy"),
                     null,
                     model -> GradientReducer.LOCAL,

@@ -14,9 +14,11 @@ import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.train.BatchStream;
-import io.fanout.train.ModelRuns;
 import io.fanout.train.ShardSet;
 import io.fanout.train.TrainBatch;
+import io.fanout.train.TrainInputs;
+import io.fanout.train.TrainRun;
+import io.fanout.train.TrainSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,12 +48,12 @@ class ZeroCopyTrainingTest {
     TrainFixtures.writeShards(shards, store, g, new int[] {4, 3}, 8, 2, 3);
   }
 
-  static ModelRuns.TrainSpec spec(
+  static TrainSpec spec(
       String name, Path shardDir, String backend, String access, String norm, String cache) {
     return spec(store, name, shardDir, backend, access, norm, cache);
   }
 
-  static ModelRuns.TrainSpec spec(
+  static TrainSpec spec(
       Path graph,
       String name,
       Path shardDir,
@@ -59,31 +61,14 @@ class ZeroCopyTrainingTest {
       String access,
       String norm,
       String cache) {
-    return new ModelRuns.TrainSpec(
-            graph,
-            shardDir,
-            tmp.resolve(name),
-            "sage",
-            16,
-            0,
-            0.5f,
-            "relu",
-            norm,
-            0.01f,
-            5e-4f,
-            "constant",
-            2,
-            7L,
-            false,
-            shardDir,
-            2,
-            2,
-            0,
-            true,
-            cache,
-            cache == null ? 0 : 1 << 20)
-        .onBackend(backend)
-        .withFeatureAccess(access);
+    return TrainSpec.builder(graph, shardDir, tmp.resolve(name))
+        .inputs(i -> i.withValShards(shardDir))
+        .architecture(
+            new TrainSpec.Architecture("sage", 16, 0, 0.5f, "relu", norm, ModelConfig.DOT))
+        .optimization(new TrainSpec.Optimization(0.01f, 5e-4f, "constant", 2, 7L))
+        .features(f -> f.withAccess(access).withCache(cache, cache == null ? 0 : 1 << 20))
+        .device(d -> d.withBackend(backend))
+        .build();
   }
 
   static byte[] train(String name, String backend, String access) throws Exception {
@@ -92,7 +77,7 @@ class ZeroCopyTrainingTest {
 
   static byte[] train(Path graph, Path shardDir, String name, String backend, String access)
       throws Exception {
-    ModelRuns.train(spec(graph, name, shardDir, backend, access, "none", null), null);
+    TrainRun.train(spec(graph, name, shardDir, backend, access, "none", null), null);
     return Files.readAllBytes(tmp.resolve(name).resolve("checkpoint.bin"));
   }
 
@@ -182,20 +167,19 @@ class ZeroCopyTrainingTest {
 
   @Test
   void inputsZeroCopyCannotReadAreRefused() throws Exception {
-    assertThatThrownBy(
-            () -> ModelRuns.checkInputs(spec("r1", shards, "cpu", "zero-copy", "l2", null)))
+    assertThatThrownBy(() -> TrainInputs.check(spec("r1", shards, "cpu", "zero-copy", "l2", null)))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("--feature-norm none");
     // a feature cache is read in place from its own pages (FeatureCacheTrainTest)
-    ModelRuns.checkInputs(spec("r2", shards, "cpu", "zero-copy", "none", "lru"));
+    TrainInputs.check(spec("r2", shards, "cpu", "zero-copy", "none", "lru"));
     Path inline = tmp.resolve("inline-shards");
     TrainFixtures.writeShards(inline, store, g, new int[] {4, 3}, 8, 1, 3, FeatureEncoding.F32);
     assertThatThrownBy(
-            () -> ModelRuns.checkInputs(spec("r3", inline, "cpu", "zero-copy", "none", null)))
+            () -> TrainInputs.check(spec("r3", inline, "cpu", "zero-copy", "none", null)))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining(inline.toString())
         .hasMessageContaining("node-id-only shards");
     // The same inputs train with the host gather.
-    ModelRuns.checkInputs(spec("r4", inline, "cpu", "gather", "l2", null));
+    TrainInputs.check(spec("r4", inline, "cpu", "gather", "l2", null));
   }
 }

@@ -9,8 +9,9 @@ import io.fanout.spark.internal.Hooks;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.EpochStats;
 import io.fanout.train.GradientReducer;
-import io.fanout.train.ModelRuns;
 import io.fanout.train.ShardSet;
+import io.fanout.train.TrainRun;
+import io.fanout.train.TrainSpec;
 import java.io.PrintStream;
 import java.io.Serializable;
 import java.nio.file.Path;
@@ -37,7 +38,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
       int stageAttempt)
       implements Serializable {
     /** The outcome of a finished run: totals over its epochs, the last epoch's loss. */
-    static Outcome of(ModelRuns.TrainResult r, int attempt) {
+    static Outcome of(TrainRun.Result r, int attempt) {
       double secs = 0;
       double wait = 0;
       for (EpochStats e : r.epochs()) {
@@ -68,12 +69,12 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
   }
 
   public static Outcome run(
-      SparkSession spark, PrintStream err, FanoutConf c, ModelRuns.TrainSpec spec, int workers) {
-    ShardManifest shards = ShardSet.open(spec.shards()).manifest();
+      SparkSession spark, PrintStream err, FanoutConf c, TrainSpec spec, int workers) {
+    ShardManifest shards = ShardSet.open(spec.inputs().shards()).manifest();
     if (shards.batchesPerEpoch < workers) {
       throw new InvalidInputException(
           "shards in "
-              + spec.shards()
+              + spec.inputs().shards()
               + " hold "
               + shards.batchesPerEpoch
               + " batch(es) per epoch, fewer than the "
@@ -128,12 +129,15 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
   @Override
   public Outcome run(WorkerContext w) {
     FanoutConf c = FanoutConf.of("train", TrainOptionsDefs.TRAIN, options);
-    ModelRuns.TrainSpec base = TrainOptionsDefs.spec(c);
-    ModelRuns.TrainSpec spec = base.onDevice(GpuAssignment.forCurrentTask(base.backend()));
+    TrainSpec base = TrainOptionsDefs.spec(c);
+    TrainSpec spec =
+        base.toBuilder()
+            .device(d -> d.withOrdinal(GpuAssignment.forCurrentTask(d.backend())))
+            .build();
     boolean verify = c.get(DistOptions.VERIFY);
     VerifyingReducer[] verifier = new VerifyingReducer[1];
-    ModelRuns.TrainResult r =
-        ModelRuns.train(
+    TrainRun.Result r =
+        TrainRun.train(
             spec,
             w.rank() == 0 ? DriverStreams.forTask(progressId) : null,
             model -> {
@@ -146,7 +150,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
                   ? reducer
                   : Hooks.instantiate(
                           Hooks.REDUCER_DECORATOR, reducerDecorator, ReducerDecorator.class)
-                      .decorate(reducer, spec.modelDir());
+                      .decorate(reducer, spec.output().modelDir());
             },
             w.stageAttempt() > 0,
             w::cancelled,

@@ -4,7 +4,8 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.GradientReducer;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.TrainRun;
+import io.fanout.train.TrainSpec;
 import java.io.PrintStream;
 import java.io.Serializable;
 import java.util.List;
@@ -42,8 +43,8 @@ final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Att
   }
 
   static DistributedTrain.Outcome run(
-      SparkSession spark, PrintStream progress, FanoutConf c, ModelRuns.TrainSpec spec) {
-    boolean before = Checkpoint.exists(spec.modelDir());
+      SparkSession spark, PrintStream progress, FanoutConf c, TrainSpec spec) {
+    boolean before = Checkpoint.exists(spec.output().modelDir());
     SingleWorkerTrain task =
         new SingleWorkerTrain(
             DistributedTrain.shippedOptions(c), DriverStreams.register(progress), before);
@@ -65,11 +66,14 @@ final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Att
   public Attempt call(Integer ignored) {
     TaskContext tc = TaskContext.get();
     try {
-      ModelRuns.TrainSpec base =
+      TrainSpec base =
           TrainOptionsDefs.spec(FanoutConf.of("train", TrainOptionsDefs.TRAIN, options));
-      ModelRuns.TrainSpec spec = base.onDevice(GpuAssignment.forCurrentTask(base.backend()));
-      ModelRuns.TrainResult r =
-          ModelRuns.train(
+      TrainSpec spec =
+          base.toBuilder()
+              .device(d -> d.withOrdinal(GpuAssignment.forCurrentTask(d.backend())))
+              .build();
+      TrainRun.Result r =
+          TrainRun.train(
               spec,
               DriverStreams.forTask(progressId),
               model -> GradientReducer.LOCAL,

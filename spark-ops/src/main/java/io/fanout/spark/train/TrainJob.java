@@ -6,8 +6,9 @@ import io.fanout.spark.internal.JobLabels;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.Checkpoint;
-import io.fanout.train.ModelRuns;
 import io.fanout.train.TrainCancelledException;
+import io.fanout.train.TrainInputs;
+import io.fanout.train.TrainSpec;
 import java.io.PrintStream;
 import org.apache.spark.SparkThrowable;
 import org.apache.spark.sql.SparkSession;
@@ -30,10 +31,10 @@ public final class TrainJob {
    * @throws FanoutConfigException on bad options
    */
   public static TrainOutcome run(SparkSession spark, FanoutConf c, PrintStream progress) {
-    ModelRuns.TrainSpec spec = TrainOptionsDefs.spec(c);
-    OutputPaths.check(spec.modelDir(), "--model-dir");
+    TrainSpec spec = TrainOptionsDefs.spec(c);
+    OutputPaths.check(spec.output().modelDir(), "--model-dir");
     // Bad input fails here, on the driver, rather than as a task failure Spark logs and retries.
-    ModelRuns.checkInputs(spec);
+    TrainInputs.check(spec);
     refuseExistingCheckpoint(spec);
     int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
     String group = JobLabels.groupFor(spark, "train");
@@ -56,7 +57,7 @@ public final class TrainJob {
             "train cancelled (job group "
                 + group
                 + "); "
-                + spec.modelDir()
+                + spec.output().modelDir()
                 + " keeps the checkpoint of the last complete epoch, if any: train again with"
                 + " resume to continue",
             e);
@@ -64,7 +65,7 @@ public final class TrainJob {
       throw unwrap(e);
     }
     return new TrainOutcome(
-        spec.modelDir(),
+        spec.output().modelDir(),
         o.model(),
         o.layers(),
         o.epochsRun(),
@@ -76,14 +77,14 @@ public final class TrainJob {
   }
 
   /** A model dir that already holds a checkpoint is continued only with {@code resume}. */
-  private static void refuseExistingCheckpoint(ModelRuns.TrainSpec spec) {
-    if (spec.resume() || !Checkpoint.exists(spec.modelDir())) {
+  private static void refuseExistingCheckpoint(TrainSpec spec) {
+    if (spec.output().resume() || !Checkpoint.exists(spec.output().modelDir())) {
       return;
     }
-    Checkpoint ck = Checkpoint.read(spec.modelDir());
+    Checkpoint ck = Checkpoint.read(spec.output().modelDir());
     throw new InvalidInputException(
         "model dir "
-            + spec.modelDir()
+            + spec.output().modelDir()
             + " already holds a checkpoint ("
             + ck.epochs()
             + " epochs of a "

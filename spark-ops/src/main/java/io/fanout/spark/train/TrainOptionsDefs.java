@@ -4,11 +4,11 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
-import io.fanout.features.RowCache;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Defaults;
 import io.fanout.train.HotReuse;
-import io.fanout.train.ModelRuns;
+import io.fanout.train.TrainSpec;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -110,9 +110,9 @@ public final class TrainOptionsDefs {
   public static final OptionDef<String> FEATURE_CACHE_WINDOW =
       OptionDef.string(
           "feature-cache-window",
-          Integer.toString(RowCache.DEFAULT_WINDOW_BATCHES),
+          Integer.toString(RowCacheSizing.DEFAULT_WINDOW_BATCHES),
           "batches --feature-cache belady plans ahead at a time (a superbatch), 1-"
-              + RowCache.MAX_WINDOW_BATCHES
+              + RowCacheSizing.MAX_WINDOW_BATCHES
               + "; auto: at least 32, growing with the cache to 16 cache sizes of rows (small"
               + " batches plan closer to the optimum, for up to the cache's bytes of heap)");
   public static final OptionDef<String> BACKEND =
@@ -134,8 +134,8 @@ public final class TrainOptionsDefs {
               + " store, decoding quantized rows itself: cuda, cpu, cpu-checked; node-id-only"
               + " shards, no"
               + " --feature-cache, --feature-norm none)",
-          ModelRuns.TrainSpec.GATHER,
-          ModelRuns.TrainSpec.ZERO_COPY);
+          TrainSpec.GATHER,
+          TrainSpec.ZERO_COPY);
   public static final OptionDef<Double> REUSE_HOT =
       OptionDef.doubleValue(
           "reuse-hot",
@@ -243,7 +243,7 @@ public final class TrainOptionsDefs {
           DistOptions.VERIFY);
 
   /** The training run the resolved options describe. */
-  public static ModelRuns.TrainSpec spec(FanoutConf c) {
+  public static TrainSpec spec(FanoutConf c) {
     atLeast(c, EPOCHS, 1);
     atLeast(c, HIDDEN, 1);
     atLeast(c, LAYERS, 0);
@@ -269,7 +269,7 @@ public final class TrainOptionsDefs {
     String cache = featureCache(c);
     if (c.get(REUSE_HOT) > 0
         && cache != null
-        && c.get(FEATURE_ACCESS).equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+        && c.get(FEATURE_ACCESS).equals(TrainSpec.ZERO_COPY)) {
       throw new FanoutConfigException(
           "option 'reuse-hot' of train prunes batches whose rows are read by vertex id; it does not"
               + " work with a --feature-cache read in place (--feature-access zero-copy): drop one,"
@@ -283,45 +283,46 @@ public final class TrainOptionsDefs {
               + c.get(MODEL)
               + "; use --reuse-rows outputs");
     }
-    return new ModelRuns.TrainSpec(
+    return new TrainSpec(
+        new TrainSpec.Inputs(
             Path.of(c.get(GRAPH)),
             Path.of(c.get(SHARDS)),
-            Path.of(c.get(MODEL_DIR)),
+            val.isBlank() ? null : Path.of(val),
+            c.get(SharedOptions.VERIFY)),
+        new TrainSpec.Output(Path.of(c.get(MODEL_DIR)), c.get(RESUME), c.get(LOG_EVERY)),
+        new TrainSpec.Architecture(
             c.get(MODEL),
             c.get(HIDDEN),
             c.get(LAYERS),
             c.get(DROPOUT).floatValue(),
             c.get(ACTIVATION),
             c.get(FEATURE_NORM),
+            c.get(DECODER)),
+        new TrainSpec.Optimization(
             c.get(LR).floatValue(),
             c.get(WEIGHT_DECAY).floatValue(),
             c.get(SCHEDULE),
             c.get(EPOCHS),
-            c.get(SEED),
-            c.get(RESUME),
-            val.isBlank() ? null : Path.of(val),
-            c.get(LOADER_THREADS),
-            c.get(PREFETCH),
-            c.get(LOG_EVERY),
-            c.get(SharedOptions.VERIFY),
+            c.get(SEED)),
+        new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
+        new TrainSpec.FeatureSource(
+            c.get(FEATURE_ACCESS),
             cache,
-            c.get(FEATURE_CACHE_BYTES))
-        .onBackend(c.get(BACKEND))
-        .withFeatureAccess(c.get(FEATURE_ACCESS))
-        .withReuse(reuse)
-        .withDecoder(c.get(DECODER))
-        .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO))
-        .withFeatureCacheWindow(featureCacheWindow(c, cache));
+            c.get(FEATURE_CACHE_BYTES),
+            c.get(FEATURE_CACHE_IO).equals(DIRECT_IO),
+            featureCacheWindow(c, cache)),
+        reuse,
+        new TrainSpec.Device(c.get(BACKEND), -1));
   }
 
   /**
-   * The {@code --feature-cache-window} batches, or {@link RowCache#AUTO_WINDOW}; refused where it
-   * is set and no {@code belady} cache plans.
+   * The {@code --feature-cache-window} batches, or {@link RowCacheSizing#AUTO_WINDOW}; refused
+   * where it is set and no {@code belady} cache plans.
    */
   static int featureCacheWindow(FanoutConf c, String cache) {
     int batches;
     try {
-      batches = RowCache.parseWindowBatches(c.get(FEATURE_CACHE_WINDOW));
+      batches = RowCacheSizing.parseWindowBatches(c.get(FEATURE_CACHE_WINDOW));
     } catch (IllegalArgumentException e) {
       throw new FanoutConfigException(
           "option 'feature-cache-window' of train has value "
@@ -329,7 +330,7 @@ public final class TrainOptionsDefs {
               + "; "
               + e.getMessage());
     }
-    if (batches != RowCache.DEFAULT_WINDOW_BATCHES && !"belady".equals(cache)) {
+    if (batches != RowCacheSizing.DEFAULT_WINDOW_BATCHES && !"belady".equals(cache)) {
       throw new FanoutConfigException(
           "option 'feature-cache-window' of train is "
               + c.raw(FEATURE_CACHE_WINDOW)

@@ -24,7 +24,7 @@ class TrainOptionsDefsTest {
 
   @Test
   void theDefaultsMakeAValidRun() {
-    assertThat(TrainOptionsDefs.spec(conf(null, null)).epochs()).isPositive();
+    assertThat(TrainOptionsDefs.spec(conf(null, null)).optimization().epochs()).isPositive();
   }
 
   @Test

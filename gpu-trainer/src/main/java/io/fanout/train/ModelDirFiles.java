@@ -1,0 +1,154 @@
+package io.fanout.train;
+
+import io.fanout.nn.Adam;
+import io.fanout.nn.GnnModel;
+import io.fanout.store.AtomicFiles;
+import io.fanout.store.InvalidInputException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The files a fit keeps in its model dir: the checkpoint of the last epoch, the one of the best
+ * validation accuracy ({@link Checkpoint#BEST}) and {@link #METRICS}, a line per epoch.
+ */
+public final class ModelDirFiles {
+  /** Metrics file in the model directory: one JSON object per epoch. */
+  public static final String METRICS = "metrics.jsonl";
+
+  private ModelDirFiles() {}
+
+  /**
+   * The checkpoint in {@code modelDir} to continue, or null when there is none.
+   *
+   * @throws InvalidInputException when there is one and {@code resume} is false
+   */
+  static Checkpoint toContinue(Path modelDir, boolean resume) {
+    if (!Checkpoint.exists(modelDir)) {
+      return null;
+    }
+    Checkpoint ck = Checkpoint.read(modelDir);
+    if (!resume) {
+      throw new InvalidInputException(
+          "model dir "
+              + modelDir
+              + " already holds a checkpoint ("
+              + ck.epochs()
+              + " epochs of a "
+              + ck.meta().get("model.kind")
+              + " model); pass --resume to continue it or choose another --model-dir");
+    }
+    return ck;
+  }
+
+  /** Saves the state after {@code epochs} epochs as {@link Checkpoint#BEST}. */
+  static void writeBest(Path dir, Map<String, String> meta, int epochs, GnnModel model, Adam adam) {
+    Checkpoint.write(
+        dir,
+        Checkpoint.BEST,
+        meta,
+        epochs,
+        adam.step(),
+        model.params(),
+        adam.firstMoment(),
+        adam.secondMoment());
+  }
+
+  /**
+   * Saves the state after {@code epochs} epochs as the checkpoint to continue, recording the best
+   * validation accuracy so far ({@code bestVal}, -1: none).
+   */
+  static void writeLast(
+      Path dir, Map<String, String> meta, double bestVal, int epochs, GnnModel model, Adam adam) {
+    Map<String, String> state = new TreeMap<>(meta);
+    if (bestVal >= 0) {
+      state.put("state.best_val_accuracy", Double.toString(bestVal));
+    }
+    Checkpoint.write(
+        dir, state, epochs, adam.step(), model.params(), adam.firstMoment(), adam.secondMoment());
+  }
+
+  /** The best validation accuracy {@code ck} recorded, or -1. */
+  static double bestVal(Checkpoint ck) {
+    String best = ck.meta().get("state.best_val_accuracy");
+    return best == null ? -1 : Double.parseDouble(best);
+  }
+
+  /**
+   * Drops the metrics lines of epochs {@code epoch} and later (a resumed run writes them again).
+   */
+  static void keepMetricsBefore(Path dir, int epoch) {
+    Path f = dir.resolve(METRICS);
+    try {
+      if (!Files.exists(f)) {
+        return;
+      }
+      List<String> keep = new ArrayList<>();
+      for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+        int at = line.indexOf("\"epoch\":");
+        if (at >= 0) {
+          int end = line.indexOf(',', at);
+          int e = Integer.parseInt(line.substring(at + 8, end).trim());
+          if (e < epoch) {
+            keep.add(line);
+          }
+        }
+      }
+      Path tmp = dir.resolve(METRICS + ".tmp");
+      Files.write(tmp, keep, StandardCharsets.UTF_8);
+      AtomicFiles.replace(tmp, f);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot rewrite " + f, e);
+    }
+  }
+
+  /** Appends epoch {@code s}'s line, with its validation accuracy {@code va} (null: none). */
+  static void appendMetrics(Path dir, EpochStats s, Accuracy va) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("epoch", s.epoch());
+    m.put("loss", s.loss());
+    m.put("train_accuracy", s.accuracy());
+    if (va != null) {
+      m.put("val_accuracy", va.value());
+      m.put("val_loss", va.meanLoss());
+    }
+    m.put("lr", s.lr());
+    m.put("batches", s.batches());
+    m.put("seeds", s.seeds());
+    m.put("epoch_seconds", s.seconds());
+    m.put("data_wait_seconds", s.waitSeconds());
+    m.put("data_wait_fraction", s.waitFraction());
+    m.put("seeds_per_second", s.seeds() / Math.max(1e-9, s.seconds()));
+    StringBuilder sb = new StringBuilder("{");
+    for (Map.Entry<String, Object> e : m.entrySet()) {
+      if (sb.length() > 1) {
+        sb.append(',');
+      }
+      sb.append('"').append(e.getKey()).append("\":");
+      Object v = e.getValue();
+      sb.append(v instanceof Double d ? String.format(Locale.ROOT, "%.6g", d) : v.toString());
+    }
+    sb.append("}\n");
+    try {
+      // Created with the first epoch's line, not before: a run that fails earlier leaves no folder.
+      Files.createDirectories(dir);
+      Files.writeString(
+          dir.resolve(METRICS),
+          sb,
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot append to " + dir.resolve(METRICS), e);
+    }
+  }
+}

@@ -1,0 +1,217 @@
+package io.fanout.train;
+
+import io.fanout.graph.GraphStore;
+import io.fanout.nn.ModelConfig;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardManifest;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+
+/**
+ * Checks that a training run's inputs fit together before anything trains: the store, the shards
+ * (and validation shards), the model's layers and the feature access.
+ */
+public final class TrainInputs {
+  private TrainInputs() {}
+
+  /** Number of hops of the shards' batches: the manifest's fanouts, else the first batch's. */
+  static int shardLayers(ShardSet shards, GraphStore store, boolean verify) {
+    if (shards.layers() > 0) {
+      return shards.layers();
+    }
+    EpochData d =
+        shards.epochData(store.features(), store.manifest().featureDim, "none", 1, 1, verify);
+    try (BatchStream s = d.open(0)) {
+      TrainBatch b = s.next();
+      if (b == null) {
+        throw new InvalidInputException("shards in " + shards.dir() + " hold no batches");
+      }
+      return b.batch().layers();
+    }
+  }
+
+  /** Checks that the shards were sampled from {@code store} and fit its features. */
+  static void checkShardsMatch(ShardSet shards, GraphStore store) {
+    ShardManifest sm = shards.manifest();
+    StoreManifest m = store.manifest();
+    if (sm.storeVertices != m.vertices || sm.storeEdges != m.edges) {
+      throw new InvalidInputException(
+          "shards in "
+              + shards.dir()
+              + " were sampled from a graph of "
+              + sm.storeVertices
+              + " vertices and "
+              + sm.storeEdges
+              + " edges but "
+              + store.root()
+              + " has "
+              + m.vertices
+              + " and "
+              + m.edges
+              + ": they come from another graph store");
+    }
+    if (sm.storeFingerprint != null) {
+      String fp = m.fingerprint();
+      if (!sm.storeFingerprint.equalsIgnoreCase(fp)) {
+        throw new InvalidInputException(
+            "shards in "
+                + shards.dir()
+                + " were sampled from another graph store: their store_fingerprint is "
+                + sm.storeFingerprint
+                + " but "
+                + store.root()
+                + " has fingerprint "
+                + fp);
+      }
+    }
+    if (sm.featureEncoding().stored()) {
+      StoreManifest.FileEntry params = m.file(StoreLayout.FEATURE_PARAMS);
+      String crc = params == null ? null : params.crc32c;
+      if (!sm.features.equals(m.featureEncoding)
+          || sm.featureParamsCrc32c == null
+          || !sm.featureParamsCrc32c.equalsIgnoreCase(String.valueOf(crc))) {
+        throw new InvalidInputException(
+            "shards in "
+                + shards.dir()
+                + " inline "
+                + sm.features
+                + " rows encoded with parameters of CRC32C "
+                + sm.featureParamsCrc32c
+                + ", but "
+                + store.root()
+                + " stores "
+                + m.featureEncoding
+                + " features"
+                + (crc == null ? "" : " with parameters of CRC32C " + crc)
+                + "; train on the store the shards were sampled from");
+      }
+    }
+    if (sm.featureEncoding() != FeatureEncoding.NONE && sm.featureDim != m.featureDim) {
+      throw new InvalidInputException(
+          "shards in "
+              + shards.dir()
+              + " inline features of dimension "
+              + sm.featureDim
+              + " but "
+              + store.root()
+              + " has feature_dim "
+              + m.featureDim);
+    }
+  }
+
+  /**
+   * Checks, from the manifests alone, that {@code spec} can train: the store has features and at
+   * least two classes, the shards (and validation shards) were sampled from this store, and the
+   * model's layers match the shards' hops; with {@code spec.inputs().verify()} also that the
+   * store's files match their CRC32C (once per process, see {@link
+   * GraphStore#verifyChecksumsOnce}). Callers that start training elsewhere (a Spark task) call it
+   * first, so bad input fails where it was given.
+   *
+   * @throws InvalidInputException naming the store or shards and what was expected
+   */
+  public static void check(TrainSpec spec) {
+    try (GraphStore store = GraphStore.open(spec.inputs().graph(), spec.inputs().verify())) {
+      check(spec, store, ShardSet.open(spec.inputs().shards()));
+    }
+  }
+
+  /** {@link #check(TrainSpec)} on opened inputs; returns the shards' hops. */
+  static int check(TrainSpec spec, GraphStore store, ShardSet shards) {
+    StoreManifest m = store.manifest();
+    if (m.featureDim <= 0) {
+      throw new InvalidInputException(
+          "graph store "
+              + spec.inputs().graph()
+              + " has no features (feature_dim 0); training needs them");
+    }
+    boolean link = isLink(shards);
+    if (m.classes < 2 && !link) {
+      throw new InvalidInputException(
+          "graph store "
+              + spec.inputs().graph()
+              + " has "
+              + m.classes
+              + " classes; training needs >= 2");
+    }
+    if (!link && !ModelConfig.DOT.equals(spec.architecture().decoder())) {
+      throw new InvalidInputException(
+          "--decoder "
+              + spec.architecture().decoder()
+              + " with node-classification shards ("
+              + spec.inputs().shards()
+              + "): a decoder scores pairs of a link model; sample with --task link or leave"
+              + " --decoder out");
+    }
+    if (link && spec.inputs().valShards() != null) {
+      throw new InvalidInputException(
+          "--val-shards with link-prediction shards ("
+              + spec.inputs().shards()
+              + "): link models are validated by evaluate on the store's held-out edges; leave"
+              + " --val-shards out");
+    }
+    checkFeatureAccess(spec, store, shards);
+    checkShardsMatch(shards, store);
+    int hops = shardLayers(shards, store, spec.inputs().verify());
+    if (spec.architecture().layers() > 0 && spec.architecture().layers() != hops) {
+      throw new InvalidInputException(
+          "--layers "
+              + spec.architecture().layers()
+              + " but the shards in "
+              + spec.inputs().shards()
+              + " hold "
+              + hops
+              + "-hop samples; sample with "
+              + spec.architecture().layers()
+              + " fanouts or pass --layers "
+              + hops);
+    }
+    if (spec.inputs().valShards() != null) {
+      checkShardsMatch(ShardSet.open(spec.inputs().valShards()), store);
+    }
+    return hops;
+  }
+
+  /**
+   * Checks that {@code spec.features().access()} can read this store's features for these shards:
+   * zero-copy reads the store's rows in place (f32 as stored, quantized rows decoded by the
+   * backend, on a GPU by a kernel from the encoded bytes), or, with a feature cache, from the
+   * cache's pages the backend reads in place; so it refuses shards with inline features and a
+   * feature norm (rows are read as stored, only decoded).
+   */
+  static void checkFeatureAccess(TrainSpec spec, GraphStore store, ShardSet shards) {
+    String a = spec.features().access();
+    if (TrainSpec.GATHER.equals(a)) {
+      return;
+    }
+    if (!TrainSpec.ZERO_COPY.equals(a)) {
+      throw new InvalidInputException(
+          "--feature-access "
+              + a
+              + "; expected "
+              + TrainSpec.GATHER
+              + " or "
+              + TrainSpec.ZERO_COPY);
+    }
+    if (shards.featureEncoding() != FeatureEncoding.NONE) {
+      throw new InvalidInputException(
+          "shards "
+              + spec.inputs().shards()
+              + " inline "
+              + shards.featureEncoding()
+              + " features; --feature-access zero-copy reads node-id-only shards (sample without"
+              + " inline features), or use --feature-access gather");
+    }
+    if (!"none".equals(spec.architecture().featureNorm())) {
+      throw new InvalidInputException(
+          "--feature-access zero-copy reads the rows as stored and cannot apply --feature-norm "
+              + spec.architecture().featureNorm()
+              + "; pass --feature-norm none (or normalize the features before prepare)");
+    }
+  }
+
+  /** Whether {@code shards} hold link-prediction batches ({@code sample --task link}). */
+  static boolean isLink(ShardSet shards) {
+    return "link".equals(shards.manifest().options.get("task"));
+  }
+}

@@ -1,0 +1,87 @@
+package io.fanout.train;
+
+import io.fanout.graph.GraphStore;
+import io.fanout.nn.ModelConfig;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreManifest;
+import io.fanout.tensor.Backends;
+import java.nio.file.Path;
+
+/** A trained model's checkpoint, read from its model dir and checked against a store. */
+public final class TrainedModels {
+  private TrainedModels() {}
+
+  /** Whether checkpoint {@code ck} is of a link-prediction model. */
+  static boolean isLink(Checkpoint ck) {
+    return "link".equals(ck.meta().get("identity." + LinkStep.TASK));
+  }
+
+  /** The task of the model in {@code modelDir}: {@code link} or {@code node}. */
+  public static String task(Path modelDir, String pick) {
+    return isLink(Checkpoint.readForInference(modelDir, pick)) ? "link" : "node";
+  }
+
+  /**
+   * A trained model loaded from its model dir and checked against a store, with its backend; the
+   * caller closes the lease.
+   */
+  static ModelLease load(Path modelDir, String pick, GraphStore store) {
+    return load(modelDir, Checkpoint.readForInference(modelDir, pick), store);
+  }
+
+  /**
+   * As {@link #load(Path, String, GraphStore)}, of checkpoint {@code ck} read from {@code
+   * modelDir}.
+   */
+  static ModelLease load(Path modelDir, Checkpoint ck, GraphStore store) {
+    ModelConfig cfg = ck.modelConfig();
+    StoreManifest m = store.manifest();
+    if (cfg.inDim() != m.featureDim) {
+      throw new InvalidInputException(
+          "the model in "
+              + modelDir
+              + " takes "
+              + cfg.inDim()
+              + " features but "
+              + store.root()
+              + " has feature_dim "
+              + m.featureDim);
+    }
+    if (cfg.classes() != m.classes && !isLink(ck)) {
+      throw new InvalidInputException(
+          "the model in "
+              + modelDir
+              + " predicts "
+              + cfg.classes()
+              + " classes but "
+              + store.root()
+              + " has "
+              + m.classes);
+    }
+    String graph = ck.meta().get("identity.graph");
+    if (graph != null && !graph.equals(StoreFingerprints.of(m))) {
+      throw new InvalidInputException(
+          "the model in "
+              + modelDir
+              + " was trained on another graph store (fingerprint "
+              + graph
+              + "), not "
+              + store.root()
+              + " ("
+              + StoreFingerprints.of(m)
+              + ")");
+    }
+    ModelLease lease = ModelLease.open(cfg, Backends.select());
+    try {
+      lease.model().loadParams(ck.params());
+    } catch (RuntimeException e) {
+      try {
+        lease.close();
+      } catch (RuntimeException x) {
+        e.addSuppressed(x);
+      }
+      throw e;
+    }
+    return lease;
+  }
+}
