@@ -43,7 +43,6 @@ public final class PipelinedLoader implements BatchStream {
   private static final TrainBatch END = new TrainBatch(-2);
 
   private final List<BatchPart> parts;
-  private final FeatureTable table;
   private final int dim;
   private final String norm;
   private final IntPredicate keep;
@@ -154,11 +153,16 @@ public final class PipelinedLoader implements BatchStream {
     this.cache = cache;
     this.ticket = cache == null ? -1 : cache.turns().take();
     this.parts = List.copyOf(parts);
-    this.table = cache != null ? cache : table;
     this.dim = dim;
     this.norm = norm;
     this.filler =
-        new BatchFiller(this.table, dim, norm, cache != null, gather, cache == null ? hot : null);
+        new BatchFiller(
+            cache != null ? cache : table,
+            dim,
+            norm,
+            cache != null,
+            gather,
+            cache == null ? hot : null);
     int n = Math.max(1, Math.min(threadCount, Math.max(1, parts.size())));
     for (int t = 0; t < n; t++) {
       queues.add(new ArrayBlockingQueue<>(Math.max(1, prefetch) + 1));
