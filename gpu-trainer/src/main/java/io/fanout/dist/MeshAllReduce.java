@@ -1,21 +1,22 @@
 package io.fanout.dist;
 
+import static io.fanout.dist.MeshWire.KIND_GATHER;
+import static io.fanout.dist.MeshWire.KIND_REDUCE;
+import static io.fanout.dist.MeshWire.MAGIC;
+import static io.fanout.dist.MeshWire.SOCKET_BUFFER;
+import static io.fanout.dist.MeshWire.kindName;
+
 import io.fanout.train.GradientReducer;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.NoRouteToHostException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * Data-parallel gradient averaging over TCP between {@code worldSize} replicas: a reduce-scatter
@@ -44,32 +45,21 @@ import java.util.function.Consumer;
  * After a failure the reducer closes all its connections, so the other replicas fail promptly too
  * instead of waiting for their own timeouts.
  *
+ * <p>The connection setup is {@link MeshHandshake}, the concurrent transfers {@link MeshChannels},
+ * the wire format {@link MeshWire}; this class holds the reduce schedule.
+ *
  * <p>Not thread-safe: one trainer thread uses it.
  */
 public final class MeshAllReduce implements GradientReducer {
-  private static final int MAGIC = 0x46414152; // "FAAR"
-  static final int KIND_HELLO = 1;
-  private static final int KIND_ACK = 2;
-  private static final int KIND_REDUCE = 3;
-  private static final int KIND_GATHER = 4;
-  private static final int HEADER_BYTES = 24;
-  private static final int SOCKET_BUFFER = 4 << 20;
-
   private final int rank;
   private final int world;
   private final String[] endpoints;
-  private final long sessionId;
-  private final long timeoutNanos;
-  private final SocketChannel[] peers;
-  private final Selector selector;
-  private final SelectionKey[] keys;
+  private final MeshChannels channels;
   private final ByteBuffer[] headerOut;
   private final ByteBuffer[] headerIn;
   private final ByteBuffer[] sendViews;
   private final ByteBuffer[] recvViews;
   private final long[] gathered;
-  private final Consumer<SelectionKey> onReady = this::onReady;
-  private Runnable abortCheck = () -> {};
 
   private ByteBuffer sendBuf;
   private ByteBuffer recvBuf;
@@ -79,27 +69,14 @@ public final class MeshAllReduce implements GradientReducer {
   private float[] tmp = new float[0];
   private int capacity = -1;
   private int step;
-  private int pending;
-  private boolean progress;
-  private String phase = "setup";
-  private PeerException failure;
   private boolean closed;
 
   private MeshAllReduce(
-      int rank,
-      String[] endpoints,
-      long sessionId,
-      long timeoutNanos,
-      SocketChannel[] peers,
-      Selector selector) {
+      int rank, String[] endpoints, long timeoutNanos, SocketChannel[] peers, Selector selector) {
     this.rank = rank;
     this.world = endpoints.length;
     this.endpoints = endpoints;
-    this.sessionId = sessionId;
-    this.timeoutNanos = timeoutNanos;
-    this.peers = peers;
-    this.selector = selector;
-    this.keys = new SelectionKey[world];
+    this.channels = new MeshChannels(rank, endpoints, timeoutNanos, peers, selector);
     this.headerOut = new ByteBuffer[world];
     this.headerIn = new ByteBuffer[world];
     this.sendViews = new ByteBuffer[world];
@@ -155,7 +132,7 @@ public final class MeshAllReduce implements GradientReducer {
     }
     InetSocketAddress[] addrs = new InetSocketAddress[eps.length];
     for (int i = 0; i < eps.length; i++) {
-      addrs[i] = parse(eps[i], i);
+      addrs[i] = MeshHandshake.parse(eps[i], i);
     }
     long timeoutNanos = timeoutMillis * 1_000_000L;
     SocketChannel[] peers = new SocketChannel[eps.length];
@@ -166,33 +143,17 @@ public final class MeshAllReduce implements GradientReducer {
         if (server == null) {
           throw new IllegalArgumentException("rank " + rank + " needs a server socket");
         }
-        long deadline = System.nanoTime() + timeoutNanos;
-        ByteBuffer hello = header(KIND_HELLO, rank, eps.length, sessionId);
-        for (int p = 0; p < rank; p++) {
-          peers[p] = connectTo(rank, p, eps[p], addrs[p], deadline, timeoutMillis);
-          hello.clear();
-          writeFully(peers[p], hello, deadline, p, eps[p], "handshake");
-        }
-        acceptFrom(rank, eps, server, sessionId, peers, deadline, timeoutMillis);
-        ByteBuffer ack = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        for (int p = 0; p < rank; p++) {
-          ack.clear();
-          readFully(peers[p], ack, deadline, p, eps[p], "handshake", timeoutMillis);
-          ack.flip();
-          if (checkHeader(ack, KIND_ACK, p, eps.length, sessionId, p, eps[p]) == -2) {
-            throw new PeerException(
-                p, "rank " + p + " (" + eps[p] + ") answered for another session");
-          }
-        }
+        MeshHandshake.connectPeers(
+            rank, eps, addrs, server, sessionId, peers, timeoutNanos, timeoutMillis);
       }
-      MeshAllReduce r = new MeshAllReduce(rank, eps, sessionId, timeoutNanos, peers, selector);
-      r.register();
+      MeshAllReduce r = new MeshAllReduce(rank, eps, timeoutNanos, peers, selector);
+      r.channels.register(r.headerOut, r.headerIn);
       return r;
     } catch (IOException e) {
-      closeAll(peers, selector);
+      MeshHandshake.closeAll(peers, selector);
       throw new PeerException(-1, "rank " + rank + ": connection setup failed: " + e, e);
     } catch (RuntimeException e) {
-      closeAll(peers, selector);
+      MeshHandshake.closeAll(peers, selector);
       throw e;
     }
   }
@@ -309,7 +270,7 @@ public final class MeshAllReduce implements GradientReducer {
   public void close() {
     if (!closed) {
       closed = true;
-      closeAll(peers, selector);
+      channels.close();
     }
   }
 
@@ -318,12 +279,12 @@ public final class MeshAllReduce implements GradientReducer {
    * Spark's {@code TaskContext::killTaskIfInterrupted} when the stage is cancelled).
    */
   public void abortCheck(Runnable check) {
-    this.abortCheck = check == null ? () -> {} : check;
+    channels.abortCheck(check == null ? () -> {} : check);
   }
 
   /** {@code rank R (host:port)}, as error messages name a peer. */
   public String describe(int peer) {
-    return "rank " + peer + " (" + endpoints[peer] + ")";
+    return channels.describe(peer);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -402,7 +363,7 @@ public final class MeshAllReduce implements GradientReducer {
         headerIn[p].clear();
       }
     }
-    transferBuffers(headerOut, headerIn, "header exchange");
+    channels.transfer(headerOut, headerIn, "header exchange", step);
     for (int p = 0; p < world; p++) {
       if (p != rank) {
         ByteBuffer h = headerIn[p];
@@ -448,164 +409,7 @@ public final class MeshAllReduce implements GradientReducer {
   }
 
   private void transfer(String what) {
-    transferBuffers(sendViews, recvViews, what);
-  }
-
-  /** Sends {@code out[p]} to and receives {@code in[p]} from every peer concurrently. */
-  private void transferBuffers(ByteBuffer[] out, ByteBuffer[] in, String what) {
-    phase = what;
-    curOut = out;
-    curIn = in;
-    pending = 0;
-    for (int p = 0; p < world; p++) {
-      if (p == rank) {
-        continue;
-      }
-      int ops =
-          (out[p].hasRemaining() ? SelectionKey.OP_WRITE : 0)
-              | (in[p].hasRemaining() ? SelectionKey.OP_READ : 0);
-      keys[p].interestOps(ops);
-      if (ops != 0) {
-        pending++;
-      }
-    }
-    long deadline = System.nanoTime() + timeoutNanos;
-    while (pending > 0) {
-      long wait = deadline - System.nanoTime();
-      if (wait <= 0) {
-        throw timeout();
-      }
-      progress = false;
-      if (Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-        throw new PeerException(-1, "rank " + rank + ": interrupted during " + phase);
-      }
-      abortCheck.run();
-      try {
-        selector.select(onReady, Math.max(1, Math.min(500, wait / 1_000_000)));
-      } catch (IOException e) {
-        throw new PeerException(-1, "rank " + rank + ": selector failed during " + phase, e);
-      }
-      if (failure != null) {
-        PeerException f = failure;
-        failure = null;
-        throw f;
-      }
-      if (progress) {
-        deadline = System.nanoTime() + timeoutNanos;
-      }
-    }
-  }
-
-  private ByteBuffer[] curOut;
-  private ByteBuffer[] curIn;
-
-  private void onReady(SelectionKey key) {
-    if (failure != null) {
-      return;
-    }
-    int p = (Integer) key.attachment();
-    SocketChannel ch = peers[p];
-    try {
-      int ops = key.interestOps();
-      if (key.isWritable() && curOut[p].hasRemaining()) {
-        if (ch.write(curOut[p]) > 0) {
-          progress = true;
-        }
-        if (!curOut[p].hasRemaining()) {
-          ops &= ~SelectionKey.OP_WRITE;
-        }
-      }
-      if (key.isReadable() && curIn[p].hasRemaining()) {
-        int n = ch.read(curIn[p]);
-        if (n < 0) {
-          failure =
-              new PeerException(
-                  p,
-                  "rank "
-                      + rank
-                      + ": "
-                      + describe(p)
-                      + " closed its connection during "
-                      + phase
-                      + " of step "
-                      + step
-                      + " (the peer failed or exited)");
-          return;
-        }
-        if (n > 0) {
-          progress = true;
-        }
-        if (!curIn[p].hasRemaining()) {
-          ops &= ~SelectionKey.OP_READ;
-        }
-      }
-      key.interestOps(ops);
-      if (ops == 0) {
-        pending--;
-      }
-    } catch (IOException e) {
-      failure =
-          new PeerException(
-              p,
-              "rank "
-                  + rank
-                  + ": connection to "
-                  + describe(p)
-                  + " failed during "
-                  + phase
-                  + " of step "
-                  + step
-                  + ": "
-                  + e.getMessage(),
-              e);
-    }
-  }
-
-  private PeerException timeout() {
-    StringBuilder who = new StringBuilder();
-    int first = -1;
-    for (int p = 0; p < world; p++) {
-      if (p != rank && keys[p].interestOps() != 0) {
-        if (first < 0) {
-          first = p;
-        } else {
-          who.append(", ");
-        }
-        who.append(describe(p));
-        boolean r = (keys[p].interestOps() & SelectionKey.OP_READ) != 0;
-        boolean w = (keys[p].interestOps() & SelectionKey.OP_WRITE) != 0;
-        who.append(
-            r && w ? " [not sending, not receiving]" : r ? " [not sending]" : " [not receiving]");
-      }
-    }
-    return new PeerException(
-        first,
-        "rank "
-            + rank
-            + ": timed out after "
-            + timeoutNanos / 1_000_000
-            + " ms without progress during "
-            + phase
-            + " of step "
-            + step
-            + ", waiting for "
-            + who);
-  }
-
-  private void register() throws IOException {
-    for (int p = 0; p < world; p++) {
-      if (p != rank) {
-        SocketChannel ch = peers[p];
-        ch.configureBlocking(false);
-        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
-        ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
-        keys[p] = ch.register(selector, 0, p);
-        headerOut[p] = ByteBuffer.allocateDirect(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        headerIn[p] = ByteBuffer.allocateDirect(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-      }
-    }
+    channels.transfer(sendViews, recvViews, what, step);
   }
 
   private void checkUsable() {
@@ -618,274 +422,5 @@ public final class MeshAllReduce implements GradientReducer {
   /** A failed step leaves peers mid-protocol: close so that they fail promptly too. */
   private void fail(RuntimeException e) {
     close();
-  }
-
-  private static String kindName(int kind) {
-    switch (kind) {
-      case KIND_REDUCE:
-        return "all-reduce";
-      case KIND_GATHER:
-        return "all-gather";
-      case KIND_HELLO:
-        return "handshake";
-      case KIND_ACK:
-        return "handshake reply";
-      default:
-        return "message kind " + kind;
-    }
-  }
-
-  // --- connection setup ------------------------------------------------------------------------
-
-  static InetSocketAddress parse(String endpoint, int rank) {
-    int colon = endpoint == null ? -1 : endpoint.lastIndexOf(':');
-    if (colon <= 0 || colon == endpoint.length() - 1) {
-      throw new IllegalArgumentException(
-          "endpoint of rank " + rank + " is '" + endpoint + "', expected host:port");
-    }
-    String host = endpoint.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    int port;
-    try {
-      port = Integer.parseInt(endpoint.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      port = -1;
-    }
-    if (port <= 0 || port > 65535) {
-      throw new IllegalArgumentException(
-          "endpoint of rank "
-              + rank
-              + " is '"
-              + endpoint
-              + "', expected host:port with a port in 1..65535");
-    }
-    return new InetSocketAddress(host, port);
-  }
-
-  static ByteBuffer header(int kind, int rank, int world, long session) {
-    ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    b.putInt(MAGIC).putInt(kind).putInt(rank).putInt(world).putLong(session).flip();
-    return b;
-  }
-
-  /** Checks a handshake header; returns the rank it announces, or -2 for another session. */
-  private static int checkHeader(
-      ByteBuffer b, int kind, int expectRank, int world, long session, int peer, String ep) {
-    int magic = b.getInt();
-    int k = b.getInt();
-    int r = b.getInt();
-    int w = b.getInt();
-    long s = b.getLong();
-    String who = peer >= 0 ? "rank " + peer + " (" + ep + ")" : "a connection from " + ep;
-    if (magic != MAGIC || k != kind) {
-      throw new PeerException(
-          peer, who + " did not answer with a Fanout " + kindName(kind) + " (wrong magic or kind)");
-    }
-    if (s != session) {
-      return -2; // e.g. a stray connection from an earlier attempt: the caller drops it
-    }
-    if (w != world) {
-      throw new PeerException(peer, who + " runs with " + w + " workers, this rank with " + world);
-    }
-    if (expectRank >= 0 && r != expectRank) {
-      throw new PeerException(peer, who + " announced rank " + r + ", expected " + expectRank);
-    }
-    return r;
-  }
-
-  private static SocketChannel connectTo(
-      int rank, int p, String ep, InetSocketAddress addr, long deadline, long timeoutMillis)
-      throws IOException {
-    IOException last = null;
-    while (true) {
-      long left = (deadline - System.nanoTime()) / 1_000_000;
-      if (left <= 0) {
-        throw new PeerException(
-            p,
-            "rank "
-                + rank
-                + ": could not connect to rank "
-                + p
-                + " ("
-                + ep
-                + ") within "
-                + timeoutMillis
-                + " ms"
-                + (last == null ? "" : ": " + last));
-      }
-      SocketChannel ch = SocketChannel.open();
-      try {
-        ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
-        ch.socket().connect(addr, (int) Math.min(Integer.MAX_VALUE, Math.max(1, left)));
-        return ch;
-      } catch (ConnectException | NoRouteToHostException | java.net.SocketTimeoutException e) {
-        ch.close();
-        last = e;
-        try {
-          Thread.sleep(Math.min(50, Math.max(1, left)));
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          throw new PeerException(p, "rank " + rank + ": interrupted connecting to " + ep, ie);
-        }
-      } catch (IOException | RuntimeException e) {
-        ch.close();
-        throw e;
-      }
-    }
-  }
-
-  private static void acceptFrom(
-      int rank,
-      String[] eps,
-      ServerSocketChannel server,
-      long session,
-      SocketChannel[] peers,
-      long deadline,
-      long timeoutMillis)
-      throws IOException {
-    int expected = eps.length - 1 - rank;
-    if (expected == 0) {
-      return;
-    }
-    boolean wasBlocking = server.isBlocking();
-    server.configureBlocking(false);
-    try (Selector sel = Selector.open()) {
-      server.register(sel, SelectionKey.OP_ACCEPT);
-      ByteBuffer hello = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-      int got = 0;
-      while (got < expected) {
-        long left = (deadline - System.nanoTime()) / 1_000_000;
-        if (left <= 0) {
-          List<String> missing = new ArrayList<>();
-          int first = -1;
-          for (int p = rank + 1; p < eps.length; p++) {
-            if (peers[p] == null) {
-              missing.add("rank " + p + " (" + eps[p] + ")");
-              first = first < 0 ? p : first;
-            }
-          }
-          throw new PeerException(
-              first,
-              "rank "
-                  + rank
-                  + ": timed out after "
-                  + timeoutMillis
-                  + " ms waiting for "
-                  + String.join(", ", missing)
-                  + " to connect");
-        }
-        sel.select(Math.max(1, left));
-        sel.selectedKeys().clear();
-        SocketChannel ch;
-        while ((ch = server.accept()) != null) {
-          String from = String.valueOf(ch.getRemoteAddress());
-          try {
-            hello.clear();
-            readFully(ch, hello, deadline, -1, from, "handshake", timeoutMillis);
-            hello.flip();
-            int r = checkHeader(hello, KIND_HELLO, -1, eps.length, session, -1, from);
-            if (r == -2) {
-              ch.close(); // another session's stray connection
-              continue;
-            }
-            if (r <= rank || r >= eps.length || peers[r] != null) {
-              throw new PeerException(
-                  r,
-                  "rank "
-                      + rank
-                      + ": unexpected connection announcing rank "
-                      + r
-                      + " from "
-                      + from
-                      + " (expected one from each of ranks "
-                      + (rank + 1)
-                      + ".."
-                      + (eps.length - 1)
-                      + ")");
-            }
-            ByteBuffer ack = header(KIND_ACK, rank, eps.length, session);
-            writeFully(ch, ack, deadline, r, eps[r], "handshake");
-            peers[r] = ch;
-            got++;
-          } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
-          }
-        }
-      }
-    } finally {
-      if (server.isOpen()) {
-        server.configureBlocking(wasBlocking);
-      }
-    }
-  }
-
-  private static void readFully(
-      SocketChannel ch,
-      ByteBuffer b,
-      long deadline,
-      int peer,
-      String ep,
-      String what,
-      long timeoutMillis)
-      throws IOException {
-    String who = peer >= 0 ? "rank " + peer + " (" + ep + ")" : ep;
-    boolean wasBlocking = ch.isBlocking();
-    ch.configureBlocking(false);
-    try (Selector sel = Selector.open()) {
-      ch.register(sel, SelectionKey.OP_READ);
-      while (b.hasRemaining()) {
-        int n = ch.read(b);
-        if (n < 0) {
-          throw new PeerException(peer, who + " closed its connection during the " + what);
-        }
-        if (n == 0) {
-          long left = (deadline - System.nanoTime()) / 1_000_000;
-          if (left <= 0) {
-            throw new PeerException(
-                peer,
-                "timed out after " + timeoutMillis + " ms waiting for the " + what + " of " + who);
-          }
-          sel.select(Math.max(1, left));
-          sel.selectedKeys().clear();
-        }
-      }
-    }
-    if (ch.isOpen()) {
-      ch.configureBlocking(wasBlocking);
-    }
-  }
-
-  private static void writeFully(
-      SocketChannel ch, ByteBuffer b, long deadline, int peer, String ep, String what)
-      throws IOException {
-    // Handshake messages are 24 bytes: they fit in any socket buffer, a blocking write returns.
-    while (b.hasRemaining()) {
-      if (ch.write(b) < 0 || System.nanoTime() > deadline) {
-        throw new PeerException(
-            peer, "could not send the " + what + " to rank " + peer + " (" + ep + ")");
-      }
-    }
-  }
-
-  private static void closeAll(SocketChannel[] peers, Selector selector) {
-    for (SocketChannel ch : peers) {
-      if (ch != null) {
-        try {
-          ch.close();
-        } catch (IOException ignored) {
-          // closing
-        }
-      }
-    }
-    if (selector != null) {
-      try {
-        selector.close();
-      } catch (IOException ignored) {
-        // closing
-      }
-    }
   }
 }

@@ -1,5 +1,10 @@
 package io.fanout.tensor;
 
+import static io.fanout.tensor.CheckedTensors.range;
+
+import io.fanout.tensor.CheckedTensors.CheckedFloat;
+import io.fanout.tensor.CheckedTensors.CheckedInt;
+
 /**
  * A checking mode of the CPU backend: its tensors stand for device buffers. They are objects apart
  * from the CPU backend's (which refuses them) and expose no host array, so host data reaches an
@@ -67,42 +72,9 @@ public final class CheckingBackend implements Backend {
     }
   }
 
-  /** A heap host buffer of this backend, counted while open. */
-  private final class CheckedHost implements HostFloats {
-    private final HeapHostFloats inner;
-    private boolean open = true;
-
-    CheckedHost(int n) {
-      inner = new HeapHostFloats(n);
-    }
-
-    CheckingBackend outer() {
-      return CheckingBackend.this;
-    }
-
-    @Override
-    public int length() {
-      return inner.length();
-    }
-
-    @Override
-    public java.nio.FloatBuffer floats() {
-      return inner.floats();
-    }
-
-    @Override
-    public void close() {
-      if (open) {
-        open = false;
-        liveHost--;
-        inner.close();
-      }
-    }
-  }
-
   @Override
   public HostFloats allocHostFloats(int n) {
-    HostFloats h = new CheckedHost(n);
+    HostFloats h = new CheckedHost(this, n);
     liveHost++;
     return h;
   }
@@ -123,7 +95,7 @@ public final class CheckingBackend implements Backend {
 
   /** The array of an open host buffer of this backend holding {@code [off, off+n)}. */
   private float[] host(HostFloats h, int off, int n) {
-    if (!(h instanceof CheckedHost c) || c.outer() != this || !c.open) {
+    if (!(h instanceof CheckedHost c) || c.owner != this || !c.open) {
       throw new IllegalStateException(
           "checked backend: a host transfer got "
               + (h == null ? "null" : "a closed host buffer or one of another backend"));
@@ -146,7 +118,7 @@ public final class CheckingBackend implements Backend {
    */
   @Override
   public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
-    return new CheckedRows(cpu.mapFeatureRows(store));
+    return new CheckedFeatureRows(this, cpu.mapFeatureRows(store));
   }
 
   /**
@@ -155,72 +127,7 @@ public final class CheckingBackend implements Backend {
    */
   @Override
   public PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
-    return new CheckedPages(cpu.pagedFeatureRows(params));
-  }
-
-  /** CPU feature rows behind checked tensors, counted as live until closed. */
-  private class CheckedRows implements FeatureRows {
-    final FeatureRows inner;
-    private boolean open = true;
-
-    CheckedRows(FeatureRows inner) {
-      this.inner = inner;
-      liveRows++;
-    }
-
-    @Override
-    public int dim() {
-      return inner.dim();
-    }
-
-    @Override
-    public long numRows() {
-      return inner.numRows();
-    }
-
-    @Override
-    public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
-      if (!open) {
-        throw new IllegalStateException("checked backend: feature rows were closed");
-      }
-      range(ids, idsOff, rows, "gather ids");
-      range(out, outOff, Math.multiplyExact(rows, inner.dim()), "gather rows");
-      inner.gather(d(ids), idsOff, rows, d(out), outOff);
-    }
-
-    @Override
-    public void close() {
-      if (open) {
-        open = false;
-        liveRows--;
-        inner.close();
-      }
-    }
-  }
-
-  /** {@link CheckedRows} over pages a feature cache fills. */
-  private final class CheckedPages extends CheckedRows implements PagedFeatureRows {
-    private final PagedFeatureRows pages;
-
-    CheckedPages(PagedFeatureRows pages) {
-      super(pages);
-      this.pages = pages;
-    }
-
-    @Override
-    public long pageBytes() {
-      return pages.pageBytes();
-    }
-
-    @Override
-    public boolean onHeap() {
-      return pages.onHeap();
-    }
-
-    @Override
-    public java.nio.ByteBuffer allocate(long firstSlot, int bytes) {
-      return pages.allocate(firstSlot, bytes);
-    }
+    return new CheckedFeatureRows.Paged(this, cpu.pagedFeatureRows(params));
   }
 
   /** Bytes moved host to backend and back since construction or {@link #resetTraffic()}. */
@@ -246,89 +153,26 @@ public final class CheckingBackend implements Backend {
     return "cpu-checked(" + CpuBackend.blasName() + ")";
   }
 
-  private static final class CheckedFloat implements FloatTensor {
-    private final CheckingBackend owner;
-    private FloatTensor inner;
-    private final int length;
-
-    CheckedFloat(CheckingBackend owner, FloatTensor inner) {
-      this.owner = owner;
-      this.inner = inner;
-      this.length = inner.length();
-    }
-
-    @Override
-    public int length() {
-      return length;
-    }
-
-    @Override
-    public Backend owner() {
-      return owner;
-    }
+  /** The CPU tensor behind a live tensor of this backend. */
+  FloatTensor d(FloatTensor t) {
+    return CheckedTensors.unwrap(this, t);
   }
 
-  private static final class CheckedInt implements IntTensor {
-    private final CheckingBackend owner;
-    private IntTensor inner;
-    private final int length;
-
-    CheckedInt(CheckingBackend owner, IntTensor inner) {
-      this.owner = owner;
-      this.inner = inner;
-      this.length = inner.length();
-    }
-
-    @Override
-    public int length() {
-      return length;
-    }
-
-    @Override
-    public Backend owner() {
-      return owner;
-    }
+  /** The CPU tensor behind a live tensor of this backend. */
+  IntTensor d(IntTensor t) {
+    return CheckedTensors.unwrap(this, t);
   }
 
-  private FloatTensor d(FloatTensor t) {
-    if (t instanceof CheckedFloat c && c.owner == this) {
-      if (c.inner == null) {
-        throw new IllegalStateException("checked backend: use of a freed tensor");
-      }
-      return c.inner;
-    }
-    throw refused(t);
+  void hostClosed() {
+    liveHost--;
   }
 
-  private IntTensor d(IntTensor t) {
-    if (t instanceof CheckedInt c && c.owner == this) {
-      if (c.inner == null) {
-        throw new IllegalStateException("checked backend: use of a freed tensor");
-      }
-      return c.inner;
-    }
-    throw refused(t);
+  void rowsOpened() {
+    liveRows++;
   }
 
-  private IllegalStateException refused(Tensor t) {
-    return new IllegalStateException(
-        "checked backend: implicit host access: an operation got "
-            + (t == null ? "null" : "a tensor of " + t.owner().name())
-            + " instead of one of this backend; host data must come in through upload()");
-  }
-
-  private static void range(Tensor t, int off, int n, String what) {
-    if (off < 0 || n < 0 || (long) off + n > t.length()) {
-      throw new IllegalStateException(
-          "checked backend: "
-              + what
-              + " of "
-              + n
-              + " elements at offset "
-              + off
-              + " outside a tensor of "
-              + t.length());
-    }
+  void rowsClosed() {
+    liveRows--;
   }
 
   @Override
@@ -358,7 +202,7 @@ public final class CheckingBackend implements Backend {
         live--;
       }
     } else {
-      throw refused(t);
+      throw CheckedTensors.refused(t);
     }
   }
 

@@ -16,14 +16,14 @@ public final class CpuBackend implements Backend {
     LOG.info("BLAS implementation: " + blasName());
   }
 
-  private final CpuKernels.ColumnMajorSgemm sgemm;
+  private final CpuGemm.ColumnMajorSgemm sgemm;
 
   /** A backend whose dense products use the fastest BLAS found ({@link #blasName()}). */
   public CpuBackend() {
-    this(CpuKernels.FASTEST);
+    this(CpuGemm.FASTEST);
   }
 
-  private CpuBackend(CpuKernels.ColumnMajorSgemm sgemm) {
+  private CpuBackend(CpuGemm.ColumnMajorSgemm sgemm) {
     this.sgemm = sgemm;
   }
 
@@ -35,7 +35,7 @@ public final class CpuBackend implements Backend {
    * not across machine types. Golden tests that pin parameter hashes use this backend.
    */
   public static CpuBackend portable() {
-    return new CpuBackend(CpuKernels.REFERENCE);
+    return new CpuBackend(CpuGemm.REFERENCE);
   }
 
   /**
@@ -48,7 +48,7 @@ public final class CpuBackend implements Backend {
 
   /** The simple class name of the default BLAS, e.g. {@code JNIBLAS} or {@code VectorBLAS}. */
   public static String blasName() {
-    return CpuKernels.BLAS_IMPL.getClass().getSimpleName();
+    return CpuGemm.BLAS_IMPL.getClass().getSimpleName();
   }
 
   /**
@@ -68,7 +68,7 @@ public final class CpuBackend implements Backend {
 
   @Override
   public String name() {
-    return "cpu(" + (sgemm == CpuKernels.REFERENCE ? "reference F2J BLAS" : blasName()) + ")";
+    return "cpu(" + (sgemm == CpuGemm.REFERENCE ? "reference F2J BLAS" : blasName()) + ")";
   }
 
   /** A host float tensor. */
@@ -252,8 +252,7 @@ public final class CpuBackend implements Backend {
       float beta,
       FloatTensor c,
       int cOff) {
-    CpuKernels.gemm(
-        sgemm, transA, transB, m, n, k, alpha, f(a), aOff, f(b), bOff, beta, f(c), cOff);
+    CpuGemm.gemm(sgemm, transA, transB, m, n, k, alpha, f(a), aOff, f(b), bOff, beta, f(c), cOff);
   }
 
   @Override
@@ -279,13 +278,13 @@ public final class CpuBackend implements Backend {
 
   @Override
   public void dropout(FloatTensor x, int off, int n, float p, long key) {
-    CpuKernels.dropout(f(x), off, n, p, key);
+    CpuDropout.dropout(f(x), off, n, p, key);
   }
 
   @Override
   public void dropout(FloatTensor x, int off, int n, float p, long key, IntTensor keep) {
     float[] a = f(x);
-    CpuKernels.dropout(a, off, a, off, n, p, key, keep == null ? null : i(keep));
+    CpuDropout.dropout(a, off, a, off, n, p, key, keep == null ? null : i(keep));
   }
 
   @Override
@@ -298,22 +297,22 @@ public final class CpuBackend implements Backend {
       float p,
       long key,
       IntTensor keep) {
-    CpuKernels.dropout(f(src), srcOff, f(dst), dstOff, n, p, key, keep == null ? null : i(keep));
+    CpuDropout.dropout(f(src), srcOff, f(dst), dstOff, n, p, key, keep == null ? null : i(keep));
   }
 
   @Override
   public void dropoutBackward(FloatTensor g, int off, int n, float p, long key, IntTensor keep) {
     if (keep == null) {
-      CpuKernels.dropout(f(g), off, n, p, key);
+      CpuDropout.dropout(f(g), off, n, p, key);
     } else {
-      CpuKernels.dropoutBackward(f(g), off, n, p, i(keep));
+      CpuDropout.dropoutBackward(f(g), off, n, p, i(keep));
     }
   }
 
   @Override
   public void dropoutCsr(
       IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key) {
-    CpuKernels.dropoutCsr(i(ptr), i(col), f(val), rows, cols, p, key);
+    CpuDropout.dropoutCsr(i(ptr), i(col), f(val), rows, cols, p, key);
   }
 
   @Override
@@ -330,7 +329,7 @@ public final class CpuBackend implements Backend {
       int cols,
       FloatTensor out,
       int outOff) {
-    CpuKernels.aggregate(
+    CpuGraphKernels.aggregate(
         mode,
         i(indptr),
         indptrOff,
@@ -368,7 +367,7 @@ public final class CpuBackend implements Backend {
       FloatTensor out,
       int outOff,
       int outStride) {
-    CpuKernels.aggregate(
+    CpuGraphKernels.aggregate(
         mode,
         i(indptr),
         indptrOff,
@@ -399,7 +398,7 @@ public final class CpuBackend implements Backend {
       int cols,
       FloatTensor dSrc,
       int dSrcOff) {
-    CpuKernels.aggregateBackward(
+    CpuGraphKernels.aggregateBackward(
         mode,
         i(indptr),
         indptrOff,
@@ -430,7 +429,7 @@ public final class CpuBackend implements Backend {
       int cols,
       FloatTensor dSrc,
       int dSrcOff) {
-    CpuKernels.aggregateBackward(
+    CpuGraphKernels.aggregateBackward(
         mode,
         i(indptr),
         indptrOff,
@@ -458,7 +457,7 @@ public final class CpuBackend implements Backend {
       float beta,
       FloatTensor c,
       int cOff) {
-    CpuKernels.spmm(i(ptr), i(col), f(val), rows, f(b), bOff, n, beta, f(c), cOff);
+    CpuGraphKernels.spmm(i(ptr), i(col), f(val), rows, f(b), bOff, n, beta, f(c), cOff);
   }
 
   @Override
@@ -472,7 +471,7 @@ public final class CpuBackend implements Backend {
       int n,
       FloatTensor g,
       int gOff) {
-    CpuKernels.spmmTransposed(i(ptr), i(col), f(val), rows, f(dy), dyOff, n, f(g), gOff);
+    CpuGraphKernels.spmmTransposed(i(ptr), i(col), f(val), rows, f(dy), dyOff, n, f(g), gOff);
   }
 
   @Override

@@ -11,7 +11,7 @@ public final class NonZeroScan {
   /** Ranges shorter than this are scanned by the scalar loop. */
   static final int VECTOR_MIN = 64;
 
-  static final boolean VECTOR = CpuKernels.VECTOR_DROPOUT && VectorNonZeroScan.usable();
+  static final boolean VECTOR = CpuDropout.VECTOR_DROPOUT && VectorNonZeroScan.usable();
 
   private NonZeroScan() {}
 

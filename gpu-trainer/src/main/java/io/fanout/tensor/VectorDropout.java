@@ -11,9 +11,9 @@ import jdk.incubator.vector.VectorSpecies;
  * Dropout with the Vector API: the counter hash of {@link CounterRng#bits24} computed for a vector
  * of positions at once (64-bit lanes), the keep test and the scaling applied to the matching float
  * lanes. Integer arithmetic is exact and the float product is the same single multiply, so every
- * output (and mask bit) is the bit-for-bit value of the scalar loop in {@link CpuKernels#dropout};
+ * output (and mask bit) is the bit-for-bit value of the scalar loop in {@link CpuDropout#dropout};
  * {@code VectorDropoutTest} checks it. Loaded only when the {@code jdk.incubator.vector} module is
- * present ({@link CpuKernels#VECTOR_DROPOUT}).
+ * present ({@link CpuDropout#VECTOR_DROPOUT}).
  */
 final class VectorDropout {
   private static final VectorSpecies<Long> L = LongVector.SPECIES_PREFERRED;

@@ -43,13 +43,12 @@ public final class PipelinedLoader implements BatchStream {
   private static final TrainBatch END = new TrainBatch(-2);
 
   private final List<BatchPart> parts;
-  private final FeatureTable table;
   private final int dim;
   private final String norm;
   private final IntPredicate keep;
   private final RowCache cache;
   private final boolean gather;
-  private final HotSet hot;
+  private final BatchFiller filler;
   private final BlockingQueue<Object> gathered;
   private final long ticket;
   private final List<BlockingQueue<Object>> queues = new ArrayList<>();
@@ -150,14 +149,20 @@ public final class PipelinedLoader implements BatchStream {
       throw new IllegalArgumentException("a loader that does not gather takes no feature norm");
     }
     this.gather = gather;
-    this.hot = cache == null ? hot : null;
     this.keep = keep;
     this.cache = cache;
     this.ticket = cache == null ? -1 : cache.turns().take();
     this.parts = List.copyOf(parts);
-    this.table = cache != null ? cache : table;
     this.dim = dim;
     this.norm = norm;
+    this.filler =
+        new BatchFiller(
+            cache != null ? cache : table,
+            dim,
+            norm,
+            cache != null,
+            gather,
+            cache == null ? hot : null);
     int n = Math.max(1, Math.min(threadCount, Math.max(1, parts.size())));
     for (int t = 0; t < n; t++) {
       queues.add(new ArrayBlockingQueue<>(Math.max(1, prefetch) + 1));
@@ -224,7 +229,7 @@ public final class PipelinedLoader implements BatchStream {
               fills.execute(f);
               q.put(f);
             } else {
-              fill(tb, d, bp);
+              filler.fill(tb, d, bp);
               q.put(tb);
             }
           }
@@ -268,128 +273,13 @@ public final class PipelinedLoader implements BatchStream {
     @Override
     public void run() {
       try {
-        fill(tb, d, part);
+        filler.fill(tb, d, part);
       } catch (Throwable e) {
         error = e;
       } finally {
         done.countDown();
       }
     }
-  }
-
-  /**
-   * Prunes {@code b} for the hot set into {@code tb}'s pruner; returns whether it found hot rows.
-   */
-  private boolean prune(TrainBatch tb, MiniBatch b) {
-    if (tb.pruner == null) {
-      tb.pruner = new HotPruner();
-    }
-    tb.prunedFor = hot;
-    return tb.pruner.prune(b, hot.slotOf());
-  }
-
-  /**
-   * Grows {@code tb}'s feature buffer to {@code rows x dim} floats and returns that count.
-   *
-   * @param what the batch, for the message when it needs more than 2^31 floats
-   */
-  private int ensureFeatures(TrainBatch tb, int rows, String what) {
-    long need = (long) rows * dim;
-    if (need > Integer.MAX_VALUE - 8) {
-      throw new InvalidInputException(what + " needs " + need + " feature floats, over 2^31");
-    }
-    if (tb.features == null || tb.features.length < need) {
-      tb.features = new float[(int) need];
-    }
-    return (int) need;
-  }
-
-  private void fill(TrainBatch tb, DecodedBatch d, BatchPart part) {
-    MiniBatch b = d.batch();
-    int rows = b.nodes().length;
-    if (table != null) {
-      int nv = table.numVertices();
-      for (int v : b.nodes()) {
-        if (v < 0 || v >= nv) {
-          throw new InvalidInputException(
-              part.name()
-                  + ": batch "
-                  + b.batch()
-                  + " has node id "
-                  + v
-                  + " but the graph store has "
-                  + nv
-                  + " vertices; the shards were sampled from another graph store");
-        }
-      }
-    }
-    if (cache != null && d.features() == null) {
-      tb.batch = b;
-      tb.dim = dim;
-      return;
-    }
-    if (!gather) {
-      if (d.features() != null) {
-        throw new InvalidInputException(
-            part.name()
-                + ": batch "
-                + b.batch()
-                + " inlines its features; --feature-access zero-copy reads node-id-only shards"
-                + " (sample without inline features), or use --feature-access gather");
-      }
-      tb.features = null;
-      tb.batch = b;
-      tb.dim = dim;
-      tb.prunedFor = null;
-      if (hot != null) {
-        prune(tb, b);
-      }
-      return;
-    }
-    tb.prunedFor = null;
-    if (d.features() != null) {
-      long inline = (long) rows * dim;
-      if (d.features().length != inline) {
-        throw new InvalidInputException(
-            part.name()
-                + ": batch "
-                + b.batch()
-                + " inlines "
-                + d.features().length
-                + " feature values for "
-                + rows
-                + " nodes; expected "
-                + inline
-                + " (feature dimension "
-                + dim
-                + ")");
-      }
-    } else if (table == null) {
-      throw new InvalidInputException(
-          part.name() + ": shards hold node ids only and no feature table was given");
-    }
-    if (hot != null && prune(tb, b)) {
-      int kept = tb.pruner.kept();
-      ensureFeatures(tb, kept, part.name() + ": batch " + b.batch());
-      if (d.features() != null) {
-        tb.features = tb.pruner.compact(d.features(), dim, tb.features);
-      } else {
-        table.gather(tb.pruner.keptNodes(), 0, kept, tb.features, 0);
-      }
-      FeatureNorm.apply(norm, tb.features, kept, dim);
-      tb.batch = b;
-      tb.dim = dim;
-      return;
-    }
-    int need = ensureFeatures(tb, rows, part.name() + ": batch " + b.batch());
-    if (d.features() != null) {
-      System.arraycopy(d.features(), 0, tb.features, 0, need);
-    } else {
-      table.gather(b.nodes(), 0, rows, tb.features, 0);
-    }
-    FeatureNorm.apply(norm, tb.features, rows, dim);
-    tb.batch = b;
-    tb.dim = dim;
   }
 
   @Override
@@ -464,7 +354,7 @@ public final class PipelinedLoader implements BatchStream {
           TrainBatch tb = pool.take();
           int rows = counts[i];
           if (gather) {
-            ensureFeatures(tb, rows, "batch " + b.batch());
+            filler.ensureFeatures(tb, rows, "batch " + b.batch());
             cache.gather(ids[i], 0, rows, tb.features, 0);
             FeatureNorm.apply(norm, tb.features, rows, dim);
           } else {

@@ -288,7 +288,7 @@ class MeshAllReduceTest {
     try (java.nio.channels.SocketChannel stray =
         java.nio.channels.SocketChannel.open(
             new java.net.InetSocketAddress("127.0.0.1", servers.get(0).socket().getLocalPort()))) {
-      stray.write(MeshAllReduce.header(MeshAllReduce.KIND_HELLO, 1, 2, 4L));
+      stray.write(MeshWire.header(MeshWire.KIND_HELLO, 1, 2, 4L));
       try (MeshAllReduce r1 = MeshAllReduce.connect(1, eps, servers.get(1), 5L, 10_000);
           MeshAllReduce r0 = rank0.get(20, TimeUnit.SECONDS)) {
         float[] a = {1f, 2f, 3f};

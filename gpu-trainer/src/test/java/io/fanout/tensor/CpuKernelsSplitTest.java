@@ -28,7 +28,7 @@ class CpuKernelsSplitTest {
       int m = s[0];
       int n = s[1];
       int k = s[2];
-      assertThat((long) m * n * k).isGreaterThanOrEqualTo(CpuKernels.MIN_GEMM_WORK);
+      assertThat((long) m * n * k).isGreaterThanOrEqualTo(CpuGemm.MIN_GEMM_WORK);
       for (boolean ta : new boolean[] {false, true}) {
         for (boolean tb : new boolean[] {false, true}) {
           for (float beta : new float[] {0f, 1f}) {
@@ -36,10 +36,9 @@ class CpuKernelsSplitTest {
             float[] b = rand(3 + k * n, 2);
             float[] c0 = rand(7 + m * n, 3);
             float[] split = c0.clone();
-            CpuKernels.gemm(
-                CpuKernels.REFERENCE, ta, tb, m, n, k, 0.5f, a, 5, b, 3, beta, split, 7);
+            CpuGemm.gemm(CpuGemm.REFERENCE, ta, tb, m, n, k, 0.5f, a, 5, b, 3, beta, split, 7);
             float[] whole = c0.clone();
-            CpuKernels.REFERENCE.sgemm(
+            CpuGemm.REFERENCE.sgemm(
                 tb ? "T" : "N",
                 ta ? "T" : "N",
                 n,
@@ -92,16 +91,16 @@ class CpuKernelsSplitTest {
       float[] c0 = rand(3 + rows * n, 11);
       float[] split = c0.clone();
       float[] serial = c0.clone();
-      CpuKernels.spmm(ptr, col, val, rows, b, 5, n, beta, split, 3);
-      CpuKernels.spmmRows(ptr, col, val, 0, rows, b, 5, n, beta, serial, 3);
+      CpuGraphKernels.spmm(ptr, col, val, rows, b, 5, n, beta, split, 3);
+      CpuGraphKernels.spmmRows(ptr, col, val, 0, rows, b, 5, n, beta, serial, 3);
       assertThat(Arrays.equals(split, serial)).as("spmm beta=%s", beta).isTrue();
     }
     float[] dy = rand(2 + rows * n, 12);
     float[] g0 = rand(4 + cols * n, 13);
     float[] split = g0.clone();
     float[] serial = g0.clone();
-    CpuKernels.spmmTransposed(ptr, col, val, rows, dy, 2, n, split, 4);
-    CpuKernels.spmmTransposedSerial(ptr, col, val, rows, dy, 2, n, serial, 4);
+    CpuGraphKernels.spmmTransposed(ptr, col, val, rows, dy, 2, n, split, 4);
+    CpuGraphKernels.spmmTransposedSerial(ptr, col, val, rows, dy, 2, n, serial, 4);
     assertThat(Arrays.equals(split, serial)).as("spmmTransposed").isTrue();
     assertThat(serial).isNotEqualTo(g0);
   }
@@ -109,22 +108,23 @@ class CpuKernelsSplitTest {
   @Test
   void balancedBlocksCutPrefixSumsIntoAboutEqualParts() {
     int[] ptr = {5, 5, 105, 106, 107, 108, 208, 208};
-    int[] b = CpuKernels.balancedBlocks(ptr, 7, 4);
+    int[] b = CpuGraphKernels.balancedBlocks(ptr, 7, 4);
     assertThat(b).containsExactly(0, 2, 3, 6, 7);
-    assertThat(CpuKernels.balancedBlocks(ptr, 7, 100)).hasSize(8).startsWith(0).endsWith(7);
-    assertThat(CpuKernels.balancedBlocks(new int[] {0}, 0, 4)).containsExactly(0, 0);
+    assertThat(CpuGraphKernels.balancedBlocks(ptr, 7, 100)).hasSize(8).startsWith(0).endsWith(7);
+    assertThat(CpuGraphKernels.balancedBlocks(new int[] {0}, 0, 4)).containsExactly(0, 0);
     int[] flat = new int[1001];
     for (int i = 0; i <= 1000; i++) {
       flat[i] = 3 * i;
     }
-    assertThat(CpuKernels.balancedBlocks(flat, 1000, 4)).containsExactly(0, 250, 500, 750, 1000);
+    assertThat(CpuGraphKernels.balancedBlocks(flat, 1000, 4))
+        .containsExactly(0, 250, 500, 750, 1000);
   }
 
   @Test
   void vectorDropoutEqualsTheScalarLoopBitForBit() {
-    assumeTrue(CpuKernels.VECTOR_DROPOUT, "the Vector API is not available here");
+    assumeTrue(CpuDropout.VECTOR_DROPOUT, "the Vector API is not available here");
     // Lengths around vector and mask-word boundaries and one above the parallel threshold.
-    int[] lengths = {0, 1, 7, 8, 31, 32, 33, 1000, CpuKernels.VECTOR_MIN + 13, 2_100_003};
+    int[] lengths = {0, 1, 7, 8, 31, 32, 33, 1000, CpuDropout.VECTOR_MIN + 13, 2_100_003};
     for (int n : lengths) {
       for (float p : new float[] {0.1f, 0.5f, 0.9f}) {
         float[] x = rand(n + 4, n);
@@ -135,14 +135,14 @@ class CpuKernelsSplitTest {
         float[] vector = new float[n + 5];
         int[] keepS = new int[(n + 31) / 32];
         int[] keepV = new int[keepS.length];
-        CpuKernels.dropout(x, 4 % (n + 1), scalar, 5, n, p, key, keepS, false);
-        CpuKernels.dropout(x, 4 % (n + 1), vector, 5, n, p, key, keepV, true);
+        CpuDropout.dropout(x, 4 % (n + 1), scalar, 5, n, p, key, keepS, false);
+        CpuDropout.dropout(x, 4 % (n + 1), vector, 5, n, p, key, keepV, true);
         assertThat(vector).as("n=%d p=%s masked", n, p).isEqualTo(scalar);
         assertThat(keepV).as("n=%d p=%s mask", n, p).isEqualTo(keepS);
         float[] inS = x.clone();
         float[] inV = x.clone();
-        CpuKernels.dropout(inS, 3, inS, 3, n, p, key, null, false);
-        CpuKernels.dropout(inV, 3, inV, 3, n, p, key, null, true);
+        CpuDropout.dropout(inS, 3, inS, 3, n, p, key, null, false);
+        CpuDropout.dropout(inV, 3, inV, 3, n, p, key, null, true);
         assertThat(inV).as("n=%d p=%s in place", n, p).isEqualTo(inS);
       }
     }
@@ -154,7 +154,7 @@ class CpuKernelsSplitTest {
     float[] x = rand(n, 5);
     float[] got = new float[n];
     int[] keep = new int[(n + 31) / 32];
-    CpuKernels.dropout(x, 0, got, 0, n, 0.3f, 42, keep, false);
+    CpuDropout.dropout(x, 0, got, 0, n, 0.3f, 42, keep, false);
     for (int i = 0; i < n; i++) {
       boolean kept = CounterRng.uniform(42, i) >= 0.3f;
       assertThat(got[i]).isEqualTo(kept ? x[i] * (1f / 0.7f) : 0f);

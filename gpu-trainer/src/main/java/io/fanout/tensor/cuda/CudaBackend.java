@@ -10,13 +10,9 @@ import io.fanout.tensor.Tensor;
 import io.fanout.tensor.TransposeAhead;
 import io.fanout.tensor.TransposedCsr;
 import java.util.Map;
-import java.util.logging.Logger;
-import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
-import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 
@@ -41,17 +37,12 @@ import jcuda.driver.JCudaDriver;
  * #prepareAggregateBackward} on a helper thread while the forward runs ({@link TransposeAhead}).
  */
 public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseable {
-  private static final Logger LOG = Logger.getLogger(CudaBackend.class.getName());
-  private static final int THREADS = 256;
-
   /**
    * Rows per chunk of the chunked bias gradient (bias.cu), more when a matrix has over 65,535 such
    * chunks (the grid's y limit); matrices of at most this many rows are reduced in plain ascending
    * row order, as on the CPU.
    */
   static final int BIAS_GRAD_CHUNK = 512;
-
-  private static final long MAX_BLOCKS = 1L << 16;
 
   private final int ordinal;
   private final CUdevice device = new CUdevice();
@@ -66,6 +57,11 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private boolean closed;
   private final int multiprocessors;
   private final KernelTimes kernelTimes = KernelTimes.ENABLED ? new KernelTimes() : null;
+  private final CudaLaunches launches;
+  private final CudaDenseOps dense;
+  private final CudaGraphOps graph;
+  private final CudaLossOps loss;
+  private final CudaTransfers transfers;
 
   /**
    * Device milliseconds and launches per kernel since the last {@link #resetTransferStats}, when
@@ -78,77 +74,18 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   /** A backend on device {@code ordinal} (0 when negative). */
   public CudaBackend(int ordinal) {
     this.ordinal = Math.max(ordinal, 0);
-    CudaDriver.init();
-    CudaDriver.check("cuDeviceGet", JCudaDriver.cuDeviceGet(device, this.ordinal));
-    CudaDriver.check(
-        "cuDevicePrimaryCtxRetain", JCudaDriver.cuDevicePrimaryCtxRetain(context, device));
-    Kernels k = null;
-    CublasGemm c = null;
-    StagedUploads st = null;
-    try {
-      current();
-      byte[] name = new byte[256];
-      CudaDriver.check("cuDeviceGetName", JCudaDriver.cuDeviceGetName(name, name.length, device));
-      deviceName = cString(name);
-      int[] sms = new int[1];
-      CudaDriver.check(
-          "cuDeviceGetAttribute",
-          JCudaDriver.cuDeviceGetAttribute(
-              sms, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
-      multiprocessors = sms[0];
-      CudaDriver.check("cuStreamCreate", JCudaDriver.cuStreamCreate(stream, 0));
-      k = new Kernels();
-      st = new StagedUploads(stream);
-      String[] why = {""};
-      c = CublasGemm.tryCreate(stream, why);
-      LOG.info(
-          "CUDA device "
-              + this.ordinal
-              + " ("
-              + deviceName
-              + "): dense products through "
-              + (c != null
-                  ? "cuBLAS"
-                  : "the own tiled SGEMM kernel (cuBLAS not loaded: " + why[0] + ")"));
-    } catch (RuntimeException e) {
-      NativeCleanup cl = new NativeCleanup();
-      cl.close(st);
-      cl.close(c);
-      cl.close(k);
-      cl.run("cuDevicePrimaryCtxRelease", () -> JCudaDriver.cuDevicePrimaryCtxRelease(device));
-      try {
-        cl.rethrow();
-      } catch (RuntimeException x) {
-        e.addSuppressed(x);
-      }
-      throw e;
-    }
-    kernels = k;
-    cublas = c;
-    staged = st;
-    pool =
-        new DevicePool<>(
-            new DevicePool.Allocator<>() {
-              @Override
-              public CUdeviceptr alloc(long bytes) {
-                CUdeviceptr p = new CUdeviceptr();
-                CudaDriver.check("cuMemAlloc", JCudaDriver.cuMemAlloc(p, bytes));
-                return p;
-              }
-
-              @Override
-              public void free(CUdeviceptr p) {
-                CudaDriver.check("cuMemFree", JCudaDriver.cuMemFree(p));
-              }
-            });
-  }
-
-  private static String cString(byte[] b) {
-    int n = 0;
-    while (n < b.length && b[n] != 0) {
-      n++;
-    }
-    return new String(b, 0, n, java.nio.charset.StandardCharsets.US_ASCII);
+    CudaDeviceSetup s = CudaDeviceSetup.open(this.ordinal, device, context, stream, this::current);
+    deviceName = s.deviceName();
+    multiprocessors = s.multiprocessors();
+    kernels = s.kernels();
+    cublas = s.cublas();
+    staged = s.staged();
+    pool = CudaDeviceSetup.devicePool();
+    launches = new CudaLaunches(kernels, stream, kernelTimes, this::current);
+    dense = new CudaDenseOps(this, launches, pool, cublas, multiprocessors);
+    graph = new CudaGraphOps(this, launches, pool, staged, transposes);
+    loss = new CudaLossOps(this, launches, pool, staged);
+    transfers = new CudaTransfers(this, stream, staged, transposes);
   }
 
   @Override
@@ -250,72 +187,28 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
 
   @Override
   public void upload(float[] src, int srcOff, FloatTensor dst, int dstOff, int n) {
-    CUdeviceptr d = at(dst, dstOff, n);
-    if (n == 0) {
-      return;
-    }
-    current();
-    staged.upload(src, srcOff, n, d);
+    transfers.upload(src, srcOff, dst, dstOff, n);
   }
 
   @Override
   public void upload(int[] src, int srcOff, IntTensor dst, int dstOff, int n) {
-    CUdeviceptr d = at(dst, dstOff, n);
-    int[] mirror = ((CudaTensors.Ints) dst).mirror;
-    transposes.invalidate(mirror);
-    System.arraycopy(src, srcOff, mirror, dstOff, n);
-    if (n == 0) {
-      return;
-    }
-    current();
-    staged.upload(src, srcOff, n, d);
+    transfers.upload(src, srcOff, dst, dstOff, n);
   }
 
   @Override
   public void download(FloatTensor src, int srcOff, float[] dst, int dstOff, int n) {
-    CUdeviceptr s = at(src, srcOff, n);
-    if (n == 0) {
-      return;
-    }
-    current();
-    staged.endGroup();
-    CudaDriver.check(
-        "cuMemcpyDtoH",
-        JCudaDriver.cuMemcpyDtoH(Pointer.to(dst).withByteOffset(4L * dstOff), s, 4L * n));
+    transfers.download(src, srcOff, dst, dstOff, n);
   }
 
   @Override
   public void download(IntTensor src, int srcOff, int[] dst, int dstOff, int n) {
-    CUdeviceptr s = at(src, srcOff, n);
-    if (n == 0) {
-      return;
-    }
-    current();
-    staged.endGroup();
-    CudaDriver.check(
-        "cuMemcpyDtoH",
-        JCudaDriver.cuMemcpyDtoH(Pointer.to(dst).withByteOffset(4L * dstOff), s, 4L * n));
-  }
-
-  /** Page-locked host memory ({@code cuMemHostAlloc}) for DMA transfers. */
-  @Override
-  public HostFloats allocHostFloats(int n) {
-    current();
-    return new PinnedHostFloats(this, n);
+    transfers.download(src, srcOff, dst, dstOff, n);
   }
 
   /** Device to pinned host, after the work queued before it. */
   @Override
   public void download(FloatTensor src, int srcOff, HostFloats dst, int dstOff, int n) {
-    CUdeviceptr s = at(src, srcOff, n);
-    Pointer h = pinned(dst).at(dstOff, n);
-    if (n == 0) {
-      return;
-    }
-    current();
-    staged.endGroup();
-    CudaDriver.check("cuMemcpyDtoHAsync", JCudaDriver.cuMemcpyDtoHAsync(h, s, 4L * n, stream));
-    CudaDriver.check("cuStreamSynchronize", JCudaDriver.cuStreamSynchronize(stream));
+    transfers.download(src, srcOff, dst, dstOff, n);
   }
 
   /**
@@ -324,21 +217,14 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
    */
   @Override
   public void upload(HostFloats src, int srcOff, FloatTensor dst, int dstOff, int n) {
-    CUdeviceptr d = at(dst, dstOff, n);
-    Pointer h = pinned(src).at(srcOff, n);
-    if (n == 0) {
-      return;
-    }
-    current();
-    CudaDriver.check("cuMemcpyHtoDAsync", JCudaDriver.cuMemcpyHtoDAsync(d, h, 4L * n, stream));
+    transfers.upload(src, srcOff, dst, dstOff, n);
   }
 
-  private PinnedHostFloats pinned(HostFloats h) {
-    if (h instanceof PinnedHostFloats p && p.owner() == this) {
-      return p;
-    }
-    throw new IllegalArgumentException(
-        "a host buffer not allocated by " + name() + " was passed to it: " + h);
+  /** Page-locked host memory ({@code cuMemHostAlloc}) for DMA transfers. */
+  @Override
+  public HostFloats allocHostFloats(int n) {
+    current();
+    return new PinnedHostFloats(this, n);
   }
 
   /** Feature-cache pages in mapped pinned host memory ({@link PinnedFeaturePages}). */
@@ -428,148 +314,39 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       float beta,
       FloatTensor c,
       int cOff) {
-    CUdeviceptr pa = at(a, aOff, (long) m * k);
-    CUdeviceptr pb = at(b, bOff, (long) k * n);
-    CUdeviceptr pc = at(c, cOff, (long) m * n);
-    if (m == 0 || n == 0) {
-      return;
-    }
-    current();
-    if (cublas != null) {
-      cublas.gemm(transA, transB, m, n, k, alpha, pa, pb, beta, pc);
-      return;
-    }
-    int splits = SplitK.slices(m, n, k, multiprocessors);
-    if (splits == 1) {
-      sgemm(transA, transB, m, n, k, alpha, pa, pb, beta, pc, k, 1);
-      return;
-    }
-    int kc = SplitK.sliceLength(k, splits);
-    int parts = (k + kc - 1) / kc;
-    long mn = (long) m * n;
-    DevicePool.Lease<CUdeviceptr> w = pool.acquire(4L * parts * mn);
-    try {
-      sgemm(transA, transB, m, n, k, 1f, pa, pb, 0f, w.ptr(), kc, parts);
-      launch("sgemm_reduce", mn, new KernelArgs().i(parts).l(mn).f(alpha).p(w.ptr()).f(beta).p(pc));
-    } finally {
-      pool.release(w); // stream order: a later lease of this buffer runs after the reduce
-    }
-  }
-
-  private void sgemm(
-      boolean transA,
-      boolean transB,
-      int m,
-      int n,
-      int k,
-      float alpha,
-      CUdeviceptr pa,
-      CUdeviceptr pb,
-      float beta,
-      CUdeviceptr pc,
-      int kc,
-      int slices) {
-    CUfunction f = kernels.get("sgemm");
-    KernelArgs args =
-        new KernelArgs()
-            .i(transA ? 1 : 0)
-            .i(transB ? 1 : 0)
-            .i(m)
-            .i(n)
-            .i(k)
-            .f(alpha)
-            .p(pa)
-            .p(pb)
-            .f(beta)
-            .p(pc)
-            .i(kc);
-    kernels.checkArgs("sgemm", args);
-    if (kernelTimes != null) {
-      kernelTimes.start(slices > 1 ? "sgemm(split k)" : "sgemm", stream);
-    }
-    CudaDriver.check(
-        "cuLaunchKernel(sgemm)",
-        JCudaDriver.cuLaunchKernel(
-            f, (n + 63) / 64, (m + 63) / 64, slices, THREADS, 1, 1, 0, stream, args.build(), null));
-    if (kernelTimes != null) {
-      kernelTimes.end(stream);
-    }
+    dense.gemm(transA, transB, m, n, k, alpha, a, aOff, b, bOff, beta, c, cOff);
   }
 
   @Override
   public void addBias(FloatTensor x, int xOff, int rows, int cols, FloatTensor bias, int bOff) {
-    CUdeviceptr px = at(x, xOff, (long) rows * cols);
-    CUdeviceptr pb = at(bias, bOff, cols);
-    launch("add_bias", (long) rows * cols, new KernelArgs().p(px).l(rows).i(cols).p(pb));
+    dense.addBias(x, xOff, rows, cols, bias, bOff);
   }
 
   @Override
   public void biasGrad(FloatTensor dy, int dyOff, int rows, int cols, FloatTensor grad, int gOff) {
-    CUdeviceptr pd = at(dy, dyOff, (long) rows * cols);
-    CUdeviceptr pg = at(grad, gOff, cols);
-    if (rows <= BIAS_GRAD_CHUNK) {
-      launchExact("bias_grad", cols, new KernelArgs().p(pd).l(rows).i(cols).p(pg));
-      return;
-    }
-    int chunk = Math.max(BIAS_GRAD_CHUNK, (int) ((rows + 65_534L) / 65_535));
-    int parts = (int) ((rows + (long) chunk - 1) / chunk);
-    DevicePool.Lease<CUdeviceptr> w = pool.acquire(4L * parts * cols);
-    try {
-      KernelArgs args = new KernelArgs().p(pd).l(rows).i(cols).i(chunk).p(w.ptr());
-      launchGrid2("bias_grad_partial", (cols + THREADS - 1) / THREADS, parts, args);
-      launchExact("bias_grad_sum", cols, new KernelArgs().p(w.ptr()).i(parts).i(cols).p(pg));
-    } finally {
-      pool.release(w); // stream order: a later lease of this buffer runs after the sum
-    }
+    dense.biasGrad(dy, dyOff, rows, cols, grad, gOff);
   }
 
   @Override
   public void activate(Activation act, FloatTensor x, int off, int n) {
-    CUdeviceptr p = at(x, off, n);
-    if (act != Activation.NONE) {
-      launch("activate", n, new KernelArgs().i(act.ordinal()).p(p).l(n));
-    }
+    dense.activate(act, x, off, n);
   }
 
   @Override
   public void activateBackward(
       Activation act, FloatTensor y, int yOff, FloatTensor dy, int dyOff, int n) {
-    CUdeviceptr py = at(y, yOff, n);
-    CUdeviceptr pd = at(dy, dyOff, n);
-    if (act != Activation.NONE) {
-      launch("activate_backward", n, new KernelArgs().i(act.ordinal()).p(py).p(pd).l(n));
-    }
+    dense.activateBackward(act, y, yOff, dy, dyOff, n);
   }
 
   @Override
   public void dropout(FloatTensor x, int off, int n, float p, long key) {
-    CUdeviceptr px = at(x, off, n);
-    if (p <= 0f) {
-      return;
-    }
-    float scale = 1f / (1f - p);
-    launch("dropout", n, new KernelArgs().p(px).l(n).f(p).f(scale).l(key));
+    dense.dropout(x, off, n, p, key);
   }
 
   @Override
   public void dropoutCsr(
       IntTensor ptr, IntTensor col, FloatTensor val, int rows, int cols, float p, long key) {
-    if (p <= 0f || rows == 0) {
-      return;
-    }
-    float scale = 1f / (1f - p);
-    launch(
-        "dropout_csr",
-        rows,
-        new KernelArgs()
-            .p(at(ptr, 0, rows + 1L))
-            .p(at(col, 0, col.length()))
-            .p(at(val, 0, val.length()))
-            .i(rows)
-            .i(cols)
-            .f(p)
-            .f(scale)
-            .l(key));
+    dense.dropoutCsr(ptr, col, val, rows, cols, p, key);
   }
 
   // ---- graph operations ----
@@ -588,22 +365,19 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       int cols,
       FloatTensor out,
       int outOff) {
-    CUdeviceptr pp = at(indptr, indptrOff, rows + 1L);
-    CUdeviceptr pi = at(indices, indicesOff, indices.length() - (long) indicesOff);
-    CUdeviceptr ps = at(src, srcOff, src.length() - (long) srcOff);
-    CUdeviceptr po = at(out, outOff, (long) rows * cols);
-    launch(
-        "aggregate",
-        (long) rows * cols,
-        new KernelArgs()
-            .i(mode == Aggregation.MEAN ? 1 : 0)
-            .p(pp)
-            .p(pi)
-            .i(rows)
-            .i(selfWeight)
-            .p(ps)
-            .i(cols)
-            .p(po));
+    graph.aggregate(
+        mode,
+        indptr,
+        indptrOff,
+        indices,
+        indicesOff,
+        rows,
+        selfWeight,
+        src,
+        srcOff,
+        cols,
+        out,
+        outOff);
   }
 
   @Override
@@ -614,25 +388,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       int indicesOff,
       int rows,
       int selfWeight) {
-    at(indptr, indptrOff, rows + 1L);
-    transposes.prepare(transposeKey(indptr, indptrOff, indices, indicesOff, rows, selfWeight));
-  }
-
-  /** The transpose that {@code aggregateBackward} with these arguments gathers over. */
-  private TransposeAhead.Key transposeKey(
-      IntTensor indptr,
-      int indptrOff,
-      IntTensor indices,
-      int indicesOff,
-      int rows,
-      int selfWeight) {
-    return new TransposeAhead.Key(
-        ints(indptr).mirror,
-        indptrOff,
-        ints(indices).mirror,
-        indicesOff,
-        rows,
-        selfWeight != 0 ? rows : 0);
+    graph.prepareAggregateBackward(indptr, indptrOff, indices, indicesOff, rows, selfWeight);
   }
 
   @Override
@@ -649,53 +405,19 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       int cols,
       FloatTensor dSrc,
       int dSrcOff) {
-    CUdeviceptr pp = at(indptr, indptrOff, rows + 1L);
-    CUdeviceptr pd = at(dOut, dOutOff, (long) rows * cols);
-    TransposedCsr t =
-        transposes.take(transposeKey(indptr, indptrOff, indices, indicesOff, rows, selfWeight));
-    CUdeviceptr ps = at(dSrc, dSrcOff, (long) t.srcRows() * cols);
-    DevicePool.Lease<CUdeviceptr> tl = uploadTemp(t);
-    try {
-      launch(
-          "aggregate_backward",
-          (long) t.srcRows() * cols,
-          new KernelArgs()
-              .i(mode == Aggregation.MEAN ? 1 : 0)
-              .p(pp)
-              .i(rows)
-              .i(selfWeight)
-              .p(tl.ptr())
-              .p(tl.ptr().withByteOffset(4L * t.dstOffset()))
-              .i(t.srcRows())
-              .p(pd)
-              .i(cols)
-              .p(ps));
-    } finally {
-      pool.release(tl);
-    }
-  }
-
-  private CudaTensors.Ints ints(IntTensor t) {
-    base(t);
-    return (CudaTensors.Ints) t;
-  }
-
-  /**
-   * Uploads {@code t}'s packed arrays into a pooled buffer released by the caller after queuing its
-   * use, and hands {@code t}'s host array back for reuse (the upload copied it).
-   */
-  private DevicePool.Lease<CUdeviceptr> uploadTemp(TransposedCsr t) {
-    current();
-    int n = t.packedLength();
-    DevicePool.Lease<CUdeviceptr> l = pool.acquire(4L * Math.max(n, 1));
-    try {
-      staged.upload(t.packed(), 0, n, l.ptr());
-    } catch (RuntimeException e) {
-      pool.release(l);
-      throw e;
-    }
-    transposes.release(t);
-    return l;
+    graph.aggregateBackward(
+        mode,
+        indptr,
+        indptrOff,
+        indices,
+        indicesOff,
+        rows,
+        selfWeight,
+        dOut,
+        dOutOff,
+        cols,
+        dSrc,
+        dSrcOff);
   }
 
   @Override
@@ -710,19 +432,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       float beta,
       FloatTensor c,
       int cOff) {
-    CUdeviceptr pc = at(c, cOff, (long) rows * n);
-    launch(
-        "spmm",
-        (long) rows * n,
-        new KernelArgs()
-            .p(at(ptr, 0, rows + 1L))
-            .p(at(col, 0, col.length()))
-            .p(at(val, 0, val.length()))
-            .i(rows)
-            .p(at(b, bOff, b.length() - (long) bOff))
-            .i(n)
-            .f(beta)
-            .p(pc));
+    graph.spmm(ptr, col, val, rows, b, bOff, n, beta, c, cOff);
   }
 
   @Override
@@ -736,26 +446,13 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       int n,
       FloatTensor g,
       int gOff) {
-    CUdeviceptr pd = at(dy, dyOff, (long) rows * n);
-    TransposedCsr t = transposes.take(transposeKey(ptr, 0, col, 0, rows, 0));
-    CUdeviceptr pg = at(g, gOff, (long) t.srcRows() * n);
-    DevicePool.Lease<CUdeviceptr> tl = uploadTemp(t);
-    try {
-      launch(
-          "spmm_transposed",
-          (long) t.srcRows() * n,
-          new KernelArgs()
-              .p(tl.ptr())
-              .p(tl.ptr().withByteOffset(4L * t.dstOffset()))
-              .p(tl.ptr().withByteOffset(4L * t.posOffset()))
-              .p(at(val, 0, val.length()))
-              .i(t.srcRows())
-              .p(pd)
-              .i(n)
-              .p(pg));
-    } finally {
-      pool.release(tl);
-    }
+    graph.spmmTransposed(ptr, col, val, rows, dy, dyOff, n, g, gOff);
+  }
+
+  /** {@code t} as this backend's int tensor, checked. */
+  CudaTensors.Ints ints(IntTensor t) {
+    base(t);
+    return (CudaTensors.Ints) t;
   }
 
   // ---- loss, metrics, optimizer ----
@@ -769,46 +466,12 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       FloatTensor probs,
       FloatTensor dLogits,
       float scale) {
-    long n = (long) rows * classes;
-    CUdeviceptr pl = at(logits, 0, n);
-    CUdeviceptr pp = at(probs, 0, n);
-    CUdeviceptr pd = dLogits == null ? null : at(dLogits, 0, n);
-    CUdeviceptr py = at(labels, 0, rows);
-    current();
-    DevicePool.Lease<CUdeviceptr> rowLoss = pool.acquire(8L * Math.max(rows, 1) + 8);
-    try {
-      CUdeviceptr total = rowLoss.ptr().withByteOffset(8L * Math.max(rows, 1));
-      if (rows > 0) {
-        launchExact(
-            "softmax_xent",
-            rows,
-            new KernelArgs().p(pl).i(rows).i(classes).p(py).p(pp).p(pd).f(scale).p(rowLoss.ptr()));
-      }
-      launchOneBlock("sum_fixed", new KernelArgs().p(rowLoss.ptr()).l(rows).p(total));
-      double[] out = new double[1];
-      staged.endGroup();
-      CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(out), total, 8));
-      return out[0];
-    } finally {
-      pool.release(rowLoss);
-    }
+    return loss.softmaxCrossEntropy(logits, rows, classes, labels, probs, dLogits, scale);
   }
 
   @Override
   public int countCorrect(FloatTensor scores, int rows, int classes, IntTensor labels) {
-    CUdeviceptr ps = at(scores, 0, (long) rows * classes);
-    CUdeviceptr py = at(labels, 0, rows);
-    current();
-    DevicePool.Lease<CUdeviceptr> out = pool.acquire(4);
-    try {
-      launchOneBlock("count_correct", new KernelArgs().p(ps).i(rows).i(classes).p(py).p(out.ptr()));
-      int[] h = new int[1];
-      staged.endGroup();
-      CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(h), out.ptr(), 4));
-      return h[0];
-    } finally {
-      pool.release(out);
-    }
+    return loss.countCorrect(scores, rows, classes, labels);
   }
 
   @Override
@@ -824,25 +487,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       float eps,
       float weightDecay,
       long step) {
-    double c1 = 1.0 - Math.pow(beta1, step);
-    double c2 = 1.0 - Math.pow(beta2, step);
-    float stepSize = (float) (lr / c1);
-    float vCorr = (float) (1.0 / Math.sqrt(c2));
-    launch(
-        "adam",
-        n,
-        new KernelArgs()
-            .p(at(params, 0, n))
-            .p(at(grads, 0, n))
-            .p(at(m, 0, n))
-            .p(at(v, 0, n))
-            .l(n)
-            .f(beta1)
-            .f(beta2)
-            .f(eps)
-            .f(weightDecay)
-            .f(stepSize)
-            .f(vCorr));
+    loss.adam(params, grads, m, v, n, lr, beta1, beta2, eps, weightDecay, step);
   }
 
   @Override
@@ -859,54 +504,9 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     return at(t, off, n);
   }
 
-  /** A grid-stride kernel over {@code n} elements. */
+  /** A grid-stride kernel over {@code n} elements, for kernels outside this class. */
   void launch(String kernel, long n, KernelArgs args) {
-    if (n <= 0) {
-      return;
-    }
-    int blocks = (int) Math.min((n + THREADS - 1) / THREADS, MAX_BLOCKS);
-    launchGrid(kernel, blocks, args);
-  }
-
-  /** A kernel with one thread per item and no grid-stride loop. */
-  private void launchExact(String kernel, long n, KernelArgs args) {
-    if (n <= 0) {
-      return;
-    }
-    launchGrid(kernel, (int) ((n + THREADS - 1) / THREADS), args);
-  }
-
-  private void launchOneBlock(String kernel, KernelArgs args) {
-    launchGrid(kernel, 1, args);
-  }
-
-  private void launchGrid(String kernel, int blocks, KernelArgs args) {
-    launchGrid2(kernel, blocks, 1, args);
-  }
-
-  private void launchGrid2(String kernel, int blocksX, int blocksY, KernelArgs args) {
-    kernels.checkArgs(kernel, args);
-    current();
-    if (kernelTimes != null) {
-      kernelTimes.start(kernel, stream);
-    }
-    CudaDriver.check(
-        "cuLaunchKernel(" + kernel + ")",
-        JCudaDriver.cuLaunchKernel(
-            kernels.get(kernel),
-            blocksX,
-            blocksY,
-            1,
-            THREADS,
-            1,
-            1,
-            0,
-            stream,
-            args.build(),
-            null));
-    if (kernelTimes != null) {
-      kernelTimes.end(stream);
-    }
+    launches.launch(kernel, n, args);
   }
 
   /**

@@ -8,8 +8,6 @@ import io.fanout.sample.PartialBatch;
 import io.fanout.sample.SampleHash;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TrainEdges;
-import io.fanout.spark.sample.PartitionedSampling.EpochKey;
-import io.fanout.spark.sample.PartitionedSampling.Partitions;
 import io.fanout.store.InvalidInputException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,7 +38,7 @@ final class PartitionedLinkSeeds {
     synchronized (EDGES) {
       TrainEdges e = EDGES.get(key);
       if (e == null) {
-        StorePartition part = Partitions.get(spec, p);
+        StorePartition part = OpenPartitions.get(spec, p);
         int first = (int) part.firstVertex();
         e =
             TrainEdges.of(
@@ -95,7 +93,7 @@ final class PartitionedLinkSeeds {
         jsc.parallelize(ids, Math.max(parts, 1))
             .map(
                 p -> {
-                  StorePartition part = Partitions.get(spec, p);
+                  StorePartition part = OpenPartitions.get(spec, p);
                   var csr = part.csr();
                   int first = (int) part.firstVertex();
                   int[] d = new int[(int) part.numVertices()];

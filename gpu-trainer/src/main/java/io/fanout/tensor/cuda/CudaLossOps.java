@@ -1,0 +1,109 @@
+package io.fanout.tensor.cuda;
+
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.IntTensor;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The loss, metric and optimizer operations of a {@link CudaBackend}: softmax cross-entropy and the
+ * correct count (each read back as one value), and the Adam update.
+ */
+final class CudaLossOps {
+  private final CudaBackend be;
+  private final CudaLaunches launches;
+  private final DevicePool<CUdeviceptr> pool;
+  private final StagedUploads staged;
+
+  CudaLossOps(
+      CudaBackend be, CudaLaunches launches, DevicePool<CUdeviceptr> pool, StagedUploads staged) {
+    this.be = be;
+    this.launches = launches;
+    this.pool = pool;
+    this.staged = staged;
+  }
+
+  double softmaxCrossEntropy(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      IntTensor labels,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    long n = (long) rows * classes;
+    CUdeviceptr pl = be.pointer(logits, 0, n);
+    CUdeviceptr pp = be.pointer(probs, 0, n);
+    CUdeviceptr pd = dLogits == null ? null : be.pointer(dLogits, 0, n);
+    CUdeviceptr py = be.pointer(labels, 0, rows);
+    be.current();
+    DevicePool.Lease<CUdeviceptr> rowLoss = pool.acquire(8L * Math.max(rows, 1) + 8);
+    try {
+      CUdeviceptr total = rowLoss.ptr().withByteOffset(8L * Math.max(rows, 1));
+      if (rows > 0) {
+        launches.launchExact(
+            "softmax_xent",
+            rows,
+            new KernelArgs().p(pl).i(rows).i(classes).p(py).p(pp).p(pd).f(scale).p(rowLoss.ptr()));
+      }
+      launches.launchOneBlock("sum_fixed", new KernelArgs().p(rowLoss.ptr()).l(rows).p(total));
+      double[] out = new double[1];
+      staged.endGroup();
+      CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(out), total, 8));
+      return out[0];
+    } finally {
+      pool.release(rowLoss);
+    }
+  }
+
+  int countCorrect(FloatTensor scores, int rows, int classes, IntTensor labels) {
+    CUdeviceptr ps = be.pointer(scores, 0, (long) rows * classes);
+    CUdeviceptr py = be.pointer(labels, 0, rows);
+    be.current();
+    DevicePool.Lease<CUdeviceptr> out = pool.acquire(4);
+    try {
+      launches.launchOneBlock(
+          "count_correct", new KernelArgs().p(ps).i(rows).i(classes).p(py).p(out.ptr()));
+      int[] h = new int[1];
+      staged.endGroup();
+      CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(h), out.ptr(), 4));
+      return h[0];
+    } finally {
+      pool.release(out);
+    }
+  }
+
+  void adam(
+      FloatTensor params,
+      FloatTensor grads,
+      FloatTensor m,
+      FloatTensor v,
+      int n,
+      float lr,
+      float beta1,
+      float beta2,
+      float eps,
+      float weightDecay,
+      long step) {
+    double c1 = 1.0 - Math.pow(beta1, step);
+    double c2 = 1.0 - Math.pow(beta2, step);
+    float stepSize = (float) (lr / c1);
+    float vCorr = (float) (1.0 / Math.sqrt(c2));
+    launches.launch(
+        "adam",
+        n,
+        new KernelArgs()
+            .p(be.pointer(params, 0, n))
+            .p(be.pointer(grads, 0, n))
+            .p(be.pointer(m, 0, n))
+            .p(be.pointer(v, 0, n))
+            .l(n)
+            .f(beta1)
+            .f(beta2)
+            .f(eps)
+            .f(weightDecay)
+            .f(stepSize)
+            .f(vCorr));
+  }
+}

@@ -1,0 +1,154 @@
+package io.fanout.spark.prepare;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.size;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.store.InvalidInputException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * The validation steps of {@code prepare}: the edge checks, and the vertex checks together with the
+ * per-partition vertex statistics. Each runs its checks in one aggregation and throws the first
+ * failed {@link Check}'s error.
+ */
+final class InputValidation {
+  private static final String PART = PrepareJob.PART;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrepareJob.class);
+
+  private InputValidation() {}
+
+  /**
+   * Checks the edge table (from its Parquet footers where they prove no endpoint is null) and
+   * returns its row count.
+   */
+  static long edges(FanoutConf conf, InputTables in, NormalizedTables t) {
+    if (t.nullCheckedEndpoints != null) {
+      long rows = InputStats.rowsWithoutNulls(in.edges, t.nullCheckedEndpoints);
+      if (rows >= 0) {
+        LOG.info(
+            "prepare: edge checks passed from the Parquet footers of {}: {} edges, no"
+                + " null endpoint",
+            in.edgeSource,
+            rows);
+        return rows;
+      }
+    }
+    long rows = runChecks(in.edgeSource, t.edges, t.edgeChecks, t.edgeSample);
+    if (t.edgeSplitColumn != null) {
+      EdgeSplitColumn.checkPairsAgree(
+          t.edges, in.edgeSource, t.edgeSplitColumn, conf.get(PrepareOptions.UNDIRECTED));
+    }
+    return rows;
+  }
+
+  /** Per-partition vertex counts and table-wide statistics. */
+  static final class VertexStats {
+    long[] counts;
+    int dim;
+    int maxLabel = -1;
+    long[] splits = new long[4];
+  }
+
+  static VertexStats vertices(
+      FanoutConf conf, InputTables in, NormalizedTables t, Dataset<Row> vertices, int parts) {
+    List<Column> aggs = new ArrayList<>();
+    aggs.add(count(lit(1)).as("n"));
+    aggs.add(max(col(NormalizedTables.LABEL)).as("max_label"));
+    for (int s = 0; s < 4; s++) {
+      aggs.add(sum(when(col(NormalizedTables.SPLIT).equalTo(lit((byte) s)), 1L).otherwise(0L)));
+    }
+    if (t.hasFeatures) {
+      aggs.add(min(size(col(NormalizedTables.FEAT))).as("dmin"));
+      aggs.add(max(size(col(NormalizedTables.FEAT))).as("dmax"));
+    }
+    int checksAt = aggs.size();
+    for (Check c : t.vertexChecks) {
+      aggs.add(c.counter());
+    }
+    List<Row> rows =
+        vertices
+            .groupBy(col(PART))
+            .agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(new Column[0]))
+            .collectAsList();
+    VertexStats vs = new VertexStats();
+    vs.counts = new long[parts];
+    long[] failures = new long[t.vertexChecks.size()];
+    int dmin = Integer.MAX_VALUE;
+    int dmax = Integer.MIN_VALUE;
+    long total = 0;
+    for (Row r : rows) {
+      int p = r.isNullAt(0) ? -1 : r.getInt(0);
+      long n = r.getLong(1);
+      total += n;
+      for (int i = 0; i < failures.length; i++) {
+        failures[i] += r.getLong(1 + checksAt + i);
+      }
+      if (p < 0 || p >= parts) {
+        continue; // null ids: reported by the checks below
+      }
+      vs.counts[p] = n;
+      if (!r.isNullAt(2)) {
+        vs.maxLabel = Math.max(vs.maxLabel, r.getInt(2));
+      }
+      for (int s = 0; s < 4; s++) {
+        vs.splits[s] += r.getLong(3 + s);
+      }
+      if (t.hasFeatures && !r.isNullAt(7)) {
+        dmin = Math.min(dmin, r.getInt(7));
+        dmax = Math.max(dmax, r.getInt(8));
+      }
+    }
+    if (total == 0) {
+      throw new InvalidInputException(
+          in.vertexSource + ": the vertex table is empty; expected at least one vertex");
+    }
+    for (int i = 0; i < failures.length; i++) {
+      if (failures[i] > 0) {
+        throw t.vertexChecks.get(i).error(in.vertexSource, t.vertices, t.vertexSample, failures[i]);
+      }
+    }
+    if (t.hasFeatures && dmin != dmax) {
+      String featCol = conf.get(PrepareOptions.FEATURES_COLUMN);
+      Check c =
+          new Check(
+              featCol,
+              "feature arrays of differing length (lengths from " + dmin + " to " + dmax + ")",
+              "every feature array of length " + dmax,
+              size(col(NormalizedTables.FEAT)).notEqual(dmax));
+      List<Column> sample = new ArrayList<>(t.vertexSample);
+      sample.add(size(col(NormalizedTables.FEAT)).as("feature_length"));
+      long bad = t.vertices.where(c.bad).count();
+      throw c.error(in.vertexSource, t.vertices, sample, bad);
+    }
+    vs.dim = t.hasFeatures ? Math.max(dmax, 0) : 0;
+    return vs;
+  }
+
+  /** Runs the checks in one aggregation, which also counts the rows; returns the count. */
+  private static long runChecks(
+      String source, Dataset<Row> table, List<Check> checks, List<Column> sample) {
+    Column[] aggs = new Column[checks.size()];
+    for (int i = 0; i < aggs.length; i++) {
+      aggs[i] = checks.get(i).counter();
+    }
+    Row r = table.agg(count(lit(1)), aggs).first();
+    for (int i = 0; i < aggs.length; i++) {
+      long n = r.isNullAt(i + 1) ? 0 : r.getLong(i + 1);
+      if (n > 0) {
+        throw checks.get(i).error(source, table, sample, n);
+      }
+    }
+    return r.getLong(0);
+  }
+}
