@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.CpuBackend;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The Spark-free bench-train entry point's argument parsing. */
@@ -92,6 +93,7 @@ class TrainBenchmarkMainTest {
    * whose pages the backend reads in place (here the CPU's heap pages): every batch row is a hit or
    * a miss, each miss one row read, and the cache holds the fraction's rows.
    */
+  @Tag("slow")
   @Test
   void aFeatureCacheFractionReadsTheRowsThroughTheCachesPages() {
     TrainBenchmark.Settings s =

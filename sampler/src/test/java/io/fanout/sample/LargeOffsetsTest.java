@@ -11,6 +11,7 @@ import io.fanout.graph.GraphStore;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * readers, checksum verification, and both sampler paths (whole batches and one node at a time, as
  * the partitioned mode samples) read exactly the values written past each boundary.
  */
+@Tag("slow")
 class LargeOffsetsTest {
   @TempDir static Path dir;
   private static GraphStore store;

@@ -23,6 +23,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Distributed training on {@code local-cluster[2,1,1024]}: two executor JVMs, one worker each,
  * gradients over TCP between them.
  */
+@Tag("cluster")
 class DistributedTrainingClusterTest {
   private static SparkSession spark;
 

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * endpoints up in the id rank tables (the edges shuffled as blocks) or the endpoint joins shuffle
  * the id map, and {@code sample}'s shards in both modes.
  */
+@Tag("cluster")
 class LocalClusterDeterminismTest {
   @TempDir Path tmp;
 

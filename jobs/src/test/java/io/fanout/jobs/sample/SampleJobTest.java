@@ -28,6 +28,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -198,6 +199,7 @@ class SampleJobTest {
     }
   }
 
+  @Tag("slow")
   @Test
   void smallGraphWithEmptyPartitionsAndMultiEdges() throws Exception {
     // 40 vertices hashed into 7 partitions, duplicate edges and self-loops kept.
@@ -254,6 +256,7 @@ class SampleJobTest {
     assertThat(none).doesNotExist();
   }
 
+  @Tag("slow")
   @Test
   void weightedSamplingIsIdenticalAcrossModesAndThreadsAndSkipsZeroWeights() throws Exception {
     // 60 vertices hashed into 7 partitions, duplicate edges kept, a quarter of the weights zero.
@@ -342,6 +345,7 @@ class SampleJobTest {
     assertThat(none).doesNotExist();
   }
 
+  @Tag("slow")
   @ParameterizedTest
   @ValueSource(strings = {"amazon_photo", "coauthor_cs"})
   void realDatasetsPassTheChecksThroughSparksReader(String dataset) throws Exception {

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A task that dies after writing half its part file is retried ({@code local[2,2]}: two attempts
  * per task) and the shards come out byte-identical to a run without failures, in both modes.
  */
+@Tag("slow")
 class SampleRetryTest {
   static SparkSession spark;
   @TempDir static Path tmp;

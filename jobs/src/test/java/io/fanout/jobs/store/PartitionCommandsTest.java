@@ -12,6 +12,7 @@ import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +59,7 @@ class PartitionCommandsTest {
     return r;
   }
 
+  @Tag("slow")
   @Test
   void benchPartitionComparesEveryPartitionerAtEachK() {
     Result r =
@@ -104,6 +106,7 @@ class PartitionCommandsTest {
     assertThat(byName.get("hash").get("edge_cut").asDouble()).isGreaterThan(0.7);
   }
 
+  @Tag("slow")
   @Test
   void benchPrepareComparesBothEdgeSortsAgainstOneScan() {
     Result r =

@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.cli.CliRun.Result;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code bench-train} on a tiny generated graph, including the verification measurement, which
  * writes the graph as a store and its batches as shards and reads them back through the readers.
  */
+@Tag("slow")
 class BenchTrainCommandTest {
   @Test
   void reportsStepsAndWhatVerifyingCosts() throws Exception {

@@ -25,6 +25,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,6 +93,7 @@ class LinkDecoderAndPairsTest {
     return JSON.readTree(ev.out());
   }
 
+  @Tag("slow")
   @Test
   void mlpDecoderTrainsAndScoresCandidatePairsByOriginalIds() throws Exception {
     // also: every Spark job of infer --pairs is labelled (docs/developing.md)
@@ -287,6 +289,7 @@ class LinkDecoderAndPairsTest {
     assertThat(preds).doesNotExist();
   }
 
+  @Tag("slow")
   @Test
   void dotModelsKeepTheirIdentityAndTrainOnTwoWorkers() throws Exception {
     Path md = tmp.resolve("dot-2");

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +50,7 @@ class QuickstartTest {
     assertThat(again.get("test_accuracy").asDouble()).isEqualTo(full);
   }
 
+  @Tag("slow")
   @Test
   void coraInt8StoreMeetsTheFloor() throws Exception {
     CliRun.Result r =

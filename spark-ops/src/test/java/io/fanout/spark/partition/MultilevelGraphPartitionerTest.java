@@ -15,6 +15,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -71,6 +72,7 @@ class MultilevelGraphPartitionerTest {
     assertThat((double) cut / total).isLessThan(1.5 * 0.0995);
   }
 
+  @Tag("slow")
   @Test
   void sameAssignmentWhateverTheTaskCounts() {
     // 4 shuffle partitions in the first run, 5 here; other input partitions

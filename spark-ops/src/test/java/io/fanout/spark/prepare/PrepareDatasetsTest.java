@@ -11,11 +11,13 @@ import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code prepare --undirected --dedupe --self-loops drop} on the real datasets. */
+@Tag("slow")
 class PrepareDatasetsTest {
   static SparkSession spark;
   @TempDir static Path tmp;

@@ -28,6 +28,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -120,6 +121,7 @@ class PrepareEdgeSplitTest {
     return out;
   }
 
+  @Tag("slow")
   @Test
   void splitIsDisjointCompleteAndIndependentOfPartitioning() throws IOException {
     StoreManifest m = prepare("a", "3", "task", "link");

@@ -20,6 +20,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +65,7 @@ class PrepareMultilevelTest {
     return m;
   }
 
+  @Tag("slow")
   @Test
   void sameStoreBytesWhateverTheTaskCountsAndPartsInTheIdMap() throws IOException {
     PrepareResult a = prepare("multilevel", "a");

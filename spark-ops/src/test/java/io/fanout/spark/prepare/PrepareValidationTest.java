@@ -25,6 +25,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -114,6 +115,7 @@ class PrepareValidationTest {
     assertThat(m.files).extracting(f -> f.path).contains("idmap/part-00000.parquet");
   }
 
+  @Tag("slow")
   @Test
   void splitNamesAreReadWhateverTheirCaseAndSpacesAndNullOrEmptyMeansNone() {
     PrepareResult r =

@@ -26,6 +26,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -177,6 +178,7 @@ class QuantizeTest {
         .isEqualTo(bytes(quantized, StoreLayout.featuresFile(1)));
   }
 
+  @Tag("slow")
   @Test
   void pqCodebooksAreTrainedByKMeansAndDeterministic() throws IOException {
     // 300 sampled rows of continuous values: more distinct sub-vectors than centroids, so k-means

@@ -14,6 +14,7 @@ import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bin/fanout train} with the real GNN trainer on {@code local-cluster[2,1,1024]}: two
  * executor JVMs, one trainer each. Lives in the trainer's package for its fixtures.
  */
+@Tag("cluster")
 class DistributedTrainClusterTest {
   @TempDir static Path tmp;
   static SparkSession spark;
