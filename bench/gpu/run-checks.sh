@@ -12,7 +12,8 @@
 #   bench/gpu/run-checks.sh cache   tests + the zero-copy products-size CUDA run from pinned memory,
 #                                   then through a belady feature cache of 5% and 20% (pinned pages)
 #   bench/gpu/run-checks.sh cache-ab tests + the 5% cache run with .gpu-run/classes-before (an
-#                                   earlier build's gpu-trainer classes) and the payload's, twice
+#                                   earlier build's gpu-trainer classes, with the payload's bench
+#                                   classes) and the payload's, twice
 #   bench/gpu/run-checks.sh reuse   tests + hot-embedding reuse at products size on CUDA (0.1 / 4
 #                                   and 0.05 / 8), refreshes overlapped on the CPU and inline;
 #                                   REUSE_SETTINGS="0.2/8 0.1/8" REUSE_REFRESH=inline pick others,
@@ -36,7 +37,7 @@ FO=$W/fo
 JAVA=$FO/jrt/bin/java
 export LD_LIBRARY_PATH=$FO/blas:${LD_LIBRARY_PATH:-}
 export OPENBLAS_NUM_THREADS=1
-CP="$FO/classes:$FO/test-classes:$FO/lib/*"
+CP="$FO/classes:$FO/bench-classes:$FO/test-classes:$FO/lib/*"
 JOPTS=(--add-modules=jdk.incubator.vector -XX:+UseParallelGC)
 SUMMARY=$OUT/summary.txt
 
@@ -111,7 +112,7 @@ for MODE in "${MODES[@]}"; do
     for R in 1 2; do
       for V in before after; do
         C=$CP
-        [ "$V" = before ] && C="$PWD/.gpu-run/classes-before:$FO/test-classes:$FO/lib/*"
+        [ "$V" = before ] && C="$PWD/.gpu-run/classes-before:$FO/bench-classes:$FO/test-classes:$FO/lib/*"
         step "bench-cuda-cache-0.05-$V-$R" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$C" \
           io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 3 \
           --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction 0.05
