@@ -1,8 +1,8 @@
 package io.fanout.bench.sample;
 
+import io.fanout.bench.store.InMemoryGraphStores;
 import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.CsrGraph;
-import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.SampleHash;
 import java.util.Arrays;

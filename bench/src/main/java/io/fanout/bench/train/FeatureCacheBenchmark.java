@@ -1,12 +1,11 @@
 package io.fanout.bench.train;
 
+import io.fanout.bench.store.InMemoryGraphStores;
 import io.fanout.features.CachePolicy;
-import io.fanout.features.CapacityBound;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.OfflineMin;
 import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
-import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.graph.NeighborSkew;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;

@@ -1,8 +1,8 @@
 package io.fanout.bench.train;
 
+import io.fanout.bench.store.InMemoryGraphStores;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
-import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.spark.prepare.FeatureQuantizer;
 import io.fanout.spark.prepare.QuantizeOptions;
 import io.fanout.store.FeatureParams;

@@ -1,8 +1,8 @@
 package io.fanout.bench.train;
 
+import io.fanout.bench.store.InMemoryGraphStores;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
-import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.graph.VertexTable;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;

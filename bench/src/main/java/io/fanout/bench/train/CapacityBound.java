@@ -1,5 +1,6 @@
-package io.fanout.features;
+package io.fanout.bench.train;
 
+import io.fanout.features.OfflineMin;
 import java.util.Arrays;
 
 /**

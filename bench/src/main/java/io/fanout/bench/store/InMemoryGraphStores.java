@@ -1,5 +1,7 @@
-package io.fanout.graph;
+package io.fanout.bench.store;
 
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.VertexTable;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureEncoder;
 import io.fanout.store.FeatureFileWriter;
