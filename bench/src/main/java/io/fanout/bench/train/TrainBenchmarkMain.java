@@ -12,12 +12,12 @@ import java.util.Set;
 
 /**
  * {@code bench-train} without Spark on the class path, for a GPU machine that can carry the
- * trainer's jars but not Spark's: {@code java -cp "gpu-trainer/target/classes:gpu-trainer/target
- * /gpu-lib/*" io.fanout.bench.train.TrainBenchmarkMain --backend cuda [--batches 20 ...]}. Takes
- * the options of {@code bench-train} with the same defaults except {@code --verify-rounds} (0
- * here), and prints the same one-line JSON. With {@code --reuse-hot F} it runs {@link
- * HotReuseBenchmark} instead, as {@code bench-train --reuse-hot} does; with {@code --loader-only
- * N}, N epochs of the loader alone ({@link LoaderBenchmark}), in parts of {@code
+ * trainer's jars but not Spark's: {@code java -cp "gpu-trainer/target/classes:bench/target/classes
+ * :gpu-trainer/target/gpu-lib/*" io.fanout.bench.train.TrainBenchmarkMain --backend cuda [--batches
+ * 20 ...]}. Takes the options of {@code bench-train} with the same defaults except {@code
+ * --verify-rounds} (0 here), and prints the same one-line JSON. With {@code --reuse-hot F} it runs
+ * {@link HotReuseBenchmark} instead, as {@code bench-train --reuse-hot} does; with {@code
+ * --loader-only N}, N epochs of the loader alone ({@link LoaderBenchmark}), in parts of {@code
  * --batches-per-part} batches (1).
  */
 public final class TrainBenchmarkMain {
