@@ -35,7 +35,7 @@ cp -L /lib/x86_64-linux-gnu/libgfortran.so.5 /lib/x86_64-linux-gnu/libquadmath.s
 HADOOP=$(find ~/.m2/repository/org/apache/hadoop -name 'hadoop-client-*-3.4.1.jar' | tr '\n' ':')
 HADOOP=$HADOOP$(find ~/.m2/repository/com/github/luben -name 'zstd-jni-1.5.6-6.jar' | head -1)
 java -cp "gpu-trainer/target/classes:gpu-trainer/target/test-classes:gpu-trainer/target/gpu-lib/*:$HADOOP" \
-  -Dfanout.datasets="${FANOUT_DATASETS:-../shared/datasets}" io.fanout.train.TestData "$STAGE/fo/snap" cora \
+  -Dfanout.datasets="${FANOUT_DATASETS:-data}" io.fanout.train.TestData "$STAGE/fo/snap" cora \
   2>/dev/null
 mkdir -p "$ROOT/.gpu-run"
 tar -C "$STAGE" -cf - fo | xz -T2 -6 > "$ROOT/.gpu-run/payload.tar.xz"
