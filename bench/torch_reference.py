@@ -4,7 +4,7 @@
 Usage: torch_reference.py DIR [--warmup W] [--threads T]
 
 DIR is written by `bin/fanout bench-train --export-batches DIR` (layout in
-io.fanout.train.PeerBenchmark): config.json, params.npy (initial parameters) and
+io.fanout.bench.train.PeerBenchmark): config.json, params.npy (initial parameters) and
 batch-NNNN/ folders of .npy arrays. The script trains the same GraphSAGE (mean
 aggregation, concat form [x_dst | mean(x_src)] @ W + b, ReLU between layers,
 inverted dropout on every layer's input) with torch.optim.Adam (L2 weight decay

@@ -12,7 +12,8 @@
 #   bench/gpu/run-checks.sh cache   tests + the zero-copy products-size CUDA run from pinned memory,
 #                                   then through a belady feature cache of 5% and 20% (pinned pages)
 #   bench/gpu/run-checks.sh cache-ab tests + the 5% cache run with .gpu-run/classes-before (an
-#                                   earlier build's gpu-trainer classes) and the payload's, twice
+#                                   earlier build's gpu-trainer classes, with the payload's bench
+#                                   classes) and the payload's, twice
 #   bench/gpu/run-checks.sh reuse   tests + hot-embedding reuse at products size on CUDA (0.1 / 4
 #                                   and 0.05 / 8), refreshes overlapped on the CPU and inline;
 #                                   REUSE_SETTINGS="0.2/8 0.1/8" REUSE_REFRESH=inline pick others,
@@ -36,7 +37,7 @@ FO=$W/fo
 JAVA=$FO/jrt/bin/java
 export LD_LIBRARY_PATH=$FO/blas:${LD_LIBRARY_PATH:-}
 export OPENBLAS_NUM_THREADS=1
-CP="$FO/classes:$FO/test-classes:$FO/lib/*"
+CP="$FO/classes:$FO/bench-classes:$FO/test-classes:$FO/lib/*"
 JOPTS=(--add-modules=jdk.incubator.vector -XX:+UseParallelGC)
 SUMMARY=$OUT/summary.txt
 
@@ -82,25 +83,25 @@ for MODE in "${MODES[@]}"; do
   if [ "$MODE" = profile ]; then
     # Device time per kernel, then a JFR of the host, of the zero-copy products-size run.
     step bench-cuda-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" -Dfanout.cuda.kernel-times=true \
-      io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 --loader-threads 14 \
+      io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 --loader-threads 14 \
       --prefetch 4 --feature-access zero-copy
     step bench-cuda-zc 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
       -XX:StartFlightRecording=filename="$OUT/zc.jfr",settings=profile \
-      io.fanout.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
+      io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
       --prefetch 4 --feature-access zero-copy
   elif [ "$MODE" = zero-copy ]; then
-    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
   elif [ "$MODE" = cache ]; then
     # Zero-copy from rows all in pinned memory, then from a feature file through a belady cache of
     # 5% and 20% of the feature bytes whose pinned pages the kernel reads: same graph, same batches.
-    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
     # 4 I/O threads as train uses, then 12 (the machine's cores beside the loader's)
     for F in 0.05 0.2; do
       for T in 4 12; do
         step "bench-cuda-cache-$F-io$T" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
-          io.fanout.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 \
+          io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 40 --warmup 5 \
           --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction "$F" \
           --feature-cache-io-threads "$T"
       done
@@ -111,9 +112,9 @@ for MODE in "${MODES[@]}"; do
     for R in 1 2; do
       for V in before after; do
         C=$CP
-        [ "$V" = before ] && C="$PWD/.gpu-run/classes-before:$FO/test-classes:$FO/lib/*"
+        [ "$V" = before ] && C="$PWD/.gpu-run/classes-before:$FO/bench-classes:$FO/test-classes:$FO/lib/*"
         step "bench-cuda-cache-0.05-$V-$R" 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$C" \
-          io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 3 \
+          io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 3 \
           --loader-threads 14 --prefetch 4 --feature-access zero-copy --feature-cache-fraction 0.05
       done
     done
@@ -128,7 +129,7 @@ for MODE in "${MODES[@]}"; do
             for RR in ${REUSE_ROWS:-outputs}; do
               [ "$RR-$RB" = inputs-deferred ] && continue # refused: inputs pass the exact gradient
               step "bench-cuda-reuse-$FA-$1-$2-$RF-$RB-$RR" "${REUSE_LIMIT:-200}" "$JAVA" "${JOPTS[@]}" \
-                -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain --backend cuda \
+                -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain --backend cuda \
                 --batches "${REUSE_BATCHES:-20}" --warmup 1 --loader-threads 14 --prefetch 4 \
                 --feature-access "$FA" --reuse-hot "$1" --staleness "$2" --reuse-refresh "$RF" \
                 --reuse-backward "$RB" --reuse-rows "$RR" --reuse-rounds 3
@@ -138,17 +139,17 @@ for MODE in "${MODES[@]}"; do
       done
     done
   elif [ "$MODE" = quick ]; then
-    step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --vertices 500000 --edges 12000000 --batches 10 --warmup 2 --loader-threads 12
   else
-    step bench-cuda 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    step bench-cuda 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4
-    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
     step bench-cuda-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" -Dfanout.cuda.kernel-times=true \
-      io.fanout.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 5 --loader-threads 14 \
+      io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 20 --warmup 5 --loader-threads 14 \
       --prefetch 4 --feature-access zero-copy
-    step bench-cpu 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.train.TrainBenchmarkMain \
+    step bench-cpu 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cpu --batches 8 --warmup 2 --loader-threads 2
   fi
 done

@@ -25,7 +25,7 @@ import io.fanout.features.RowCacheSizing;
  * <p>Half a window is served per plan while more batches follow, so every served batch is planned
  * with at least half a window ahead; the rest are served at the end.
  */
-final class PlanWindow {
+public final class PlanWindow {
   /** Batches an {@code auto} window holds at the least. */
   static final int MIN_BATCHES = 32;
 
@@ -64,13 +64,13 @@ final class PlanWindow {
   }
 
   /** The window of {@code cache}. */
-  static PlanWindow of(RowCache cache) {
+  public static PlanWindow of(RowCache cache) {
     return new PlanWindow(
         cache.policy(), cache.capacityRows(), cache.files().rowBytes(), cache.windowBatches());
   }
 
   /** Whether a window of {@code batches} batches and {@code rows} rows takes another batch. */
-  boolean wantsMore(int batches, long rows) {
+  public boolean wantsMore(int batches, long rows) {
     if (rows >= MAX_ROWS) {
       return false;
     }
@@ -81,7 +81,7 @@ final class PlanWindow {
    * How many of a planned window's {@code size} batches are served before planning again: half of
    * them while {@code more} batches follow, all of them at the end.
    */
-  static int servedPerPlan(boolean more, int size) {
+  public static int servedPerPlan(boolean more, int size) {
     return more ? Math.max(1, size / 2) : size;
   }
 

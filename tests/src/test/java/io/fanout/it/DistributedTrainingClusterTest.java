@@ -3,10 +3,10 @@ package io.fanout.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.bench.dist.SyntheticTraining;
 import io.fanout.dist.Checkpoints;
 import io.fanout.dist.MeshAllReduce;
 import io.fanout.dist.PeerException;
-import io.fanout.jobs.dist.SyntheticTraining;
 import io.fanout.spark.train.BarrierRunner;
 import io.fanout.train.GradientReducer;
 import java.io.IOException;

@@ -15,13 +15,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The module boundaries of {@code docs/developing.md}: Spark is referenced only from {@code
- * spark-ops}, {@code jobs} and {@code tests} (the engine-free modules also ban Spark artifacts
- * through the enforcer plugin), and each module reaches only the modules beneath it.
+ * spark-ops}, {@code jobs}, {@code bench} and {@code tests} (the engine-free modules also ban Spark
+ * artifacts through the enforcer plugin), each module reaches only the modules beneath it, and the
+ * CUDA backend is reached from no main code but its own package and the benchmarks.
  */
 class ModuleBoundariesTest {
   private static final Path REPO = Path.of(System.getProperty("fanout.repo", ".."));
   private static final Pattern SPARK = Pattern.compile("\\borg\\.apache\\.spark\\b");
   private static final Pattern FANOUT_REF = Pattern.compile("\\bio\\.fanout\\.([a-z]+)\\b");
+  private static final Pattern CUDA = Pattern.compile("\\bio\\.fanout\\.tensor\\.cuda\\b");
 
   /** The packages each module owns, bottom module first. */
   private static final String[][] OWNS = {
@@ -30,6 +32,7 @@ class ModuleBoundariesTest {
     {"gpu-trainer", "tensor", "nn", "train", "dist", "features"},
     {"spark-ops", "conf", "spark", "testing"},
     {"jobs", "cli", "jobs"},
+    {"bench", "bench"},
   };
 
   @Test
@@ -89,6 +92,30 @@ class ModuleBoundariesTest {
       }
     }
     assertThat(unknown).as("a package outside its module's list in this test").isEmpty();
+  }
+
+  @Test
+  void onlyTheBenchmarksReachTheCudaBackend() throws IOException {
+    Path cudaPackage = Path.of("io", "fanout", "tensor", "cuda");
+    List<String> offenders = new ArrayList<>();
+    for (String[] module : OWNS) {
+      if (module[0].equals("bench")) {
+        continue;
+      }
+      Path main = REPO.resolve(module[0]).resolve("src/main/java");
+      for (Path f : javaFiles(REPO.resolve(module[0]).resolve("src").resolve("main"))) {
+        if (f.startsWith(main) && main.relativize(f).startsWith(cudaPackage)) {
+          continue;
+        }
+        List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+        for (int i = 0; i < lines.size(); i++) {
+          if (CUDA.matcher(lines.get(i)).find()) {
+            offenders.add(REPO.relativize(f) + ":" + (i + 1) + ": " + lines.get(i).trim());
+          }
+        }
+      }
+    }
+    assertThat(offenders).as("io.fanout.tensor.cuda used outside itself and bench").isEmpty();
   }
 
   private static int owner(String pkg) {

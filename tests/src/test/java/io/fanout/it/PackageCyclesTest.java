@@ -34,14 +34,6 @@ class PackageCyclesTest {
   private static final Pattern REF =
       Pattern.compile("\\bio\\.fanout((?:\\s*\\.\\s*[a-z_][a-z0-9_]*)*)\\s*\\.\\s*[A-Z*]");
 
-  /**
-   * Dependencies left out of the check, from a package to the packages under a prefix. The command
-   * registry ({@code io.fanout.cli.Commands}, which names every command class) makes {@code cli <->
-   * jobs.*} a cycle; the change that lets commands register themselves removes it, and this entry
-   * with it.
-   */
-  private static final Map<String, String> KNOWN = Map.of("io.fanout.cli", "io.fanout.jobs.");
-
   @Test
   void noCycleAmongPackages() throws IOException {
     Map<String, Map<String, Set<String>>> deps = dependencies();
@@ -72,18 +64,13 @@ class PackageCyclesTest {
       Matcher refs = REF.matcher(code);
       while (refs.find()) {
         String to = ("io.fanout" + refs.group(1)).replaceAll("\\s", "");
-        if (!to.equals(from) && !known(from, to)) {
+        if (!to.equals(from)) {
           out.computeIfAbsent(to, k -> new TreeSet<>()).add(REPO.relativize(f).toString());
         }
       }
     }
     assertThat(files).as("main sources found under " + REPO.toAbsolutePath()).isGreaterThan(100);
     return deps;
-  }
-
-  private static boolean known(String from, String to) {
-    String prefix = KNOWN.get(from);
-    return prefix != null && to.startsWith(prefix);
   }
 
   /** Every {@code <module>/src/main/java/**.java} of the repository's modules. */

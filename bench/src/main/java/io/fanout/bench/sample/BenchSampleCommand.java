@@ -1,0 +1,484 @@
+package io.fanout.bench.sample;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fanout.cli.Command;
+import io.fanout.cli.CommandContext;
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.OptionDef;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
+import io.fanout.graph.GraphStore;
+import io.fanout.graph.VertexTable;
+import io.fanout.sample.BatchStream;
+import io.fanout.sample.Fanouts;
+import io.fanout.sample.MiniBatch;
+import io.fanout.sample.NeighborSampler;
+import io.fanout.sample.SampleHash;
+import io.fanout.sample.SeedOrder;
+import io.fanout.shard.BatchCodec;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardFileReader;
+import io.fanout.shard.ShardPartWriter;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.MessageColumnIO;
+import org.apache.parquet.io.RecordReader;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * {@code bin/fanout bench-sample}: sampling throughput on 1 and 2 threads next to the random-read
+ * rate of the same graph's adjacency (measured in the same run), and the cost of the shard encoding
+ * (raw little-endian BINARY against nested LIST columns). Prints one JSON object.
+ */
+public final class BenchSampleCommand implements Command {
+  static final OptionDef<String> GRAPH =
+      OptionDef.string("graph", "", "graph store to sample; empty = an in-memory power-law graph");
+  static final OptionDef<Integer> VERTICES =
+      OptionDef.integer("vertices", 2_500_000, "vertices of the generated graph");
+  static final OptionDef<Long> EDGES =
+      OptionDef.longValue("edges", 60_000_000L, "edges of the generated graph");
+  static final OptionDef<String> FANOUTS =
+      OptionDef.string("fanouts", "15,10,5", "per-hop fanouts, hop 1 first; -1 = all");
+  static final OptionDef<Integer> BATCH_SIZE =
+      OptionDef.integer("batch-size", 1024, "seeds per batch");
+  static final OptionDef<Integer> BATCHES =
+      OptionDef.integer("batches", 60, "batches timed per thread count");
+  static final OptionDef<Integer> SHARD_BATCHES =
+      OptionDef.integer("shard-batches", 20, "batches written and read per shard encoding");
+  static final OptionDef<Long> SEED = OptionDef.longValue("seed", 1, "random seed");
+  static final OptionDef<Integer> MAPPED_PARTITIONS =
+      OptionDef.integer(
+          "mapped-partitions",
+          0,
+          "write the generated graph as a store of this many partitions under --work-dir and sample"
+              + " it memory-mapped; 0 = sample the in-memory arrays");
+  static final OptionDef<Integer> REPEAT =
+      OptionDef.integer(
+          "repeat",
+          3,
+          "timed repetitions of each measurement; the best is reported (shared hosts)");
+  static final OptionDef<Boolean> WEIGHTED =
+      OptionDef.bool(
+          "weighted",
+          false,
+          "also time weighted sampling (sample --weighted) on the same seeds: generated graphs get"
+              + " synthetic weights (one in eight zero), a --graph store needs its own");
+  static final OptionDef<String> WORK_DIR =
+      OptionDef.string("work-dir", "", "where shard files are written; empty = a temp directory");
+
+  @Override
+  public String name() {
+    return "bench-sample";
+  }
+
+  @Override
+  public String summary() {
+    return "Benchmark the sampler and shard encodings against random reads (JSON)";
+  }
+
+  @Override
+  public List<OptionDef<?>> options() {
+    return List.of(
+        GRAPH,
+        VERTICES,
+        EDGES,
+        FANOUTS,
+        BATCH_SIZE,
+        BATCHES,
+        SHARD_BATCHES,
+        SEED,
+        MAPPED_PARTITIONS,
+        REPEAT,
+        WEIGHTED,
+        WORK_DIR);
+  }
+
+  @Override
+  public int run(CommandContext ctx) throws Exception {
+    FanoutConf conf = ctx.conf();
+    int[] fanouts;
+    try {
+      fanouts = Fanouts.parse(conf.get(FANOUTS));
+    } catch (IllegalArgumentException e) {
+      throw new io.fanout.conf.FanoutConfigException("option 'fanouts': " + e.getMessage());
+    }
+    int batchSize = conf.get(BATCH_SIZE);
+    int repeat = Math.max(1, conf.get(REPEAT));
+    long seed = conf.get(SEED);
+    Map<String, Object> out = new LinkedHashMap<>();
+    CsrGraph graph;
+    VertexTable vertices;
+    GraphStore store = null;
+    EdgeWeights weights = null;
+    boolean weighted = conf.get(WEIGHTED);
+    Path dir = workDir(conf);
+    long t0 = System.nanoTime();
+    if (conf.get(GRAPH).isEmpty()) {
+      ctx.err().println("bench-sample: generating the graph ...");
+      graph = SyntheticGraph.generate(conf.get(VERTICES), conf.get(EDGES), seed);
+      vertices = SyntheticGraph.vertices(graph.numVertices());
+      float[] w = weighted ? SyntheticGraph.weights(graph.numEdges(), seed) : null;
+      weights = w == null ? null : p -> w[(int) p];
+      out.put("graph", "generated power-law, in-memory");
+      int mapped = conf.get(MAPPED_PARTITIONS);
+      if (mapped > 0) {
+        Path storeDir = dir.resolve("synthetic.store");
+        ctx.err().println("bench-sample: writing the store " + storeDir + " ...");
+        SyntheticGraph.writeStore(graph, vertices, w, storeDir, mapped);
+        graph = null;
+        store = GraphStore.open(storeDir);
+        graph = store.csr();
+        vertices = store.vertices();
+        weights = weighted ? store.weights() : null;
+        out.put("graph", "generated power-law, memory-mapped store of " + mapped + " partitions");
+      }
+    } else {
+      store = GraphStore.open(Paths.get(conf.get(GRAPH)));
+      graph = store.csr();
+      vertices = store.vertices();
+      weights = weighted ? store.weights() : null; // refuses a store without weights
+      out.put("graph", conf.get(GRAPH) + " (memory-mapped store)");
+    }
+    out.put("vertices", graph.numVertices());
+    out.put("edges", graph.numEdges());
+    out.put("graph_seconds", secs(t0));
+    out.put("fanouts", Fanouts.format(fanouts));
+    out.put("batch_size", batchSize);
+    out.put("weighted", weighted);
+    out.put("available_processors", Runtime.getRuntime().availableProcessors());
+
+    // The limit: independent random 4-byte reads from a plain 1 GiB int table (larger than the
+    // caches), the same measure as the shared notes' "random memory reads per second".
+    int[] table = new int[1 << 28];
+    for (int i = 0; i < table.length; i++) {
+      table[i] = i;
+    }
+    NeighborSampler sampler = new NeighborSampler(graph, vertices, fanouts, seed);
+    NeighborSampler weightedSampler =
+        weights == null ? null : new NeighborSampler(graph, vertices, weights, fanouts, seed);
+    int[] order = SeedOrder.order(vertices, SeedOrder.ALL, seed, 0);
+    int batches = Math.min(conf.get(BATCHES), SeedOrder.batches(order.length, batchSize));
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (int threads = 1; threads <= 2; threads++) {
+      ctx.err().println("bench-sample: " + threads + " thread(s) ...");
+      double reads = 0;
+      double viaCsr = 0;
+      for (int r = 0; r < repeat; r++) {
+        reads = Math.max(reads, tableRandomReads(table, threads, 50_000_000L));
+        viaCsr = Math.max(viaCsr, randomReads(graph, threads, 20_000_000L));
+      }
+      // Warm up the sampler's code paths, then time.
+      drain(new BatchStream(sampler, 1, order, batchSize, 0, Math.min(4, batches), threads, 8));
+      double s = Double.MAX_VALUE;
+      long edges = 0;
+      for (int r = 0; r < repeat; r++) {
+        long start = System.nanoTime();
+        edges = drain(new BatchStream(sampler, 0, order, batchSize, 0, batches, threads, 8));
+        s = Math.min(s, secs(start));
+      }
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("threads", threads);
+      r.put("batches", batches);
+      r.put("sampled_edges", edges);
+      r.put("seconds", s);
+      r.put("sampled_edges_per_s", edges / s);
+      r.put("random_reads_per_s", reads);
+      r.put("random_reads_per_s_via_csr", viaCsr);
+      r.put("ratio_to_random_reads", (edges / s) / reads);
+      r.put("target_ratio_vs_half_reads", (edges / s) / (reads / 2) / 0.4);
+      if (weightedSampler != null) {
+        drain(
+            new BatchStream(
+                weightedSampler, 1, order, batchSize, 0, Math.min(4, batches), threads, 8));
+        double ws = Double.MAX_VALUE;
+        long wEdges = 0;
+        for (int i = 0; i < repeat; i++) {
+          long start = System.nanoTime();
+          wEdges =
+              drain(new BatchStream(weightedSampler, 0, order, batchSize, 0, batches, threads, 8));
+          ws = Math.min(ws, secs(start));
+        }
+        r.put("weighted_sampled_edges", wEdges);
+        r.put("weighted_seconds", ws);
+        r.put("weighted_sampled_edges_per_s", wEdges / ws);
+        r.put("weighted_ratio_to_uniform", (wEdges / ws) / (edges / s));
+        r.put("weighted_ratio_to_random_reads", (wEdges / ws) / reads);
+      }
+      rows.add(r);
+    }
+    out.put("sampling", rows);
+
+    int shardBatches = Math.min(conf.get(SHARD_BATCHES), batches);
+    List<MiniBatch> sample = new ArrayList<>();
+    try (BatchStream s = new BatchStream(sampler, 0, order, batchSize, 0, shardBatches, 2, 4)) {
+      s.forEachRemaining(sample::add);
+    }
+    long edges = 0;
+    long ints = 0;
+    for (MiniBatch b : sample) {
+      edges += b.numEdges();
+      ints += b.nodes().length + b.numEdges() + b.labels().length + b.layerSizes().length;
+      for (int h = 1; h <= b.layers(); h++) {
+        ints += b.indptr(h).length;
+      }
+    }
+    Map<String, Object> enc = new LinkedHashMap<>();
+    enc.put("batches", sample.size());
+    enc.put("sampled_edges", edges);
+    enc.put("raw_array_bytes", 4 * ints);
+    for (CompressionCodecName codec :
+        new CompressionCodecName[] {
+          CompressionCodecName.UNCOMPRESSED, CompressionCodecName.SNAPPY, CompressionCodecName.ZSTD
+        }) {
+      // A warm-up round, then the best of the timed rounds.
+      Map<String, Object> bestBinary = binary(dir, sample, codec, edges, 4 * ints);
+      Map<String, Object> bestList = list(dir, sample, codec, edges, 4 * ints);
+      bestBinary = null;
+      bestList = null;
+      for (int r = 0; r < repeat; r++) {
+        bestBinary = best(bestBinary, binary(dir, sample, codec, edges, 4 * ints));
+        bestList = best(bestList, list(dir, sample, codec, edges, 4 * ints));
+      }
+      enc.put("binary_" + codec.name().toLowerCase(), bestBinary);
+      enc.put("list_" + codec.name().toLowerCase(), bestList);
+    }
+    out.put("shard_encoding", enc);
+    out.put("peak_rss_mib", peakRssMib());
+    out.put("heap_max_mib", Runtime.getRuntime().maxMemory() >> 20);
+    ctx.out()
+        .println(
+            new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out));
+    if (store != null) {
+      store.close();
+    }
+    if (conf.get(WORK_DIR).isEmpty()) {
+      io.fanout.store.FileTrees.deleteRecursively(dir);
+    }
+    return 0;
+  }
+
+  private static Path workDir(FanoutConf conf) throws IOException {
+    return conf.get(WORK_DIR).isEmpty()
+        ? Files.createTempDirectory("fanout-bench-sample")
+        : Files.createDirectories(Paths.get(conf.get(WORK_DIR)));
+  }
+
+  private static Map<String, Object> binary(
+      Path dir, List<MiniBatch> batches, CompressionCodecName codec, long edges, long rawBytes)
+      throws IOException {
+    Path f = dir.resolve("binary-" + codec + ".parquet");
+    Files.deleteIfExists(f);
+    long t = System.nanoTime();
+    ShardPartWriter.Written w =
+        ShardPartWriter.write(f, batches.iterator(), null, FeatureEncoding.NONE, codec, Map.of());
+    double write = secs(t);
+    t = System.nanoTime();
+    long back = 0;
+    try (ShardFileReader r = new ShardFileReader(f)) {
+      while (r.hasNext()) {
+        back += BatchCodec.decode(r.next()).numEdges();
+      }
+    }
+    double read = secs(t);
+    if (back != edges) {
+      throw new IllegalStateException("binary shard read back " + back + " of " + edges + " edges");
+    }
+    return encodingRow(w.bytes(), write, read, edges, rawBytes);
+  }
+
+  private static Map<String, Object> list(
+      Path dir, List<MiniBatch> batches, CompressionCodecName codec, long edges, long rawBytes)
+      throws IOException {
+    Path f = dir.resolve("list-" + codec + ".parquet");
+    Files.deleteIfExists(f);
+    long t = System.nanoTime();
+    try (ListShardWriter w = new ListShardWriter(f, codec)) {
+      for (MiniBatch b : batches) {
+        w.write(b);
+      }
+    }
+    double write = secs(t);
+    t = System.nanoTime();
+    long back = 0;
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(f))) {
+      MessageType schema = reader.getFooter().getFileMetaData().getSchema();
+      MessageColumnIO io = new ColumnIOFactory().getColumnIO(schema);
+      PageReadStore pages;
+      while ((pages = reader.readNextRowGroup()) != null) {
+        RecordReader<Group> rr = io.getRecordReader(pages, new GroupRecordConverter(schema));
+        for (long i = 0; i < pages.getRowCount(); i++) {
+          Group g = rr.read();
+          // Decode every list into an int[] as a consumer would.
+          for (String c : ListShardWriter.COLUMNS) {
+            Group lst = g.getGroup(c, 0);
+            int n = lst.getFieldRepetitionCount("list");
+            int[] a = new int[n];
+            for (int j = 0; j < n; j++) {
+              a[j] = lst.getGroup("list", j).getInteger("element", 0);
+            }
+            if (c.equals("indices")) {
+              back += a.length;
+            }
+          }
+        }
+      }
+    }
+    double read = secs(t);
+    if (back != edges) {
+      throw new IllegalStateException("list shard read back " + back + " of " + edges + " edges");
+    }
+    return encodingRow(Files.size(f), write, read, edges, rawBytes);
+  }
+
+  /** Per field, the faster of two measurements. */
+  private static Map<String, Object> best(Map<String, Object> a, Map<String, Object> b) {
+    if (a == null) {
+      return b;
+    }
+    Map<String, Object> out = new LinkedHashMap<>(b);
+    for (String k : new String[] {"write_seconds", "read_decode_seconds"}) {
+      if ((double) a.get(k) < (double) b.get(k)) {
+        String prefix = k.startsWith("write") ? "write_" : "read_";
+        for (Map.Entry<String, Object> e : a.entrySet()) {
+          if (e.getKey().startsWith(prefix)) {
+            out.put(e.getKey(), e.getValue());
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, Object> encodingRow(
+      long bytes, double write, double read, long edges, long rawBytes) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("file_bytes", bytes);
+    r.put("bytes_per_sampled_edge", (double) bytes / edges);
+    r.put("write_seconds", write);
+    r.put("read_decode_seconds", read);
+    r.put("write_mb_per_s_of_arrays", rawBytes / 1e6 / write);
+    r.put("read_mb_per_s_of_arrays", rawBytes / 1e6 / read);
+    r.put("write_edges_per_s", edges / write);
+    r.put("read_edges_per_s", edges / read);
+    return r;
+  }
+
+  /**
+   * Independent random 4-byte reads from a plain int table: the machine's random-read limit that
+   * the sampler's throughput is reported against.
+   */
+  static double tableRandomReads(int[] table, int threads, long readsPerThread) throws Exception {
+    int mask = table.length - 1;
+    long[] sinks = new long[threads];
+    Thread[] ts = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      ts[t] =
+          new Thread(
+              () -> {
+                long acc = 0;
+                long key = SampleHash.mix(id + 7);
+                for (long i = 0; i < readsPerThread; i++) {
+                  acc += table[(int) SampleHash.draw(key, i) & mask];
+                }
+                sinks[id] = acc;
+              });
+    }
+    long start = System.nanoTime();
+    for (Thread t : ts) {
+      t.start();
+    }
+    for (Thread t : ts) {
+      t.join();
+    }
+    double s = secs(start);
+    if (sinks[0] == 42) {
+      System.err.print("");
+    }
+    return threads * readsPerThread / s;
+  }
+
+  /** Independent random 4-byte reads of the adjacency through the sampler's interface. */
+  static double randomReads(CsrGraph g, int threads, long readsPerThread) throws Exception {
+    long n = g.numEdges();
+    if (n == 0) {
+      return 0;
+    }
+    long[] sinks = new long[threads];
+    Thread[] ts = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      ts[t] =
+          new Thread(
+              () -> {
+                long acc = 0;
+                long key = SampleHash.mix(id + 1);
+                for (long i = 0; i < readsPerThread; i++) {
+                  long h = SampleHash.draw(key, i);
+                  long p = Math.multiplyHigh(h, n) + ((h >> 63) & n);
+                  acc += g.neighbor(p);
+                }
+                sinks[id] = acc;
+              });
+    }
+    // Warm-up pass on one thread, then the timed run.
+    long warm = 0;
+    for (long i = 0; i < Math.min(readsPerThread / 10, 2_000_000L); i++) {
+      long h = SampleHash.draw(99, i);
+      warm += g.neighbor(Math.multiplyHigh(h, n) + ((h >> 63) & n));
+    }
+    long start = System.nanoTime();
+    for (Thread t : ts) {
+      t.start();
+    }
+    for (Thread t : ts) {
+      t.join();
+    }
+    double s = secs(start);
+    if (warm == 42 && sinks[0] == 42) {
+      System.err.print("");
+    }
+    return threads * readsPerThread / s;
+  }
+
+  private static long drain(BatchStream s) {
+    long edges = 0;
+    try (s) {
+      while (s.hasNext()) {
+        edges += s.next().numEdges();
+      }
+    }
+    return edges;
+  }
+
+  private static double secs(long start) {
+    return (System.nanoTime() - start) / 1e9;
+  }
+
+  static long peakRssMib() {
+    try {
+      for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) >> 10;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,146 @@
+package io.fanout.bench.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.train.HotReuse;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** The Spark-free bench-train entry point's argument parsing. */
+class TrainBenchmarkMainTest {
+  @Test
+  void readsOptionValuePairs() {
+    assertThat(TrainBenchmarkMain.parse(new String[] {"--backend", "cuda", "--batches", "5"}))
+        .containsEntry("backend", "cuda")
+        .containsEntry("batches", "5")
+        .hasSize(2);
+  }
+
+  @Test
+  void unknownOrDanglingOptionsAreInputErrors() {
+    assertThatThrownBy(() -> TrainBenchmarkMain.parse(new String[] {"--verify-rounds", "1"}))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("got '--verify-rounds'");
+    assertThatThrownBy(() -> TrainBenchmarkMain.parse(new String[] {"--backend"}))
+        .isInstanceOf(InvalidInputException.class);
+  }
+
+  @Test
+  void reuseOptionsTakeTrainsDefaultsAndBadValuesAreInputErrors() {
+    HotReuse none = TrainBenchmarkMain.reuse(TrainBenchmarkMain.parse(new String[0]));
+    assertThat(none.enabled()).isFalse();
+    assertThat(none)
+        .isEqualTo(
+            new HotReuse(
+                0,
+                HotReuse.AUTO_STALENESS,
+                HotReuse.FREQUENCY,
+                HotReuse.AUTO,
+                HotReuse.NO_BACKWARD,
+                HotReuse.INPUTS));
+    assertThat(
+            TrainBenchmarkMain.reuse(
+                TrainBenchmarkMain.parse(
+                    new String[] {
+                      "--reuse-hot", "0.05", "--staleness", "8", "--hot-by", "in-degree"
+                    })))
+        .isEqualTo(
+            new HotReuse(
+                0.05, 8, HotReuse.IN_DEGREE, HotReuse.AUTO, HotReuse.NO_BACKWARD, HotReuse.INPUTS));
+    // the deferred backward applies to outputs, which auto then picks
+    assertThat(
+            TrainBenchmarkMain.reuse(
+                    TrainBenchmarkMain.parse(
+                        new String[] {"--reuse-hot", "0.05", "--reuse-backward", "deferred"}))
+                .rows())
+        .isEqualTo(HotReuse.OUTPUTS);
+    assertThatThrownBy(
+            () ->
+                TrainBenchmarkMain.reuse(
+                    TrainBenchmarkMain.parse(new String[] {"--reuse-hot", "x"})))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--reuse-hot expects a fraction, got 'x'");
+    assertThatThrownBy(
+            () ->
+                TrainBenchmarkMain.reuse(
+                    TrainBenchmarkMain.parse(new String[] {"--staleness", "0"})))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("staleness must be at least 1 step, got 0");
+  }
+
+  @Test
+  void featureAccessIsGatherOrZeroCopyAndZeroCopyNeedsCuda() {
+    assertThat(TrainBenchmarkMain.parse(new String[] {"--feature-access", "zero-copy"}))
+        .containsEntry("feature-access", "zero-copy");
+    assertThatThrownBy(() -> settings("mapped"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--feature-access must be gather or zero-copy, got 'mapped'");
+    assertThatThrownBy(() -> TrainBenchmark.run(settings("zero-copy"), new CpuBackend()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("zero-copy is measured on the CUDA backend only");
+    assertThatThrownBy(
+            () ->
+                HotReuseBenchmark.run(
+                    settings("zero-copy"), new CpuBackend(), new HotReuse(0.1, 4, "frequency"), 1))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("zero-copy is measured on the CUDA backend only");
+  }
+
+  /**
+   * With a feature-cache fraction the rows go to a feature file and are read through a belady cache
+   * whose pages the backend reads in place (here the CPU's heap pages): every batch row is a hit or
+   * a miss, each miss one row read, and the cache holds the fraction's rows.
+   */
+  @Tag("slow")
+  @Test
+  void aFeatureCacheFractionReadsTheRowsThroughTheCachesPages() {
+    TrainBenchmark.Settings s =
+        new TrainBenchmark.Settings(
+            3000, 20000, 8, 8, new int[] {4, 3}, 64, 6, 1, 2, 2, 8, 0, "zero-copy", 0.05, 3);
+    java.util.Map<String, Object> out = TrainBenchmark.run(s, new CpuBackend());
+    assertThat(out)
+        .containsEntry("feature_cache", "belady")
+        .containsEntry("feature_cache_rows", 150);
+    long hits = ((Number) out.get("feature_cache_hits")).longValue();
+    long misses = ((Number) out.get("feature_cache_misses")).longValue();
+    assertThat(hits).isPositive();
+    assertThat(misses).isPositive();
+    assertThat(out.get("feature_cache_rows_read")).isEqualTo(misses);
+    assertThat(out.get("feature_cache_bytes_read")).isEqualTo(misses * 8 * 4);
+    assertThatThrownBy(
+            () ->
+                new TrainBenchmark.Settings(
+                    100, 400, 8, 8, new int[] {2}, 16, 1, 0, 1, 1, 8, 0, "gather", 0.05, 4))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("needs --feature-access zero-copy");
+  }
+
+  private static TrainBenchmark.Settings settings(String access) {
+    return new TrainBenchmark.Settings(100, 400, 8, 8, new int[] {2}, 16, 1, 0, 1, 1, 8, 0, access);
+  }
+
+  /** The loader alone: every batch of every round comes, in order; bad round counts refused. */
+  @Test
+  void theLoaderAloneReportsItsBatchesPerRound() {
+    TrainBenchmark.Settings s =
+        new TrainBenchmark.Settings(
+            2_000, 20_000, 8, 16, new int[] {4, 3}, 64, 7, 0, 3, 1, 8, 0, "zero-copy", 0, 1);
+    java.util.Map<String, Object> out = LoaderBenchmark.run(s, 2);
+    assertThat(out).containsEntry("batches", 7).containsEntry("loader_threads", 3);
+    assertThat((double) out.get("ms_per_batch")).isPositive();
+    assertThat((long) out.get("mean_nodes_per_batch")).isGreaterThan(64L);
+    // parts of 3 batches, as shard files of 3 batches: the same 7 batches
+    java.util.Map<String, Object> parts = LoaderBenchmark.run(s, 1, 3);
+    assertThat(parts).containsEntry("batches_per_part", 3);
+    assertThat(parts.get("mean_nodes_per_batch"))
+        .isEqualTo(LoaderBenchmark.run(s, 1).get("mean_nodes_per_batch"));
+    assertThatThrownBy(() -> LoaderBenchmark.run(s, 1, 0))
+        .hasMessageContaining("batches per part must be at least 1, got 0");
+    assertThatThrownBy(() -> LoaderBenchmark.run(s, 0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--loader-only expects a number of rounds of at least 1, got 0");
+  }
+}
