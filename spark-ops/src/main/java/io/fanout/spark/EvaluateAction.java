@@ -2,8 +2,8 @@ package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.SharedOptions;
-import io.fanout.spark.train.EvaluateOptions;
-import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.conf.options.EvaluateOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.train.Accuracy;
 import io.fanout.train.ModelRuns;
 import java.nio.file.Path;
@@ -19,8 +19,8 @@ import org.apache.spark.sql.SparkSession;
 public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateResult> {
   EvaluateAction(SparkSession spark, String store, String modelDir) {
     super(spark, "evaluate", EvaluateOptions.ALL);
-    option(TrainOptionsDefs.GRAPH.name(), store);
-    option(TrainOptionsDefs.MODEL_DIR.name(), modelDir);
+    option(TrainCommandOptions.GRAPH.name(), store);
+    option(TrainCommandOptions.MODEL_DIR.name(), modelDir);
   }
 
   /**
@@ -33,7 +33,7 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
   public EvaluateResult execute() {
     FanoutConf c = conf();
     int[] fanouts = EvaluateOptions.fanouts(c);
-    Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
+    Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
     if (ModelRuns.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
       if (fanouts != null) {
         throw new io.fanout.conf.FanoutConfigException(
@@ -43,15 +43,15 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
       return new EvaluateResult(
           spark(),
           ModelRuns.evaluateLink(
-              Path.of(c.get(TrainOptionsDefs.GRAPH)),
+              Path.of(c.get(TrainCommandOptions.GRAPH)),
               modelDir,
               c.get(EvaluateOptions.CHECKPOINT),
               c.get(SharedOptions.VERIFY)));
     }
     Map<String, Accuracy> acc =
         ModelRuns.evaluate(
-            Path.of(c.get(TrainOptionsDefs.GRAPH)),
-            Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+            Path.of(c.get(TrainCommandOptions.GRAPH)),
+            Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
             c.get(EvaluateOptions.CHECKPOINT),
             fanouts,
             c.get(EvaluateOptions.BATCH_SIZE),

@@ -3,10 +3,10 @@ package io.fanout.spark;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.EvaluateOptions;
+import io.fanout.conf.options.InferOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.train.CandidatePairsReader;
-import io.fanout.spark.train.EvaluateOptions;
-import io.fanout.spark.train.InferOptions;
-import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.CandidatePairs;
 import io.fanout.train.ModelRuns;
@@ -29,8 +29,8 @@ import org.apache.spark.sql.SparkSession;
 public final class InferAction extends FanoutAction<InferAction, InferResult> {
   InferAction(SparkSession spark, String store, String modelDir) {
     super(spark, "infer", InferOptions.ALL);
-    option(TrainOptionsDefs.GRAPH.name(), store);
-    option(TrainOptionsDefs.MODEL_DIR.name(), modelDir);
+    option(TrainCommandOptions.GRAPH.name(), store);
+    option(TrainCommandOptions.MODEL_DIR.name(), modelDir);
   }
 
   /** Directory of the predictions ({@code output}): id, dense_id, prediction, probabilities. */
@@ -88,7 +88,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                 + " infer --embeddings");
       }
       Path out = OutputPaths.check(Path.of(output), "--output");
-      Path graph = Path.of(c.get(TrainOptionsDefs.GRAPH));
+      Path graph = Path.of(c.get(TrainCommandOptions.GRAPH));
       CandidatePairs cp =
           CandidatePairsReader.read(
               spark(),
@@ -101,7 +101,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
           ModelRuns.scorePairs(
               new ModelRuns.PairRequest(
                   graph,
-                  Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+                  Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
                   cp,
                   out,
                   c.get(InferOptions.OVERWRITE),
@@ -125,8 +125,8 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     ModelRuns.InferOutcome o =
         ModelRuns.infer(
             new ModelRuns.InferRequest(
-                Path.of(c.get(TrainOptionsDefs.GRAPH)),
-                Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+                Path.of(c.get(TrainCommandOptions.GRAPH)),
+                Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
                 pred,
                 emb,
                 EvaluateOptions.fanouts(c),

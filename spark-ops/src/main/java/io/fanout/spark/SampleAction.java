@@ -1,8 +1,8 @@
 package io.fanout.spark;
 
+import io.fanout.conf.options.SampleOptions;
 import io.fanout.sample.Fanouts;
 import io.fanout.spark.sample.SampleJob;
-import io.fanout.spark.sample.SampleOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -30,7 +30,10 @@ public final class SparkTestSession {
     return b.getOrCreate();
   }
 
-  /** The folder of a real dataset from {@code data/} (the property {@code fanout.datasets}), e.g. {@code "cora"}. */
+  /**
+   * The folder of a real dataset from {@code data/} (the property {@code fanout.datasets}), e.g.
+   * {@code "cora"}.
+   */
   public static Path dataset(String name) {
     String root = System.getProperty("fanout.datasets", "data");
     Path p = Paths.get(root, name);

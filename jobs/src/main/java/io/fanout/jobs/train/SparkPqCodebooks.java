@@ -2,9 +2,9 @@ package io.fanout.jobs.train;
 
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.graph.InMemoryGraphStores;
 import io.fanout.spark.prepare.FeatureQuantizer;
-import io.fanout.spark.prepare.QuantizeOptions;
 import io.fanout.store.FeatureParams;
 import io.fanout.train.FeatureCacheBenchmark;
 import java.util.ArrayList;

@@ -2,6 +2,7 @@ package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.Checksums;
 import java.io.IOException;
 import java.util.Arrays;

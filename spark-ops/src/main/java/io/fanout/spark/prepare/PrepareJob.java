@@ -14,6 +14,8 @@ import static org.apache.spark.sql.functions.when;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.JobLabels;
 import io.fanout.spark.JobSteps;
 import io.fanout.spark.PreparePlan;

@@ -3,6 +3,8 @@ package io.fanout.spark.prepare;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.JobSteps;
 import io.fanout.spark.PrepareResult;
 import io.fanout.store.InvalidInputException;

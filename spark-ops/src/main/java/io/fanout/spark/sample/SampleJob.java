@@ -4,6 +4,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.SampleOptions;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.sample.Fanouts;

@@ -2,6 +2,8 @@ package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.DistOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.dist.ReducerDecorator;
 import io.fanout.dist.VerifyingReducer;
 import io.fanout.shard.ShardManifest;
@@ -113,10 +115,10 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
     // Executors run elsewhere: ship absolute paths (which must be on a shared file system).
     for (OptionDef<String> p :
         List.of(
-            TrainOptionsDefs.GRAPH,
-            TrainOptionsDefs.MODEL_DIR,
-            TrainOptionsDefs.SHARDS,
-            TrainOptionsDefs.VAL_SHARDS)) {
+            TrainCommandOptions.GRAPH,
+            TrainCommandOptions.MODEL_DIR,
+            TrainCommandOptions.SHARDS,
+            TrainCommandOptions.VAL_SHARDS)) {
       String v = raw.get(p.name());
       if (v != null && !v.isBlank()) {
         raw.put(p.name(), Path.of(v).toAbsolutePath().normalize().toString());
@@ -127,7 +129,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
 
   @Override
   public Outcome run(WorkerContext w) {
-    FanoutConf c = FanoutConf.of("train", TrainOptionsDefs.TRAIN, options);
+    FanoutConf c = FanoutConf.of("train", TrainCommandOptions.TRAIN, options);
     ModelRuns.TrainSpec base = TrainOptionsDefs.spec(c);
     ModelRuns.TrainSpec spec = base.onDevice(GpuAssignment.forCurrentTask(base.backend()));
     boolean verify = c.get(DistOptions.VERIFY);

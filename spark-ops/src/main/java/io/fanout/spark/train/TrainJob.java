@@ -2,6 +2,7 @@ package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.DistOptions;
 import io.fanout.spark.JobLabels;
 import io.fanout.spark.TrainResult;
 import io.fanout.store.InvalidInputException;

@@ -1,4 +1,4 @@
-package io.fanout.spark.train;
+package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
@@ -46,8 +46,8 @@ public final class InferOptions {
   /** Every option of {@code infer}, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          TrainOptionsDefs.GRAPH,
-          TrainOptionsDefs.MODEL_DIR,
+          TrainCommandOptions.GRAPH,
+          TrainCommandOptions.MODEL_DIR,
           TASK,
           OUTPUT,
           EMBEDDINGS,

@@ -1,4 +1,4 @@
-package io.fanout.spark.train;
+package io.fanout.conf.options;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
@@ -39,8 +39,8 @@ public final class EvaluateOptions {
   /** Every option of {@code evaluate}, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          TrainOptionsDefs.GRAPH,
-          TrainOptionsDefs.MODEL_DIR,
+          TrainCommandOptions.GRAPH,
+          TrainCommandOptions.MODEL_DIR,
           CHECKPOINT,
           MODE,
           FANOUTS,
@@ -60,9 +60,9 @@ public final class EvaluateOptions {
       throw new FanoutConfigException(
           "option 'batch-size' has value " + c.get(BATCH_SIZE) + "; expected a positive integer");
     }
-    int[] f = TrainOptionsDefs.fanouts(c.get(FANOUTS));
+    int[] f = SharedOptions.fanouts(c.get(FANOUTS));
     if (f == null) {
-      Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
+      Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
       f = new int[Checkpoint.readForInference(modelDir, c.get(CHECKPOINT)).modelConfig().layers()];
       Arrays.fill(f, Defaults.INFERENCE_FANOUT);
     }

@@ -1,4 +1,4 @@
-package io.fanout.spark.sample;
+package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
@@ -136,9 +136,9 @@ public final class SampleOptions {
    * request gives the same manifest however it was run (a re-sample with {@code overwrite} keeps
    * models trained on the shards resumable).
    */
-  static final List<OptionDef<?>> NOT_RECORDED =
+  public static final List<OptionDef<?>> NOT_RECORDED =
       List.of(OVERWRITE, THREADS, SharedOptions.VERIFY, VERIFY_STORE);
 
   /** Options recorded only by link-prediction requests, so node requests keep their manifest. */
-  static final List<OptionDef<?>> LINK_ONLY = List.of(TASK, NEGATIVES, NUM_NEGATIVES);
+  public static final List<OptionDef<?>> LINK_ONLY = List.of(TASK, NEGATIVES, NUM_NEGATIVES);
 }
