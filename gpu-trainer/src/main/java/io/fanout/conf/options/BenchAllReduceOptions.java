@@ -1,6 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import java.util.List;
 
 /** The options of {@code bin/fanout bench-all-reduce}. */
@@ -22,12 +23,13 @@ public final class BenchAllReduceOptions {
   public static final OptionDef<Integer> FEATURES =
       OptionDef.integer("features", 256, "synthetic training features (model: features x 10)");
   public static final OptionDef<Integer> BATCH =
-      OptionDef.integer("batch-size", 64, "per-worker mini-batch size of the synthetic training");
+      SharedOptions.BATCH_SIZE.withDefault(
+          "64", "per-worker mini-batch size of the synthetic training");
   public static final OptionDef<String> GRAPH =
-      OptionDef.string(
-          "graph", "", "graph store for timing the GNN trainer with 1 and 2 workers (optional)");
+      SharedOptions.GRAPH.withDefault(
+          "", "graph store for timing the GNN trainer with 1 and 2 workers (optional)");
   public static final OptionDef<String> SHARDS =
-      OptionDef.string("shards", "", "training shards of --graph (with --graph)");
+      SharedOptions.SHARDS.withDefault("", "training shards of --graph (with --graph)");
   public static final OptionDef<Integer> TRAIN_EPOCHS =
       OptionDef.integer("train-epochs", 5, "epochs of the GNN trainer timing (with --graph)");
 

@@ -1,6 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import io.fanout.train.ModelRuns;
 import java.util.List;
 
@@ -15,9 +16,10 @@ public final class BenchCacheOptions {
   public static final OptionDef<String> FANOUTS = BenchTrainOptions.FANOUTS;
   public static final OptionDef<Integer> BATCH_SIZE = BenchTrainOptions.BATCH_SIZE;
   public static final OptionDef<Integer> BATCHES =
-      OptionDef.integer("batches", 40, "batches sampled once and replayed through each cache");
+      SharedOptions.BATCHES.withDefault(
+          "40", "batches sampled once and replayed through each cache");
   public static final OptionDef<Integer> LOADER_THREADS =
-      OptionDef.integer("loader-threads", 2, "threads sampling the batches");
+      SharedOptions.LOADER_THREADS.withDefault("2", "threads sampling the batches");
   public static final OptionDef<Double> CACHE_FRACTION =
       OptionDef.doubleValue("cache-fraction", 0.05, "cache size, a fraction of the feature bytes");
   public static final OptionDef<String> POLICIES =

@@ -1,6 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import java.util.List;
 
 /** The options of {@code bin/fanout bench-features}. */
@@ -10,7 +11,7 @@ public final class BenchFeaturesOptions {
   public static final OptionDef<Integer> VERTICES =
       OptionDef.integer("vertices", 500_000, "vertices of the generated graph");
   public static final OptionDef<Long> EDGES =
-      OptionDef.longValue("edges", 10_000_000L, "edges of the generated graph (about)");
+      SharedOptions.GENERATED_EDGES.withDefault("10000000", "edges of the generated graph (about)");
   public static final OptionDef<Double> SKEW =
       OptionDef.doubleValue(
           "skew",
@@ -20,19 +21,21 @@ public final class BenchFeaturesOptions {
               + " uniform); inspect reports a store's share");
   public static final OptionDef<Integer> FEATURES =
       OptionDef.integer("features", 100, "feature dim");
-  public static final OptionDef<Integer> HIDDEN = OptionDef.integer("hidden", 64, "hidden width");
+  public static final OptionDef<Integer> HIDDEN =
+      SharedOptions.HIDDEN.withDefault("64", "hidden width");
   public static final OptionDef<String> FANOUTS =
-      OptionDef.string("fanouts", "10,5", "fanouts (one per layer)");
+      SharedOptions.FANOUTS.withDefault("10,5", "fanouts (one per layer)");
   public static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per batch");
+      SharedOptions.BATCH_SIZE.withDefault("1024", "seeds per batch");
   public static final OptionDef<Integer> BATCHES =
-      OptionDef.integer("batches", 100, "batches of the epoch (distinct shuffled seeds)");
+      SharedOptions.BATCHES.withDefault("100", "batches of the epoch (distinct shuffled seeds)");
   public static final OptionDef<Integer> BATCHES_PER_SHARD =
-      OptionDef.integer("batches-per-shard", 8, "batches per shard part");
+      SharedOptions.BATCHES_PER_SHARD.withDefault("8", "batches per shard part");
   public static final OptionDef<Integer> LOADER_THREADS =
-      OptionDef.integer("loader-threads", 2, "background threads reading and decoding shards");
+      SharedOptions.LOADER_THREADS.withDefault(
+          "2", "background threads reading and decoding shards");
   public static final OptionDef<Integer> PREFETCH =
-      OptionDef.integer("prefetch", 2, "batches kept ready");
+      SharedOptions.PREFETCH.withDefault("2", "batches kept ready");
   public static final OptionDef<String> CACHE_FRACTIONS =
       OptionDef.string(
           "cache-fractions",
@@ -65,19 +68,19 @@ public final class BenchFeaturesOptions {
           "runs", "mapped,none,belady,lru", "which runs to make (some of mapped,none,belady,lru)");
   public static final OptionDef<Boolean> WARMUP =
       OptionDef.bool("warmup", true, "train one untimed memory-mapped epoch first");
-  public static final OptionDef<String> WORKDIR =
-      OptionDef.string(
-          "workdir",
+  public static final OptionDef<String> WORK_DIR =
+      SharedOptions.WORK_DIR.withDefault(
           "",
           "folder for the store and shards (default: a temporary one); a folder a kept run wrote"
               + " with the same settings is reused");
   public static final OptionDef<Boolean> KEEP =
-      OptionDef.bool("keep", false, "leave the store and shards in --workdir for a later run");
+      SharedOptions.KEEP.withDefault(
+          "false", "leave the store and shards in --work-dir for a later run");
   public static final OptionDef<Boolean> WRITE_ONLY =
       OptionDef.bool(
           "write-only",
           false,
-          "write (or find) the store and shards in --workdir, keep them, and train nothing");
+          "write (or find) the store and shards in --work-dir, keep them, and train nothing");
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
@@ -99,7 +102,7 @@ public final class BenchFeaturesOptions {
           DIRECT_IO,
           RUNS,
           WARMUP,
-          WORKDIR,
+          WORK_DIR,
           KEEP,
           WRITE_ONLY,
           QuantizeOptions.PQ_GROUP_SIZE,

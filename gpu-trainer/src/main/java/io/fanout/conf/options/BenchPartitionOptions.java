@@ -1,6 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import java.util.List;
 
 /** The options of {@code bin/fanout bench-partition}. */
@@ -8,8 +9,8 @@ public final class BenchPartitionOptions {
   private BenchPartitionOptions() {}
 
   public static final OptionDef<String> DATASET =
-      OptionDef.string(
-          "dataset", "", "folder with vertices.parquet (column id) and edges.parquet (src, dst)");
+      SharedOptions.DATASET.withDefault(
+          "", "folder with vertices.parquet (column id) and edges.parquet (src, dst)");
   public static final OptionDef<String> PARTS =
       OptionDef.string("parts", "2,4,8,16", "comma-separated part counts to partition into");
   public static final OptionDef<String> SHUFFLE_PARTS =
@@ -19,9 +20,9 @@ public final class BenchPartitionOptions {
           "with --dataset: part counts at which to also compare the shuffle bytes per epoch of"
               + " partitioned sampling on hash and multilevel stores (empty: none)");
 
-  public static final OptionDef<String> WORKDIR =
-      OptionDef.string(
-          "workdir", "target/bench-partition", "folder for the METIS-format graph file");
+  public static final OptionDef<String> WORK_DIR =
+      SharedOptions.WORK_DIR.withDefault(
+          "target/bench-partition", "folder for the METIS-format graph file");
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
@@ -31,5 +32,5 @@ public final class BenchPartitionOptions {
           PrepareOptions.PARTITION_SEED,
           PrepareOptions.PARTITION_COARSE_VERTICES,
           SHUFFLE_PARTS,
-          WORKDIR);
+          WORK_DIR);
 }

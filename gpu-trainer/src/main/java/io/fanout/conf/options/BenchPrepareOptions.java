@@ -1,6 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import java.util.List;
 
 /** The options of {@code bin/fanout bench-prepare}. */
@@ -10,13 +11,15 @@ public final class BenchPrepareOptions {
   public static final OptionDef<Long> VERTICES =
       OptionDef.longValue("vertices", 10_000_000, "vertices of the generated graph");
   public static final OptionDef<Long> EDGES =
-      OptionDef.longValue("edges", 100_000_000, "directed edge rows of the generated graph");
+      SharedOptions.GENERATED_EDGES.withDefault(
+          "100000000", "directed edge rows of the generated graph");
   public static final OptionDef<Integer> FEATURE_DIM =
-      OptionDef.integer("feature-dim", 16, "features per vertex");
+      SharedOptions.FEATURE_DIM.withDefault("16", "features per vertex");
   public static final OptionDef<Integer> PARTITIONS =
-      OptionDef.integer("partitions", 0, "store partitions (0 = prepare's default)");
-  public static final OptionDef<String> WORKDIR =
-      OptionDef.string("workdir", "target/bench-prepare", "folder for the input and the store");
+      PrepareOptions.PARTITIONS.withDefault("0", "store partitions (0 = prepare's default)");
+  public static final OptionDef<String> WORK_DIR =
+      SharedOptions.WORK_DIR.withDefault(
+          "target/bench-prepare", "folder for the input and the store");
   public static final OptionDef<String> EDGE_SORT =
       OptionDef.choice(
           "edge-sort",
@@ -39,7 +42,7 @@ public final class BenchPrepareOptions {
           "sql",
           "both");
   public static final OptionDef<Boolean> KEEP =
-      OptionDef.bool("keep", false, "keep the generated input and the store afterwards");
+      SharedOptions.KEEP.withDefault("false", "keep the generated input and the store afterwards");
   public static final OptionDef<String> INPUT =
       OptionDef.string(
           "input",
@@ -49,5 +52,6 @@ public final class BenchPrepareOptions {
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
-      List.of(VERTICES, EDGES, FEATURE_DIM, PARTITIONS, EDGE_SORT, ID_LOOKUP, WORKDIR, KEEP, INPUT);
+      List.of(
+          VERTICES, EDGES, FEATURE_DIM, PARTITIONS, EDGE_SORT, ID_LOOKUP, WORK_DIR, KEEP, INPUT);
 }

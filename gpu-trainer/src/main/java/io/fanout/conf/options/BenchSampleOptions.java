@@ -1,6 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import java.util.List;
 
 /** The options of {@code bin/fanout bench-sample}. */
@@ -8,20 +9,21 @@ public final class BenchSampleOptions {
   private BenchSampleOptions() {}
 
   public static final OptionDef<String> GRAPH =
-      OptionDef.string("graph", "", "graph store to sample; empty = an in-memory power-law graph");
+      SharedOptions.GRAPH.withDefault(
+          "", "graph store to sample; empty = an in-memory power-law graph");
   public static final OptionDef<Integer> VERTICES =
       OptionDef.integer("vertices", 2_500_000, "vertices of the generated graph");
   public static final OptionDef<Long> EDGES =
-      OptionDef.longValue("edges", 60_000_000L, "edges of the generated graph");
+      SharedOptions.GENERATED_EDGES.withDefault("60000000", "edges of the generated graph");
   public static final OptionDef<String> FANOUTS =
-      OptionDef.string("fanouts", "15,10,5", "per-hop fanouts, hop 1 first; -1 = all");
+      SharedOptions.FANOUTS.withDefault("15,10,5", "per-hop fanouts, hop 1 first; -1 = all");
   public static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per batch");
+      SharedOptions.BATCH_SIZE.withDefault("1024", "seeds per batch");
   public static final OptionDef<Integer> BATCHES =
-      OptionDef.integer("batches", 60, "batches timed per thread count");
+      SharedOptions.BATCHES.withDefault("60", "batches timed per thread count");
   public static final OptionDef<Integer> SHARD_BATCHES =
       OptionDef.integer("shard-batches", 20, "batches written and read per shard encoding");
-  public static final OptionDef<Long> SEED = OptionDef.longValue("seed", 1, "random seed");
+  public static final OptionDef<Long> SEED = SharedOptions.SEED.withDefault("1", "random seed");
   public static final OptionDef<Integer> MAPPED_PARTITIONS =
       OptionDef.integer(
           "mapped-partitions",
@@ -34,13 +36,13 @@ public final class BenchSampleOptions {
           3,
           "timed repetitions of each measurement; the best is reported (shared hosts)");
   public static final OptionDef<Boolean> WEIGHTED =
-      OptionDef.bool(
-          "weighted",
-          false,
+      SharedOptions.WEIGHTED.withDefault(
+          "false",
           "also time weighted sampling (sample --weighted) on the same seeds: generated graphs get"
               + " synthetic weights (one in eight zero), a --graph store needs its own");
   public static final OptionDef<String> WORK_DIR =
-      OptionDef.string("work-dir", "", "where shard files are written; empty = a temp directory");
+      SharedOptions.WORK_DIR.withDefault(
+          "", "where shard files are written; empty = a temp directory");
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =

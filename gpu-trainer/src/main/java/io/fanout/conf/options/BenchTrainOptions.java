@@ -1,6 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import io.fanout.train.ModelRuns;
 import java.util.List;
 
@@ -11,22 +12,23 @@ public final class BenchTrainOptions {
   public static final OptionDef<Integer> VERTICES =
       OptionDef.integer("vertices", 2_500_000, "vertices of the generated graph");
   public static final OptionDef<Long> EDGES =
-      OptionDef.longValue("edges", 60_000_000L, "edges of the generated graph (about)");
+      SharedOptions.GENERATED_EDGES.withDefault("60000000", "edges of the generated graph (about)");
   public static final OptionDef<Integer> FEATURES =
       OptionDef.integer("features", 100, "feature dim");
-  public static final OptionDef<Integer> HIDDEN = OptionDef.integer("hidden", 256, "hidden width");
+  public static final OptionDef<Integer> HIDDEN =
+      SharedOptions.HIDDEN.withDefault("256", "hidden width");
   public static final OptionDef<String> FANOUTS =
-      OptionDef.string("fanouts", "15,10,5", "fanouts (one per layer)");
+      SharedOptions.FANOUTS.withDefault("15,10,5", "fanouts (one per layer)");
   public static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per batch");
+      SharedOptions.BATCH_SIZE.withDefault("1024", "seeds per batch");
   public static final OptionDef<Integer> BATCHES =
-      OptionDef.integer("batches", 20, "timed batches");
+      SharedOptions.BATCHES.withDefault("20", "timed batches");
   public static final OptionDef<Integer> WARMUP =
       OptionDef.integer("warmup", 3, "untimed batches first");
   public static final OptionDef<Integer> LOADER_THREADS =
-      OptionDef.integer("loader-threads", 2, "background sampling/gather threads");
+      SharedOptions.LOADER_THREADS.withDefault("2", "background sampling/gather threads");
   public static final OptionDef<Integer> PREFETCH =
-      OptionDef.integer("prefetch", 2, "batches each loader thread keeps ready");
+      SharedOptions.PREFETCH.withDefault("2", "batches each loader thread keeps ready");
   public static final OptionDef<Integer> VERIFY_ROUNDS =
       OptionDef.integer(
           "verify-rounds",
@@ -35,7 +37,7 @@ public final class BenchTrainOptions {
               + " of epochs from them, one reading the shards unchecked and one verifying them;"
               + " 0 skips");
   public static final OptionDef<Integer> BATCHES_PER_SHARD =
-      OptionDef.integer("batches-per-shard", 8, "batches per shard part for verify-rounds");
+      SharedOptions.BATCHES_PER_SHARD.withDefault("8", "batches per shard part for verify-rounds");
   public static final OptionDef<String> EXPORT_BATCHES =
       OptionDef.string(
           "export-batches",
@@ -54,8 +56,8 @@ public final class BenchTrainOptions {
   public static final OptionDef<Integer> PEER_ROUNDS =
       OptionDef.integer("peer-rounds", 3, "alternating rounds of Fanout and the peer");
   public static final OptionDef<Double> DROPOUT =
-      OptionDef.doubleValue(
-          "dropout", 0.5, "dropout of the exported model (--export-batches, --peer)");
+      SharedOptions.DROPOUT.withDefault(
+          String.valueOf(0.5), "dropout of the exported model (--export-batches, --peer)");
   public static final OptionDef<Double> FEATURE_CACHE_FRACTION =
       OptionDef.doubleValue(
           "feature-cache-fraction",

@@ -21,11 +21,11 @@ public final class EvaluateOptions {
       OptionDef.choice(
           "mode", "full", "full-neighbor (layer-wise) or sampled inference", "full", "sampled");
   public static final OptionDef<String> FANOUTS =
-      OptionDef.string("fanouts", "", "fanouts of sampled inference (default: 20 per layer)");
+      SharedOptions.FANOUTS.withDefault("", "fanouts of sampled inference (default: 20 per layer)");
   public static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per batch of sampled inference");
+      SharedOptions.BATCH_SIZE.withDefault("1024", "seeds per batch of sampled inference");
   public static final OptionDef<Long> SEED =
-      OptionDef.longValue("seed", 0, "seed of sampled inference");
+      SharedOptions.SEED.withDefault("0", "seed of sampled inference");
 
   public static final OptionDef<String> CHECKPOINT =
       OptionDef.choice(

@@ -9,8 +9,7 @@ public final class InferOptions {
   private InferOptions() {}
 
   public static final OptionDef<String> OUTPUT =
-      OptionDef.string(
-          "output",
+      SharedOptions.OUTPUT.withDefault(
           "",
           "output directory of the Parquet predictions (id, dense_id, prediction, probabilities)");
   public static final OptionDef<String> EMBEDDINGS =
@@ -20,13 +19,10 @@ public final class InferOptions {
           "output directory of the Parquet node embeddings (id, dense_id, embedding: the last"
               + " hidden layer; of a link model, the embeddings its pairs are scored on)");
   public static final OptionDef<String> TASK =
-      OptionDef.choice(
-          "task",
+      SharedOptions.TASK.withDefault(
           "node",
           "node: per-vertex predictions (--output) and embeddings; link: scores of the --pairs"
-              + " candidate pairs (--output) with a link model",
-          "node",
-          "link");
+              + " candidate pairs (--output) with a link model");
   public static final OptionDef<String> PAIRS =
       OptionDef.string(
           "pairs",
@@ -37,11 +33,11 @@ public final class InferOptions {
       OptionDef.choice(
           "pairs-format", "parquet", "format of --pairs (csv: with a header)", "parquet", "csv");
   public static final OptionDef<String> SRC_COLUMN =
-      OptionDef.string("src-column", "src", "source id column of --pairs");
+      SharedOptions.SRC_COLUMN.withDefault("src", "source id column of --pairs");
   public static final OptionDef<String> DST_COLUMN =
-      OptionDef.string("dst-column", "dst", "destination id column of --pairs");
+      SharedOptions.DST_COLUMN.withDefault("dst", "destination id column of --pairs");
   public static final OptionDef<Boolean> OVERWRITE =
-      OptionDef.bool("overwrite", false, "replace outputs of a different request");
+      SharedOptions.OVERWRITE.withDefault("false", "replace outputs of a different request");
 
   /** Every option of {@code infer}, in help order. */
   public static final List<OptionDef<?>> ALL =

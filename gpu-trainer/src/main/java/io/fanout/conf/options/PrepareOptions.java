@@ -1,6 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
 import java.util.List;
 
 /**
@@ -27,16 +28,16 @@ public final class PrepareOptions {
   public static final OptionDef<String> FORMAT =
       OptionDef.choice("format", "parquet", "format of the input paths", "parquet", "csv");
   public static final OptionDef<String> OUTPUT =
-      OptionDef.string("output", null, "graph store directory to write");
+      SharedOptions.OUTPUT.withDefault(null, "graph store directory to write");
   public static final OptionDef<Boolean> OVERWRITE =
-      OptionDef.bool(
-          "overwrite", false, "replace a complete store prepared from other inputs or options");
+      SharedOptions.OVERWRITE.withDefault(
+          "false", "replace a complete store prepared from other inputs or options");
   public static final OptionDef<String> ID_COLUMN =
       OptionDef.string("id-column", "id", "vertex id column (long, int or string)");
   public static final OptionDef<String> SRC_COLUMN =
-      OptionDef.string("src-column", "src", "edge source column");
+      SharedOptions.SRC_COLUMN.withDefault("src", "edge source column");
   public static final OptionDef<String> DST_COLUMN =
-      OptionDef.string("dst-column", "dst", "edge destination column");
+      SharedOptions.DST_COLUMN.withDefault("dst", "edge destination column");
   public static final OptionDef<String> FEATURES_COLUMN =
       OptionDef.string(
           "features-column",
@@ -60,15 +61,12 @@ public final class PrepareOptions {
           "numeric edge column stored as a float32 weight per edge (finite, >= 0) for sample"
               + " --weighted; empty = no weights");
   public static final OptionDef<String> TASK =
-      OptionDef.choice(
-          "task",
+      SharedOptions.TASK.withDefault(
           "node",
           "what the store is for: node (node classification) or link (link prediction; implies"
               + " --edge-split "
               + DEFAULT_EDGE_SPLIT
-              + " unless given)",
-          "node",
-          "link");
+              + " unless given)");
   public static final OptionDef<String> EDGE_SPLIT =
       OptionDef.string(
           "edge-split",

@@ -1,7 +1,7 @@
 package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
-import io.fanout.store.StoreLayout;
+import io.fanout.conf.SharedOptions;
 import io.fanout.train.Defaults;
 import java.util.List;
 
@@ -10,27 +10,22 @@ public final class QuickstartOptions {
   private QuickstartOptions() {}
 
   public static final OptionDef<String> WORK_DIR =
-      OptionDef.string("work-dir", "work-dirs/quickstart", "where the store, shards and model go");
+      SharedOptions.WORK_DIR.withDefault(
+          "work-dirs/quickstart", "where the store, shards and model go");
   public static final OptionDef<String> DATASET =
-      OptionDef.string(
-          "dataset", "", "dataset directory (vertices.parquet, edges.parquet); default data/cora");
+      SharedOptions.DATASET.withDefault(
+          "", "dataset directory (vertices.parquet, edges.parquet); default data/cora");
   public static final OptionDef<Integer> EPOCHS =
-      OptionDef.integer("epochs", Defaults.EPOCHS, "training epochs");
-  public static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
+      SharedOptions.EPOCHS.withDefault(String.valueOf(Defaults.EPOCHS), "training epochs");
+  public static final OptionDef<Long> SEED = SharedOptions.SEED.withDefault("0", "random seed");
   public static final OptionDef<String> TASK =
-      OptionDef.choice(
-          "task",
+      SharedOptions.TASK.withDefault(
           "node",
           "node: node classification, prints test accuracy; link: link prediction on held-out"
-              + " edges, prints test AUC",
-          "node",
-          "link");
+              + " edges, prints test AUC");
   public static final OptionDef<String> FEATURE_ENCODING =
-      OptionDef.choice(
-          "feature-encoding",
-          "f32",
-          "train on the prepared store re-encoded by quantize",
-          StoreLayout.encodingNames());
+      QuantizeOptions.FEATURE_ENCODING.withDefault(
+          "f32", "train on the prepared store re-encoded by quantize");
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =

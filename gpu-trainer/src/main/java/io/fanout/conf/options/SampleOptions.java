@@ -11,9 +11,9 @@ public final class SampleOptions {
   private SampleOptions() {}
 
   public static final OptionDef<String> GRAPH =
-      OptionDef.string("graph", null, "graph store directory (written by prepare)");
+      SharedOptions.GRAPH.withDefault(null, "graph store directory (written by prepare)");
   public static final OptionDef<String> OUTPUT =
-      OptionDef.string("output", null, "shard directory to write; visible to every executor");
+      SharedOptions.OUTPUT.withDefault(null, "shard directory to write; visible to every executor");
   public static final OptionDef<String> SPLIT =
       OptionDef.choice(
           "split",
@@ -24,13 +24,10 @@ public final class SampleOptions {
           "test",
           "all");
   public static final OptionDef<String> TASK =
-      OptionDef.choice(
-          "task",
+      SharedOptions.TASK.withDefault(
           "node",
           "node: seeds are vertices of --split; link: seeds are the training edges of a store"
-              + " prepared with --task link, each with negatives",
-          "node",
-          "link");
+              + " prepared with --task link, each with negatives");
   public static final OptionDef<String> NEGATIVES =
       OptionDef.choice(
           "negatives",
@@ -41,20 +38,19 @@ public final class SampleOptions {
   public static final OptionDef<Integer> NUM_NEGATIVES =
       OptionDef.integer("num-negatives", 1, "--task link: negatives per positive edge");
   public static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per mini-batch (the last may be smaller)");
+      SharedOptions.BATCH_SIZE.withDefault(
+          "1024", "seeds per mini-batch (the last may be smaller)");
   public static final OptionDef<String> FANOUTS =
-      OptionDef.string(
-          "fanouts",
+      SharedOptions.FANOUTS.withDefault(
           Fanouts.format(Defaults.FANOUTS),
           "neighbors per node and hop, hop 1 (the seeds) first; -1 = all; the default matches"
               + " the trainer's default 2-layer model");
   public static final OptionDef<Integer> EPOCHS =
-      OptionDef.integer("epochs", 1, "epochs; each shuffles the seeds afresh");
-  public static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
+      SharedOptions.EPOCHS.withDefault("1", "epochs; each shuffles the seeds afresh");
+  public static final OptionDef<Long> SEED = SharedOptions.SEED.withDefault("0", "random seed");
   public static final OptionDef<Boolean> WEIGHTED =
-      OptionDef.bool(
-          "weighted",
-          false,
+      SharedOptions.WEIGHTED.withDefault(
+          "false",
           "sample neighbors with probability proportional to the edge weights of a store prepared"
               + " with --weight-column (zero weights never); false = uniform");
   public static final OptionDef<String> FEATURES =
@@ -87,9 +83,10 @@ public final class SampleOptions {
               + " for locality partitioned mode answers most frontier nodes without a shuffle;"
               + " node tasks only");
   public static final OptionDef<Boolean> OVERWRITE =
-      OptionDef.bool("overwrite", false, "replace shards of a different request at --output");
+      SharedOptions.OVERWRITE.withDefault(
+          "false", "replace shards of a different request at --output");
   public static final OptionDef<Integer> BATCHES_PER_SHARD =
-      OptionDef.integer("batches-per-shard", 64, "mini-batches per part file");
+      SharedOptions.BATCHES_PER_SHARD.withDefault("64", "mini-batches per part file");
   public static final OptionDef<Integer> THREADS =
       OptionDef.integer(
           "threads", 1, "sampler threads per task in replicated mode (output does not change)");

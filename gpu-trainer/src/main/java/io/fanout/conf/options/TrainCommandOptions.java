@@ -14,20 +14,22 @@ public final class TrainCommandOptions {
   private TrainCommandOptions() {}
 
   public static final OptionDef<String> GRAPH =
-      OptionDef.string("graph", null, "graph store directory written by bin/fanout prepare");
+      SharedOptions.GRAPH.withDefault(null, "graph store directory written by bin/fanout prepare");
   public static final OptionDef<String> MODEL_DIR =
       OptionDef.string("model-dir", null, "model directory (checkpoint.bin, metrics.jsonl)");
 
   public static final OptionDef<String> SHARDS =
-      OptionDef.string("shards", null, "training shards directory written by bin/fanout sample");
+      SharedOptions.SHARDS.withDefault(
+          null, "training shards directory written by bin/fanout sample");
   public static final OptionDef<String> MODEL =
       OptionDef.choice("model", Defaults.MODEL, "GNN architecture", "sage", "gcn");
   public static final OptionDef<Integer> HIDDEN =
-      OptionDef.integer("hidden", Defaults.HIDDEN, "hidden width");
+      SharedOptions.HIDDEN.withDefault(String.valueOf(Defaults.HIDDEN), "hidden width");
   public static final OptionDef<Integer> LAYERS =
       OptionDef.integer("layers", 0, "GNN layers; must equal the shards' hops (0: take theirs)");
   public static final OptionDef<Double> DROPOUT =
-      OptionDef.doubleValue("dropout", Defaults.DROPOUT, "dropout on every layer's input");
+      SharedOptions.DROPOUT.withDefault(
+          String.valueOf(Defaults.DROPOUT), "dropout on every layer's input");
   public static final OptionDef<String> ACTIVATION =
       OptionDef.choice(
           "activation", Defaults.ACTIVATION, "activation between layers", "relu", "elu");
@@ -48,17 +50,18 @@ public final class TrainCommandOptions {
       OptionDef.choice(
           "schedule", Defaults.SCHEDULE, "learning rate schedule", "constant", "cosine", "step");
   public static final OptionDef<Integer> EPOCHS =
-      OptionDef.integer("epochs", Defaults.EPOCHS, "epochs in total");
+      SharedOptions.EPOCHS.withDefault(String.valueOf(Defaults.EPOCHS), "epochs in total");
   public static final OptionDef<Long> SEED =
-      OptionDef.longValue("seed", 0, "seeds initialization and dropout");
+      SharedOptions.SEED.withDefault("0", "seeds initialization and dropout");
   public static final OptionDef<Boolean> RESUME =
       OptionDef.bool("resume", false, "continue from the model dir's last complete checkpoint");
   public static final OptionDef<String> VAL_SHARDS =
       OptionDef.string("val-shards", "", "validation shards, evaluated after every epoch");
   public static final OptionDef<Integer> LOADER_THREADS =
-      OptionDef.integer("loader-threads", 2, "background threads reading and decoding shards");
+      SharedOptions.LOADER_THREADS.withDefault(
+          "2", "background threads reading and decoding shards");
   public static final OptionDef<Integer> PREFETCH =
-      OptionDef.integer("prefetch", 2, "batches each loader thread keeps ready");
+      SharedOptions.PREFETCH.withDefault("2", "batches each loader thread keeps ready");
   public static final OptionDef<String> FEATURE_CACHE =
       OptionDef.string(
           "feature-cache",

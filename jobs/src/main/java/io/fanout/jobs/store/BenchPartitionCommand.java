@@ -107,7 +107,7 @@ public final class BenchPartitionCommand implements Command {
     BenchGraph g = BenchGraph.of(in.ids.collectAsList(), in.edges.collectAsList());
     ctx.err()
         .printf("bench-partition: %d vertices, %d undirected edges%n", g.n(), g.adj().length / 2);
-    Path work = Paths.get(conf.get(WORKDIR)).toAbsolutePath();
+    Path work = Paths.get(conf.get(WORK_DIR)).toAbsolutePath();
     Path metisFile = null;
     if (GpMetis.installed()) {
       Files.createDirectories(work);

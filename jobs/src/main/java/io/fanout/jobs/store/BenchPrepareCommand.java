@@ -63,7 +63,7 @@ public final class BenchPrepareCommand implements Command {
   public int run(CommandContext ctx) throws IOException {
     FanoutConf conf = ctx.conf();
     SparkSession spark = ctx.spark();
-    Path work = Paths.get(conf.get(WORKDIR)).toAbsolutePath();
+    Path work = Paths.get(conf.get(WORK_DIR)).toAbsolutePath();
     Path given = conf.get(INPUT).isEmpty() ? null : Paths.get(conf.get(INPUT)).toAbsolutePath();
     if (given != null) {
       checkInput(given, work);
@@ -193,7 +193,7 @@ public final class BenchPrepareCommand implements Command {
 
   /**
    * Refuses an {@code --input} without both tables, or one the work folder would delete (the bench
-   * empties {@code --workdir} first and removes it afterwards).
+   * empties {@code --work-dir} first and removes it afterwards).
    */
   static void checkInput(Path input, Path work) {
     for (String table : List.of("vertices.parquet", "edges.parquet")) {
@@ -209,11 +209,11 @@ public final class BenchPrepareCommand implements Command {
     }
     if (input.startsWith(work) || work.startsWith(input)) {
       throw new FanoutConfigException(
-          "--workdir "
+          "--work-dir "
               + work
               + " and --input "
               + input
-              + " overlap; the bench empties --workdir"
+              + " overlap; the bench empties --work-dir"
               + " before it starts and removes it afterwards, so it must lie outside the input");
     }
   }

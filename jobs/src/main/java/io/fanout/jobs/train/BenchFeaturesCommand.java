@@ -40,7 +40,7 @@ public final class BenchFeaturesCommand implements Command {
   @Override
   public int run(CommandContext ctx) {
     FanoutConf c = ctx.conf();
-    String workdir = c.get(WORKDIR);
+    String workdir = c.get(WORK_DIR);
     FeatureCacheBenchmark.PqCodebooks pq =
         c.get(ENCODING).equals("pq") ? new SparkPqCodebooks(ctx, c) : null;
     Map<String, Object> r =
