@@ -340,12 +340,7 @@ public final class SampleJob {
   }
 
   private static int positive(FanoutConf conf, OptionDef<Integer> def) {
-    int v = conf.get(def);
-    if (v < 1) {
-      throw new FanoutConfigException(
-          "option '" + def.name() + "' of sample has value '" + v + "': expected at least 1");
-    }
-    return v;
+    return conf.atLeast(def, 1);
   }
 
   /** Spark wraps task failures; surface our own clear errors as they were thrown. */

@@ -184,15 +184,6 @@ public final class TrainOptionsDefs {
   }
 
   private static void atLeast(FanoutConf c, OptionDef<Integer> def, int min) {
-    if (c.get(def) < min) {
-      throw new FanoutConfigException(
-          "option '"
-              + def.name()
-              + "' of train has value "
-              + c.raw(def)
-              + "; expected "
-              + min
-              + " or more");
-    }
+    c.atLeast(def, min);
   }
 }
