@@ -81,6 +81,15 @@ public final class BenchTrainOptions {
           "",
           "the peer's script; empty = bench/torch_reference.py of this checkout");
 
+  /** Spark-free entry only ({@code io.fanout.train.TrainBenchmarkMain}): time the loader alone. */
+  public static final OptionDef<Integer> LOADER_ONLY =
+      OptionDef.integer(
+          "loader-only", 0, "time this many epochs of the loader alone, training nothing; 0 = off");
+
+  /** Spark-free entry only: shard-sized parts the loader reads with {@link #LOADER_ONLY}. */
+  public static final OptionDef<Integer> BATCHES_PER_PART =
+      OptionDef.integer("batches-per-part", 1, "with --loader-only: batches per part read");
+
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
@@ -112,4 +121,34 @@ public final class BenchTrainOptions {
           TrainCommandOptions.FEATURE_ACCESS,
           FEATURE_CACHE_FRACTION,
           FEATURE_CACHE_IO_THREADS);
+
+  /**
+   * The options of the Spark-free entry {@code io.fanout.train.TrainBenchmarkMain}: those of the
+   * throughput run, with the loader-only timing.
+   */
+  public static final List<OptionDef<?>> SPARK_FREE =
+      List.of(
+          TrainCommandOptions.BACKEND,
+          VERTICES,
+          EDGES,
+          FEATURES,
+          HIDDEN,
+          FANOUTS,
+          BATCH_SIZE,
+          BATCHES,
+          WARMUP,
+          LOADER_THREADS,
+          PREFETCH,
+          TrainCommandOptions.FEATURE_ACCESS,
+          FEATURE_CACHE_FRACTION,
+          FEATURE_CACHE_IO_THREADS,
+          TrainCommandOptions.REUSE_HOT,
+          TrainCommandOptions.STALENESS,
+          TrainCommandOptions.HOT_BY,
+          TrainCommandOptions.REUSE_REFRESH,
+          TrainCommandOptions.REUSE_BACKWARD,
+          TrainCommandOptions.REUSE_ROWS,
+          REUSE_ROUNDS,
+          LOADER_ONLY,
+          BATCHES_PER_PART);
 }
