@@ -99,6 +99,16 @@ public final class OptionDef<T> {
   }
 
   /**
+   * An option naming one of {@code values} (an enum's modes), parsed by {@code parse} (the enum's
+   * {@code parse}); its help lists the values' spellings as {@link #choice} does.
+   */
+  public static <E extends Enum<E> & OptionEnum> OptionDef<E> enumeration(
+      String name, E defaultValue, String doc, Function<String, E> parse, E[] values) {
+    return new OptionDef<>(
+        name, defaultValue.id(), doc, " (" + OptionEnum.ids(values) + ")", parse, false, null);
+  }
+
+  /**
    * This option with another default: the same name, description and parser. A command whose
    * default differs from the shared one declares its option this way, so the name keeps one
    * definition ({@link #origin()}).

@@ -34,7 +34,7 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
     FanoutConf c = conf();
     int[] fanouts = EvaluateOptions.fanouts(c);
     Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
-    if (ModelRuns.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
+    if (ModelRuns.task(modelDir, c.get(EvaluateOptions.CHECKPOINT).id()).equals("link")) {
       if (fanouts != null) {
         throw new io.fanout.conf.FanoutConfigException(
             "evaluate of a link-prediction model runs full-neighbor inference; leave out --mode"
@@ -45,18 +45,18 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
           ModelRuns.evaluateLink(
               Path.of(c.get(TrainCommandOptions.GRAPH)),
               modelDir,
-              c.get(EvaluateOptions.CHECKPOINT),
+              c.get(EvaluateOptions.CHECKPOINT).id(),
               c.get(SharedOptions.VERIFY)));
     }
     Map<String, Accuracy> acc =
         ModelRuns.evaluate(
             Path.of(c.get(TrainCommandOptions.GRAPH)),
             Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
-            c.get(EvaluateOptions.CHECKPOINT),
+            c.get(EvaluateOptions.CHECKPOINT).id(),
             fanouts,
             c.get(EvaluateOptions.BATCH_SIZE),
             c.get(EvaluateOptions.SEED),
             c.get(SharedOptions.VERIFY));
-    return new EvaluateResult(spark(), c.get(EvaluateOptions.MODE), fanouts, acc);
+    return new EvaluateResult(spark(), c.get(EvaluateOptions.MODE).id(), fanouts, acc);
   }
 }

@@ -94,7 +94,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
               spark(),
               graph,
               pairs,
-              c.get(InferOptions.PAIRS_FORMAT),
+              c.get(InferOptions.PAIRS_FORMAT).id(),
               c.get(InferOptions.SRC_COLUMN),
               c.get(InferOptions.DST_COLUMN));
       ModelRuns.PairOutcome po =
@@ -105,7 +105,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                   cp,
                   out,
                   c.get(InferOptions.OVERWRITE),
-                  c.get(EvaluateOptions.CHECKPOINT),
+                  c.get(EvaluateOptions.CHECKPOINT).id(),
                   c.get(SharedOptions.VERIFY)));
       return InferResult.ofPairs(spark(), output, po);
     }
@@ -133,7 +133,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                 c.get(EvaluateOptions.BATCH_SIZE),
                 c.get(EvaluateOptions.SEED),
                 c.get(InferOptions.OVERWRITE),
-                c.get(EvaluateOptions.CHECKPOINT),
+                c.get(EvaluateOptions.CHECKPOINT).id(),
                 c.get(SharedOptions.VERIFY)));
     return new InferResult(
         spark(), pred == null ? null : output, emb == null ? null : embeddings, o);

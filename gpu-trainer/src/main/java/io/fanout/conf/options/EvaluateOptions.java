@@ -17,9 +17,13 @@ import java.util.List;
 public final class EvaluateOptions {
   private EvaluateOptions() {}
 
-  public static final OptionDef<String> MODE =
-      OptionDef.choice(
-          "mode", "full", "full-neighbor (layer-wise) or sampled inference", "full", "sampled");
+  public static final OptionDef<InferenceMode> MODE =
+      OptionDef.enumeration(
+          "mode",
+          InferenceMode.FULL,
+          "full-neighbor (layer-wise) or sampled inference",
+          InferenceMode::parse,
+          InferenceMode.values());
   public static final OptionDef<String> FANOUTS =
       SharedOptions.FANOUTS.withDefault("", "fanouts of sampled inference (default: 20 per layer)");
   public static final OptionDef<Integer> BATCH_SIZE =
@@ -27,14 +31,14 @@ public final class EvaluateOptions {
   public static final OptionDef<Long> SEED =
       SharedOptions.SEED.withDefault("0", "seed of sampled inference");
 
-  public static final OptionDef<String> CHECKPOINT =
-      OptionDef.choice(
+  public static final OptionDef<CheckpointPick> CHECKPOINT =
+      OptionDef.enumeration(
           "checkpoint",
-          Checkpoint.DEFAULT_PICK,
+          CheckpointPick.parse(Checkpoint.DEFAULT_PICK),
           "which model of the model dir: last (the last complete epoch) or best (the epoch of best"
               + " validation accuracy; needs training with val-shards)",
-          "last",
-          "best");
+          CheckpointPick::parse,
+          CheckpointPick.values());
 
   /** Every option of {@code evaluate}, in help order. */
   public static final List<OptionDef<?>> ALL =
@@ -53,7 +57,7 @@ public final class EvaluateOptions {
    * {@code fanouts} option, else {@link Defaults#INFERENCE_FANOUT} per layer of the model.
    */
   public static int[] fanouts(FanoutConf c) {
-    if (c.get(MODE).equals("full")) {
+    if (c.get(MODE) == InferenceMode.FULL) {
       return null;
     }
     if (c.get(BATCH_SIZE) <= 0) {
@@ -63,7 +67,11 @@ public final class EvaluateOptions {
     int[] f = SharedOptions.fanouts(c.get(FANOUTS));
     if (f == null) {
       Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
-      f = new int[Checkpoint.readForInference(modelDir, c.get(CHECKPOINT)).modelConfig().layers()];
+      f =
+          new int
+              [Checkpoint.readForInference(modelDir, c.get(CHECKPOINT).id())
+                  .modelConfig()
+                  .layers()];
       Arrays.fill(f, Defaults.INFERENCE_FANOUT);
     }
     return f;

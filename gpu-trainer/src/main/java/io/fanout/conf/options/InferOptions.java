@@ -29,9 +29,13 @@ public final class InferOptions {
           "",
           "with --task link: table of candidate pairs by original vertex ids, scored into --output"
               + " (src, dst, score)");
-  public static final OptionDef<String> PAIRS_FORMAT =
-      OptionDef.choice(
-          "pairs-format", "parquet", "format of --pairs (csv: with a header)", "parquet", "csv");
+  public static final OptionDef<TableFormat> PAIRS_FORMAT =
+      OptionDef.enumeration(
+          "pairs-format",
+          TableFormat.PARQUET,
+          "format of --pairs (csv: with a header)",
+          TableFormat::parse,
+          TableFormat.values());
   public static final OptionDef<String> SRC_COLUMN =
       SharedOptions.SRC_COLUMN.withDefault("src", "source id column of --pairs");
   public static final OptionDef<String> DST_COLUMN =

@@ -25,8 +25,13 @@ public final class PrepareOptions {
   public static final OptionDef<String> EDGES =
       OptionDef.string(
           "edges", "", "edge table path (Parquet or CSV); not used with the DataFrame API");
-  public static final OptionDef<String> FORMAT =
-      OptionDef.choice("format", "parquet", "format of the input paths", "parquet", "csv");
+  public static final OptionDef<TableFormat> FORMAT =
+      OptionDef.enumeration(
+          "format",
+          TableFormat.PARQUET,
+          "format of the input paths",
+          TableFormat::parse,
+          TableFormat.values());
   public static final OptionDef<String> OUTPUT =
       SharedOptions.OUTPUT.withDefault(null, "graph store directory to write");
   public static final OptionDef<Boolean> OVERWRITE =

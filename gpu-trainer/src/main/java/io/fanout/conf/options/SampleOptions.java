@@ -66,14 +66,14 @@ public final class SampleOptions {
           "int8",
           "int4",
           "pq");
-  public static final OptionDef<String> MODE =
-      OptionDef.choice(
+  public static final OptionDef<SampleMode> MODE =
+      OptionDef.enumeration(
           "mode",
-          "replicated",
+          SampleMode.REPLICATED,
           "replicated: each task maps the whole store; partitioned: hop-by-hop joins with the"
               + " CSR partitions (same shards)",
-          "replicated",
-          "partitioned");
+          SampleMode::parse,
+          SampleMode.values());
   public static final OptionDef<Boolean> BATCH_BY_PARTITION =
       OptionDef.bool(
           "batch-by-partition",
@@ -90,14 +90,13 @@ public final class SampleOptions {
   public static final OptionDef<Integer> THREADS =
       OptionDef.integer(
           "threads", 1, "sampler threads per task in replicated mode (output does not change)");
-  public static final OptionDef<String> COMPRESSION =
-      OptionDef.choice(
+  public static final OptionDef<ShardCompression> COMPRESSION =
+      OptionDef.enumeration(
           "compression",
-          "zstd",
+          ShardCompression.ZSTD,
           "Parquet page compression of the shards",
-          "uncompressed",
-          "snappy",
-          "zstd");
+          ShardCompression::parse,
+          ShardCompression.values());
 
   /** The older spelling of {@link SharedOptions#VERIFY}: sample checks when neither is false. */
   public static final OptionDef<Boolean> VERIFY_STORE =

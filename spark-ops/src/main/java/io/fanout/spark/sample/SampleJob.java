@@ -66,7 +66,7 @@ public final class SampleJob {
     int threads = positive(conf, SampleOptions.THREADS);
     String split = conf.get(SampleOptions.SPLIT);
     FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES));
-    String mode = conf.get(SampleOptions.MODE);
+    String mode = conf.get(SampleOptions.MODE).id();
     Path graph = Paths.get(conf.get(SampleOptions.GRAPH));
     Path output = OutputPaths.check(Paths.get(conf.get(SampleOptions.OUTPUT)), "--output");
 
@@ -162,7 +162,7 @@ public final class SampleJob {
             weighted,
             features,
             features == FeatureEncoding.NONE ? 0 : sm.featureDim,
-            conf.get(SampleOptions.COMPRESSION),
+            conf.get(SampleOptions.COMPRESSION).id(),
             threads,
             plan,
             partObserver);
