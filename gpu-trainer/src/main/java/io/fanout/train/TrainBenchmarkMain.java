@@ -45,7 +45,7 @@ public final class TrainBenchmarkMain {
               c.get(PREFETCH),
               8,
               0,
-              c.get(TrainCommandOptions.FEATURE_ACCESS),
+              c.get(TrainCommandOptions.FEATURE_ACCESS).id(),
               c.get(FEATURE_CACHE_FRACTION),
               c.get(FEATURE_CACHE_IO_THREADS));
       if (c.get(LOADER_ONLY) > 0) {
@@ -54,7 +54,7 @@ public final class TrainBenchmarkMain {
         return;
       }
       HotReuse reuse = reuse(c);
-      Backend be = Backends.select(c.get(TrainCommandOptions.BACKEND), -1);
+      Backend be = Backends.select(c.get(TrainCommandOptions.BACKEND).id(), -1);
       System.out.println(
           BenchJson.line(
               reuse.enabled()
@@ -118,14 +118,14 @@ public final class TrainBenchmarkMain {
               + " (or auto)");
     }
     try {
-      String backward = c.get(TrainCommandOptions.REUSE_BACKWARD);
+      String backward = c.get(TrainCommandOptions.REUSE_BACKWARD).id();
       return new HotReuse(
           fraction,
           staleness,
-          c.get(TrainCommandOptions.HOT_BY),
-          c.get(TrainCommandOptions.REUSE_REFRESH),
+          c.get(TrainCommandOptions.HOT_BY).id(),
+          c.get(TrainCommandOptions.REUSE_REFRESH).id(),
           backward,
-          HotReuse.resolveRows(c.get(TrainCommandOptions.REUSE_ROWS), "sage", backward));
+          HotReuse.resolveRows(c.get(TrainCommandOptions.REUSE_ROWS).id(), "sage", backward));
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException(e.getMessage());
     }

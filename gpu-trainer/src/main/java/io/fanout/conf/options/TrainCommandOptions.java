@@ -6,7 +6,6 @@ import io.fanout.features.RowCache;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Defaults;
 import io.fanout.train.HotReuse;
-import io.fanout.train.ModelRuns;
 import java.util.List;
 
 /** The options of {@code train}; the training commands share them. */
@@ -21,8 +20,13 @@ public final class TrainCommandOptions {
   public static final OptionDef<String> SHARDS =
       SharedOptions.SHARDS.withDefault(
           null, "training shards directory written by bin/fanout sample");
-  public static final OptionDef<String> MODEL =
-      OptionDef.choice("model", Defaults.MODEL, "GNN architecture", "sage", "gcn");
+  public static final OptionDef<ModelKind> MODEL =
+      OptionDef.enumeration(
+          "model",
+          ModelKind.parse(Defaults.MODEL),
+          "GNN architecture",
+          ModelKind::parse,
+          ModelKind.values());
   public static final OptionDef<Integer> HIDDEN =
       SharedOptions.HIDDEN.withDefault(String.valueOf(Defaults.HIDDEN), "hidden width");
   public static final OptionDef<Integer> LAYERS =
@@ -30,25 +34,32 @@ public final class TrainCommandOptions {
   public static final OptionDef<Double> DROPOUT =
       SharedOptions.DROPOUT.withDefault(
           String.valueOf(Defaults.DROPOUT), "dropout on every layer's input");
-  public static final OptionDef<String> ACTIVATION =
-      OptionDef.choice(
-          "activation", Defaults.ACTIVATION, "activation between layers", "relu", "elu");
-  public static final OptionDef<String> FEATURE_NORM =
-      OptionDef.choice(
+  public static final OptionDef<ActivationKind> ACTIVATION =
+      OptionDef.enumeration(
+          "activation",
+          ActivationKind.parse(Defaults.ACTIVATION),
+          "activation between layers",
+          ActivationKind::parse,
+          ActivationKind.values());
+  public static final OptionDef<FeatureNormKind> FEATURE_NORM =
+      OptionDef.enumeration(
           "feature-norm",
-          Defaults.FEATURE_NORM,
+          FeatureNormKind.parse(Defaults.FEATURE_NORM),
           "row normalization of input features",
-          "none",
-          "l1",
-          "l2");
+          FeatureNormKind::parse,
+          FeatureNormKind.values());
   public static final OptionDef<Double> LR =
       OptionDef.doubleValue("lr", Defaults.LR, "Adam learning rate");
   public static final OptionDef<Double> WEIGHT_DECAY =
       OptionDef.doubleValue(
           "weight-decay", Defaults.WEIGHT_DECAY, "L2 weight decay added to the gradients");
-  public static final OptionDef<String> SCHEDULE =
-      OptionDef.choice(
-          "schedule", Defaults.SCHEDULE, "learning rate schedule", "constant", "cosine", "step");
+  public static final OptionDef<ScheduleKind> SCHEDULE =
+      OptionDef.enumeration(
+          "schedule",
+          ScheduleKind.parse(Defaults.SCHEDULE),
+          "learning rate schedule",
+          ScheduleKind::parse,
+          ScheduleKind.values());
   public static final OptionDef<Integer> EPOCHS =
       SharedOptions.EPOCHS.withDefault(String.valueOf(Defaults.EPOCHS), "epochs in total");
   public static final OptionDef<Long> SEED =
@@ -69,22 +80,17 @@ public final class TrainCommandOptions {
           "keep features on disk behind a row cache of --feature-cache-bytes (belady|lru|none);"
               + " not given: read the memory-mapped store");
 
-  /** {@code --feature-cache-io} values. */
-  public static final String BUFFERED_IO = "buffered";
-
-  public static final String DIRECT_IO = "direct";
-
   public static final OptionDef<Long> FEATURE_CACHE_BYTES =
       OptionDef.longValue(
           "feature-cache-bytes", 0, "bytes of feature rows --feature-cache may hold in memory");
-  public static final OptionDef<String> FEATURE_CACHE_IO =
-      OptionDef.choice(
+  public static final OptionDef<FeatureCacheIo> FEATURE_CACHE_IO =
+      OptionDef.enumeration(
           "feature-cache-io",
-          BUFFERED_IO,
+          FeatureCacheIo.BUFFERED,
           "how --feature-cache reads rows from disk: buffered (through the kernel's page cache) or"
               + " direct (O_DIRECT: every miss goes to the device; the file system must support it)",
-          BUFFERED_IO,
-          DIRECT_IO);
+          FeatureCacheIo::parse,
+          FeatureCacheIo.values());
   public static final OptionDef<String> FEATURE_CACHE_WINDOW =
       OptionDef.string(
           "feature-cache-window",
@@ -93,27 +99,25 @@ public final class TrainCommandOptions {
               + RowCache.MAX_WINDOW_BATCHES
               + "; auto: at least 32, growing with the cache to 16 cache sizes of rows (small"
               + " batches plan closer to the optimum, for up to the cache's bytes of heap)");
-  public static final OptionDef<String> BACKEND =
-      OptionDef.choice(
+  public static final OptionDef<BackendKind> BACKEND =
+      OptionDef.enumeration(
           "backend",
-          Backends.AUTO,
+          BackendKind.parse(Backends.AUTO),
           "tensor backend: auto takes cuda when a usable GPU is visible, else cpu (saying why);"
               + " cuda fails without one; cpu-checked is the CPU in checking mode",
-          "auto",
-          "cpu",
-          "cuda",
-          "cpu-checked");
-  public static final OptionDef<String> FEATURE_ACCESS =
-      OptionDef.choice(
+          BackendKind::parse,
+          BackendKind.values());
+  public static final OptionDef<FeatureAccessMode> FEATURE_ACCESS =
+      OptionDef.enumeration(
           "feature-access",
-          Defaults.FEATURE_ACCESS,
+          FeatureAccessMode.parse(Defaults.FEATURE_ACCESS),
           "how a step gets its input features: gather (rows gathered on the host, then uploaded)"
               + " or zero-copy (only node ids go up; the backend reads the rows from the mapped"
               + " store, decoding quantized rows itself: cuda, cpu, cpu-checked; node-id-only"
               + " shards, no"
               + " --feature-cache, --feature-norm none)",
-          ModelRuns.TrainSpec.GATHER,
-          ModelRuns.TrainSpec.ZERO_COPY);
+          FeatureAccessMode::parse,
+          FeatureAccessMode.values());
   public static final OptionDef<Double> REUSE_HOT =
       OptionDef.doubleValue(
           "reuse-hot",
@@ -127,55 +131,53 @@ public final class TrainCommandOptions {
           "with --reuse-hot: the most steps a reused embedding may be old, or auto (a twelfth of"
               + " an epoch's steps, at least 1)",
           HotReuse::parseStaleness);
-  public static final OptionDef<String> HOT_BY =
-      OptionDef.choice(
+  public static final OptionDef<HotBy> HOT_BY =
+      OptionDef.enumeration(
           "hot-by",
-          HotReuse.FREQUENCY,
+          HotBy.FREQUENCY,
           "with --reuse-hot: rank vertices by sampling frequency in the shards or by in-degree",
-          HotReuse.FREQUENCY,
-          HotReuse.IN_DEGREE);
-  public static final OptionDef<String> REUSE_REFRESH =
-      OptionDef.choice(
+          HotBy::parse,
+          HotBy.values());
+  public static final OptionDef<ReuseRefresh> REUSE_REFRESH =
+      OptionDef.enumeration(
           "reuse-refresh",
-          HotReuse.AUTO,
+          ReuseRefresh.AUTO,
           "with --reuse-hot: compute refreshes on a worker thread with a CPU backend of its own,"
               + " overlapped with training (read a few steps after they start), or inline on the"
               + " training thread and backend (read from the step that starts them); auto:"
               + " inline on a GPU and with --reuse-rows inputs (whose refresh has no product),"
               + " else overlapped",
-          HotReuse.AUTO,
-          HotReuse.OVERLAPPED,
-          HotReuse.INLINE);
-  public static final OptionDef<String> REUSE_BACKWARD =
-      OptionDef.choice(
+          ReuseRefresh::parse,
+          ReuseRefresh.values());
+  public static final OptionDef<ReuseBackward> REUSE_BACKWARD =
+      OptionDef.enumeration(
           "reuse-backward",
-          HotReuse.NO_BACKWARD,
+          ReuseBackward.NONE,
           "with --reuse-hot: how layer 0 gets gradient from the rows a step reuses: none, or"
               + " deferred (their gradient, summed over the steps that read a refresh, goes back"
               + " through layer 0 as that refresh computed it, and the steps reading a later one"
               + " add it in equal parts)",
-          HotReuse.NO_BACKWARD,
-          HotReuse.DEFERRED);
-  public static final OptionDef<String> REUSE_ROWS =
-      OptionDef.choice(
+          ReuseBackward::parse,
+          ReuseBackward.values());
+  public static final OptionDef<ReuseRows> REUSE_ROWS =
+      OptionDef.enumeration(
           "reuse-rows",
-          HotReuse.AUTO,
+          ReuseRows.AUTO,
           "with --reuse-hot: what the cache holds: outputs (layer 0's, computed with parameters up"
               + " to --staleness steps old) or inputs (sage: layer 0's aggregated inputs, which do"
               + " not depend on the parameters, so every step computes the reused rows' products"
               + " itself and passes them the exact gradient); auto: inputs with --model sage,"
               + " outputs with gcn or --reuse-backward deferred",
-          HotReuse.AUTO,
-          HotReuse.OUTPUTS,
-          HotReuse.INPUTS);
-  public static final OptionDef<String> DECODER =
-      OptionDef.choice(
+          ReuseRows::parse,
+          ReuseRows.values());
+  public static final OptionDef<DecoderKind> DECODER =
+      OptionDef.enumeration(
           "decoder",
-          io.fanout.nn.ModelConfig.DOT,
+          DecoderKind.DOT,
           "link prediction's pair scorer: dot (inner product of the embeddings) or mlp (a"
               + " hidden layer over their elementwise product); node classification takes dot",
-          "dot",
-          "mlp");
+          DecoderKind::parse,
+          DecoderKind.values());
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 

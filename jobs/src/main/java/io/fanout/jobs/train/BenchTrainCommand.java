@@ -68,7 +68,7 @@ public final class BenchTrainCommand implements Command {
             c.get(PREFETCH),
             c.get(BATCHES_PER_SHARD),
             c.get(VERIFY_ROUNDS),
-            c.get(TrainCommandOptions.FEATURE_ACCESS),
+            c.get(TrainCommandOptions.FEATURE_ACCESS).id(),
             c.get(FEATURE_CACHE_FRACTION),
             c.get(FEATURE_CACHE_IO_THREADS));
     String export = c.get(EXPORT_BATCHES);
@@ -86,7 +86,7 @@ public final class BenchTrainCommand implements Command {
               BenchJson.line(
                   HotReuseBenchmark.run(
                       settings,
-                      Backends.select(c.get(TrainCommandOptions.BACKEND), -1),
+                      Backends.select(c.get(TrainCommandOptions.BACKEND).id(), -1),
                       reuse,
                       c.get(REUSE_ROUNDS))));
       return 0;
@@ -96,7 +96,7 @@ public final class BenchTrainCommand implements Command {
           .println(
               BenchJson.line(
                   TrainBenchmark.run(
-                      settings, Backends.select(c.get(TrainCommandOptions.BACKEND), -1))));
+                      settings, Backends.select(c.get(TrainCommandOptions.BACKEND).id(), -1))));
       return 0;
     }
     float dropout = c.get(DROPOUT).floatValue();

@@ -6,6 +6,9 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.FeatureAccessMode;
+import io.fanout.conf.options.FeatureCacheIo;
+import io.fanout.conf.options.ModelKind;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.features.RowCache;
 import io.fanout.train.HotReuse;
@@ -46,33 +49,33 @@ public final class TrainOptionsDefs {
     String cache = featureCache(c);
     if (c.get(REUSE_HOT) > 0
         && cache != null
-        && c.get(FEATURE_ACCESS).equals(ModelRuns.TrainSpec.ZERO_COPY)) {
+        && c.get(FEATURE_ACCESS) == FeatureAccessMode.ZERO_COPY) {
       throw new FanoutConfigException(
           "option 'reuse-hot' of train prunes batches whose rows are read by vertex id; it does not"
               + " work with a --feature-cache read in place (--feature-access zero-copy): drop one,"
               + " or use --feature-access gather");
     }
-    HotReuse reuse = reuse(c, c.get(MODEL));
-    if (reuse.enabled() && reuse.reusesInputs() && !c.get(MODEL).equals("sage")) {
+    HotReuse reuse = reuse(c, c.get(MODEL).id());
+    if (reuse.enabled() && reuse.reusesInputs() && c.get(MODEL) != ModelKind.SAGE) {
       throw new FanoutConfigException(
           "option 'reuse-rows' of train is inputs, which keeps GraphSAGE's aggregated inputs and"
               + " needs --model sage, got "
-              + c.get(MODEL)
+              + c.get(MODEL).id()
               + "; use --reuse-rows outputs");
     }
     return new ModelRuns.TrainSpec(
             Path.of(c.get(GRAPH)),
             Path.of(c.get(SHARDS)),
             Path.of(c.get(MODEL_DIR)),
-            c.get(MODEL),
+            c.get(MODEL).id(),
             c.get(HIDDEN),
             c.get(LAYERS),
             c.get(DROPOUT).floatValue(),
-            c.get(ACTIVATION),
-            c.get(FEATURE_NORM),
+            c.get(ACTIVATION).id(),
+            c.get(FEATURE_NORM).id(),
             c.get(LR).floatValue(),
             c.get(WEIGHT_DECAY).floatValue(),
-            c.get(SCHEDULE),
+            c.get(SCHEDULE).id(),
             c.get(EPOCHS),
             c.get(SEED),
             c.get(RESUME),
@@ -83,11 +86,11 @@ public final class TrainOptionsDefs {
             c.get(SharedOptions.VERIFY),
             cache,
             c.get(FEATURE_CACHE_BYTES))
-        .onBackend(c.get(BACKEND))
-        .withFeatureAccess(c.get(FEATURE_ACCESS))
+        .onBackend(c.get(BACKEND).id())
+        .withFeatureAccess(c.get(FEATURE_ACCESS).id())
         .withReuse(reuse)
-        .withDecoder(c.get(DECODER))
-        .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO).equals(DIRECT_IO))
+        .withDecoder(c.get(DECODER).id())
+        .withFeatureCacheDirect(c.get(FEATURE_CACHE_IO) == FeatureCacheIo.DIRECT)
         .withFeatureCacheWindow(featureCacheWindow(c, cache));
   }
 
@@ -136,10 +139,10 @@ public final class TrainOptionsDefs {
               + "; expected a fraction of the vertices, 0 <= reuse-hot <= 1");
     }
     int staleness = c.get(STALENESS);
-    String hotBy = c.get(HOT_BY);
-    String refresh = c.get(REUSE_REFRESH);
-    String backward = c.get(REUSE_BACKWARD);
-    String rows = HotReuse.resolveRows(c.get(REUSE_ROWS), model, backward);
+    String hotBy = c.get(HOT_BY).id();
+    String refresh = c.get(REUSE_REFRESH).id();
+    String backward = c.get(REUSE_BACKWARD).id();
+    String rows = HotReuse.resolveRows(c.get(REUSE_ROWS).id(), model, backward);
     try { // each value is valid alone (the options checked them); this refuses a combination
       return new HotReuse(f, staleness, hotBy, refresh, backward, rows);
     } catch (IllegalArgumentException e) {
@@ -152,7 +155,7 @@ public final class TrainOptionsDefs {
     String v = c.get(FEATURE_CACHE).trim().toLowerCase(java.util.Locale.ROOT);
     long bytes = c.get(FEATURE_CACHE_BYTES);
     if (v.isEmpty()) {
-      if (c.get(FEATURE_CACHE_IO).equals(DIRECT_IO)) {
+      if (c.get(FEATURE_CACHE_IO) == FeatureCacheIo.DIRECT) {
         throw new FanoutConfigException(
             "option 'feature-cache-io' of train is direct but no --feature-cache policy is given;"
                 + " direct reads are the row cache's (add --feature-cache belady|lru|none"
