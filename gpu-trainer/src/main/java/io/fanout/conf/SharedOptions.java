@@ -1,5 +1,6 @@
 package io.fanout.conf;
 
+import io.fanout.conf.options.Task;
 import io.fanout.sample.Fanouts;
 
 /**
@@ -28,8 +29,9 @@ public final class SharedOptions {
       OptionDef.string("output", null, "directory to write");
   public static final OptionDef<Boolean> OVERWRITE =
       OptionDef.bool("overwrite", false, "replace outputs of a different request");
-  public static final OptionDef<String> TASK =
-      OptionDef.choice("task", "node", "node classification or link prediction", "node", "link");
+  public static final OptionDef<Task> TASK =
+      OptionDef.enumeration(
+          "task", Task.NODE, "node classification or link prediction", Task::parse, Task.values());
   public static final OptionDef<Integer> EPOCHS = OptionDef.integer("epochs", 1, "epochs");
   public static final OptionDef<Integer> HIDDEN = OptionDef.integer("hidden", 64, "hidden width");
   public static final OptionDef<Double> DROPOUT =

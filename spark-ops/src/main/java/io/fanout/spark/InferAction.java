@@ -5,6 +5,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.EvaluateOptions;
 import io.fanout.conf.options.InferOptions;
+import io.fanout.conf.options.Task;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.train.CandidatePairsReader;
 import io.fanout.store.OutputPaths;
@@ -71,7 +72,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     String output = c.get(InferOptions.OUTPUT);
     String embeddings = c.get(InferOptions.EMBEDDINGS);
     String pairs = c.get(InferOptions.PAIRS);
-    boolean link = c.get(InferOptions.TASK).equals("link");
+    boolean link = c.get(InferOptions.TASK) == Task.LINK;
     if (!pairs.isBlank() && !link) {
       throw new FanoutConfigException(
           "--pairs scores candidate pairs of a link model; add --task link");

@@ -18,7 +18,7 @@ public final class InferOptions {
           "",
           "output directory of the Parquet node embeddings (id, dense_id, embedding: the last"
               + " hidden layer; of a link model, the embeddings its pairs are scored on)");
-  public static final OptionDef<String> TASK =
+  public static final OptionDef<Task> TASK =
       SharedOptions.TASK.withDefault(
           "node",
           "node: per-vertex predictions (--output) and embeddings; link: scores of the --pairs"

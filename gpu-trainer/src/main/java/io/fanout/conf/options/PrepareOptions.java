@@ -65,7 +65,7 @@ public final class PrepareOptions {
           "",
           "numeric edge column stored as a float32 weight per edge (finite, >= 0) for sample"
               + " --weighted; empty = no weights");
-  public static final OptionDef<String> TASK =
+  public static final OptionDef<Task> TASK =
       SharedOptions.TASK.withDefault(
           "node",
           "what the store is for: node (node classification) or link (link prediction; implies"

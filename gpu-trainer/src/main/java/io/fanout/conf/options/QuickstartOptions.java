@@ -18,7 +18,7 @@ public final class QuickstartOptions {
   public static final OptionDef<Integer> EPOCHS =
       SharedOptions.EPOCHS.withDefault(String.valueOf(Defaults.EPOCHS), "training epochs");
   public static final OptionDef<Long> SEED = SharedOptions.SEED.withDefault("0", "random seed");
-  public static final OptionDef<String> TASK =
+  public static final OptionDef<Task> TASK =
       SharedOptions.TASK.withDefault(
           "node",
           "node: node classification, prints test accuracy; link: link prediction on held-out"

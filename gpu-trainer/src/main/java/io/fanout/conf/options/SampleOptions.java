@@ -14,27 +14,26 @@ public final class SampleOptions {
       SharedOptions.GRAPH.withDefault(null, "graph store directory (written by prepare)");
   public static final OptionDef<String> OUTPUT =
       SharedOptions.OUTPUT.withDefault(null, "shard directory to write; visible to every executor");
-  public static final OptionDef<String> SPLIT =
-      OptionDef.choice(
+  public static final OptionDef<SeedSplit> SPLIT =
+      OptionDef.enumeration(
           "split",
-          "train",
+          SeedSplit.TRAIN,
           "seed vertices: a split of the store, or all",
-          "train",
-          "val",
-          "test",
-          "all");
-  public static final OptionDef<String> TASK =
+          SeedSplit::parse,
+          SeedSplit.values());
+  public static final OptionDef<Task> TASK =
       SharedOptions.TASK.withDefault(
           "node",
           "node: seeds are vertices of --split; link: seeds are the training edges of a store"
               + " prepared with --task link, each with negatives");
-  public static final OptionDef<String> NEGATIVES =
-      OptionDef.choice(
+  public static final OptionDef<NegativeMode> NEGATIVES =
+      OptionDef.enumeration(
           "negatives",
-          "uniform",
+          NegativeMode.UNIFORM,
           "--task link: how a positive's negative destinations are drawn: uniform, degree"
               + " (proportional to in-degree^0.75) or in-batch (other positives' destinations)",
-          io.fanout.sample.NegativeSampler.MODES);
+          NegativeMode::parse,
+          NegativeMode.values());
   public static final OptionDef<Integer> NUM_NEGATIVES =
       OptionDef.integer("num-negatives", 1, "--task link: negatives per positive edge");
   public static final OptionDef<Integer> BATCH_SIZE =
@@ -53,19 +52,15 @@ public final class SampleOptions {
           "false",
           "sample neighbors with probability proportional to the edge weights of a store prepared"
               + " with --weight-column (zero weights never); false = uniform");
-  public static final OptionDef<String> FEATURES =
-      OptionDef.choice(
+  public static final OptionDef<InlineFeatures> FEATURES =
+      OptionDef.enumeration(
           "features",
-          "none",
+          InlineFeatures.NONE,
           "inline the feature rows of every node of a batch; none = ids only; int8, int4 and pq"
               + " copy the rows of a store of that encoding undecoded (the trainer decodes them"
               + " with the store's parameters)",
-          "none",
-          "f32",
-          "f16",
-          "int8",
-          "int4",
-          "pq");
+          InlineFeatures::parse,
+          InlineFeatures.values());
   public static final OptionDef<SampleMode> MODE =
       OptionDef.enumeration(
           "mode",

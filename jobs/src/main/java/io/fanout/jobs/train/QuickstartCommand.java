@@ -7,6 +7,7 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.QuickstartOptions;
+import io.fanout.conf.options.Task;
 import io.fanout.spark.train.TrainOptionsDefs;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class QuickstartCommand implements Command {
             .withTrainEpochs(c.get(EPOCHS))
             .withFeatureEncoding(c.get(FEATURE_ENCODING))
             .withReuse(TrainOptionsDefs.reuse(c));
-    if (c.get(TASK).equals("link")) {
+    if (c.get(TASK) == Task.LINK) {
       if (settings.reuse().enabled()) {
         throw new io.fanout.conf.FanoutConfigException(
             "option 'reuse-hot' of quickstart applies to --task node only; drop it for --task link");

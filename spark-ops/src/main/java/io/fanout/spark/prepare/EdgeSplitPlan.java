@@ -15,6 +15,7 @@ import static org.apache.spark.sql.functions.xxhash64;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.Task;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.nio.file.Path;
@@ -76,7 +77,7 @@ final class EdgeSplitPlan {
               + column
               + " both give the edge split; pass one of them");
     }
-    if (spec.isEmpty() && column.isEmpty() && conf.get(PrepareOptions.TASK).equals("link")) {
+    if (spec.isEmpty() && column.isEmpty() && conf.get(PrepareOptions.TASK) == Task.LINK) {
       spec = DEFAULT_FRACTIONS;
     }
     if (spec.isEmpty() && column.isEmpty()) {
