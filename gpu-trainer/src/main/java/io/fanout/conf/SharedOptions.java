@@ -1,6 +1,5 @@
 package io.fanout.conf;
 
-import io.fanout.conf.options.Task;
 import io.fanout.sample.Fanouts;
 
 /**

@@ -67,8 +67,7 @@ class OptionNamesTest {
     assertThat(seed.origin()).isSameAs(SharedOptions.SEED);
     assertThat(seed.withDefault("8").origin()).isSameAs(SharedOptions.SEED);
     assertThat(FanoutConf.of("x", List.of(seed), Map.of()).get(seed)).isEqualTo(7L);
-    OptionDef<io.fanout.conf.options.Task> task =
-        SharedOptions.TASK.withDefault("link", "what for");
+    OptionDef<io.fanout.conf.Task> task = SharedOptions.TASK.withDefault("link", "what for");
     assertThat(task.doc()).isEqualTo("what for (node|link)");
   }
 

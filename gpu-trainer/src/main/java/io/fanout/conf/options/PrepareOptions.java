@@ -2,6 +2,7 @@ package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.Task;
 import java.util.List;
 
 /**

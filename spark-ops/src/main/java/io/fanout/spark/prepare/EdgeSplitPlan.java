@@ -14,8 +14,8 @@ import static org.apache.spark.sql.functions.xxhash64;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.Task;
 import io.fanout.conf.options.PrepareOptions;
-import io.fanout.conf.options.Task;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.nio.file.Path;

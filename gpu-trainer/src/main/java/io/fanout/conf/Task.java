@@ -1,6 +1,4 @@
-package io.fanout.conf.options;
-
-import io.fanout.conf.OptionEnum;
+package io.fanout.conf;
 
 /**
  * What a store, shards or a model are for: node classification or link prediction ({@code --task}).
