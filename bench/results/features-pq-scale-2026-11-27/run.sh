@@ -10,7 +10,7 @@ W="${1:?usage: run.sh W (a folder with about 3 GB free)}"
 K="$W/work" # the kept store and shards
 mkdir -p "$W"
 GRAPH=(--vertices 11000000 --edges 55000000 --features 1024 --hidden 64 --fanouts 10,5
-  --batch-size 256 --batches 600 --encoding pq --workdir "$K")
+  --batch-size 256 --batches 600 --encoding pq --work-dir "$K")
 FANOUT_JAVA_OPTS=-Xmx6g nice -n 10 /usr/bin/time -v bin/fanout bench-features "${GRAPH[@]}" \
   --write-only true > "$W/write.json" 2> "$W/write.err"
 rc=$?

@@ -18,7 +18,7 @@ FANOUT_JAVA_OPTS=-Xmx4g bin/fanout prepare --conf spark.io.compression.codec=zst
     echo "$(date +%T) shuffle=$s free=$f peak=$peak minfree=$minfree" > "$W/monitor.txt"
     sleep 5; done ) &
 FANOUT_JAVA_OPTS=-Xmx12g /usr/bin/time -v bin/fanout bench-prepare \
-  --conf spark.io.compression.codec=zstd --input "$W/input" --workdir "$OUT" --keep true \
+  --conf spark.io.compression.codec=zstd --input "$W/input" --work-dir "$OUT" --keep true \
   > "$W/bench.json" 2> "$W/bench.err"
 echo "rc=$?" >> "$W/bench.json"
 touch "$W/prepare.done"

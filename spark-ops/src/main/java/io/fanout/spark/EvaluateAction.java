@@ -2,8 +2,8 @@ package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.SharedOptions;
-import io.fanout.spark.train.EvaluateOptions;
-import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.conf.options.EvaluateOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.train.Accuracy;
 import io.fanout.train.ModelEvaluation;
 import io.fanout.train.TrainedModels;
@@ -20,8 +20,8 @@ import org.apache.spark.sql.SparkSession;
 public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateResult> {
   EvaluateAction(SparkSession spark, String store, String modelDir) {
     super(spark, "evaluate", EvaluateOptions.ALL);
-    option(TrainOptionsDefs.GRAPH.name(), store);
-    option(TrainOptionsDefs.MODEL_DIR.name(), modelDir);
+    option(TrainCommandOptions.GRAPH.name(), store);
+    option(TrainCommandOptions.MODEL_DIR.name(), modelDir);
   }
 
   /**
@@ -34,8 +34,8 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
   public EvaluateResult execute() {
     FanoutConf c = conf();
     int[] fanouts = EvaluateOptions.fanouts(c);
-    Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
-    if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
+    Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
+    if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT).id()).equals("link")) {
       if (fanouts != null) {
         throw new io.fanout.conf.FanoutConfigException(
             "evaluate of a link-prediction model runs full-neighbor inference; leave out --mode"
@@ -44,20 +44,20 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
       return new EvaluateResult(
           spark(),
           ModelEvaluation.linkMetrics(
-              Path.of(c.get(TrainOptionsDefs.GRAPH)),
+              Path.of(c.get(TrainCommandOptions.GRAPH)),
               modelDir,
-              c.get(EvaluateOptions.CHECKPOINT),
+              c.get(EvaluateOptions.CHECKPOINT).id(),
               c.get(SharedOptions.VERIFY)));
     }
     Map<String, Accuracy> acc =
         ModelEvaluation.accuracy(
-            Path.of(c.get(TrainOptionsDefs.GRAPH)),
-            Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
-            c.get(EvaluateOptions.CHECKPOINT),
+            Path.of(c.get(TrainCommandOptions.GRAPH)),
+            Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
+            c.get(EvaluateOptions.CHECKPOINT).id(),
             fanouts,
             c.get(EvaluateOptions.BATCH_SIZE),
             c.get(EvaluateOptions.SEED),
             c.get(SharedOptions.VERIFY));
-    return new EvaluateResult(spark(), c.get(EvaluateOptions.MODE), fanouts, acc);
+    return new EvaluateResult(spark(), c.get(EvaluateOptions.MODE).id(), fanouts, acc);
   }
 }

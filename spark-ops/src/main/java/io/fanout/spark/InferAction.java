@@ -3,10 +3,11 @@ package io.fanout.spark;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.Task;
+import io.fanout.conf.options.EvaluateOptions;
+import io.fanout.conf.options.InferOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.train.CandidatePairsReader;
-import io.fanout.spark.train.EvaluateOptions;
-import io.fanout.spark.train.InferOptions;
-import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.CandidatePairs;
 import io.fanout.train.ModelInference;
@@ -30,8 +31,8 @@ import org.apache.spark.sql.SparkSession;
 public final class InferAction extends FanoutAction<InferAction, InferResult> {
   InferAction(SparkSession spark, String store, String modelDir) {
     super(spark, "infer", InferOptions.ALL);
-    option(TrainOptionsDefs.GRAPH.name(), store);
-    option(TrainOptionsDefs.MODEL_DIR.name(), modelDir);
+    option(TrainCommandOptions.GRAPH.name(), store);
+    option(TrainCommandOptions.MODEL_DIR.name(), modelDir);
   }
 
   /** Directory of the predictions ({@code output}): id, dense_id, prediction, probabilities. */
@@ -72,7 +73,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     String output = c.get(InferOptions.OUTPUT);
     String embeddings = c.get(InferOptions.EMBEDDINGS);
     String pairs = c.get(InferOptions.PAIRS);
-    boolean link = c.get(InferOptions.TASK).equals("link");
+    boolean link = c.get(InferOptions.TASK) == Task.LINK;
     if (!pairs.isBlank() && !link) {
       throw new FanoutConfigException(
           "--pairs scores candidate pairs of a link model; add --task link");
@@ -89,24 +90,24 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                 + " infer --embeddings");
       }
       Path out = OutputPaths.check(Path.of(output), "--output");
-      Path graph = Path.of(c.get(TrainOptionsDefs.GRAPH));
+      Path graph = Path.of(c.get(TrainCommandOptions.GRAPH));
       CandidatePairs cp =
           CandidatePairsReader.read(
               spark(),
               graph,
               pairs,
-              c.get(InferOptions.PAIRS_FORMAT),
+              c.get(InferOptions.PAIRS_FORMAT).id(),
               c.get(InferOptions.SRC_COLUMN),
               c.get(InferOptions.DST_COLUMN));
       PairScoring.Outcome po =
           PairScoring.score(
               new PairScoring.Request(
                   graph,
-                  Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+                  Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
                   cp,
                   out,
                   c.get(InferOptions.OVERWRITE),
-                  c.get(EvaluateOptions.CHECKPOINT),
+                  c.get(EvaluateOptions.CHECKPOINT).id(),
                   c.get(SharedOptions.VERIFY)));
       return InferResult.ofPairs(spark(), output, po);
     }
@@ -126,15 +127,15 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     ModelInference.Outcome o =
         ModelInference.infer(
             new ModelInference.Request(
-                Path.of(c.get(TrainOptionsDefs.GRAPH)),
-                Path.of(c.get(TrainOptionsDefs.MODEL_DIR)),
+                Path.of(c.get(TrainCommandOptions.GRAPH)),
+                Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
                 pred,
                 emb,
                 EvaluateOptions.fanouts(c),
                 c.get(EvaluateOptions.BATCH_SIZE),
                 c.get(EvaluateOptions.SEED),
                 c.get(InferOptions.OVERWRITE),
-                c.get(EvaluateOptions.CHECKPOINT),
+                c.get(EvaluateOptions.CHECKPOINT).id(),
                 c.get(SharedOptions.VERIFY)));
     return new InferResult(
         spark(), pred == null ? null : output, emb == null ? null : embeddings, o);

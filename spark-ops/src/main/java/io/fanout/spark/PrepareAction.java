@@ -1,7 +1,7 @@
 package io.fanout.spark;
 
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.spark.prepare.PrepareJob;
-import io.fanout.spark.prepare.PrepareOptions;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;

@@ -1,5 +1,7 @@
 package io.fanout.spark;
 
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.QuantizeCommandOptions;
 import io.fanout.spark.prepare.QuantizeJob;
 import org.apache.spark.sql.SparkSession;
 
@@ -11,13 +13,13 @@ public final class QuantizeAction extends FanoutAction<QuantizeAction, PrepareRe
   private final String store;
 
   QuantizeAction(SparkSession spark, String store) {
-    super(spark, "quantize", QuantizeJob.OPTIONS);
+    super(spark, "quantize", QuantizeCommandOptions.ALL);
     this.store = store;
   }
 
   /** The store directory to write ({@code output}). */
   public QuantizeAction output(String path) {
-    return option(QuantizeJob.OUTPUT.name(), path);
+    return option(PrepareOptions.OUTPUT.name(), path);
   }
 
   /** The encoding to write ({@code feature-encoding}: f32, f16, int8, int4 or pq). */

@@ -1,9 +1,9 @@
 package io.fanout.spark;
 
+import io.fanout.conf.options.SampleOptions;
 import io.fanout.sample.Fanouts;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.sample.SampleJob;
-import io.fanout.spark.sample.SampleOptions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -1,6 +1,7 @@
 package io.fanout.spark;
 
-import io.fanout.spark.train.DistOptions;
+import io.fanout.conf.options.DistOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.train.TrainJob;
 import io.fanout.spark.train.TrainOptionsDefs;
 import java.io.PrintStream;
@@ -19,48 +20,48 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
   private PrintStream progress = System.err;
 
   TrainAction(SparkSession spark, String store, String shards) {
-    super(spark, "train", TrainOptionsDefs.TRAIN);
+    super(spark, "train", TrainCommandOptions.TRAIN);
     if (store != null) {
-      option(TrainOptionsDefs.GRAPH.name(), store);
+      option(TrainCommandOptions.GRAPH.name(), store);
     }
     if (shards != null) {
-      option(TrainOptionsDefs.SHARDS.name(), shards);
+      option(TrainCommandOptions.SHARDS.name(), shards);
     }
   }
 
   /** The model directory to write ({@code model-dir}). */
   public TrainAction modelDir(String path) {
-    return option(TrainOptionsDefs.MODEL_DIR.name(), path);
+    return option(TrainCommandOptions.MODEL_DIR.name(), path);
   }
 
   /** Validation shards, evaluated after every epoch ({@code val-shards}). */
   public TrainAction valShards(String path) {
-    return option(TrainOptionsDefs.VAL_SHARDS.name(), path);
+    return option(TrainCommandOptions.VAL_SHARDS.name(), path);
   }
 
   /** Epochs in total ({@code epochs}). */
   public TrainAction epochs(int epochs) {
-    return option(TrainOptionsDefs.EPOCHS.name(), Integer.toString(epochs));
+    return option(TrainCommandOptions.EPOCHS.name(), Integer.toString(epochs));
   }
 
   /** Seeds initialization and dropout ({@code seed}). */
   public TrainAction seed(long seed) {
-    return option(TrainOptionsDefs.SEED.name(), Long.toString(seed));
+    return option(TrainCommandOptions.SEED.name(), Long.toString(seed));
   }
 
   /** The architecture, {@code sage} or {@code gcn} ({@code model}). */
   public TrainAction model(String kind) {
-    return option(TrainOptionsDefs.MODEL.name(), kind);
+    return option(TrainCommandOptions.MODEL.name(), kind);
   }
 
   /** Hidden width ({@code hidden}). */
   public TrainAction hidden(int width) {
-    return option(TrainOptionsDefs.HIDDEN.name(), Integer.toString(width));
+    return option(TrainCommandOptions.HIDDEN.name(), Integer.toString(width));
   }
 
   /** A link model's decoder, {@code dot} or {@code mlp} ({@code decoder}). */
   public TrainAction decoder(String name) {
-    return option(TrainOptionsDefs.DECODER.name(), name);
+    return option(TrainCommandOptions.DECODER.name(), name);
   }
 
   /** Trainer replicas; 0 = one per task slot on a cluster, 1 in local mode ({@code workers}). */
@@ -73,7 +74,7 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
    * zero-copy}, where the backend reads the rows from the mapped store itself.
    */
   public TrainAction featureAccess(String access) {
-    return option(TrainOptionsDefs.FEATURE_ACCESS.name(), access);
+    return option(TrainCommandOptions.FEATURE_ACCESS.name(), access);
   }
 
   /**
@@ -83,9 +84,9 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
    * reuse-hot}, {@code staleness}, {@code hot-by}; see {@code docs/training.md}).
    */
   public TrainAction reuseHot(double fraction, int staleness, String hotBy) {
-    option(TrainOptionsDefs.REUSE_HOT.name(), Double.toString(fraction));
-    option(TrainOptionsDefs.STALENESS.name(), io.fanout.train.HotReuse.stalenessName(staleness));
-    return option(TrainOptionsDefs.HOT_BY.name(), hotBy);
+    option(TrainCommandOptions.REUSE_HOT.name(), Double.toString(fraction));
+    option(TrainCommandOptions.STALENESS.name(), io.fanout.train.HotReuse.stalenessName(staleness));
+    return option(TrainCommandOptions.HOT_BY.name(), hotBy);
   }
 
   /**
@@ -95,7 +96,7 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
    * reuse-refresh}).
    */
   public TrainAction reuseRefresh(String refresh) {
-    return option(TrainOptionsDefs.REUSE_REFRESH.name(), refresh);
+    return option(TrainCommandOptions.REUSE_REFRESH.name(), refresh);
   }
 
   /**
@@ -103,7 +104,7 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
    * deferred}, a backward of their summed gradient on the refresh worker ({@code reuse-backward}).
    */
   public TrainAction reuseBackward(String backward) {
-    return option(TrainOptionsDefs.REUSE_BACKWARD.name(), backward);
+    return option(TrainCommandOptions.REUSE_BACKWARD.name(), backward);
   }
 
   /**
@@ -113,12 +114,12 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
    * gcn or with the deferred backward) ({@code reuse-rows}).
    */
   public TrainAction reuseRows(String rows) {
-    return option(TrainOptionsDefs.REUSE_ROWS.name(), rows);
+    return option(TrainCommandOptions.REUSE_ROWS.name(), rows);
   }
 
   /** Continue from the model dir's last complete checkpoint ({@code resume}). */
   public TrainAction resume(boolean resume) {
-    return option(TrainOptionsDefs.RESUME.name(), Boolean.toString(resume));
+    return option(TrainCommandOptions.RESUME.name(), Boolean.toString(resume));
   }
 
   /**

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.SampleOptions;
 import io.fanout.spark.generate.GraphGenerator;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.sample.SampleJob;
-import io.fanout.spark.sample.SampleOptions;
 import io.fanout.store.InvalidInputException;
 import io.fanout.testing.SparkTestSession;
 import java.io.ByteArrayOutputStream;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.shard.ShardManifest;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.InvalidInputException;
@@ -267,7 +268,7 @@ class NotebookSessionTest {
         TrainOptionsDefs.spec(
             FanoutConf.of(
                 "train",
-                TrainOptionsDefs.TRAIN,
+                TrainCommandOptions.TRAIN,
                 Map.of(
                     "graph", store.toString(),
                     "shards", trainShards.toString(),

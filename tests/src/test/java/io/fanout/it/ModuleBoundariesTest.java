@@ -29,8 +29,8 @@ class ModuleBoundariesTest {
   private static final String[][] OWNS = {
     {"partitioner", "store", "graph"},
     {"sampler", "sample", "shard"},
-    {"gpu-trainer", "tensor", "nn", "train", "dist", "features"},
-    {"spark-ops", "conf", "spark", "testing"},
+    {"gpu-trainer", "tensor", "nn", "train", "dist", "features", "conf"},
+    {"spark-ops", "spark", "testing"},
     {"jobs", "cli", "jobs"},
     {"bench", "bench"},
   };

@@ -1,10 +1,13 @@
 package io.fanout.bench.dist;
 
+import static io.fanout.conf.options.BenchAllReduceOptions.*;
+
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.BenchAllReduceOptions;
 import io.fanout.spark.train.BarrierRunner;
 import io.fanout.train.GradientReducer;
 import java.util.ArrayList;
@@ -17,30 +20,6 @@ import java.util.Locale;
  * 1 and 2 workers in a barrier stage. Prints one JSON object.
  */
 public final class BenchAllReduceCommand implements Command {
-  static final OptionDef<String> SIZES =
-      OptionDef.string(
-          "sizes-mb", "1,16,64", "gradient sizes to all-reduce, in MiB (4-byte floats)");
-  static final OptionDef<Integer> RANKS =
-      OptionDef.integer("ranks", 2, "in-process ranks exchanging over loopback TCP");
-  static final OptionDef<Integer> REPEATS =
-      OptionDef.integer("repeats", 5, "timed repetitions per size; the best is reported");
-  static final OptionDef<Boolean> TRAIN =
-      OptionDef.bool(
-          "train", true, "also time synthetic distributed training with 1 and 2 barrier workers");
-  static final OptionDef<Integer> EXAMPLES =
-      OptionDef.integer("examples", 20_000, "synthetic training examples");
-  static final OptionDef<Integer> FEATURES =
-      OptionDef.integer("features", 256, "synthetic training features (model: features x 10)");
-  static final OptionDef<Integer> BATCH =
-      OptionDef.integer("batch-size", 64, "per-worker mini-batch size of the synthetic training");
-  static final OptionDef<String> GRAPH =
-      OptionDef.string(
-          "graph", "", "graph store for timing the GNN trainer with 1 and 2 workers (optional)");
-  static final OptionDef<String> SHARDS =
-      OptionDef.string("shards", "", "training shards of --graph (with --graph)");
-  static final OptionDef<Integer> TRAIN_EPOCHS =
-      OptionDef.integer("train-epochs", 5, "epochs of the GNN trainer timing (with --graph)");
-
   @Override
   public String name() {
     return "bench-allreduce";
@@ -53,8 +32,7 @@ public final class BenchAllReduceCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        SIZES, RANKS, REPEATS, TRAIN, EXAMPLES, FEATURES, BATCH, GRAPH, SHARDS, TRAIN_EPOCHS);
+    return BenchAllReduceOptions.ALL;
   }
 
   @Override

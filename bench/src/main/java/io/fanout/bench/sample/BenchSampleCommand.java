@@ -1,11 +1,14 @@
 package io.fanout.bench.sample;
 
+import static io.fanout.conf.options.BenchSampleOptions.*;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.BenchSampleOptions;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.GraphStore;
@@ -45,41 +48,6 @@ import org.apache.parquet.schema.MessageType;
  * (raw little-endian BINARY against nested LIST columns). Prints one JSON object.
  */
 public final class BenchSampleCommand implements Command {
-  static final OptionDef<String> GRAPH =
-      OptionDef.string("graph", "", "graph store to sample; empty = an in-memory power-law graph");
-  static final OptionDef<Integer> VERTICES =
-      OptionDef.integer("vertices", 2_500_000, "vertices of the generated graph");
-  static final OptionDef<Long> EDGES =
-      OptionDef.longValue("edges", 60_000_000L, "edges of the generated graph");
-  static final OptionDef<String> FANOUTS =
-      OptionDef.string("fanouts", "15,10,5", "per-hop fanouts, hop 1 first; -1 = all");
-  static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per batch");
-  static final OptionDef<Integer> BATCHES =
-      OptionDef.integer("batches", 60, "batches timed per thread count");
-  static final OptionDef<Integer> SHARD_BATCHES =
-      OptionDef.integer("shard-batches", 20, "batches written and read per shard encoding");
-  static final OptionDef<Long> SEED = OptionDef.longValue("seed", 1, "random seed");
-  static final OptionDef<Integer> MAPPED_PARTITIONS =
-      OptionDef.integer(
-          "mapped-partitions",
-          0,
-          "write the generated graph as a store of this many partitions under --work-dir and sample"
-              + " it memory-mapped; 0 = sample the in-memory arrays");
-  static final OptionDef<Integer> REPEAT =
-      OptionDef.integer(
-          "repeat",
-          3,
-          "timed repetitions of each measurement; the best is reported (shared hosts)");
-  static final OptionDef<Boolean> WEIGHTED =
-      OptionDef.bool(
-          "weighted",
-          false,
-          "also time weighted sampling (sample --weighted) on the same seeds: generated graphs get"
-              + " synthetic weights (one in eight zero), a --graph store needs its own");
-  static final OptionDef<String> WORK_DIR =
-      OptionDef.string("work-dir", "", "where shard files are written; empty = a temp directory");
-
   @Override
   public String name() {
     return "bench-sample";
@@ -92,19 +60,7 @@ public final class BenchSampleCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        GRAPH,
-        VERTICES,
-        EDGES,
-        FANOUTS,
-        BATCH_SIZE,
-        BATCHES,
-        SHARD_BATCHES,
-        SEED,
-        MAPPED_PARTITIONS,
-        REPEAT,
-        WEIGHTED,
-        WORK_DIR);
+    return BenchSampleOptions.ALL;
   }
 
   @Override

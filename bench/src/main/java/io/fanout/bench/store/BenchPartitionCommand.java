@@ -1,5 +1,6 @@
 package io.fanout.bench.store;
 
+import static io.fanout.conf.options.BenchPartitionOptions.*;
 import static org.apache.spark.sql.functions.col;
 
 import io.fanout.cli.Command;
@@ -7,6 +8,8 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.BenchPartitionOptions;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
 import io.fanout.jobs.train.EndToEnd;
@@ -15,7 +18,6 @@ import io.fanout.spark.PrepareResult;
 import io.fanout.spark.SampleResult;
 import io.fanout.spark.internal.JsonLine;
 import io.fanout.spark.partition.VertexPartitioners;
-import io.fanout.spark.prepare.PrepareOptions;
 import io.fanout.store.InvalidInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,18 +45,6 @@ import org.apache.spark.sql.types.StructType;
  * #SHUFFLE_SAMPLE} gives the sampling settings): what the lower cut saves where it matters.
  */
 public final class BenchPartitionCommand implements Command {
-  static final OptionDef<String> DATASET =
-      OptionDef.string(
-          "dataset", "", "folder with vertices.parquet (column id) and edges.parquet (src, dst)");
-  static final OptionDef<String> PARTS =
-      OptionDef.string("parts", "2,4,8,16", "comma-separated part counts to partition into");
-  static final OptionDef<String> SHUFFLE_PARTS =
-      OptionDef.string(
-          "shuffle-parts",
-          "",
-          "with --dataset: part counts at which to also compare the shuffle bytes per epoch of"
-              + " partitioned sampling on hash and multilevel stores (empty: none)");
-
   /**
    * The sampling of the shuffle comparison: {@code --mode partitioned --split all --batch-size 64
    * --fanouts 10,5 --epochs 2 --seed 7}.
@@ -71,10 +61,6 @@ public final class BenchPartitionCommand implements Command {
     m.put("seed", "7");
     return java.util.Collections.unmodifiableMap(m);
   }
-
-  static final OptionDef<String> WORKDIR =
-      OptionDef.string(
-          "workdir", "target/bench-partition", "folder for the METIS-format graph file");
 
   @Override
   public String name() {
@@ -93,13 +79,7 @@ public final class BenchPartitionCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        DATASET,
-        PARTS,
-        PrepareOptions.PARTITION_SEED,
-        PrepareOptions.PARTITION_COARSE_VERTICES,
-        SHUFFLE_PARTS,
-        WORKDIR);
+    return BenchPartitionOptions.ALL;
   }
 
   @Override
@@ -127,7 +107,7 @@ public final class BenchPartitionCommand implements Command {
     BenchGraph g = BenchGraph.of(in.ids.collectAsList(), in.edges.collectAsList());
     ctx.err()
         .printf("bench-partition: %d vertices, %d undirected edges%n", g.n(), g.adj().length / 2);
-    Path work = Paths.get(conf.get(WORKDIR)).toAbsolutePath();
+    Path work = Paths.get(conf.get(WORK_DIR)).toAbsolutePath();
     Path metisFile = null;
     if (GpMetis.installed()) {
       Files.createDirectories(work);

@@ -1,10 +1,13 @@
 package io.fanout.bench.store;
 
+import static io.fanout.conf.options.BenchPrepareOptions.*;
+
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.BenchPrepareOptions;
 import io.fanout.jobs.train.EndToEnd;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareResult;
@@ -39,46 +42,6 @@ import org.apache.spark.sql.SparkSession;
  * times, their ratios, the store's size and the peak memory.
  */
 public final class BenchPrepareCommand implements Command {
-  static final OptionDef<Long> VERTICES =
-      OptionDef.longValue("vertices", 10_000_000, "vertices of the generated graph");
-  static final OptionDef<Long> EDGES =
-      OptionDef.longValue("edges", 100_000_000, "directed edge rows of the generated graph");
-  static final OptionDef<Integer> FEATURE_DIM =
-      OptionDef.integer("feature-dim", 16, "features per vertex");
-  static final OptionDef<Integer> PARTITIONS =
-      OptionDef.integer("partitions", 0, "store partitions (0 = prepare's default)");
-  static final OptionDef<String> WORKDIR =
-      OptionDef.string("workdir", "target/bench-prepare", "folder for the input and the store");
-  static final OptionDef<String> EDGE_SORT =
-      OptionDef.choice(
-          "edge-sort",
-          "task",
-          "prepare's --edge-sort; both = prepare twice in this run (task, then sql: the second"
-              + " runs in a warmer JVM), report each against the same scan and check that the"
-              + " stores are byte-identical",
-          "task",
-          "sql",
-          "both");
-  static final OptionDef<String> ID_LOOKUP =
-      OptionDef.choice(
-          "id-lookup",
-          "auto",
-          "prepare's --id-lookup; both = prepare twice in this run (task, then sql, both with"
-              + " --edge-sort task), report each against the same scan and check that the stores"
-              + " are byte-identical",
-          "auto",
-          "task",
-          "sql",
-          "both");
-  static final OptionDef<Boolean> KEEP =
-      OptionDef.bool("keep", false, "keep the generated input and the store afterwards");
-  static final OptionDef<String> INPUT =
-      OptionDef.string(
-          "input",
-          "",
-          "folder holding vertices.parquet and edges.parquet (as bin/fanout generate writes them)"
-              + " to prepare instead of generating a graph; never modified or removed");
-
   private static final String SCAN = "plain Parquet scan of the input";
 
   @Override
@@ -93,15 +56,14 @@ public final class BenchPrepareCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        VERTICES, EDGES, FEATURE_DIM, PARTITIONS, EDGE_SORT, ID_LOOKUP, WORKDIR, KEEP, INPUT);
+    return BenchPrepareOptions.ALL;
   }
 
   @Override
   public int run(CommandContext ctx) throws IOException {
     FanoutConf conf = ctx.conf();
     SparkSession spark = ctx.spark();
-    Path work = Paths.get(conf.get(WORKDIR)).toAbsolutePath();
+    Path work = Paths.get(conf.get(WORK_DIR)).toAbsolutePath();
     Path given = conf.get(INPUT).isEmpty() ? null : Paths.get(conf.get(INPUT)).toAbsolutePath();
     if (given != null) {
       checkInput(given, work);
@@ -231,7 +193,7 @@ public final class BenchPrepareCommand implements Command {
 
   /**
    * Refuses an {@code --input} without both tables, or one the work folder would delete (the bench
-   * empties {@code --workdir} first and removes it afterwards).
+   * empties {@code --work-dir} first and removes it afterwards).
    */
   static void checkInput(Path input, Path work) {
     for (String table : List.of("vertices.parquet", "edges.parquet")) {
@@ -247,11 +209,11 @@ public final class BenchPrepareCommand implements Command {
     }
     if (input.startsWith(work) || work.startsWith(input)) {
       throw new FanoutConfigException(
-          "--workdir "
+          "--work-dir "
               + work
               + " and --input "
               + input
-              + " overlap; the bench empties --workdir"
+              + " overlap; the bench empties --work-dir"
               + " before it starts and removes it afterwards, so it must lie outside the input");
     }
   }

@@ -1,11 +1,13 @@
 package io.fanout.bench.train;
 
+import static io.fanout.conf.options.BenchCacheOptions.*;
+
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
-import io.fanout.spark.train.TrainOptionsDefs;
-import io.fanout.train.TrainFeatureCache;
+import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.BenchCacheOptions;
 import java.util.List;
 
 /**
@@ -14,33 +16,6 @@ import java.util.List;
  * {@code docs/features.md}).
  */
 public final class BenchCacheCommand implements Command {
-  // The graph of bench-train (products size by default), sampled the same way.
-  static final OptionDef<Integer> VERTICES = BenchTrainCommand.VERTICES;
-  static final OptionDef<Long> EDGES = BenchTrainCommand.EDGES;
-  static final OptionDef<Integer> FEATURES = BenchTrainCommand.FEATURES;
-  static final OptionDef<String> FANOUTS = BenchTrainCommand.FANOUTS;
-  static final OptionDef<Integer> BATCH_SIZE = BenchTrainCommand.BATCH_SIZE;
-  static final OptionDef<Integer> BATCHES =
-      OptionDef.integer("batches", 40, "batches sampled once and replayed through each cache");
-  static final OptionDef<Integer> LOADER_THREADS =
-      OptionDef.integer("loader-threads", 2, "threads sampling the batches");
-  static final OptionDef<Double> CACHE_FRACTION =
-      OptionDef.doubleValue("cache-fraction", 0.05, "cache size, a fraction of the feature bytes");
-  static final OptionDef<String> POLICIES =
-      OptionDef.string("policies", "belady,lru", "cache policies to replay (belady,lru,none)");
-  static final OptionDef<String> ACCESS =
-      OptionDef.choice(
-          "access",
-          "resolve",
-          "resolve: make each batch's rows present in the cache's pages (zero-copy readers);"
-              + " gather: decode them into a buffer",
-          "resolve",
-          "gather");
-  static final OptionDef<Integer> IO_THREADS =
-      OptionDef.integer("io-threads", TrainFeatureCache.IO_THREADS, "threads reading misses");
-  static final OptionDef<Integer> ROUNDS =
-      OptionDef.integer("rounds", 2, "replays of every policy (the fastest is reported)");
-
   @Override
   public String name() {
     return "bench-cache";
@@ -53,19 +28,7 @@ public final class BenchCacheCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        VERTICES,
-        EDGES,
-        FEATURES,
-        FANOUTS,
-        BATCH_SIZE,
-        BATCHES,
-        LOADER_THREADS,
-        CACHE_FRACTION,
-        POLICIES,
-        ACCESS,
-        IO_THREADS,
-        ROUNDS);
+    return BenchCacheOptions.ALL;
   }
 
   @Override
@@ -79,7 +42,7 @@ public final class BenchCacheCommand implements Command {
                         c.get(VERTICES),
                         c.get(EDGES),
                         c.get(FEATURES),
-                        TrainOptionsDefs.fanouts(c.get(FANOUTS)),
+                        SharedOptions.fanouts(c.get(FANOUTS)),
                         c.get(BATCH_SIZE),
                         c.get(BATCHES),
                         c.get(LOADER_THREADS),

@@ -43,7 +43,7 @@ final class BenchInputs {
                 + e.getValue()
                 + " (see "
                 + file.getFileName()
-                + "); give another --workdir or delete that one");
+                + "); give another --work-dir or delete that one");
       }
     }
     if (!recorded.keySet().equals(inputs.keySet())) {

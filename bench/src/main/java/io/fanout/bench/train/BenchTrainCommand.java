@@ -1,9 +1,14 @@
 package io.fanout.bench.train;
 
+import static io.fanout.conf.options.BenchTrainOptions.*;
+
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.BenchTrainOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.nn.ModelConfig;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.FileTrees;
@@ -11,7 +16,6 @@ import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.HotReuse;
-import io.fanout.train.TrainFeatureCache;
 import io.fanout.train.TrainSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,74 +31,6 @@ import java.util.Map;
  * the store and the shards costs an epoch.
  */
 public final class BenchTrainCommand implements Command {
-  static final OptionDef<Integer> VERTICES =
-      OptionDef.integer("vertices", 2_500_000, "vertices of the generated graph");
-  static final OptionDef<Long> EDGES =
-      OptionDef.longValue("edges", 60_000_000L, "edges of the generated graph (about)");
-  static final OptionDef<Integer> FEATURES = OptionDef.integer("features", 100, "feature dim");
-  static final OptionDef<Integer> HIDDEN = OptionDef.integer("hidden", 256, "hidden width");
-  static final OptionDef<String> FANOUTS =
-      OptionDef.string("fanouts", "15,10,5", "fanouts (one per layer)");
-  static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per batch");
-  static final OptionDef<Integer> BATCHES = OptionDef.integer("batches", 20, "timed batches");
-  static final OptionDef<Integer> WARMUP = OptionDef.integer("warmup", 3, "untimed batches first");
-  static final OptionDef<Integer> LOADER_THREADS =
-      OptionDef.integer("loader-threads", 2, "background sampling/gather threads");
-  static final OptionDef<Integer> PREFETCH =
-      OptionDef.integer("prefetch", 2, "batches each loader thread keeps ready");
-  static final OptionDef<Integer> VERIFY_ROUNDS =
-      OptionDef.integer(
-          "verify-rounds",
-          2,
-          "then write the graph as a store and the batches as shards, and train this many pairs"
-              + " of epochs from them, one reading the shards unchecked and one verifying them;"
-              + " 0 skips");
-  static final OptionDef<Integer> BATCHES_PER_SHARD =
-      OptionDef.integer("batches-per-shard", 8, "batches per shard part for verify-rounds");
-  static final OptionDef<String> EXPORT_BATCHES =
-      OptionDef.string(
-          "export-batches",
-          "",
-          "write the warmup + timed batches, their features, the model's configuration and initial"
-              + " parameters as .npy files into this new directory (for bench/torch_reference.py)"
-              + " instead of the throughput run");
-  static final OptionDef<String> PEER =
-      OptionDef.choice(
-          "peer",
-          "none",
-          "torch: train the same model on the same exported batches with plain PyTorch"
-              + " (bench/torch_reference.py), alternating with Fanout, and print the ratio",
-          "none",
-          "torch");
-  static final OptionDef<Integer> PEER_ROUNDS =
-      OptionDef.integer("peer-rounds", 3, "alternating rounds of Fanout and the peer");
-  static final OptionDef<Double> DROPOUT =
-      OptionDef.doubleValue(
-          "dropout", 0.5, "dropout of the exported model (--export-batches, --peer)");
-  static final OptionDef<Double> FEATURE_CACHE_FRACTION =
-      OptionDef.doubleValue(
-          "feature-cache-fraction",
-          0.0,
-          "with --feature-access zero-copy: read the rows from a feature file through a belady"
-              + " cache of this fraction of their bytes, whose pages the backend reads in place"
-              + " (0: every row in memory)");
-  static final OptionDef<Integer> FEATURE_CACHE_IO_THREADS =
-      OptionDef.integer(
-          "feature-cache-io-threads",
-          TrainFeatureCache.IO_THREADS,
-          "I/O threads of the --feature-cache-fraction cache");
-  static final OptionDef<Integer> REUSE_ROUNDS =
-      OptionDef.integer(
-          "reuse-rounds",
-          2,
-          "with --reuse-hot: timed epochs of each, with and without reuse, alternating");
-  static final OptionDef<String> PEER_SCRIPT =
-      OptionDef.string(
-          "peer-script",
-          "",
-          "the peer's script; empty = bench/torch_reference.py of this checkout");
-
   @Override
   public String name() {
     return "bench-train";
@@ -107,41 +43,13 @@ public final class BenchTrainCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        VERTICES,
-        EDGES,
-        FEATURES,
-        HIDDEN,
-        FANOUTS,
-        BATCH_SIZE,
-        BATCHES,
-        WARMUP,
-        LOADER_THREADS,
-        PREFETCH,
-        VERIFY_ROUNDS,
-        BATCHES_PER_SHARD,
-        EXPORT_BATCHES,
-        PEER,
-        PEER_ROUNDS,
-        DROPOUT,
-        PEER_SCRIPT,
-        TrainOptionsDefs.REUSE_HOT,
-        TrainOptionsDefs.STALENESS,
-        TrainOptionsDefs.HOT_BY,
-        TrainOptionsDefs.REUSE_REFRESH,
-        TrainOptionsDefs.REUSE_BACKWARD,
-        TrainOptionsDefs.REUSE_ROWS,
-        REUSE_ROUNDS,
-        TrainOptionsDefs.BACKEND,
-        TrainOptionsDefs.FEATURE_ACCESS,
-        FEATURE_CACHE_FRACTION,
-        FEATURE_CACHE_IO_THREADS);
+    return BenchTrainOptions.ALL;
   }
 
   @Override
   public int run(CommandContext ctx) {
     FanoutConf c = ctx.conf();
-    int[] fanouts = TrainOptionsDefs.fanouts(c.get(FANOUTS));
+    int[] fanouts = SharedOptions.fanouts(c.get(FANOUTS));
     TrainBenchmark.Settings settings =
         new TrainBenchmark.Settings(
             c.get(VERTICES),
@@ -156,7 +64,7 @@ public final class BenchTrainCommand implements Command {
             c.get(PREFETCH),
             c.get(BATCHES_PER_SHARD),
             c.get(VERIFY_ROUNDS),
-            c.get(TrainOptionsDefs.FEATURE_ACCESS),
+            c.get(TrainCommandOptions.FEATURE_ACCESS).id(),
             c.get(FEATURE_CACHE_FRACTION),
             c.get(FEATURE_CACHE_IO_THREADS));
     String export = c.get(EXPORT_BATCHES);
@@ -173,7 +81,7 @@ public final class BenchTrainCommand implements Command {
               BenchJson.line(
                   HotReuseBenchmark.run(
                       settings,
-                      Backends.select(c.get(TrainOptionsDefs.BACKEND), -1),
+                      Backends.select(c.get(TrainCommandOptions.BACKEND).id(), -1),
                       reuse,
                       c.get(REUSE_ROUNDS))));
       return 0;
@@ -183,7 +91,7 @@ public final class BenchTrainCommand implements Command {
           .println(
               BenchJson.line(
                   TrainBenchmark.run(
-                      settings, Backends.select(c.get(TrainOptionsDefs.BACKEND), -1))));
+                      settings, Backends.select(c.get(TrainCommandOptions.BACKEND).id(), -1))));
       return 0;
     }
     float dropout = c.get(DROPOUT).floatValue();

@@ -155,7 +155,7 @@ public final class FeatureCacheBenchmark {
       if ((keep || writeOnly) && workdir == null) {
         throw new InvalidInputException(
             (writeOnly ? "--write-only" : "--keep")
-                + " true needs --workdir (a temporary folder is deleted at the end)");
+                + " true needs --work-dir (a temporary folder is deleted at the end)");
       }
     }
 

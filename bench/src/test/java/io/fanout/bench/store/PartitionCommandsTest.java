@@ -43,7 +43,7 @@ class PartitionCommandsTest {
             "4",
             "--shuffle-parts",
             "4",
-            "--workdir",
+            "--work-dir",
             tmp.resolve("bench").toString());
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = r.json();
@@ -92,7 +92,7 @@ class PartitionCommandsTest {
             "3",
             "--edge-sort",
             "both",
-            "--workdir",
+            "--work-dir",
             tmp.resolve("bench-prepare").toString());
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = r.json();
@@ -133,7 +133,7 @@ class PartitionCommandsTest {
             input.toString(),
             "--partitions",
             "2",
-            "--workdir",
+            "--work-dir",
             work.toString(),
             "--keep",
             "true");
@@ -163,11 +163,11 @@ class PartitionCommandsTest {
     assertThat(input.resolve("edges.parquet")).exists();
 
     Result missing =
-        cli("bench-prepare", "--input", tmp.resolve("no-such").toString(), "--workdir", "w");
+        cli("bench-prepare", "--input", tmp.resolve("no-such").toString(), "--work-dir", "w");
     assertThat(missing.code()).isEqualTo(2);
     assertThat(missing.err()).contains("no-such").contains("vertices.parquet");
     Result overlap =
-        cli("bench-prepare", "--input", input.toString(), "--workdir", input.toString());
+        cli("bench-prepare", "--input", input.toString(), "--work-dir", input.toString());
     assertThat(overlap.code()).isEqualTo(2);
     assertThat(overlap.err()).contains("overlap");
     assertThat(input.resolve("edges.parquet")).exists();

@@ -124,6 +124,6 @@ class BenchFeaturesCommandTest {
     assertThat(enc.code()).isEqualTo(2);
     Result keep = cli("bench-features", "--vertices", "100", "--write-only", "true");
     assertThat(keep.code()).isEqualTo(2);
-    assertThat(keep.err()).contains("--workdir");
+    assertThat(keep.err()).contains("--work-dir");
   }
 }

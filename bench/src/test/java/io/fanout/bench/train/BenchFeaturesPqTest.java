@@ -59,7 +59,7 @@ class BenchFeaturesPqTest {
                 encoding,
                 "--pq-sample-rows",
                 "600",
-                "--workdir",
+                "--work-dir",
                 workdir.toString()));
     args.addAll(List.of(more));
     return cli(args);
@@ -114,7 +114,7 @@ class BenchFeaturesPqTest {
 
     Result other = bench(dir, "int4", "--runs", "none", "--warmup", "false");
     assertThat(other.code()).isEqualTo(2);
-    assertThat(other.err()).contains("encoding int8, not int4").contains("--workdir");
+    assertThat(other.err()).contains("encoding int8, not int4").contains("--work-dir");
 
     JsonNode again =
         json(bench(dir, "int8", "--runs", "none", "--warmup", "false", "--keep", "true"));

@@ -19,6 +19,18 @@ class TrainBenchmarkMainTest {
         .hasSize(2);
   }
 
+  /** The options are bench-train's definitions, with its defaults. */
+  @Test
+  void readsBenchTrainsDefinitions() {
+    io.fanout.conf.FanoutConf c = TrainBenchmarkMain.conf(TrainBenchmarkMain.parse(new String[0]));
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.VERTICES)).isEqualTo(2_500_000);
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.FANOUTS)).isEqualTo("15,10,5");
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.LOADER_ONLY)).isZero();
+    assertThat(io.fanout.conf.options.BenchTrainOptions.SPARK_FREE)
+        .contains(io.fanout.conf.options.TrainCommandOptions.BACKEND)
+        .hasSize(23);
+  }
+
   @Test
   void unknownOrDanglingOptionsAreInputErrors() {
     assertThatThrownBy(() -> TrainBenchmarkMain.parse(new String[] {"--verify-rounds", "1"}))

@@ -4,8 +4,8 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.SampleOptions;
 import io.fanout.spark.Fanout;
-import io.fanout.spark.sample.SampleOptions;
 import java.util.List;
 
 /** {@code bin/fanout sample}: the {@code sample} action, with its result as one JSON line. */

@@ -1,9 +1,12 @@
 package io.fanout.jobs.store;
 
+import static io.fanout.conf.options.GenerateOptions.*;
+
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.GenerateOptions;
 import io.fanout.spark.generate.GraphGenerator;
 import io.fanout.spark.internal.JsonLine;
 import io.fanout.store.InvalidInputException;
@@ -21,25 +24,6 @@ import org.apache.spark.sql.SparkSession;
  * OUTPUT/edges.parquet}.
  */
 public final class GenerateCommand implements Command {
-  static final OptionDef<String> OUTPUT =
-      OptionDef.string("output", null, "folder for vertices.parquet and edges.parquet");
-  static final OptionDef<Long> VERTICES =
-      OptionDef.longValue("vertices", 10_000, "number of vertices");
-  static final OptionDef<Long> EDGES =
-      OptionDef.longValue("edges", 100_000, "number of directed edge rows");
-  static final OptionDef<Integer> FEATURE_DIM =
-      OptionDef.integer("feature-dim", 16, "features per vertex");
-  static final OptionDef<Integer> CLASSES =
-      OptionDef.integer("classes", 8, "number of communities (labels)");
-  static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
-  static final OptionDef<Double> HOMOPHILY =
-      OptionDef.doubleValue(
-          "homophily", 0.8, "probability that an edge stays inside its source's community");
-  static final OptionDef<Integer> TASKS =
-      OptionDef.integer("tasks", 0, "Spark tasks (and files) per table; 0 = default parallelism");
-  static final OptionDef<Boolean> OVERWRITE =
-      OptionDef.bool("overwrite", false, "replace existing tables in the output folder");
-
   @Override
   public String name() {
     return "generate";
@@ -52,8 +36,7 @@ public final class GenerateCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        OUTPUT, VERTICES, EDGES, FEATURE_DIM, CLASSES, SEED, HOMOPHILY, TASKS, OVERWRITE);
+    return GenerateOptions.ALL;
   }
 
   @Override

@@ -1,9 +1,12 @@
 package io.fanout.jobs.store;
 
+import static io.fanout.conf.options.InspectOptions.*;
+
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.InspectOptions;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.NeighborSkew;
@@ -24,16 +27,6 @@ import java.util.Map;
  * Spark.
  */
 public final class InspectCommand implements Command {
-  static final OptionDef<Boolean> NO_CHECKSUMS =
-      OptionDef.bool("no-checksums", false, "skip reading every file to verify its CRC32C");
-
-  static final OptionDef<String> COMPARE =
-      OptionDef.string(
-          "compare",
-          "",
-          "an f32 store of the same graph: report how far this store's decoded features are from"
-              + " it (max and mean absolute error, rows decoded exactly)");
-
   @Override
   public String name() {
     return "inspect";
@@ -51,7 +44,7 @@ public final class InspectCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(NO_CHECKSUMS, COMPARE);
+    return InspectOptions.ALL;
   }
 
   @Override

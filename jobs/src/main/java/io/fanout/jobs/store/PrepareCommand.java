@@ -4,9 +4,9 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareResult;
-import io.fanout.spark.prepare.PrepareOptions;
 import io.fanout.store.StoreManifest;
 import java.util.List;
 

@@ -4,9 +4,9 @@ import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.QuantizeCommandOptions;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareResult;
-import io.fanout.spark.prepare.QuantizeJob;
 import io.fanout.store.StoreManifest;
 import java.util.List;
 
@@ -29,7 +29,7 @@ public final class QuantizeCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return QuantizeJob.OPTIONS;
+    return QuantizeCommandOptions.ALL;
   }
 
   @Override

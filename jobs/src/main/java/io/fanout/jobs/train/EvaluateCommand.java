@@ -3,9 +3,9 @@ package io.fanout.jobs.train;
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.EvaluateOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.Fanout;
-import io.fanout.spark.train.EvaluateOptions;
-import io.fanout.spark.train.TrainOptionsDefs;
 import java.util.List;
 
 /** {@code bin/fanout evaluate}: accuracy per split as JSON on stdout. */
@@ -30,7 +30,8 @@ public final class EvaluateCommand implements Command {
     String json =
         Fanout.get(ctx.spark())
             .evaluate(
-                ctx.conf().get(TrainOptionsDefs.GRAPH), ctx.conf().get(TrainOptionsDefs.MODEL_DIR))
+                ctx.conf().get(TrainCommandOptions.GRAPH),
+                ctx.conf().get(TrainCommandOptions.MODEL_DIR))
             .options(ctx.options())
             .execute()
             .toJson();

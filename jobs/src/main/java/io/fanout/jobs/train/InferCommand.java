@@ -3,9 +3,9 @@ package io.fanout.jobs.train;
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.InferOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.Fanout;
-import io.fanout.spark.train.InferOptions;
-import io.fanout.spark.train.TrainOptionsDefs;
 import java.util.List;
 
 /**
@@ -34,7 +34,8 @@ public final class InferCommand implements Command {
     String json =
         Fanout.get(ctx.spark())
             .infer(
-                ctx.conf().get(TrainOptionsDefs.GRAPH), ctx.conf().get(TrainOptionsDefs.MODEL_DIR))
+                ctx.conf().get(TrainCommandOptions.GRAPH),
+                ctx.conf().get(TrainCommandOptions.MODEL_DIR))
             .options(ctx.options())
             .execute()
             .toJson();

@@ -1,41 +1,20 @@
 package io.fanout.jobs.train;
 
+import static io.fanout.conf.options.QuickstartOptions.*;
+
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.Task;
+import io.fanout.conf.options.QuickstartOptions;
 import io.fanout.spark.train.TrainOptionsDefs;
-import io.fanout.store.StoreLayout;
-import io.fanout.train.Defaults;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
 /** {@code bin/fanout quickstart}: prepare, sample, train and evaluate the bundled cora. */
 public final class QuickstartCommand implements Command {
-  static final OptionDef<String> WORK_DIR =
-      OptionDef.string("work-dir", "work-dirs/quickstart", "where the store, shards and model go");
-  static final OptionDef<String> DATASET =
-      OptionDef.string(
-          "dataset", "", "dataset directory (vertices.parquet, edges.parquet); default data/cora");
-  static final OptionDef<Integer> EPOCHS =
-      OptionDef.integer("epochs", Defaults.EPOCHS, "training epochs");
-  static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
-  static final OptionDef<String> TASK =
-      OptionDef.choice(
-          "task",
-          "node",
-          "node: node classification, prints test accuracy; link: link prediction on held-out"
-              + " edges, prints test AUC",
-          "node",
-          "link");
-  static final OptionDef<String> FEATURE_ENCODING =
-      OptionDef.choice(
-          "feature-encoding",
-          "f32",
-          "train on the prepared store re-encoded by quantize",
-          StoreLayout.encodingNames());
-
   @Override
   public String name() {
     return "quickstart";
@@ -49,19 +28,7 @@ public final class QuickstartCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return List.of(
-        WORK_DIR,
-        DATASET,
-        EPOCHS,
-        SEED,
-        TASK,
-        FEATURE_ENCODING,
-        TrainOptionsDefs.REUSE_HOT,
-        TrainOptionsDefs.STALENESS,
-        TrainOptionsDefs.HOT_BY,
-        TrainOptionsDefs.REUSE_REFRESH,
-        TrainOptionsDefs.REUSE_BACKWARD,
-        TrainOptionsDefs.REUSE_ROWS);
+    return QuickstartOptions.ALL;
   }
 
   @Override
@@ -77,7 +44,7 @@ public final class QuickstartCommand implements Command {
             .withTrainEpochs(c.get(EPOCHS))
             .withFeatureEncoding(c.get(FEATURE_ENCODING))
             .withReuse(TrainOptionsDefs.reuse(c));
-    if (c.get(TASK).equals("link")) {
+    if (c.get(TASK) == Task.LINK) {
       if (settings.reuse().enabled()) {
         throw new io.fanout.conf.FanoutConfigException(
             "option 'reuse-hot' of quickstart applies to --task node only; drop it for --task link");

@@ -3,8 +3,8 @@ package io.fanout.jobs.train;
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.Fanout;
-import io.fanout.spark.train.TrainOptionsDefs;
 import java.util.List;
 
 /** {@code bin/fanout train}: trains a GNN on mini-batch shards, checkpointing every epoch. */
@@ -21,7 +21,7 @@ public final class TrainCommand implements Command {
 
   @Override
   public List<OptionDef<?>> options() {
-    return TrainOptionsDefs.TRAIN;
+    return TrainCommandOptions.TRAIN;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.InvalidInputException;
 import java.util.List;
 import org.apache.spark.sql.Row;

@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.udf;
 import static org.apache.spark.sql.functions.when;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.StoreLayout;
 import java.nio.file.Path;
 import java.util.List;

@@ -11,6 +11,7 @@ import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.trim;
 import static org.apache.spark.sql.functions.when;
 
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.InvalidInputException;
 import java.util.List;
 import org.apache.spark.sql.Column;

@@ -14,6 +14,8 @@ import static org.apache.spark.sql.functions.xxhash64;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.Task;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.nio.file.Path;
@@ -39,7 +41,7 @@ import org.apache.spark.sql.expressions.Window;
  * keeping the first {@code k} of {@code 2k + 4} counter-hashed draws.
  */
 final class EdgeSplitPlan {
-  static final String DEFAULT_FRACTIONS = "0.85,0.05,0.10";
+  static final String DEFAULT_FRACTIONS = PrepareOptions.DEFAULT_EDGE_SPLIT;
   static final int TRAIN = 0;
   static final int VAL = 1;
   static final int TEST = 2;
@@ -75,7 +77,7 @@ final class EdgeSplitPlan {
               + column
               + " both give the edge split; pass one of them");
     }
-    if (spec.isEmpty() && column.isEmpty() && conf.get(PrepareOptions.TASK).equals("link")) {
+    if (spec.isEmpty() && column.isEmpty() && conf.get(PrepareOptions.TASK) == Task.LINK) {
       spec = DEFAULT_FRACTIONS;
     }
     if (spec.isEmpty() && column.isEmpty()) {

@@ -1,5 +1,6 @@
 package io.fanout.spark.prepare;
 
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.store.Checksums;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.FeatureReencoder;

@@ -2,6 +2,7 @@ package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.Checksums;
 import java.io.IOException;
 import java.util.Arrays;
@@ -62,7 +63,7 @@ final class InputTables {
       throw new FanoutConfigException(
           "prepare needs --vertices PATH and --edges PATH (or DataFrames through the Java API)");
     }
-    String format = conf.get(PrepareOptions.FORMAT);
+    String format = conf.get(PrepareOptions.FORMAT).id();
     Configuration hadoop = spark.sessionState().newHadoopConf();
     boolean csv = format.equals("csv");
     StringBuilder digest = new StringBuilder(format).append('\n');

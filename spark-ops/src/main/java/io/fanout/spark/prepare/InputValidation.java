@@ -10,6 +10,7 @@ import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.InvalidInputException;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.fanout.spark.prepare;
 import static org.apache.spark.sql.functions.col;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.spark.partition.VertexPartitioners;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;

@@ -5,6 +5,8 @@ import static org.apache.spark.sql.functions.col;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.spark.partition.VertexPartitioners;

@@ -1,6 +1,8 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.store.EdgeKeySort;
 import io.fanout.store.IdRankTable;
 import io.fanout.store.StoreLayout;

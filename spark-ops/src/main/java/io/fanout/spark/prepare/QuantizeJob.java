@@ -3,6 +3,9 @@ package io.fanout.spark.prepare;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.QuantizeCommandOptions;
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
@@ -29,12 +32,6 @@ import org.apache.spark.sql.SparkSession;
  * plus the encoding options, so it is the store {@code prepare --feature-encoding} would write.
  */
 public final class QuantizeJob {
-  public static final OptionDef<String> OUTPUT =
-      OptionDef.string("output", null, "graph store directory to write");
-
-  /** The options of {@code quantize}. */
-  public static final List<OptionDef<?>> OPTIONS = options();
-
   static final String ENCODE = "encode features";
 
   private final SparkSession spark;
@@ -47,21 +44,13 @@ public final class QuantizeJob {
     this.source = Paths.get(source).toAbsolutePath().normalize();
   }
 
-  private static List<OptionDef<?>> options() {
-    List<OptionDef<?>> all = new ArrayList<>();
-    all.add(OUTPUT);
-    all.add(PrepareOptions.OVERWRITE);
-    all.addAll(QuantizeOptions.ALL);
-    return List.copyOf(all);
-  }
-
   public PrepareOutcome run() {
     long start = System.nanoTime();
-    for (OptionDef<?> d : OPTIONS) {
+    for (OptionDef<?> d : QuantizeCommandOptions.ALL) {
       conf.get(d);
     }
     QuantizeOptions.check(conf);
-    Path out = OutputPaths.check(PrepareJob.localPath(conf.get(OUTPUT)), "--output");
+    Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     if (out.equals(source)) {
       throw new FanoutConfigException(
           "--output must be another directory than the store being quantized (" + source + ")");

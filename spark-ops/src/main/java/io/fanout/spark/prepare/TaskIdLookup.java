@@ -2,6 +2,7 @@ package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.PrepareOptions;
 import io.fanout.spark.partition.HashPartitioner;
 import io.fanout.store.IdRankTable;
 

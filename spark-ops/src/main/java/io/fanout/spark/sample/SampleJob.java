@@ -4,6 +4,8 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.Task;
+import io.fanout.conf.options.SampleOptions;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.sample.Fanouts;
@@ -62,9 +64,9 @@ public final class SampleJob {
     int epochs = positive(conf, SampleOptions.EPOCHS);
     int batchesPerShard = positive(conf, SampleOptions.BATCHES_PER_SHARD);
     int threads = positive(conf, SampleOptions.THREADS);
-    String split = conf.get(SampleOptions.SPLIT);
-    FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES));
-    String mode = conf.get(SampleOptions.MODE);
+    String split = conf.get(SampleOptions.SPLIT).id();
+    FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES).id());
+    String mode = conf.get(SampleOptions.MODE).id();
     Path graph = Paths.get(conf.get(SampleOptions.GRAPH));
     Path output = OutputPaths.check(Paths.get(conf.get(SampleOptions.OUTPUT)), "--output");
 
@@ -80,7 +82,7 @@ public final class SampleJob {
       throw new InvalidInputException(graph + ": the graph store changed while being opened");
     }
     int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
-    if (conf.get(SampleOptions.BATCH_BY_PARTITION) && conf.get(SampleOptions.TASK).equals("link")) {
+    if (conf.get(SampleOptions.BATCH_BY_PARTITION) && conf.get(SampleOptions.TASK) == Task.LINK) {
       throw new FanoutConfigException(
           "sample --batch-by-partition groups node seeds by store partition; --task link samples"
               + " edges and does not support it (leave --batch-by-partition out)");
@@ -160,7 +162,7 @@ public final class SampleJob {
             weighted,
             features,
             features == FeatureEncoding.NONE ? 0 : sm.featureDim,
-            conf.get(SampleOptions.COMPRESSION),
+            conf.get(SampleOptions.COMPRESSION).id(),
             threads,
             plan,
             partObserver);
@@ -254,7 +256,7 @@ public final class SampleJob {
 
   /** The link part of the request, checked against the store; null for {@code --task node}. */
   private static LinkSpec linkSpec(FanoutConf conf, Path graph, StoreManifest sm, String split) {
-    if (!conf.get(SampleOptions.TASK).equals("link")) {
+    if (conf.get(SampleOptions.TASK) != Task.LINK) {
       return null;
     }
     HeldOutEdges.requireEdgeSplit(graph, sm, "sample --task link");
@@ -266,7 +268,7 @@ public final class SampleJob {
     }
     int k = positive(conf, SampleOptions.NUM_NEGATIVES);
     return new LinkSpec(
-        conf.get(SampleOptions.NEGATIVES),
+        conf.get(SampleOptions.NEGATIVES).id(),
         k,
         Boolean.parseBoolean(sm.options.getOrDefault("undirected", "false")));
   }
@@ -338,12 +340,7 @@ public final class SampleJob {
   }
 
   private static int positive(FanoutConf conf, OptionDef<Integer> def) {
-    int v = conf.get(def);
-    if (v < 1) {
-      throw new FanoutConfigException(
-          "option '" + def.name() + "' of sample has value '" + v + "': expected at least 1");
-    }
-    return v;
+    return conf.atLeast(def, 1);
   }
 
   /** Spark wraps task failures; surface our own clear errors as they were thrown. */

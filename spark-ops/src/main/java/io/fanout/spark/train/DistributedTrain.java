@@ -2,6 +2,8 @@ package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.DistOptions;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.dist.ReducerDecorator;
 import io.fanout.dist.VerifyingReducer;
 import io.fanout.shard.ShardManifest;
@@ -114,10 +116,10 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
     // Executors run elsewhere: ship absolute paths (which must be on a shared file system).
     for (OptionDef<String> p :
         List.of(
-            TrainOptionsDefs.GRAPH,
-            TrainOptionsDefs.MODEL_DIR,
-            TrainOptionsDefs.SHARDS,
-            TrainOptionsDefs.VAL_SHARDS)) {
+            TrainCommandOptions.GRAPH,
+            TrainCommandOptions.MODEL_DIR,
+            TrainCommandOptions.SHARDS,
+            TrainCommandOptions.VAL_SHARDS)) {
       String v = raw.get(p.name());
       if (v != null && !v.isBlank()) {
         raw.put(p.name(), Path.of(v).toAbsolutePath().normalize().toString());
@@ -128,7 +130,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
 
   @Override
   public Outcome run(WorkerContext w) {
-    FanoutConf c = FanoutConf.of("train", TrainOptionsDefs.TRAIN, options);
+    FanoutConf c = FanoutConf.of("train", TrainCommandOptions.TRAIN, options);
     TrainSpec base = TrainOptionsDefs.spec(c);
     TrainSpec spec =
         base.toBuilder()

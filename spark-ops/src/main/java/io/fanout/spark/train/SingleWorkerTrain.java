@@ -1,6 +1,7 @@
 package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.GradientReducer;
@@ -67,7 +68,7 @@ final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Att
     TaskContext tc = TaskContext.get();
     try {
       TrainSpec base =
-          TrainOptionsDefs.spec(FanoutConf.of("train", TrainOptionsDefs.TRAIN, options));
+          TrainOptionsDefs.spec(FanoutConf.of("train", TrainCommandOptions.TRAIN, options));
       TrainSpec spec =
           base.toBuilder()
               .device(d -> d.withOrdinal(GpuAssignment.forCurrentTask(d.backend())))

@@ -2,6 +2,7 @@ package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.DistOptions;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputPaths;

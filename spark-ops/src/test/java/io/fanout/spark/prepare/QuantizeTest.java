@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.graph.GraphStore;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareResult;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.TrainCommandOptions;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ class TrainOptionsDefsTest {
     if (name != null) {
       m.put(name, value);
     }
-    return FanoutConf.of("train", TrainOptionsDefs.TRAIN, m);
+    return FanoutConf.of("train", TrainCommandOptions.TRAIN, m);
   }
 
   @Test

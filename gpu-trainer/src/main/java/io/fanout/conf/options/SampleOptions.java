@@ -1,7 +1,8 @@
-package io.fanout.spark.sample;
+package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.Task;
 import io.fanout.sample.Fanouts;
 import io.fanout.train.Defaults;
 import java.util.List;
@@ -11,73 +12,64 @@ public final class SampleOptions {
   private SampleOptions() {}
 
   public static final OptionDef<String> GRAPH =
-      OptionDef.string("graph", null, "graph store directory (written by prepare)");
+      SharedOptions.GRAPH.withDefault(null, "graph store directory (written by prepare)");
   public static final OptionDef<String> OUTPUT =
-      OptionDef.string("output", null, "shard directory to write; visible to every executor");
-  public static final OptionDef<String> SPLIT =
-      OptionDef.choice(
+      SharedOptions.OUTPUT.withDefault(null, "shard directory to write; visible to every executor");
+  public static final OptionDef<SeedSplit> SPLIT =
+      OptionDef.enumeration(
           "split",
-          "train",
+          SeedSplit.TRAIN,
           "seed vertices: a split of the store, or all",
-          "train",
-          "val",
-          "test",
-          "all");
-  public static final OptionDef<String> TASK =
-      OptionDef.choice(
-          "task",
+          SeedSplit::parse,
+          SeedSplit.values());
+  public static final OptionDef<Task> TASK =
+      SharedOptions.TASK.withDefault(
           "node",
           "node: seeds are vertices of --split; link: seeds are the training edges of a store"
-              + " prepared with --task link, each with negatives",
-          "node",
-          "link");
-  public static final OptionDef<String> NEGATIVES =
-      OptionDef.choice(
+              + " prepared with --task link, each with negatives");
+  public static final OptionDef<NegativeMode> NEGATIVES =
+      OptionDef.enumeration(
           "negatives",
-          "uniform",
+          NegativeMode.UNIFORM,
           "--task link: how a positive's negative destinations are drawn: uniform, degree"
               + " (proportional to in-degree^0.75) or in-batch (other positives' destinations)",
-          io.fanout.sample.NegativeSampler.MODES);
+          NegativeMode::parse,
+          NegativeMode.values());
   public static final OptionDef<Integer> NUM_NEGATIVES =
       OptionDef.integer("num-negatives", 1, "--task link: negatives per positive edge");
   public static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per mini-batch (the last may be smaller)");
+      SharedOptions.BATCH_SIZE.withDefault(
+          "1024", "seeds per mini-batch (the last may be smaller)");
   public static final OptionDef<String> FANOUTS =
-      OptionDef.string(
-          "fanouts",
+      SharedOptions.FANOUTS.withDefault(
           Fanouts.format(Defaults.FANOUTS),
           "neighbors per node and hop, hop 1 (the seeds) first; -1 = all; the default matches"
               + " the trainer's default 2-layer model");
   public static final OptionDef<Integer> EPOCHS =
-      OptionDef.integer("epochs", 1, "epochs; each shuffles the seeds afresh");
-  public static final OptionDef<Long> SEED = OptionDef.longValue("seed", 0, "random seed");
+      SharedOptions.EPOCHS.withDefault("1", "epochs; each shuffles the seeds afresh");
+  public static final OptionDef<Long> SEED = SharedOptions.SEED.withDefault("0", "random seed");
   public static final OptionDef<Boolean> WEIGHTED =
-      OptionDef.bool(
-          "weighted",
-          false,
+      SharedOptions.WEIGHTED.withDefault(
+          "false",
           "sample neighbors with probability proportional to the edge weights of a store prepared"
               + " with --weight-column (zero weights never); false = uniform");
-  public static final OptionDef<String> FEATURES =
-      OptionDef.choice(
+  public static final OptionDef<InlineFeatures> FEATURES =
+      OptionDef.enumeration(
           "features",
-          "none",
+          InlineFeatures.NONE,
           "inline the feature rows of every node of a batch; none = ids only; int8, int4 and pq"
               + " copy the rows of a store of that encoding undecoded (the trainer decodes them"
               + " with the store's parameters)",
-          "none",
-          "f32",
-          "f16",
-          "int8",
-          "int4",
-          "pq");
-  public static final OptionDef<String> MODE =
-      OptionDef.choice(
+          InlineFeatures::parse,
+          InlineFeatures.values());
+  public static final OptionDef<SampleMode> MODE =
+      OptionDef.enumeration(
           "mode",
-          "replicated",
+          SampleMode.REPLICATED,
           "replicated: each task maps the whole store; partitioned: hop-by-hop joins with the"
               + " CSR partitions (same shards)",
-          "replicated",
-          "partitioned");
+          SampleMode::parse,
+          SampleMode.values());
   public static final OptionDef<Boolean> BATCH_BY_PARTITION =
       OptionDef.bool(
           "batch-by-partition",
@@ -87,20 +79,20 @@ public final class SampleOptions {
               + " for locality partitioned mode answers most frontier nodes without a shuffle;"
               + " node tasks only");
   public static final OptionDef<Boolean> OVERWRITE =
-      OptionDef.bool("overwrite", false, "replace shards of a different request at --output");
+      SharedOptions.OVERWRITE.withDefault(
+          "false", "replace shards of a different request at --output");
   public static final OptionDef<Integer> BATCHES_PER_SHARD =
-      OptionDef.integer("batches-per-shard", 64, "mini-batches per part file");
+      SharedOptions.BATCHES_PER_SHARD.withDefault("64", "mini-batches per part file");
   public static final OptionDef<Integer> THREADS =
       OptionDef.integer(
           "threads", 1, "sampler threads per task in replicated mode (output does not change)");
-  public static final OptionDef<String> COMPRESSION =
-      OptionDef.choice(
+  public static final OptionDef<ShardCompression> COMPRESSION =
+      OptionDef.enumeration(
           "compression",
-          "zstd",
+          ShardCompression.ZSTD,
           "Parquet page compression of the shards",
-          "uncompressed",
-          "snappy",
-          "zstd");
+          ShardCompression::parse,
+          ShardCompression.values());
 
   /** The older spelling of {@link SharedOptions#VERIFY}: sample checks when neither is false. */
   public static final OptionDef<Boolean> VERIFY_STORE =
@@ -136,9 +128,9 @@ public final class SampleOptions {
    * request gives the same manifest however it was run (a re-sample with {@code overwrite} keeps
    * models trained on the shards resumable).
    */
-  static final List<OptionDef<?>> NOT_RECORDED =
+  public static final List<OptionDef<?>> NOT_RECORDED =
       List.of(OVERWRITE, THREADS, SharedOptions.VERIFY, VERIFY_STORE);
 
   /** Options recorded only by link-prediction requests, so node requests keep their manifest. */
-  static final List<OptionDef<?>> LINK_ONLY = List.of(TASK, NEGATIVES, NUM_NEGATIVES);
+  public static final List<OptionDef<?>> LINK_ONLY = List.of(TASK, NEGATIVES, NUM_NEGATIVES);
 }

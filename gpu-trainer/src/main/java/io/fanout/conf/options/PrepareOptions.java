@@ -1,7 +1,8 @@
-package io.fanout.spark.prepare;
+package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
-import io.fanout.spark.partition.VertexPartitioners;
+import io.fanout.conf.SharedOptions;
+import io.fanout.conf.Task;
 import java.util.List;
 
 /**
@@ -11,25 +12,38 @@ import java.util.List;
 public final class PrepareOptions {
   private PrepareOptions() {}
 
+  /**
+   * The edge split fractions {@code --task link} implies when {@code --edge-split} is not given.
+   */
+  public static final String DEFAULT_EDGE_SPLIT = "0.85,0.05,0.10";
+
+  /** The names {@code --partitioner} accepts, in help order. */
+  public static final String[] PARTITIONERS = {"hash", "range", "multilevel"};
+
   public static final OptionDef<String> VERTICES =
       OptionDef.string(
           "vertices", "", "vertex table path (Parquet or CSV); not used with the DataFrame API");
   public static final OptionDef<String> EDGES =
       OptionDef.string(
           "edges", "", "edge table path (Parquet or CSV); not used with the DataFrame API");
-  public static final OptionDef<String> FORMAT =
-      OptionDef.choice("format", "parquet", "format of the input paths", "parquet", "csv");
+  public static final OptionDef<TableFormat> FORMAT =
+      OptionDef.enumeration(
+          "format",
+          TableFormat.PARQUET,
+          "format of the input paths",
+          TableFormat::parse,
+          TableFormat.values());
   public static final OptionDef<String> OUTPUT =
-      OptionDef.string("output", null, "graph store directory to write");
+      SharedOptions.OUTPUT.withDefault(null, "graph store directory to write");
   public static final OptionDef<Boolean> OVERWRITE =
-      OptionDef.bool(
-          "overwrite", false, "replace a complete store prepared from other inputs or options");
+      SharedOptions.OVERWRITE.withDefault(
+          "false", "replace a complete store prepared from other inputs or options");
   public static final OptionDef<String> ID_COLUMN =
       OptionDef.string("id-column", "id", "vertex id column (long, int or string)");
   public static final OptionDef<String> SRC_COLUMN =
-      OptionDef.string("src-column", "src", "edge source column");
+      SharedOptions.SRC_COLUMN.withDefault("src", "edge source column");
   public static final OptionDef<String> DST_COLUMN =
-      OptionDef.string("dst-column", "dst", "edge destination column");
+      SharedOptions.DST_COLUMN.withDefault("dst", "edge destination column");
   public static final OptionDef<String> FEATURES_COLUMN =
       OptionDef.string(
           "features-column",
@@ -52,16 +66,13 @@ public final class PrepareOptions {
           "",
           "numeric edge column stored as a float32 weight per edge (finite, >= 0) for sample"
               + " --weighted; empty = no weights");
-  public static final OptionDef<String> TASK =
-      OptionDef.choice(
-          "task",
+  public static final OptionDef<Task> TASK =
+      SharedOptions.TASK.withDefault(
           "node",
           "what the store is for: node (node classification) or link (link prediction; implies"
               + " --edge-split "
-              + EdgeSplitPlan.DEFAULT_FRACTIONS
-              + " unless given)",
-          "node",
-          "link");
+              + DEFAULT_EDGE_SPLIT
+              + " unless given)");
   public static final OptionDef<String> EDGE_SPLIT =
       OptionDef.string(
           "edge-split",
@@ -69,7 +80,7 @@ public final class PrepareOptions {
           "TRAIN,VAL,TEST fractions of the edges (summing to 1) for link prediction: val and test"
               + " edges are left out of the graph and stored with seeded negatives; empty = no"
               + " split (with --task link: "
-              + EdgeSplitPlan.DEFAULT_FRACTIONS
+              + DEFAULT_EDGE_SPLIT
               + ")");
   public static final OptionDef<String> EDGE_SPLIT_COLUMN =
       OptionDef.string(
@@ -104,10 +115,7 @@ public final class PrepareOptions {
           "partitions", 0, "number of partitions; 0 = one per 500,000 vertices, at least 1");
   public static final OptionDef<String> PARTITIONER =
       OptionDef.choice(
-          "partitioner",
-          "hash",
-          "how vertices are assigned to partitions",
-          VertexPartitioners.names());
+          "partitioner", "hash", "how vertices are assigned to partitions", PARTITIONERS);
 
   public static final OptionDef<Long> PARTITION_SEED =
       OptionDef.longValue(
@@ -202,11 +210,11 @@ public final class PrepareOptions {
           QuantizeOptions.PQ_SEED);
 
   /** Options left out of the recorded options of stores without an edge split. */
-  static final List<OptionDef<?>> EDGE_SPLIT_OPTIONS =
+  public static final List<OptionDef<?>> EDGE_SPLIT_OPTIONS =
       List.of(TASK, EDGE_SPLIT, EDGE_SPLIT_COLUMN, EDGE_SPLIT_SEED, EDGE_SPLIT_NEGATIVES);
 
   /** Options that say where, not what: left out of the manifest's recorded options. */
-  static final List<OptionDef<?>> NOT_RECORDED =
+  public static final List<OptionDef<?>> NOT_RECORDED =
       List.of(
           VERTICES,
           EDGES,
@@ -219,9 +227,9 @@ public final class PrepareOptions {
           SKIP_SPACE_CHECK);
 
   /** Options recorded only for a graph partitioner: hash and range stores keep their manifest. */
-  static final List<OptionDef<?>> GRAPH_PARTITIONER_ONLY =
+  public static final List<OptionDef<?>> GRAPH_PARTITIONER_ONLY =
       List.of(PARTITION_SEED, PARTITION_COARSE_VERTICES);
 
   /** Vertices per partition when {@code --partitions 0}. */
-  static final long AUTO_VERTICES_PER_PARTITION = 500_000L;
+  public static final long AUTO_VERTICES_PER_PARTITION = 500_000L;
 }

@@ -1,4 +1,4 @@
-package io.fanout.spark.train;
+package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import java.util.List;

@@ -19,9 +19,22 @@ public final class OptionDef<T> {
   private final String doc;
   private final Function<String, T> parser;
   private final boolean flag;
+  private final String docSuffix;
+  private final OptionDef<T> origin;
 
   private OptionDef(
       String name, String defaultValue, String doc, Function<String, T> parser, boolean flag) {
+    this(name, defaultValue, doc, "", parser, flag, null);
+  }
+
+  private OptionDef(
+      String name,
+      String defaultValue,
+      String doc,
+      String docSuffix,
+      Function<String, T> parser,
+      boolean flag,
+      OptionDef<T> origin) {
     if (!name.matches("[a-z][a-z0-9]*(-[a-z0-9]+)*")) {
       throw new IllegalArgumentException("option names are kebab-case, got '" + name + "'");
     }
@@ -30,6 +43,8 @@ public final class OptionDef<T> {
     this.doc = Objects.requireNonNull(doc);
     this.parser = Objects.requireNonNull(parser);
     this.flag = flag;
+    this.docSuffix = docSuffix;
+    this.origin = origin == null ? this : origin;
   }
 
   /**
@@ -65,10 +80,11 @@ public final class OptionDef<T> {
   public static OptionDef<String> choice(
       String name, String defaultValue, String doc, String... choices) {
     String allowed = String.join("|", choices);
-    return of(
+    return new OptionDef<>(
         name,
         defaultValue,
-        doc + " (" + allowed + ")",
+        doc,
+        " (" + allowed + ")",
         s -> {
           String v = s.trim().toLowerCase(java.util.Locale.ROOT);
           for (String c : choices) {
@@ -77,7 +93,41 @@ public final class OptionDef<T> {
             }
           }
           throw new IllegalArgumentException("expected one of " + allowed);
-        });
+        },
+        false,
+        null);
+  }
+
+  /**
+   * An option naming one of {@code values} (an enum's modes), parsed by {@code parse} (the enum's
+   * {@code parse}); its help lists the values' spellings as {@link #choice} does.
+   */
+  public static <E extends Enum<E> & OptionEnum> OptionDef<E> enumeration(
+      String name, E defaultValue, String doc, Function<String, E> parse, E[] values) {
+    return new OptionDef<>(
+        name, defaultValue.id(), doc, " (" + OptionEnum.ids(values) + ")", parse, false, null);
+  }
+
+  /**
+   * This option with another default: the same name, description and parser. A command whose
+   * default differs from the shared one declares its option this way, so the name keeps one
+   * definition ({@link #origin()}).
+   */
+  public OptionDef<T> withDefault(String defaultValue) {
+    return withDefault(defaultValue, doc);
+  }
+
+  /**
+   * This option with another default and a description of what it means to one command; the name,
+   * parser and (for a choice) the allowed values stay.
+   */
+  public OptionDef<T> withDefault(String defaultValue, String doc) {
+    return new OptionDef<>(name, defaultValue, doc, docSuffix, parser, flag, origin);
+  }
+
+  /** The definition this one was derived from with {@link #withDefault}, or itself. */
+  public OptionDef<T> origin() {
+    return origin;
   }
 
   public String name() {
@@ -102,7 +152,7 @@ public final class OptionDef<T> {
   }
 
   public String doc() {
-    return doc;
+    return doc + docSuffix;
   }
 
   /** The session configuration key that supplies this option when it is not given explicitly. */

@@ -1,4 +1,4 @@
-package io.fanout.spark.train;
+package io.fanout.conf.options;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
@@ -17,30 +17,34 @@ import java.util.List;
 public final class EvaluateOptions {
   private EvaluateOptions() {}
 
-  public static final OptionDef<String> MODE =
-      OptionDef.choice(
-          "mode", "full", "full-neighbor (layer-wise) or sampled inference", "full", "sampled");
+  public static final OptionDef<InferenceMode> MODE =
+      OptionDef.enumeration(
+          "mode",
+          InferenceMode.FULL,
+          "full-neighbor (layer-wise) or sampled inference",
+          InferenceMode::parse,
+          InferenceMode.values());
   public static final OptionDef<String> FANOUTS =
-      OptionDef.string("fanouts", "", "fanouts of sampled inference (default: 20 per layer)");
+      SharedOptions.FANOUTS.withDefault("", "fanouts of sampled inference (default: 20 per layer)");
   public static final OptionDef<Integer> BATCH_SIZE =
-      OptionDef.integer("batch-size", 1024, "seeds per batch of sampled inference");
+      SharedOptions.BATCH_SIZE.withDefault("1024", "seeds per batch of sampled inference");
   public static final OptionDef<Long> SEED =
-      OptionDef.longValue("seed", 0, "seed of sampled inference");
+      SharedOptions.SEED.withDefault("0", "seed of sampled inference");
 
-  public static final OptionDef<String> CHECKPOINT =
-      OptionDef.choice(
+  public static final OptionDef<CheckpointPick> CHECKPOINT =
+      OptionDef.enumeration(
           "checkpoint",
-          Checkpoint.DEFAULT_PICK,
+          CheckpointPick.parse(Checkpoint.DEFAULT_PICK),
           "which model of the model dir: last (the last complete epoch) or best (the epoch of best"
               + " validation accuracy; needs training with val-shards)",
-          "last",
-          "best");
+          CheckpointPick::parse,
+          CheckpointPick.values());
 
   /** Every option of {@code evaluate}, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          TrainOptionsDefs.GRAPH,
-          TrainOptionsDefs.MODEL_DIR,
+          TrainCommandOptions.GRAPH,
+          TrainCommandOptions.MODEL_DIR,
           CHECKPOINT,
           MODE,
           FANOUTS,
@@ -53,17 +57,21 @@ public final class EvaluateOptions {
    * {@code fanouts} option, else {@link Defaults#INFERENCE_FANOUT} per layer of the model.
    */
   public static int[] fanouts(FanoutConf c) {
-    if (c.get(MODE).equals("full")) {
+    if (c.get(MODE) == InferenceMode.FULL) {
       return null;
     }
     if (c.get(BATCH_SIZE) <= 0) {
       throw new FanoutConfigException(
           "option 'batch-size' has value " + c.get(BATCH_SIZE) + "; expected a positive integer");
     }
-    int[] f = TrainOptionsDefs.fanouts(c.get(FANOUTS));
+    int[] f = SharedOptions.fanouts(c.get(FANOUTS));
     if (f == null) {
-      Path modelDir = Path.of(c.get(TrainOptionsDefs.MODEL_DIR));
-      f = new int[Checkpoint.readForInference(modelDir, c.get(CHECKPOINT)).modelConfig().layers()];
+      Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
+      f =
+          new int
+              [Checkpoint.readForInference(modelDir, c.get(CHECKPOINT).id())
+                  .modelConfig()
+                  .layers()];
       Arrays.fill(f, Defaults.INFERENCE_FANOUT);
     }
     return f;

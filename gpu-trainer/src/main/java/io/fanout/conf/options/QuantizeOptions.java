@@ -1,4 +1,4 @@
-package io.fanout.spark.prepare;
+package io.fanout.conf.options;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
@@ -38,10 +38,10 @@ public final class QuantizeOptions {
       List.of(FEATURE_ENCODING, PQ_GROUP_SIZE, PQ_SAMPLE_ROWS, PQ_SEED);
 
   /** Centroids per PQ group: one byte per group. */
-  static final int PQ_CENTROIDS = 256;
+  public static final int PQ_CENTROIDS = 256;
 
   /** Drops from {@code recorded} the encoding options that do not apply (all of them for f32). */
-  static void pruneRecorded(Map<String, String> recorded, FanoutConf conf) {
+  public static void pruneRecorded(Map<String, String> recorded, FanoutConf conf) {
     String enc = conf.get(FEATURE_ENCODING);
     if (!enc.equals("pq")) {
       recorded.remove(PQ_GROUP_SIZE.name());
@@ -58,13 +58,13 @@ public final class QuantizeOptions {
    *
    * @throws io.fanout.conf.FanoutConfigException naming the option
    */
-  static void check(FanoutConf conf) {
+  public static void check(FanoutConf conf) {
     conf.get(FEATURE_ENCODING);
     checkPq(conf);
   }
 
   /** {@link #check} of the pq options alone, for commands without {@code --feature-encoding}. */
-  static void checkPq(FanoutConf conf) {
+  public static void checkPq(FanoutConf conf) {
     conf.get(PQ_SEED);
     int rows = conf.get(PQ_SAMPLE_ROWS);
     if (rows < PQ_CENTROIDS) {
@@ -78,7 +78,7 @@ public final class QuantizeOptions {
   }
 
   /** The PQ group size for {@code dim} columns: the option, or the default rule. */
-  static int groupSize(FanoutConf conf, int dim) {
+  public static int groupSize(FanoutConf conf, int dim) {
     int g = conf.get(PQ_GROUP_SIZE);
     if (g > 0) {
       return Math.min(g, dim);

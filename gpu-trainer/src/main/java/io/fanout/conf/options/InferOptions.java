@@ -1,7 +1,8 @@
-package io.fanout.spark.train;
+package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.Task;
 import java.util.List;
 
 /** The options of {@code infer}, for the API and {@code bin/fanout infer}. */
@@ -9,8 +10,7 @@ public final class InferOptions {
   private InferOptions() {}
 
   public static final OptionDef<String> OUTPUT =
-      OptionDef.string(
-          "output",
+      SharedOptions.OUTPUT.withDefault(
           "",
           "output directory of the Parquet predictions (id, dense_id, prediction, probabilities)");
   public static final OptionDef<String> EMBEDDINGS =
@@ -19,35 +19,36 @@ public final class InferOptions {
           "",
           "output directory of the Parquet node embeddings (id, dense_id, embedding: the last"
               + " hidden layer; of a link model, the embeddings its pairs are scored on)");
-  public static final OptionDef<String> TASK =
-      OptionDef.choice(
-          "task",
+  public static final OptionDef<Task> TASK =
+      SharedOptions.TASK.withDefault(
           "node",
           "node: per-vertex predictions (--output) and embeddings; link: scores of the --pairs"
-              + " candidate pairs (--output) with a link model",
-          "node",
-          "link");
+              + " candidate pairs (--output) with a link model");
   public static final OptionDef<String> PAIRS =
       OptionDef.string(
           "pairs",
           "",
           "with --task link: table of candidate pairs by original vertex ids, scored into --output"
               + " (src, dst, score)");
-  public static final OptionDef<String> PAIRS_FORMAT =
-      OptionDef.choice(
-          "pairs-format", "parquet", "format of --pairs (csv: with a header)", "parquet", "csv");
+  public static final OptionDef<TableFormat> PAIRS_FORMAT =
+      OptionDef.enumeration(
+          "pairs-format",
+          TableFormat.PARQUET,
+          "format of --pairs (csv: with a header)",
+          TableFormat::parse,
+          TableFormat.values());
   public static final OptionDef<String> SRC_COLUMN =
-      OptionDef.string("src-column", "src", "source id column of --pairs");
+      SharedOptions.SRC_COLUMN.withDefault("src", "source id column of --pairs");
   public static final OptionDef<String> DST_COLUMN =
-      OptionDef.string("dst-column", "dst", "destination id column of --pairs");
+      SharedOptions.DST_COLUMN.withDefault("dst", "destination id column of --pairs");
   public static final OptionDef<Boolean> OVERWRITE =
-      OptionDef.bool("overwrite", false, "replace outputs of a different request");
+      SharedOptions.OVERWRITE.withDefault("false", "replace outputs of a different request");
 
   /** Every option of {@code infer}, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          TrainOptionsDefs.GRAPH,
-          TrainOptionsDefs.MODEL_DIR,
+          TrainCommandOptions.GRAPH,
+          TrainCommandOptions.MODEL_DIR,
           TASK,
           OUTPUT,
           EMBEDDINGS,

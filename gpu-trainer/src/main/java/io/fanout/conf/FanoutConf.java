@@ -89,6 +89,28 @@ public final class FanoutConf {
     }
   }
 
+  /**
+   * The value of {@code def}, refused below {@code min}: the one range check of integer options.
+   *
+   * @throws FanoutConfigException "option 'NAME' of CAPABILITY has value V; expected MIN or more"
+   */
+  public int atLeast(OptionDef<Integer> def, int min) {
+    int v = get(def);
+    if (v < min) {
+      throw new FanoutConfigException(
+          "option '"
+              + def.name()
+              + "' of "
+              + capability
+              + " has value "
+              + raw(def)
+              + "; expected "
+              + min
+              + " or more");
+    }
+    return v;
+  }
+
   /** The raw value of {@code def} after resolution, or null when required and absent. */
   public String raw(OptionDef<?> def) {
     String v = explicit.get(def.name());

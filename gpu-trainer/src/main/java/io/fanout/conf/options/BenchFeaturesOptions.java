@@ -1,0 +1,111 @@
+package io.fanout.conf.options;
+
+import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
+import java.util.List;
+
+/** The options of {@code bin/fanout bench-features}. */
+public final class BenchFeaturesOptions {
+  private BenchFeaturesOptions() {}
+
+  public static final OptionDef<Integer> VERTICES =
+      OptionDef.integer("vertices", 500_000, "vertices of the generated graph");
+  public static final OptionDef<Long> EDGES =
+      SharedOptions.GENERATED_EDGES.withDefault("10000000", "edges of the generated graph (about)");
+  public static final OptionDef<Double> SKEW =
+      OptionDef.doubleValue(
+          "skew",
+          2.0,
+          "in-neighbor skew K of the generated graph: neighbor ids drawn as n x r^K, so the 5%"
+              + " most-named vertices hold about 0.05^(1/K) of the neighbor entries (2: 22%; 1:"
+              + " uniform); inspect reports a store's share");
+  public static final OptionDef<Integer> FEATURES =
+      OptionDef.integer("features", 100, "feature dim");
+  public static final OptionDef<Integer> HIDDEN =
+      SharedOptions.HIDDEN.withDefault("64", "hidden width");
+  public static final OptionDef<String> FANOUTS =
+      SharedOptions.FANOUTS.withDefault("10,5", "fanouts (one per layer)");
+  public static final OptionDef<Integer> BATCH_SIZE =
+      SharedOptions.BATCH_SIZE.withDefault("1024", "seeds per batch");
+  public static final OptionDef<Integer> BATCHES =
+      SharedOptions.BATCHES.withDefault("100", "batches of the epoch (distinct shuffled seeds)");
+  public static final OptionDef<Integer> BATCHES_PER_SHARD =
+      SharedOptions.BATCHES_PER_SHARD.withDefault("8", "batches per shard part");
+  public static final OptionDef<Integer> LOADER_THREADS =
+      SharedOptions.LOADER_THREADS.withDefault(
+          "2", "background threads reading and decoding shards");
+  public static final OptionDef<Integer> PREFETCH =
+      SharedOptions.PREFETCH.withDefault("2", "batches kept ready");
+  public static final OptionDef<String> CACHE_FRACTIONS =
+      OptionDef.string(
+          "cache-fractions",
+          "0.01,0.05,0.2",
+          "cache sizes for belady and lru, as fractions of the feature bytes on disk");
+  public static final OptionDef<String> WINDOW =
+      OptionDef.string(
+          "window",
+          "32",
+          "batches belady plans ahead at a time, as train --feature-cache-window (a number, or"
+              + " auto)");
+  public static final OptionDef<String> ENCODING =
+      OptionDef.choice(
+          "encoding",
+          "f32",
+          "the store's feature encoding; int8/int4/pq rows are generated and encoded one at a time"
+              + " (no float32 copy in memory); pq codebooks by Spark MLlib's KMeans as in quantize",
+          "f32",
+          "int8",
+          "int4",
+          "pq");
+  public static final OptionDef<Boolean> DIRECT_IO =
+      OptionDef.bool(
+          "direct-io",
+          false,
+          "read the feature files with O_DIRECT, bypassing the page cache (every read goes to"
+              + " the device)");
+  public static final OptionDef<String> RUNS =
+      OptionDef.string(
+          "runs", "mapped,none,belady,lru", "which runs to make (some of mapped,none,belady,lru)");
+  public static final OptionDef<Boolean> WARMUP =
+      OptionDef.bool("warmup", true, "train one untimed memory-mapped epoch first");
+  public static final OptionDef<String> WORK_DIR =
+      SharedOptions.WORK_DIR.withDefault(
+          "",
+          "folder for the store and shards (default: a temporary one); a folder a kept run wrote"
+              + " with the same settings is reused");
+  public static final OptionDef<Boolean> KEEP =
+      SharedOptions.KEEP.withDefault(
+          "false", "leave the store and shards in --work-dir for a later run");
+  public static final OptionDef<Boolean> WRITE_ONLY =
+      OptionDef.bool(
+          "write-only",
+          false,
+          "write (or find) the store and shards in --work-dir, keep them, and train nothing");
+
+  /** Every option of the command, in help order. */
+  public static final List<OptionDef<?>> ALL =
+      List.of(
+          VERTICES,
+          EDGES,
+          SKEW,
+          FEATURES,
+          HIDDEN,
+          FANOUTS,
+          BATCH_SIZE,
+          BATCHES,
+          BATCHES_PER_SHARD,
+          LOADER_THREADS,
+          PREFETCH,
+          CACHE_FRACTIONS,
+          WINDOW,
+          ENCODING,
+          DIRECT_IO,
+          RUNS,
+          WARMUP,
+          WORK_DIR,
+          KEEP,
+          WRITE_ONLY,
+          QuantizeOptions.PQ_GROUP_SIZE,
+          QuantizeOptions.PQ_SAMPLE_ROWS,
+          QuantizeOptions.PQ_SEED);
+}

@@ -1,0 +1,62 @@
+package io.fanout.conf.options;
+
+import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
+import java.util.List;
+
+/** The options of {@code bin/fanout bench-sample}. */
+public final class BenchSampleOptions {
+  private BenchSampleOptions() {}
+
+  public static final OptionDef<String> GRAPH =
+      SharedOptions.GRAPH.withDefault(
+          "", "graph store to sample; empty = an in-memory power-law graph");
+  public static final OptionDef<Integer> VERTICES =
+      OptionDef.integer("vertices", 2_500_000, "vertices of the generated graph");
+  public static final OptionDef<Long> EDGES =
+      SharedOptions.GENERATED_EDGES.withDefault("60000000", "edges of the generated graph");
+  public static final OptionDef<String> FANOUTS =
+      SharedOptions.FANOUTS.withDefault("15,10,5", "per-hop fanouts, hop 1 first; -1 = all");
+  public static final OptionDef<Integer> BATCH_SIZE =
+      SharedOptions.BATCH_SIZE.withDefault("1024", "seeds per batch");
+  public static final OptionDef<Integer> BATCHES =
+      SharedOptions.BATCHES.withDefault("60", "batches timed per thread count");
+  public static final OptionDef<Integer> SHARD_BATCHES =
+      OptionDef.integer("shard-batches", 20, "batches written and read per shard encoding");
+  public static final OptionDef<Long> SEED = SharedOptions.SEED.withDefault("1", "random seed");
+  public static final OptionDef<Integer> MAPPED_PARTITIONS =
+      OptionDef.integer(
+          "mapped-partitions",
+          0,
+          "write the generated graph as a store of this many partitions under --work-dir and sample"
+              + " it memory-mapped; 0 = sample the in-memory arrays");
+  public static final OptionDef<Integer> REPEAT =
+      OptionDef.integer(
+          "repeat",
+          3,
+          "timed repetitions of each measurement; the best is reported (shared hosts)");
+  public static final OptionDef<Boolean> WEIGHTED =
+      SharedOptions.WEIGHTED.withDefault(
+          "false",
+          "also time weighted sampling (sample --weighted) on the same seeds: generated graphs get"
+              + " synthetic weights (one in eight zero), a --graph store needs its own");
+  public static final OptionDef<String> WORK_DIR =
+      SharedOptions.WORK_DIR.withDefault(
+          "", "where shard files are written; empty = a temp directory");
+
+  /** Every option of the command, in help order. */
+  public static final List<OptionDef<?>> ALL =
+      List.of(
+          GRAPH,
+          VERTICES,
+          EDGES,
+          FANOUTS,
+          BATCH_SIZE,
+          BATCHES,
+          SHARD_BATCHES,
+          SEED,
+          MAPPED_PARTITIONS,
+          REPEAT,
+          WEIGHTED,
+          WORK_DIR);
+}

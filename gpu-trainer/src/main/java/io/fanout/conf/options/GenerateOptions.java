@@ -1,0 +1,33 @@
+package io.fanout.conf.options;
+
+import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
+import java.util.List;
+
+/** The options of {@code bin/fanout generate}. */
+public final class GenerateOptions {
+  private GenerateOptions() {}
+
+  public static final OptionDef<String> OUTPUT =
+      SharedOptions.OUTPUT.withDefault(null, "folder for vertices.parquet and edges.parquet");
+  public static final OptionDef<Long> VERTICES =
+      OptionDef.longValue("vertices", 10_000, "number of vertices");
+  public static final OptionDef<Long> EDGES =
+      SharedOptions.GENERATED_EDGES.withDefault("100000", "number of directed edge rows");
+  public static final OptionDef<Integer> FEATURE_DIM =
+      SharedOptions.FEATURE_DIM.withDefault("16", "features per vertex");
+  public static final OptionDef<Integer> CLASSES =
+      OptionDef.integer("classes", 8, "number of communities (labels)");
+  public static final OptionDef<Long> SEED = SharedOptions.SEED.withDefault("0", "random seed");
+  public static final OptionDef<Double> HOMOPHILY =
+      OptionDef.doubleValue(
+          "homophily", 0.8, "probability that an edge stays inside its source's community");
+  public static final OptionDef<Integer> TASKS =
+      OptionDef.integer("tasks", 0, "Spark tasks (and files) per table; 0 = default parallelism");
+  public static final OptionDef<Boolean> OVERWRITE =
+      SharedOptions.OVERWRITE.withDefault("false", "replace existing tables in the output folder");
+
+  /** Every option of the command, in help order. */
+  public static final List<OptionDef<?>> ALL =
+      List.of(OUTPUT, VERTICES, EDGES, FEATURE_DIM, CLASSES, SEED, HOMOPHILY, TASKS, OVERWRITE);
+}

@@ -1,0 +1,224 @@
+package io.fanout.conf.options;
+
+import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
+import io.fanout.features.RowCacheSizing;
+import io.fanout.tensor.Backends;
+import io.fanout.train.Defaults;
+import io.fanout.train.HotReuse;
+import java.util.List;
+
+/** The options of {@code train}; the training commands share them. */
+public final class TrainCommandOptions {
+  private TrainCommandOptions() {}
+
+  public static final OptionDef<String> GRAPH =
+      SharedOptions.GRAPH.withDefault(null, "graph store directory written by bin/fanout prepare");
+  public static final OptionDef<String> MODEL_DIR =
+      OptionDef.string("model-dir", null, "model directory (checkpoint.bin, metrics.jsonl)");
+
+  public static final OptionDef<String> SHARDS =
+      SharedOptions.SHARDS.withDefault(
+          null, "training shards directory written by bin/fanout sample");
+  public static final OptionDef<ModelKind> MODEL =
+      OptionDef.enumeration(
+          "model",
+          ModelKind.parse(Defaults.MODEL),
+          "GNN architecture",
+          ModelKind::parse,
+          ModelKind.values());
+  public static final OptionDef<Integer> HIDDEN =
+      SharedOptions.HIDDEN.withDefault(String.valueOf(Defaults.HIDDEN), "hidden width");
+  public static final OptionDef<Integer> LAYERS =
+      OptionDef.integer("layers", 0, "GNN layers; must equal the shards' hops (0: take theirs)");
+  public static final OptionDef<Double> DROPOUT =
+      SharedOptions.DROPOUT.withDefault(
+          String.valueOf(Defaults.DROPOUT), "dropout on every layer's input");
+  public static final OptionDef<ActivationKind> ACTIVATION =
+      OptionDef.enumeration(
+          "activation",
+          ActivationKind.parse(Defaults.ACTIVATION),
+          "activation between layers",
+          ActivationKind::parse,
+          ActivationKind.values());
+  public static final OptionDef<FeatureNormKind> FEATURE_NORM =
+      OptionDef.enumeration(
+          "feature-norm",
+          FeatureNormKind.parse(Defaults.FEATURE_NORM),
+          "row normalization of input features",
+          FeatureNormKind::parse,
+          FeatureNormKind.values());
+  public static final OptionDef<Double> LR =
+      OptionDef.doubleValue("lr", Defaults.LR, "Adam learning rate");
+  public static final OptionDef<Double> WEIGHT_DECAY =
+      OptionDef.doubleValue(
+          "weight-decay", Defaults.WEIGHT_DECAY, "L2 weight decay added to the gradients");
+  public static final OptionDef<ScheduleKind> SCHEDULE =
+      OptionDef.enumeration(
+          "schedule",
+          ScheduleKind.parse(Defaults.SCHEDULE),
+          "learning rate schedule",
+          ScheduleKind::parse,
+          ScheduleKind.values());
+  public static final OptionDef<Integer> EPOCHS =
+      SharedOptions.EPOCHS.withDefault(String.valueOf(Defaults.EPOCHS), "epochs in total");
+  public static final OptionDef<Long> SEED =
+      SharedOptions.SEED.withDefault("0", "seeds initialization and dropout");
+  public static final OptionDef<Boolean> RESUME =
+      OptionDef.bool("resume", false, "continue from the model dir's last complete checkpoint");
+  public static final OptionDef<String> VAL_SHARDS =
+      OptionDef.string("val-shards", "", "validation shards, evaluated after every epoch");
+  public static final OptionDef<Integer> LOADER_THREADS =
+      SharedOptions.LOADER_THREADS.withDefault(
+          "2", "background threads reading and decoding shards");
+  public static final OptionDef<Integer> PREFETCH =
+      SharedOptions.PREFETCH.withDefault("2", "batches each loader thread keeps ready");
+  public static final OptionDef<String> FEATURE_CACHE =
+      OptionDef.string(
+          "feature-cache",
+          "",
+          "keep features on disk behind a row cache of --feature-cache-bytes (belady|lru|none);"
+              + " not given: read the memory-mapped store");
+
+  public static final OptionDef<Long> FEATURE_CACHE_BYTES =
+      OptionDef.longValue(
+          "feature-cache-bytes", 0, "bytes of feature rows --feature-cache may hold in memory");
+  public static final OptionDef<FeatureCacheIo> FEATURE_CACHE_IO =
+      OptionDef.enumeration(
+          "feature-cache-io",
+          FeatureCacheIo.BUFFERED,
+          "how --feature-cache reads rows from disk: buffered (through the kernel's page cache) or"
+              + " direct (O_DIRECT: every miss goes to the device; the file system must support it)",
+          FeatureCacheIo::parse,
+          FeatureCacheIo.values());
+  public static final OptionDef<String> FEATURE_CACHE_WINDOW =
+      OptionDef.string(
+          "feature-cache-window",
+          Integer.toString(RowCacheSizing.DEFAULT_WINDOW_BATCHES),
+          "batches --feature-cache belady plans ahead at a time (a superbatch), 1-"
+              + RowCacheSizing.MAX_WINDOW_BATCHES
+              + "; auto: at least 32, growing with the cache to 16 cache sizes of rows (small"
+              + " batches plan closer to the optimum, for up to the cache's bytes of heap)");
+  public static final OptionDef<BackendKind> BACKEND =
+      OptionDef.enumeration(
+          "backend",
+          BackendKind.parse(Backends.AUTO),
+          "tensor backend: auto takes cuda when a usable GPU is visible, else cpu (saying why);"
+              + " cuda fails without one; cpu-checked is the CPU in checking mode",
+          BackendKind::parse,
+          BackendKind.values());
+  public static final OptionDef<FeatureAccessMode> FEATURE_ACCESS =
+      OptionDef.enumeration(
+          "feature-access",
+          FeatureAccessMode.parse(Defaults.FEATURE_ACCESS),
+          "how a step gets its input features: gather (rows gathered on the host, then uploaded)"
+              + " or zero-copy (only node ids go up; the backend reads the rows from the mapped"
+              + " store, decoding quantized rows itself: cuda, cpu, cpu-checked; node-id-only"
+              + " shards, no"
+              + " --feature-cache, --feature-norm none)",
+          FeatureAccessMode::parse,
+          FeatureAccessMode.values());
+  public static final OptionDef<Double> REUSE_HOT =
+      OptionDef.doubleValue(
+          "reuse-hot",
+          0.0,
+          "fraction of the vertices whose bottom-layer embeddings are computed by a refresh"
+              + " worker and reused by batches (0: off)");
+  public static final OptionDef<Integer> STALENESS =
+      OptionDef.of(
+          "staleness",
+          HotReuse.AUTO,
+          "with --reuse-hot: the most steps a reused embedding may be old, or auto (a twelfth of"
+              + " an epoch's steps, at least 1)",
+          HotReuse::parseStaleness);
+  public static final OptionDef<HotBy> HOT_BY =
+      OptionDef.enumeration(
+          "hot-by",
+          HotBy.FREQUENCY,
+          "with --reuse-hot: rank vertices by sampling frequency in the shards or by in-degree",
+          HotBy::parse,
+          HotBy.values());
+  public static final OptionDef<ReuseRefresh> REUSE_REFRESH =
+      OptionDef.enumeration(
+          "reuse-refresh",
+          ReuseRefresh.AUTO,
+          "with --reuse-hot: compute refreshes on a worker thread with a CPU backend of its own,"
+              + " overlapped with training (read a few steps after they start), or inline on the"
+              + " training thread and backend (read from the step that starts them); auto:"
+              + " inline on a GPU and with --reuse-rows inputs (whose refresh has no product),"
+              + " else overlapped",
+          ReuseRefresh::parse,
+          ReuseRefresh.values());
+  public static final OptionDef<ReuseBackward> REUSE_BACKWARD =
+      OptionDef.enumeration(
+          "reuse-backward",
+          ReuseBackward.NONE,
+          "with --reuse-hot: how layer 0 gets gradient from the rows a step reuses: none, or"
+              + " deferred (their gradient, summed over the steps that read a refresh, goes back"
+              + " through layer 0 as that refresh computed it, and the steps reading a later one"
+              + " add it in equal parts)",
+          ReuseBackward::parse,
+          ReuseBackward.values());
+  public static final OptionDef<ReuseRows> REUSE_ROWS =
+      OptionDef.enumeration(
+          "reuse-rows",
+          ReuseRows.AUTO,
+          "with --reuse-hot: what the cache holds: outputs (layer 0's, computed with parameters up"
+              + " to --staleness steps old) or inputs (sage: layer 0's aggregated inputs, which do"
+              + " not depend on the parameters, so every step computes the reused rows' products"
+              + " itself and passes them the exact gradient); auto: inputs with --model sage,"
+              + " outputs with gcn or --reuse-backward deferred",
+          ReuseRows::parse,
+          ReuseRows.values());
+  public static final OptionDef<DecoderKind> DECODER =
+      OptionDef.enumeration(
+          "decoder",
+          DecoderKind.DOT,
+          "link prediction's pair scorer: dot (inner product of the embeddings) or mlp (a"
+              + " hidden layer over their elementwise product); node classification takes dot",
+          DecoderKind::parse,
+          DecoderKind.values());
+  public static final OptionDef<Integer> LOG_EVERY =
+      OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
+
+  /** Every option of {@code train}, in help order. */
+  public static final List<OptionDef<?>> TRAIN =
+      List.of(
+          GRAPH,
+          SHARDS,
+          MODEL_DIR,
+          MODEL,
+          HIDDEN,
+          LAYERS,
+          DROPOUT,
+          ACTIVATION,
+          FEATURE_NORM,
+          DECODER,
+          LR,
+          WEIGHT_DECAY,
+          SCHEDULE,
+          EPOCHS,
+          SEED,
+          RESUME,
+          VAL_SHARDS,
+          LOADER_THREADS,
+          PREFETCH,
+          FEATURE_CACHE,
+          FEATURE_CACHE_BYTES,
+          FEATURE_CACHE_IO,
+          FEATURE_CACHE_WINDOW,
+          REUSE_HOT,
+          STALENESS,
+          HOT_BY,
+          REUSE_REFRESH,
+          REUSE_BACKWARD,
+          REUSE_ROWS,
+          LOG_EVERY,
+          BACKEND,
+          FEATURE_ACCESS,
+          SharedOptions.VERIFY,
+          DistOptions.WORKERS,
+          DistOptions.TIMEOUT_MS,
+          DistOptions.PORT,
+          DistOptions.VERIFY);
+}

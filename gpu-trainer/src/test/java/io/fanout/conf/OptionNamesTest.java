@@ -1,0 +1,102 @@
+package io.fanout.conf;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.conf.options.OptionClasses;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One definition per option name: every {@link OptionDef} constant of every options class is either
+ * the only definition of its name or derived from it with {@link OptionDef#withDefault}.
+ */
+class OptionNamesTest {
+  /**
+   * Names that mean different things to different commands, kept as they are for compatibility;
+   * each meaning is defined once.
+   */
+  private static final Map<String, String> SEVERAL_MEANINGS =
+      Map.of(
+          "vertices", "prepare's vertex table; the size of a benchmark's generated graph",
+          "edges", "prepare's edge table; the size of a benchmark's generated graph",
+          "features", "sample's inlined feature encoding; a benchmark's feature dimension",
+          "mode", "sample's execution mode; evaluate's inference mode",
+          "warmup", "bench-train's untimed batches; bench-features' untimed epoch",
+          "edge-sort", "prepare's sort; bench-prepare's, which adds both",
+          "id-lookup", "prepare's lookup; bench-prepare's, which adds both");
+
+  @Test
+  void everyNameHasOneDefinition() throws IllegalAccessException {
+    Map<String, Map<OptionDef<?>, List<String>>> roots = new LinkedHashMap<>();
+    for (Map.Entry<String, OptionDef<?>> e : constants().entrySet()) {
+      OptionDef<?> d = e.getValue();
+      roots
+          .computeIfAbsent(d.name(), k -> new IdentityHashMap<>())
+          .computeIfAbsent(d.origin(), k -> new ArrayList<>())
+          .add(e.getKey());
+    }
+    List<String> twice = new ArrayList<>();
+    roots.forEach(
+        (name, byRoot) -> {
+          if (byRoot.size() > 1 && !SEVERAL_MEANINGS.containsKey(name)) {
+            twice.add("--" + name + " is defined by " + byRoot.values());
+          }
+        });
+    assertThat(twice)
+        .as("names defined by unrelated constants (derive one with OptionDef.withDefault)")
+        .isEmpty();
+    assertThat(roots.keySet()).containsAll(SEVERAL_MEANINGS.keySet());
+  }
+
+  @Test
+  void aDerivedOptionKeepsNameParserAndChoices() {
+    OptionDef<Long> seed = SharedOptions.SEED.withDefault("7", "seed of something");
+    assertThat(seed.name()).isEqualTo("seed");
+    assertThat(seed.origin()).isSameAs(SharedOptions.SEED);
+    assertThat(seed.withDefault("8").origin()).isSameAs(SharedOptions.SEED);
+    assertThat(FanoutConf.of("x", List.of(seed), Map.of()).get(seed)).isEqualTo(7L);
+    OptionDef<io.fanout.conf.Task> task = SharedOptions.TASK.withDefault("link", "what for");
+    assertThat(task.doc()).isEqualTo("what for (node|link)");
+  }
+
+  @Test
+  void theRegistryListsEveryOptionsClass() throws IOException {
+    Set<String> listed = new TreeSet<>();
+    for (Class<?> c : OptionClasses.ALL) {
+      listed.add(c.getSimpleName());
+    }
+    Set<String> present = new TreeSet<>();
+    try (Stream<Path> s = Files.list(Path.of("src/main/java/io/fanout/conf/options"))) {
+      s.map(p -> p.getFileName().toString().replace(".java", ""))
+          .filter(n -> n.endsWith("Options"))
+          .forEach(present::add);
+    }
+    assertThat(listed).containsAll(present);
+  }
+
+  /** Every public static OptionDef constant of the registered classes, by Class.FIELD. */
+  static Map<String, OptionDef<?>> constants() throws IllegalAccessException {
+    Map<String, OptionDef<?>> out = new LinkedHashMap<>();
+    for (Class<?> c : OptionClasses.ALL) {
+      for (Field f : c.getDeclaredFields()) {
+        if (Modifier.isStatic(f.getModifiers()) && OptionDef.class.isAssignableFrom(f.getType())) {
+          f.setAccessible(true);
+          out.put(c.getSimpleName() + "." + f.getName(), (OptionDef<?>) f.get(null));
+        }
+      }
+    }
+    return out;
+  }
+}
