@@ -6,6 +6,7 @@ import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.tensor.PageMemory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

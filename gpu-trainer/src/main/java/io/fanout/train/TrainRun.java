@@ -1,6 +1,5 @@
 package io.fanout.train;
 
-import io.fanout.features.PageMemory;
 import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.GnnModel;
@@ -8,6 +7,7 @@ import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backends;
+import io.fanout.tensor.PageMemory;
 import io.fanout.tensor.PagedFeatureRows;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
