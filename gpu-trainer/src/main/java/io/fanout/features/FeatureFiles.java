@@ -179,17 +179,15 @@ public final class FeatureFiles implements AutoCloseable {
               + " has no features (feature_dim 0); --feature-cache needs a store with features,"
               + " or leave --feature-cache out");
     }
-    int parts = m.partitionTable.size();
-    Path[] paths = new Path[parts];
-    long[] starts = new long[parts + 1];
-    for (int p = 0; p < parts; p++) {
-      StoreManifest.Partition e = m.partitionTable.get(p);
-      paths[p] = store.dataRoot().resolve(StoreLayout.featuresFile(e.index));
-      starts[p] = e.firstVertex;
-      starts[p + 1] = e.firstVertex + e.numVertices;
-    }
+    io.fanout.tensor.RowFiles files = StoreFeatureRows.files(store);
     return new FeatureFiles(
-        paths, starts, (int) m.vertices, store.featureParams(), m.featureEncoding, threads, direct);
+        files.files(),
+        files.starts(),
+        (int) m.vertices,
+        store.featureParams(),
+        m.featureEncoding,
+        threads,
+        direct);
   }
 
   /**
