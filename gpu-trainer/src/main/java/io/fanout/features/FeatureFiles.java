@@ -7,6 +7,7 @@ import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.PageMemory;
+import io.fanout.tensor.RowFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -179,7 +180,7 @@ public final class FeatureFiles implements AutoCloseable {
               + " has no features (feature_dim 0); --feature-cache needs a store with features,"
               + " or leave --feature-cache out");
     }
-    io.fanout.tensor.RowFiles files = StoreFeatureRows.files(store);
+    RowFiles files = StoreFeatureRows.files(store);
     return new FeatureFiles(
         files.files(),
         files.starts(),
