@@ -6,6 +6,8 @@ import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.tensor.PageMemory;
+import io.fanout.tensor.RowFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -178,17 +180,15 @@ public final class FeatureFiles implements AutoCloseable {
               + " has no features (feature_dim 0); --feature-cache needs a store with features,"
               + " or leave --feature-cache out");
     }
-    int parts = m.partitionTable.size();
-    Path[] paths = new Path[parts];
-    long[] starts = new long[parts + 1];
-    for (int p = 0; p < parts; p++) {
-      StoreManifest.Partition e = m.partitionTable.get(p);
-      paths[p] = store.dataRoot().resolve(StoreLayout.featuresFile(e.index));
-      starts[p] = e.firstVertex;
-      starts[p + 1] = e.firstVertex + e.numVertices;
-    }
+    RowFiles files = StoreFeatureRows.files(store);
     return new FeatureFiles(
-        paths, starts, (int) m.vertices, store.featureParams(), m.featureEncoding, threads, direct);
+        files.files(),
+        files.starts(),
+        (int) m.vertices,
+        store.featureParams(),
+        m.featureEncoding,
+        threads,
+        direct);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.fanout.features;
 
 import io.fanout.graph.FeatureTable;
 import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.PageMemory;
 
 /**
  * Feature rows served from at most {@code bytes} of cached rows in the process, the rest read from

@@ -1,6 +1,7 @@
 package io.fanout.features;
 
 import io.fanout.graph.RowDecoder;
+import io.fanout.tensor.PageMemory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;

@@ -78,26 +78,26 @@ public interface Backend extends AutoCloseable {
   }
 
   /**
-   * The f32 feature rows of {@code store}, read by this backend in place ({@code --feature-access
-   * zero-copy}, see {@link FeatureRows}).
+   * The feature rows held in {@code files}, read by this backend in place ({@code --feature-access
+   * zero-copy}, see {@link FeatureRows}): a device maps the files and decodes the rows in its
+   * kernels; the CPU backends read them through {@code host}, the files' owner's gather.
    *
-   * @throws io.fanout.store.InvalidInputException when the store's features are not f32 (quantized
-   *     rows are decoded on the host)
    * @throws UnsupportedOperationException when this backend cannot read rows in place
    */
-  default FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
+  default FeatureRows mapFeatureRows(RowFiles files, HostRowGather host) {
     throw new UnsupportedOperationException(
         name() + " cannot read feature rows in place; use --feature-access gather");
   }
 
   /**
    * Pages for a feature cache's rows that this backend reads in place ({@code --feature-access
-   * zero-copy --feature-cache P}, see {@link PagedFeatureRows}), for rows encoded with {@code
-   * params}.
+   * zero-copy --feature-cache P}, see {@link PagedFeatureRows}), for rows encoded as {@code
+   * encoding}: a device decodes them in its kernels, the CPU backends with {@code decoder}, the
+   * rows' owner's decoder.
    *
    * @throws UnsupportedOperationException when this backend cannot read rows in place
    */
-  default PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
+  default PagedFeatureRows pagedFeatureRows(RowEncoding encoding, HostRowDecoder decoder) {
     throw new UnsupportedOperationException(
         name() + " cannot read feature rows in place; use --feature-access gather");
   }

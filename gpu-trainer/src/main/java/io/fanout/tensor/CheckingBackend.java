@@ -117,8 +117,8 @@ public final class CheckingBackend implements Backend {
    * the host (as an upload), never the rows.
    */
   @Override
-  public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
-    return new CheckedFeatureRows(this, cpu.mapFeatureRows(store));
+  public FeatureRows mapFeatureRows(RowFiles files, HostRowGather host) {
+    return new CheckedFeatureRows(this, cpu.mapFeatureRows(files, host));
   }
 
   /**
@@ -126,8 +126,8 @@ public final class CheckingBackend implements Backend {
    * from the host (as an upload), never the rows.
    */
   @Override
-  public PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
-    return new CheckedFeatureRows.Paged(this, cpu.pagedFeatureRows(params));
+  public PagedFeatureRows pagedFeatureRows(RowEncoding encoding, HostRowDecoder decoder) {
+    return new CheckedFeatureRows.Paged(this, cpu.pagedFeatureRows(encoding, decoder));
   }
 
   /** Bytes moved host to backend and back since construction or {@link #resetTraffic()}. */

@@ -153,14 +153,14 @@ public final class CpuBackend implements Backend {
 
   /** Heap pages of 64 MiB; {@link FeatureRows#gather} decodes the slots' rows. */
   @Override
-  public PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
-    return new HeapFeaturePages(params, 64L << 20);
+  public PagedFeatureRows pagedFeatureRows(RowEncoding encoding, HostRowDecoder decoder) {
+    return new HeapFeaturePages(encoding, decoder, 64L << 20);
   }
 
-  /** The store's rows, read from its mapping by {@link FeatureRows#gather}. */
+  /** The rows, read from their owner's mapping by {@link FeatureRows#gather}. */
   @Override
-  public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
-    return MappedFeatureRows.of(store);
+  public FeatureRows mapFeatureRows(RowFiles files, HostRowGather host) {
+    return new MappedFeatureRows(files, host);
   }
 
   @Override

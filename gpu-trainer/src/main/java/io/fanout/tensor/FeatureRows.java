@@ -1,18 +1,13 @@
 package io.fanout.tensor;
 
-import io.fanout.graph.GraphStore;
-import io.fanout.store.InvalidInputException;
-import io.fanout.store.StoreManifest;
-
 /**
  * A graph store's feature rows read by a backend in place ({@code train --feature-access
  * zero-copy}): {@link #gather} copies the rows of node ids that are already in a backend tensor
  * straight from the memory-mapped store into a backend tensor. The host neither gathers nor copies
  * the features; only the node ids go up. On a GPU the rows are mapped into the device's address
  * space and a kernel reads them over the bus (rows of a quantized store cross encoded and the
- * kernel decodes them); the CPU backends read the mapping directly, decoding with the store's
- * {@link io.fanout.graph.RowDecoder}. Opened by {@link Backend#mapFeatureRows}; close it before its
- * backend.
+ * kernel decodes them); the CPU backends read the mapping directly, through the store's own gather
+ * ({@link HostRowGather}). Opened by {@link Backend#mapFeatureRows}; close it before its backend.
  */
 public interface FeatureRows extends AutoCloseable {
   /** Floats per row. */
@@ -31,19 +26,4 @@ public interface FeatureRows extends AutoCloseable {
   /** Releases the mapping (unregisters it on a GPU); a no-op the second time. */
   @Override
   void close();
-
-  /**
-   * Fails unless {@code store} holds feature rows; zero-copy reads them in any encoding (f32 as
-   * stored, quantized rows decoded by the backend as the host gather decodes them).
-   */
-  static void requireFeatures(GraphStore store) {
-    StoreManifest m = store.manifest();
-    if (m.featureDim <= 0) {
-      throw new InvalidInputException(
-          store.root()
-              + " has no features (feature_dim "
-              + m.featureDim
-              + "); --feature-access zero-copy reads the store's feature rows");
-    }
-  }
 }

@@ -1,17 +1,15 @@
 package io.fanout.tensor;
 
-import io.fanout.graph.RowDecoder;
-import io.fanout.store.FeatureParams;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * {@link PagedFeatureRows} of the CPU backend: heap pages, rows decoded by the store's {@link
- * RowDecoder} straight into the output tensor.
+ * {@link PagedFeatureRows} of the CPU backend: heap pages, rows decoded by the store's decoder
+ * ({@link HostRowDecoder}) straight into the output tensor.
  */
 final class HeapFeaturePages implements PagedFeatureRows {
-  private final RowDecoder decoder;
+  private final HostRowDecoder decoder;
   private final int dim;
   private final int rowBytes;
   private final long pageBytes;
@@ -19,10 +17,10 @@ final class HeapFeaturePages implements PagedFeatureRows {
   private ByteBuffer[] pages = new ByteBuffer[0];
   private boolean closed;
 
-  HeapFeaturePages(FeatureParams params, long pageBytes) {
-    this.decoder = RowDecoder.of(params);
-    this.dim = params.dim;
-    this.rowBytes = Math.toIntExact(params.rowBytes());
+  HeapFeaturePages(RowEncoding encoding, HostRowDecoder decoder, long pageBytes) {
+    this.decoder = decoder;
+    this.dim = encoding.dim();
+    this.rowBytes = encoding.rowBytes();
     this.pageBytes = pageBytes;
     this.table = new PageTable(rowBytes);
   }

@@ -1,29 +1,23 @@
 package io.fanout.tensor;
 
-import io.fanout.graph.FeatureTable;
-import io.fanout.graph.GraphStore;
-
 /**
  * {@link FeatureRows} of the CPU backends: {@link #gather} reads the ids from the backend's int
  * tensor and copies the rows straight from the store's memory mapping into the output tensor, with
  * no host-side batch array in between (the CPU's counterpart of the CUDA backend's mapped rows).
- * Rows of a quantized store are decoded where they lie in the mapping by the store's {@link
- * io.fanout.graph.RowDecoder}, the decoder of the host gather, so both give the same floats.
+ * Rows of a quantized store are decoded where they lie in the mapping by the store's own gather
+ * ({@link HostRowGather}), the host gather's decoder, so both give the same floats.
  */
 final class MappedFeatureRows implements FeatureRows {
-  private final FeatureTable table;
+  private final HostRowGather host;
   private final int dim;
+  private final long numRows;
   private boolean closed;
 
-  private MappedFeatureRows(FeatureTable table) {
-    this.table = table;
-    this.dim = table.dim();
-  }
-
-  /** The store's rows, in any encoding; refuses stores without features. */
-  static MappedFeatureRows of(GraphStore store) {
-    FeatureRows.requireFeatures(store);
-    return new MappedFeatureRows(store.features());
+  /** The rows of {@code files}, in any encoding, read and decoded by {@code host}. */
+  MappedFeatureRows(RowFiles files, HostRowGather host) {
+    this.host = host;
+    this.dim = files.dim();
+    this.numRows = files.numRows();
   }
 
   @Override
@@ -33,7 +27,7 @@ final class MappedFeatureRows implements FeatureRows {
 
   @Override
   public long numRows() {
-    return table.numVertices();
+    return numRows;
   }
 
   @Override
@@ -44,7 +38,7 @@ final class MappedFeatureRows implements FeatureRows {
     int[] id = CpuBackend.i(ids);
     float[] x = CpuBackend.f(out);
     checkGather(id, idsOff, rows, x, outOff, dim);
-    table.gather(id, idsOff, rows, x, outOff);
+    host.gather(id, idsOff, rows, x, outOff);
   }
 
   /**

@@ -2,11 +2,11 @@ package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureFiles;
-import io.fanout.features.PageMemory;
 import io.fanout.features.RowCache;
 import io.fanout.graph.GraphStore;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.PageMemory;
 
 /** The feature cache ({@link RowCache}) a training run reads its rows through. */
 public final class TrainFeatureCache {

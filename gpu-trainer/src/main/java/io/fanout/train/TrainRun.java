@@ -1,13 +1,14 @@
 package io.fanout.train;
 
-import io.fanout.features.PageMemory;
 import io.fanout.features.RowCache;
+import io.fanout.features.StoreFeatureRows;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backends;
+import io.fanout.tensor.PageMemory;
 import io.fanout.tensor.PagedFeatureRows;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
@@ -128,7 +129,7 @@ public final class TrainRun {
         PagedFeatureRows pages = null;
         if (!gather && spec.features().cache() != null) {
           // the cache fills pages the backend reads in place (pinned host memory on a GPU)
-          pages = lease.own(lease.backend().pagedFeatureRows(store.featureParams()));
+          pages = lease.own(StoreFeatureRows.pages(lease.backend(), store.featureParams()));
         }
         int rowBytes = store.featureParams() == null ? 0 : store.featureParams().rowBytes();
         new TrainMemory(
@@ -157,7 +158,7 @@ public final class TrainRun {
           trainer.readFeaturesFrom(pages);
           cachePages = pages;
         } else if (!gather) {
-          trainer.readFeaturesFrom(lease.own(lease.backend().mapFeatureRows(store)));
+          trainer.readFeaturesFrom(lease.own(StoreFeatureRows.map(lease.backend(), store)));
         }
         ShardSet vs =
             spec.inputs().valShards() != null && reducer.rank() == 0

@@ -7,6 +7,7 @@ import io.fanout.graph.RowDecoder;
 import io.fanout.graph.StoreFixtures;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.StoreLayout;
+import io.fanout.tensor.PageMemory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;

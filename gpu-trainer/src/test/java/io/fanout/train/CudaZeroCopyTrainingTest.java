@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.RowCache;
+import io.fanout.features.StoreFeatureRows;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.RowDecoder;
 import io.fanout.nn.GnnModel;
@@ -85,7 +86,9 @@ class CudaZeroCopyTrainingTest {
             cfg,
             be ->
                 ZeroCopyFeatures.ofFiles(
-                    be, new Path[] {feat}, new long[] {0, d.features.n}, params, 1L << 30),
+                    be,
+                    StoreFeatureRows.files(new Path[] {feat}, new long[] {0, d.features.n}, params),
+                    1L << 30),
             tmp.resolve(encoding + "-zero-copy"));
     assertThat(zeroCopy).isEqualTo(gather);
   }
@@ -125,7 +128,7 @@ class CudaZeroCopyTrainingTest {
       model.init(3);
       TrainOptions opts = new TrainOptions(3, 0.01f, 5e-4f, LrSchedule.CONSTANT, 0);
       float[] params;
-      try (PagedFeatureRows pages = be.pagedFeatureRows(f.params());
+      try (PagedFeatureRows pages = StoreFeatureRows.pages(be, f.params());
           RowCache cache =
               new RowCache(
                   FeatureFiles.of(

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * No cycle among the {@code io.fanout} packages of the main sources: a package reaches another
  * through its imports (static and wildcard ones included) and through qualified references in code
  * ({@code io.fanout.dist.Replica}); comments and string literals do not count. Each cycle found is
- * printed as a path of packages, each step with the files that make it.
+ * printed as a path of packages, each step with the files that make it. Also: the tensor backends
+ * reach neither the graph store nor the feature cache.
  */
 class PackageCyclesTest {
   private static final Path REPO = Path.of(System.getProperty("fanout.repo", ".."));
@@ -33,6 +34,18 @@ class PackageCyclesTest {
   /** A reference to a type of a package: the lower-case segments before the first type name. */
   private static final Pattern REF =
       Pattern.compile("\\bio\\.fanout((?:\\s*\\.\\s*[a-z_][a-z0-9_]*)*)\\s*\\.\\s*[A-Z*]");
+
+  /** A reference to a type: its package's segments after {@code io.fanout}, then the type. */
+  private static final Pattern TYPE_REF =
+      Pattern.compile("\\bio\\.fanout((?:\\s*\\.\\s*[a-z_][a-z0-9_]*)*)\\s*\\.\\s*([A-Z]\\w*|\\*)");
+
+  /** The packages (with their subpackages) that the tensor backends must not reach. */
+  private static final List<String> STORE_SIDE =
+      List.of("io.fanout.store", "io.fanout.graph", "io.fanout.features");
+
+  /** The one store type the tensor backends may use: the project-wide bad-input exception. */
+  private static final Set<String> STORE_SIDE_ALLOWED =
+      Set.of("io.fanout.store.InvalidInputException");
 
   @Test
   void noCycleAmongPackages() throws IOException {
@@ -48,6 +61,42 @@ class PackageCyclesTest {
       }
     }
     assertThat(cycles).as("package cycles among the main sources").isEmpty();
+  }
+
+  /**
+   * The tensor backends ({@code io.fanout.tensor} and its subpackages) read the store-free
+   * descriptions of feature rows that their callers build, and reference no type of the graph store
+   * ({@code io.fanout.store}, {@code io.fanout.graph}) or the feature cache ({@code
+   * io.fanout.features}), wildcard imports included; the one exception is {@code
+   * io.fanout.store.InvalidInputException}.
+   */
+  @Test
+  void tensorBackendsReachNeitherStoreNorFeatureCache() throws IOException {
+    List<String> offenders = new ArrayList<>();
+    for (Path f : mainSources()) {
+      String code = codeOnly(Files.readString(f, StandardCharsets.UTF_8));
+      Matcher pkg = PACKAGE.matcher(code);
+      if (!pkg.find() || !within(pkg.group(1), "io.fanout.tensor")) {
+        continue;
+      }
+      Matcher refs = TYPE_REF.matcher(code);
+      while (refs.find()) {
+        String to = ("io.fanout" + refs.group(1)).replaceAll("\\s", "");
+        String type = to + "." + refs.group(2);
+        if (STORE_SIDE.stream().anyMatch(p -> within(to, p))
+            && !STORE_SIDE_ALLOWED.contains(type)) {
+          offenders.add(REPO.relativize(f) + ": " + type);
+        }
+      }
+    }
+    assertThat(offenders)
+        .as("io.fanout.tensor.. referencing the store, the graph or the feature cache")
+        .isEmpty();
+  }
+
+  /** Whether {@code pkg} is {@code root} or one of its subpackages. */
+  private static boolean within(String pkg, String root) {
+    return pkg.equals(root) || pkg.startsWith(root + ".");
   }
 
   /** package -> package it uses -> the files (repository-relative) that use it. */

@@ -3,6 +3,7 @@ package io.fanout.bench.train;
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.RowCache;
+import io.fanout.features.StoreFeatureRows;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
@@ -73,7 +74,7 @@ final class CachedRows implements AutoCloseable {
         }
       }
       FeatureParams params = FeatureParams.plain(StoreLayout.ENCODING_F32, dim);
-      PagedFeatureRows pages = be.pagedFeatureRows(params);
+      PagedFeatureRows pages = StoreFeatureRows.pages(be, params);
       try {
         long bytes = (long) (fraction * rows * (double) params.rowBytes());
         RowCache cache =

@@ -1,5 +1,6 @@
 package io.fanout.bench.train;
 
+import io.fanout.features.StoreFeatureRows;
 import io.fanout.store.FeatureEncoder;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.StoreLayout;
@@ -139,7 +140,9 @@ final class FeatureAccessBenchmark {
       long nanos = 0;
       try (ZeroCopyFeatures z =
           ZeroCopyFeatures.ofFiles(
-              be, new Path[] {file}, new long[] {0, n}, params, ZeroCopyFeatures.MAX_CHUNK)) {
+              be,
+              StoreFeatureRows.files(new Path[] {file}, new long[] {0, n}, params),
+              ZeroCopyFeatures.MAX_CHUNK)) {
         for (int round = 0; round < 2; round++) {
           for (int[] b : batches) {
             long t0 = System.nanoTime();

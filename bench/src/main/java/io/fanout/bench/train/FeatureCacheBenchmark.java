@@ -425,7 +425,7 @@ public final class FeatureCacheBenchmark {
                 FeatureFiles.open(store, TrainFeatureCache.IO_THREADS, s.directIo()),
                 policy,
                 bytes,
-                io.fanout.features.PageMemory.HEAP,
+                io.fanout.tensor.PageMemory.HEAP,
                 s.window());
     try {
       EpochData data =

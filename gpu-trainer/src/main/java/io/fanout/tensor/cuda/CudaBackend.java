@@ -5,7 +5,12 @@ import io.fanout.tensor.Aggregation;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.HostFloats;
+import io.fanout.tensor.HostRowDecoder;
+import io.fanout.tensor.HostRowGather;
 import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.PagedFeatureRows;
+import io.fanout.tensor.RowEncoding;
+import io.fanout.tensor.RowFiles;
 import io.fanout.tensor.Tensor;
 import io.fanout.tensor.TransposeAhead;
 import io.fanout.tensor.TransposedCsr;
@@ -229,16 +234,19 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
 
   /** Feature-cache pages in mapped pinned host memory ({@link PinnedFeaturePages}). */
   @Override
-  public io.fanout.tensor.PagedFeatureRows pagedFeatureRows(io.fanout.store.FeatureParams params) {
+  public PagedFeatureRows pagedFeatureRows(RowEncoding encoding, HostRowDecoder decoder) {
     current();
-    return new PinnedFeaturePages(this, params, PinnedFeaturePages.PAGE_BYTES);
+    return new PinnedFeaturePages(this, encoding, PinnedFeaturePages.PAGE_BYTES);
   }
 
-  /** The store's f32 rows mapped into the device's address space ({@link ZeroCopyFeatures}). */
+  /**
+   * The files' rows mapped into the device's address space ({@link ZeroCopyFeatures}); the kernels
+   * decode them, so {@code host} is not used.
+   */
   @Override
-  public FeatureRows mapFeatureRows(io.fanout.graph.GraphStore store) {
+  public FeatureRows mapFeatureRows(RowFiles files, HostRowGather host) {
     current();
-    return ZeroCopyFeatures.open(this, store);
+    return ZeroCopyFeatures.open(this, files);
   }
 
   // ---- small element-wise operations ----

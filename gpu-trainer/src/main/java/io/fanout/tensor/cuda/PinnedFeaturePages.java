@@ -1,10 +1,10 @@
 package io.fanout.tensor.cuda;
 
-import io.fanout.store.FeatureParams;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.PageTable;
 import io.fanout.tensor.PagedFeatureRows;
+import io.fanout.tensor.RowEncoding;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -26,7 +26,7 @@ final class PinnedFeaturePages implements PagedFeatureRows {
   static final long PAGE_BYTES = 64L << 20;
 
   private final CudaBackend be;
-  private final FeatureParams params;
+  private final RowEncoding encoding;
   private final long pageBytes;
   private final PageTable pageTable;
   private final List<PinnedBuffer> buffers = new ArrayList<>();
@@ -35,11 +35,11 @@ final class PinnedFeaturePages implements PagedFeatureRows {
   private boolean stale = true;
   private boolean closed;
 
-  PinnedFeaturePages(CudaBackend be, FeatureParams params, long pageBytes) {
+  PinnedFeaturePages(CudaBackend be, RowEncoding encoding, long pageBytes) {
     this.be = be;
-    this.params = params;
+    this.encoding = encoding;
     this.pageBytes = pageBytes;
-    this.pageTable = new PageTable(Math.toIntExact(params.rowBytes()));
+    this.pageTable = new PageTable(encoding.rowBytes());
   }
 
   @Override
@@ -81,7 +81,7 @@ final class PinnedFeaturePages implements PagedFeatureRows {
 
   @Override
   public int dim() {
-    return params.dim;
+    return encoding.dim();
   }
 
   @Override
@@ -105,7 +105,7 @@ final class PinnedFeaturePages implements PagedFeatureRows {
         old.close();
       }
       table =
-          ZeroCopyFeatures.ofAddresses(be, params, bases, pageTable.firsts(), pageTable.slots());
+          ZeroCopyFeatures.ofAddresses(be, encoding, bases, pageTable.firsts(), pageTable.slots());
       stale = false;
     }
     table.gather(ids, idsOff, rows, out, outOff);

@@ -1,13 +1,11 @@
 package io.fanout.tensor.cuda;
 
-import io.fanout.graph.GraphStore;
-import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
-import io.fanout.store.StoreLayout;
-import io.fanout.store.StoreManifest;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.RowEncoding;
+import io.fanout.tensor.RowFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
@@ -23,21 +21,22 @@ import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Zero-copy feature reads ({@code --feature-access zero-copy}, as in PyTorch-Direct): the store's
+ * Zero-copy feature reads ({@code --feature-access zero-copy}, as in PyTorch-Direct): a table's
  * feature rows stay in host memory, mapped into the device's address space, and a kernel reads a
  * batch's rows straight over PCIe into a device tensor; the CPU neither gathers nor copies them.
  *
  * <p>f32 rows are read as stored ({@code gather_parts}). Rows of a quantized store stay encoded in
  * host memory: a decode-gather kernel per encoding ({@code gather_parts_f16}, {@code _int8}, {@code
  * _int4}, {@code _pq}, in {@code decode.cu}) reads each batch row's encoded bytes over PCIe and
- * writes its float32 values, bit for bit those of the store's {@link io.fanout.graph.RowDecoder}.
- * The per-column scales and offsets of int8/int4, or the PQ codebooks, are uploaded once to device
- * memory.
+ * writes its float32 values, bit for bit those of the store's host decoder. The per-column scales
+ * and offsets of int8/int4, or the PQ codebooks, are uploaded once to device memory.
  *
- * <p>Each partition file is memory-mapped in chunks of whole rows (at most {@link #MAX_CHUNK}
- * bytes) and each chunk registered with {@code cuMemHostRegister(DEVICEMAP | READ_ONLY)}. Where the
- * driver refuses to register a file mapping, the chunk is copied once into mapped pinned memory
- * ({@code cuMemHostAlloc(DEVICEMAP)}) instead; {@link #registeredChunks()} tells which happened.
+ * <p>The files and the encoding come from the caller ({@link RowFiles}, {@link RowEncoding}); this
+ * class reads no store metadata. Each partition file is memory-mapped in chunks of whole rows (at
+ * most {@link #MAX_CHUNK} bytes) and each chunk registered with {@code cuMemHostRegister(DEVICEMAP
+ * | READ_ONLY)}. Where the driver refuses to register a file mapping, the chunk is copied once into
+ * mapped pinned memory ({@code cuMemHostAlloc(DEVICEMAP)}) instead; {@link #registeredChunks()}
+ * tells which happened.
  */
 public final class ZeroCopyFeatures implements FeatureRows {
   private static final Logger LOG = Logger.getLogger(ZeroCopyFeatures.class.getName());
@@ -50,7 +49,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
   record Chunk(int file, long first, long rows) {}
 
   private final CudaBackend be;
-  private final FeatureParams params;
+  private final RowEncoding encoding;
   private final int dim;
   private final long numRows;
   private final List<Pointer> registered = new ArrayList<>();
@@ -67,44 +66,20 @@ public final class ZeroCopyFeatures implements FeatureRows {
   private DevicePool.Lease<CUdeviceptr> scale;
   private DevicePool.Lease<CUdeviceptr> offset;
 
-  /**
-   * Maps the feature files of {@code store} (see {@link io.fanout.features.FeatureFiles#open}), in
-   * any encoding, for zero-copy reads on {@code be}'s device.
-   */
-  public static ZeroCopyFeatures open(CudaBackend be, GraphStore store) {
-    FeatureRows.requireFeatures(store);
-    StoreManifest m = store.manifest();
-    int n = m.partitionTable.size();
-    Path[] paths = new Path[n];
-    long[] starts = new long[n + 1];
-    for (int p = 0; p < n; p++) {
-      StoreManifest.Partition e = m.partitionTable.get(p);
-      paths[p] = store.dataRoot().resolve(StoreLayout.featuresFile(e.index));
-      starts[p] = e.firstVertex;
-      starts[p + 1] = e.firstVertex + e.numVertices;
-    }
-    return ofFiles(be, paths, starts, store.featureParams(), MAX_CHUNK);
+  /** Maps {@code files}, in any encoding, for zero-copy reads on {@code be}'s device. */
+  public static ZeroCopyFeatures open(CudaBackend be, RowFiles files) {
+    return ofFiles(be, files, MAX_CHUNK);
   }
 
   /**
-   * Maps {@code files[p]}, holding rows {@code [starts[p], starts[p+1])} of {@code dim} floats
-   * after a {@link StoreLayout#HEADER_BYTES}-byte header.
+   * Maps {@code files} in chunks of at most {@code maxChunk} bytes (whole rows, at least one): file
+   * {@code p} holds rows {@code [starts[p], starts[p+1])} of {@link RowEncoding#rowBytes} bytes
+   * each after its header.
    */
-  static ZeroCopyFeatures ofFiles(
-      CudaBackend be, Path[] files, long[] starts, int dim, long maxChunk) {
-    return ofFiles(be, files, starts, FeatureParams.plain(StoreLayout.ENCODING_F32, dim), maxChunk);
-  }
-
-  /**
-   * Maps {@code files[p]}, holding rows {@code [starts[p], starts[p+1])} encoded with {@code
-   * params} ({@link FeatureParams#rowBytes} each) after a {@link StoreLayout#HEADER_BYTES}-byte
-   * header.
-   */
-  public static ZeroCopyFeatures ofFiles(
-      CudaBackend be, Path[] files, long[] starts, FeatureParams params, long maxChunk) {
-    ZeroCopyFeatures z = new ZeroCopyFeatures(be, params, starts[files.length]);
-    z.init(
-        plan(starts, params.rowBytes(), maxChunk), ch -> z.mapChunk(files[ch.file()], ch, starts));
+  public static ZeroCopyFeatures ofFiles(CudaBackend be, RowFiles files, long maxChunk) {
+    RowEncoding encoding = files.encoding();
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, encoding, files.numRows());
+    z.init(plan(files.starts(), encoding.rowBytes(), maxChunk), ch -> z.mapChunk(files, ch));
     return z;
   }
 
@@ -114,20 +89,19 @@ public final class ZeroCopyFeatures implements FeatureRows {
    * the gather kernel reads them over PCIe, as from a registered store mapping.
    */
   public static ZeroCopyFeatures pinnedCopy(CudaBackend be, float[] table, int rows, int dim) {
-    ZeroCopyFeatures z =
-        new ZeroCopyFeatures(be, FeatureParams.plain(StoreLayout.ENCODING_F32, dim), rows);
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, RowEncoding.f32(dim), rows);
     z.init(plan(new long[] {0, rows}, 4L * dim, MAX_CHUNK), ch -> z.copyChunk(table, ch));
     return z;
   }
 
   /**
-   * Reads rows encoded with {@code params} from memory the caller owns and keeps mapped: rows from
+   * Reads rows encoded as {@code encoding} from memory the caller owns and keeps mapped: rows from
    * {@code firsts[c]} on start at device address {@code bases[c]} ({@code firsts} ascending). Used
    * for a feature cache's pinned pages ({@link PinnedFeaturePages}).
    */
   static ZeroCopyFeatures ofAddresses(
-      CudaBackend be, FeatureParams params, long[] bases, long[] firsts, long numRows) {
-    ZeroCopyFeatures z = new ZeroCopyFeatures(be, params, numRows);
+      CudaBackend be, RowEncoding encoding, long[] bases, long[] firsts, long numRows) {
+    ZeroCopyFeatures z = new ZeroCopyFeatures(be, encoding, numRows);
     List<Chunk> plan = new ArrayList<>(bases.length);
     for (int c = 0; c < bases.length; c++) {
       plan.add(new Chunk(c, firsts[c], 0));
@@ -136,10 +110,10 @@ public final class ZeroCopyFeatures implements FeatureRows {
     return z;
   }
 
-  private ZeroCopyFeatures(CudaBackend be, FeatureParams params, long numRows) {
+  private ZeroCopyFeatures(CudaBackend be, RowEncoding encoding, long numRows) {
     this.be = be;
-    this.params = params;
-    this.dim = params.dim;
+    this.encoding = encoding;
+    this.dim = encoding.dim();
     this.numRows = numRows;
   }
 
@@ -153,22 +127,20 @@ public final class ZeroCopyFeatures implements FeatureRows {
     long[] baseAddr = new long[parts];
     long[] first = new long[parts];
     try {
-      switch (params.encoding) {
-        case StoreLayout.ENCODING_INT8, StoreLayout.ENCODING_INT4 -> {
-          scale = upload(params.scale());
-          offset = upload(params.offset());
+      switch (encoding.kind()) {
+        case INT8, INT4 -> {
+          scale = upload(encoding.scale());
+          offset = upload(encoding.offset());
         }
-        case StoreLayout.ENCODING_PQ -> scale = upload(params.codebooks());
-        case StoreLayout.ENCODING_F32, StoreLayout.ENCODING_F16 -> {}
-        default ->
-            throw new IllegalArgumentException("unknown feature encoding " + params.encoding);
+        case PQ -> scale = upload(encoding.codebooks());
+        case F32, F16 -> {}
       }
       for (int c = 0; c < parts; c++) {
         Chunk ch = plan.get(c);
         baseAddr[c] = mapper.map(ch);
         first[c] = ch.first();
       }
-      aligned4 = params.encoding == StoreLayout.ENCODING_F32 && dim % 4 == 0;
+      aligned4 = encoding.kind() == RowEncoding.Kind.F32 && dim % 4 == 0;
       for (long a : baseAddr) {
         aligned4 &= a % 16 == 0;
       }
@@ -184,9 +156,9 @@ public final class ZeroCopyFeatures implements FeatureRows {
     }
     LOG.info(
         "zero-copy features: "
-            + StoreLayout.encodingName(params.encoding)
+            + encoding.kind().label()
             + " rows of "
-            + params.rowBytes()
+            + encoding.rowBytes()
             + " bytes, "
             + parts
             + " chunk(s), "
@@ -209,10 +181,11 @@ public final class ZeroCopyFeatures implements FeatureRows {
   }
 
   /** Maps, registers (or copies) one chunk; returns the device address of its first row. */
-  private long mapChunk(Path file, Chunk ch, long[] starts) {
-    long localFirst = ch.first() - starts[ch.file()];
-    long rowBytes = params.rowBytes();
-    long pos = StoreLayout.HEADER_BYTES + localFirst * rowBytes;
+  private long mapChunk(RowFiles files, Chunk ch) {
+    Path file = files.files()[ch.file()];
+    long localFirst = ch.first() - files.starts()[ch.file()];
+    long rowBytes = encoding.rowBytes();
+    long pos = files.headerBytes() + localFirst * rowBytes;
     long aligned = pos - (pos % PAGE);
     long delta = pos - aligned;
     long len = delta + ch.rows() * rowBytes;
@@ -294,23 +267,23 @@ public final class ZeroCopyFeatures implements FeatureRows {
     return dim;
   }
 
-  /** The encoding of the rows in host memory ({@link StoreLayout#ENCODING_F32} and so on). */
-  public int encoding() {
-    return params.encoding;
+  /** The encoding of the rows in host memory. */
+  public RowEncoding.Kind encoding() {
+    return encoding.kind();
   }
 
   /**
    * Gathers the feature rows {@code ids[idsOff .. idsOff+rows)} (global vertex ids) into the {@code
    * rows x dim} matrix at {@code out[outOff ..)}, on the backend's stream, decoding encoded rows on
-   * the device: only {@link FeatureParams#rowBytes} bytes per row cross the bus.
+   * the device: only {@link RowEncoding#rowBytes} bytes per row cross the bus.
    */
   @Override
   public void gather(IntTensor ids, int idsOff, int rows, FloatTensor out, int outOff) {
     CUdeviceptr pi = be.pointer(ids, idsOff, rows);
     CUdeviceptr po = be.pointer(out, outOff, (long) rows * dim);
     long n = (long) rows * dim;
-    switch (params.encoding) {
-      case StoreLayout.ENCODING_F32 -> {
+    switch (encoding.kind()) {
+      case F32 -> {
         if (aligned4 && CudaDriver.address(po) % 16 == 0) {
           be.launch(
               "gather_parts_v4",
@@ -330,12 +303,12 @@ public final class ZeroCopyFeatures implements FeatureRows {
               new KernelArgs().p(bases.ptr()).p(firsts.ptr()).i(parts).p(pi).i(rows).i(dim).p(po));
         }
       }
-      case StoreLayout.ENCODING_F16 ->
+      case F16 ->
           be.launch(
               "gather_parts_f16",
               n,
               new KernelArgs().p(bases.ptr()).p(firsts.ptr()).i(parts).p(pi).i(rows).i(dim).p(po));
-      case StoreLayout.ENCODING_INT8 ->
+      case INT8 ->
           be.launch(
               "gather_parts_int8",
               n,
@@ -349,7 +322,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
                   .p(scale.ptr())
                   .p(offset.ptr())
                   .p(po));
-      case StoreLayout.ENCODING_INT4 ->
+      case INT4 ->
           be.launch(
               "gather_parts_int4",
               n,
@@ -363,7 +336,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
                   .p(scale.ptr())
                   .p(offset.ptr())
                   .p(po));
-      case StoreLayout.ENCODING_PQ ->
+      case PQ ->
           be.launch(
               "gather_parts_pq",
               n,
@@ -374,11 +347,10 @@ public final class ZeroCopyFeatures implements FeatureRows {
                   .p(pi)
                   .i(rows)
                   .i(dim)
-                  .i(params.groupSize)
-                  .i(params.centroids)
+                  .i(encoding.groupSize())
+                  .i(encoding.centroids())
                   .p(scale.ptr())
                   .p(po));
-      default -> throw new IllegalStateException("unknown feature encoding " + params.encoding);
     }
   }
 

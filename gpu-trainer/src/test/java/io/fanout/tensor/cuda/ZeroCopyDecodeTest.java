@@ -2,6 +2,7 @@ package io.fanout.tensor.cuda;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fanout.features.StoreFeatureRows;
 import io.fanout.graph.RowDecoder;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.Half;
@@ -107,7 +108,8 @@ class ZeroCopyDecodeTest {
     int dim = p.dim;
     float[] out = new float[ids.length * dim];
     try (CudaBackend be = new CudaBackend(-1)) {
-      try (ZeroCopyFeatures z = ZeroCopyFeatures.ofFiles(be, files, starts, p, maxChunk);
+      try (ZeroCopyFeatures z =
+              ZeroCopyFeatures.ofFiles(be, StoreFeatureRows.files(files, starts, p), maxChunk);
           IntTensor ti = be.allocInt(ids.length);
           FloatTensor t = be.allocFloat(ids.length * dim + 5)) {
         System.out.println(
@@ -118,7 +120,7 @@ class ZeroCopyDecodeTest {
                 + z.registeredChunks()
                 + " of "
                 + z.chunks());
-        assertThat(z.encoding()).isEqualTo(p.encoding);
+        assertThat(z.encoding().label()).isEqualTo(StoreLayout.encodingName(p.encoding));
         be.upload(ids, 0, ti, 0, ids.length);
         z.gather(ti, 0, ids.length, t, 5);
         be.download(t, 5, out, 0, out.length);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.RowEncoding;
+import io.fanout.tensor.RowFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -57,7 +59,11 @@ class ZeroCopyFeaturesTest {
     int[] ids = {0, 249, 100, 99, 17, 180, 17};
     try (CudaBackend be = new CudaBackend(-1)) {
       // 33 rows per chunk: chunk boundaries fall inside both files
-      try (ZeroCopyFeatures z = ZeroCopyFeatures.ofFiles(be, files, starts, dim, 33L * 4 * dim);
+      try (ZeroCopyFeatures z =
+              ZeroCopyFeatures.ofFiles(
+                  be,
+                  new RowFiles(files, starts, StoreLayout.HEADER_BYTES, RowEncoding.f32(dim)),
+                  33L * 4 * dim);
           IntTensor ti = be.allocInt(ids.length);
           FloatTensor out = be.allocFloat(ids.length * dim + 3)) {
         System.out.println("registered chunks: " + z.registeredChunks() + " of " + z.chunks());

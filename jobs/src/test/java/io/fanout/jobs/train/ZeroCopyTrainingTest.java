@@ -3,6 +3,7 @@ package io.fanout.jobs.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.features.StoreFeatureRows;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.Block;
 import io.fanout.nn.GnnModel;
@@ -128,7 +129,7 @@ class ZeroCopyTrainingTest {
     ShardSet set = ShardSet.open(shards);
     try (GraphStore gs = GraphStore.open(store, false);
         GnnModel model = new GnnModel(cfg, be);
-        FeatureRows rows = be.mapFeatureRows(gs);
+        FeatureRows rows = StoreFeatureRows.map(be, gs);
         BatchStream ids = set.epochData(gs.features(), null, 8, "none", 1, 1, true, false).open(0);
         BatchStream gathered = set.epochData(gs.features(), 8, "none", 1, 1, true).open(0)) {
       model.init(3);

@@ -1,10 +1,10 @@
-package io.fanout.features;
+package io.fanout.tensor;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Where a {@link RowCache} keeps its encoded rows: pages of at most {@link #pageBytes} bytes, each
+ * Where a feature cache keeps its encoded rows: pages of at most {@link #pageBytes} bytes, each
  * holding a run of slots. {@link #HEAP} gives heap pages; a backend that reads rows in place gives
  * memory its kernels can address (on a GPU, mapped pinned host memory, so the device reads the
  * cached rows over the bus and the host never gathers them).
