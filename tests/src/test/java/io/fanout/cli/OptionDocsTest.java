@@ -58,6 +58,31 @@ class OptionDocsTest {
   }
 
   @Test
+  void eachCommandHasOneBlockAndEveryMarkerIsPaired() throws IOException {
+    List<String> blocks = new ArrayList<>();
+    for (Path page : OptionDocs.pages(DOCS)) {
+      String text = Files.readString(page, StandardCharsets.UTF_8);
+      List<String> here = OptionDocs.blocks(text);
+      blocks.addAll(here);
+      assertThat(count(text, "<!-- options:begin "))
+          .as(page + ": options:begin markers")
+          .isEqualTo(here.size());
+      assertThat(count(text, "<!-- options:end "))
+          .as(page + ": options:end markers")
+          .isEqualTo(here.size());
+    }
+    assertThat(blocks).as("option blocks in docs/*.md, one per command").doesNotHaveDuplicates();
+  }
+
+  private static int count(String text, String marker) {
+    int n = 0;
+    for (int i = text.indexOf(marker); i >= 0; i = text.indexOf(marker, i + 1)) {
+      n++;
+    }
+    return n;
+  }
+
+  @Test
   void aTableListsNameDefaultAndMeaning() {
     String text =
         OptionDocs.render(
