@@ -31,13 +31,7 @@ class ApiHygieneTest {
       Path main = REPO.resolve(module).resolve("src").resolve("main");
       List<Path> sources;
       try (Stream<Path> walk = Files.walk(main)) {
-        // A *Main class is a program's entry point (TrainBenchmarkMain: bench-train on a GPU
-        // machine without Spark), run by `java`, never called by the library or by a session.
-        sources =
-            walk.filter(p -> p.toString().endsWith(".java"))
-                .filter(p -> !p.getFileName().toString().endsWith("Main.java"))
-                .sorted()
-                .toList();
+        sources = walk.filter(p -> p.toString().endsWith(".java")).sorted().toList();
       }
       for (Path f : sources) {
         files++;
