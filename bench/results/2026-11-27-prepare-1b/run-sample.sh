@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One epoch of sampling from the store run-prepare.sh left in OUT = W/work. Run from the
-# repository root: bench/results/prepare-1b-2026-11-27/run-sample.sh W
+# repository root: bench/results/2026-11-27-prepare-1b/run-sample.sh W
 set -u
 W="${1:?usage: run-sample.sh W (the folder run-prepare.sh used)}"
 OUT="$W/work"

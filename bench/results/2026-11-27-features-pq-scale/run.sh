@@ -4,7 +4,7 @@
 # (generating 11 M rows of 1024 columns and training the codebooks with Spark's KMeans needs more
 # than the limit); step 2 trains one epoch from them inside a 640 MiB memory cgroup, every feature
 # row read from the device with O_DIRECT through a belady cache of 5% of the feature bytes.
-# Run from the repository root: bench/results/features-pq-scale-2026-11-27/run.sh W
+# Run from the repository root: bench/results/2026-11-27-features-pq-scale/run.sh W
 set -u
 W="${1:?usage: run.sh W (a folder with about 3 GB free)}"
 K="$W/work" # the kept store and shards

@@ -2,7 +2,7 @@
 # The 1-billion-edge prepare: the dry-run plan, then bench-prepare --input on the tables that
 # `bin/fanout generate` wrote to W/input, with a 5-second monitor of Spark's shuffle folder (under
 # /tmp, spark.local.dir's default) and of the free disk. Run from the repository root:
-#   bench/results/prepare-1b-2026-11-27/run-prepare.sh W
+#   bench/results/2026-11-27-prepare-1b/run-prepare.sh W
 set -u
 W="${1:?usage: run-prepare.sh W (the folder holding W/input)}"
 OUT="$W/work"
