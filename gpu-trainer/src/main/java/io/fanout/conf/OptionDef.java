@@ -20,11 +20,12 @@ public final class OptionDef<T> {
   private final Function<String, T> parser;
   private final boolean flag;
   private final String docSuffix;
-  private final OptionDef<T> origin;
+  private final OptionDef<?> origin;
+  private final String[] choices;
 
   private OptionDef(
       String name, String defaultValue, String doc, Function<String, T> parser, boolean flag) {
-    this(name, defaultValue, doc, "", parser, flag, null);
+    this(name, defaultValue, doc, "", parser, flag, null, null);
   }
 
   private OptionDef(
@@ -34,7 +35,8 @@ public final class OptionDef<T> {
       String docSuffix,
       Function<String, T> parser,
       boolean flag,
-      OptionDef<T> origin) {
+      OptionDef<?> origin,
+      String[] choices) {
     if (!name.matches("[a-z][a-z0-9]*(-[a-z0-9]+)*")) {
       throw new IllegalArgumentException("option names are kebab-case, got '" + name + "'");
     }
@@ -45,6 +47,7 @@ public final class OptionDef<T> {
     this.flag = flag;
     this.docSuffix = docSuffix;
     this.origin = origin == null ? this : origin;
+    this.choices = choices;
   }
 
   /**
@@ -95,7 +98,8 @@ public final class OptionDef<T> {
           throw new IllegalArgumentException("expected one of " + allowed);
         },
         false,
-        null);
+        null,
+        choices.clone());
   }
 
   /**
@@ -105,7 +109,14 @@ public final class OptionDef<T> {
   public static <E extends Enum<E> & OptionEnum> OptionDef<E> enumeration(
       String name, E defaultValue, String doc, Function<String, E> parse, E[] values) {
     return new OptionDef<>(
-        name, defaultValue.id(), doc, " (" + OptionEnum.ids(values) + ")", parse, false, null);
+        name,
+        defaultValue.id(),
+        doc,
+        " (" + OptionEnum.ids(values) + ")",
+        parse,
+        false,
+        null,
+        OptionEnum.ids(values).split("\\|"));
   }
 
   /**
@@ -122,11 +133,32 @@ public final class OptionDef<T> {
    * parser and (for a choice) the allowed values stay.
    */
   public OptionDef<T> withDefault(String defaultValue, String doc) {
-    return new OptionDef<>(name, defaultValue, doc, docSuffix, parser, flag, origin);
+    return new OptionDef<>(name, defaultValue, doc, docSuffix, parser, flag, origin, choices);
   }
 
-  /** The definition this one was derived from with {@link #withDefault}, or itself. */
-  public OptionDef<T> origin() {
+  /**
+   * This choice option accepting {@code added} values besides its own: the same name, for a
+   * command that offers more than the one the option comes from (e.g. a benchmark's {@code both}).
+   * Derived like {@link #withDefault}, so the name keeps one definition.
+   *
+   * @throws IllegalStateException if this option is not a choice
+   */
+  public OptionDef<String> withAddedChoices(String defaultValue, String doc, String... added) {
+    if (choices == null) {
+      throw new IllegalStateException("--" + name + " has no choices to add to");
+    }
+    String[] all = java.util.Arrays.copyOf(choices, choices.length + added.length);
+    System.arraycopy(added, 0, all, choices.length, added.length);
+    OptionDef<String> wider = choice(name, defaultValue, doc, all);
+    return new OptionDef<>(
+        name, defaultValue, doc, wider.docSuffix, wider.parser, false, origin, all);
+  }
+
+  /**
+   * The definition this one was derived from with {@link #withDefault} or {@link
+   * #withAddedChoices}, or itself.
+   */
+  public OptionDef<?> origin() {
     return origin;
   }
 

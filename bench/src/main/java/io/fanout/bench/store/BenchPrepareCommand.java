@@ -87,7 +87,8 @@ public final class BenchPrepareCommand implements Command {
     if (given == null) {
       long t0 = System.nanoTime();
       GraphGenerator g =
-          new GraphGenerator(conf.get(VERTICES), conf.get(EDGES), conf.get(FEATURE_DIM), 8, 0, 0.8);
+          new GraphGenerator(
+              conf.get(NUM_VERTICES), conf.get(NUM_EDGES), conf.get(FEATURE_DIM), 8, 0, 0.8);
       int tasks = spark.sparkContext().defaultParallelism();
       g.write(spark, tasks, vertexTable(input), edgeTable(input));
       generate = seconds(t0);
@@ -133,7 +134,7 @@ public final class BenchPrepareCommand implements Command {
     double prepare = main.seconds;
 
     Map<String, Object> out = new LinkedHashMap<>();
-    long edgeRows = firstScan.result; // --edges when generated, else what the input holds
+    long edgeRows = firstScan.result; // --num-edges when generated, else what the input holds
     long storeBytes = r.manifest().fileBytes();
     out.put("bench", "prepare");
     if (given != null) {

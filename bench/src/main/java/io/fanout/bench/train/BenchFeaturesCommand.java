@@ -44,10 +44,10 @@ public final class BenchFeaturesCommand implements Command {
     Map<String, Object> r =
         FeatureCacheBenchmark.run(
             new FeatureCacheBenchmark.Settings(
-                c.get(VERTICES),
-                c.get(EDGES),
+                Math.toIntExact(c.get(NUM_VERTICES)),
+                c.get(NUM_EDGES),
                 c.get(SKEW),
-                c.get(FEATURES),
+                c.get(FEATURE_DIM),
                 c.get(HIDDEN),
                 SharedOptions.fanouts(c.get(FANOUTS)),
                 c.get(BATCH_SIZE),
@@ -60,7 +60,7 @@ public final class BenchFeaturesCommand implements Command {
                 c.get(ENCODING),
                 c.get(DIRECT_IO),
                 List.of(c.get(RUNS).split(",")),
-                c.get(WARMUP),
+                c.get(WARMUP_EPOCH),
                 workdir.isEmpty() ? null : Paths.get(workdir).toAbsolutePath(),
                 c.get(KEEP),
                 c.get(WRITE_ONLY)),

@@ -52,9 +52,9 @@ public final class BenchTrainCommand implements Command {
     int[] fanouts = SharedOptions.fanouts(c.get(FANOUTS));
     TrainBenchmark.Settings settings =
         new TrainBenchmark.Settings(
-            c.get(VERTICES),
-            c.get(EDGES),
-            c.get(FEATURES),
+            Math.toIntExact(c.get(NUM_VERTICES)),
+            c.get(NUM_EDGES),
+            c.get(FEATURE_DIM),
             c.get(HIDDEN),
             fanouts,
             c.get(BATCH_SIZE),

@@ -10,9 +10,9 @@ public final class BenchCacheOptions {
   private BenchCacheOptions() {}
 
   // The graph of bench-train (products size by default), sampled the same way.
-  public static final OptionDef<Integer> VERTICES = BenchTrainOptions.VERTICES;
-  public static final OptionDef<Long> EDGES = BenchTrainOptions.EDGES;
-  public static final OptionDef<Integer> FEATURES = BenchTrainOptions.FEATURES;
+  public static final OptionDef<Long> NUM_VERTICES = BenchTrainOptions.NUM_VERTICES;
+  public static final OptionDef<Long> NUM_EDGES = BenchTrainOptions.NUM_EDGES;
+  public static final OptionDef<Integer> FEATURE_DIM = BenchTrainOptions.FEATURE_DIM;
   public static final OptionDef<String> FANOUTS = BenchTrainOptions.FANOUTS;
   public static final OptionDef<Integer> BATCH_SIZE = BenchTrainOptions.BATCH_SIZE;
   public static final OptionDef<Integer> BATCHES =
@@ -40,9 +40,9 @@ public final class BenchCacheOptions {
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          VERTICES,
-          EDGES,
-          FEATURES,
+          NUM_VERTICES,
+          NUM_EDGES,
+          FEATURE_DIM,
           FANOUTS,
           BATCH_SIZE,
           BATCHES,

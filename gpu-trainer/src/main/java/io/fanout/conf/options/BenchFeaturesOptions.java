@@ -8,10 +8,10 @@ import java.util.List;
 public final class BenchFeaturesOptions {
   private BenchFeaturesOptions() {}
 
-  public static final OptionDef<Integer> VERTICES =
-      OptionDef.integer("vertices", 500_000, "vertices of the generated graph");
-  public static final OptionDef<Long> EDGES =
-      SharedOptions.GENERATED_EDGES.withDefault("10000000", "edges of the generated graph (about)");
+  public static final OptionDef<Long> NUM_VERTICES =
+      SharedOptions.NUM_VERTICES.withDefault("500000", "vertices of the generated graph");
+  public static final OptionDef<Long> NUM_EDGES =
+      SharedOptions.NUM_EDGES.withDefault("10000000", "edges of the generated graph (about)");
   public static final OptionDef<Double> SKEW =
       OptionDef.doubleValue(
           "skew",
@@ -19,8 +19,8 @@ public final class BenchFeaturesOptions {
           "in-neighbor skew K of the generated graph: neighbor ids drawn as n x r^K, so the 5%"
               + " most-named vertices hold about 0.05^(1/K) of the neighbor entries (2: 22%; 1:"
               + " uniform); inspect reports a store's share");
-  public static final OptionDef<Integer> FEATURES =
-      OptionDef.integer("features", 100, "feature dim");
+  public static final OptionDef<Integer> FEATURE_DIM =
+      SharedOptions.FEATURE_DIM.withDefault("100", "feature dim");
   public static final OptionDef<Integer> HIDDEN =
       SharedOptions.HIDDEN.withDefault("64", "hidden width");
   public static final OptionDef<String> FANOUTS =
@@ -66,8 +66,8 @@ public final class BenchFeaturesOptions {
   public static final OptionDef<String> RUNS =
       OptionDef.string(
           "runs", "mapped,none,belady,lru", "which runs to make (some of mapped,none,belady,lru)");
-  public static final OptionDef<Boolean> WARMUP =
-      OptionDef.bool("warmup", true, "train one untimed memory-mapped epoch first");
+  public static final OptionDef<Boolean> WARMUP_EPOCH =
+      OptionDef.bool("warmup-epoch", true, "train one untimed memory-mapped epoch first");
   public static final OptionDef<String> WORK_DIR =
       SharedOptions.WORK_DIR.withDefault(
           "",
@@ -85,10 +85,10 @@ public final class BenchFeaturesOptions {
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          VERTICES,
-          EDGES,
+          NUM_VERTICES,
+          NUM_EDGES,
           SKEW,
-          FEATURES,
+          FEATURE_DIM,
           HIDDEN,
           FANOUTS,
           BATCH_SIZE,
@@ -101,7 +101,7 @@ public final class BenchFeaturesOptions {
           ENCODING,
           DIRECT_IO,
           RUNS,
-          WARMUP,
+          WARMUP_EPOCH,
           WORK_DIR,
           KEEP,
           WRITE_ONLY,
