@@ -1,5 +1,6 @@
 package io.fanout.conf;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -108,15 +109,33 @@ public final class OptionDef<T> {
    */
   public static <E extends Enum<E> & OptionEnum> OptionDef<E> enumeration(
       String name, E defaultValue, String doc, Function<String, E> parse, E[] values) {
+    return enumeration(name, defaultValue, doc, parse, values, E::id);
+  }
+
+  /**
+   * {@link #enumeration} of a domain enum that lives beneath this module and so cannot implement
+   * {@link OptionEnum}: {@code id} gives a value's spelling.
+   */
+  public static <E extends Enum<E>> OptionDef<E> enumeration(
+      String name,
+      E defaultValue,
+      String doc,
+      Function<String, E> parse,
+      E[] values,
+      Function<E, String> id) {
+    String[] ids = new String[values.length];
+    for (int i = 0; i < values.length; i++) {
+      ids[i] = id.apply(values[i]);
+    }
     return new OptionDef<>(
         name,
-        defaultValue.id(),
+        id.apply(defaultValue),
         doc,
-        " (" + OptionEnum.ids(values) + ")",
+        " (" + String.join("|", ids) + ")",
         parse,
         false,
         null,
-        OptionEnum.ids(values).split("\\|"));
+        ids);
   }
 
   /**
@@ -137,21 +156,22 @@ public final class OptionDef<T> {
   }
 
   /**
-   * This choice option accepting {@code added} values besides its own: the same name, for a
-   * command that offers more than the one the option comes from (e.g. a benchmark's {@code both}).
-   * Derived like {@link #withDefault}, so the name keeps one definition.
+   * This choice option widened to {@code values}, an enum whose spellings include every one of this
+   * option's and add more (e.g. a benchmark's {@code both}): the same name, for a command that
+   * offers more than the one the option comes from. Derived like {@link #withDefault}, so the name
+   * keeps one definition.
    *
-   * @throws IllegalStateException if this option is not a choice
+   * @throws IllegalStateException if this option has no choices or {@code values} lacks one
    */
-  public OptionDef<String> withAddedChoices(String defaultValue, String doc, String... added) {
-    if (choices == null) {
-      throw new IllegalStateException("--" + name + " has no choices to add to");
+  public <F extends Enum<F> & OptionEnum> OptionDef<F> withAddedChoices(
+      F defaultValue, String doc, Function<String, F> parse, F[] values) {
+    OptionDef<F> wider = enumeration(name, defaultValue, doc, parse, values);
+    if (choices == null || !java.util.Arrays.asList(wider.choices).containsAll(List.of(choices))) {
+      throw new IllegalStateException(
+          "--" + name + ": " + OptionEnum.ids(values) + " does not widen its choices");
     }
-    String[] all = java.util.Arrays.copyOf(choices, choices.length + added.length);
-    System.arraycopy(added, 0, all, choices.length, added.length);
-    OptionDef<String> wider = choice(name, defaultValue, doc, all);
     return new OptionDef<>(
-        name, defaultValue, doc, wider.docSuffix, wider.parser, false, origin, all);
+        name, wider.defaultValue, doc, wider.docSuffix, parse, false, origin, wider.choices);
   }
 
   /**

@@ -1,8 +1,11 @@
 package io.fanout.conf;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.conf.options.BenchEdgeSort;
 import io.fanout.conf.options.OptionClasses;
+import io.fanout.conf.options.PrepareOptions;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -61,13 +64,19 @@ class OptionNamesTest {
 
   @Test
   void aDerivedChoiceAddsValuesToItsOrigin() {
-    OptionDef<String> both =
-        io.fanout.conf.options.PrepareOptions.EDGE_SORT.withAddedChoices("task", "sorts", "both");
+    OptionDef<BenchEdgeSort> both =
+        PrepareOptions.EDGE_SORT.withAddedChoices(
+            BenchEdgeSort.TASK, "sorts", BenchEdgeSort::parse, BenchEdgeSort.values());
     assertThat(both.name()).isEqualTo("edge-sort");
-    assertThat(both.origin()).isSameAs(io.fanout.conf.options.PrepareOptions.EDGE_SORT);
+    assertThat(both.origin()).isSameAs(PrepareOptions.EDGE_SORT);
     assertThat(both.doc()).isEqualTo("sorts (task|sql|both)");
     FanoutConf c = FanoutConf.of("x", List.of(both), Map.of("edge-sort", "BOTH"));
-    assertThat(c.get(both)).isEqualTo("both");
+    assertThat(c.get(both)).isEqualTo(BenchEdgeSort.BOTH);
+    assertThatThrownBy(
+            () ->
+                PrepareOptions.ID_LOOKUP.withAddedChoices(
+                    BenchEdgeSort.TASK, "sorts", BenchEdgeSort::parse, BenchEdgeSort.values()))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test

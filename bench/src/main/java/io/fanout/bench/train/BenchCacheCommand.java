@@ -48,7 +48,7 @@ public final class BenchCacheCommand implements Command {
                         c.get(LOADER_THREADS),
                         c.get(CACHE_FRACTION),
                         List.of(c.get(POLICIES).split(",")),
-                        c.get(ACCESS),
+                        c.get(ACCESS).id(),
                         c.get(IO_THREADS),
                         c.get(ROUNDS)))));
     return 0;

@@ -10,6 +10,7 @@ import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.BenchFeaturesOptions;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreFeatureEncoding;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,7 @@ public final class BenchFeaturesCommand implements Command {
     FanoutConf c = ctx.conf();
     String workdir = c.get(WORK_DIR);
     FeatureCacheBenchmark.PqCodebooks pq =
-        c.get(ENCODING).equals("pq") ? new SparkPqCodebooks(ctx, c) : null;
+        c.get(ENCODING) == StoreFeatureEncoding.PQ ? new SparkPqCodebooks(ctx, c) : null;
     Map<String, Object> r =
         FeatureCacheBenchmark.run(
             new FeatureCacheBenchmark.Settings(
@@ -57,7 +58,7 @@ public final class BenchFeaturesCommand implements Command {
                 c.get(PREFETCH),
                 fractions(c.get(CACHE_FRACTIONS)),
                 window(c.get(WINDOW)),
-                c.get(ENCODING),
+                c.get(ENCODING).id(),
                 c.get(DIRECT_IO),
                 List.of(c.get(RUNS).split(",")),
                 c.get(WARMUP_EPOCH),

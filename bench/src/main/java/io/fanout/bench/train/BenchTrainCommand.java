@@ -9,6 +9,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.BenchTrainOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.conf.options.TrainPeer;
 import io.fanout.nn.ModelConfig;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.FileTrees;
@@ -68,7 +69,7 @@ public final class BenchTrainCommand implements Command {
             c.get(FEATURE_CACHE_FRACTION),
             c.get(FEATURE_CACHE_IO_THREADS));
     String export = c.get(EXPORT_BATCHES);
-    boolean peer = c.get(PEER).equals("torch");
+    boolean peer = c.get(PEER) == TrainPeer.TORCH;
     HotReuse reuse = TrainOptionsDefs.reuse(c);
     if (settings.featureAccess().equals(TrainSpec.ZERO_COPY) && (peer || !export.isEmpty())) {
       throw new InvalidInputException(

@@ -24,14 +24,14 @@ public final class BenchCacheOptions {
       OptionDef.doubleValue("cache-fraction", 0.05, "cache size, a fraction of the feature bytes");
   public static final OptionDef<String> POLICIES =
       OptionDef.string("policies", "belady,lru", "cache policies to replay (belady,lru,none)");
-  public static final OptionDef<String> ACCESS =
-      OptionDef.choice(
+  public static final OptionDef<CacheAccess> ACCESS =
+      OptionDef.enumeration(
           "access",
-          "resolve",
+          CacheAccess.RESOLVE,
           "resolve: make each batch's rows present in the cache's pages (zero-copy readers);"
               + " gather: decode them into a buffer",
-          "resolve",
-          "gather");
+          CacheAccess::parse,
+          CacheAccess.values());
   public static final OptionDef<Integer> IO_THREADS =
       OptionDef.integer("io-threads", TrainFeatureCache.IO_THREADS, "threads reading misses");
   public static final OptionDef<Integer> ROUNDS =

@@ -2,6 +2,7 @@ package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.store.StoreFeatureEncoding;
 import java.util.List;
 
 /** The options of {@code bin/fanout bench-features}. */
@@ -47,16 +48,24 @@ public final class BenchFeaturesOptions {
           "32",
           "batches belady plans ahead at a time, as train --feature-cache-window (a number, or"
               + " auto)");
-  public static final OptionDef<String> ENCODING =
-      OptionDef.choice(
+
+  /** The encodings bench-features generates a store in. */
+  private static final StoreFeatureEncoding[] ENCODINGS = {
+    StoreFeatureEncoding.F32,
+    StoreFeatureEncoding.INT8,
+    StoreFeatureEncoding.INT4,
+    StoreFeatureEncoding.PQ
+  };
+
+  public static final OptionDef<StoreFeatureEncoding> ENCODING =
+      OptionDef.enumeration(
           "encoding",
-          "f32",
+          StoreFeatureEncoding.F32,
           "the store's feature encoding; int8/int4/pq rows are generated and encoded one at a time"
               + " (no float32 copy in memory); pq codebooks by Spark MLlib's KMeans as in quantize",
-          "f32",
-          "int8",
-          "int4",
-          "pq");
+          raw -> StoreFeatureEncoding.parse(raw, ENCODINGS),
+          ENCODINGS,
+          StoreFeatureEncoding::id);
   public static final OptionDef<Boolean> DIRECT_IO =
       OptionDef.bool(
           "direct-io",

@@ -19,20 +19,22 @@ public final class BenchPrepareOptions {
   public static final OptionDef<String> WORK_DIR =
       SharedOptions.WORK_DIR.withDefault(
           "target/bench-prepare", "folder for the input and the store");
-  public static final OptionDef<String> EDGE_SORT =
+  public static final OptionDef<BenchEdgeSort> EDGE_SORT =
       PrepareOptions.EDGE_SORT.withAddedChoices(
-          "task",
+          BenchEdgeSort.TASK,
           "prepare's --edge-sort; both = prepare twice in this run (task, then sql: the second"
               + " runs in a warmer JVM), report each against the same scan and check that the"
               + " stores are byte-identical",
-          "both");
-  public static final OptionDef<String> ID_LOOKUP =
+          BenchEdgeSort::parse,
+          BenchEdgeSort.values());
+  public static final OptionDef<BenchIdLookup> ID_LOOKUP =
       PrepareOptions.ID_LOOKUP.withAddedChoices(
-          "auto",
+          BenchIdLookup.AUTO,
           "prepare's --id-lookup; both = prepare twice in this run (task, then sql, both with"
               + " --edge-sort task), report each against the same scan and check that the stores"
               + " are byte-identical",
-          "both");
+          BenchIdLookup::parse,
+          BenchIdLookup.values());
   public static final OptionDef<Boolean> KEEP =
       SharedOptions.KEEP.withDefault("false", "keep the generated input and the store afterwards");
   public static final OptionDef<String> INPUT =

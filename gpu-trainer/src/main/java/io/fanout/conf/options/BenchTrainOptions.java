@@ -45,14 +45,14 @@ public final class BenchTrainOptions {
           "write the warmup + timed batches, their features, the model's configuration and initial"
               + " parameters as .npy files into this new directory (for bench/torch_reference.py)"
               + " instead of the throughput run");
-  public static final OptionDef<String> PEER =
-      OptionDef.choice(
+  public static final OptionDef<TrainPeer> PEER =
+      OptionDef.enumeration(
           "peer",
-          "none",
+          TrainPeer.NONE,
           "torch: train the same model on the same exported batches with plain PyTorch"
               + " (bench/torch_reference.py), alternating with Fanout, and print the ratio",
-          "none",
-          "torch");
+          TrainPeer::parse,
+          TrainPeer.values());
   public static final OptionDef<Integer> PEER_ROUNDS =
       OptionDef.integer("peer-rounds", 3, "alternating rounds of Fanout and the peer");
   public static final OptionDef<Double> DROPOUT =
