@@ -140,7 +140,7 @@ for MODE in "${MODES[@]}"; do
     done
   elif [ "$MODE" = quick ]; then
     step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
-      --backend cuda --vertices 500000 --edges 12000000 --batches 10 --warmup 2 --loader-threads 12
+      --backend cuda --num-vertices 500000 --num-edges 12000000 --batches 10 --warmup 2 --loader-threads 12
   else
     step bench-cuda 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4

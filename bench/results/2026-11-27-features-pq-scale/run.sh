@@ -9,7 +9,7 @@ set -u
 W="${1:?usage: run.sh W (a folder with about 3 GB free)}"
 K="$W/work" # the kept store and shards
 mkdir -p "$W"
-GRAPH=(--vertices 11000000 --edges 55000000 --features 1024 --hidden 64 --fanouts 10,5
+GRAPH=(--num-vertices 11000000 --num-edges 55000000 --feature-dim 1024 --hidden 64 --fanouts 10,5
   --batch-size 256 --batches 600 --encoding pq --work-dir "$K")
 FANOUT_JAVA_OPTS=-Xmx6g nice -n 10 /usr/bin/time -v bin/fanout bench-features "${GRAPH[@]}" \
   --write-only true > "$W/write.json" 2> "$W/write.err"
@@ -23,7 +23,7 @@ du -sb "$K/store" "$K/shards" > "$W/work-bytes.txt"
 sync && echo 3 > /proc/sys/vm/drop_caches || echo "run.sh: could not drop the page cache" >&2
 uptime > "$W/train-uptime.txt"
 FANOUT_JAVA_OPTS=-Xmx500m nice -n 10 bench/features-at-scale.sh 640M "${GRAPH[@]}" --keep true \
-  --direct-io true --cache-fractions 0.05 --runs none,belady,lru --warmup false \
+  --direct-io true --cache-fractions 0.05 --runs none,belady,lru --warmup-epoch false \
   > "$W/train.json" 2> "$W/train.err"
 echo "rc=$?" >> "$W/train.json"
 uptime >> "$W/train-uptime.txt"

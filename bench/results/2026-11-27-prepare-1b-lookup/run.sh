@@ -7,6 +7,6 @@
 set -u
 W="${1:?usage: run.sh W (an empty folder on a disk with about 70 GB free)}"
 FANOUT_JAVA_OPTS=-Xmx8g /usr/bin/time -v bin/fanout generate --output "$W/input" \
-  --vertices 100000000 --edges 1000000000 --feature-dim 16 --tasks 40 \
+  --num-vertices 100000000 --num-edges 1000000000 --feature-dim 16 --tasks 40 \
   > "$W/generate.json" 2> "$W/generate.err"
 bench/results/2026-11-27-prepare-1b/run-prepare.sh "$W"

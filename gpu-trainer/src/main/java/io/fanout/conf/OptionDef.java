@@ -1,5 +1,6 @@
 package io.fanout.conf;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -20,11 +21,12 @@ public final class OptionDef<T> {
   private final Function<String, T> parser;
   private final boolean flag;
   private final String docSuffix;
-  private final OptionDef<T> origin;
+  private final OptionDef<?> origin;
+  private final String[] choices;
 
   private OptionDef(
       String name, String defaultValue, String doc, Function<String, T> parser, boolean flag) {
-    this(name, defaultValue, doc, "", parser, flag, null);
+    this(name, defaultValue, doc, "", parser, flag, null, null);
   }
 
   private OptionDef(
@@ -34,7 +36,8 @@ public final class OptionDef<T> {
       String docSuffix,
       Function<String, T> parser,
       boolean flag,
-      OptionDef<T> origin) {
+      OptionDef<?> origin,
+      String[] choices) {
     if (!name.matches("[a-z][a-z0-9]*(-[a-z0-9]+)*")) {
       throw new IllegalArgumentException("option names are kebab-case, got '" + name + "'");
     }
@@ -45,6 +48,7 @@ public final class OptionDef<T> {
     this.flag = flag;
     this.docSuffix = docSuffix;
     this.origin = origin == null ? this : origin;
+    this.choices = choices;
   }
 
   /**
@@ -95,7 +99,8 @@ public final class OptionDef<T> {
           throw new IllegalArgumentException("expected one of " + allowed);
         },
         false,
-        null);
+        null,
+        choices.clone());
   }
 
   /**
@@ -104,8 +109,33 @@ public final class OptionDef<T> {
    */
   public static <E extends Enum<E> & OptionEnum> OptionDef<E> enumeration(
       String name, E defaultValue, String doc, Function<String, E> parse, E[] values) {
+    return enumeration(name, defaultValue, doc, parse, values, E::id);
+  }
+
+  /**
+   * {@link #enumeration} of a domain enum that lives beneath this module and so cannot implement
+   * {@link OptionEnum}: {@code id} gives a value's spelling.
+   */
+  public static <E extends Enum<E>> OptionDef<E> enumeration(
+      String name,
+      E defaultValue,
+      String doc,
+      Function<String, E> parse,
+      E[] values,
+      Function<E, String> id) {
+    String[] ids = new String[values.length];
+    for (int i = 0; i < values.length; i++) {
+      ids[i] = id.apply(values[i]);
+    }
     return new OptionDef<>(
-        name, defaultValue.id(), doc, " (" + OptionEnum.ids(values) + ")", parse, false, null);
+        name,
+        id.apply(defaultValue),
+        doc,
+        " (" + String.join("|", ids) + ")",
+        parse,
+        false,
+        null,
+        ids);
   }
 
   /**
@@ -122,11 +152,33 @@ public final class OptionDef<T> {
    * parser and (for a choice) the allowed values stay.
    */
   public OptionDef<T> withDefault(String defaultValue, String doc) {
-    return new OptionDef<>(name, defaultValue, doc, docSuffix, parser, flag, origin);
+    return new OptionDef<>(name, defaultValue, doc, docSuffix, parser, flag, origin, choices);
   }
 
-  /** The definition this one was derived from with {@link #withDefault}, or itself. */
-  public OptionDef<T> origin() {
+  /**
+   * This choice option widened to {@code values}, an enum whose spellings include every one of this
+   * option's and add more (e.g. a benchmark's {@code both}): the same name, for a command that
+   * offers more than the one the option comes from. Derived like {@link #withDefault}, so the name
+   * keeps one definition.
+   *
+   * @throws IllegalStateException if this option has no choices or {@code values} lacks one
+   */
+  public <F extends Enum<F> & OptionEnum> OptionDef<F> withAddedChoices(
+      F defaultValue, String doc, Function<String, F> parse, F[] values) {
+    OptionDef<F> wider = enumeration(name, defaultValue, doc, parse, values);
+    if (choices == null || !java.util.Arrays.asList(wider.choices).containsAll(List.of(choices))) {
+      throw new IllegalStateException(
+          "--" + name + ": " + OptionEnum.ids(values) + " does not widen its choices");
+    }
+    return new OptionDef<>(
+        name, wider.defaultValue, doc, wider.docSuffix, parse, false, origin, wider.choices);
+  }
+
+  /**
+   * The definition this one was derived from with {@link #withDefault} or {@link
+   * #withAddedChoices}, or itself.
+   */
+  public OptionDef<?> origin() {
     return origin;
   }
 

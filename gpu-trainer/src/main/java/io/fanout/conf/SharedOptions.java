@@ -51,8 +51,10 @@ public final class SharedOptions {
       OptionDef.string("dst-column", "dst", "edge destination column");
   public static final OptionDef<Boolean> WEIGHTED =
       OptionDef.bool("weighted", false, "sample neighbors by edge weight");
-  public static final OptionDef<Long> GENERATED_EDGES =
-      OptionDef.longValue("edges", 60_000_000L, "edges of the generated graph");
+  public static final OptionDef<Long> NUM_VERTICES =
+      OptionDef.longValue("num-vertices", 10_000, "vertices of the generated graph");
+  public static final OptionDef<Long> NUM_EDGES =
+      OptionDef.longValue("num-edges", 60_000_000L, "edges of the generated graph");
 
   /**
    * Checking what a command reads: {@code sample}, {@code train}, {@code evaluate} and {@code

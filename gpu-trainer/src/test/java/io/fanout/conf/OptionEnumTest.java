@@ -3,8 +3,13 @@ package io.fanout.conf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.conf.options.BenchFeaturesOptions;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.conf.options.SampleMode;
 import io.fanout.conf.options.SampleOptions;
+import io.fanout.graph.PartitionerKind;
+import io.fanout.store.StoreFeatureEncoding;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -29,5 +34,27 @@ class OptionEnumTest {
         .isInstanceOf(FanoutConfigException.class)
         .hasMessage(
             "option 'mode' of sample has value 'x': expected one of replicated|partitioned");
+  }
+
+  @Test
+  void aDomainEnumParsesAndFailsAsAChoiceDoes() {
+    FanoutConf c =
+        FanoutConf.of(
+            "prepare",
+            List.of(QuantizeOptions.FEATURE_ENCODING, PrepareOptions.PARTITIONER),
+            Map.of("feature-encoding", " INT8", "partitioner", "metis"));
+    assertThat(c.get(QuantizeOptions.FEATURE_ENCODING)).isSameAs(StoreFeatureEncoding.INT8);
+    assertThat(QuantizeOptions.FEATURE_ENCODING.doc()).endsWith(" (f32|f16|int8|int4|pq)");
+    assertThat(PrepareOptions.PARTITIONER.defaultValue()).isEqualTo(PartitionerKind.HASH.id());
+    assertThatThrownBy(() -> c.get(PrepareOptions.PARTITIONER))
+        .hasMessage(
+            "option 'partitioner' of prepare has value 'metis': expected one of"
+                + " hash|range|multilevel");
+    FanoutConf b =
+        FanoutConf.of(
+            "bench-features", List.of(BenchFeaturesOptions.ENCODING), Map.of("encoding", "f16"));
+    assertThat(BenchFeaturesOptions.ENCODING.doc()).endsWith(" (f32|int8|int4|pq)");
+    assertThatThrownBy(() -> b.get(BenchFeaturesOptions.ENCODING))
+        .hasMessageEndingWith("expected one of f32|int8|int4|pq");
   }
 }

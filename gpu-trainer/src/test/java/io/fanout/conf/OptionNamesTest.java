@@ -1,8 +1,11 @@
 package io.fanout.conf;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.conf.options.BenchEdgeSort;
 import io.fanout.conf.options.OptionClasses;
+import io.fanout.conf.options.PrepareOptions;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -20,23 +23,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * One definition per option name: every {@link OptionDef} constant of every options class is either
- * the only definition of its name or derived from it with {@link OptionDef#withDefault}.
+ * the only definition of its name or derived from it with {@link OptionDef#withDefault} or {@link
+ * OptionDef#withAddedChoices}.
  */
 class OptionNamesTest {
-  /**
-   * Names that mean different things to different commands, kept as they are for compatibility;
-   * each meaning is defined once.
-   */
-  private static final Map<String, String> SEVERAL_MEANINGS =
-      Map.of(
-          "vertices", "prepare's vertex table; the size of a benchmark's generated graph",
-          "edges", "prepare's edge table; the size of a benchmark's generated graph",
-          "features", "sample's inlined feature encoding; a benchmark's feature dimension",
-          "mode", "sample's execution mode; evaluate's inference mode",
-          "warmup", "bench-train's untimed batches; bench-features' untimed epoch",
-          "edge-sort", "prepare's sort; bench-prepare's, which adds both",
-          "id-lookup", "prepare's lookup; bench-prepare's, which adds both");
-
   @Test
   void everyNameHasOneDefinition() throws IllegalAccessException {
     Map<String, Map<OptionDef<?>, List<String>>> roots = new LinkedHashMap<>();
@@ -50,14 +40,15 @@ class OptionNamesTest {
     List<String> twice = new ArrayList<>();
     roots.forEach(
         (name, byRoot) -> {
-          if (byRoot.size() > 1 && !SEVERAL_MEANINGS.containsKey(name)) {
+          if (byRoot.size() > 1) {
             twice.add("--" + name + " is defined by " + byRoot.values());
           }
         });
     assertThat(twice)
-        .as("names defined by unrelated constants (derive one with OptionDef.withDefault)")
+        .as(
+            "names defined by unrelated constants (derive one with OptionDef.withDefault or"
+                + " withAddedChoices)")
         .isEmpty();
-    assertThat(roots.keySet()).containsAll(SEVERAL_MEANINGS.keySet());
   }
 
   @Test
@@ -69,6 +60,23 @@ class OptionNamesTest {
     assertThat(FanoutConf.of("x", List.of(seed), Map.of()).get(seed)).isEqualTo(7L);
     OptionDef<io.fanout.conf.Task> task = SharedOptions.TASK.withDefault("link", "what for");
     assertThat(task.doc()).isEqualTo("what for (node|link)");
+  }
+
+  @Test
+  void aDerivedChoiceAddsValuesToItsOrigin() {
+    OptionDef<BenchEdgeSort> both =
+        PrepareOptions.EDGE_SORT.withAddedChoices(
+            BenchEdgeSort.TASK, "sorts", BenchEdgeSort::parse, BenchEdgeSort.values());
+    assertThat(both.name()).isEqualTo("edge-sort");
+    assertThat(both.origin()).isSameAs(PrepareOptions.EDGE_SORT);
+    assertThat(both.doc()).isEqualTo("sorts (task|sql|both)");
+    FanoutConf c = FanoutConf.of("x", List.of(both), Map.of("edge-sort", "BOTH"));
+    assertThat(c.get(both)).isEqualTo(BenchEdgeSort.BOTH);
+    assertThatThrownBy(
+            () ->
+                PrepareOptions.ID_LOOKUP.withAddedChoices(
+                    BenchEdgeSort.TASK, "sorts", BenchEdgeSort::parse, BenchEdgeSort.values()))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test

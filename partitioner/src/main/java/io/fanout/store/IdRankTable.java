@@ -22,8 +22,8 @@ import java.nio.file.StandardOpenOption;
  * usually within one cache line. Safe for concurrent readers.
  *
  * <p>A variant that read a bucket's four slots (one cache line) without branching made {@code
- * bench-prepare --vertices 5000000 --edges 50000000 --id-lookup task} slower (83.1 s against 75.2
- * s, one run each under JFR), so the probe stays linear.
+ * bench-prepare --num-vertices 5000000 --num-edges 50000000 --id-lookup task} slower (83.1 s
+ * against 75.2 s, one run each under JFR), so the probe stays linear.
  */
 public final class IdRankTable {
   /** "FOIDRANK" read as a little-endian long. */

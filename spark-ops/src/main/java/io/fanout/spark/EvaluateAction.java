@@ -38,7 +38,7 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
     if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT).id()).equals("link")) {
       if (fanouts != null) {
         throw new io.fanout.conf.FanoutConfigException(
-            "evaluate of a link-prediction model runs full-neighbor inference; leave out --mode"
+            "evaluate of a link-prediction model runs full-neighbor inference; leave out --neighbors"
                 + " sampled");
       }
       return new EvaluateResult(
@@ -58,6 +58,6 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
             c.get(EvaluateOptions.BATCH_SIZE),
             c.get(EvaluateOptions.SEED),
             c.get(SharedOptions.VERIFY));
-    return new EvaluateResult(spark(), c.get(EvaluateOptions.MODE).id(), fanouts, acc);
+    return new EvaluateResult(spark(), c.get(EvaluateOptions.NEIGHBORS).id(), fanouts, acc);
   }
 }

@@ -141,7 +141,7 @@ class InferenceApiTest {
     EvaluateResult sampled =
         Fanout.get(spark)
             .evaluate(store.toString(), model.toString())
-            .option("mode", "sampled")
+            .option("neighbors", "sampled")
             .option("fanouts", "20,20")
             .execute();
     assertThat(sampled.perSplit())
@@ -228,7 +228,7 @@ class InferenceApiTest {
     InferResult s =
         infer()
             .embeddings(all.toString())
-            .option("mode", "sampled")
+            .option("neighbors", "sampled")
             .option("fanouts", "-1,-1")
             .option("batch-size", "500")
             .execute();
@@ -269,7 +269,7 @@ class InferenceApiTest {
     assertSameFiles(e1, e2);
 
     InferAction other =
-        infer().embeddings(e1.toString()).option("mode", "sampled").option("fanouts", "5,5");
+        infer().embeddings(e1.toString()).option("neighbors", "sampled").option("fanouts", "5,5");
     assertThatThrownBy(other::execute)
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining(e1.toString())

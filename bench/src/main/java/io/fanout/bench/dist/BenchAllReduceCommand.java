@@ -166,7 +166,7 @@ public final class BenchAllReduceCommand implements Command {
     FanoutConf conf = ctx.conf();
     SyntheticTraining.Model model =
         new SyntheticTraining.Model(
-            7L, conf.get(EXAMPLES), conf.get(FEATURES), 10, conf.get(BATCH), 0.1f, 0.9f);
+            7L, conf.get(EXAMPLES), conf.get(FEATURE_DIM), 10, conf.get(BATCH), 0.1f, 0.9f);
     var spark = ctx.spark();
     // Warm-up (JIT, executor start) with a short single-process run.
     new SyntheticTraining(model, 1, 1, null, 0, false, null).train(GradientReducer.LOCAL, null, 0);

@@ -85,7 +85,9 @@ public final class BenchSampleCommand implements Command {
     long t0 = System.nanoTime();
     if (conf.get(GRAPH).isEmpty()) {
       ctx.err().println("bench-sample: generating the graph ...");
-      graph = SyntheticGraph.generate(conf.get(VERTICES), conf.get(EDGES), seed);
+      graph =
+          SyntheticGraph.generate(
+              Math.toIntExact(conf.get(NUM_VERTICES)), conf.get(NUM_EDGES), seed);
       vertices = SyntheticGraph.vertices(graph.numVertices());
       float[] w = weighted ? SyntheticGraph.weights(graph.numEdges(), seed) : null;
       weights = w == null ? null : p -> w[(int) p];

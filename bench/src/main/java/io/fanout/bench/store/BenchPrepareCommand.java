@@ -7,6 +7,8 @@ import io.fanout.cli.CommandContext;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.BenchEdgeSort;
+import io.fanout.conf.options.BenchIdLookup;
 import io.fanout.conf.options.BenchPrepareOptions;
 import io.fanout.jobs.train.EndToEnd;
 import io.fanout.spark.Fanout;
@@ -68,15 +70,16 @@ public final class BenchPrepareCommand implements Command {
     if (given != null) {
       checkInput(given, work);
     }
-    String sort = conf.get(EDGE_SORT);
-    String lookup = conf.get(ID_LOOKUP);
-    if ((lookup.equals("both") || lookup.equals("task")) && !sort.equals("task")) {
+    BenchEdgeSort sort = conf.get(EDGE_SORT);
+    BenchIdLookup lookup = conf.get(ID_LOOKUP);
+    if ((lookup == BenchIdLookup.BOTH || lookup == BenchIdLookup.TASK)
+        && sort != BenchEdgeSort.TASK) {
       throw new FanoutConfigException(
           "--id-lookup "
-              + lookup
+              + lookup.id()
               + " needs --edge-sort task (Spark's sort orders rows the joins gave dense ids), got"
               + " --edge-sort "
-              + sort);
+              + sort.id());
     }
     Path input = given != null ? given : work.resolve("input");
     Path store = work.resolve("store");
@@ -87,7 +90,8 @@ public final class BenchPrepareCommand implements Command {
     if (given == null) {
       long t0 = System.nanoTime();
       GraphGenerator g =
-          new GraphGenerator(conf.get(VERTICES), conf.get(EDGES), conf.get(FEATURE_DIM), 8, 0, 0.8);
+          new GraphGenerator(
+              conf.get(NUM_VERTICES), conf.get(NUM_EDGES), conf.get(FEATURE_DIM), 8, 0, 0.8);
       int tasks = spark.sparkContext().defaultParallelism();
       g.write(spark, tasks, vertexTable(input), edgeTable(input));
       generate = seconds(t0);
@@ -103,9 +107,9 @@ public final class BenchPrepareCommand implements Command {
     Timed<Long> compiledScan =
         timedScan(ctx, spark, input, 3, FEATURES_COMPILED, ", compiled expressions only,");
 
-    String firstLookup = lookup.equals("both") ? "task" : lookup;
+    String firstLookup = lookup == BenchIdLookup.BOTH ? "task" : lookup.id();
     Timed<PrepareResult> task = null;
-    if (!sort.equals("sql")) {
+    if (sort != BenchEdgeSort.SQL) {
       task = timed(spark, () -> prepare(spark, input, store, "task", firstLookup, conf));
       ctx.err()
           .printf(
@@ -113,13 +117,13 @@ public final class BenchPrepareCommand implements Command {
               firstLookup, task.seconds);
     }
     Timed<PrepareResult> sql = null;
-    if (!sort.equals("task")) {
-      Path to = sort.equals("sql") ? store : work.resolve("store-sql");
-      sql = timed(spark, () -> prepare(spark, input, to, "sql", lookup, conf));
+    if (sort != BenchEdgeSort.TASK) {
+      Path to = sort == BenchEdgeSort.SQL ? store : work.resolve("store-sql");
+      sql = timed(spark, () -> prepare(spark, input, to, "sql", lookup.id(), conf));
       ctx.err().printf("bench-prepare: prepare --edge-sort sql in %.1f s%n", sql.seconds);
     }
     Timed<PrepareResult> sqlLookup = null;
-    if (lookup.equals("both")) {
+    if (lookup == BenchIdLookup.BOTH) {
       Path to = work.resolve("store-sql-lookup");
       sqlLookup = timed(spark, () -> prepare(spark, input, to, "task", "sql", conf));
       ctx.err()
@@ -133,7 +137,7 @@ public final class BenchPrepareCommand implements Command {
     double prepare = main.seconds;
 
     Map<String, Object> out = new LinkedHashMap<>();
-    long edgeRows = firstScan.result; // --edges when generated, else what the input holds
+    long edgeRows = firstScan.result; // --num-edges when generated, else what the input holds
     long storeBytes = r.manifest().fileBytes();
     out.put("bench", "prepare");
     if (given != null) {
@@ -162,11 +166,11 @@ public final class BenchPrepareCommand implements Command {
     out.put("compiled_scan_cpu_s", round(compiledScan.cpuSeconds));
     out.put("prepare_cpu_s", round(main.cpuSeconds));
     out.put("prepare_shuffle_bytes", main.shuffleBytes);
-    out.put("edge_sort", sort.equals("both") ? "task" : sort);
+    out.put("edge_sort", sort == BenchEdgeSort.BOTH ? "task" : sort.id());
     out.put("id_lookup", firstLookup);
     out.put("store_bytes", storeBytes);
     out.put("store_bytes_per_edge", round((double) storeBytes / Math.max(1, r.manifest().edges)));
-    if (sort.equals("both")) {
+    if (sort == BenchEdgeSort.BOTH) {
       out.put("prepare_sql_s", round(sql.seconds));
       out.put("prepare_sql_over_scan", round(sql.seconds / scan));
       out.put("prepare_sql_cpu_s", round(sql.cpuSeconds));

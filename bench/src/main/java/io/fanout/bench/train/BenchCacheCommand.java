@@ -39,16 +39,16 @@ public final class BenchCacheCommand implements Command {
             BenchJson.line(
                 CacheReplayBenchmark.run(
                     new CacheReplayBenchmark.Settings(
-                        c.get(VERTICES),
-                        c.get(EDGES),
-                        c.get(FEATURES),
+                        Math.toIntExact(c.get(NUM_VERTICES)),
+                        c.get(NUM_EDGES),
+                        c.get(FEATURE_DIM),
                         SharedOptions.fanouts(c.get(FANOUTS)),
                         c.get(BATCH_SIZE),
                         c.get(BATCHES),
                         c.get(LOADER_THREADS),
                         c.get(CACHE_FRACTION),
                         List.of(c.get(POLICIES).split(",")),
-                        c.get(ACCESS),
+                        c.get(ACCESS).id(),
                         c.get(IO_THREADS),
                         c.get(ROUNDS)))));
     return 0;

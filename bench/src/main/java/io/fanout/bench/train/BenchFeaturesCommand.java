@@ -10,6 +10,7 @@ import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.BenchFeaturesOptions;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreFeatureEncoding;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
@@ -40,14 +41,14 @@ public final class BenchFeaturesCommand implements Command {
     FanoutConf c = ctx.conf();
     String workdir = c.get(WORK_DIR);
     FeatureCacheBenchmark.PqCodebooks pq =
-        c.get(ENCODING).equals("pq") ? new SparkPqCodebooks(ctx, c) : null;
+        c.get(ENCODING) == StoreFeatureEncoding.PQ ? new SparkPqCodebooks(ctx, c) : null;
     Map<String, Object> r =
         FeatureCacheBenchmark.run(
             new FeatureCacheBenchmark.Settings(
-                c.get(VERTICES),
-                c.get(EDGES),
+                Math.toIntExact(c.get(NUM_VERTICES)),
+                c.get(NUM_EDGES),
                 c.get(SKEW),
-                c.get(FEATURES),
+                c.get(FEATURE_DIM),
                 c.get(HIDDEN),
                 SharedOptions.fanouts(c.get(FANOUTS)),
                 c.get(BATCH_SIZE),
@@ -57,10 +58,10 @@ public final class BenchFeaturesCommand implements Command {
                 c.get(PREFETCH),
                 fractions(c.get(CACHE_FRACTIONS)),
                 window(c.get(WINDOW)),
-                c.get(ENCODING),
+                c.get(ENCODING).id(),
                 c.get(DIRECT_IO),
                 List.of(c.get(RUNS).split(",")),
-                c.get(WARMUP),
+                c.get(WARMUP_EPOCH),
                 workdir.isEmpty() ? null : Paths.get(workdir).toAbsolutePath(),
                 c.get(KEEP),
                 c.get(WRITE_ONLY)),

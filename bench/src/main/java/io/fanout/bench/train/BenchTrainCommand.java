@@ -9,6 +9,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.BenchTrainOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.conf.options.TrainPeer;
 import io.fanout.nn.ModelConfig;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.FileTrees;
@@ -52,9 +53,9 @@ public final class BenchTrainCommand implements Command {
     int[] fanouts = SharedOptions.fanouts(c.get(FANOUTS));
     TrainBenchmark.Settings settings =
         new TrainBenchmark.Settings(
-            c.get(VERTICES),
-            c.get(EDGES),
-            c.get(FEATURES),
+            Math.toIntExact(c.get(NUM_VERTICES)),
+            c.get(NUM_EDGES),
+            c.get(FEATURE_DIM),
             c.get(HIDDEN),
             fanouts,
             c.get(BATCH_SIZE),
@@ -68,7 +69,7 @@ public final class BenchTrainCommand implements Command {
             c.get(FEATURE_CACHE_FRACTION),
             c.get(FEATURE_CACHE_IO_THREADS));
     String export = c.get(EXPORT_BATCHES);
-    boolean peer = c.get(PEER).equals("torch");
+    boolean peer = c.get(PEER) == TrainPeer.TORCH;
     HotReuse reuse = TrainOptionsDefs.reuse(c);
     if (settings.featureAccess().equals(TrainSpec.ZERO_COPY) && (peer || !export.isEmpty())) {
       throw new InvalidInputException(

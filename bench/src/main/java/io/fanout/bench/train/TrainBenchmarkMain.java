@@ -34,9 +34,9 @@ public final class TrainBenchmarkMain {
       FanoutConf c = conf(parse(args));
       TrainBenchmark.Settings s =
           new TrainBenchmark.Settings(
-              c.get(VERTICES),
-              c.get(EDGES),
-              c.get(FEATURES),
+              Math.toIntExact(c.get(NUM_VERTICES)),
+              c.get(NUM_EDGES),
+              c.get(FEATURE_DIM),
               c.get(HIDDEN),
               SharedOptions.fanouts(c.get(FANOUTS)),
               c.get(BATCH_SIZE),

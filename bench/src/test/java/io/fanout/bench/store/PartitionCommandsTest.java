@@ -84,9 +84,9 @@ class PartitionCommandsTest {
     Result r =
         cli(
             "bench-prepare",
-            "--vertices",
+            "--num-vertices",
             "3000",
-            "--edges",
+            "--num-edges",
             "30000",
             "--partitions",
             "3",
@@ -118,9 +118,9 @@ class PartitionCommandsTest {
             "generate",
             "--output",
             input.toString(),
-            "--vertices",
+            "--num-vertices",
             "2000",
-            "--edges",
+            "--num-edges",
             "15000",
             "--feature-dim",
             "4");

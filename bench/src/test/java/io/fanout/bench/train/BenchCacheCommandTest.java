@@ -16,11 +16,11 @@ class BenchCacheCommandTest {
       Result r =
           cli(
               "bench-cache",
-              "--vertices",
+              "--num-vertices",
               "3000",
-              "--edges",
+              "--num-edges",
               "30000",
-              "--features",
+              "--feature-dim",
               "8",
               "--fanouts",
               "5,5",
@@ -55,13 +55,13 @@ class BenchCacheCommandTest {
 
   @Test
   void badOptionsExit2NamingTheOption() {
-    Result p = cli("bench-cache", "--vertices", "100", "--policies", "belady,fifo");
+    Result p = cli("bench-cache", "--num-vertices", "100", "--policies", "belady,fifo");
     assertThat(p.code()).isEqualTo(2);
     assertThat(p.err()).contains("--policies").contains("fifo");
-    Result f = cli("bench-cache", "--vertices", "100", "--cache-fraction", "0");
+    Result f = cli("bench-cache", "--num-vertices", "100", "--cache-fraction", "0");
     assertThat(f.code()).isEqualTo(2);
     assertThat(f.err()).contains("--cache-fraction");
-    Result a = cli("bench-cache", "--vertices", "100", "--access", "mapped");
+    Result a = cli("bench-cache", "--num-vertices", "100", "--access", "mapped");
     assertThat(a.code()).isEqualTo(2);
     assertThat(a.err()).contains("access").contains("mapped");
   }

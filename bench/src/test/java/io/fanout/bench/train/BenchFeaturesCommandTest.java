@@ -16,11 +16,11 @@ class BenchFeaturesCommandTest {
     Result r =
         cli(
             "bench-features",
-            "--vertices",
+            "--num-vertices",
             "3000",
-            "--edges",
+            "--num-edges",
             "30000",
-            "--features",
+            "--feature-dim",
             "8",
             "--hidden",
             "8",
@@ -65,11 +65,11 @@ class BenchFeaturesCommandTest {
     Result r =
         cli(
             "bench-features",
-            "--vertices",
+            "--num-vertices",
             "3000",
-            "--edges",
+            "--num-edges",
             "30000",
-            "--features",
+            "--feature-dim",
             "8",
             "--hidden",
             "8",
@@ -85,7 +85,7 @@ class BenchFeaturesCommandTest {
             "none,belady",
             "--cache-fractions",
             "0.05,0.005",
-            "--warmup",
+            "--warmup-epoch",
             "false");
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = new ObjectMapper().readTree(r.out().strip());
@@ -114,15 +114,15 @@ class BenchFeaturesCommandTest {
 
   @Test
   void badRunsAndFractionsExit2() {
-    Result runs = cli("bench-features", "--vertices", "100", "--runs", "none,fifo");
+    Result runs = cli("bench-features", "--num-vertices", "100", "--runs", "none,fifo");
     assertThat(runs.code()).isEqualTo(2);
     assertThat(runs.err()).contains("fifo");
-    Result fr = cli("bench-features", "--vertices", "100", "--cache-fractions", "0.05,x");
+    Result fr = cli("bench-features", "--num-vertices", "100", "--cache-fractions", "0.05,x");
     assertThat(fr.code()).isEqualTo(2);
     assertThat(fr.err()).contains("--cache-fractions");
-    Result enc = cli("bench-features", "--vertices", "100", "--encoding", "int2");
+    Result enc = cli("bench-features", "--num-vertices", "100", "--encoding", "int2");
     assertThat(enc.code()).isEqualTo(2);
-    Result keep = cli("bench-features", "--vertices", "100", "--write-only", "true");
+    Result keep = cli("bench-features", "--num-vertices", "100", "--write-only", "true");
     assertThat(keep.code()).isEqualTo(2);
     assertThat(keep.err()).contains("--work-dir");
   }

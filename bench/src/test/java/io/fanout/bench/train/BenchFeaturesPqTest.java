@@ -43,11 +43,11 @@ class BenchFeaturesPqTest {
         new ArrayList<>(
             List.of(
                 "bench-features",
-                "--vertices",
+                "--num-vertices",
                 "3000",
-                "--edges",
+                "--num-edges",
                 "30000",
-                "--features",
+                "--feature-dim",
                 "16",
                 "--hidden",
                 "8",
@@ -112,12 +112,12 @@ class BenchFeaturesPqTest {
     assertThat(first.get("reused").asBoolean()).isFalse();
     assertThat(first.has("store_seconds")).isTrue();
 
-    Result other = bench(dir, "int4", "--runs", "none", "--warmup", "false");
+    Result other = bench(dir, "int4", "--runs", "none", "--warmup-epoch", "false");
     assertThat(other.code()).isEqualTo(2);
     assertThat(other.err()).contains("encoding int8, not int4").contains("--work-dir");
 
     JsonNode again =
-        json(bench(dir, "int8", "--runs", "none", "--warmup", "false", "--keep", "true"));
+        json(bench(dir, "int8", "--runs", "none", "--warmup-epoch", "false", "--keep", "true"));
     assertThat(again.get("reused").asBoolean()).isTrue();
     assertThat(again.has("store_seconds")).isFalse();
     assertThat(again.get("edges").asLong()).isEqualTo(first.get("edges").asLong());
@@ -125,7 +125,7 @@ class BenchFeaturesPqTest {
     assertThat(Files.exists(dir.resolve("runs"))).isFalse();
 
     // without --keep, the run removes what it used
-    json(bench(dir, "int8", "--runs", "none", "--warmup", "false"));
+    json(bench(dir, "int8", "--runs", "none", "--warmup-epoch", "false"));
     assertThat(dir.resolve("store")).doesNotExist();
     assertThat(dir.resolve("shards")).doesNotExist();
     assertThat(dir.resolve("bench-features.properties")).doesNotExist();

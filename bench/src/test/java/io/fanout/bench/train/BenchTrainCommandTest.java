@@ -20,11 +20,11 @@ class BenchTrainCommandTest {
     Result r =
         cli(
             "bench-train",
-            "--vertices",
+            "--num-vertices",
             "3000",
-            "--edges",
+            "--num-edges",
             "30000",
-            "--features",
+            "--feature-dim",
             "8",
             "--hidden",
             "8",
@@ -51,11 +51,11 @@ class BenchTrainCommandTest {
     Result r =
         cli(
             "bench-train",
-            "--vertices",
+            "--num-vertices",
             "3000",
-            "--edges",
+            "--num-edges",
             "30000",
-            "--features",
+            "--feature-dim",
             "8",
             "--hidden",
             "8",
@@ -107,11 +107,11 @@ class BenchTrainCommandTest {
             "bench-train",
             "--backend",
             "cpu",
-            "--vertices",
+            "--num-vertices",
             "3000",
-            "--edges",
+            "--num-edges",
             "30000",
-            "--features",
+            "--feature-dim",
             "8",
             "--hidden",
             "8",
@@ -145,7 +145,8 @@ class BenchTrainCommandTest {
     io.fanout.tensor.BackendProvider cuda = new io.fanout.tensor.cuda.CudaBackendProvider();
     org.junit.jupiter.api.Assumptions.assumeFalse(
         cuda.available(), "a CUDA device is visible here: bench-train --backend cuda would run");
-    Result r = cli("bench-train", "--backend", "cuda", "--vertices", "100", "--edges", "500");
+    Result r =
+        cli("bench-train", "--backend", "cuda", "--num-vertices", "100", "--num-edges", "500");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err())
         .contains("fanout bench-train: error: backend 'cuda' cannot run here: no CUDA device")
@@ -160,11 +161,11 @@ class BenchTrainCommandTest {
             "bench-train",
             "--backend",
             "cpu-checked",
-            "--vertices",
+            "--num-vertices",
             "2000",
-            "--edges",
+            "--num-edges",
             "10000",
-            "--features",
+            "--feature-dim",
             "8",
             "--hidden",
             "8",

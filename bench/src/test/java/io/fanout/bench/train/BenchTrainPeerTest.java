@@ -30,11 +30,11 @@ class BenchTrainPeerTest {
         new ArrayList<>(
             List.of(
                 "bench-train",
-                "--vertices",
+                "--num-vertices",
                 "3000",
-                "--edges",
+                "--num-edges",
                 "30000",
-                "--features",
+                "--feature-dim",
                 "12",
                 "--hidden",
                 "16",

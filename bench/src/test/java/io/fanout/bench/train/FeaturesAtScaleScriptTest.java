@@ -37,7 +37,7 @@ class FeaturesAtScaleScriptTest {
 
   @Test
   void refusesWithoutAMemoryController() throws Exception {
-    Run r = run(tmp.resolve("none").toString(), "1G", "--vertices", "100");
+    Run r = run(tmp.resolve("none").toString(), "1G", "--num-vertices", "100");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err())
         .contains("no cgroup v1 memory controller at " + tmp.resolve("none"))

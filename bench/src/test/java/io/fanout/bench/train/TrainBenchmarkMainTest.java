@@ -23,7 +23,7 @@ class TrainBenchmarkMainTest {
   @Test
   void readsBenchTrainsDefinitions() {
     io.fanout.conf.FanoutConf c = TrainBenchmarkMain.conf(TrainBenchmarkMain.parse(new String[0]));
-    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.VERTICES)).isEqualTo(2_500_000);
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.NUM_VERTICES)).isEqualTo(2_500_000L);
     assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.FANOUTS)).isEqualTo("15,10,5");
     assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.LOADER_ONLY)).isZero();
     assertThat(io.fanout.conf.options.BenchTrainOptions.SPARK_FREE)

@@ -20,8 +20,9 @@ public final class BenchAllReduceOptions {
           "train", true, "also time synthetic distributed training with 1 and 2 barrier workers");
   public static final OptionDef<Integer> EXAMPLES =
       OptionDef.integer("examples", 20_000, "synthetic training examples");
-  public static final OptionDef<Integer> FEATURES =
-      OptionDef.integer("features", 256, "synthetic training features (model: features x 10)");
+  public static final OptionDef<Integer> FEATURE_DIM =
+      SharedOptions.FEATURE_DIM.withDefault(
+          "256", "synthetic training features (model: feature-dim x 10)");
   public static final OptionDef<Integer> BATCH =
       SharedOptions.BATCH_SIZE.withDefault(
           "64", "per-worker mini-batch size of the synthetic training");
@@ -35,5 +36,6 @@ public final class BenchAllReduceOptions {
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
-      List.of(SIZES, RANKS, REPEATS, TRAIN, EXAMPLES, FEATURES, BATCH, GRAPH, SHARDS, TRAIN_EPOCHS);
+      List.of(
+          SIZES, RANKS, REPEATS, TRAIN, EXAMPLES, FEATURE_DIM, BATCH, GRAPH, SHARDS, TRAIN_EPOCHS);
 }

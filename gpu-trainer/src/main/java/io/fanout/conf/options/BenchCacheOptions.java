@@ -10,9 +10,9 @@ public final class BenchCacheOptions {
   private BenchCacheOptions() {}
 
   // The graph of bench-train (products size by default), sampled the same way.
-  public static final OptionDef<Integer> VERTICES = BenchTrainOptions.VERTICES;
-  public static final OptionDef<Long> EDGES = BenchTrainOptions.EDGES;
-  public static final OptionDef<Integer> FEATURES = BenchTrainOptions.FEATURES;
+  public static final OptionDef<Long> NUM_VERTICES = BenchTrainOptions.NUM_VERTICES;
+  public static final OptionDef<Long> NUM_EDGES = BenchTrainOptions.NUM_EDGES;
+  public static final OptionDef<Integer> FEATURE_DIM = BenchTrainOptions.FEATURE_DIM;
   public static final OptionDef<String> FANOUTS = BenchTrainOptions.FANOUTS;
   public static final OptionDef<Integer> BATCH_SIZE = BenchTrainOptions.BATCH_SIZE;
   public static final OptionDef<Integer> BATCHES =
@@ -24,14 +24,14 @@ public final class BenchCacheOptions {
       OptionDef.doubleValue("cache-fraction", 0.05, "cache size, a fraction of the feature bytes");
   public static final OptionDef<String> POLICIES =
       OptionDef.string("policies", "belady,lru", "cache policies to replay (belady,lru,none)");
-  public static final OptionDef<String> ACCESS =
-      OptionDef.choice(
+  public static final OptionDef<CacheAccess> ACCESS =
+      OptionDef.enumeration(
           "access",
-          "resolve",
+          CacheAccess.RESOLVE,
           "resolve: make each batch's rows present in the cache's pages (zero-copy readers);"
               + " gather: decode them into a buffer",
-          "resolve",
-          "gather");
+          CacheAccess::parse,
+          CacheAccess.values());
   public static final OptionDef<Integer> IO_THREADS =
       OptionDef.integer("io-threads", TrainFeatureCache.IO_THREADS, "threads reading misses");
   public static final OptionDef<Integer> ROUNDS =
@@ -40,9 +40,9 @@ public final class BenchCacheOptions {
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          VERTICES,
-          EDGES,
-          FEATURES,
+          NUM_VERTICES,
+          NUM_EDGES,
+          FEATURE_DIM,
           FANOUTS,
           BATCH_SIZE,
           BATCHES,

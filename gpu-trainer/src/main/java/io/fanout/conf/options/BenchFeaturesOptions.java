@@ -2,16 +2,17 @@ package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.store.StoreFeatureEncoding;
 import java.util.List;
 
 /** The options of {@code bin/fanout bench-features}. */
 public final class BenchFeaturesOptions {
   private BenchFeaturesOptions() {}
 
-  public static final OptionDef<Integer> VERTICES =
-      OptionDef.integer("vertices", 500_000, "vertices of the generated graph");
-  public static final OptionDef<Long> EDGES =
-      SharedOptions.GENERATED_EDGES.withDefault("10000000", "edges of the generated graph (about)");
+  public static final OptionDef<Long> NUM_VERTICES =
+      SharedOptions.NUM_VERTICES.withDefault("500000", "vertices of the generated graph");
+  public static final OptionDef<Long> NUM_EDGES =
+      SharedOptions.NUM_EDGES.withDefault("10000000", "edges of the generated graph (about)");
   public static final OptionDef<Double> SKEW =
       OptionDef.doubleValue(
           "skew",
@@ -19,8 +20,8 @@ public final class BenchFeaturesOptions {
           "in-neighbor skew K of the generated graph: neighbor ids drawn as n x r^K, so the 5%"
               + " most-named vertices hold about 0.05^(1/K) of the neighbor entries (2: 22%; 1:"
               + " uniform); inspect reports a store's share");
-  public static final OptionDef<Integer> FEATURES =
-      OptionDef.integer("features", 100, "feature dim");
+  public static final OptionDef<Integer> FEATURE_DIM =
+      SharedOptions.FEATURE_DIM.withDefault("100", "feature dim");
   public static final OptionDef<Integer> HIDDEN =
       SharedOptions.HIDDEN.withDefault("64", "hidden width");
   public static final OptionDef<String> FANOUTS =
@@ -47,16 +48,24 @@ public final class BenchFeaturesOptions {
           "32",
           "batches belady plans ahead at a time, as train --feature-cache-window (a number, or"
               + " auto)");
-  public static final OptionDef<String> ENCODING =
-      OptionDef.choice(
+
+  /** The encodings bench-features generates a store in. */
+  private static final StoreFeatureEncoding[] ENCODINGS = {
+    StoreFeatureEncoding.F32,
+    StoreFeatureEncoding.INT8,
+    StoreFeatureEncoding.INT4,
+    StoreFeatureEncoding.PQ
+  };
+
+  public static final OptionDef<StoreFeatureEncoding> ENCODING =
+      OptionDef.enumeration(
           "encoding",
-          "f32",
+          StoreFeatureEncoding.F32,
           "the store's feature encoding; int8/int4/pq rows are generated and encoded one at a time"
               + " (no float32 copy in memory); pq codebooks by Spark MLlib's KMeans as in quantize",
-          "f32",
-          "int8",
-          "int4",
-          "pq");
+          raw -> StoreFeatureEncoding.parse(raw, ENCODINGS),
+          ENCODINGS,
+          StoreFeatureEncoding::id);
   public static final OptionDef<Boolean> DIRECT_IO =
       OptionDef.bool(
           "direct-io",
@@ -66,8 +75,8 @@ public final class BenchFeaturesOptions {
   public static final OptionDef<String> RUNS =
       OptionDef.string(
           "runs", "mapped,none,belady,lru", "which runs to make (some of mapped,none,belady,lru)");
-  public static final OptionDef<Boolean> WARMUP =
-      OptionDef.bool("warmup", true, "train one untimed memory-mapped epoch first");
+  public static final OptionDef<Boolean> WARMUP_EPOCH =
+      OptionDef.bool("warmup-epoch", true, "train one untimed memory-mapped epoch first");
   public static final OptionDef<String> WORK_DIR =
       SharedOptions.WORK_DIR.withDefault(
           "",
@@ -85,10 +94,10 @@ public final class BenchFeaturesOptions {
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          VERTICES,
-          EDGES,
+          NUM_VERTICES,
+          NUM_EDGES,
           SKEW,
-          FEATURES,
+          FEATURE_DIM,
           HIDDEN,
           FANOUTS,
           BATCH_SIZE,
@@ -101,7 +110,7 @@ public final class BenchFeaturesOptions {
           ENCODING,
           DIRECT_IO,
           RUNS,
-          WARMUP,
+          WARMUP_EPOCH,
           WORK_DIR,
           KEEP,
           WRITE_ONLY,

@@ -11,10 +11,10 @@ public final class BenchSampleOptions {
   public static final OptionDef<String> GRAPH =
       SharedOptions.GRAPH.withDefault(
           "", "graph store to sample; empty = an in-memory power-law graph");
-  public static final OptionDef<Integer> VERTICES =
-      OptionDef.integer("vertices", 2_500_000, "vertices of the generated graph");
-  public static final OptionDef<Long> EDGES =
-      SharedOptions.GENERATED_EDGES.withDefault("60000000", "edges of the generated graph");
+  public static final OptionDef<Long> NUM_VERTICES =
+      SharedOptions.NUM_VERTICES.withDefault("2500000", "vertices of the generated graph");
+  public static final OptionDef<Long> NUM_EDGES =
+      SharedOptions.NUM_EDGES.withDefault("60000000", "edges of the generated graph");
   public static final OptionDef<String> FANOUTS =
       SharedOptions.FANOUTS.withDefault("15,10,5", "per-hop fanouts, hop 1 first; -1 = all");
   public static final OptionDef<Integer> BATCH_SIZE =
@@ -48,8 +48,8 @@ public final class BenchSampleOptions {
   public static final List<OptionDef<?>> ALL =
       List.of(
           GRAPH,
-          VERTICES,
-          EDGES,
+          NUM_VERTICES,
+          NUM_EDGES,
           FANOUTS,
           BATCH_SIZE,
           BATCHES,

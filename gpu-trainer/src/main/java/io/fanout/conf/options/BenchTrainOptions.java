@@ -9,12 +9,12 @@ import java.util.List;
 public final class BenchTrainOptions {
   private BenchTrainOptions() {}
 
-  public static final OptionDef<Integer> VERTICES =
-      OptionDef.integer("vertices", 2_500_000, "vertices of the generated graph");
-  public static final OptionDef<Long> EDGES =
-      SharedOptions.GENERATED_EDGES.withDefault("60000000", "edges of the generated graph (about)");
-  public static final OptionDef<Integer> FEATURES =
-      OptionDef.integer("features", 100, "feature dim");
+  public static final OptionDef<Long> NUM_VERTICES =
+      SharedOptions.NUM_VERTICES.withDefault("2500000", "vertices of the generated graph");
+  public static final OptionDef<Long> NUM_EDGES =
+      SharedOptions.NUM_EDGES.withDefault("60000000", "edges of the generated graph (about)");
+  public static final OptionDef<Integer> FEATURE_DIM =
+      SharedOptions.FEATURE_DIM.withDefault("100", "feature dim");
   public static final OptionDef<Integer> HIDDEN =
       SharedOptions.HIDDEN.withDefault("256", "hidden width");
   public static final OptionDef<String> FANOUTS =
@@ -45,14 +45,14 @@ public final class BenchTrainOptions {
           "write the warmup + timed batches, their features, the model's configuration and initial"
               + " parameters as .npy files into this new directory (for bench/torch_reference.py)"
               + " instead of the throughput run");
-  public static final OptionDef<String> PEER =
-      OptionDef.choice(
+  public static final OptionDef<TrainPeer> PEER =
+      OptionDef.enumeration(
           "peer",
-          "none",
+          TrainPeer.NONE,
           "torch: train the same model on the same exported batches with plain PyTorch"
               + " (bench/torch_reference.py), alternating with Fanout, and print the ratio",
-          "none",
-          "torch");
+          TrainPeer::parse,
+          TrainPeer.values());
   public static final OptionDef<Integer> PEER_ROUNDS =
       OptionDef.integer("peer-rounds", 3, "alternating rounds of Fanout and the peer");
   public static final OptionDef<Double> DROPOUT =
@@ -93,9 +93,9 @@ public final class BenchTrainOptions {
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
       List.of(
-          VERTICES,
-          EDGES,
-          FEATURES,
+          NUM_VERTICES,
+          NUM_EDGES,
+          FEATURE_DIM,
           HIDDEN,
           FANOUTS,
           BATCH_SIZE,
@@ -129,9 +129,9 @@ public final class BenchTrainOptions {
   public static final List<OptionDef<?>> SPARK_FREE =
       List.of(
           TrainCommandOptions.BACKEND,
-          VERTICES,
-          EDGES,
-          FEATURES,
+          NUM_VERTICES,
+          NUM_EDGES,
+          FEATURE_DIM,
           HIDDEN,
           FANOUTS,
           BATCH_SIZE,

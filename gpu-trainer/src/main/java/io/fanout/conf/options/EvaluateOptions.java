@@ -17,9 +17,9 @@ import java.util.List;
 public final class EvaluateOptions {
   private EvaluateOptions() {}
 
-  public static final OptionDef<InferenceMode> MODE =
+  public static final OptionDef<InferenceMode> NEIGHBORS =
       OptionDef.enumeration(
-          "mode",
+          "neighbors",
           InferenceMode.FULL,
           "full-neighbor (layer-wise) or sampled inference",
           InferenceMode::parse,
@@ -46,7 +46,7 @@ public final class EvaluateOptions {
           TrainCommandOptions.GRAPH,
           TrainCommandOptions.MODEL_DIR,
           CHECKPOINT,
-          MODE,
+          NEIGHBORS,
           FANOUTS,
           BATCH_SIZE,
           SEED,
@@ -57,7 +57,7 @@ public final class EvaluateOptions {
    * {@code fanouts} option, else {@link Defaults#INFERENCE_FANOUT} per layer of the model.
    */
   public static int[] fanouts(FanoutConf c) {
-    if (c.get(MODE) == InferenceMode.FULL) {
+    if (c.get(NEIGHBORS) == InferenceMode.FULL) {
       return null;
     }
     if (c.get(BATCH_SIZE) <= 0) {

@@ -10,10 +10,10 @@ public final class GenerateOptions {
 
   public static final OptionDef<String> OUTPUT =
       SharedOptions.OUTPUT.withDefault(null, "folder for vertices.parquet and edges.parquet");
-  public static final OptionDef<Long> VERTICES =
-      OptionDef.longValue("vertices", 10_000, "number of vertices");
-  public static final OptionDef<Long> EDGES =
-      SharedOptions.GENERATED_EDGES.withDefault("100000", "number of directed edge rows");
+  public static final OptionDef<Long> NUM_VERTICES =
+      SharedOptions.NUM_VERTICES.withDefault("10000", "number of vertices");
+  public static final OptionDef<Long> NUM_EDGES =
+      SharedOptions.NUM_EDGES.withDefault("100000", "number of directed edge rows");
   public static final OptionDef<Integer> FEATURE_DIM =
       SharedOptions.FEATURE_DIM.withDefault("16", "features per vertex");
   public static final OptionDef<Integer> CLASSES =
@@ -29,5 +29,6 @@ public final class GenerateOptions {
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
-      List.of(OUTPUT, VERTICES, EDGES, FEATURE_DIM, CLASSES, SEED, HOMOPHILY, TASKS, OVERWRITE);
+      List.of(
+          OUTPUT, NUM_VERTICES, NUM_EDGES, FEATURE_DIM, CLASSES, SEED, HOMOPHILY, TASKS, OVERWRITE);
 }

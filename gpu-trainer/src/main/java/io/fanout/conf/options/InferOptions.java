@@ -57,7 +57,7 @@ public final class InferOptions {
           SRC_COLUMN,
           DST_COLUMN,
           EvaluateOptions.CHECKPOINT,
-          EvaluateOptions.MODE,
+          EvaluateOptions.NEIGHBORS,
           EvaluateOptions.FANOUTS,
           EvaluateOptions.BATCH_SIZE,
           EvaluateOptions.SEED,

@@ -3,6 +3,7 @@ package io.fanout.conf.options;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.Task;
+import io.fanout.graph.PartitionerKind;
 import java.util.List;
 
 /**
@@ -16,9 +17,6 @@ public final class PrepareOptions {
    * The edge split fractions {@code --task link} implies when {@code --edge-split} is not given.
    */
   public static final String DEFAULT_EDGE_SPLIT = "0.85,0.05,0.10";
-
-  /** The names {@code --partitioner} accepts, in help order. */
-  public static final String[] PARTITIONERS = {"hash", "range", "multilevel"};
 
   public static final OptionDef<String> VERTICES =
       OptionDef.string(
@@ -101,21 +99,31 @@ public final class PrepareOptions {
       OptionDef.bool("undirected", false, "add the reverse of every edge");
   public static final OptionDef<Boolean> DEDUPE =
       OptionDef.bool("dedupe", false, "keep one copy of repeated edges");
-  public static final OptionDef<String> SELF_LOOPS =
-      OptionDef.choice("self-loops", "keep", "what to do with edges v -> v", "keep", "drop");
-  public static final OptionDef<String> DANGLING =
-      OptionDef.choice(
+  public static final OptionDef<SelfLoopPolicy> SELF_LOOPS =
+      OptionDef.enumeration(
+          "self-loops",
+          SelfLoopPolicy.KEEP,
+          "what to do with edges v -> v",
+          SelfLoopPolicy::parse,
+          SelfLoopPolicy.values());
+  public static final OptionDef<DanglingPolicy> DANGLING =
+      OptionDef.enumeration(
           "dangling",
-          "error",
+          DanglingPolicy.ERROR,
           "edges whose endpoint is not a vertex: fail, or drop and count them",
-          "error",
-          "drop");
+          DanglingPolicy::parse,
+          DanglingPolicy.values());
   public static final OptionDef<Integer> PARTITIONS =
       OptionDef.integer(
           "partitions", 0, "number of partitions; 0 = one per 500,000 vertices, at least 1");
-  public static final OptionDef<String> PARTITIONER =
-      OptionDef.choice(
-          "partitioner", "hash", "how vertices are assigned to partitions", PARTITIONERS);
+  public static final OptionDef<PartitionerKind> PARTITIONER =
+      OptionDef.enumeration(
+          "partitioner",
+          PartitionerKind.HASH,
+          "how vertices are assigned to partitions",
+          PartitionerKind::parse,
+          PartitionerKind.values(),
+          PartitionerKind::id);
 
   public static final OptionDef<Long> PARTITION_SEED =
       OptionDef.longValue(
@@ -134,29 +142,28 @@ public final class PrepareOptions {
           "broadcast id maps of at most this many vertices for the edge endpoint joins; 0 = let"
               + " Spark decide (spark.sql.autoBroadcastJoinThreshold)");
 
-  public static final OptionDef<String> EDGE_SORT =
-      OptionDef.choice(
+  public static final OptionDef<EdgeSort> EDGE_SORT =
+      OptionDef.enumeration(
           "edge-sort",
-          "task",
+          EdgeSort.TASK,
           "how edges are ordered by destination for the csr files: task = a counting sort in each"
               + " csr-writing task (fastest on CPUs; a partition's edges must fit in its memory),"
               + " sql = Spark SQL's sort (spills; the stage a GPU SQL plugin can run); same store"
               + " bytes. Weighted stores always sort in Spark SQL",
-          "task",
-          "sql");
+          EdgeSort::parse,
+          EdgeSort.values());
 
-  public static final OptionDef<String> ID_LOOKUP =
-      OptionDef.choice(
+  public static final OptionDef<IdLookup> ID_LOOKUP =
+      OptionDef.enumeration(
           "id-lookup",
-          "auto",
+          IdLookup.AUTO,
           "how edge endpoints get their dense ids: task = each csr-writing task looks them up in"
               + " hash tables the vertex tasks wrote (no join, one shuffle of the edges; hash"
               + " partitioner, int or long ids, unweighted edges, --edge-sort task, no held-out"
               + " edges), sql = Spark SQL joins the edges with the id map (the stage a GPU SQL"
               + " plugin can run), auto = task where it applies, else sql; same store bytes",
-          "auto",
-          "task",
-          "sql");
+          IdLookup::parse,
+          IdLookup.values());
 
   public static final OptionDef<Boolean> DRY_RUN =
       OptionDef.bool(

@@ -2,7 +2,7 @@ package io.fanout.conf.options;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
-import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreFeatureEncoding;
 import java.util.List;
 import java.util.Map;
 
@@ -14,13 +14,15 @@ import java.util.Map;
 public final class QuantizeOptions {
   private QuantizeOptions() {}
 
-  public static final OptionDef<String> FEATURE_ENCODING =
-      OptionDef.choice(
+  public static final OptionDef<StoreFeatureEncoding> FEATURE_ENCODING =
+      OptionDef.enumeration(
           "feature-encoding",
-          "f32",
+          StoreFeatureEncoding.F32,
           "how the store keeps feature rows: float32, half precision, per-column affine 8 or 4"
               + " bits, or product quantization",
-          StoreLayout.encodingNames());
+          StoreFeatureEncoding::parse,
+          StoreFeatureEncoding.values(),
+          StoreFeatureEncoding::id);
   public static final OptionDef<Integer> PQ_GROUP_SIZE =
       OptionDef.integer(
           "pq-group-size",
@@ -42,13 +44,13 @@ public final class QuantizeOptions {
 
   /** Drops from {@code recorded} the encoding options that do not apply (all of them for f32). */
   public static void pruneRecorded(Map<String, String> recorded, FanoutConf conf) {
-    String enc = conf.get(FEATURE_ENCODING);
-    if (!enc.equals("pq")) {
+    StoreFeatureEncoding enc = conf.get(FEATURE_ENCODING);
+    if (enc != StoreFeatureEncoding.PQ) {
       recorded.remove(PQ_GROUP_SIZE.name());
       recorded.remove(PQ_SAMPLE_ROWS.name());
       recorded.remove(PQ_SEED.name());
     }
-    if (enc.equals("f32")) {
+    if (enc == StoreFeatureEncoding.F32) {
       recorded.remove(FEATURE_ENCODING.name());
     }
   }

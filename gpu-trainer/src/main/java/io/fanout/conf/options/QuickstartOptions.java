@@ -24,7 +24,7 @@ public final class QuickstartOptions {
           "node",
           "node: node classification, prints test accuracy; link: link prediction on held-out"
               + " edges, prints test AUC");
-  public static final OptionDef<String> FEATURE_ENCODING =
+  public static final OptionDef<io.fanout.store.StoreFeatureEncoding> FEATURE_ENCODING =
       QuantizeOptions.FEATURE_ENCODING.withDefault(
           "f32", "train on the prepared store re-encoded by quantize");
 

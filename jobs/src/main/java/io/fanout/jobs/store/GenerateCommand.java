@@ -60,8 +60,8 @@ public final class GenerateCommand implements Command {
     }
     GraphGenerator g =
         new GraphGenerator(
-            conf.get(VERTICES),
-            conf.get(EDGES),
+            conf.get(NUM_VERTICES),
+            conf.get(NUM_EDGES),
             conf.get(FEATURE_DIM),
             conf.get(CLASSES),
             conf.get(SEED),
@@ -74,8 +74,8 @@ public final class GenerateCommand implements Command {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("vertices_path", v.toString());
     out.put("edges_path", e.toString());
-    out.put("vertices", conf.get(VERTICES));
-    out.put("edges", conf.get(EDGES));
+    out.put("vertices", conf.get(NUM_VERTICES));
+    out.put("edges", conf.get(NUM_EDGES));
     out.put("feature_dim", conf.get(FEATURE_DIM));
     out.put("classes", conf.get(CLASSES));
     out.put("seed", conf.get(SEED));

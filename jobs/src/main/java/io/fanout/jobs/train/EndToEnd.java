@@ -182,7 +182,7 @@ public final class EndToEnd {
     Map<String, Accuracy> sampled =
         fanout
             .evaluate(store.toString(), model.toString())
-            .option("mode", "sampled")
+            .option("neighbors", "sampled")
             .option("fanouts", join(f20))
             .execute()
             .perSplit();

@@ -42,7 +42,7 @@ public final class QuickstartCommand implements Command {
         EndToEnd.Settings.defaults()
             .withSeed(c.get(SEED))
             .withTrainEpochs(c.get(EPOCHS))
-            .withFeatureEncoding(c.get(FEATURE_ENCODING))
+            .withFeatureEncoding(c.get(FEATURE_ENCODING).id())
             .withReuse(TrainOptionsDefs.reuse(c));
     if (c.get(TASK) == Task.LINK) {
       if (settings.reuse().enabled()) {

@@ -53,7 +53,7 @@ class LinkQuickstartTest {
     assertThat(e.get("test").get("negatives").asLong())
         .isEqualTo(e.get("test").get("positives").asLong());
     CliRun.Result sampled =
-        CliRun.cli("evaluate", "--graph", store, "--model-dir", model, "--mode", "sampled");
+        CliRun.cli("evaluate", "--graph", store, "--model-dir", model, "--neighbors", "sampled");
     assertThat(sampled.code()).isEqualTo(2);
     assertThat(sampled.err()).contains("link-prediction model runs full-neighbor inference");
   }

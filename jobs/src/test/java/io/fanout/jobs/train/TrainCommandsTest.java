@@ -98,7 +98,7 @@ class TrainCommandsTest {
             store.toString(),
             "--model-dir",
             md.toString(),
-            "--mode",
+            "--neighbors",
             "sampled",
             "--fanouts",
             "20,20");
@@ -113,7 +113,7 @@ class TrainCommandsTest {
     EvaluateResult apiSampled =
         Fanout.get(spark)
             .evaluate(store.toString(), md.toString())
-            .option("mode", "sampled")
+            .option("neighbors", "sampled")
             .option("fanouts", "20,20")
             .execute();
     assertThat(JSON.readTree(apiSampled.toJson())).isEqualTo(JSON.readTree(sampled.out()));
@@ -184,7 +184,7 @@ class TrainCommandsTest {
       md.toString(),
       "--embeddings",
       emb.toString(),
-      "--mode",
+      "--neighbors",
       "sampled"
     };
     Result other = cli(sampledInfer);

@@ -1,6 +1,7 @@
 package io.fanout.spark.partition;
 
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.graph.PartitionerKind;
 import java.util.List;
 
 /** The partitioners {@code --partitioner} can name. */
@@ -21,6 +22,16 @@ public final class VertexPartitioners {
     }
     n[ALL.size()] = MULTILEVEL;
     return n;
+  }
+
+  /** The graph partitioner {@code kind} ({@link PartitionerKind#readsEdges}). */
+  public static GraphPartitioner graph(PartitionerKind kind, int coarseVertices) {
+    return graph(kind.id(), coarseVertices);
+  }
+
+  /** The vertex partitioner {@code kind} (not a graph partitioner). */
+  public static VertexPartitioner of(PartitionerKind kind) {
+    return byName(kind.id());
   }
 
   /** Whether {@code name} is a {@link GraphPartitioner} (it needs the edges). */

@@ -1,6 +1,7 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.DanglingPolicy;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.InvalidInputException;
 import java.util.List;
@@ -51,7 +52,7 @@ final class CsrReport {
 
   /** Fails when edges dangled and {@code --dangling error}. */
   void requireNoDangling(FanoutConf conf, String edgeSource) {
-    if (dangling > 0 && conf.get(PrepareOptions.DANGLING).equals("error")) {
+    if (dangling > 0 && conf.get(PrepareOptions.DANGLING) == DanglingPolicy.ERROR) {
       throw new InvalidInputException(
           edgeSource
               + ": columns '"

@@ -8,6 +8,7 @@ import static org.apache.spark.sql.functions.when;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.SelfLoopPolicy;
 import io.fanout.store.StoreLayout;
 import java.nio.file.Path;
 import java.util.List;
@@ -123,7 +124,7 @@ final class EdgeFileStage {
             .join(d, col(NormalizedTables.DST).equalTo(col("_did")), "left");
     Column dangling = col("_sd").isNull().or(col("_dd").isNull());
     Column loop = col("_sd").equalTo(col("_dd"));
-    if (conf.get(PrepareOptions.SELF_LOOPS).equals("drop")) {
+    if (conf.get(PrepareOptions.SELF_LOOPS) == SelfLoopPolicy.DROP) {
       e = e.where(dangling.or(loop.unary_$bang()));
     }
     if (edgeSplit != null) {
@@ -245,7 +246,7 @@ final class EdgeFileStage {
             true,
             0,
             new EndpointLookup(stagingDir, firsts, longIds),
-            conf.get(PrepareOptions.SELF_LOOPS).equals("drop"));
+            conf.get(PrepareOptions.SELF_LOOPS) == SelfLoopPolicy.DROP);
     return t.edges
         .select(col(NormalizedTables.SRC), col(NormalizedTables.DST))
         .queryExecution()

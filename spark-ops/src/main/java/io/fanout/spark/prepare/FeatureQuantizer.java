@@ -74,7 +74,7 @@ public final class FeatureQuantizer {
   /** {@code request} from the options in {@code conf} for {@code dim} columns. */
   static Request request(io.fanout.conf.FanoutConf conf, int dim) {
     QuantizeOptions.check(conf);
-    int encoding = StoreLayout.encodingCode(conf.get(QuantizeOptions.FEATURE_ENCODING));
+    int encoding = conf.get(QuantizeOptions.FEATURE_ENCODING).code();
     if (encoding == StoreLayout.ENCODING_PQ) {
       return pqRequest(conf, dim);
     }

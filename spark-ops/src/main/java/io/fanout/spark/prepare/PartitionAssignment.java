@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.options.PrepareOptions;
+import io.fanout.graph.PartitionerKind;
 import io.fanout.spark.partition.VertexPartitioners;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -30,10 +31,10 @@ record PartitionAssignment(int parts, Column column, Dataset<Row> table) {
                   (v + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
                       / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
     }
-    String name = conf.get(PrepareOptions.PARTITIONER);
-    if (VertexPartitioners.readsEdges(name)) {
+    PartitionerKind kind = conf.get(PrepareOptions.PARTITIONER);
+    if (kind.readsEdges()) {
       Dataset<Row> table =
-          VertexPartitioners.graph(name, conf.get(PrepareOptions.PARTITION_COARSE_VERTICES))
+          VertexPartitioners.graph(kind, conf.get(PrepareOptions.PARTITION_COARSE_VERTICES))
               .assign(
                   t.vertices.select(col(NormalizedTables.ID).as("id")).where(col("id").isNotNull()),
                   t.edges.select(
@@ -45,7 +46,7 @@ record PartitionAssignment(int parts, Column column, Dataset<Row> table) {
     }
     return new PartitionAssignment(
         parts,
-        VertexPartitioners.byName(name).assign(t.vertices, col(NormalizedTables.ID), parts),
+        VertexPartitioners.of(kind).assign(t.vertices, col(NormalizedTables.ID), parts),
         null);
   }
 }

@@ -5,6 +5,8 @@ import static org.apache.spark.sql.functions.col;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.EdgeSort;
+import io.fanout.conf.options.IdLookup;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.internal.JobLabels;
@@ -14,6 +16,7 @@ import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.OutputPaths;
+import io.fanout.store.StoreFeatureEncoding;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.store.StoreOutput;
@@ -104,7 +107,7 @@ public final class PrepareJob {
       VertexPartitioners.graph(
           conf.get(PrepareOptions.PARTITIONER), conf.get(PrepareOptions.PARTITION_COARSE_VERTICES));
     } else {
-      VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER));
+      VertexPartitioners.of(conf.get(PrepareOptions.PARTITIONER));
     }
     edgeSplit = EdgeSplitPlan.of(conf);
     idLookup = new TaskIdLookup(conf, edgeSplit);
@@ -195,11 +198,11 @@ public final class PrepareJob {
     s.add(EDGE_CHECKS);
     if (requestedPartitions == 0
         || graphPartitioner()
-        || VertexPartitioners.byName(conf.get(PrepareOptions.PARTITIONER)).scansVertices()) {
+        || VertexPartitioners.of(conf.get(PrepareOptions.PARTITIONER)).scansVertices()) {
       s.add(ASSIGN);
     }
     s.addAll(List.of(VERTEX_CHECKS, VERTEX_FILES, EDGE_FILES));
-    if (!conf.get(QuantizeOptions.FEATURE_ENCODING).equals("f32")) {
+    if (conf.get(QuantizeOptions.FEATURE_ENCODING) != StoreFeatureEncoding.F32) {
       s.add(ENCODE);
     }
     if (edgeSplit != null) {
@@ -324,7 +327,7 @@ public final class PrepareJob {
     // 6. --feature-encoding: statistics or codebooks from the f32 files, then each part re-encoded
     String encoding = StoreLayout.encodingName(StoreLayout.ENCODING_F32);
     if (steps.has(ENCODE)) {
-      encoding = conf.get(QuantizeOptions.FEATURE_ENCODING);
+      encoding = conf.get(QuantizeOptions.FEATURE_ENCODING).id();
       if (vs.dim == 0) {
         throw new InvalidInputException(
             in.vertexSource
@@ -385,11 +388,11 @@ public final class PrepareJob {
 
   /** Whether unweighted edges are sorted by the csr-writing tasks ({@code --edge-sort task}). */
   static boolean sortsEdgesInTask(FanoutConf conf) {
-    return conf.get(PrepareOptions.EDGE_SORT).equals("task");
+    return conf.get(PrepareOptions.EDGE_SORT) == EdgeSort.TASK;
   }
 
   private boolean graphPartitioner() {
-    return VertexPartitioners.readsEdges(conf.get(PrepareOptions.PARTITIONER));
+    return conf.get(PrepareOptions.PARTITIONER).readsEdges();
   }
 
   /** The inputs' statistics from their Parquet footers, or null (see {@link InputStats}). */
@@ -417,7 +420,7 @@ public final class PrepareJob {
                 t.weighted,
                 t.idTypeName().equals("string"),
                 graphPartitioner(),
-                !conf.get(PrepareOptions.ID_LOOKUP).equals("sql")
+                conf.get(PrepareOptions.ID_LOOKUP) != IdLookup.SQL
                     && idLookup.obstacle(t, PreparePlanner.share(s.vertices, k, 0)) == null,
                 spark.sessionState().conf().autoBroadcastJoinThreshold(),
                 spark.sessionState().conf().numShufflePartitions(),
@@ -429,7 +432,7 @@ public final class PrepareJob {
     inputs.put("feature_dim", s.featureDim);
     return new PreparePlan(
         inputs,
-        conf.get(PrepareOptions.PARTITIONER),
+        conf.get(PrepareOptions.PARTITIONER).id(),
         e.partitions(),
         e.store(),
         e.shuffle(),

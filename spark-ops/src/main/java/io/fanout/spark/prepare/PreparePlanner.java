@@ -79,7 +79,7 @@ final class PreparePlanner {
     boolean undirected = conf.get(PrepareOptions.UNDIRECTED);
     long storeEdges = undirected ? 2 * s.edges : s.edges;
     int d = s.featureDim;
-    String encoding = d == 0 ? "f32" : conf.get(QuantizeOptions.FEATURE_ENCODING);
+    String encoding = d == 0 ? "f32" : conf.get(QuantizeOptions.FEATURE_ENCODING).id();
     long rowBytes = featureRowBytes(encoding, d, conf);
 
     List<PreparePlan.Partition> parts = new ArrayList<>(k);
@@ -198,7 +198,7 @@ final class PreparePlanner {
     List<String> notes = new ArrayList<>();
     notes.add(
         "partition sizes are the expected mean; "
-            + conf.get(PrepareOptions.PARTITIONER)
+            + conf.get(PrepareOptions.PARTITIONER).id()
             + (c.graphPartitioner ? " keeps each within 1.05x of it" : " varies around it"));
     if (undirected || conf.get(PrepareOptions.DEDUPE)) {
       notes.add(

@@ -2,8 +2,9 @@ package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.IdLookup;
 import io.fanout.conf.options.PrepareOptions;
-import io.fanout.spark.partition.HashPartitioner;
+import io.fanout.graph.PartitionerKind;
 import io.fanout.store.IdRankTable;
 
 /**
@@ -31,10 +32,10 @@ final class TaskIdLookup {
    * @param largestPartition the most vertices of one partition, 0 when not known yet
    */
   String obstacle(NormalizedTables t, long largestPartition) {
-    String partitioner = conf.get(PrepareOptions.PARTITIONER);
-    if (!partitioner.equals(HashPartitioner.NAME)) {
+    PartitionerKind partitioner = conf.get(PrepareOptions.PARTITIONER);
+    if (partitioner != PartitionerKind.HASH) {
       return "--partitioner "
-          + partitioner
+          + partitioner.id()
           + " (the csr tasks find an endpoint's partition by hashing its id: hash only)";
     }
     if (t.idTypeName().equals("string")) {
@@ -61,7 +62,7 @@ final class TaskIdLookup {
 
   /** Fails before any work when {@code --id-lookup task} was asked for and cannot apply. */
   void requireIfAsked(NormalizedTables t, long largestPartition) {
-    if (conf.get(PrepareOptions.ID_LOOKUP).equals("task")) {
+    if (conf.get(PrepareOptions.ID_LOOKUP) == IdLookup.TASK) {
       String why = obstacle(t, largestPartition);
       if (why != null) {
         throw refused(why);
@@ -81,15 +82,15 @@ final class TaskIdLookup {
    * task} that cannot apply fails, {@code auto} logs why it joins.
    */
   boolean uses(NormalizedTables t, long largestPartition) {
-    String mode = conf.get(PrepareOptions.ID_LOOKUP);
-    if (mode.equals("sql")) {
+    IdLookup mode = conf.get(PrepareOptions.ID_LOOKUP);
+    if (mode == IdLookup.SQL) {
       return false;
     }
     String why = obstacle(t, largestPartition);
     if (why == null) {
       return true;
     }
-    if (mode.equals("task")) {
+    if (mode == IdLookup.TASK) {
       throw refused(why);
     }
     LOG.info("prepare: --id-lookup auto joins the edges with the id map: {}", why);
