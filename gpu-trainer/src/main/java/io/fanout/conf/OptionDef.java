@@ -104,8 +104,25 @@ public final class OptionDef<T> {
    */
   public static <E extends Enum<E> & OptionEnum> OptionDef<E> enumeration(
       String name, E defaultValue, String doc, Function<String, E> parse, E[] values) {
-    return new OptionDef<>(
-        name, defaultValue.id(), doc, " (" + OptionEnum.ids(values) + ")", parse, false, null);
+    return enumeration(name, defaultValue, doc, parse, values, OptionEnum::id);
+  }
+
+  /**
+   * As {@link #enumeration(String, Enum, String, Function, Enum[])} for an enum of a domain package
+   * that spells its values with {@code id} (and need not implement {@link OptionEnum}).
+   */
+  public static <E extends Enum<E>> OptionDef<E> enumeration(
+      String name,
+      E defaultValue,
+      String doc,
+      Function<String, E> parse,
+      E[] values,
+      Function<? super E, String> id) {
+    StringBuilder ids = new StringBuilder();
+    for (E e : values) {
+      ids.append(ids.length() == 0 ? "" : "|").append(id.apply(e));
+    }
+    return new OptionDef<>(name, id.apply(defaultValue), doc, " (" + ids + ")", parse, false, null);
   }
 
   /**

@@ -128,8 +128,9 @@ class TrainerTest {
     }
     assertThat(Checkpoint.read(dir).epochs()).isEqualTo(8);
     assertThat(Checkpoint.read(dir, Checkpoint.BEST).epochs()).isEqualTo(best + 1);
-    assertThat(Checkpoint.inferenceFile(dir, "best")).isEqualTo(dir.resolve(Checkpoint.BEST));
-    assertThat(Checkpoint.readForInference(dir, "best").epochs()).isEqualTo(best + 1);
+    assertThat(Checkpoint.inferenceFile(dir, CheckpointPick.BEST))
+        .isEqualTo(dir.resolve(Checkpoint.BEST));
+    assertThat(Checkpoint.readForInference(dir, CheckpointPick.BEST).epochs()).isEqualTo(best + 1);
     assertThat(Checkpoint.readForInference(dir).epochs()).as("the default: last").isEqualTo(8);
     // The parameters of that epoch and of the last one, bit for bit.
     assertThat(Checkpoint.read(dir, Checkpoint.BEST).params()).isEqualTo(afterEpoch.get(best));
@@ -142,7 +143,7 @@ class TrainerTest {
     Path dir = tmp.resolve("unvalidated");
     trainer("sage", 1, 4).fit(data(4, 1), null, dir, false, Map.of(), null, 0);
     assertThat(Checkpoint.readForInference(dir).epochs()).isEqualTo(1);
-    assertThatThrownBy(() -> Checkpoint.readForInference(dir, "best"))
+    assertThatThrownBy(() -> Checkpoint.readForInference(dir, CheckpointPick.BEST))
         .isInstanceOf(io.fanout.store.InvalidInputException.class)
         .hasMessageContaining("best.bin")
         .hasMessageContaining("val-shards")
