@@ -22,7 +22,8 @@ public final class TrainInputs {
       return shards.layers();
     }
     EpochData d =
-        shards.epochData(store.features(), store.manifest().featureDim, "none", 1, 1, verify);
+        shards.epochData(
+            store.features(), store.manifest().featureDim, FeatureNormKind.NONE, 1, 1, verify);
     try (BatchStream s = d.open(0)) {
       TrainBatch b = s.next();
       if (b == null) {

@@ -112,7 +112,7 @@ public final class TrainRun {
       boolean link = TrainInputs.isLink(shards);
       ModelConfig cfg =
           new ModelConfig(
-              spec.architecture().model().id(),
+              spec.architecture().model(),
               m.featureDim,
               spec.architecture().hidden(),
               link
@@ -120,9 +120,9 @@ public final class TrainRun {
                   : m.classes, // link: the last layer outputs embeddings
               hops,
               spec.architecture().dropout(),
-              spec.architecture().activation().id(),
-              spec.architecture().featureNorm().id(),
-              (link ? spec.architecture().decoder() : DecoderKind.DOT).id());
+              spec.architecture().activation(),
+              spec.architecture().featureNorm(),
+              link ? spec.architecture().decoder() : DecoderKind.DOT);
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.nn.BatchTensors;
 import io.fanout.nn.Block;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
 import io.fanout.nn.ModelKind;
@@ -748,7 +749,7 @@ class HotReuseTest {
                 32,
                 3,
                 true,
-                "none",
+                FeatureNormKind.NONE,
                 2)
             .gather(false);
     try (BatchStream some = data.open(0, null, hot);

@@ -3,6 +3,7 @@ package io.fanout.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
@@ -47,7 +48,7 @@ class TrainerTest {
         32,
         seed,
         true,
-        "l2",
+        FeatureNormKind.L2,
         threads);
   }
 
@@ -93,7 +94,7 @@ class TrainerTest {
             64,
             4,
             false,
-            "l2",
+            FeatureNormKind.L2,
             1);
     Path dir = tmp.resolve("validated");
     Trainer t = trainer("sage", 8, 4);
@@ -308,7 +309,7 @@ class TrainerTest {
       int v = b.batch().nodes()[3];
       float[] row = new float[12];
       graph.features.gather(new int[] {v}, 0, 1, row, 0);
-      FeatureNorm.apply("l2", row, 1, 12);
+      FeatureNorm.apply(FeatureNormKind.L2, row, 1, 12);
       for (int j = 0; j < 12; j++) {
         assertThat(b.features()[3 * 12 + j]).isEqualTo(row[j]);
       }

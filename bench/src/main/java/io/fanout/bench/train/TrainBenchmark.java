@@ -2,6 +2,7 @@ package io.fanout.bench.train;
 
 import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.VertexTable;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
@@ -293,7 +294,7 @@ public final class TrainBenchmark {
         batchSize,
         1,
         true,
-        "none",
+        FeatureNormKind.NONE,
         loaderThreads);
   }
 

@@ -150,8 +150,10 @@ class ZeroCopyTrainingTest {
     try (GraphStore gs = GraphStore.open(store, false);
         GnnModel model = new GnnModel(cfg, be);
         FeatureRows rows = StoreFeatureRows.map(be, gs);
-        BatchStream ids = set.epochData(gs.features(), null, 8, "none", 1, 1, true, false).open(0);
-        BatchStream gathered = set.epochData(gs.features(), 8, "none", 1, 1, true).open(0)) {
+        BatchStream ids =
+            set.epochData(gs.features(), null, 8, FeatureNormKind.NONE, 1, 1, true, false).open(0);
+        BatchStream gathered =
+            set.epochData(gs.features(), 8, FeatureNormKind.NONE, 1, 1, true).open(0)) {
       model.init(3);
       TrainBatch zb = ids.next();
       TrainBatch gb = gathered.next();
