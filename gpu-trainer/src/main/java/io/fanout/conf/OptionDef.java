@@ -122,7 +122,7 @@ public final class OptionDef<T> {
       String doc,
       Function<String, E> parse,
       E[] values,
-      Function<E, String> id) {
+      Function<? super E, String> id) {
     String[] ids = new String[values.length];
     for (int i = 0; i < values.length; i++) {
       ids[i] = id.apply(values[i]);

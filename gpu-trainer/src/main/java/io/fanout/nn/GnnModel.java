@@ -40,7 +40,7 @@ public final class GnnModel implements AutoCloseable {
   public GnnModel(ModelConfig cfg, Backend be) {
     this.cfg = cfg;
     this.be = be;
-    Activation act = Activation.parse(cfg.activation());
+    Activation act = Activation.parse(cfg.activation().id());
     layers = new GnnLayer[cfg.layers()];
     int offset = 0;
     for (int l = 0; l < cfg.layers(); l++) {
@@ -48,7 +48,7 @@ public final class GnnModel implements AutoCloseable {
       boolean last = l == cfg.layers() - 1;
       int out = last ? cfg.classes() : cfg.hidden();
       layers[l] =
-          cfg.kind().equals("sage")
+          cfg.kind() == ModelKind.SAGE
               ? new SageLayer(be, l, in, out, last, act, cfg.dropout())
               : new GcnLayer(be, l, in, out, last, act, cfg.dropout());
       long next = layers[l].allocate(offset);

@@ -9,12 +9,24 @@ public enum LrSchedule {
   /** The base rate halved every quarter of the run. */
   STEP;
 
-  public static LrSchedule parse(String s) {
-    try {
-      return valueOf(s.trim().toUpperCase(java.util.Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("expected constant, cosine or step, got '" + s + "'");
+  /** The spelling of this schedule in options and messages: its lower-case name. */
+  public String id() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /**
+   * The schedule spelled {@code raw}, compared case-insensitively after trimming.
+   *
+   * @throws IllegalArgumentException "expected one of constant|cosine|step"
+   */
+  public static LrSchedule parse(String raw) {
+    String v = raw.trim().toLowerCase(java.util.Locale.ROOT);
+    for (LrSchedule e : values()) {
+      if (e.id().equals(v)) {
+        return e;
+      }
     }
+    throw new IllegalArgumentException("expected one of constant|cosine|step");
   }
 
   /** The rate for 0-based {@code epoch} of {@code epochs}. */

@@ -21,9 +21,6 @@ import io.fanout.tensor.TensorBufs;
  * <p>Not thread-safe: one per model.
  */
 public final class MlpDecoder implements AutoCloseable {
-  /** Decoder name recorded in the model config. */
-  public static final String NAME = "mlp";
-
   private final Backend be;
   private final int dim;
   private int w1;

@@ -1,40 +1,51 @@
 package io.fanout.nn;
 
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Architecture of a GNN: everything needed to rebuild it from a checkpoint.
  *
- * @param kind {@code sage} (GraphSAGE, mean aggregator) or {@code gcn} (mean over the neighbors and
- *     the node itself)
+ * @param kind {@link ModelKind#SAGE} (GraphSAGE, mean aggregator) or {@link ModelKind#GCN} (mean
+ *     over the neighbors and the node itself)
  * @param inDim input feature dimension
  * @param hidden hidden width
  * @param classes output classes
  * @param layers GNN layers = number of sampled hops
  * @param dropout dropout probability on every layer's input
- * @param activation {@code relu} or {@code elu}, after every layer but the last
- * @param featureNorm {@code none}, {@code l1} or {@code l2}: row normalization of input features
- * @param decoder link prediction's decoder, {@code dot} ({@link DotDecoder}, no parameters; also
- *     every node classifier's) or {@code mlp} ({@link MlpDecoder}, parameters after the layers'),
- *     recorded in {@link #toMap} only when {@code mlp}, so dot models keep their identity
+ * @param activation after every layer but the last
+ * @param featureNorm row normalization of input features
+ * @param decoder link prediction's decoder, {@link DecoderKind#DOT} ({@link DotDecoder}, no
+ *     parameters; also every node classifier's) or {@link DecoderKind#MLP} ({@link MlpDecoder},
+ *     parameters after the layers'), recorded in {@link #toMap} only when {@code mlp}, so dot
+ *     models keep their identity
  */
 public record ModelConfig(
-    String kind,
+    ModelKind kind,
     int inDim,
     int hidden,
     int classes,
     int layers,
     float dropout,
-    String activation,
-    String featureNorm,
-    String decoder) {
-
-  /** Link prediction's parameter-free default decoder. */
-  public static final String DOT = "dot";
+    ActivationKind activation,
+    FeatureNormKind featureNorm,
+    DecoderKind decoder) {
 
   /** A configuration with the {@code dot} decoder (every node classifier's). */
+  public ModelConfig(
+      ModelKind kind,
+      int inDim,
+      int hidden,
+      int classes,
+      int layers,
+      float dropout,
+      ActivationKind activation,
+      FeatureNormKind featureNorm) {
+    this(kind, inDim, hidden, classes, layers, dropout, activation, featureNorm, DecoderKind.DOT);
+  }
+
+  /** As the constructor above, the modes by their ids ({@code sage}, {@code relu}, {@code l2}). */
   public ModelConfig(
       String kind,
       int inDim,
@@ -44,14 +55,37 @@ public record ModelConfig(
       float dropout,
       String activation,
       String featureNorm) {
-    this(kind, inDim, hidden, classes, layers, dropout, activation, featureNorm, DOT);
+    this(kind, inDim, hidden, classes, layers, dropout, activation, featureNorm, "dot");
+  }
+
+  /** As the canonical constructor, the modes by their ids. */
+  public ModelConfig(
+      String kind,
+      int inDim,
+      int hidden,
+      int classes,
+      int layers,
+      float dropout,
+      String activation,
+      String featureNorm,
+      String decoder) {
+    this(
+        ModelKind.parse(kind),
+        inDim,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        ActivationKind.parse(activation),
+        FeatureNormKind.parse(featureNorm),
+        DecoderKind.parse(decoder));
   }
 
   public ModelConfig {
-    kind = kind.toLowerCase(Locale.ROOT);
-    if (!kind.equals("sage") && !kind.equals("gcn")) {
-      throw new IllegalArgumentException("model must be sage or gcn, got '" + kind + "'");
-    }
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(activation, "activation");
+    Objects.requireNonNull(featureNorm, "featureNorm");
+    Objects.requireNonNull(decoder, "decoder");
     if (inDim <= 0 || hidden <= 0 || classes <= 1 || layers <= 0) {
       throw new IllegalArgumentException(
           "need inDim, hidden, layers > 0 and classes > 1, got inDim="
@@ -66,34 +100,26 @@ public record ModelConfig(
     if (!(dropout >= 0f && dropout < 1f)) {
       throw new IllegalArgumentException("dropout must be in [0, 1), got " + dropout);
     }
-    io.fanout.tensor.Activation.parse(activation);
-    if (!featureNorm.equals("none") && !featureNorm.equals("l1") && !featureNorm.equals("l2")) {
-      throw new IllegalArgumentException("feature norm must be none, l1 or l2, got " + featureNorm);
-    }
-    decoder = decoder.toLowerCase(Locale.ROOT);
-    if (!decoder.equals(DOT) && !decoder.equals(MlpDecoder.NAME)) {
-      throw new IllegalArgumentException("decoder must be dot or mlp, got '" + decoder + "'");
-    }
   }
 
   /** Whether the model ends in an {@link MlpDecoder}. */
   public boolean mlpDecoder() {
-    return decoder.equals(MlpDecoder.NAME);
+    return decoder == DecoderKind.MLP;
   }
 
-  /** The configuration as string pairs, for checkpoints. */
+  /** The configuration as string pairs, for checkpoints: each mode by its id. */
   public Map<String, String> toMap() {
     Map<String, String> m = new LinkedHashMap<>();
-    m.put("kind", kind);
+    m.put("kind", kind.id());
     m.put("in_dim", Integer.toString(inDim));
     m.put("hidden", Integer.toString(hidden));
     m.put("classes", Integer.toString(classes));
     m.put("layers", Integer.toString(layers));
     m.put("dropout", Float.toString(dropout));
-    m.put("activation", activation);
-    m.put("feature_norm", featureNorm);
+    m.put("activation", activation.id());
+    m.put("feature_norm", featureNorm.id());
     if (mlpDecoder()) {
-      m.put("decoder", decoder);
+      m.put("decoder", decoder.id());
     }
     return m;
   }
@@ -108,6 +134,6 @@ public record ModelConfig(
         Float.parseFloat(m.get("dropout")),
         m.get("activation"),
         m.get("feature_norm"),
-        m.getOrDefault("decoder", DOT));
+        m.getOrDefault("decoder", DecoderKind.DOT.id()));
   }
 }

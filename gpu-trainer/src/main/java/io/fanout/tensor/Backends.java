@@ -31,6 +31,14 @@ public final class Backends {
    * A new backend for {@code choice} on device {@code ordinal} ({@code < 0}: the provider's
    * default; ignored by the CPU backends).
    */
+  public static Backend select(BackendKind choice, int ordinal) {
+    return select(choice.id(), ordinal);
+  }
+
+  /**
+   * A new backend for {@code choice} (a {@link BackendKind}'s id or a provider's name) on device
+   * {@code ordinal} ({@code < 0}: the provider's default; ignored by the CPU backends).
+   */
   public static Backend select(String choice, int ordinal) {
     return select(choice, ordinal, providers());
   }

@@ -1,6 +1,7 @@
 package io.fanout.train;
 
 import io.fanout.graph.FeatureTable;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
 
@@ -12,7 +13,7 @@ import io.fanout.store.InvalidInputException;
 final class BatchFiller {
   private final FeatureTable table;
   private final int dim;
-  private final String norm;
+  private final FeatureNormKind norm;
   private final boolean cached;
   private final boolean gather;
   private final HotSet hot;
@@ -23,7 +24,12 @@ final class BatchFiller {
    * @param hot the hot set to prune for, or null
    */
   BatchFiller(
-      FeatureTable table, int dim, String norm, boolean cached, boolean gather, HotSet hot) {
+      FeatureTable table,
+      int dim,
+      FeatureNormKind norm,
+      boolean cached,
+      boolean gather,
+      HotSet hot) {
     this.table = table;
     this.dim = dim;
     this.norm = norm;

@@ -185,7 +185,7 @@ public final class Checkpoint {
   }
 
   /** The checkpoint {@code evaluate} and {@code infer} use unless told otherwise. */
-  public static final String DEFAULT_PICK = "last";
+  public static final CheckpointPick DEFAULT_PICK = CheckpointPick.LAST;
 
   /**
    * The model to evaluate: {@code pick} {@code last} reads {@code checkpoint.bin} (the last
@@ -194,35 +194,31 @@ public final class Checkpoint {
    *
    * @throws InvalidInputException when the model dir lacks that checkpoint
    */
-  public static Checkpoint readForInference(Path modelDir, String pick) {
+  public static Checkpoint readForInference(Path modelDir, CheckpointPick pick) {
     return read(modelDir, inferenceFile(modelDir, pick).getFileName().toString());
   }
 
-  /** {@link #readForInference(Path, String)} of the {@link #DEFAULT_PICK}. */
+  /** {@link #readForInference(Path, CheckpointPick)} of the {@link #DEFAULT_PICK}. */
   public static Checkpoint readForInference(Path modelDir) {
     return readForInference(modelDir, DEFAULT_PICK);
   }
 
-  /** The file {@link #readForInference(Path, String)} reads for {@code pick}. */
-  public static Path inferenceFile(Path modelDir, String pick) {
-    switch (pick) {
-      case "last":
-        return file(modelDir);
-      case "best":
-        Path best = modelDir.resolve(BEST);
-        if (!Files.isRegularFile(best) && Files.isRegularFile(file(modelDir))) {
-          throw new InvalidInputException(
-              "no "
-                  + BEST
-                  + " in "
-                  + modelDir
-                  + ": the model was trained without validation shards (--val-shards), so there"
-                  + " is no best epoch; use checkpoint 'last'");
-        }
-        return best;
-      default:
-        throw new IllegalArgumentException("checkpoint pick '" + pick + "'; expected last or best");
+  /** The file {@link #readForInference(Path, CheckpointPick)} reads for {@code pick}. */
+  public static Path inferenceFile(Path modelDir, CheckpointPick pick) {
+    if (pick == CheckpointPick.LAST) {
+      return file(modelDir);
     }
+    Path best = modelDir.resolve(BEST);
+    if (!Files.isRegularFile(best) && Files.isRegularFile(file(modelDir))) {
+      throw new InvalidInputException(
+          "no "
+              + BEST
+              + " in "
+              + modelDir
+              + ": the model was trained without validation shards (--val-shards), so there"
+              + " is no best epoch; use checkpoint 'last'");
+    }
+    return best;
   }
 
   /** Reads and verifies {@code MODEL_DIR/name}. */

@@ -1,5 +1,10 @@
 package io.fanout.train;
 
+import io.fanout.nn.ActivationKind;
+import io.fanout.nn.FeatureNormKind;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelKind;
+
 /**
  * The documented default hyperparameters (see {@code docs/training.md}), chosen on cora, citeseer,
  * amazon_photo and coauthor_cs: GraphSAGE with 2 layers sampled with fanouts 25,10. The one source
@@ -8,22 +13,22 @@ package io.fanout.train;
 public final class Defaults {
   private Defaults() {}
 
-  public static final String MODEL = "sage";
+  public static final ModelKind MODEL = ModelKind.SAGE;
   public static final int HIDDEN = 256;
   public static final double DROPOUT = 0.5;
-  public static final String ACTIVATION = "relu";
-  public static final String FEATURE_NORM = "l2";
+  public static final ActivationKind ACTIVATION = ActivationKind.RELU;
+  public static final FeatureNormKind FEATURE_NORM = FeatureNormKind.L2;
 
   /**
    * How a training step gets its input features: {@code gather} (the loader gathers them on the
    * host and they are uploaded) or {@code zero-copy} (the backend reads them from the mapped
    * store).
    */
-  public static final String FEATURE_ACCESS = TrainSpec.GATHER;
+  public static final FeatureAccessMode FEATURE_ACCESS = FeatureAccessMode.GATHER;
 
   public static final double LR = 0.005;
   public static final double WEIGHT_DECAY = 5e-4;
-  public static final String SCHEDULE = "constant";
+  public static final LrSchedule SCHEDULE = LrSchedule.CONSTANT;
   public static final int EPOCHS = 50;
   public static final int BATCH_SIZE = 512;
 

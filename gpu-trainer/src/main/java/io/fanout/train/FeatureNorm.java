@@ -1,20 +1,18 @@
 package io.fanout.train;
 
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.tensor.NonZeroScan;
 
 /** Row normalization applied to input features when they are gathered. */
 public final class FeatureNorm {
   private FeatureNorm() {}
 
-  /**
-   * Normalizes {@code rows} rows of width {@code dim} in place: {@code none}, {@code l1}, {@code
-   * l2}.
-   */
-  public static void apply(String norm, float[] x, int rows, int dim) {
-    if (norm.equals("none")) {
+  /** Normalizes {@code rows} rows of width {@code dim} in place by {@code norm}. */
+  public static void apply(FeatureNormKind norm, float[] x, int rows, int dim) {
+    if (norm == FeatureNormKind.NONE) {
       return;
     }
-    boolean l1 = norm.equals("l1");
+    boolean l1 = norm == FeatureNormKind.L1;
     for (int r = 0; r < rows; r++) {
       int o = r * dim;
       double s = 0;

@@ -1,6 +1,7 @@
 package io.fanout.train;
 
 import io.fanout.nn.GnnModel;
+import io.fanout.nn.ModelKind;
 import io.fanout.nn.ReusedGradients;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
@@ -98,10 +99,10 @@ final class HotRefresh implements AutoCloseable {
     this.reuse = reuse;
     this.be = model.backend();
     this.inputs = reuse.reusesInputs();
-    if (inputs && !model.config().kind().equals("sage")) {
+    if (inputs && model.config().kind() != ModelKind.SAGE) {
       throw new IllegalArgumentException(
           "reuse-rows inputs keeps GraphSAGE's aggregated inputs and needs model sage, got "
-              + model.config().kind()
+              + model.config().kind().id()
               + "; use reuse-rows outputs");
     }
     this.n = Math.multiplyExact(set.size(), model.reusedRowWidth(inputs));

@@ -1,20 +1,22 @@
 package io.fanout.train;
 
+import io.fanout.nn.ModelKind;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CpuBackend;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Reuse of hot vertices' bottom-layer embeddings (NeutronOrch, see {@code docs/training.md}).
  *
  * <p>The {@code fraction} of the graph's vertices that are hottest (by how often the epoch's shards
  * sample them as bottom-layer destinations, or by in-degree) get their layer-0 outputs (or, with
- * {@link #INPUTS}, layer 0's aggregated inputs) computed by a refresh worker; batches reuse them
- * instead of aggregating those vertices' sampled neighbors. No reused row is older than {@code
- * staleness} steps: a refresh takes the parameters every {@link #period(boolean)} steps and is used
- * from {@link #lag(boolean)} steps later until the next one lands.
+ * {@link ReuseRows#INPUTS}, layer 0's aggregated inputs) computed by a refresh worker; batches
+ * reuse them instead of aggregating those vertices' sampled neighbors. No reused row is older than
+ * {@code staleness} steps: a refresh takes the parameters every {@link #period(boolean)} steps and
+ * is used from {@link #lag(boolean)} steps later until the next one lands.
  *
  * @param fraction share of the vertices kept hot, in {@code [0, 1]}; 0 turns reuse off
  * @param staleness the most steps a reused embedding may lag the parameters, at least 1, or {@link
@@ -37,22 +39,12 @@ import java.util.Map;
  *     sampled neighborhoods and dropout masks are up to {@code staleness} steps old
  */
 public record HotReuse(
-    double fraction, int staleness, String hotBy, String refresh, String backward, String rows) {
-  /** Ranks vertices by how often the shards sample them as bottom-layer destinations. */
-  public static final String FREQUENCY = "frequency";
-
-  /** Ranks vertices by in-degree in the graph. */
-  public static final String IN_DEGREE = "in-degree";
-
-  /** Refreshes on a worker thread with a CPU backend of its own, overlapped with training. */
-  public static final String OVERLAPPED = "overlapped";
-
-  /** Refreshes on the training thread and the trainer's backend. */
-  public static final String INLINE = "inline";
-
-  /** {@link #OVERLAPPED} on a CPU backend, {@link #INLINE} on a device backend. */
-  public static final String AUTO = "auto";
-
+    double fraction,
+    int staleness,
+    HotBy hotBy,
+    ReuseRefresh refresh,
+    ReuseBackward backward,
+    ReuseRows rows) {
   /**
    * The staleness that {@link #resolve} sets from the steps of an epoch: {@code max(1, steps /
    * 12)}, so that the embeddings stay as fresh relative to an epoch on a graph of one batch an
@@ -60,20 +52,8 @@ public record HotReuse(
    */
   public static final int AUTO_STALENESS = 0;
 
-  /** Reused rows pass no gradient to layer 0. */
-  public static final String NO_BACKWARD = "none";
-
-  /** Reused rows' gradients reach layer 0 through a deferred backward on the refresh worker. */
-  public static final String DEFERRED = "deferred";
-
-  /** The cache holds layer 0's outputs, computed with parameters up to S steps old. */
-  public static final String OUTPUTS = "outputs";
-
-  /** The cache holds layer 0's aggregated inputs; each step computes their products. */
-  public static final String INPUTS = "inputs";
-
   /** No reuse: training as without this feature. */
-  public static final HotReuse OFF = new HotReuse(0, 4, FREQUENCY);
+  public static final HotReuse OFF = new HotReuse(0, 4, HotBy.FREQUENCY);
 
   public HotReuse {
     if (!(fraction >= 0 && fraction <= 1)) {
@@ -83,31 +63,15 @@ public record HotReuse(
       throw new IllegalArgumentException(
           "staleness must be at least 1 step, or auto (0), got " + staleness);
     }
-    if (!FREQUENCY.equals(hotBy) && !IN_DEGREE.equals(hotBy)) {
+    Objects.requireNonNull(hotBy, "hot-by");
+    Objects.requireNonNull(refresh, "reuse-refresh");
+    Objects.requireNonNull(backward, "reuse-backward");
+    Objects.requireNonNull(rows, "reuse-rows");
+    if (rows == ReuseRows.AUTO) {
       throw new IllegalArgumentException(
-          "hot-by must be " + FREQUENCY + " or " + IN_DEGREE + ", got '" + hotBy + "'");
+          "reuse-rows must be outputs or inputs, got 'auto' (resolve it with resolveRows)");
     }
-    if (!AUTO.equals(refresh) && !OVERLAPPED.equals(refresh) && !INLINE.equals(refresh)) {
-      throw new IllegalArgumentException(
-          "reuse-refresh must be "
-              + AUTO
-              + ", "
-              + OVERLAPPED
-              + " or "
-              + INLINE
-              + ", got '"
-              + refresh
-              + "'");
-    }
-    if (!NO_BACKWARD.equals(backward) && !DEFERRED.equals(backward)) {
-      throw new IllegalArgumentException(
-          "reuse-backward must be " + NO_BACKWARD + " or " + DEFERRED + ", got '" + backward + "'");
-    }
-    if (!OUTPUTS.equals(rows) && !INPUTS.equals(rows)) {
-      throw new IllegalArgumentException(
-          "reuse-rows must be " + OUTPUTS + " or " + INPUTS + ", got '" + rows + "'");
-    }
-    if (INPUTS.equals(rows) && DEFERRED.equals(backward)) {
+    if (rows == ReuseRows.INPUTS && backward == ReuseBackward.DEFERRED) {
       throw new IllegalArgumentException(
           "reuse-backward deferred applies to reuse-rows outputs: with inputs every reused row"
               + " already passes its exact gradient to layer 0");
@@ -115,51 +79,56 @@ public record HotReuse(
   }
 
   /**
-   * What the cache holds when options say {@code auto}, their default: {@link #INPUTS} for
-   * GraphSAGE (its aggregated inputs do not depend on the parameters, so the step keeps the exact
-   * gradient), {@link #OUTPUTS} for another model or with the {@link #DEFERRED} backward, which
-   * applies to outputs; any other value is returned as given.
+   * What the cache holds when options say {@link ReuseRows#AUTO}, their default: {@link
+   * ReuseRows#INPUTS} for GraphSAGE (its aggregated inputs do not depend on the parameters, so the
+   * step keeps the exact gradient), {@link ReuseRows#OUTPUTS} for another model or with the {@link
+   * ReuseBackward#DEFERRED} backward, which applies to outputs; any other value is returned as
+   * given.
    */
-  public static String resolveRows(String rows, String model, String backward) {
-    if (!AUTO.equals(rows)) {
+  public static ReuseRows resolveRows(ReuseRows rows, ModelKind model, ReuseBackward backward) {
+    if (rows != ReuseRows.AUTO) {
       return rows;
     }
-    return "sage".equals(model) && !DEFERRED.equals(backward) ? INPUTS : OUTPUTS;
+    return model == ModelKind.SAGE && backward != ReuseBackward.DEFERRED
+        ? ReuseRows.INPUTS
+        : ReuseRows.OUTPUTS;
   }
 
-  /** The cache holds layer 0's outputs ({@link #OUTPUTS}). */
-  public HotReuse(double fraction, int staleness, String hotBy, String refresh, String backward) {
-    this(fraction, staleness, hotBy, refresh, backward, OUTPUTS);
+  /** The cache holds layer 0's outputs ({@link ReuseRows#OUTPUTS}). */
+  public HotReuse(
+      double fraction, int staleness, HotBy hotBy, ReuseRefresh refresh, ReuseBackward backward) {
+    this(fraction, staleness, hotBy, refresh, backward, ReuseRows.OUTPUTS);
   }
 
-  /** Reused rows pass no gradient to layer 0 ({@link #NO_BACKWARD}). */
-  public HotReuse(double fraction, int staleness, String hotBy, String refresh) {
-    this(fraction, staleness, hotBy, refresh, NO_BACKWARD);
+  /** Reused rows pass no gradient to layer 0 ({@link ReuseBackward#NONE}). */
+  public HotReuse(double fraction, int staleness, HotBy hotBy, ReuseRefresh refresh) {
+    this(fraction, staleness, hotBy, refresh, ReuseBackward.NONE);
   }
 
-  /** Refreshes where {@link #AUTO} puts them. */
-  public HotReuse(double fraction, int staleness, String hotBy) {
-    this(fraction, staleness, hotBy, AUTO);
+  /** Refreshes where {@link ReuseRefresh#AUTO} puts them. */
+  public HotReuse(double fraction, int staleness, HotBy hotBy) {
+    this(fraction, staleness, hotBy, ReuseRefresh.AUTO);
   }
 
   /**
    * Whether refreshes run inline on {@code backend} (else on an overlapped CPU worker). {@link
-   * #AUTO} is inline on a device, and on the CPU backend too when the cache holds inputs: their
-   * refresh has no product for a worker to take off the training thread, only a gather and a mean.
+   * ReuseRefresh#AUTO} is inline on a device, and on the CPU backend too when the cache holds
+   * inputs: their refresh has no product for a worker to take off the training thread, only a
+   * gather and a mean.
    */
   public boolean inlineOn(Backend backend) {
-    return INLINE.equals(refresh)
-        || (AUTO.equals(refresh) && (reusesInputs() || !(backend instanceof CpuBackend)));
+    return refresh == ReuseRefresh.INLINE
+        || (refresh == ReuseRefresh.AUTO && (reusesInputs() || !(backend instanceof CpuBackend)));
   }
 
-  /** Whether the cache holds layer 0's aggregated inputs ({@link #INPUTS}). */
+  /** Whether the cache holds layer 0's aggregated inputs ({@link ReuseRows#INPUTS}). */
   public boolean reusesInputs() {
-    return INPUTS.equals(rows);
+    return rows == ReuseRows.INPUTS;
   }
 
   /** Whether layer 0 gets the reused rows' gradient through a deferred backward. */
   public boolean deferredBackward() {
-    return DEFERRED.equals(backward);
+    return backward == ReuseBackward.DEFERRED;
   }
 
   /** Whether any vertex is kept hot. */
@@ -243,8 +212,13 @@ public record HotReuse(
   static java.util.Set<String> identityKeys() {
     java.util.Set<String> keys =
         new java.util.LinkedHashSet<>(
-            new HotReuse(1, 1, FREQUENCY, AUTO, DEFERRED).toMap().keySet());
-    keys.addAll(new HotReuse(1, 1, FREQUENCY, AUTO, NO_BACKWARD, INPUTS).toMap().keySet());
+            new HotReuse(1, 1, HotBy.FREQUENCY, ReuseRefresh.AUTO, ReuseBackward.DEFERRED)
+                .toMap()
+                .keySet());
+    keys.addAll(
+        new HotReuse(1, 1, HotBy.FREQUENCY, ReuseRefresh.AUTO, ReuseBackward.NONE, ReuseRows.INPUTS)
+            .toMap()
+            .keySet());
     return keys;
   }
 
@@ -256,15 +230,15 @@ public record HotReuse(
     Map<String, String> m = new LinkedHashMap<>();
     m.put("reuse_hot", String.format(Locale.ROOT, "%s", fraction));
     m.put("staleness", stalenessName(staleness));
-    m.put("hot_by", hotBy);
-    if (!AUTO.equals(refresh)) { // other checkpoints keep their identity
-      m.put("reuse_refresh", refresh);
+    m.put("hot_by", hotBy.id());
+    if (refresh != ReuseRefresh.AUTO) { // other checkpoints keep their identity
+      m.put("reuse_refresh", refresh.id());
     }
     if (deferredBackward()) {
-      m.put("reuse_backward", backward);
+      m.put("reuse_backward", backward.id());
     }
     if (reusesInputs()) { // a cache of outputs writes none, as before the option existed
-      m.put("reuse_rows", rows);
+      m.put("reuse_rows", rows.id());
     }
     return m;
   }

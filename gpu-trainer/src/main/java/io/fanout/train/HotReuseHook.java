@@ -40,7 +40,7 @@ final class HotReuseHook implements StepHook {
 
   /**
    * @param numVertices vertices of the graph
-   * @param inDegree in-degree of a vertex, for {@link HotReuse#IN_DEGREE} (may be null otherwise)
+   * @param inDegree in-degree of a vertex, for {@link HotBy#IN_DEGREE} (may be null otherwise)
    * @param seed the run's seed
    */
   HotReuseHook(
@@ -51,7 +51,7 @@ final class HotReuseHook implements StepHook {
     this.numVertices = numVertices;
     this.inDegree = inDegree;
     this.seed = seed;
-    if (reuse.hotBy().equals(HotReuse.IN_DEGREE) && inDegree == null) {
+    if (reuse.hotBy() == HotBy.IN_DEGREE && inDegree == null) {
       throw new IllegalArgumentException("hot-by in-degree needs the graph's in-degrees");
     }
   }
@@ -64,7 +64,7 @@ final class HotReuseHook implements StepHook {
       // auto's schedule depends on the backend and the rows; the checkpoint records what it was
       meta.put(
           "identity.train.reuse_refresh",
-          reuse.inlineOn(be) ? HotReuse.INLINE : HotReuse.OVERLAPPED);
+          (reuse.inlineOn(be) ? ReuseRefresh.INLINE : ReuseRefresh.OVERLAPPED).id());
     }
   }
 
@@ -243,9 +243,9 @@ final class HotReuseHook implements StepHook {
     m.put("bottom_rows_avoided_fraction", ratio(rowsAvoided, bottomRows));
     m.put("bottom_edges_avoided_fraction", ratio(edgesAvoided, bottomEdges));
     m.put("feature_rows_avoided_fraction", ratio(sourcesAvoided, bottomSources));
-    m.put("reuse_refresh", refresh.inline() ? HotReuse.INLINE : HotReuse.OVERLAPPED);
-    m.put("reuse_backward", reuse.backward());
-    m.put("reuse_rows", reuse.rows());
+    m.put("reuse_refresh", (refresh.inline() ? ReuseRefresh.INLINE : ReuseRefresh.OVERLAPPED).id());
+    m.put("reuse_backward", reuse.backward().id());
+    m.put("reuse_rows", reuse.rows().id());
     m.put("staleness_steps", refresh.staleness());
     m.put("refreshes", refresh.refreshes());
     m.put("refresh_seconds", refresh.refreshSeconds());

@@ -12,12 +12,12 @@ import java.util.function.IntToLongFunction;
  *
  * <p>Candidates are the vertices that epoch 0's batches place among the bottom block's destinations
  * without being seeds (a seed's own row is never reused). They are ranked by how often that happens
- * ({@link HotReuse#FREQUENCY}) or by in-degree ({@link HotReuse#IN_DEGREE}), ties by smaller id,
- * and the top {@code round(fraction x vertices)} are hot. Each hot vertex's row of {@link #block()}
- * holds the neighbors it was sampled with at its first occurrence in epoch 0 (in batch order), and
- * {@link #features()} their normalized input rows, so a refresh needs neither the graph nor the
- * feature table. Everything is a pure function of epoch 0's batches (and, for batches that come
- * without features, of the rows a {@link RowReader} reads for them).
+ * ({@link HotBy#FREQUENCY}) or by in-degree ({@link HotBy#IN_DEGREE}), ties by smaller id, and the
+ * top {@code round(fraction x vertices)} are hot. Each hot vertex's row of {@link #block()} holds
+ * the neighbors it was sampled with at its first occurrence in epoch 0 (in batch order), and {@link
+ * #features()} their normalized input rows, so a refresh needs neither the graph nor the feature
+ * table. Everything is a pure function of epoch 0's batches (and, for batches that come without
+ * features, of the rows a {@link RowReader} reads for them).
  */
 public final class HotSet {
   private final int[] vertices;
@@ -115,7 +115,7 @@ public final class HotSet {
       candidates += c > 0 ? 1 : 0;
     }
     long[] ranked = new long[candidates];
-    boolean byDegree = HotReuse.IN_DEGREE.equals(reuse.hotBy());
+    boolean byDegree = reuse.hotBy() == HotBy.IN_DEGREE;
     for (int v = 0, k = 0; v < numVertices; v++) {
       if (count[v] > 0) {
         long score = byDegree ? Math.min(Integer.MAX_VALUE, inDegree.applyAsLong(v)) : count[v];

@@ -29,7 +29,7 @@ public final class ModelEvaluation {
    * last} or {@code best}; see {@link Checkpoint#readForInference(Path, String)}).
    */
   public static Map<String, Accuracy> accuracy(
-      Path graph, Path modelDir, String pick, int[] fanouts, int batchSize, long seed) {
+      Path graph, Path modelDir, CheckpointPick pick, int[] fanouts, int batchSize, long seed) {
     return accuracy(graph, modelDir, pick, fanouts, batchSize, seed, true);
   }
 
@@ -41,7 +41,7 @@ public final class ModelEvaluation {
   public static Map<String, Accuracy> accuracy(
       Path graph,
       Path modelDir,
-      String pick,
+      CheckpointPick pick,
       int[] fanouts,
       int batchSize,
       long seed,
@@ -73,7 +73,7 @@ public final class ModelEvaluation {
    * @throws InvalidInputException when the model is not a link model or the store has no edge split
    */
   public static Map<String, LinkMetrics> linkMetrics(
-      Path graph, Path modelDir, String pick, boolean verify) {
+      Path graph, Path modelDir, CheckpointPick pick, boolean verify) {
     try (GraphStore store = GraphStore.open(graph, verify)) {
       HeldOutEdges.requireEdgeSplit(store.root(), store.manifest(), "link evaluation");
       Checkpoint ck = Checkpoint.readForInference(modelDir, pick);

@@ -34,7 +34,7 @@ public final class ModelInference {
       int batchSize,
       long seed,
       boolean overwrite,
-      String pick,
+      CheckpointPick pick,
       boolean verify) {
     /** A verified request for the {@link Checkpoint#DEFAULT_PICK default} checkpoint. */
     public Request(

@@ -25,7 +25,7 @@ public final class PairScoring {
       CandidatePairs pairs,
       Path output,
       boolean overwrite,
-      String pick,
+      CheckpointPick pick,
       boolean verify) {}
 
   /**

@@ -2,6 +2,7 @@ package io.fanout.train;
 
 import io.fanout.features.RowCache;
 import io.fanout.graph.FeatureTable;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.sample.MiniBatch;
 import io.fanout.store.InvalidInputException;
 import java.util.ArrayDeque;
@@ -44,7 +45,7 @@ public final class PipelinedLoader implements BatchStream {
 
   private final List<BatchPart> parts;
   private final int dim;
-  private final String norm;
+  private final FeatureNormKind norm;
   private final IntPredicate keep;
   private final RowCache cache;
   private final boolean gather;
@@ -72,7 +73,7 @@ public final class PipelinedLoader implements BatchStream {
       List<BatchPart> parts,
       FeatureTable table,
       int dim,
-      String norm,
+      FeatureNormKind norm,
       int threadCount,
       int prefetch) {
     this(parts, table, dim, norm, threadCount, prefetch, null);
@@ -86,7 +87,7 @@ public final class PipelinedLoader implements BatchStream {
       List<BatchPart> parts,
       FeatureTable table,
       int dim,
-      String norm,
+      FeatureNormKind norm,
       int threadCount,
       int prefetch,
       IntPredicate keep) {
@@ -101,7 +102,7 @@ public final class PipelinedLoader implements BatchStream {
       List<BatchPart> parts,
       FeatureTable table,
       int dim,
-      String norm,
+      FeatureNormKind norm,
       int threadCount,
       int prefetch,
       IntPredicate keep,
@@ -119,7 +120,7 @@ public final class PipelinedLoader implements BatchStream {
       List<BatchPart> parts,
       FeatureTable table,
       int dim,
-      String norm,
+      FeatureNormKind norm,
       int threadCount,
       int prefetch,
       IntPredicate keep,
@@ -138,14 +139,14 @@ public final class PipelinedLoader implements BatchStream {
       List<BatchPart> parts,
       FeatureTable table,
       int dim,
-      String norm,
+      FeatureNormKind norm,
       int threadCount,
       int prefetch,
       IntPredicate keep,
       RowCache cache,
       boolean gather,
       HotSet hot) {
-    if (!gather && !"none".equals(norm)) {
+    if (!gather && norm != FeatureNormKind.NONE) {
       throw new IllegalArgumentException("a loader that does not gather takes no feature norm");
     }
     this.gather = gather;

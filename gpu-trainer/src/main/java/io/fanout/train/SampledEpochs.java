@@ -4,6 +4,7 @@ import io.fanout.features.RowCache;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.sample.SeedOrder;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ public final class SampledEpochs implements EpochData {
   private final int batchSize;
   private final long seed;
   private final boolean shuffle;
-  private final String norm;
+  private final FeatureNormKind norm;
   private final int threads;
   private int prefetch = 4;
   private int batchesPerPart = 1;
@@ -57,7 +58,7 @@ public final class SampledEpochs implements EpochData {
       int batchSize,
       long seed,
       boolean shuffle,
-      String norm,
+      FeatureNormKind norm,
       int threads) {
     if (batchSize <= 0) {
       throw new IllegalArgumentException("batch size must be positive, got " + batchSize);

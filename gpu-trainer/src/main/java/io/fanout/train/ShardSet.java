@@ -3,6 +3,7 @@ package io.fanout.train;
 import io.fanout.features.RowCache;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.RowDecoder;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.sample.MiniBatch;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
@@ -120,7 +121,12 @@ public final class ShardSet {
    *     file, when the consumer reaches it, and none of its batches is ever returned
    */
   public EpochData epochData(
-      FeatureTable table, int dim, String norm, int threads, int prefetch, boolean verify) {
+      FeatureTable table,
+      int dim,
+      FeatureNormKind norm,
+      int threads,
+      int prefetch,
+      boolean verify) {
     return epochData(table, null, dim, norm, threads, prefetch, verify);
   }
 
@@ -134,7 +140,7 @@ public final class ShardSet {
       FeatureTable table,
       RowCache cache,
       int dim,
-      String norm,
+      FeatureNormKind norm,
       int threads,
       int prefetch,
       boolean verify) {
@@ -150,7 +156,7 @@ public final class ShardSet {
       FeatureTable table,
       RowCache cache,
       int dim,
-      String norm,
+      FeatureNormKind norm,
       int threads,
       int prefetch,
       boolean verify,

@@ -21,23 +21,23 @@ public final class TrainFeatureCache {
    * policy {@code none} (no memory): they are read while the next training epoch's loader already
    * holds the training cache.
    */
-  static RowCache open(TrainSpec spec, GraphStore store, ShardSet shards, String policy) {
+  static RowCache open(TrainSpec spec, GraphStore store, ShardSet shards, CachePolicy policy) {
     return open(spec, store, shards, policy, PageMemory.HEAP);
   }
 
   /** As above, the cached rows kept in {@code pages}. */
   static RowCache open(
-      TrainSpec spec, GraphStore store, ShardSet shards, String policy, PageMemory pages) {
+      TrainSpec spec, GraphStore store, ShardSet shards, CachePolicy policy, PageMemory pages) {
     if (policy == null) {
       return null;
     }
-    CachePolicy p = CachePolicy.parse(policy);
+    CachePolicy p = policy;
     long bytes = p == CachePolicy.NONE ? 0 : spec.features().cacheBytes();
     long rowBytes = store.featureParams() == null ? 0 : store.featureParams().rowBytes();
     if (p != CachePolicy.NONE && bytes < rowBytes) {
       throw new InvalidInputException(
           "--feature-cache "
-              + policy
+              + policy.id()
               + " needs --feature-cache-bytes of at least one feature row ("
               + rowBytes
               + " bytes as the store encodes it, "

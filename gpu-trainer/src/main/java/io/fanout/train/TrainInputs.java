@@ -1,7 +1,8 @@
 package io.fanout.train;
 
 import io.fanout.graph.GraphStore;
-import io.fanout.nn.ModelConfig;
+import io.fanout.nn.DecoderKind;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.InvalidInputException;
@@ -21,7 +22,8 @@ public final class TrainInputs {
       return shards.layers();
     }
     EpochData d =
-        shards.epochData(store.features(), store.manifest().featureDim, "none", 1, 1, verify);
+        shards.epochData(
+            store.features(), store.manifest().featureDim, FeatureNormKind.NONE, 1, 1, verify);
     try (BatchStream s = d.open(0)) {
       TrainBatch b = s.next();
       if (b == null) {
@@ -134,10 +136,10 @@ public final class TrainInputs {
               + m.classes
               + " classes; training needs >= 2");
     }
-    if (!link && !ModelConfig.DOT.equals(spec.architecture().decoder())) {
+    if (!link && spec.architecture().decoder() != DecoderKind.DOT) {
       throw new InvalidInputException(
           "--decoder "
-              + spec.architecture().decoder()
+              + spec.architecture().decoder().id()
               + " with node-classification shards ("
               + spec.inputs().shards()
               + "): a decoder scores pairs of a link model; sample with --task link or leave"
@@ -180,18 +182,8 @@ public final class TrainInputs {
    * feature norm (rows are read as stored, only decoded).
    */
   static void checkFeatureAccess(TrainSpec spec, GraphStore store, ShardSet shards) {
-    String a = spec.features().access();
-    if (TrainSpec.GATHER.equals(a)) {
+    if (!spec.features().zeroCopy()) {
       return;
-    }
-    if (!TrainSpec.ZERO_COPY.equals(a)) {
-      throw new InvalidInputException(
-          "--feature-access "
-              + a
-              + "; expected "
-              + TrainSpec.GATHER
-              + " or "
-              + TrainSpec.ZERO_COPY);
     }
     if (shards.featureEncoding() != FeatureEncoding.NONE) {
       throw new InvalidInputException(
@@ -202,10 +194,10 @@ public final class TrainInputs {
               + " features; --feature-access zero-copy reads node-id-only shards (sample without"
               + " inline features), or use --feature-access gather");
     }
-    if (!"none".equals(spec.architecture().featureNorm())) {
+    if (spec.architecture().featureNorm() != FeatureNormKind.NONE) {
       throw new InvalidInputException(
           "--feature-access zero-copy reads the rows as stored and cannot apply --feature-norm "
-              + spec.architecture().featureNorm()
+              + spec.architecture().featureNorm().id()
               + "; pass --feature-norm none (or normalize the features before prepare)");
     }
   }

@@ -92,7 +92,7 @@ final class TrainMemory {
     if (spec.features().cache() == null) {
       return 0;
     }
-    CachePolicy p = CachePolicy.parse(spec.features().cache());
+    CachePolicy p = spec.features().cache();
     long slots = RowCacheSizing.capacityRows(p, spec.features().cacheBytes(), rowBytes, vertices);
     return (cacheOnHeap ? slots * rowBytes : 0)
         + RowCacheSizing.heapBesideRows(
@@ -151,7 +151,7 @@ final class TrainMemory {
             nodesPerBatch,
             dim,
             batches(),
-            spec.architecture().model(),
+            spec.architecture().model().id(),
             spec.architecture().hidden(),
             reuseHeld(),
             advice(2 * maxHeap)),

@@ -33,7 +33,7 @@ public record TrainOptions(
     m.put("epochs", Integer.toString(epochs));
     m.put("lr", Float.toString(lr));
     m.put("weight_decay", Float.toString(weightDecay));
-    m.put("schedule", schedule.name().toLowerCase(java.util.Locale.ROOT));
+    m.put("schedule", schedule.id());
     m.put("seed", Long.toString(seed));
     return m;
   }

@@ -1,10 +1,11 @@
 package io.fanout.train;
 
+import io.fanout.features.CachePolicy;
 import io.fanout.features.RowCache;
 import io.fanout.features.StoreFeatureRows;
 import io.fanout.graph.GraphStore;
+import io.fanout.nn.DecoderKind;
 import io.fanout.nn.GnnModel;
-import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backends;
@@ -121,7 +122,7 @@ public final class TrainRun {
               spec.architecture().dropout(),
               spec.architecture().activation(),
               spec.architecture().featureNorm(),
-              link ? spec.architecture().decoder() : ModelConfig.DOT);
+              link ? spec.architecture().decoder() : DecoderKind.DOT);
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();
@@ -148,7 +149,7 @@ public final class TrainRun {
                         spec.optimization().epochs(),
                         spec.optimization().lr(),
                         spec.optimization().weightDecay(),
-                        LrSchedule.parse(spec.optimization().schedule()),
+                        spec.optimization().schedule(),
                         spec.optimization().seed()),
                     reducer));
         trainer.cancelWhen(cancelled);
@@ -169,7 +170,7 @@ public final class TrainRun {
             RowCache valCache =
                 vs == null || spec.features().cache() == null
                     ? null
-                    : TrainFeatureCache.open(spec, store, vs, "none")) {
+                    : TrainFeatureCache.open(spec, store, vs, CachePolicy.NONE)) {
           EpochData train =
               shards.epochData(
                   store.features(),

@@ -1,9 +1,16 @@
 package io.fanout.train;
 
+import io.fanout.features.CachePolicy;
+import io.fanout.features.FeatureCacheIo;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.RowCache;
 import io.fanout.features.RowCacheSizing;
-import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ActivationKind;
+import io.fanout.nn.DecoderKind;
+import io.fanout.nn.FeatureNormKind;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelKind;
+import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -33,11 +40,6 @@ public record TrainSpec(
     FeatureSource features,
     HotReuse reuse,
     Device device) {
-
-  /** The accepted {@link FeatureSource#access()} values. */
-  public static final String GATHER = "gather";
-
-  public static final String ZERO_COPY = "zero-copy";
 
   public TrainSpec {
     Objects.requireNonNull(inputs, "inputs");
@@ -97,17 +99,23 @@ public record TrainSpec(
    * The model's shape.
    *
    * @param layers the model's layers, or 0 for as many as the shards' hops
-   * @param decoder a link model's decoder, {@code dot} or {@code mlp} (node classifiers: {@code
-   *     dot})
+   * @param decoder a link model's decoder (node classifiers: {@link DecoderKind#DOT})
    */
   public record Architecture(
-      String model,
+      ModelKind model,
       int hidden,
       int layers,
       float dropout,
-      String activation,
-      String featureNorm,
-      String decoder) {
+      ActivationKind activation,
+      FeatureNormKind featureNorm,
+      DecoderKind decoder) {
+    public Architecture {
+      Objects.requireNonNull(model, "model");
+      Objects.requireNonNull(activation, "activation");
+      Objects.requireNonNull(featureNorm, "featureNorm");
+      Objects.requireNonNull(decoder, "decoder");
+    }
+
     /** The documented defaults ({@link Defaults}), layers from the shards, decoder {@code dot}. */
     public static Architecture defaults() {
       return new Architecture(
@@ -117,10 +125,10 @@ public record TrainSpec(
           (float) Defaults.DROPOUT,
           Defaults.ACTIVATION,
           Defaults.FEATURE_NORM,
-          ModelConfig.DOT);
+          DecoderKind.DOT);
     }
 
-    public Architecture withModel(String kind) {
+    public Architecture withModel(ModelKind kind) {
       return new Architecture(kind, hidden, layers, dropout, activation, featureNorm, decoder);
     }
 
@@ -136,21 +144,26 @@ public record TrainSpec(
       return new Architecture(model, hidden, layers, d, activation, featureNorm, decoder);
     }
 
-    public Architecture withActivation(String a) {
+    public Architecture withActivation(ActivationKind a) {
       return new Architecture(model, hidden, layers, dropout, a, featureNorm, decoder);
     }
 
-    public Architecture withFeatureNorm(String norm) {
+    public Architecture withFeatureNorm(FeatureNormKind norm) {
       return new Architecture(model, hidden, layers, dropout, activation, norm, decoder);
     }
 
-    public Architecture withDecoder(String name) {
+    public Architecture withDecoder(DecoderKind name) {
       return new Architecture(model, hidden, layers, dropout, activation, featureNorm, name);
     }
   }
 
   /** The optimizer, its learning-rate schedule, the epochs and the seed of every random choice. */
-  public record Optimization(float lr, float weightDecay, String schedule, int epochs, long seed) {
+  public record Optimization(
+      float lr, float weightDecay, LrSchedule schedule, int epochs, long seed) {
+    public Optimization {
+      Objects.requireNonNull(schedule, "schedule");
+    }
+
     /** The documented defaults ({@link Defaults}), seed 0. */
     public static Optimization defaults() {
       return new Optimization(
@@ -169,7 +182,7 @@ public record TrainSpec(
       return new Optimization(lr, wd, schedule, epochs, seed);
     }
 
-    public Optimization withSchedule(String name) {
+    public Optimization withSchedule(LrSchedule name) {
       return new Optimization(lr, weightDecay, name, epochs, seed);
     }
 
@@ -198,64 +211,86 @@ public record TrainSpec(
   /**
    * Where the input feature rows come from.
    *
-   * @param access {@link TrainSpec#GATHER} (the loader gathers each batch's feature rows on the
-   *     host, which are then uploaded) or {@link TrainSpec#ZERO_COPY} (only the node ids go up and
-   *     the backend reads the rows from the memory-mapped store itself, decoding quantized rows;
-   *     node-id-only shards, no feature cache, feature norm none)
-   * @param cache null: features come from the memory-mapped store; else the policy ({@code belady},
-   *     {@code lru}, {@code none}) of a {@link RowCache} of {@code cacheBytes} that is then the
-   *     only feature source (see {@code docs/features.md})
-   * @param cacheDirect with {@code cache}: read the rows with {@code O_DIRECT}, bypassing the
-   *     kernel's page cache (see {@link FeatureFiles})
+   * @param access {@link FeatureAccessMode#GATHER} (the loader gathers each batch's feature rows on
+   *     the host, which are then uploaded) or {@link FeatureAccessMode#ZERO_COPY} (only the node
+   *     ids go up and the backend reads the rows from the memory-mapped store itself, decoding
+   *     quantized rows; node-id-only shards, no feature cache, feature norm none)
+   * @param cache null: features come from the memory-mapped store; else the policy of a {@link
+   *     RowCache} of {@code cacheBytes} that is then the only feature source (see {@code
+   *     docs/features.md})
+   * @param cacheIo with {@code cache}: how the rows are read from disk ({@link
+   *     FeatureCacheIo#DIRECT}: {@code O_DIRECT}, bypassing the kernel's page cache; see {@link
+   *     FeatureFiles})
    * @param cacheWindow with {@code cache belady}: the batches planned at a time, or {@link
    *     RowCacheSizing#AUTO_WINDOW} (see {@link PlanWindow})
    */
   public record FeatureSource(
-      String access, String cache, long cacheBytes, boolean cacheDirect, int cacheWindow) {
+      FeatureAccessMode access,
+      CachePolicy cache,
+      long cacheBytes,
+      FeatureCacheIo cacheIo,
+      int cacheWindow) {
+    public FeatureSource {
+      Objects.requireNonNull(access, "access");
+      Objects.requireNonNull(cacheIo, "cacheIo");
+    }
+
     /** Gathered on the host from the memory-mapped store, no cache. */
     public static FeatureSource defaults() {
       return new FeatureSource(
-          Defaults.FEATURE_ACCESS, null, 0, false, RowCacheSizing.DEFAULT_WINDOW_BATCHES);
+          Defaults.FEATURE_ACCESS,
+          null,
+          0,
+          FeatureCacheIo.BUFFERED,
+          RowCacheSizing.DEFAULT_WINDOW_BATCHES);
     }
 
-    /** Whether the backend reads the feature rows itself ({@link TrainSpec#ZERO_COPY}). */
+    /** Whether the backend reads the feature rows itself ({@link FeatureAccessMode#ZERO_COPY}). */
     public boolean zeroCopy() {
-      return ZERO_COPY.equals(access);
+      return access == FeatureAccessMode.ZERO_COPY;
     }
 
-    public FeatureSource withAccess(String a) {
-      return new FeatureSource(a, cache, cacheBytes, cacheDirect, cacheWindow);
+    /** Whether the cache reads its rows with {@code O_DIRECT} ({@link FeatureCacheIo#DIRECT}). */
+    public boolean cacheDirect() {
+      return cacheIo == FeatureCacheIo.DIRECT;
+    }
+
+    public FeatureSource withAccess(FeatureAccessMode a) {
+      return new FeatureSource(a, cache, cacheBytes, cacheIo, cacheWindow);
     }
 
     /** A cache of {@code policy} ({@code null}: none) holding {@code bytes}. */
-    public FeatureSource withCache(String policy, long bytes) {
-      return new FeatureSource(access, policy, bytes, cacheDirect, cacheWindow);
+    public FeatureSource withCache(CachePolicy policy, long bytes) {
+      return new FeatureSource(access, policy, bytes, cacheIo, cacheWindow);
     }
 
-    public FeatureSource withCacheDirect(boolean direct) {
-      return new FeatureSource(access, cache, cacheBytes, direct, cacheWindow);
+    public FeatureSource withCacheIo(FeatureCacheIo io) {
+      return new FeatureSource(access, cache, cacheBytes, io, cacheWindow);
     }
 
     public FeatureSource withCacheWindow(int batches) {
-      return new FeatureSource(access, cache, cacheBytes, cacheDirect, batches);
+      return new FeatureSource(access, cache, cacheBytes, cacheIo, batches);
     }
   }
 
   /**
    * The tensor backend and the accelerator it runs on.
    *
-   * @param backend {@code auto}, {@code cpu}, {@code cpu-checked} or a provider's name such as
-   *     {@code cuda} (see {@link Backends#select(String, int)})
+   * @param backend the backend to select (see {@link Backends#select(BackendKind, int)})
    * @param ordinal the accelerator ordinal to run on (from Spark's task resources), or -1 for the
    *     backend's default
    */
-  public record Device(String backend, int ordinal) {
-    /** The automatically chosen backend on its default device. */
-    public static Device defaults() {
-      return new Device(Backends.AUTO, -1);
+  public record Device(BackendKind backend, int ordinal) {
+    public Device {
+      Objects.requireNonNull(backend, "backend");
     }
 
-    public Device withBackend(String name) {
+    /** The automatically chosen backend on its default device. */
+    public static Device defaults() {
+      return new Device(BackendKind.AUTO, -1);
+    }
+
+    public Device withBackend(BackendKind name) {
       return new Device(name, ordinal);
     }
 

@@ -17,7 +17,7 @@ public final class TrainedModels {
   }
 
   /** The task of the model in {@code modelDir}: {@code link} or {@code node}. */
-  public static String task(Path modelDir, String pick) {
+  public static String task(Path modelDir, CheckpointPick pick) {
     return isLink(Checkpoint.readForInference(modelDir, pick)) ? "link" : "node";
   }
 
@@ -25,7 +25,7 @@ public final class TrainedModels {
    * A trained model loaded from its model dir and checked against a store, with its backend; the
    * caller closes the lease.
    */
-  static ModelLease load(Path modelDir, String pick, GraphStore store) {
+  static ModelLease load(Path modelDir, CheckpointPick pick, GraphStore store) {
     return load(modelDir, Checkpoint.readForInference(modelDir, pick), store);
   }
 

@@ -3,7 +3,6 @@ package io.fanout.train;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.nn.GnnModel;
-import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
@@ -46,21 +45,21 @@ class CudaCoraAccuracyTest {
     TestData d = TestData.load("cora");
     ModelConfig cfg =
         new ModelConfig(
-            Defaults.MODEL,
+            Defaults.MODEL.id(),
             d.features.dim(),
             Defaults.HIDDEN,
             d.classes,
             Defaults.FANOUTS.length,
             (float) Defaults.DROPOUT,
-            Defaults.ACTIVATION,
-            Defaults.FEATURE_NORM);
+            Defaults.ACTIVATION.id(),
+            Defaults.FEATURE_NORM.id());
     GnnModel model = new GnnModel(cfg, be);
     TrainOptions opts =
         new TrainOptions(
             Defaults.EPOCHS,
             (float) Defaults.LR,
             (float) Defaults.WEIGHT_DECAY,
-            LrSchedule.parse(Defaults.SCHEDULE),
+            Defaults.SCHEDULE,
             0);
     Trainer t = new Trainer(model, opts, GradientReducer.LOCAL);
     SampledEpochs train =

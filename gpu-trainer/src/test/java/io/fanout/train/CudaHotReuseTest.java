@@ -12,7 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Hot-embedding reuse on the CUDA backend, with refreshes overlapped on a CPU backend of the
@@ -23,20 +23,21 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Tag("gpu")
 class CudaHotReuseTest {
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {HotReuse.OVERLAPPED, HotReuse.INLINE, HotReuse.AUTO})
-  void reuseTrainsDeterministicallyAndFreesTheDevice(String refresh) throws Exception {
+  @EnumSource(ReuseRefresh.class)
+  void reuseTrainsDeterministicallyAndFreesTheDevice(ReuseRefresh refresh) throws Exception {
     GpuTests.assumeDevice();
     TestData d = TestData.random(3000, 8, 48, 7);
     ModelConfig cfg = new ModelConfig("sage", 48, 32, d.classes, 2, 0.5f, "relu", "none");
-    HotReuse reuse = new HotReuse(0.1, 3, HotReuse.FREQUENCY, refresh);
+    HotReuse reuse = new HotReuse(0.1, 3, HotBy.FREQUENCY, refresh);
     Run a = train(d, cfg, reuse);
     Run b = train(d, cfg, reuse);
     assertThat(b.params).containsExactly(a.params);
-    Run plain = train(d, cfg, new HotReuse(0, 3, HotReuse.FREQUENCY, refresh));
+    Run plain = train(d, cfg, new HotReuse(0, 3, HotBy.FREQUENCY, refresh));
     assertThat(plain.stats).isEmpty();
     assertThat(a.params).isNotEqualTo(plain.params);
     assertThat(a.stats)
-        .containsEntry("reuse_refresh", refresh.equals(HotReuse.AUTO) ? HotReuse.INLINE : refresh)
+        .containsEntry(
+            "reuse_refresh", (refresh == ReuseRefresh.AUTO ? ReuseRefresh.INLINE : refresh).id())
         .containsEntry("max_embedding_age_steps", 3);
     assertThat((double) a.stats.get("feature_rows_avoided_fraction")).isPositive();
   }
@@ -51,7 +52,7 @@ class CudaHotReuseTest {
     GpuTests.assumeDevice();
     TestData d = TestData.random(3000, 8, 48, 7);
     ModelConfig cfg = new ModelConfig("sage", 48, 32, d.classes, 2, 0.5f, "relu", "none");
-    HotReuse reuse = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE);
+    HotReuse reuse = new HotReuse(0.1, 3, HotBy.FREQUENCY, ReuseRefresh.INLINE);
     Run gather = train(d, cfg, reuse, true, false);
     Run zeroCopy = train(d, cfg, reuse, true, true);
     assertThat(zeroCopy.params).containsExactly(gather.params);
@@ -83,8 +84,10 @@ class CudaHotReuseTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {HotReuse.OVERLAPPED, HotReuse.INLINE})
-  void deferredBackwardOnTheDevice(String refresh) throws Exception {
+  @EnumSource(
+      value = ReuseRefresh.class,
+      names = {"OVERLAPPED", "INLINE"})
+  void deferredBackwardOnTheDevice(ReuseRefresh refresh) throws Exception {
     GpuTests.assumeDevice();
     CudaBackend be = new CudaBackend(0);
     try {
@@ -95,11 +98,11 @@ class CudaHotReuseTest {
     }
     TestData d = TestData.random(3000, 8, 48, 7);
     ModelConfig cfg = new ModelConfig("sage", 48, 32, d.classes, 2, 0.5f, "relu", "none");
-    HotReuse reuse = new HotReuse(0.1, 3, HotReuse.FREQUENCY, refresh, HotReuse.DEFERRED);
+    HotReuse reuse = new HotReuse(0.1, 3, HotBy.FREQUENCY, refresh, ReuseBackward.DEFERRED);
     Run a = train(d, cfg, reuse);
     Run b = train(d, cfg, reuse);
     assertThat(b.params).containsExactly(a.params);
-    Run none = train(d, cfg, new HotReuse(0.1, 3, HotReuse.FREQUENCY, refresh));
+    Run none = train(d, cfg, new HotReuse(0.1, 3, HotBy.FREQUENCY, refresh));
     assertThat(a.params).isNotEqualTo(none.params);
     assertThat(a.stats).containsEntry("max_embedding_age_steps", 3);
   }

@@ -2,6 +2,7 @@ package io.fanout.train;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fanout.nn.FeatureNormKind;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,7 @@ class FeatureNormTest {
     for (String norm : new String[] {"l1", "l2", "none"}) {
       float[] got = x.clone();
       float[] want = x.clone();
-      FeatureNorm.apply(norm, got, rows, dim);
+      FeatureNorm.apply(FeatureNormKind.parse(norm), got, rows, dim);
       if (!norm.equals("none")) {
         reference(norm, want, rows, dim);
         assertThat(Arrays.equals(got, x)).isFalse();

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.nn.BatchTensors;
 import io.fanout.nn.Block;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ModelKind;
 import io.fanout.nn.ReusedGradients;
 import io.fanout.nn.ReusedRows;
 import io.fanout.sample.MiniBatch;
@@ -380,14 +382,14 @@ class HotReuseTest {
   void deferredGradientOfARefreshsReadersLandsTwoRefreshesLater() {
     // overlapped, S 4: lag 2, P 3. Refresh 0 is read by steps 0..4; its backward runs when refresh
     // 1 lands (step 5) and lands with refresh 2 (step 8), read by steps 8..10.
-    checkDeferredLanding(HotReuse.OVERLAPPED, 8, 3);
+    checkDeferredLanding(ReuseRefresh.OVERLAPPED, 8, 3);
     // inline, S 4: lag 0, P 5. Refresh 0 is read by steps 0..4, refresh 1 (step 5) by 5..9, and
     // the backward of refresh 0 lands with it.
-    checkDeferredLanding(HotReuse.INLINE, 5, 5);
+    checkDeferredLanding(ReuseRefresh.INLINE, 5, 5);
   }
 
-  private static void checkDeferredLanding(String refreshMode, int from, int period) {
-    HotReuse r = new HotReuse(0.05, 4, HotReuse.FREQUENCY, refreshMode, HotReuse.DEFERRED);
+  private static void checkDeferredLanding(ReuseRefresh refreshMode, int from, int period) {
+    HotReuse r = new HotReuse(0.05, 4, HotBy.FREQUENCY, refreshMode, ReuseBackward.DEFERRED);
     HotSet f = HotSet.build(TrainerTest.data(3, 2), r, 600, null);
     try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
       GnnModel m = t.model();
@@ -448,10 +450,10 @@ class HotReuseTest {
    */
   @Test
   void scheduleKeepsEveryReusedEmbeddingWithinTheStalenessBound() {
-    for (String mode : new String[] {HotReuse.OVERLAPPED, HotReuse.INLINE}) {
-      boolean inline = mode.equals(HotReuse.INLINE);
+    for (ReuseRefresh mode : new ReuseRefresh[] {ReuseRefresh.OVERLAPPED, ReuseRefresh.INLINE}) {
+      boolean inline = mode == ReuseRefresh.INLINE;
       for (int s = 1; s <= 6; s++) {
-        HotReuse r = new HotReuse(0.2, s, HotReuse.FREQUENCY, mode);
+        HotReuse r = new HotReuse(0.2, s, HotBy.FREQUENCY, mode);
         assertThat(r.lag()).isEqualTo(Math.max(1, (int) Math.ceil(s / 2.0)));
         assertThat(r.lag(inline)).isEqualTo(inline ? 0 : r.lag());
         assertThat(r.period(inline)).isEqualTo(s + 1 - r.lag(inline));
@@ -486,7 +488,7 @@ class HotReuseTest {
   @Test
   void hotSetIsTheMostFrequentNonSeedBottomRowsOrTheHighestInDegree() {
     SampledEpochs data = TrainerTest.data(3, 2);
-    HotSet f = HotSet.build(data, new HotReuse(0.05, 2, HotReuse.FREQUENCY), 600, null);
+    HotSet f = HotSet.build(data, new HotReuse(0.05, 2, HotBy.FREQUENCY), 600, null);
     int[] count = new int[600];
     try (BatchStream s = data.open(0)) {
       TrainBatch b;
@@ -514,7 +516,7 @@ class HotReuseTest {
     HotSet d =
         HotSet.build(
             data,
-            new HotReuse(0.05, 2, HotReuse.IN_DEGREE),
+            new HotReuse(0.05, 2, HotBy.IN_DEGREE),
             600,
             v -> TrainerTest.graph.csr.degree(v));
     long minDeg = Long.MAX_VALUE;
@@ -534,7 +536,7 @@ class HotReuseTest {
    */
   @Test
   void refreshesComputeLayerZeroOfTheBlockWithEachRefreshsParameters() {
-    HotReuse r = new HotReuse(0.05, 2, HotReuse.FREQUENCY); // lag 1, period 2
+    HotReuse r = new HotReuse(0.05, 2, HotBy.FREQUENCY); // lag 1, period 2
     HotSet f = HotSet.build(TrainerTest.data(3, 2), r, 600, null);
     Block block = f.block();
     int next = block.numDst();
@@ -597,13 +599,13 @@ class HotReuseTest {
 
   @Test
   void deterministicAndOffMeansUnchanged() {
-    HotReuse r = new HotReuse(0.1, 4, HotReuse.FREQUENCY);
+    HotReuse r = new HotReuse(0.1, 4, HotBy.FREQUENCY);
     float[] a = train(r, 1, tmp.resolve("a"), 2, false);
     float[] b = train(r, 3, tmp.resolve("b"), 2, false);
     assertThat(b).containsExactly(a);
     float[] plain = train(null, 1, tmp.resolve("p"), 2, false);
     assertThat(plain).isNotEqualTo(a);
-    assertThat(train(new HotReuse(0, 4, HotReuse.FREQUENCY), 2, tmp.resolve("z"), 2, false))
+    assertThat(train(new HotReuse(0, 4, HotBy.FREQUENCY), 2, tmp.resolve("z"), 2, false))
         .containsExactly(plain);
     // The reuse settings are part of the run's identity.
     train(r, 2, tmp.resolve("r"), 1, false);
@@ -619,14 +621,14 @@ class HotReuseTest {
    */
   @Test
   void inlineAndOverlappedRefreshesFollowTheirOwnSchedulesDeterministically() {
-    HotReuse overlapped = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.OVERLAPPED);
-    HotReuse inline = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE);
+    HotReuse overlapped = new HotReuse(0.1, 3, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED);
+    HotReuse inline = new HotReuse(0.1, 3, HotBy.FREQUENCY, ReuseRefresh.INLINE);
     float[] a = train(overlapped, 2, tmp.resolve("o"), 2, false);
     assertThat(train(overlapped, 1, tmp.resolve("o1"), 2, false)).containsExactly(a);
     float[] b = train(inline, 2, tmp.resolve("i"), 2, false);
     assertThat(b).isNotEqualTo(a);
     assertThat(train(inline, 3, tmp.resolve("i3"), 2, false)).containsExactly(b);
-    assertThat(new HotReuse(0.1, 3, HotReuse.FREQUENCY).toMap()).doesNotContainKey("reuse_refresh");
+    assertThat(new HotReuse(0.1, 3, HotBy.FREQUENCY).toMap()).doesNotContainKey("reuse_refresh");
     assertThat(overlapped.toMap()).containsEntry("reuse_refresh", "overlapped");
     assertThat(inline.toMap()).containsEntry("reuse_refresh", "inline");
     try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
@@ -650,19 +652,19 @@ class HotReuseTest {
   @Test
   void deferredBackwardIsDeterministicAndPartOfTheIdentity() {
     HotReuse overlapped =
-        new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.OVERLAPPED, HotReuse.DEFERRED);
-    HotReuse inline = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE, HotReuse.DEFERRED);
+        new HotReuse(0.1, 3, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED, ReuseBackward.DEFERRED);
+    HotReuse inline =
+        new HotReuse(0.1, 3, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED);
     float[] a = train(overlapped, 1, tmp.resolve("do"), 2, false);
     assertThat(train(overlapped, 3, tmp.resolve("do3"), 2, false)).containsExactly(a);
     float[] b = train(inline, 3, tmp.resolve("di"), 2, false);
     assertThat(b).isNotEqualTo(a);
     assertThat(train(inline, 1, tmp.resolve("di1"), 2, false)).containsExactly(b);
-    float[] none = train(new HotReuse(0.1, 3, HotReuse.FREQUENCY), 2, tmp.resolve("dn"), 2, false);
+    float[] none = train(new HotReuse(0.1, 3, HotBy.FREQUENCY), 2, tmp.resolve("dn"), 2, false);
     assertThat(none).isNotEqualTo(a);
     assertThat(inline.toMap()).containsEntry("reuse_backward", "deferred");
-    assertThat(new HotReuse(0.1, 3, HotReuse.FREQUENCY).toMap())
-        .doesNotContainKey("reuse_backward");
-    HotReuse plain = new HotReuse(0.1, 3, HotReuse.FREQUENCY);
+    assertThat(new HotReuse(0.1, 3, HotBy.FREQUENCY).toMap()).doesNotContainKey("reuse_backward");
+    HotReuse plain = new HotReuse(0.1, 3, HotBy.FREQUENCY);
     assertThatThrownBy(() -> train(plain, 2, tmp.resolve("do"), 3, true))
         .hasMessageContaining("reuse_backward");
   }
@@ -672,7 +674,7 @@ class HotReuseTest {
    */
   @Test
   void theOverlappedWorkerComputesOnABackendOfItsOwn() {
-    HotReuse r = new HotReuse(0.05, 2, HotReuse.FREQUENCY); // auto: overlapped on the CPU
+    HotReuse r = new HotReuse(0.05, 2, HotBy.FREQUENCY); // auto: overlapped on the CPU
     HotSet f = HotSet.build(TrainerTest.data(3, 2), r, 600, null);
     try (Trainer t = TrainerTest.trainer("sage", 1, 3)) {
       GnnModel m = t.model();
@@ -681,7 +683,7 @@ class HotReuseTest {
         assertThat(refresh.workerBackend()).isNotSameAs(m.backend()).isInstanceOf(CpuBackend.class);
         assertThat(refresh.workerBackend().name()).isEqualTo(m.backend().name());
       }
-      HotReuse inline = new HotReuse(0.05, 2, HotReuse.FREQUENCY, HotReuse.INLINE);
+      HotReuse inline = new HotReuse(0.05, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE);
       try (HotRefresh refresh = new HotRefresh(m, f, inline, 0L)) {
         assertThat(refresh.workerBackend()).isSameAs(m.backend());
       }
@@ -690,7 +692,7 @@ class HotReuseTest {
 
   @Test
   void loaderPrunesBeforeTheGatherWhatTheTrainerWouldPruneAfter() {
-    HotReuse r = new HotReuse(0.1, 2, HotReuse.FREQUENCY);
+    HotReuse r = new HotReuse(0.1, 2, HotBy.FREQUENCY);
     SampledEpochs data = TrainerTest.data(3, 2);
     HotSet hot = HotSet.build(data, r, 600, null);
     int pruned = 0;
@@ -747,7 +749,7 @@ class HotReuseTest {
                 32,
                 3,
                 true,
-                "none",
+                FeatureNormKind.NONE,
                 2)
             .gather(false);
     try (BatchStream some = data.open(0, null, hot);
@@ -792,12 +794,12 @@ class HotReuseTest {
    */
   @Test
   void autoStalenessIsATwelfthOfAnEpochsSteps() {
-    HotReuse a = new HotReuse(0.1, HotReuse.AUTO_STALENESS, HotReuse.FREQUENCY);
+    HotReuse a = new HotReuse(0.1, HotReuse.AUTO_STALENESS, HotBy.FREQUENCY);
     assertThat(a.resolve(201).staleness()).isEqualTo(16);
     assertThat(a.resolve(24).staleness()).isEqualTo(2);
     assertThat(a.resolve(11).staleness()).isEqualTo(1);
     assertThat(a.resolve(1).staleness()).isEqualTo(1);
-    assertThat(new HotReuse(0.1, 5, HotReuse.FREQUENCY).resolve(201).staleness()).isEqualTo(5);
+    assertThat(new HotReuse(0.1, 5, HotBy.FREQUENCY).resolve(201).staleness()).isEqualTo(5);
     assertThat(a.toMap()).containsEntry("staleness", "auto");
     assertThatThrownBy(a::lag).isInstanceOf(IllegalStateException.class);
     SampledEpochs data = TrainerTest.data(3, 1);
@@ -824,50 +826,61 @@ class HotReuseTest {
 
   @Test
   void rowsAutoIsInputsForSageOnlyWithoutTheDeferredBackward() {
-    String none = HotReuse.NO_BACKWARD;
-    assertThat(HotReuse.resolveRows(HotReuse.AUTO, "sage", none)).isEqualTo(HotReuse.INPUTS);
-    assertThat(HotReuse.resolveRows(HotReuse.AUTO, "gcn", none)).isEqualTo(HotReuse.OUTPUTS);
-    assertThat(HotReuse.resolveRows(HotReuse.AUTO, "sage", HotReuse.DEFERRED))
-        .isEqualTo(HotReuse.OUTPUTS);
+    ReuseBackward none = ReuseBackward.NONE;
+    assertThat(HotReuse.resolveRows(ReuseRows.AUTO, ModelKind.SAGE, none))
+        .isEqualTo(ReuseRows.INPUTS);
+    assertThat(HotReuse.resolveRows(ReuseRows.AUTO, ModelKind.GCN, none))
+        .isEqualTo(ReuseRows.OUTPUTS);
+    assertThat(HotReuse.resolveRows(ReuseRows.AUTO, ModelKind.SAGE, ReuseBackward.DEFERRED))
+        .isEqualTo(ReuseRows.OUTPUTS);
     // an explicit choice stays, even one the model then refuses
-    assertThat(HotReuse.resolveRows(HotReuse.OUTPUTS, "sage", none)).isEqualTo(HotReuse.OUTPUTS);
-    assertThat(HotReuse.resolveRows(HotReuse.INPUTS, "gcn", none)).isEqualTo(HotReuse.INPUTS);
+    assertThat(HotReuse.resolveRows(ReuseRows.OUTPUTS, ModelKind.SAGE, none))
+        .isEqualTo(ReuseRows.OUTPUTS);
+    assertThat(HotReuse.resolveRows(ReuseRows.INPUTS, ModelKind.GCN, none))
+        .isEqualTo(ReuseRows.INPUTS);
     // refreshes of inputs have no product to overlap: auto runs them inline on the CPU too
     CpuBackend cpu = new CpuBackend();
     assertThat(
-            new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, none, HotReuse.INPUTS)
+            new HotReuse(0.1, 2, HotBy.FREQUENCY, ReuseRefresh.AUTO, none, ReuseRows.INPUTS)
                 .inlineOn(cpu))
         .isTrue();
     assertThat(
-            new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, none, HotReuse.OUTPUTS)
+            new HotReuse(0.1, 2, HotBy.FREQUENCY, ReuseRefresh.AUTO, none, ReuseRows.OUTPUTS)
                 .inlineOn(cpu))
         .isFalse();
     assertThat(
-            new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.OVERLAPPED, none, HotReuse.INPUTS)
+            new HotReuse(0.1, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED, none, ReuseRows.INPUTS)
                 .inlineOn(cpu))
         .isFalse();
   }
 
   @Test
   void rejectsBadSettings() {
-    assertThatThrownBy(() -> new HotReuse(1.5, 2, HotReuse.FREQUENCY))
+    assertThatThrownBy(() -> new HotReuse(1.5, 2, HotBy.FREQUENCY))
         .hasMessageContaining("reuse-hot");
-    assertThatThrownBy(() -> new HotReuse(0.1, -1, HotReuse.FREQUENCY))
+    assertThatThrownBy(() -> new HotReuse(0.1, -1, HotBy.FREQUENCY))
         .hasMessageContaining("staleness");
-    assertThatThrownBy(() -> new HotReuse(0.1, 2, "pagerank")).hasMessageContaining("hot-by");
-    assertThatThrownBy(() -> new HotReuse(0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, "eventually"))
+    assertThatThrownBy(() -> new HotReuse(0.1, 2, null)).hasMessageContaining("hot-by");
+    assertThatThrownBy(() -> new HotReuse(0.1, 2, HotBy.FREQUENCY, ReuseRefresh.AUTO, null))
         .hasMessageContaining("reuse-backward");
-    assertThatThrownBy(() -> new HotReuse(0.1, 2, HotReuse.FREQUENCY, "async"))
-        .hasMessageContaining("reuse-refresh must be auto, overlapped or inline, got 'async'");
+    assertThatThrownBy(() -> HotBy.parse("pagerank"))
+        .hasMessageContaining("expected one of frequency|in-degree");
+    assertThatThrownBy(() -> ReuseRefresh.parse("async"))
+        .hasMessageContaining("expected one of auto|overlapped|inline");
     assertThatThrownBy(
             () ->
                 new HotReuse(
-                    0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, HotReuse.NO_BACKWARD, "both"))
-        .hasMessageContaining("reuse-rows must be outputs or inputs, got 'both'");
+                    0.1, 2, HotBy.FREQUENCY, ReuseRefresh.AUTO, ReuseBackward.NONE, ReuseRows.AUTO))
+        .hasMessageContaining("reuse-rows must be outputs or inputs, got 'auto'");
     assertThatThrownBy(
             () ->
                 new HotReuse(
-                    0.1, 2, HotReuse.FREQUENCY, HotReuse.AUTO, HotReuse.DEFERRED, HotReuse.INPUTS))
+                    0.1,
+                    2,
+                    HotBy.FREQUENCY,
+                    ReuseRefresh.AUTO,
+                    ReuseBackward.DEFERRED,
+                    ReuseRows.INPUTS))
         .hasMessageContaining("reuse-backward deferred applies to reuse-rows outputs");
   }
 
@@ -880,12 +893,12 @@ class HotReuseTest {
   void reusedInputsAreDeterministicAndPartOfTheIdentity() {
     HotReuse inputs =
         new HotReuse(
-            0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE, HotReuse.NO_BACKWARD, HotReuse.INPUTS);
+            0.1, 3, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.NONE, ReuseRows.INPUTS);
     float[] a = train(inputs, 1, tmp.resolve("ii"), 2, false);
     assertThat(train(inputs, 3, tmp.resolve("ii3"), 2, false)).containsExactly(a);
     float[] outputs =
         train(
-            new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE),
+            new HotReuse(0.1, 3, HotBy.FREQUENCY, ReuseRefresh.INLINE),
             2,
             tmp.resolve("io"),
             2,
@@ -893,9 +906,9 @@ class HotReuseTest {
     assertThat(outputs).isNotEqualTo(a);
     assertThat(train(null, 2, tmp.resolve("in"), 2, false)).isNotEqualTo(a);
     assertThat(inputs.toMap()).containsEntry("reuse_rows", "inputs");
-    assertThat(new HotReuse(0.1, 3, HotReuse.FREQUENCY).toMap()).doesNotContainKey("reuse_rows");
+    assertThat(new HotReuse(0.1, 3, HotBy.FREQUENCY).toMap()).doesNotContainKey("reuse_rows");
     assertThat(HotReuse.identityKeys()).contains("reuse_rows", "reuse_backward");
-    HotReuse plain = new HotReuse(0.1, 3, HotReuse.FREQUENCY, HotReuse.INLINE);
+    HotReuse plain = new HotReuse(0.1, 3, HotBy.FREQUENCY, ReuseRefresh.INLINE);
     assertThatThrownBy(() -> train(plain, 2, tmp.resolve("ii"), 3, true))
         .hasMessageContaining("reuse_rows");
     try (Trainer t = TrainerTest.trainer("gcn", 1, 3)) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.FeatureTable;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.sample.MiniBatch;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.store.InvalidInputException;
@@ -92,7 +93,8 @@ class PipelinedLoaderTest {
     MeetingTable table = new MeetingTable();
     BatchPart one = part("one.parquet", 6);
     try (PipelinedLoader l =
-        new PipelinedLoader(List.of(one), table, GRAPH.features.dim(), "none", 3, 4)) {
+        new PipelinedLoader(
+            List.of(one), table, GRAPH.features.dim(), FeatureNormKind.NONE, 3, 4)) {
       Iterator<DecodedBatch> expected = one.open();
       TrainBatch b;
       int n = 0;
@@ -133,7 +135,8 @@ class PipelinedLoaderTest {
           }
         };
     try (PipelinedLoader l =
-        new PipelinedLoader(List.of(good), small, GRAPH.features.dim(), "none", 2, 2)) {
+        new PipelinedLoader(
+            List.of(good), small, GRAPH.features.dim(), FeatureNormKind.NONE, 2, 2)) {
       assertThatThrownBy(l::next)
           .isInstanceOf(InvalidInputException.class)
           .hasMessageContaining("good.parquet")

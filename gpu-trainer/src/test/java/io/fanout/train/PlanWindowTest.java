@@ -9,6 +9,7 @@ import io.fanout.features.RowCache;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.StoreFixtures;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.sample.MiniBatch;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.tensor.PageMemory;
@@ -129,7 +130,7 @@ class PlanWindowTest {
       try (cache;
           PipelinedLoader l =
               new PipelinedLoader(
-                  List.of(part), g.features(), dim, "none", 2, 2, v -> true, cache)) {
+                  List.of(part), g.features(), dim, FeatureNormKind.NONE, 2, 2, v -> true, cache)) {
         TrainBatch b;
         int served = 0;
         while ((b = l.next()) != null) {

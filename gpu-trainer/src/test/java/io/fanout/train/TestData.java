@@ -4,6 +4,7 @@ import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CounterRng;
 import java.io.BufferedInputStream;
@@ -55,7 +56,7 @@ final class TestData {
         batchSize,
         seed,
         true,
-        norm,
+        FeatureNormKind.parse(norm),
         threads);
   }
 

@@ -42,7 +42,7 @@ class TrainMemoryTest {
         .optimization(o -> o.withEpochs(epochs))
         .output(o -> o.withResume(resume))
         .loading(new TrainSpec.Loading(threads, prefetch))
-        .features(f -> f.withCache(cache, cacheBytes))
+        .features(f -> f.withCache(cache == null ? null : CachePolicy.parse(cache), cacheBytes))
         .build();
   }
 
@@ -103,7 +103,7 @@ class TrainMemoryTest {
     // its rows, only for its bookkeeping
     TrainSpec zeroCopy =
         spec(1, 1, 1, false, "belady", 1L << 30).toBuilder()
-            .features(f -> f.withAccess(TrainSpec.ZERO_COPY))
+            .features(f -> f.withAccess(FeatureAccessMode.ZERO_COPY))
             .build();
     assertThat(new TrainMemory(zeroCopy, STORE, shards(), false, true).leastBytes(params))
         .isEqualTo(model + slots * 4 * 1433 + belady);
@@ -196,7 +196,7 @@ class TrainMemoryTest {
     OutOfHeapException withReuse =
         new TrainMemory(
                 spec(5, 2, 2, false).toBuilder()
-                    .reuse(new HotReuse(0.1, 8, HotReuse.FREQUENCY))
+                    .reuse(new HotReuse(0.1, 8, HotBy.FREQUENCY))
                     .build(),
                 STORE,
                 shards(),

@@ -3,6 +3,7 @@ package io.fanout.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
@@ -47,7 +48,7 @@ class TrainerTest {
         32,
         seed,
         true,
-        "l2",
+        FeatureNormKind.L2,
         threads);
   }
 
@@ -93,7 +94,7 @@ class TrainerTest {
             64,
             4,
             false,
-            "l2",
+            FeatureNormKind.L2,
             1);
     Path dir = tmp.resolve("validated");
     Trainer t = trainer("sage", 8, 4);
@@ -128,8 +129,9 @@ class TrainerTest {
     }
     assertThat(Checkpoint.read(dir).epochs()).isEqualTo(8);
     assertThat(Checkpoint.read(dir, Checkpoint.BEST).epochs()).isEqualTo(best + 1);
-    assertThat(Checkpoint.inferenceFile(dir, "best")).isEqualTo(dir.resolve(Checkpoint.BEST));
-    assertThat(Checkpoint.readForInference(dir, "best").epochs()).isEqualTo(best + 1);
+    assertThat(Checkpoint.inferenceFile(dir, CheckpointPick.BEST))
+        .isEqualTo(dir.resolve(Checkpoint.BEST));
+    assertThat(Checkpoint.readForInference(dir, CheckpointPick.BEST).epochs()).isEqualTo(best + 1);
     assertThat(Checkpoint.readForInference(dir).epochs()).as("the default: last").isEqualTo(8);
     // The parameters of that epoch and of the last one, bit for bit.
     assertThat(Checkpoint.read(dir, Checkpoint.BEST).params()).isEqualTo(afterEpoch.get(best));
@@ -142,7 +144,7 @@ class TrainerTest {
     Path dir = tmp.resolve("unvalidated");
     trainer("sage", 1, 4).fit(data(4, 1), null, dir, false, Map.of(), null, 0);
     assertThat(Checkpoint.readForInference(dir).epochs()).isEqualTo(1);
-    assertThatThrownBy(() -> Checkpoint.readForInference(dir, "best"))
+    assertThatThrownBy(() -> Checkpoint.readForInference(dir, CheckpointPick.BEST))
         .isInstanceOf(io.fanout.store.InvalidInputException.class)
         .hasMessageContaining("best.bin")
         .hasMessageContaining("val-shards")
@@ -307,7 +309,7 @@ class TrainerTest {
       int v = b.batch().nodes()[3];
       float[] row = new float[12];
       graph.features.gather(new int[] {v}, 0, 1, row, 0);
-      FeatureNorm.apply("l2", row, 1, 12);
+      FeatureNorm.apply(FeatureNormKind.L2, row, 1, 12);
       for (int j = 0; j < 12; j++) {
         assertThat(b.features()[3 * 12 + j]).isEqualTo(row[j]);
       }

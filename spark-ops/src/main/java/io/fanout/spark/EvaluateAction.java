@@ -35,7 +35,7 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
     FanoutConf c = conf();
     int[] fanouts = EvaluateOptions.fanouts(c);
     Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
-    if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT).id()).equals("link")) {
+    if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
       if (fanouts != null) {
         throw new io.fanout.conf.FanoutConfigException(
             "evaluate of a link-prediction model runs full-neighbor inference; leave out --neighbors"
@@ -46,14 +46,14 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
           ModelEvaluation.linkMetrics(
               Path.of(c.get(TrainCommandOptions.GRAPH)),
               modelDir,
-              c.get(EvaluateOptions.CHECKPOINT).id(),
+              c.get(EvaluateOptions.CHECKPOINT),
               c.get(SharedOptions.VERIFY)));
     }
     Map<String, Accuracy> acc =
         ModelEvaluation.accuracy(
             Path.of(c.get(TrainCommandOptions.GRAPH)),
             Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
-            c.get(EvaluateOptions.CHECKPOINT).id(),
+            c.get(EvaluateOptions.CHECKPOINT),
             fanouts,
             c.get(EvaluateOptions.BATCH_SIZE),
             c.get(EvaluateOptions.SEED),

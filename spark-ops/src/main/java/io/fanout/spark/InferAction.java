@@ -107,7 +107,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                   cp,
                   out,
                   c.get(InferOptions.OVERWRITE),
-                  c.get(EvaluateOptions.CHECKPOINT).id(),
+                  c.get(EvaluateOptions.CHECKPOINT),
                   c.get(SharedOptions.VERIFY)));
       return InferResult.ofPairs(spark(), output, po);
     }
@@ -135,7 +135,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                 c.get(EvaluateOptions.BATCH_SIZE),
                 c.get(EvaluateOptions.SEED),
                 c.get(InferOptions.OVERWRITE),
-                c.get(EvaluateOptions.CHECKPOINT).id(),
+                c.get(EvaluateOptions.CHECKPOINT),
                 c.get(SharedOptions.VERIFY)));
     return new InferResult(
         spark(), pred == null ? null : output, emb == null ? null : embeddings, o);

@@ -11,6 +11,7 @@ import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.InvalidInputException;
 import io.fanout.testing.SparkTestSession;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.CheckpointPick;
 import io.fanout.train.ModelEvaluation;
 import io.fanout.train.TrainCancelledException;
 import io.fanout.train.TrainRun;
@@ -385,9 +386,9 @@ class NotebookSessionTest {
             .option("checkpoint", "best")
             .execute();
     assertThat(best.perSplit())
-        .isEqualTo(ModelEvaluation.accuracy(store, model, "best", null, 1024, 0));
+        .isEqualTo(ModelEvaluation.accuracy(store, model, CheckpointPick.BEST, null, 1024, 0));
     assertThat(r.perSplit())
-        .isEqualTo(ModelEvaluation.accuracy(store, model, "last", null, 1024, 0));
+        .isEqualTo(ModelEvaluation.accuracy(store, model, CheckpointPick.LAST, null, 1024, 0));
   }
 
   @Test

@@ -3,7 +3,10 @@ package io.fanout.bench.train;
 import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
+import io.fanout.nn.ActivationKind;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ModelKind;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CounterRng;
@@ -34,7 +37,15 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
    * {@code dim} features and {@code classes} classes.
    */
   static ModelConfig sageConfig(int dim, int classes, int hidden, int layers, float dropout) {
-    return new ModelConfig("sage", dim, hidden, classes, layers, dropout, "relu", "none");
+    return new ModelConfig(
+        ModelKind.SAGE,
+        dim,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        ActivationKind.RELU,
+        FeatureNormKind.NONE);
   }
 
   /** The features as a table gathered by row copies. */

@@ -16,8 +16,8 @@ import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotReuse;
-import io.fanout.train.TrainSpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -65,13 +65,13 @@ public final class BenchTrainCommand implements Command {
             c.get(PREFETCH),
             c.get(BATCHES_PER_SHARD),
             c.get(VERIFY_ROUNDS),
-            c.get(TrainCommandOptions.FEATURE_ACCESS).id(),
+            c.get(TrainCommandOptions.FEATURE_ACCESS),
             c.get(FEATURE_CACHE_FRACTION),
             c.get(FEATURE_CACHE_IO_THREADS));
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER) == TrainPeer.TORCH;
     HotReuse reuse = TrainOptionsDefs.reuse(c);
-    if (settings.featureAccess().equals(TrainSpec.ZERO_COPY) && (peer || !export.isEmpty())) {
+    if (settings.featureAccess() == FeatureAccessMode.ZERO_COPY && (peer || !export.isEmpty())) {
       throw new InvalidInputException(
           "--feature-access zero-copy is not what --peer and --export-batches compare; drop them,"
               + " or use --feature-access gather");
@@ -82,7 +82,7 @@ public final class BenchTrainCommand implements Command {
               BenchJson.line(
                   HotReuseBenchmark.run(
                       settings,
-                      Backends.select(c.get(TrainCommandOptions.BACKEND).id(), -1),
+                      Backends.select(c.get(TrainCommandOptions.BACKEND), -1),
                       reuse,
                       c.get(REUSE_ROUNDS))));
       return 0;
@@ -92,7 +92,7 @@ public final class BenchTrainCommand implements Command {
           .println(
               BenchJson.line(
                   TrainBenchmark.run(
-                      settings, Backends.select(c.get(TrainCommandOptions.BACKEND).id(), -1))));
+                      settings, Backends.select(c.get(TrainCommandOptions.BACKEND), -1))));
       return 0;
     }
     float dropout = c.get(DROPOUT).floatValue();

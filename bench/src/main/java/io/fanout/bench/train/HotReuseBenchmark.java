@@ -119,11 +119,11 @@ public final class HotReuseBenchmark {
       out.put("hidden", s.hidden());
       out.put("fanouts", Arrays.toString(s.fanouts()));
       out.put("batch_size", s.batchSize());
-      out.put("feature_access", s.featureAccess());
+      out.put("feature_access", s.featureAccess().id());
       out.put("steps_per_epoch", steps);
       out.put("reuse_hot", reuse.fraction());
       out.put("staleness", reuse.autoStaleness() ? "auto" : reuse.staleness());
-      out.put("hot_by", reuse.hotBy());
+      out.put("hot_by", reuse.hotBy().id());
       out.put("reuse_rounds", rounds);
       out.put("hot_set_seconds", hotSetSeconds);
       out.put("seconds_per_step_plain", plainMed);

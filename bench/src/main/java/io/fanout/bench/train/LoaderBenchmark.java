@@ -66,7 +66,7 @@ public final class LoaderBenchmark {
     out.put("loader_threads", s.loaderThreads());
     out.put("prefetch", s.prefetch());
     out.put("batches_per_part", batchesPerPart);
-    out.put("feature_access", s.featureAccess());
+    out.put("feature_access", s.featureAccess().id());
     out.put("generate_seconds", genSeconds);
     out.put("ms_per_batch", sorted[rounds / 2]);
     out.put("ms_per_batch_rounds", Arrays.toString(ms));

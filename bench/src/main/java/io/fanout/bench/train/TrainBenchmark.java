@@ -2,6 +2,7 @@ package io.fanout.bench.train;
 
 import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.VertexTable;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
@@ -14,12 +15,12 @@ import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.OverlapStats;
 import io.fanout.tensor.cuda.ZeroCopyFeatures;
 import io.fanout.train.BatchStream;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.SampledEpochs;
 import io.fanout.train.TrainBatch;
 import io.fanout.train.TrainFeatureCache;
 import io.fanout.train.TrainOptions;
-import io.fanout.train.TrainSpec;
 import io.fanout.train.Trainer;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -74,14 +75,11 @@ public final class TrainBenchmark {
       int prefetch,
       int batchesPerShard,
       int verifyRounds,
-      String featureAccess,
+      FeatureAccessMode featureAccess,
       double featureCacheFraction,
       int featureCacheIoThreads) {
     public Settings {
-      if (!featureAccess.equals(TrainSpec.GATHER) && !featureAccess.equals(TrainSpec.ZERO_COPY)) {
-        throw new io.fanout.store.InvalidInputException(
-            "--feature-access must be gather or zero-copy, got '" + featureAccess + "'");
-      }
+      java.util.Objects.requireNonNull(featureAccess, "featureAccess");
       if (!(featureCacheFraction >= 0 && featureCacheFraction <= 1)) {
         throw new io.fanout.store.InvalidInputException(
             "--feature-cache-fraction must be in [0, 1], got " + featureCacheFraction);
@@ -90,7 +88,7 @@ public final class TrainBenchmark {
         throw new io.fanout.store.InvalidInputException(
             "--feature-cache-io-threads must be at least 1, got " + featureCacheIoThreads);
       }
-      if (featureCacheFraction > 0 && !featureAccess.equals(TrainSpec.ZERO_COPY)) {
+      if (featureCacheFraction > 0 && featureAccess != FeatureAccessMode.ZERO_COPY) {
         throw new io.fanout.store.InvalidInputException(
             "--feature-cache-fraction measures the cache read in place; it needs --feature-access"
                 + " zero-copy");
@@ -111,7 +109,7 @@ public final class TrainBenchmark {
         int prefetch,
         int batchesPerShard,
         int verifyRounds,
-        String featureAccess) {
+        FeatureAccessMode featureAccess) {
       this(
           vertices,
           edges,
@@ -131,7 +129,7 @@ public final class TrainBenchmark {
     }
 
     boolean zeroCopy() {
-      return featureAccess.equals(TrainSpec.ZERO_COPY);
+      return featureAccess == FeatureAccessMode.ZERO_COPY;
     }
   }
 
@@ -228,7 +226,7 @@ public final class TrainBenchmark {
       out.put("hidden", s.hidden());
       out.put("fanouts", Arrays.toString(s.fanouts()));
       out.put("batch_size", s.batchSize());
-      out.put("feature_access", s.featureAccess());
+      out.put("feature_access", s.featureAccess().id());
       out.put("timed_batches", timed);
       out.put("generate_seconds", genSeconds);
       out.put("seconds_per_batch", elapsed / 1e9 / Math.max(1, timed));
@@ -296,7 +294,7 @@ public final class TrainBenchmark {
         batchSize,
         1,
         true,
-        "none",
+        FeatureNormKind.NONE,
         loaderThreads);
   }
 

@@ -7,10 +7,12 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.nn.ModelKind;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeSet;
@@ -46,7 +48,7 @@ public final class TrainBenchmarkMain {
               c.get(PREFETCH),
               8,
               0,
-              c.get(TrainCommandOptions.FEATURE_ACCESS).id(),
+              c.get(TrainCommandOptions.FEATURE_ACCESS),
               c.get(FEATURE_CACHE_FRACTION),
               c.get(FEATURE_CACHE_IO_THREADS));
       if (c.get(LOADER_ONLY) > 0) {
@@ -55,7 +57,7 @@ public final class TrainBenchmarkMain {
         return;
       }
       HotReuse reuse = reuse(c);
-      Backend be = Backends.select(c.get(TrainCommandOptions.BACKEND).id(), -1);
+      Backend be = Backends.select(c.get(TrainCommandOptions.BACKEND), -1);
       System.out.println(
           BenchJson.line(
               reuse.enabled()
@@ -119,14 +121,14 @@ public final class TrainBenchmarkMain {
               + " (or auto)");
     }
     try {
-      String backward = c.get(TrainCommandOptions.REUSE_BACKWARD).id();
+      ReuseBackward backward = c.get(TrainCommandOptions.REUSE_BACKWARD);
       return new HotReuse(
           fraction,
           staleness,
-          c.get(TrainCommandOptions.HOT_BY).id(),
-          c.get(TrainCommandOptions.REUSE_REFRESH).id(),
+          c.get(TrainCommandOptions.HOT_BY),
+          c.get(TrainCommandOptions.REUSE_REFRESH),
           backward,
-          HotReuse.resolveRows(c.get(TrainCommandOptions.REUSE_ROWS).id(), "sage", backward));
+          HotReuse.resolveRows(c.get(TrainCommandOptions.REUSE_ROWS), ModelKind.SAGE, backward));
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException(e.getMessage());
     }

@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.train.FeatureAccessMode;
+import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
+import io.fanout.train.ReuseRefresh;
+import io.fanout.train.ReuseRows;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -49,10 +54,10 @@ class TrainBenchmarkMainTest {
             new HotReuse(
                 0,
                 HotReuse.AUTO_STALENESS,
-                HotReuse.FREQUENCY,
-                HotReuse.AUTO,
-                HotReuse.NO_BACKWARD,
-                HotReuse.INPUTS));
+                HotBy.FREQUENCY,
+                ReuseRefresh.AUTO,
+                ReuseBackward.NONE,
+                ReuseRows.INPUTS));
     assertThat(
             TrainBenchmarkMain.reuse(
                 TrainBenchmarkMain.parse(
@@ -61,14 +66,14 @@ class TrainBenchmarkMainTest {
                     })))
         .isEqualTo(
             new HotReuse(
-                0.05, 8, HotReuse.IN_DEGREE, HotReuse.AUTO, HotReuse.NO_BACKWARD, HotReuse.INPUTS));
+                0.05, 8, HotBy.IN_DEGREE, ReuseRefresh.AUTO, ReuseBackward.NONE, ReuseRows.INPUTS));
     // the deferred backward applies to outputs, which auto then picks
     assertThat(
             TrainBenchmarkMain.reuse(
                     TrainBenchmarkMain.parse(
                         new String[] {"--reuse-hot", "0.05", "--reuse-backward", "deferred"}))
                 .rows())
-        .isEqualTo(HotReuse.OUTPUTS);
+        .isEqualTo(ReuseRows.OUTPUTS);
     assertThatThrownBy(
             () ->
                 TrainBenchmarkMain.reuse(
@@ -87,16 +92,22 @@ class TrainBenchmarkMainTest {
   void featureAccessIsGatherOrZeroCopyAndZeroCopyNeedsCuda() {
     assertThat(TrainBenchmarkMain.parse(new String[] {"--feature-access", "zero-copy"}))
         .containsEntry("feature-access", "zero-copy");
-    assertThatThrownBy(() -> settings("mapped"))
-        .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("--feature-access must be gather or zero-copy, got 'mapped'");
-    assertThatThrownBy(() -> TrainBenchmark.run(settings("zero-copy"), new CpuBackend()))
+    assertThatThrownBy(
+            () ->
+                TrainBenchmarkMain.conf(java.util.Map.of("feature-access", "mapped"))
+                    .get(io.fanout.conf.options.TrainCommandOptions.FEATURE_ACCESS))
+        .hasMessageContaining("expected one of gather|zero-copy");
+    assertThatThrownBy(
+            () -> TrainBenchmark.run(settings(FeatureAccessMode.ZERO_COPY), new CpuBackend()))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("zero-copy is measured on the CUDA backend only");
     assertThatThrownBy(
             () ->
                 HotReuseBenchmark.run(
-                    settings("zero-copy"), new CpuBackend(), new HotReuse(0.1, 4, "frequency"), 1))
+                    settings(FeatureAccessMode.ZERO_COPY),
+                    new CpuBackend(),
+                    new HotReuse(0.1, 4, HotBy.FREQUENCY),
+                    1))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("zero-copy is measured on the CUDA backend only");
   }
@@ -111,7 +122,21 @@ class TrainBenchmarkMainTest {
   void aFeatureCacheFractionReadsTheRowsThroughTheCachesPages() {
     TrainBenchmark.Settings s =
         new TrainBenchmark.Settings(
-            3000, 20000, 8, 8, new int[] {4, 3}, 64, 6, 1, 2, 2, 8, 0, "zero-copy", 0.05, 3);
+            3000,
+            20000,
+            8,
+            8,
+            new int[] {4, 3},
+            64,
+            6,
+            1,
+            2,
+            2,
+            8,
+            0,
+            FeatureAccessMode.ZERO_COPY,
+            0.05,
+            3);
     java.util.Map<String, Object> out = TrainBenchmark.run(s, new CpuBackend());
     assertThat(out)
         .containsEntry("feature_cache", "belady")
@@ -125,12 +150,26 @@ class TrainBenchmarkMainTest {
     assertThatThrownBy(
             () ->
                 new TrainBenchmark.Settings(
-                    100, 400, 8, 8, new int[] {2}, 16, 1, 0, 1, 1, 8, 0, "gather", 0.05, 4))
+                    100,
+                    400,
+                    8,
+                    8,
+                    new int[] {2},
+                    16,
+                    1,
+                    0,
+                    1,
+                    1,
+                    8,
+                    0,
+                    FeatureAccessMode.GATHER,
+                    0.05,
+                    4))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("needs --feature-access zero-copy");
   }
 
-  private static TrainBenchmark.Settings settings(String access) {
+  private static TrainBenchmark.Settings settings(FeatureAccessMode access) {
     return new TrainBenchmark.Settings(100, 400, 8, 8, new int[] {2}, 16, 1, 0, 1, 1, 8, 0, access);
   }
 
@@ -139,7 +178,21 @@ class TrainBenchmarkMainTest {
   void theLoaderAloneReportsItsBatchesPerRound() {
     TrainBenchmark.Settings s =
         new TrainBenchmark.Settings(
-            2_000, 20_000, 8, 16, new int[] {4, 3}, 64, 7, 0, 3, 1, 8, 0, "zero-copy", 0, 1);
+            2_000,
+            20_000,
+            8,
+            16,
+            new int[] {4, 3},
+            64,
+            7,
+            0,
+            3,
+            1,
+            8,
+            0,
+            FeatureAccessMode.ZERO_COPY,
+            0,
+            1);
     java.util.Map<String, Object> out = LoaderBenchmark.run(s, 2);
     assertThat(out).containsEntry("batches", 7).containsEntry("loader_threads", 3);
     assertThat((double) out.get("ms_per_batch")).isPositive();

@@ -5,6 +5,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.CheckpointPick;
 import io.fanout.train.Defaults;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -34,11 +35,12 @@ public final class EvaluateOptions {
   public static final OptionDef<CheckpointPick> CHECKPOINT =
       OptionDef.enumeration(
           "checkpoint",
-          CheckpointPick.parse(Checkpoint.DEFAULT_PICK),
+          Checkpoint.DEFAULT_PICK,
           "which model of the model dir: last (the last complete epoch) or best (the epoch of best"
               + " validation accuracy; needs training with val-shards)",
           CheckpointPick::parse,
-          CheckpointPick.values());
+          CheckpointPick.values(),
+          CheckpointPick::id);
 
   /** Every option of {@code evaluate}, in help order. */
   public static final List<OptionDef<?>> ALL =
@@ -67,11 +69,7 @@ public final class EvaluateOptions {
     int[] f = SharedOptions.fanouts(c.get(FANOUTS));
     if (f == null) {
       Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
-      f =
-          new int
-              [Checkpoint.readForInference(modelDir, c.get(CHECKPOINT).id())
-                  .modelConfig()
-                  .layers()];
+      f = new int[Checkpoint.readForInference(modelDir, c.get(CHECKPOINT)).modelConfig().layers()];
       Arrays.fill(f, Defaults.INFERENCE_FANOUT);
     }
     return f;

@@ -2,10 +2,21 @@ package io.fanout.conf.options;
 
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.features.FeatureCacheIo;
 import io.fanout.features.RowCacheSizing;
-import io.fanout.tensor.Backends;
+import io.fanout.nn.ActivationKind;
+import io.fanout.nn.DecoderKind;
+import io.fanout.nn.FeatureNormKind;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelKind;
+import io.fanout.tensor.BackendKind;
 import io.fanout.train.Defaults;
+import io.fanout.train.FeatureAccessMode;
+import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
+import io.fanout.train.ReuseRefresh;
+import io.fanout.train.ReuseRows;
 import java.util.List;
 
 /** The options of {@code train}; the training commands share them. */
@@ -23,10 +34,11 @@ public final class TrainCommandOptions {
   public static final OptionDef<ModelKind> MODEL =
       OptionDef.enumeration(
           "model",
-          ModelKind.parse(Defaults.MODEL),
+          Defaults.MODEL,
           "GNN architecture",
           ModelKind::parse,
-          ModelKind.values());
+          ModelKind.values(),
+          ModelKind::id);
   public static final OptionDef<Integer> HIDDEN =
       SharedOptions.HIDDEN.withDefault(String.valueOf(Defaults.HIDDEN), "hidden width");
   public static final OptionDef<Integer> LAYERS =
@@ -37,29 +49,32 @@ public final class TrainCommandOptions {
   public static final OptionDef<ActivationKind> ACTIVATION =
       OptionDef.enumeration(
           "activation",
-          ActivationKind.parse(Defaults.ACTIVATION),
+          Defaults.ACTIVATION,
           "activation between layers",
           ActivationKind::parse,
-          ActivationKind.values());
+          ActivationKind.values(),
+          ActivationKind::id);
   public static final OptionDef<FeatureNormKind> FEATURE_NORM =
       OptionDef.enumeration(
           "feature-norm",
-          FeatureNormKind.parse(Defaults.FEATURE_NORM),
+          Defaults.FEATURE_NORM,
           "row normalization of input features",
           FeatureNormKind::parse,
-          FeatureNormKind.values());
+          FeatureNormKind.values(),
+          FeatureNormKind::id);
   public static final OptionDef<Double> LR =
       OptionDef.doubleValue("lr", Defaults.LR, "Adam learning rate");
   public static final OptionDef<Double> WEIGHT_DECAY =
       OptionDef.doubleValue(
           "weight-decay", Defaults.WEIGHT_DECAY, "L2 weight decay added to the gradients");
-  public static final OptionDef<ScheduleKind> SCHEDULE =
+  public static final OptionDef<LrSchedule> SCHEDULE =
       OptionDef.enumeration(
           "schedule",
-          ScheduleKind.parse(Defaults.SCHEDULE),
+          Defaults.SCHEDULE,
           "learning rate schedule",
-          ScheduleKind::parse,
-          ScheduleKind.values());
+          LrSchedule::parse,
+          LrSchedule.values(),
+          LrSchedule::id);
   public static final OptionDef<Integer> EPOCHS =
       SharedOptions.EPOCHS.withDefault(String.valueOf(Defaults.EPOCHS), "epochs in total");
   public static final OptionDef<Long> SEED =
@@ -90,7 +105,8 @@ public final class TrainCommandOptions {
           "how --feature-cache reads rows from disk: buffered (through the kernel's page cache) or"
               + " direct (O_DIRECT: every miss goes to the device; the file system must support it)",
           FeatureCacheIo::parse,
-          FeatureCacheIo.values());
+          FeatureCacheIo.values(),
+          FeatureCacheIo::id);
   public static final OptionDef<String> FEATURE_CACHE_WINDOW =
       OptionDef.string(
           "feature-cache-window",
@@ -102,22 +118,24 @@ public final class TrainCommandOptions {
   public static final OptionDef<BackendKind> BACKEND =
       OptionDef.enumeration(
           "backend",
-          BackendKind.parse(Backends.AUTO),
+          BackendKind.AUTO,
           "tensor backend: auto takes cuda when a usable GPU is visible, else cpu (saying why);"
               + " cuda fails without one; cpu-checked is the CPU in checking mode",
           BackendKind::parse,
-          BackendKind.values());
+          BackendKind.values(),
+          BackendKind::id);
   public static final OptionDef<FeatureAccessMode> FEATURE_ACCESS =
       OptionDef.enumeration(
           "feature-access",
-          FeatureAccessMode.parse(Defaults.FEATURE_ACCESS),
+          Defaults.FEATURE_ACCESS,
           "how a step gets its input features: gather (rows gathered on the host, then uploaded)"
               + " or zero-copy (only node ids go up; the backend reads the rows from the mapped"
               + " store, decoding quantized rows itself: cuda, cpu, cpu-checked; node-id-only"
               + " shards, no"
               + " --feature-cache, --feature-norm none)",
           FeatureAccessMode::parse,
-          FeatureAccessMode.values());
+          FeatureAccessMode.values(),
+          FeatureAccessMode::id);
   public static final OptionDef<Double> REUSE_HOT =
       OptionDef.doubleValue(
           "reuse-hot",
@@ -127,7 +145,7 @@ public final class TrainCommandOptions {
   public static final OptionDef<Integer> STALENESS =
       OptionDef.of(
           "staleness",
-          HotReuse.AUTO,
+          HotReuse.stalenessName(HotReuse.AUTO_STALENESS),
           "with --reuse-hot: the most steps a reused embedding may be old, or auto (a twelfth of"
               + " an epoch's steps, at least 1)",
           HotReuse::parseStaleness);
@@ -137,7 +155,8 @@ public final class TrainCommandOptions {
           HotBy.FREQUENCY,
           "with --reuse-hot: rank vertices by sampling frequency in the shards or by in-degree",
           HotBy::parse,
-          HotBy.values());
+          HotBy.values(),
+          HotBy::id);
   public static final OptionDef<ReuseRefresh> REUSE_REFRESH =
       OptionDef.enumeration(
           "reuse-refresh",
@@ -148,7 +167,8 @@ public final class TrainCommandOptions {
               + " inline on a GPU and with --reuse-rows inputs (whose refresh has no product),"
               + " else overlapped",
           ReuseRefresh::parse,
-          ReuseRefresh.values());
+          ReuseRefresh.values(),
+          ReuseRefresh::id);
   public static final OptionDef<ReuseBackward> REUSE_BACKWARD =
       OptionDef.enumeration(
           "reuse-backward",
@@ -158,7 +178,8 @@ public final class TrainCommandOptions {
               + " through layer 0 as that refresh computed it, and the steps reading a later one"
               + " add it in equal parts)",
           ReuseBackward::parse,
-          ReuseBackward.values());
+          ReuseBackward.values(),
+          ReuseBackward::id);
   public static final OptionDef<ReuseRows> REUSE_ROWS =
       OptionDef.enumeration(
           "reuse-rows",
@@ -169,7 +190,8 @@ public final class TrainCommandOptions {
               + " itself and passes them the exact gradient); auto: inputs with --model sage,"
               + " outputs with gcn or --reuse-backward deferred",
           ReuseRows::parse,
-          ReuseRows.values());
+          ReuseRows.values(),
+          ReuseRows::id);
   public static final OptionDef<DecoderKind> DECODER =
       OptionDef.enumeration(
           "decoder",
@@ -177,7 +199,8 @@ public final class TrainCommandOptions {
           "link prediction's pair scorer: dot (inner product of the embeddings) or mlp (a"
               + " hidden layer over their elementwise product); node classification takes dot",
           DecoderKind::parse,
-          DecoderKind.values());
+          DecoderKind.values(),
+          DecoderKind::id);
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 

@@ -1,12 +1,16 @@
 package io.fanout.jobs.train;
 
+import io.fanout.nn.ModelKind;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareAction;
 import io.fanout.spark.TrainAction;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Accuracy;
 import io.fanout.train.Defaults;
+import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseRefresh;
+import io.fanout.train.ReuseRows;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
@@ -34,7 +38,7 @@ public final class EndToEnd {
       int sampleEpochs,
       int trainEpochs,
       long seed,
-      String model,
+      ModelKind model,
       boolean validate,
       String featureEncoding,
       HotReuse reuse) {
@@ -105,13 +109,13 @@ public final class EndToEnd {
                 + r.fraction()
                 + "-"
                 + HotReuse.stalenessName(r.staleness())
-                + (r.hotBy().equals("frequency") ? "" : "-" + r.hotBy())
-                + (r.refresh().equals(HotReuse.AUTO) ? "" : "-" + r.refresh())
-                + (r.deferredBackward() ? "-" + r.backward() : "")
-                + (r.rows().equals(HotReuse.resolveRows(HotReuse.AUTO, s.model(), r.backward()))
+                + (r.hotBy() == HotBy.FREQUENCY ? "" : "-" + r.hotBy().id())
+                + (r.refresh() == ReuseRefresh.AUTO ? "" : "-" + r.refresh().id())
+                + (r.deferredBackward() ? "-" + r.backward().id() : "")
+                + (r.rows() == HotReuse.resolveRows(ReuseRows.AUTO, s.model(), r.backward())
                     ? ""
-                    : "-" + r.rows());
-    Path model = work.resolve("model-" + s.model() + enc + reuse + "-s" + s.seed());
+                    : "-" + r.rows().id());
+    Path model = work.resolve("model-" + s.model().id() + enc + reuse + "-s" + s.seed());
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
@@ -154,12 +158,12 @@ public final class EndToEnd {
           .execute();
     }
 
-    progress.println("[3/4] train " + s.model() + " -> " + model);
+    progress.println("[3/4] train " + s.model().id() + " -> " + model);
     TrainAction train =
         fanout
             .train(store.toString(), shards.toString())
             .modelDir(model.toString())
-            .model(s.model())
+            .model(s.model().id())
             .epochs(s.trainEpochs())
             .seed(s.seed())
             .resume(true)
@@ -169,10 +173,10 @@ public final class EndToEnd {
       train.valShards(val.toString());
     }
     if (r.enabled()) {
-      train.reuseHot(r.fraction(), r.staleness(), r.hotBy());
-      train.reuseRefresh(r.refresh());
-      train.reuseBackward(r.backward());
-      train.reuseRows(r.rows());
+      train.reuseHot(r.fraction(), r.staleness(), r.hotBy().id());
+      train.reuseRefresh(r.refresh().id());
+      train.reuseBackward(r.backward().id());
+      train.reuseRows(r.rows().id());
     }
     train.execute();
 

@@ -33,7 +33,7 @@ public final class LinkEndToEnd {
       PrintStream progress) {
     Path store = work.resolve("store-link");
     Path shards = work.resolve("link-shards-s" + s.seed());
-    Path model = work.resolve("link-model-" + s.model() + "-s" + s.seed());
+    Path model = work.resolve("link-model-" + s.model().id() + "-s" + s.seed());
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
     Fanout fanout = Fanout.get(spark);
 
@@ -54,11 +54,11 @@ public final class LinkEndToEnd {
         .progress(quiet)
         .execute();
 
-    progress.println("[3/4] train " + s.model() + " (dot decoder) -> " + model);
+    progress.println("[3/4] train " + s.model().id() + " (dot decoder) -> " + model);
     fanout
         .train(store.toString(), shards.toString())
         .modelDir(model.toString())
-        .model(s.model())
+        .model(s.model().id())
         .epochs(s.trainEpochs())
         .seed(s.seed())
         .resume(true)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.GraphStore;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.BatchStream;
@@ -34,7 +35,8 @@ class ReplacedUnderReaderTest {
       TrainFixtures.writeShards(shards, store, g, new int[] {3}, 16, 1, 2); // a new seed
       assertThatThrownBy(
               () -> {
-                try (BatchStream s = old.epochData(gs.features(), 4, "none", 1, 1, true).open(0)) {
+                try (BatchStream s =
+                    old.epochData(gs.features(), 4, FeatureNormKind.NONE, 1, 1, true).open(0)) {
                   for (TrainBatch b = s.next(); b != null; b = s.next()) {
                     s.recycle(b);
                   }
@@ -48,7 +50,8 @@ class ReplacedUnderReaderTest {
       assertThat(now.manifest().dataDir).isEqualTo("v-0002");
       assertThat(now.manifest().seed).isEqualTo(2);
       int batches = 0;
-      try (BatchStream s = now.epochData(gs.features(), 4, "none", 1, 1, true).open(0)) {
+      try (BatchStream s =
+          now.epochData(gs.features(), 4, FeatureNormKind.NONE, 1, 1, true).open(0)) {
         for (TrainBatch b = s.next(); b != null; b = s.next()) {
           batches++;
           s.recycle(b);

@@ -3,9 +3,14 @@ package io.fanout.jobs.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.nn.ActivationKind;
+import io.fanout.nn.DecoderKind;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
-import io.fanout.nn.ModelConfig;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelKind;
 import io.fanout.tensor.CheckingBackend;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.ModelEvaluation;
 import io.fanout.train.ModelInference;
@@ -64,10 +69,17 @@ class RunsReleaseBackendTest {
     return TrainSpec.builder(store, shards, tmp.resolve(name))
         .inputs(i -> i.withValShards(shards))
         .architecture(
-            new TrainSpec.Architecture("sage", 8, 0, 0.5f, "relu", "none", ModelConfig.DOT))
-        .optimization(new TrainSpec.Optimization(0.01f, 5e-4f, "constant", 2, 1L))
+            new TrainSpec.Architecture(
+                ModelKind.SAGE,
+                8,
+                0,
+                0.5f,
+                ActivationKind.RELU,
+                FeatureNormKind.NONE,
+                DecoderKind.DOT))
+        .optimization(new TrainSpec.Optimization(0.01f, 5e-4f, LrSchedule.CONSTANT, 2, 1L))
         .loading(new TrainSpec.Loading(1, 1))
-        .features(f -> f.withAccess(access))
+        .features(f -> f.withAccess(FeatureAccessMode.parse(access)))
         .build();
   }
 

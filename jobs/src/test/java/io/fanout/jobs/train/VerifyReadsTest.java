@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.cli.CliRun.Result;
 import io.fanout.graph.GraphStore;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.shard.ShardManifest;
 import io.fanout.spark.Fanout;
 import io.fanout.store.Checksums;
@@ -135,7 +136,8 @@ class VerifyReadsTest {
     // The loader hands out every batch of the intact part and none of the damaged one.
     try (GraphStore g = GraphStore.open(store)) {
       EpochData d =
-          ShardSet.open(damaged).epochData(g.features(), g.features().dim(), "none", 1, 1, true);
+          ShardSet.open(damaged)
+              .epochData(g.features(), g.features().dim(), FeatureNormKind.NONE, 1, 1, true);
       int batches = 0;
       try (BatchStream s = d.open(0)) {
         for (TrainBatch b = s.next(); b != null; b = s.next()) {

@@ -3,18 +3,26 @@ package io.fanout.jobs.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.features.CachePolicy;
 import io.fanout.features.StoreFeatureRows;
 import io.fanout.graph.GraphStore;
+import io.fanout.nn.ActivationKind;
 import io.fanout.nn.Block;
+import io.fanout.nn.DecoderKind;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
+import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ModelKind;
 import io.fanout.sample.MiniBatch;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.train.BatchStream;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.ShardSet;
 import io.fanout.train.TrainBatch;
 import io.fanout.train.TrainInputs;
@@ -65,10 +73,22 @@ class ZeroCopyTrainingTest {
     return TrainSpec.builder(graph, shardDir, tmp.resolve(name))
         .inputs(i -> i.withValShards(shardDir))
         .architecture(
-            new TrainSpec.Architecture("sage", 16, 0, 0.5f, "relu", norm, ModelConfig.DOT))
-        .optimization(new TrainSpec.Optimization(0.01f, 5e-4f, "constant", 2, 7L))
-        .features(f -> f.withAccess(access).withCache(cache, cache == null ? 0 : 1 << 20))
-        .device(d -> d.withBackend(backend))
+            new TrainSpec.Architecture(
+                ModelKind.SAGE,
+                16,
+                0,
+                0.5f,
+                ActivationKind.RELU,
+                FeatureNormKind.parse(norm),
+                DecoderKind.DOT))
+        .optimization(new TrainSpec.Optimization(0.01f, 5e-4f, LrSchedule.CONSTANT, 2, 7L))
+        .features(
+            f ->
+                f.withAccess(FeatureAccessMode.parse(access))
+                    .withCache(
+                        cache == null ? null : CachePolicy.parse(cache),
+                        cache == null ? 0 : 1 << 20))
+        .device(d -> d.withBackend(BackendKind.parse(backend)))
         .build();
   }
 
@@ -130,8 +150,10 @@ class ZeroCopyTrainingTest {
     try (GraphStore gs = GraphStore.open(store, false);
         GnnModel model = new GnnModel(cfg, be);
         FeatureRows rows = StoreFeatureRows.map(be, gs);
-        BatchStream ids = set.epochData(gs.features(), null, 8, "none", 1, 1, true, false).open(0);
-        BatchStream gathered = set.epochData(gs.features(), 8, "none", 1, 1, true).open(0)) {
+        BatchStream ids =
+            set.epochData(gs.features(), null, 8, FeatureNormKind.NONE, 1, 1, true, false).open(0);
+        BatchStream gathered =
+            set.epochData(gs.features(), 8, FeatureNormKind.NONE, 1, 1, true).open(0)) {
       model.init(3);
       TrainBatch zb = ids.next();
       TrainBatch gb = gathered.next();

@@ -49,7 +49,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
       }
       EpochStats last = r.epochs().isEmpty() ? null : r.epochs().get(r.epochs().size() - 1);
       return new Outcome(
-          r.config().kind(),
+          r.config().kind().id(),
           r.config().layers(),
           r.epochs().size(),
           last == null ? Double.NaN : last.loss(),

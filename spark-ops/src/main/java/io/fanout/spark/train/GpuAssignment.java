@@ -1,6 +1,7 @@
 package io.fanout.spark.train;
 
 import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.BackendKind;
 import java.util.Map;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
@@ -62,7 +63,7 @@ public final class GpuAssignment {
   }
 
   /** {@link #ordinal} for the task running on this thread ({@code -1} outside a task). */
-  public static int forCurrentTask(String backend) {
+  public static int forCurrentTask(BackendKind backend) {
     TaskContext tc = TaskContext.get();
     if (tc == null) {
       return -1;
@@ -72,6 +73,6 @@ public final class GpuAssignment {
     SparkEnv env = SparkEnv.get();
     long executorGpus =
         env == null ? 0 : env.conf().getLong("spark.executor.resource." + RESOURCE + ".amount", 0);
-    return ordinal(backend, gpu == null ? null : gpu.addresses(), executorGpus);
+    return ordinal(backend.id(), gpu == null ? null : gpu.addresses(), executorGpus);
   }
 }

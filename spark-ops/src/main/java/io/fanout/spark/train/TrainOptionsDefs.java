@@ -6,12 +6,14 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
-import io.fanout.conf.options.FeatureAccessMode;
-import io.fanout.conf.options.FeatureCacheIo;
-import io.fanout.conf.options.ModelKind;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.features.CachePolicy;
+import io.fanout.features.FeatureCacheIo;
 import io.fanout.features.RowCacheSizing;
+import io.fanout.nn.ModelKind;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
 import io.fanout.train.TrainSpec;
 import java.nio.file.Path;
 
@@ -46,7 +48,7 @@ public final class TrainOptionsDefs {
               + "; expected 0 or more");
     }
     String val = c.get(VAL_SHARDS);
-    String cache = featureCache(c);
+    CachePolicy cache = featureCache(c);
     if (c.get(REUSE_HOT) > 0
         && cache != null
         && c.get(FEATURE_ACCESS) == FeatureAccessMode.ZERO_COPY) {
@@ -55,7 +57,7 @@ public final class TrainOptionsDefs {
               + " work with a --feature-cache read in place (--feature-access zero-copy): drop one,"
               + " or use --feature-access gather");
     }
-    HotReuse reuse = reuse(c, c.get(MODEL).id());
+    HotReuse reuse = reuse(c, c.get(MODEL));
     if (reuse.enabled() && reuse.reusesInputs() && c.get(MODEL) != ModelKind.SAGE) {
       throw new FanoutConfigException(
           "option 'reuse-rows' of train is inputs, which keeps GraphSAGE's aggregated inputs and"
@@ -71,35 +73,35 @@ public final class TrainOptionsDefs {
             c.get(SharedOptions.VERIFY)),
         new TrainSpec.Output(Path.of(c.get(MODEL_DIR)), c.get(RESUME), c.get(LOG_EVERY)),
         new TrainSpec.Architecture(
-            c.get(MODEL).id(),
+            c.get(MODEL),
             c.get(HIDDEN),
             c.get(LAYERS),
             c.get(DROPOUT).floatValue(),
-            c.get(ACTIVATION).id(),
-            c.get(FEATURE_NORM).id(),
-            c.get(DECODER).id()),
+            c.get(ACTIVATION),
+            c.get(FEATURE_NORM),
+            c.get(DECODER)),
         new TrainSpec.Optimization(
             c.get(LR).floatValue(),
             c.get(WEIGHT_DECAY).floatValue(),
-            c.get(SCHEDULE).id(),
+            c.get(SCHEDULE),
             c.get(EPOCHS),
             c.get(SEED)),
         new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
         new TrainSpec.FeatureSource(
-            c.get(FEATURE_ACCESS).id(),
+            c.get(FEATURE_ACCESS),
             cache,
             c.get(FEATURE_CACHE_BYTES),
-            c.get(FEATURE_CACHE_IO) == FeatureCacheIo.DIRECT,
+            c.get(FEATURE_CACHE_IO),
             featureCacheWindow(c, cache)),
         reuse,
-        new TrainSpec.Device(c.get(BACKEND).id(), -1));
+        new TrainSpec.Device(c.get(BACKEND), -1));
   }
 
   /**
    * The {@code --feature-cache-window} batches, or {@link RowCacheSizing#AUTO_WINDOW}; refused
    * where it is set and no {@code belady} cache plans.
    */
-  static int featureCacheWindow(FanoutConf c, String cache) {
+  static int featureCacheWindow(FanoutConf c, CachePolicy cache) {
     int batches;
     try {
       batches = RowCacheSizing.parseWindowBatches(c.get(FEATURE_CACHE_WINDOW));
@@ -110,12 +112,12 @@ public final class TrainOptionsDefs {
               + "; "
               + e.getMessage());
     }
-    if (batches != RowCacheSizing.DEFAULT_WINDOW_BATCHES && !"belady".equals(cache)) {
+    if (batches != RowCacheSizing.DEFAULT_WINDOW_BATCHES && cache != CachePolicy.BELADY) {
       throw new FanoutConfigException(
           "option 'feature-cache-window' of train is "
               + c.raw(FEATURE_CACHE_WINDOW)
               + " but only --feature-cache belady plans a window"
-              + (cache == null ? " and no --feature-cache is given" : ", not " + cache)
+              + (cache == null ? " and no --feature-cache is given" : ", not " + cache.id())
               + "; add --feature-cache belady or leave the option out");
     }
     return batches;
@@ -123,7 +125,7 @@ public final class TrainOptionsDefs {
 
   /** The reuse settings of a command that trains GraphSAGE (quickstart, bench-train). */
   public static HotReuse reuse(FanoutConf c) {
-    return reuse(c, "sage");
+    return reuse(c, ModelKind.SAGE);
   }
 
   /**
@@ -131,7 +133,7 @@ public final class TrainOptionsDefs {
    * --reuse-backward} and {@code --reuse-rows} settings for training {@code model}, which decides
    * what {@code --reuse-rows auto} means ({@link HotReuse#resolveRows}).
    */
-  public static HotReuse reuse(FanoutConf c, String model) {
+  public static HotReuse reuse(FanoutConf c, ModelKind model) {
     double f = c.get(REUSE_HOT);
     if (!(f >= 0 && f <= 1)) {
       throw new FanoutConfigException(
@@ -140,19 +142,22 @@ public final class TrainOptionsDefs {
               + "; expected a fraction of the vertices, 0 <= reuse-hot <= 1");
     }
     int staleness = c.get(STALENESS);
-    String hotBy = c.get(HOT_BY).id();
-    String refresh = c.get(REUSE_REFRESH).id();
-    String backward = c.get(REUSE_BACKWARD).id();
-    String rows = HotReuse.resolveRows(c.get(REUSE_ROWS).id(), model, backward);
+    ReuseBackward backward = c.get(REUSE_BACKWARD);
     try { // each value is valid alone (the options checked them); this refuses a combination
-      return new HotReuse(f, staleness, hotBy, refresh, backward, rows);
+      return new HotReuse(
+          f,
+          staleness,
+          c.get(HOT_BY),
+          c.get(REUSE_REFRESH),
+          backward,
+          HotReuse.resolveRows(c.get(REUSE_ROWS), model, backward));
     } catch (IllegalArgumentException e) {
       throw new FanoutConfigException(e.getMessage());
     }
   }
 
   /** The {@code --feature-cache} policy, or null when not given (the memory-mapped path). */
-  static String featureCache(FanoutConf c) {
+  static CachePolicy featureCache(FanoutConf c) {
     String v = c.get(FEATURE_CACHE).trim().toLowerCase(java.util.Locale.ROOT);
     long bytes = c.get(FEATURE_CACHE_BYTES);
     if (v.isEmpty()) {
@@ -184,7 +189,7 @@ public final class TrainOptionsDefs {
               + bytes
               + "; give the cache size in bytes (for example 1073741824)");
     }
-    return v;
+    return CachePolicy.parse(v);
   }
 
   private static void atLeast(FanoutConf c, OptionDef<Integer> def, int min) {

@@ -1,0 +1,38 @@
+package io.fanout.nn;
+
+import java.util.Locale;
+
+/** The row normalization of input features ({@code train --feature-norm}). */
+public enum FeatureNormKind {
+  NONE("none"),
+  L1("l1"),
+  L2("l2");
+
+  private final String id;
+
+  FeatureNormKind(String id) {
+    this.id = id;
+  }
+
+  /** The spelling of this value in options, checkpoints and messages. */
+  public String id() {
+    return id;
+  }
+
+  /**
+   * The value spelled {@code raw}, compared case-insensitively after trimming.
+   *
+   * @throws IllegalArgumentException "expected one of a|b|c"
+   */
+  public static FeatureNormKind parse(String raw) {
+    String v = raw.trim().toLowerCase(Locale.ROOT);
+    StringBuilder ids = new StringBuilder();
+    for (FeatureNormKind e : values()) {
+      if (e.id.equals(v)) {
+        return e;
+      }
+      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
+    }
+    throw new IllegalArgumentException("expected one of " + ids);
+  }
+}
