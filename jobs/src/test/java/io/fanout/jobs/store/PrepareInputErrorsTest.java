@@ -78,6 +78,20 @@ class PrepareInputErrorsTest {
     assertThat(tmp.resolve("store/manifest.json")).doesNotExist();
   }
 
+  /**
+   * As {@link #refused}, for inputs refused by a validation job: its progress line on stderr comes
+   * before the one error line.
+   */
+  static void refusedByValidation(Result r, String... fragments) {
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).doesNotContain("\tat ");
+    List<String> lines = r.err().strip().lines().toList();
+    String last = lines.get(lines.size() - 1);
+    assertThat(last).startsWith("fanout prepare: error: ").contains(fragments);
+    assertThat(lines.stream().filter(l -> l.contains("error"))).hasSize(1);
+    assertThat(tmp.resolve("store/manifest.json")).doesNotExist();
+  }
+
   static Path copyOf(Path table, String name) throws IOException {
     Path out = tmp.resolve(name);
     Files.createDirectories(out);
@@ -132,5 +146,35 @@ class PrepareInputErrorsTest {
         vertices.toString(),
         "holds Parquet files (they start with PAR1), not CSV",
         "drop --format csv");
+  }
+
+  @Test
+  void csvFeatureListsWithoutQuotesExitTwoNamingTheFileAndRow() throws IOException {
+    Path v = Files.writeString(tmp.resolve("unquoted.csv"), "id,features,label\n1,0.1,0.2,3\n");
+    Path e = Files.writeString(tmp.resolve("unquoted-e.csv"), "src,dst\n1,1\n");
+    refusedByValidation(
+        prepare(v, e, "--format", "csv"),
+        "unquoted.csv",
+        "row '1,0.1,0.2,3' with 4 field(s)",
+        "expected exactly 3 fields per row",
+        "must be quoted");
+  }
+
+  @Test
+  void aBigintLabelBeyondTheClassLimitExitsTwoNamingTheRowAndValue() {
+    Path v = tmp.resolve("wide-labels.parquet");
+    spark
+        .createDataFrame(
+            List.of(RowFactory.create(1L, 0L), RowFactory.create(2L, 3_000_000_000L)),
+            new StructType().add("id", DataTypes.LongType).add("label", DataTypes.LongType))
+        .coalesce(1)
+        .write()
+        .parquet(v.toString());
+    refusedByValidation(
+        prepare(v, edges),
+        v.toString(),
+        "column 'label'",
+        "a label above 16777215",
+        "\"label\":3000000000");
   }
 }

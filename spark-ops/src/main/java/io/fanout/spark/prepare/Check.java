@@ -14,7 +14,7 @@ import org.apache.spark.sql.Row;
  * One validation rule over a normalized input table: rows where {@code bad} holds are errors.
  * Checks are counted together in one aggregation; only a failing check fetches a sample row.
  */
-final class Check {
+class Check {
   final String column;
   final String problem;
   final String expected;

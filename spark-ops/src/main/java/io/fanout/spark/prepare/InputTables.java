@@ -77,7 +77,7 @@ final class InputTables {
 
   private static Dataset<Row> read(SparkSession spark, String path, boolean csv) {
     if (csv) {
-      return spark.read().option("header", "true").option("inferSchema", "false").csv(path);
+      return CsvTables.read(spark, path);
     }
     return spark.read().parquet(path);
   }

@@ -57,7 +57,7 @@ final class InputValidation {
   static final class VertexStats {
     long[] counts;
     int dim;
-    int maxLabel = -1;
+    long maxLabel = -1;
     long[] splits = new long[4];
   }
 

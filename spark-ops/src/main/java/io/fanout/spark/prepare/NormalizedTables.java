@@ -26,7 +26,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 
 /**
  * The input tables brought to one shape, with the checks that guard it.
@@ -45,6 +44,9 @@ final class NormalizedTables {
   static final String SRC = "_src";
   static final String DST = "_dst";
   static final String WEIGHT = "_w";
+
+  /** The largest label a store takes: at most 2^24 classes. */
+  static final long MAX_LABEL = (1L << 24) - 1;
 
   final Dataset<Row> vertices;
   final Dataset<Row> edges;
@@ -90,13 +92,20 @@ final class NormalizedTables {
     requireColumn(e, in.edgeSource, srcCol, PrepareOptions.SRC_COLUMN.name());
     requireColumn(e, in.edgeSource, dstCol, PrepareOptions.DST_COLUMN.name());
 
-    for (StructField f : v.schema().fields()) {
-      if (!f.name().equals(featCol)) {
-        vertexSample.add(col(quote(f.name())));
+    for (String c : CsvTables.columns(v)) {
+      if (!c.equals(featCol)) {
+        vertexSample.add(col(quote(c)));
       }
     }
-    for (StructField f : e.schema().fields()) {
-      edgeSample.add(col(quote(f.name())));
+    for (String c : CsvTables.columns(e)) {
+      edgeSample.add(col(quote(c)));
+    }
+    if (in.csv) {
+      vertexSample.add(col("_metadata.file_name").as("_file"));
+      edgeSample.add(col("_metadata.file_name").as("_file"));
+      // first, so that a misaligned row is reported as such, not as the bad value it shifts
+      vertexChecks.add(CsvTables.fieldCountCheck(v, featCol != null));
+      edgeChecks.add(CsvTables.fieldCountCheck(e, false));
     }
 
     // ids
@@ -140,17 +149,17 @@ final class NormalizedTables {
     } else {
       Column raw = col(quote(labelCol));
       DataType lt = type(v, labelCol);
+      Column wide;
       if (in.csv || lt.equals(DataTypes.StringType)) {
-        Column parsed = trim(raw).try_cast("int");
+        wide = trim(raw).try_cast("bigint");
         vertexChecks.add(
             new Check(
                 labelCol,
                 "a non-integer label",
                 "an integer label (-1 = unlabeled)",
-                raw.isNotNull().and(trim(raw).notEqual(lit(""))).and(parsed.isNull())));
-        label = coalesce(parsed, lit(-1));
+                raw.isNotNull().and(trim(raw).notEqual(lit(""))).and(wide.isNull())));
       } else if (isIntegral(lt)) {
-        label = coalesce(raw.cast("int"), lit(-1));
+        wide = raw.cast("bigint");
       } else {
         throw new InvalidInputException(
             in.vertexSource
@@ -161,7 +170,15 @@ final class NormalizedTables {
                 + "; expected an integer label column");
       }
       vertexChecks.add(
-          new Check(labelCol, "a label below -1", "labels >= -1 (-1 = unlabeled)", label.lt(-1)));
+          new Check(labelCol, "a label below -1", "labels >= -1 (-1 = unlabeled)", wide.lt(-1)));
+      vertexChecks.add(
+          new Check(
+              labelCol,
+              "a label above " + MAX_LABEL,
+              "labels from -1 to " + MAX_LABEL + " (at most 2^24 classes; -1 = unlabeled)",
+              wide.gt(MAX_LABEL)));
+      // out-of-range labels are refused by the checks above; -1 keeps the cast from overflowing
+      label = when(wide.between(-1L, MAX_LABEL), wide.cast("int")).otherwise(lit(-1));
     }
 
     // splits
@@ -206,7 +223,7 @@ final class NormalizedTables {
         feat = org.apache.spark.ml.functions.vector_to_array(raw, "float32");
       } else if (ft instanceof ArrayType && isNumeric(((ArrayType) ft).elementType())) {
         feat = raw.cast("array<float>");
-      } else if (ft.equals(DataTypes.StringType)) {
+      } else if (in.csv && ft.equals(DataTypes.StringType)) {
         // CSV: "[0.1, 0.2]" or "0.1;0.2" or "0.1 0.2"
         Column body = trim(regexp_replace(raw, "[\\[\\]]", ""));
         Column parts = split(body, "[\\s,;]+");
@@ -219,8 +236,11 @@ final class NormalizedTables {
                 + ": column '"
                 + featCol
                 + "' has type "
-                + ft.sql()
-                + "; expected array<float>, array<double> or an ML Vector");
+                + ft.simpleString()
+                + "; expected array<float>, array<double> or an ML Vector"
+                + (ft.equals(DataTypes.StringType)
+                    ? " (feature lists as text are read from CSV input only, --format csv)"
+                    : ""));
       }
       vertexChecks.add(
           new Check(
@@ -387,7 +407,7 @@ final class NormalizedTables {
   }
 
   private static void requireColumn(Dataset<Row> d, String source, String column, String option) {
-    if (!Arrays.asList(d.columns()).contains(column)) {
+    if (!CsvTables.columns(d).contains(column)) {
       throw new InvalidInputException(
           source
               + ": missing column '"
@@ -395,7 +415,7 @@ final class NormalizedTables {
               + "' (--"
               + option
               + "); the table has columns "
-              + Arrays.toString(d.columns()));
+              + CsvTables.columns(d));
     }
   }
 

@@ -371,7 +371,7 @@ public final class PrepareJob {
     m.featureDim = vs.dim;
     m.featureEncoding = encoding;
     m.weighted = t.weighted;
-    m.classes = vs.maxLabel + 1;
+    m.classes = Math.toIntExact(vs.maxLabel + 1); // labels are at most MAX_LABEL
     m.splitCounts.put("train", vs.splits[StoreLayout.SPLIT_TRAIN]);
     m.splitCounts.put("val", vs.splits[StoreLayout.SPLIT_VAL]);
     m.splitCounts.put("test", vs.splits[StoreLayout.SPLIT_TEST]);
