@@ -2,8 +2,10 @@ package io.fanout.jobs.train;
 
 import static io.fanout.cli.CliRun.cli;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.cli.CliRun.Result;
+import io.fanout.store.InvalidInputException;
 import io.fanout.testing.SparkTestSession;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -258,5 +260,30 @@ class OutputOverInputTest {
             "int8",
             "--overwrite"),
         "--output " + inside + " is inside the input STORE " + store);
+  }
+
+  @Test
+  void quickstartRefusesAnOverlappingPlanBeforeItsFirstStep() throws IOException {
+    Path vertices = tables.resolve("vertices.parquet");
+    refused(
+        tables,
+        "quickstart",
+        List.of("quickstart", "--dataset", tables.toString(), "--work-dir", vertices.toString()),
+        "--work-dir " + vertices.resolve("store") + " is inside the input --dataset " + vertices);
+    assertThat(vertices.resolve("store")).doesNotExist();
+    // two steps' outputs made one by a link in the work dir
+    Path work = Files.createDirectories(tmp.resolve("work"));
+    Path prepared = Files.createDirectories(work.resolve("store"));
+    Path modelLink = Files.createSymbolicLink(work.resolve("model"), prepared);
+    assertThatThrownBy(
+            () -> EndToEnd.refuseOverlap(tables, prepared, work.resolve("shards"), modelLink))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(
+            "--work-dir "
+                + modelLink
+                + " (real path "
+                + prepared
+                + ") is the output --work-dir "
+                + prepared);
   }
 }
