@@ -3,6 +3,8 @@ package io.fanout.spark.internal;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.sql.Dataset;
@@ -46,7 +48,7 @@ public final class LocalTablePaths {
   public static Path[] files(SparkSession spark, Dataset<Row> table) {
     Configuration hadoop = spark.sessionState().newHadoopConf();
     String[] uris = table.inputFiles();
-    java.util.List<Path> local = new java.util.ArrayList<>();
+    List<Path> local = new ArrayList<>();
     for (String u : uris) {
       Path p = of(hadoop, u);
       if (p != null) {
