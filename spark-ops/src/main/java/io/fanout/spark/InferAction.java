@@ -7,7 +7,9 @@ import io.fanout.conf.Task;
 import io.fanout.conf.options.EvaluateOptions;
 import io.fanout.conf.options.InferOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.spark.internal.LocalTablePaths;
 import io.fanout.spark.train.CandidatePairsReader;
+import io.fanout.store.DisjointPaths;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.CandidatePairs;
 import io.fanout.train.ModelInference;
@@ -63,9 +65,10 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   /**
    * Runs inference and writes the requested outputs, or keeps those already complete.
    *
-   * @throws FanoutConfigException when neither output is given, or both name the same directory
+   * @throws FanoutConfigException when neither output is given
    * @throws io.fanout.store.InvalidInputException on a missing or foreign model, embeddings of a
-   *     1-layer model, or an output holding another request without {@code overwrite}
+   *     1-layer model, an output holding another request without {@code overwrite}, or an output
+   *     equal to, inside or holding an input (store, model dir, pairs) or the other output
    */
   @Override
   public InferResult execute() {
@@ -91,6 +94,12 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
       }
       Path out = OutputPaths.check(Path.of(output), "--output");
       Path graph = Path.of(c.get(TrainCommandOptions.GRAPH));
+      new DisjointPaths()
+          .input("--graph", graph)
+          .input("--model-dir", Path.of(c.get(TrainCommandOptions.MODEL_DIR)))
+          .input("--pairs", LocalTablePaths.of(spark(), pairs))
+          .output("--output", out)
+          .check();
       CandidatePairs cp =
           CandidatePairsReader.read(
               spark(),
@@ -118,12 +127,12 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     }
     Path pred = output.isBlank() ? null : OutputPaths.check(Path.of(output), "--output");
     Path emb = embeddings.isBlank() ? null : OutputPaths.check(Path.of(embeddings), "--embeddings");
-    if (pred != null
-        && emb != null
-        && pred.toAbsolutePath().normalize().equals(emb.toAbsolutePath().normalize())) {
-      throw new FanoutConfigException(
-          "--output and --embeddings both name " + output + "; give two different directories");
-    }
+    new DisjointPaths()
+        .input("--graph", Path.of(c.get(TrainCommandOptions.GRAPH)))
+        .input("--model-dir", Path.of(c.get(TrainCommandOptions.MODEL_DIR)))
+        .output("--output", pred)
+        .output("--embeddings", emb)
+        .check();
     ModelInference.Outcome o =
         ModelInference.infer(
             new ModelInference.Request(

@@ -295,8 +295,9 @@ class InferenceApiTest {
         .hasMessageContaining("--output")
         .hasMessageContaining("--embeddings");
     assertThatThrownBy(() -> infer().output(out.toString()).embeddings(out.toString()).execute())
-        .isInstanceOf(FanoutConfigException.class)
-        .hasMessageContaining("two different directories");
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--embeddings " + out + " is the output --output " + out)
+        .hasMessageContaining("two outputs must not overlap");
     assertThatThrownBy(
             () ->
                 Fanout.get(spark)

@@ -4,6 +4,7 @@ import io.fanout.nn.ModelKind;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareAction;
 import io.fanout.spark.TrainAction;
+import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Accuracy;
 import io.fanout.train.Defaults;
@@ -116,6 +117,8 @@ public final class EndToEnd {
                     ? ""
                     : "-" + r.rows().id());
     Path model = work.resolve("model-" + s.model().id() + enc + reuse + "-s" + s.seed());
+    Path encoded = enc.isEmpty() ? null : work.resolve("store" + enc);
+    refuseOverlap(dataset, store, encoded, shards, s.validate() ? val : null, model);
     int[] f20 = new int[s.fanouts().length];
     Arrays.fill(f20, Defaults.INFERENCE_FANOUT);
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
@@ -123,8 +126,7 @@ public final class EndToEnd {
 
     progress.println("[1/4] prepare " + dataset + " -> " + store);
     prepare(fanout, dataset).output(store.toString()).execute();
-    if (!enc.isEmpty()) {
-      Path encoded = work.resolve("store" + enc);
+    if (encoded != null) {
       progress.println("[1/4] quantize " + store + " -> " + encoded);
       fanout
           .quantize(store.toString())
@@ -191,6 +193,21 @@ public final class EndToEnd {
             .execute()
             .perSplit();
     return new Result(full, sampled, store, model);
+  }
+
+  /**
+   * Refuses, before the first step, a pipeline whose outputs overlap the dataset's tables or each
+   * other (through links in the work dir); each step checks its own paths again.
+   */
+  static void refuseOverlap(Path dataset, Path... outputs) {
+    DisjointPaths paths =
+        new DisjointPaths()
+            .input("--dataset", dataset.resolve("vertices.parquet"))
+            .input("--dataset", dataset.resolve("edges.parquet"));
+    for (Path out : outputs) {
+      paths.output("--work-dir", out);
+    }
+    paths.check();
   }
 
   /**

@@ -34,6 +34,7 @@ public final class LinkEndToEnd {
     Path store = work.resolve("store-link");
     Path shards = work.resolve("link-shards-s" + s.seed());
     Path model = work.resolve("link-model-" + s.model().id() + "-s" + s.seed());
+    EndToEnd.refuseOverlap(dataset, store, shards, model);
     PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
     Fanout fanout = Fanout.get(spark);
 

@@ -11,7 +11,9 @@ import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.internal.JobSteps;
+import io.fanout.spark.internal.LocalTablePaths;
 import io.fanout.spark.partition.VertexPartitioners;
+import io.fanout.store.DisjointPaths;
 import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
@@ -98,6 +100,7 @@ public final class PrepareJob {
     }
     QuantizeOptions.check(conf);
     Path out = OutputPaths.check(localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
+    refuseOutputOverInputs(out);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
     int requestedPartitions = conf.get(PrepareOptions.PARTITIONS);
     if (requestedPartitions < 0) {
@@ -187,6 +190,23 @@ public final class PrepareJob {
       StoreOutput.COMMIT.abort(run);
       throw SparkErrors.unwrap(e);
     }
+  }
+
+  /** Refuses an output equal to, inside or holding the input tables' paths (or files). */
+  private void refuseOutputOverInputs(Path out) {
+    DisjointPaths paths = new DisjointPaths();
+    if (vertexFrame != null) {
+      for (Path f : LocalTablePaths.files(spark, vertexFrame)) {
+        paths.input("vertices DataFrame file", f);
+      }
+      for (Path f : LocalTablePaths.files(spark, edgeFrame)) {
+        paths.input("edges DataFrame file", f);
+      }
+    } else {
+      paths.input("--vertices", LocalTablePaths.of(spark, conf.get(PrepareOptions.VERTICES)));
+      paths.input("--edges", LocalTablePaths.of(spark, conf.get(PrepareOptions.EDGES)));
+    }
+    paths.output("--output", out).check();
   }
 
   /** The steps of this run that start Spark jobs, in the order they run. */

@@ -1,12 +1,12 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
-import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeCommandOptions;
 import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.internal.JobSteps;
+import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.OutputPaths;
@@ -51,10 +51,7 @@ public final class QuantizeJob {
     }
     QuantizeOptions.check(conf);
     Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
-    if (out.equals(source)) {
-      throw new FanoutConfigException(
-          "--output must be another directory than the store being quantized (" + source + ")");
-    }
+    new DisjointPaths().input("STORE", source).output("--output", out).check();
     StoreManifest src = StoreManifest.read(source);
     if (src.featureDim == 0) {
       throw new InvalidInputException(

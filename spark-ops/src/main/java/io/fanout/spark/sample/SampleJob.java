@@ -18,6 +18,7 @@ import io.fanout.shard.ShardPlan;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.internal.TaskTotals;
 import io.fanout.store.Checksums;
+import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.OutputPaths;
@@ -69,6 +70,7 @@ public final class SampleJob {
     String mode = conf.get(SampleOptions.MODE).id();
     Path graph = Paths.get(conf.get(SampleOptions.GRAPH));
     Path output = OutputPaths.check(Paths.get(conf.get(SampleOptions.OUTPUT)), "--output");
+    new DisjointPaths().input("--graph", graph).output("--output", output).check();
 
     String storeFingerprint = StoreCache.fingerprint(graph);
     StoreManifest sm;

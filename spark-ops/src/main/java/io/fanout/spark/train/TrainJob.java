@@ -4,6 +4,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.options.DistOptions;
 import io.fanout.spark.internal.JobLabels;
+import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.Checkpoint;
@@ -34,6 +35,12 @@ public final class TrainJob {
   public static TrainOutcome run(SparkSession spark, FanoutConf c, PrintStream progress) {
     TrainSpec spec = TrainOptionsDefs.spec(c);
     OutputPaths.check(spec.output().modelDir(), "--model-dir");
+    new DisjointPaths()
+        .input("--graph", spec.inputs().graph())
+        .input("--shards", spec.inputs().shards())
+        .input("--val-shards", spec.inputs().valShards())
+        .output("--model-dir", spec.output().modelDir())
+        .check();
     // Bad input fails here, on the driver, rather than as a task failure Spark logs and retries.
     TrainInputs.check(spec);
     refuseExistingCheckpoint(spec);

@@ -306,7 +306,7 @@ class QuantizeTest {
                     .encoding("int8")
                     .output(f32.toString())
                     .execute())
-        .isInstanceOf(FanoutConfigException.class)
-        .hasMessageContaining("--output must be another directory");
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--output " + f32 + " is the input STORE " + f32);
   }
 }
