@@ -21,6 +21,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * exits 2 with one line naming both options and the path, with or without {@code --overwrite}, and
  * leaves the input as it was.
  */
+@Tag("slow")
 class OutputOverInputTest {
   @TempDir static Path tmpDir;
   static Path tmp;
