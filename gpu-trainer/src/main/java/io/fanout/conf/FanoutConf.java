@@ -55,6 +55,45 @@ public final class FanoutConf {
                 + String.join(", ", this.defs.keySet()));
       }
     }
+    for (OptionDef<?> d : this.defs.values()) {
+      refuseEmpty(d);
+    }
+  }
+
+  /**
+   * An option given (explicitly or by the session) as an empty value, where its default is not
+   * empty, is refused: an empty path would otherwise resolve to the working directory.
+   */
+  private void refuseEmpty(OptionDef<?> d) {
+    if (d.isFlag() || (d.defaultValue() != null && d.defaultValue().isBlank())) {
+      return;
+    }
+    String v = raw(d);
+    if (v != null && v.isBlank() && given(d)) {
+      throw new FanoutConfigException(
+          "option '" + d.name() + "' of " + capability + " is empty; give it a value");
+    }
+  }
+
+  /** True when {@code def} is given explicitly or by the session, not left to its default. */
+  public boolean given(OptionDef<?> def) {
+    return explicit.containsKey(def.name()) || session.apply(def.sessionKey()).isPresent();
+  }
+
+  /**
+   * Refuses {@code ignored} when it is given explicitly with a value other than its default,
+   * because the mode in effect does not use it: a setting that would be silently dropped is an
+   * error instead. The session configuration is shared by every command and is not checked.
+   *
+   * @param why what makes it ignored, e.g. "--neighbors full uses every neighbor"
+   * @throws FanoutConfigException "option 'NAME' of CAPABILITY is ignored: WHY"
+   */
+  public void refuseIgnored(OptionDef<?> ignored, String why) {
+    String v = explicit.get(ignored.name());
+    if (v != null && !v.equals(ignored.defaultValue())) {
+      throw new FanoutConfigException(
+          "option '" + ignored.name() + "' of " + capability + " is ignored: " + why);
+    }
   }
 
   /** A conf with no session configuration. */

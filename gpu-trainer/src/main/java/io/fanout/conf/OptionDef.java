@@ -232,12 +232,18 @@ public final class OptionDef<T> {
     }
   }
 
+  /** A finite decimal number: NaN and the infinities are refused like any other non-number. */
   private static double parseDouble(String s) {
+    double v;
     try {
-      return Double.parseDouble(s.trim());
+      v = Double.parseDouble(s.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("expected a number");
     }
+    if (!Double.isFinite(v)) {
+      throw new IllegalArgumentException("expected a finite number");
+    }
+    return v;
   }
 
   private static boolean parseBool(String s) {

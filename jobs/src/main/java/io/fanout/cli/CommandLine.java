@@ -14,7 +14,9 @@ import java.util.Set;
  * {@code --name=value} and bare boolean flags. {@code --master} and repeated {@code --conf k=v} are
  * taken as spark-submit takes them, {@code --progress} by every command ({@link ProgressMode});
  * everything else must be an option of the command. Every option but {@code --conf} may be given
- * once: a repeat is refused rather than silently taking the last value.
+ * once: a repeat is refused rather than silently taking the last value. An option that takes a
+ * value and is followed by another option ({@code --batch-size --fanouts 5,5}) is missing its
+ * value, and is refused as such ({@code --name=--x} passes a value that starts with dashes).
  */
 final class CommandLine {
   final Map<String, String> options = new LinkedHashMap<>();
@@ -62,6 +64,10 @@ final class CommandLine {
         } else {
           if (next == null) {
             throw new FanoutConfigException("option --" + name + " needs a value");
+          }
+          if (next.startsWith("--") && !next.equals("--")) {
+            throw new FanoutConfigException(
+                "option --" + name + " needs a value, got the option " + next + " instead");
           }
           value = next;
           i++;

@@ -2,6 +2,7 @@ package io.fanout.cli;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.FanoutKeys;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.OutOfHeapException;
 import java.io.PrintStream;
@@ -58,6 +59,11 @@ public final class FanoutCli {
         out.println(help(command));
         return 0;
       }
+      if (!cl.positional.isEmpty() && command.positionalUsage().isEmpty()) {
+        throw new FanoutConfigException(
+            command.name() + " takes no positional arguments, got " + cl.positional);
+      }
+      FanoutKeys.refuseUnknown(cl.sparkConf.keySet());
       SparkMasters.check(cl.master, "--master");
       SparkMasters.check(cl.sparkConf.get("spark.master"), "--conf spark.master");
       Map<String, String> sparkConf = cl.sparkConf;

@@ -2,12 +2,14 @@ package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.options.FanoutKeys;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * What every stage of {@link Fanout} shares: options by their kebab-case names (the same names and
@@ -54,6 +56,7 @@ public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
 
   /** The options of this call resolved against the session configuration and the defaults. */
   protected final FanoutConf conf() {
+    FanoutKeys.refuseUnknown(CollectionConverters.asJava(spark.conf().getAll()).keySet());
     return new FanoutConf(
         capability, defs, options, k -> Optional.ofNullable(spark.conf().get(k, null)));
   }

@@ -60,6 +60,7 @@ public final class EvaluateOptions {
    */
   public static int[] fanouts(FanoutConf c) {
     if (c.get(NEIGHBORS) == InferenceMode.FULL) {
+      c.refuseIgnored(FANOUTS, "--neighbors full uses every neighbor; add --neighbors sampled");
       return null;
     }
     if (c.get(BATCH_SIZE) <= 0) {

@@ -2,7 +2,6 @@ package io.fanout.jobs.sample;
 
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
-import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.spark.Fanout;
@@ -27,10 +26,6 @@ public final class SampleCommand implements Command {
 
   @Override
   public int run(CommandContext ctx) {
-    if (!ctx.positional().isEmpty()) {
-      throw new FanoutConfigException(
-          "sample takes no positional arguments, got " + ctx.positional());
-    }
     ctx.out()
         .println(
             Fanout.get(ctx.spark())

@@ -2,7 +2,6 @@ package io.fanout.jobs.store;
 
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
-import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.spark.Fanout;
@@ -29,10 +28,6 @@ public final class PrepareCommand implements Command {
 
   @Override
   public int run(CommandContext ctx) {
-    if (!ctx.positional().isEmpty()) {
-      throw new FanoutConfigException(
-          "prepare takes no positional arguments, got " + ctx.positional());
-    }
     PrepareResult r = Fanout.get(ctx.spark()).prepare().options(ctx.options()).execute();
     if (r.dryRun()) {
       ctx.err().print(r.plan().describe());
