@@ -29,7 +29,8 @@ public final class FanoutConf {
    * @param defs every option the capability accepts
    * @param explicit explicitly given options; keys must be names of {@code defs}
    * @param session the session configuration lookup
-   * @throws FanoutConfigException on an unknown option
+   * @throws FanoutConfigException on an unknown option, or a given value that is empty or does not
+   *     parse
    */
   public FanoutConf(
       String capability,
@@ -57,6 +58,9 @@ public final class FanoutConf {
     }
     for (OptionDef<?> d : this.defs.values()) {
       refuseEmpty(d);
+      if (given(d)) {
+        get(d); // every given value parses before any work, whether or not a mode reads it
+      }
     }
   }
 

@@ -73,6 +73,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   @Override
   public InferResult execute() {
     FanoutConf c = conf();
+    EvaluateOptions.refuseIgnored(c);
     String output = c.get(InferOptions.OUTPUT);
     String embeddings = c.get(InferOptions.EMBEDDINGS);
     String pairs = c.get(InferOptions.PAIRS);

@@ -55,12 +55,24 @@ public final class EvaluateOptions {
           SharedOptions.VERIFY);
 
   /**
+   * Refuses the inference settings that the chosen {@link #NEIGHBORS} mode does not read: {@code
+   * fanouts} under full-neighbor inference.
+   *
+   * @throws io.fanout.conf.FanoutConfigException "option 'fanouts' of CAPABILITY is ignored: ..."
+   */
+  public static void refuseIgnored(FanoutConf c) {
+    if (c.get(NEIGHBORS) == InferenceMode.FULL) {
+      c.refuseIgnored(FANOUTS, "--neighbors full uses every neighbor; add --neighbors sampled");
+    }
+  }
+
+  /**
    * The fanouts of the resolved inference settings: null for {@code full}; for {@code sampled} the
    * {@code fanouts} option, else {@link Defaults#INFERENCE_FANOUT} per layer of the model.
    */
   public static int[] fanouts(FanoutConf c) {
+    refuseIgnored(c);
     if (c.get(NEIGHBORS) == InferenceMode.FULL) {
-      c.refuseIgnored(FANOUTS, "--neighbors full uses every neighbor; add --neighbors sampled");
       return null;
     }
     if (c.get(BATCH_SIZE) <= 0) {
