@@ -30,6 +30,19 @@ class CommandLineTest {
   }
 
   @Test
+  void anOptionFollowedByAnotherOptionIsMissingItsValue() {
+    assertThatThrownBy(
+            () ->
+                CommandLine.parse(new SampleCommand(), List.of("--batch-size", "--fanouts", "5,5")))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessage("option --batch-size needs a value, got the option --fanouts instead");
+    CommandLine negative =
+        CommandLine.parse(new SampleCommand(), List.of("--seed", "-5", "--batch-size=--x"));
+    assertThat(negative.options).containsEntry("seed", "-5").containsEntry("batch-size", "--x");
+    assertThat(negative.positional).isEmpty();
+  }
+
+  @Test
   void confMayRepeatAndOtherOptionsParseOnce() {
     CommandLine cl =
         CommandLine.parse(
