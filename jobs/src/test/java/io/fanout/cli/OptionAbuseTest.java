@@ -129,6 +129,21 @@ class OptionAbuseTest {
   }
 
   @Test
+  void negativesOfANodeSampleAreRefused() {
+    assertThat(
+            refused(
+                "sample",
+                "--graph",
+                graph(),
+                "--output",
+                tmp.resolve("shards").toString(),
+                "--num-negatives",
+                "5"))
+        .contains("option 'num-negatives' of sample is ignored: --task node");
+    assertThat(tmp.resolve("shards")).doesNotExist();
+  }
+
+  @Test
   void anOptionFollowedByAnotherOptionIsMissingItsValue() {
     assertThat(refused("sample", "--batch-size", "--fanouts", "5,5"))
         .contains("option --batch-size needs a value, got the option --fanouts instead");

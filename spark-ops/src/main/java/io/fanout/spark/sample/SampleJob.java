@@ -61,6 +61,11 @@ public final class SampleJob {
               + "': "
               + e.getMessage());
     }
+    if (conf.get(SampleOptions.TASK) != Task.LINK) {
+      for (OptionDef<?> d : List.of(SampleOptions.NEGATIVES, SampleOptions.NUM_NEGATIVES)) {
+        conf.refuseIgnored(d, "--task node samples no negatives; add --task link");
+      }
+    }
     int batchSize = positive(conf, SampleOptions.BATCH_SIZE);
     int epochs = positive(conf, SampleOptions.EPOCHS);
     int batchesPerShard = positive(conf, SampleOptions.BATCHES_PER_SHARD);
