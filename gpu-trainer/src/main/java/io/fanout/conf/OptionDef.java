@@ -232,7 +232,10 @@ public final class OptionDef<T> {
     }
   }
 
-  /** A finite decimal number: NaN and the infinities are refused like any other non-number. */
+  /**
+   * A finite decimal number: NaN, the infinities and magnitudes past {@link Float#MAX_VALUE} (which
+   * become infinite in the trainer's 32-bit arithmetic) are refused like any other non-number.
+   */
   private static double parseDouble(String s) {
     double v;
     try {
@@ -240,8 +243,9 @@ public final class OptionDef<T> {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("expected a number");
     }
-    if (!Double.isFinite(v)) {
-      throw new IllegalArgumentException("expected a finite number");
+    if (!Double.isFinite(v) || Math.abs(v) > Float.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "expected a finite number (at most " + Float.MAX_VALUE + " in magnitude)");
     }
     return v;
   }
