@@ -139,8 +139,7 @@ public final class OutputLock implements AutoCloseable {
             + out
             + ": another writer is writing it ("
             + (holder.isBlank() ? "holder unknown" : holder)
-            + "); wait for it to end or choose another "
-            + option);
+            + "); wait for it to end, or write elsewhere");
   }
 
   private static String readHolder(Path file) {
