@@ -1,11 +1,14 @@
 package io.fanout.train;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.nn.Adam;
 import io.fanout.nn.GnnModel;
 import io.fanout.store.AtomicFiles;
 import io.fanout.store.InvalidInputException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +27,8 @@ import java.util.TreeMap;
 public final class ModelDirFiles {
   /** Metrics file in the model directory: one JSON object per epoch. */
   public static final String METRICS = "metrics.jsonl";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private ModelDirFiles() {}
 
@@ -111,6 +116,58 @@ public final class ModelDirFiles {
     }
   }
 
+  /**
+   * Cuts a torn tail off {@link #METRICS}: trailing lines that lack their newline or do not parse
+   * as a JSON object (a writer killed mid-append) are removed, so the file parses again before a
+   * resumed run appends to it.
+   *
+   * @return the number of bytes removed (0 when the file is whole or absent)
+   */
+  static long cutTornMetrics(Path dir) {
+    Path f = dir.resolve(METRICS);
+    if (!Files.isRegularFile(f)) {
+      return 0;
+    }
+    try {
+      byte[] bytes = Files.readAllBytes(f);
+      int keep = bytes.length;
+      while (keep > 0) {
+        int end = keep;
+        boolean complete = bytes[end - 1] == '\n';
+        int lineEnd = complete ? end - 1 : end;
+        int start = lineEnd;
+        while (start > 0 && bytes[start - 1] != '\n') {
+          start--;
+        }
+        if (complete && parses(new String(bytes, start, lineEnd - start, StandardCharsets.UTF_8))) {
+          break;
+        }
+        keep = start;
+      }
+      if (keep == bytes.length) {
+        return 0;
+      }
+      try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
+        ch.truncate(keep);
+        ch.force(true);
+      }
+      return bytes.length - keep;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot repair " + f, e);
+    }
+  }
+
+  private static boolean parses(String line) {
+    if (line.isBlank()) {
+      return false;
+    }
+    try {
+      return JSON.readTree(line).isObject();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** Appends epoch {@code s}'s line, with its validation accuracy {@code va} (null: none). */
   static void appendMetrics(Path dir, EpochStats s, Accuracy va) {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -141,12 +198,15 @@ public final class ModelDirFiles {
     try {
       // Created with the first epoch's line, not before: a run that fails earlier leaves no folder.
       Files.createDirectories(dir);
-      Files.writeString(
-          dir.resolve(METRICS),
-          sb,
-          StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
+      // The whole line in one append, so a reader never sees part of it.
+      ByteBuffer line = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
+      try (FileChannel ch =
+          FileChannel.open(
+              dir.resolve(METRICS), StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+        while (line.hasRemaining()) {
+          ch.write(line);
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot append to " + dir.resolve(METRICS), e);
     }

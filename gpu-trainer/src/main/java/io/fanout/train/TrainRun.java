@@ -7,6 +7,7 @@ import io.fanout.graph.GraphStore;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
+import io.fanout.store.OutputLock;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.PageMemory;
@@ -141,6 +142,17 @@ public final class TrainRun {
                 pages == null || pages.onHeap())
             .check(model.numParams(), Runtime.getRuntime().maxMemory());
         GradientReducer reducer = reducerFor.apply(model);
+        if (reducer.rank() == 0) { // the model dir's one writer, until the run ends
+          lease.own(OutputLock.acquire(spec.output().modelDir(), "model dir"));
+          long cut = ModelDirFiles.cutTornMetrics(spec.output().modelDir());
+          if (cut > 0 && progress != null) {
+            progress.println(
+                "train: removed a torn last line ("
+                    + cut
+                    + " bytes) from "
+                    + spec.output().modelDir().resolve(ModelDirFiles.METRICS));
+          }
+        }
         Trainer trainer =
             lease.own(
                 new Trainer(

@@ -103,12 +103,14 @@ public final class OutputCommit<M> {
     private final String version;
     private final FileChannel lock;
     private final boolean createdOut;
+    private final OutputLock writer;
 
-    private Run(Path out, String version, FileChannel lock, boolean createdOut) {
+    private Run(Path out, String version, FileChannel lock, boolean createdOut, OutputLock writer) {
       this.out = out;
       this.version = version;
       this.lock = lock;
       this.createdOut = createdOut;
+      this.writer = writer;
     }
 
     /** The folder this run writes its files into ({@code OUT/v-NNNN}). */
@@ -119,6 +121,7 @@ public final class OutputCommit<M> {
     /** Drops the lock as the OS does for a killed process (tests simulating a crash). */
     void die() {
       closeQuietly(lock);
+      writer.close();
     }
 
     /** The version folder's name, {@code v-NNNN}. */
@@ -273,9 +276,21 @@ public final class OutputCommit<M> {
   /**
    * Creates {@code out} if needed, removes what dead runs left there, and claims a new version
    * folder for this run. The caller writes into {@link Run#dir()} and ends with {@link #publish} or
-   * {@link #abort}.
+   * {@link #abort}. The run holds the output's {@link OutputLock} until then.
+   *
+   * @throws InvalidInputException when another writer holds the output's lock
    */
   public Run begin(Path out) {
+    OutputLock writer = OutputLock.acquire(out, layout.kind());
+    try {
+      return begin(out, writer);
+    } catch (RuntimeException | Error e) {
+      writer.close();
+      throw e;
+    }
+  }
+
+  private Run begin(Path out, OutputLock writer) {
     boolean created = !Files.exists(out);
     try {
       Files.createDirectories(out);
@@ -313,7 +328,7 @@ public final class OutputCommit<M> {
         }
         Files.createDirectory(dir);
         faults.accept(Step.CLAIMED);
-        return new Run(out, version, ch, created);
+        return new Run(out, version, ch, created, writer);
       } catch (IOException e) {
         closeQuietly(ch);
         throw new UncheckedIOException("cannot create a version folder under " + out, e);
@@ -384,6 +399,7 @@ public final class OutputCommit<M> {
         }
       }
       release(run);
+      run.writer.close();
       return true;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot publish " + layout.kind() + " " + out, e);
@@ -407,6 +423,9 @@ public final class OutputCommit<M> {
       }
     } catch (IOException | RuntimeException e) {
       // the next run removes leftovers
+    } finally {
+      closeQuietly(run.lock);
+      run.writer.close();
     }
   }
 

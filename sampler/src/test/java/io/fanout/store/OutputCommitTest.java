@@ -152,46 +152,34 @@ class OutputCommitTest {
   }
 
   @Test
-  void anIdenticalOutputPublishedMeanwhileMakesTheSecondRunASkip() throws Exception {
+  void aSecondWriterIsRefusedWhileTheFirstRunsAndFreeAfterIt() throws Exception {
     Path store = tmp.resolve("store");
     String fp = storeRequest("fp", Map.of());
-    // Two identical runs both planned WRITE on an empty directory; the first publishes.
     assertThat(STORE.plan(store, fp, "this", false)).isEqualTo(OutputCommit.Plan.WRITE);
-    OutputCommit.Run second = STORE.begin(store);
+    OutputCommit.Run first = STORE.begin(store);
+    assertThatThrownBy(() -> STORE.begin(store))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("graph store")
+        .hasMessageContaining("another writer")
+        .hasMessageContaining("pid " + ProcessHandle.current().pid());
+    STORE.abort(first);
     publishStore(store, "fp", Map.of(), 2, false);
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0001");
+    assertThat(tmp.resolve(".store.lock")).doesNotExist();
+    // A failed publish releases the writer too.
+    OutputCommit.Run third = STORE.begin(store);
     StoreManifest m = new StoreManifest();
     m.vertices = 2;
     m.partitions = 1;
     m.partitionTable.add(new StoreManifest.Partition(0, 0, 2, 0));
-    m.inputFingerprint = "fp";
-    assertThat(STORE.publish(second, m, false)).isFalse();
-    assertThat(second.dir()).doesNotExist();
-    assertThat(StoreManifest.read(store).dataDir).isEqualTo("v-0002");
-    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0002");
-    // The same race between different requests is an error naming what is there.
-    OutputCommit.Run third = STORE.begin(store);
     m.inputFingerprint = "other";
     assertThatThrownBy(() -> STORE.publish(third, m, false))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("published by another run meanwhile")
         .hasMessageContaining("inputs fp");
     STORE.abort(third);
-    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0002");
-  }
-
-  @Test
-  void aLiveRunsVersionIsNeverRemovedByAnotherRun() throws Exception {
-    Path out = tmp.resolve("out");
-    OutputCommit.Run slow = SHARDS.begin(out);
-    Files.writeString(slow.dir().resolve("x"), "x");
-    OutputCommit.Run fast = SHARDS.begin(out);
-    assertThat(fast.version()).isEqualTo("v-0002");
-    SHARDS.publish(fast, shardManifest("a", fast.dir(), "epoch-0000/part-00000.parquet"), true);
-    assertThat(slow.dir().resolve("x")).exists();
-    ShardManifest m = shardManifest("b", slow.dir(), "epoch-0000/part-00000.parquet");
-    SHARDS.publish(slow, m, true);
-    assertThat(ShardManifest.read(out).dataDir).isEqualTo("v-0001");
-    assertThat(names(out)).containsExactly("_publish.lock", "manifest.json", "v-0001");
+    assertThat(names(store)).containsExactly("_publish.lock", "manifest.json", "v-0001");
+    STORE.abort(STORE.begin(store));
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.internal.LocalTablePaths;
 import io.fanout.spark.train.CandidatePairsReader;
 import io.fanout.store.DisjointPaths;
+import io.fanout.store.OutputLock;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.CandidatePairs;
 import io.fanout.train.ModelInference;
@@ -109,18 +110,29 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
               c.get(InferOptions.PAIRS_FORMAT).id(),
               c.get(InferOptions.SRC_COLUMN),
               c.get(InferOptions.DST_COLUMN));
-      PairScoring.Outcome po =
-          PairScoring.score(
-              new PairScoring.Request(
-                  graph,
-                  Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
-                  cp,
-                  out,
-                  c.get(InferOptions.OVERWRITE),
-                  c.get(EvaluateOptions.CHECKPOINT),
-                  c.get(SharedOptions.VERIFY)));
+      PairScoring.Outcome po;
+      try (OutputLock writer = OutputLock.acquire(out, "pair scores")) {
+        po = scorePairs(c, graph, cp, out);
+      }
       return InferResult.ofPairs(spark(), output, po);
     }
+    return inferNodes(c, output, embeddings);
+  }
+
+  private static PairScoring.Outcome scorePairs(
+      FanoutConf c, Path graph, CandidatePairs cp, Path out) {
+    return PairScoring.score(
+        new PairScoring.Request(
+            graph,
+            Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
+            cp,
+            out,
+            c.get(InferOptions.OVERWRITE),
+            c.get(EvaluateOptions.CHECKPOINT),
+            c.get(SharedOptions.VERIFY)));
+  }
+
+  private InferResult inferNodes(FanoutConf c, String output, String embeddings) {
     if (output.isBlank() && embeddings.isBlank()) {
       throw new FanoutConfigException(
           "infer has nothing to write: give --output (option output: predictions) and/or"
@@ -134,20 +146,27 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
         .output("--output", pred)
         .output("--embeddings", emb)
         .check();
-    ModelInference.Outcome o =
-        ModelInference.infer(
-            new ModelInference.Request(
-                Path.of(c.get(TrainCommandOptions.GRAPH)),
-                Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
-                pred,
-                emb,
-                EvaluateOptions.fanouts(c),
-                c.get(EvaluateOptions.BATCH_SIZE),
-                c.get(EvaluateOptions.SEED),
-                c.get(InferOptions.OVERWRITE),
-                c.get(EvaluateOptions.CHECKPOINT),
-                c.get(SharedOptions.VERIFY)));
+    ModelInference.Outcome o;
+    try (OutputLock predictions = OutputLock.acquire(pred, "predictions");
+        OutputLock vectors = OutputLock.acquire(emb, "embeddings")) {
+      o = predict(c, pred, emb);
+    }
     return new InferResult(
         spark(), pred == null ? null : output, emb == null ? null : embeddings, o);
+  }
+
+  private static ModelInference.Outcome predict(FanoutConf c, Path pred, Path emb) {
+    return ModelInference.infer(
+        new ModelInference.Request(
+            Path.of(c.get(TrainCommandOptions.GRAPH)),
+            Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
+            pred,
+            emb,
+            EvaluateOptions.fanouts(c),
+            c.get(EvaluateOptions.BATCH_SIZE),
+            c.get(EvaluateOptions.SEED),
+            c.get(InferOptions.OVERWRITE),
+            c.get(EvaluateOptions.CHECKPOINT),
+            c.get(SharedOptions.VERIFY)));
   }
 }

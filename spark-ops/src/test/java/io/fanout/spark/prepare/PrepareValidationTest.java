@@ -308,7 +308,8 @@ class PrepareValidationTest {
   }
 
   @Test
-  void twoIdenticalPreparesStartedTogetherPublishOnceAndTheOtherSkips() throws Exception {
+  void twoIdenticalPreparesStartedTogetherPublishOnceAndTheOtherIsRefusedOrSkips()
+      throws Exception {
     Path v = tmp.resolve("v-together.parquet");
     Path e = tmp.resolve("e-together.parquet");
     goodVertices().write().parquet(v.toString());
@@ -326,8 +327,20 @@ class PrepareValidationTest {
     try {
       java.util.concurrent.Future<PrepareResult> a = pool.submit(run);
       java.util.concurrent.Future<PrepareResult> b = pool.submit(run);
-      List<Boolean> skipped = List.of(a.get().skipped(), b.get().skipped());
-      assertThat(skipped).containsExactlyInAnyOrder(false, true);
+      // The second is refused while the first writes, or skips when it starts after the publish.
+      List<String> outcomes = new java.util.ArrayList<>();
+      for (java.util.concurrent.Future<PrepareResult> f : List.of(a, b)) {
+        try {
+          outcomes.add(f.get().skipped() ? "skipped" : "published");
+        } catch (java.util.concurrent.ExecutionException x) {
+          assertThat(x.getCause())
+              .isInstanceOf(io.fanout.store.InvalidInputException.class)
+              .hasMessageContaining("another writer");
+          outcomes.add("refused");
+        }
+      }
+      assertThat(outcomes).contains("published").hasSize(2);
+      assertThat(outcomes.stream().filter("published"::equals)).hasSize(1);
     } finally {
       pool.shutdownNow();
     }
