@@ -26,19 +26,25 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class OutputLock implements AutoCloseable {
   private static final ConcurrentHashMap<Path, String> HELD = new ConcurrentHashMap<>();
 
-  private static final OutputLock NONE = new OutputLock(null, null, null, null);
+  private static final OutputLock NONE = new OutputLock(null, null, null, null, null);
 
   private final Path file;
   private final FileChannel channel;
   private final FileLock lock;
   private final String holder;
+
+  /** The outermost directory this lock created for its file, or null: removed again if empty. */
+  private final Path createdDir;
+
   private boolean closed;
 
-  private OutputLock(Path file, FileChannel channel, FileLock lock, String holder) {
+  private OutputLock(
+      Path file, FileChannel channel, FileLock lock, String holder, Path createdDir) {
     this.file = file;
     this.channel = channel;
     this.lock = lock;
     this.holder = holder;
+    this.createdDir = createdDir;
   }
 
   /**
@@ -88,6 +94,10 @@ public final class OutputLock implements AutoCloseable {
   }
 
   private static OutputLock lockFile(Path out, String option, Path file, String holder) {
+    Path createdDir = null;
+    for (Path d = file.getParent(); d != null && !Files.exists(d); d = d.getParent()) {
+      createdDir = d;
+    }
     try {
       Files.createDirectories(file.getParent());
     } catch (IOException e) {
@@ -117,7 +127,7 @@ public final class OutputLock implements AutoCloseable {
         ch.write(ByteBuffer.wrap(bytes), 0);
         ch.force(false);
         if (line.equals(readOrEmpty(file))) {
-          return new OutputLock(file, ch, l, holder);
+          return new OutputLock(file, ch, l, holder, createdDir);
         }
         ch.close();
       } catch (OverlappingFileLockException e) {
@@ -197,6 +207,7 @@ public final class OutputLock implements AutoCloseable {
     } catch (IOException e) {
       // left for the next writer, who takes it over
     }
+    removeCreatedDirsIfEmpty();
     try {
       lock.release();
     } catch (IOException e) {
@@ -204,6 +215,20 @@ public final class OutputLock implements AutoCloseable {
     }
     closeQuietly(channel);
     HELD.remove(file, holder);
+  }
+
+  /** A writer that failed before writing leaves no directory behind that only its lock needed. */
+  private void removeCreatedDirsIfEmpty() {
+    if (createdDir == null) {
+      return;
+    }
+    for (Path d = file.getParent(); d != null && d.startsWith(createdDir); d = d.getParent()) {
+      try {
+        Files.delete(d);
+      } catch (IOException e) {
+        return; // not empty (the writer published into it) or not ours to remove
+      }
+    }
   }
 
   private static void closeQuietly(FileChannel ch) {

@@ -44,6 +44,23 @@ class OutputLockTest {
   }
 
   @Test
+  void directoriesMadeOnlyForTheLockAreRemovedUnlessTheWriterFilledThem() throws Exception {
+    Path unused = tmp.resolve("a").resolve("b").resolve("out");
+    OutputLock.acquire(unused, "--output").close();
+    assertThat(tmp.resolve("a")).doesNotExist();
+
+    Path used = tmp.resolve("c").resolve("out");
+    try (OutputLock l = OutputLock.acquire(used, "--output")) {
+      Files.createDirectories(used);
+    }
+    assertThat(used).isDirectory();
+
+    Files.createDirectories(tmp.resolve("d"));
+    OutputLock.acquire(tmp.resolve("d").resolve("out"), "--output").close();
+    assertThat(tmp.resolve("d")).isDirectory();
+  }
+
+  @Test
   void closingTwiceNeverDropsAnotherWritersLock() {
     Path out = tmp.resolve("model");
     OutputLock first = OutputLock.acquire(out, "model dir");

@@ -40,7 +40,7 @@ class TrainOptionsDefsTest {
       {"dropout", "1", "0 <= dropout < 1"},
       {"dropout", "-0.1", "0 <= dropout < 1"},
       {"lr", "0", "positive"},
-      {"lr", "NaN", "positive"},
+      {"lr", "NaN", "finite"},
       {"weight-decay", "-1e-4", "0 or more"},
     };
     for (String[] b : bad) {
