@@ -3,6 +3,7 @@ package io.fanout.bench.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.conf.FanoutConfigException;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.FeatureAccessMode;
@@ -46,7 +47,7 @@ class TrainBenchmarkMainTest {
   }
 
   @Test
-  void reuseOptionsTakeTrainsDefaultsAndBadValuesAreInputErrors() {
+  void reuseOptionsTakeTrainsDefaultsAndBadValuesAreOptionErrors() {
     HotReuse none = TrainBenchmarkMain.reuse(TrainBenchmarkMain.parse(new String[0]));
     assertThat(none.enabled()).isFalse();
     assertThat(none)
@@ -78,14 +79,14 @@ class TrainBenchmarkMainTest {
             () ->
                 TrainBenchmarkMain.reuse(
                     TrainBenchmarkMain.parse(new String[] {"--reuse-hot", "x"})))
-        .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("--reuse-hot expects a fraction, got 'x'");
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("option 'reuse-hot' of bench-train has value 'x'");
     assertThatThrownBy(
             () ->
                 TrainBenchmarkMain.reuse(
                     TrainBenchmarkMain.parse(new String[] {"--staleness", "0"})))
-        .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("staleness must be at least 1 step, got 0");
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("option 'staleness' of bench-train has value '0'");
   }
 
   @Test
