@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bench-partition} and {@code bench-prepare}. */
+@Tag("slow")
 class PartitionCommandsTest {
   static SparkSession spark;
   @TempDir static Path tmp;
@@ -31,7 +32,6 @@ class PartitionCommandsTest {
     spark.stop();
   }
 
-  @Tag("slow")
   @Test
   void benchPartitionComparesEveryPartitionerAtEachK() {
     Result r =
@@ -78,7 +78,6 @@ class PartitionCommandsTest {
     assertThat(byName.get("hash").get("edge_cut").asDouble()).isGreaterThan(0.7);
   }
 
-  @Tag("slow")
   @Test
   void benchPrepareComparesBothEdgeSortsAgainstOneScan() {
     Result r =

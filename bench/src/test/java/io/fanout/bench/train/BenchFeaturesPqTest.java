@@ -16,6 +16,7 @@ import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code quantize} makes of the generated f32 store, and a later run reuses what an earlier one
  * kept, or refuses a folder written with other settings.
  */
+@Tag("slow")
 class BenchFeaturesPqTest {
   static SparkSession spark;
   @TempDir static Path tmp;

@@ -20,6 +20,7 @@ import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * shards, each batch's seeds come from one partition (but at most 3 per epoch), and partitioned
  * mode, answering a batch's own partition in place, shuffles less than without the option.
  */
+@Tag("slow")
 class BatchByPartitionTest {
   static SparkSession spark;
   @TempDir static Path tmp;

@@ -22,6 +22,7 @@ import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code sample --task link} on cora prepared with {@code --task link}: real shards, no leakage,
  * and the partitioned mode's shards byte-identical to the replicated mode's.
  */
+@Tag("slow")
 class LinkSampleTest {
   static SparkSession spark;
   @TempDir static Path tmp;

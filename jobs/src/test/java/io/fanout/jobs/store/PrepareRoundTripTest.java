@@ -33,6 +33,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Seeded random graphs through {@code prepare}, read back with {@link GraphStore} and compared with
  * a reference built from the edge list in plain Java.
  */
+@Tag("slow")
 class PrepareRoundTripTest {
   static SparkSession spark;
   @TempDir static Path tmp;

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * {@code --partitioner multilevel} on cora (2708 vertices, 5278 undirected edges) at 8 parts,
  * coarsened in Spark down to 300 vertices so that every stage runs as Spark jobs.
  */
+@Tag("slow")
 class MultilevelGraphPartitionerTest {
   static SparkSession spark;
   static Dataset<Row> vertices;
@@ -72,7 +73,6 @@ class MultilevelGraphPartitionerTest {
     assertThat((double) cut / total).isLessThan(1.5 * 0.0995);
   }
 
-  @Tag("slow")
   @Test
   void sameAssignmentWhateverTheTaskCounts() {
     // 4 shuffle partitions in the first run, 5 here; other input partitions
