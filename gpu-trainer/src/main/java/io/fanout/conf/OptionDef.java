@@ -80,32 +80,9 @@ public final class OptionDef<T> {
     return new OptionDef<>(name, Boolean.toString(defaultValue), doc, OptionDef::parseBool, true);
   }
 
-  /** An option restricted to {@code choices}, compared case-insensitively, returned lower-case. */
-  public static OptionDef<String> choice(
-      String name, String defaultValue, String doc, String... choices) {
-    String allowed = String.join("|", choices);
-    return new OptionDef<>(
-        name,
-        defaultValue,
-        doc,
-        " (" + allowed + ")",
-        s -> {
-          String v = s.trim().toLowerCase(java.util.Locale.ROOT);
-          for (String c : choices) {
-            if (c.equals(v)) {
-              return v;
-            }
-          }
-          throw new IllegalArgumentException("expected one of " + allowed);
-        },
-        false,
-        null,
-        choices.clone());
-  }
-
   /**
    * An option naming one of {@code values} (an enum's modes), parsed by {@code parse} (the enum's
-   * {@code parse}); its help lists the values' spellings as {@link #choice} does.
+   * {@code parse}); its help lists the values' spellings, joined by {@code |}.
    */
   public static <E extends Enum<E> & OptionEnum> OptionDef<E> enumeration(
       String name, E defaultValue, String doc, Function<String, E> parse, E[] values) {

@@ -1,6 +1,6 @@
 package io.fanout.conf;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /**
  * A mode an option names: an enum constant with the spelling the command line, the API and the
@@ -16,21 +16,11 @@ public interface OptionEnum {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   static <E extends OptionEnum> E parse(String raw, E[] values) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    for (E e : values) {
-      if (e.id().equals(v)) {
-        return e;
-      }
-    }
-    throw new IllegalArgumentException("expected one of " + ids(values));
+    return EnumSpellings.parse(raw, values, OptionEnum::id);
   }
 
   /** The spellings of {@code values}, joined by {@code |}. */
   static String ids(OptionEnum[] values) {
-    StringBuilder b = new StringBuilder();
-    for (OptionEnum e : values) {
-      b.append(b.length() == 0 ? "" : "|").append(e.id());
-    }
-    return b.toString();
+    return EnumSpellings.ids(values, OptionEnum::id);
   }
 }

@@ -1,6 +1,6 @@
 package io.fanout.features;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** How the row cache reads rows from disk ({@code train --feature-cache-io}). */
 public enum FeatureCacheIo {
@@ -24,14 +24,6 @@ public enum FeatureCacheIo {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static FeatureCacheIo parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (FeatureCacheIo e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), FeatureCacheIo::id);
   }
 }

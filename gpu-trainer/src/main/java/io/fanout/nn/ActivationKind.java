@@ -1,6 +1,6 @@
 package io.fanout.nn;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** The activation between layers ({@code train --activation}). */
 public enum ActivationKind {
@@ -24,14 +24,6 @@ public enum ActivationKind {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static ActivationKind parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (ActivationKind e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), ActivationKind::id);
   }
 }

@@ -1,6 +1,6 @@
 package io.fanout.nn;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** Link prediction's pair scorer ({@code train --decoder}). */
 public enum DecoderKind {
@@ -24,14 +24,6 @@ public enum DecoderKind {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static DecoderKind parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (DecoderKind e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), DecoderKind::id);
   }
 }

@@ -1,6 +1,6 @@
 package io.fanout.nn;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** The row normalization of input features ({@code train --feature-norm}). */
 public enum FeatureNormKind {
@@ -25,14 +25,6 @@ public enum FeatureNormKind {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static FeatureNormKind parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (FeatureNormKind e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), FeatureNormKind::id);
   }
 }

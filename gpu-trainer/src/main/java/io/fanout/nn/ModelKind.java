@@ -1,6 +1,6 @@
 package io.fanout.nn;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** The GNN architecture {@code train --model} names. */
 public enum ModelKind {
@@ -24,14 +24,6 @@ public enum ModelKind {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static ModelKind parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (ModelKind e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), ModelKind::id);
   }
 }

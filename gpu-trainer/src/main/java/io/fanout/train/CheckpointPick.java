@@ -1,6 +1,6 @@
 package io.fanout.train;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** Which model of a model dir {@code evaluate} and {@code infer} read. */
 public enum CheckpointPick {
@@ -24,14 +24,6 @@ public enum CheckpointPick {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static CheckpointPick parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (CheckpointPick e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), CheckpointPick::id);
   }
 }

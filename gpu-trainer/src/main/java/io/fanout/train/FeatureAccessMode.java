@@ -1,6 +1,6 @@
 package io.fanout.train;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** How a step gets its input features ({@code --feature-access}). */
 public enum FeatureAccessMode {
@@ -24,14 +24,6 @@ public enum FeatureAccessMode {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static FeatureAccessMode parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (FeatureAccessMode e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), FeatureAccessMode::id);
   }
 }

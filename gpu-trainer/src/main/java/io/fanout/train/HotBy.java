@@ -1,6 +1,6 @@
 package io.fanout.train;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** How {@code --reuse-hot} ranks vertices. */
 public enum HotBy {
@@ -24,14 +24,6 @@ public enum HotBy {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static HotBy parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (HotBy e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), HotBy::id);
   }
 }

@@ -1,6 +1,6 @@
 package io.fanout.train;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** How layer 0 gets gradient from the rows a step reuses ({@code --reuse-backward}). */
 public enum ReuseBackward {
@@ -24,14 +24,6 @@ public enum ReuseBackward {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static ReuseBackward parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (ReuseBackward e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), ReuseBackward::id);
   }
 }

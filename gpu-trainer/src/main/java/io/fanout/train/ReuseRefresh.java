@@ -1,6 +1,6 @@
 package io.fanout.train;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** Where {@code --reuse-hot}'s refreshes run. */
 public enum ReuseRefresh {
@@ -25,14 +25,6 @@ public enum ReuseRefresh {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static ReuseRefresh parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (ReuseRefresh e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), ReuseRefresh::id);
   }
 }

@@ -1,6 +1,6 @@
 package io.fanout.train;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /** What the {@code --reuse-hot} cache holds. */
 public enum ReuseRows {
@@ -25,14 +25,6 @@ public enum ReuseRows {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static ReuseRows parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (ReuseRows e : values()) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), ReuseRows::id);
   }
 }

@@ -1,6 +1,6 @@
 package io.fanout.graph;
 
-import java.util.Locale;
+import io.fanout.store.EnumSpellings;
 
 /**
  * How {@code prepare --partitioner} assigns vertices to partitions: by hashing their ids, by id
@@ -33,14 +33,6 @@ public enum PartitionerKind {
    * @throws IllegalArgumentException "expected one of hash|range|multilevel"
    */
   public static PartitionerKind parse(String raw) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (PartitionerKind k : values()) {
-      if (k.id.equals(v)) {
-        return k;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(k.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, values(), PartitionerKind::id);
   }
 }

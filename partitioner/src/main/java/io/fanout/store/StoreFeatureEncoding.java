@@ -1,7 +1,5 @@
 package io.fanout.store;
 
-import java.util.Locale;
-
 /**
  * How a graph store keeps its feature rows (its manifest's {@code feature_encoding}, {@code
  * --feature-encoding}): float32, half precision, per-column affine 8 or 4 bits, or product
@@ -43,14 +41,6 @@ public enum StoreFeatureEncoding {
    * @throws IllegalArgumentException "expected one of a|b|c"
    */
   public static StoreFeatureEncoding parse(String raw, StoreFeatureEncoding... among) {
-    String v = raw.trim().toLowerCase(Locale.ROOT);
-    StringBuilder ids = new StringBuilder();
-    for (StoreFeatureEncoding e : among) {
-      if (e.id.equals(v)) {
-        return e;
-      }
-      ids.append(ids.length() == 0 ? "" : "|").append(e.id);
-    }
-    throw new IllegalArgumentException("expected one of " + ids);
+    return EnumSpellings.parse(raw, among, StoreFeatureEncoding::id);
   }
 }

@@ -81,7 +81,9 @@ public final class BenchTrainOptions {
           "",
           "the peer's script; empty = bench/torch_reference.py of this checkout");
 
-  /** Spark-free entry only ({@code io.fanout.train.TrainBenchmarkMain}): time the loader alone. */
+  /**
+   * Spark-free entry only ({@code TrainBenchmarkMain} of the bench module): time the loader alone.
+   */
   public static final OptionDef<Integer> LOADER_ONLY =
       OptionDef.integer(
           "loader-only", 0, "time this many epochs of the loader alone, training nothing; 0 = off");
@@ -123,8 +125,8 @@ public final class BenchTrainOptions {
           FEATURE_CACHE_IO_THREADS);
 
   /**
-   * The options of the Spark-free entry {@code io.fanout.train.TrainBenchmarkMain}: those of the
-   * throughput run, with the loader-only timing.
+   * The options of the Spark-free entry {@code TrainBenchmarkMain} of the bench module: those of
+   * the throughput run, with the loader-only timing.
    */
   public static final List<OptionDef<?>> SPARK_FREE =
       List.of(
