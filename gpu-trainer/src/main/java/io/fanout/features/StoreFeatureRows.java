@@ -34,6 +34,23 @@ public final class StoreFeatureRows {
     return be.mapFeatureRows(files(store), store.features()::gather);
   }
 
+  /**
+   * The store's rows, in any encoding, copied once into {@code be}'s own memory and read there
+   * ({@code --feature-access device}, see {@link Backend#residentFeatureRows}).
+   *
+   * @throws InvalidInputException when the store has no features
+   */
+  public static FeatureRows resident(Backend be, GraphStore store) {
+    requireFeatures(store);
+    return be.residentFeatureRows(files(store), store.features()::gather);
+  }
+
+  /** The bytes of the store's encoded feature rows (0 without features). */
+  public static long encodedBytes(GraphStore store) {
+    FeatureParams p = store.featureParams();
+    return p == null ? 0 : store.manifest().vertices * (long) p.rowBytes();
+  }
+
   /** Pages for a feature cache's rows encoded with {@code params}, read by {@code be} in place. */
   public static PagedFeatureRows pages(Backend be, FeatureParams params) {
     return be.pagedFeatureRows(encoding(params), decoder(params));
@@ -50,7 +67,7 @@ public final class StoreFeatureRows {
           store.root()
               + " has no features (feature_dim "
               + m.featureDim
-              + "); --feature-access zero-copy reads the store's feature rows");
+              + "); --feature-access zero-copy and device read the store's feature rows");
     }
   }
 

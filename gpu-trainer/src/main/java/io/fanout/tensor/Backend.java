@@ -90,6 +90,26 @@ public interface Backend extends AutoCloseable {
   }
 
   /**
+   * The feature rows held in {@code files}, copied once, still encoded, into this backend's own
+   * memory and read there ({@code --feature-access device}): a device uploads the rows and decodes
+   * them in its kernels. A backend that computes in host memory already holds them there: it reads
+   * them in place, as {@link #mapFeatureRows}.
+   *
+   * @throws UnsupportedOperationException when this backend cannot read rows in place
+   */
+  default FeatureRows residentFeatureRows(RowFiles files, HostRowGather host) {
+    return mapFeatureRows(files, host);
+  }
+
+  /**
+   * Bytes of this backend's own device memory that are free, or -1 when it computes in host memory
+   * (the CPU backends).
+   */
+  default long freeDeviceBytes() {
+    return -1;
+  }
+
+  /**
    * Pages for a feature cache's rows that this backend reads in place ({@code --feature-access
    * zero-copy --feature-cache P}, see {@link PagedFeatureRows}), for rows encoded as {@code
    * encoding}: a device decodes them in its kernels, the CPU backends with {@code decoder}, the

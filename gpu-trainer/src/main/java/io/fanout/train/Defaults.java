@@ -20,11 +20,12 @@ public final class Defaults {
   public static final FeatureNormKind FEATURE_NORM = FeatureNormKind.L2;
 
   /**
-   * How a training step gets its input features: {@code gather} (the loader gathers them on the
-   * host and they are uploaded) or {@code zero-copy} (the backend reads them from the mapped
-   * store).
+   * How a training step gets its input features: {@code auto} resolves per run to {@code device}
+   * (the encoded rows copied once into device memory), {@code zero-copy} (read in place from the
+   * mapped store) or {@code gather} (gathered on the host and uploaded), see {@link
+   * FeatureAccessChoice}.
    */
-  public static final FeatureAccessMode FEATURE_ACCESS = FeatureAccessMode.GATHER;
+  public static final FeatureAccessMode FEATURE_ACCESS = FeatureAccessMode.AUTO;
 
   public static final double LR = 0.005;
   public static final double WEIGHT_DECAY = 5e-4;

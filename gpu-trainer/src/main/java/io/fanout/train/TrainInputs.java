@@ -176,30 +176,49 @@ public final class TrainInputs {
 
   /**
    * Checks that {@code spec.features().access()} can read this store's features for these shards:
-   * zero-copy reads the store's rows in place (f32 as stored, quantized rows decoded by the
-   * backend, on a GPU by a kernel from the encoded bytes), or, with a feature cache, from the
-   * cache's pages the backend reads in place; so it refuses shards with inline features and a
-   * feature norm (rows are read as stored, only decoded).
+   * zero-copy and device read the store's rows in place (f32 as stored, quantized rows decoded by
+   * the backend, on a GPU by a kernel from the encoded bytes), or, with a feature cache, from the
+   * cache's pages the backend reads in place; so they refuse shards with inline features and a
+   * feature norm (rows are read as stored, only decoded). Device mode also refuses a feature cache.
+   * Auto is checked when it is resolved ({@link FeatureAccessChoice}).
    */
   static void checkFeatureAccess(TrainSpec spec, GraphStore store, ShardSet shards) {
-    if (!spec.features().zeroCopy()) {
+    FeatureAccessMode access = spec.features().access();
+    if (!access.readsInPlace()) {
       return;
     }
-    if (shards.featureEncoding() != FeatureEncoding.NONE) {
+    String refusal = inPlaceRefusal(spec, shards);
+    if (refusal != null) {
       throw new InvalidInputException(
-          "shards "
-              + spec.inputs().shards()
-              + " inline "
-              + shards.featureEncoding()
-              + " features; --feature-access zero-copy reads node-id-only shards (sample without"
-              + " inline features), or use --feature-access gather");
+          "--feature-access " + access.id() + " cannot be used: " + refusal);
+    }
+    if (access == FeatureAccessMode.DEVICE && spec.features().cache() != null) {
+      throw new InvalidInputException(
+          "--feature-access device holds every row in device memory and takes no --feature-cache;"
+              + " drop --feature-cache, or use --feature-access zero-copy to cache rows in host"
+              + " memory");
+    }
+  }
+
+  /**
+   * Why the backend cannot read this run's feature rows in place, or null when it can: shards with
+   * inline features, or a feature norm (rows are read as stored).
+   */
+  static String inPlaceRefusal(TrainSpec spec, ShardSet shards) {
+    if (shards.featureEncoding() != FeatureEncoding.NONE) {
+      return "shards "
+          + spec.inputs().shards()
+          + " inline "
+          + shards.featureEncoding()
+          + " features, and in-place feature reads take node-id-only shards (sample without"
+          + " inline features), or use --feature-access gather";
     }
     if (spec.architecture().featureNorm() != FeatureNormKind.NONE) {
-      throw new InvalidInputException(
-          "--feature-access zero-copy reads the rows as stored and cannot apply --feature-norm "
-              + spec.architecture().featureNorm().id()
-              + "; pass --feature-norm none (or normalize the features before prepare)");
+      return "in-place feature reads take the rows as stored and cannot apply --feature-norm "
+          + spec.architecture().featureNorm().id()
+          + "; pass --feature-norm none (or normalize the features before prepare)";
     }
+    return null;
   }
 
   /** Whether {@code shards} hold link-prediction batches ({@code sample --task link}). */

@@ -80,7 +80,7 @@ final class TrainMemory {
 
   /** Bytes the run holds at once at the least; see the class comment. */
   long leastBytes(int numParams) {
-    long ready = spec.features().zeroCopy() ? 0 : readyBatches * nodesPerBatch * dim;
+    long ready = spec.features().readsInPlace() ? 0 : readyBatches * nodesPerBatch * dim;
     return 4L * (4L * numParams + ready) + cacheBytes();
   }
 

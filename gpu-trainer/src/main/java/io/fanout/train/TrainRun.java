@@ -9,6 +9,7 @@ import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.OutputLock;
 import io.fanout.store.StoreManifest;
+import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.PageMemory;
 import io.fanout.tensor.PagedFeatureRows;
@@ -99,6 +100,28 @@ public final class TrainRun {
     }
   }
 
+  /**
+   * {@code spec} with its feature access resolved for {@code backend} ({@link
+   * FeatureAccessChoice}); auto's choice and its reason go to {@code progress}.
+   */
+  private static TrainSpec resolveFeatureAccess(
+      TrainSpec spec, Backend backend, GraphStore store, ShardSet shards, PrintStream progress) {
+    FeatureAccessMode asked = spec.features().access();
+    FeatureAccessChoice.Choice c =
+        FeatureAccessChoice.resolve(
+            asked,
+            backend,
+            StoreFeatureRows.encodedBytes(store),
+            store.manifest().featureDim <= 0
+                ? "the store has no feature rows"
+                : TrainInputs.inPlaceRefusal(spec, shards),
+            spec.features().cache() != null);
+    if (asked == FeatureAccessMode.AUTO && progress != null) {
+      progress.println("train: --feature-access auto: " + c.mode().id() + " (" + c.why() + ")");
+    }
+    return spec.toBuilder().features(f -> f.withAccess(c.mode())).build();
+  }
+
   private static Result run(
       TrainSpec spec,
       PrintStream progress,
@@ -127,7 +150,8 @@ public final class TrainRun {
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();
-        boolean gather = !spec.features().zeroCopy();
+        spec = resolveFeatureAccess(spec, lease.backend(), store, shards, progress);
+        boolean gather = !spec.features().readsInPlace();
         PagedFeatureRows pages = null;
         if (!gather && spec.features().cache() != null) {
           // the cache fills pages the backend reads in place (pinned host memory on a GPU)
@@ -170,6 +194,8 @@ public final class TrainRun {
         if (pages != null) {
           trainer.readFeaturesFrom(pages);
           cachePages = pages;
+        } else if (spec.features().access() == FeatureAccessMode.DEVICE) {
+          trainer.readFeaturesFrom(lease.own(StoreFeatureRows.resident(lease.backend(), store)));
         } else if (!gather) {
           trainer.readFeaturesFrom(lease.own(StoreFeatureRows.map(lease.backend(), store)));
         }

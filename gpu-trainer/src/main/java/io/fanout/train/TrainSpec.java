@@ -212,9 +212,11 @@ public record TrainSpec(
    * Where the input feature rows come from.
    *
    * @param access {@link FeatureAccessMode#GATHER} (the loader gathers each batch's feature rows on
-   *     the host, which are then uploaded) or {@link FeatureAccessMode#ZERO_COPY} (only the node
-   *     ids go up and the backend reads the rows from the memory-mapped store itself, decoding
-   *     quantized rows; node-id-only shards, no feature cache, feature norm none)
+   *     the host, which are then uploaded), {@link FeatureAccessMode#ZERO_COPY} (only the node ids
+   *     go up and the backend reads the rows from the memory-mapped store itself, decoding
+   *     quantized rows; node-id-only shards, feature norm none), {@link FeatureAccessMode#DEVICE}
+   *     (as zero-copy, from a copy of the encoded rows in the device's memory; no feature cache) or
+   *     {@link FeatureAccessMode#AUTO} (resolved per run by {@link FeatureAccessChoice})
    * @param cache null: features come from the memory-mapped store; else the policy of a {@link
    *     RowCache} of {@code cacheBytes} that is then the only feature source (see {@code
    *     docs/features.md})
@@ -245,9 +247,12 @@ public record TrainSpec(
           RowCacheSizing.DEFAULT_WINDOW_BATCHES);
     }
 
-    /** Whether the backend reads the feature rows itself ({@link FeatureAccessMode#ZERO_COPY}). */
-    public boolean zeroCopy() {
-      return access == FeatureAccessMode.ZERO_COPY;
+    /**
+     * Whether the backend reads the feature rows itself ({@link FeatureAccessMode#readsInPlace});
+     * false while {@code access} is still {@link FeatureAccessMode#AUTO}.
+     */
+    public boolean readsInPlace() {
+      return access.readsInPlace();
     }
 
     /** Whether the cache reads its rows with {@code O_DIRECT} ({@link FeatureCacheIo#DIRECT}). */

@@ -7,7 +7,7 @@ import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelConfig;
 import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.GpuTests;
-import io.fanout.tensor.cuda.ZeroCopyFeatures;
+import io.fanout.tensor.cuda.KernelFeatureRows;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -129,9 +129,9 @@ class CudaHotReuseTest {
       TrainOptions opts = new TrainOptions(3, 0.01f, 5e-4f, LrSchedule.CONSTANT, 0);
 
       Run run;
-      try (ZeroCopyFeatures rows =
+      try (KernelFeatureRows rows =
               zeroCopy
-                  ? ZeroCopyFeatures.pinnedCopy(be, d.features.rows, d.features.n, cfg.inDim())
+                  ? KernelFeatureRows.pinnedCopy(be, d.features.rows, d.features.n, cfg.inDim())
                   : null;
           Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
         SampledEpochs data =

@@ -18,7 +18,7 @@ import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.PagedFeatureRows;
 import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.GpuTests;
-import io.fanout.tensor.cuda.ZeroCopyFeatures;
+import io.fanout.tensor.cuda.KernelFeatureRows;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -53,7 +53,7 @@ class CudaZeroCopyTrainingTest {
             d,
             d.features,
             cfg,
-            be -> ZeroCopyFeatures.pinnedCopy(be, d.features.rows, d.features.n, cfg.inDim()),
+            be -> KernelFeatureRows.pinnedCopy(be, d.features.rows, d.features.n, cfg.inDim()),
             tmp.resolve("zero-copy"));
     assertThat(zeroCopy).isEqualTo(gather);
     GnnModel cpu = new GnnModel(cfg, new CpuBackend());
@@ -85,7 +85,7 @@ class CudaZeroCopyTrainingTest {
             host,
             cfg,
             be ->
-                ZeroCopyFeatures.ofFiles(
+                KernelFeatureRows.ofFiles(
                     be,
                     StoreFeatureRows.files(new Path[] {feat}, new long[] {0, d.features.n}, params),
                     1L << 30),
@@ -222,7 +222,7 @@ class CudaZeroCopyTrainingTest {
 
   /** The mapped rows a zero-copy run reads, opened on the run's backend. */
   private interface RowsOpener {
-    ZeroCopyFeatures open(CudaBackend be);
+    KernelFeatureRows open(CudaBackend be);
   }
 
   /** Trains with the host gather of {@code features} ({@code rows} null) or zero-copy. */
@@ -239,7 +239,7 @@ class CudaZeroCopyTrainingTest {
       SampledEpochs data =
           d.trainEpochs(features, new int[] {10, 5}, 256, 11, "none", 2).gather(!zeroCopy);
       float[] params;
-      try (ZeroCopyFeatures mapped = zeroCopy ? rows.open(be) : null;
+      try (KernelFeatureRows mapped = zeroCopy ? rows.open(be) : null;
           Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
         if (mapped != null) {
           t.readFeaturesFrom(mapped);

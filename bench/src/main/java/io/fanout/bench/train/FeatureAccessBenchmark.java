@@ -7,7 +7,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.cuda.CudaBackend;
-import io.fanout.tensor.cuda.ZeroCopyFeatures;
+import io.fanout.tensor.cuda.KernelFeatureRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -39,7 +39,7 @@ final class FeatureAccessBenchmark {
       CudaBackend be,
       BenchGraph bg,
       List<int[]> batches,
-      ZeroCopyFeatures pinned,
+      KernelFeatureRows pinned,
       boolean encoded) {
     float[] feats = bg.features();
     int dim = bg.dim();
@@ -54,10 +54,10 @@ final class FeatureAccessBenchmark {
     float[] host = new float[maxRows * dim];
     long gatherNanos = 0;
     long zeroCopyNanos = 0;
-    ZeroCopyFeatures own =
-        pinned == null ? ZeroCopyFeatures.pinnedCopy(be, feats, feats.length / dim, dim) : null;
-    ZeroCopyFeatures z = pinned == null ? own : pinned;
-    try (ZeroCopyFeatures closeOwn = own;
+    KernelFeatureRows own =
+        pinned == null ? KernelFeatureRows.pinnedCopy(be, feats, feats.length / dim, dim) : null;
+    KernelFeatureRows z = pinned == null ? own : pinned;
+    try (KernelFeatureRows closeOwn = own;
         FloatTensor x = be.allocFloat(maxRows * dim);
         IntTensor ids = be.allocInt(maxRows)) {
       for (int round = 0; round < 2; round++) {
@@ -138,11 +138,11 @@ final class FeatureAccessBenchmark {
         }
       }
       long nanos = 0;
-      try (ZeroCopyFeatures z =
-          ZeroCopyFeatures.ofFiles(
+      try (KernelFeatureRows z =
+          KernelFeatureRows.ofFiles(
               be,
               StoreFeatureRows.files(new Path[] {file}, new long[] {0, n}, params),
-              ZeroCopyFeatures.MAX_CHUNK)) {
+              KernelFeatureRows.MAX_CHUNK)) {
         for (int round = 0; round < 2; round++) {
           for (int[] b : batches) {
             long t0 = System.nanoTime();

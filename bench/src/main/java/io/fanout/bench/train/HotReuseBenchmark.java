@@ -6,7 +6,7 @@ import io.fanout.nn.ModelConfig;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.cuda.CudaBackend;
-import io.fanout.tensor.cuda.ZeroCopyFeatures;
+import io.fanout.tensor.cuda.KernelFeatureRows;
 import io.fanout.train.BatchStream;
 import io.fanout.train.EpochStats;
 import io.fanout.train.GradientReducer;
@@ -36,18 +36,13 @@ public final class HotReuseBenchmark {
   private HotReuseBenchmark() {}
 
   public static Map<String, Object> run(
-      TrainBenchmark.Settings s, Backend be, HotReuse reuse, int rounds) {
+      TrainBenchmark.Settings asked, Backend be, HotReuse reuse, int rounds) {
+    TrainBenchmark.Settings s = asked.resolvedFor(be);
     if (!reuse.enabled()) {
       throw new IllegalArgumentException("the reuse benchmark needs reuse-hot > 0");
     }
     if (rounds < 1) {
       throw new IllegalArgumentException("reuse-rounds must be at least 1, got " + rounds);
-    }
-    if (s.zeroCopy() && !(be instanceof CudaBackend)) {
-      throw new InvalidInputException(
-          "--feature-access zero-copy is measured on the CUDA backend only (got "
-              + be.name()
-              + "); use --backend cuda or --feature-access gather");
     }
     if (s.featureCacheFraction() > 0) {
       throw new InvalidInputException(
@@ -58,13 +53,9 @@ public final class HotReuseBenchmark {
     ModelConfig cfg = bg.sageConfig(s.hidden(), s.fanouts().length, 0.5f);
     SampledEpochs data = TrainBenchmark.sampledEpochs(bg, seeds, s);
     TrainOptions opts = new TrainOptions(1, 0.003f, 0f, LrSchedule.CONSTANT, 1);
-    ZeroCopyFeatures rows =
-        s.zeroCopy()
-            ? ZeroCopyFeatures.pinnedCopy(
-                (CudaBackend) be, bg.features(), s.vertices(), s.features())
-            : null;
+    KernelFeatureRows rows = TrainBenchmark.inPlaceRows(s, be, bg.features());
     data.gather(rows == null);
-    try (ZeroCopyFeatures closeRows = rows;
+    try (KernelFeatureRows closeRows = rows;
         Trainer plain = new Trainer(new GnnModel(cfg, be), opts, GradientReducer.LOCAL);
         Trainer hot = new Trainer(new GnnModel(cfg, be), opts, GradientReducer.LOCAL)) {
       plain.model().init(1);

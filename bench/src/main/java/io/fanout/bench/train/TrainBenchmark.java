@@ -12,9 +12,10 @@ import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.cuda.CudaBackend;
+import io.fanout.tensor.cuda.KernelFeatureRows;
 import io.fanout.tensor.cuda.OverlapStats;
-import io.fanout.tensor.cuda.ZeroCopyFeatures;
 import io.fanout.train.BatchStream;
+import io.fanout.train.FeatureAccessChoice;
 import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.SampledEpochs;
@@ -128,9 +129,58 @@ public final class TrainBenchmark {
           TrainFeatureCache.IO_THREADS);
     }
 
+    /** Whether the backend reads the rows itself (zero-copy or device; false while auto). */
     boolean zeroCopy() {
-      return featureAccess == FeatureAccessMode.ZERO_COPY;
+      return featureAccess.readsInPlace();
     }
+
+    /**
+     * These settings with {@code auto} resolved for {@code be} as {@code train} resolves it ({@link
+     * FeatureAccessChoice}), for the generated f32 table.
+     */
+    Settings resolvedFor(Backend be) {
+      FeatureAccessMode m =
+          FeatureAccessChoice.resolve(
+                  featureAccess, be, 4L * features * vertices, null, featureCacheFraction > 0)
+              .mode();
+      return new Settings(
+          vertices,
+          edges,
+          features,
+          hidden,
+          fanouts,
+          batchSize,
+          batches,
+          warmup,
+          loaderThreads,
+          prefetch,
+          batchesPerShard,
+          verifyRounds,
+          m,
+          featureCacheFraction,
+          featureCacheIoThreads);
+    }
+  }
+
+  /**
+   * The generated table as the CUDA backend reads it in place: copied into device memory ({@code
+   * device}) or into mapped pinned host memory ({@code zero-copy}); null when rows are gathered.
+   */
+  static KernelFeatureRows inPlaceRows(Settings s, Backend be, float[] table) {
+    if (!s.zeroCopy()) {
+      return null;
+    }
+    if (!(be instanceof CudaBackend cuda)) {
+      throw new io.fanout.store.InvalidInputException(
+          "--feature-access "
+              + s.featureAccess().id()
+              + " is measured on the CUDA backend only (got "
+              + be.name()
+              + "); use --backend cuda, --feature-access gather, or a --feature-cache-fraction");
+    }
+    return s.featureAccess() == FeatureAccessMode.DEVICE
+        ? KernelFeatureRows.residentCopy(cuda, table, s.vertices(), s.features())
+        : KernelFeatureRows.pinnedCopy(cuda, table, s.vertices(), s.features());
   }
 
   public static Map<String, Object> run(Settings s) {
@@ -138,10 +188,13 @@ public final class TrainBenchmark {
   }
 
   /** Runs the benchmark on {@code be} (e.g. {@code Backends.select("cuda", -1)}). */
-  public static Map<String, Object> run(Settings s, Backend be) {
+  public static Map<String, Object> run(Settings asked, Backend be) {
+    Settings s = asked.resolvedFor(be);
     if (s.zeroCopy() && s.featureCacheFraction() == 0 && !(be instanceof CudaBackend)) {
       throw new io.fanout.store.InvalidInputException(
-          "--feature-access zero-copy is measured on the CUDA backend only (got "
+          "--feature-access "
+              + s.featureAccess().id()
+              + " is measured on the CUDA backend only (got "
               + be.name()
               + "); use --backend cuda, --feature-access gather, or a --feature-cache-fraction");
     }
@@ -162,7 +215,7 @@ public final class TrainBenchmark {
             model, new TrainOptions(1, 0.003f, 0f, LrSchedule.CONSTANT, 1), GradientReducer.LOCAL);
     model.init(1);
     SampledEpochs data = sampledEpochs(bg, seeds, s);
-    ZeroCopyFeatures pinnedRows = null;
+    KernelFeatureRows pinnedRows = null;
     CachedRows cached = null;
     if (s.featureCacheFraction() > 0) {
       cached =
@@ -171,7 +224,7 @@ public final class TrainBenchmark {
       trainer.readFeaturesFrom(cached.pages());
       data.gather(false).cache(cached.cache());
     } else if (s.zeroCopy()) {
-      pinnedRows = ZeroCopyFeatures.pinnedCopy((CudaBackend) be, feats, n, s.features());
+      pinnedRows = inPlaceRows(s, be, feats);
       trainer.readFeaturesFrom(pinnedRows);
       data.gather(false);
     }
@@ -184,7 +237,7 @@ public final class TrainBenchmark {
     int done = 0;
     List<int[]> featureBatches = new ArrayList<>();
     try (CachedRows closeCache = cached;
-        ZeroCopyFeatures closeRows = pinnedRows;
+        KernelFeatureRows closeRows = pinnedRows;
         BatchStream stream = data.open(0)) {
       TrainBatch b;
       while ((b = stream.next()) != null) {

@@ -128,11 +128,13 @@ public final class TrainCommandOptions {
       OptionDef.enumeration(
           "feature-access",
           Defaults.FEATURE_ACCESS,
-          "how a step gets its input features: gather (rows gathered on the host, then uploaded)"
-              + " or zero-copy (only node ids go up; the backend reads the rows from the mapped"
-              + " store, decoding quantized rows itself: cuda, cpu, cpu-checked; node-id-only"
-              + " shards, no"
-              + " --feature-cache, --feature-norm none)",
+          "how a step gets its input features: gather (rows gathered on the host, then"
+              + " uploaded), zero-copy (only node ids go up; the backend reads the rows from the"
+              + " mapped store, decoding quantized rows itself), device (as zero-copy, from the"
+              + " encoded rows copied once into device memory; no --feature-cache) or auto (device"
+              + " when the rows take at most half the free device memory, else zero-copy, else"
+              + " gather; gather on the CPU backends). zero-copy and device need node-id-only"
+              + " shards and --feature-norm none",
           FeatureAccessMode::parse,
           FeatureAccessMode.values(),
           FeatureAccessMode::id);

@@ -240,13 +240,30 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   }
 
   /**
-   * The files' rows mapped into the device's address space ({@link ZeroCopyFeatures}); the kernels
+   * The files' rows mapped into the device's address space ({@link KernelFeatureRows}); the kernels
    * decode them, so {@code host} is not used.
    */
   @Override
   public FeatureRows mapFeatureRows(RowFiles files, HostRowGather host) {
     current();
-    return ZeroCopyFeatures.open(this, files);
+    return KernelFeatureRows.open(this, files);
+  }
+
+  /** The files' encoded rows uploaded once into device memory ({@link KernelFeatureRows}). */
+  @Override
+  public FeatureRows residentFeatureRows(RowFiles files, HostRowGather host) {
+    current();
+    return KernelFeatureRows.resident(this, files);
+  }
+
+  /** The driver's free bytes on this device ({@code cuMemGetInfo}). */
+  @Override
+  public long freeDeviceBytes() {
+    current();
+    long[] free = new long[1];
+    long[] total = new long[1];
+    CudaDriver.check("cuMemGetInfo", JCudaDriver.cuMemGetInfo(free, total));
+    return free[0];
   }
 
   // ---- small element-wise operations ----

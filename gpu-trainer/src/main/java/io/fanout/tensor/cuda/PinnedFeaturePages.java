@@ -16,7 +16,7 @@ import jcuda.driver.JCudaDriver;
 /**
  * A feature cache's pages in mapped pinned host memory ({@code cuMemHostAlloc(DEVICEMAP)}): the
  * cache's I/O threads read rows from disk straight into them, and {@link #gather} runs the
- * decode-gather kernels of {@link ZeroCopyFeatures} over the slots, so the rows cross the bus
+ * decode-gather kernels of {@link KernelFeatureRows} over the slots, so the rows cross the bus
  * encoded, once, and the host neither gathers nor uploads them (PyTorch-Direct's access path, fed
  * by Ginex's cache). Pages may be added from another thread (the cache's loader) while the trainer
  * gathers: the kernel's page table is rebuilt at the next gather.
@@ -31,7 +31,7 @@ final class PinnedFeaturePages implements PagedFeatureRows {
   private final PageTable pageTable;
   private final List<PinnedBuffer> buffers = new ArrayList<>();
   private long[] bases = new long[0];
-  private ZeroCopyFeatures table;
+  private KernelFeatureRows table;
   private boolean stale = true;
   private boolean closed;
 
@@ -100,12 +100,12 @@ final class PinnedFeaturePages implements PagedFeatureRows {
     }
     if (stale) {
       if (table != null) {
-        ZeroCopyFeatures old = table;
+        KernelFeatureRows old = table;
         table = null;
         old.close();
       }
       table =
-          ZeroCopyFeatures.ofAddresses(be, encoding, bases, pageTable.firsts(), pageTable.slots());
+          KernelFeatureRows.ofAddresses(be, encoding, bases, pageTable.firsts(), pageTable.slots());
       stale = false;
     }
     table.gather(ids, idsOff, rows, out, outOff);
@@ -119,7 +119,7 @@ final class PinnedFeaturePages implements PagedFeatureRows {
     closed = true;
     NativeCleanup c = new NativeCleanup();
     if (table != null) {
-      ZeroCopyFeatures t = table;
+      KernelFeatureRows t = table;
       table = null;
       c.close(t);
     }

@@ -90,7 +90,7 @@ class ZeroCopyDecodeTest {
 
   /**
    * Writes {@code rows} (all rows, encoded, back to back) as one feature file per partition of
-   * {@code starts}, maps them with {@link ZeroCopyFeatures#ofFiles}, gathers {@code ids} on the
+   * {@code starts}, maps them with {@link KernelFeatureRows#ofFiles}, gathers {@code ids} on the
    * device and returns the raw bits of the floats written; checks that no device memory leaks.
    */
   private int[] gatherOnDevice(
@@ -108,8 +108,8 @@ class ZeroCopyDecodeTest {
     int dim = p.dim;
     float[] out = new float[ids.length * dim];
     try (CudaBackend be = new CudaBackend(-1)) {
-      try (ZeroCopyFeatures z =
-              ZeroCopyFeatures.ofFiles(be, StoreFeatureRows.files(files, starts, p), maxChunk);
+      try (KernelFeatureRows z =
+              KernelFeatureRows.ofFiles(be, StoreFeatureRows.files(files, starts, p), maxChunk);
           IntTensor ti = be.allocInt(ids.length);
           FloatTensor t = be.allocFloat(ids.length * dim + 5)) {
         System.out.println(

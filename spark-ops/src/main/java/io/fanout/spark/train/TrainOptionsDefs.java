@@ -11,7 +11,6 @@ import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureCacheIo;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.nn.ModelKind;
-import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotReuse;
 import io.fanout.train.ReuseBackward;
 import io.fanout.train.TrainSpec;
@@ -49,9 +48,7 @@ public final class TrainOptionsDefs {
     }
     String val = c.get(VAL_SHARDS);
     CachePolicy cache = featureCache(c);
-    if (c.get(REUSE_HOT) > 0
-        && cache != null
-        && c.get(FEATURE_ACCESS) == FeatureAccessMode.ZERO_COPY) {
+    if (c.get(REUSE_HOT) > 0 && cache != null && c.get(FEATURE_ACCESS).readsInPlace()) {
       throw new FanoutConfigException(
           "option 'reuse-hot' of train prunes batches whose rows are read by vertex id; it does not"
               + " work with a --feature-cache read in place (--feature-access zero-copy): drop one,"

@@ -8,6 +8,7 @@ import io.fanout.tensor.RowEncoding;
 import io.fanout.tensor.RowFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -21,9 +22,15 @@ import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
 /**
- * Zero-copy feature reads ({@code --feature-access zero-copy}, as in PyTorch-Direct): a table's
- * feature rows stay in host memory, mapped into the device's address space, and a kernel reads a
- * batch's rows straight over PCIe into a device tensor; the CPU neither gathers nor copies them.
+ * Feature rows that the device's gather kernels read in place, from one of two homes:
+ *
+ * <ul>
+ *   <li>host memory mapped into the device's address space ({@code --feature-access zero-copy}, as
+ *       in PyTorch-Direct): a kernel reads a batch's rows straight over PCIe into a device tensor,
+ *       and the CPU neither gathers nor copies them ({@link #open}, {@link #pinnedCopy});
+ *   <li>device memory ({@code --feature-access device}): the encoded rows are uploaded once, and a
+ *       batch uploads only its node ids ({@link #resident}, {@link #residentCopy}).
+ * </ul>
  *
  * <p>f32 rows are read as stored ({@code gather_parts}). Rows of a quantized store stay encoded in
  * host memory: a decode-gather kernel per encoding ({@code gather_parts_f16}, {@code _int8}, {@code
@@ -38,8 +45,8 @@ import jcuda.driver.JCudaDriver;
  * mapped pinned memory ({@code cuMemHostAlloc(DEVICEMAP)}) instead; {@link #registeredChunks()}
  * tells which happened.
  */
-public final class ZeroCopyFeatures implements FeatureRows {
-  private static final Logger LOG = Logger.getLogger(ZeroCopyFeatures.class.getName());
+public final class KernelFeatureRows implements FeatureRows {
+  private static final Logger LOG = Logger.getLogger(KernelFeatureRows.class.getName());
   public static final long MAX_CHUNK = 1L << 30;
   private static final int PAGE = 4096;
   private static final int REGISTER_DEVICEMAP = 0x02;
@@ -55,6 +62,8 @@ public final class ZeroCopyFeatures implements FeatureRows {
   private final List<Pointer> registered = new ArrayList<>();
   private final List<MappedByteBuffer> mappings = new ArrayList<>();
   private final List<PinnedBuffer> copies = new ArrayList<>();
+  private final List<CUdeviceptr> residentChunks = new ArrayList<>();
+  private long residentBytes;
   private int parts;
   private DevicePool.Lease<CUdeviceptr> bases;
 
@@ -67,7 +76,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
   private DevicePool.Lease<CUdeviceptr> offset;
 
   /** Maps {@code files}, in any encoding, for zero-copy reads on {@code be}'s device. */
-  public static ZeroCopyFeatures open(CudaBackend be, RowFiles files) {
+  public static KernelFeatureRows open(CudaBackend be, RowFiles files) {
     return ofFiles(be, files, MAX_CHUNK);
   }
 
@@ -76,10 +85,37 @@ public final class ZeroCopyFeatures implements FeatureRows {
    * {@code p} holds rows {@code [starts[p], starts[p+1])} of {@link RowEncoding#rowBytes} bytes
    * each after its header.
    */
-  public static ZeroCopyFeatures ofFiles(CudaBackend be, RowFiles files, long maxChunk) {
+  public static KernelFeatureRows ofFiles(CudaBackend be, RowFiles files, long maxChunk) {
     RowEncoding encoding = files.encoding();
-    ZeroCopyFeatures z = new ZeroCopyFeatures(be, encoding, files.numRows());
+    KernelFeatureRows z = new KernelFeatureRows(be, encoding, files.numRows());
     z.init(plan(files.starts(), encoding.rowBytes(), maxChunk), ch -> z.mapChunk(files, ch));
+    return z;
+  }
+
+  /**
+   * Uploads {@code files}' rows, in any encoding and still encoded, once into {@code be}'s device
+   * memory (chunks of at most {@link #MAX_CHUNK} bytes); the gather kernels then read them there.
+   * Read {@link #residentBytes()} for what it took.
+   */
+  public static KernelFeatureRows resident(CudaBackend be, RowFiles files) {
+    RowEncoding encoding = files.encoding();
+    KernelFeatureRows z = new KernelFeatureRows(be, encoding, files.numRows());
+    z.init(
+        plan(files.starts(), encoding.rowBytes(), MAX_CHUNK), ch -> z.uploadFileChunk(files, ch));
+    return z;
+  }
+
+  /**
+   * Uploads the row-major {@code rows x dim} f32 table once into {@code be}'s device memory, for
+   * tables that live on the heap (the benchmark's generated features).
+   */
+  public static KernelFeatureRows residentCopy(CudaBackend be, float[] table, int rows, int dim) {
+    KernelFeatureRows z = new KernelFeatureRows(be, RowEncoding.f32(dim), rows);
+    z.init(
+        plan(new long[] {0, rows}, 4L * dim, MAX_CHUNK),
+        ch ->
+            z.uploadChunk(
+                Pointer.to(table).withByteOffset(4L * ch.first() * dim), ch.rows() * 4L * dim));
     return z;
   }
 
@@ -88,8 +124,8 @@ public final class ZeroCopyFeatures implements FeatureRows {
    * that live on the heap (the benchmark's generated features): the rows stay in host memory and
    * the gather kernel reads them over PCIe, as from a registered store mapping.
    */
-  public static ZeroCopyFeatures pinnedCopy(CudaBackend be, float[] table, int rows, int dim) {
-    ZeroCopyFeatures z = new ZeroCopyFeatures(be, RowEncoding.f32(dim), rows);
+  public static KernelFeatureRows pinnedCopy(CudaBackend be, float[] table, int rows, int dim) {
+    KernelFeatureRows z = new KernelFeatureRows(be, RowEncoding.f32(dim), rows);
     z.init(plan(new long[] {0, rows}, 4L * dim, MAX_CHUNK), ch -> z.copyChunk(table, ch));
     return z;
   }
@@ -99,9 +135,9 @@ public final class ZeroCopyFeatures implements FeatureRows {
    * {@code firsts[c]} on start at device address {@code bases[c]} ({@code firsts} ascending). Used
    * for a feature cache's pinned pages ({@link PinnedFeaturePages}).
    */
-  static ZeroCopyFeatures ofAddresses(
+  static KernelFeatureRows ofAddresses(
       CudaBackend be, RowEncoding encoding, long[] bases, long[] firsts, long numRows) {
-    ZeroCopyFeatures z = new ZeroCopyFeatures(be, encoding, numRows);
+    KernelFeatureRows z = new KernelFeatureRows(be, encoding, numRows);
     List<Chunk> plan = new ArrayList<>(bases.length);
     for (int c = 0; c < bases.length; c++) {
       plan.add(new Chunk(c, firsts[c], 0));
@@ -110,7 +146,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
     return z;
   }
 
-  private ZeroCopyFeatures(CudaBackend be, RowEncoding encoding, long numRows) {
+  private KernelFeatureRows(CudaBackend be, RowEncoding encoding, long numRows) {
     this.be = be;
     this.encoding = encoding;
     this.dim = encoding.dim();
@@ -155,17 +191,19 @@ public final class ZeroCopyFeatures implements FeatureRows {
       throw e;
     }
     LOG.info(
-        "zero-copy features: "
+        "feature rows for the gather kernels: "
             + encoding.kind().label()
             + " rows of "
             + encoding.rowBytes()
             + " bytes, "
             + parts
-            + " chunk(s), "
-            + registered.size()
-            + " registered file mappings, "
-            + copies.size()
-            + " pinned copies");
+            + " chunk(s): "
+            + (residentChunks.isEmpty()
+                ? registered.size()
+                    + " registered file mappings, "
+                    + copies.size()
+                    + " pinned copies (zero-copy)"
+                : residentBytes + " bytes in device memory"));
   }
 
   /** Splits each file's rows into chunks of at most {@code maxChunk} bytes (at least one row). */
@@ -182,28 +220,10 @@ public final class ZeroCopyFeatures implements FeatureRows {
 
   /** Maps, registers (or copies) one chunk; returns the device address of its first row. */
   private long mapChunk(RowFiles files, Chunk ch) {
-    Path file = files.files()[ch.file()];
-    long localFirst = ch.first() - files.starts()[ch.file()];
-    long rowBytes = encoding.rowBytes();
-    long pos = files.headerBytes() + localFirst * rowBytes;
-    long aligned = pos - (pos % PAGE);
-    long delta = pos - aligned;
-    long len = delta + ch.rows() * rowBytes;
-    MappedByteBuffer mb;
-    try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
-      if (fc.size() < pos + ch.rows() * rowBytes) {
-        throw new InvalidInputException(
-            file
-                + " is shorter than its "
-                + ch.rows()
-                + " rows of "
-                + rowBytes
-                + " bytes; re-run prepare to rewrite the store");
-      }
-      mb = fc.map(FileChannel.MapMode.READ_ONLY, aligned, len);
-    } catch (IOException e) {
-      throw new UncheckedIOException("mapping " + file + " failed: " + e.getMessage(), e);
-    }
+    FileRange r = fileRange(files, ch);
+    MappedByteBuffer mb = r.map();
+    long delta = r.delta();
+    long len = r.length();
     Pointer host = Pointer.to(mb);
     int rc = JCudaDriver.cuMemHostRegister(host, len, REGISTER_DEVICEMAP | REGISTER_READ_ONLY);
     CUdeviceptr dev = new CUdeviceptr();
@@ -214,13 +234,67 @@ public final class ZeroCopyFeatures implements FeatureRows {
           "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, host, 0));
       return CudaDriver.address(dev) + delta;
     }
-    LOG.fine("cuMemHostRegister refused " + file + ": " + CUresult.stringFor(rc));
-    PinnedBuffer copy = PinnedBuffer.allocateMapped(ch.rows() * rowBytes);
+    LOG.fine("cuMemHostRegister refused " + r.file() + ": " + CUresult.stringFor(rc));
+    PinnedBuffer copy = PinnedBuffer.allocateMapped(ch.rows() * encoding.rowBytes());
     copies.add(copy);
     copy.bytes().put(mb.duplicate().position((int) delta).limit((int) len));
     CudaDriver.check(
         "cuMemHostGetDevicePointer", JCudaDriver.cuMemHostGetDevicePointer(dev, copy.pointer(), 0));
     return CudaDriver.address(dev);
+  }
+
+  /**
+   * Uploads one chunk of a file into device memory; returns the device address of its first row.
+   */
+  private long uploadFileChunk(RowFiles files, Chunk ch) {
+    FileRange r = fileRange(files, ch);
+    MappedByteBuffer mb = r.map();
+    ByteBuffer rows = mb.duplicate().position((int) r.delta()).limit((int) r.length()).slice();
+    return uploadChunk(Pointer.to(rows), ch.rows() * encoding.rowBytes());
+  }
+
+  /** Copies {@code bytes} from {@code host} into a new device buffer; returns its address. */
+  private long uploadChunk(Pointer host, long bytes) {
+    CUdeviceptr dev = new CUdeviceptr();
+    CudaDriver.check("cuMemAlloc", JCudaDriver.cuMemAlloc(dev, Math.max(bytes, 1)));
+    residentChunks.add(dev);
+    residentBytes += bytes;
+    CudaDriver.check("cuMemcpyHtoD", JCudaDriver.cuMemcpyHtoD(dev, host, bytes));
+    return CudaDriver.address(dev);
+  }
+
+  /** The page-aligned mapping of a chunk's rows in its file, {@code delta} bytes in. */
+  private record FileRange(Path file, long aligned, long delta, long length) {
+    MappedByteBuffer map() {
+      try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
+        return fc.map(FileChannel.MapMode.READ_ONLY, aligned, length);
+      } catch (IOException e) {
+        throw new UncheckedIOException("mapping " + file + " failed: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  private FileRange fileRange(RowFiles files, Chunk ch) {
+    Path file = files.files()[ch.file()];
+    long localFirst = ch.first() - files.starts()[ch.file()];
+    long rowBytes = encoding.rowBytes();
+    long pos = files.headerBytes() + localFirst * rowBytes;
+    long aligned = pos - (pos % PAGE);
+    long delta = pos - aligned;
+    try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
+      if (fc.size() < pos + ch.rows() * rowBytes) {
+        throw new InvalidInputException(
+            file
+                + " is shorter than its "
+                + ch.rows()
+                + " rows of "
+                + rowBytes
+                + " bytes; re-run prepare to rewrite the store");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + file + " failed: " + e.getMessage(), e);
+    }
+    return new FileRange(file, aligned, delta, delta + ch.rows() * rowBytes);
   }
 
   /** Copies a chunk of a heap table into mapped pinned memory; returns its device address. */
@@ -253,6 +327,11 @@ public final class ZeroCopyFeatures implements FeatureRows {
     return l;
   }
 
+  /** Bytes of encoded rows held in device memory (0 when the rows stay in host memory). */
+  public long residentBytes() {
+    return residentBytes;
+  }
+
   /** Chunks served from registered file mappings (the rest are pinned copies). */
   public int registeredChunks() {
     return registered.size();
@@ -267,7 +346,7 @@ public final class ZeroCopyFeatures implements FeatureRows {
     return dim;
   }
 
-  /** The encoding of the rows in host memory. */
+  /** The encoding of the rows as held (in host or device memory). */
   public RowEncoding.Kind encoding() {
     return encoding.kind();
   }
@@ -360,7 +439,10 @@ public final class ZeroCopyFeatures implements FeatureRows {
     return numRows;
   }
 
-  /** Unregisters the mappings and frees the pinned copies and the tables, each in its finally. */
+  /**
+   * Unregisters the mappings and frees the pinned copies, the device-resident rows and the tables,
+   * each in its finally.
+   */
   @Override
   public void close() {
     NativeCleanup c = new NativeCleanup();
@@ -374,6 +456,11 @@ public final class ZeroCopyFeatures implements FeatureRows {
     }
     copies.clear();
     mappings.clear();
+    for (CUdeviceptr p : residentChunks) {
+      c.run("cuMemFree", () -> JCudaDriver.cuMemFree(p));
+    }
+    residentChunks.clear();
+    residentBytes = 0;
     if (bases != null) {
       be.pool().release(bases);
       bases = null;

@@ -17,20 +17,20 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ZeroCopyFeaturesTest {
+class KernelFeatureRowsTest {
   @TempDir Path tmp;
 
   @Test
   void chunksCoverEveryRowOnceWithinTheSizeLimit() {
     long[] starts = {0, 10, 10, 35};
-    List<ZeroCopyFeatures.Chunk> plan = ZeroCopyFeatures.plan(starts, 40, 400);
+    List<KernelFeatureRows.Chunk> plan = KernelFeatureRows.plan(starts, 40, 400);
     assertThat(plan)
         .containsExactly(
-            new ZeroCopyFeatures.Chunk(0, 0, 10),
-            new ZeroCopyFeatures.Chunk(2, 10, 10),
-            new ZeroCopyFeatures.Chunk(2, 20, 10),
-            new ZeroCopyFeatures.Chunk(2, 30, 5));
-    assertThat(ZeroCopyFeatures.plan(new long[] {0, 3}, 1000, 10))
+            new KernelFeatureRows.Chunk(0, 0, 10),
+            new KernelFeatureRows.Chunk(2, 10, 10),
+            new KernelFeatureRows.Chunk(2, 20, 10),
+            new KernelFeatureRows.Chunk(2, 30, 5));
+    assertThat(KernelFeatureRows.plan(new long[] {0, 3}, 1000, 10))
         .as("a row larger than the limit still gets a chunk of its own")
         .hasSize(3);
   }
@@ -59,8 +59,8 @@ class ZeroCopyFeaturesTest {
     int[] ids = {0, 249, 100, 99, 17, 180, 17};
     try (CudaBackend be = new CudaBackend(-1)) {
       // 33 rows per chunk: chunk boundaries fall inside both files
-      try (ZeroCopyFeatures z =
-              ZeroCopyFeatures.ofFiles(
+      try (KernelFeatureRows z =
+              KernelFeatureRows.ofFiles(
                   be,
                   new RowFiles(files, starts, StoreLayout.HEADER_BYTES, RowEncoding.f32(dim)),
                   33L * 4 * dim);
