@@ -33,10 +33,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * On the CUDA backend, training with zero-copy feature access (the loader only samples; a kernel
- * reads each batch's rows from pinned host memory) gives the model that the CPU gather and upload
- * gives, bit for bit, and both release all device memory; on f16, int8, int4 and pq rows the
- * decode-gather kernels give the model of the host decoder's rows. Skipped, with the reason
- * printed, where no CUDA device exists.
+ * reads each batch's rows from pinned host memory) or with the rows resident in device memory gives
+ * the model that the CPU gather and upload gives, bit for bit, and all release all device memory;
+ * on f16, int8, int4 and pq rows the decode-gather kernels give the model of the host decoder's
+ * rows, read over PCIe or from device memory. Skipped, with the reason printed, where no CUDA
+ * device exists.
  */
 @Tag("gpu")
 class CudaZeroCopyTrainingTest {
@@ -56,6 +57,14 @@ class CudaZeroCopyTrainingTest {
             be -> KernelFeatureRows.pinnedCopy(be, d.features.rows, d.features.n, cfg.inDim()),
             tmp.resolve("zero-copy"));
     assertThat(zeroCopy).isEqualTo(gather);
+    float[] device =
+        train(
+            d,
+            d.features,
+            cfg,
+            be -> KernelFeatureRows.residentCopy(be, d.features.rows, d.features.n, cfg.inDim()),
+            tmp.resolve("device"));
+    assertThat(device).as("rows resident in device memory").isEqualTo(gather);
     GnnModel cpu = new GnnModel(cfg, new CpuBackend());
     cpu.init(3);
     assertThat(gather).isNotEqualTo(cpu.params()); // it trained
@@ -91,6 +100,18 @@ class CudaZeroCopyTrainingTest {
                     1L << 30),
             tmp.resolve(encoding + "-zero-copy"));
     assertThat(zeroCopy).isEqualTo(gather);
+    float[] device =
+        train(
+            d,
+            host,
+            cfg,
+            be ->
+                KernelFeatureRows.resident(
+                    be,
+                    StoreFeatureRows.files(
+                        new Path[] {feat}, new long[] {0, d.features.n}, params)),
+            tmp.resolve(encoding + "-device"));
+    assertThat(device).as("encoded rows resident in device memory").isEqualTo(gather);
   }
 
   /**
