@@ -449,6 +449,24 @@ public interface Backend extends AutoCloseable {
   int countCorrect(FloatTensor scores, int rows, int classes, IntTensor labels);
 
   /**
+   * {@link #softmaxCrossEntropy} and then {@link #countCorrect} of the {@code probs} it writes,
+   * without waiting for either: the returned readback waits when first read. The default computes
+   * both at once; a device queues them and copies the two values back asynchronously, so a training
+   * step can queue the next batch before it reads this one's loss.
+   */
+  default LossReadback softmaxCrossEntropyDeferred(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      IntTensor labels,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    double loss = softmaxCrossEntropy(logits, rows, classes, labels, probs, dLogits, scale);
+    return LossReadback.of(loss, countCorrect(probs, rows, classes, labels));
+  }
+
+  /**
    * One Adam step over {@code n} parameters (all tensors from element 0) with L2 weight decay added
    * to the gradient ({@code g + weightDecay * p}), bias-corrected with the 1-based {@code step}.
    */

@@ -13,6 +13,7 @@ import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.HostFloats;
+import io.fanout.tensor.LossReadback;
 import io.fanout.tensor.TensorBufs;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -185,14 +186,29 @@ public final class Trainer implements AutoCloseable {
    * the batch's labeled seeds, backward, gradient all-reduce, Adam update.
    */
   public StepStats step(TrainBatch b, int epoch, float lr) {
-    return step(b, epoch, lr, StepHook.NONE);
+    return step(b, epoch, lr, StepHook.NONE).stats();
+  }
+
+  /**
+   * A step whose loss and correct count may still be computing: {@link #stats} waits for them.
+   * {@link #trainEpoch} reads a step's stats after it has queued the next step, so the host never
+   * waits for the device between two steps.
+   */
+  record QueuedStep(LossReadback readback, int labeled, StepStats done) {
+    static QueuedStep of(StepStats s) {
+      return new QueuedStep(null, s.labeled(), s);
+    }
+
+    StepStats stats() {
+      return done != null ? done : new StepStats(readback.lossSum(), labeled, readback.correct());
+    }
   }
 
   /**
    * As {@link #step(TrainBatch, int, float)}, with {@code hook} uploading the batch (null from it:
-   * as it comes) and told when the backward is done.
+   * as it comes) and told when the backward is done; the loss is read back later.
    */
-  private StepStats step(TrainBatch b, int epoch, float lr, StepHook hook) {
+  private QueuedStep step(TrainBatch b, int epoch, float lr, StepHook hook) {
     MiniBatch mb = b.batch();
     checkBatch(mb, b.dim());
     int rows = mb.numSeeds();
@@ -223,7 +239,7 @@ public final class Trainer implements AutoCloseable {
       hook.afterBackward();
       exchangeGradients();
       adam.update(model.paramTensor(), model.gradTensor(), lr);
-      return s;
+      return QueuedStep.of(s);
     }
     int labeled = 0;
     for (int i = 0; i < rows; i++) {
@@ -233,16 +249,15 @@ public final class Trainer implements AutoCloseable {
     }
     probs = TensorBufs.ensure(be, probs, (long) rows * classes);
     dLogits = TensorBufs.ensure(be, dLogits, (long) rows * classes);
-    double loss =
-        be.softmaxCrossEntropy(
+    LossReadback loss =
+        be.softmaxCrossEntropyDeferred(
             logits, rows, classes, t.labels(), probs, dLogits, labeled == 0 ? 0f : 1f / labeled);
-    int correct = be.countCorrect(probs, rows, classes, t.labels());
     model.zeroGrad();
     model.backward(dLogits);
     hook.afterBackward();
     exchangeGradients();
     adam.update(model.paramTensor(), model.gradTensor(), lr);
-    return new StepStats(loss, labeled, correct);
+    return new QueuedStep(loss, labeled, null);
   }
 
   private static float[] ensureHost(float[] a, int n) {
@@ -346,31 +361,47 @@ public final class Trainer implements AutoCloseable {
     long labeled = 0;
     long correct = 0;
     int steps = 0;
+    QueuedStep queued = null;
     TrainBatch b;
-    while ((b = stream.next()) != null) {
-      if (cancelled.getAsBoolean()) {
+    while (true) {
+      b = stream.next();
+      if (b != null && cancelled.getAsBoolean()) {
         throw new TrainCancelledException(
-            "training cancelled in epoch " + epoch + " after " + steps + " batch(es)");
+            "training cancelled in epoch "
+                + epoch
+                + " after "
+                + (steps + (queued == null ? 0 : 1))
+                + " batch(es)");
       }
-      StepHook hook = hook();
-      hook.beforeStep(adam.step(), model);
-      StepStats s = step(b, epoch, lr, hook);
-      stream.recycle(b);
-      loss += s.lossSum();
-      labeled += s.labeled();
-      correct += s.correct();
-      steps++;
-      if (progress != TrainProgress.NONE) {
-        progress.batchDone(
-            new TrainProgress.Batch(
-                epoch,
-                opts.epochs(),
-                steps,
-                batches,
-                labeled == 0 ? 0 : loss / labeled,
-                labeled,
-                (System.nanoTime() - t0) / 1e9,
-                stream.waitNanos() / 1e9));
+      QueuedStep previous = queued;
+      queued = null;
+      if (b != null) {
+        StepHook hook = hook();
+        hook.beforeStep(adam.step(), model);
+        queued = step(b, epoch, lr, hook);
+        stream.recycle(b);
+      }
+      if (previous != null) { // read back after the next step is queued
+        StepStats s = previous.stats();
+        loss += s.lossSum();
+        labeled += s.labeled();
+        correct += s.correct();
+        steps++;
+        if (progress != TrainProgress.NONE) {
+          progress.batchDone(
+              new TrainProgress.Batch(
+                  epoch,
+                  opts.epochs(),
+                  steps,
+                  batches,
+                  labeled == 0 ? 0 : loss / labeled,
+                  labeled,
+                  (System.nanoTime() - t0) / 1e9,
+                  stream.waitNanos() / 1e9));
+        }
+      }
+      if (b == null) {
+        break;
       }
     }
     double sec = (System.nanoTime() - t0) / 1e9;

@@ -8,6 +8,7 @@ import io.fanout.tensor.HostFloats;
 import io.fanout.tensor.HostRowDecoder;
 import io.fanout.tensor.HostRowGather;
 import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.LossReadback;
 import io.fanout.tensor.PagedFeatureRows;
 import io.fanout.tensor.RowEncoding;
 import io.fanout.tensor.RowFiles;
@@ -28,13 +29,14 @@ import jcuda.driver.JCudaDriver;
  * on one compute stream.
  *
  * <p>Host memory is touched only by {@link #upload}, {@link #download} and the 8- or 4-byte
- * read-backs of the loss and the correct count. Uploads are overlapped ({@link StagedUploads}): the
- * host range goes into pinned memory, a copy stream moves it to the device while the compute stream
- * still runs the previous batch, and the compute stream picks it up after its earlier work, so a
- * tensor the previous batch still reads is never overwritten early. Read-backs are synchronous
- * copies on the legacy default stream, ordered after the compute stream's work (a blocking stream).
- * Freed tensors return to the pool; a buffer is reused only by work queued on the compute stream
- * after it was freed, which runs after its last use.
+ * read-backs of the loss and the correct count (a training step's are copied back asynchronously,
+ * {@link LossReadbacks}, and read after the next step is queued). Uploads are overlapped ({@link
+ * StagedUploads}): the host range goes into pinned memory, a copy stream moves it to the device
+ * while the compute stream still runs the previous batch, and the compute stream picks it up after
+ * its earlier work, so a tensor the previous batch still reads is never overwritten early.
+ * Read-backs are synchronous copies on the legacy default stream, ordered after the compute
+ * stream's work (a blocking stream). Freed tensors return to the pool; a buffer is reused only by
+ * work queued on the compute stream after it was freed, which runs after its last use.
  *
  * <p>Deterministic and without float atomics: every output element is computed by one thread in a
  * fixed order. The backward of aggregation and of spmm gathers over a transposed CSR built on the
@@ -67,6 +69,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private final CudaGraphOps graph;
   private final CudaLossOps loss;
   private final CudaTransfers transfers;
+  private final LossReadbacks readbacks;
 
   /**
    * Device milliseconds and launches per kernel since the last {@link #resetTransferStats}, when
@@ -89,7 +92,8 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     launches = new CudaLaunches(kernels, stream, kernelTimes, this::current);
     dense = new CudaDenseOps(this, launches, pool, cublas, multiprocessors);
     graph = new CudaGraphOps(this, launches, pool, staged, transposes);
-    loss = new CudaLossOps(this, launches, pool, staged);
+    readbacks = new LossReadbacks(stream);
+    loss = new CudaLossOps(this, launches, pool, staged, readbacks);
     transfers = new CudaTransfers(this, stream, staged, transposes);
   }
 
@@ -500,6 +504,18 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   }
 
   @Override
+  public LossReadback softmaxCrossEntropyDeferred(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      IntTensor labels,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    return loss.softmaxCrossEntropyDeferred(logits, rows, classes, labels, probs, dLogits, scale);
+  }
+
+  @Override
   public void adam(
       FloatTensor params,
       FloatTensor grads,
@@ -552,6 +568,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       c.close(kernelTimes);
     }
     c.close(staged);
+    c.close(readbacks);
     c.close(transposes);
     c.close(cublas);
     c.close(kernels);

@@ -2,26 +2,72 @@ package io.fanout.tensor.cuda;
 
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.LossReadback;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
 
 /**
  * The loss, metric and optimizer operations of a {@link CudaBackend}: softmax cross-entropy and the
- * correct count (each read back as one value), and the Adam update.
+ * correct count (each read back as one value, or both later without waiting), and the Adam update.
  */
 final class CudaLossOps {
   private final CudaBackend be;
   private final CudaLaunches launches;
   private final DevicePool<CUdeviceptr> pool;
   private final StagedUploads staged;
+  private final LossReadbacks readbacks;
 
   CudaLossOps(
-      CudaBackend be, CudaLaunches launches, DevicePool<CUdeviceptr> pool, StagedUploads staged) {
+      CudaBackend be,
+      CudaLaunches launches,
+      DevicePool<CUdeviceptr> pool,
+      StagedUploads staged,
+      LossReadbacks readbacks) {
     this.be = be;
     this.launches = launches;
     this.pool = pool;
     this.staged = staged;
+    this.readbacks = readbacks;
+  }
+
+  /**
+   * The loss and the correct count queued on the stream, their 16 bytes copied back asynchronously
+   * ({@link LossReadbacks}): the host does not wait here.
+   */
+  LossReadback softmaxCrossEntropyDeferred(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      IntTensor labels,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    long n = (long) rows * classes;
+    CUdeviceptr pl = be.pointer(logits, 0, n);
+    CUdeviceptr pp = be.pointer(probs, 0, n);
+    CUdeviceptr pd = dLogits == null ? null : be.pointer(dLogits, 0, n);
+    CUdeviceptr py = be.pointer(labels, 0, rows);
+    be.current();
+    long lossBytes = 8L * Math.max(rows, 1);
+    DevicePool.Lease<CUdeviceptr> work = pool.acquire(lossBytes + LossReadbacks.SLOT_BYTES);
+    try {
+      CUdeviceptr values = work.ptr().withByteOffset(lossBytes);
+      if (rows > 0) {
+        launches.launchExact(
+            "softmax_xent",
+            rows,
+            new KernelArgs().p(pl).i(rows).i(classes).p(py).p(pp).p(pd).f(scale).p(work.ptr()));
+      }
+      launches.launchOneBlock("sum_fixed", new KernelArgs().p(work.ptr()).l(rows).p(values));
+      launches.launchOneBlock(
+          "count_correct",
+          new KernelArgs().p(pp).i(rows).i(classes).p(py).p(values.withByteOffset(8)));
+      staged.endGroup();
+      return readbacks.queue(values);
+    } finally {
+      pool.release(work); // reused only by work queued after the copy back
+    }
   }
 
   double softmaxCrossEntropy(

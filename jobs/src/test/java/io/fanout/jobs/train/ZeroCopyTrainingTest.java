@@ -107,6 +107,9 @@ class ZeroCopyTrainingTest {
     byte[] gather = train("gather", "cpu", "gather");
     assertThat(train("zero-copy", "cpu", "zero-copy")).isEqualTo(gather);
     assertThat(train("zero-copy-checked", "cpu-checked", "zero-copy")).isEqualTo(gather);
+    // device: the CPU's own memory already holds the rows; auto gathers on the CPU, as before
+    assertThat(train("device", "cpu", "device")).isEqualTo(gather);
+    assertThat(train("auto", "cpu", "auto")).isEqualTo(gather);
   }
 
   /**
@@ -202,6 +205,15 @@ class ZeroCopyTrainingTest {
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining(inline.toString())
         .hasMessageContaining("node-id-only shards");
+    assertThatThrownBy(() -> TrainInputs.check(spec("r5", shards, "cpu", "device", "none", "lru")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--feature-access device")
+        .hasMessageContaining("--feature-cache");
+    assertThatThrownBy(() -> TrainInputs.check(spec("r6", inline, "cpu", "device", "none", null)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("node-id-only shards");
+    // auto is resolved when the run starts, and picks what can read these inputs
+    TrainInputs.check(spec("r7", inline, "cpu", "auto", "l2", null));
     // The same inputs train with the host gather.
     TrainInputs.check(spec("r4", inline, "cpu", "gather", "l2", null));
   }
