@@ -353,6 +353,42 @@ class CudaBackendParityTest {
     assertThat(correct[1]).isEqualTo(correct[0]);
   }
 
+  /**
+   * The deferred loss and count equal the synchronous ones bit for bit, also with more read-backs
+   * outstanding than there are pinned slots, read newest first (a slot's value is kept when the
+   * slot is reused).
+   */
+  @Test
+  void deferredLossReadbacksEqualTheSynchronousOnes() {
+    int rows = 501;
+    int classes = 7;
+    int rounds = LossReadbacks.SLOTS * 2 + 3;
+    double[] loss = new double[rounds];
+    int[] correct = new int[rounds];
+    io.fanout.tensor.LossReadback[] later = new io.fanout.tensor.LossReadback[rounds];
+    try (FloatTensor logits = gpu.allocFloat(rows * classes);
+        FloatTensor probs = gpu.allocFloat(rows * classes);
+        FloatTensor grad = gpu.allocFloat(rows * classes);
+        IntTensor labels = gpu.allocInt(rows)) {
+      for (int k = 0; k < rounds; k++) {
+        int[] y = new int[rows];
+        for (int i = 0; i < rows; i++) {
+          y[i] = i % (k + 2) == 0 ? -1 : r.nextInt(classes);
+        }
+        gpu.upload(y, 0, labels, 0, rows);
+        gpu.upload(rnd(rows * classes), 0, logits, 0, rows * classes);
+        loss[k] = gpu.softmaxCrossEntropy(logits, rows, classes, labels, probs, grad, 0.5f);
+        correct[k] = gpu.countCorrect(probs, rows, classes, labels);
+        later[k] =
+            gpu.softmaxCrossEntropyDeferred(logits, rows, classes, labels, probs, grad, 0.5f);
+      }
+      for (int k = rounds - 1; k >= 0; k--) {
+        assertThat(later[k].lossSum()).as("round %d", k).isEqualTo(loss[k]);
+        assertThat(later[k].correct()).as("round %d", k).isEqualTo(correct[k]);
+      }
+    }
+  }
+
   @Test
   void adamSteps() {
     int n = 5000;
