@@ -7,6 +7,8 @@
 #   bench/gpu/run-checks.sh quick   tests + a 500k-vertex CUDA benchmark (about 4 minutes)
 #   bench/gpu/run-checks.sh profile the zero-copy products-size CUDA run only: device time per
 #                                   kernel, then a JFR recording of the host
+#   bench/gpu/run-checks.sh device  tests + the products-size CUDA run with the rows resident in
+#                                   device memory: kernel times, then an epoch of 201 steps
 #   bench/gpu/run-checks.sh zero-copy tests + the zero-copy products-size CUDA run (f32, and the
 #                                   decode-gather of f16, int8 and int4 rows)
 #   bench/gpu/run-checks.sh cache   tests + the zero-copy products-size CUDA run from pinned memory,
@@ -89,6 +91,15 @@ for MODE in "${MODES[@]}"; do
       -XX:StartFlightRecording=filename="$OUT/zc.jfr",settings=profile \
       io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
       --prefetch 4 --feature-access zero-copy
+  elif [ "$MODE" = device ]; then
+    # Rows resident in device memory: device time per kernel over 40 steps, then an epoch of 201
+    # steps with in-process sampling on 14 loader threads.
+    step bench-cuda-device-kernels 150 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+      -Dfanout.cuda.kernel-times=true io.fanout.bench.train.TrainBenchmarkMain --backend cuda \
+      --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access device
+    step bench-cuda-device-epoch 150 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+      io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 200 --warmup 1 \
+      --loader-threads 14 --prefetch 4 --feature-access device
   elif [ "$MODE" = zero-copy ]; then
     step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
