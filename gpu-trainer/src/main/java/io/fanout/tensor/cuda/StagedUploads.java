@@ -22,8 +22,9 @@ import jcuda.driver.JCudaDriver;
  * the host never waits for the batch still computing. A region grows (doubling) when a group does
  * not fit; the buffers it outgrew are freed once their group's work has run.
  *
- * <p>Every copy is bracketed with timing events; {@link #stats} gives the hidden share of copy time
- * and the data wait ({@link OverlapStats}). One thread at a time, like the backend.
+ * <p>Every copy is bracketed with timing events on the copy stream, and an event on the compute
+ * stream marks where it starts to wait for the copy; {@link #stats} gives the hidden share of copy
+ * time and the data wait ({@link OverlapStats}). One thread at a time, like the backend.
  */
 final class StagedUploads implements AutoCloseable {
   private static final long INITIAL_BYTES = 8L << 20;
@@ -59,7 +60,6 @@ final class StagedUploads implements AutoCloseable {
     Buffers buf;
     long used;
     final List<Buffers> retired = new ArrayList<>();
-    final CUevent ready = new CUevent();
     final CUevent done = new CUevent();
     final List<CUevent[]> copyEvents = new ArrayList<>();
     int copies;
@@ -76,7 +76,7 @@ final class StagedUploads implements AutoCloseable {
   private final CUevent base = new CUevent();
   private final Region[] regions = new Region[3];
   private int current;
-  private final List<double[]> timeline = new ArrayList<>();
+  private final List<OverlapStats.Group> timeline = new ArrayList<>();
 
   StagedUploads(CUstream compute) {
     this.compute = compute;
@@ -87,7 +87,6 @@ final class StagedUploads implements AutoCloseable {
       for (int i = 0; i < regions.length; i++) {
         Region r = new Region();
         regions[i] = r;
-        CudaDriver.check("cuEventCreate", JCudaDriver.cuEventCreate(r.ready, 0));
         CudaDriver.check("cuEventCreate", JCudaDriver.cuEventCreate(r.done, 0));
         r.buf = new Buffers(INITIAL_BYTES);
       }
@@ -139,7 +138,6 @@ final class StagedUploads implements AutoCloseable {
     Region r = regions[current];
     if (!r.open) {
       reclaim(r);
-      CudaDriver.check("cuEventRecord", JCudaDriver.cuEventRecord(r.ready, compute));
       r.open = true;
     }
     if (r.used + bytes > r.buf.host.size()) {
@@ -176,9 +174,10 @@ final class StagedUploads implements AutoCloseable {
   private void transfer(long pos, long bytes, CUdeviceptr dst) {
     Region r = regions[current];
     if (r.copies == r.copyEvents.size()) {
-      CUevent[] ev = {new CUevent(), new CUevent()};
-      CudaDriver.check("cuEventCreate", JCudaDriver.cuEventCreate(ev[0], 0));
-      CudaDriver.check("cuEventCreate", JCudaDriver.cuEventCreate(ev[1], 0));
+      CUevent[] ev = {new CUevent(), new CUevent(), new CUevent()};
+      for (CUevent e : ev) {
+        CudaDriver.check("cuEventCreate", JCudaDriver.cuEventCreate(e, 0));
+      }
       r.copyEvents.add(ev);
     }
     CUevent[] ev = r.copyEvents.get(r.copies++);
@@ -189,6 +188,8 @@ final class StagedUploads implements AutoCloseable {
         JCudaDriver.cuMemcpyHtoDAsync(
             stage, r.buf.host.pointer().withByteOffset(pos), bytes, copy));
     CudaDriver.check("cuEventRecord", JCudaDriver.cuEventRecord(ev[1], copy));
+    // where the compute stream gets to this copy: its wait starts there
+    CudaDriver.check("cuEventRecord", JCudaDriver.cuEventRecord(ev[2], compute));
     CudaDriver.check("cuStreamWaitEvent", JCudaDriver.cuStreamWaitEvent(compute, ev[1], 0));
     CudaDriver.check(
         "cuMemcpyDtoDAsync", JCudaDriver.cuMemcpyDtoDAsync(dst, stage, bytes, compute));
@@ -211,17 +212,17 @@ final class StagedUploads implements AutoCloseable {
   }
 
   private void collect(Region r) {
-    double copyMs = 0;
-    double lastEnd = 0;
+    double[] start = new double[r.copies];
+    double[] end = new double[r.copies];
+    double[] reach = new double[r.copies];
     for (int k = 0; k < r.copies; k++) {
       CUevent[] ev = r.copyEvents.get(k);
-      double s = elapsed(ev[0]);
-      double e = elapsed(ev[1]);
-      copyMs += e - s;
-      lastEnd = Math.max(lastEnd, e);
+      start[k] = elapsed(ev[0]);
+      end[k] = elapsed(ev[1]);
+      reach[k] = elapsed(ev[2]);
     }
     if (timeline.size() < MAX_GROUPS) {
-      timeline.add(new double[] {copyMs, elapsed(r.ready), lastEnd, elapsed(r.done)});
+      timeline.add(new OverlapStats.Group(start, end, reach, elapsed(r.done)));
     }
   }
 
@@ -243,19 +244,9 @@ final class StagedUploads implements AutoCloseable {
         reclaim(r);
       }
     }
-    double[][] t = timeline.toArray(new double[0][]);
-    java.util.Arrays.sort(t, (a, b) -> Double.compare(a[1], b[1]));
-    double[] copyMs = new double[t.length];
-    double[] ready = new double[t.length];
-    double[] copyEnd = new double[t.length];
-    double[] done = new double[t.length];
-    for (int g = 0; g < t.length; g++) {
-      copyMs[g] = t[g][0];
-      ready[g] = t[g][1];
-      copyEnd[g] = t[g][2];
-      done[g] = t[g][3];
-    }
-    return OverlapStats.of(copyMs, ready, copyEnd, done);
+    List<OverlapStats.Group> t = new ArrayList<>(timeline);
+    t.sort((a, b) -> Double.compare(a.done(), b.done()));
+    return OverlapStats.of(t);
   }
 
   /** Forgets the groups measured so far (e.g. after warm-up batches). */
@@ -280,11 +271,11 @@ final class StagedUploads implements AutoCloseable {
       for (Buffers b : r.retired) {
         b.free(c);
       }
-      c.run("cuEventDestroy", () -> JCudaDriver.cuEventDestroy(r.ready));
       c.run("cuEventDestroy", () -> JCudaDriver.cuEventDestroy(r.done));
       for (CUevent[] ev : r.copyEvents) {
-        c.run("cuEventDestroy", () -> JCudaDriver.cuEventDestroy(ev[0]));
-        c.run("cuEventDestroy", () -> JCudaDriver.cuEventDestroy(ev[1]));
+        for (CUevent e : ev) {
+          c.run("cuEventDestroy", () -> JCudaDriver.cuEventDestroy(e));
+        }
       }
     }
     c.run("cuEventDestroy", () -> JCudaDriver.cuEventDestroy(base));
