@@ -82,10 +82,9 @@ final class CublasLibrary {
       try {
         return new Opened<>(name, open.apply(name), "");
       } catch (UnsatisfiedLinkError e) {
+        String reason = oneLine(e.getMessage());
         why.append(why.length() == 0 ? "" : "; ")
-            .append(name)
-            .append(": ")
-            .append(oneLine(e.getMessage()));
+            .append(reason.startsWith(name) ? reason : name + ": " + reason);
       }
     }
     return new Opened<>(null, null, "no cuBLAS library loads (" + why + ")");
