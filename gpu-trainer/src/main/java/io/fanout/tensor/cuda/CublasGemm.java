@@ -37,9 +37,13 @@ final class CublasGemm implements AutoCloseable {
 
   /**
    * cuBLAS on {@code stream} (in the current context), or null with the reason on one line in
-   * {@code why[0]} when no libcublas loads here or it cannot start.
+   * {@code why[0]} when it is turned off, no libcublas loads here or it cannot start.
    */
   static CublasGemm tryCreate(CUstream stream, String[] why) {
+    if (CublasLibrary.disabled()) {
+      why[0] = "turned off by -D" + CublasLibrary.LIBRARY_PROPERTY + "=" + CublasLibrary.NONE;
+      return null;
+    }
     CublasLibrary.Opened<NativeLibrary> lib = CublasLibrary.binding();
     if (!lib.ok()) {
       why[0] = lib.failure();

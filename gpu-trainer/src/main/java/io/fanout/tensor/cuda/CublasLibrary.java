@@ -8,10 +8,12 @@ import java.util.function.Function;
  * Opens the machine's cuBLAS, whatever its CUDA major version, and binds {@link CublasNative} to it
  * once per process. The library is the one named by {@code -Dfanout.cublas.library} (a path or a
  * file name) when that is set, else the first of {@link #SONAMES} that the dynamic loader finds and
- * that exports every {@link CublasNative#SYMBOLS symbol}.
+ * that exports every {@link CublasNative#SYMBOLS symbol}. {@code -Dfanout.cublas.library=none}
+ * turns cuBLAS off, so that products run on the own SGEMM kernel.
  */
 final class CublasLibrary {
   static final String LIBRARY_PROPERTY = "fanout.cublas.library";
+  static final String NONE = "none";
 
   /** Tried in this order: the newest major version first, then the unversioned development link. */
   static final List<String> SONAMES = List.of("libcublas.so.13", "libcublas.so.12", "libcublas.so");
@@ -28,6 +30,11 @@ final class CublasLibrary {
     boolean ok() {
       return library != null;
     }
+  }
+
+  /** Whether {@code -Dfanout.cublas.library=none} turns cuBLAS off; read at each call. */
+  static boolean disabled() {
+    return NONE.equals(System.getProperty(LIBRARY_PROPERTY));
   }
 
   /** The names to try: the override alone when it is set, else {@link #SONAMES}. */

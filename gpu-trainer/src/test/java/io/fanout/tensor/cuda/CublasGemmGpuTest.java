@@ -15,16 +15,18 @@ import org.junit.jupiter.api.Test;
 /**
  * Dense products through the machine's cuBLAS: it loads where a GPU is, its row-major products
  * match the CPU backend for every transpose combination and odd shapes and offsets, the same inputs
- * give the same bits, and no device memory leaks. Skipped, with the reason printed, where no CUDA
- * device exists.
+ * give the same bits, and no device memory leaks. The own SGEMM kernel, the fallback, is held to
+ * the same on a second backend with cuBLAS turned off. Skipped, with the reason printed, where no
+ * CUDA device exists.
  */
 @Tag("gpu")
 class CublasGemmGpuTest {
   private static final double TOL = 1e-5;
   private static final int[][] SHAPES = { // m, n, k
-    {1, 1, 1}, {67, 45, 130}, {5, 300, 7}, {257, 3, 1031}, {4099, 256, 100}
+    {1, 1, 1}, {67, 45, 130}, {5, 300, 7}, {257, 3, 1031}, {4099, 256, 100}, {100, 70, 6000}
   };
   private static CudaBackend gpu;
+  private static CudaBackend ownSgemm;
   private final CpuBackend cpu = new CpuBackend();
   private final Random r = new Random(7);
 
@@ -34,20 +36,30 @@ class CublasGemmGpuTest {
     if (gpu == null) {
       gpu = new CudaBackend(-1);
       System.out.println("backend: " + gpu.name() + ", library: " + CublasLibrary.binding().name());
+      System.setProperty(CublasLibrary.LIBRARY_PROPERTY, CublasLibrary.NONE);
+      try {
+        ownSgemm = new CudaBackend(-1);
+      } finally {
+        System.clearProperty(CublasLibrary.LIBRARY_PROPERTY);
+      }
     }
   }
 
   @AfterAll
   static void close() {
-    if (gpu != null) {
-      gpu.close();
+    for (CudaBackend be : new CudaBackend[] {ownSgemm, gpu}) {
+      if (be != null) {
+        be.close();
+      }
     }
   }
 
   @AfterEach
   void noLeaks() {
-    if (gpu != null) {
-      gpu.pool().checkNoLeaks();
+    for (CudaBackend be : new CudaBackend[] {gpu, ownSgemm}) {
+      if (be != null) {
+        be.pool().checkNoLeaks();
+      }
     }
   }
 
@@ -55,6 +67,7 @@ class CublasGemmGpuTest {
   void cublasLoadsOnTheGpuMachine() {
     assertThat(gpu.usesCublas()).as(CublasLibrary.binding().failure()).isTrue();
     assertThat(gpu.name()).contains("cuBLAS");
+    assertThat(ownSgemm.usesCublas()).isFalse();
   }
 
   @Test
@@ -64,8 +77,11 @@ class CublasGemmGpuTest {
         for (boolean tb : new boolean[] {false, true}) {
           for (float beta : new float[] {0f, 0.5f}) {
             Case c = new Case(ta, tb, s[0], s[1], s[2], beta);
-            double err = CudaBackendParityTest.relError(c.product(gpu), c.product(cpu));
-            assertThat(err).as("%s", c).isLessThanOrEqualTo(TOL);
+            float[] want = c.product(cpu);
+            for (CudaBackend be : new CudaBackend[] {gpu, ownSgemm}) {
+              double err = CudaBackendParityTest.relError(c.product(be), want);
+              assertThat(err).as("%s on %s", c, be.name()).isLessThanOrEqualTo(TOL);
+            }
           }
         }
       }
@@ -78,8 +94,10 @@ class CublasGemmGpuTest {
       for (boolean ta : new boolean[] {false, true}) {
         for (boolean tb : new boolean[] {false, true}) {
           Case c = new Case(ta, tb, s[0], s[1], s[2], 0.5f);
-          float[] first = c.product(gpu);
-          assertThat(c.product(gpu)).as("%s", c).containsExactly(first);
+          for (CudaBackend be : new CudaBackend[] {gpu, ownSgemm}) {
+            float[] first = c.product(be);
+            assertThat(c.product(be)).as("%s on %s", c, be.name()).containsExactly(first);
+          }
         }
       }
     }

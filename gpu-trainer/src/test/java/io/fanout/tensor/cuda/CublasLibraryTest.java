@@ -76,6 +76,24 @@ class CublasLibraryTest {
   }
 
   @Test
+  void noneTurnsCublasOffBeforeAnyLibraryIsOpened() {
+    String before = System.getProperty(CublasLibrary.LIBRARY_PROPERTY);
+    System.setProperty(CublasLibrary.LIBRARY_PROPERTY, "none");
+    try {
+      assertThat(CublasLibrary.disabled()).isTrue();
+      String[] why = {""};
+      assertThat(CublasGemm.tryCreate(new CUstream(), why)).isNull();
+      assertThat(why[0]).isEqualTo("turned off by -Dfanout.cublas.library=none");
+    } finally {
+      if (before == null) {
+        System.clearProperty(CublasLibrary.LIBRARY_PROPERTY);
+      } else {
+        System.setProperty(CublasLibrary.LIBRARY_PROPERTY, before);
+      }
+    }
+  }
+
+  @Test
   void versionNumbersAndStatusesAreSpelled() {
     assertThat(CublasNative.versionString(130002)).isEqualTo("13.0.2");
     assertThat(CublasNative.versionString(120903)).isEqualTo("12.9.3");
