@@ -1,47 +1,65 @@
 package io.fanout.tensor.cuda;
 
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.ptr.PointerByReference;
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
-import jcuda.jcublas.JCublas2;
-import jcuda.jcublas.cublasHandle;
-import jcuda.jcublas.cublasMath;
-import jcuda.jcublas.cublasOperation;
-import jcuda.jcublas.cublasStatus;
-import jcuda.runtime.cudaStream_t;
 
 /**
- * Dense products through cuBLAS (JCublas2), used when {@code libcublas.so.12} loads. cuBLAS is
- * column-major; a row-major {@code m x n} matrix is the column-major {@code n x m} transpose, so
- * {@code C = op(A) op(B)} is computed as {@code C^T = op(B)^T op(A)^T} with the operands swapped,
- * as the CPU backend does with BLAS. Default math mode: FP32 throughout, no TF32 tensor ops.
+ * Dense products through the machine's cuBLAS ({@link CublasLibrary}), used when a libcublas loads.
+ * cuBLAS is column-major; a row-major {@code m x n} matrix is the column-major {@code n x m}
+ * transpose, so {@code C = op(A) op(B)} is computed as {@code C^T = op(B)^T op(A)^T} with the
+ * operands swapped, as the CPU backend does with BLAS. Default math mode: FP32 throughout, no TF32
+ * tensor ops; the atomics mode stays off, so a device and a shape give the same bits every run.
  */
 final class CublasGemm implements AutoCloseable {
-  private final cublasHandle handle = new cublasHandle();
+  private final com.sun.jna.Pointer handle;
+  private final String description;
 
-  private CublasGemm(CUstream stream) {
-    JCublas2.setExceptionsEnabled(false);
-    check("cublasCreate", JCublas2.cublasCreate(handle));
+  private CublasGemm(CUstream stream, String library) {
+    PointerByReference h = new PointerByReference();
+    check("cublasCreate", CublasNative.cublasCreate_v2(h));
+    handle = h.getValue();
     try {
-      check("cublasSetStream", JCublas2.cublasSetStream(handle, new cudaStream_t(stream)));
       check(
-          "cublasSetMathMode", JCublas2.cublasSetMathMode(handle, cublasMath.CUBLAS_DEFAULT_MATH));
+          "cublasSetStream",
+          CublasNative.cublasSetStream_v2(
+              handle, new com.sun.jna.Pointer(CudaDriver.address(stream))));
+      check("cublasSetMathMode", CublasNative.cublasSetMathMode(handle, CublasNative.DEFAULT_MATH));
+      int[] version = new int[1];
+      check("cublasGetVersion", CublasNative.cublasGetVersion_v2(handle, version));
+      description = "cuBLAS " + CublasNative.versionString(version[0]) + " (" + library + ")";
     } catch (RuntimeException e) {
-      JCublas2.cublasDestroy(handle);
+      CublasNative.cublasDestroy_v2(handle);
       throw e;
     }
   }
 
   /**
-   * cuBLAS on {@code stream}, or null with the reason in {@code why[0]} when the library or its
-   * JCuda binding does not load here.
+   * cuBLAS on {@code stream} (in the current context), or null with the reason on one line in
+   * {@code why[0]} when it is turned off, no libcublas loads here or it cannot start.
    */
   static CublasGemm tryCreate(CUstream stream, String[] why) {
-    try {
-      return new CublasGemm(stream);
-    } catch (LinkageError | CudaException e) {
-      why[0] = CudaDriver.firstLine(e.getMessage());
+    if (CublasLibrary.disabled()) {
+      why[0] = "turned off by -D" + CublasLibrary.LIBRARY_PROPERTY + "=" + CublasLibrary.NONE;
       return null;
     }
+    CublasLibrary.Opened<NativeLibrary> lib = CublasLibrary.binding();
+    if (!lib.ok()) {
+      why[0] = lib.failure();
+      return null;
+    }
+    try {
+      return new CublasGemm(stream, lib.name());
+    } catch (LinkageError | CudaException e) {
+      why[0] = lib.name() + ": " + CudaDriver.firstLine(e.getMessage());
+      return null;
+    }
+  }
+
+  /** The library and its version, e.g. {@code cuBLAS 13.0.2 (libcublas.so.13)}. */
+  String description() {
+    return description;
   }
 
   void gemm(
@@ -59,31 +77,31 @@ final class CublasGemm implements AutoCloseable {
     int ldb = transB ? k : n;
     check(
         "cublasSgemm",
-        JCublas2.cublasSgemm(
+        CublasNative.cublasSgemm_v2(
             handle,
-            transB ? cublasOperation.CUBLAS_OP_T : cublasOperation.CUBLAS_OP_N,
-            transA ? cublasOperation.CUBLAS_OP_T : cublasOperation.CUBLAS_OP_N,
+            transB ? CublasNative.OP_T : CublasNative.OP_N,
+            transA ? CublasNative.OP_T : CublasNative.OP_N,
             n,
             m,
             k,
-            Pointer.to(new float[] {alpha}),
-            b,
+            new float[] {alpha},
+            CudaDriver.address(b),
             Math.max(ldb, 1),
-            a,
+            CudaDriver.address(a),
             Math.max(lda, 1),
-            Pointer.to(new float[] {beta}),
-            c,
+            new float[] {beta},
+            CudaDriver.address(c),
             Math.max(n, 1)));
   }
 
   private static void check(String call, int status) {
-    if (status != cublasStatus.CUBLAS_STATUS_SUCCESS) {
-      throw new CudaException(call, status, cublasStatus.stringFor(status));
+    if (status != CublasNative.STATUS_SUCCESS) {
+      throw new CudaException(call, status, CublasNative.statusName(status));
     }
   }
 
   @Override
   public void close() {
-    check("cublasDestroy", JCublas2.cublasDestroy(handle));
+    check("cublasDestroy", CublasNative.cublasDestroy_v2(handle));
   }
 }

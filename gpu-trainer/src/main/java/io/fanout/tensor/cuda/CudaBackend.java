@@ -25,8 +25,8 @@ import jcuda.driver.JCudaDriver;
 /**
  * The tensor backend on one CUDA device, through JCuda's driver API: tensors are device buffers
  * from a {@link DevicePool}, operations are the kernels of {@link PtxModules} (dense products
- * through cuBLAS when {@code libcublas.so.12} loads, else the own tiled SGEMM), all queued in order
- * on one compute stream.
+ * through the machine's cuBLAS when a libcublas loads, else the own tiled SGEMM), all queued in
+ * order on one compute stream.
  *
  * <p>Host memory is touched only by {@link #upload}, {@link #download} and the 8- or 4-byte
  * read-backs of the loss and the correct count (a training step's are copied back asynchronously,

@@ -59,7 +59,7 @@ record CudaDeviceSetup(
               + deviceName
               + "): dense products through "
               + (c != null
-                  ? "cuBLAS"
+                  ? c.description()
                   : "the own tiled SGEMM kernel (cuBLAS not loaded: " + why[0] + ")"));
       return new CudaDeviceSetup(deviceName, multiprocessors, k, c, st);
     } catch (RuntimeException e) {

@@ -2,6 +2,7 @@ package io.fanout.tensor.cuda;
 
 import java.lang.reflect.Method;
 import jcuda.NativePointerObject;
+import jcuda.Pointer;
 import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
@@ -11,7 +12,9 @@ import jcuda.driver.JCudaDriver;
  * exceptions stay disabled so that no code path can ignore a code.
  */
 public final class CudaDriver {
-  private static final Method NATIVE_POINTER = nativePointerMethod();
+  private static final Method NATIVE_POINTER =
+      hiddenMethod(NativePointerObject.class, "getNativePointer");
+  private static final Method BYTE_OFFSET = hiddenMethod(Pointer.class, "getByteOffset");
   private static volatile boolean initialized;
 
   private CudaDriver() {}
@@ -53,20 +56,23 @@ public final class CudaDriver {
   }
 
   /**
-   * The raw address behind a JCuda pointer (device or host), for tables of pointers that kernels
-   * read (the zero-copy gather's partition bases).
+   * The raw address a JCuda pointer (device or host) or handle stands for, including the byte
+   * offset of a {@link Pointer#withByteOffset} pointer, which JCuda keeps apart from the base: for
+   * tables of pointers that kernels read (the zero-copy gather's partition bases) and for native
+   * calls outside JCuda (cuBLAS).
    */
   static long address(NativePointerObject p) {
     try {
-      return (long) NATIVE_POINTER.invoke(p);
+      long base = (long) NATIVE_POINTER.invoke(p);
+      return p instanceof Pointer ? base + (long) BYTE_OFFSET.invoke(p) : base;
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot read a JCuda pointer's address", e);
     }
   }
 
-  private static Method nativePointerMethod() {
+  private static Method hiddenMethod(Class<?> owner, String name) {
     try {
-      Method m = NativePointerObject.class.getDeclaredMethod("getNativePointer");
+      Method m = owner.getDeclaredMethod(name);
       m.setAccessible(true);
       return m;
     } catch (ReflectiveOperationException e) {

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
 import org.junit.jupiter.api.Test;
 
 class CudaDriverTest {
@@ -33,5 +36,17 @@ class CudaDriverTest {
     assertThatThrownBy(c::rethrow)
         .hasMessageStartingWith("cuMemFree failed: CUDA_ERROR_INVALID_VALUE")
         .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+  }
+
+  @Test
+  void anAddressIncludesTheByteOffsetOfAnOffsetPointer() {
+    // a device pointer that was never allocated has base 0, so its address is the offset alone
+    assertThat(CudaDriver.address(new CUdeviceptr())).isZero();
+    assertThat(CudaDriver.address(new CUdeviceptr().withByteOffset(8))).isEqualTo(8);
+    assertThat(CudaDriver.address(new CUdeviceptr().withByteOffset(8).withByteOffset(4)))
+        .isEqualTo(12);
+    Pointer host = Pointer.to(new float[4]);
+    assertThat(CudaDriver.address(host.withByteOffset(8)) - CudaDriver.address(host)).isEqualTo(8);
+    assertThat(CudaDriver.address(new CUstream())).isZero();
   }
 }
