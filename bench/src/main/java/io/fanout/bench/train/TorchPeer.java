@@ -92,11 +92,14 @@ final class TorchPeer implements PeerBenchmark.Peer {
             new ProcessBuilder(c, "-c", PROBE)
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        // the probe prints one short line, which the pipe holds until the process has exited
         if (!p.waitFor(PROBE_SECONDS, TimeUnit.SECONDS)) {
           p.destroyForcibly();
           why.add(c + ": no answer in " + PROBE_SECONDS + " s");
-        } else if (p.exitValue() == 0) {
+          continue;
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (p.exitValue() == 0 && !out.isEmpty()) {
           String[] lines = out.split("\n");
           return new Interpreter(c, lines[lines.length - 1].strip());
         } else {
