@@ -50,8 +50,8 @@ final class PeerReport {
     for (FeatureAccessMode m : ours.keySet()) {
       modeIds.add(m.id());
     }
-    out.put("fanout_modes", modeIds);
-    out.put(peer + "_variants", new ArrayList<>(theirs.keySet()));
+    out.put("fanout_modes", String.join(",", modeIds));
+    out.put(peer + "_variants", String.join(",", theirs.keySet()));
     Map<String, Object> aboutPeer = about(abouts);
     Object bound = aboutPeer.get("pcie_copy_ms_per_batch");
     for (Map.Entry<FeatureAccessMode, List<Timing>> e : ours.entrySet()) {

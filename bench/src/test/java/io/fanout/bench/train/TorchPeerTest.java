@@ -167,7 +167,7 @@ class TorchPeerTest {
     about3.put("pcie_copy_ms_per_batch", 4.5);
     Map<String, Object> out =
         PeerReport.of("torch", ours, theirs, List.of(r.about(), about2, about3), true);
-    assertThat(out.get("fanout_modes")).isEqualTo(List.of("zero-copy", "device"));
+    assertThat(out.get("fanout_modes")).isEqualTo("zero-copy,device");
     assertThat((double) out.get("fanout_zero_copy_seconds_per_step")).isEqualTo(0.007);
     assertThat((double) out.get("fanout_zero_copy_loop_seconds_per_step")).isEqualTo(0.005);
     assertThat((double) out.get("fanout_zero_copy_over_torch_pipelined"))
@@ -182,6 +182,11 @@ class TorchPeerTest {
         .containsEntry("torch_resident_first_loss", 4.0)
         .containsEntry("fanout_device_last_loss", 3.85)
         .containsKeys("torch_pipelined_losses", "fanout_zero_copy_loop_seconds_per_step_by_round");
+    // the line bench-train prints is JSON
+    var j = readJson(BenchJson.line(out));
+    assertThat(j.get("torch_variants").asText()).isEqualTo("resident,pinned,pipelined");
+    assertThat(j.get("fanout_device_losses").size()).isEqualTo(3);
+    assertThat(j.get("device_name").asText()).isEqualTo("NVIDIA H200");
   }
 
   @Test
@@ -194,6 +199,14 @@ class TorchPeerTest {
     assertThatThrownBy(() -> PeerBenchmark.modes(FeatureAccessMode.DEVICE, cpu))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("--feature-access device is measured on the CUDA backend only");
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode readJson(String line) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
+    } catch (java.io.IOException e) {
+      throw new AssertionError("not JSON: " + line, e);
+    }
   }
 
   private static org.assertj.core.data.Offset<Double> within() {
