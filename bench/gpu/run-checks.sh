@@ -24,6 +24,9 @@
 #                                   REUSE_LIMIT=300 the seconds each run may take (200),
 #                                   REUSE_BACKWARD="none deferred" the reuse backwards (none),
 #                                   REUSE_ROWS="outputs inputs" what the cache holds (outputs)
+#   bench/gpu/run-checks.sh peer    tests + Fanout (gather, zero-copy, device) against PyTorch
+#                                   (resident, pinned, pipelined) on the same exported
+#                                   products-size batches, alternating rounds (docs/gpu.md)
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 # Several modes run in one call (bench/gpu/run-checks.sh reuse cache-ab), the tests once.
@@ -149,6 +152,13 @@ for MODE in "${MODES[@]}"; do
         done
       done
     done
+  elif [ "$MODE" = peer ]; then
+    # 35 products-size batches and the 1 GB features.npy exported under /tmp (removed after), then
+    # 3 rounds of Fanout in each feature access and PyTorch in each variant; python3 on PATH.
+    step bench-cuda-peer "${PEER_LIMIT:-480}" "$JAVA" "${JOPTS[@]}" -Xmx48g -Djava.io.tmpdir=/tmp \
+      -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain --backend cuda --peer torch \
+      --peer-script bench/torch_reference.py --batches 30 --warmup 5 --peer-rounds 3 \
+      --loader-threads 14
   elif [ "$MODE" = quick ]; then
     step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --num-vertices 500000 --num-edges 12000000 --batches 10 --warmup 2 --loader-threads 12

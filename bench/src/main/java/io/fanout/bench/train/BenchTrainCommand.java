@@ -10,21 +10,10 @@ import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.BenchTrainOptions;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.conf.options.TrainPeer;
-import io.fanout.nn.ModelConfig;
 import io.fanout.spark.train.TrainOptionsDefs;
-import io.fanout.store.FileTrees;
-import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backends;
-import io.fanout.tensor.CpuBackend;
-import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotReuse;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code bin/fanout bench-train}: training throughput on a generated products-size graph, with the
@@ -71,11 +60,6 @@ public final class BenchTrainCommand implements Command {
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER) == TrainPeer.TORCH;
     HotReuse reuse = TrainOptionsDefs.reuse(c);
-    if (settings.featureAccess() == FeatureAccessMode.ZERO_COPY && (peer || !export.isEmpty())) {
-      throw new InvalidInputException(
-          "--feature-access zero-copy is not what --peer and --export-batches compare; drop them,"
-              + " or use --feature-access gather");
-    }
     if (reuse.enabled()) {
       ctx.out()
           .println(
@@ -95,56 +79,15 @@ public final class BenchTrainCommand implements Command {
                       settings, Backends.select(c.get(TrainCommandOptions.BACKEND), -1))));
       return 0;
     }
-    float dropout = c.get(DROPOUT).floatValue();
-    if (!(dropout >= 0f && dropout < 1f)) {
-      throw new InvalidInputException("--dropout must be in [0, 1), got " + c.get(DROPOUT));
-    }
-    TorchPeer torch = null;
-    if (peer) {
-      String script = c.get(PEER_SCRIPT);
-      torch =
-          new TorchPeer(
-              script.isEmpty()
-                  ? TorchPeer.defaultScript(System.getProperty("fanout.home"))
-                  : Path.of(script));
-    }
-    Path dir = export.isEmpty() ? tempDir() : Path.of(export);
-    try {
-      ModelConfig cfg = PeerBenchmark.export(settings, dropout, dir);
-      Map<String, Object> r = new LinkedHashMap<>();
-      if (torch == null) {
-        r.put("exported", dir.toAbsolutePath().toString());
-        r.put("batches", settings.warmup() + settings.batches());
-      } else {
-        r.putAll(
-            PeerBenchmark.compare(
-                dir,
-                cfg,
-                settings.warmup(),
-                settings.batches(),
-                c.get(PEER_ROUNDS),
-                CpuBackend.threads(),
-                torch));
-      }
-      r.put("dropout", dropout);
-      ctx.out().println(BenchJson.line(r));
-      return 0;
-    } finally {
-      if (export.isEmpty()) {
-        try {
-          FileTrees.deleteRecursively(dir);
-        } catch (IOException e) {
-          ctx.err().println("fanout bench-train: could not remove " + dir + ": " + e.getMessage());
-        }
-      }
-    }
-  }
-
-  private static Path tempDir() {
-    try {
-      return Files.createTempDirectory("fanout-peer-");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a temporary directory", e);
-    }
+    PeerBenchmarkRun run =
+        new PeerBenchmarkRun(
+            settings,
+            Backends.select(c.get(TrainCommandOptions.BACKEND), -1),
+            c.get(DROPOUT).floatValue(),
+            export,
+            PeerBenchmarkRun.torch(peer, c.get(PEER_SCRIPT), ctx.err()),
+            c.get(PEER_ROUNDS));
+    ctx.out().println(BenchJson.line(run.run(ctx.err())));
+    return 0;
   }
 }

@@ -2,26 +2,48 @@ package io.fanout.bench.train;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.bench.train.PeerBenchmark.PeerRun;
+import io.fanout.bench.train.PeerBenchmark.Timing;
 import io.fanout.store.InvalidInputException;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The PyTorch side of {@code bench-train --peer torch}: runs {@code bench/torch_reference.py} over
- * an export directory with Debian's Python (where {@code python3-torch} installs) and reads the one
- * JSON line it prints.
+ * an export directory and reads the one JSON line it prints. The interpreter is the first of {@link
+ * #INTERPRETERS} that imports torch and numpy ({@code python3} on {@code PATH}, e.g. a
+ * virtualenv's, then Debian's {@code /usr/bin/python3}); nothing is installed.
  */
 final class TorchPeer implements PeerBenchmark.Peer {
-  private static final Path DEBIAN_PYTHON = Path.of("/usr/bin/python3");
-  private final Path script;
+  /** The interpreters tried, in order. */
+  static final List<String> INTERPRETERS = List.of("python3", "/usr/bin/python3");
 
-  TorchPeer(Path script) {
+  private static final String PROBE = "import sys, torch, numpy; print(sys.executable)";
+  private static final long PROBE_SECONDS = 120;
+
+  private final Path script;
+  private final List<String> candidates;
+  private final PrintStream log;
+  private Interpreter python;
+
+  /** The interpreter chosen: as tried, and the executable it reported. */
+  record Interpreter(String command, String executable) {}
+
+  TorchPeer(Path script, PrintStream log) {
+    this(script, INTERPRETERS, log);
+  }
+
+  TorchPeer(Path script, List<String> candidates, PrintStream log) {
     if (!Files.isRegularFile(script)) {
       throw new InvalidInputException(
           "--peer-script "
@@ -30,6 +52,8 @@ final class TorchPeer implements PeerBenchmark.Peer {
               + " repository");
     }
     this.script = script;
+    this.candidates = List.copyOf(candidates);
+    this.log = log;
   }
 
   /** {@code bench/torch_reference.py} under {@code home} (bin/fanout's root), else the cwd's. */
@@ -43,23 +67,75 @@ final class TorchPeer implements PeerBenchmark.Peer {
     return "torch";
   }
 
+  /**
+   * The first candidate that imports torch and numpy, found once and said on the log; throws
+   * InvalidInputException naming every candidate tried when none does.
+   */
+  synchronized Interpreter interpreter() {
+    if (python == null) {
+      python = find(candidates);
+      log.println(
+          "fanout bench-train: the torch peer runs with "
+              + python.command()
+              + " ("
+              + python.executable()
+              + ")");
+    }
+    return python;
+  }
+
+  static Interpreter find(List<String> candidates) {
+    List<String> why = new ArrayList<>();
+    for (String c : candidates) {
+      try {
+        Process p =
+            new ProcessBuilder(c, "-c", PROBE)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        // the probe prints one short line, which the pipe holds until the process has exited
+        if (!p.waitFor(PROBE_SECONDS, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+          why.add(c + ": no answer in " + PROBE_SECONDS + " s");
+          continue;
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (p.exitValue() == 0 && !out.isEmpty()) {
+          String[] lines = out.split("\n");
+          return new Interpreter(c, lines[lines.length - 1].strip());
+        } else {
+          why.add(c + ": cannot import torch and numpy");
+        }
+      } catch (IOException e) {
+        why.add(c + ": cannot run (" + e.getMessage() + ")");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while looking for python", e);
+      }
+    }
+    throw new InvalidInputException(
+        "--peer torch needs a Python that imports torch and numpy; tried "
+            + String.join("; ", why));
+  }
+
   @Override
-  public PeerBenchmark.Result run(Path dir, int warmup, int threads) {
-    String python = Files.isExecutable(DEBIAN_PYTHON) ? DEBIAN_PYTHON.toString() : "python3";
+  public PeerRun run(Path dir, int warmup, int threads, boolean cuda) {
+    Interpreter py = interpreter();
     ProcessBuilder pb =
         new ProcessBuilder(
                 List.of(
-                    python,
+                    py.command(),
                     script.toString(),
                     dir.toString(),
                     "--warmup",
                     Integer.toString(warmup),
                     "--threads",
-                    Integer.toString(threads)))
+                    Integer.toString(threads),
+                    "--device",
+                    cuda ? "cuda" : "cpu"))
             .redirectError(ProcessBuilder.Redirect.INHERIT);
-    // PyTorch's products go to the same OpenBLAS, with its default of a thread per core: give it
-    // the benchmark's thread count, not bin/fanout's OPENBLAS_NUM_THREADS=1 (Fanout's own setting:
-    // it splits the products over its threads itself).
+    // PyTorch's products on the CPU go to the same OpenBLAS, with its default of a thread per core:
+    // give it the benchmark's thread count, not bin/fanout's OPENBLAS_NUM_THREADS=1 (Fanout's own
+    // setting: it splits the products over its threads itself).
     pb.environment().put("OPENBLAS_NUM_THREADS", Integer.toString(threads));
     String out;
     int rc;
@@ -68,28 +144,81 @@ final class TorchPeer implements PeerBenchmark.Peer {
       out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       rc = p.waitFor();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot run " + python + " " + script, e);
+      throw new UncheckedIOException("cannot run " + py.command() + " " + script, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while the torch peer ran", e);
     }
-    String[] lines = out.strip().split("\n");
-    if (rc != 0 || lines.length == 0 || !lines[lines.length - 1].startsWith("{")) {
+    if (rc != 0) {
       throw new IllegalStateException(
           script + " exited with status " + rc + " (its messages are above); output: " + out);
     }
-    try {
-      JsonNode j = new ObjectMapper().readTree(lines[lines.length - 1]);
-      Map<String, Object> about = new LinkedHashMap<>();
-      about.put("torch_version", j.path("torch_version").asText());
-      about.put("torch_threads", j.path("torch_threads").asInt());
-      return new PeerBenchmark.Result(doubles(j.get("seconds")), doubles(j.get("losses")), about);
-    } catch (IOException e) {
-      throw new IllegalStateException(script + " printed what is not JSON: " + out, e);
-    }
+    PeerRun run = parse(out, script.toString());
+    run.about().put("torch_python", py.executable());
+    return run;
   }
 
-  private static double[] doubles(JsonNode a) {
+  /**
+   * The run {@code out}'s last line reports: on CUDA per variant ({@code variants}: {@code
+   * seconds_per_step}, {@code loop_seconds_per_step}, {@code losses}) with the copy bound and the
+   * device; on the CPU one variant {@code cpu} from {@code seconds} (per timed step) and {@code
+   * losses}.
+   */
+  static PeerRun parse(String out, String source) {
+    String[] lines = out.strip().split("\n");
+    String line = lines[lines.length - 1].strip();
+    if (!line.startsWith("{")) {
+      throw new IllegalStateException(source + " printed no JSON line; output: " + out);
+    }
+    JsonNode j;
+    try {
+      j = new ObjectMapper().readTree(line);
+    } catch (IOException e) {
+      throw new IllegalStateException(source + " printed what is not JSON: " + line, e);
+    }
+    Map<String, Timing> variants = new LinkedHashMap<>();
+    Map<String, Object> about = new LinkedHashMap<>();
+    about.put("torch_version", j.path("torch_version").asText());
+    if (j.has("variants")) {
+      Iterator<Map.Entry<String, JsonNode>> it = j.get("variants").fields();
+      while (it.hasNext()) {
+        Map.Entry<String, JsonNode> v = it.next();
+        variants.put(
+            v.getKey(),
+            new Timing(
+                number(v.getValue(), "seconds_per_step", source),
+                number(v.getValue(), "loop_seconds_per_step", source),
+                doubles(v.getValue(), "losses", source)));
+      }
+      about.put("device_name", j.path("device_name").asText());
+      for (String k : List.of("pcie_copy_ms_per_batch", "pcie_gbps", "x_mb_per_batch")) {
+        about.put(k, number(j, k, source));
+      }
+    } else {
+      double[] seconds = doubles(j, "seconds", source);
+      double mean = PeerBenchmark.mean(seconds);
+      variants.put("cpu", new Timing(mean, mean, doubles(j, "losses", source)));
+      about.put("torch_threads", j.path("torch_threads").asInt());
+    }
+    if (variants.isEmpty()) {
+      throw new IllegalStateException(source + " reported no variant: " + line);
+    }
+    return new PeerRun(variants, about);
+  }
+
+  private static double number(JsonNode j, String field, String source) {
+    JsonNode n = j.get(field);
+    if (n == null || !n.isNumber()) {
+      throw new IllegalStateException(source + " reported no number '" + field + "': " + j);
+    }
+    return n.asDouble();
+  }
+
+  private static double[] doubles(JsonNode j, String field, String source) {
+    JsonNode a = j.get(field);
+    if (a == null || !a.isArray() || a.isEmpty()) {
+      throw new IllegalStateException(source + " reported no array '" + field + "': " + j);
+    }
     double[] out = new double[a.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = a.get(i).asDouble();

@@ -7,6 +7,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.conf.options.TrainPeer;
 import io.fanout.nn.ModelKind;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
@@ -25,8 +26,10 @@ import java.util.TreeSet;
  * --verify-rounds} (0 here), and prints the same one-line JSON. With {@code --reuse-hot F} it runs
  * {@link HotReuseBenchmark} instead, as {@code bench-train --reuse-hot} does; with {@code
  * --loader-only N}, N epochs of the loader alone ({@link LoaderBenchmark}), in parts of {@code
- * --batches-per-part} batches (1). The options and their defaults are {@code bench-train}'s
- * definitions ({@link io.fanout.conf.options.BenchTrainOptions#SPARK_FREE}).
+ * --batches-per-part} batches (1); with {@code --peer torch} or {@code --export-batches DIR}, the
+ * comparison with PyTorch on exported batches ({@link PeerBenchmark}), as {@code bench-train} does.
+ * The options and their defaults are {@code bench-train}'s definitions ({@link
+ * io.fanout.conf.options.BenchTrainOptions#SPARK_FREE}).
  */
 public final class TrainBenchmarkMain {
   private TrainBenchmarkMain() {}
@@ -58,6 +61,11 @@ public final class TrainBenchmarkMain {
       }
       HotReuse reuse = reuse(c);
       Backend be = Backends.select(c.get(TrainCommandOptions.BACKEND), -1);
+      if (!reuse.enabled()
+          && (!c.get(EXPORT_BATCHES).isEmpty() || c.get(PEER) == TrainPeer.TORCH)) {
+        System.out.println(BenchJson.line(peerRun(c, s, be).run(System.err)));
+        return;
+      }
       System.out.println(
           BenchJson.line(
               reuse.enabled()
@@ -67,6 +75,17 @@ public final class TrainBenchmarkMain {
       System.err.println("fanout bench-train: error: " + e.getMessage());
       System.exit(2);
     }
+  }
+
+  /** {@code --export-batches} / {@code --peer torch}: as {@code bench-train}'s. */
+  static PeerBenchmarkRun peerRun(FanoutConf c, TrainBenchmark.Settings s, Backend be) {
+    return new PeerBenchmarkRun(
+        s,
+        be,
+        c.get(DROPOUT).floatValue(),
+        c.get(EXPORT_BATCHES),
+        PeerBenchmarkRun.torch(c.get(PEER) == TrainPeer.TORCH, c.get(PEER_SCRIPT), System.err),
+        c.get(PEER_ROUNDS));
   }
 
   /** {@code --OPTION VALUE} pairs, each OPTION one of {@code BenchTrainOptions.SPARK_FREE}. */

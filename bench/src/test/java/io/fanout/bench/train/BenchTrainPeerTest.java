@@ -2,16 +2,17 @@ package io.fanout.bench.train;
 
 import static io.fanout.cli.CliRun.cli;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.cli.CliRun.Result;
+import io.fanout.train.FeatureAccessMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bench-train --export-batches} and {@code --peer torch} on a tiny generated graph. With
  * dropout 0 both sides compute the same function from the same initial parameters on the same
  * batches, so their losses agree step for step: the check that {@code bench/torch_reference.py}
- * trains Fanout's model and not another. The PyTorch run is skipped, saying so, where Debian's
- * {@code python3-torch} is not installed.
+ * trains Fanout's model and not another. The PyTorch run is skipped, saying so, where no {@code
+ * python3} imports torch.
  */
 class BenchTrainPeerTest {
   private static final Path SCRIPT = Path.of("..", "bench", "torch_reference.py");
@@ -67,6 +68,19 @@ class BenchTrainPeerTest {
       }
       assertThat(Files.size(bd.resolve("x.npy"))).isGreaterThan(12 * 64 * 4);
     }
+    // x of a batch is the table's rows of its nodes, row-major
+    NpyFiles.FloatMatrix table = PeerExport.features(out);
+    assertThat(table.rows()).isEqualTo(3000);
+    assertThat(table.cols()).isEqualTo(12);
+    Path b1 = out.resolve("batch-0001");
+    int[] nodes = NpyFiles.readInts(b1.resolve("nodes.npy"));
+    float[] x = NpyFiles.readFloats(b1.resolve("x.npy"));
+    assertThat(x).hasSize(nodes.length * 12);
+    for (int i = 0; i < nodes.length; i++) {
+      assertThat(java.util.Arrays.copyOfRange(x, 12 * i, 12 * i + 12))
+          .as("row of node %d", nodes[i])
+          .isEqualTo(java.util.Arrays.copyOfRange(table.data(), 12 * nodes[i], 12 * nodes[i] + 12));
+    }
     Result again = cli(tiny("--export-batches", out.toString()).toArray(String[]::new));
     assertThat(again.code()).isEqualTo(2);
     assertThat(again.err()).contains("not empty");
@@ -75,7 +89,7 @@ class BenchTrainPeerTest {
   @Test
   void torchTrainsTheSameModelToTheSameLosses() throws Exception {
     assumeThat(torchInstalled())
-        .as("Debian's python3-torch is not installed: the PyTorch peer run is skipped")
+        .as("no python3 here imports torch and numpy: the PyTorch peer run is skipped")
         .isTrue();
     Result r =
         cli(
@@ -103,16 +117,66 @@ class BenchTrainPeerTest {
     assertThat(j.get("torch_seconds_per_step").asDouble()).isPositive();
   }
 
-  private static boolean torchInstalled() throws Exception {
-    Path python = Path.of("/usr/bin/python3");
-    if (!Files.isExecutable(python)) {
+  /**
+   * Fanout's side of the comparison on the CPU, against a stand-in peer: both passes of every round
+   * run, the report has the CPU fields, and Fanout's losses are the same in every round (same
+   * batches, same initial parameters, dropout 0).
+   */
+  @Test
+  void comparesFanoutsStepsWithAPeersOverTheExport(@TempDir Path dir) {
+    TrainBenchmark.Settings s =
+        new TrainBenchmark.Settings(
+            2000, 16000, 8, 16, new int[] {4, 3}, 32, 3, 1, 1, 1, 8, 0, FeatureAccessMode.AUTO);
+    Path out = dir.resolve("batches");
+    var cfg = PeerExport.export(s, 0f, out);
+    var be = new io.fanout.tensor.CpuBackend();
+    List<double[]> seen = new ArrayList<>();
+    PeerBenchmark.Peer standIn =
+        new PeerBenchmark.Peer() {
+          @Override
+          public String name() {
+            return "standin";
+          }
+
+          @Override
+          public PeerBenchmark.PeerRun run(Path d, int warmup, int threads, boolean cuda) {
+            assertThat(cuda).isFalse();
+            assertThat(warmup).isEqualTo(1);
+            return new PeerBenchmark.PeerRun(
+                java.util.Map.of(
+                    "cpu", new PeerBenchmark.Timing(0.5, 0.5, new double[] {3, 2, 1, 0.5})),
+                new java.util.LinkedHashMap<>(java.util.Map.of("standin_version", "1")));
+          }
+        };
+    var r =
+        PeerBenchmark.compare(
+            out, cfg, 1, 3, 2, 1, standIn, be, PeerBenchmark.modes(FeatureAccessMode.AUTO, be));
+    assertThat(r)
+        .containsEntry("rounds", 2)
+        .containsEntry("standin_seconds_per_step", 0.5)
+        .containsEntry("standin_version", "1")
+        .containsEntry("standin_last_loss", 0.5);
+    assertThat((double) r.get("fanout_seconds_per_step")).isPositive();
+    assertThat((double) r.get("fanout_over_standin")).isPositive();
+    double[] losses = (double[]) r.get("fanout_losses");
+    assertThat(losses).hasSize(4);
+    seen.add(losses);
+    // a fresh model from params.npy in each pass: the loop pass trains to the same losses
+    var batches = PeerExport.readBatches(out, cfg, 4, true);
+    float[] init = NpyFiles.readFloats(out.resolve("params.npy"));
+    PeerBenchmark.Timing t = PeerBenchmark.runFanout(batches, cfg, be, 1, null, init);
+    assertThat(t.losses()).isEqualTo(seen.get(0));
+    assertThat(t.loopSecondsPerStep()).isPositive();
+    assertThatThrownBy(() -> PeerExport.readBatches(out, cfg, 5, true))
+        .hasMessageContaining("batch-0004");
+  }
+
+  private static boolean torchInstalled() {
+    try {
+      TorchPeer.find(TorchPeer.INTERPRETERS);
+      return true;
+    } catch (io.fanout.store.InvalidInputException e) {
       return false;
     }
-    Process p =
-        new ProcessBuilder(python.toString(), "-c", "import torch, numpy")
-            .redirectErrorStream(true)
-            .start();
-    p.getInputStream().readAllBytes();
-    return p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0;
   }
 }

@@ -49,4 +49,39 @@ class NpyFilesTest {
     assertThatThrownBy(() -> NpyFiles.readInts(dir.resolve("short.npy")))
         .hasMessageContaining("header says 1 elements but 2 bytes follow");
   }
+
+  /** A matrix larger than one streaming chunk comes back bit for bit, with numpy's 2-D header. */
+  @Test
+  void roundTripsAMatrixInChunks() throws Exception {
+    int rows = 70_001;
+    int cols = 61; // 17 MB: more than one 16 MiB chunk
+    float[] a = new float[rows * cols + 5];
+    for (int i = 0; i < a.length; i++) {
+      a[i] = i * 0.5f - 3f;
+    }
+    Path f = dir.resolve("features.npy");
+    NpyFiles.writeMatrix(f, a, rows, cols);
+    byte[] head = new byte[128];
+    try (var in = Files.newInputStream(f)) {
+      in.readNBytes(head, 0, head.length);
+    }
+    assertThat(new String(head, 10, 70, StandardCharsets.US_ASCII))
+        .startsWith("{'descr': '<f4', 'fortran_order': False, 'shape': (70001, 61), }");
+    NpyFiles.FloatMatrix m = NpyFiles.readMatrix(f);
+    assertThat(m.rows()).isEqualTo(rows);
+    assertThat(m.cols()).isEqualTo(cols);
+    assertThat(m.data()).isEqualTo(java.util.Arrays.copyOf(a, rows * cols));
+    assertThat(Files.size(f) % 4).isZero();
+    assertThatThrownBy(() -> NpyFiles.readFloats(f))
+        .hasMessageContaining("expected a one-dimensional <f4 array");
+    NpyFiles.writeFloats(dir.resolve("v.npy"), a, 3);
+    assertThatThrownBy(() -> NpyFiles.readMatrix(dir.resolve("v.npy")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("expected a two-dimensional <f4 array");
+    byte[] raw = Files.readAllBytes(f);
+    Files.write(dir.resolve("cut.npy"), java.util.Arrays.copyOf(raw, raw.length - 4));
+    assertThatThrownBy(() -> NpyFiles.readMatrix(dir.resolve("cut.npy")))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("header says 70001 x 61");
+  }
 }

@@ -34,7 +34,72 @@ class TrainBenchmarkMainTest {
     assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.LOADER_ONLY)).isZero();
     assertThat(io.fanout.conf.options.BenchTrainOptions.SPARK_FREE)
         .contains(io.fanout.conf.options.TrainCommandOptions.BACKEND)
-        .hasSize(23);
+        .hasSize(28);
+  }
+
+  /**
+   * The peer options are bench-train's definitions: values checked by them (option errors, exit 2)
+   * and by the run (input errors, exit 2) before anything is exported.
+   */
+  @Test
+  void peerOptionsAreBenchTrainsAndBadValuesAreRefused(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+    io.fanout.conf.FanoutConf c =
+        TrainBenchmarkMain.conf(
+            TrainBenchmarkMain.parse(
+                new String[] {
+                  "--peer",
+                  "torch",
+                  "--peer-rounds",
+                  "2",
+                  "--export-batches",
+                  "/tmp/x",
+                  "--peer-script",
+                  "s.py",
+                  "--dropout",
+                  "0"
+                }));
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.PEER))
+        .isEqualTo(io.fanout.conf.options.TrainPeer.TORCH);
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.PEER_ROUNDS)).isEqualTo(2);
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.EXPORT_BATCHES)).isEqualTo("/tmp/x");
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.PEER_SCRIPT)).isEqualTo("s.py");
+    assertThatThrownBy(
+            () ->
+                TrainBenchmarkMain.conf(java.util.Map.of("peer", "pytorch"))
+                    .get(io.fanout.conf.options.BenchTrainOptions.PEER))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("expected one of none|torch");
+    assertThatThrownBy(
+            () ->
+                TrainBenchmarkMain.conf(java.util.Map.of("peer-rounds", "x"))
+                    .get(io.fanout.conf.options.BenchTrainOptions.PEER_ROUNDS))
+        .isInstanceOf(FanoutConfigException.class);
+    assertThatThrownBy(() -> TrainBenchmarkMain.parse(new String[] {"--peer-script"}))
+        .isInstanceOf(InvalidInputException.class);
+    TrainBenchmark.Settings s = settings(FeatureAccessMode.AUTO);
+    CpuBackend cpu = new CpuBackend();
+    assertThatThrownBy(() -> new PeerBenchmarkRun(s, cpu, 1f, "", null, 1))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--dropout must be in [0, 1)");
+    assertThatThrownBy(() -> new PeerBenchmarkRun(s, cpu, 0f, "", null, 0))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--peer-rounds must be at least 1");
+    assertThatThrownBy(
+            () ->
+                TrainBenchmarkMain.peerRun(
+                    TrainBenchmarkMain.conf(
+                        java.util.Map.of(
+                            "peer", "torch", "peer-script", dir.resolve("no.py").toString())),
+                    s,
+                    cpu))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("no.py: no such file");
+    // export only: no peer, the batches and the table in the directory
+    java.util.Map<String, Object> r =
+        new PeerBenchmarkRun(s, cpu, 0f, dir.resolve("e").toString(), null, 1).run(System.err);
+    assertThat(r).containsEntry("batches", 1);
+    assertThat(dir.resolve("e").resolve(PeerExport.FEATURES)).exists();
   }
 
   @Test

@@ -126,7 +126,7 @@ public final class BenchTrainOptions {
 
   /**
    * The options of the Spark-free entry {@code TrainBenchmarkMain} of the bench module: those of
-   * the throughput run, with the loader-only timing.
+   * the throughput run, the loader-only timing, and the export and peer comparison.
    */
   public static final List<OptionDef<?>> SPARK_FREE =
       List.of(
@@ -152,5 +152,10 @@ public final class BenchTrainOptions {
           TrainCommandOptions.REUSE_ROWS,
           REUSE_ROUNDS,
           LOADER_ONLY,
-          BATCHES_PER_PART);
+          BATCHES_PER_PART,
+          EXPORT_BATCHES,
+          PEER,
+          PEER_ROUNDS,
+          DROPOUT,
+          PEER_SCRIPT);
 }
