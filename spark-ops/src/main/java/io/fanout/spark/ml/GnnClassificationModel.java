@@ -3,6 +3,7 @@ package io.fanout.spark.ml;
 import static org.apache.spark.ml.functions.array_to_vector;
 import static org.apache.spark.sql.functions.col;
 
+import io.fanout.conf.options.InferOptions;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.InferAction;
 import io.fanout.spark.InferResult;
@@ -28,9 +29,9 @@ import org.apache.spark.sql.types.StructType;
  * <p>Scoring is transductive: the model scores the vertices of the graph it was fitted with, by
  * running {@code Fanout.get(spark).infer} (full-neighbor inference, on the driver) over its graph
  * store and checkpoint; rows whose id the graph lacks get nulls. The outputs of {@code infer} are
- * written under a folder of the model ({@code workDir/transform} after a fit, a new folder under
- * {@code spark.local.dir} or {@code java.io.tmpdir} after a load), and the returned DataFrame reads
- * them: a second transform reuses them.
+ * written to a folder of the model's own (a new {@code workDir/transform-*} after a fit, a new
+ * folder under {@code spark.local.dir} or {@code java.io.tmpdir} after a load) that nothing
+ * removes, and the returned DataFrame reads them: a second transform reuses them.
  *
  * <p>{@code write().save(path)} saves the Params (Spark ML's metadata) with copies of the graph
  * store ({@code path/data/store}) and of the model directory ({@code path/data/model}); {@link
@@ -45,15 +46,20 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   private final GnnParamSet params;
   private final String store;
   private final String modelDir;
+  private final String scratchParent;
   private String scratch;
 
-  GnnClassificationModel(String uid, Path store, Path modelDir, Path scratch) {
+  /**
+   * A model over {@code store} and {@code modelDir}; its transform outputs go to a new folder under
+   * {@code scratchParent}, or (null) under the local temp folder.
+   */
+  GnnClassificationModel(String uid, Path store, Path modelDir, Path scratchParent) {
     this.uid = uid;
     this.params = new GnnParamSet(this);
     params.setDefaults(this);
     this.store = store.toString();
     this.modelDir = modelDir.toString();
-    this.scratch = scratch == null ? null : scratch.toString();
+    this.scratchParent = scratchParent == null ? null : scratchParent.toString();
   }
 
   @Override
@@ -112,8 +118,12 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
     SparkSession spark = vertices.sparkSession();
     Path out = scratch(spark);
     boolean embed = !getEmbeddingCol().isBlank();
+    // The folder is this model's own: outputs of an earlier store or checkpoint are replaced.
     InferAction infer =
-        Fanout.get(spark).infer(store, modelDir).output(out.resolve("predictions").toString());
+        Fanout.get(spark)
+            .infer(store, modelDir)
+            .output(out.resolve("predictions").toString())
+            .option(InferOptions.OVERWRITE.name(), "true");
     if (embed) {
       infer.embeddings(out.resolve("embeddings").toString());
     }
@@ -162,7 +172,11 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
 
   private synchronized Path scratch(SparkSession spark) {
     if (scratch == null) {
-      scratch = WorkDirs.fresh(spark, "fanout-gnn-transform-").toString();
+      scratch =
+          (scratchParent == null
+                  ? WorkDirs.fresh(spark, "fanout-gnn-transform-")
+                  : WorkDirs.freshUnder(Path.of(scratchParent), "transform-"))
+              .toString();
     }
     return Path.of(scratch);
   }
@@ -171,7 +185,7 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   public GnnClassificationModel copy(ParamMap extra) {
     GnnClassificationModel m =
         new GnnClassificationModel(
-            uid, storeDir(), modelDir(), scratch == null ? null : Path.of(scratch));
+            uid, storeDir(), modelDir(), scratchParent == null ? null : Path.of(scratchParent));
     copyValues(m, extra);
     return m.setParent(parent());
   }

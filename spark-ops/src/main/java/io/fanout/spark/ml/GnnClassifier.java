@@ -1,11 +1,6 @@
 package io.fanout.spark.ml;
 
-import io.fanout.conf.options.PrepareOptions;
-import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.sample.Fanouts;
-import io.fanout.spark.Fanout;
-import io.fanout.train.Checkpoint;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.apache.spark.ml.Estimator;
@@ -17,7 +12,6 @@ import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -38,8 +32,9 @@ import org.apache.spark.sql.types.StructType;
  * labeled one when the DataFrame has no such column, are the training seeds. The Params' defaults
  * are the command line's ({@code prepare}, {@code sample} and {@code train}). The store, shards and
  * model go under {@code workDir}, by default a new folder under {@code spark.local.dir} (else
- * {@code java.io.tmpdir}) that nothing removes: the model reads them as long as it lives. A second
- * fit into the same {@code workDir} with the same inputs and Params reuses what the first wrote.
+ * {@code java.io.tmpdir}) that nothing removes: the model reads them as long as it lives. A {@code
+ * workDir} belongs to the estimator: a second fit into it reuses what an identical earlier fit
+ * wrote and replaces what a fit of other inputs or Params wrote (and with it that fit's model).
  */
 public final class GnnClassifier extends Estimator<GnnClassificationModel>
     implements GnnClassifierParams, DefaultParamsWritable {
@@ -219,59 +214,12 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
           "GnnClassifier has no edges: call setEdges(edgesDataFrame) before fit");
     }
     VertexColumns.checkEdges(edges.schema(), this);
-    SparkSession spark = vertices.sparkSession();
     Path work =
         getWorkDir().isBlank()
-            ? WorkDirs.fresh(spark, "fanout-gnn-")
+            ? WorkDirs.fresh(vertices.sparkSession(), "fanout-gnn-")
             : WorkDirs.given(getWorkDir());
-    Path store = work.resolve("store");
-    Path shards = work.resolve("train-shards");
-    Path model = work.resolve("model");
-    Fanout fanout = Fanout.get(spark);
-    fanout
-        .prepare(
-            VertexColumns.forPrepare(vertices, this),
-            edges.select(
-                edges.col(VertexColumns.quote(getSrcCol())),
-                edges.col(VertexColumns.quote(getDstCol()))))
-        .option(PrepareOptions.ID_COLUMN.name(), getIdCol())
-        .option(PrepareOptions.FEATURES_COLUMN.name(), getFeaturesCol())
-        .option(PrepareOptions.LABEL_COLUMN.name(), getLabelCol())
-        .option(PrepareOptions.SPLIT_COLUMN.name(), getSplitCol())
-        .option(PrepareOptions.SRC_COLUMN.name(), getSrcCol())
-        .option(PrepareOptions.DST_COLUMN.name(), getDstCol())
-        .option(PrepareOptions.UNDIRECTED.name(), Boolean.toString(getUndirected()))
-        .option(PrepareOptions.DEDUPE.name(), Boolean.toString(getDedupe()))
-        .option(PrepareOptions.SELF_LOOPS.name(), getSelfLoops())
-        .output(store.toString())
-        .execute();
-    fanout
-        .sample(store.toString())
-        .output(shards.toString())
-        .split(VertexColumns.TRAIN)
-        .fanouts(getFanouts())
-        .batchSize(getBatchSize())
-        .epochs(getSampleEpochs())
-        .seed(getSeed())
-        .progress(null)
-        .execute();
-    fanout
-        .train(store.toString(), shards.toString())
-        .modelDir(model.toString())
-        .model(getModelType())
-        .hidden(getHidden())
-        .option(TrainCommandOptions.DROPOUT.name(), Double.toString(getDropout()))
-        .option(TrainCommandOptions.ACTIVATION.name(), getActivation())
-        .option(TrainCommandOptions.FEATURE_NORM.name(), getFeatureNorm())
-        .option(TrainCommandOptions.LR.name(), Double.toString(getLearningRate()))
-        .option(TrainCommandOptions.WEIGHT_DECAY.name(), Double.toString(getWeightDecay()))
-        .option(TrainCommandOptions.LOG_EVERY.name(), "0")
-        .epochs(getEpochs())
-        .seed(getSeed())
-        .resume(Files.exists(model.resolve(Checkpoint.FILE)))
-        .execute();
-    GnnClassificationModel m =
-        new GnnClassificationModel(uid, store, model, work.resolve("transform"));
+    FitRun.Outputs out = new FitRun(this, work).run(vertices, edges);
+    GnnClassificationModel m = new GnnClassificationModel(uid, out.store(), out.model(), work);
     copyValues(m, ParamMap.empty());
     m.setParent(this);
     return m;

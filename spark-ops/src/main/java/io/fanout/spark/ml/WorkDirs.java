@@ -34,6 +34,15 @@ final class WorkDirs {
     }
   }
 
+  /** A new, empty folder in {@code parent}. */
+  static Path freshUnder(Path parent, String prefix) {
+    try {
+      return Files.createTempDirectory(parent, prefix).toAbsolutePath();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a folder under " + parent, e);
+    }
+  }
+
   /** The folder {@code dir}, created when missing. */
   static Path given(String dir) {
     Path p = Path.of(dir).toAbsolutePath().normalize();

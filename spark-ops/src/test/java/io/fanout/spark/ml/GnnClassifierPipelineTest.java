@@ -126,6 +126,33 @@ class GnnClassifierPipelineTest {
   }
 
   @Test
+  @Order(15)
+  void aSecondFitIntoTheSameWorkDirGivesTheSameModel() {
+    Path work = tmp.resolve("work");
+    Dataset<Row> assembled = fitted.stages()[0].transform(vertices);
+    List<String> before = bits(model.transform(assembled));
+    GnnClassificationModel again =
+        (GnnClassificationModel)
+            new Pipeline()
+                .setStages(
+                    new PipelineStage[] {
+                      new VectorAssembler()
+                          .setInputCols(new String[] {"words"})
+                          .setOutputCol("features"),
+                      quickstartSettings().setWorkDir(work.toString())
+                    })
+                .fit(vertices)
+                .stages()[1];
+    assertThat(again.storeDir()).isEqualTo(work.resolve("store"));
+    assertThat(again.trainingMetrics(spark).count()).isEqualTo(50);
+    assertThat(bits(again.transform(assembled))).isEqualTo(before);
+    // The same DataFrames and Params again: every stage skips, training resumes nothing.
+    GnnClassificationModel third = quickstartSettings().setWorkDir(work.toString()).fit(assembled);
+    assertThat(bits(third.transform(assembled))).isEqualTo(before);
+    assertThat(third.trainingMetrics(spark).count()).isEqualTo(50);
+  }
+
+  @Test
   @Order(20)
   void embeddingsAndUnknownVertices() {
     Dataset<Row> ids =
