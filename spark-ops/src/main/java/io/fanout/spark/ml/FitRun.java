@@ -7,6 +7,7 @@ import io.fanout.sample.Fanouts;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareResult;
 import io.fanout.spark.SampleResult;
+import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -24,9 +26,9 @@ import org.apache.spark.sql.Row;
  * One {@link GnnClassifier#fit}: prepare, sample and train through {@link Fanout}, into a work
  * folder the estimator owns ({@code store/}, {@code train-shards/}, {@code model/}).
  *
- * <p>prepare and sample replace outputs of another request and skip identical ones. Training
- * resumes the model only when both skipped and the previous fit recorded the same training options
- * ({@value #RECORD}); otherwise the old model directory is removed and training starts afresh.
+ * <p>prepare and sample skip identical requests and replace outputs of other ones. Training resumes
+ * the model only when both skipped and the previous fit recorded the same training options ({@value
+ * #RECORD}); otherwise the old model directory is removed and training starts afresh.
  */
 final class FitRun {
   /** The training options of the fit that wrote {@code model/}, one {@code name=value} a line. */
@@ -49,22 +51,30 @@ final class FitRun {
     Path shards = work.resolve("train-shards");
     Path model = work.resolve("model");
     PrepareResult prepared =
-        fanout
-            .prepare(
-                VertexColumns.forPrepare(vertices, p),
-                edges.select(
-                    edges.col(VertexColumns.quote(p.getSrcCol())),
-                    edges.col(VertexColumns.quote(p.getDstCol()))))
-            .options(prepareOptions())
-            .output(store.toString())
-            .execute();
+        replacing(
+            store,
+            overwrite ->
+                fanout
+                    .prepare(
+                        VertexColumns.forPrepare(vertices, p),
+                        edges.select(
+                            edges.col(VertexColumns.quote(p.getSrcCol())),
+                            edges.col(VertexColumns.quote(p.getDstCol()))))
+                    .options(prepareOptions())
+                    .option(PrepareOptions.OVERWRITE.name(), Boolean.toString(overwrite))
+                    .output(store.toString())
+                    .execute());
     SampleResult sampled =
-        fanout
-            .sample(store.toString())
-            .options(sampleOptions())
-            .output(shards.toString())
-            .progress(null)
-            .execute();
+        replacing(
+            shards,
+            overwrite ->
+                fanout
+                    .sample(store.toString())
+                    .options(sampleOptions())
+                    .overwrite(overwrite)
+                    .output(shards.toString())
+                    .progress(null)
+                    .execute());
     Map<String, String> train = trainOptions();
     Path record = work.resolve(RECORD);
     boolean same =
@@ -86,6 +96,22 @@ final class FitRun {
     return new Outputs(store, model);
   }
 
+  /**
+   * Runs {@code stage} without overwriting, so that an identical request skips; when {@code output}
+   * already existed and that fails (it holds another request, or the input is bad), runs it again
+   * replacing the output, which fails again on bad input.
+   */
+  private static <R> R replacing(Path output, Function<Boolean, R> stage) {
+    if (!Files.exists(output)) {
+      return stage.apply(false);
+    }
+    try {
+      return stage.apply(false);
+    } catch (InvalidInputException e) {
+      return stage.apply(true);
+    }
+  }
+
   private Map<String, String> prepareOptions() {
     Map<String, String> o = new TreeMap<>();
     o.put(PrepareOptions.ID_COLUMN.name(), p.getIdCol());
@@ -97,7 +123,6 @@ final class FitRun {
     o.put(PrepareOptions.UNDIRECTED.name(), Boolean.toString(p.getUndirected()));
     o.put(PrepareOptions.DEDUPE.name(), Boolean.toString(p.getDedupe()));
     o.put(PrepareOptions.SELF_LOOPS.name(), p.getSelfLoops());
-    o.put(PrepareOptions.OVERWRITE.name(), "true");
     return o;
   }
 
@@ -108,7 +133,6 @@ final class FitRun {
     o.put(SampleOptions.BATCH_SIZE.name(), Integer.toString(p.getBatchSize()));
     o.put(SampleOptions.EPOCHS.name(), Integer.toString(p.getSampleEpochs()));
     o.put(SampleOptions.SEED.name(), Long.toString(p.getSeed()));
-    o.put(SampleOptions.OVERWRITE.name(), "true");
     return o;
   }
 

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.testing.SparkTestSession;
+import io.fanout.train.Checkpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -127,7 +129,7 @@ class GnnClassifierPipelineTest {
 
   @Test
   @Order(15)
-  void aSecondFitIntoTheSameWorkDirGivesTheSameModel() {
+  void aSecondFitIntoTheSameWorkDirGivesTheSameModel() throws Exception {
     Path work = tmp.resolve("work");
     Dataset<Row> assembled = fitted.stages()[0].transform(vertices);
     List<String> before = bits(model.transform(assembled));
@@ -146,10 +148,14 @@ class GnnClassifierPipelineTest {
     assertThat(again.storeDir()).isEqualTo(work.resolve("store"));
     assertThat(again.trainingMetrics(spark).count()).isEqualTo(50);
     assertThat(bits(again.transform(assembled))).isEqualTo(before);
-    // The same DataFrames and Params again: every stage skips, training resumes nothing.
+    // The same DataFrames and Params twice: the second fit skips every stage.
     GnnClassificationModel third = quickstartSettings().setWorkDir(work.toString()).fit(assembled);
-    assertThat(bits(third.transform(assembled))).isEqualTo(before);
-    assertThat(third.trainingMetrics(spark).count()).isEqualTo(50);
+    Path checkpoint = work.resolve("model").resolve(Checkpoint.FILE);
+    FileTime written = Files.getLastModifiedTime(checkpoint);
+    GnnClassificationModel fourth = quickstartSettings().setWorkDir(work.toString()).fit(assembled);
+    assertThat(Files.getLastModifiedTime(checkpoint)).isEqualTo(written);
+    assertThat(bits(fourth.transform(assembled))).isEqualTo(before);
+    assertThat(fourth.trainingMetrics(spark).count()).isEqualTo(50);
   }
 
   @Test
