@@ -23,8 +23,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
- * One {@link GnnClassifier#fit}: prepare, sample and train through {@link Fanout}, into a work
- * folder the estimator owns ({@code store/}, {@code train-shards/}, {@code model/}).
+ * One fit of a GNN estimator: prepare, sample and train through {@link Fanout}, into a work folder
+ * the estimator owns ({@code store/}, {@code train-shards/}, {@code model/}).
  *
  * <p>prepare and sample skip identical requests and replace outputs of other ones. Training resumes
  * the model only when both skipped and the previous fit recorded the same training options ({@value
@@ -37,15 +37,22 @@ final class FitRun {
   /** Where a fit's store and model directory are. */
   record Outputs(Path store, Path model) {}
 
-  private final GnnClassifierParams p;
   private final Path work;
 
-  FitRun(GnnClassifierParams p, Path work) {
-    this.p = p;
+  FitRun(Path work) {
     this.work = work;
   }
 
-  Outputs run(Dataset<?> vertices, Dataset<Row> edges) {
+  /**
+   * Runs the three stages on the tables {@code prepare} reads, with the options of each (from
+   * {@link #prepareOptions}, {@link #sampleOptions} and {@link #trainOptions} and the stage's own).
+   */
+  Outputs run(
+      Dataset<Row> vertices,
+      Dataset<Row> edges,
+      Map<String, String> prepareOptions,
+      Map<String, String> sampleOptions,
+      Map<String, String> train) {
     Fanout fanout = Fanout.get(vertices.sparkSession());
     Path store = work.resolve("store");
     Path shards = work.resolve("train-shards");
@@ -55,12 +62,8 @@ final class FitRun {
             store,
             overwrite ->
                 fanout
-                    .prepare(
-                        VertexColumns.forPrepare(vertices, p),
-                        edges.select(
-                            edges.col(VertexColumns.quote(p.getSrcCol())),
-                            edges.col(VertexColumns.quote(p.getDstCol()))))
-                    .options(prepareOptions())
+                    .prepare(vertices, edges)
+                    .options(prepareOptions)
                     .option(PrepareOptions.OVERWRITE.name(), Boolean.toString(overwrite))
                     .output(store.toString())
                     .execute());
@@ -70,12 +73,11 @@ final class FitRun {
             overwrite ->
                 fanout
                     .sample(store.toString())
-                    .options(sampleOptions())
+                    .options(sampleOptions)
                     .overwrite(overwrite)
                     .output(shards.toString())
                     .progress(null)
                     .execute());
-    Map<String, String> train = trainOptions();
     Path record = work.resolve(RECORD);
     boolean same =
         prepared.skipped()
@@ -112,12 +114,11 @@ final class FitRun {
     }
   }
 
-  private Map<String, String> prepareOptions() {
+  /** The options of {@code prepare} every GNN stage sets from its Params. */
+  static Map<String, String> prepareOptions(GnnGraphParams p) {
     Map<String, String> o = new TreeMap<>();
     o.put(PrepareOptions.ID_COLUMN.name(), p.getIdCol());
     o.put(PrepareOptions.FEATURES_COLUMN.name(), p.getFeaturesCol());
-    o.put(PrepareOptions.LABEL_COLUMN.name(), p.getLabelCol());
-    o.put(PrepareOptions.SPLIT_COLUMN.name(), p.getSplitCol());
     o.put(PrepareOptions.SRC_COLUMN.name(), p.getSrcCol());
     o.put(PrepareOptions.DST_COLUMN.name(), p.getDstCol());
     o.put(PrepareOptions.UNDIRECTED.name(), Boolean.toString(p.getUndirected()));
@@ -126,9 +127,9 @@ final class FitRun {
     return o;
   }
 
-  private Map<String, String> sampleOptions() {
+  /** The options of {@code sample} every GNN stage sets from its Params. */
+  static Map<String, String> sampleOptions(GnnGraphParams p) {
     Map<String, String> o = new TreeMap<>();
-    o.put(SampleOptions.SPLIT.name(), VertexColumns.TRAIN);
     o.put(SampleOptions.FANOUTS.name(), Fanouts.format(p.getFanouts()));
     o.put(SampleOptions.BATCH_SIZE.name(), Integer.toString(p.getBatchSize()));
     o.put(SampleOptions.EPOCHS.name(), Integer.toString(p.getSampleEpochs()));
@@ -136,7 +137,8 @@ final class FitRun {
     return o;
   }
 
-  private Map<String, String> trainOptions() {
+  /** The options of {@code train} every GNN stage sets from its Params. */
+  static Map<String, String> trainOptions(GnnGraphParams p) {
     Map<String, String> o = new TreeMap<>();
     o.put(TrainCommandOptions.MODEL.name(), p.getModelType());
     o.put(TrainCommandOptions.HIDDEN.name(), Integer.toString(p.getHidden()));

@@ -55,7 +55,7 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
    */
   GnnClassificationModel(String uid, Path store, Path modelDir, Path scratchParent) {
     this.uid = uid;
-    this.params = new GnnParamSet(this);
+    this.params = new GnnParamSet(this, GnnParamSet.Kind.CLASSIFIER);
     params.setDefaults(this);
     this.store = store.toString();
     this.modelDir = modelDir.toString();
@@ -193,12 +193,12 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   /** Saves the Params, the graph store and the model directory; see the class comment. */
   @Override
   public MLWriter write() {
-    return new GnnModelWriter(this);
+    return new GnnModelWriter(this, storeDir(), modelDir());
   }
 
   /** The reader of a model saved with {@code write().save(path)}. */
   public static MLReader<GnnClassificationModel> read() {
-    return new GnnModelReader();
+    return new GnnModelReader<>(GnnClassificationModel.class, GnnClassificationModel::loaded);
   }
 
   /** Loads a model saved with {@code write().save(path)}. */

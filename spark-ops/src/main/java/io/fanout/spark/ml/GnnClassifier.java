@@ -1,7 +1,10 @@
 package io.fanout.spark.ml;
 
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.SampleOptions;
 import io.fanout.sample.Fanouts;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Objects;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.param.ParamMap;
@@ -50,7 +53,7 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
 
   public GnnClassifier(String uid) {
     this.uid = uid;
-    this.params = new GnnParamSet(this);
+    this.params = new GnnParamSet(this, GnnParamSet.Kind.CLASSIFIER);
     params.setDefaults(this);
   }
 
@@ -213,12 +216,24 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
       throw new IllegalArgumentException(
           "GnnClassifier has no edges: call setEdges(edgesDataFrame) before fit");
     }
-    VertexColumns.checkEdges(edges.schema(), this);
+    VertexColumns.checkEdges(edges.schema(), this, "edges");
     Path work =
         getWorkDir().isBlank()
             ? WorkDirs.fresh(vertices.sparkSession(), "fanout-gnn-")
             : WorkDirs.given(getWorkDir());
-    FitRun.Outputs out = new FitRun(this, work).run(vertices, edges);
+    Map<String, String> prepare = FitRun.prepareOptions(this);
+    prepare.put(PrepareOptions.LABEL_COLUMN.name(), getLabelCol());
+    prepare.put(PrepareOptions.SPLIT_COLUMN.name(), getSplitCol());
+    Map<String, String> sample = FitRun.sampleOptions(this);
+    sample.put(SampleOptions.SPLIT.name(), VertexColumns.TRAIN);
+    FitRun.Outputs out =
+        new FitRun(work)
+            .run(
+                VertexColumns.forPrepare(vertices, this),
+                VertexColumns.endpoints(edges, this),
+                prepare,
+                sample,
+                FitRun.trainOptions(this));
     GnnClassificationModel m = new GnnClassificationModel(uid, out.store(), out.model(), work);
     copyValues(m, ParamMap.empty());
     m.setParent(this);

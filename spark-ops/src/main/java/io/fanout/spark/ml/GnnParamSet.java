@@ -3,11 +3,13 @@ package io.fanout.spark.ml;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.NegativeMode;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.conf.options.SelfLoopPolicy;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.nn.ActivationKind;
+import io.fanout.nn.DecoderKind;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.ModelKind;
 import io.fanout.sample.Fanouts;
@@ -23,12 +25,23 @@ import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.Params;
 
 /**
- * The Params of {@link GnnClassifier} and {@link GnnClassificationModel}, made for one owner (their
- * parent is the owner's uid) and given their defaults from the command line's option definitions
- * ({@code io.fanout.conf.options}): a default changed there changes here.
+ * The Params of the GNN stages of this package, made for one owner (their parent is the owner's
+ * uid) and given their defaults from the command line's option definitions ({@code
+ * io.fanout.conf.options}): a default changed there changes here. The Params of the other kind of
+ * stage are null.
  */
 public final class GnnParamSet implements Serializable {
   private static final long serialVersionUID = 1L;
+
+  /** Which stages own the set: they share {@link GnnGraphParams} and add their own. */
+  enum Kind {
+    /** {@link GnnClassifierParams}. */
+    CLASSIFIER,
+    /** {@link GnnLinkParams}. */
+    LINK
+  }
+
+  final Kind kind;
 
   final Param<String> idCol;
   final Param<String> featuresCol;
@@ -55,27 +68,38 @@ public final class GnnParamSet implements Serializable {
   final Param<String> predictionCol;
   final Param<String> probabilityCol;
   final Param<String> embeddingCol;
+  final Param<String> edgeSplit;
+  final Param<String> negatives;
+  final IntParam numNegatives;
+  final Param<String> decoder;
+  final Param<String> scoreCol;
 
-  GnnParamSet(Params owner) {
+  GnnParamSet(Params owner, Kind kind) {
+    this.kind = kind;
     String who = owner.getClass().getSimpleName();
+    boolean link = kind == Kind.LINK;
     idCol = column(owner, who, "idCol", "vertex id column (long, int or string)");
     featuresCol =
         column(
             owner, who, "featuresCol", "vertex features: ML Vector, array<float> or array<double>");
     labelCol =
-        column(
-            owner,
-            who,
-            "labelCol",
-            "vertex label column: integer, or a double holding an integer (-1 or null ="
-                + " unlabeled)");
+        link
+            ? null
+            : column(
+                owner,
+                who,
+                "labelCol",
+                "vertex label column: integer, or a double holding an integer (-1 or null ="
+                    + " unlabeled)");
     splitCol =
-        column(
-            owner,
-            who,
-            "splitCol",
-            "vertex split column (train, val, test, none): the vertices of 'train' are the training"
-                + " seeds; when the DataFrame has no such column every labeled vertex is one");
+        link
+            ? null
+            : column(
+                owner,
+                who,
+                "splitCol",
+                "vertex split column (train, val, test, none): the vertices of 'train' are the training"
+                    + " seeds; when the DataFrame has no such column every labeled vertex is one");
     srcCol = column(owner, who, "srcCol", "edge source column of the edges DataFrame");
     dstCol = column(owner, who, "dstCol", "edge destination column of the edges DataFrame");
     undirected = new BooleanParam(owner, "undirected", "add the reverse of every edge");
@@ -161,23 +185,64 @@ public final class GnnParamSet implements Serializable {
                 + " under spark.local.dir (else java.io.tmpdir), left in place",
             new ParamCheck<String>(who, "workDir", ParamCheck.anyText()));
     predictionCol =
-        column(owner, who, "predictionCol", "output column of the predicted class (double)");
+        link
+            ? null
+            : column(owner, who, "predictionCol", "output column of the predicted class (double)");
     probabilityCol =
-        column(owner, who, "probabilityCol", "output column of the class probabilities (Vector)");
+        link
+            ? null
+            : column(
+                owner, who, "probabilityCol", "output column of the class probabilities (Vector)");
     embeddingCol =
-        new Param<>(
-            owner,
-            "embeddingCol",
-            "output column of the node embeddings (Vector: the last hidden layer); empty = none",
-            new ParamCheck<String>(who, "embeddingCol", ParamCheck.anyText()));
+        link
+            ? null
+            : new Param<>(
+                owner,
+                "embeddingCol",
+                "output column of the node embeddings (Vector: the last hidden layer); empty = none",
+                new ParamCheck<String>(who, "embeddingCol", ParamCheck.anyText()));
+    edgeSplit =
+        !link
+            ? null
+            : new Param<>(
+                owner,
+                "edgeSplit",
+                "TRAIN,VAL,TEST fractions of the edges, the val and test edges held out of the"
+                    + " graph; empty = "
+                    + PrepareOptions.DEFAULT_EDGE_SPLIT,
+                new ParamCheck<String>(who, "edgeSplit", ParamCheck.edgeSplit()));
+    negatives =
+        !link
+            ? null
+            : new Param<>(
+                owner,
+                "negatives",
+                "how a training edge's negative destinations are drawn: uniform, degree or in-batch",
+                new ParamCheck<String>(who, "negatives", NegativeMode::parse));
+    numNegatives =
+        !link
+            ? null
+            : new IntParam(
+                owner,
+                "numNegatives",
+                "negatives per training edge",
+                new ParamCheck<>(who, "numNegatives", ParamCheck.atLeast(1)));
+    decoder =
+        !link
+            ? null
+            : new Param<>(
+                owner,
+                "decoder",
+                "the pair scorer: dot or mlp",
+                new ParamCheck<String>(who, "decoder", DecoderKind::parse));
+    scoreCol =
+        !link ? null : column(owner, who, "scoreCol", "output column of the pair score (double)");
   }
 
   /** Sets every Param's default on {@code owner}, from the option definitions. */
   void setDefaults(Params owner) {
     owner.setDefault(idCol, PrepareOptions.ID_COLUMN.defaultValue());
     owner.setDefault(featuresCol, PrepareOptions.FEATURES_COLUMN.defaultValue());
-    owner.setDefault(labelCol, PrepareOptions.LABEL_COLUMN.defaultValue());
-    owner.setDefault(splitCol, PrepareOptions.SPLIT_COLUMN.defaultValue());
     owner.setDefault(srcCol, PrepareOptions.SRC_COLUMN.defaultValue());
     owner.setDefault(dstCol, PrepareOptions.DST_COLUMN.defaultValue());
     owner.setDefault(undirected, parsed(PrepareOptions.UNDIRECTED));
@@ -196,9 +261,19 @@ public final class GnnParamSet implements Serializable {
     owner.setDefault(epochs, parsed(TrainCommandOptions.EPOCHS));
     owner.setDefault(seed, parsed(TrainCommandOptions.SEED));
     owner.setDefault(workDir, SharedOptions.WORK_DIR.defaultValue());
-    owner.setDefault(predictionCol, "prediction");
-    owner.setDefault(probabilityCol, "probability");
-    owner.setDefault(embeddingCol, "");
+    if (kind == Kind.CLASSIFIER) {
+      owner.setDefault(labelCol, PrepareOptions.LABEL_COLUMN.defaultValue());
+      owner.setDefault(splitCol, PrepareOptions.SPLIT_COLUMN.defaultValue());
+      owner.setDefault(predictionCol, "prediction");
+      owner.setDefault(probabilityCol, "probability");
+      owner.setDefault(embeddingCol, "");
+    } else {
+      owner.setDefault(edgeSplit, PrepareOptions.EDGE_SPLIT.defaultValue());
+      owner.setDefault(negatives, SampleOptions.NEGATIVES.defaultValue());
+      owner.setDefault(numNegatives, parsed(SampleOptions.NUM_NEGATIVES));
+      owner.setDefault(decoder, TrainCommandOptions.DECODER.defaultValue());
+      owner.setDefault(scoreCol, "score");
+    }
   }
 
   private static Param<String> column(Params owner, String who, String name, String doc) {

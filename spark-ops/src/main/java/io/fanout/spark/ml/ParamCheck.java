@@ -99,6 +99,38 @@ final class ParamCheck<T> extends AbstractFunction1<T, Object> implements Serial
     };
   }
 
+  /**
+   * Blank, or {@code TRAIN,VAL,TEST}: three fractions of 0 or more summing to 1, the first above 0.
+   */
+  static Rule<String> edgeSplit() {
+    return v -> {
+      if (v.isBlank()) {
+        return;
+      }
+      String[] parts = v.split(",", -1);
+      String expected = "expected TRAIN,VAL,TEST fractions >= 0 summing to 1, TRAIN above 0";
+      if (parts.length != 3) {
+        throw new IllegalArgumentException(expected);
+      }
+      double sum = 0;
+      double[] f = new double[3];
+      for (int i = 0; i < 3; i++) {
+        try {
+          f[i] = Double.parseDouble(parts[i].trim());
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(expected);
+        }
+        if (!(f[i] >= 0) || Double.isInfinite(f[i])) {
+          throw new IllegalArgumentException(expected);
+        }
+        sum += f[i];
+      }
+      if (!(f[0] > 0) || Math.abs(sum - 1) > 1e-6) {
+        throw new IllegalArgumentException(expected);
+      }
+    };
+  }
+
   /** Any string, blank included. */
   static Rule<String> anyText() {
     return v -> {};

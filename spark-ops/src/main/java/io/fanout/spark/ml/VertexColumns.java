@@ -33,37 +33,12 @@ final class VertexColumns {
    * column of a usable type or a numeric label column.
    */
   static void check(StructType schema, GnnClassifierParams p, boolean training) {
-    String who = p.getClass().getSimpleName();
-    DataType id = type(schema, who, "idCol", p.getIdCol(), "vertices");
-    if (!(id.equals(DataTypes.LongType)
-        || id.equals(DataTypes.IntegerType)
-        || id.equals(DataTypes.StringType))) {
-      throw new IllegalArgumentException(
-          who
-              + " param idCol names column '"
-              + p.getIdCol()
-              + "' of type "
-              + id.sql()
-              + "; expected long, int or string ids");
-    }
+    checkId(schema, p);
     if (!training) {
       return;
     }
-    DataType f = type(schema, who, "featuresCol", p.getFeaturesCol(), "vertices");
-    boolean array =
-        f instanceof ArrayType a
-            && (a.elementType().equals(DataTypes.FloatType)
-                || a.elementType().equals(DataTypes.DoubleType));
-    if (!(f instanceof VectorUDT) && !array) {
-      throw new IllegalArgumentException(
-          who
-              + " param featuresCol names column '"
-              + p.getFeaturesCol()
-              + "' of type "
-              + f.sql()
-              + "; expected an ML Vector (as VectorAssembler makes), array<float> or"
-              + " array<double>");
-    }
+    checkFeatures(schema, p);
+    String who = p.getClass().getSimpleName();
     DataType l = type(schema, who, "labelCol", p.getLabelCol(), "vertices");
     if (!(l instanceof NumericType)) {
       throw new IllegalArgumentException(
@@ -88,11 +63,48 @@ final class VertexColumns {
     }
   }
 
-  /** Refuses an edge schema without the source or destination column. */
-  static void checkEdges(StructType schema, GnnClassifierParams p) {
+  /** Refuses a vertex schema without an id column of a usable type. */
+  static void checkId(StructType schema, GnnGraphParams p) {
     String who = p.getClass().getSimpleName();
-    type(schema, who, "srcCol", p.getSrcCol(), "edges");
-    type(schema, who, "dstCol", p.getDstCol(), "edges");
+    DataType id = type(schema, who, "idCol", p.getIdCol(), "vertices");
+    if (!(id.equals(DataTypes.LongType)
+        || id.equals(DataTypes.IntegerType)
+        || id.equals(DataTypes.StringType))) {
+      throw new IllegalArgumentException(
+          who
+              + " param idCol names column '"
+              + p.getIdCol()
+              + "' of type "
+              + id.sql()
+              + "; expected long, int or string ids");
+    }
+  }
+
+  /** Refuses a vertex schema without a features column of a usable type. */
+  static void checkFeatures(StructType schema, GnnGraphParams p) {
+    String who = p.getClass().getSimpleName();
+    DataType f = type(schema, who, "featuresCol", p.getFeaturesCol(), "vertices");
+    boolean array =
+        f instanceof ArrayType a
+            && (a.elementType().equals(DataTypes.FloatType)
+                || a.elementType().equals(DataTypes.DoubleType));
+    if (!(f instanceof VectorUDT) && !array) {
+      throw new IllegalArgumentException(
+          who
+              + " param featuresCol names column '"
+              + p.getFeaturesCol()
+              + "' of type "
+              + f.sql()
+              + "; expected an ML Vector (as VectorAssembler makes), array<float> or"
+              + " array<double>");
+    }
+  }
+
+  /** Refuses an edge (or pair) schema without the source or destination column. */
+  static void checkEdges(StructType schema, GnnGraphParams p, String table) {
+    String who = p.getClass().getSimpleName();
+    type(schema, who, "srcCol", p.getSrcCol(), table);
+    type(schema, who, "dstCol", p.getDstCol(), table);
   }
 
   /**
@@ -123,6 +135,24 @@ final class VertexColumns {
             label.as(p.getLabelCol()),
             split.as(p.getSplitCol()));
     return vertices.toDF().select(cols.toArray(new Column[0]));
+  }
+
+  /** The vertex table for {@code prepare} of a link store: the id and features columns only. */
+  static Dataset<Row> idAndFeatures(Dataset<?> vertices, GnnGraphParams p) {
+    return vertices
+        .toDF()
+        .select(
+            col(quote(p.getIdCol())).as(p.getIdCol()),
+            col(quote(p.getFeaturesCol())).as(p.getFeaturesCol()));
+  }
+
+  /** The edge table for {@code prepare}: the source and destination columns only. */
+  static Dataset<Row> endpoints(Dataset<?> edges, GnnGraphParams p) {
+    return edges
+        .toDF()
+        .select(
+            col(quote(p.getSrcCol())).as(p.getSrcCol()),
+            col(quote(p.getDstCol())).as(p.getDstCol()));
   }
 
   /** The schema with {@code name} appended as {@code type}, refused when already present. */

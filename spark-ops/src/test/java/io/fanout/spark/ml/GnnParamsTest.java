@@ -53,16 +53,31 @@ class GnnParamsTest {
           Map.entry("weightDecay", TrainCommandOptions.WEIGHT_DECAY),
           Map.entry("epochs", TrainCommandOptions.EPOCHS),
           Map.entry("seed", TrainCommandOptions.SEED),
-          Map.entry("workDir", SharedOptions.WORK_DIR));
+          Map.entry("workDir", SharedOptions.WORK_DIR),
+          Map.entry("edgeSplit", PrepareOptions.EDGE_SPLIT),
+          Map.entry("negatives", SampleOptions.NEGATIVES),
+          Map.entry("numNegatives", SampleOptions.NUM_NEGATIVES),
+          Map.entry("decoder", TrainCommandOptions.DECODER));
 
   /** The Params of the ML side only, with no option behind them. */
-  static final Set<String> ML_ONLY = Set.of("predictionCol", "probabilityCol", "embeddingCol");
+  static final Set<String> ML_ONLY =
+      Set.of("predictionCol", "probabilityCol", "embeddingCol", "scoreCol");
+
+  /** The Params of the link stages only. */
+  static final Set<String> LINK_ONLY =
+      Set.of("edgeSplit", "negatives", "numNegatives", "decoder", "scoreCol");
+
+  /** The Params of the classification stages only. */
+  static final Set<String> CLASSIFIER_ONLY =
+      Set.of("labelCol", "splitCol", "predictionCol", "probabilityCol", "embeddingCol");
 
   @Test
   void everyDefaultIsItsOptionsDefault() {
     GnnClassificationModel model =
         GnnClassificationModel.loaded("m", Path.of("store"), Path.of("model"));
-    for (Params owner : List.of(new GnnClassifier(), model)) {
+    GnnLinkModel links = GnnLinkModel.loaded("l", Path.of("store"), Path.of("model"));
+    for (Params owner : List.of(new GnnClassifier(), model, new GnnLinkPredictor(), links)) {
+      boolean link = owner instanceof GnnLinkParams;
       Set<String> names = new TreeSet<>();
       for (Param<?> p : owner.params()) {
         names.add(p.name());
@@ -75,7 +90,10 @@ class GnnParamsTest {
             .as(owner.getClass().getSimpleName() + " default of " + p.name())
             .isEqualTo(optionDefault(def));
       }
-      assertThat(names).containsAll(BACKED_BY.keySet()).containsAll(ML_ONLY);
+      Set<String> expected = new TreeSet<>(BACKED_BY.keySet());
+      expected.addAll(ML_ONLY);
+      expected.removeAll(link ? CLASSIFIER_ONLY : LINK_ONLY);
+      assertThat(names).as(owner.getClass().getSimpleName()).isEqualTo(expected);
     }
   }
 
@@ -142,6 +160,20 @@ class GnnParamsTest {
     assertThat(g.getHidden())
         .isEqualTo(Integer.parseInt(TrainCommandOptions.HIDDEN.defaultValue()));
     assertThat(g.isSet(g.modelType())).isFalse();
+    GnnLinkPredictor l = new GnnLinkPredictor();
+    refused(
+        () -> l.setEdgeSplit("0.8,0.1"),
+        "GnnLinkPredictor param edgeSplit has value '0.8,0.1'; expected TRAIN,VAL,TEST fractions"
+            + " >= 0 summing to 1, TRAIN above 0");
+    refused(
+        () -> l.setNumNegatives(0),
+        "GnnLinkPredictor param numNegatives has value 0; expected 1 or more");
+    assertThatThrownBy(() -> l.setDecoder("bilinear"))
+        .hasMessageStartingWith("GnnLinkPredictor param decoder has value 'bilinear'; ")
+        .hasMessageContaining("mlp");
+    assertThatThrownBy(() -> l.setNegatives("hard"))
+        .hasMessageStartingWith("GnnLinkPredictor param negatives has value 'hard'; ");
+    assertThat(l.setEdgeSplit("0.7,0.1,0.2").getEdgeSplit()).isEqualTo("0.7,0.1,0.2");
   }
 
   static void refused(Executable call, String message) {
