@@ -17,6 +17,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,8 +25,11 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link GnnLinkPredictor} on cora, fitted briefly once for the class: {@link GnnLinkModel} scores
  * candidate pairs (edges of the graph against shifted pairs) with an area under the ROC curve well
  * above chance under {@link BinaryClassificationEvaluator}, keeps the pairs' rows, and saves and
- * loads to bit-identical scores.
+ * loads to bit-identical scores. Preparing the split edges, sampling them with negatives and
+ * training take about half a minute, so tagged slow; {@link GnnParamsTest} and {@link
+ * GnnClassifierTest} cover the code it shares with the classifier in the fast set.
  */
+@Tag("slow")
 class GnnLinkPredictorTest {
   @TempDir static Path tmp;
   static SparkSession spark;
