@@ -221,6 +221,23 @@ class GnnClassifierTest {
         .hasMessageContaining("param featuresCol names column 'split' of type STRING");
   }
 
+  @Test
+  @Order(70)
+  void withoutASplitColumnEveryLabeledVertexTrains() {
+    Dataset<Row> v =
+        spark.sql(
+            "SELECT * FROM VALUES (1L, array(1.0f), 3.0D), (2L, array(1.0f), -1.0D),"
+                + " (3L, array(1.0f), CAST(NULL AS DOUBLE)), (4L, array(1.0f), 1.5D)"
+                + " AS t(id, features, label)");
+    List<Row> rows = VertexColumns.forPrepare(v, new GnnClassifier()).orderBy("id").collectAsList();
+    assertThat(rows.get(0).schema().fieldNames())
+        .containsExactly("id", "features", "label", "split");
+    // Integral doubles become their integer's text, which prepare reads as a label; 1.5 stays
+    // "1.5", which prepare refuses naming the row.
+    assertThat(rows).extracting(r -> r.get(2)).containsExactly("3", "-1", null, "1.5");
+    assertThat(rows).extracting(r -> r.get(3)).containsExactly("train", "none", "none", "train");
+  }
+
   /** Every output row as text with the exact bits of its doubles, in id order. */
   static List<String> bits(Dataset<Row> scored) {
     List<String> out = new ArrayList<>();
