@@ -11,9 +11,10 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * Resolves the options of one capability: an explicit option, then the session configuration
- * ({@code spark.fanout.<name>}), then the documented default. Unknown explicit options are
- * rejected, naming the closest known ones.
+ * Resolves the options of one capability: an explicit option, then the session configuration (first
+ * {@code spark.fanout.<capability>.<name>}, for this capability only, then {@code
+ * spark.fanout.<name>}, shared by every capability with that option), then the documented default.
+ * Unknown explicit options are rejected, naming the known ones.
  *
  * <p>Engine-free: the session configuration is any {@code key -> Optional<value>} lookup, so Spark
  * callers pass {@code k -> Optional.ofNullable(spark.conf().get(k, null))}.
@@ -81,7 +82,13 @@ public final class FanoutConf {
 
   /** True when {@code def} is given explicitly or by the session, not left to its default. */
   public boolean given(OptionDef<?> def) {
-    return explicit.containsKey(def.name()) || session.apply(def.sessionKey()).isPresent();
+    return explicit.containsKey(def.name()) || fromSession(def).isPresent();
+  }
+
+  /** The session's value of {@code def}: its key scoped to this capability, else the shared one. */
+  private Optional<String> fromSession(OptionDef<?> def) {
+    Optional<String> scoped = session.apply(def.sessionKey(capability));
+    return scoped.isPresent() ? scoped : session.apply(def.sessionKey());
   }
 
   /**
@@ -160,7 +167,7 @@ public final class FanoutConf {
     if (v != null) {
       return v;
     }
-    Optional<String> s = session.apply(def.sessionKey());
+    Optional<String> s = fromSession(def);
     return s.isPresent() ? s.get() : def.defaultValue();
   }
 

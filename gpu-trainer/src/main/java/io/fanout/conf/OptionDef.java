@@ -184,9 +184,20 @@ public final class OptionDef<T> {
     return doc + docSuffix;
   }
 
-  /** The session configuration key that supplies this option when it is not given explicitly. */
+  /**
+   * The session configuration key that supplies this option, to every command that has it, when it
+   * is not given explicitly: {@code spark.fanout.<name>}.
+   */
   public String sessionKey() {
     return "spark.fanout." + name;
+  }
+
+  /**
+   * The session configuration key that supplies this option to the command {@code stage} only,
+   * ahead of {@link #sessionKey()}: {@code spark.fanout.<stage>.<name>}.
+   */
+  public String sessionKey(String stage) {
+    return "spark.fanout." + stage + "." + name;
   }
 
   T parse(String raw) {

@@ -2,6 +2,7 @@ package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
+import io.fanout.conf.OptionSpelling;
 import io.fanout.conf.options.FanoutKeys;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,10 +13,12 @@ import org.apache.spark.sql.SparkSession;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * What every stage of {@link Fanout} shares: options by their kebab-case names (the same names and
- * defaults as the command line), resolved from the call, then the session configuration ({@code
- * spark.fanout.<name>}), then the documented default; unknown options are rejected when the action
- * runs.
+ * What every stage of {@link Fanout} shares: options by their names (the same names and defaults as
+ * the command line; as with Spark's options, in any case and with hyphens, underscores or camel
+ * case: {@code batch-size}, {@code batchSize} and {@code BATCH_SIZE} are one option), resolved from
+ * the call, then the session configuration ({@code spark.fanout.<stage>.<name>} for this stage
+ * only, then {@code spark.fanout.<name>}, shared by every stage with that option), then the
+ * documented default; unknown options are rejected when the action runs.
  *
  * @param <A> the concrete action, returned by the option setters for chaining
  * @param <R> what {@link #execute()} returns
@@ -32,9 +35,13 @@ public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
     this.defs = defs;
   }
 
-  /** Sets an option by its kebab-case name, as {@code bin/fanout <stage> --help} lists it. */
+  /**
+   * Sets an option by its name, as {@code bin/fanout <stage> --help} lists it, in any case and with
+   * hyphens, underscores or camel case between its words; a later spelling of the same option
+   * replaces an earlier one.
+   */
   public A option(String name, String value) {
-    options.put(Objects.requireNonNull(name, "name"), value);
+    options.put(OptionSpelling.canonical(Objects.requireNonNull(name, "name"), defs), value);
     return self();
   }
 

@@ -7,14 +7,17 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * The {@code spark.fanout.*} configuration keys Fanout reads: {@code spark.fanout.<name>} for every
- * option of every command, and the documented keys that are not options ({@link #OTHER_KEYS},
- * {@link #OTHER_PREFIXES}). A session key under {@code spark.fanout.} that is none of these is a
- * typo, refused rather than silently ignored.
+ * option of every command (shared by the commands with that option), {@code
+ * spark.fanout.<stage>.<name>} for an option of one of the pipeline's stages ({@link #STAGES}), for
+ * that stage only, and the documented keys that are not options ({@link #OTHER_KEYS}, {@link
+ * #OTHER_PREFIXES}). A session key under {@code spark.fanout.} that is none of these is a typo,
+ * refused rather than silently ignored.
  */
 public final class FanoutKeys {
   private FanoutKeys() {}
@@ -26,6 +29,16 @@ public final class FanoutKeys {
 
   /** Families of keys that are no command's option: the test and operations hooks. */
   static final List<String> OTHER_PREFIXES = List.of(PREFIX + "hooks.");
+
+  /** The stages whose options a session key can set for that stage alone, with their options. */
+  public static final Map<String, List<OptionDef<?>>> STAGES =
+      Map.of(
+          "prepare", PrepareOptions.ALL,
+          "quantize", QuantizeCommandOptions.ALL,
+          "sample", SampleOptions.ALL,
+          "train", TrainCommandOptions.TRAIN,
+          "evaluate", EvaluateOptions.ALL,
+          "infer", InferOptions.ALL);
 
   private static final Set<String> OPTION_KEYS = optionKeys();
 
@@ -63,6 +76,12 @@ public final class FanoutKeys {
 
   private static Set<String> optionKeys() {
     Set<String> keys = new TreeSet<>();
+    STAGES.forEach(
+        (stage, defs) -> {
+          for (OptionDef<?> d : defs) {
+            keys.add(d.sessionKey(stage));
+          }
+        });
     for (Class<?> c : OptionClasses.ALL) {
       for (Field f : c.getFields()) {
         if (Modifier.isStatic(f.getModifiers()) && OptionDef.class.isAssignableFrom(f.getType())) {

@@ -1,0 +1,218 @@
+package io.fanout.spark.ml;
+
+import static org.apache.spark.ml.functions.array_to_vector;
+import static org.apache.spark.sql.functions.col;
+
+import io.fanout.conf.options.InferOptions;
+import io.fanout.spark.Fanout;
+import io.fanout.spark.InferAction;
+import io.fanout.spark.InferResult;
+import java.nio.file.Path;
+import org.apache.spark.ml.Model;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWritable;
+import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A trained GNN node classifier, the {@link GnnClassifier}'s model: {@link #transform} appends
+ * {@code predictionCol} (double), {@code probabilityCol} (ML Vector of the softmax) and, when
+ * {@code embeddingCol} is set, the node embeddings (ML Vector), joined to the input by {@code
+ * idCol}.
+ *
+ * <p>Scoring is transductive: the model scores the vertices of the graph it was fitted with, by
+ * running {@code Fanout.get(spark).infer} (full-neighbor inference, on the driver) over its graph
+ * store and checkpoint; rows whose id the graph lacks get nulls. The outputs of {@code infer} are
+ * written to a folder of the model's own (a new {@code workDir/transform-*} after a fit, a new
+ * folder under {@code spark.local.dir} or {@code java.io.tmpdir} after a load) that nothing
+ * removes, and the returned DataFrame reads them: a second transform reuses them.
+ *
+ * <p>{@code write().save(path)} saves the Params (Spark ML's metadata) with copies of the graph
+ * store ({@code path/data/store}) and of the model directory ({@code path/data/model}); {@link
+ * #load} reads them back, and the loaded model gives bit-identical outputs. The path must be on a
+ * local or mounted file system, since stores are memory-mapped.
+ */
+public final class GnnClassificationModel extends Model<GnnClassificationModel>
+    implements GnnClassifierParams, MLWritable {
+  private static final long serialVersionUID = 1L;
+
+  private final String uid;
+  private final GnnParamSet params;
+  private final String store;
+  private final String modelDir;
+  private final String scratchParent;
+  private String scratch;
+
+  /**
+   * A model over {@code store} and {@code modelDir}; its transform outputs go to a new folder under
+   * {@code scratchParent}, or (null) under the local temp folder.
+   */
+  GnnClassificationModel(String uid, Path store, Path modelDir, Path scratchParent) {
+    this.uid = uid;
+    this.params = new GnnParamSet(this, GnnParamSet.Kind.CLASSIFIER);
+    params.setDefaults(this);
+    this.store = store.toString();
+    this.modelDir = modelDir.toString();
+    this.scratchParent = scratchParent == null ? null : scratchParent.toString();
+  }
+
+  @Override
+  public String uid() {
+    return uid;
+  }
+
+  @Override
+  public GnnParamSet gnnParams() {
+    return params;
+  }
+
+  /** The graph store this model scores. */
+  public Path storeDir() {
+    return Path.of(store);
+  }
+
+  /** The model directory (checkpoint and {@code metrics.jsonl}). */
+  public Path modelDir() {
+    return Path.of(modelDir);
+  }
+
+  public GnnClassificationModel setIdCol(String v) {
+    set(idCol(), v);
+    return this;
+  }
+
+  public GnnClassificationModel setPredictionCol(String v) {
+    set(predictionCol(), v);
+    return this;
+  }
+
+  public GnnClassificationModel setProbabilityCol(String v) {
+    set(probabilityCol(), v);
+    return this;
+  }
+
+  /** The column of the node embeddings; empty (the default) for none. */
+  public GnnClassificationModel setEmbeddingCol(String v) {
+    set(embeddingCol(), v);
+    return this;
+  }
+
+  /** The per-epoch training metrics ({@code metrics.jsonl}: epoch, loss, accuracy, ...). */
+  public Dataset<Row> trainingMetrics(SparkSession spark) {
+    return spark.read().json(modelDir().resolve("metrics.jsonl").toString());
+  }
+
+  /**
+   * Scores the vertices of {@code vertices} by their {@code idCol}; see the class comment. Runs
+   * inference now (or reuses its earlier output) and returns a lazy join.
+   */
+  @Override
+  public Dataset<Row> transform(Dataset<?> vertices) {
+    transformSchema(vertices.schema(), true);
+    SparkSession spark = vertices.sparkSession();
+    Path out = scratch(spark);
+    boolean embed = !getEmbeddingCol().isBlank();
+    // The folder is this model's own: outputs of an earlier store or checkpoint are replaced.
+    InferAction infer =
+        Fanout.get(spark)
+            .infer(store, modelDir)
+            .output(out.resolve("predictions").toString())
+            .option(InferOptions.OVERWRITE.name(), "true");
+    if (embed) {
+      infer.embeddings(out.resolve("embeddings").toString());
+    }
+    InferResult r = infer.execute();
+    String key = "__fanout_id";
+    Dataset<Row> scores =
+        r.predictions()
+            .select(
+                col("id").as(key),
+                col("prediction").cast(DataTypes.DoubleType).as(getPredictionCol()),
+                array_to_vector(col("probabilities")).as(getProbabilityCol()));
+    if (embed) {
+      String ekey = "__fanout_eid";
+      Dataset<Row> e =
+          r.embeddings()
+              .select(col("id").as(ekey), array_to_vector(col("embedding")).as(getEmbeddingCol()));
+      scores = scores.join(e, scores.col(key).equalTo(e.col(ekey)), "left").drop(ekey);
+    }
+    Dataset<Row> in = vertices.toDF();
+    return in.join(scores, in.col(VertexColumns.quote(getIdCol())).equalTo(scores.col(key)), "left")
+        .drop(key);
+  }
+
+  /** Checks the id column and appends the output columns. */
+  @Override
+  public StructType transformSchema(StructType schema) {
+    VertexColumns.check(schema, this, false);
+    return outputSchema(schema, this);
+  }
+
+  static StructType outputSchema(StructType schema, GnnClassifierParams p) {
+    String who = p.getClass().getSimpleName();
+    StructType s =
+        VertexColumns.append(
+            schema, who, "predictionCol", p.getPredictionCol(), DataTypes.DoubleType);
+    s =
+        VertexColumns.append(
+            s, who, "probabilityCol", p.getProbabilityCol(), SQLDataTypes.VectorType());
+    if (!p.getEmbeddingCol().isBlank()) {
+      s =
+          VertexColumns.append(
+              s, who, "embeddingCol", p.getEmbeddingCol(), SQLDataTypes.VectorType());
+    }
+    return s;
+  }
+
+  private synchronized Path scratch(SparkSession spark) {
+    if (scratch == null) {
+      scratch =
+          (scratchParent == null
+                  ? WorkDirs.fresh(spark, "fanout-gnn-transform-")
+                  : WorkDirs.freshUnder(Path.of(scratchParent), "transform-"))
+              .toString();
+    }
+    return Path.of(scratch);
+  }
+
+  @Override
+  public GnnClassificationModel copy(ParamMap extra) {
+    GnnClassificationModel m =
+        new GnnClassificationModel(
+            uid, storeDir(), modelDir(), scratchParent == null ? null : Path.of(scratchParent));
+    copyValues(m, extra);
+    return m.setParent(parent());
+  }
+
+  /** Saves the Params, the graph store and the model directory; see the class comment. */
+  @Override
+  public MLWriter write() {
+    return new GnnModelWriter(this, storeDir(), modelDir());
+  }
+
+  /** The reader of a model saved with {@code write().save(path)}. */
+  public static MLReader<GnnClassificationModel> read() {
+    return new GnnModelReader<>(GnnClassificationModel.class, GnnClassificationModel::loaded);
+  }
+
+  /** Loads a model saved with {@code write().save(path)}. */
+  public static GnnClassificationModel load(String path) {
+    return read().load(path);
+  }
+
+  /** A model over a loaded copy of the store and model directory. */
+  static GnnClassificationModel loaded(String uid, Path store, Path modelDir) {
+    return new GnnClassificationModel(uid, store, modelDir, null);
+  }
+
+  @Override
+  public String toString() {
+    return "GnnClassificationModel: uid=" + uid + ", store=" + store + ", model=" + modelDir;
+  }
+}
