@@ -4,6 +4,7 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.nn.Block;
 import io.fanout.nn.GnnModel;
+import io.fanout.store.Cancellation;
 import java.util.Arrays;
 
 /**
@@ -54,6 +55,7 @@ public final class FullGraphInference {
       int[] idx = new int[16];
       float[] x = new float[0];
       for (int a = 0; a < nv; a += chunk) {
+        Cancellation.check("full-neighbor inference");
         int b = Math.min(nv, a + chunk);
         int rows = b - a;
         int n = 0;

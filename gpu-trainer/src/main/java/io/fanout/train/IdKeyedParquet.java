@@ -2,6 +2,7 @@ package io.fanout.train;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.store.Cancellation;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.ParquetFooters;
 import io.fanout.store.StoreLayout;
@@ -211,6 +212,7 @@ final class IdKeyedParquet {
           String.format(
               Locale.ROOT, "{\"rows\":%d,%s,\"request\":\"%s\"}%n", rows, successFields, request),
           StandardCharsets.UTF_8);
+      Cancellation.check("publishing " + what + " " + out);
       Path old = null;
       if (Files.exists(abs)) {
         old = abs.resolveSibling("." + abs.getFileName() + ".old-" + UUID.randomUUID());

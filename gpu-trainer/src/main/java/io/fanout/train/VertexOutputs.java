@@ -2,6 +2,7 @@ package io.fanout.train;
 
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.GnnModel;
+import io.fanout.store.Cancellation;
 import io.fanout.store.InvalidInputException;
 
 /** Per-vertex outputs of a model over a store: full-neighbor or sampled. */
@@ -77,6 +78,7 @@ final class VertexOutputs {
     try (BatchStream s = se.open(0)) {
       TrainBatch b;
       while ((b = s.next()) != null) {
+        Cancellation.check("sampled inference");
         float[] lg = model.forward(io.fanout.nn.Block.of(b.batch()), b.features(), false, 0L);
         // The seeds are the first destinations of every block, so the first rows of the hidden
         // layer's output are theirs.

@@ -354,6 +354,10 @@ public final class OutputCommit<M> {
    */
   public boolean publish(Run run, M manifest, boolean overwrite) {
     Path out = run.out;
+    if (Cancellation.requested()) {
+      abort(run);
+      Cancellation.check("publishing " + layout.kind() + " " + out);
+    }
     Path manifestPath = out.resolve(manifestFile);
     Object jvmLock =
         PUBLISHING.computeIfAbsent(out.toAbsolutePath().normalize(), k -> new Object());

@@ -4,6 +4,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.EvaluateOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.spark.internal.StageWatch;
 import io.fanout.train.Accuracy;
 import io.fanout.train.ModelEvaluation;
 import io.fanout.train.TrainedModels;
@@ -15,7 +16,10 @@ import org.apache.spark.sql.SparkSession;
  * A configured {@code evaluate}: the accuracy of a trained model per split, with full-neighbor
  * ({@code mode=full}, the default) or sampled inference; options as {@link EvaluateOptions}. The
  * model is the last complete epoch's ({@code checkpoint.bin}), or with {@code checkpoint=best} the
- * epoch of best validation accuracy ({@code best.bin}). Inference runs on the driver, in this JVM.
+ * epoch of best validation accuracy ({@code best.bin}). Inference runs on the driver, in this JVM,
+ * while a one-task Spark job labelled {@code fanout evaluate: ...} stands for it in the caller's
+ * job group (else {@code fanout-evaluate}) and with the session's tags: cancelling either stops the
+ * inference at its next batch, and {@link #execute()} throws {@link FanoutCancelledException}.
  */
 public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateResult> {
   EvaluateAction(SparkSession spark, String store, String modelDir) {
@@ -29,10 +33,21 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
    *
    * @throws io.fanout.store.InvalidInputException on a missing or foreign model, or a bad store
    * @throws io.fanout.conf.FanoutConfigException on bad options
+   * @throws FanoutCancelledException when its job group or a session tag was cancelled
    */
   @Override
   public EvaluateResult execute() {
     FanoutConf c = conf();
+    return cancellable(
+        () -> "nothing was written",
+        () -> {
+          try (StageWatch watch = StageWatch.start(spark(), stage(), "evaluating on the driver")) {
+            return watch.run(() -> evaluate(c));
+          }
+        });
+  }
+
+  private EvaluateResult evaluate(FanoutConf c) {
     int[] fanouts = EvaluateOptions.fanouts(c);
     Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
     if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {

@@ -4,11 +4,14 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.OptionSpelling;
 import io.fanout.conf.options.FanoutKeys;
+import io.fanout.spark.internal.Cancels;
+import io.fanout.spark.internal.JobLabels;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.spark.sql.SparkSession;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -66,6 +69,41 @@ public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
     FanoutKeys.refuseUnknown(CollectionConverters.asJava(spark.conf().getAll()).keySet());
     return new FanoutConf(
         capability, defs, options, k -> Optional.ofNullable(spark.conf().get(k, null)));
+  }
+
+  /**
+   * Runs {@code body}, the stage's work, and turns its cancellation (of the job group its jobs run
+   * in, or of a session tag) into a {@link FanoutCancelledException} saying what {@code kept}
+   * returns, asked once the work has stopped.
+   */
+  protected final <T> T cancellable(Supplier<String> kept, Supplier<T> body) {
+    String group = JobLabels.groupFor(spark, capability);
+    try {
+      return body.get();
+    } catch (RuntimeException e) {
+      Throwable cancel = Cancels.find(e);
+      if (cancel == null) {
+        throw e;
+      }
+      throw new FanoutCancelledException(capability, how(cancel, group), kept.get(), e);
+    }
+  }
+
+  /** Spark's reason ("part of cancelled job group g", "... job tags t"), else the group. */
+  private static String how(Throwable cancel, String group) {
+    String m = cancel.getMessage() == null ? "" : cancel.getMessage();
+    int at = m.indexOf("part of cancelled ");
+    if (at >= 0) {
+      String reason = m.substring(at + "part of cancelled ".length()).strip();
+      int end = reason.indexOf('.');
+      return end > 0 ? reason.substring(0, end) : reason;
+    }
+    return "job group " + group;
+  }
+
+  /** The stage's name, as its Spark jobs are labelled ({@code prepare}, {@code train}, ...). */
+  protected final String stage() {
+    return capability;
   }
 
   @SuppressWarnings("unchecked")

@@ -8,6 +8,7 @@ import io.fanout.conf.options.EvaluateOptions;
 import io.fanout.conf.options.InferOptions;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.internal.LocalTablePaths;
+import io.fanout.spark.internal.StageWatch;
 import io.fanout.spark.train.CandidatePairsReader;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.OutputLock;
@@ -24,7 +25,10 @@ import org.apache.spark.sql.SparkSession;
  * pass, or ({@code task link}) the scores of candidate pairs ({@link #pairs}); options as {@link
  * InferOptions}. At least one output is required: the result's DataFrames are read back from the
  * Parquet written, so the paths must be readable by the session's executors. Inference runs on the
- * driver, in this JVM.
+ * driver, in this JVM, while a one-task Spark job labelled {@code fanout infer: ...} stands for it
+ * in the caller's job group (else {@code fanout-infer}) and with the session's tags: cancelling
+ * either stops the inference at its next batch, before anything is published, and {@link
+ * #execute()} throws {@link FanoutCancelledException}.
  *
  * <p>Each output is committed atomically (staging directory renamed into place, {@code _SUCCESS}
  * inside). A rerun of the same request (same store, model file and inference settings) keeps a
@@ -70,6 +74,8 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
    * @throws io.fanout.store.InvalidInputException on a missing or foreign model, embeddings of a
    *     1-layer model, an output holding another request without {@code overwrite}, or an output
    *     equal to, inside or holding an input (store, model dir, pairs) or the other output
+   * @throws FanoutCancelledException when its job group or a session tag was cancelled; nothing is
+   *     published then
    */
   @Override
   public InferResult execute() {
@@ -112,11 +118,29 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
               c.get(InferOptions.DST_COLUMN));
       PairScoring.Outcome po;
       try (OutputLock writer = OutputLock.acquire(out, "pair scores")) {
-        po = scorePairs(c, graph, cp, out);
+        po =
+            watched(
+                () -> "nothing was published; " + output + " is as it was",
+                () -> scorePairs(c, graph, cp, out));
       }
       return InferResult.ofPairs(spark(), output, po);
     }
     return inferNodes(c, output, embeddings);
+  }
+
+  /**
+   * Runs {@code work} on the driver with a watch job standing for it ({@link StageWatch}), so that
+   * cancelling the caller's job group or a session tag stops it before it publishes.
+   */
+  private <T> T watched(
+      java.util.function.Supplier<String> kept, java.util.function.Supplier<T> work) {
+    return cancellable(
+        kept,
+        () -> {
+          try (StageWatch watch = StageWatch.start(spark(), stage(), "inference on the driver")) {
+            return watch.run(work);
+          }
+        });
   }
 
   private static PairScoring.Outcome scorePairs(
@@ -149,7 +173,17 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     ModelInference.Outcome o;
     try (OutputLock predictions = OutputLock.acquire(pred, "predictions");
         OutputLock vectors = OutputLock.acquire(emb, "embeddings")) {
-      o = predict(c, pred, emb);
+      o =
+          watched(
+              () ->
+                  "nothing was published; "
+                      + String.join(
+                          " and ",
+                          java.util.stream.Stream.of(output, embeddings)
+                              .filter(p -> !p.isBlank())
+                              .toList())
+                      + " as they were",
+              () -> predict(c, pred, emb));
     }
     return new InferResult(
         spark(), pred == null ? null : output, emb == null ? null : embeddings, o);

@@ -1,5 +1,6 @@
 package io.fanout.spark;
 
+import io.fanout.conf.FanoutConf;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.spark.prepare.PrepareJob;
 import org.apache.spark.sql.Dataset;
@@ -27,10 +28,21 @@ public final class PrepareAction extends FanoutAction<PrepareAction, PrepareResu
    * inputs and options.
    *
    * @throws io.fanout.store.InvalidInputException on bad input; nothing is published then
+   * @throws FanoutCancelledException when its job group or a session tag was cancelled; nothing is
+   *     published then
    * @throws io.fanout.conf.FanoutConfigException on bad options
    */
   @Override
   public PrepareResult execute() {
-    return PrepareResult.of(spark(), new PrepareJob(spark(), conf(), vertices, edges).run());
+    FanoutConf c = conf();
+    String out = c.get(PrepareOptions.OUTPUT);
+    return PrepareResult.of(
+        spark(),
+        cancellable(
+            () ->
+                "nothing was published; "
+                    + (out == null || out.isBlank() ? "the output" : out)
+                    + " is as it was",
+            () -> new PrepareJob(spark(), c, vertices, edges).run()));
   }
 }

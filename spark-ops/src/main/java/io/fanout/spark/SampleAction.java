@@ -1,5 +1,6 @@
 package io.fanout.spark;
 
+import io.fanout.conf.FanoutConf;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.sample.Fanouts;
 import io.fanout.spark.internal.JobLabels;
@@ -73,25 +74,35 @@ public final class SampleAction extends FanoutAction<SampleAction, SampleResult>
    * @throws io.fanout.store.InvalidInputException on bad input, or when the output holds shards of
    *     another request and {@code overwrite} is false; nothing is published then
    * @throws io.fanout.conf.FanoutConfigException on bad options
+   * @throws FanoutCancelledException when its job group or a session tag was cancelled; nothing is
+   *     published then
    */
   @Override
   public SampleResult execute() {
     PrintStream err =
         progress != null ? progress : new PrintStream(OutputStream.nullOutputStream());
+    FanoutConf c = conf();
+    String out = c.get(SampleOptions.OUTPUT);
     return SampleResult.of(
         spark(),
-        JobLabels.call(
-            spark(),
-            "sample",
-            "sampling",
-            1,
-            1,
-            () -> {
-              try {
-                return SampleJob.run(spark(), conf(), err);
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            }));
+        cancellable(
+            () ->
+                "nothing was published; "
+                    + (out == null || out.isBlank() ? "the output" : out)
+                    + " is as it was",
+            () ->
+                JobLabels.call(
+                    spark(),
+                    "sample",
+                    "sampling",
+                    1,
+                    1,
+                    () -> {
+                      try {
+                        return SampleJob.run(spark(), c, err);
+                      } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                      }
+                    })));
   }
 }

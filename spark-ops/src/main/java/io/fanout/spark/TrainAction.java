@@ -1,5 +1,6 @@
 package io.fanout.spark;
 
+import io.fanout.conf.FanoutConf;
 import io.fanout.conf.options.DistOptions;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.train.TrainJob;
@@ -13,8 +14,10 @@ import org.apache.spark.sql.SparkSession;
  *
  * <p>Training runs inside a Spark job (one task, or a barrier stage of {@code workers} tasks) in
  * the caller's job group, else in {@code fanout-train}: {@code
- * spark.sparkContext().cancelJobGroup(group)} from another thread stops it before its next batch,
- * and {@link #execute()} then throws {@link io.fanout.train.TrainCancelledException}.
+ * spark.sparkContext().cancelJobGroup(group)} from another thread, or {@code
+ * spark.interruptTag(tag)} of a tag the calling thread gave the session ({@code spark.addTag}),
+ * stops it before its next batch, and {@link #execute()} then throws {@link
+ * FanoutCancelledException}.
  */
 public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
   private PrintStream progress = System.err;
@@ -135,14 +138,23 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
    * Trains (or resumes) the model; a checkpoint and a line of {@code metrics.jsonl} per epoch land
    * in the model dir.
    *
-   * @throws io.fanout.train.TrainCancelledException when the job group was cancelled; training has
-   *     stopped by then and the model dir holds only complete checkpoints
+   * @throws FanoutCancelledException when the job group or a session tag was cancelled; training
+   *     has stopped by then and the model dir holds only complete checkpoints
    * @throws io.fanout.store.InvalidInputException on bad input, or when the model dir holds a
    *     checkpoint and {@code resume} is false
    * @throws io.fanout.conf.FanoutConfigException on bad options
    */
   @Override
   public TrainResult execute() {
-    return TrainResult.of(spark(), TrainJob.run(spark(), conf(), progress));
+    FanoutConf c = conf();
+    String dir = c.get(TrainCommandOptions.MODEL_DIR);
+    return TrainResult.of(
+        spark(),
+        cancellable(
+            () ->
+                dir
+                    + " keeps the checkpoint of its last complete epoch, if any; train again with"
+                    + " resume(true) (option resume) to continue",
+            () -> TrainJob.run(spark(), c, progress)));
   }
 }

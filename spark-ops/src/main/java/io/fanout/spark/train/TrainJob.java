@@ -3,16 +3,15 @@ package io.fanout.spark.train;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.options.DistOptions;
+import io.fanout.spark.internal.Cancels;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.Checkpoint;
-import io.fanout.train.TrainCancelledException;
 import io.fanout.train.TrainInputs;
 import io.fanout.train.TrainSpec;
 import java.io.PrintStream;
-import org.apache.spark.SparkThrowable;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -27,8 +26,9 @@ public final class TrainJob {
    * Trains (or resumes) the model the resolved options describe.
    *
    * @param progress where progress lines go; null for none
-   * @throws TrainCancelledException when the job group was cancelled; the trainer's task has ended
-   *     by then and the model dir holds only complete checkpoints
+   * @throws RuntimeException Spark's or the trainer's, when the job group or a session tag was
+   *     cancelled ({@link Cancels#isCancel}); the trainer's task has ended by then and the model
+   *     dir holds only complete checkpoints
    * @throws InvalidInputException on bad input
    * @throws FanoutConfigException on bad options
    */
@@ -45,7 +45,6 @@ public final class TrainJob {
     TrainInputs.check(spec);
     refuseExistingCheckpoint(spec);
     int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
-    String group = JobLabels.groupFor(spark, "train");
     DistributedTrain.Outcome o;
     try {
       o =
@@ -60,15 +59,8 @@ public final class TrainJob {
                       ? DistributedTrain.run(spark, progress, c, spec, workers)
                       : SingleWorkerTrain.run(spark, progress, c, spec));
     } catch (RuntimeException e) {
-      if (cancelled(e)) {
-        throw new TrainCancelledException(
-            "train cancelled (job group "
-                + group
-                + "); "
-                + spec.output().modelDir()
-                + " keeps the checkpoint of the last complete epoch, if any: train again with"
-                + " resume to continue",
-            e);
+      if (Cancels.isCancel(e)) {
+        throw e;
       }
       throw unwrap(e);
     }
@@ -98,16 +90,6 @@ public final class TrainJob {
             + " epochs of a "
             + ck.meta().get("model.kind")
             + " model); pass --resume to continue it or choose another --model-dir");
-  }
-
-  private static boolean cancelled(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof TrainCancelledException
-          || (t instanceof SparkThrowable st && "SPARK_JOB_CANCELLED".equals(st.getCondition()))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Spark wraps task failures; surface our own clear errors as they were thrown. */
