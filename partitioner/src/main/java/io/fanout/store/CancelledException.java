@@ -10,4 +10,8 @@ public final class CancelledException extends RuntimeException {
   public CancelledException(String message) {
     super(message);
   }
+
+  public CancelledException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

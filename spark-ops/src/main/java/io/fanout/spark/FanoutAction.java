@@ -80,7 +80,7 @@ public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
     String group = JobLabels.groupFor(spark, capability);
     try {
       return body.get();
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark's SparkException is checked, and thrown through Scala code
       Throwable cancel = Cancels.find(e);
       if (cancel == null) {
         throw e;

@@ -13,7 +13,6 @@ import io.fanout.testing.SparkTestSession;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.CheckpointPick;
 import io.fanout.train.ModelEvaluation;
-import io.fanout.train.TrainCancelledException;
 import io.fanout.train.TrainRun;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -476,7 +475,7 @@ class NotebookSessionTest {
       assertThatThrownBy(() -> running.get(WAIT_MILLIS, TimeUnit.MILLISECONDS))
           .isInstanceOf(ExecutionException.class)
           .cause()
-          .isInstanceOf(TrainCancelledException.class)
+          .isInstanceOf(FanoutCancelledException.class)
           .hasMessageContaining("train cancelled (job group " + cancelGroup + ")");
     } finally {
       caller.shutdownNow();

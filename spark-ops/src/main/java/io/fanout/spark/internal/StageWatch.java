@@ -96,11 +96,33 @@ public final class StageWatch implements AutoCloseable {
    * @throws CancelledException when the watch job was cancelled
    */
   public <T> T run(Supplier<T> body) {
-    T out = Cancellation.watching(this::cancelled, body);
+    T out;
+    try {
+      out = Cancellation.watching(this::cancelled, body);
+    } catch (CancelledException e) {
+      throw new CancelledException(reason(), e);
+    }
     if (cancelled()) {
-      throw new CancelledException("cancelled by the caller");
+      throw new CancelledException(reason());
     }
     return out;
+  }
+
+  /** Spark's message for the cancelled watch job, which says which group or tag was cancelled. */
+  private String reason() {
+    try {
+      job.get();
+    } catch (ExecutionException e) {
+      Throwable c = Cancels.find(e.getCause());
+      if (c != null && c.getMessage() != null) {
+        return c.getMessage();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.CancellationException e) {
+      // no message of Spark's
+    }
+    return "cancelled by the caller";
   }
 
   /** Releases the watch task and waits (briefly) for its job to end. */
