@@ -94,9 +94,9 @@ public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
     String m = cancel.getMessage() == null ? "" : cancel.getMessage();
     int at = m.indexOf("part of cancelled ");
     if (at >= 0) {
-      String reason = m.substring(at + "part of cancelled ".length()).strip();
-      int end = reason.indexOf('.');
-      return end > 0 ? reason.substring(0, end) : reason;
+      String reason = m.substring(at + "part of cancelled ".length());
+      int end = reason.indexOf(" SQLSTATE");
+      return (end >= 0 ? reason.substring(0, end) : reason).strip();
     }
     return "job group " + group;
   }
