@@ -28,6 +28,14 @@ public final class SharedOptions {
       OptionDef.string("output", null, "directory to write");
   public static final OptionDef<Boolean> OVERWRITE =
       OptionDef.bool("overwrite", false, "replace outputs of a different request");
+  public static final OptionDef<IfExists> IF_EXISTS =
+      OptionDef.enumeration(
+          "if-exists",
+          IfExists.SAME,
+          "when the output holds something: same (skip an identical complete output, refuse"
+              + " another), ignore, error, overwrite or resume (train)",
+          IfExists::parse,
+          IfExists.values());
   public static final OptionDef<Task> TASK =
       OptionDef.enumeration(
           "task", Task.NODE, "node classification or link prediction", Task::parse, Task.values());

@@ -1,11 +1,17 @@
 package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.IfExists;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.OptionSpelling;
+import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.FanoutKeys;
 import io.fanout.spark.internal.Cancels;
 import io.fanout.spark.internal.JobLabels;
+import io.fanout.store.InvalidInputException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +37,7 @@ public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
   private final String capability;
   private final List<OptionDef<?>> defs;
   private final Map<String, String> options = new LinkedHashMap<>();
+  private boolean flags;
 
   protected FanoutAction(SparkSession spark, String capability, List<OptionDef<?>> defs) {
     this.spark = Objects.requireNonNull(spark, "spark");
@@ -56,8 +63,134 @@ public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
     return self();
   }
 
+  /**
+   * What the stage does when its output already holds something, as {@code DataFrameWriter.mode}:
+   * {@code errorifexists} (refuse any output there), {@code ignore} (keep any complete output and
+   * skip), {@code overwrite} (replace it), {@code resume} ({@code train} only: continue the run the
+   * model dir holds). Without a mode, an identical, complete request is skipped (its result's
+   * {@code skipped()} is true) and a changed one is refused. The option is {@code if-exists}
+   * ({@code bin/fanout --if-exists}), where {@code same} is the default.
+   */
+  public A mode(String mode) {
+    return option(SharedOptions.IF_EXISTS.name(), Objects.requireNonNull(mode, "mode"));
+  }
+
+  /**
+   * Words this action's refusals as {@code bin/fanout}'s flags ({@code --overwrite}) rather than as
+   * API calls ({@code mode("overwrite")}); for command lines built on this API.
+   */
+  public A commandLineTerms() {
+    this.flags = true;
+    return self();
+  }
+
   /** Runs the stage. */
   public abstract R execute();
+
+  /**
+   * The stage's {@link IfExists}: the {@code if-exists} option, else {@code legacyMeans} when the
+   * stage's older boolean option {@code legacy} ({@code overwrite}, {@code resume}) is true.
+   *
+   * @throws FanoutConfigException on {@code resume} where there is nothing to resume, or a mode
+   *     that contradicts {@code legacy}
+   */
+  protected final IfExists ifExists(
+      FanoutConf c, OptionDef<Boolean> legacy, IfExists legacyMeans, boolean resumable) {
+    IfExists m = c.get(SharedOptions.IF_EXISTS);
+    if (legacy != null && c.get(legacy)) {
+      if (m != IfExists.SAME && m != legacyMeans) {
+        throw new FanoutConfigException(
+            say(
+                "mode(\"" + m.id() + "\") contradicts option " + legacy.name() + "=true; give one",
+                "--if-exists " + m.id() + " contradicts --" + legacy.name() + "; give one"));
+      }
+      m = legacyMeans;
+    }
+    if (m == IfExists.RESUME && !resumable) {
+      throw new FanoutConfigException(
+          say(
+              "mode(\"resume\") continues a training run; "
+                  + capability
+                  + " has none: use mode(\"overwrite\"), \"ignore\" or \"errorifexists\"",
+              "--if-exists resume continues a training run; "
+                  + capability
+                  + " has none: use --overwrite, --if-exists ignore or --if-exists error"));
+    }
+    return m;
+  }
+
+  /**
+   * Applies {@code m} to an output directory before the stage runs: with {@code errorifexists}
+   * refuses one that holds anything; with {@code ignore} returns {@code existing} (the earlier
+   * result) when it holds a manifest; otherwise returns null and the stage runs.
+   */
+  protected final <T> T beforeWriting(
+      IfExists m, String output, String kind, java.util.function.Function<Path, T> existing) {
+    if (output == null || output.isBlank()) {
+      return null;
+    }
+    Path out = Path.of(output);
+    if (m == IfExists.ERROR && holdsAnything(out)) {
+      throw new InvalidInputException(
+          out
+              + " already holds a "
+              + kind
+              + "; "
+              + say(
+                  "mode(\"errorifexists\") refuses any output there: choose another output, or"
+                      + " call mode(\"overwrite\") to replace it",
+                  "--if-exists error refuses any output there: choose another --output, or pass"
+                      + " --overwrite to replace it"));
+    }
+    if (m == IfExists.IGNORE && Files.isRegularFile(out.resolve("manifest.json"))) {
+      return existing.apply(out);
+    }
+    return null;
+  }
+
+  private static boolean holdsAnything(Path out) {
+    if (!Files.exists(out)) {
+      return false;
+    }
+    if (!Files.isDirectory(out)) {
+      return true;
+    }
+    try (java.util.stream.Stream<Path> s = Files.list(out)) {
+      return s.findAny().isPresent();
+    } catch (java.io.IOException e) {
+      return true;
+    }
+  }
+
+  /** {@code api} for API callers, {@code flags} for {@link #commandLineTerms()} ones. */
+  protected final String say(String api, String flags) {
+    return this.flags ? flags : api;
+  }
+
+  /**
+   * {@code e} with its advice in the caller's terms: for API callers, the flags the stages below
+   * name ({@code --overwrite}, {@code --resume}, {@code --output}, {@code --model-dir}) become the
+   * calls that do the same.
+   */
+  protected final RuntimeException inCallerTerms(RuntimeException e) {
+    if (flags || !(e instanceof InvalidInputException) || e.getMessage() == null) {
+      return e;
+    }
+    String m =
+        e.getMessage()
+            .replace("Pass --overwrite", "Call mode(\"overwrite\")")
+            .replace("pass --overwrite", "call mode(\"overwrite\")")
+            .replace("pass --resume", "call mode(\"resume\")")
+            .replace(
+                "use another --model-dir or the same options",
+                "call mode(\"overwrite\") to replace it, give the same options, or choose another"
+                    + " modelDir")
+            .replace("--overwrite", "mode(\"overwrite\")")
+            .replace("--resume", "mode(\"resume\")")
+            .replace("another --output", "another output")
+            .replace("--model-dir", "modelDir");
+    return m.equals(e.getMessage()) ? e : new InvalidInputException(m, e);
+  }
 
   /** The caller's session; never stopped or reconfigured by an action. */
   protected final SparkSession spark() {

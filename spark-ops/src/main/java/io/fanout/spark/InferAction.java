@@ -2,6 +2,8 @@ package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.IfExists;
+import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.Task;
 import io.fanout.conf.options.EvaluateOptions;
@@ -80,6 +82,30 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   @Override
   public InferResult execute() {
     FanoutConf c = conf();
+    IfExists m = ifExists(c, InferOptions.OVERWRITE, IfExists.OVERWRITE, false);
+    if (m == IfExists.IGNORE) {
+      throw new FanoutConfigException(
+          say(
+              "infer has no mode(\"ignore\"): an output of the same request is kept without it;"
+                  + " use mode(\"overwrite\") to replace one of another request",
+              "infer has no --if-exists ignore: an output of the same request is kept without it;"
+                  + " pass --overwrite to replace one of another request"));
+    }
+    if (m == IfExists.OVERWRITE && !c.get(InferOptions.OVERWRITE)) {
+      option(InferOptions.OVERWRITE.name(), "true");
+      c = conf();
+    }
+    for (OptionDef<String> o : java.util.List.of(InferOptions.OUTPUT, InferOptions.EMBEDDINGS)) {
+      beforeWriting(m, c.get(o), "Parquet output", dir -> null);
+    }
+    try {
+      return run(c);
+    } catch (RuntimeException e) {
+      throw inCallerTerms(e);
+    }
+  }
+
+  private InferResult run(FanoutConf c) {
     EvaluateOptions.refuseIgnored(c);
     String output = c.get(InferOptions.OUTPUT);
     String embeddings = c.get(InferOptions.EMBEDDINGS);

@@ -1,8 +1,10 @@
 package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.IfExists;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.sample.Fanouts;
+import io.fanout.shard.ShardManifest;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.sample.SampleJob;
 import java.io.IOException;
@@ -82,7 +84,29 @@ public final class SampleAction extends FanoutAction<SampleAction, SampleResult>
     PrintStream err =
         progress != null ? progress : new PrintStream(OutputStream.nullOutputStream());
     FanoutConf c = conf();
+    IfExists m = ifExists(c, SampleOptions.OVERWRITE, IfExists.OVERWRITE, false);
+    if (m == IfExists.OVERWRITE && !c.get(SampleOptions.OVERWRITE)) {
+      option(SampleOptions.OVERWRITE.name(), "true");
+      c = conf();
+    }
     String out = c.get(SampleOptions.OUTPUT);
+    SampleResult kept =
+        beforeWriting(
+            m,
+            out,
+            "shard directory",
+            dir -> new SampleResult(spark(), dir, ShardManifest.read(dir), true, 0));
+    if (kept != null) {
+      return kept;
+    }
+    try {
+      return run(c, out, err);
+    } catch (RuntimeException e) {
+      throw inCallerTerms(e);
+    }
+  }
+
+  private SampleResult run(FanoutConf c, String out, PrintStream err) {
     return SampleResult.of(
         spark(),
         cancellable(

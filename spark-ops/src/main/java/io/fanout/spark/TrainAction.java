@@ -1,11 +1,16 @@
 package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.IfExists;
 import io.fanout.conf.options.DistOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.spark.train.ModelDirs;
 import io.fanout.spark.train.TrainJob;
 import io.fanout.spark.train.TrainOptionsDefs;
+import io.fanout.store.InvalidInputException;
+import io.fanout.train.Checkpoint;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -120,7 +125,10 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
     return option(TrainCommandOptions.REUSE_ROWS.name(), rows);
   }
 
-  /** Continue from the model dir's last complete checkpoint ({@code resume}). */
+  /**
+   * Continue from the model dir's last complete checkpoint ({@code resume}); the same as {@code
+   * mode("resume")}.
+   */
   public TrainAction resume(boolean resume) {
     return option(TrainCommandOptions.RESUME.name(), Boolean.toString(resume));
   }
@@ -136,25 +144,103 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
 
   /**
    * Trains (or resumes) the model; a checkpoint and a line of {@code metrics.jsonl} per epoch land
-   * in the model dir.
+   * in the model dir. When the model dir already holds the same run (same inputs and options) of as
+   * many epochs, trains nothing and returns the earlier result, {@link TrainResult#skipped()} true;
+   * {@link #mode} says what to do with another run there.
    *
    * @throws FanoutCancelledException when the job group or a session tag was cancelled; training
    *     has stopped by then and the model dir holds only complete checkpoints
    * @throws io.fanout.store.InvalidInputException on bad input, or when the model dir holds a
-   *     checkpoint and {@code resume} is false
+   *     checkpoint of another request (other options or inputs, or other epochs) and no mode says
+   *     what to do with it
    * @throws io.fanout.conf.FanoutConfigException on bad options
    */
   @Override
   public TrainResult execute() {
     FanoutConf c = conf();
-    String dir = c.get(TrainCommandOptions.MODEL_DIR);
-    return TrainResult.of(
-        spark(),
-        cancellable(
-            () ->
-                dir
-                    + " keeps the checkpoint of its last complete epoch, if any; train again with"
-                    + " resume(true) (option resume) to continue",
-            () -> TrainJob.run(spark(), c, progress)));
+    IfExists m = ifExists(c, TrainCommandOptions.RESUME, IfExists.RESUME, true);
+    Path dir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
+    if (Checkpoint.exists(dir)) {
+      Checkpoint ck = Checkpoint.read(dir);
+      int want = c.get(TrainCommandOptions.EPOCHS);
+      switch (m) {
+        case ERROR -> throw refused(dir, ck, "errorifexists", "error");
+        case IGNORE -> {
+          return TrainResult.earlier(spark(), dir, ck, 1);
+        }
+        case OVERWRITE -> {
+          ModelDirs.clear(dir);
+          c = withResume(false);
+        }
+        case RESUME -> c = withResume(true);
+        case SAME -> {
+          if (ck.epochs() != want) {
+            throw otherEpochs(dir, ck, want);
+          }
+          // Resuming a run of as many epochs trains none; a run of other options is refused.
+          c = withResume(true);
+        }
+      }
+    }
+    FanoutConf resolved = c;
+    TrainResult r;
+    try {
+      r =
+          TrainResult.of(
+              spark(),
+              cancellable(
+                  () ->
+                      dir
+                          + " keeps the checkpoint of its last complete epoch, if any; "
+                          + say(
+                              "train again with mode(\"resume\") to continue",
+                              "train again with --resume to continue"),
+                  () -> TrainJob.run(spark(), resolved, progress)));
+    } catch (RuntimeException e) {
+      throw inCallerTerms(e);
+    }
+    if (r.epochsRun() == 0 && (m == IfExists.SAME || m == IfExists.RESUME)) {
+      return TrainResult.earlier(spark(), dir, Checkpoint.read(dir), r.workers());
+    }
+    return r;
+  }
+
+  private FanoutConf withResume(boolean resume) {
+    option(TrainCommandOptions.RESUME.name(), Boolean.toString(resume));
+    return conf();
+  }
+
+  private InvalidInputException refused(Path dir, Checkpoint ck, String api, String flag) {
+    return new InvalidInputException(
+        "model dir "
+            + dir
+            + " already holds a checkpoint ("
+            + ck.epochs()
+            + " epochs of a "
+            + ck.meta().get("model.kind")
+            + " model); "
+            + say(
+                "mode(\"" + api + "\") refuses any model there: choose another modelDir",
+                "--if-exists " + flag + " refuses any model there: choose another --model-dir"));
+  }
+
+  private InvalidInputException otherEpochs(Path dir, Checkpoint ck, int want) {
+    return new InvalidInputException(
+        "model dir "
+            + dir
+            + " already holds a checkpoint of "
+            + ck.epochs()
+            + " epochs of a "
+            + ck.meta().get("model.kind")
+            + " model, and this request asks for "
+            + want
+            + "; "
+            + say(
+                "call mode(\"resume\") to continue that run to "
+                    + want
+                    + " epochs, mode(\"overwrite\") to train afresh, or choose another modelDir",
+                "pass --resume to continue that run to "
+                    + want
+                    + " epochs, --overwrite to train afresh, or choose another --model-dir"));
   }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.spark.internal.JsonLine;
 import io.fanout.spark.train.TrainOutcome;
+import io.fanout.train.Checkpoint;
 import io.fanout.train.ModelDirFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,6 +38,7 @@ public final class TrainResult {
   private final double waitSeconds;
   private final int workers;
   private final int stageAttempt;
+  private boolean skipped;
 
   /**
    * @param finalLoss the last epoch's mean training loss; NaN when no epoch ran
@@ -63,6 +65,54 @@ public final class TrainResult {
     this.waitSeconds = waitSeconds;
     this.workers = workers;
     this.stageAttempt = stageAttempt;
+  }
+
+  /**
+   * The earlier result a skipped {@code train} returns: what the model dir's checkpoint and {@code
+   * metrics.jsonl} say, with {@link #skipped()} true and no epoch run by this call.
+   */
+  static TrainResult earlier(SparkSession spark, Path modelDir, Checkpoint ck, int workers) {
+    Map<String, String> meta = ck.meta();
+    TrainResult r =
+        new TrainResult(
+            spark,
+            modelDir,
+            meta.getOrDefault("model.kind", ""),
+            Integer.parseInt(meta.getOrDefault("model.layers", "0")),
+            0,
+            lastLoss(modelDir),
+            0,
+            0,
+            workers,
+            0);
+    r.skipped = true;
+    return r;
+  }
+
+  /** The last epoch's loss in the model dir's {@code metrics.jsonl}; NaN when none. */
+  private static double lastLoss(Path modelDir) {
+    Path file = modelDir.resolve(ModelDirFiles.METRICS);
+    try {
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      for (int i = lines.size() - 1; i >= 0; i--) {
+        if (!lines.get(i).isBlank()) {
+          JsonNode loss = new ObjectMapper().readTree(lines.get(i)).get("loss");
+          return loss == null || !loss.isNumber() ? Double.NaN : loss.asDouble();
+        }
+      }
+    } catch (IOException e) {
+      return Double.NaN;
+    }
+    return Double.NaN;
+  }
+
+  /**
+   * True when this call trained nothing because the model dir already held the same, complete run
+   * (or any run, with {@code mode("ignore")}): the result is the earlier run's, its {@link
+   * #finalLoss()} that run's last epoch's.
+   */
+  public boolean skipped() {
+    return skipped;
   }
 
   /** The result of what a {@code train} job did. */
@@ -94,7 +144,7 @@ public final class TrainResult {
     return layers;
   }
 
-  /** Epochs this call trained (0 when resuming a finished run). */
+  /** Epochs this call trained (0 when resuming a finished run, or {@link #skipped()}). */
   public int epochsRun() {
     return epochsRun;
   }
@@ -146,6 +196,9 @@ public final class TrainResult {
       sb.append(
           String.format(
               Locale.ROOT, ",\"workers\":%d,\"stage_attempt\":%d", workers, stageAttempt));
+    }
+    if (skipped) {
+      sb.append(",\"skipped\":true");
     }
     return sb.append('}').toString();
   }

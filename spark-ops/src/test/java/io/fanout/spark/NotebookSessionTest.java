@@ -296,15 +296,20 @@ class NotebookSessionTest {
     assertThat(prepareAction(cora).execute().skipped()).isTrue();
     assertThat(contents(store)).isEqualTo(storeBytes);
 
-    // Training into a model dir that holds a checkpoint needs resume; resuming a finished run
-    // trains nothing and changes nothing.
+    // The train cell again: the earlier result, skipped, nothing changed. More epochs need
+    // mode("resume"); resuming a finished run trains nothing and changes nothing.
     byte[] checkpoint = Files.readAllBytes(Checkpoint.file(model));
-    assertThatThrownBy(() -> trainAction(model, 3).execute())
+    TrainResult again = trainAction(model, 3).execute();
+    assertThat(again.skipped()).isTrue();
+    assertThat(again.epochsRun()).isZero();
+    assertThat(again.finalLoss()).isPositive();
+    assertThatThrownBy(() -> trainAction(model, 4).execute())
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("already holds a checkpoint")
-        .hasMessageContaining("resume");
+        .hasMessageContaining("mode(\"resume\")");
     TrainResult resumed = trainAction(model, 3).resume(true).execute();
     assertThat(resumed.epochsRun()).isZero();
+    assertThat(resumed.skipped()).isTrue();
     assertThat(Files.readAllBytes(Checkpoint.file(model))).isEqualTo(checkpoint);
 
     // The same sample again: skipped, not a byte changed.

@@ -62,5 +62,6 @@ public final class InferOptions {
           EvaluateOptions.BATCH_SIZE,
           EvaluateOptions.SEED,
           OVERWRITE,
+          SharedOptions.IF_EXISTS,
           SharedOptions.VERIFY);
 }

@@ -117,6 +117,7 @@ public final class SampleOptions {
           MODE,
           BATCH_BY_PARTITION,
           OVERWRITE,
+          SharedOptions.IF_EXISTS,
           BATCHES_PER_SHARD,
           THREADS,
           COMPRESSION,
@@ -129,7 +130,7 @@ public final class SampleOptions {
    * models trained on the shards resumable).
    */
   public static final List<OptionDef<?>> NOT_RECORDED =
-      List.of(OVERWRITE, THREADS, SharedOptions.VERIFY, VERIFY_STORE);
+      List.of(OVERWRITE, SharedOptions.IF_EXISTS, THREADS, SharedOptions.VERIFY, VERIFY_STORE);
 
   /** Options recorded only by link-prediction requests, so node requests keep their manifest. */
   public static final List<OptionDef<?>> LINK_ONLY = List.of(TASK, NEGATIVES, NUM_NEGATIVES);

@@ -225,6 +225,7 @@ public final class TrainCommandOptions {
           EPOCHS,
           SEED,
           RESUME,
+          SharedOptions.IF_EXISTS,
           VAL_SHARDS,
           LOADER_THREADS,
           PREFETCH,
