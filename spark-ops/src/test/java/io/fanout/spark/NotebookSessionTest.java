@@ -299,10 +299,10 @@ class NotebookSessionTest {
     // The train cell again: the earlier result, skipped, nothing changed. More epochs need
     // mode("resume"); resuming a finished run trains nothing and changes nothing.
     byte[] checkpoint = Files.readAllBytes(Checkpoint.file(model));
-    TrainResult again = trainAction(model, 3).execute();
-    assertThat(again.skipped()).isTrue();
-    assertThat(again.epochsRun()).isZero();
-    assertThat(again.finalLoss()).isPositive();
+    TrainResult trainAgain = trainAction(model, 3).execute();
+    assertThat(trainAgain.skipped()).isTrue();
+    assertThat(trainAgain.epochsRun()).isZero();
+    assertThat(trainAgain.finalLoss()).isPositive();
     assertThatThrownBy(() -> trainAction(model, 4).execute())
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("already holds a checkpoint")

@@ -31,6 +31,7 @@ public final class SampleCommand implements Command {
             Fanout.get(ctx.spark())
                 .sample(null)
                 .options(ctx.options())
+                .commandLineTerms()
                 .progress(ctx.err())
                 .execute()
                 .toJson());

@@ -28,7 +28,8 @@ public final class PrepareCommand implements Command {
 
   @Override
   public int run(CommandContext ctx) {
-    PrepareResult r = Fanout.get(ctx.spark()).prepare().options(ctx.options()).execute();
+    PrepareResult r =
+        Fanout.get(ctx.spark()).prepare().options(ctx.options()).commandLineTerms().execute();
     if (r.dryRun()) {
       ctx.err().print(r.plan().describe());
       ctx.out().println(r.toJson());

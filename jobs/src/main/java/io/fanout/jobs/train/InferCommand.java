@@ -37,6 +37,7 @@ public final class InferCommand implements Command {
                 ctx.conf().get(TrainCommandOptions.GRAPH),
                 ctx.conf().get(TrainCommandOptions.MODEL_DIR))
             .options(ctx.options())
+            .commandLineTerms()
             .execute()
             .toJson();
     ctx.out().println(json);

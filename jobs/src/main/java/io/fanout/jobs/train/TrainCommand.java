@@ -31,6 +31,7 @@ public final class TrainCommand implements Command {
             Fanout.get(ctx.spark())
                 .train(null, null)
                 .options(ctx.options())
+                .commandLineTerms()
                 .progress(ctx.err())
                 .execute()
                 .toJson());

@@ -90,9 +90,14 @@ class DistributedTrainCommandTest {
     assertThat(eval.code()).as(eval.err()).isZero();
     assertThat(JSON.readTree(eval.out()).get("accuracy").get("test").asDouble()).isGreaterThan(0.8);
 
-    Result refused = train(md);
+    // The same command again: the earlier result, skipped; another request: refused in flags.
+    Result skipped = train(md);
+    assertThat(skipped.code()).as(skipped.err()).isZero();
+    assertThat(JSON.readTree(skipped.out()).get("skipped").asBoolean()).isTrue();
+    assertThat(JSON.readTree(skipped.out()).get("epochs_run").asInt()).isZero();
+    Result refused = train(md, "--seed", "9");
     assertThat(refused.code()).isEqualTo(2);
-    assertThat(refused.err()).contains("already holds a checkpoint").contains("--resume");
+    assertThat(refused.err()).contains("belongs to another run").contains("--overwrite");
   }
 
   @Test
