@@ -173,8 +173,17 @@ public abstract class FanoutAction<A extends FanoutAction<A, R>, R> {
    * calls that do the same.
    */
   protected final RuntimeException inCallerTerms(RuntimeException e) {
-    if (flags || !(e instanceof InvalidInputException) || e.getMessage() == null) {
+    if (!(e instanceof InvalidInputException) || e.getMessage() == null) {
       return e;
+    }
+    if (flags) {
+      String m =
+          e.getMessage()
+              .replace(
+                  "use another --model-dir or the same options",
+                  "pass --overwrite to replace it, give the same options, or use another"
+                      + " --model-dir");
+      return m.equals(e.getMessage()) ? e : new InvalidInputException(m, e);
     }
     String m =
         e.getMessage()

@@ -37,8 +37,18 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
       double finalLoss,
       double seconds,
       double waitSeconds,
-      int stageAttempt)
+      int stageAttempt,
+      InvalidInputException refused)
       implements Serializable {
+    /**
+     * A worker's report that the trainer refused its input (e.g. a checkpoint of another run to
+     * resume): every replica finds the same before its first step, and the driver throws it, as a
+     * task failure would be retried and then lose its type.
+     */
+    static Outcome refused(InvalidInputException e, int attempt) {
+      return new Outcome("", 0, 0, Double.NaN, 0, 0, attempt, e);
+    }
+
     /** The outcome of a finished run: totals over its epochs, the last epoch's loss. */
     static Outcome of(TrainRun.Result r, int attempt) {
       double secs = 0;
@@ -55,7 +65,8 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
           last == null ? Double.NaN : last.loss(),
           secs,
           wait,
-          attempt);
+          attempt,
+          null);
     }
   }
 
@@ -101,6 +112,11 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
                   shippedOptions(c),
                   progressId,
                   Hooks.className(spark, Hooks.REDUCER_DECORATOR, ReducerDecorator.class)));
+      for (Outcome o : res) {
+        if (o.refused() != null) {
+          throw o.refused();
+        }
+      }
       return res.get(0);
     } finally {
       DriverStreams.unregister(progressId);
@@ -138,30 +154,38 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
             .build();
     boolean verify = c.get(DistOptions.VERIFY);
     VerifyingReducer[] verifier = new VerifyingReducer[1];
-    TrainRun.Result r =
-        TrainRun.train(
-            spec,
-            w.rank() == 0 ? DriverStreams.forTask(progressId) : null,
-            model -> {
-              GradientReducer reducer = w.reducer();
-              if (verify) {
-                verifier[0] = new VerifyingReducer(w.reducer(), model::params);
-                reducer = verifier[0];
-              }
-              return reducerDecorator == null
-                  ? reducer
-                  : Hooks.instantiate(
-                          Hooks.REDUCER_DECORATOR, reducerDecorator, ReducerDecorator.class)
-                      .decorate(reducer, spec.output().modelDir());
-            },
-            w.stageAttempt() > 0,
-            w::cancelled,
-            model -> {
-              // The replicas' final parameters, compared while the model is still open.
-              if (verifier[0] != null) {
-                verifier[0].verifyNow();
-              }
-            });
+    TrainRun.Result r;
+    try {
+      r = train(w, spec, verify, verifier);
+    } catch (InvalidInputException e) {
+      return Outcome.refused(e, w.stageAttempt());
+    }
     return Outcome.of(r, w.stageAttempt());
+  }
+
+  private TrainRun.Result train(
+      WorkerContext w, TrainSpec spec, boolean verify, VerifyingReducer[] verifier) {
+    return TrainRun.train(
+        spec,
+        w.rank() == 0 ? DriverStreams.forTask(progressId) : null,
+        model -> {
+          GradientReducer reducer = w.reducer();
+          if (verify) {
+            verifier[0] = new VerifyingReducer(w.reducer(), model::params);
+            reducer = verifier[0];
+          }
+          return reducerDecorator == null
+              ? reducer
+              : Hooks.instantiate(Hooks.REDUCER_DECORATOR, reducerDecorator, ReducerDecorator.class)
+                  .decorate(reducer, spec.output().modelDir());
+        },
+        w.stageAttempt() > 0,
+        w::cancelled,
+        model -> {
+          // The replicas' final parameters, compared while the model is still open.
+          if (verifier[0] != null) {
+            verifier[0].verifyNow();
+          }
+        });
   }
 }
