@@ -1,6 +1,7 @@
 package io.fanout.spark;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.IfExists;
 import io.fanout.conf.options.DistOptions;
 import io.fanout.conf.options.TrainCommandOptions;
@@ -158,7 +159,16 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
   @Override
   public TrainResult execute() {
     FanoutConf c = conf();
-    IfExists m = ifExists(c, TrainCommandOptions.RESUME, IfExists.RESUME, true);
+    IfExists m =
+        c.get(TrainCommandOptions.OVERWRITE)
+            ? ifExists(c, TrainCommandOptions.OVERWRITE, IfExists.OVERWRITE, true)
+            : ifExists(c, TrainCommandOptions.RESUME, IfExists.RESUME, true);
+    if (m == IfExists.OVERWRITE && c.get(TrainCommandOptions.RESUME)) {
+      throw new FanoutConfigException(
+          say(
+              "mode(\"overwrite\") trains afresh and resume(true) continues; give one",
+              "--overwrite trains afresh and --resume continues; give one"));
+    }
     Path dir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
     if (Checkpoint.exists(dir)) {
       Checkpoint ck = Checkpoint.read(dir);

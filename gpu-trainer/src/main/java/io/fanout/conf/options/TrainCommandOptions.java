@@ -81,6 +81,9 @@ public final class TrainCommandOptions {
       SharedOptions.SEED.withDefault("0", "seeds initialization and dropout");
   public static final OptionDef<Boolean> RESUME =
       OptionDef.bool("resume", false, "continue from the model dir's last complete checkpoint");
+  public static final OptionDef<Boolean> OVERWRITE =
+      SharedOptions.OVERWRITE.withDefault(
+          "false", "train afresh over a model dir holding another run (--if-exists overwrite)");
   public static final OptionDef<String> VAL_SHARDS =
       OptionDef.string("val-shards", "", "validation shards, evaluated after every epoch");
   public static final OptionDef<Integer> LOADER_THREADS =
@@ -225,6 +228,7 @@ public final class TrainCommandOptions {
           EPOCHS,
           SEED,
           RESUME,
+          OVERWRITE,
           SharedOptions.IF_EXISTS,
           VAL_SHARDS,
           LOADER_THREADS,
