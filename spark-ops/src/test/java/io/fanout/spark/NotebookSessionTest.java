@@ -282,6 +282,53 @@ class NotebookSessionTest {
         .isEqualTo(Files.readAllBytes(Checkpoint.file(model)));
   }
 
+  @Test
+  @Order(32)
+  void trainingShowsEachEpochInTheSparkUiAndToItsListener() throws Exception {
+    List<String> described = new java.util.concurrent.CopyOnWriteArrayList<>();
+    org.apache.spark.scheduler.SparkListener jobs =
+        new org.apache.spark.scheduler.SparkListener() {
+          @Override
+          public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart e) {
+            Properties p = e.properties();
+            if (p != null
+                && "fanout-train".equals(p.getProperty("spark.jobGroup.id"))
+                && p.getProperty("spark.job.description") != null) {
+              described.add(p.getProperty("spark.job.description"));
+            }
+          }
+        };
+    List<Integer> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+    spark.sparkContext().addSparkListener(jobs);
+    try {
+      trainAction(work.resolve("cora.model-progress"), 3)
+          .listener(
+              new io.fanout.train.TrainProgress() {
+                @Override
+                public void epochEnded(
+                    io.fanout.train.EpochStats s, int epochs, io.fanout.train.Accuracy v) {
+                  heard.add(s.epoch());
+                }
+              })
+          .execute();
+      spark.sparkContext().listenerBus().waitUntilEmpty();
+    } finally {
+      spark.sparkContext().removeSparkListener(jobs);
+    }
+    assertThat(heard).containsExactly(0, 1, 2);
+    assertThat(described.get(0)).isEqualTo("fanout train: training (1/1)");
+    List<String> epochs = described.subList(1, described.size());
+    assertThat(epochs).hasSize(3);
+    for (int e = 1; e <= 3; e++) {
+      assertThat(epochs.get(e - 1))
+          .matches(
+              "fanout train: epoch "
+                  + e
+                  + "/3, step 5/5, loss [0-9.]+, val [0-9.]+, ETA [0-9hms]+ \\(1/1\\)");
+    }
+    assertThat(epochs.get(2)).contains("ETA 0s");
+  }
+
   static org.assertj.core.data.Offset<Double> within(double d) {
     return org.assertj.core.data.Offset.offset(d);
   }

@@ -54,10 +54,13 @@ public final class TrainJob {
               workers > 1 ? "training on " + workers + " workers" : "training",
               1,
               1,
-              () ->
-                  workers > 1
+              () -> {
+                try (TrainStatus status = new TrainStatus(spark.sparkContext())) {
+                  return workers > 1
                       ? DistributedTrain.run(spark, progress, c, spec, workers)
-                      : SingleWorkerTrain.run(spark, progress, c, spec));
+                      : SingleWorkerTrain.run(spark, progress, c, spec);
+                }
+              });
     } catch (RuntimeException e) {
       if (Cancels.isCancel(e)) {
         throw e;
