@@ -380,7 +380,7 @@ class PrepareValidationTest {
             .output(out().toString());
     assertThatThrownBy(other::execute)
         .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("--overwrite");
+        .hasMessageContaining("mode(\"overwrite\")");
     assertThat(StoreManifest.read(out()).edges).isEqualTo(3);
     PrepareResult r3 = other.option("overwrite", "true").execute();
     assertThat(r3.skipped()).isFalse();
