@@ -8,7 +8,7 @@
 #   bench/gpu/run-checks.sh profile the zero-copy products-size CUDA run only: device time per
 #                                   kernel, then a JFR recording of the host
 #   bench/gpu/run-checks.sh device  tests + the products-size CUDA run with the rows resident in
-#                                   device memory: kernel times, then an epoch of 201 steps
+#                                   device memory: device time per kernel
 #   bench/gpu/run-checks.sh zero-copy tests + the zero-copy products-size CUDA run (f32, and the
 #                                   decode-gather of f16, int8 and int4 rows)
 #   bench/gpu/run-checks.sh cache   tests + the zero-copy products-size CUDA run from pinned memory,
@@ -95,14 +95,10 @@ for MODE in "${MODES[@]}"; do
       io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
       --prefetch 4 --feature-access zero-copy
   elif [ "$MODE" = device ]; then
-    # Rows resident in device memory: device time per kernel over 40 steps, then an epoch of 201
-    # steps with in-process sampling on 14 loader threads.
-    step bench-cuda-device-kernels 150 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+    # Rows resident in device memory: device time per kernel over 40 steps (the epoch is in peer)
+    step bench-cuda-device-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
       -Dfanout.cuda.kernel-times=true io.fanout.bench.train.TrainBenchmarkMain --backend cuda \
       --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access device
-    step bench-cuda-device-epoch 150 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
-      io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 200 --warmup 1 \
-      --loader-threads 14 --prefetch 4 --feature-access device
   elif [ "$MODE" = zero-copy ]; then
     step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
@@ -154,11 +150,12 @@ for MODE in "${MODES[@]}"; do
     done
   elif [ "$MODE" = peer ]; then
     # 35 products-size batches and the 1 GB features.npy exported under /tmp (removed after), then
-    # 3 rounds of Fanout in each feature access and PyTorch in each variant; python3 on PATH.
-    step bench-cuda-peer "${PEER_LIMIT:-480}" "$JAVA" "${JOPTS[@]}" -Xmx48g -Djava.io.tmpdir=/tmp \
+    # PEER_ROUNDS rounds of Fanout in each feature access and PyTorch in each variant (python3 on
+    # PATH), then an epoch of 201 steps with sampling on 14 loader threads.
+    step bench-cuda-peer "${PEER_LIMIT:-360}" "$JAVA" "${JOPTS[@]}" -Xmx48g -Djava.io.tmpdir=/tmp \
       -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain --backend cuda --peer torch \
-      --peer-script bench/torch_reference.py --batches 30 --warmup 5 --peer-rounds 3 \
-      --loader-threads 14
+      --peer-script bench/torch_reference.py --batches 30 --warmup 5 \
+      --peer-rounds "${PEER_ROUNDS:-2}" --loader-threads 14 --prefetch 4
   elif [ "$MODE" = quick ]; then
     step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --num-vertices 500000 --num-edges 12000000 --batches 10 --warmup 2 --loader-threads 12

@@ -236,6 +236,7 @@ public final class TrainBenchmark {
     long edges = 0;
     int done = 0;
     List<int[]> featureBatches = new ArrayList<>();
+    Trainer.QueuedStep previous = null;
     try (CachedRows closeCache = cached;
         KernelFeatureRows closeRows = pinnedRows;
         BatchStream stream = data.open(0)) {
@@ -257,10 +258,18 @@ public final class TrainBenchmark {
           nodes += b.batch().nodes().length;
           edges += b.batch().numEdges();
         }
-        trainer.step(b, 0, 0.003f);
+        Trainer.QueuedStep queued = trainer.queueStep(b, 0, 0.003f);
         stream.recycle(b);
+        if (previous != null) {
+          previous.stats(); // read back after the next step is queued, as in training
+        }
+        previous = queued;
         done++;
       }
+      if (previous != null) {
+        previous.stats();
+      }
+      be.sync();
       long elapsed = System.nanoTime() - start;
       long flops = model.denseFlops() - flops0;
       long denseNanos = model.denseNanos() - dense0;
