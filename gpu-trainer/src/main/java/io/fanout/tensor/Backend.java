@@ -153,6 +153,12 @@ public interface Backend extends AutoCloseable {
   /** {@code x[off + i] *= alpha} for {@code i < n}. */
   void scale(int n, float alpha, FloatTensor x, int off);
 
+  /**
+   * Normalizes the {@code rows x dim} row-major matrix at {@code x[off ..)} in place, each row by
+   * its L1 ({@code l1}) or L2 norm, bit for bit as {@link RowNorms#normalize} does on the host.
+   */
+  void normalizeRows(FloatTensor x, int off, int rows, int dim, boolean l1);
+
   // ---- dense algebra ----
 
   /**

@@ -5,12 +5,14 @@ import io.fanout.features.RowCache;
 import io.fanout.features.StoreFeatureRows;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.DecoderKind;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.OutputLock;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
+import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.PageMemory;
 import io.fanout.tensor.PagedFeatureRows;
 import java.io.PrintStream;
@@ -102,7 +104,7 @@ public final class TrainRun {
 
   /**
    * {@code spec} with its feature access resolved for {@code backend} ({@link
-   * FeatureAccessChoice}); auto's choice and its reason go to {@code progress}.
+   * FeatureAccessChoice}); auto's choice on a device and its reason go to {@code progress}.
    */
   private static TrainSpec resolveFeatureAccess(
       TrainSpec spec, Backend backend, GraphStore store, ShardSet shards, PrintStream progress) {
@@ -116,7 +118,8 @@ public final class TrainRun {
                 ? "the store has no feature rows"
                 : TrainInputs.inPlaceRefusal(spec, shards),
             spec.features().cache() != null);
-    if (asked == FeatureAccessMode.AUTO && progress != null) {
+    // on the CPU backends auto is what train always did: nothing to report
+    if (asked == FeatureAccessMode.AUTO && progress != null && backend.freeDeviceBytes() >= 0) {
       progress.println("train: --feature-access auto: " + c.mode().id() + " (" + c.why() + ")");
     }
     return spec.toBuilder().features(f -> f.withAccess(c.mode())).build();
@@ -194,10 +197,14 @@ public final class TrainRun {
         if (pages != null) {
           trainer.readFeaturesFrom(pages);
           cachePages = pages;
-        } else if (spec.features().access() == FeatureAccessMode.DEVICE) {
-          trainer.readFeaturesFrom(lease.own(StoreFeatureRows.resident(lease.backend(), store)));
         } else if (!gather) {
-          trainer.readFeaturesFrom(lease.own(StoreFeatureRows.map(lease.backend(), store)));
+          FeatureRows rows =
+              lease.own(
+                  spec.features().access() == FeatureAccessMode.DEVICE
+                      ? StoreFeatureRows.resident(lease.backend(), store)
+                      : StoreFeatureRows.map(lease.backend(), store));
+          trainer.readFeaturesFrom(
+              NormalizedFeatureRows.of(rows, lease.backend(), cfg.featureNorm()));
         }
         ShardSet vs =
             spec.inputs().valShards() != null && reducer.rank() == 0
@@ -214,7 +221,7 @@ public final class TrainRun {
                   store.features(),
                   cache,
                   m.featureDim,
-                  cfg.featureNorm(),
+                  gather ? cfg.featureNorm() : FeatureNormKind.NONE, // else normalized in place
                   spec.loading().loaderThreads(),
                   spec.loading().prefetch(),
                   spec.inputs().verify(),
@@ -229,7 +236,7 @@ public final class TrainRun {
                       store.features(),
                       valCache,
                       m.featureDim,
-                      cfg.featureNorm(),
+                      gather || valCache != null ? cfg.featureNorm() : FeatureNormKind.NONE,
                       spec.loading().loaderThreads(),
                       spec.loading().prefetch(),
                       spec.inputs().verify(),

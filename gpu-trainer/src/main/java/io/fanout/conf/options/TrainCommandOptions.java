@@ -134,7 +134,7 @@ public final class TrainCommandOptions {
               + " encoded rows copied once into device memory; no --feature-cache) or auto (device"
               + " when the rows take at most half the free device memory, else zero-copy, else"
               + " gather; gather on the CPU backends). zero-copy and device need node-id-only"
-              + " shards and --feature-norm none",
+              + " shards; the backend applies --feature-norm to the rows it reads",
           FeatureAccessMode::parse,
           FeatureAccessMode.values(),
           FeatureAccessMode::id);

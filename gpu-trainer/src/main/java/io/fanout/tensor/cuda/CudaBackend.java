@@ -326,6 +326,15 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     launch("scale", n, new KernelArgs().p(p).l(n).f(alpha));
   }
 
+  /** One thread per row ({@code rownorm.cu}), in the host's order and rounding. */
+  @Override
+  public void normalizeRows(FloatTensor x, int off, int rows, int dim, boolean l1) {
+    CUdeviceptr p = at(x, off, (long) rows * dim);
+    if (rows > 0) {
+      launch("normalize_rows", rows, new KernelArgs().p(p).i(rows).i(dim).i(l1 ? 1 : 0));
+    }
+  }
+
   // ---- dense algebra ----
 
   @Override
