@@ -147,6 +147,7 @@ public final class TrainRun {
               spec.architecture().activation(),
               spec.architecture().featureNorm(),
               link ? spec.architecture().decoder() : DecoderKind.DOT);
+      TrainMemory.checkModel(cfg, Runtime.getRuntime().maxMemory());
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();

@@ -54,6 +54,8 @@ public final class OutputPaths {
       try {
         Files.readAttributes(at, BasicFileAttributes.class);
       } catch (NoSuchFileException e) {
+        refuseDanglingLink(p, option, at);
+        refuseUnwritable(p, option, at.getParent());
         return p;
       } catch (FileSystemException e) {
         String reason =
@@ -66,6 +68,73 @@ public final class OutputPaths {
         throw new UncheckedIOException("cannot look up " + at, e);
       }
     }
+    if (!Files.isDirectory(abs)) {
+      throw new InvalidInputException(
+          option
+              + " "
+              + p
+              + ": is a file, not a folder; remove it, or choose another "
+              + option
+              + " (the output is a folder)");
+    }
+    refuseUnwritable(p, option, abs);
     return p;
+  }
+
+  /** Refuses {@code missing} when it is a symbolic link to nothing. */
+  private static void refuseDanglingLink(Path p, String option, Path missing) {
+    if (!Files.isSymbolicLink(missing)) {
+      return;
+    }
+    String target;
+    try {
+      target = Files.readSymbolicLink(missing).toString();
+    } catch (IOException e) {
+      target = "a path that cannot be read";
+    }
+    throw new InvalidInputException(
+        option
+            + " "
+            + p
+            + ": "
+            + (missing.equals(p.toAbsolutePath().normalize()) ? "is" : "goes through " + missing)
+            + " a symbolic link to "
+            + target
+            + ", which does not exist; create its target, remove the link, or choose another "
+            + option);
+  }
+
+  /**
+   * Refuses an output whose nearest existing folder {@code dir} lies on a read-only file system or
+   * cannot be written by this user (a check without writing; a refusal the check cannot see, such
+   * as a mount that refuses even root, comes when the writer's lock file is created beside it).
+   */
+  private static void refuseUnwritable(Path p, String option, Path dir) {
+    if (dir == null || !Files.isDirectory(dir)) {
+      return;
+    }
+    IoFailure kind = null;
+    try {
+      if (Files.getFileStore(dir).isReadOnly()) {
+        kind = IoFailure.READ_ONLY;
+      }
+    } catch (IOException e) {
+      // unknown store: left to the writability check
+    }
+    if (kind == null && !Files.isWritable(dir)) {
+      kind = IoFailure.PERMISSION;
+    }
+    if (kind != null) {
+      throw new InvalidInputException(
+          option
+              + " "
+              + p
+              + ": cannot write in "
+              + dir
+              + " ("
+              + kind.reason()
+              + "); "
+              + kind.advice().replace("another path", "another " + option));
+    }
   }
 }
