@@ -169,6 +169,7 @@ public final class TrainRun {
         GradientReducer reducer = reducerFor.apply(model);
         if (reducer.rank() == 0) { // the model dir's one writer, until the run ends
           lease.own(OutputLock.acquire(spec.output().modelDir(), "model dir"));
+          lease.own(new FreshModelDir(spec.output().modelDir()));
           long cut = ModelDirFiles.cutTornMetrics(spec.output().modelDir());
           if (cut > 0 && progress != null) {
             progress.println(
