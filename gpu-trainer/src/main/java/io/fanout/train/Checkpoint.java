@@ -183,7 +183,7 @@ public final class Checkpoint {
               + " into "
               + modelDir
               + " (it needs about "
-              + OutOfHeapException.size(bytes)
+              + io.fanout.store.IoFailure.size(bytes)
               + " free beside the old one, which is kept)",
           e);
     }

@@ -243,7 +243,7 @@ final class IdKeyedParquet {
               + out
               + (full
                   ? " (it needs more than the "
-                      + OutOfHeapException.size(written)
+                      + IoFailure.size(written)
                       + " written when the disk filled, which were removed; what was at "
                       + out
                       + " is kept)"

@@ -134,6 +134,17 @@ public enum IoFailure {
         .toString();
   }
 
+  /** {@code bytes} as a reader takes a size of free space: "1.5 GiB", "17 MiB", "24 KiB". */
+  public static String size(long bytes) {
+    if (bytes >= 1L << 30) {
+      return String.format(Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30));
+    }
+    if (bytes >= 1L << 20) {
+      return ((bytes + (1 << 20) - 1) >> 20) + " MiB";
+    }
+    return ((bytes + 1023) >> 10) + " KiB";
+  }
+
   /** {@link #describe} of the failure that {@code path} names, for a caller that knows the path. */
   public static String describe(Path path, IoFailure kind) {
     return path + ": " + kind.reason + "; " + kind.advice;

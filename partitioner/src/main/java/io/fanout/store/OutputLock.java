@@ -151,7 +151,8 @@ public final class OutputLock implements AutoCloseable {
       } catch (IOException e) {
         closeQuietly(ch);
         throw new InvalidInputException(
-            option + " " + out + ": cannot write the writer's lock file " + file, e);
+            option + " " + out + ": cannot write the writer's lock file " + file + why(e, option),
+            e);
       }
     }
     return null;
