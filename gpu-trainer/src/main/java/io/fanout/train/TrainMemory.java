@@ -155,26 +155,28 @@ final class TrainMemory {
     if (numParams <= GnnModel.MAX_PARAMS && need <= maxHeap) {
       return;
     }
-    throw new OutOfHeapException(
+    String model =
         String.format(
             Locale.ROOT,
-            "train: a %s model of hidden width %d (--hidden) and %d layers has %,d parameters,"
-                + " which %s; choose a smaller --hidden",
+            "train: a %s model of hidden width %d (--hidden) and %d layers has %,d parameters",
             cfg.kind().id(),
             cfg.hidden(),
             cfg.layers(),
-            numParams,
-            numParams > GnnModel.MAX_PARAMS
-                ? "is more than the "
-                    + String.format(Locale.ROOT, "%,d", GnnModel.MAX_PARAMS)
-                    + " a model can hold"
-                : "with their gradients and Adam moments need "
-                    + size(need)
-                    + " of Java heap, more than the "
-                    + size(maxHeap)
-                    + " there is (max heap); "
-                    + OutOfHeapException.moreHeap(need + need / 2)
-                    + ", or"),
+            numParams);
+    throw new OutOfHeapException(
+        numParams > GnnModel.MAX_PARAMS
+            ? String.format(
+                Locale.ROOT,
+                "%s, more than the %,d a model can hold; choose a smaller --hidden",
+                model,
+                GnnModel.MAX_PARAMS)
+            : model
+                + ", which with their gradients and Adam moments need "
+                + size(need)
+                + " of Java heap, more than the "
+                + size(maxHeap)
+                + " there is (max heap); choose a smaller --hidden, or "
+                + OutOfHeapException.moreHeap(need + need / 2),
         null);
   }
 
