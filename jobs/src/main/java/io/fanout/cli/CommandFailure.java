@@ -70,9 +70,9 @@ final class CommandFailure {
     }
     for (Throwable c = t; c != null; c = next(c)) {
       if (c instanceof BindException) {
-        return "cannot listen on a port: "
-            + oneLine(String.valueOf(c.getMessage()))
-            + "; choose another --dist-port (0 picks a free one) or end what holds it";
+        return oneLine(String.valueOf(c.getMessage()))
+            + ": the port is taken or not this host's; choose another --dist-port (0 picks a free"
+            + " one), or end what holds it";
       }
       String m = String.valueOf(c.getMessage());
       if (m.contains("--driver-memory") || m.contains("--executor-memory")) {

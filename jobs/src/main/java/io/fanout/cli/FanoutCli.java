@@ -77,8 +77,9 @@ public final class FanoutCli {
       session = new SessionHolder(command.name(), cl.master, sparkConf, progress::sparkStarted);
       return command.run(
           new CommandContext(conf, cl.positional, session, progress.out(out), progress.err()));
-    } catch (Exception | OutOfMemoryError | StackOverflowError | ExceptionInInitializerError e) {
-      // Caught here, at the command's boundary, where what it allocated is unreachable again.
+    } catch (Throwable e) {
+      // The command's boundary: every failure is judged here, once, and what the command
+      // allocated (a heap it ran out of) is unreachable again.
       return report(command, e, errors);
     } finally {
       if (progress != null) {
