@@ -66,7 +66,7 @@ final class CommandFailure {
     }
     Throwable io = IoFailure.find(t);
     if (io != null) {
-      return context(t, io) + IoFailure.describe(io);
+      return IoFailure.describe(io, context(t, io));
     }
     for (Throwable c = t; c != null; c = next(c)) {
       if (c instanceof BindException) {
@@ -97,7 +97,7 @@ final class CommandFailure {
 
   /**
    * What Fanout was doing when {@code io} failed: the message of the exception that wraps it
-   * directly ("cannot write checkpoint ... into DIR"), unless that is one of Spark's.
+   * directly ("cannot write checkpoint ... into DIR"), unless that is one of Spark's; else empty.
    */
   private static String context(Throwable t, Throwable io) {
     Throwable wrapper = null;
@@ -115,7 +115,7 @@ final class CommandFailure {
         || m.equals(io.getMessage())) {
       return "";
     }
-    return m + ": ";
+    return m;
   }
 
   private static Throwable next(Throwable c) {

@@ -104,7 +104,20 @@ class CommandFailureTest {
         .isEqualTo("/mnt/ro/x: on a read-only file system; write elsewhere");
     Path file = Files.writeString(tmp.resolve("afile"), "x");
     assertThat(userLine(new FileAlreadyExistsException(file.toString())))
-        .startsWith(file + ": a file is where a folder is expected");
+        .startsWith(file + ": is a file, not a folder; remove or rename that file");
+    // a file given where a folder is read: the line names the file, once
+    assertThat(
+            userLine(
+                new UncheckedIOException(
+                    "cannot read " + file.resolve("manifest.json"),
+                    new FileSystemException(
+                        file.resolve("manifest.json").toString(), null, "Not a directory"))))
+        .isEqualTo(
+            "cannot read "
+                + file.resolve("manifest.json")
+                + ": "
+                + file
+                + ": is a file, not a folder; remove or rename that file, or choose another path");
     assertThat(userLine(new NoSuchFileException("/data/store/v-0009")))
         .startsWith("/data/store/v-0009: no such file or folder");
     assertThat(userLine(new IOException("Mkdirs failed to create file:/x/y")))

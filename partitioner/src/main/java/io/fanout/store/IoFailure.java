@@ -115,23 +115,54 @@ public enum IoFailure {
    * {@code "/data/out/v-0002: no space left on the device; free space there, or write elsewhere"}.
    */
   public static String describe(Throwable failure) {
+    return describe(failure, "");
+  }
+
+  /**
+   * As {@link #describe(Throwable)}, after {@code context} (what was being done, e.g. {@code
+   * "cannot read /a/manifest.json"}; empty for none), which then names the path only when the
+   * context does not already. A folder expected where a file is gets the file's own path.
+   */
+  public static String describe(Throwable failure, String context) {
     IoFailure kind = of(failure);
     String path =
-        failure instanceof FileSystemException e && e.getFile() != null ? e.getFile() : null;
-    StringBuilder sb = new StringBuilder();
-    if (path != null) {
+        failure instanceof FileSystemException e && e.getFile() != null
+            ? e.getFile()
+            : subject(failure.getMessage());
+    if (kind == NOT_A_DIRECTORY && path != null) {
+      path = fileOnTheWay(path);
+    }
+    StringBuilder sb = new StringBuilder(context);
+    if (!context.isEmpty()) {
+      sb.append(": ");
+    }
+    if (path != null && !context.equals(path) && !context.endsWith(" " + path)) {
       sb.append(path);
       if (failure instanceof FileSystemException e && e.getOtherFile() != null) {
         sb.append(" -> ").append(e.getOtherFile());
       }
       sb.append(": ");
-    } else if (subject(failure.getMessage()) != null) {
-      sb.append(subject(failure.getMessage())).append(": ");
     }
-    return sb.append(kind == null ? "failed" : kind.reason)
-        .append("; ")
-        .append(kind == null ? "see the log" : kind.advice)
-        .toString();
+    if (kind == NOT_A_DIRECTORY && path != null && Files.isRegularFile(Paths.get(path))) {
+      sb.append("is a file, not a folder");
+    } else {
+      sb.append(kind == null ? "failed" : kind.reason);
+    }
+    return sb.append("; ").append(kind == null ? "see the log" : kind.advice).toString();
+  }
+
+  /** The nearest of {@code path} and its ancestors that is a regular file, else {@code path}. */
+  private static String fileOnTheWay(String path) {
+    try {
+      for (Path p = Paths.get(path); p != null; p = p.getParent()) {
+        if (Files.isRegularFile(p)) {
+          return p.toString();
+        }
+      }
+    } catch (java.nio.file.InvalidPathException e) {
+      // not a path: left as given
+    }
+    return path;
   }
 
   /** {@code bytes} as a reader takes a size of free space: "1.5 GiB", "17 MiB", "24 KiB". */

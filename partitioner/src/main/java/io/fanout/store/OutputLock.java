@@ -98,7 +98,12 @@ public final class OutputLock implements AutoCloseable {
     IoFailure kind = IoFailure.of(e);
     return kind == null
         ? " (" + e + ")"
-        : " (" + kind.reason() + "); " + kind.advice().replace("another path", "another " + option);
+        : " ("
+            + kind.reason()
+            + "); "
+            + (option.startsWith("--")
+                ? kind.advice().replace("another path", "another " + option)
+                : kind.advice());
   }
 
   private static OutputLock lockFile(Path out, String option, Path file, String holder) {

@@ -3,7 +3,6 @@ package io.fanout.store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -58,10 +57,11 @@ public final class OutputPaths {
         refuseUnwritable(p, option, at.getParent());
         return p;
       } catch (FileSystemException e) {
+        IoFailure kind = IoFailure.of(e);
         String reason =
-            e instanceof AccessDeniedException
-                ? "permission denied"
-                : String.valueOf(e.getReason());
+            kind == IoFailure.NOT_A_DIRECTORY
+                ? IoFailure.describe(e).replaceFirst(";.*", "")
+                : kind != null ? kind.reason() : String.valueOf(e.getReason());
         throw new InvalidInputException(
             option + " " + p + ": cannot use " + at + " (" + reason + "); choose another path");
       } catch (IOException e) {
