@@ -26,8 +26,6 @@ final class CommandFailure {
   static final String BUG_NOTE =
       "this is a bug in Fanout; please report it with the trace above and the command line";
 
-  private static final String INVALID_MARK = InvalidInputException.class.getName() + ": ";
-
   private final String message;
 
   private CommandFailure(String message) {
@@ -50,6 +48,11 @@ final class CommandFailure {
   }
 
   private static String userMessage(Throwable t) {
+    return userMessage(t, false);
+  }
+
+  /** {@code fromText}: {@code t} was rebuilt from a message, whose text is not searched again. */
+  private static String userMessage(Throwable t, boolean fromText) {
     for (Throwable c = t; c != null; c = next(c)) {
       if (c instanceof InvalidInputException || c instanceof FanoutConfigException) {
         return String.valueOf(c.getMessage()).strip().replaceAll("\\s*\n\\s*", " ");
@@ -84,16 +87,71 @@ final class CommandFailure {
             + " FANOUT_JAVA_OPTS=-Xmx8g";
       }
     }
-    // A Fanout error whose object did not survive a task's serialization: its name and message do.
+    // A failure whose object did not survive a task's serialization (a barrier stage's is only
+    // text in Spark's message): its class name and message did.
     for (Throwable c = t; c != null; c = next(c)) {
-      String m = String.valueOf(c.getMessage());
-      int at = m.indexOf(INVALID_MARK);
-      if (at >= 0) {
-        return oneLine(m.substring(at + INVALID_MARK.length()));
+      for (String line : String.valueOf(c.getMessage()).split("\n")) {
+        Throwable rebuilt = rebuilt(line);
+        if (rebuilt instanceof InvalidInputException) {
+          return rebuilt.getMessage();
+        }
+      }
+    }
+    if (!fromText) {
+      for (Throwable c = t; c != null; c = next(c)) {
+        for (String line : String.valueOf(c.getMessage()).split("\n")) {
+          Throwable rebuilt = rebuilt(line);
+          if (rebuilt != null) {
+            String m = userMessage(rebuilt, true);
+            if (m != null) {
+              return m;
+            }
+          }
+        }
       }
     }
     return null;
   }
+
+  /**
+   * The exception a line of a message names, {@code "... java.net.BindException: MESSAGE"},
+   * rebuilt, when it is one the judge knows a user can cause; else null.
+   */
+  private static Throwable rebuilt(String line) {
+    java.util.regex.Matcher m = THROWN.matcher(line);
+    while (m.find()) {
+      Throwable r = rebuilt(m.group(1), line.substring(m.end()).strip());
+      if (r != null) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  private static Throwable rebuilt(String name, String msg) {
+    return switch (name) {
+      case "io.fanout.store.InvalidInputException",
+              "io.fanout.conf.FanoutConfigException",
+              "io.fanout.train.OutOfHeapException" ->
+          new InvalidInputException(msg);
+      case "java.net.BindException" -> new BindException(msg);
+      case "java.nio.file.AccessDeniedException" -> new java.nio.file.AccessDeniedException(msg);
+      case "java.nio.file.NoSuchFileException" -> new java.nio.file.NoSuchFileException(msg);
+      case "java.nio.file.NotDirectoryException" -> new java.nio.file.NotDirectoryException(msg);
+      case "java.nio.file.FileSystemException" -> {
+        int at = msg.lastIndexOf(": ");
+        yield at < 0
+            ? new java.io.IOException(msg)
+            : new java.nio.file.FileSystemException(
+                msg.substring(0, at), null, msg.substring(at + 2));
+      }
+      case "java.io.IOException", "java.io.FileNotFoundException" -> new java.io.IOException(msg);
+      default -> null;
+    };
+  }
+
+  private static final java.util.regex.Pattern THROWN =
+      java.util.regex.Pattern.compile("((?:[a-z][a-z0-9_]*\\.)+[A-Z]\\w*(?:Exception|Error)): ");
 
   /**
    * What Fanout was doing when {@code io} failed: the message of the exception that wraps it

@@ -143,6 +143,33 @@ class CommandFailureTest {
   }
 
   @Test
+  void aBarrierStagesFailureKnownOnlyAsTextIsJudgedByTheNamesInIt() {
+    // Spark fails a barrier stage with the task's failure in its message only, no cause
+    String stage =
+        "Job aborted due to stage failure: ShuffleMapStage 0 has failed the maximum allowable"
+            + " number of times: 4. Most recent failure reason: Stage failed because barrier task"
+            + " finished unsuccessfully.\njava.io.UncheckedIOException: distributed worker 0 on"
+            + " localhost failed: java.net.BindException: cannot listen on localhost:45678"
+            + " (Address already in use)\n\tat x.Y(Y.java:1)";
+    assertThat(userLine(new IllegalStateException(new RuntimeException(stage))))
+        .startsWith("cannot listen on localhost:45678 (Address already in use): ")
+        .contains("--dist-port");
+    assertThat(
+            userLine(
+                new RuntimeException(
+                    "stage failed\njava.nio.file.FileSystemException: /m/checkpoint.bin.tmp: No"
+                        + " space left on device")))
+        .isEqualTo(
+            "/m/checkpoint.bin.tmp: no space left on the device; free space there, or write"
+                + " elsewhere");
+    assertThat(
+            CommandFailure.of(
+                    new RuntimeException("stage failed\njava.lang.NullPointerException: x"))
+                .userFixable())
+        .isFalse();
+  }
+
+  @Test
   void anythingElseIsABugWithItsTraceAndExitOne() {
     assertThat(CommandFailure.of(new NullPointerException("x")).userFixable()).isFalse();
     assertThat(CommandFailure.of(fromATask(new ArrayIndexOutOfBoundsException(3))).userFixable())
