@@ -124,6 +124,18 @@ class HostileEnvironmentTest {
   }
 
   @Test
+  void aMissingPairsTableIsOneLine() {
+    Path pairs = tmp.resolve("no-pairs.parquet");
+    Path out = tmp.resolve("scores");
+    refused(
+        cli(inferArgs(out, "--task", "link", "--pairs", pairs.toString())),
+        "infer",
+        pairs.toString(),
+        "does not exist");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void aModelDirThatIsAFileIsRefused() throws Exception {
     Path file = Files.writeString(tmp.resolve("model-file"), "mine");
     refused(train(file), "train", file.toString(), "is a file, not a folder");
