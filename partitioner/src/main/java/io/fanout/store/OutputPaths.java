@@ -53,8 +53,6 @@ public final class OutputPaths {
       try {
         Files.readAttributes(at, BasicFileAttributes.class);
       } catch (NoSuchFileException e) {
-        refuseDanglingLink(p, option, at);
-        refuseUnwritable(p, option, at.getParent());
         return p;
       } catch (FileSystemException e) {
         IoFailure kind = IoFailure.of(e);
@@ -68,6 +66,29 @@ public final class OutputPaths {
         throw new UncheckedIOException("cannot look up " + at, e);
       }
     }
+    return p;
+  }
+
+  /**
+   * Refuses an output folder {@code p} that cannot be written: a file is there, it is (or goes
+   * through) a symbolic link to nothing, or its nearest existing folder is on a read-only file
+   * system or not writable by this user. {@link DisjointPaths#check} calls it for every output
+   * after refusing overlaps, so that an output given over an input file is refused as that.
+   *
+   * @param option the option that named it, e.g. {@code --output}
+   * @throws InvalidInputException naming the option, the path and what to change
+   */
+  public static void checkUsable(Path p, String option) {
+    Path abs = p.toAbsolutePath().normalize();
+    Path at = abs.getRoot();
+    for (Path name : abs) {
+      at = at.resolve(name);
+      if (!Files.exists(at)) {
+        refuseDanglingLink(p, option, at);
+        refuseUnwritable(p, option, at.getParent());
+        return;
+      }
+    }
     if (!Files.isDirectory(abs)) {
       throw new InvalidInputException(
           option
@@ -78,7 +99,6 @@ public final class OutputPaths {
               + " (the output is a folder)");
     }
     refuseUnwritable(p, option, abs);
-    return p;
   }
 
   /** Refuses {@code missing} when it is a symbolic link to nothing. */

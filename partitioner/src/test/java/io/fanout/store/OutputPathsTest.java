@@ -55,7 +55,7 @@ class OutputPathsTest {
   @Test
   void aFileWhereTheOutputFolderGoesIsRefused() throws IOException {
     Path file = Files.writeString(tmp.resolve("model"), "x");
-    assertThatThrownBy(() -> OutputPaths.check(file, "--model-dir"))
+    assertThatThrownBy(() -> OutputPaths.checkUsable(file, "--model-dir"))
         .isInstanceOf(InvalidInputException.class)
         .hasMessage(
             "--model-dir "
@@ -67,7 +67,7 @@ class OutputPathsTest {
   @Test
   void aDanglingLinkIsRefusedNamingItsTarget() throws IOException {
     Path link = Files.createSymbolicLink(tmp.resolve("out"), tmp.resolve("gone/away"));
-    assertThatThrownBy(() -> OutputPaths.check(link, "--output"))
+    assertThatThrownBy(() -> OutputPaths.checkUsable(link, "--output"))
         .isInstanceOf(InvalidInputException.class)
         .hasMessage(
             "--output "
@@ -77,7 +77,7 @@ class OutputPathsTest {
                 + ", which does not exist; create its target, remove the link, or choose another"
                 + " --output");
     Path below = link.resolve("store");
-    assertThatThrownBy(() -> OutputPaths.check(below, "--output"))
+    assertThatThrownBy(() -> OutputPaths.checkUsable(below, "--output"))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("goes through " + link + " a symbolic link to");
     assertThat(tmp.resolve("gone")).doesNotExist();
@@ -91,7 +91,7 @@ class OutputPathsTest {
     Files.setPosixFilePermissions(
         dir, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
     try {
-      assertThatThrownBy(() -> OutputPaths.check(dir.resolve("out"), "--output"))
+      assertThatThrownBy(() -> OutputPaths.checkUsable(dir.resolve("out"), "--output"))
           .isInstanceOf(InvalidInputException.class)
           .hasMessageContaining("cannot write in " + dir + " (permission denied)");
     } finally {

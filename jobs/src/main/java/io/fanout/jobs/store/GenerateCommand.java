@@ -53,6 +53,7 @@ public final class GenerateCommand implements Command {
   /** Generates and writes the tables; returns a summary. */
   static Map<String, Object> generate(SparkSession spark, FanoutConf conf) {
     Path dir = OutputPaths.check(Paths.get(conf.get(OUTPUT)), "--output").toAbsolutePath();
+    OutputPaths.checkUsable(dir, "--output");
     try (OutputLock lock = OutputLock.acquire(dir, "generated tables")) {
       return generate(spark, conf, dir);
     }
