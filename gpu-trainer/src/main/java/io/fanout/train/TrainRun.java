@@ -150,6 +150,7 @@ public final class TrainRun {
               spec.architecture().activation(),
               spec.architecture().featureNorm(),
               link ? spec.architecture().decoder() : DecoderKind.DOT);
+      TrainMemory.checkModel(cfg, Runtime.getRuntime().maxMemory());
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();
@@ -171,6 +172,7 @@ public final class TrainRun {
         GradientReducer reducer = reducerFor.apply(model);
         if (reducer.rank() == 0) { // the model dir's one writer, until the run ends
           lease.own(OutputLock.acquire(spec.output().modelDir(), "model dir"));
+          lease.own(new FreshModelDir(spec.output().modelDir()));
           long cut = ModelDirFiles.cutTornMetrics(spec.output().modelDir());
           if (cut > 0 && progress != null) {
             progress.println(
