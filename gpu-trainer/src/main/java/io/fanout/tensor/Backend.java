@@ -1,5 +1,7 @@
 package io.fanout.tensor;
 
+import io.fanout.store.InvalidInputException;
+
 /**
  * The tensor operations the GNN models need, over {@link Tensor tensors} the backend owns (host
  * arrays for the CPU, device memory for an accelerator). Host memory is touched only through {@link
@@ -99,6 +101,24 @@ public interface Backend extends AutoCloseable {
    */
   default FeatureRows residentFeatureRows(RowFiles files, HostRowGather host) {
     return mapFeatureRows(files, host);
+  }
+
+  /**
+   * Sets the arithmetic of this backend's dense products from now on ({@code --precision}). Every
+   * backend computes {@link MatmulPrecision#FP32}; the CUDA backend with cuBLAS also takes the
+   * tensor-core precisions.
+   *
+   * @throws InvalidInputException when this backend cannot compute {@code p}
+   */
+  default void matmulPrecision(MatmulPrecision p) {
+    if (p != MatmulPrecision.FP32) {
+      throw new InvalidInputException(
+          "--precision "
+              + p.id()
+              + " needs the cuda backend with cuBLAS; "
+              + name()
+              + " computes dense products in fp32 (pass --precision fp32)");
+    }
   }
 
   /**

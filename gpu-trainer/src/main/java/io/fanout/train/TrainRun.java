@@ -13,6 +13,7 @@ import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.FeatureRows;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.tensor.PageMemory;
 import io.fanout.tensor.PagedFeatureRows;
 import java.io.PrintStream;
@@ -154,6 +155,7 @@ public final class TrainRun {
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();
+        lease.backend().matmulPrecision(spec.device().precision());
         spec = resolveFeatureAccess(spec, lease.backend(), store, shards, progress);
         boolean gather = !spec.features().readsInPlace();
         PagedFeatureRows pages = null;
@@ -246,6 +248,9 @@ public final class TrainRun {
           Map<String, String> identity = new LinkedHashMap<>();
           identity.put("graph", StoreFingerprints.of(m));
           identity.put("shards", shards.manifest().fingerprint());
+          if (spec.device().precision() != MatmulPrecision.FP32) { // fp32 runs keep their identity
+            identity.put("precision", spec.device().precision().id());
+          }
           if (link) { // absent for node models, so their checkpoints keep their identity
             identity.put(LinkStep.TASK, "link");
             identity.put(LinkStep.LOGIT_SCALE_KEY, Float.toString(LinkStep.LOGIT_SCALE));

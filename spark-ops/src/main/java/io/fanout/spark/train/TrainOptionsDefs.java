@@ -106,7 +106,7 @@ public final class TrainOptionsDefs {
             c.get(FEATURE_CACHE_IO),
             featureCacheWindow(c, cache)),
         reuse,
-        new TrainSpec.Device(c.get(BACKEND), -1));
+        new TrainSpec.Device(c.get(BACKEND), -1, c.get(PRECISION)));
   }
 
   /**
