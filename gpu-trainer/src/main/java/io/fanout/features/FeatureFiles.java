@@ -75,6 +75,7 @@ public final class FeatureFiles implements AutoCloseable {
   private long rowsRead;
   private long bytesRead;
   private long bytesTransferred;
+  private long readNanos;
 
   private FeatureFiles(
       Path[] paths,
@@ -323,6 +324,11 @@ public final class FeatureFiles implements AutoCloseable {
     return bytesRead;
   }
 
+  /** Nanoseconds spent in {@link #read} so far: sorting the rows, the read calls and decoding. */
+  public long readNanos() {
+    return readNanos;
+  }
+
   /**
    * Bytes the read calls moved so far: {@link #bytesRead} plus, with {@code O_DIRECT}, the block
    * alignment and the gaps read between merged rows.
@@ -349,6 +355,7 @@ public final class FeatureFiles implements AutoCloseable {
     if (n == 0) {
       return;
     }
+    long t0 = System.nanoTime();
     if (order.length < n) {
       order = new long[Math.max(n, order.length * 2)];
     }
@@ -374,6 +381,7 @@ public final class FeatureFiles implements AutoCloseable {
       taskBytes[t] = 0;
       taskTransferred[t] = 0;
     }
+    readNanos += System.nanoTime() - t0;
   }
 
   /** Reads sorted entries {@code sorted[from .. to)} with buffer {@code task}. */

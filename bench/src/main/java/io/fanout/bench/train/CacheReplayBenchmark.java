@@ -161,10 +161,15 @@ public final class CacheReplayBenchmark {
 
   /** One epoch's batches, node ids only, in the order a loader serves them. */
   private static List<int[]> sample(BenchGraph bg, Settings s) {
-    int[] seeds = bg.spreadSeeds(s.batches() * s.batchSize());
+    return sample(bg, s.batches(), s.batchSize(), s.fanouts(), s.loaderThreads());
+  }
+
+  /** As above: {@code count} batches of {@code batchSize} seeds spread over the graph. */
+  static List<int[]> sample(
+      BenchGraph bg, int count, int batchSize, int[] fanouts, int loaderThreads) {
+    int[] seeds = bg.spreadSeeds(count * batchSize);
     SampledEpochs data =
-        TrainBenchmark.sampledEpochs(bg, seeds, s.fanouts(), s.batchSize(), s.loaderThreads())
-            .gather(false);
+        TrainBenchmark.sampledEpochs(bg, seeds, fanouts, batchSize, loaderThreads).gather(false);
     List<int[]> batches = new ArrayList<>();
     try (BatchStream stream = data.open(0)) {
       TrainBatch b;

@@ -1,0 +1,58 @@
+package io.fanout.bench.train;
+
+import static io.fanout.conf.options.BenchOutOfCoreOptions.*;
+
+import io.fanout.cli.Command;
+import io.fanout.cli.CommandContext;
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.BenchOutOfCoreOptions;
+import java.util.List;
+
+/**
+ * {@code bin/fanout bench-out-of-core}: the feature cache's useful read rate with {@code O_DIRECT},
+ * per row layout and read merging, against the disk's own random and sequential rates measured in
+ * the same run (see {@code docs/features.md}).
+ */
+public final class BenchOutOfCoreCommand implements Command {
+  @Override
+  public String name() {
+    return "bench-out-of-core";
+  }
+
+  @Override
+  public String summary() {
+    return "Benchmark the feature cache's O_DIRECT reads against the disk's own read rates";
+  }
+
+  @Override
+  public List<OptionDef<?>> options() {
+    return BenchOutOfCoreOptions.ALL;
+  }
+
+  @Override
+  public int run(CommandContext ctx) {
+    FanoutConf c = ctx.conf();
+    ctx.out()
+        .println(
+            BenchJson.line(
+                OutOfCoreBenchmark.run(
+                    new OutOfCoreBenchmark.Settings(
+                        Math.toIntExact(c.get(NUM_VERTICES)),
+                        c.get(NUM_EDGES),
+                        c.get(FEATURE_DIM),
+                        SharedOptions.fanouts(c.get(FANOUTS)),
+                        c.get(BATCH_SIZE),
+                        c.get(BATCHES),
+                        c.get(LOADER_THREADS),
+                        c.get(CACHE_FRACTION),
+                        c.get(IO_THREADS),
+                        List.of(c.get(LAYOUTS).split(",")),
+                        List.of(c.get(COALESCING).split(",")),
+                        c.get(PROBE_SECONDS),
+                        c.get(WORK_DIR)),
+                    ctx.err())));
+    return 0;
+  }
+}
