@@ -22,11 +22,13 @@ import java.util.Map;
 /**
  * Out-of-core reads against the disk's own rates, in one run: one epoch's batches of a {@link
  * BenchGraph} are sampled (node ids only); its f32 rows are written to a feature file per {@link
- * RowLayout}; the disk's sequential rate and its random-read rate at 4 KiB are measured on that
- * file with {@code O_DIRECT}; then a {@code belady} {@link RowCache} over each layout and each
- * {@link ReadCoalescing} serves the batches (plan a window, gather half of it, as the loader does)
- * with {@code O_DIRECT} reads, and the disk's random-read rate is measured again at the mean size
- * of that run's reads. The cache's useful bytes (the rows it read, {@code misses x rowBytes}) per
+ * RowLayout} (at their ids; in the order the served batches first touch them, the best case; or in
+ * the order another epoch's batches do, as a layout recorded before a run would be); the disk's
+ * sequential rate and its random-read rate at 4 KiB are measured on that file with {@code
+ * O_DIRECT}; then a {@code belady} {@link RowCache} over each layout and each {@link
+ * ReadCoalescing} serves the batches (plan a window, gather half of it, as the loader does) with
+ * {@code O_DIRECT} reads, and the disk's random-read rate is measured again at the mean size of
+ * that run's reads. The cache's useful bytes (the rows it read, {@code misses x rowBytes}) per
  * second are reported as a share of the random-read rate at its own request size. Every run's rows
  * are checksummed: they must be the same whatever the layout and the merging.
  */
@@ -34,7 +36,7 @@ public final class OutOfCoreBenchmark {
   private OutOfCoreBenchmark() {}
 
   /** The row layouts it can write. */
-  public static final List<String> LAYOUTS = List.of("identity", "first-use");
+  public static final List<String> LAYOUTS = List.of("identity", "first-use", "first-use-prior");
 
   /** The ways it can issue reads. */
   public static final List<String> COALESCING = List.of("row", "merged");
@@ -91,7 +93,15 @@ public final class OutOfCoreBenchmark {
     int dim = s.features();
     BenchGraph bg = BenchGraph.generate(n, s.edges(), dim, false);
     List<int[]> batches =
-        CacheReplayBenchmark.sample(bg, s.batches(), s.batchSize(), s.fanouts(), s.loaderThreads());
+        CacheReplayBenchmark.sample(
+            bg, s.batches(), s.batchSize(), s.fanouts(), s.loaderThreads(), 0);
+    RowLayout prior =
+        s.layouts().contains("first-use-prior")
+            ? RowLayout.firstUse(
+                n,
+                CacheReplayBenchmark.sample(
+                    bg, s.batches(), s.batchSize(), s.fanouts(), s.loaderThreads(), 1))
+            : null;
     bg = null; // the rows come from BenchGraph.feature; the graph is no longer needed
     long accesses = 0;
     int maxRows = 0;
@@ -120,7 +130,11 @@ public final class OutOfCoreBenchmark {
       for (String name : s.layouts()) {
         long w0 = System.nanoTime();
         RowLayout layout =
-            name.equals("identity") ? RowLayout.IDENTITY : RowLayout.firstUse(n, batches);
+            switch (name) {
+              case "identity" -> RowLayout.IDENTITY;
+              case "first-use" -> RowLayout.firstUse(n, batches);
+              default -> prior;
+            };
         Path file = dir.resolve("features-" + name + ".feat");
         log.println("writing " + file);
         LayoutFeatureFile.write(file, n, dim, layout);

@@ -45,7 +45,7 @@ class BenchOutOfCoreCommandTest {
     assertThat(j.get("disk_sequential_1m_bytes_per_second").asDouble()).isPositive();
     assertThat(j.get("disk_random_4096_bytes_per_second").asDouble()).isPositive();
     long misses = -1;
-    for (String layout : new String[] {"identity", "first-use"}) {
+    for (String layout : new String[] {"identity", "first-use", "first-use-prior"}) {
       for (String c : new String[] {"row", "merged"}) {
         String k = layout + "_" + c;
         assertThat(j.get(k + "_useful_bytes").asLong())

@@ -32,9 +32,10 @@ public final class BenchOutOfCoreOptions {
   public static final OptionDef<String> LAYOUTS =
       OptionDef.string(
           "layouts",
-          "identity,first-use",
+          "identity,first-use,first-use-prior",
           "row layouts of the feature files: identity (rows at their ids), first-use (rows in the"
-              + " order the batches first touch them)");
+              + " order the served batches first touch them), first-use-prior (in the order"
+              + " another epoch's batches do)");
   public static final OptionDef<String> COALESCING =
       OptionDef.string(
           "coalescing",
