@@ -95,7 +95,7 @@ final class DiskReadProbe {
           long moved = 0;
           for (long c = chunks * task / threads; c < chunks * (task + 1) / threads; c++) {
             moved +=
-                fill(ch, buf, (int) Math.min(request, aligned(size - c * request)), c * request);
+                fill(ch, buf, aligned(Math.min(request, size - c * request)), c * request);
             reads++;
           }
           return new long[] {reads, moved};

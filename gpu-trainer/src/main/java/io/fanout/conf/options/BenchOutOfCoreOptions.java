@@ -47,7 +47,7 @@ public final class BenchOutOfCoreOptions {
           "probe-seconds", 5.0, "seconds of each random-read measurement of the disk itself");
   public static final OptionDef<String> WORK_DIR =
       SharedOptions.WORK_DIR.withDefault(
-          "", "folder for the feature files, on the disk measured (default: a temporary folder)");
+          "", "folder for the feature files, on the disk measured; empty: a temporary folder");
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL =
