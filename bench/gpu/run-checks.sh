@@ -27,6 +27,10 @@
 #   bench/gpu/run-checks.sh peer    tests + Fanout (gather, zero-copy, device) against PyTorch
 #                                   (resident, pinned, pipelined) on the same exported
 #                                   products-size batches, alternating rounds (docs/gpu.md)
+#   bench/gpu/run-checks.sh out-of-core the feature cache's O_DIRECT reads on this machine's disk
+#                                   against the disk's own random and sequential rates (no GPU:
+#                                   a 4.6 GB feature file per row layout under /tmp, -Xmx2g;
+#                                   OOC_LIMIT=300 the seconds it may take)
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 # Several modes run in one call (bench/gpu/run-checks.sh reuse cache-ab), the tests once.
@@ -66,7 +70,7 @@ step() { # NAME SECONDS COMMAND...
 } > "$OUT/env.log" 2>&1
 cat "$OUT/env.log" >> "$SUMMARY"
 
-if [ "$MODE" != profile ]; then
+if [ "$MODE" != profile ] && [ "$MODE" != out-of-core ]; then
 step gpu-tests 150 "$JAVA" "${JOPTS[@]}" -Xmx8g -cp "$CP" \
   -Dfanout.testdata.snapshots="$FO/snap" io.fanout.tensor.cuda.GpuTestMain
 
@@ -159,6 +163,11 @@ for MODE in "${MODES[@]}"; do
       -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain --backend cuda --peer torch \
       --peer-script bench/torch_reference.py --batches 30 --warmup 5 --peer-rounds 3 \
       --loader-threads 14
+  elif [ "$MODE" = out-of-core ]; then
+    # CPU and disk only: 16 I/O threads (the cores), the disk measured with as many.
+    step bench-out-of-core "${OOC_LIMIT:-300}" "$JAVA" "${JOPTS[@]}" -Xmx2g -Djava.io.tmpdir=/tmp \
+      -cp "$CP" io.fanout.bench.train.OutOfCoreBenchmarkMain --batches 50 --io-threads 16 \
+      --loader-threads 14 --probe-seconds 3
   elif [ "$MODE" = quick ]; then
     step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --num-vertices 500000 --num-edges 12000000 --batches 10 --warmup 2 --loader-threads 12

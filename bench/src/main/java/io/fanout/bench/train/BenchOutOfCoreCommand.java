@@ -1,12 +1,8 @@
 package io.fanout.bench.train;
 
-import static io.fanout.conf.options.BenchOutOfCoreOptions.*;
-
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandContext;
-import io.fanout.conf.FanoutConf;
 import io.fanout.conf.OptionDef;
-import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.BenchOutOfCoreOptions;
 import java.util.List;
 
@@ -33,26 +29,9 @@ public final class BenchOutOfCoreCommand implements Command {
 
   @Override
   public int run(CommandContext ctx) {
-    FanoutConf c = ctx.conf();
     ctx.out()
         .println(
-            BenchJson.line(
-                OutOfCoreBenchmark.run(
-                    new OutOfCoreBenchmark.Settings(
-                        Math.toIntExact(c.get(NUM_VERTICES)),
-                        c.get(NUM_EDGES),
-                        c.get(FEATURE_DIM),
-                        SharedOptions.fanouts(c.get(FANOUTS)),
-                        c.get(BATCH_SIZE),
-                        c.get(BATCHES),
-                        c.get(LOADER_THREADS),
-                        c.get(CACHE_FRACTION),
-                        c.get(IO_THREADS),
-                        List.of(c.get(LAYOUTS).split(",")),
-                        List.of(c.get(COALESCING).split(",")),
-                        c.get(PROBE_SECONDS),
-                        c.get(WORK_DIR)),
-                    ctx.err())));
+            BenchJson.line(OutOfCoreBenchmark.run(OutOfCoreBenchmark.settings(ctx.conf()), ctx.err())));
     return 0;
   }
 }

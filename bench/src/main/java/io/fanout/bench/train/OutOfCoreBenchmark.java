@@ -1,5 +1,8 @@
 package io.fanout.bench.train;
 
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.BenchOutOfCoreOptions;
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureFiles;
 import io.fanout.features.ReadCoalescing;
@@ -73,6 +76,24 @@ public final class OutOfCoreBenchmark {
                 + probeSeconds);
       }
     }
+  }
+
+  /** The settings {@code c} gives ({@link BenchOutOfCoreOptions#ALL}). */
+  public static Settings settings(FanoutConf c) {
+    return new Settings(
+        Math.toIntExact(c.get(BenchOutOfCoreOptions.NUM_VERTICES)),
+        c.get(BenchOutOfCoreOptions.NUM_EDGES),
+        c.get(BenchOutOfCoreOptions.FEATURE_DIM),
+        SharedOptions.fanouts(c.get(BenchOutOfCoreOptions.FANOUTS)),
+        c.get(BenchOutOfCoreOptions.BATCH_SIZE),
+        c.get(BenchOutOfCoreOptions.BATCHES),
+        c.get(BenchOutOfCoreOptions.LOADER_THREADS),
+        c.get(BenchOutOfCoreOptions.CACHE_FRACTION),
+        c.get(BenchOutOfCoreOptions.IO_THREADS),
+        List.of(c.get(BenchOutOfCoreOptions.LAYOUTS).split(",")),
+        List.of(c.get(BenchOutOfCoreOptions.COALESCING).split(",")),
+        c.get(BenchOutOfCoreOptions.PROBE_SECONDS),
+        c.get(BenchOutOfCoreOptions.WORK_DIR));
   }
 
   private static void check(String option, List<String> given, List<String> known) {

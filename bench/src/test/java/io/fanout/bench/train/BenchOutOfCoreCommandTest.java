@@ -66,6 +66,17 @@ class BenchOutOfCoreCommandTest {
   }
 
   @Test
+  void theSparkFreeMainTakesTheCommandsOptions() {
+    assertThat(OutOfCoreBenchmarkMain.parse(new String[] {"--batches", "7", "--io-threads", "16"}))
+        .containsEntry("batches", "7")
+        .containsEntry("io-threads", "16");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> OutOfCoreBenchmarkMain.parse(new String[] {"--policies", "lru"}))
+        .isInstanceOf(io.fanout.store.InvalidInputException.class)
+        .hasMessageContaining("policies");
+  }
+
+  @Test
   void unknownLayoutsAreRefused() {
     Result r = cli("bench-out-of-core", "--num-vertices", "100", "--layouts", "by-degree");
     assertThat(r.code()).isNotZero();
