@@ -31,7 +31,8 @@ public final class BenchOutOfCoreCommand implements Command {
   public int run(CommandContext ctx) {
     ctx.out()
         .println(
-            BenchJson.line(OutOfCoreBenchmark.run(OutOfCoreBenchmark.settings(ctx.conf()), ctx.err())));
+            BenchJson.line(
+                OutOfCoreBenchmark.run(OutOfCoreBenchmark.settings(ctx.conf()), ctx.err())));
     return 0;
   }
 }

@@ -94,8 +94,7 @@ final class DiskReadProbe {
           long reads = 0;
           long moved = 0;
           for (long c = chunks * task / threads; c < chunks * (task + 1) / threads; c++) {
-            moved +=
-                fill(ch, buf, aligned(Math.min(request, size - c * request)), c * request);
+            moved += fill(ch, buf, aligned(Math.min(request, size - c * request)), c * request);
             reads++;
           }
           return new long[] {reads, moved};

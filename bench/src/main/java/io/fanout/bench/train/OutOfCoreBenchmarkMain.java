@@ -40,7 +40,11 @@ public final class OutOfCoreBenchmarkMain {
       String k = args[i].startsWith("--") ? args[i].substring(2) : "";
       if (!known.contains(k) || i + 1 >= args.length) {
         throw new InvalidInputException(
-            "expected --OPTION VALUE pairs with OPTION one of " + known + ", got '" + args[i] + "'");
+            "expected --OPTION VALUE pairs with OPTION one of "
+                + known
+                + ", got '"
+                + args[i]
+                + "'");
       }
       o.put(k, args[i + 1]);
     }

@@ -20,8 +20,7 @@ public final class BenchOutOfCoreOptions {
   public static final OptionDef<Integer> BATCH_SIZE =
       SharedOptions.BATCH_SIZE.withDefault("1024", "seeds a batch");
   public static final OptionDef<Integer> BATCHES =
-      SharedOptions.BATCHES.withDefault(
-          "200", "batches sampled once and served through each cache");
+      SharedOptions.BATCHES.withDefault("50", "batches sampled once and served through each cache");
   public static final OptionDef<Integer> LOADER_THREADS =
       SharedOptions.LOADER_THREADS.withDefault("2", "threads sampling the batches");
   public static final OptionDef<Double> CACHE_FRACTION = BenchCacheOptions.CACHE_FRACTION;
