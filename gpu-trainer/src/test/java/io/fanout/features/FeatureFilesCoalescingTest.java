@@ -99,6 +99,75 @@ class FeatureFilesCoalescingTest {
     }
   }
 
+  /**
+   * A sparse file of 20 M f16 rows of 128 columns (5.1 GB, papers100M's row size; only the rows
+   * written take disk): rows on both sides of byte 2^31 and 2^32 and the last row come back bit for
+   * bit, merged or one read per row, with and without {@code O_DIRECT}; unwritten rows read as 0.
+   */
+  @Test
+  void rowsPastTwoToTheThirtyFirstBytesAreReadAtTheirOffsets() throws IOException {
+    int n = 20_000_000;
+    int dim = 128;
+    FeatureParams params = FeatureParams.plain(StoreLayout.ENCODING_F16, dim);
+    int rowBytes = params.rowBytes();
+    int[] written = {
+      0,
+      (int) ((1L << 31) / rowBytes) - 1,
+      (int) ((1L << 31) / rowBytes),
+      (int) ((1L << 32) / rowBytes) + 1,
+      n - 2,
+      n - 1
+    };
+    SplittableRandom rnd = new SplittableRandom(17);
+    byte[] rows = randomRows(rnd, written.length, dim, StoreLayout.ENCODING_F16);
+    Path file = tmp.resolve("sparse.feat");
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(
+            file,
+            java.nio.file.StandardOpenOption.CREATE_NEW,
+            java.nio.file.StandardOpenOption.WRITE)) {
+      for (int i = 0; i < written.length; i++) {
+        ch.write(
+            ByteBuffer.wrap(rows, i * rowBytes, rowBytes),
+            StoreLayout.HEADER_BYTES + (long) written[i] * rowBytes);
+      }
+    }
+    assertThat(Files.size(file)).isGreaterThan(1L << 32);
+    int[] request = {n - 1, written[2], written[1] - 1, written[3], written[1], 0, written[4], 5};
+    for (boolean direct : new boolean[] {false, true}) {
+      Read want =
+          read(
+              new Path[] {file},
+              new long[] {0, n},
+              params,
+              direct,
+              ReadCoalescing.ROW_AT_A_TIME,
+              RowLayout.IDENTITY,
+              request);
+      for (ReadCoalescing c : MERGED) {
+        Read got =
+            read(
+                new Path[] {file},
+                new long[] {0, n},
+                params,
+                direct,
+                c,
+                RowLayout.IDENTITY,
+                request);
+        assertThat(got.floats).as("direct %b, %s", direct, c).isEqualTo(want.floats);
+      }
+      for (int i = 0; i < request.length; i++) {
+        int k = java.util.Arrays.binarySearch(written, request[i]);
+        int[] row = Arrays.copyOfRange(want.floats, i * dim, (i + 1) * dim);
+        int[] expect =
+            k >= 0
+                ? Arrays.copyOfRange(expected(rows, params, new int[] {k}), 0, dim)
+                : new int[dim];
+        assertThat(row).as("row %d, direct %b", request[i], direct).isEqualTo(expect);
+      }
+    }
+  }
+
   /** A batch's rows: the first and last rows, repeats, and random rows, in random order. */
   private static List<int[]> requests(SplittableRandom rnd, int n) {
     List<int[]> out = new ArrayList<>();
