@@ -200,7 +200,11 @@ public final class TrainBenchmark {
     }
     long t0 = System.nanoTime();
     int n = s.vertices();
-    BenchGraph bg = BenchGraph.generate(n, s.edges(), s.features());
+    boolean onDisk = !BenchGraph.rowsFitOneArray(n, s.features());
+    if (onDisk) {
+      DeviceRowsFromFile.check(s, be);
+    }
+    BenchGraph bg = BenchGraph.generate(n, s.edges(), s.features(), !onDisk);
     ArrayCsrGraph g = bg.csr();
     float[] feats = bg.features();
     int classes = bg.classes();
@@ -217,12 +221,17 @@ public final class TrainBenchmark {
     SampledEpochs data = sampledEpochs(bg, seeds, s);
     KernelFeatureRows pinnedRows = null;
     CachedRows cached = null;
+    Map<String, Object> routeReport = new LinkedHashMap<>();
     if (s.featureCacheFraction() > 0) {
       cached =
           CachedRows.open(
               be, feats, n, s.features(), s.featureCacheFraction(), s.featureCacheIoThreads());
       trainer.readFeaturesFrom(cached.pages());
       data.gather(false).cache(cached.cache());
+    } else if (onDisk) {
+      pinnedRows = DeviceRowsFromFile.upload((CudaBackend) be, n, s.features(), routeReport);
+      trainer.readFeaturesFrom(pinnedRows);
+      data.gather(false);
     } else if (s.zeroCopy()) {
       pinnedRows = inPlaceRows(s, be, feats);
       trainer.readFeaturesFrom(pinnedRows);
@@ -316,7 +325,7 @@ public final class TrainBenchmark {
         out.put("upload_wait_fraction", t.dataWaitShare());
         // -Dfanout.cuda.kernel-times=true: device milliseconds per batch of each kernel
         cuda.kernelTimes().forEach((k, v) -> out.put("kernel_ms." + k, v[0] / Math.max(1, timed)));
-        if (cached == null) {
+        if (cached == null && !onDisk) {
           out.putAll(
               FeatureAccessBenchmark.run(cuda, bg, featureBatches, pinnedRows, s.zeroCopy()));
         }
@@ -325,7 +334,9 @@ public final class TrainBenchmark {
         out.putAll(cached.report(s.featureCacheFraction()));
         out.put("feature_cache_io_threads", s.featureCacheIoThreads());
       }
+      out.putAll(routeReport);
       out.put("peak_heap_bytes", peakHeap());
+      out.put("peak_rss_bytes", OutOfCoreBenchmark.peakRss());
       if (s.verifyRounds() > 0) {
         out.putAll(
             VerificationBenchmark.run(
