@@ -8,6 +8,7 @@ import io.fanout.spark.Fanout;
 import io.fanout.spark.InferAction;
 import io.fanout.spark.InferResult;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.apache.spark.ml.Model;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.param.ParamMap;
@@ -47,14 +48,19 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   private final String store;
   private final String modelDir;
   private final String scratchParent;
+  private final transient GraphTables tables;
+  private transient Dataset<Row> edges;
   private String scratch;
 
   /**
-   * A model over {@code store} and {@code modelDir}; its transform outputs go to a new folder under
-   * {@code scratchParent}, or (null) under the local temp folder.
+   * A model over {@code store} and {@code modelDir}, fitted on {@code tables} (null when unknown:
+   * no inductive scoring); its transform outputs go to a new folder under {@code scratchParent}, or
+   * (null) under the local temp folder.
    */
-  GnnClassificationModel(String uid, Path store, Path modelDir, Path scratchParent) {
+  GnnClassificationModel(
+      String uid, Path store, Path modelDir, Path scratchParent, GraphTables tables) {
     this.uid = uid;
+    this.tables = tables;
     this.params = new GnnParamSet(this, GnnParamSet.Kind.CLASSIFIER);
     params.setDefaults(this);
     this.store = store.toString();
@@ -80,6 +86,27 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   /** The model directory (checkpoint and {@code metrics.jsonl}). */
   public Path modelDir() {
     return Path.of(modelDir);
+  }
+
+  /**
+   * The edges of the graph to score in ({@code srcCol}, {@code dstCol}, by original ids), in place
+   * of the fitted ones: the fitted graph's edges with those of new vertices, or another edge set of
+   * the same vertices. Not saved with the model. See the class comment.
+   */
+  public GnnClassificationModel setEdges(Dataset<Row> edges) {
+    VertexColumns.checkEdges(edges.schema(), this, "edges");
+    this.edges = edges;
+    return this;
+  }
+
+  /** The edges given to {@link #setEdges}, or null (score in the fitted graph). */
+  public Dataset<Row> getEdges() {
+    return edges;
+  }
+
+  public GnnClassificationModel setFeaturesCol(String v) {
+    set(featuresCol(), v);
+    return this;
   }
 
   public GnnClassificationModel setIdCol(String v) {
@@ -111,23 +138,22 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   /**
    * Scores the vertices of {@code vertices} by their {@code idCol}; see the class comment. Runs
    * inference now (or reuses its earlier output) and returns a lazy join.
+   *
+   * @throws IllegalArgumentException when the input holds ids the fitted graph lacks but no
+   *     features column to score them from
+   * @throws io.fanout.store.InvalidInputException when the new vertices' features do not fit the
+   *     model (another width, for example)
    */
   @Override
   public Dataset<Row> transform(Dataset<?> vertices) {
     transformSchema(vertices.schema(), true);
     SparkSession spark = vertices.sparkSession();
-    Path out = scratch(spark);
+    Dataset<Row> in = vertices.toDF();
     boolean embed = !getEmbeddingCol().isBlank();
-    // The folder is this model's own: outputs of an earlier store or checkpoint are replaced.
-    InferAction infer =
-        Fanout.get(spark)
-            .infer(store, modelDir)
-            .output(out.resolve("predictions").toString())
-            .option(InferOptions.OVERWRITE.name(), "true");
-    if (embed) {
-      infer.embeddings(out.resolve("embeddings").toString());
+    InferResult r = tables == null ? null : inductive(spark, in, embed);
+    if (r == null) {
+      r = transductive(spark, embed);
     }
-    InferResult r = infer.execute();
     String key = "__fanout_id";
     Dataset<Row> scores =
         r.predictions()
@@ -142,9 +168,56 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
               .select(col("id").as(ekey), array_to_vector(col("embedding")).as(getEmbeddingCol()));
       scores = scores.join(e, scores.col(key).equalTo(e.col(ekey)), "left").drop(ekey);
     }
-    Dataset<Row> in = vertices.toDF();
     return in.join(scores, in.col(VertexColumns.quote(getIdCol())).equalTo(scores.col(key)), "left")
         .drop(key);
+  }
+
+  /** Infers over the fitted store, into the model's folder (replacing an earlier store's). */
+  private InferResult transductive(SparkSession spark, boolean embed) {
+    Path out = scratch(spark);
+    InferAction infer =
+        Fanout.get(spark)
+            .infer(store, modelDir)
+            .output(out.resolve("predictions").toString())
+            .option(InferOptions.OVERWRITE.name(), "true");
+    if (embed) {
+      infer.embeddings(out.resolve("embeddings").toString());
+    }
+    return infer.execute();
+  }
+
+  /**
+   * Scores inductively when {@code in} holds ids the fitted graph lacks or edges were set, into a
+   * new folder {@code inductive-*} of the model's; null when neither.
+   */
+  private InferResult inductive(SparkSession spark, Dataset<Row> in, boolean embed) {
+    Dataset<Row> fitted = tables.vertices(spark);
+    if (!Arrays.asList(in.columns()).contains(getFeaturesCol())) {
+      Row[] unknown = InductiveScoring.unknownIds(in, fitted, this, 3);
+      if (unknown.length > 0) {
+        throw new IllegalArgumentException(
+            "GnnClassificationModel scores vertices the fitted graph lacks (ids such as "
+                + Arrays.stream(unknown).map(u -> String.valueOf(u.get(0))).toList()
+                + ") from their features, but param featuresCol names column '"
+                + getFeaturesCol()
+                + "', which the vertices DataFrame lacks; it has "
+                + String.join(", ", in.columns()));
+      }
+      if (edges == null) {
+        return null;
+      }
+    }
+    Dataset<Row> added =
+        Arrays.asList(in.columns()).contains(getFeaturesCol())
+            ? InductiveScoring.newVertices(in, fitted, this)
+            : null;
+    if (edges == null && added.isEmpty()) {
+      return null;
+    }
+    Dataset<Row> scoring = InductiveScoring.scoringVertices(fitted, added, this);
+    Dataset<Row> e = edges == null ? tables.edges(spark) : VertexColumns.endpoints(edges, this);
+    Path dir = WorkDirs.freshUnder(scratch(spark), "inductive-");
+    return InductiveScoring.score(spark, this, scoring, e, storeDir(), modelDir(), dir, embed);
   }
 
   /** Checks the id column and appends the output columns. */
@@ -185,7 +258,12 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   public GnnClassificationModel copy(ParamMap extra) {
     GnnClassificationModel m =
         new GnnClassificationModel(
-            uid, storeDir(), modelDir(), scratchParent == null ? null : Path.of(scratchParent));
+            uid,
+            storeDir(),
+            modelDir(),
+            scratchParent == null ? null : Path.of(scratchParent),
+            tables);
+    m.edges = edges;
     copyValues(m, extra);
     return m.setParent(parent());
   }
@@ -193,7 +271,7 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   /** Saves the Params, the graph store and the model directory; see the class comment. */
   @Override
   public MLWriter write() {
-    return new GnnModelWriter(this, storeDir(), modelDir());
+    return new GnnModelWriter(this, storeDir(), modelDir(), tables);
   }
 
   /** The reader of a model saved with {@code write().save(path)}. */
@@ -208,7 +286,8 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
 
   /** A model over a loaded copy of the store and model directory. */
   static GnnClassificationModel loaded(String uid, Path store, Path modelDir) {
-    return new GnnClassificationModel(uid, store, modelDir, null);
+    return new GnnClassificationModel(
+        uid, store, modelDir, null, GraphTables.saved(store.getParent()));
   }
 
   @Override

@@ -1,6 +1,5 @@
 package io.fanout.spark.ml;
 
-import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.sample.Fanouts;
 import java.nio.file.Path;
@@ -15,6 +14,7 @@ import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -221,20 +221,23 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
         getWorkDir().isBlank()
             ? WorkDirs.fresh(vertices.sparkSession(), "fanout-gnn-")
             : WorkDirs.given(getWorkDir());
-    Map<String, String> prepare = FitRun.prepareOptions(this);
-    prepare.put(PrepareOptions.LABEL_COLUMN.name(), getLabelCol());
-    prepare.put(PrepareOptions.SPLIT_COLUMN.name(), getSplitCol());
+    Map<String, String> prepare = FitRun.nodePrepareOptions(this);
     Map<String, String> sample = FitRun.sampleOptions(this);
     sample.put(SampleOptions.SPLIT.name(), VertexColumns.TRAIN);
+    GraphTables tables =
+        GraphTables.of(
+            VertexColumns.forPrepare(vertices, this), VertexColumns.endpoints(edges, this));
+    SparkSession spark = vertices.sparkSession();
     FitRun.Outputs out =
         new FitRun(work)
             .run(
-                VertexColumns.forPrepare(vertices, this),
-                VertexColumns.endpoints(edges, this),
+                tables.vertices(spark),
+                tables.edges(spark),
                 prepare,
                 sample,
                 FitRun.trainOptions(this));
-    GnnClassificationModel m = new GnnClassificationModel(uid, out.store(), out.model(), work);
+    GnnClassificationModel m =
+        new GnnClassificationModel(uid, out.store(), out.model(), work, tables);
     copyValues(m, ParamMap.empty());
     m.setParent(this);
     return m;
