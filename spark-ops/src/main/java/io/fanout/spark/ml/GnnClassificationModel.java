@@ -27,15 +27,22 @@ import org.apache.spark.sql.types.StructType;
  * {@code embeddingCol} is set, the node embeddings (ML Vector), joined to the input by {@code
  * idCol}.
  *
- * <p>Scoring is transductive: the model scores the vertices of the graph it was fitted with, by
- * running {@code Fanout.get(spark).infer} (full-neighbor inference, on the driver) over its graph
- * store and checkpoint; rows whose id the graph lacks get nulls. The outputs of {@code infer} are
- * written to a folder of the model's own (a new {@code workDir/transform-*} after a fit, a new
- * folder under {@code spark.local.dir} or {@code java.io.tmpdir} after a load) that nothing
- * removes, and the returned DataFrame reads them: a second transform reuses them.
+ * <p>Vertices of the fitted graph are scored transductively: {@code Fanout.get(spark).infer}
+ * (full-neighbor inference, on the driver) over the model's graph store and checkpoint. When the
+ * input holds ids the fitted graph lacks, or edges were given with {@link #setEdges}, scoring is
+ * inductive: a scoring store is prepared from the fitted vertex table, the input's new vertices
+ * (their {@code featuresCol}) and the model's edges (the fitted ones unless set), and the fitted
+ * checkpoint scores it by {@code infer --trained-on} the fitted store, which checks that the two
+ * agree on feature width and encoding, classes and graph options. The outputs of {@code infer}
+ * are written to a folder of the model's own (a new {@code workDir/transform-*} after a fit, a new
+ * folder under {@code spark.local.dir} or {@code java.io.tmpdir} after a load; each inductive
+ * transform in a new {@code inductive-*} in it) that nothing removes, and the returned DataFrame
+ * reads them: a second transductive transform reuses them.
  *
  * <p>{@code write().save(path)} saves the Params (Spark ML's metadata) with copies of the graph
- * store ({@code path/data/store}) and of the model directory ({@code path/data/model}); {@link
+ * store ({@code path/data/store}) and of the model directory ({@code path/data/model}), and the
+ * fitted vertex and edge tables as Parquet ({@code path/data/vertices}, {@code path/data/edges});
+ * {@link
  * #load} reads them back, and the loaded model gives bit-identical outputs. The path must be on a
  * local or mounted file system, since stores are memory-mapped.
  */

@@ -30,8 +30,8 @@ import org.apache.spark.sql.types.StructType;
  * Dataset<Row> scored = pipeline.fit(vertices).transform(vertices);  // prediction, probability
  * }</pre>
  *
- * <p>The vertices DataFrame holds the whole graph's vertices (the model is transductive: it scores
- * the vertices it was fitted with); those of split {@code train} in {@code splitCol}, or every
+ * <p>The vertices DataFrame holds the whole graph's vertices (the model scores them, and new ones
+ * from their features and edges); those of split {@code train} in {@code splitCol}, or every
  * labeled one when the DataFrame has no such column, are the training seeds. The Params' defaults
  * are the command line's ({@code prepare}, {@code sample} and {@code train}). The store, shards and
  * model go under {@code workDir}, by default a new folder under {@code spark.local.dir} (else
