@@ -33,8 +33,8 @@ import org.apache.spark.sql.types.StructType;
  * inductive: a scoring store is prepared from the fitted vertex table, the input's new vertices
  * (their {@code featuresCol}) and the model's edges (the fitted ones unless set), and the fitted
  * checkpoint scores it by {@code infer --trained-on} the fitted store, which checks that the two
- * agree on feature width and encoding, classes and graph options. The outputs of {@code infer}
- * are written to a folder of the model's own (a new {@code workDir/transform-*} after a fit, a new
+ * agree on feature width and encoding, classes and graph options. The outputs of {@code infer} are
+ * written to a folder of the model's own (a new {@code workDir/transform-*} after a fit, a new
  * folder under {@code spark.local.dir} or {@code java.io.tmpdir} after a load; each inductive
  * transform in a new {@code inductive-*} in it) that nothing removes, and the returned DataFrame
  * reads them: a second transductive transform reuses them.
@@ -42,9 +42,8 @@ import org.apache.spark.sql.types.StructType;
  * <p>{@code write().save(path)} saves the Params (Spark ML's metadata) with copies of the graph
  * store ({@code path/data/store}) and of the model directory ({@code path/data/model}), and the
  * fitted vertex and edge tables as Parquet ({@code path/data/vertices}, {@code path/data/edges});
- * {@link
- * #load} reads them back, and the loaded model gives bit-identical outputs. The path must be on a
- * local or mounted file system, since stores are memory-mapped.
+ * {@link #load} reads them back, and the loaded model gives bit-identical outputs. The path must be
+ * on a local or mounted file system, since stores are memory-mapped.
  */
 public final class GnnClassificationModel extends Model<GnnClassificationModel>
     implements GnnClassifierParams, MLWritable {
