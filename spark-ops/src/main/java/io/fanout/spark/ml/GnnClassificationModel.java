@@ -28,16 +28,17 @@ import org.apache.spark.sql.types.StructType;
  * idCol}.
  *
  * <p>Vertices of the fitted graph are scored transductively: {@code Fanout.get(spark).infer}
- * (full-neighbor inference, on the driver) over the model's graph store and checkpoint. When the
- * input holds ids the fitted graph lacks, or edges were given with {@link #setEdges}, scoring is
- * inductive: a scoring store is prepared from the fitted vertex table, the input's new vertices
- * (their {@code featuresCol}) and the model's edges (the fitted ones unless set), and the fitted
- * checkpoint scores it by {@code infer --trained-on} the fitted store, which checks that the two
- * agree on feature width and encoding, classes and graph options. The outputs of {@code infer} are
- * written to a folder of the model's own (a new {@code workDir/transform-*} after a fit, a new
- * folder under {@code spark.local.dir} or {@code java.io.tmpdir} after a load; each inductive
- * transform in a new {@code inductive-*} in it) that nothing removes, and the returned DataFrame
- * reads them: a second transductive transform reuses them.
+ * (full-neighbor inference, on the driver) over the model's graph store and checkpoint; rows whose
+ * id the graph lacks get nulls when the input has no {@code featuresCol}. When the input has one
+ * and ids the fitted graph lacks, or edges were given with {@link #setEdges}, scoring is inductive:
+ * a scoring store is prepared from the fitted vertex table, the input's new vertices (their {@code
+ * featuresCol}) and the model's edges (the fitted ones unless set), and the fitted checkpoint
+ * scores it by {@code infer --trained-on} the fitted store, which checks that the two agree on
+ * feature width and encoding, classes and graph options. The outputs of {@code infer} are written
+ * to a folder of the model's own (a new {@code workDir/transform-*} after a fit, a new folder under
+ * {@code spark.local.dir} or {@code java.io.tmpdir} after a load; each inductive transform in a new
+ * {@code inductive-*} in it) that nothing removes, and the returned DataFrame reads them: a second
+ * transductive transform reuses them.
  *
  * <p>{@code write().save(path)} saves the Params (Spark ML's metadata) with copies of the graph
  * store ({@code path/data/store}) and of the model directory ({@code path/data/model}), and the
@@ -145,8 +146,6 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
    * Scores the vertices of {@code vertices} by their {@code idCol}; see the class comment. Runs
    * inference now (or reuses its earlier output) and returns a lazy join.
    *
-   * @throws IllegalArgumentException when the input holds ids the fitted graph lacks but no
-   *     features column to score them from
    * @throws io.fanout.store.InvalidInputException when the new vertices' features do not fit the
    *     model (another width, for example)
    */
@@ -193,31 +192,16 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   }
 
   /**
-   * Scores inductively when {@code in} holds ids the fitted graph lacks or edges were set, into a
-   * new folder {@code inductive-*} of the model's; null when neither.
+   * Scores inductively when {@code in} has a features column and ids the fitted graph lacks, or
+   * edges were set, into a new folder {@code inductive-*} of the model's; null otherwise.
    */
   private InferResult inductive(SparkSession spark, Dataset<Row> in, boolean embed) {
     Dataset<Row> fitted = tables.vertices(spark);
-    if (!Arrays.asList(in.columns()).contains(getFeaturesCol())) {
-      Row[] unknown = InductiveScoring.unknownIds(in, fitted, this, 3);
-      if (unknown.length > 0) {
-        throw new IllegalArgumentException(
-            "GnnClassificationModel scores vertices the fitted graph lacks (ids such as "
-                + Arrays.stream(unknown).map(u -> String.valueOf(u.get(0))).toList()
-                + ") from their features, but param featuresCol names column '"
-                + getFeaturesCol()
-                + "', which the vertices DataFrame lacks; it has "
-                + String.join(", ", in.columns()));
-      }
-      if (edges == null) {
-        return null;
-      }
-    }
     Dataset<Row> added =
         Arrays.asList(in.columns()).contains(getFeaturesCol())
             ? InductiveScoring.newVertices(in, fitted, this)
             : null;
-    if (edges == null && added.isEmpty()) {
+    if (edges == null && (added == null || added.isEmpty())) {
       return null;
     }
     Dataset<Row> scoring = InductiveScoring.scoringVertices(fitted, added, this);
@@ -293,7 +277,7 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   /** A model over a loaded copy of the store and model directory. */
   static GnnClassificationModel loaded(String uid, Path store, Path modelDir) {
     return new GnnClassificationModel(
-        uid, store, modelDir, null, GraphTables.saved(store.getParent()));
+        uid, store, modelDir, null, GraphTables.saved(store.toAbsolutePath().getParent()));
   }
 
   @Override

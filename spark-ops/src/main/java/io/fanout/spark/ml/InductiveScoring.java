@@ -48,17 +48,6 @@ final class InductiveScoring {
         .distinct();
   }
 
-  /** The ids of {@code input} that {@code fitted} lacks, at most {@code n} of them. */
-  static Row[] unknownIds(Dataset<Row> input, Dataset<Row> fitted, GnnGraphParams p, int n) {
-    String id = p.getIdCol();
-    Dataset<Row> known = fitted.select(col(VertexColumns.quote(id)).as(FITTED_ID));
-    Dataset<Row> ids = input.select(col(VertexColumns.quote(id)).as(id));
-    return (Row[])
-        ids.join(known, ids.col(VertexColumns.quote(id)).equalTo(known.col(FITTED_ID)), "left_anti")
-            .limit(n)
-            .collect();
-  }
-
   /**
    * The scoring graph's vertex table: {@code fitted} (id, features, label, split), its features as
    * {@code array<double>}, then the {@code added} vertices (null: none), unlabeled in split {@code
