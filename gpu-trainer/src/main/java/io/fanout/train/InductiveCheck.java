@@ -1,6 +1,5 @@
 package io.fanout.train;
 
-import io.fanout.conf.options.PrepareOptions;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
@@ -21,12 +20,11 @@ import java.util.Objects;
 final class InductiveCheck {
   private InductiveCheck() {}
 
-  /** The recorded {@code prepare} options that decide what an edge or a neighborhood is. */
-  private static final List<String> GRAPH_OPTIONS =
-      List.of(
-          PrepareOptions.UNDIRECTED.name(),
-          PrepareOptions.DEDUPE.name(),
-          PrepareOptions.SELF_LOOPS.name());
+  /**
+   * The recorded {@code prepare} options (a store manifest's {@code options}, by option name) that
+   * decide what an edge or a neighborhood is.
+   */
+  private static final List<String> GRAPH_OPTIONS = List.of("undirected", "dedupe", "self-loops");
 
   /**
    * Checks that the checkpoint {@code ck} of {@code modelDir} was trained on {@code trainedOn}

@@ -15,6 +15,7 @@ import io.fanout.testing.SparkTestSession;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.param.ParamMap;
@@ -106,7 +107,10 @@ class InductiveScoringTest {
       assertThat(argmax(e.getValue())).as("vertex %d", e.getKey()).isEqualTo(argmax(want));
     }
     System.out.printf(
-        "inductive vs re-prepared: %d vertices, largest difference %.3g%n", held, worst);
+        Locale.ROOT,
+        "inductive vs re-prepared: %d vertices, largest probability difference %s%n",
+        held,
+        worst);
     assertThat(worst).isLessThan(1e-5);
   }
 
@@ -225,6 +229,29 @@ class InductiveScoringTest {
                     .execute())
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("was not trained on " + store);
+  }
+
+  @Test
+  void inferTrainedOnRefusesAStoreOfOtherGraphOptions() {
+    Map<String, String> directed = FitRun.nodePrepareOptions(model);
+    directed.put("undirected", "false");
+    Path store = tmp.resolve("directed-store");
+    Fanout.get(spark)
+        .prepare(cora.raw, cora.edges)
+        .options(directed)
+        .output(store.toString())
+        .execute();
+    assertThatThrownBy(
+            () ->
+                Fanout.get(spark)
+                    .infer(store.toString(), model.modelDir().toString())
+                    .trainedOn(model.storeDir().toString())
+                    .output(tmp.resolve("directed-out").toString())
+                    .execute())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("graph option mismatch")
+        .hasMessageContaining("undirected = 'false'")
+        .hasMessageContaining("prepared with 'true'");
   }
 
   /** The probabilities of a transform's output by id. */
