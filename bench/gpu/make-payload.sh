@@ -4,7 +4,8 @@
 # and their jars (without Hadoop, zstd and the PTX compiler's natives), the bench module's classes
 # (TrainBenchmarkMain, which loads no Spark class), OpenBLAS for the CPU baseline, and TestData
 # snapshots of cora. Writes .gpu-run/payload.tar.xz (ignored by git), which
-# `run` carries: carry [".gpu-run"], then `bash bench/gpu/run-checks.sh`.
+# `run` carries: carry [".gpu-run/payload.tar.xz"] (not the whole folder, which may also hold the
+# Spark parts of make-spark-payload.sh), then `bash bench/gpu/run-checks.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD

@@ -8,7 +8,7 @@
 #   bench/gpu/run-checks.sh profile the zero-copy products-size CUDA run only: device time per
 #                                   kernel, then a JFR recording of the host
 #   bench/gpu/run-checks.sh device  tests + the products-size CUDA run with the rows resident in
-#                                   device memory: kernel times, then an epoch of 201 steps
+#                                   device memory: device time per kernel
 #   bench/gpu/run-checks.sh zero-copy tests + the zero-copy products-size CUDA run (f32, and the
 #                                   decode-gather of f16, int8 and int4 rows)
 #   bench/gpu/run-checks.sh cache   tests + the zero-copy products-size CUDA run from pinned memory,
@@ -27,6 +27,16 @@
 #   bench/gpu/run-checks.sh peer    tests + Fanout (gather, zero-copy, device) against PyTorch
 #                                   (resident, pinned, pipelined) on the same exported
 #                                   products-size batches, alternating rounds (docs/gpu.md)
+#   bench/gpu/run-checks.sh out-of-core the feature cache's O_DIRECT reads on this machine's disk
+#                                   against the disk's own random and sequential rates (no GPU:
+#                                   a 4.6 GB feature file per row layout under /tmp, -Xmx2g;
+#                                   OOC_LIMIT=300 the seconds it may take)
+#   bench/gpu/run-checks.sh papers100m one epoch at papers100M size on CUDA, rows resident in device
+#                                   memory (111 M vertices, 1.6 B edges, 128 features written as
+#                                   f16 rows to /tmp, uploaded, removed; SALIENT's model: SAGE, 3
+#                                   layers, hidden 256, fanouts 15,10,5, batch 1024; 1179 timed
+#                                   steps + 1 warm-up = 1,208,320 seeds); no tests first;
+#                                   P100M_LIMIT=540 the seconds it may take
 #   bench/gpu/run-checks.sh full    tests + the products-size benchmark on CUDA (gather, then
 #                                   zero-copy feature access) and on the CPU backend
 # Several modes run in one call (bench/gpu/run-checks.sh reuse cache-ab), the tests once.
@@ -66,7 +76,7 @@ step() { # NAME SECONDS COMMAND...
 } > "$OUT/env.log" 2>&1
 cat "$OUT/env.log" >> "$SUMMARY"
 
-if [ "$MODE" != profile ]; then
+if [ "$MODE" != profile ] && [ "$MODE" != out-of-core ] && [ "$MODE" != papers100m ]; then
 step gpu-tests 150 "$JAVA" "${JOPTS[@]}" -Xmx8g -cp "$CP" \
   -Dfanout.testdata.snapshots="$FO/snap" io.fanout.tensor.cuda.GpuTestMain
 
@@ -95,14 +105,10 @@ for MODE in "${MODES[@]}"; do
       io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 60 --warmup 5 --loader-threads 14 \
       --prefetch 4 --feature-access zero-copy
   elif [ "$MODE" = device ]; then
-    # Rows resident in device memory: device time per kernel over 40 steps, then an epoch of 201
-    # steps with in-process sampling on 14 loader threads.
-    step bench-cuda-device-kernels 150 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
+    # Rows resident in device memory: device time per kernel over 40 steps (the epoch is in peer)
+    step bench-cuda-device-kernels 120 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
       -Dfanout.cuda.kernel-times=true io.fanout.bench.train.TrainBenchmarkMain --backend cuda \
       --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access device
-    step bench-cuda-device-epoch 150 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" \
-      io.fanout.bench.train.TrainBenchmarkMain --backend cuda --batches 200 --warmup 1 \
-      --loader-threads 14 --prefetch 4 --feature-access device
   elif [ "$MODE" = zero-copy ]; then
     step bench-cuda-zc 200 "$JAVA" "${JOPTS[@]}" -Xmx40g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --batches 40 --warmup 5 --loader-threads 14 --prefetch 4 --feature-access zero-copy
@@ -154,11 +160,24 @@ for MODE in "${MODES[@]}"; do
     done
   elif [ "$MODE" = peer ]; then
     # 35 products-size batches and the 1 GB features.npy exported under /tmp (removed after), then
-    # 3 rounds of Fanout in each feature access and PyTorch in each variant; python3 on PATH.
-    step bench-cuda-peer "${PEER_LIMIT:-480}" "$JAVA" "${JOPTS[@]}" -Xmx48g -Djava.io.tmpdir=/tmp \
+    # PEER_ROUNDS rounds of Fanout in each feature access and PyTorch in each variant (python3 on
+    # PATH), then an epoch of 201 steps with sampling on 14 loader threads.
+    step bench-cuda-peer "${PEER_LIMIT:-360}" "$JAVA" "${JOPTS[@]}" -Xmx48g -Djava.io.tmpdir=/tmp \
       -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain --backend cuda --peer torch \
-      --peer-script bench/torch_reference.py --batches 30 --warmup 5 --peer-rounds 3 \
-      --loader-threads 14
+      --peer-script bench/torch_reference.py --batches 30 --warmup 5 \
+      --peer-rounds "${PEER_ROUNDS:-2}" --loader-threads 14 --prefetch 4
+  elif [ "$MODE" = out-of-core ]; then
+    # CPU and disk only: 16 I/O threads (the cores), the disk measured with as many.
+    step bench-out-of-core "${OOC_LIMIT:-300}" "$JAVA" "${JOPTS[@]}" -Xmx2g -Djava.io.tmpdir=/tmp \
+      -cp "$CP" io.fanout.bench.train.OutOfCoreBenchmarkMain --batches 50 --io-threads 16 \
+      --loader-threads 14 --probe-seconds 3
+  elif [ "$MODE" = papers100m ]; then
+    # Needs about 28.4 GB free under /tmp for the f16 rows (removed once uploaded).
+    step bench-cuda-papers100m "${P100M_LIMIT:-540}" "$JAVA" "${JOPTS[@]}" -Xmx64g \
+      -Djava.io.tmpdir=/tmp -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain --backend cuda \
+      --num-vertices 111059956 --num-edges 1615685872 --feature-dim 128 --hidden 256 \
+      --fanouts 15,10,5 --batch-size 1024 --batches 1179 --warmup 1 --loader-threads 14 \
+      --prefetch 4 --feature-access device
   elif [ "$MODE" = quick ]; then
     step bench-cuda 100 "$JAVA" "${JOPTS[@]}" -Xmx24g -cp "$CP" io.fanout.bench.train.TrainBenchmarkMain \
       --backend cuda --num-vertices 500000 --num-edges 12000000 --batches 10 --warmup 2 --loader-threads 12

@@ -6,6 +6,7 @@ import io.fanout.bench.store.BenchPartitionCommand;
 import io.fanout.bench.store.BenchPrepareCommand;
 import io.fanout.bench.train.BenchCacheCommand;
 import io.fanout.bench.train.BenchFeaturesCommand;
+import io.fanout.bench.train.BenchOutOfCoreCommand;
 import io.fanout.bench.train.BenchTrainCommand;
 import io.fanout.cli.Command;
 import io.fanout.cli.CommandProvider;
@@ -27,6 +28,7 @@ public final class BenchCommands implements CommandProvider {
         new BenchTrainCommand(),
         new BenchFeaturesCommand(),
         new BenchCacheCommand(),
+        new BenchOutOfCoreCommand(),
         new BenchAllReduceCommand());
   }
 }

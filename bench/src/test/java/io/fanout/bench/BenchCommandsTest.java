@@ -42,6 +42,7 @@ class BenchCommandsTest {
             "bench-train",
             "bench-features",
             "bench-cache",
+            "bench-out-of-core",
             "bench-allreduce");
   }
 

@@ -92,7 +92,17 @@ public final class MeshAllReduce implements GradientReducer {
     ServerSocketChannel server = ServerSocketChannel.open();
     server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
     server.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
-    server.bind(new InetSocketAddress(host, port), 1024);
+    try {
+      server.bind(new InetSocketAddress(host, port), 1024);
+    } catch (java.net.BindException e) {
+      server.close();
+      // the JDK's message names no address
+      java.net.BindException named =
+          new java.net.BindException(
+              "cannot listen on " + host + ":" + port + " (" + e.getMessage() + ")");
+      named.initCause(e);
+      throw named;
+    }
     return server;
   }
 

@@ -25,34 +25,22 @@ import java.util.concurrent.Future;
 /**
  * Reads feature rows of a store's {@code features/part-NNNNN.feat} files with positional reads
  * ({@link FileChannel#read(ByteBuffer, long)}), not through the memory map: the rows of one request
- * are sorted by offset, rows at most {@link #BUFFERED_MERGE_GAP} bytes apart are merged into one
- * read, and the reads are split over a small I/O thread pool, each thread with its own channels.
- * Rows are read as stored (in the store's encoding, {@link #rowBytes} each) and decoded by the
- * store's {@link RowDecoder} straight into the caller's float buffer; the encoded bytes can be kept
- * too ({@link RowPages}). Counts the reads and bytes it issues. One request at a time.
+ * are sorted by their position in the files, merged into read calls as a {@link ReadCoalescing}
+ * says (rows close together share a call, up to a largest call), and the calls are split over a
+ * small I/O thread pool, each thread with its own channels. A {@link RowLayout} says where each row
+ * lies (rows at their own ids without one). Rows are read as stored (in the store's encoding,
+ * {@link #rowBytes} each) and decoded by the store's {@link RowDecoder} straight into the caller's
+ * float buffer; the encoded bytes can be kept too ({@link RowPages}). Counts the reads and bytes it
+ * issues. One request at a time.
  *
  * <p>With {@code direct}, the files are opened with {@code O_DIRECT} (the JDK's {@code
  * ExtendedOpenOption.DIRECT}), so reads bypass the kernel's page cache and go to the device: each
- * read covers whole blocks of the file system's block size, into block-aligned buffers, and rows
- * whose gap is at most {@link #DIRECT_MERGE_GAP} bytes are read by one call (on a device whose
- * per-call latency dominates, reading a gap is cheaper than another call). {@link
+ * read covers whole blocks of the file system's block size, into block-aligned buffers. {@link
  * #bytesTransferred} counts what the calls moved, gaps and alignment included.
  */
 public final class FeatureFiles implements AutoCloseable {
-  private static final int BUFFER_BYTES = 256 << 10;
-
   /** Rows per I/O task at least: smaller requests are not split. */
   private static final int INLINE_ROWS = 64;
-
-  /** With {@code O_DIRECT}: rows at most this many bytes apart are read by one call. */
-  static final int DIRECT_MERGE_GAP = 32 << 10;
-
-  /**
-   * Through the page cache: rows at most this many bytes apart are read by one call. The kernel
-   * reads whole pages, so a gap shorter than one costs no more of the disk, and copying it costs
-   * less than the system call it saves.
-   */
-  static final int BUFFERED_MERGE_GAP = 4 << 10;
 
   private final Path[] paths;
 
@@ -67,6 +55,8 @@ public final class FeatureFiles implements AutoCloseable {
   private final boolean f32;
   private final String encoding;
   private final boolean direct;
+  private final ReadCoalescing coalescing;
+  private final RowLayout layout;
   private final int block;
   private final int bufferBytes;
   private final ByteBuffer[] buffers;
@@ -85,6 +75,7 @@ public final class FeatureFiles implements AutoCloseable {
   private long rowsRead;
   private long bytesRead;
   private long bytesTransferred;
+  private long readNanos;
 
   private FeatureFiles(
       Path[] paths,
@@ -93,8 +84,16 @@ public final class FeatureFiles implements AutoCloseable {
       FeatureParams params,
       String encoding,
       int threads,
-      boolean direct) {
+      boolean direct,
+      ReadCoalescing coalescing,
+      RowLayout layout) {
+    if (layout.rows() >= 0 && layout.rows() != numVertices) {
+      throw new IllegalArgumentException(
+          "a row layout of " + layout.rows() + " rows for files of " + numVertices);
+    }
     this.paths = paths;
+    this.coalescing = coalescing;
+    this.layout = layout;
     this.firstVertex = firstVertex;
     this.numVertices = numVertices;
     this.dim = params.dim;
@@ -102,16 +101,13 @@ public final class FeatureFiles implements AutoCloseable {
     this.f32 = params.encoding == StoreLayout.ENCODING_F32;
     this.encoding = encoding;
     this.rowBytes = decoder.rowBytes();
-    int rowsPerBuffer = Math.max(1, BUFFER_BYTES / rowBytes);
+    int request = Math.max(coalescing.maxRequestBytes(), rowBytes);
     this.direct = direct;
     int t = Math.max(1, threads);
     this.channels = new FileChannel[t][paths.length];
     this.block = direct ? blockSize(paths) : 1;
     // O_DIRECT: a run starts up to one block before its first row and ends on a block boundary.
-    this.bufferBytes =
-        direct
-            ? (Math.max(BUFFER_BYTES, rowBytes) + 3 * block - 1) & -block
-            : rowsPerBuffer * rowBytes;
+    this.bufferBytes = direct ? (request + 3 * block - 1) & -block : request;
     buffers = new ByteBuffer[t];
     views = new FloatBuffer[t];
     taskReads = new long[t];
@@ -173,6 +169,14 @@ public final class FeatureFiles implements AutoCloseable {
    * page cache (see the class comment).
    */
   public static FeatureFiles open(GraphStore store, int threads, boolean direct) {
+    return open(store, threads, direct, ReadCoalescing.defaultFor(direct));
+  }
+
+  /**
+   * {@link #open(GraphStore, int, boolean)}, merging rows into calls as {@code coalescing} says.
+   */
+  public static FeatureFiles open(
+      GraphStore store, int threads, boolean direct, ReadCoalescing coalescing) {
     StoreManifest m = store.manifest();
     if (m.featureDim <= 0) {
       throw new InvalidInputException(
@@ -188,7 +192,9 @@ public final class FeatureFiles implements AutoCloseable {
         store.featureParams(),
         m.featureEncoding,
         threads,
-        direct);
+        direct,
+        coalescing,
+        RowLayout.IDENTITY);
   }
 
   /**
@@ -197,6 +203,22 @@ public final class FeatureFiles implements AutoCloseable {
    * a store's feature files), read through the page cache on {@code threads} I/O threads.
    */
   public static FeatureFiles of(Path[] paths, long[] starts, FeatureParams params, int threads) {
+    return of(paths, starts, params, threads, false, ReadCoalescing.BUFFERED, RowLayout.IDENTITY);
+  }
+
+  /**
+   * {@link #of(Path[], long[], FeatureParams, int)} with positions {@code [starts[p], starts[p+1])}
+   * in {@code paths[p]} and row {@code v} at position {@code layout.position(v)}, read with {@code
+   * O_DIRECT} when {@code direct}, merged into calls as {@code coalescing} says.
+   */
+  public static FeatureFiles of(
+      Path[] paths,
+      long[] starts,
+      FeatureParams params,
+      int threads,
+      boolean direct,
+      ReadCoalescing coalescing,
+      RowLayout layout) {
     return new FeatureFiles(
         paths.clone(),
         starts.clone(),
@@ -204,7 +226,9 @@ public final class FeatureFiles implements AutoCloseable {
         params,
         StoreLayout.encodingName(params.encoding),
         threads,
-        false);
+        direct,
+        coalescing,
+        layout);
   }
 
   /** The largest block size of the files' file systems (a power of two, at least 512). */
@@ -234,6 +258,16 @@ public final class FeatureFiles implements AutoCloseable {
             + " cannot be opened with O_DIRECT ("
             + e
             + "); the file system must support direct I/O, or read without it");
+  }
+
+  /** How rows are merged into read calls. */
+  public ReadCoalescing coalescing() {
+    return coalescing;
+  }
+
+  /** Where the rows lie in the files. */
+  public RowLayout layout() {
+    return layout;
   }
 
   /** Whether reads bypass the page cache ({@code O_DIRECT}). */
@@ -290,6 +324,11 @@ public final class FeatureFiles implements AutoCloseable {
     return bytesRead;
   }
 
+  /** Nanoseconds spent in {@link #read} so far: sorting the rows, the read calls and decoding. */
+  public long readNanos() {
+    return readNanos;
+  }
+
   /**
    * Bytes the read calls moved so far: {@link #bytesRead} plus, with {@code O_DIRECT}, the block
    * alignment and the gaps read between merged rows.
@@ -316,11 +355,12 @@ public final class FeatureFiles implements AutoCloseable {
     if (n == 0) {
       return;
     }
+    long t0 = System.nanoTime();
     if (order.length < n) {
       order = new long[Math.max(n, order.length * 2)];
     }
     for (int i = 0; i < n; i++) {
-      order[i] = ((long) rows[i] << 32) | i;
+      order[i] = ((long) layout.position(rows[i]) << 32) | i;
     }
     sorted = sorter.sort(order, n, numVertices);
     int tasks = Math.max(1, Math.min(buffers.length, n / INLINE_ROWS));
@@ -341,6 +381,7 @@ public final class FeatureFiles implements AutoCloseable {
       taskBytes[t] = 0;
       taskTransferred[t] = 0;
     }
+    readNanos += System.nanoTime() - t0;
   }
 
   /** Reads sorted entries {@code sorted[from .. to)} with buffer {@code task}. */
@@ -350,7 +391,7 @@ public final class FeatureFiles implements AutoCloseable {
     FloatBuffer view = views[task];
     int part = 0;
     int i = from;
-    long gap = direct ? DIRECT_MERGE_GAP : BUFFERED_MERGE_GAP;
+    long gap = coalescing.maxGapBytes();
     long span = direct ? bufferBytes - block : bufferBytes;
     while (i < to) {
       int first = (int) (sorted[i] >>> 32);
@@ -360,8 +401,8 @@ public final class FeatureFiles implements AutoCloseable {
       while (first < firstVertex[part]) {
         part--;
       }
-      // A run of rows of one part file, at most one buffer long: consecutive rows, or with
-      // O_DIRECT rows at most `gap` bytes apart (a duplicate row is part of the run).
+      // A run of rows (by position) of one part file, at most one buffer long, each at most `gap`
+      // bytes past the run's end (a repeated row is part of the run).
       long start = rowOffset(part, first);
       long readStart = start & -(long) block;
       long end = start + rowBytes;

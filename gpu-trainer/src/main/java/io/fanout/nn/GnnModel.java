@@ -37,9 +37,35 @@ public final class GnnModel implements AutoCloseable {
   private ReusedRows reused; // of the last forward, for its backward
   private final ReusedScatter scatter;
 
+  /** The most parameters a model holds: they live in one array. */
+  public static final long MAX_PARAMS = Integer.MAX_VALUE - 8;
+
+  /**
+   * The parameters a model of {@code cfg} holds (weights and biases of every layer and of the MLP
+   * decoder), counted in 64 bits, so that a model too large to build is known before it is.
+   */
+  public static long paramCount(ModelConfig cfg) {
+    long n = 0;
+    for (int l = 0; l < cfg.layers(); l++) {
+      long in = l == 0 ? cfg.inDim() : cfg.hidden();
+      long out = l == cfg.layers() - 1 ? cfg.classes() : cfg.hidden();
+      n += (cfg.kind() == ModelKind.SAGE ? 2 : 1) * in * out + out;
+    }
+    if (cfg.mlpDecoder()) {
+      long d = cfg.classes();
+      n += d * d + 2 * d + 1;
+    }
+    return n;
+  }
+
   public GnnModel(ModelConfig cfg, Backend be) {
     this.cfg = cfg;
     this.be = be;
+    long count = paramCount(cfg);
+    if (count > MAX_PARAMS) {
+      throw new IllegalArgumentException(
+          "model has " + count + " parameters, more than the " + MAX_PARAMS + " one array holds");
+    }
     Activation act = Activation.parse(cfg.activation().id());
     layers = new GnnLayer[cfg.layers()];
     int offset = 0;

@@ -1,5 +1,7 @@
 package io.fanout.tensor;
 
+import io.fanout.store.InvalidInputException;
+
 /**
  * The tensor operations the GNN models need, over {@link Tensor tensors} the backend owns (host
  * arrays for the CPU, device memory for an accelerator). Host memory is touched only through {@link
@@ -102,6 +104,24 @@ public interface Backend extends AutoCloseable {
   }
 
   /**
+   * Sets the arithmetic of this backend's dense products from now on ({@code --precision}). Every
+   * backend computes {@link MatmulPrecision#FP32}; the CUDA backend with cuBLAS also takes the
+   * tensor-core precisions.
+   *
+   * @throws InvalidInputException when this backend cannot compute {@code p}
+   */
+  default void matmulPrecision(MatmulPrecision p) {
+    if (p != MatmulPrecision.FP32) {
+      throw new InvalidInputException(
+          "--precision "
+              + p.id()
+              + " needs the cuda backend with cuBLAS; "
+              + name()
+              + " computes dense products in fp32 (pass --precision fp32)");
+    }
+  }
+
+  /**
    * Bytes of this backend's own device memory that are free, or -1 when it computes in host memory
    * (the CPU backends).
    */
@@ -152,6 +172,12 @@ public interface Backend extends AutoCloseable {
 
   /** {@code x[off + i] *= alpha} for {@code i < n}. */
   void scale(int n, float alpha, FloatTensor x, int off);
+
+  /**
+   * Normalizes the {@code rows x dim} row-major matrix at {@code x[off ..)} in place, each row by
+   * its L1 ({@code l1}) or L2 norm, bit for bit as {@link RowNorms#normalize} does on the host.
+   */
+  void normalizeRows(FloatTensor x, int off, int rows, int dim, boolean l1);
 
   // ---- dense algebra ----
 

@@ -271,6 +271,11 @@ public final class CheckingBackend implements Backend {
   }
 
   @Override
+  public void normalizeRows(FloatTensor x, int off, int rows, int dim, boolean l1) {
+    cpu.normalizeRows(d(x), off, rows, dim, l1);
+  }
+
+  @Override
   public void gemm(
       boolean transA,
       boolean transB,

@@ -238,6 +238,11 @@ public final class CpuBackend implements Backend {
   }
 
   @Override
+  public void normalizeRows(FloatTensor x, int off, int rows, int dim, boolean l1) {
+    RowNorms.normalize(f(x), off, rows, dim, l1);
+  }
+
+  @Override
   public void gemm(
       boolean transA,
       boolean transB,

@@ -135,6 +135,8 @@ public final class Checkpoint {
       float[] params,
       float[] m,
       float[] v) {
+    // what the new file takes, for the message of a write that finds no room
+    long bytes = HEADER + 12L * params.length + 4096;
     try {
       Files.createDirectories(modelDir);
       byte[] metaBytes = JSON.writeValueAsBytes(new TreeMap<>(meta));
@@ -175,7 +177,15 @@ public final class Checkpoint {
         throw e;
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write checkpoint into " + modelDir, e);
+      throw new UncheckedIOException(
+          "cannot write "
+              + name
+              + " into "
+              + modelDir
+              + " (it needs about "
+              + io.fanout.store.IoFailure.size(bytes)
+              + " free beside the old one, which is kept)",
+          e);
     }
   }
 

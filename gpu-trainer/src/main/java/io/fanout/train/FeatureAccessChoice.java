@@ -9,7 +9,7 @@ import java.util.Locale;
  *
  * <ol>
  *   <li>{@link FeatureAccessMode#GATHER} when the rows cannot be read in place (shards with inline
- *       features, a feature norm);
+ *       features, a feature norm with a feature cache);
  *   <li>{@link FeatureAccessMode#ZERO_COPY} with a feature cache (its pages are read in place);
  *   <li>{@link FeatureAccessMode#DEVICE} when the encoded rows take at most {@link #DEVICE_SHARE}
  *       of the device's free memory;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.store.Cancellation;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.IoFailure;
 import io.fanout.store.ParquetFooters;
 import io.fanout.store.StoreLayout;
 import java.io.IOException;
@@ -187,6 +188,15 @@ final class IdKeyedParquet {
         });
   }
 
+  /** The bytes of the files under {@code dir}; 0 when it cannot be read. */
+  private static long treeBytes(Path dir) {
+    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return 0;
+    }
+  }
+
   /** What an output writes into its staging directory. */
   interface Body {
     /** Writes the output's files into {@code staging}; returns the row count. */
@@ -224,8 +234,23 @@ final class IdKeyedParquet {
       }
       return rows;
     } catch (IOException e) {
+      long written = treeBytes(staging);
+      Throwable io = IoFailure.find(e);
+      boolean full = io != null && IoFailure.of(io) == IoFailure.NO_SPACE;
       deleteTree(staging);
-      throw new UncheckedIOException("cannot write " + what + " to " + out, e);
+      throw new UncheckedIOException(
+          "cannot write "
+              + what
+              + " to "
+              + out
+              + (full
+                  ? " (it needs more than the "
+                      + IoFailure.size(written)
+                      + " written when the disk filled, which were removed; what was at "
+                      + out
+                      + " is kept)"
+                  : ""),
+          e);
     } catch (RuntimeException e) {
       deleteTree(staging);
       throw e;

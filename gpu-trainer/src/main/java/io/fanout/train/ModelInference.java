@@ -24,6 +24,10 @@ public final class ModelInference {
    * @param pick the checkpoint, {@code last} or {@code best}
    * @param verify check the store's files against their CRC32C first (once per process, see {@link
    *     GraphStore#verifyChecksumsOnce})
+   * @param trainedOn null to score the store the model was trained on (the checkpoint's recorded
+   *     store, checked); else inductive inference: the store the model was trained on, and {@code
+   *     graph} another one that must agree with it on what the model reads (see {@link
+   *     InductiveCheck}), for example one holding vertices added since training
    */
   public record Request(
       Path graph,
@@ -35,7 +39,34 @@ public final class ModelInference {
       long seed,
       boolean overwrite,
       CheckpointPick pick,
-      boolean verify) {
+      boolean verify,
+      Path trainedOn) {
+    /** A request of the store the model was trained on. */
+    public Request(
+        Path graph,
+        Path modelDir,
+        Path predictions,
+        Path embeddings,
+        int[] fanouts,
+        int batchSize,
+        long seed,
+        boolean overwrite,
+        CheckpointPick pick,
+        boolean verify) {
+      this(
+          graph,
+          modelDir,
+          predictions,
+          embeddings,
+          fanouts,
+          batchSize,
+          seed,
+          overwrite,
+          pick,
+          verify,
+          null);
+    }
+
     /** A verified request for the {@link Checkpoint#DEFAULT_PICK default} checkpoint. */
     public Request(
         Path graph,
@@ -56,7 +87,8 @@ public final class ModelInference {
           seed,
           overwrite,
           Checkpoint.DEFAULT_PICK,
-          true);
+          true,
+          null);
     }
   }
 
@@ -115,7 +147,7 @@ public final class ModelInference {
               + " --embeddings DIR");
     }
     try (GraphStore store = GraphStore.open(r.graph(), r.verify());
-        ModelLease lease = TrainedModels.load(r.modelDir(), ck, store)) {
+        ModelLease lease = TrainedModels.load(r.modelDir(), ck, store, r.trainedOn())) {
       GnnModel model = lease.model();
       int layers = model.numLayers();
       if (r.embeddings() != null && layers < 2 && !link) {

@@ -177,10 +177,11 @@ public final class TrainInputs {
   /**
    * Checks that {@code spec.features().access()} can read this store's features for these shards:
    * zero-copy and device read the store's rows in place (f32 as stored, quantized rows decoded by
-   * the backend, on a GPU by a kernel from the encoded bytes), or, with a feature cache, from the
-   * cache's pages the backend reads in place; so they refuse shards with inline features and a
-   * feature norm (rows are read as stored, only decoded). Device mode also refuses a feature cache.
-   * Auto is checked when it is resolved ({@link FeatureAccessChoice}).
+   * the backend, on a GPU by a kernel from the encoded bytes, then normalized there by {@code
+   * --feature-norm}), or, with a feature cache, from the cache's pages the backend reads in place;
+   * so they refuse shards with inline features, and a feature norm together with a feature cache
+   * (the pages are read as stored). Device mode also refuses a feature cache. Auto is checked when
+   * it is resolved ({@link FeatureAccessChoice}).
    */
   static void checkFeatureAccess(TrainSpec spec, GraphStore store, ShardSet shards) {
     FeatureAccessMode access = spec.features().access();
@@ -202,7 +203,7 @@ public final class TrainInputs {
 
   /**
    * Why the backend cannot read this run's feature rows in place, or null when it can: shards with
-   * inline features, or a feature norm (rows are read as stored).
+   * inline features, or a feature norm with a feature cache (its pages are read as stored).
    */
   static String inPlaceRefusal(TrainSpec spec, ShardSet shards) {
     if (shards.featureEncoding() != FeatureEncoding.NONE) {
@@ -213,10 +214,13 @@ public final class TrainInputs {
           + " features, and in-place feature reads take node-id-only shards (sample without"
           + " inline features), or use --feature-access gather";
     }
-    if (spec.architecture().featureNorm() != FeatureNormKind.NONE) {
-      return "in-place feature reads take the rows as stored and cannot apply --feature-norm "
+    if (spec.architecture().featureNorm() != FeatureNormKind.NONE
+        && spec.features().cache() != null) {
+      return "a feature cache read in place serves the rows as stored and cannot apply"
+          + " --feature-norm "
           + spec.architecture().featureNorm().id()
-          + "; pass --feature-norm none (or normalize the features before prepare)";
+          + "; pass --feature-norm none (or normalize the features before prepare), or drop"
+          + " --feature-cache";
     }
     return null;
   }

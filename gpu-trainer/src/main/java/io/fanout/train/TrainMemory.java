@@ -2,6 +2,8 @@ package io.fanout.train;
 
 import io.fanout.features.CachePolicy;
 import io.fanout.features.RowCacheSizing;
+import io.fanout.nn.GnnModel;
+import io.fanout.nn.ModelConfig;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.StoreManifest;
 import java.util.Locale;
@@ -137,6 +139,44 @@ final class TrainMemory {
                     + spec.features().cacheBytes()
                     + " and its bookkeeping)",
             advice(Math.max(need + need / 2, maxHeap + 1))),
+        null);
+  }
+
+  /**
+   * Refuses, before the model is built, a model whose parameters cannot be held: more than one
+   * array takes ({@link GnnModel#MAX_PARAMS}), or, with their gradients and both Adam moments, more
+   * than {@code maxHeap}.
+   *
+   * @throws OutOfHeapException naming the count, the options that make it and what to change
+   */
+  static void checkModel(ModelConfig cfg, long maxHeap) {
+    long numParams = GnnModel.paramCount(cfg);
+    long need = 16 * numParams; // parameters, gradients, two Adam moments: 4 floats each
+    if (numParams <= GnnModel.MAX_PARAMS && need <= maxHeap) {
+      return;
+    }
+    String model =
+        String.format(
+            Locale.ROOT,
+            "train: a %s model of hidden width %d (--hidden) and %d layers has %,d parameters",
+            cfg.kind().id(),
+            cfg.hidden(),
+            cfg.layers(),
+            numParams);
+    throw new OutOfHeapException(
+        numParams > GnnModel.MAX_PARAMS
+            ? String.format(
+                Locale.ROOT,
+                "%s, more than the %,d a model can hold; choose a smaller --hidden",
+                model,
+                GnnModel.MAX_PARAMS)
+            : model
+                + ", which with their gradients and Adam moments need "
+                + size(need)
+                + " of Java heap, more than the "
+                + size(maxHeap)
+                + " there is (max heap); choose a smaller --hidden, or "
+                + OutOfHeapException.moreHeap(need + need / 2),
         null);
   }
 

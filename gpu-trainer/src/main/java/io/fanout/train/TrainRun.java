@@ -5,12 +5,15 @@ import io.fanout.features.RowCache;
 import io.fanout.features.StoreFeatureRows;
 import io.fanout.graph.GraphStore;
 import io.fanout.nn.DecoderKind;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
 import io.fanout.store.OutputLock;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
+import io.fanout.tensor.FeatureRows;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.tensor.PageMemory;
 import io.fanout.tensor.PagedFeatureRows;
 import java.io.PrintStream;
@@ -102,7 +105,7 @@ public final class TrainRun {
 
   /**
    * {@code spec} with its feature access resolved for {@code backend} ({@link
-   * FeatureAccessChoice}); auto's choice and its reason go to {@code progress}.
+   * FeatureAccessChoice}); auto's choice on a device and its reason go to {@code progress}.
    */
   private static TrainSpec resolveFeatureAccess(
       TrainSpec spec, Backend backend, GraphStore store, ShardSet shards, PrintStream progress) {
@@ -116,7 +119,8 @@ public final class TrainRun {
                 ? "the store has no feature rows"
                 : TrainInputs.inPlaceRefusal(spec, shards),
             spec.features().cache() != null);
-    if (asked == FeatureAccessMode.AUTO && progress != null) {
+    // on the CPU backends auto is what train always did: nothing to report
+    if (asked == FeatureAccessMode.AUTO && progress != null && backend.freeDeviceBytes() >= 0) {
       progress.println("train: --feature-access auto: " + c.mode().id() + " (" + c.why() + ")");
     }
     return spec.toBuilder().features(f -> f.withAccess(c.mode())).build();
@@ -147,9 +151,11 @@ public final class TrainRun {
               spec.architecture().activation(),
               spec.architecture().featureNorm(),
               link ? spec.architecture().decoder() : DecoderKind.DOT);
+      TrainMemory.checkModel(cfg, Runtime.getRuntime().maxMemory());
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();
+        lease.backend().matmulPrecision(spec.device().precision());
         spec = resolveFeatureAccess(spec, lease.backend(), store, shards, progress);
         boolean gather = !spec.features().readsInPlace();
         PagedFeatureRows pages = null;
@@ -168,6 +174,7 @@ public final class TrainRun {
         GradientReducer reducer = reducerFor.apply(model);
         if (reducer.rank() == 0) { // the model dir's one writer, until the run ends
           lease.own(OutputLock.acquire(spec.output().modelDir(), "model dir"));
+          lease.own(new FreshModelDir(spec.output().modelDir()));
           long cut = ModelDirFiles.cutTornMetrics(spec.output().modelDir());
           if (cut > 0 && progress != null) {
             progress.println(
@@ -194,10 +201,14 @@ public final class TrainRun {
         if (pages != null) {
           trainer.readFeaturesFrom(pages);
           cachePages = pages;
-        } else if (spec.features().access() == FeatureAccessMode.DEVICE) {
-          trainer.readFeaturesFrom(lease.own(StoreFeatureRows.resident(lease.backend(), store)));
         } else if (!gather) {
-          trainer.readFeaturesFrom(lease.own(StoreFeatureRows.map(lease.backend(), store)));
+          FeatureRows rows =
+              lease.own(
+                  spec.features().access() == FeatureAccessMode.DEVICE
+                      ? StoreFeatureRows.resident(lease.backend(), store)
+                      : StoreFeatureRows.map(lease.backend(), store));
+          trainer.readFeaturesFrom(
+              NormalizedFeatureRows.of(rows, lease.backend(), cfg.featureNorm()));
         }
         ShardSet vs =
             spec.inputs().valShards() != null && reducer.rank() == 0
@@ -214,7 +225,7 @@ public final class TrainRun {
                   store.features(),
                   cache,
                   m.featureDim,
-                  cfg.featureNorm(),
+                  gather ? cfg.featureNorm() : FeatureNormKind.NONE, // else normalized in place
                   spec.loading().loaderThreads(),
                   spec.loading().prefetch(),
                   spec.inputs().verify(),
@@ -229,7 +240,7 @@ public final class TrainRun {
                       store.features(),
                       valCache,
                       m.featureDim,
-                      cfg.featureNorm(),
+                      gather || valCache != null ? cfg.featureNorm() : FeatureNormKind.NONE,
                       spec.loading().loaderThreads(),
                       spec.loading().prefetch(),
                       spec.inputs().verify(),
@@ -237,6 +248,9 @@ public final class TrainRun {
           Map<String, String> identity = new LinkedHashMap<>();
           identity.put("graph", StoreFingerprints.of(m));
           identity.put("shards", shards.manifest().fingerprint());
+          if (spec.device().precision() != MatmulPrecision.FP32) { // fp32 runs keep their identity
+            identity.put("precision", spec.device().precision().id());
+          }
           if (link) { // absent for node models, so their checkpoints keep their identity
             identity.put(LinkStep.TASK, "link");
             identity.put(LinkStep.LOGIT_SCALE_KEY, Float.toString(LinkStep.LOGIT_SCALE));

@@ -12,6 +12,7 @@ import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelKind;
 import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
+import io.fanout.tensor.MatmulPrecision;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -285,22 +286,32 @@ public record TrainSpec(
    * @param ordinal the accelerator ordinal to run on (from Spark's task resources), or -1 for the
    *     backend's default
    */
-  public record Device(BackendKind backend, int ordinal) {
+  public record Device(BackendKind backend, int ordinal, MatmulPrecision precision) {
     public Device {
       Objects.requireNonNull(backend, "backend");
+      Objects.requireNonNull(precision, "precision");
     }
 
-    /** The automatically chosen backend on its default device. */
+    /** {@code backend} on device {@code ordinal}, with fp32 products. */
+    public Device(BackendKind backend, int ordinal) {
+      this(backend, ordinal, MatmulPrecision.FP32);
+    }
+
+    /** The automatically chosen backend on its default device, fp32 products. */
     public static Device defaults() {
       return new Device(BackendKind.AUTO, -1);
     }
 
     public Device withBackend(BackendKind name) {
-      return new Device(name, ordinal);
+      return new Device(name, ordinal, precision);
     }
 
     public Device withOrdinal(int o) {
-      return new Device(backend, o);
+      return new Device(backend, o, precision);
+    }
+
+    public Device withPrecision(MatmulPrecision p) {
+      return new Device(backend, ordinal, p);
     }
   }
 

@@ -30,6 +30,20 @@ public final class TrainedModels {
   }
 
   /**
+   * As {@link #load(Path, Checkpoint, GraphStore)}; when {@code trainedOn} is not null,
+   * inductively: {@code store} may be another store than the one the model was trained on, {@code
+   * trainedOn}, provided it passes {@link InductiveCheck}.
+   */
+  static ModelLease load(Path modelDir, Checkpoint ck, GraphStore store, Path trainedOn) {
+    if (trainedOn == null) {
+      return load(modelDir, ck, store);
+    }
+    InductiveCheck.require(
+        modelDir, ck, trainedOn, StoreManifest.read(trainedOn), store.root(), store.manifest());
+    return loadChecked(modelDir, ck, store);
+  }
+
+  /**
    * As {@link #load(Path, String, GraphStore)}, of checkpoint {@code ck} read from {@code
    * modelDir}.
    */
@@ -70,6 +84,23 @@ public final class TrainedModels {
               + " ("
               + StoreFingerprints.of(m)
               + ")");
+    }
+    return loadChecked(modelDir, ck, store);
+  }
+
+  /** The model of checkpoint {@code ck}, checked against the store that feeds it: its width. */
+  private static ModelLease loadChecked(Path modelDir, Checkpoint ck, GraphStore store) {
+    ModelConfig cfg = ck.modelConfig();
+    if (cfg.inDim() != store.manifest().featureDim) {
+      throw new InvalidInputException(
+          "the model in "
+              + modelDir
+              + " takes "
+              + cfg.inDim()
+              + " features but "
+              + store.root()
+              + " has feature_dim "
+              + store.manifest().featureDim);
     }
     ModelLease lease = ModelLease.open(cfg, Backends.select());
     try {

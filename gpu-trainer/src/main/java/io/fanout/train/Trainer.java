@@ -190,16 +190,23 @@ public final class Trainer implements AutoCloseable {
   }
 
   /**
-   * A step whose loss and correct count may still be computing: {@link #stats} waits for them.
-   * {@link #trainEpoch} reads a step's stats after it has queued the next step, so the host never
-   * waits for the device between two steps.
+   * As {@link #step(TrainBatch, int, float)}, without waiting for the device: the step's work is
+   * queued and its loss and correct count are read when {@link QueuedStep#stats} is called. Read a
+   * step's stats after queueing the next one, as {@link #trainEpoch} does, so the host never waits
+   * for the device between two steps.
    */
-  record QueuedStep(LossReadback readback, int labeled, StepStats done) {
+  public QueuedStep queueStep(TrainBatch b, int epoch, float lr) {
+    return step(b, epoch, lr, StepHook.NONE);
+  }
+
+  /** A step whose loss and correct count may still be computing: {@link #stats} waits for them. */
+  public record QueuedStep(LossReadback readback, int labeled, StepStats done) {
     static QueuedStep of(StepStats s) {
       return new QueuedStep(null, s.labeled(), s);
     }
 
-    StepStats stats() {
+    /** The step's stats, waiting for the device when they are not read back yet. */
+    public StepStats stats() {
       return done != null ? done : new StepStats(readback.lossSum(), labeled, readback.correct());
     }
   }

@@ -71,6 +71,30 @@ class CudaZeroCopyTrainingTest {
   }
 
   /**
+   * With {@code l2} feature norm, rows read in place (device-resident) are normalized on the
+   * device: the model of the loader's host normalization and upload, bit for bit.
+   */
+  @Test
+  void rowsReadInPlaceAreNormalizedAsTheHostNormalizesThem() throws Exception {
+    GpuTests.assumeDevice();
+    TestData d = TestData.random(3000, 8, 48, 7);
+    ModelConfig cfg = new ModelConfig("sage", 48, 32, d.classes, 2, 0.5f, "relu", "l2");
+    float[] gather = train(d, d.features, cfg, null, tmp.resolve("l2-gather"));
+    float[] device =
+        train(
+            d,
+            d.features,
+            cfg,
+            be ->
+                NormalizedFeatureRows.of(
+                    KernelFeatureRows.residentCopy(be, d.features.rows, d.features.n, cfg.inDim()),
+                    be,
+                    cfg.featureNorm()),
+            tmp.resolve("l2-device"));
+    assertThat(device).isEqualTo(gather);
+  }
+
+  /**
    * On a quantized feature file the decode-gather kernel reads the encoded rows over PCIe: the
    * model is the one trained by gathering the rows the host decoder ({@link RowDecoder}) decodes.
    */
@@ -243,7 +267,7 @@ class CudaZeroCopyTrainingTest {
 
   /** The mapped rows a zero-copy run reads, opened on the run's backend. */
   private interface RowsOpener {
-    KernelFeatureRows open(CudaBackend be);
+    io.fanout.tensor.FeatureRows open(CudaBackend be);
   }
 
   /** Trains with the host gather of {@code features} ({@code rows} null) or zero-copy. */
@@ -258,9 +282,10 @@ class CudaZeroCopyTrainingTest {
       model.init(3);
       TrainOptions opts = new TrainOptions(3, 0.01f, 5e-4f, LrSchedule.CONSTANT, 0);
       SampledEpochs data =
-          d.trainEpochs(features, new int[] {10, 5}, 256, 11, "none", 2).gather(!zeroCopy);
+          d.trainEpochs(features, new int[] {10, 5}, 256, 11, cfg.featureNorm().id(), 2)
+              .gather(!zeroCopy);
       float[] params;
-      try (KernelFeatureRows mapped = zeroCopy ? rows.open(be) : null;
+      try (io.fanout.tensor.FeatureRows mapped = zeroCopy ? rows.open(be) : null;
           Trainer t = new Trainer(model, opts, GradientReducer.LOCAL)) {
         if (mapped != null) {
           t.readFeaturesFrom(mapped);

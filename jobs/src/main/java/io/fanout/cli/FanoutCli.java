@@ -3,8 +3,6 @@ package io.fanout.cli;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.options.FanoutKeys;
-import io.fanout.store.InvalidInputException;
-import io.fanout.train.OutOfHeapException;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -20,8 +18,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Without {@code --master} (and without a {@code spark.master} set by spark-submit) commands run
  * on an embedded {@code local[*]} Spark. Bad input and bad options exit with status 2 and one clear
- * message (its stack trace goes to the log at debug level), and so does running out of heap, with
- * the heap size and how to raise it; other failures exit with status 1 and a stack trace.
+ * message (its stack trace goes to the log at debug level), and so does every other failure the
+ * user can fix (paths, permissions, space, heap, ports, masters: {@link CommandFailure}); a bug
+ * exits with status 1, its stack trace and a line saying it is a bug.
  */
 public final class FanoutCli {
   private static final Logger LOG = LoggerFactory.getLogger(FanoutCli.class);
@@ -78,26 +77,10 @@ public final class FanoutCli {
       session = new SessionHolder(command.name(), cl.master, sparkConf, progress::sparkStarted);
       return command.run(
           new CommandContext(conf, cl.positional, session, progress.out(out), progress.err()));
-    } catch (InvalidInputException | FanoutConfigException e) {
-      LOG.debug("fanout {}: refused", command.name(), e);
-      errors.println("fanout " + command.name() + ": error: " + e.getMessage());
-      return 2;
-    } catch (OutOfMemoryError e) {
-      // Caught here, at the command's boundary, where what it allocated is unreachable again.
-      LOG.debug("fanout {}: out of heap", command.name(), e);
-      long heap = Runtime.getRuntime().maxMemory();
-      errors.println(
-          "fanout "
-              + command.name()
-              + ": error: ran out of Java heap (max heap "
-              + OutOfHeapException.size(heap)
-              + "); "
-              + OutOfHeapException.moreHeap(2 * heap));
-      return 2;
-    } catch (Exception e) {
-      errors.println("fanout " + command.name() + ": failed: " + e);
-      e.printStackTrace(errors);
-      return 1;
+    } catch (Throwable e) {
+      // The command's boundary: every failure is judged here, once, and what the command
+      // allocated (a heap it ran out of) is unreachable again.
+      return report(command, e, errors);
     } finally {
       if (progress != null) {
         progress.close();
@@ -106,6 +89,24 @@ public final class FanoutCli {
         session.stop();
       }
     }
+  }
+
+  /**
+   * Prints {@code e} as {@link CommandFailure} judges it: one line for a failure the user can fix
+   * (its trace goes to the log at debug level), the trace and {@link CommandFailure#BUG_NOTE} for a
+   * bug; returns the exit status.
+   */
+  static int report(Command command, Throwable e, PrintStream errors) {
+    CommandFailure f = CommandFailure.of(e);
+    if (f.userFixable()) {
+      LOG.debug("fanout {}: refused", command.name(), e);
+      errors.println("fanout " + command.name() + ": error: " + f.message());
+      return CommandFailure.USER_EXIT;
+    }
+    errors.println("fanout " + command.name() + ": failed: " + e);
+    e.printStackTrace(errors);
+    errors.println("fanout " + command.name() + ": " + CommandFailure.BUG_NOTE);
+    return CommandFailure.BUG_EXIT;
   }
 
   static String usage() {
@@ -168,6 +169,7 @@ public final class FanoutCli {
           started.accept(spark);
           return spark;
         }
+        SparkDriverHeap.check(conf, Runtime.getRuntime().maxMemory());
         SparkSession.Builder b = SparkSession.builder().appName("fanout " + app);
         if (master != null) {
           b.master(master);

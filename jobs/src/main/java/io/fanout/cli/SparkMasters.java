@@ -17,6 +17,11 @@ final class SparkMasters {
       "local, local[N], local[*], local[N,F], local-cluster[W,C,MB], spark://HOST:PORT, or yarn"
           + " and k8s://HOST:PORT where their Spark modules are on the classpath";
 
+  /** local[0], local[0,F], local-cluster[0,C,MB] and local-cluster[W,0,MB]: no thread to run on. */
+  private static final Pattern ZERO =
+      Pattern.compile(
+          "local\\[0+(,.*)?]|local-cluster\\[\\s*(0+\\s*,.*|[0-9]+\\s*,\\s*0+\\s*,.*)]");
+
   /**
    * Refuses {@code master} (from {@code option}, e.g. {@code --master}) unless Spark's own master
    * patterns or a cluster manager on the classpath accept it; null passes.
@@ -24,7 +29,18 @@ final class SparkMasters {
    * @throws FanoutConfigException naming the master and the accepted forms
    */
   static void check(String master, String option) {
-    if (master == null || accepted(master)) {
+    if (master == null) {
+      return;
+    }
+    if (ZERO.matcher(master).matches()) {
+      throw new FanoutConfigException(
+          option
+              + " '"
+              + master
+              + "' asks for no threads or workers; expected at least 1 (local[*] takes every"
+              + " core)");
+    }
+    if (accepted(master)) {
       return;
     }
     throw new FanoutConfigException(

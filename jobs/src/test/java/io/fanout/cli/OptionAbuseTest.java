@@ -156,4 +156,38 @@ class OptionAbuseTest {
     assertThat(refused("train", "--graph", "", "--model-dir", modelDir()))
         .contains("option 'graph' of train is empty");
   }
+
+  @Test
+  void aPortOutsideTcpsRangeIsRefused() {
+    assertThat(
+            refused("train", "--dist-port", "70000", "--graph", graph(), "--model-dir", modelDir()))
+        .contains("option 'dist-port' of train has value 70000; expected a TCP port, 0..65535");
+    assertThat(tmp.resolve("model")).doesNotExist();
+  }
+
+  @Test
+  void aMasterWithNoThreadsIsRefusedBeforeSparkStarts() {
+    assertThat(
+            refused(
+                "sample",
+                "--master",
+                "local[0]",
+                "--graph",
+                graph(),
+                "--output",
+                tmp.resolve("shards0").toString()))
+        .contains("--master 'local[0]' asks for no threads or workers; expected at least 1");
+    assertThat(refused("sample", "--master", "local-cluster[0,1,1024]", "--graph", graph()))
+        .contains("'local-cluster[0,1,1024]'");
+    assertThat(tmp.resolve("shards0")).doesNotExist();
+  }
+
+  @Test
+  void aHeapTooSmallForSparkNamesFanoutJavaOpts() {
+    assertThatThrownBy(() -> SparkDriverHeap.check(java.util.Map.of(), 300L << 20))
+        .isInstanceOf(io.fanout.store.InvalidInputException.class)
+        .hasMessageContaining("the Java heap is 300 MiB (max heap), below the 450 MiB Spark needs")
+        .hasMessageContaining("FANOUT_JAVA_OPTS=-Xmx8g");
+    SparkDriverHeap.check(java.util.Map.of(), SparkDriverHeap.MIN_BYTES);
+  }
 }

@@ -64,7 +64,8 @@ public final class DisjointPaths {
   }
 
   /**
-   * Refuses the first output that overlaps an input, or an output added before it.
+   * Refuses the first output that overlaps an input, or an output added before it; then an output
+   * that cannot be written ({@link OutputPaths#checkUsable}).
    *
    * @throws InvalidInputException one line naming both options and their paths
    */
@@ -77,6 +78,9 @@ public final class DisjointPaths {
       for (int j = 0; j < i; j++) {
         refuseOverlap(out, outputs.get(j), "the output", "two outputs must not overlap");
       }
+    }
+    for (Named out : outputs) {
+      OutputPaths.checkUsable(out.given, out.name);
     }
   }
 

@@ -74,7 +74,24 @@ public final class ManifestPaths {
    */
   public static Path dataRoot(Path root, String source, String folder, String dataDir) {
     checkDataDir(source, folder, dataDir);
-    return dataDir.isEmpty() ? root : resolve(root, source, folder, dataDir);
+    if (dataDir.isEmpty()) {
+      return root;
+    }
+    Path data = resolve(root, source, folder, dataDir);
+    if (!Files.isDirectory(data)) {
+      throw new InvalidInputException(
+          source
+              + " names the version folder data_dir '"
+              + dataDir
+              + "', which is missing from "
+              + root
+              + ": the "
+              + folder
+              + " is damaged (its current version was removed), write the "
+              + folder
+              + " again");
+    }
+    return data;
   }
 
   private static String formProblem(String path) {

@@ -172,6 +172,25 @@ public final class OutputCommit<M> {
     }
   }
 
+  /**
+   * Whether {@code out} holds anything a writing run leaves (version folders, its locks, a
+   * temporary manifest): a folder without a manifest that holds none is no output at all.
+   */
+  public static boolean holdsRunFiles(Path out) {
+    try (java.util.stream.Stream<Path> s = Files.list(out)) {
+      return s.map(p -> p.getFileName().toString())
+          .anyMatch(
+              n ->
+                  isVersion(n)
+                      || n.startsWith(WRITING_PREFIX)
+                      || n.equals(PUBLISH_LOCK)
+                      || n.startsWith(LEGACY_STAGING_PREFIX)
+                      || n.contains(".tmp"));
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
   /** Whether {@code name} is a version folder's name, {@code v-} and at least four digits. */
   public static boolean isVersion(String name) {
     if (!name.startsWith(VERSION_PREFIX) || name.length() < VERSION_PREFIX.length() + 4) {

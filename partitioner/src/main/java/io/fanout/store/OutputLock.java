@@ -93,6 +93,19 @@ public final class OutputLock implements AutoCloseable {
     return parent.resolve("." + name + ".lock");
   }
 
+  /** " (REASON); ADVICE" for a failure the user can fix, else " (" + the exception + ")". */
+  private static String why(IOException e, String option) {
+    IoFailure kind = IoFailure.of(e);
+    return kind == null
+        ? " (" + e + ")"
+        : " ("
+            + kind.reason()
+            + "); "
+            + (option.startsWith("--")
+                ? kind.advice().replace("another path", "another " + option)
+                : kind.advice());
+  }
+
   private static OutputLock lockFile(Path out, String option, Path file, String holder) {
     Path createdDir = null;
     for (Path d = file.getParent(); d != null && !Files.exists(d); d = d.getParent()) {
@@ -102,7 +115,13 @@ public final class OutputLock implements AutoCloseable {
       Files.createDirectories(file.getParent());
     } catch (IOException e) {
       throw new InvalidInputException(
-          option + " " + out + ": cannot create its parent directory " + file.getParent(), e);
+          option
+              + " "
+              + out
+              + ": cannot create its parent directory "
+              + file.getParent()
+              + why(e, option),
+          e);
     }
     String line = holder + "\n";
     byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
@@ -115,7 +134,8 @@ public final class OutputLock implements AutoCloseable {
                 file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
       } catch (IOException e) {
         throw new InvalidInputException(
-            option + " " + out + ": cannot create the writer's lock file " + file, e);
+            option + " " + out + ": cannot create the writer's lock file " + file + why(e, option),
+            e);
       }
       try {
         FileLock l = ch.tryLock();
@@ -136,7 +156,8 @@ public final class OutputLock implements AutoCloseable {
       } catch (IOException e) {
         closeQuietly(ch);
         throw new InvalidInputException(
-            option + " " + out + ": cannot write the writer's lock file " + file, e);
+            option + " " + out + ": cannot write the writer's lock file " + file + why(e, option),
+            e);
       }
     }
     return null;

@@ -3,7 +3,6 @@ package io.fanout.store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -56,10 +55,11 @@ public final class OutputPaths {
       } catch (NoSuchFileException e) {
         return p;
       } catch (FileSystemException e) {
+        IoFailure kind = IoFailure.of(e);
         String reason =
-            e instanceof AccessDeniedException
-                ? "permission denied"
-                : String.valueOf(e.getReason());
+            kind == IoFailure.NOT_A_DIRECTORY
+                ? IoFailure.describe(e).replaceFirst(";.*", "")
+                : kind != null ? kind.reason() : String.valueOf(e.getReason());
         throw new InvalidInputException(
             option + " " + p + ": cannot use " + at + " (" + reason + "); choose another path");
       } catch (IOException e) {
@@ -67,5 +67,94 @@ public final class OutputPaths {
       }
     }
     return p;
+  }
+
+  /**
+   * Refuses an output folder {@code p} that cannot be written: a file is there, it is (or goes
+   * through) a symbolic link to nothing, or its nearest existing folder is on a read-only file
+   * system or not writable by this user. {@link DisjointPaths#check} calls it for every output
+   * after refusing overlaps, so that an output given over an input file is refused as that.
+   *
+   * @param option the option that named it, e.g. {@code --output}
+   * @throws InvalidInputException naming the option, the path and what to change
+   */
+  public static void checkUsable(Path p, String option) {
+    Path abs = p.toAbsolutePath().normalize();
+    Path at = abs.getRoot();
+    for (Path name : abs) {
+      at = at.resolve(name);
+      if (!Files.exists(at)) {
+        refuseDanglingLink(p, option, at);
+        refuseUnwritable(p, option, at.getParent());
+        return;
+      }
+    }
+    if (!Files.isDirectory(abs)) {
+      throw new InvalidInputException(
+          option
+              + " "
+              + p
+              + ": is a file, not a folder; remove it, or choose another "
+              + option
+              + " (the output is a folder)");
+    }
+    refuseUnwritable(p, option, abs);
+  }
+
+  /** Refuses {@code missing} when it is a symbolic link to nothing. */
+  private static void refuseDanglingLink(Path p, String option, Path missing) {
+    if (!Files.isSymbolicLink(missing)) {
+      return;
+    }
+    String target;
+    try {
+      target = Files.readSymbolicLink(missing).toString();
+    } catch (IOException e) {
+      target = "a path that cannot be read";
+    }
+    throw new InvalidInputException(
+        option
+            + " "
+            + p
+            + ": "
+            + (missing.equals(p.toAbsolutePath().normalize()) ? "is" : "goes through " + missing)
+            + " a symbolic link to "
+            + target
+            + ", which does not exist; create its target, remove the link, or choose another "
+            + option);
+  }
+
+  /**
+   * Refuses an output whose nearest existing folder {@code dir} lies on a read-only file system or
+   * cannot be written by this user (a check without writing; a refusal the check cannot see, such
+   * as a mount that refuses even root, comes when the writer's lock file is created beside it).
+   */
+  private static void refuseUnwritable(Path p, String option, Path dir) {
+    if (dir == null || !Files.isDirectory(dir)) {
+      return;
+    }
+    IoFailure kind = null;
+    try {
+      if (Files.getFileStore(dir).isReadOnly()) {
+        kind = IoFailure.READ_ONLY;
+      }
+    } catch (IOException e) {
+      // unknown store: left to the writability check
+    }
+    if (kind == null && !Files.isWritable(dir)) {
+      kind = IoFailure.PERMISSION;
+    }
+    if (kind != null) {
+      throw new InvalidInputException(
+          option
+              + " "
+              + p
+              + ": cannot write in "
+              + dir
+              + " ("
+              + kind.reason()
+              + "); "
+              + kind.advice().replace("another path", "another " + option));
+    }
   }
 }

@@ -341,6 +341,14 @@ public final class StoreManifest {
       if (!Files.isDirectory(store)) {
         throw new InvalidInputException(store + ": no such graph store directory");
       }
+      if (!OutputCommit.holdsRunFiles(store)
+          && !Files.isDirectory(store.resolve(StoreLayout.CSR_DIR))) {
+        throw new InvalidInputException(
+            store
+                + ": not a graph store (no "
+                + StoreLayout.MANIFEST
+                + ", and nothing a prepare run writes); expected the --output folder of prepare");
+      }
       throw new InvalidInputException(
           store
               + ": incomplete store: "

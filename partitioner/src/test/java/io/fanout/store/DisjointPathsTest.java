@@ -143,4 +143,25 @@ class DisjointPathsTest {
     assertThatThrownBy(() -> graphTo(store, store).check())
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
   }
+
+  @Test
+  void anOutputGivenOverAnInputFileIsRefusedAsTheInputNotAsAFile() throws IOException {
+    Path vertices = Files.writeString(tmpDir.resolve("vertices.csv"), "id\n1\n");
+    assertThatThrownBy(
+            () ->
+                new DisjointPaths()
+                    .input("--vertices", vertices)
+                    .output("--output", vertices)
+                    .check())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("is the input --vertices")
+        .hasMessageNotContaining("remove it");
+    // an output that is a file and no input: refused as a file
+    Path other = Files.writeString(tmpDir.resolve("other"), "x");
+    assertThatThrownBy(
+            () ->
+                new DisjointPaths().input("--vertices", vertices).output("--output", other).check())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("is a file, not a folder");
+  }
 }

@@ -51,4 +51,64 @@ class OutputPathsTest {
       assertThat(s).isEmpty();
     }
   }
+
+  @Test
+  void aFileWhereTheOutputFolderGoesIsRefused() throws IOException {
+    Path file = Files.writeString(tmp.resolve("model"), "x");
+    assertThatThrownBy(() -> OutputPaths.checkUsable(file, "--model-dir"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage(
+            "--model-dir "
+                + file
+                + ": is a file, not a folder; remove it, or choose another --model-dir (the"
+                + " output is a folder)");
+  }
+
+  @Test
+  void aDanglingLinkIsRefusedNamingItsTarget() throws IOException {
+    Path link = Files.createSymbolicLink(tmp.resolve("out"), tmp.resolve("gone/away"));
+    assertThatThrownBy(() -> OutputPaths.checkUsable(link, "--output"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage(
+            "--output "
+                + link
+                + ": is a symbolic link to "
+                + tmp.resolve("gone/away")
+                + ", which does not exist; create its target, remove the link, or choose another"
+                + " --output");
+    Path below = link.resolve("store");
+    assertThatThrownBy(() -> OutputPaths.checkUsable(below, "--output"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("goes through " + link + " a symbolic link to");
+    assertThat(tmp.resolve("gone")).doesNotExist();
+  }
+
+  @Test
+  void aFolderThisUserCannotWriteIsRefused() throws IOException {
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        "root".equals(System.getProperty("user.name")), "root writes regardless of permissions");
+    Path dir = Files.createDirectories(tmp.resolve("locked"));
+    Files.setPosixFilePermissions(
+        dir, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+    try {
+      assertThatThrownBy(() -> OutputPaths.checkUsable(dir.resolve("out"), "--output"))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("cannot write in " + dir + " (permission denied)");
+    } finally {
+      Files.setPosixFilePermissions(
+          dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+  }
+
+  @Test
+  void aLockFileTheFileSystemRefusesEvenToRootIsRefusedWithTheReason() {
+    Path sys = Path.of("/sys");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(sys), "needs Linux's /sys");
+    Path out = sys.resolve("fanout-test-out");
+    assertThatThrownBy(() -> OutputLock.acquire(out, "--output").close())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--output " + out)
+        .hasMessageContaining("permission denied")
+        .hasMessageContaining("choose another --output");
+  }
 }

@@ -60,6 +60,16 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   }
 
   /**
+   * Inductive inference ({@code trained-on}): the model was trained on {@code store}, and the store
+   * this action scores is another one, for example one prepared with vertices or edges added since
+   * training. The two must agree on the feature width and encoding, the classes and the graph
+   * options; a disagreement is refused, naming it. Node predictions and embeddings only.
+   */
+  public InferAction trainedOn(String store) {
+    return option(InferOptions.TRAINED_ON.name(), store);
+  }
+
+  /**
    * Scores candidate pairs with a link model ({@code task link}, {@code pairs}): the table (by
    * original vertex ids, columns {@code src-column}/{@code dst-column}) is scored into {@link
    * #output} as id-keyed Parquet {@code (src, dst, score)}.
@@ -111,6 +121,11 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     String embeddings = c.get(InferOptions.EMBEDDINGS);
     String pairs = c.get(InferOptions.PAIRS);
     boolean link = c.get(InferOptions.TASK) == Task.LINK;
+    if (link && !c.get(InferOptions.TRAINED_ON).isBlank()) {
+      throw new FanoutConfigException(
+          "--trained-on (inductive inference) scores vertices of node models; it does not take"
+              + " --task link");
+    }
     if (!pairs.isBlank() && !link) {
       throw new FanoutConfigException(
           "--pairs scores candidate pairs of a link model; add --task link");
@@ -193,6 +208,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     new DisjointPaths()
         .input("--graph", Path.of(c.get(TrainCommandOptions.GRAPH)))
         .input("--model-dir", Path.of(c.get(TrainCommandOptions.MODEL_DIR)))
+        .input("--trained-on", trainedOn(c))
         .output("--output", pred)
         .output("--embeddings", emb)
         .check();
@@ -227,6 +243,13 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
             c.get(EvaluateOptions.SEED),
             c.get(InferOptions.OVERWRITE),
             c.get(EvaluateOptions.CHECKPOINT),
-            c.get(SharedOptions.VERIFY)));
+            c.get(SharedOptions.VERIFY),
+            trainedOn(c)));
+  }
+
+  /** The store of {@code trained-on}, or null when not given. */
+  private static Path trainedOn(FanoutConf c) {
+    String s = c.get(InferOptions.TRAINED_ON);
+    return s.isBlank() ? null : Path.of(s);
   }
 }

@@ -23,6 +23,7 @@ import io.fanout.shard.BatchCodec;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardFileReader;
 import io.fanout.shard.ShardPartWriter;
+import io.fanout.store.DisjointPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,6 +82,12 @@ public final class BenchSampleCommand implements Command {
     GraphStore store = null;
     EdgeWeights weights = null;
     boolean weighted = conf.get(WEIGHTED);
+    if (!conf.get(WORK_DIR).isEmpty()) {
+      new DisjointPaths()
+          .input("--graph", conf.get(GRAPH).isEmpty() ? null : Paths.get(conf.get(GRAPH)))
+          .output("--work-dir", Paths.get(conf.get(WORK_DIR)))
+          .check();
+    }
     Path dir = workDir(conf);
     long t0 = System.nanoTime();
     if (conf.get(GRAPH).isEmpty()) {

@@ -18,6 +18,7 @@ import io.fanout.spark.PrepareResult;
 import io.fanout.spark.SampleResult;
 import io.fanout.spark.internal.JsonLine;
 import io.fanout.spark.partition.VertexPartitioners;
+import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,6 +102,11 @@ public final class BenchPartitionCommand implements Command {
       throw new FanoutConfigException(
           "--shuffle-parts prepares stores from the input tables; give --dataset DIR, not a STORE");
     }
+    new DisjointPaths()
+        .input("--dataset", dataset.isEmpty() ? null : Paths.get(dataset))
+        .input("STORE", dataset.isEmpty() ? Paths.get(ctx.positional().get(0)) : null)
+        .output("--work-dir", Paths.get(conf.get(WORK_DIR)))
+        .check();
     SparkSession spark = ctx.spark();
     Input in =
         dataset.isEmpty() ? fromStore(spark, ctx.positional().get(0)) : fromDataset(spark, dataset);

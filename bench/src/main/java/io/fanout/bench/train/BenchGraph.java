@@ -87,6 +87,14 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
     return generate(n, edges, dim, true);
   }
 
+  /** The most elements one Java array holds. */
+  static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+  /** Whether {@code n x dim} feature values fit one {@code float[]} ({@link #features}). */
+  static boolean rowsFitOneArray(int n, int dim) {
+    return (long) n * dim <= MAX_ARRAY;
+  }
+
   /** Value {@code c} of vertex {@code v}'s row: what {@link #features} holds there. */
   static float feature(int v, int c, int dim) {
     return CounterRng.uniform(13, (long) v * dim + c) - 0.5f;
@@ -162,7 +170,11 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
       }
       Arrays.sort(indices, a, b);
     }
-    float[] feats = withFeatures ? new float[Math.multiplyExact(n, dim)] : null;
+    if (withFeatures && !rowsFitOneArray(n, dim)) {
+      throw new IllegalArgumentException(
+          n + " x " + dim + " feature values are over one float[]; generate without features");
+    }
+    float[] feats = withFeatures ? new float[n * dim] : null;
     for (int i = 0; withFeatures && i < feats.length; i++) {
       feats[i] = CounterRng.uniform(13, i) - 0.5f;
     }

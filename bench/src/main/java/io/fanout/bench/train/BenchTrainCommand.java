@@ -11,7 +11,6 @@ import io.fanout.conf.options.BenchTrainOptions;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.conf.options.TrainPeer;
 import io.fanout.spark.train.TrainOptionsDefs;
-import io.fanout.tensor.Backends;
 import io.fanout.train.HotReuse;
 import java.util.List;
 
@@ -65,24 +64,17 @@ public final class BenchTrainCommand implements Command {
           .println(
               BenchJson.line(
                   HotReuseBenchmark.run(
-                      settings,
-                      Backends.select(c.get(TrainCommandOptions.BACKEND), -1),
-                      reuse,
-                      c.get(REUSE_ROUNDS))));
+                      settings, BenchBackend.select(c), reuse, c.get(REUSE_ROUNDS))));
       return 0;
     }
     if (export.isEmpty() && !peer) {
-      ctx.out()
-          .println(
-              BenchJson.line(
-                  TrainBenchmark.run(
-                      settings, Backends.select(c.get(TrainCommandOptions.BACKEND), -1))));
+      ctx.out().println(BenchJson.line(TrainBenchmark.run(settings, BenchBackend.select(c))));
       return 0;
     }
     PeerBenchmarkRun run =
         new PeerBenchmarkRun(
             settings,
-            Backends.select(c.get(TrainCommandOptions.BACKEND), -1),
+            BenchBackend.select(c),
             c.get(DROPOUT).floatValue(),
             export,
             PeerBenchmarkRun.torch(peer, c.get(PEER_SCRIPT), ctx.err()),

@@ -161,12 +161,20 @@ public final class CacheReplayBenchmark {
 
   /** One epoch's batches, node ids only, in the order a loader serves them. */
   private static List<int[]> sample(BenchGraph bg, Settings s) {
-    int[] seeds = bg.spreadSeeds(s.batches() * s.batchSize());
+    return sample(bg, s.batches(), s.batchSize(), s.fanouts(), s.loaderThreads(), 0);
+  }
+
+  /**
+   * As above: epoch {@code epoch}'s {@code count} batches of {@code batchSize} seeds spread over
+   * the graph (each epoch shuffles the seeds and samples the neighbors anew).
+   */
+  static List<int[]> sample(
+      BenchGraph bg, int count, int batchSize, int[] fanouts, int loaderThreads, int epoch) {
+    int[] seeds = bg.spreadSeeds(count * batchSize);
     SampledEpochs data =
-        TrainBenchmark.sampledEpochs(bg, seeds, s.fanouts(), s.batchSize(), s.loaderThreads())
-            .gather(false);
+        TrainBenchmark.sampledEpochs(bg, seeds, fanouts, batchSize, loaderThreads).gather(false);
     List<int[]> batches = new ArrayList<>();
-    try (BatchStream stream = data.open(0)) {
+    try (BatchStream stream = data.open(epoch)) {
       TrainBatch b;
       while ((b = stream.next()) != null) {
         batches.add(b.batch().nodes().clone());

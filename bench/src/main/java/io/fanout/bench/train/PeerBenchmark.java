@@ -193,7 +193,8 @@ public final class PeerBenchmark {
   /**
    * One pass. With {@code eachAlone} each timed step is followed by {@code be.sync()} inside its
    * clock; else the clock starts after a sync at the first timed step and stops after a sync that
-   * follows the last. (Trainer.step reads the loss back each step, a host wait of its own.)
+   * follows the last. Each step's loss is read back after the next step is queued ({@link
+   * Trainer#queueStep}), as in training, so the loop has no host wait between steps.
    */
   private static Pass train(
       List<TrainBatch> batches,
@@ -220,27 +221,38 @@ public final class PeerBenchmark {
       }
       model.loadParams(init);
       trainer.readFeaturesFrom(rows);
+      Trainer.QueuedStep previous = null;
       for (int i = 0; i < steps; i++) {
         if (i == warmup && !eachAlone) {
           be.sync();
           start = System.nanoTime();
         }
         long t0 = System.nanoTime();
-        StepStats st = trainer.step(batches.get(i), 0, LR);
+        Trainer.QueuedStep queued = trainer.queueStep(batches.get(i), 0, LR);
         if (eachAlone) {
           be.sync();
           if (i >= warmup) {
             seconds[i - warmup] = (System.nanoTime() - t0) / 1e9;
           }
         }
-        losses[i] = st.labeled() == 0 ? 0 : st.lossSum() / st.labeled();
+        if (previous != null) { // read back after the next step is queued, as trainEpoch does
+          losses[i - 1] = meanLoss(previous.stats());
+        }
+        previous = queued;
       }
       be.sync();
       end = System.nanoTime();
+      if (previous != null) {
+        losses[steps - 1] = meanLoss(previous.stats());
+      }
     }
     int timed = steps - warmup;
     double loop = eachAlone || timed == 0 ? 0 : (end - start) / 1e9 / timed;
     return new Pass(seconds, loop, losses);
+  }
+
+  private static double meanLoss(StepStats st) {
+    return st.labeled() == 0 ? 0 : st.lossSum() / st.labeled();
   }
 
   static double mean(double[] a) {

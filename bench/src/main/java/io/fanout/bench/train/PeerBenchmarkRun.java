@@ -82,6 +82,7 @@ record PeerBenchmarkRun(
                 peer,
                 backend,
                 modes));
+        r.putAll(epoch(r));
       }
       r.put("dropout", dropout);
       return r;
@@ -94,6 +95,49 @@ record PeerBenchmarkRun(
         }
       }
     }
+  }
+
+  /** Steps of the epoch measured beside the peer comparison: products' 196,615 seeds / 1024. */
+  static final int EPOCH_STEPS = 201;
+
+  /**
+   * An epoch of {@link #EPOCH_STEPS} steps on the same graph and settings with in-process sampling
+   * on the loader threads ({@link TrainBenchmark}), against that many times the step of the same
+   * feature access measured on the exported batches ({@code fanout_M_loop_seconds_per_step} of
+   * {@code compared}): {@code epoch_over_steps}.
+   */
+  Map<String, Object> epoch(Map<String, Object> compared) {
+    TrainBenchmark.Settings s = settings;
+    TrainBenchmark.Settings e =
+        new TrainBenchmark.Settings(
+            s.vertices(),
+            s.edges(),
+            s.features(),
+            s.hidden(),
+            s.fanouts(),
+            s.batchSize(),
+            EPOCH_STEPS - 1,
+            1,
+            s.loaderThreads(),
+            s.prefetch(),
+            s.batchesPerShard(),
+            0,
+            s.featureAccess(),
+            0,
+            s.featureCacheIoThreads());
+    Map<String, Object> run = TrainBenchmark.run(e, backend);
+    String mode = String.valueOf(run.get("feature_access"));
+    double perStep = ((Number) run.get("seconds_per_batch")).doubleValue();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("epoch_steps", EPOCH_STEPS);
+    out.put("epoch_feature_access", mode);
+    out.put("epoch_seconds", perStep * EPOCH_STEPS);
+    out.put("epoch_data_wait_fraction", run.get("data_wait_fraction"));
+    Object step = compared.get("fanout_" + mode.replace('-', '_') + "_loop_seconds_per_step");
+    if (step instanceof Number n && n.doubleValue() > 0) {
+      out.put("epoch_over_steps", perStep / n.doubleValue());
+    }
+    return out;
   }
 
   private static Path tempDir() {

@@ -200,7 +200,11 @@ public final class TrainBenchmark {
     }
     long t0 = System.nanoTime();
     int n = s.vertices();
-    BenchGraph bg = BenchGraph.generate(n, s.edges(), s.features());
+    boolean onDisk = !BenchGraph.rowsFitOneArray(n, s.features());
+    if (onDisk) {
+      DeviceRowsFromFile.check(s, be);
+    }
+    BenchGraph bg = BenchGraph.generate(n, s.edges(), s.features(), !onDisk);
     ArrayCsrGraph g = bg.csr();
     float[] feats = bg.features();
     int classes = bg.classes();
@@ -217,12 +221,17 @@ public final class TrainBenchmark {
     SampledEpochs data = sampledEpochs(bg, seeds, s);
     KernelFeatureRows pinnedRows = null;
     CachedRows cached = null;
+    Map<String, Object> routeReport = new LinkedHashMap<>();
     if (s.featureCacheFraction() > 0) {
       cached =
           CachedRows.open(
               be, feats, n, s.features(), s.featureCacheFraction(), s.featureCacheIoThreads());
       trainer.readFeaturesFrom(cached.pages());
       data.gather(false).cache(cached.cache());
+    } else if (onDisk) {
+      pinnedRows = DeviceRowsFromFile.upload((CudaBackend) be, n, s.features(), routeReport);
+      trainer.readFeaturesFrom(pinnedRows);
+      data.gather(false);
     } else if (s.zeroCopy()) {
       pinnedRows = inPlaceRows(s, be, feats);
       trainer.readFeaturesFrom(pinnedRows);
@@ -236,6 +245,7 @@ public final class TrainBenchmark {
     long edges = 0;
     int done = 0;
     List<int[]> featureBatches = new ArrayList<>();
+    Trainer.QueuedStep previous = null;
     try (CachedRows closeCache = cached;
         KernelFeatureRows closeRows = pinnedRows;
         BatchStream stream = data.open(0)) {
@@ -257,10 +267,18 @@ public final class TrainBenchmark {
           nodes += b.batch().nodes().length;
           edges += b.batch().numEdges();
         }
-        trainer.step(b, 0, 0.003f);
+        Trainer.QueuedStep queued = trainer.queueStep(b, 0, 0.003f);
         stream.recycle(b);
+        if (previous != null) {
+          previous.stats(); // read back after the next step is queued, as in training
+        }
+        previous = queued;
         done++;
       }
+      if (previous != null) {
+        previous.stats();
+      }
+      be.sync();
       long elapsed = System.nanoTime() - start;
       long flops = model.denseFlops() - flops0;
       long denseNanos = model.denseNanos() - dense0;
@@ -307,7 +325,7 @@ public final class TrainBenchmark {
         out.put("upload_wait_fraction", t.dataWaitShare());
         // -Dfanout.cuda.kernel-times=true: device milliseconds per batch of each kernel
         cuda.kernelTimes().forEach((k, v) -> out.put("kernel_ms." + k, v[0] / Math.max(1, timed)));
-        if (cached == null) {
+        if (cached == null && !onDisk) {
           out.putAll(
               FeatureAccessBenchmark.run(cuda, bg, featureBatches, pinnedRows, s.zeroCopy()));
         }
@@ -316,7 +334,9 @@ public final class TrainBenchmark {
         out.putAll(cached.report(s.featureCacheFraction()));
         out.put("feature_cache_io_threads", s.featureCacheIoThreads());
       }
+      out.putAll(routeReport);
       out.put("peak_heap_bytes", peakHeap());
+      out.put("peak_rss_bytes", OutOfCoreBenchmark.peakRss());
       if (s.verifyRounds() > 0) {
         out.putAll(
             VerificationBenchmark.run(

@@ -11,7 +11,6 @@ import io.fanout.conf.options.TrainPeer;
 import io.fanout.nn.ModelKind;
 import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
-import io.fanout.tensor.Backends;
 import io.fanout.train.HotReuse;
 import io.fanout.train.ReuseBackward;
 import java.util.HashMap;
@@ -60,7 +59,7 @@ public final class TrainBenchmarkMain {
         return;
       }
       HotReuse reuse = reuse(c);
-      Backend be = Backends.select(c.get(TrainCommandOptions.BACKEND), -1);
+      Backend be = BenchBackend.select(c);
       if (!reuse.enabled()
           && (!c.get(EXPORT_BATCHES).isEmpty() || c.get(PEER) == TrainPeer.TORCH)) {
         System.out.println(BenchJson.line(peerRun(c, s, be).run(System.err)));

@@ -168,7 +168,7 @@ class PartitionCommandsTest {
     Result overlap =
         cli("bench-prepare", "--input", input.toString(), "--work-dir", input.toString());
     assertThat(overlap.code()).isEqualTo(2);
-    assertThat(overlap.err()).contains("overlap");
+    assertThat(overlap.err()).contains("--work-dir").contains("is the input --input");
     assertThat(input.resolve("edges.parquet")).exists();
   }
 

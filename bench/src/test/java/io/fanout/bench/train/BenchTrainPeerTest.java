@@ -179,4 +179,28 @@ class BenchTrainPeerTest {
       return false;
     }
   }
+
+  /**
+   * The epoch beside the comparison: 201 steps with in-process sampling, on the feature access the
+   * run resolves (gather on the CPU), against 201 times that mode's step of the comparison.
+   */
+  @Test
+  void theEpochIsMeasuredAgainstTheComparedStepOfItsFeatureAccess() {
+    TrainBenchmark.Settings s =
+        new TrainBenchmark.Settings(
+            2000, 16000, 8, 16, new int[] {4, 3}, 8, 3, 1, 1, 1, 8, 0, FeatureAccessMode.AUTO);
+    PeerBenchmarkRun run =
+        new PeerBenchmarkRun(s, new io.fanout.tensor.CpuBackend(), 0.5f, "", null, 1);
+    java.util.Map<String, Object> e =
+        run.epoch(java.util.Map.of("fanout_gather_loop_seconds_per_step", 1e-3));
+    org.assertj.core.api.Assertions.assertThat(e)
+        .containsEntry("epoch_steps", PeerBenchmarkRun.EPOCH_STEPS)
+        .containsEntry("epoch_feature_access", "gather")
+        .containsKeys("epoch_seconds", "epoch_data_wait_fraction", "epoch_over_steps");
+    double seconds = ((Number) e.get("epoch_seconds")).doubleValue();
+    org.assertj.core.api.Assertions.assertThat((Double) e.get("epoch_over_steps"))
+        .isCloseTo(
+            seconds / PeerBenchmarkRun.EPOCH_STEPS / 1e-3,
+            org.assertj.core.api.Assertions.within(1e-9));
+  }
 }

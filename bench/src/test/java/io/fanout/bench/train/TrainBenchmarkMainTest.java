@@ -33,8 +33,10 @@ class TrainBenchmarkMainTest {
     assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.FANOUTS)).isEqualTo("15,10,5");
     assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.LOADER_ONLY)).isZero();
     assertThat(io.fanout.conf.options.BenchTrainOptions.SPARK_FREE)
-        .contains(io.fanout.conf.options.TrainCommandOptions.BACKEND)
-        .hasSize(28);
+        .contains(
+            io.fanout.conf.options.TrainCommandOptions.BACKEND,
+            io.fanout.conf.options.TrainCommandOptions.PRECISION)
+        .hasSize(29);
   }
 
   /**

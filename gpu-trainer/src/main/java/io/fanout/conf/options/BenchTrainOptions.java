@@ -120,6 +120,7 @@ public final class BenchTrainOptions {
           TrainCommandOptions.REUSE_ROWS,
           REUSE_ROUNDS,
           TrainCommandOptions.BACKEND,
+          TrainCommandOptions.PRECISION,
           TrainCommandOptions.FEATURE_ACCESS,
           FEATURE_CACHE_FRACTION,
           FEATURE_CACHE_IO_THREADS);
@@ -141,6 +142,7 @@ public final class BenchTrainOptions {
           WARMUP,
           LOADER_THREADS,
           PREFETCH,
+          TrainCommandOptions.PRECISION,
           TrainCommandOptions.FEATURE_ACCESS,
           FEATURE_CACHE_FRACTION,
           FEATURE_CACHE_IO_THREADS,

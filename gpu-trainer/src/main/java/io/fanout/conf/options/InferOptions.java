@@ -41,6 +41,13 @@ public final class InferOptions {
       SharedOptions.SRC_COLUMN.withDefault("src", "source id column of --pairs");
   public static final OptionDef<String> DST_COLUMN =
       SharedOptions.DST_COLUMN.withDefault("dst", "destination id column of --pairs");
+  public static final OptionDef<String> TRAINED_ON =
+      OptionDef.string(
+          "trained-on",
+          "",
+          "inductive inference: the store the model was trained on, when --graph is another one"
+              + " (e.g. with vertices or edges added since); --graph must agree with it on feature"
+              + " width and encoding, classes and graph options");
   public static final OptionDef<Boolean> OVERWRITE =
       SharedOptions.OVERWRITE.withDefault("false", "replace outputs of a different request");
 
@@ -61,6 +68,7 @@ public final class InferOptions {
           EvaluateOptions.FANOUTS,
           EvaluateOptions.BATCH_SIZE,
           EvaluateOptions.SEED,
+          TRAINED_ON,
           OVERWRITE,
           SharedOptions.IF_EXISTS,
           SharedOptions.VERIFY);

@@ -23,6 +23,7 @@ public final class OptionClasses {
           QuickstartOptions.class,
           BenchAllReduceOptions.class,
           BenchCacheOptions.class,
+          BenchOutOfCoreOptions.class,
           BenchFeaturesOptions.class,
           BenchPartitionOptions.class,
           BenchPrepareOptions.class,

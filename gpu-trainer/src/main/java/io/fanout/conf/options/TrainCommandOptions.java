@@ -10,6 +10,7 @@ import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelKind;
 import io.fanout.tensor.BackendKind;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.Defaults;
 import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotBy;
@@ -127,6 +128,16 @@ public final class TrainCommandOptions {
           BackendKind::parse,
           BackendKind.values(),
           BackendKind::id);
+  public static final OptionDef<MatmulPrecision> PRECISION =
+      OptionDef.enumeration(
+          "precision",
+          MatmulPrecision.FP32,
+          "arithmetic of the dense products: fp32, or, on cuda with cuBLAS, tf32 or bf16 (the"
+              + " operands rounded for the tensor cores, accumulated in fp32; recorded in the"
+              + " checkpoint, so a run resumes only with the precision it started with)",
+          MatmulPrecision::parse,
+          MatmulPrecision.values(),
+          MatmulPrecision::id);
   public static final OptionDef<FeatureAccessMode> FEATURE_ACCESS =
       OptionDef.enumeration(
           "feature-access",
@@ -137,7 +148,7 @@ public final class TrainCommandOptions {
               + " encoded rows copied once into device memory; no --feature-cache) or auto (device"
               + " when the rows take at most half the free device memory, else zero-copy, else"
               + " gather; gather on the CPU backends). zero-copy and device need node-id-only"
-              + " shards and --feature-norm none",
+              + " shards; the backend applies --feature-norm to the rows it reads",
           FeatureAccessMode::parse,
           FeatureAccessMode.values(),
           FeatureAccessMode::id);
@@ -245,6 +256,7 @@ public final class TrainCommandOptions {
           REUSE_ROWS,
           LOG_EVERY,
           BACKEND,
+          PRECISION,
           FEATURE_ACCESS,
           SharedOptions.VERIFY,
           DistOptions.WORKERS,

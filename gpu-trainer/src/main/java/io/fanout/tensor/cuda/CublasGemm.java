@@ -2,6 +2,7 @@ package io.fanout.tensor.cuda;
 
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.ptr.PointerByReference;
+import io.fanout.tensor.MatmulPrecision;
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
 
@@ -10,11 +11,13 @@ import jcuda.driver.CUstream;
  * cuBLAS is column-major; a row-major {@code m x n} matrix is the column-major {@code n x m}
  * transpose, so {@code C = op(A) op(B)} is computed as {@code C^T = op(B)^T op(A)^T} with the
  * operands swapped, as the CPU backend does with BLAS. Default math mode: FP32 throughout, no TF32
- * tensor ops; the atomics mode stays off, so a device and a shape give the same bits every run.
+ * tensor ops, unless {@link #precision} asks for TF32 or BF16 operands (still accumulated in fp32);
+ * the atomics mode stays off, so a device, a shape and a precision give the same bits every run.
  */
 final class CublasGemm implements AutoCloseable {
   private final com.sun.jna.Pointer handle;
   private final String description;
+  private MatmulPrecision precision = MatmulPrecision.FP32;
 
   private CublasGemm(CUstream stream, String library) {
     PointerByReference h = new PointerByReference();
@@ -62,6 +65,14 @@ final class CublasGemm implements AutoCloseable {
     return description;
   }
 
+  /**
+   * The arithmetic of the products from now on: {@code FP32} through {@code cublasSgemm} in the
+   * default math mode, the others through {@code cublasGemmEx} with the matching fast compute type.
+   */
+  void precision(MatmulPrecision p) {
+    precision = p;
+  }
+
   void gemm(
       boolean transA,
       boolean transB,
@@ -75,6 +86,33 @@ final class CublasGemm implements AutoCloseable {
       Pointer c) {
     int lda = transA ? m : k;
     int ldb = transB ? k : n;
+    if (precision != MatmulPrecision.FP32) {
+      check(
+          "cublasGemmEx",
+          CublasNative.cublasGemmEx(
+              handle,
+              transB ? CublasNative.OP_T : CublasNative.OP_N,
+              transA ? CublasNative.OP_T : CublasNative.OP_N,
+              n,
+              m,
+              k,
+              new float[] {alpha},
+              CudaDriver.address(b),
+              CublasNative.R_32F,
+              Math.max(ldb, 1),
+              CudaDriver.address(a),
+              CublasNative.R_32F,
+              Math.max(lda, 1),
+              new float[] {beta},
+              CudaDriver.address(c),
+              CublasNative.R_32F,
+              Math.max(n, 1),
+              precision == MatmulPrecision.TF32
+                  ? CublasNative.COMPUTE_32F_FAST_TF32
+                  : CublasNative.COMPUTE_32F_FAST_16BF,
+              CublasNative.GEMM_DEFAULT));
+      return;
+    }
     check(
         "cublasSgemm",
         CublasNative.cublasSgemm_v2(

@@ -21,7 +21,8 @@ final class CublasNative {
     "cublasSetStream_v2",
     "cublasSetMathMode",
     "cublasGetVersion_v2",
-    "cublasSgemm_v2"
+    "cublasSgemm_v2",
+    "cublasGemmEx"
   };
 
   static final int STATUS_SUCCESS = 0;
@@ -30,6 +31,18 @@ final class CublasNative {
 
   /** {@code CUBLAS_DEFAULT_MATH}: FP32 products, no TF32 tensor-core rounding. */
   static final int DEFAULT_MATH = 0;
+
+  /** {@code CUDA_R_32F}: float32 matrices. */
+  static final int R_32F = 0;
+
+  /** {@code CUBLAS_COMPUTE_32F_FAST_16BF}: fp32 accumulation of operands rounded to bfloat16. */
+  static final int COMPUTE_32F_FAST_16BF = 75;
+
+  /** {@code CUBLAS_COMPUTE_32F_FAST_TF32}: fp32 accumulation of operands rounded to TF32. */
+  static final int COMPUTE_32F_FAST_TF32 = 77;
+
+  /** {@code CUBLAS_GEMM_DEFAULT}: cuBLAS picks the algorithm (the same one for a shape). */
+  static final int GEMM_DEFAULT = -1;
 
   private CublasNative() {}
 
@@ -63,6 +76,27 @@ final class CublasNative {
       float[] beta,
       long c,
       int ldc);
+
+  static native int cublasGemmEx(
+      Pointer handle,
+      int transa,
+      int transb,
+      int m,
+      int n,
+      int k,
+      float[] alpha,
+      long a,
+      int aType,
+      int lda,
+      long b,
+      int bType,
+      int ldb,
+      float[] beta,
+      long c,
+      int cType,
+      int ldc,
+      int computeType,
+      int algo);
 
   /** The name of a {@code cublasStatus_t} value. */
   static String statusName(int status) {

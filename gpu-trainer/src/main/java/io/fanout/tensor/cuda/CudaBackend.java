@@ -9,6 +9,7 @@ import io.fanout.tensor.HostRowDecoder;
 import io.fanout.tensor.HostRowGather;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.LossReadback;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.tensor.PagedFeatureRows;
 import io.fanout.tensor.RowEncoding;
 import io.fanout.tensor.RowFiles;
@@ -70,6 +71,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private final CudaLossOps loss;
   private final CudaTransfers transfers;
   private final LossReadbacks readbacks;
+  private MatmulPrecision precision = MatmulPrecision.FP32;
 
   /**
    * Device milliseconds and launches per kernel since the last {@link #resetTransferStats}, when
@@ -99,7 +101,35 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
 
   @Override
   public String name() {
-    return "cuda" + ordinal + "(" + deviceName + ", " + (cublas != null ? "cuBLAS" : "sgemm") + ")";
+    return "cuda"
+        + ordinal
+        + "("
+        + deviceName
+        + ", "
+        + (cublas != null ? "cuBLAS" : "sgemm")
+        + (precision == MatmulPrecision.FP32 ? "" : ", " + precision.id())
+        + ")";
+  }
+
+  /**
+   * FP32 always; TF32 and BF16 through cuBLAS ({@code cublasGemmEx}), refused with the own SGEMM.
+   */
+  @Override
+  public void matmulPrecision(MatmulPrecision p) {
+    if (cublas == null) {
+      if (p != MatmulPrecision.FP32) {
+        throw new io.fanout.store.InvalidInputException(
+            "--precision "
+                + p.id()
+                + " needs cuBLAS, and "
+                + name()
+                + " runs the own SGEMM kernel (see the log for why cuBLAS did not load); pass"
+                + " --precision fp32");
+      }
+      return;
+    }
+    cublas.precision(p);
+    precision = p;
   }
 
   /** Whether dense products go through cuBLAS (else the own SGEMM kernel). */
@@ -324,6 +354,15 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   public void scale(int n, float alpha, FloatTensor x, int off) {
     CUdeviceptr p = at(x, off, n);
     launch("scale", n, new KernelArgs().p(p).l(n).f(alpha));
+  }
+
+  /** One thread per row ({@code rownorm.cu}), in the host's order and rounding. */
+  @Override
+  public void normalizeRows(FloatTensor x, int off, int rows, int dim, boolean l1) {
+    CUdeviceptr p = at(x, off, (long) rows * dim);
+    if (rows > 0) {
+      launch("normalize_rows", rows, new KernelArgs().p(p).i(rows).i(dim).i(l1 ? 1 : 0));
+    }
   }
 
   // ---- dense algebra ----

@@ -99,6 +99,7 @@ public final class KernelFeatureRows implements FeatureRows {
    */
   public static KernelFeatureRows resident(CudaBackend be, RowFiles files) {
     RowEncoding encoding = files.encoding();
+    requireRoom(be, files.numRows() * encoding.rowBytes());
     KernelFeatureRows z = new KernelFeatureRows(be, encoding, files.numRows());
     z.init(
         plan(files.starts(), encoding.rowBytes(), MAX_CHUNK), ch -> z.uploadFileChunk(files, ch));
@@ -110,6 +111,7 @@ public final class KernelFeatureRows implements FeatureRows {
    * tables that live on the heap (the benchmark's generated features).
    */
   public static KernelFeatureRows residentCopy(CudaBackend be, float[] table, int rows, int dim) {
+    requireRoom(be, 4L * rows * dim);
     KernelFeatureRows z = new KernelFeatureRows(be, RowEncoding.f32(dim), rows);
     z.init(
         plan(new long[] {0, rows}, 4L * dim, MAX_CHUNK),
@@ -117,6 +119,22 @@ public final class KernelFeatureRows implements FeatureRows {
             z.uploadChunk(
                 Pointer.to(table).withByteOffset(4L * ch.first() * dim), ch.rows() * 4L * dim));
     return z;
+  }
+
+  /** Refuses, in the user's terms, rows that cannot fit in the device's free memory. */
+  private static void requireRoom(CudaBackend be, long bytes) {
+    long free = be.freeDeviceBytes();
+    if (bytes > free) {
+      throw new InvalidInputException(
+          String.format(
+              java.util.Locale.ROOT,
+              "--feature-access device: the %.2f GiB of feature rows do not fit in the %.2f GiB"
+                  + " of free memory on %s; use --feature-access auto or zero-copy (rows read in"
+                  + " place from host memory)",
+              bytes / (double) (1L << 30),
+              free / (double) (1L << 30),
+              be.name()));
+    }
   }
 
   /**

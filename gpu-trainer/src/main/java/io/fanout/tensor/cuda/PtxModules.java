@@ -30,7 +30,8 @@ public final class PtxModules {
               "decode",
               List.of(
                   "gather_parts_f16", "gather_parts_int8", "gather_parts_int4", "gather_parts_pq")),
-          Map.entry("elementwise", List.of("fill", "axpy", "scale", "copy_2d")));
+          Map.entry("elementwise", List.of("fill", "axpy", "scale", "copy_2d")),
+          Map.entry("rownorm", List.of("normalize_rows")));
 
   private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)\\s*\\(([^)]*)\\)");
   private static final Pattern PARAM = Pattern.compile("\\.param\\s+\\.(\\w+)");

@@ -104,6 +104,38 @@ class CublasGemmGpuTest {
   }
 
   /**
+   * {@code --precision tf32|bf16}: cuBLAS rounds the operands for the tensor cores and accumulates
+   * in fp32: within the precision's rounding of the CPU's fp32 product (2^-10 relative for TF32's
+   * 10-bit mantissa, 2^-7 for bfloat16's, times a margin for the sum), the same bits on repeat, and
+   * back to fp32 bit for bit afterwards; the own SGEMM refuses them.
+   */
+  @Test
+  void tensorCorePrecisionsStayWithinTheirRoundingAndRepeat() {
+    Case c = new Case(false, true, 4099, 256, 200, 0.5f);
+    float[] want = c.product(cpu);
+    float[] fp32 = c.product(gpu);
+    try {
+      for (io.fanout.tensor.MatmulPrecision p :
+          new io.fanout.tensor.MatmulPrecision[] {
+            io.fanout.tensor.MatmulPrecision.TF32, io.fanout.tensor.MatmulPrecision.BF16
+          }) {
+        gpu.matmulPrecision(p);
+        float[] first = c.product(gpu);
+        double tol = p == io.fanout.tensor.MatmulPrecision.TF32 ? 8e-3 : 4e-2;
+        assertThat(CudaBackendParityTest.relError(first, want)).as("%s", p).isLessThan(tol);
+        assertThat(c.product(gpu)).as("%s repeats", p).containsExactly(first);
+      }
+    } finally {
+      gpu.matmulPrecision(io.fanout.tensor.MatmulPrecision.FP32);
+    }
+    assertThat(c.product(gpu)).as("fp32 again").containsExactly(fp32);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> ownSgemm.matmulPrecision(io.fanout.tensor.MatmulPrecision.TF32))
+        .hasMessageContaining("--precision tf32")
+        .hasMessageContaining("cuBLAS");
+  }
+
+  /**
    * One product {@code C = 1.25 op(A) op(B) + beta C} on random inputs, each operand at an odd
    * offset inside its tensor (so device addresses carry a byte offset).
    */

@@ -389,6 +389,28 @@ class CudaBackendParityTest {
     }
   }
 
+  /** Row normalization on the device equals the host's bit for bit, zero and sparse rows too. */
+  @Test
+  void normalizedRowsEqualTheHostsBitForBit() {
+    int rows = 1031;
+    int dim = 100;
+    float[] x = rnd(rows * dim);
+    for (int r = 0; r < rows; r++) {
+      for (int j = 0; j < dim; j++) {
+        if (r % 7 == 0 || (r % 3 == 0 && j % 5 != 0)) {
+          x[r * dim + j] = 0f; // all-zero and sparse rows
+        }
+      }
+    }
+    for (boolean l1 : new boolean[] {false, true}) {
+      both(
+          new float[][] {x.clone()},
+          new int[0][],
+          (b, t) -> b.normalizeRows(ft(t[0]), dim, rows - 1, dim, l1),
+          true);
+    }
+  }
+
   @Test
   void adamSteps() {
     int n = 5000;

@@ -10,6 +10,8 @@ import io.fanout.conf.options.GenerateOptions;
 import io.fanout.spark.generate.GraphGenerator;
 import io.fanout.spark.internal.JsonLine;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.OutputLock;
+import io.fanout.store.OutputPaths;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -50,7 +52,15 @@ public final class GenerateCommand implements Command {
 
   /** Generates and writes the tables; returns a summary. */
   static Map<String, Object> generate(SparkSession spark, FanoutConf conf) {
-    Path dir = Paths.get(conf.get(OUTPUT)).toAbsolutePath();
+    Path dir = OutputPaths.check(Paths.get(conf.get(OUTPUT)), "--output").toAbsolutePath();
+    OutputPaths.checkUsable(dir, "--output");
+    try (OutputLock lock = OutputLock.acquire(dir, "generated tables")) {
+      return generate(spark, conf, dir);
+    }
+  }
+
+  /** Writes the tables into {@code dir} while holding its writer's lock. */
+  private static Map<String, Object> generate(SparkSession spark, FanoutConf conf, Path dir) {
     boolean overwrite = conf.get(OVERWRITE);
     Path v = dir.resolve("vertices.parquet");
     Path e = dir.resolve("edges.parquet");

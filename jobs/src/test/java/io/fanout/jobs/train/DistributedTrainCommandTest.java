@@ -152,4 +152,18 @@ class DistributedTrainCommandTest {
         .contains("--batch-size");
     assertThat(md.resolve("checkpoint.bin")).doesNotExist();
   }
+
+  @Test
+  void aFixedPortForWorkersOnOneHostIsRefusedBeforeTheStage() {
+    Path md = tmp.resolve("fixed-port");
+    Result r = train(md, "--dist-port", "45678");
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err().strip().lines().filter(l -> l.startsWith("fanout train: error: ")))
+        .singleElement()
+        .asString()
+        .contains("'dist-port' of train is 45678 with 2 workers on local[")
+        .contains("use --dist-port 0");
+    assertThat(r.err()).doesNotContain("\tat ");
+    assertThat(md).doesNotExist();
+  }
 }

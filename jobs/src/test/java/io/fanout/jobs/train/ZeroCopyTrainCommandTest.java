@@ -110,6 +110,9 @@ class ZeroCopyTrainCommandTest {
   @Test
   void aBadValueExits2WithOneLine() {
     refused(train(store, "bad", "--feature-access", "mapped"), "gather");
+    // the tensor-core precisions need cuBLAS: on the CPU, one line before any training
+    refused(train(store, "tf32", "--backend", "cpu", "--precision", "tf32"), "--precision fp32");
+    assertThat(tmp.resolve("tf32").resolve("checkpoint.bin")).doesNotExist();
   }
 
   /**

@@ -102,6 +102,28 @@ class ZeroCopyTrainingTest {
     return Files.readAllBytes(tmp.resolve(name).resolve("checkpoint.bin"));
   }
 
+  /**
+   * With {@code --feature-norm l1|l2} the backend normalizes the rows it reads in place: the model
+   * of the loader's host normalization, bit for bit, on {@code cpu} and {@code cpu-checked}.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"l1", "l2"})
+  void rowsReadInPlaceAreNormalizedAsTheHostGatherNormalizesThem(String norm) throws Exception {
+    byte[] gather = trainNormed(norm + "-gather", "cpu", "gather", norm);
+    assertThat(trainNormed(norm + "-zero-copy", "cpu", "zero-copy", norm)).isEqualTo(gather);
+    assertThat(trainNormed(norm + "-device-checked", "cpu-checked", "device", norm))
+        .isEqualTo(gather);
+    assertThat(gather)
+        .as("the norm changed the model")
+        .isNotEqualTo(train(norm + "-none", "cpu", "gather"));
+  }
+
+  private static byte[] trainNormed(String name, String backend, String access, String norm)
+      throws Exception {
+    TrainRun.train(spec(store, name, shards, backend, access, norm, null), null);
+    return Files.readAllBytes(tmp.resolve(name).resolve("checkpoint.bin"));
+  }
+
   @Test
   void zeroCopyTrainsTheModelOfTheHostGatherBitForBit() throws Exception {
     byte[] gather = train("gather", "cpu", "gather");
@@ -193,9 +215,13 @@ class ZeroCopyTrainingTest {
 
   @Test
   void inputsZeroCopyCannotReadAreRefused() throws Exception {
-    assertThatThrownBy(() -> TrainInputs.check(spec("r1", shards, "cpu", "zero-copy", "l2", null)))
+    // a norm is applied to the rows read in place, but not to a feature cache's pages
+    TrainInputs.check(spec("r1", shards, "cpu", "zero-copy", "l2", null));
+    assertThatThrownBy(
+            () -> TrainInputs.check(spec("r1c", shards, "cpu", "zero-copy", "l2", "lru")))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("--feature-norm none");
+        .hasMessageContaining("--feature-norm none")
+        .hasMessageContaining("--feature-cache");
     // a feature cache is read in place from its own pages (FeatureCacheTrainTest)
     TrainInputs.check(spec("r2", shards, "cpu", "zero-copy", "none", "lru"));
     Path inline = tmp.resolve("inline-shards");

@@ -127,6 +127,14 @@ final class FitRun {
     return o;
   }
 
+  /** The options of {@code prepare} of a node classifier's graph: with labels and splits. */
+  static Map<String, String> nodePrepareOptions(GnnClassifierParams p) {
+    Map<String, String> o = prepareOptions(p);
+    o.put(PrepareOptions.LABEL_COLUMN.name(), p.getLabelCol());
+    o.put(PrepareOptions.SPLIT_COLUMN.name(), p.getSplitCol());
+    return o;
+  }
+
   /** The options of {@code sample} every GNN stage sets from its Params. */
   static Map<String, String> sampleOptions(GnnGraphParams p) {
     Map<String, String> o = new TreeMap<>();

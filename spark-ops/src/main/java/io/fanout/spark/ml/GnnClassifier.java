@@ -1,6 +1,5 @@
 package io.fanout.spark.ml;
 
-import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.sample.Fanouts;
 import java.nio.file.Path;
@@ -15,6 +14,7 @@ import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -30,8 +30,8 @@ import org.apache.spark.sql.types.StructType;
  * Dataset<Row> scored = pipeline.fit(vertices).transform(vertices);  // prediction, probability
  * }</pre>
  *
- * <p>The vertices DataFrame holds the whole graph's vertices (the model is transductive: it scores
- * the vertices it was fitted with); those of split {@code train} in {@code splitCol}, or every
+ * <p>The vertices DataFrame holds the whole graph's vertices (the model scores them, and new ones
+ * from their features and edges); those of split {@code train} in {@code splitCol}, or every
  * labeled one when the DataFrame has no such column, are the training seeds. The Params' defaults
  * are the command line's ({@code prepare}, {@code sample} and {@code train}). The store, shards and
  * model go under {@code workDir}, by default a new folder under {@code spark.local.dir} (else
@@ -221,20 +221,23 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
         getWorkDir().isBlank()
             ? WorkDirs.fresh(vertices.sparkSession(), "fanout-gnn-")
             : WorkDirs.given(getWorkDir());
-    Map<String, String> prepare = FitRun.prepareOptions(this);
-    prepare.put(PrepareOptions.LABEL_COLUMN.name(), getLabelCol());
-    prepare.put(PrepareOptions.SPLIT_COLUMN.name(), getSplitCol());
+    Map<String, String> prepare = FitRun.nodePrepareOptions(this);
     Map<String, String> sample = FitRun.sampleOptions(this);
     sample.put(SampleOptions.SPLIT.name(), VertexColumns.TRAIN);
+    GraphTables tables =
+        GraphTables.of(
+            VertexColumns.forPrepare(vertices, this), VertexColumns.endpoints(edges, this));
+    SparkSession spark = vertices.sparkSession();
     FitRun.Outputs out =
         new FitRun(work)
             .run(
-                VertexColumns.forPrepare(vertices, this),
-                VertexColumns.endpoints(edges, this),
+                tables.vertices(spark),
+                tables.edges(spark),
                 prepare,
                 sample,
                 FitRun.trainOptions(this));
-    GnnClassificationModel m = new GnnClassificationModel(uid, out.store(), out.model(), work);
+    GnnClassificationModel m =
+        new GnnClassificationModel(uid, out.store(), out.model(), work, tables);
     copyValues(m, ParamMap.empty());
     m.setParent(this);
     return m;

@@ -35,6 +35,16 @@ public final class CandidatePairsReader {
       String format,
       String srcColumn,
       String dstColumn) {
+    Path local = io.fanout.spark.internal.LocalTablePaths.of(spark, table);
+    if (local != null && !java.nio.file.Files.exists(local)) {
+      // before Spark looks for it, which logs a stack trace on the way to the same answer
+      throw new InvalidInputException(
+          "pairs table "
+              + table
+              + " does not exist; expected a "
+              + (format.equals("csv") ? "CSV" : "Parquet")
+              + " file or folder of candidate pairs (--pairs)");
+    }
     String idType;
     Path idmap;
     try (GraphStore store = GraphStore.open(graph, false)) {

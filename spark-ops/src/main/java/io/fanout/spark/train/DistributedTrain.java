@@ -1,6 +1,7 @@
 package io.fanout.spark.train;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.DistOptions;
 import io.fanout.conf.options.TrainCommandOptions;
@@ -83,6 +84,18 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
 
   public static Outcome run(
       SparkSession spark, PrintStream err, FanoutConf c, TrainSpec spec, int workers) {
+    String master = spark.sparkContext().master();
+    if (master.startsWith("local") && c.get(DistOptions.PORT) != 0) {
+      throw new FanoutConfigException(
+          "option 'dist-port' of train is "
+              + c.get(DistOptions.PORT)
+              + " with "
+              + workers
+              + " workers on "
+              + master
+              + ", where every worker listens on this one host and no two can take one port; use"
+              + " --dist-port 0 (a free port each)");
+    }
     ShardManifest shards = ShardSet.open(spec.inputs().shards()).manifest();
     if (shards.batchesPerEpoch < workers) {
       throw new InvalidInputException(

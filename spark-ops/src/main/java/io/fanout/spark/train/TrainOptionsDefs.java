@@ -6,6 +6,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.DistOptions;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureCacheIo;
@@ -31,6 +32,20 @@ public final class TrainOptionsDefs {
     atLeast(c, LOADER_THREADS, 1);
     atLeast(c, PREFETCH, 1);
     atLeast(c, LOG_EVERY, 0);
+    atLeast(c, DistOptions.WORKERS, 0);
+    int port = c.get(DistOptions.PORT);
+    if (port < 0 || port > 65535) {
+      throw new FanoutConfigException(
+          "option 'dist-port' of train has value "
+              + c.raw(DistOptions.PORT)
+              + "; expected a TCP port, 0..65535 (0 picks a free one)");
+    }
+    if (c.get(DistOptions.TIMEOUT_MS) <= 0) {
+      throw new FanoutConfigException(
+          "option 'dist-timeout-ms' of train has value "
+              + c.raw(DistOptions.TIMEOUT_MS)
+              + "; expected 1 or more");
+    }
     double dropout = c.get(DROPOUT);
     if (!(dropout >= 0 && dropout < 1)) {
       throw new FanoutConfigException(
@@ -91,7 +106,7 @@ public final class TrainOptionsDefs {
             c.get(FEATURE_CACHE_IO),
             featureCacheWindow(c, cache)),
         reuse,
-        new TrainSpec.Device(c.get(BACKEND), -1));
+        new TrainSpec.Device(c.get(BACKEND), -1, c.get(PRECISION)));
   }
 
   /**
