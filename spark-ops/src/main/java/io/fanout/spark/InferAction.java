@@ -80,7 +80,9 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   }
 
   /**
-   * Runs inference and writes the requested outputs, or keeps those already complete.
+   * Runs inference and writes the requested outputs, or keeps those already complete; with {@code
+   * mode("ignore")}, returns the earlier result when every requested output is complete, whatever
+   * request wrote it.
    *
    * @throws FanoutConfigException when neither output is given
    * @throws io.fanout.store.InvalidInputException on a missing or foreign model, embeddings of a
@@ -94,12 +96,20 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     FanoutConf c = conf();
     IfExists m = ifExists(c, InferOptions.OVERWRITE, IfExists.OVERWRITE, false);
     if (m == IfExists.IGNORE) {
-      throw new FanoutConfigException(
-          say(
-              "infer has no mode(\"ignore\"): an output of the same request is kept without it;"
-                  + " use mode(\"overwrite\") to replace one of another request",
-              "infer has no --if-exists ignore: an output of the same request is kept without it;"
-                  + " pass --overwrite to replace one of another request"));
+      String output = c.get(InferOptions.OUTPUT);
+      String embeddings = c.get(InferOptions.EMBEDDINGS);
+      InferResult kept =
+          c.get(InferOptions.TASK) == Task.LINK
+              ? (output.isBlank() ? null : KeptInference.pairs(spark(), output))
+              : output.isBlank() && embeddings.isBlank()
+                  ? null
+                  : KeptInference.nodes(
+                      spark(),
+                      output.isBlank() ? null : output,
+                      embeddings.isBlank() ? null : embeddings);
+      if (kept != null) {
+        return kept;
+      }
     }
     if (m == IfExists.OVERWRITE && !c.get(InferOptions.OVERWRITE)) {
       option(InferOptions.OVERWRITE.name(), "true");

@@ -223,13 +223,34 @@ class WriteModeTest {
                 .execute()
                 .skipped())
         .isFalse();
+    // ignore: the earlier output, even of another request (sampled inference), untouched.
+    String success = read(out.resolve("_SUCCESS"));
+    InferResult kept =
+        Fanout.get(spark)
+            .infer(store.toString(), model.toString())
+            .output(out.toString())
+            .option("neighbors", "sampled")
+            .mode("ignore")
+            .execute();
+    assertThat(kept.skipped()).isTrue();
+    assertThat(kept.rows()).isEqualTo(2708);
+    assertThat(read(out.resolve("_SUCCESS"))).isEqualTo(success);
     assertThatThrownBy(
             () ->
                 Fanout.get(spark)
                     .infer(store.toString(), model.toString())
                     .output(out.toString())
-                    .mode("ignore")
+                    .option("neighbors", "sampled")
                     .execute())
-        .isInstanceOf(FanoutConfigException.class);
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("mode(\"overwrite\")");
+  }
+
+  static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }
