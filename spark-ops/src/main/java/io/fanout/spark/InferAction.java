@@ -138,13 +138,19 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
     }
     if (!pairs.isBlank() && !link) {
       throw new FanoutConfigException(
-          "--pairs scores candidate pairs of a link model; add --task link");
+          say(
+              "pairs(...) scores candidate pairs of a link model; use pairs(table), which sets"
+                  + " option task=link",
+              "--pairs scores candidate pairs of a link model; add --task link"));
     }
     if (link) {
       if (pairs.isBlank() || output.isBlank()) {
         throw new FanoutConfigException(
-            "infer --task link scores the candidate pairs of --pairs TABLE into --output DIR; give"
-                + " both (embeddings: infer --embeddings without --task link)");
+            say(
+                "infer of a link model scores the candidate pairs of pairs(table) into output(dir);"
+                    + " give both (embeddings: embeddings(dir) without pairs)",
+                "infer --task link scores the candidate pairs of --pairs TABLE into --output DIR;"
+                    + " give both (embeddings: infer --embeddings without --task link)"));
       }
       if (!embeddings.isBlank()) {
         throw new FanoutConfigException(
@@ -210,8 +216,11 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   private InferResult inferNodes(FanoutConf c, String output, String embeddings) {
     if (output.isBlank() && embeddings.isBlank()) {
       throw new FanoutConfigException(
-          "infer has nothing to write: give --output (option output: predictions) and/or"
-              + " --embeddings (option embeddings: node embeddings)");
+          say(
+              "infer has nothing to write: call output(dir) (predictions) and/or embeddings(dir)"
+                  + " (node embeddings)",
+              "infer has nothing to write: give --output (predictions) and/or --embeddings (node"
+                  + " embeddings)"));
     }
     Path pred = output.isBlank() ? null : OutputPaths.check(Path.of(output), "--output");
     Path emb = embeddings.isBlank() ? null : OutputPaths.check(Path.of(embeddings), "--embeddings");

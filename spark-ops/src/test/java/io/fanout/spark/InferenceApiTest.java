@@ -292,8 +292,9 @@ class InferenceApiTest {
     Path out = tmp.resolve("bad");
     assertThatThrownBy(() -> infer().execute())
         .isInstanceOf(FanoutConfigException.class)
-        .hasMessageContaining("--output")
-        .hasMessageContaining("--embeddings");
+        .hasMessageContaining("output(dir)")
+        .hasMessageContaining("embeddings(dir)")
+        .hasMessageNotContaining("--");
     assertThatThrownBy(() -> infer().output(out.toString()).embeddings(out.toString()).execute())
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("--embeddings " + out + " is the output --output " + out)

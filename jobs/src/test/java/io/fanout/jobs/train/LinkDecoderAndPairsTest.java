@@ -155,7 +155,11 @@ class LinkDecoderAndPairsTest {
     }
     assertThat(inf.code()).as(inf.err()).isZero();
     synchronized (labels) {
-      assertThat(labels).isNotEmpty().containsOnly("fanout infer: read the candidate pairs (1/1)");
+      assertThat(labels)
+          .contains("fanout infer: inference on the driver (1/1)")
+          .containsOnly(
+              "fanout infer: read the candidate pairs (1/1)",
+              "fanout infer: inference on the driver (1/1)");
     }
     JsonNode ij = JSON.readTree(inf.out());
     assertThat(ij.get("task").asText()).isEqualTo("link");
