@@ -65,6 +65,8 @@ public final class FanoutCli {
       FanoutKeys.refuseUnknown(cl.sparkConf.keySet());
       SparkMasters.check(cl.master, "--master");
       SparkMasters.check(cl.sparkConf.get("spark.master"), "--conf spark.master");
+      SparkMasters.checkTaskResources(
+          cl.master != null ? cl.master : cl.sparkConf.get("spark.master"), cl.sparkConf);
       Map<String, String> sparkConf = cl.sparkConf;
       FanoutConf conf =
           new FanoutConf(

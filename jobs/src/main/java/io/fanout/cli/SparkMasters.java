@@ -47,6 +47,32 @@ final class SparkMasters {
         option + " '" + master + "' is not a Spark master URL; expected " + ACCEPTED);
   }
 
+  /**
+   * Refuses task resources ({@code spark.task.resource.NAME.amount}) on a local master: Spark's
+   * local scheduler offers no resources, so a stage asking for them never starts (it waits at 0/N
+   * tasks with no message). {@code master} null is the default, {@code local[*]}.
+   *
+   * @throws FanoutConfigException naming the key and what to do instead
+   */
+  static void checkTaskResources(String master, java.util.Map<String, String> conf) {
+    String m = master == null ? "local[*]" : master;
+    if (!(m.equals("local") || m.startsWith("local["))) {
+      return;
+    }
+    for (String k : conf.keySet()) {
+      if (k.startsWith("spark.task.resource.") && k.endsWith(".amount")) {
+        throw new FanoutConfigException(
+            "--conf "
+                + k
+                + " on the local master "
+                + m
+                + ": Spark's local scheduler offers no task resources, so every stage would wait"
+                + " forever; drop it (train --backend cuda runs on device 0 in local mode) or use"
+                + " a cluster master");
+      }
+    }
+  }
+
   private static boolean accepted(String master) {
     SparkMasterRegex$ r = SparkMasterRegex$.MODULE$;
     if (master.equals("local")) {

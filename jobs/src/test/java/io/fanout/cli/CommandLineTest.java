@@ -94,4 +94,20 @@ class CommandLineTest {
           .hasMessageContaining("'" + m + "'");
     }
   }
+
+  /** Task resources on a local master: refused, since Spark would wait forever at 0 tasks. */
+  @Test
+  void taskResourcesOnALocalMasterAreRefused() {
+    java.util.Map<String, String> gpu = java.util.Map.of("spark.task.resource.gpu.amount", "1");
+    for (String m : java.util.Arrays.asList(null, "local", "local[4]", "local[2,3]")) {
+      assertThatThrownBy(() -> SparkMasters.checkTaskResources(m, gpu))
+          .as(String.valueOf(m))
+          .isInstanceOf(FanoutConfigException.class)
+          .hasMessageContaining("spark.task.resource.gpu.amount")
+          .hasMessageContaining("local scheduler offers no task resources");
+    }
+    SparkMasters.checkTaskResources("local-cluster[2,1,1024]", gpu);
+    SparkMasters.checkTaskResources("spark://host:7077", gpu);
+    SparkMasters.checkTaskResources("local[4]", java.util.Map.of("spark.executor.memory", "1g"));
+  }
 }
