@@ -238,8 +238,8 @@ public final class KernelFeatureRows implements FeatureRows {
 
   /** Maps, registers (or copies) one chunk; returns the device address of its first row. */
   private long mapChunk(RowFiles files, Chunk ch) {
-    FileRange r = fileRange(files, ch);
-    MappedByteBuffer mb = r.map();
+    MappedRows r = mapRows(files, ch);
+    MappedByteBuffer mb = r.mapping();
     long delta = r.delta();
     long len = r.length();
     Pointer host = Pointer.to(mb);
@@ -265,9 +265,9 @@ public final class KernelFeatureRows implements FeatureRows {
    * Uploads one chunk of a file into device memory; returns the device address of its first row.
    */
   private long uploadFileChunk(RowFiles files, Chunk ch) {
-    FileRange r = fileRange(files, ch);
-    MappedByteBuffer mb = r.map();
-    ByteBuffer rows = mb.duplicate().position((int) r.delta()).limit((int) r.length()).slice();
+    MappedRows r = mapRows(files, ch);
+    ByteBuffer rows =
+        r.mapping().duplicate().position((int) r.delta()).limit((int) r.length()).slice();
     return uploadChunk(Pointer.to(rows), ch.rows() * encoding.rowBytes());
   }
 
@@ -281,24 +281,18 @@ public final class KernelFeatureRows implements FeatureRows {
     return CudaDriver.address(dev);
   }
 
-  /** The page-aligned mapping of a chunk's rows in its file, {@code delta} bytes in. */
-  private record FileRange(Path file, long aligned, long delta, long length) {
-    MappedByteBuffer map() {
-      try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
-        return fc.map(FileChannel.MapMode.READ_ONLY, aligned, length);
-      } catch (IOException e) {
-        throw new UncheckedIOException("mapping " + file + " failed: " + e.getMessage(), e);
-      }
-    }
-  }
+  /** The page-aligned mapping of a chunk's rows in its file: they start {@code delta} bytes in. */
+  private record MappedRows(Path file, MappedByteBuffer mapping, long delta, long length) {}
 
-  private FileRange fileRange(RowFiles files, Chunk ch) {
+  /** Maps a chunk's rows, after checking that its file holds them. */
+  private MappedRows mapRows(RowFiles files, Chunk ch) {
     Path file = files.files()[ch.file()];
     long localFirst = ch.first() - files.starts()[ch.file()];
     long rowBytes = encoding.rowBytes();
     long pos = files.headerBytes() + localFirst * rowBytes;
     long aligned = pos - (pos % PAGE);
     long delta = pos - aligned;
+    long len = delta + ch.rows() * rowBytes;
     try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
       if (fc.size() < pos + ch.rows() * rowBytes) {
         throw new InvalidInputException(
@@ -309,10 +303,10 @@ public final class KernelFeatureRows implements FeatureRows {
                 + rowBytes
                 + " bytes; re-run prepare to rewrite the store");
       }
+      return new MappedRows(file, fc.map(FileChannel.MapMode.READ_ONLY, aligned, len), delta, len);
     } catch (IOException e) {
-      throw new UncheckedIOException("reading " + file + " failed: " + e.getMessage(), e);
+      throw new UncheckedIOException("mapping " + file + " failed: " + e.getMessage(), e);
     }
-    return new FileRange(file, aligned, delta, delta + ch.rows() * rowBytes);
   }
 
   /** Copies a chunk of a heap table into mapped pinned memory; returns its device address. */
