@@ -43,26 +43,17 @@ final class CudaLossOps {
       FloatTensor probs,
       FloatTensor dLogits,
       float scale) {
-    long n = (long) rows * classes;
-    CUdeviceptr pl = be.pointer(logits, 0, n);
-    CUdeviceptr pp = be.pointer(probs, 0, n);
-    CUdeviceptr pd = dLogits == null ? null : be.pointer(dLogits, 0, n);
-    CUdeviceptr py = be.pointer(labels, 0, rows);
-    be.current();
-    long lossBytes = 8L * Math.max(rows, 1);
-    DevicePool.Lease<CUdeviceptr> work = pool.acquire(lossBytes + LossReadbacks.SLOT_BYTES);
+    DevicePool.Lease<CUdeviceptr> work = lossWork(rows, LossReadbacks.SLOT_BYTES);
     try {
-      CUdeviceptr values = work.ptr().withByteOffset(lossBytes);
-      if (rows > 0) {
-        launches.launchExact(
-            "softmax_xent",
-            rows,
-            new KernelArgs().p(pl).i(rows).i(classes).p(py).p(pp).p(pd).f(scale).p(work.ptr()));
-      }
-      launches.launchOneBlock("sum_fixed", new KernelArgs().p(work.ptr()).l(rows).p(values));
+      CUdeviceptr values = queueLossSum(logits, rows, classes, labels, probs, dLogits, scale, work);
       launches.launchOneBlock(
           "count_correct",
-          new KernelArgs().p(pp).i(rows).i(classes).p(py).p(values.withByteOffset(8)));
+          new KernelArgs()
+              .p(be.pointer(probs, 0, (long) rows * classes))
+              .i(rows)
+              .i(classes)
+              .p(be.pointer(labels, 0, rows))
+              .p(values.withByteOffset(8)));
       staged.endGroup();
       return readbacks.queue(values);
     } finally {
@@ -78,29 +69,52 @@ final class CudaLossOps {
       FloatTensor probs,
       FloatTensor dLogits,
       float scale) {
-    long n = (long) rows * classes;
-    CUdeviceptr pl = be.pointer(logits, 0, n);
-    CUdeviceptr pp = be.pointer(probs, 0, n);
-    CUdeviceptr pd = dLogits == null ? null : be.pointer(dLogits, 0, n);
-    CUdeviceptr py = be.pointer(labels, 0, rows);
-    be.current();
-    DevicePool.Lease<CUdeviceptr> rowLoss = pool.acquire(8L * Math.max(rows, 1) + 8);
+    DevicePool.Lease<CUdeviceptr> work = lossWork(rows, 8);
     try {
-      CUdeviceptr total = rowLoss.ptr().withByteOffset(8L * Math.max(rows, 1));
-      if (rows > 0) {
-        launches.launchExact(
-            "softmax_xent",
-            rows,
-            new KernelArgs().p(pl).i(rows).i(classes).p(py).p(pp).p(pd).f(scale).p(rowLoss.ptr()));
-      }
-      launches.launchOneBlock("sum_fixed", new KernelArgs().p(rowLoss.ptr()).l(rows).p(total));
+      CUdeviceptr total = queueLossSum(logits, rows, classes, labels, probs, dLogits, scale, work);
       double[] out = new double[1];
       staged.endGroup();
       CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(out), total, 8));
       return out[0];
     } finally {
-      pool.release(rowLoss);
+      pool.release(work);
     }
+  }
+
+  /** A buffer for the per-row losses of {@code rows} rows, then {@code tail} bytes. */
+  private DevicePool.Lease<CUdeviceptr> lossWork(int rows, long tail) {
+    be.current();
+    return pool.acquire(8L * Math.max(rows, 1) + tail);
+  }
+
+  /**
+   * Queues the softmax cross-entropy and its fixed-order sum, the per-row losses at the start of
+   * {@code work} ({@link #lossWork}) and the sum (a double) right after them, at the returned
+   * address.
+   */
+  private CUdeviceptr queueLossSum(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      IntTensor labels,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale,
+      DevicePool.Lease<CUdeviceptr> work) {
+    long n = (long) rows * classes;
+    CUdeviceptr pl = be.pointer(logits, 0, n);
+    CUdeviceptr pp = be.pointer(probs, 0, n);
+    CUdeviceptr pd = dLogits == null ? null : be.pointer(dLogits, 0, n);
+    CUdeviceptr py = be.pointer(labels, 0, rows);
+    CUdeviceptr sum = work.ptr().withByteOffset(8L * Math.max(rows, 1));
+    if (rows > 0) {
+      launches.launchExact(
+          "softmax_xent",
+          rows,
+          new KernelArgs().p(pl).i(rows).i(classes).p(py).p(pp).p(pd).f(scale).p(work.ptr()));
+    }
+    launches.launchOneBlock("sum_fixed", new KernelArgs().p(work.ptr()).l(rows).p(sum));
+    return sum;
   }
 
   int countCorrect(FloatTensor scores, int rows, int classes, IntTensor labels) {
