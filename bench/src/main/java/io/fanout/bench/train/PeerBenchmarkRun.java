@@ -107,24 +107,7 @@ record PeerBenchmarkRun(
    * {@code compared}): {@code epoch_over_steps}.
    */
   Map<String, Object> epoch(Map<String, Object> compared) {
-    TrainBenchmark.Settings s = settings;
-    TrainBenchmark.Settings e =
-        new TrainBenchmark.Settings(
-            s.vertices(),
-            s.edges(),
-            s.features(),
-            s.hidden(),
-            s.fanouts(),
-            s.batchSize(),
-            EPOCH_STEPS - 1,
-            1,
-            s.loaderThreads(),
-            s.prefetch(),
-            s.batchesPerShard(),
-            0,
-            s.featureAccess(),
-            0,
-            s.featureCacheIoThreads());
+    TrainBenchmark.Settings e = settings.with(EPOCH_STEPS - 1, 1, 0, settings.featureAccess(), 0);
     Map<String, Object> run = TrainBenchmark.run(e, backend);
     String mode = String.valueOf(run.get("feature_access"));
     double perStep = ((Number) run.get("seconds_per_batch")).doubleValue();

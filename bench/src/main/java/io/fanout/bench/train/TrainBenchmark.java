@@ -137,12 +137,34 @@ public final class TrainBenchmark {
     /**
      * These settings with {@code auto} resolved for {@code be} as {@code train} resolves it ({@link
      * FeatureAccessChoice}), for the generated f32 table.
+     *
+     * @throws io.fanout.store.InvalidInputException when the rows would be read in place from
+     *     memory by a backend other than CUDA (only a feature cache's pages are read in place on
+     *     the CPU backends)
      */
     Settings resolvedFor(Backend be) {
       FeatureAccessMode m =
           FeatureAccessChoice.resolve(
                   featureAccess, be, 4L * features * vertices, null, featureCacheFraction > 0)
               .mode();
+      if (m.readsInPlace() && featureCacheFraction == 0 && !(be instanceof CudaBackend)) {
+        throw new io.fanout.store.InvalidInputException(
+            "--feature-access "
+                + m.id()
+                + " is measured on the CUDA backend only (got "
+                + be.name()
+                + "); use --backend cuda, --feature-access gather, or a --feature-cache-fraction");
+      }
+      return with(batches, warmup, verifyRounds, m, featureCacheFraction);
+    }
+
+    /** These settings with the steps, verification rounds, feature access and cache given. */
+    Settings with(
+        int batches,
+        int warmup,
+        int verifyRounds,
+        FeatureAccessMode featureAccess,
+        double featureCacheFraction) {
       return new Settings(
           vertices,
           edges,
@@ -156,7 +178,7 @@ public final class TrainBenchmark {
           prefetch,
           batchesPerShard,
           verifyRounds,
-          m,
+          featureAccess,
           featureCacheFraction,
           featureCacheIoThreads);
     }
@@ -170,14 +192,7 @@ public final class TrainBenchmark {
     if (!s.zeroCopy()) {
       return null;
     }
-    if (!(be instanceof CudaBackend cuda)) {
-      throw new io.fanout.store.InvalidInputException(
-          "--feature-access "
-              + s.featureAccess().id()
-              + " is measured on the CUDA backend only (got "
-              + be.name()
-              + "); use --backend cuda, --feature-access gather, or a --feature-cache-fraction");
-    }
+    CudaBackend cuda = (CudaBackend) be; // resolvedFor refused the others
     return s.featureAccess() == FeatureAccessMode.DEVICE
         ? KernelFeatureRows.residentCopy(cuda, table, s.vertices(), s.features())
         : KernelFeatureRows.pinnedCopy(cuda, table, s.vertices(), s.features());
@@ -190,14 +205,6 @@ public final class TrainBenchmark {
   /** Runs the benchmark on {@code be} (e.g. {@code Backends.select("cuda", -1)}). */
   public static Map<String, Object> run(Settings asked, Backend be) {
     Settings s = asked.resolvedFor(be);
-    if (s.zeroCopy() && s.featureCacheFraction() == 0 && !(be instanceof CudaBackend)) {
-      throw new io.fanout.store.InvalidInputException(
-          "--feature-access "
-              + s.featureAccess().id()
-              + " is measured on the CUDA backend only (got "
-              + be.name()
-              + "); use --backend cuda, --feature-access gather, or a --feature-cache-fraction");
-    }
     long t0 = System.nanoTime();
     int n = s.vertices();
     boolean onDisk = !BenchGraph.rowsFitOneArray(n, s.features());
