@@ -1,0 +1,37 @@
+package io.fanout.graph;
+
+/**
+ * A typed (heterogeneous) graph, read by the typed sampler and the typed trainer. All ids are
+ * type-local (see {@link TypedSchema}). Implementations are thread-safe for reads.
+ */
+public interface TypedGraph extends AutoCloseable {
+  TypedSchema schema();
+
+  /**
+   * The in-neighbors of relation {@code r}: rows are the type-local ids of its destination type
+   * ({@code numVertices()} is that type's count), neighbors are type-local ids of its source type,
+   * each row sorted ascending.
+   */
+  CsrGraph inNeighbors(int relation);
+
+  /**
+   * Labels and splits of type {@code t}'s vertices by type-local id; for a type without labels
+   * every label is -1 and every split {@code SPLIT_NONE}.
+   */
+  VertexTable vertices(int type);
+
+  /**
+   * The label sets of a multi-label type: the classes of vertex {@code v} (empty when
+   * unlabelled), ascending. Only for types whose {@link TypedSchema.VertexType#multiLabel()}.
+   */
+  default int[] labelSet(int type, int v) {
+    throw new UnsupportedOperationException(
+        "type '" + schema().type(type).name() + "' is not multi-label");
+  }
+
+  /** Feature rows of type {@code t} by type-local id, or null for a type without features. */
+  FeatureTable features(int type);
+
+  @Override
+  default void close() {}
+}
