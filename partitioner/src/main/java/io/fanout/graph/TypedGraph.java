@@ -21,8 +21,8 @@ public interface TypedGraph extends AutoCloseable {
   VertexTable vertices(int type);
 
   /**
-   * The label sets of a multi-label type: the classes of vertex {@code v} (empty when
-   * unlabelled), ascending. Only for types whose {@link TypedSchema.VertexType#multiLabel()}.
+   * The label sets of a multi-label type: the classes of vertex {@code v} (empty when unlabelled),
+   * ascending. Only for types whose {@link TypedSchema.VertexType#multiLabel()}.
    */
   default int[] labelSet(int type, int v) {
     throw new UnsupportedOperationException(

@@ -9,8 +9,8 @@ import java.util.Map;
  * The types and relations of a typed (heterogeneous) graph store.
  *
  * <p>Vertex type {@code t} owns the global dense ids {@code [firstVertex, firstVertex + count)};
- * the types' ranges are contiguous and in list order, starting at 0. Everything that is indexed
- * per type (relation CSR rows and neighbors, feature rows, labels, the nodes of a {@code
+ * the types' ranges are contiguous and in list order, starting at 0. Everything that is indexed per
+ * type (relation CSR rows and neighbors, feature rows, labels, the nodes of a {@code
  * TypedMiniBatch}) uses <em>type-local</em> ids {@code 0 .. count-1}: global id minus {@code
  * firstVertex}.
  *
@@ -26,8 +26,8 @@ public record TypedSchema(List<VertexType> types, List<Relation> relations) {
    * One vertex type.
    *
    * @param featureDim 0 when the type has no features
-   * @param featureEncoding the store encoding name of its rows ({@code f32}, {@code f16}, ...),
-   *     "" when it has no features
+   * @param featureEncoding the store encoding name of its rows ({@code f32}, {@code f16}, ...), ""
+   *     when it has no features
    * @param classes the number of classes of a labelled type, else 0
    * @param multiLabel whether labels are sets ({@code labels} column) rather than one class
    */
@@ -71,14 +71,17 @@ public record TypedSchema(List<VertexType> types, List<Relation> relations) {
       next += vt.count();
     }
     if (next > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("a typed graph holds at most 2^31-1 vertices, got " + next);
+      throw new IllegalArgumentException(
+          "a typed graph holds at most 2^31-1 vertices, got " + next);
     }
     Map<String, Integer> rels = new HashMap<>();
     for (Relation r : relations) {
       if (rels.put(r.name(), 0) != null) {
         throw new IllegalArgumentException("relation '" + r.name() + "' appears twice");
       }
-      if (r.srcType() < 0 || r.srcType() >= types.size() || r.dstType() < 0
+      if (r.srcType() < 0
+          || r.srcType() >= types.size()
+          || r.dstType() < 0
           || r.dstType() >= types.size()) {
         throw new IllegalArgumentException("relation '" + r.name() + "' names an unknown type");
       }

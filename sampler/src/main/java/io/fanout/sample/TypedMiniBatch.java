@@ -11,9 +11,9 @@ package io.fanout.sample;
  *
  * <p>Block {@code (h, r)} ({@code h = 1..L}, relation {@code r = src -> dst}) is a CSR with {@code
  * layerSizes[dst][h-1]} rows: row {@code i} lists indices in {@code [0, layerSizes[src][h])} into
- * {@code nodes[src]}, the sampled in-neighbors of node {@code nodes[dst][i]} over {@code r}, in
- * the order the sampler drew them. A relation that is not sampled at a hop has rows with no
- * edges. A model applies hop {@code L} first and hop 1 last.
+ * {@code nodes[src]}, the sampled in-neighbors of node {@code nodes[dst][i]} over {@code r}, in the
+ * order the sampler drew them. A relation that is not sampled at a hop has rows with no edges. A
+ * model applies hop {@code L} first and hop 1 last.
  *
  * <p>Arrays are owned by the batch; callers must not mutate them.
  */
