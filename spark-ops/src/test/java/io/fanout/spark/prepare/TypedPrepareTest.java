@@ -29,6 +29,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,6 +74,7 @@ class TypedPrepareTest {
         .output(out.toString());
   }
 
+  @Tag("slow")
   @Test
   void typedStoreReadsBackAsTheReferenceGraph() {
     Path out = tmp.resolve("store");
