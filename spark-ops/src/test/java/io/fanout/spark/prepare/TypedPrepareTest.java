@@ -76,7 +76,7 @@ class TypedPrepareTest {
 
   @Tag("slow")
   @Test
-  void typedStoreReadsBackAsTheReferenceGraph() {
+  void typedStoreReadsBackAsTheReferenceGraph() throws java.io.IOException {
     Path out = tmp.resolve("store");
     PrepareResult r = typed(out).execute();
     StoreManifest m = r.manifest();
@@ -129,6 +129,22 @@ class TypedPrepareTest {
     assertThatThrownBy(() -> GraphStore.open(out))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("a typed graph store (3 vertex types, 6 relations)");
+
+    // a damaged relation file is refused by the checksums; a truncated one by its length
+    Path csr =
+        m.dataRoot(out).resolve(StoreLayout.relationDir("writes")).resolve(StoreLayout.csrFile(1));
+    byte[] bytes = java.nio.file.Files.readAllBytes(csr);
+    bytes[bytes.length - 1] ^= 1;
+    java.nio.file.Files.write(csr, bytes);
+    assertThatThrownBy(() -> TypedGraphStore.open(out, true))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(csr.toString())
+        .hasMessageContaining("damaged");
+    java.nio.file.Files.write(csr, java.util.Arrays.copyOf(bytes, bytes.length - 4));
+    assertThatThrownBy(() -> TypedGraphStore.open(out, false))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(csr.toString())
+        .hasMessageContaining("truncated");
   }
 
   static void assertFeatures(String type, FeatureTable got, FeatureTable want, long n) {
