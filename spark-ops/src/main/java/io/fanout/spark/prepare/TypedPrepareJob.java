@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -177,16 +179,12 @@ public final class TypedPrepareJob {
     paths.output("--output", out).check();
   }
 
-  private void input(
-      DisjointPaths paths, String name, String path, org.apache.spark.sql.Dataset<?> table) {
+  private void input(DisjointPaths paths, String name, String path, Dataset<Row> table) {
     if (path != null) {
       paths.input(name, LocalTablePaths.of(spark, path));
       return;
     }
-    @SuppressWarnings("unchecked")
-    org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> rows =
-        (org.apache.spark.sql.Dataset<org.apache.spark.sql.Row>) table;
-    for (Path f : LocalTablePaths.files(spark, rows)) {
+    for (Path f : LocalTablePaths.files(spark, table)) {
       paths.input(name + " file", f);
     }
   }

@@ -7,7 +7,6 @@ import io.fanout.conf.options.TableFormat;
 import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -155,30 +154,34 @@ public final class TypedTables {
     return table.semanticHash() + "\n" + InputTables.filesDigest(spark, table.inputFiles());
   }
 
+  /** SHA-256 of the inputs' {@code digest} and every type's and relation's resolved columns. */
   private static String fingerprint(
       StringBuilder digest, List<TypeTable> types, List<RelationTable> relations) {
     for (TypeTable t : types) {
-      digest
-          .append("type ")
-          .append(String.join("\t", Arrays.asList(t.name(), t.idColumn(), "" + t.featuresColumn())))
-          .append('\t')
-          .append(t.labelColumn())
-          .append('\t')
-          .append(t.labelsColumn())
-          .append('\t')
-          .append(t.splitColumn())
-          .append('\n');
+      digest.append(
+          String.join(
+              "\t",
+              "type",
+              t.name(),
+              t.idColumn(),
+              String.valueOf(t.featuresColumn()),
+              String.valueOf(t.labelColumn()),
+              String.valueOf(t.labelsColumn()),
+              String.valueOf(t.splitColumn())));
+      digest.append('\n');
     }
     for (RelationTable r : relations) {
-      digest
-          .append("relation ")
-          .append(
-              String.join(
-                  "\t",
-                  Arrays.asList(r.name(), r.srcType(), r.dstType(), r.srcColumn(), r.dstColumn())))
-          .append('\t')
-          .append(r.reverseOf())
-          .append('\n');
+      digest.append(
+          String.join(
+              "\t",
+              "relation",
+              r.name(),
+              r.srcType(),
+              r.dstType(),
+              r.srcColumn(),
+              r.dstColumn(),
+              String.valueOf(r.reverseOf())));
+      digest.append('\n');
     }
     return Checksums.sha256(digest.toString());
   }
