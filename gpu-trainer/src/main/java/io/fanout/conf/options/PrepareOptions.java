@@ -29,8 +29,8 @@ public final class PrepareOptions {
           "graph-spec",
           "",
           "JSON description of a typed graph: its vertex types and relations, each with its table"
-              + " path, format and columns (docs/prepare.md, typed graphs); instead of --vertices"
-              + " and --edges");
+              + " path, format and columns (docs/prepare.md, typed graphs), or a dataset folder"
+              + " with a schema.json (hgb_acm); instead of --vertices and --edges");
   public static final OptionDef<TableFormat> FORMAT =
       OptionDef.enumeration(
           "format",

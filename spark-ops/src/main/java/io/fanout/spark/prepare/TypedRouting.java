@@ -31,7 +31,8 @@ public final class TypedRouting {
   /**
    * The tables of the graph: those of {@code --graph-spec} when {@code api} is null, else the
    * DataFrames {@code frames} of the types and relations {@code api} names ({@code type:NAME},
-   * {@code relation:NAME}).
+   * {@code relation:NAME}). A {@code --graph-spec} naming a folder takes the description of the
+   * dataset there ({@link DatasetGraphSpec}).
    */
   public static TypedTables tables(
       SparkSession spark, FanoutConf conf, GraphSpec api, Map<String, Dataset<Row>> frames) {
@@ -44,7 +45,11 @@ public final class TypedRouting {
       GraphSpecParser.check("prepare()", api);
       return TypedTables.fromFrames(spark, conf, api, frames);
     }
-    GraphSpec spec = GraphSpecParser.read(Path.of(conf.get(PrepareOptions.GRAPH_SPEC)));
+    Path given = Path.of(conf.get(PrepareOptions.GRAPH_SPEC));
+    GraphSpec spec =
+        java.nio.file.Files.isDirectory(given)
+            ? DatasetGraphSpec.of(given)
+            : GraphSpecParser.read(given);
     return TypedTables.fromSpec(spark, conf, spec);
   }
 
