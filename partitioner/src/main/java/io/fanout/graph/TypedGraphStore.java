@@ -40,6 +40,9 @@ public final class TypedGraphStore implements TypedGraph {
   private final FeatureParams[] featureParams;
 
   private TypedGraphStore(Path root, StoreManifest m, int chunkShift) {
+    if (!m.typed()) {
+      throw oneTableStore(root);
+    }
     this.root = root;
     this.manifest = m;
     this.schema = schemaOf(m);
@@ -120,15 +123,19 @@ public final class TypedGraphStore implements TypedGraph {
   public static TypedGraphStore open(Path store, boolean verify) {
     StoreManifest m = StoreManifest.read(store);
     if (!m.typed()) {
-      throw new InvalidInputException(
-          store
-              + ": a one-table graph store (no vertex types); open it with GraphStore, or prepare"
-              + " a typed store with --graph-spec");
+      throw oneTableStore(store);
     }
     if (verify) {
       StoreVerification.check(store, m, true);
     }
     return new TypedGraphStore(store, m, ChunkedMapping.DEFAULT_CHUNK_SHIFT);
+  }
+
+  private static InvalidInputException oneTableStore(Path store) {
+    return new InvalidInputException(
+        store
+            + ": a one-table graph store (no vertex types); open it with GraphStore, or prepare"
+            + " a typed store with --graph-spec");
   }
 
   /** Opens with chunks of {@code 2^chunkShift} bytes (tests use tiny chunks). */
