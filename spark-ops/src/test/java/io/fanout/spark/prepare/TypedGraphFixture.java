@@ -41,6 +41,8 @@ final class TypedGraphFixture {
       new StructType().add("src", DataTypes.LongType).add("dst", DataTypes.LongType);
   static final StructType AUTHOR_PAPER =
       new StructType().add("src", DataTypes.StringType).add("dst", DataTypes.LongType);
+  static final StructType AUTHOR_AUTHOR =
+      new StructType().add("src", DataTypes.StringType).add("dst", DataTypes.StringType);
   static final StructType PAPER_AUTHOR =
       new StructType().add("src", DataTypes.LongType).add("dst", DataTypes.StringType);
   static final StructType PAPER_TERM =

@@ -168,6 +168,27 @@ class TypedPrepareSpecTest {
     assertThat(tree(typed)).isEqualTo(tree(plain));
   }
 
+  @Test
+  void oneTypeGraphWithLabelSetsTakesTheTypedPipeline() {
+    Path out = tmp.resolve("multi");
+    java.util.List<org.apache.spark.sql.Row> knows =
+        java.util.List.of(
+            org.apache.spark.sql.RowFactory.create("a1", "a2"),
+            org.apache.spark.sql.RowFactory.create("a3", "a1"));
+    StoreManifest m =
+        Fanout.get(spark)
+            .prepare()
+            .vertices("author", G.authors(spark))
+            .edges("knows", "author", "author", spark.createDataFrame(knows, G.AUTHOR_AUTHOR))
+            .option("labels-column", "labels")
+            .output(out.toString())
+            .execute()
+            .manifest();
+    assertThat(m.typed()).isTrue();
+    assertThat(m.types.get(0).multiLabel).isTrue();
+    assertThat(m.relations.get(0).edges).isEqualTo(2);
+  }
+
   /** Every file under {@code root} (relative path) with its bytes, as hex. */
   static Map<String, String> tree(Path root) throws IOException {
     Map<String, String> out = new TreeMap<>();
