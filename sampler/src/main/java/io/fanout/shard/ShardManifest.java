@@ -188,6 +188,27 @@ public final class ShardManifest {
     @JsonProperty("relations")
     public List<TypedRelation> relations = new ArrayList<>();
 
+    /** The typed section of shards of {@code schema} seeded by type {@code seedType}. */
+    public static Typed of(io.fanout.graph.TypedSchema schema, int seedType, int[][] fanouts) {
+      Typed t = new Typed();
+      t.seedType = schema.type(seedType).name();
+      t.multiLabel = schema.type(seedType).multiLabel();
+      t.layers = fanouts.length == 0 ? 0 : fanouts[0].length;
+      for (io.fanout.graph.TypedSchema.VertexType vt : schema.types()) {
+        t.types.add(vt.name());
+      }
+      for (int r = 0; r < schema.numRelations(); r++) {
+        io.fanout.graph.TypedSchema.Relation rel = schema.relation(r);
+        TypedRelation tr = new TypedRelation();
+        tr.name = rel.name();
+        tr.srcType = schema.type(rel.srcType()).name();
+        tr.dstType = schema.type(rel.dstType()).name();
+        tr.fanouts = fanouts[r].clone();
+        t.relations.add(tr);
+      }
+      return t;
+    }
+
     /** The index of {@link #seedType} in {@link #types}. */
     public int seedTypeIndex() {
       return types.indexOf(seedType);
@@ -250,6 +271,7 @@ public final class ShardManifest {
   }
 
   /** Whether these are typed shards. */
+  @com.fasterxml.jackson.annotation.JsonIgnore
   public boolean isTyped() {
     return typed != null;
   }
