@@ -1,0 +1,230 @@
+package io.fanout.train.typed;
+
+import io.fanout.graph.TypedGraph;
+import io.fanout.nn.Adam;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.TensorBufs;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.Trainer;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Synchronous mini-batch training of a {@link TypedModel} for node classification on its target
+ * type: per step forward, loss (softmax cross-entropy, or a sigmoid cross-entropy per class for
+ * label sets), backward, Adam on the dense parameters and a sparse Adam step on the embedding rows
+ * the batch read. {@link #fit} adds validation per epoch, checkpoints ({@link TypedCheckpoint}: the
+ * last epoch's and the best validation epoch's) and exact resume.
+ *
+ * <p>Determinism: parameters and embeddings derive from the seed, the seed order of epoch {@code e}
+ * from (seed, e), dropout from (seed, epoch, batch), and every reduction runs in a fixed order: the
+ * same seed and sampler give bit-identical parameters, resumed or not.
+ */
+public final class TypedTrainer implements AutoCloseable {
+  private final TypedModel model;
+  private final TypedGraph graph;
+  private final TypedSampler sampler;
+  private final TypedTrainOptions opts;
+  private final Adam adam;
+  private final Backend be;
+  private final int[] trainSeeds;
+  private FloatTensor probs;
+  private FloatTensor dLogits;
+  private IntTensor labels;
+
+  public TypedTrainer(
+      TypedModel model, TypedGraph graph, TypedSampler sampler, TypedTrainOptions opts) {
+    this.model = model;
+    this.graph = graph;
+    this.sampler = sampler;
+    this.opts = opts;
+    this.be = model.backend();
+    this.adam = new Adam(be, model.numParams(), opts.weightDecay());
+    this.trainSeeds =
+        TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_TRAIN);
+    if (trainSeeds.length == 0) {
+      throw new InvalidInputException(
+          "target type '"
+              + model.config().type(model.config().target()).name()
+              + "' has no vertices in the train split");
+    }
+  }
+
+  public TypedModel model() {
+    return model;
+  }
+
+  public Adam optimizer() {
+    return adam;
+  }
+
+  /** One step's summed loss and the labelled seeds it covered. */
+  public record StepResult(double loss, int labelled) {}
+
+  /** One training step on {@code b} (of epoch {@code epoch}). */
+  public StepResult step(TypedMiniBatch b, int epoch) {
+    TypedModelConfig cfg = model.config();
+    model.zeroGrad();
+    long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
+    FloatTensor logits = model.forward(b, TypedFeatures.gather(graph, cfg, b), true, key);
+    int rows = b.numSeeds();
+    int classes = cfg.classes();
+    int n = rows * classes;
+    double loss;
+    int labelled;
+    if (cfg.multiLabel()) {
+      labelled = MultiLabelLoss.labelled(b.labelPtr(), rows);
+      float[] host = new float[n];
+      be.download(logits, 0, host, 0, n);
+      float[] d = new float[n];
+      loss =
+          MultiLabelLoss.lossAndGradient(
+              host, rows, classes, b.labelPtr(), b.labelIds(), d, 1f / Math.max(1, labelled));
+      model.backward(d);
+    } else {
+      labelled = 0;
+      for (int l : b.labels()) {
+        labelled += l >= 0 ? 1 : 0;
+      }
+      probs = TensorBufs.ensure(be, probs, Math.max(1, n));
+      dLogits = TensorBufs.ensure(be, dLogits, Math.max(1, n));
+      labels = TensorBufs.ensure(be, labels, Math.max(1, rows));
+      be.upload(b.labels(), 0, labels, 0, rows);
+      loss =
+          be.softmaxCrossEntropy(
+              logits, rows, classes, labels, probs, dLogits, 1f / Math.max(1, labelled));
+      model.backward(dLogits);
+    }
+    adam.update(model.paramTensor(), model.gradTensor(), opts.lr());
+    model.updateEmbeddings(opts.lr());
+    return new StepResult(loss, labelled);
+  }
+
+  /** The train seeds in epoch {@code epoch}'s order: a Fisher-Yates shuffle keyed by (seed, e). */
+  int[] epochOrder(int epoch) {
+    int[] s = trainSeeds.clone();
+    long key = CounterRng.key(opts.seed(), 0x5EED, epoch, 0);
+    for (int i = s.length - 1; i > 0; i--) {
+      int j = (int) (CounterRng.uniform(key, i) * (i + 1));
+      int t = s[i];
+      s[i] = s[j];
+      s[j] = t;
+    }
+    return s;
+  }
+
+  /** Trains one epoch; returns the mean loss per labelled seed. */
+  public double trainEpoch(int epoch) {
+    int[] order = epochOrder(epoch);
+    double loss = 0;
+    long labelled = 0;
+    for (int at = 0, batch = 0; at < order.length; at += opts.batchSize(), batch++) {
+      int[] seeds =
+          java.util.Arrays.copyOfRange(order, at, Math.min(order.length, at + opts.batchSize()));
+      StepResult r = step(sampler.sample(epoch, batch, seeds), epoch);
+      loss += r.loss();
+      labelled += r.labelled();
+    }
+    return labelled == 0 ? 0 : loss / labelled;
+  }
+
+  /** Scores on the target type's vertices in {@code split} ({@code StoreLayout.SPLIT_*}). */
+  public F1Scores evaluate(byte split) {
+    int[] seeds = TypedEvaluation.seeds(graph, model.config().target(), split);
+    return TypedEvaluation.scores(model, graph, sampler, seeds, opts.batchSize(), opts.seed());
+  }
+
+  /** What {@link #fit} did. */
+  public record FitResult(int epochs, F1Scores lastVal, double bestValMicroF1, int bestEpoch) {}
+
+  /**
+   * Trains up to {@code opts.epochs()} epochs, validating after each (when the target type has
+   * validation vertices). With a model dir it writes {@code checkpoint.bin} after every epoch and
+   * {@code best.bin} at each new best validation Micro-F1, and first resumes from a checkpoint
+   * there (which must come from the same model and options).
+   */
+  public FitResult fit(Path modelDir, PrintStream log) {
+    Map<String, String> identity = opts.identity();
+    int start = 0;
+    double best = -1;
+    int bestEpoch = -1;
+    if (modelDir != null && TypedCheckpoint.exists(modelDir)) {
+      TypedCheckpoint.Loaded l = TypedCheckpoint.read(modelDir, Checkpoint.FILE);
+      if (!l.config().equals(model.config())) {
+        throw new InvalidInputException(
+            modelDir + " holds a checkpoint of another model: " + l.config().toMap());
+      }
+      for (Map.Entry<String, String> e : identity.entrySet()) {
+        String had = l.checkpoint().meta().get(e.getKey());
+        if (!e.getValue().equals(had)) {
+          throw new InvalidInputException(
+              modelDir
+                  + " holds a checkpoint trained with "
+                  + e.getKey().substring(9)
+                  + "="
+                  + had
+                  + ", this run has "
+                  + e.getValue()
+                  + ": use a fresh model dir");
+        }
+      }
+      TypedCheckpoint.restore(modelDir, l, model, adam);
+      start = l.checkpoint().epochs();
+      best = Double.parseDouble(l.checkpoint().meta().getOrDefault("best.val_micro_f1", "-1"));
+      bestEpoch = Integer.parseInt(l.checkpoint().meta().getOrDefault("best.epoch", "-1"));
+    }
+    int[] val = TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_VAL);
+    F1Scores lastVal = null;
+    for (int e = start; e < opts.epochs(); e++) {
+      double loss = trainEpoch(e);
+      boolean improved = false;
+      if (val.length > 0) {
+        lastVal = TypedEvaluation.scores(model, graph, sampler, val, opts.batchSize(), opts.seed());
+        if (lastVal.microF1() > best) {
+          best = lastVal.microF1();
+          bestEpoch = e + 1;
+          improved = true;
+        }
+      }
+      if (log != null) {
+        log.println(
+            String.format(
+                Locale.ROOT,
+                "epoch %d loss %.4f%s",
+                e + 1,
+                loss,
+                lastVal == null ? "" : " val " + lastVal));
+      }
+      if (modelDir != null) {
+        Map<String, String> meta = new java.util.LinkedHashMap<>(identity);
+        meta.put("best.val_micro_f1", Double.toString(best));
+        meta.put("best.epoch", Integer.toString(bestEpoch));
+        if (improved) {
+          TypedCheckpoint.write(modelDir, Checkpoint.BEST, model, adam, e + 1, meta);
+        }
+        TypedCheckpoint.write(modelDir, Checkpoint.FILE, model, adam, e + 1, meta);
+      }
+    }
+    return new FitResult(opts.epochs(), lastVal, best, bestEpoch);
+  }
+
+  @Override
+  public void close() {
+    adam.close();
+    TensorBufs.free(be, probs);
+    TensorBufs.free(be, dLogits);
+    TensorBufs.free(be, labels);
+    probs = dLogits = null;
+    labels = null;
+  }
+}
