@@ -1,34 +1,16 @@
 package io.fanout.sample;
 
 import java.util.Iterator;
-import java.util.NoSuchElementException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Samples a range of batches of one epoch on long-lived worker threads and delivers them in batch
  * order (SALIENT style). Workers claim batch indices in order and may run at most {@code capacity}
  * batches ahead of the consumer, so memory stays bounded; a worker's failure is rethrown by {@link
  * #next}. Output does not depend on the number of threads: each batch is a pure function of its
- * index.
+ * index. ({@link OrderedBatchStream} does the work, for typed batches too.)
  */
 public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
-  private final BatchSampler sampler;
-  private final int epoch;
-  private final int[] order;
-  private final int batchSize;
-  private final int end;
-  private final MiniBatch[] slots;
-  private final AtomicInteger nextToClaim;
-  private final Thread[] workers;
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition ready = lock.newCondition();
-  private final Condition space = lock.newCondition();
-  private int nextToDeliver;
-  private Throwable failure;
-  private int failedBatch;
-  private boolean closed;
+  private final OrderedBatchStream<MiniBatch> stream;
 
   /**
    * @param order the epoch's seeds ({@link SeedOrder#order}); batch {@code b} takes {@code
@@ -47,131 +29,31 @@ public final class BatchStream implements Iterator<MiniBatch>, AutoCloseable {
       int end,
       int threads,
       int capacity) {
-    if (batchSize < 1 || threads < 1 || capacity < 1 || first < 0 || end < first) {
-      throw new IllegalArgumentException("bad batch stream arguments");
-    }
-    if (end > SeedOrder.batches(order.length, batchSize)) {
-      throw new IllegalArgumentException(
-          "batch " + (end - 1) + " is past the " + order.length + " seeds");
-    }
-    this.sampler = sampler;
-    this.epoch = epoch;
-    this.order = order;
-    this.batchSize = batchSize;
-    this.end = end;
-    this.slots = new MiniBatch[capacity];
-    this.nextToClaim = new AtomicInteger(first);
-    this.nextToDeliver = first;
-    int n = Math.max(1, Math.min(threads, end - first));
-    this.workers = new Thread[n];
-    for (int t = 0; t < n; t++) {
-      workers[t] = new Thread(this::work, "fanout-sampler-" + epoch + "-" + t);
-      workers[t].setDaemon(true);
-      workers[t].start();
-    }
-  }
-
-  private void work() {
-    BatchSampler.Worker w = sampler.newWorker();
-    int b = -1;
-    try {
-      while (true) {
-        b = nextToClaim.getAndIncrement();
-        if (b >= end) {
-          return;
-        }
-        lock.lock();
-        try {
-          while (!closed && b - nextToDeliver >= slots.length) {
-            space.await();
-          }
-          if (closed) {
-            return;
-          }
-        } finally {
-          lock.unlock();
-        }
-        int from = b * batchSize;
-        int count = Math.min(batchSize, order.length - from);
-        MiniBatch mb = w.sample(epoch, b, order, from, count);
-        lock.lock();
-        try {
-          slots[b % slots.length] = mb;
-          ready.signalAll();
-        } finally {
-          lock.unlock();
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (Throwable t) {
-      lock.lock();
-      try {
-        if (failure == null) {
-          failure = t;
-          failedBatch = b;
-        }
-        ready.signalAll();
-      } finally {
-        lock.unlock();
-      }
-    }
+    this.stream =
+        new OrderedBatchStream<>(
+            () -> sampler.newWorker()::sample,
+            epoch,
+            order,
+            batchSize,
+            first,
+            end,
+            threads,
+            capacity);
   }
 
   @Override
   public boolean hasNext() {
-    return nextToDeliver < end;
+    return stream.hasNext();
   }
 
   @Override
   public MiniBatch next() {
-    if (!hasNext()) {
-      throw new NoSuchElementException();
-    }
-    lock.lock();
-    try {
-      int s = nextToDeliver % slots.length;
-      while (slots[s] == null) {
-        if (failure != null) {
-          throw new IllegalStateException(
-              "sampling batch " + failedBatch + " of epoch " + epoch + " failed", failure);
-        }
-        if (closed) {
-          throw new IllegalStateException("batch stream closed");
-        }
-        ready.await();
-      }
-      MiniBatch mb = slots[s];
-      slots[s] = null;
-      nextToDeliver++;
-      space.signalAll();
-      return mb;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while waiting for a batch", e);
-    } finally {
-      lock.unlock();
-    }
+    return stream.next();
   }
 
   /** Stops the workers (unfinished batches are dropped) and waits for them. */
   @Override
   public void close() {
-    lock.lock();
-    try {
-      closed = true;
-      space.signalAll();
-      ready.signalAll();
-    } finally {
-      lock.unlock();
-    }
-    for (Thread t : workers) {
-      try {
-        t.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    stream.close();
   }
 }

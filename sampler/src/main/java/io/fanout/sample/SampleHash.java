@@ -27,6 +27,14 @@ public final class SampleHash {
     return mix(epochKey ^ mix(0x6A09E667F3BCC909L + GOLDEN * (batch + 1L)));
   }
 
+  /**
+   * The key of relation {@code relation} within a batch of a typed graph: the batch key its {@link
+   * #nodeKey}s are derived from, so a node sampled over two relations draws independently.
+   */
+  public static long relationKey(long batchKey, int relation) {
+    return mix(batchKey ^ mix(0xBB67AE8584CAA73BL + GOLDEN * (relation + 1L)));
+  }
+
   /** The key of sampling {@code node}'s neighbors at hop {@code hop} (1-based) of a batch. */
   public static long nodeKey(long batchKey, int hop, int node) {
     return mix(batchKey ^ mix(((long) hop << 32 | (node & 0xFFFFFFFFL)) * GOLDEN + 1));

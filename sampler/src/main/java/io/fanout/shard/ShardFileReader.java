@@ -57,6 +57,14 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
    *     and the way to recover, or when {@code expected} has no checksum
    */
   public static ShardFileReader verified(Path file, ShardManifest.Part expected, String manifest) {
+    return new ShardFileReader(file, verifiedInput(file, expected, manifest));
+  }
+
+  /**
+   * {@code file} mapped into memory after checking its size and CRC32C against {@code expected}
+   * (see {@link #verified}).
+   */
+  static MappedInputFile verifiedInput(Path file, ShardManifest.Part expected, String manifest) {
     if (expected.crc32c == null || expected.crc32c.isEmpty()) {
       throw new InvalidInputException(
           manifest
@@ -96,14 +104,14 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
               + "; the shard part is damaged: "
               + RECOVERY);
     }
-    return new ShardFileReader(file, mapped);
+    return mapped;
   }
 
   /**
    * Why {@code file} could not be opened: gone (its shard directory was replaced or removed while a
    * reader held the old version), or not a Parquet shard.
    */
-  private static InvalidInputException unreadable(Path file, Exception e) {
+  static InvalidInputException unreadable(Path file, Exception e) {
     if (!java.nio.file.Files.exists(file)) {
       return new InvalidInputException(
           "shard file "
@@ -124,6 +132,14 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
       throw unreadable(file, e);
     }
     schema = reader.getFooter().getFileMetaData().getSchema();
+    if (schema.containsField(ShardSchema.SEED_TYPE)) {
+      close();
+      throw new InvalidInputException(
+          "shard file "
+              + file
+              + " holds typed batches of a heterogeneous graph; this reader takes one-type shards"
+              + " (read typed shards with TypedShardFileReader, train them with a typed model)");
+    }
     for (String c :
         new String[] {
           ShardSchema.EPOCH,

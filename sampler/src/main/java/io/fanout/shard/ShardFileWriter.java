@@ -30,6 +30,7 @@ public final class ShardFileWriter implements AutoCloseable {
   private final Path file;
   private final ParquetWriter<Group> writer;
   private final SimpleGroupFactory rows;
+  private final boolean typed;
   private long rowsWritten;
 
   /**
@@ -39,6 +40,7 @@ public final class ShardFileWriter implements AutoCloseable {
     this.file = file;
     MessageType schema = ShardSchema.schemaFor(metadata);
     this.rows = new SimpleGroupFactory(schema);
+    this.typed = ShardSchema.typed(metadata);
     try {
       writer =
           ExampleParquetWriter.builder(new LocalOutputFile(file))
@@ -61,6 +63,9 @@ public final class ShardFileWriter implements AutoCloseable {
   }
 
   public void write(EncodedBatch b) {
+    if (typed) {
+      throw new IllegalStateException(file + " is a typed shard file; write typed rows to it");
+    }
     Group g = rows.newGroup();
     g.add(ShardSchema.EPOCH, b.epoch());
     g.add(ShardSchema.BATCH, b.batch());
@@ -75,6 +80,34 @@ public final class ShardFileWriter implements AutoCloseable {
     }
     if (b.pairs() != null) {
       g.add(ShardSchema.PAIRS, Binary.fromConstantByteArray(b.pairs()));
+    }
+    try {
+      writer.write(g);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    rowsWritten++;
+  }
+
+  /** Writes a typed row; the file's metadata must say {@code fanout.kind=typed}. */
+  public void write(EncodedTypedBatch b) {
+    if (!typed) {
+      throw new IllegalStateException(
+          file + " is a one-type shard file; typed rows need typed metadata");
+    }
+    Group g = rows.newGroup();
+    g.add(ShardSchema.EPOCH, b.epoch());
+    g.add(ShardSchema.BATCH, b.batch());
+    g.add(ShardSchema.NUM_SEEDS, b.numSeeds());
+    g.add(ShardSchema.SEED_TYPE, b.seedType());
+    g.add(ShardSchema.LAYER_SIZES, Binary.fromConstantByteArray(b.layerSizes()));
+    g.add(ShardSchema.NODES, Binary.fromConstantByteArray(b.nodes()));
+    g.add(ShardSchema.INDPTR, Binary.fromConstantByteArray(b.indptr()));
+    g.add(ShardSchema.INDICES, Binary.fromConstantByteArray(b.indices()));
+    g.add(ShardSchema.LABELS, Binary.fromConstantByteArray(b.labels()));
+    if (b.labelPtr() != null) {
+      g.add(ShardSchema.LABEL_PTR, Binary.fromConstantByteArray(b.labelPtr()));
+      g.add(ShardSchema.LABEL_IDS, Binary.fromConstantByteArray(b.labelIds()));
     }
     try {
       writer.write(g);

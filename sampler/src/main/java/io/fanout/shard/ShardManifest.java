@@ -51,6 +51,7 @@ import java.util.Map;
   "parts_per_epoch",
   "mode",
   "options",
+  "typed",
   "totals",
   "files"
 })
@@ -151,8 +152,129 @@ public final class ShardManifest {
   @JsonProperty("options")
   public Map<String, String> options = new LinkedHashMap<>();
 
+  /**
+   * Present only in typed shards (batches of a heterogeneous graph, {@code docs/formats.md}, "Typed
+   * mini-batch shards"): the seed type, the types and relations the rows are laid out by, and the
+   * per-relation fanouts. {@code fanouts} is null in typed shards. Absent (not null) in one-type
+   * shards, so their manifests keep their bytes.
+   */
+  @JsonProperty("typed")
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public Typed typed;
+
   @JsonProperty("totals")
   public Totals totals = new Totals();
+
+  /** What typed shards are laid out by ({@link #typed}). */
+  @JsonPropertyOrder({"seed_type", "multi_label", "layers", "types", "relations"})
+  public static final class Typed {
+    /** The name of the type the seeds are vertices of. */
+    @JsonProperty("seed_type")
+    public String seedType;
+
+    /** Whether the rows carry label sets ({@code label_ptr}, {@code label_ids}). */
+    @JsonProperty("multi_label")
+    public boolean multiLabel;
+
+    /** Hops {@code L} of every batch. */
+    @JsonProperty("layers")
+    public int layers;
+
+    /** Vertex type names in type order (the order of the rows' per-type arrays). */
+    @JsonProperty("types")
+    public List<String> types = new ArrayList<>();
+
+    /** Relations in relation order (the order of the rows' blocks within a hop). */
+    @JsonProperty("relations")
+    public List<TypedRelation> relations = new ArrayList<>();
+
+    /** The typed section of shards of {@code schema} seeded by type {@code seedType}. */
+    public static Typed of(io.fanout.graph.TypedSchema schema, int seedType, int[][] fanouts) {
+      Typed t = new Typed();
+      t.seedType = schema.type(seedType).name();
+      t.multiLabel = schema.type(seedType).multiLabel();
+      t.layers = fanouts.length == 0 ? 0 : fanouts[0].length;
+      for (io.fanout.graph.TypedSchema.VertexType vt : schema.types()) {
+        t.types.add(vt.name());
+      }
+      for (int r = 0; r < schema.numRelations(); r++) {
+        io.fanout.graph.TypedSchema.Relation rel = schema.relation(r);
+        TypedRelation tr = new TypedRelation();
+        tr.name = rel.name();
+        tr.srcType = schema.type(rel.srcType()).name();
+        tr.dstType = schema.type(rel.dstType()).name();
+        tr.fanouts = fanouts[r].clone();
+        t.relations.add(tr);
+      }
+      return t;
+    }
+
+    /** The index of {@link #seedType} in {@link #types}. */
+    public int seedTypeIndex() {
+      return types.indexOf(seedType);
+    }
+
+    /** The shape the rows decode by; fails naming the manifest entry that is inconsistent. */
+    public TypedBatchShape shape() {
+      int[] src = new int[relations.size()];
+      int[] dst = new int[src.length];
+      for (int r = 0; r < src.length; r++) {
+        TypedRelation rel = relations.get(r);
+        src[r] = types.indexOf(rel.srcType);
+        dst[r] = types.indexOf(rel.dstType);
+        if (src[r] < 0 || dst[r] < 0) {
+          throw new InvalidInputException(
+              "shard manifest: typed relation '" + rel.name + "' names a type not in " + types);
+        }
+        if (rel.fanouts == null || rel.fanouts.length != layers) {
+          throw new InvalidInputException(
+              "shard manifest: typed relation '"
+                  + rel.name
+                  + "' has fanouts for "
+                  + (rel.fanouts == null ? 0 : rel.fanouts.length)
+                  + " hops; expected layers = "
+                  + layers);
+        }
+      }
+      if (seedTypeIndex() < 0) {
+        throw new InvalidInputException(
+            "shard manifest: typed seed_type '" + seedType + "' is not in " + types);
+      }
+      return new TypedBatchShape(types.size(), src, dst, layers);
+    }
+
+    /** {@code fanouts[r][h-1]} per relation. */
+    public int[][] fanouts() {
+      int[][] out = new int[relations.size()][];
+      for (int r = 0; r < out.length; r++) {
+        out[r] = relations.get(r).fanouts.clone();
+      }
+      return out;
+    }
+  }
+
+  /** One relation of typed shards. */
+  @JsonPropertyOrder({"name", "src_type", "dst_type", "fanouts"})
+  public static final class TypedRelation {
+    @JsonProperty("name")
+    public String name;
+
+    @JsonProperty("src_type")
+    public String srcType;
+
+    @JsonProperty("dst_type")
+    public String dstType;
+
+    /** Per hop, hop 1 first; -1 = all neighbors, 0 = none. */
+    @JsonProperty("fanouts")
+    public int[] fanouts;
+  }
+
+  /** Whether these are typed shards. */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean isTyped() {
+    return typed != null;
+  }
 
   @JsonProperty("files")
   public List<Part> files = new ArrayList<>();
@@ -271,12 +393,44 @@ public final class ShardManifest {
   }
 
   /**
-   * Reads and checks {@code DIR/manifest.json}.
+   * Reads and checks {@code DIR/manifest.json} of one-type shards.
    *
    * @throws InvalidInputException when it is missing (incomplete output), not a shard manifest, of
-   *     another version, or inconsistent with itself
+   *     another version, inconsistent with itself, or of typed shards (one line saying so)
    */
   public static ShardManifest read(Path dir) {
+    ShardManifest m = readAny(dir);
+    if (m.isTyped()) {
+      throw new InvalidInputException(
+          dir.resolve(FILE)
+              + ": typed shards of a heterogeneous graph (seed type '"
+              + m.typed.seedType
+              + "'); this reader takes one-type shards (train them with a typed model)");
+    }
+    return m;
+  }
+
+  /**
+   * Reads and checks {@code DIR/manifest.json} of typed shards, including its typed section.
+   *
+   * @throws InvalidInputException as {@link #read}, or when the shards are one-type
+   */
+  public static ShardManifest readTyped(Path dir) {
+    ShardManifest m = readAny(dir);
+    if (!m.isTyped()) {
+      throw new InvalidInputException(
+          dir.resolve(FILE)
+              + ": one-type shards; this reader takes typed shards of a heterogeneous graph");
+    }
+    m.typed.shape();
+    return m;
+  }
+
+  /**
+   * Reads and checks {@code DIR/manifest.json}, one-type or typed ({@link #isTyped}): for what
+   * handles shard directories whatever their batches (the commit protocol, {@code sample}).
+   */
+  public static ShardManifest readAny(Path dir) {
     Path file = dir.resolve(FILE);
     String json;
     try {

@@ -25,7 +25,7 @@ public final class ShardOutput implements OutputCommit.Layout<ShardManifest> {
 
   @Override
   public ShardManifest read(Path dir) {
-    return ShardManifest.read(dir);
+    return ShardManifest.readAny(dir);
   }
 
   @Override

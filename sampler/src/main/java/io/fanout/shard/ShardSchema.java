@@ -22,6 +22,10 @@ public final class ShardSchema {
   public static final String FEATURES = "features";
   public static final String PAIRS = "pairs";
 
+  public static final String SEED_TYPE = "seed_type";
+  public static final String LABEL_PTR = "label_ptr";
+  public static final String LABEL_IDS = "label_ids";
+
   /** Key-value metadata saying a shard holds link-prediction batches ({@link #LINK_SCHEMA}). */
   public static final String TASK_KEY = "fanout.task";
 
@@ -58,8 +62,56 @@ public final class ShardSchema {
           .named(PAIRS)
           .named("fanout_minibatch");
 
+  /**
+   * Key-value metadata saying a shard holds typed batches of a heterogeneous graph ({@link
+   * #TYPED_SCHEMA}), value {@link #TYPED}.
+   */
+  public static final String KIND_KEY = "fanout.kind";
+
+  /** The {@link #KIND_KEY} value of typed shards. */
+  public static final String TYPED = "typed";
+
+  /**
+   * The schema of typed shards ({@code docs/formats.md}, "Typed mini-batch shards"): per type node
+   * lists and layer sizes, per hop and relation blocks, the seeds' labels and label sets. The
+   * column {@link #SEED_TYPE} marks a typed file.
+   */
+  public static final MessageType TYPED_SCHEMA =
+      Types.buildMessage()
+          .required(PrimitiveTypeName.INT32)
+          .named(EPOCH)
+          .required(PrimitiveTypeName.INT32)
+          .named(BATCH)
+          .required(PrimitiveTypeName.INT32)
+          .named(NUM_SEEDS)
+          .required(PrimitiveTypeName.INT32)
+          .named(SEED_TYPE)
+          .required(PrimitiveTypeName.BINARY)
+          .named(LAYER_SIZES)
+          .required(PrimitiveTypeName.BINARY)
+          .named(NODES)
+          .required(PrimitiveTypeName.BINARY)
+          .named(INDPTR)
+          .required(PrimitiveTypeName.BINARY)
+          .named(INDICES)
+          .required(PrimitiveTypeName.BINARY)
+          .named(LABELS)
+          .optional(PrimitiveTypeName.BINARY)
+          .named(LABEL_PTR)
+          .optional(PrimitiveTypeName.BINARY)
+          .named(LABEL_IDS)
+          .named("fanout_typed_minibatch");
+
+  /** Whether key-value {@code metadata} marks a typed part file. */
+  public static boolean typed(java.util.Map<String, String> metadata) {
+    return TYPED.equals(metadata.get(KIND_KEY));
+  }
+
   /** The schema of a part file with key-value {@code metadata}. */
   public static MessageType schemaFor(java.util.Map<String, String> metadata) {
+    if (typed(metadata)) {
+      return TYPED_SCHEMA;
+    }
     return "link".equals(metadata.get(TASK_KEY)) ? LINK_SCHEMA : SCHEMA;
   }
 }

@@ -95,7 +95,7 @@ public final class SampleAction extends FanoutAction<SampleAction, SampleResult>
             m,
             out,
             "shard directory",
-            dir -> new SampleResult(spark(), dir, ShardManifest.read(dir), true, 0));
+            dir -> new SampleResult(spark(), dir, ShardManifest.readAny(dir), true, 0));
     if (kept != null) {
       return kept;
     }

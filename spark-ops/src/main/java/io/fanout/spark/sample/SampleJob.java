@@ -224,7 +224,7 @@ public final class SampleJob {
         ShardOutput.COMMIT.plan(output, requestFingerprint, request.toString(), overwrite);
     if (commit == OutputCommit.Plan.SKIP) {
       err.println("sample: " + output + " already holds these shards; nothing to do");
-      return new SampleOutcome(output, ShardManifest.read(output), true, 0);
+      return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
     }
     OutputCommit.Run run = ShardOutput.COMMIT.begin(output);
     Path staging = run.dir();
@@ -251,7 +251,7 @@ public final class SampleJob {
       shuffled = shuffle.shuffleBytes();
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) { // an identical run published first
         err.println("sample: " + output + " already holds these shards; nothing to do");
-        return new SampleOutcome(output, ShardManifest.read(output), true, 0);
+        return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
       }
     } catch (RuntimeException | Error e) {
       ShardOutput.COMMIT.abort(run);

@@ -1,0 +1,282 @@
+package io.fanout.sample;
+
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedSchema;
+import io.fanout.graph.VertexTable;
+import java.util.Arrays;
+
+/**
+ * Node-wise neighbor sampling without replacement over a {@link TypedGraph}, producing {@link
+ * TypedMiniBatch}es whose seeds are vertices of one type.
+ *
+ * <p>Hop {@code h} (1-based) takes, for every relation {@code r = src -> dst} in relation order,
+ * every {@code dst} node reached before the hop as a destination and samples {@code
+ * min(fanouts[r][h-1], degree over r)} distinct in-neighbors of each ({@code -1} = all, {@code 0} =
+ * none), with the draws of {@link NodeSampler} keyed by {@link SampleHash#nodeKey}{@code
+ * (relationKey(batchKey, r), h, node)}. New nodes are appended to their type's list in the order
+ * their first sampled edge appears (relation order, destination order, then sample order), which
+ * keeps each type's earlier nodes a prefix. Each block is built count, prefix-sum, fill.
+ *
+ * <p>The sampler is immutable and thread-safe; each thread samples through its own {@link Worker}.
+ * A batch depends only on (seed, epoch, batch index, seeds, graph, fanouts).
+ */
+public final class TypedNeighborSampler {
+  private static final int[] NO_EDGES = new int[0];
+
+  private final TypedGraph graph;
+  private final int seedType;
+  private final int[][] fanouts;
+  private final long seed;
+  private final CsrGraph[] csr;
+  private final int[] srcType;
+  private final int[] dstType;
+  private final int numTypes;
+  private final boolean multiLabel;
+
+  /**
+   * @param seedType the type the seeds are vertices of
+   * @param fanouts {@code fanouts[r][h-1]} per relation ({@link TypedFanouts#parse})
+   */
+  public TypedNeighborSampler(TypedGraph graph, int seedType, int[][] fanouts, long seed) {
+    TypedSchema schema = graph.schema();
+    if (seedType < 0 || seedType >= schema.numTypes()) {
+      throw new IllegalArgumentException("seed type " + seedType + " is not a type of the graph");
+    }
+    if (fanouts.length != schema.numRelations() || fanouts.length == 0) {
+      throw new IllegalArgumentException(
+          fanouts.length + " relations of fanouts for " + schema.numRelations() + " relations");
+    }
+    int layers = fanouts[0].length;
+    for (int r = 0; r < fanouts.length; r++) {
+      if (fanouts[r].length != layers) {
+        throw new IllegalArgumentException("relations disagree on the number of hops");
+      }
+      for (int f : fanouts[r]) {
+        if (f < -1) {
+          throw new IllegalArgumentException("fanout " + f + "; expected >= 0 or -1");
+        }
+      }
+    }
+    this.graph = graph;
+    this.seedType = seedType;
+    this.fanouts = new int[fanouts.length][];
+    this.csr = new CsrGraph[fanouts.length];
+    this.srcType = new int[fanouts.length];
+    this.dstType = new int[fanouts.length];
+    for (int r = 0; r < fanouts.length; r++) {
+      this.fanouts[r] = fanouts[r].clone();
+      TypedSchema.Relation rel = schema.relation(r);
+      csr[r] = graph.inNeighbors(r);
+      srcType[r] = rel.srcType();
+      dstType[r] = rel.dstType();
+      if (csr[r].numVertices() != schema.type(rel.dstType()).count()) {
+        throw new IllegalArgumentException(
+            "relation '"
+                + rel.name()
+                + "' has "
+                + csr[r].numVertices()
+                + " rows but its destination type "
+                + schema.type(rel.dstType()).count()
+                + " vertices");
+      }
+    }
+    this.numTypes = schema.numTypes();
+    this.multiLabel = schema.type(seedType).multiLabel();
+    this.seed = seed;
+  }
+
+  public int layers() {
+    return fanouts[0].length;
+  }
+
+  public int seedType() {
+    return seedType;
+  }
+
+  public long seed() {
+    return seed;
+  }
+
+  /** The seed order of one epoch: the seed type's vertices of {@code splitCode}, shuffled. */
+  public int[] order(int splitCode, int epoch) {
+    return SeedOrder.order(graph.vertices(seedType), splitCode, seed, epoch);
+  }
+
+  public Worker newWorker() {
+    return new Worker();
+  }
+
+  /** Per-thread scratch: reused across batches, so a batch allocates only its own arrays. */
+  public final class Worker {
+    private final DedupMap[] local = new DedupMap[numTypes];
+    private final int[][] nodes = new int[numTypes][];
+    private final int[] size = new int[numTypes];
+    private final NodeSampler nodeSampler = new NodeSampler();
+    private long[] starts = new long[1024];
+    private int[] degrees = new int[1024];
+    private int[] positions = new int[64];
+
+    private Worker() {
+      for (int t = 0; t < numTypes; t++) {
+        local[t] = new DedupMap(t == seedType ? 4096 : 1024);
+        nodes[t] = new int[t == seedType ? 1024 : 256];
+      }
+    }
+
+    /** Samples the batch whose seeds are {@code seeds[from .. from+count)} (type-local ids). */
+    public TypedMiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
+      long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
+      int layers = fanouts[0].length;
+      int relations = fanouts.length;
+      int[][] layerSizes = new int[numTypes][layers + 1];
+      for (int t = 0; t < numTypes; t++) {
+        local[t].clear();
+        size[t] = 0;
+      }
+      int n = csrCount(seedType);
+      ensure(seedType, count);
+      for (int i = 0; i < count; i++) {
+        int v = seeds[from + i];
+        if (v < 0 || v >= n) {
+          throw new IllegalArgumentException(
+              "seed " + v + " is not a vertex of type " + graph.schema().type(seedType).name());
+        }
+        if (local[seedType].putIfAbsent(v, size[seedType]) >= 0) {
+          throw new IllegalArgumentException("seed " + v + " appears twice in one batch");
+        }
+        nodes[seedType][size[seedType]++] = v;
+      }
+      layerSizes[seedType][0] = count;
+      int[][][] indptr = new int[layers][relations][];
+      int[][][] indices = new int[layers][relations][];
+      for (int h = 1; h <= layers; h++) {
+        for (int r = 0; r < relations; r++) {
+          int rows = layerSizes[dstType[r]][h - 1];
+          int fanout = fanouts[r][h - 1];
+          if (rows == 0 || fanout == 0) {
+            indptr[h - 1][r] = new int[rows + 1];
+            indices[h - 1][r] = NO_EDGES;
+            continue;
+          }
+          sampleBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout, indptr, indices);
+        }
+        for (int t = 0; t < numTypes; t++) {
+          layerSizes[t][h] = size[t];
+        }
+      }
+      int[][] out = new int[numTypes][];
+      for (int t = 0; t < numTypes; t++) {
+        out[t] = Arrays.copyOf(nodes[t], size[t]);
+      }
+      VertexTable vt = graph.vertices(seedType);
+      int[] labels = new int[count];
+      for (int i = 0; i < count; i++) {
+        labels[i] = vt.label(seeds[from + i]);
+      }
+      int[] labelPtr = null;
+      int[] labelIds = null;
+      if (multiLabel) {
+        labelPtr = new int[count + 1];
+        int[][] sets = new int[count][];
+        for (int i = 0; i < count; i++) {
+          sets[i] = graph.labelSet(seedType, seeds[from + i]);
+          labelPtr[i + 1] = labelPtr[i] + sets[i].length;
+        }
+        labelIds = new int[labelPtr[count]];
+        for (int i = 0; i < count; i++) {
+          System.arraycopy(sets[i], 0, labelIds, labelPtr[i], sets[i].length);
+        }
+      }
+      return new TypedMiniBatch(
+          epoch, batch, seedType, out, layerSizes, indptr, indices, labels, labelPtr, labelIds);
+    }
+
+    private int csrCount(int type) {
+      return graph.vertices(type).numVertices();
+    }
+
+    /** Block (h, r): count and prefix-sum, fill, then dedup into the source type's list. */
+    private void sampleBlock(
+        long relKey, int h, int r, int rows, int fanout, int[][][] indptr, int[][][] indices) {
+      CsrGraph g = csr[r];
+      int[] dstNodes = nodes[dstType[r]];
+      if (starts.length < rows) {
+        starts = new long[Math.max(rows, 2 * starts.length)];
+        degrees = new int[starts.length];
+      }
+      int[] ptr = new int[rows + 1];
+      long total = 0;
+      for (int i = 0; i < rows; i++) {
+        int v = dstNodes[i];
+        long s = g.rowStart(v);
+        int degree = NodeSampler.rowDegree(g, v, s);
+        starts[i] = s;
+        degrees[i] = degree;
+        total += NodeSampler.sampleSize(degree, fanout);
+        if (total > Integer.MAX_VALUE - 8) {
+          throw new IllegalStateException(
+              "hop " + h + " samples more than 2^31 edges over one relation");
+        }
+        ptr[i + 1] = (int) total;
+      }
+      int[] ids = new int[(int) total];
+      for (int i = 0; i < rows; i++) {
+        int k = ptr[i + 1] - ptr[i];
+        if (k == 0) {
+          continue;
+        }
+        long s = starts[i];
+        int degree = degrees[i];
+        int o = ptr[i];
+        if (k == degree) {
+          for (int j = 0; j < k; j++) {
+            ids[o + j] = g.neighbor(s + j);
+          }
+        } else {
+          if (positions.length < k) {
+            positions = new int[Math.max(k, 2 * positions.length)];
+          }
+          nodeSampler.choose(SampleHash.nodeKey(relKey, h, dstNodes[i]), degree, k, positions, 0);
+          for (int j = 0; j < k; j++) {
+            ids[o + j] = g.neighbor(s + positions[j]);
+          }
+        }
+      }
+      int t = srcType[r];
+      DedupMap map = local[t];
+      for (int e = 0; e < ids.length; e++) {
+        int v = ids[e];
+        int l = map.putIfAbsent(v, size[t]);
+        if (l < 0) {
+          if (size[t] == nodes[t].length) {
+            ensure(t, 1);
+          }
+          l = size[t];
+          nodes[t][size[t]++] = v;
+        }
+        ids[e] = l;
+      }
+      indptr[h - 1][r] = ptr;
+      indices[h - 1][r] = ids;
+    }
+
+    private void ensure(int t, int more) {
+      if (size[t] + more > nodes[t].length) {
+        long cap = Math.max((long) nodes[t].length * 2, (long) size[t] + more);
+        nodes[t] = Arrays.copyOf(nodes[t], (int) Math.min(cap, Integer.MAX_VALUE - 8));
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "TypedNeighborSampler(seedType="
+        + graph.schema().type(seedType).name()
+        + ", fanouts="
+        + TypedFanouts.format(fanouts, graph.schema())
+        + ", seed="
+        + seed
+        + ")";
+  }
+}

@@ -1,0 +1,19 @@
+package io.fanout.shard;
+
+/**
+ * One typed shard row: a {@link io.fanout.sample.TypedMiniBatch} as the raw column values of {@code
+ * docs/formats.md} ("Typed mini-batch shards"). Array columns are little-endian int32 bytes; {@code
+ * labelPtr} and {@code labelIds} are null unless the seed type is multi-label.
+ */
+public record EncodedTypedBatch(
+    int epoch,
+    int batch,
+    int numSeeds,
+    int seedType,
+    byte[] layerSizes,
+    byte[] nodes,
+    byte[] indptr,
+    byte[] indices,
+    byte[] labels,
+    byte[] labelPtr,
+    byte[] labelIds) {}

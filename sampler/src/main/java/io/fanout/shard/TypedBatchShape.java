@@ -1,0 +1,41 @@
+package io.fanout.shard;
+
+import io.fanout.graph.TypedSchema;
+
+/**
+ * What a reader must know to decode a typed shard row: the number of vertex types, each relation's
+ * source and destination type (in relation order), and the number of hops. Typed shards record it
+ * in their manifest ({@link ShardManifest.Typed}).
+ */
+public record TypedBatchShape(int numTypes, int[] relationSrc, int[] relationDst, int layers) {
+  public TypedBatchShape {
+    if (numTypes < 1 || layers < 0 || relationSrc.length != relationDst.length) {
+      throw new IllegalArgumentException("bad typed batch shape");
+    }
+    for (int r = 0; r < relationSrc.length; r++) {
+      if (relationSrc[r] < 0
+          || relationSrc[r] >= numTypes
+          || relationDst[r] < 0
+          || relationDst[r] >= numTypes) {
+        throw new IllegalArgumentException("relation " + r + " names a type out of range");
+      }
+    }
+    relationSrc = relationSrc.clone();
+    relationDst = relationDst.clone();
+  }
+
+  /** The shape of batches of {@code layers} hops over {@code schema}. */
+  public static TypedBatchShape of(TypedSchema schema, int layers) {
+    int[] src = new int[schema.numRelations()];
+    int[] dst = new int[src.length];
+    for (int r = 0; r < src.length; r++) {
+      src[r] = schema.relation(r).srcType();
+      dst[r] = schema.relation(r).dstType();
+    }
+    return new TypedBatchShape(schema.numTypes(), src, dst, layers);
+  }
+
+  public int numRelations() {
+    return relationSrc.length;
+  }
+}

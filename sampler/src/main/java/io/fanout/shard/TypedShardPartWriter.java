@@ -1,0 +1,55 @@
+package io.fanout.shard;
+
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.store.Checksums;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Map;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/**
+ * Writes one typed part file from a stream of typed batches ({@link TypedBatchCodec}) and reports
+ * what it wrote, as {@link ShardPartWriter} does for one-type batches. Typed shards hold ids only
+ * (the trainer gathers each type's features from the store). The same batches and metadata give the
+ * same bytes.
+ */
+public final class TypedShardPartWriter {
+  private TypedShardPartWriter() {}
+
+  /**
+   * Writes {@code batches} to {@code file} (which must not exist).
+   *
+   * @param metadata the part's key-value metadata; {@code fanout.kind=typed} is added
+   */
+  public static ShardPartWriter.Written write(
+      Path file,
+      Iterator<TypedMiniBatch> batches,
+      CompressionCodecName codec,
+      Map<String, String> metadata) {
+    Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
+    meta.put(ShardSchema.KIND_KEY, ShardSchema.TYPED);
+    long n = 0;
+    long seeds = 0;
+    long edges = 0;
+    long nodes = 0;
+    try (ShardFileWriter w = new ShardFileWriter(file, codec, meta)) {
+      while (batches.hasNext()) {
+        EncodedTypedBatch e = TypedBatchCodec.encode(batches.next());
+        w.write(e);
+        n++;
+        seeds += e.numSeeds();
+        edges += e.indices().length / 4;
+        nodes += e.nodes().length / 4;
+      }
+    }
+    try {
+      return new ShardPartWriter.Written(
+          n, seeds, edges, nodes, Files.size(file), Checksums.crc32c(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot stat " + file, e);
+    }
+  }
+}

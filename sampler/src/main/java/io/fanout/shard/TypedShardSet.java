@@ -1,0 +1,140 @@
+package io.fanout.shard;
+
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.ManifestPaths;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.TreeMap;
+
+/**
+ * A complete directory of typed shards ({@code docs/formats.md}, "Typed mini-batch shards"), read
+ * through its {@link ShardManifest}: the typed counterpart of the trainer's one-type shard set.
+ * Training epoch {@code e} reads the shards' epoch {@code e mod E}.
+ */
+public final class TypedShardSet {
+  private final Path dir;
+  private final ShardManifest manifest;
+  private final TypedBatchShape shape;
+  private final List<List<ShardManifest.Part>> epochs;
+  private final Path data;
+
+  private TypedShardSet(
+      Path dir,
+      ShardManifest manifest,
+      TypedBatchShape shape,
+      List<List<ShardManifest.Part>> epochs,
+      Path data) {
+    this.dir = dir;
+    this.manifest = manifest;
+    this.shape = shape;
+    this.epochs = epochs;
+    this.data = data;
+  }
+
+  /**
+   * Opens {@code dir}; fails when the manifest is missing, is of one-type shards, lists no parts or
+   * names a part that is missing.
+   */
+  public static TypedShardSet open(Path dir) {
+    ShardManifest m = ShardManifest.readTyped(dir);
+    Path data = m.dataRoot(dir);
+    TreeMap<Integer, TreeMap<Integer, ShardManifest.Part>> byEpoch = new TreeMap<>();
+    String file = dir.resolve(ShardManifest.FILE).toString();
+    for (ShardManifest.Part p : m.files) {
+      Path f = ManifestPaths.resolve(data, file, "shard directory", p.path);
+      if (!Files.isRegularFile(f)) {
+        throw new InvalidInputException(
+            file + " lists part " + p.path + " but " + f + " is missing");
+      }
+      byEpoch.computeIfAbsent(p.epoch, e -> new TreeMap<>()).put(p.part, p);
+    }
+    if (byEpoch.isEmpty()) {
+      throw new InvalidInputException(
+          "shard directory " + dir + " lists no part files: empty shard set");
+    }
+    List<List<ShardManifest.Part>> epochs = new ArrayList<>();
+    for (TreeMap<Integer, ShardManifest.Part> parts : byEpoch.values()) {
+      epochs.add(new ArrayList<>(parts.values()));
+    }
+    return new TypedShardSet(dir, m, m.typed.shape(), epochs, data);
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public ShardManifest manifest() {
+    return manifest;
+  }
+
+  /** How the rows decode: types, relations' endpoints and hops. */
+  public TypedBatchShape shape() {
+    return shape;
+  }
+
+  /** The index of the seed type. */
+  public int seedType() {
+    return manifest.typed.seedTypeIndex();
+  }
+
+  /** Sampled epochs {@code E}. */
+  public int epochs() {
+    return epochs.size();
+  }
+
+  /** The part files of training epoch {@code epoch} (sampled epoch {@code epoch mod E}). */
+  public List<Path> files(int epoch) {
+    List<Path> out = new ArrayList<>();
+    for (ShardManifest.Part p : epochs.get(Math.floorMod(epoch, epochs.size()))) {
+      out.add(data.resolve(p.path));
+    }
+    return out;
+  }
+
+  /**
+   * The batches of training epoch {@code epoch}, in batch order, decoded one part at a time.
+   *
+   * @param verify check each part's size and CRC32C against the manifest before decoding it
+   */
+  public Iterator<TypedMiniBatch> batches(int epoch, boolean verify) {
+    List<ShardManifest.Part> parts = epochs.get(Math.floorMod(epoch, epochs.size()));
+    String manifestFile = dir.resolve(ShardManifest.FILE).toString();
+    return new Iterator<>() {
+      private int next;
+      private TypedShardFileReader reader;
+
+      @Override
+      public boolean hasNext() {
+        while (reader == null || !reader.hasNext()) {
+          if (reader != null) {
+            reader.close();
+            reader = null;
+          }
+          if (next == parts.size()) {
+            return false;
+          }
+          ShardManifest.Part p = parts.get(next++);
+          Path f = data.resolve(p.path);
+          reader =
+              verify
+                  ? TypedShardFileReader.verified(f, p, manifestFile)
+                  : new TypedShardFileReader(f);
+        }
+        return true;
+      }
+
+      @Override
+      public TypedMiniBatch next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return TypedBatchCodec.decode(reader.next(), shape);
+      }
+    };
+  }
+}
