@@ -166,4 +166,30 @@ final class CudaLossOps {
             .f(stepSize)
             .f(vCorr));
   }
+
+  double sigmoidCrossEntropy(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    throw new UnsupportedOperationException("todo");
+  }
+
+  int countExactMatches(FloatTensor probs, int rows, int classes, FloatTensor targets) {
+    throw new UnsupportedOperationException("todo");
+  }
+
+  LossReadback sigmoidCrossEntropyDeferred(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    throw new UnsupportedOperationException("todo");
+  }
 }
