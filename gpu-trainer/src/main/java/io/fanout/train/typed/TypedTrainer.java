@@ -41,6 +41,7 @@ public final class TypedTrainer implements AutoCloseable {
   private FloatTensor probs;
   private FloatTensor dLogits;
   private IntTensor labels;
+  private FloatTensor targets;
 
   public TypedTrainer(
       TypedModel model, TypedGraph graph, TypedSampler sampler, TypedTrainOptions opts) {
@@ -82,22 +83,25 @@ public final class TypedTrainer implements AutoCloseable {
     int n = rows * classes;
     double loss;
     int labelled;
+    probs = TensorBufs.ensure(be, probs, Math.max(1, n));
+    dLogits = TensorBufs.ensure(be, dLogits, Math.max(1, n));
     if (cfg.multiLabel()) {
-      labelled = MultiLabelLoss.labelled(b.labelPtr(), rows);
-      float[] host = new float[n];
-      be.download(logits, 0, host, 0, n);
-      float[] d = new float[n];
+      float[] t = targets(b, classes);
+      labelled = 0;
+      for (int r = 0; r < rows; r++) {
+        labelled += b.labelPtr()[r + 1] > b.labelPtr()[r] ? 1 : 0;
+      }
+      targets = TensorBufs.ensure(be, targets, Math.max(1, n));
+      be.upload(t, 0, targets, 0, n);
       loss =
-          MultiLabelLoss.lossAndGradient(
-              host, rows, classes, b.labelPtr(), b.labelIds(), d, 1f / Math.max(1, labelled));
-      model.backward(d);
+          be.sigmoidCrossEntropy(
+              logits, rows, classes, targets, probs, dLogits, 1f / Math.max(1, labelled));
+      model.backward(dLogits);
     } else {
       labelled = 0;
       for (int l : b.labels()) {
         labelled += l >= 0 ? 1 : 0;
       }
-      probs = TensorBufs.ensure(be, probs, Math.max(1, n));
-      dLogits = TensorBufs.ensure(be, dLogits, Math.max(1, n));
       labels = TensorBufs.ensure(be, labels, Math.max(1, rows));
       be.upload(b.labels(), 0, labels, 0, rows);
       loss =
@@ -108,6 +112,25 @@ public final class TypedTrainer implements AutoCloseable {
     adam.update(model.paramTensor(), model.gradTensor(), opts.lr());
     model.updateEmbeddings(opts.lr());
     return new StepResult(loss, labelled);
+  }
+
+  /**
+   * The seeds' label sets as {@code rows x classes} targets of {@link Backend#sigmoidCrossEntropy}:
+   * 1 for a class in the set, 0 otherwise, -1 throughout an unlabelled (empty) row.
+   */
+  static float[] targets(TypedMiniBatch b, int classes) {
+    int rows = b.numSeeds();
+    int[] ptr = b.labelPtr();
+    float[] t = new float[rows * classes];
+    for (int r = 0; r < rows; r++) {
+      if (ptr[r + 1] == ptr[r]) {
+        java.util.Arrays.fill(t, r * classes, (r + 1) * classes, -1f);
+      }
+      for (int i = ptr[r]; i < ptr[r + 1]; i++) {
+        t[r * classes + b.labelIds()[i]] = 1f;
+      }
+    }
+    return t;
   }
 
   /** The train seeds in epoch {@code epoch}'s order: a Fisher-Yates shuffle keyed by (seed, e). */
@@ -224,6 +247,8 @@ public final class TypedTrainer implements AutoCloseable {
     TensorBufs.free(be, probs);
     TensorBufs.free(be, dLogits);
     TensorBufs.free(be, labels);
+    TensorBufs.free(be, targets);
+    targets = null;
     probs = dLogits = null;
     labels = null;
   }

@@ -173,4 +173,36 @@ class TypedTrainerTest {
       assertThat(train.microF1()).isGreaterThan(0.8);
     }
   }
+
+  @Test
+  void multiLabelTargetsMatchTheHostLoss() {
+    TypedGraph g = MultiLabelGraph.of(TypedTestGraphs.small(4));
+    io.fanout.sample.TypedMiniBatch b =
+        new SimpleTypedSampler(g, 0, new int[] {2, 2}, 9).sample(0, 0, new int[] {0, 1, 2, 5});
+    int rows = 4;
+    int classes = 4;
+    float[] logits = new float[rows * classes];
+    for (int i = 0; i < logits.length; i++) {
+      logits[i] = (i % 7) * 0.5f - 1.5f;
+    }
+    float[] want = new float[logits.length];
+    double ref =
+        MultiLabelLoss.lossAndGradient(
+            logits, rows, classes, b.labelPtr(), b.labelIds(), want, 0.25f);
+    CpuBackend cpu = new CpuBackend();
+    float[] got = new float[logits.length];
+    double loss =
+        cpu.sigmoidCrossEntropy(
+            cpu.wrap(logits),
+            rows,
+            classes,
+            cpu.wrap(TypedTrainer.targets(b, classes)),
+            cpu.wrap(new float[logits.length]),
+            cpu.wrap(got),
+            0.25f);
+    assertThat(loss).isCloseTo(ref, org.assertj.core.api.Assertions.within(1e-5));
+    for (int i = 0; i < got.length; i++) {
+      assertThat(got[i]).isCloseTo(want[i], org.assertj.core.api.Assertions.within(1e-6f));
+    }
+  }
 }

@@ -1,10 +1,10 @@
 package io.fanout.train.typed;
 
 /**
- * Sigmoid binary cross-entropy per class over host logits, for multi-label targets: {@code sum_c
- * max(z,0) - z y_c + log(1 + exp(-|z|))} per labelled row, and the gradient {@code (sigmoid(z) - y)
- * * scale}. A row with an empty label set is unlabelled: no loss, zero gradient. Summed in row
- * order, in double.
+ * The reference of the multi-label loss: sigmoid binary cross-entropy per class over host logits:
+ * {@code sum_c max(z,0) - z y_c + log(1 + exp(-|z|))} per labelled row, and the gradient {@code
+ * (sigmoid(z) - y) * scale}. A row with an empty label set is unlabelled: no loss, zero gradient.
+ * Summed in row order, in double.
  */
 final class MultiLabelLoss {
   private MultiLabelLoss() {}
