@@ -152,6 +152,28 @@ public final class OptionDef<T> {
   }
 
   /**
+   * This option given once for all vertex types or per type ({@link PerType}: {@code f16}, {@code
+   * paper=f16,author=f32}), each value parsed by this option's parser; its default is this
+   * option's. Derived like {@link #withDefault}, so the name keeps one definition, and a reader of
+   * the plain option ({@code conf.get(this)}) still parses a value that names no type.
+   *
+   * @param doc what the option means to the command that takes it per type
+   */
+  public OptionDef<PerType<T>> perType(String doc) {
+    Function<String, T> one = parser;
+    T fallback = defaultValue == null ? null : one.apply(defaultValue);
+    return new OptionDef<>(
+        name,
+        defaultValue,
+        doc,
+        docSuffix,
+        raw -> PerType.parse(raw, fallback, one),
+        false,
+        origin,
+        null);
+  }
+
+  /**
    * The definition this one was derived from with {@link #withDefault} or {@link
    * #withAddedChoices}, or itself.
    */

@@ -1,19 +1,11 @@
 package io.fanout.graph;
 
-import io.fanout.store.CsrFileWriter;
-import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
-import io.fanout.store.ManifestPaths;
-import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreHeader;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.store.WeightFileWriter;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -42,15 +34,20 @@ public final class GraphStore implements AutoCloseable {
   private final Path data;
   private final StoreManifest manifest;
   private final FeatureParams featureParams;
+  private final StoreFileMaps files;
   private CsrGraph csr;
   private FeatureTable features;
   private VertexTable vertices;
   private EdgeWeights weights;
 
   private GraphStore(Path root, StoreManifest manifest, int chunkShift) {
+    if (manifest.typed()) {
+      throw typedStore(root, manifest);
+    }
     this.root = root;
     this.manifest = manifest;
-    this.data = manifest.dataRoot(root);
+    this.files = new StoreFileMaps(root, manifest, chunkShift);
+    this.data = files.dataRoot();
     int parts = manifest.partitions;
     long[] vertexStarts = new long[parts + 1];
     long[] edgeStarts = new long[parts + 1];
@@ -66,13 +63,13 @@ public final class GraphStore implements AutoCloseable {
     this.featureParams = featParts != null ? readFeatureParams() : null;
     for (int p = 0; p < parts; p++) {
       StoreManifest.Partition e = manifest.partitionTable.get(p);
-      csrParts[p] = openCsr(e, chunkShift);
-      nodeParts[p] = openNodes(e, chunkShift);
+      csrParts[p] = openCsr(e);
+      nodeParts[p] = openNodes(e);
       if (featParts != null) {
-        featParts[p] = openFeatures(e, featureParams, chunkShift);
+        featParts[p] = openFeatures(e, featureParams);
       }
       if (weightParts != null) {
-        weightParts[p] = openWeights(e, chunkShift);
+        weightParts[p] = openWeights(e);
       }
     }
     this.weights = weightParts != null ? new MappedEdgeWeights(weightParts, edgeStarts) : null;
@@ -107,6 +104,9 @@ public final class GraphStore implements AutoCloseable {
    */
   public static GraphStore open(Path store, boolean verify) {
     StoreManifest m = StoreManifest.read(store);
+    if (m.typed()) {
+      throw typedStore(store, m);
+    }
     if (verify) {
       StoreVerification.check(store, m, true);
     }
@@ -175,6 +175,18 @@ public final class GraphStore implements AutoCloseable {
     return live(weights);
   }
 
+  /** The one-line refusal of a typed store by this one-table reader. */
+  static InvalidInputException typedStore(Path store, StoreManifest m) {
+    return new InvalidInputException(
+        store
+            + ": a typed graph store ("
+            + m.types.size()
+            + " vertex types, "
+            + m.relations.size()
+            + " relations); this step reads one-table stores only, typed stores are read by the"
+            + " typed sampler and trainer (io.fanout.graph.TypedGraphStore)");
+  }
+
   /** The error for a weighted read of a store prepared without {@code --weight-column}. */
   public static InvalidInputException notWeighted(Path store) {
     return new InvalidInputException(
@@ -226,150 +238,30 @@ public final class GraphStore implements AutoCloseable {
     return view;
   }
 
-  private ChunkedMapping openCsr(StoreManifest.Partition e, int chunkShift) {
-    String rel = StoreLayout.csrFile(e.index);
-    ChunkedMapping m = map(rel, CsrFileWriter.fileLength(e.numVertices, e.numEdges), chunkShift);
-    StoreHeader h = header(m, StoreLayout.CSR_MAGIC);
-    expect(m, "partition", h.getInt(CsrFileWriter.PARTITION), e.index);
-    expect(m, "first_vertex", h.getLong(CsrFileWriter.FIRST_VERTEX), e.firstVertex);
-    expect(m, "num_vertices", h.getLong(CsrFileWriter.NUM_VERTICES), e.numVertices);
-    expect(m, "num_edges", h.getLong(CsrFileWriter.NUM_EDGES), e.numEdges);
-    expect(m, "indptr[0]", m.getLong(StoreLayout.HEADER_BYTES), 0);
-    expect(
-        m,
-        "indptr[num_vertices]",
-        m.getLong(StoreLayout.HEADER_BYTES + 8 * e.numVertices),
-        e.numEdges);
-    return m;
+  private ChunkedMapping openCsr(StoreManifest.Partition e) {
+    return files.csr(
+        StoreLayout.csrFile(e.index), e.index, e.firstVertex, e.numVertices, e.numEdges);
   }
 
-  private ChunkedMapping openNodes(StoreManifest.Partition e, int chunkShift) {
-    String rel = StoreLayout.nodesFile(e.index);
-    ChunkedMapping m = map(rel, NodesFileWriter.fileLength(e.numVertices), chunkShift);
-    StoreHeader h = header(m, StoreLayout.NODES_MAGIC);
-    expect(m, "partition", h.getInt(NodesFileWriter.PARTITION), e.index);
-    expect(m, "first_vertex", h.getLong(NodesFileWriter.FIRST_VERTEX), e.firstVertex);
-    expect(m, "num_vertices", h.getLong(NodesFileWriter.NUM_VERTICES), e.numVertices);
-    return m;
+  private ChunkedMapping openNodes(StoreManifest.Partition e) {
+    return files.nodes(StoreLayout.nodesFile(e.index), e.index, e.firstVertex, e.numVertices);
   }
 
-  private ChunkedMapping openFeatures(
-      StoreManifest.Partition e, FeatureParams params, int chunkShift) {
-    String rel = StoreLayout.featuresFile(e.index);
-    int dim = manifest.featureDim;
-    int encoding = params.encoding;
+  private ChunkedMapping openFeatures(StoreManifest.Partition e, FeatureParams params) {
+    return files.features(StoreLayout.featuresFile(e.index), e.firstVertex, e.numVertices, params);
+  }
+
+  private ChunkedMapping openWeights(StoreManifest.Partition e) {
     ChunkedMapping m =
-        map(rel, FeatureFileWriter.fileLength(e.numVertices, params.rowBytes()), chunkShift);
-    StoreHeader h = header(m, StoreLayout.FEATURES_MAGIC);
-    expect(m, "encoding", h.getInt(FeatureFileWriter.ENCODING), encoding);
-    expect(m, "first_vertex", h.getLong(FeatureFileWriter.FIRST_VERTEX), e.firstVertex);
-    expect(m, "num_vertices", h.getLong(FeatureFileWriter.NUM_VERTICES), e.numVertices);
-    expect(m, "dim", h.getInt(FeatureFileWriter.DIM), dim);
-    expect(m, "row_bytes", h.getInt(FeatureFileWriter.ROW_BYTES), params.rowBytes());
+        files.map(StoreLayout.weightsFile(e.index), WeightFileWriter.fileLength(e.numEdges));
+    StoreHeader h = StoreFileMaps.header(m, StoreLayout.WEIGHTS_MAGIC);
+    StoreFileMaps.expect(m, "partition", h.getInt(WeightFileWriter.PARTITION), e.index);
+    StoreFileMaps.expect(
+        m, "first_vertex", h.getLong(WeightFileWriter.FIRST_VERTEX), e.firstVertex);
+    StoreFileMaps.expect(
+        m, "num_vertices", h.getLong(WeightFileWriter.NUM_VERTICES), e.numVertices);
+    StoreFileMaps.expect(m, "num_edges", h.getLong(WeightFileWriter.NUM_EDGES), e.numEdges);
     return m;
-  }
-
-  private ChunkedMapping openWeights(StoreManifest.Partition e, int chunkShift) {
-    ChunkedMapping m =
-        map(StoreLayout.weightsFile(e.index), WeightFileWriter.fileLength(e.numEdges), chunkShift);
-    StoreHeader h = header(m, StoreLayout.WEIGHTS_MAGIC);
-    expect(m, "partition", h.getInt(WeightFileWriter.PARTITION), e.index);
-    expect(m, "first_vertex", h.getLong(WeightFileWriter.FIRST_VERTEX), e.firstVertex);
-    expect(m, "num_vertices", h.getLong(WeightFileWriter.NUM_VERTICES), e.numVertices);
-    expect(m, "num_edges", h.getLong(WeightFileWriter.NUM_EDGES), e.numEdges);
-    return m;
-  }
-
-  /** Maps {@code rel} after checking its length against the counts and the manifest. */
-  private ChunkedMapping map(String rel, long expectedLength, int chunkShift) {
-    Path p =
-        ManifestPaths.resolve(data, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
-    long size;
-    try {
-      size = Files.size(p);
-    } catch (NoSuchFileException ex) {
-      throw missing(p, "a part file of the store");
-    } catch (IOException ex) {
-      throw new UncheckedIOException("cannot stat " + p, ex);
-    }
-    ChunkedMapping m = new ChunkedMapping(p, chunkShift);
-    if (size >= StoreLayout.HEADER_BYTES) {
-      header(m, magicOf(rel)); // a bad magic says more than a bad length
-    }
-    if (size != expectedLength) {
-      throw new InvalidInputException(
-          p
-              + ": "
-              + size
-              + " bytes, expected "
-              + expectedLength
-              + " from the header and manifest counts ("
-              + (size < expectedLength ? "truncated" : "trailing bytes")
-              + ")");
-    }
-    StoreManifest.FileEntry listed = manifest.file(rel);
-    if (listed != null && listed.bytes != size) {
-      throw new InvalidInputException(
-          p + ": " + size + " bytes, the manifest says " + listed.bytes + " (replaced?)");
-    }
-    return m;
-  }
-
-  /**
-   * A missing file: says so plainly, or, when the manifest now names another version, that the
-   * store was replaced while this reader opened it.
-   */
-  private InvalidInputException missing(Path p, String what) {
-    String now;
-    try {
-      now = StoreManifest.read(root).dataDir;
-    } catch (RuntimeException e) {
-      now = null;
-    }
-    if (now != null && !now.equals(manifest.dataDir)) {
-      return new InvalidInputException(
-          p
-              + ": missing: the store at "
-              + root
-              + " was replaced (version "
-              + manifest.dataDir
-              + " -> "
-              + now
-              + ") by another prepare run while this one read it; run again");
-    }
-    return new InvalidInputException(p + ": missing (" + what + "); rerun prepare");
-  }
-
-  private static byte[] magicOf(String rel) {
-    if (rel.endsWith(".csr")) {
-      return StoreLayout.CSR_MAGIC;
-    }
-    if (rel.endsWith(".feat")) {
-      return StoreLayout.FEATURES_MAGIC;
-    }
-    if (rel.endsWith(".wgt")) {
-      return StoreLayout.WEIGHTS_MAGIC;
-    }
-    return StoreLayout.NODES_MAGIC;
-  }
-
-  private static StoreHeader header(ChunkedMapping m, byte[] magic) {
-    return StoreHeader.parse(m.file(), m.head(StoreLayout.HEADER_BYTES), magic, m.length());
-  }
-
-  private static void expect(ChunkedMapping m, String field, long got, long expected) {
-    if (got != expected) {
-      throw new InvalidInputException(
-          m.file()
-              + ": header field "
-              + field
-              + " is "
-              + got
-              + ", expected "
-              + expected
-              + " from "
-              + StoreLayout.MANIFEST);
-    }
   }
 
   /**
@@ -377,33 +269,7 @@ public final class GraphStore implements AutoCloseable {
    * against the manifest's CRC32C on every open (it is small and every row depends on it).
    */
   private FeatureParams readFeatureParams() {
-    String name = manifest.featureEncoding;
-    int encoding = StoreLayout.encodingCode(name);
-    if (encoding < 0) {
-      throw new InvalidInputException(
-          root.resolve(StoreLayout.MANIFEST)
-              + ": unknown feature_encoding '"
-              + name
-              + "', expected one of "
-              + String.join(", ", StoreLayout.encodingNames())
-              + " (written by a newer Fanout?)");
-    }
-    if (!FeatureParams.hasFile(encoding)) {
-      return FeatureParams.plain(encoding, manifest.featureDim);
-    }
-    String rel = StoreLayout.FEATURE_PARAMS;
-    StoreManifest.FileEntry listed = manifest.file(rel);
-    Path p =
-        ManifestPaths.resolve(data, root.resolve(StoreLayout.MANIFEST).toString(), "store", rel);
-    if (listed == null) {
-      throw new InvalidInputException(
-          root.resolve(StoreLayout.MANIFEST)
-              + ": feature_encoding "
-              + name
-              + " but "
-              + rel
-              + " is not listed in files; rerun prepare or quantize");
-    }
-    return FeatureParams.read(p, listed.crc32c, encoding, manifest.featureDim);
+    return files.featureParams(
+        manifest.featureEncoding, manifest.featureDim, StoreLayout.FEATURE_PARAMS);
   }
 }

@@ -118,6 +118,50 @@ public final class StoreLayout {
     return EDGE_SPLIT_DIR + "/" + split + ".parquet";
   }
 
+  /** The folder of a typed store holding one folder per vertex type. */
+  public static final String TYPES_DIR = "types";
+
+  /** The folder of a typed store holding one folder per relation. */
+  public static final String RELATIONS_DIR = "relations";
+
+  /** The label sets of a multi-label type, inside its type folder. */
+  public static final String LABEL_SETS_DIR = "labelsets";
+
+  /**
+   * What a type's or relation's name may be, as it names a folder: letters, digits, '_', '-' and
+   * '.', starting with a letter or digit, at most 128 characters.
+   */
+  public static final String NAME_RULE =
+      "letters, digits, '_', '-' and '.', starting with a letter or digit, at most 128 characters";
+
+  /** Whether {@code name} follows {@link #NAME_RULE}. */
+  public static boolean validName(String name) {
+    return name != null && name.length() <= 128 && name.matches("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  }
+
+  /**
+   * The folder of vertex type {@code type} in a typed store: it holds {@code idmap/}, {@code
+   * nodes/}, {@code features/} (and {@code labelsets/}) laid out as a one-table store's, by
+   * type-local ids.
+   */
+  public static String typeDir(String type) {
+    return TYPES_DIR + "/" + type;
+  }
+
+  /** The folder of relation {@code relation} in a typed store: it holds {@code csr/}. */
+  public static String relationDir(String relation) {
+    return RELATIONS_DIR + "/" + relation;
+  }
+
+  /**
+   * The label sets of partition {@code partition} of a multi-label type, relative to its type
+   * folder: a file of the {@code csr/} format whose row {@code v} lists the classes of vertex
+   * {@code v}, ascending.
+   */
+  public static String labelSetsFile(int partition) {
+    return LABEL_SETS_DIR + "/" + partFile(partition, "csr");
+  }
+
   private static String partFile(int partition, String ext) {
     return String.format(Locale.ROOT, "part-%05d.%s", partition, ext);
   }

@@ -43,10 +43,19 @@ import java.util.Map;
   "options",
   "input_fingerprint",
   "partition_table",
+  "types",
+  "relations",
   "files"
 })
 public final class StoreManifest {
   public static final String FORMAT = "fanout-graph-store";
+
+  /**
+   * The format of a typed (heterogeneous) store: the same manifest with {@link #types} and {@link
+   * #relations}, read by {@code io.fanout.graph.TypedGraphStore}. A distinct name, so that a reader
+   * of one-table stores refuses it by its format rather than by a missing file.
+   */
+  public static final String TYPED_FORMAT = "fanout-typed-graph-store";
 
   private static final ObjectMapper JSON =
       new ObjectMapper()
@@ -125,8 +134,133 @@ public final class StoreManifest {
   @JsonProperty("partition_table")
   public List<Partition> partitionTable = new ArrayList<>();
 
+  /**
+   * The vertex types of a typed store, in dense-id order (each a contiguous range of ids and of
+   * partitions); null (not written) for a one-table store.
+   */
+  @JsonProperty("types")
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public List<TypeEntry> types;
+
+  /** The relations of a typed store, in store order; null (not written) for a one-table store. */
+  @JsonProperty("relations")
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public List<RelationEntry> relations;
+
   @JsonProperty("files")
   public List<FileEntry> files = new ArrayList<>();
+
+  /** Whether this is a typed store ({@link #TYPED_FORMAT}). */
+  public boolean typed() {
+    return TYPED_FORMAT.equals(format);
+  }
+
+  /**
+   * One vertex type of a typed store: global dense ids {@code [first_vertex, first_vertex +
+   * vertices)}, global partitions {@code [first_partition, first_partition + partitions)}; its
+   * files live under {@code types/<name>/} and use type-local ids.
+   */
+  @JsonPropertyOrder({
+    "name",
+    "first_vertex",
+    "vertices",
+    "first_partition",
+    "partitions",
+    "feature_dim",
+    "feature_encoding",
+    "classes",
+    "multi_label",
+    "split_counts",
+    "id_type"
+  })
+  public static final class TypeEntry {
+    @JsonProperty("name")
+    public String name;
+
+    @JsonProperty("first_vertex")
+    public long firstVertex;
+
+    @JsonProperty("vertices")
+    public long vertices;
+
+    @JsonProperty("first_partition")
+    public int firstPartition;
+
+    @JsonProperty("partitions")
+    public int partitions;
+
+    /** 0 for a type without features. */
+    @JsonProperty("feature_dim")
+    public int featureDim;
+
+    /** The encoding of its feature rows; "" when it has none. */
+    @JsonProperty("feature_encoding")
+    public String featureEncoding = "";
+
+    /** {@code max(label) + 1} over its vertices (for a multi-label type, over its label sets). */
+    @JsonProperty("classes")
+    public int classes;
+
+    /** Whether its labels are sets ({@code types/<name>/labelsets/} files). */
+    @JsonProperty("multi_label")
+    public boolean multiLabel;
+
+    @JsonProperty("split_counts")
+    public Map<String, Long> splitCounts = new LinkedHashMap<>();
+
+    /** Type of its original ids: long, int or string. */
+    @JsonProperty("id_type")
+    public String idType;
+  }
+
+  /**
+   * One relation of a typed store: edges from {@code src_type} into {@code dst_type} vertices, its
+   * in-neighbor CSR under {@code relations/<name>/csr/}, one file per partition of {@code dst_type}
+   * ({@code partition_edges} entries each).
+   */
+  @JsonPropertyOrder({
+    "name",
+    "src_type",
+    "dst_type",
+    "edges",
+    "reverse_of",
+    "added_reverse",
+    "degree",
+    "dropped_dangling_edges",
+    "partition_edges"
+  })
+  public static final class RelationEntry {
+    @JsonProperty("name")
+    public String name;
+
+    @JsonProperty("src_type")
+    public String srcType;
+
+    @JsonProperty("dst_type")
+    public String dstType;
+
+    @JsonProperty("edges")
+    public long edges;
+
+    /** The relation this one is the flip of (declared, or added by --add-reverse), else null. */
+    @JsonProperty("reverse_of")
+    public String reverseOf;
+
+    /** Whether {@code --add-reverse} added it. */
+    @JsonProperty("added_reverse")
+    public boolean addedReverse;
+
+    /** In-degree statistics over the destination type's vertices. */
+    @JsonProperty("degree")
+    public Degree degree = new Degree();
+
+    @JsonProperty("dropped_dangling_edges")
+    public long droppedDanglingEdges;
+
+    /** CSR entries per partition of the destination type, in partition order. */
+    @JsonProperty("partition_edges")
+    public long[] partitionEdges = new long[0];
+  }
 
   /** In-degree statistics over all vertices. */
   @JsonPropertyOrder({"min", "max", "mean"})
@@ -362,7 +496,7 @@ public final class StoreManifest {
 
   /** Checks that the fields are consistent; throws naming {@code source} otherwise. */
   public void validate(String source) {
-    if (!FORMAT.equals(format)) {
+    if (!FORMAT.equals(format) && !TYPED_FORMAT.equals(format)) {
       throw new InvalidInputException(
           source + ": format '" + format + "', expected '" + FORMAT + "'");
     }
@@ -435,6 +569,17 @@ public final class StoreManifest {
     ManifestPaths.checkDataDir(source, "store", dataDir);
     for (FileEntry f : files) {
       ManifestPaths.check(source, "store", f.path);
+    }
+    if (typed()) {
+      TypedManifestCheck.check(source, this);
+    } else if (types != null || relations != null) {
+      throw new InvalidInputException(
+          source
+              + ": has types or relations but format '"
+              + format
+              + "'; expected '"
+              + TYPED_FORMAT
+              + "' for a typed store");
     }
   }
 }

@@ -24,6 +24,13 @@ public final class PrepareOptions {
   public static final OptionDef<String> EDGES =
       OptionDef.string(
           "edges", "", "edge table path (Parquet or CSV); not used with the DataFrame API");
+  public static final OptionDef<String> GRAPH_SPEC =
+      OptionDef.string(
+          "graph-spec",
+          "",
+          "JSON description of a typed graph: its vertex types and relations, each with its table"
+              + " path, format and columns (docs/prepare.md, typed graphs); instead of --vertices"
+              + " and --edges");
   public static final OptionDef<TableFormat> FORMAT =
       OptionDef.enumeration(
           "format",
@@ -97,6 +104,13 @@ public final class PrepareOptions {
               + " vertex that is not a neighbor)");
   public static final OptionDef<Boolean> UNDIRECTED =
       OptionDef.bool("undirected", false, "add the reverse of every edge");
+  public static final OptionDef<Boolean> ADD_REVERSE =
+      OptionDef.bool(
+          "add-reverse",
+          false,
+          "typed graphs: add relation rev_NAME, the flip of relation NAME, for every relation that"
+              + " has no reverse (one whose spec declares it with reverse_of, or that is declared"
+              + " the reverse of another)");
   public static final OptionDef<Boolean> DEDUPE =
       OptionDef.bool("dedupe", false, "keep one copy of repeated edges");
   public static final OptionDef<SelfLoopPolicy> SELF_LOOPS =
@@ -179,10 +193,22 @@ public final class PrepareOptions {
           "start even when the plan needs more disk than the output's (or the shuffle's) file"
               + " system has free");
 
+  /**
+   * {@code --feature-encoding} for all vertex types or per type ({@code paper=f16,author=f32});
+   * one-table stores take one value.
+   */
+  public static final OptionDef<io.fanout.conf.PerType<io.fanout.store.StoreFeatureEncoding>>
+      FEATURE_ENCODING =
+          QuantizeOptions.FEATURE_ENCODING.perType(
+              "how the store keeps feature rows: float32, half precision, per-column affine 8 or 4"
+                  + " bits, or product quantization; typed graphs: one value for every type, or"
+                  + " per type TYPE=ENC,... (a value without TYPE= for the types not named)");
+
   public static final List<OptionDef<?>> ALL =
       List.of(
           VERTICES,
           EDGES,
+          GRAPH_SPEC,
           FORMAT,
           OUTPUT,
           OVERWRITE,
@@ -200,6 +226,7 @@ public final class PrepareOptions {
           EDGE_SPLIT_SEED,
           EDGE_SPLIT_NEGATIVES,
           UNDIRECTED,
+          ADD_REVERSE,
           DEDUPE,
           SELF_LOOPS,
           DANGLING,
@@ -212,7 +239,7 @@ public final class PrepareOptions {
           ID_LOOKUP,
           DRY_RUN,
           SKIP_SPACE_CHECK,
-          QuantizeOptions.FEATURE_ENCODING,
+          FEATURE_ENCODING,
           QuantizeOptions.PQ_GROUP_SIZE,
           QuantizeOptions.PQ_SAMPLE_ROWS,
           QuantizeOptions.PQ_SEED);
@@ -226,6 +253,7 @@ public final class PrepareOptions {
       List.of(
           VERTICES,
           EDGES,
+          GRAPH_SPEC,
           OUTPUT,
           OVERWRITE,
           SharedOptions.IF_EXISTS,
@@ -234,6 +262,9 @@ public final class PrepareOptions {
           ID_LOOKUP,
           DRY_RUN,
           SKIP_SPACE_CHECK);
+
+  /** Options of typed graphs only, left out of the recorded options of one-table stores. */
+  public static final List<OptionDef<?>> TYPED_ONLY = List.of(ADD_REVERSE);
 
   /** Options recorded only for a graph partitioner: hash and range stores keep their manifest. */
   public static final List<OptionDef<?>> GRAPH_PARTITIONER_ONLY =

@@ -52,18 +52,34 @@ final class CsrReport {
 
   /** Fails when edges dangled and {@code --dangling error}. */
   void requireNoDangling(FanoutConf conf, String edgeSource) {
+    requireNoDangling(
+        conf,
+        edgeSource,
+        conf.get(PrepareOptions.SRC_COLUMN),
+        conf.get(PrepareOptions.DST_COLUMN),
+        "the vertex table");
+  }
+
+  /**
+   * Fails when edges dangled and {@code --dangling error}, naming the edge table's endpoint columns
+   * and where the endpoints should be ({@code vertices}).
+   */
+  void requireNoDangling(
+      FanoutConf conf, String edgeSource, String srcColumn, String dstColumn, String vertices) {
     if (dangling > 0 && conf.get(PrepareOptions.DANGLING) == DanglingPolicy.ERROR) {
       throw new InvalidInputException(
           edgeSource
               + ": columns '"
-              + conf.get(PrepareOptions.SRC_COLUMN)
+              + srcColumn
               + "'/'"
-              + conf.get(PrepareOptions.DST_COLUMN)
+              + dstColumn
               + "': "
               + dangling
               + " edge(s) with an endpoint that is not a vertex id, e.g. edge "
               + danglingSample
-              + "; expected every endpoint in the vertex table (--dangling drop drops them)");
+              + "; expected every endpoint in "
+              + vertices
+              + " (--dangling drop drops them)");
     }
   }
 }

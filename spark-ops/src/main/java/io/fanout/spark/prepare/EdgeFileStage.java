@@ -73,27 +73,7 @@ final class EdgeFileStage {
       long[] firsts,
       long[] counts,
       int parts) {
-    long[] starts = firsts.clone();
-    UserDefinedFunction partOf =
-        udf(
-            (UDF1<Integer, Integer>)
-                d -> {
-                  if (d == null) {
-                    return -1;
-                  }
-                  int lo = 0;
-                  int hi = starts.length - 2;
-                  while (lo < hi) {
-                    int mid = (lo + hi + 1) >>> 1;
-                    if (starts[mid] <= d) {
-                      lo = mid;
-                    } else {
-                      hi = mid - 1;
-                    }
-                  }
-                  return lo;
-                },
-            DataTypes.IntegerType);
+    UserDefinedFunction partOf = partitionOf(firsts);
     Dataset<Row> idmap =
         spark.read().parquet(staging.resolve(StoreLayout.IDMAP_DIR).toUri().toString());
     Dataset<Row> ids =
@@ -203,6 +183,33 @@ final class EdgeFileStage {
   }
 
   /**
+   * The partition owning a dense id, for partitions starting at {@code firsts} (its last element
+   * the total); -1 for null.
+   */
+  static UserDefinedFunction partitionOf(long[] firsts) {
+    long[] starts = firsts.clone();
+    return udf(
+        (UDF1<Integer, Integer>)
+            d -> {
+              if (d == null) {
+                return -1;
+              }
+              int lo = 0;
+              int hi = starts.length - 2;
+              while (lo < hi) {
+                int mid = (lo + hi + 1) >>> 1;
+                if (starts[mid] <= d) {
+                  lo = mid;
+                } else {
+                  hi = mid - 1;
+                }
+              }
+              return lo;
+            },
+        DataTypes.IntegerType);
+  }
+
+  /**
    * Column {@code _e} holding {@code forward}, then {@code reverse} unless it is null, of each row
    * of {@code edges}: one pass over the edges for both directions.
    */
@@ -219,7 +226,7 @@ final class EdgeFileStage {
   }
 
   /** Runs {@code task} over the rows of {@code routed}: the csr files, and their metadata rows. */
-  private static List<Row> writeCsr(Dataset<Row> routed, EdgePartTask task) {
+  static List<Row> writeCsr(Dataset<Row> routed, EdgePartTask task) {
     if (LOG.isDebugEnabled()) {
       LOG.debug("prepare: edge plan\n{}", routed.queryExecution().executedPlan().treeString());
     }
@@ -265,12 +272,17 @@ final class EdgeFileStage {
    * spark.sql.autoBroadcastJoinThreshold}. Larger maps are joined by shuffled hash joins.
    */
   private boolean broadcastable(long vertices) {
+    return broadcastable(spark, vertices);
+  }
+
+  /** {@link #broadcastable(long)} in {@code spark}'s session. */
+  static boolean broadcastable(SparkSession spark, long vertices) {
     long threshold = spark.sessionState().conf().autoBroadcastJoinThreshold();
     return threshold >= 0 && vertices <= threshold / 16;
   }
 
   /** {@code dst << 32 | src} for an edge src -> dst in dense ids; -1 for dangling edges. */
-  private static Column edgeKey(Column dangling, Column dst, Column src) {
+  static Column edgeKey(Column dangling, Column dst, Column src) {
     return when(dangling, lit(-1L))
         .otherwise(
             org.apache

@@ -30,43 +30,55 @@ final class EmptyPartitionFiles {
       int dim) {
     boolean emptyRows = false;
     for (int p = 0; p < parts; p++) {
-      long n = counts[p];
       if (!written[p]) {
-        try (CsrFileWriter w =
-            new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, firsts[p], n)) {
-          for (long i = 0; i < n; i++) {
-            w.endRow();
-          }
-          w.finish();
-        }
-        if (weighted) {
-          try (WeightFileWriter w =
-              new WeightFileWriter(staging.resolve(StoreLayout.weightsFile(p)), p, firsts[p], n)) {
-            w.finish();
-          }
-        }
-        if (n > 0) {
-          emptyRows = true;
-        }
+        emptyRows |= csr(staging, p, firsts[p], counts[p], weighted);
       }
-      if (n == 0) {
-        try (NodesFileWriter w =
-            new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, firsts[p], 0)) {
-          w.finish();
-        }
-        if (dim > 0) {
-          try (FeatureFileWriter w =
-              new FeatureFileWriter(
-                  staging.resolve(StoreLayout.featuresFile(p)),
-                  firsts[p],
-                  0,
-                  dim,
-                  StoreLayout.ENCODING_F32)) {
-            w.finish();
-          }
-        }
+      if (counts[p] == 0) {
+        vertexFiles(staging, p, firsts[p], dim);
       }
     }
     return emptyRows;
+  }
+
+  /**
+   * Writes the csr (and weight) file of partition {@code p}, owning {@code n} vertices from {@code
+   * first}, with every row empty.
+   *
+   * @return whether it has vertices (then their degree is 0)
+   */
+  static boolean csr(Path staging, int p, long first, long n, boolean weighted) {
+    try (CsrFileWriter w =
+        new CsrFileWriter(staging.resolve(StoreLayout.csrFile(p)), p, first, n)) {
+      for (long i = 0; i < n; i++) {
+        w.endRow();
+      }
+      w.finish();
+    }
+    if (weighted) {
+      try (WeightFileWriter w =
+          new WeightFileWriter(staging.resolve(StoreLayout.weightsFile(p)), p, first, n)) {
+        w.finish();
+      }
+    }
+    return n > 0;
+  }
+
+  /** Writes the nodes (and f32 feature) file of partition {@code p}, which has no vertices. */
+  static void vertexFiles(Path staging, int p, long first, int dim) {
+    try (NodesFileWriter w =
+        new NodesFileWriter(staging.resolve(StoreLayout.nodesFile(p)), p, first, 0)) {
+      w.finish();
+    }
+    if (dim > 0) {
+      try (FeatureFileWriter w =
+          new FeatureFileWriter(
+              staging.resolve(StoreLayout.featuresFile(p)),
+              first,
+              0,
+              dim,
+              StoreLayout.ENCODING_F32)) {
+        w.finish();
+      }
+    }
   }
 }

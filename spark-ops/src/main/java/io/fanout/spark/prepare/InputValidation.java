@@ -63,18 +63,28 @@ final class InputValidation {
 
   static VertexStats vertices(
       FanoutConf conf, InputTables in, NormalizedTables t, Dataset<Row> vertices, int parts) {
+    return vertices(in.vertexSource, t.vertexNormalization, vertices, parts);
+  }
+
+  /**
+   * Runs the checks of {@code norm} and counts the vertices per partition ({@code vertices} is
+   * {@code norm}'s table with a {@code _part} column) in one aggregation; {@code source} names the
+   * table in errors.
+   */
+  static VertexStats vertices(
+      String source, VertexNormalization norm, Dataset<Row> vertices, int parts) {
     List<Column> aggs = new ArrayList<>();
     aggs.add(count(lit(1)).as("n"));
     aggs.add(max(col(NormalizedTables.LABEL)).as("max_label"));
     for (int s = 0; s < 4; s++) {
       aggs.add(sum(when(col(NormalizedTables.SPLIT).equalTo(lit((byte) s)), 1L).otherwise(0L)));
     }
-    if (t.hasFeatures) {
+    if (norm.hasFeatures) {
       aggs.add(min(size(col(NormalizedTables.FEAT))).as("dmin"));
       aggs.add(max(size(col(NormalizedTables.FEAT))).as("dmax"));
     }
     int checksAt = aggs.size();
-    for (Check c : t.vertexChecks) {
+    for (Check c : norm.checks) {
       aggs.add(c.counter());
     }
     List<Row> rows =
@@ -84,7 +94,7 @@ final class InputValidation {
             .collectAsList();
     VertexStats vs = new VertexStats();
     vs.counts = new long[parts];
-    long[] failures = new long[t.vertexChecks.size()];
+    long[] failures = new long[norm.checks.size()];
     int dmin = Integer.MAX_VALUE;
     int dmax = Integer.MIN_VALUE;
     long total = 0;
@@ -105,39 +115,39 @@ final class InputValidation {
       for (int s = 0; s < 4; s++) {
         vs.splits[s] += r.getLong(3 + s);
       }
-      if (t.hasFeatures && !r.isNullAt(7)) {
+      if (norm.hasFeatures && !r.isNullAt(7)) {
         dmin = Math.min(dmin, r.getInt(7));
         dmax = Math.max(dmax, r.getInt(8));
       }
     }
     if (total == 0) {
       throw new InvalidInputException(
-          in.vertexSource + ": the vertex table is empty; expected at least one vertex");
+          source + ": the vertex table is empty; expected at least one vertex");
     }
     for (int i = 0; i < failures.length; i++) {
       if (failures[i] > 0) {
-        throw t.vertexChecks.get(i).error(in.vertexSource, t.vertices, t.vertexSample, failures[i]);
+        throw norm.checks.get(i).error(source, norm.vertices, norm.sample, failures[i]);
       }
     }
-    if (t.hasFeatures && dmin != dmax) {
-      String featCol = conf.get(PrepareOptions.FEATURES_COLUMN);
+    if (norm.hasFeatures && dmin != dmax) {
+      String featCol = norm.featuresColumn;
       Check c =
           new Check(
               featCol,
               "feature arrays of differing length (lengths from " + dmin + " to " + dmax + ")",
               "every feature array of length " + dmax,
               size(col(NormalizedTables.FEAT)).notEqual(dmax));
-      List<Column> sample = new ArrayList<>(t.vertexSample);
+      List<Column> sample = new ArrayList<>(norm.sample);
       sample.add(size(col(NormalizedTables.FEAT)).as("feature_length"));
-      long bad = t.vertices.where(c.bad).count();
-      throw c.error(in.vertexSource, t.vertices, sample, bad);
+      long bad = norm.vertices.where(c.bad).count();
+      throw c.error(source, norm.vertices, sample, bad);
     }
-    vs.dim = t.hasFeatures ? Math.max(dmax, 0) : 0;
+    vs.dim = norm.hasFeatures ? Math.max(dmax, 0) : 0;
     return vs;
   }
 
   /** Runs the checks in one aggregation, which also counts the rows; returns the count. */
-  private static long runChecks(
+  static long runChecks(
       String source, Dataset<Row> table, List<Check> checks, List<Column> sample) {
     Column[] aggs = new Column[checks.size()];
     for (int i = 0; i < aggs.length; i++) {

@@ -5,13 +5,8 @@ import static org.apache.spark.sql.functions.array_max;
 import static org.apache.spark.sql.functions.array_min;
 import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.lower;
-import static org.apache.spark.sql.functions.regexp_replace;
-import static org.apache.spark.sql.functions.split;
 import static org.apache.spark.sql.functions.trim;
-import static org.apache.spark.sql.functions.when;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.options.PrepareOptions;
@@ -19,11 +14,9 @@ import io.fanout.store.InvalidInputException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 
@@ -71,11 +64,14 @@ final class NormalizedTables {
    */
   final String[] nullCheckedEndpoints;
 
-  final List<Check> vertexChecks = new ArrayList<>();
+  /** The vertex table's normalization (its columns, checks and error samples). */
+  final VertexNormalization vertexNormalization;
+
+  final List<Check> vertexChecks;
   final List<Check> edgeChecks = new ArrayList<>();
 
   /** Columns of the raw vertex table shown in error samples (features left out). */
-  final List<Column> vertexSample = new ArrayList<>();
+  final List<Column> vertexSample;
 
   final List<Column> edgeSample = new ArrayList<>();
 
@@ -92,173 +88,23 @@ final class NormalizedTables {
     requireColumn(e, in.edgeSource, srcCol, PrepareOptions.SRC_COLUMN.name());
     requireColumn(e, in.edgeSource, dstCol, PrepareOptions.DST_COLUMN.name());
 
-    for (String c : CsvTables.columns(v)) {
-      if (!c.equals(featCol)) {
-        vertexSample.add(col(quote(c)));
-      }
-    }
     for (String c : CsvTables.columns(e)) {
       edgeSample.add(col(quote(c)));
     }
     if (in.csv) {
-      vertexSample.add(col("_metadata.file_name").as("_file"));
       edgeSample.add(col("_metadata.file_name").as("_file"));
       // first, so that a misaligned row is reported as such, not as the bad value it shifts
-      vertexChecks.add(CsvTables.fieldCountCheck(v, featCol != null));
       edgeChecks.add(CsvTables.fieldCountCheck(e, false));
     }
 
-    // ids
-    DataType rawIdType = type(v, idCol);
-    Column rawId = col(quote(idCol));
-    Column id;
-    if (in.csv) {
-      idType = DataTypes.LongType;
-      id = rawId.try_cast("bigint");
-    } else if (rawIdType.equals(DataTypes.LongType)
-        || rawIdType.equals(DataTypes.IntegerType)
-        || rawIdType.equals(DataTypes.StringType)) {
-      idType = rawIdType;
-      id = rawId;
-    } else if (rawIdType.equals(DataTypes.ShortType) || rawIdType.equals(DataTypes.ByteType)) {
-      idType = DataTypes.IntegerType;
-      id = rawId.cast("int");
-    } else {
-      throw new InvalidInputException(
-          in.vertexSource
-              + ": column '"
-              + idCol
-              + "' has type "
-              + rawIdType.sql()
-              + "; expected vertex ids of type bigint, int or string");
-    }
-    vertexChecks.add(new Check(idCol, "a null id", "a non-null vertex id", rawId.isNull()));
-    if (in.csv) {
-      vertexChecks.add(
-          new Check(
-              idCol,
-              "a non-numeric id",
-              "an integer id in CSV input",
-              rawId.isNotNull().and(id.isNull())));
-    }
-
-    // labels
-    Column label;
-    if (labelCol == null) {
-      label = lit(-1);
-    } else {
-      Column raw = col(quote(labelCol));
-      DataType lt = type(v, labelCol);
-      Column wide;
-      if (in.csv || lt.equals(DataTypes.StringType)) {
-        wide = trim(raw).try_cast("bigint");
-        vertexChecks.add(
-            new Check(
-                labelCol,
-                "a non-integer label",
-                "an integer label (-1 = unlabeled)",
-                raw.isNotNull().and(trim(raw).notEqual(lit(""))).and(wide.isNull())));
-      } else if (isIntegral(lt)) {
-        wide = raw.cast("bigint");
-      } else {
-        throw new InvalidInputException(
-            in.vertexSource
-                + ": column '"
-                + labelCol
-                + "' has type "
-                + lt.sql()
-                + "; expected an integer label column");
-      }
-      vertexChecks.add(
-          new Check(labelCol, "a label below -1", "labels >= -1 (-1 = unlabeled)", wide.lt(-1)));
-      vertexChecks.add(
-          new Check(
-              labelCol,
-              "a label above " + MAX_LABEL,
-              "labels from -1 to " + MAX_LABEL + " (at most 2^24 classes; -1 = unlabeled)",
-              wide.gt(MAX_LABEL)));
-      // out-of-range labels are refused by the checks above; -1 keeps the cast from overflowing
-      label = when(wide.between(-1L, MAX_LABEL), wide.cast("int")).otherwise(lit(-1));
-    }
-
-    // splits
-    Column splitCode;
-    if (splitCol == null) {
-      splitCode = lit((byte) 0);
-    } else {
-      if (!in.csv && !type(v, splitCol).equals(DataTypes.StringType)) {
-        throw new InvalidInputException(
-            in.vertexSource
-                + ": column '"
-                + splitCol
-                + "' has type "
-                + type(v, splitCol).sql()
-                + "; expected a string column of train, val, test or none");
-      }
-      Column raw = col(quote(splitCol));
-      // lower() goes through Unicode case tables per row: only values not already canonical
-      Column s =
-          when(raw.isin("train", "val", "test", "none", ""), raw)
-              .otherwise(coalesce(lower(trim(raw)), lit("none")));
-      splitCode =
-          when(s.equalTo("none").or(s.equalTo("")), lit((byte) 0))
-              .when(s.equalTo("train"), lit((byte) 1))
-              .when(s.equalTo("val"), lit((byte) 2))
-              .when(s.equalTo("test"), lit((byte) 3));
-      vertexChecks.add(
-          new Check(
-              splitCol,
-              "an unknown split",
-              "one of train, val, test, none (or null for none)",
-              splitCode.isNull()));
-    }
-
-    // features
-    Column feat = null;
-    if (featCol != null) {
-      DataType ft = type(v, featCol);
-      Column raw = col(quote(featCol));
-      if (ft instanceof VectorUDT
-          || ft.getClass().getName().equals("org.apache.spark.mllib.linalg.VectorUDT")) {
-        feat = org.apache.spark.ml.functions.vector_to_array(raw, "float32");
-      } else if (ft instanceof ArrayType && isNumeric(((ArrayType) ft).elementType())) {
-        feat = raw.cast("array<float>");
-      } else if (in.csv && ft.equals(DataTypes.StringType)) {
-        // CSV: "[0.1, 0.2]" or "0.1;0.2" or "0.1 0.2"
-        Column body = trim(regexp_replace(raw, "[\\[\\]]", ""));
-        Column parts = split(body, "[\\s,;]+");
-        Column parsed = expr("transform(" + "_feat_parts" + ", x -> try_cast(x AS FLOAT))");
-        v = v.withColumn("_feat_parts", when(body.equalTo(""), expr("array()")).otherwise(parts));
-        feat = when(raw.isNull(), lit(null).cast("array<float>")).otherwise(parsed);
-      } else {
-        throw new InvalidInputException(
-            in.vertexSource
-                + ": column '"
-                + featCol
-                + "' has type "
-                + ft.simpleString()
-                + "; expected array<float>, array<double> or an ML Vector"
-                + (ft.equals(DataTypes.StringType)
-                    ? " (feature lists as text are read from CSV input only, --format csv)"
-                    : ""));
-      }
-      vertexChecks.add(
-          new Check(
-              featCol, "null features", "a feature array on every vertex", col(FEAT).isNull()));
-      vertexChecks.add(
-          new Check(
-              featCol,
-              "non-finite or non-numeric features (NaN, Infinity or unparsable)",
-              "finite numbers",
-              nonFinite(col(FEAT))));
-    }
-    hasFeatures = feat != null;
-
-    Dataset<Row> nv = v.withColumn(ID, id).withColumn(LABEL, label).withColumn(SPLIT, splitCode);
-    if (feat != null) {
-      nv = nv.withColumn(FEAT, feat);
-    }
-    vertices = nv;
+    VertexNormalization vn =
+        new VertexNormalization(v, in.vertexSource, in.csv, idCol, featCol, labelCol, splitCol);
+    vertexNormalization = vn;
+    vertices = vn.vertices;
+    idType = vn.idType;
+    hasFeatures = vn.hasFeatures;
+    vertexChecks = vn.checks;
+    vertexSample = vn.sample;
 
     // edges: endpoints of the vertex id type
     Column rawSrc = col(quote(srcCol));
@@ -365,6 +211,11 @@ final class NormalizedTables {
   }
 
   String idTypeName() {
+    return idTypeName(idType);
+  }
+
+  /** {@code long}, {@code int} or {@code string}: an id type as manifests name it. */
+  static String idTypeName(DataType idType) {
     if (idType.equals(DataTypes.LongType)) {
       return "long";
     }
@@ -374,7 +225,7 @@ final class NormalizedTables {
     return "string";
   }
 
-  private static Column convert(Column raw, DataType from, DataType to, boolean csv) {
+  static Column convert(Column raw, DataType from, DataType to, boolean csv) {
     if (from.equals(to)) {
       return raw;
     }
@@ -384,29 +235,29 @@ final class NormalizedTables {
     return raw.try_cast(to);
   }
 
-  private static boolean isIntegral(DataType t) {
+  static boolean isIntegral(DataType t) {
     return t.equals(DataTypes.IntegerType)
         || t.equals(DataTypes.LongType)
         || t.equals(DataTypes.ShortType)
         || t.equals(DataTypes.ByteType);
   }
 
-  private static boolean isNumeric(DataType t) {
+  static boolean isNumeric(DataType t) {
     return isIntegral(t)
         || t.equals(DataTypes.FloatType)
         || t.equals(DataTypes.DoubleType)
         || t instanceof org.apache.spark.sql.types.DecimalType;
   }
 
-  private static DataType type(Dataset<Row> d, String column) {
+  static DataType type(Dataset<Row> d, String column) {
     return d.schema().apply(column).dataType();
   }
 
-  private static String quote(String name) {
+  static String quote(String name) {
     return "`" + name.replace("`", "``") + "`";
   }
 
-  private static void requireColumn(Dataset<Row> d, String source, String column, String option) {
+  static void requireColumn(Dataset<Row> d, String source, String column, String option) {
     if (!CsvTables.columns(d).contains(column)) {
       throw new InvalidInputException(
           source

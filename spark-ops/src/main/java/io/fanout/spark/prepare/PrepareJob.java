@@ -98,6 +98,12 @@ public final class PrepareJob {
     for (OptionDef<?> d : PrepareOptions.ALL) {
       conf.get(d); // parse every option now: a bad value fails before any work
     }
+    if (conf.get(PrepareOptions.FEATURE_ENCODING).namesTypes()) {
+      throw new FanoutConfigException(
+          "--feature-encoding "
+              + conf.raw(PrepareOptions.FEATURE_ENCODING)
+              + " names vertex types, but this graph is one vertex table; give one encoding");
+    }
     QuantizeOptions.check(conf);
     Path out = OutputPaths.check(localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     refuseOutputOverInputs(out);
@@ -135,6 +141,9 @@ public final class PrepareJob {
       return new PrepareOutcome(out, null, false, secondsSince(start), p);
     }
     Map<String, String> recorded = conf.resolvedExcept(PrepareOptions.NOT_RECORDED);
+    for (OptionDef<?> d : PrepareOptions.TYPED_ONLY) {
+      recorded.remove(d.name()); // one-table stores record what they did before typed graphs
+    }
     if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
       // unweighted stores record what they did before the option existed, so they still match
       recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());

@@ -1,5 +1,6 @@
 package io.fanout.spark.prepare;
 
+import io.fanout.store.CsrFileWriter;
 import io.fanout.store.FeatureFileWriter;
 import io.fanout.store.IdRankTable;
 import io.fanout.store.IdRankTableWriter;
@@ -24,8 +25,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Writes the {@code nodes/}, {@code features/} and {@code idmap/} part files of the store
  * partitions a task holds, and returns one row {@code (part, vertices)} per partition written.
  *
- * <p>Input rows are {@code (_part, _id, _label, _split[, _feat])}, sorted by {@code _id} (a single
- * sort key keeps Spark's prefix sort effective); the dense id of a row is {@code
+ * <p>Input rows are {@code (_part, _id, _label, _split[, _feat][, _lset])}, sorted by {@code _id}
+ * (a single sort key keeps Spark's prefix sort effective); the dense id of a row is {@code
  * first_vertex[_part]} plus its rank in its partition. A task normally holds one partition; if it
  * holds several, their rows interleave and each keeps its own open files. Equal ids are adjacent
  * after the sort, so a repeated id is found by comparing neighbors and fails the task.
@@ -45,12 +46,9 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
   private final String idType;
   private final boolean partColumn;
   private final boolean rankTables;
+  private final boolean labelSets;
 
-  /**
-   * @param partColumn whether the id map gets a {@code part} column (graph-aware partitioners)
-   * @param rankTables whether each partition also writes its {@link IdRankTable} for {@code
-   *     --id-lookup task} (numeric ids only)
-   */
+  /** A task of a one-table store, or of a vertex type without label sets. */
   VertexPartTask(
       String staging,
       long[] firsts,
@@ -61,6 +59,28 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
       String idType,
       boolean partColumn,
       boolean rankTables) {
+    this(staging, firsts, counts, dim, source, idColumn, idType, partColumn, rankTables, false);
+  }
+
+  /**
+   * @param partColumn whether the id map gets a {@code part} column (graph-aware partitioners)
+   * @param rankTables whether each partition also writes its {@link IdRankTable} for {@code
+   *     --id-lookup task} (numeric ids only)
+   * @param labelSets whether rows end with a label set ({@code array<int>}, sorted, distinct),
+   *     written as each partition's {@link StoreLayout#labelSetsFile} (multi-label vertex types)
+   */
+  VertexPartTask(
+      String staging,
+      long[] firsts,
+      long[] counts,
+      int dim,
+      String source,
+      String idColumn,
+      String idType,
+      boolean partColumn,
+      boolean rankTables,
+      boolean labelSets) {
+    this.labelSets = labelSets;
     if (rankTables && idType.equals("string")) {
       throw new IllegalArgumentException("id rank tables hold numeric ids");
     }
@@ -86,6 +106,8 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
     final IdMapFileWriter idmap;
     final Path ranksAttempt;
     final IdRankTableWriter ranks;
+    final Path setsAttempt;
+    final CsrFileWriter sets;
     long rank;
 
     Part(int p) {
@@ -113,6 +135,14 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
         ranksAttempt = null;
         ranks = null;
       }
+      if (labelSets) {
+        setsAttempt = PartFiles.attemptFile(root.resolve(StoreLayout.labelSetsFile(p)));
+        createParent(setsAttempt);
+        sets = new CsrFileWriter(setsAttempt, p, firsts[p], counts[p]);
+      } else {
+        setsAttempt = null;
+        sets = null;
+      }
     }
 
     void finish() {
@@ -128,6 +158,10 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
       if (ranks != null) {
         ranks.finish();
         PartFiles.commit(ranksAttempt, root.resolve(EndpointLookup.tableFile(index)));
+      }
+      if (sets != null) {
+        sets.finish();
+        PartFiles.commit(setsAttempt, root.resolve(StoreLayout.labelSetsFile(index)));
       }
     }
   }
@@ -166,6 +200,7 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
     long prevNumber = 0;
     UTF8String prevString = null;
     float[] row = new float[Math.max(dim, 1)];
+    int setColumn = dim > 0 ? 5 : 4;
     while (input.hasNext()) {
       InternalRow r = input.next();
       int p = r.getInt(0);
@@ -202,6 +237,13 @@ final class VertexPartTask implements FlatMapFunction<Iterator<InternalRow>, Row
           row[j] = values.getFloat(j);
         }
         part.feats.writeRow(row, 0);
+      }
+      if (part.sets != null) {
+        ArrayData set = r.getArray(setColumn);
+        for (int j = 0; j < set.numElements(); j++) {
+          part.sets.addNeighbor(set.getInt(j));
+        }
+        part.sets.endRow();
       }
       part.rank++;
     }
