@@ -5,7 +5,9 @@ import io.fanout.store.EnumSpellings;
 /** The GNN architecture {@code train --model} names. */
 public enum ModelKind {
   SAGE("sage"),
-  GCN("gcn");
+  GCN("gcn"),
+  /** Graph attention (GAT): multi-head attention over the neighbors and the node itself. */
+  GAT("gat");
 
   private final String id;
 

@@ -5,6 +5,7 @@ import io.fanout.conf.SharedOptions;
 import io.fanout.features.FeatureCacheIo;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.nn.ActivationKind;
+import io.fanout.nn.AttentionConfig;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.LrSchedule;
@@ -217,6 +218,17 @@ public final class TrainCommandOptions {
           DecoderKind::parse,
           DecoderKind.values(),
           DecoderKind::id);
+  public static final OptionDef<Integer> HEADS =
+      OptionDef.integer(
+          "heads",
+          AttentionConfig.DEFAULT.heads(),
+          "--model gat: attention heads of every hidden layer, which split --hidden between them"
+              + " (concatenated); the output layer has one");
+  public static final OptionDef<Double> ATTN_SLOPE =
+      OptionDef.doubleValue(
+          "attn-slope",
+          0.2,
+          "--model gat: negative slope of the LeakyReLU on the attention scores");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -233,6 +245,8 @@ public final class TrainCommandOptions {
           ACTIVATION,
           FEATURE_NORM,
           DECODER,
+          HEADS,
+          ATTN_SLOPE,
           LR,
           WEIGHT_DECAY,
           SCHEDULE,

@@ -1,0 +1,20 @@
+package io.fanout.nn;
+
+/**
+ * The attention shape of a {@link ModelKind#GAT} model: the heads of every hidden layer (their
+ * outputs concatenated, so they split the hidden width; the output layer has one head) and the
+ * negative slope of the LeakyReLU on the attention scores.
+ */
+public record AttentionConfig(int heads, float slope) {
+  /** The documented defaults: 8 heads, slope 0.2 (the GAT paper's). */
+  public static final AttentionConfig DEFAULT = new AttentionConfig(8, 0.2f);
+
+  public AttentionConfig {
+    if (heads <= 0) {
+      throw new IllegalArgumentException("attention heads must be at least 1, got " + heads);
+    }
+    if (!(slope >= 0f && slope < 1f)) {
+      throw new IllegalArgumentException("attention slope must be in [0, 1), got " + slope);
+    }
+  }
+}
