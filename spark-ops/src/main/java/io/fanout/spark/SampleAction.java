@@ -37,6 +37,19 @@ public final class SampleAction extends FanoutAction<SampleAction, SampleResult>
     return option(SampleOptions.SPLIT.name(), split);
   }
 
+  /**
+   * Typed stores: neighbors per relation and hop, e.g. {@code "cites=10,5;*=5,3"} ({@code fanouts};
+   * {@code docs/heterogeneous.md}).
+   */
+  public SampleAction fanouts(String perRelation) {
+    return option(SampleOptions.FANOUTS.name(), perRelation);
+  }
+
+  /** Typed stores: the vertex type the seeds are drawn from ({@code seed-type}). */
+  public SampleAction seedType(String type) {
+    return option(SampleOptions.SEED_TYPE.name(), type);
+  }
+
   /** Neighbors per node and hop, hop 1 first; -1 = all ({@code fanouts}). */
   public SampleAction fanouts(int... perHop) {
     return option(SampleOptions.FANOUTS.name(), Fanouts.format(perHop));

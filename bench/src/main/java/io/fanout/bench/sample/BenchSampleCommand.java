@@ -17,8 +17,11 @@ import io.fanout.sample.BatchStream;
 import io.fanout.sample.Fanouts;
 import io.fanout.sample.MiniBatch;
 import io.fanout.sample.NeighborSampler;
+import io.fanout.sample.OrderedBatchStream;
 import io.fanout.sample.SampleHash;
 import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardFileReader;
@@ -46,7 +49,9 @@ import org.apache.parquet.schema.MessageType;
 /**
  * {@code bin/fanout bench-sample}: sampling throughput on 1 and 2 threads next to the random-read
  * rate of the same graph's adjacency (measured in the same run), and the cost of the shard encoding
- * (raw little-endian BINARY against nested LIST columns). Prints one JSON object.
+ * (raw little-endian BINARY against nested LIST columns). With {@code --types T} it also times the
+ * typed sampler on a generated typed graph of the same size ({@link SyntheticTypedGraph}) next to
+ * the one-type sampler, in the same run. Prints one JSON object.
  */
 public final class BenchSampleCommand implements Command {
   @Override
@@ -118,6 +123,36 @@ public final class BenchSampleCommand implements Command {
       weights = weighted ? store.weights() : null; // refuses a store without weights
       out.put("graph", conf.get(GRAPH) + " (memory-mapped store)");
     }
+    TypedNeighborSampler typedSampler = null;
+    int[] typedOrder = null;
+    if (conf.get(TYPES) > 0) {
+      if (!conf.get(GRAPH).isEmpty()) {
+        throw new io.fanout.conf.FanoutConfigException(
+            "option 'types' times a generated typed graph; leave --graph out");
+      }
+      ctx.err().println("bench-sample: generating the typed graph ...");
+      SyntheticTypedGraph typed =
+          SyntheticTypedGraph.generate(
+              conf.get(TYPES), Math.toIntExact(conf.get(NUM_VERTICES)), conf.get(NUM_EDGES), seed);
+      int[][] perRelation = new int[typed.schema().numRelations()][];
+      java.util.Arrays.fill(perRelation, fanouts);
+      typedSampler = new TypedNeighborSampler(typed, 0, perRelation, seed);
+      typedOrder = typedSampler.order(SeedOrder.ALL, 0);
+      Map<String, Object> tg = new LinkedHashMap<>();
+      tg.put("graph", "generated power-law per relation, in-memory");
+      tg.put("types", typed.schema().numTypes());
+      tg.put("relations", typed.schema().numRelations());
+      tg.put("vertices", typed.schema().numVertices());
+      long typedEdges = 0;
+      for (int r = 0; r < typed.schema().numRelations(); r++) {
+        typedEdges += typed.inNeighbors(r).numEdges();
+      }
+      tg.put("edges", typedEdges);
+      tg.put("seed_type", typed.schema().type(0).name());
+      tg.put("seeds", typedOrder.length);
+      tg.put("fanouts_per_relation", Fanouts.format(fanouts));
+      out.put("typed_graph", tg);
+    }
     out.put("vertices", graph.numVertices());
     out.put("edges", graph.numEdges());
     out.put("graph_seconds", secs(t0));
@@ -165,6 +200,22 @@ public final class BenchSampleCommand implements Command {
       r.put("random_reads_per_s_via_csr", viaCsr);
       r.put("ratio_to_random_reads", (edges / s) / reads);
       r.put("target_ratio_vs_half_reads", (edges / s) / (reads / 2) / 0.4);
+      if (typedSampler != null) {
+        int tb = Math.min(conf.get(BATCHES), SeedOrder.batches(typedOrder.length, batchSize));
+        drainTyped(typedSampler, 1, typedOrder, batchSize, Math.min(4, tb), threads);
+        double ts = Double.MAX_VALUE;
+        long tEdges = 0;
+        for (int i = 0; i < repeat; i++) {
+          long start = System.nanoTime();
+          tEdges = drainTyped(typedSampler, 0, typedOrder, batchSize, tb, threads);
+          ts = Math.min(ts, secs(start));
+        }
+        r.put("typed_batches", tb);
+        r.put("typed_sampled_edges", tEdges);
+        r.put("typed_seconds", ts);
+        r.put("typed_sampled_edges_per_s", tEdges / ts);
+        r.put("typed_ratio_to_one_type", (tEdges / ts) / (edges / s));
+      }
       if (weightedSampler != null) {
         drain(
             new BatchStream(
@@ -423,6 +474,19 @@ public final class BenchSampleCommand implements Command {
   private static long drain(BatchStream s) {
     long edges = 0;
     try (s) {
+      while (s.hasNext()) {
+        edges += s.next().numEdges();
+      }
+    }
+    return edges;
+  }
+
+  private static long drainTyped(
+      TypedNeighborSampler sampler, int epoch, int[] order, int batchSize, int end, int threads) {
+    long edges = 0;
+    try (OrderedBatchStream<TypedMiniBatch> s =
+        new OrderedBatchStream<>(
+            () -> sampler.newWorker()::sample, epoch, order, batchSize, 0, end, threads, 8)) {
       while (s.hasNext()) {
         edges += s.next().numEdges();
       }

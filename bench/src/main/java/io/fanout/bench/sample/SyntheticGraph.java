@@ -16,6 +16,15 @@ final class SyntheticGraph {
   private SyntheticGraph() {}
 
   static ArrayCsrGraph generate(int vertices, long edges, long seed) {
+    return generate(vertices, vertices, edges, seed);
+  }
+
+  /**
+   * A bipartite version: {@code vertices} rows (destinations) with the in-degree law above, whose
+   * in-neighbors are uniform over {@code sources} ids; {@code sources == vertices} is {@link
+   * #generate(int, long, long)}.
+   */
+  static ArrayCsrGraph generate(int sources, int vertices, long edges, long seed) {
     if (edges > Integer.MAX_VALUE - 8) {
       throw new IllegalArgumentException("synthetic graphs hold at most 2^31 edges");
     }
@@ -46,7 +55,7 @@ final class SyntheticGraph {
     }
     int[] idx = new int[(int) edges];
     for (int e = 0; e < idx.length; e++) {
-      idx[e] = (int) Long.remainderUnsigned(SampleHash.mix(seed * 31 + e), vertices);
+      idx[e] = (int) Long.remainderUnsigned(SampleHash.mix(seed * 31 + e), sources);
     }
     for (int v = 0; v < vertices; v++) {
       Arrays.sort(idx, (int) ptr[v], (int) ptr[v + 1]);

@@ -40,6 +40,14 @@ public final class BenchSampleOptions {
           "false",
           "also time weighted sampling (sample --weighted) on the same seeds: generated graphs get"
               + " synthetic weights (one in eight zero), a --graph store needs its own");
+  public static final OptionDef<Integer> TYPES =
+      OptionDef.integer(
+          "types",
+          0,
+          "also time the typed sampler on a generated typed graph of this many vertex types (2 per"
+              + " type: a self relation and one from the next type) with the same vertices and"
+              + " edges, every relation sampling --fanouts, seeds of the first type; 0 = one-type"
+              + " only");
   public static final OptionDef<String> WORK_DIR =
       SharedOptions.WORK_DIR.withDefault(
           "", "where shard files are written; empty = a temp directory");
@@ -58,5 +66,6 @@ public final class BenchSampleOptions {
           MAPPED_PARTITIONS,
           REPEAT,
           WEIGHTED,
+          TYPES,
           WORK_DIR);
 }

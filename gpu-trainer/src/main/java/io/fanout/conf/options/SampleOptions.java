@@ -44,7 +44,15 @@ public final class SampleOptions {
       SharedOptions.FANOUTS.withDefault(
           Fanouts.format(Defaults.FANOUTS),
           "neighbors per node and hop, hop 1 (the seeds) first; -1 = all; the default matches"
-              + " the trainer's default 2-layer model");
+              + " the trainer's default 2-layer model. Typed stores: per relation,"
+              + " 'rel=10,5;other=5,3;*=10,5' (* = every relation not named; 0 = none), or one"
+              + " list for every relation");
+  public static final OptionDef<String> SEED_TYPE =
+      OptionDef.string(
+          "seed-type",
+          "",
+          "typed stores: the vertex type the seeds are drawn from; empty = the only labelled"
+              + " type");
   public static final OptionDef<Integer> EPOCHS =
       SharedOptions.EPOCHS.withDefault("1", "epochs; each shuffles the seeds afresh");
   public static final OptionDef<Long> SEED = SharedOptions.SEED.withDefault("0", "random seed");
@@ -110,6 +118,7 @@ public final class SampleOptions {
           NUM_NEGATIVES,
           BATCH_SIZE,
           FANOUTS,
+          SEED_TYPE,
           EPOCHS,
           SEED,
           WEIGHTED,
@@ -131,6 +140,9 @@ public final class SampleOptions {
    */
   public static final List<OptionDef<?>> NOT_RECORDED =
       List.of(OVERWRITE, SharedOptions.IF_EXISTS, THREADS, SharedOptions.VERIFY, VERIFY_STORE);
+
+  /** Options recorded only by typed requests, so one-type requests keep their manifest. */
+  public static final List<OptionDef<?>> TYPED_ONLY = List.of(SEED_TYPE);
 
   /** Options recorded only by link-prediction requests, so node requests keep their manifest. */
   public static final List<OptionDef<?>> LINK_ONLY = List.of(TASK, NEGATIVES, NUM_NEGATIVES);

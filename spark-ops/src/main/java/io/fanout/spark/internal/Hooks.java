@@ -18,6 +18,12 @@ public final class Hooks {
   public static final String PART_WRITE_OBSERVER = "spark.fanout.hooks.part-write-observer";
 
   /**
+   * A {@link io.fanout.spark.sample.TypedStoreOpener} that {@code sample} asks whether a store is
+   * typed and how to open it (unset: {@link io.fanout.spark.sample.TypedStoreOpener#DEFAULT}).
+   */
+  public static final String TYPED_STORE_OPENER = "spark.fanout.hooks.typed-store-opener";
+
+  /**
    * A {@link io.fanout.spark.prepare.FreeSpaceProbe} that {@code prepare} asks for the free bytes
    * of the disks it writes to, on the driver.
    */

@@ -27,6 +27,20 @@ public final class PartFiles {
       int epoch,
       int part,
       Function<Path, ShardPartWriter.Written> writer) {
+    return write(spec.plan, spec.partObserver, staging, epoch, part, writer);
+  }
+
+  /**
+   * Writes part {@code part} of {@code epoch} of {@code plan}, calling the {@link
+   * PartWriteObserver} class {@code partObserver} (null: none) before the rename.
+   */
+  static PartResult write(
+      ShardPlan plan,
+      String partObserver,
+      String staging,
+      int epoch,
+      int part,
+      Function<Path, ShardPartWriter.Written> writer) {
     Path target = Paths.get(staging).resolve(ShardPlan.partPath(epoch, part));
     TaskContext tc = TaskContext.get();
     String attempt = tc == null ? "local" : tc.stageId() + "-" + tc.taskAttemptId();
@@ -35,12 +49,12 @@ public final class PartFiles {
       Files.createDirectories(target.getParent());
       Files.deleteIfExists(tmp);
       ShardPartWriter.Written w = writer.apply(tmp);
-      if (spec.partObserver != null) {
-        Hooks.instantiate(Hooks.PART_WRITE_OBSERVER, spec.partObserver, PartWriteObserver.class)
+      if (partObserver != null) {
+        Hooks.instantiate(Hooks.PART_WRITE_OBSERVER, partObserver, PartWriteObserver.class)
             .written(tmp, epoch, part, tc == null ? 0 : tc.attemptNumber());
       }
       Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      return new PartResult(epoch, part, spec.plan.firstBatch(part), spec.plan.endBatch(part), w);
+      return new PartResult(epoch, part, plan.firstBatch(part), plan.endBatch(part), w);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write part " + target, e);
     }

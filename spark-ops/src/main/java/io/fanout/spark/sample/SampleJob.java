@@ -51,6 +51,15 @@ public final class SampleJob {
    */
   public static SampleOutcome run(SparkSession spark, FanoutConf conf, PrintStream err)
       throws IOException {
+    String openerClass = Hooks.className(spark, Hooks.TYPED_STORE_OPENER, TypedStoreOpener.class);
+    openerClass = openerClass == null ? TypedStoreOpener.DEFAULT : openerClass;
+    TypedStoreOpener opener = TypedStoreCache.opener(openerClass);
+    String graphOption = conf.get(SampleOptions.GRAPH);
+    if (graphOption != null && opener.isTyped(Paths.get(graphOption))) {
+      return TypedSampleJob.run(spark, conf, err, opener, openerClass);
+    }
+    conf.refuseIgnored(
+        SampleOptions.SEED_TYPE, "the store has one vertex type; --seed-type is for typed stores");
     int[] fanouts;
     try {
       fanouts = Fanouts.parse(conf.get(SampleOptions.FANOUTS));
@@ -320,15 +329,24 @@ public final class SampleJob {
         m.options.remove(d.name());
       }
     }
+    for (OptionDef<?> d : SampleOptions.TYPED_ONLY) {
+      m.options.remove(d.name());
+    }
+    addParts(m, spec.plan, parts);
+    return m;
+  }
+
+  /** Lists {@code parts} in {@code m} in epoch and part order, checking none is missing. */
+  static void addParts(ShardManifest m, ShardPlan plan, List<PartResult> parts) {
     parts = new java.util.ArrayList<>(parts);
     parts.sort(Comparator.comparingInt((PartResult p) -> p.epoch).thenComparingInt(p -> p.part));
-    if (parts.size() != spec.plan.totalParts()) {
+    if (parts.size() != plan.totalParts()) {
       throw new IllegalStateException(
-          parts.size() + " parts written, expected " + spec.plan.totalParts());
+          parts.size() + " parts written, expected " + plan.totalParts());
     }
     for (int i = 0; i < parts.size(); i++) {
       PartResult p = parts.get(i);
-      if (p.epoch * (long) spec.plan.partsPerEpoch() + p.part != i
+      if (p.epoch * (long) plan.partsPerEpoch() + p.part != i
           || p.rows != p.endBatch - p.firstBatch) {
         throw new IllegalStateException("part " + p.epoch + ":" + p.part + " is missing or short");
       }
@@ -339,19 +357,18 @@ public final class SampleJob {
       m.totals.edges += p.edges;
       m.totals.bytes += p.bytes;
     }
-    if (m.totals.seeds != spec.plan.seeds() * spec.epochs) {
+    if (m.totals.seeds != plan.seeds() * plan.epochs()) {
       throw new IllegalStateException(
-          m.totals.seeds + " seeds written, expected " + spec.plan.seeds() * spec.epochs);
+          m.totals.seeds + " seeds written, expected " + plan.seeds() * plan.epochs());
     }
-    return m;
   }
 
-  private static int positive(FanoutConf conf, OptionDef<Integer> def) {
+  static int positive(FanoutConf conf, OptionDef<Integer> def) {
     return conf.atLeast(def, 1);
   }
 
   /** Spark wraps task failures; surface our own clear errors as they were thrown. */
-  private static RuntimeException unwrap(Throwable e) {
+  static RuntimeException unwrap(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof InvalidInputException || t instanceof FanoutConfigException) {
         return (RuntimeException) t;

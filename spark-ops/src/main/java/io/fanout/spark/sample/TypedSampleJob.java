@@ -1,0 +1,345 @@
+package io.fanout.spark.sample;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
+import io.fanout.conf.Task;
+import io.fanout.conf.options.SampleMode;
+import io.fanout.conf.options.SampleOptions;
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedSchema;
+import io.fanout.graph.VertexTable;
+import io.fanout.sample.OrderedBatchStream;
+import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.sample.TypedNeighborSampler;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.PartWriteObserver;
+import io.fanout.shard.ShardManifest;
+import io.fanout.shard.ShardOutput;
+import io.fanout.shard.ShardPlan;
+import io.fanout.shard.TypedShardPartWriter;
+import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.internal.JobLabels;
+import io.fanout.store.Checksums;
+import io.fanout.store.DisjointPaths;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.OutputCommit;
+import io.fanout.store.OutputPaths;
+import io.fanout.store.StoreLayout;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The {@code sample} job on a typed (heterogeneous) store: typed batches ({@link
+ * TypedNeighborSampler}) of one seed type into typed shards ({@code docs/formats.md}, "Typed
+ * mini-batch shards"), in the replicated mode: every task opens the store and samples the batches
+ * of one part file on {@code --threads} threads. Validated on the driver before any task runs;
+ * written under a staging directory, {@code manifest.json} published last, as one-type shards.
+ */
+final class TypedSampleJob {
+  private TypedSampleJob() {}
+
+  static SampleOutcome run(
+      SparkSession spark,
+      FanoutConf conf,
+      PrintStream err,
+      TypedStoreOpener opener,
+      String openerClass) {
+    refuseUnbuilt(conf);
+    int batchSize = SampleJob.positive(conf, SampleOptions.BATCH_SIZE);
+    int epochs = SampleJob.positive(conf, SampleOptions.EPOCHS);
+    int batchesPerShard = SampleJob.positive(conf, SampleOptions.BATCHES_PER_SHARD);
+    int threads = SampleJob.positive(conf, SampleOptions.THREADS);
+    String split = conf.get(SampleOptions.SPLIT).id();
+    Path graph = Paths.get(conf.get(SampleOptions.GRAPH));
+    Path output = OutputPaths.check(Paths.get(conf.get(SampleOptions.OUTPUT)), "--output");
+    new DisjointPaths().input("--graph", graph).output("--output", output).check();
+
+    String storeFingerprint = opener.fingerprint(graph);
+    boolean verify = conf.get(SharedOptions.VERIFY) && conf.get(SampleOptions.VERIFY_STORE);
+    TypedSchema schema;
+    long seeds;
+    int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
+    int seedType;
+    try (TypedGraph g = opener.open(graph, verify)) {
+      schema = g.schema();
+      seedType = seedType(conf, schema, graph);
+      seeds = countSeeds(g.vertices(seedType), splitCode);
+    }
+    if (!opener.fingerprint(graph).equals(storeFingerprint)) {
+      throw new InvalidInputException(graph + ": the graph store changed while being opened");
+    }
+    int[][] fanouts;
+    try {
+      fanouts = TypedFanouts.parse(conf.get(SampleOptions.FANOUTS), schema);
+    } catch (IllegalArgumentException e) {
+      throw new FanoutConfigException(
+          "option 'fanouts' of sample has value '"
+              + conf.raw(SampleOptions.FANOUTS)
+              + "': "
+              + e.getMessage());
+    }
+    String seedTypeName = schema.type(seedType).name();
+    if (seeds == 0) {
+      throw new InvalidInputException(
+          graph
+              + ": split '"
+              + split
+              + "' has no vertices of the seed type '"
+              + seedTypeName
+              + "'; expected at least one seed");
+    }
+    ShardPlan plan = new ShardPlan(seeds, batchSize, epochs, batchesPerShard);
+    String fanoutsText = TypedFanouts.format(fanouts, schema);
+    TypedSampleSpec spec =
+        new TypedSampleSpec(
+            graph.toAbsolutePath().toString(),
+            storeFingerprint,
+            openerClass,
+            seedType,
+            seedTypeName,
+            splitCode,
+            split,
+            batchSize,
+            fanouts,
+            fanoutsText,
+            epochs,
+            conf.get(SampleOptions.SEED),
+            conf.get(SampleOptions.COMPRESSION).id(),
+            threads,
+            plan,
+            Hooks.className(spark, Hooks.PART_WRITE_OBSERVER, PartWriteObserver.class));
+
+    Map<String, String> request = new LinkedHashMap<>();
+    request.put("store_fingerprint", storeFingerprint);
+    request.put("kind", "typed");
+    request.put("seed-type", seedTypeName);
+    request.put("split", split);
+    request.put("batch-size", Integer.toString(batchSize));
+    request.put("fanouts", fanoutsText);
+    request.put("epochs", Integer.toString(epochs));
+    request.put("seed", Long.toString(spec.seed));
+    request.put("features", FeatureEncoding.NONE.id());
+    request.put("batches-per-shard", Integer.toString(batchesPerShard));
+    request.put("compression", spec.compression);
+    String requestFingerprint = Checksums.sha256(request.toString());
+
+    boolean overwrite = conf.get(SampleOptions.OVERWRITE);
+    OutputCommit.Plan commit =
+        ShardOutput.COMMIT.plan(output, requestFingerprint, request.toString(), overwrite);
+    if (commit == OutputCommit.Plan.SKIP) {
+      err.println("sample: " + output + " already holds these shards; nothing to do");
+      return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
+    }
+    OutputCommit.Run run = ShardOutput.COMMIT.begin(output);
+    long start = System.nanoTime();
+    ShardManifest m;
+    try {
+      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      err.println(
+          "sample: typed store, seed type "
+              + seedTypeName
+              + ", replicated mode, "
+              + epochs
+              + " epoch(s) x "
+              + plan.batchesPerEpoch()
+              + " batches in "
+              + plan.partsPerEpoch()
+              + " part(s) per epoch");
+      List<PartResult> parts = runParts(jsc, spec, run.dir().toString());
+      m = manifest(spec, schema, graph, conf, requestFingerprint, parts);
+      if (!ShardOutput.COMMIT.publish(run, m, overwrite)) {
+        err.println("sample: " + output + " already holds these shards; nothing to do");
+        return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
+      }
+    } catch (RuntimeException | Error e) {
+      ShardOutput.COMMIT.abort(run);
+      throw SampleJob.unwrap(e);
+    }
+    return new SampleOutcome(output, m, false, (System.nanoTime() - start) / 1e9);
+  }
+
+  /** Options whose typed version is not built: one line each, naming the option. */
+  private static void refuseUnbuilt(FanoutConf conf) {
+    if (conf.get(SampleOptions.MODE) == SampleMode.PARTITIONED) {
+      throw new FanoutConfigException(
+          "sample --mode partitioned is not built for typed stores; use --mode replicated (the"
+              + " default, which writes the same shards)");
+    }
+    if (conf.get(SampleOptions.TASK) == Task.LINK) {
+      throw new FanoutConfigException(
+          "sample --task link is not built for typed stores; use --task node");
+    }
+    if (!conf.get(SampleOptions.FEATURES).id().equals(FeatureEncoding.NONE.id())) {
+      throw new FanoutConfigException(
+          "sample --features is not built for typed stores (typed shards hold ids; the trainer"
+              + " gathers each type's features from the store); leave --features out");
+    }
+    if (conf.get(SampleOptions.WEIGHTED)) {
+      throw new FanoutConfigException(
+          "sample --weighted is not built for typed stores; leave --weighted out");
+    }
+    if (conf.get(SampleOptions.BATCH_BY_PARTITION)) {
+      throw new FanoutConfigException(
+          "sample --batch-by-partition is not built for typed stores; leave it out");
+    }
+  }
+
+  /** {@code --seed-type}, or the only labelled type. */
+  private static int seedType(FanoutConf conf, TypedSchema schema, Path graph) {
+    String named = conf.get(SampleOptions.SEED_TYPE);
+    List<String> all = new ArrayList<>();
+    List<String> labelled = new ArrayList<>();
+    int only = -1;
+    for (int t = 0; t < schema.numTypes(); t++) {
+      all.add(schema.type(t).name());
+      if (schema.type(t).labelled()) {
+        labelled.add(schema.type(t).name());
+        only = t;
+      }
+    }
+    if (named != null && !named.isBlank()) {
+      int t = schema.typeIndex(named.trim());
+      if (t < 0) {
+        throw new FanoutConfigException(
+            "option 'seed-type' of sample is '"
+                + named
+                + "', not a vertex type of "
+                + graph
+                + "; its types are "
+                + String.join(", ", all));
+      }
+      return t;
+    }
+    if (labelled.size() == 1) {
+      return only;
+    }
+    throw new FanoutConfigException(
+        labelled.isEmpty()
+            ? graph
+                + " has no labelled vertex type; name the seeds' type with --seed-type (one of "
+                + String.join(", ", all)
+                + ")"
+            : graph
+                + " has several labelled vertex types ("
+                + String.join(", ", labelled)
+                + "); name the seeds' type with --seed-type");
+  }
+
+  private static long countSeeds(VertexTable vt, int splitCode) {
+    long n = 0;
+    for (int v = 0; v < vt.numVertices(); v++) {
+      if (SeedOrder.inSplit(splitCode, vt.split(v))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private static List<PartResult> runParts(JavaSparkContext jsc, TypedSampleSpec spec, String dir) {
+    long total = spec.plan.totalParts();
+    if (total > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(total + " part files are too many");
+    }
+    List<Integer> parts = new ArrayList<>((int) total);
+    for (int g = 0; g < total; g++) {
+      parts.add(g);
+    }
+    return JobLabels.call(
+        jsc.sc(),
+        "sample",
+        "sample " + spec.epochs + " typed epoch(s) into " + total + " part file(s)",
+        1,
+        1,
+        () ->
+            jsc.parallelize(parts, Math.max(1, (int) total))
+                .map(g -> writePart(spec, dir, g))
+                .collect());
+  }
+
+  /** One task: opens the store (once per JVM) and writes one part file. */
+  static PartResult writePart(TypedSampleSpec spec, String staging, int globalPart) {
+    int epoch = globalPart / spec.plan.partsPerEpoch();
+    int part = globalPart % spec.plan.partsPerEpoch();
+    TypedGraph g = TypedStoreCache.open(spec);
+    int[] order = TypedStoreCache.order(g, spec, epoch);
+    TypedNeighborSampler sampler =
+        new TypedNeighborSampler(g, spec.seedType, spec.fanouts, spec.seed);
+    return PartFiles.write(
+        spec.plan,
+        spec.partObserver,
+        staging,
+        epoch,
+        part,
+        tmp -> {
+          try (OrderedBatchStream<TypedMiniBatch> batches =
+              new OrderedBatchStream<>(
+                  () -> sampler.newWorker()::sample,
+                  epoch,
+                  order,
+                  spec.batchSize,
+                  spec.plan.firstBatch(part),
+                  spec.plan.endBatch(part),
+                  spec.threads,
+                  2 * spec.threads + 2)) {
+            return TypedShardPartWriter.write(
+                tmp, batches, spec.codec(), spec.metadata(epoch, part));
+          }
+        });
+  }
+
+  private static ShardManifest manifest(
+      TypedSampleSpec spec,
+      TypedSchema schema,
+      Path graph,
+      FanoutConf conf,
+      String requestFingerprint,
+      List<PartResult> parts) {
+    ShardManifest m = new ShardManifest();
+    m.requestFingerprint = requestFingerprint;
+    m.store = graph.toString();
+    m.storeFingerprint = spec.storeFingerprint;
+    m.storeVertices = schema.numVertices();
+    for (TypedSchema.Relation r : schema.relations()) {
+      m.storeEdges += r.edges();
+    }
+    m.split = spec.split;
+    m.seedsPerEpoch = spec.plan.seeds();
+    m.batchSize = spec.batchSize;
+    m.fanouts = null;
+    m.epochs = spec.epochs;
+    m.seed = spec.seed;
+    m.features = FeatureEncoding.NONE.id();
+    m.featureDim = 0;
+    m.compression = spec.compression;
+    m.batchesPerShard = spec.plan.batchesPerShard();
+    m.batchesPerEpoch = spec.plan.batchesPerEpoch();
+    m.partsPerEpoch = spec.plan.partsPerEpoch();
+    m.mode = SampleMode.REPLICATED.id();
+    m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
+    m.options.put(SampleOptions.SEED_TYPE.name(), spec.seedTypeName);
+    m.options.put(SampleOptions.FANOUTS.name(), spec.fanoutsText);
+    for (OptionDef<?> d :
+        List.of(
+            SampleOptions.WEIGHTED,
+            SampleOptions.BATCH_BY_PARTITION,
+            SampleOptions.TASK,
+            SampleOptions.NEGATIVES,
+            SampleOptions.NUM_NEGATIVES)) {
+      m.options.remove(d.name());
+    }
+    m.typed = ShardManifest.Typed.of(schema, spec.seedType, spec.fanouts);
+    SampleJob.addParts(m, spec.plan, parts);
+    return m;
+  }
+}

@@ -1,0 +1,93 @@
+package io.fanout.spark.sample;
+
+import io.fanout.shard.ShardPlan;
+import io.fanout.shard.ShardSchema;
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/** A resolved, validated {@code sample} request on a typed store, shipped to every task. */
+final class TypedSampleSpec implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  final String store;
+  final String storeFingerprint;
+  final String opener;
+  final int seedType;
+  final String seedTypeName;
+  final int splitCode;
+  final String split;
+  final int batchSize;
+
+  /** {@code fanouts[r][h-1]}. */
+  final int[][] fanouts;
+
+  /** The canonical text of {@link #fanouts} ({@code rel=10,5;...}). */
+  final String fanoutsText;
+
+  final int epochs;
+  final long seed;
+  final String compression;
+  final int threads;
+  final ShardPlan plan;
+  final String partObserver;
+
+  TypedSampleSpec(
+      String store,
+      String storeFingerprint,
+      String opener,
+      int seedType,
+      String seedTypeName,
+      int splitCode,
+      String split,
+      int batchSize,
+      int[][] fanouts,
+      String fanoutsText,
+      int epochs,
+      long seed,
+      String compression,
+      int threads,
+      ShardPlan plan,
+      String partObserver) {
+    this.store = store;
+    this.storeFingerprint = storeFingerprint;
+    this.opener = opener;
+    this.seedType = seedType;
+    this.seedTypeName = seedTypeName;
+    this.splitCode = splitCode;
+    this.split = split;
+    this.batchSize = batchSize;
+    this.fanouts = fanouts;
+    this.fanoutsText = fanoutsText;
+    this.epochs = epochs;
+    this.seed = seed;
+    this.compression = compression;
+    this.threads = threads;
+    this.plan = plan;
+    this.partObserver = partObserver;
+  }
+
+  CompressionCodecName codec() {
+    return CompressionCodecName.valueOf(compression.toUpperCase(java.util.Locale.ROOT));
+  }
+
+  /** Key-value metadata of a part file: a function of the request and the range only. */
+  Map<String, String> metadata(int epoch, int part) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("fanout.shard.version", Integer.toString(ShardSchema.VERSION));
+    m.put(ShardSchema.KIND_KEY, ShardSchema.TYPED);
+    m.put("fanout.store_fingerprint", storeFingerprint);
+    m.put("fanout.seed_type", seedTypeName);
+    m.put("fanout.split", split);
+    m.put("fanout.fanouts", fanoutsText);
+    m.put("fanout.seed", Long.toString(seed));
+    m.put("fanout.epoch", Integer.toString(epoch));
+    m.put("fanout.part", Integer.toString(part));
+    m.put("fanout.first_batch", Integer.toString(plan.firstBatch(part)));
+    m.put("fanout.end_batch", Integer.toString(plan.endBatch(part)));
+    m.put("fanout.features", "none");
+    m.put("fanout.feature_dim", "0");
+    return m;
+  }
+}

@@ -1,0 +1,80 @@
+package io.fanout.spark.sample;
+
+import io.fanout.graph.TypedGraph;
+import io.fanout.sample.SeedOrder;
+import io.fanout.spark.internal.Hooks;
+import io.fanout.store.InvalidInputException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Per-JVM cache of opened typed stores and epoch seed orders, as {@link StoreCache} is for one-type
+ * stores: keyed by the store's fingerprint, so a store replaced at the same path is opened afresh
+ * and one that differs from the run's is refused.
+ */
+final class TypedStoreCache {
+  private TypedStoreCache() {}
+
+  private static final Map<String, TypedGraph> STORES = new LinkedHashMap<>();
+  private static final Map<String, int[]> ORDERS =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, int[]> e) {
+          return size() > 4;
+        }
+      };
+
+  static TypedStoreOpener opener(String className) {
+    return Hooks.instantiate(Hooks.TYPED_STORE_OPENER, className, TypedStoreOpener.class);
+  }
+
+  static synchronized TypedGraph open(TypedSampleSpec spec) {
+    TypedStoreOpener opener = opener(spec.opener);
+    Path p = Paths.get(spec.store);
+    String fp = opener.fingerprint(p);
+    if (!fp.equals(spec.storeFingerprint)) {
+      throw new InvalidInputException(
+          p
+              + ": the graph store changed during the run (fingerprint "
+              + fp
+              + ", run started with "
+              + spec.storeFingerprint
+              + ")");
+    }
+    return STORES.computeIfAbsent(p.toAbsolutePath() + "#" + fp, k -> opener.open(p, false));
+  }
+
+  /** The seed order of {@code epoch}: the seed type's split members, shuffled. */
+  static int[] order(TypedGraph g, TypedSampleSpec spec, int epoch) {
+    String key =
+        spec.storeFingerprint
+            + "#"
+            + spec.seedType
+            + "#"
+            + spec.splitCode
+            + "#"
+            + spec.seed
+            + "#"
+            + epoch;
+    synchronized (ORDERS) {
+      int[] o = ORDERS.get(key);
+      if (o == null) {
+        o = SeedOrder.order(g.vertices(spec.seedType), spec.splitCode, spec.seed, epoch);
+        ORDERS.put(key, o);
+      }
+      if (o.length != spec.plan.seeds()) {
+        throw new IllegalStateException(
+            spec.store
+                + ": "
+                + o.length
+                + " seeds in epoch "
+                + epoch
+                + ", expected "
+                + spec.plan.seeds());
+      }
+      return o;
+    }
+  }
+}
