@@ -81,6 +81,9 @@ public final class GnnModel implements AutoCloseable {
             case SAGE -> new SageLayer(be, l, in, out, last, act, cfg.dropout());
             case GCN -> new GcnLayer(be, l, in, out, last, act, cfg.dropout());
             case GAT -> new GatLayer(be, l, in, out, last, act, cfg.dropout(), cfg.attention());
+            case RGCN, HSAGE ->
+                throw new IllegalArgumentException(
+                    cfg.kind().id() + " is a typed model: see io.fanout.nn.typed.TypedModel");
           };
       long next = layers[l].allocate(offset);
       if (next > Integer.MAX_VALUE - 8) {

@@ -114,6 +114,14 @@ public record ModelConfig(
     Objects.requireNonNull(featureNorm, "featureNorm");
     Objects.requireNonNull(decoder, "decoder");
     Objects.requireNonNull(attention, "attention");
+    if (kind.typed()) {
+      throw new io.fanout.store.InvalidInputException(
+          "--model "
+              + kind.id()
+              + " trains typed graph stores (several vertex types or relations, prepare"
+              + " --graph-spec); this graph has one vertex type and one relation: use sage, gcn or"
+              + " gat");
+    }
     if (inDim <= 0 || hidden <= 0 || classes <= 1 || layers <= 0) {
       throw new IllegalArgumentException(
           "need inDim, hidden, layers > 0 and classes > 1, got inDim="

@@ -229,6 +229,22 @@ public final class TrainCommandOptions {
           "attn-slope",
           0.2,
           "--model gat: negative slope of the LeakyReLU on the attention scores");
+  public static final OptionDef<io.fanout.nn.typed.EmbeddingMode> LEARNED_EMBEDDINGS =
+      OptionDef.enumeration(
+          "learned-embeddings",
+          io.fanout.nn.typed.EmbeddingMode.AUTO,
+          "typed stores: which vertex types learn one vector of --hidden floats per vertex instead"
+              + " of projecting their features: auto (the types without features), all, off"
+              + " (a type without features is refused)",
+          io.fanout.nn.typed.EmbeddingMode::parse,
+          io.fanout.nn.typed.EmbeddingMode.values(),
+          io.fanout.nn.typed.EmbeddingMode::id);
+  public static final OptionDef<Integer> BASES =
+      OptionDef.integer(
+          "bases",
+          0,
+          "--model rgcn: relation weights as combinations of this many shared bases (0: one full"
+              + " weight per relation)");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -247,6 +263,8 @@ public final class TrainCommandOptions {
           DECODER,
           HEADS,
           ATTN_SLOPE,
+          LEARNED_EMBEDDINGS,
+          BASES,
           LR,
           WEIGHT_DECAY,
           SCHEDULE,

@@ -1,6 +1,7 @@
 package io.fanout.nn.typed;
 
 import io.fanout.graph.TypedSchema;
+import io.fanout.nn.FeatureNormKind;
 import io.fanout.store.InvalidInputException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,6 +23,7 @@ import java.util.Objects;
  * @param dropout dropout probability on every layer's input
  * @param bases R-GCN basis count (0: one full weight per relation)
  * @param multiLabel sigmoid per class (label sets) instead of a softmax
+ * @param featureNorm row normalization of every type's input features (on the host, as gathered)
  */
 public record TypedModelConfig(
     TypedModelKind kind,
@@ -33,7 +35,34 @@ public record TypedModelConfig(
     int layers,
     float dropout,
     int bases,
-    boolean multiLabel) {
+    boolean multiLabel,
+    FeatureNormKind featureNorm) {
+
+  /** A configuration whose features are used as stored ({@link FeatureNormKind#NONE}). */
+  public TypedModelConfig(
+      TypedModelKind kind,
+      List<TypeInput> types,
+      List<RelationSpec> relations,
+      int target,
+      int hidden,
+      int classes,
+      int layers,
+      float dropout,
+      int bases,
+      boolean multiLabel) {
+    this(
+        kind,
+        types,
+        relations,
+        target,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        bases,
+        multiLabel,
+        FeatureNormKind.NONE);
+  }
 
   /**
    * One vertex type's input.
@@ -49,6 +78,7 @@ public record TypedModelConfig(
 
   public TypedModelConfig {
     Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(featureNorm, "featureNorm");
     types = List.copyOf(types);
     relations = List.copyOf(relations);
     if (types.isEmpty() || target < 0 || target >= types.size()) {
@@ -121,6 +151,12 @@ public record TypedModelConfig(
         kind, types, rels, target, hidden, tt.classes(), layers, dropout, bases, tt.multiLabel());
   }
 
+  /** This configuration with its input features normalized by {@code norm}. */
+  public TypedModelConfig withFeatureNorm(FeatureNormKind norm) {
+    return new TypedModelConfig(
+        kind, types, relations, target, hidden, classes, layers, dropout, bases, multiLabel, norm);
+  }
+
   public int numTypes() {
     return types.size();
   }
@@ -187,6 +223,7 @@ public record TypedModelConfig(
     m.put("dropout", Float.toString(dropout));
     m.put("bases", Integer.toString(bases));
     m.put("multi_label", Boolean.toString(multiLabel));
+    m.put("feature_norm", featureNorm.id());
     return m;
   }
 
@@ -217,6 +254,7 @@ public record TypedModelConfig(
         Integer.parseInt(m.get("layers")),
         Float.parseFloat(m.get("dropout")),
         Integer.parseInt(m.get("bases")),
-        Boolean.parseBoolean(m.get("multi_label")));
+        Boolean.parseBoolean(m.get("multi_label")),
+        FeatureNormKind.parse(m.getOrDefault("feature_norm", FeatureNormKind.NONE.id())));
   }
 }

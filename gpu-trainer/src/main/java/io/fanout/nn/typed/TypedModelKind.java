@@ -25,6 +25,17 @@ public enum TypedModelKind {
     return id;
   }
 
+  /** The typed architecture of a {@code --model} value. */
+  public static TypedModelKind of(io.fanout.nn.ModelKind kind) {
+    return switch (kind) {
+      case RGCN -> RGCN;
+      case HSAGE -> HSAGE;
+      default ->
+          throw new io.fanout.store.InvalidInputException(
+              "--model " + kind.id() + " is not built for typed graph stores; use rgcn or hsage");
+    };
+  }
+
   /** The value spelled {@code raw}, case-insensitively. */
   public static TypedModelKind parse(String raw) {
     return EnumSpellings.parse(raw, values(), TypedModelKind::id);

@@ -61,6 +61,8 @@ public final class TypedCheckpoint {
     }
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put(MARK, "true");
+    meta.put("model.kind", cfg.kind().id());
+    meta.put("model.layers", Integer.toString(cfg.layers()));
     for (Map.Entry<String, String> e : cfg.toMap().entrySet()) {
       meta.put("typed." + e.getKey(), e.getValue());
     }

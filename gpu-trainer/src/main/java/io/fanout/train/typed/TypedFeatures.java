@@ -24,6 +24,10 @@ final class TypedFeatures {
       int[] ids = b.nodes(t);
       x[t] = new float[Math.multiplyExact(ids.length, dim)];
       f.gather(ids, 0, ids.length, x[t], 0);
+      if (cfg.featureNorm() != io.fanout.nn.FeatureNormKind.NONE) {
+        io.fanout.tensor.RowNorms.normalize(
+            x[t], 0, ids.length, dim, cfg.featureNorm() == io.fanout.nn.FeatureNormKind.L1);
+      }
     }
     return x;
   }

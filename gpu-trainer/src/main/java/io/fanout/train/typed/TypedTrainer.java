@@ -8,7 +8,6 @@ import io.fanout.sample.TypedMiniBatch;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
-import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
@@ -37,28 +36,57 @@ public final class TypedTrainer implements AutoCloseable {
   private final TypedTrainOptions opts;
   private final Adam adam;
   private final Backend be;
-  private final int[] trainSeeds;
+  private final TypedEpochs epochs;
+  private final int evalBatch;
   private FloatTensor probs;
   private FloatTensor dLogits;
   private IntTensor labels;
   private FloatTensor targets;
 
+  /**
+   * A trainer that samples its training batches with {@code sampler} from the target type's train
+   * split, {@code opts.batchSize()} seeds each; validation and {@link #evaluate} use the same
+   * sampler.
+   */
   public TypedTrainer(
       TypedModel model, TypedGraph graph, TypedSampler sampler, TypedTrainOptions opts) {
+    this(
+        model,
+        graph,
+        TypedEpochs.sampled(sampler, trainSeeds(graph, model), opts.batchSize(), opts.seed()),
+        sampler,
+        opts);
+  }
+
+  /**
+   * A trainer over the training batches {@code epochs} gives (typed shards); validation and {@link
+   * #evaluate} sample with {@code sampler} in batches of {@code opts.batchSize()} seeds.
+   */
+  public TypedTrainer(
+      TypedModel model,
+      TypedGraph graph,
+      TypedEpochs epochs,
+      TypedSampler sampler,
+      TypedTrainOptions opts) {
     this.model = model;
     this.graph = graph;
     this.sampler = sampler;
     this.opts = opts;
     this.be = model.backend();
+    this.epochs = epochs;
+    this.evalBatch = opts.batchSize();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
-    this.trainSeeds =
-        TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_TRAIN);
-    if (trainSeeds.length == 0) {
+  }
+
+  private static int[] trainSeeds(TypedGraph graph, TypedModel model) {
+    int[] s = TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_TRAIN);
+    if (s.length == 0) {
       throw new InvalidInputException(
           "target type '"
               + model.config().type(model.config().target()).name()
               + "' has no vertices in the train split");
     }
+    return s;
   }
 
   public TypedModel model() {
@@ -133,42 +161,45 @@ public final class TypedTrainer implements AutoCloseable {
     return t;
   }
 
-  /** The train seeds in epoch {@code epoch}'s order: a Fisher-Yates shuffle keyed by (seed, e). */
-  int[] epochOrder(int epoch) {
-    int[] s = trainSeeds.clone();
-    long key = CounterRng.key(opts.seed(), 0x5EED, epoch, 0);
-    for (int i = s.length - 1; i > 0; i--) {
-      int j = (int) (CounterRng.uniform(key, i) * (i + 1));
-      int t = s[i];
-      s[i] = s[j];
-      s[j] = t;
-    }
-    return s;
-  }
-
   /** Trains one epoch; returns the mean loss per labelled seed. */
   public double trainEpoch(int epoch) {
-    int[] order = epochOrder(epoch);
     double loss = 0;
     long labelled = 0;
-    for (int at = 0, batch = 0; at < order.length; at += opts.batchSize(), batch++) {
-      int[] seeds =
-          java.util.Arrays.copyOfRange(order, at, Math.min(order.length, at + opts.batchSize()));
-      StepResult r = step(sampler.sample(epoch, batch, seeds), epoch);
+    for (java.util.Iterator<TypedMiniBatch> it = epochs.epoch(epoch); it.hasNext(); ) {
+      if (cancelled.getAsBoolean()) {
+        throw new io.fanout.train.TrainCancelledException("typed training cancelled");
+      }
+      StepResult r = step(it.next(), epoch);
       loss += r.loss();
       labelled += r.labelled();
     }
     return labelled == 0 ? 0 : loss / labelled;
   }
 
+  private java.util.function.BooleanSupplier cancelled = () -> false;
+
+  /** Stops training before the next step once {@code check} is true. */
+  public TypedTrainer cancelWhen(java.util.function.BooleanSupplier check) {
+    this.cancelled = check;
+    return this;
+  }
+
   /** Scores on the target type's vertices in {@code split} ({@code StoreLayout.SPLIT_*}). */
   public F1Scores evaluate(byte split) {
     int[] seeds = TypedEvaluation.seeds(graph, model.config().target(), split);
-    return TypedEvaluation.scores(model, graph, sampler, seeds, opts.batchSize(), opts.seed());
+    return TypedEvaluation.scores(model, graph, sampler, seeds, evalBatch, opts.seed());
   }
 
   /** What {@link #fit} did. */
-  public record FitResult(int epochs, F1Scores lastVal, double bestValMicroF1, int bestEpoch) {}
+  /**
+   * What {@link #fit} did.
+   *
+   * @param epochsRun epochs this call trained (0 when a resumed run was already complete)
+   * @param lastLoss the last epoch's mean loss per labelled seed (NaN when none ran)
+   * @param lastVal the last validation scores, or null
+   */
+  public record FitResult(
+      int epochsRun, double lastLoss, F1Scores lastVal, double bestValMicroF1, int bestEpoch) {}
 
   /**
    * Trains up to {@code opts.epochs()} epochs, validating after each (when the target type has
@@ -208,11 +239,12 @@ public final class TypedTrainer implements AutoCloseable {
     }
     int[] val = TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_VAL);
     F1Scores lastVal = null;
+    double loss = Double.NaN;
     for (int e = start; e < opts.epochs(); e++) {
-      double loss = trainEpoch(e);
+      loss = trainEpoch(e);
       boolean improved = false;
       if (val.length > 0) {
-        lastVal = TypedEvaluation.scores(model, graph, sampler, val, opts.batchSize(), opts.seed());
+        lastVal = TypedEvaluation.scores(model, graph, sampler, val, evalBatch, opts.seed());
         if (lastVal.microF1() > best) {
           best = lastVal.microF1();
           bestEpoch = e + 1;
@@ -236,9 +268,40 @@ public final class TypedTrainer implements AutoCloseable {
           TypedCheckpoint.write(modelDir, Checkpoint.BEST, model, adam, e + 1, meta);
         }
         TypedCheckpoint.write(modelDir, Checkpoint.FILE, model, adam, e + 1, meta);
+        appendMetrics(modelDir, e + 1, loss, lastVal);
       }
     }
-    return new FitResult(opts.epochs(), lastVal, best, bestEpoch);
+    return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
+  }
+
+  /** One line of {@code metrics.jsonl}: the epoch, its loss and the validation scores. */
+  private static void appendMetrics(Path modelDir, int epoch, double loss, F1Scores val) {
+    StringBuilder line =
+        new StringBuilder(
+            String.format(Locale.ROOT, "{\"epoch\":%d,\"loss\":%s", epoch, json(loss)));
+    if (val != null) {
+      line.append(
+          String.format(
+              Locale.ROOT,
+              ",\"val_accuracy\":%s,\"val_micro_f1\":%s,\"val_macro_f1\":%s",
+              json(val.accuracy()),
+              json(val.microF1()),
+              json(val.macroF1())));
+    }
+    line.append("}\n");
+    try {
+      java.nio.file.Files.writeString(
+          modelDir.resolve(io.fanout.train.ModelDirFiles.METRICS),
+          line,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (java.io.IOException ex) {
+      throw new java.io.UncheckedIOException("cannot append to metrics.jsonl in " + modelDir, ex);
+    }
+  }
+
+  private static String json(double v) {
+    return Double.isFinite(v) ? Double.toString(v) : "null";
   }
 
   @Override
