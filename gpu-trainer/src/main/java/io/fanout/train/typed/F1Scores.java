@@ -89,6 +89,11 @@ public final class F1Scores {
     return rows;
   }
 
+  /** Vertices whose prediction equals the truth. */
+  public long correct() {
+    return exact;
+  }
+
   public double accuracy() {
     return rows == 0 ? 0 : (double) exact / rows;
   }
