@@ -223,7 +223,8 @@ class TypedAccuracyProbe {
               Float.parseFloat(p("wd", "5e-4")),
               1 + s);
       TypedModelConfig cfg =
-          TypedModelConfig.of(g.schema(), target, kind, hidden, layers, dropout, bases, emb);
+          TypedModelConfig.of(g.schema(), target, kind, hidden, layers, dropout, bases, emb)
+              .withFeatureNorm(io.fanout.nn.FeatureNormKind.parse(p("norm", "l2")));
       TypedSampler sampler =
           TypedSampler.of(new TypedNeighborSampler(g, target, fanouts, opts.seed()));
       Path md = Files.createTempDirectory("typedprobe");
