@@ -127,6 +127,11 @@ public final class TypedInference {
           }
           parts.add(withIds(spark, g, t, spark.createDataFrame(rows, schema)));
         }
+        if (parts.isEmpty()) {
+          throw new io.fanout.store.InvalidInputException(
+              "infer --embeddings: the typed model has one layer and no learned embedding table,"
+                  + " so it has no embeddings to write");
+        }
         write(union(parts), emb);
       }
       return new ModelInference.Outcome(n, classes, dim, false, false);
