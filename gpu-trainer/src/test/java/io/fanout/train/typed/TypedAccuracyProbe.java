@@ -196,6 +196,7 @@ class TypedAccuracyProbe {
   }
 
   @Test
+  @org.junit.jupiter.api.Timeout(value = 3, unit = java.util.concurrent.TimeUnit.HOURS)
   void probe() throws IOException {
     Path dir = Path.of(System.getProperty("fanout.typedprobe"));
     TypedGraph g = load(dir);
