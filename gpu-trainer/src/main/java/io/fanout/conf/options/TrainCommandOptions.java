@@ -229,6 +229,11 @@ public final class TrainCommandOptions {
           "attn-slope",
           0.2,
           "--model gat: negative slope of the LeakyReLU on the attention scores");
+  public static final OptionDef<Double> ATTN_DROPOUT =
+      OptionDef.doubleValue(
+          "attn-dropout",
+          0.5,
+          "--model gat: dropout on the attention weights in training (each edge and head)");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -247,6 +252,7 @@ public final class TrainCommandOptions {
           DECODER,
           HEADS,
           ATTN_SLOPE,
+          ATTN_DROPOUT,
           LR,
           WEIGHT_DECAY,
           SCHEDULE,
