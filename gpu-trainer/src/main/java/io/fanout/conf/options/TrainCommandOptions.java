@@ -232,7 +232,7 @@ public final class TrainCommandOptions {
   public static final OptionDef<Double> ATTN_DROPOUT =
       OptionDef.doubleValue(
           "attn-dropout",
-          0.5,
+          0.6,
           "--model gat: dropout on the attention weights in training (each edge and head)");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
