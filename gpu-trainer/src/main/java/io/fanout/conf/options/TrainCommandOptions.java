@@ -229,6 +229,11 @@ public final class TrainCommandOptions {
           "attn-slope",
           0.2,
           "--model gat: negative slope of the LeakyReLU on the attention scores");
+  public static final OptionDef<Double> ATTN_DROPOUT =
+      OptionDef.doubleValue(
+          "attn-dropout",
+          0.6,
+          "--model gat: dropout on the attention weights in training (each edge and head)");
   public static final OptionDef<io.fanout.nn.typed.EmbeddingMode> LEARNED_EMBEDDINGS =
       OptionDef.enumeration(
           "learned-embeddings",
@@ -263,6 +268,7 @@ public final class TrainCommandOptions {
           DECODER,
           HEADS,
           ATTN_SLOPE,
+          ATTN_DROPOUT,
           LEARNED_EMBEDDINGS,
           BASES,
           LR,
