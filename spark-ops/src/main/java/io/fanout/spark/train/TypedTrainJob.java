@@ -48,6 +48,7 @@ public final class TypedTrainJob {
           DECODER,
           HEADS,
           ATTN_SLOPE,
+          ATTN_DROPOUT,
           SCHEDULE,
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
