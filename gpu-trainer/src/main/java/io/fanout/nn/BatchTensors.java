@@ -106,7 +106,7 @@ public final class BatchTensors implements AutoCloseable {
       indices[l] = TensorBufs.ensure(be, indices[l], edges);
       be.upload(b.indptr(), 0, indptr[l], 0, b.numDst() + 1);
       be.upload(b.indices(), 0, indices[l], 0, edges);
-      this.blocks[l] = new DeviceBlock(indptr[l], indices[l], b.numDst(), b.numSrc());
+      this.blocks[l] = new DeviceBlock(indptr[l], indices[l], b.numDst(), b.numSrc(), edges);
     }
   }
 

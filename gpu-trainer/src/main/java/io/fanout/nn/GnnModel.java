@@ -50,6 +50,9 @@ public final class GnnModel implements AutoCloseable {
       long in = l == 0 ? cfg.inDim() : cfg.hidden();
       long out = l == cfg.layers() - 1 ? cfg.classes() : cfg.hidden();
       n += (cfg.kind() == ModelKind.SAGE ? 2 : 1) * in * out + out;
+      if (cfg.kind() == ModelKind.GAT) {
+        n += 2 * out; // the source and destination attention vectors
+      }
     }
     if (cfg.mlpDecoder()) {
       long d = cfg.classes();
@@ -74,9 +77,14 @@ public final class GnnModel implements AutoCloseable {
       boolean last = l == cfg.layers() - 1;
       int out = last ? cfg.classes() : cfg.hidden();
       layers[l] =
-          cfg.kind() == ModelKind.SAGE
-              ? new SageLayer(be, l, in, out, last, act, cfg.dropout())
-              : new GcnLayer(be, l, in, out, last, act, cfg.dropout());
+          switch (cfg.kind()) {
+            case SAGE -> new SageLayer(be, l, in, out, last, act, cfg.dropout());
+            case GCN -> new GcnLayer(be, l, in, out, last, act, cfg.dropout());
+            case GAT -> new GatLayer(be, l, in, out, last, act, cfg.dropout(), cfg.attention());
+            case RGCN, HSAGE ->
+                throw new IllegalArgumentException(
+                    cfg.kind().id() + " is a typed model: see io.fanout.nn.typed.TypedModel");
+          };
       long next = layers[l].allocate(offset);
       if (next > Integer.MAX_VALUE - 8) {
         throw new IllegalArgumentException("model has more than 2^31 parameters");

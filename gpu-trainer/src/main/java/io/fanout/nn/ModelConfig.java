@@ -7,8 +7,8 @@ import java.util.Objects;
 /**
  * Architecture of a GNN: everything needed to rebuild it from a checkpoint.
  *
- * @param kind {@link ModelKind#SAGE} (GraphSAGE, mean aggregator) or {@link ModelKind#GCN} (mean
- *     over the neighbors and the node itself)
+ * @param kind {@link ModelKind#SAGE} (GraphSAGE, mean aggregator), {@link ModelKind#GCN} (mean over
+ *     the neighbors and the node itself) or {@link ModelKind#GAT} (graph attention)
  * @param inDim input feature dimension
  * @param hidden hidden width
  * @param classes output classes
@@ -20,6 +20,8 @@ import java.util.Objects;
  *     parameters; also every node classifier's) or {@link DecoderKind#MLP} ({@link MlpDecoder},
  *     parameters after the layers'), recorded in {@link #toMap} only when {@code mlp}, so dot
  *     models keep their identity
+ * @param attention a {@link ModelKind#GAT} model's heads and slope ({@link AttentionConfig#DEFAULT}
+ *     for the others), recorded in {@link #toMap} only for {@code gat}
  */
 public record ModelConfig(
     ModelKind kind,
@@ -30,7 +32,32 @@ public record ModelConfig(
     float dropout,
     ActivationKind activation,
     FeatureNormKind featureNorm,
-    DecoderKind decoder) {
+    DecoderKind decoder,
+    AttentionConfig attention) {
+
+  /** A configuration with the default attention shape (used by {@code gat} only). */
+  public ModelConfig(
+      ModelKind kind,
+      int inDim,
+      int hidden,
+      int classes,
+      int layers,
+      float dropout,
+      ActivationKind activation,
+      FeatureNormKind featureNorm,
+      DecoderKind decoder) {
+    this(
+        kind,
+        inDim,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        activation,
+        featureNorm,
+        decoder,
+        AttentionConfig.DEFAULT);
+  }
 
   /** A configuration with the {@code dot} decoder (every node classifier's). */
   public ModelConfig(
@@ -86,6 +113,15 @@ public record ModelConfig(
     Objects.requireNonNull(activation, "activation");
     Objects.requireNonNull(featureNorm, "featureNorm");
     Objects.requireNonNull(decoder, "decoder");
+    Objects.requireNonNull(attention, "attention");
+    if (kind.typed()) {
+      throw new io.fanout.store.InvalidInputException(
+          "--model "
+              + kind.id()
+              + " trains typed graph stores (several vertex types or relations, prepare"
+              + " --graph-spec); this graph has one vertex type and one relation: use sage, gcn or"
+              + " gat");
+    }
     if (inDim <= 0 || hidden <= 0 || classes <= 1 || layers <= 0) {
       throw new IllegalArgumentException(
           "need inDim, hidden, layers > 0 and classes > 1, got inDim="
@@ -99,6 +135,14 @@ public record ModelConfig(
     }
     if (!(dropout >= 0f && dropout < 1f)) {
       throw new IllegalArgumentException("dropout must be in [0, 1), got " + dropout);
+    }
+    if (kind == ModelKind.GAT && layers > 1 && hidden % attention.heads() != 0) {
+      throw new IllegalArgumentException(
+          "gat splits the hidden width over its heads: hidden "
+              + hidden
+              + " is not a multiple of "
+              + attention.heads()
+              + " heads");
     }
   }
 
@@ -121,19 +165,38 @@ public record ModelConfig(
     if (mlpDecoder()) {
       m.put("decoder", decoder.id());
     }
+    if (kind == ModelKind.GAT) {
+      m.put("heads", Integer.toString(attention.heads()));
+      m.put("attn_slope", Float.toString(attention.slope()));
+      m.put("attn_dropout", Float.toString(attention.dropout()));
+    }
     return m;
   }
 
   public static ModelConfig fromMap(Map<String, String> m) {
+    AttentionConfig attention =
+        m.containsKey("heads")
+            ? new AttentionConfig(
+                Integer.parseInt(m.get("heads")),
+                Float.parseFloat(m.get("attn_slope")),
+                Float.parseFloat(m.get("attn_dropout")))
+            : AttentionConfig.DEFAULT;
     return new ModelConfig(
-        m.get("kind"),
+        ModelKind.parse(m.get("kind")),
         Integer.parseInt(m.get("in_dim")),
         Integer.parseInt(m.get("hidden")),
         Integer.parseInt(m.get("classes")),
         Integer.parseInt(m.get("layers")),
         Float.parseFloat(m.get("dropout")),
-        m.get("activation"),
-        m.get("feature_norm"),
-        m.getOrDefault("decoder", DecoderKind.DOT.id()));
+        ActivationKind.parse(m.get("activation")),
+        FeatureNormKind.parse(m.get("feature_norm")),
+        DecoderKind.parse(m.getOrDefault("decoder", DecoderKind.DOT.id())),
+        attention);
+  }
+
+  /** This configuration with the attention shape {@code a}. */
+  public ModelConfig withAttention(AttentionConfig a) {
+    return new ModelConfig(
+        kind, inDim, hidden, classes, layers, dropout, activation, featureNorm, decoder, a);
   }
 }

@@ -5,12 +5,23 @@ import io.fanout.store.EnumSpellings;
 /** The GNN architecture {@code train --model} names. */
 public enum ModelKind {
   SAGE("sage"),
-  GCN("gcn");
+  GCN("gcn"),
+  /** Graph attention (GAT): multi-head attention over the neighbors and the node itself. */
+  GAT("gat"),
+  /** R-GCN, relation weights with optional bases: typed graph stores only. */
+  RGCN("rgcn"),
+  /** Heterogeneous GraphSAGE, per-relation means and a per-type self term: typed stores only. */
+  HSAGE("hsage");
 
   private final String id;
 
   ModelKind(String id) {
     this.id = id;
+  }
+
+  /** Whether this architecture trains typed (heterogeneous) graph stores only. */
+  public boolean typed() {
+    return this == RGCN || this == HSAGE;
   }
 
   /** The spelling of this value in options, checkpoints and messages. */

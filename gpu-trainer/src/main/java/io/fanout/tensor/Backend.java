@@ -450,6 +450,199 @@ public interface Backend extends AutoCloseable {
       FloatTensor g,
       int gOff);
 
+  // ---- attention ----
+
+  /**
+   * Per-head row dot products: {@code scores[r, k] = sum_d z[r, k * headDim + d] * a[k * headDim +
+   * d]} for the {@code rows x (heads * headDim)} matrix at {@code z} and the {@code heads *
+   * headDim} vector at {@code a}; {@code scores} is {@code rows x heads} and overwritten. Each sum
+   * runs in column order. The attention scores of a GAT layer's sources and destinations.
+   */
+  void headScores(
+      int rows,
+      int heads,
+      int headDim,
+      FloatTensor z,
+      int zOff,
+      FloatTensor a,
+      int aOff,
+      FloatTensor scores,
+      int scoresOff);
+
+  /**
+   * The backward of {@link #headScores}: accumulates {@code dScores[r, k] * a[head k]} into {@code
+   * dz} (when not null) and {@code sum_r dScores[r, k] * z[r, head k]} into {@code da} (when not
+   * null), rows in order.
+   */
+  void headScoresBackward(
+      int rows,
+      int heads,
+      int headDim,
+      FloatTensor z,
+      int zOff,
+      FloatTensor a,
+      int aOff,
+      FloatTensor dScores,
+      int dScoresOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor da,
+      int daOff);
+
+  /**
+   * Edge attention (GAT, Simple-HGN) over the CSR block {@code e} with {@code heads} heads of
+   * {@code headDim} columns. For each slot (edge) {@code q} of row {@code i} from source row {@code
+   * j} of relation {@code r}, per head {@code k}: {@code e_q = LeakyReLU(sDst[i, k] + sSrc[j, k] +
+   * sRel[r, k], slope)} (no relation term without relations), {@code alpha_q = } the softmax of
+   * {@code e} over row {@code i}'s slots (the row maximum subtracted first, sums in slot order),
+   * and {@code out[i, head k] = sum_q alpha_q,k z[j, head k]} in slot order. {@code sDst} is {@code
+   * rows x heads}, {@code sSrc} and {@code z} have a row per source ({@code heads} and {@code heads
+   * * headDim} wide), {@code sRel} a row per relation; {@code alpha} receives the weights ({@link
+   * AttentionEdges#slots()} x heads) for {@link #attentionAggregateBackward}; {@code out} ({@code
+   * rows x heads * headDim}) is overwritten, zero in rows without edges.
+   */
+  default void attentionAggregate(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor out,
+      int outOff) {
+    attentionAggregate(
+        e, heads, headDim, slope, 0f, 0L, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z, zOff,
+        alpha, alphaOff, out, outOff);
+  }
+
+  /**
+   * {@link #attentionAggregate} with attention dropout: the weight of slot {@code q}, head {@code
+   * k} is dropped from the sum when {@code CounterRng.uniform(key, q * heads + k) < dropout},
+   * otherwise multiplied by {@code 1 / (1 - dropout)} ({@code alpha} keeps the weights before
+   * dropout). No dropout when {@code dropout <= 0}; the backward takes the same dropout and key.
+   */
+  void attentionAggregate(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      long key,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor out,
+      int outOff);
+
+  /**
+   * The backward of {@link #attentionAggregate} from {@code dOut} and the weights {@code alpha} it
+   * saved (the other inputs as they were): accumulates the gradients of {@code z} into {@code dz},
+   * of the scores into {@code dsDst}, {@code dsSrc} and (with relations) {@code dsRel}. Each
+   * element receives its terms in a fixed order: per destination row in slot order ({@code dsDst});
+   * per source row in slot order over all rows, gathered on a device over the transposed block
+   * ({@code dz}, {@code dsSrc}); per relation in slot order within chunks of 256 rows, the chunks
+   * then in order ({@code dsRel}). No float atomics.
+   */
+  default void attentionAggregateBackward(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor dOut,
+      int dOutOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor dsDst,
+      int dsDstOff,
+      FloatTensor dsSrc,
+      int dsSrcOff,
+      FloatTensor dsRel,
+      int dsRelOff) {
+    attentionAggregateBackward(
+        e, heads, headDim, slope, 0f, 0L, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z, zOff,
+        alpha, alphaOff, dOut, dOutOff, dz, dzOff, dsDst, dsDstOff, dsSrc, dsSrcOff, dsRel,
+        dsRelOff);
+  }
+
+  /** The backward of the attention with dropout ({@code dropout} and {@code key} as given it). */
+  void attentionAggregateBackward(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      long key,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor dOut,
+      int dOutOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor dsDst,
+      int dsDstOff,
+      FloatTensor dsSrc,
+      int dsSrcOff,
+      FloatTensor dsRel,
+      int dsRelOff);
+
+  /**
+   * L2 row normalisation of the {@code rows x dim} matrix at {@code x} into {@code y} (a distinct
+   * range): {@code y = x / max(||x||, eps)}, the squared norm summed in float in column order.
+   */
+  void l2NormalizeRows(
+      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff);
+
+  /**
+   * The backward of {@link #l2NormalizeRows} given its input {@code x} and output {@code y}:
+   * accumulates into {@code dx} {@code (dy - y (y . dy)) / ||x||} where {@code ||x|| > eps}, else
+   * {@code dy / eps}.
+   */
+  void l2NormalizeRowsBackward(
+      FloatTensor x,
+      int xOff,
+      FloatTensor y,
+      int yOff,
+      int rows,
+      int dim,
+      float eps,
+      FloatTensor dy,
+      int dyOff,
+      FloatTensor dx,
+      int dxOff);
+
   // ---- loss, metrics, optimizer ----
 
   /**
@@ -490,6 +683,47 @@ public interface Backend extends AutoCloseable {
       float scale) {
     double loss = softmaxCrossEntropy(logits, rows, classes, labels, probs, dLogits, scale);
     return LossReadback.of(loss, countCorrect(probs, rows, classes, labels));
+  }
+
+  /**
+   * Sigmoid binary cross-entropy for multi-label targets over {@code rows x classes} logits (from
+   * element 0 of each tensor): writes {@code sigmoid(logits)} into {@code probs}, {@code (probs -
+   * targets) * scale} into {@code dLogits} (may be null) and returns the summed loss {@code max(x,
+   * 0) - x t + log(1 + exp(-|x|))} over the known elements (in double; a host read-back of 8
+   * bytes). {@code targets} holds 0 or 1 per element, or a negative value for an unknown element
+   * (an unlabelled row has all its targets negative), which contributes no loss and gets a zero
+   * gradient.
+   */
+  double sigmoidCrossEntropy(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale);
+
+  /**
+   * The number of rows {@code r < rows} with a known target whose known targets all equal the
+   * thresholded {@code probs} ({@code >= 0.5} for 1): multi-label exact matches; a host read-back.
+   */
+  int countExactMatches(FloatTensor probs, int rows, int classes, FloatTensor targets);
+
+  /**
+   * {@link #sigmoidCrossEntropy} and then {@link #countExactMatches} of the {@code probs} it
+   * writes, without waiting for either, as {@link #softmaxCrossEntropyDeferred} does for one label
+   * a row.
+   */
+  default LossReadback sigmoidCrossEntropyDeferred(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    double loss = sigmoidCrossEntropy(logits, rows, classes, targets, probs, dLogits, scale);
+    return LossReadback.of(loss, countExactMatches(probs, rows, classes, targets));
   }
 
   /**

@@ -518,6 +518,363 @@ public final class CheckingBackend implements Backend {
     cpu.spmmTransposed(d(ptr), d(col), d(val), rows, d(dy), dyOff, n, d(g), gOff);
   }
 
+  /** Unwraps {@code e}'s tensors into the CPU backend's. */
+  private AttentionEdges unwrap(AttentionEdges e) {
+    return new AttentionEdges(
+        d(e.indptr()),
+        e.indptrOff(),
+        d(e.indices()),
+        e.indicesOff(),
+        e.relations() == null ? null : d(e.relations()),
+        e.relationsOff(),
+        e.relationCount(),
+        e.rows(),
+        e.edges(),
+        e.selfLoops(),
+        e.selfRelation());
+  }
+
+  private FloatTensor dOrNull(FloatTensor t) {
+    return t == null ? null : d(t);
+  }
+
+  @Override
+  public void headScores(
+      int rows,
+      int heads,
+      int headDim,
+      FloatTensor z,
+      int zOff,
+      FloatTensor a,
+      int aOff,
+      FloatTensor scores,
+      int scoresOff) {
+    CheckedAttention.shape(rows, heads, headDim, "head scores");
+    CheckedAttention.matrix(z, zOff, rows, (long) heads * headDim, "head scores input");
+    CheckedAttention.matrix(a, aOff, 1, (long) heads * headDim, "head scores vector");
+    CheckedAttention.matrix(scores, scoresOff, rows, heads, "head scores output");
+    cpu.headScores(rows, heads, headDim, d(z), zOff, d(a), aOff, d(scores), scoresOff);
+  }
+
+  @Override
+  public void headScoresBackward(
+      int rows,
+      int heads,
+      int headDim,
+      FloatTensor z,
+      int zOff,
+      FloatTensor a,
+      int aOff,
+      FloatTensor dScores,
+      int dScoresOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor da,
+      int daOff) {
+    CheckedAttention.shape(rows, heads, headDim, "head scores backward");
+    long hd = (long) heads * headDim;
+    CheckedAttention.matrix(z, zOff, rows, hd, "head scores input");
+    CheckedAttention.matrix(a, aOff, 1, hd, "head scores vector");
+    CheckedAttention.matrix(dScores, dScoresOff, rows, heads, "head scores gradient");
+    if (dz != null) {
+      CheckedAttention.matrix(dz, dzOff, rows, hd, "head scores input gradient");
+    }
+    if (da != null) {
+      CheckedAttention.matrix(da, daOff, 1, hd, "head scores vector gradient");
+    }
+    cpu.headScoresBackward(
+        rows,
+        heads,
+        headDim,
+        d(z),
+        zOff,
+        d(a),
+        aOff,
+        d(dScores),
+        dScoresOff,
+        dOrNull(dz),
+        dzOff,
+        dOrNull(da),
+        daOff);
+  }
+
+  /** Checks the operands every attention call shares; returns the CPU block. */
+  private AttentionEdges checkAttention(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor rowsByWidth,
+      int rwOff,
+      String what) {
+    CheckedAttention.shape(e.rows(), heads, headDim, what);
+    if (!Float.isFinite(slope)) {
+      throw new IllegalStateException("checked backend: " + what + " with slope " + slope);
+    }
+    if (!(dropout < 1f) || Float.isNaN(dropout)) {
+      throw new IllegalStateException("checked backend: " + what + " with dropout " + dropout);
+    }
+    AttentionEdges c = unwrap(e);
+    int srcRows = CheckedAttention.edges(e, CpuBackend.edges(c));
+    long hd = (long) heads * headDim;
+    CheckedAttention.matrix(sDst, sDstOff, e.rows(), heads, what + " destination scores");
+    CheckedAttention.matrix(sSrc, sSrcOff, srcRows, heads, what + " source scores");
+    if (e.relations() != null) {
+      CheckedAttention.matrix(sRel, sRelOff, e.relationCount(), heads, what + " relation scores");
+    }
+    CheckedAttention.matrix(z, zOff, srcRows, hd, what + " source rows");
+    CheckedAttention.matrix(alpha, alphaOff, e.slots(), heads, what + " weights");
+    CheckedAttention.matrix(rowsByWidth, rwOff, e.rows(), hd, what + " output");
+    return c;
+  }
+
+  @Override
+  public void attentionAggregate(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      long key,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor out,
+      int outOff) {
+    AttentionEdges c =
+        checkAttention(
+            e,
+            heads,
+            headDim,
+            slope,
+            dropout,
+            sDst,
+            sDstOff,
+            sSrc,
+            sSrcOff,
+            sRel,
+            sRelOff,
+            z,
+            zOff,
+            alpha,
+            alphaOff,
+            out,
+            outOff,
+            "attention");
+    boolean rel = e.relations() != null;
+    cpu.attentionAggregate(
+        c,
+        heads,
+        headDim,
+        slope,
+        dropout,
+        key,
+        d(sDst),
+        sDstOff,
+        d(sSrc),
+        sSrcOff,
+        rel ? d(sRel) : null,
+        sRelOff,
+        d(z),
+        zOff,
+        d(alpha),
+        alphaOff,
+        d(out),
+        outOff);
+  }
+
+  @Override
+  public void attentionAggregateBackward(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      long key,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor dOut,
+      int dOutOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor dsDst,
+      int dsDstOff,
+      FloatTensor dsSrc,
+      int dsSrcOff,
+      FloatTensor dsRel,
+      int dsRelOff) {
+    AttentionEdges c =
+        checkAttention(
+            e,
+            heads,
+            headDim,
+            slope,
+            dropout,
+            sDst,
+            sDstOff,
+            sSrc,
+            sSrcOff,
+            sRel,
+            sRelOff,
+            z,
+            zOff,
+            alpha,
+            alphaOff,
+            dOut,
+            dOutOff,
+            "attention backward");
+    // the gradients have the shapes of what they are the gradients of
+    checkAttention(
+        e,
+        heads,
+        headDim,
+        slope,
+        dropout,
+        dsDst,
+        dsDstOff,
+        dsSrc,
+        dsSrcOff,
+        dsRel,
+        dsRelOff,
+        dz,
+        dzOff,
+        alpha,
+        alphaOff,
+        dOut,
+        dOutOff,
+        "attention backward gradients");
+    boolean rel = e.relations() != null;
+    cpu.attentionAggregateBackward(
+        c,
+        heads,
+        headDim,
+        slope,
+        dropout,
+        key,
+        d(sDst),
+        sDstOff,
+        d(sSrc),
+        sSrcOff,
+        rel ? d(sRel) : null,
+        sRelOff,
+        d(z),
+        zOff,
+        d(alpha),
+        alphaOff,
+        d(dOut),
+        dOutOff,
+        d(dz),
+        dzOff,
+        d(dsDst),
+        dsDstOff,
+        d(dsSrc),
+        dsSrcOff,
+        rel ? d(dsRel) : null,
+        dsRelOff);
+  }
+
+  private static void positive(int rows, int dim, float eps, String what) {
+    if (rows < 0 || dim <= 0 || !(eps > 0f)) {
+      throw new IllegalStateException(
+          "checked backend: " + what + " with rows " + rows + ", dim " + dim + ", eps " + eps);
+    }
+  }
+
+  @Override
+  public void l2NormalizeRows(
+      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff) {
+    positive(rows, dim, eps, "l2 normalisation");
+    CheckedAttention.matrix(x, xOff, rows, dim, "l2 normalisation input");
+    CheckedAttention.matrix(y, yOff, rows, dim, "l2 normalisation output");
+    cpu.l2NormalizeRows(d(x), xOff, rows, dim, eps, d(y), yOff);
+  }
+
+  @Override
+  public void l2NormalizeRowsBackward(
+      FloatTensor x,
+      int xOff,
+      FloatTensor y,
+      int yOff,
+      int rows,
+      int dim,
+      float eps,
+      FloatTensor dy,
+      int dyOff,
+      FloatTensor dx,
+      int dxOff) {
+    positive(rows, dim, eps, "l2 normalisation backward");
+    CheckedAttention.matrix(x, xOff, rows, dim, "l2 normalisation input");
+    CheckedAttention.matrix(y, yOff, rows, dim, "l2 normalisation output");
+    CheckedAttention.matrix(dy, dyOff, rows, dim, "l2 normalisation output gradient");
+    CheckedAttention.matrix(dx, dxOff, rows, dim, "l2 normalisation input gradient");
+    cpu.l2NormalizeRowsBackward(d(x), xOff, d(y), yOff, rows, dim, eps, d(dy), dyOff, d(dx), dxOff);
+  }
+
+  private void checkMultiLabel(
+      FloatTensor scores, int rows, int classes, FloatTensor targets, String what) {
+    if (rows < 0 || classes <= 0) {
+      throw new IllegalStateException(
+          "checked backend: " + what + " with rows " + rows + ", classes " + classes);
+    }
+    CheckedAttention.matrix(scores, 0, rows, classes, what + " scores");
+    CheckedAttention.matrix(targets, 0, rows, classes, what + " targets");
+  }
+
+  @Override
+  public double sigmoidCrossEntropy(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    checkMultiLabel(logits, rows, classes, targets, "sigmoid cross-entropy");
+    CheckedAttention.matrix(probs, 0, rows, classes, "sigmoid cross-entropy probabilities");
+    if (dLogits != null) {
+      CheckedAttention.matrix(dLogits, 0, rows, classes, "sigmoid cross-entropy gradient");
+    }
+    double loss =
+        cpu.sigmoidCrossEntropy(
+            d(logits), rows, classes, d(targets), d(probs), dOrNull(dLogits), scale);
+    downloadedBytes += Double.BYTES;
+    return loss;
+  }
+
+  @Override
+  public int countExactMatches(FloatTensor probs, int rows, int classes, FloatTensor targets) {
+    checkMultiLabel(probs, rows, classes, targets, "exact-match count");
+    int n = cpu.countExactMatches(d(probs), rows, classes, d(targets));
+    downloadedBytes += Integer.BYTES;
+    return n;
+  }
+
   @Override
   public double softmaxCrossEntropy(
       FloatTensor logits,

@@ -479,6 +479,210 @@ public final class CpuBackend implements Backend {
     CpuGraphKernels.spmmTransposed(i(ptr), i(col), f(val), rows, f(dy), dyOff, n, f(g), gOff);
   }
 
+  /** The host arrays of {@code e}. */
+  static CpuAttentionKernels.Edges edges(AttentionEdges e) {
+    return new CpuAttentionKernels.Edges(
+        i(e.indptr()),
+        e.indptrOff(),
+        i(e.indices()),
+        e.indicesOff(),
+        e.relations() == null ? null : i(e.relations()),
+        e.relationsOff(),
+        e.relationCount(),
+        e.rows(),
+        e.selfLoops(),
+        e.selfRelation());
+  }
+
+  private static float[] fOrNull(FloatTensor t) {
+    return t == null ? null : f(t);
+  }
+
+  @Override
+  public void headScores(
+      int rows,
+      int heads,
+      int headDim,
+      FloatTensor z,
+      int zOff,
+      FloatTensor a,
+      int aOff,
+      FloatTensor scores,
+      int scoresOff) {
+    CpuAttentionKernels.headScores(
+        rows, heads, headDim, f(z), zOff, f(a), aOff, f(scores), scoresOff);
+  }
+
+  @Override
+  public void headScoresBackward(
+      int rows,
+      int heads,
+      int headDim,
+      FloatTensor z,
+      int zOff,
+      FloatTensor a,
+      int aOff,
+      FloatTensor dScores,
+      int dScoresOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor da,
+      int daOff) {
+    CpuAttentionKernels.headScoresBackward(
+        rows,
+        heads,
+        headDim,
+        f(z),
+        zOff,
+        f(a),
+        aOff,
+        f(dScores),
+        dScoresOff,
+        fOrNull(dz),
+        dzOff,
+        fOrNull(da),
+        daOff);
+  }
+
+  @Override
+  public void attentionAggregate(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      long key,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor out,
+      int outOff) {
+    CpuAttentionKernels.attentionAggregate(
+        edges(e),
+        heads,
+        headDim,
+        slope,
+        dropout,
+        key,
+        f(sDst),
+        sDstOff,
+        f(sSrc),
+        sSrcOff,
+        e.relations() == null ? null : f(sRel),
+        sRelOff,
+        f(z),
+        zOff,
+        f(alpha),
+        alphaOff,
+        f(out),
+        outOff);
+  }
+
+  @Override
+  public void attentionAggregateBackward(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      long key,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor dOut,
+      int dOutOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor dsDst,
+      int dsDstOff,
+      FloatTensor dsSrc,
+      int dsSrcOff,
+      FloatTensor dsRel,
+      int dsRelOff) {
+    boolean rel = e.relations() != null;
+    CpuAttentionKernels.attentionAggregateBackward(
+        edges(e),
+        heads,
+        headDim,
+        slope,
+        dropout,
+        key,
+        f(sDst),
+        sDstOff,
+        f(sSrc),
+        sSrcOff,
+        rel ? f(sRel) : null,
+        sRelOff,
+        f(z),
+        zOff,
+        f(alpha),
+        alphaOff,
+        f(dOut),
+        dOutOff,
+        f(dz),
+        dzOff,
+        f(dsDst),
+        dsDstOff,
+        f(dsSrc),
+        dsSrcOff,
+        rel ? f(dsRel) : null,
+        dsRelOff);
+  }
+
+  @Override
+  public void l2NormalizeRows(
+      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff) {
+    L2RowNorm.forward(f(x), xOff, rows, dim, eps, f(y), yOff);
+  }
+
+  @Override
+  public void l2NormalizeRowsBackward(
+      FloatTensor x,
+      int xOff,
+      FloatTensor y,
+      int yOff,
+      int rows,
+      int dim,
+      float eps,
+      FloatTensor dy,
+      int dyOff,
+      FloatTensor dx,
+      int dxOff) {
+    L2RowNorm.backward(f(x), xOff, f(y), yOff, rows, dim, eps, f(dy), dyOff, f(dx), dxOff);
+  }
+
+  @Override
+  public double sigmoidCrossEntropy(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    return SigmoidCrossEntropy.loss(
+        f(logits), rows, classes, f(targets), f(probs), fOrNull(dLogits), scale);
+  }
+
+  @Override
+  public int countExactMatches(FloatTensor probs, int rows, int classes, FloatTensor targets) {
+    return SigmoidCrossEntropy.countExact(f(probs), rows, classes, f(targets));
+  }
+
   @Override
   public double softmaxCrossEntropy(
       FloatTensor logits,

@@ -150,7 +150,8 @@ public final class TrainRun {
               spec.architecture().dropout(),
               spec.architecture().activation(),
               spec.architecture().featureNorm(),
-              link ? spec.architecture().decoder() : DecoderKind.DOT);
+              link ? spec.architecture().decoder() : DecoderKind.DOT,
+              spec.architecture().attention());
       TrainMemory.checkModel(cfg, Runtime.getRuntime().maxMemory());
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {

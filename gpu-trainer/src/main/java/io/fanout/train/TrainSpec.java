@@ -6,6 +6,7 @@ import io.fanout.features.FeatureFiles;
 import io.fanout.features.RowCache;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.nn.ActivationKind;
+import io.fanout.nn.AttentionConfig;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.LrSchedule;
@@ -109,12 +110,38 @@ public record TrainSpec(
       float dropout,
       ActivationKind activation,
       FeatureNormKind featureNorm,
-      DecoderKind decoder) {
+      DecoderKind decoder,
+      AttentionConfig attention) {
     public Architecture {
       Objects.requireNonNull(model, "model");
       Objects.requireNonNull(activation, "activation");
       Objects.requireNonNull(featureNorm, "featureNorm");
       Objects.requireNonNull(decoder, "decoder");
+      Objects.requireNonNull(attention, "attention");
+    }
+
+    /** A shape with the default attention ({@link AttentionConfig#DEFAULT}, used by gat only). */
+    public Architecture(
+        ModelKind model,
+        int hidden,
+        int layers,
+        float dropout,
+        ActivationKind activation,
+        FeatureNormKind featureNorm,
+        DecoderKind decoder) {
+      this(
+          model,
+          hidden,
+          layers,
+          dropout,
+          activation,
+          featureNorm,
+          decoder,
+          AttentionConfig.DEFAULT);
+    }
+
+    public Architecture withAttention(AttentionConfig a) {
+      return new Architecture(model, hidden, layers, dropout, activation, featureNorm, decoder, a);
     }
 
     /** The documented defaults ({@link Defaults}), layers from the shards, decoder {@code dot}. */
@@ -130,31 +157,36 @@ public record TrainSpec(
     }
 
     public Architecture withModel(ModelKind kind) {
-      return new Architecture(kind, hidden, layers, dropout, activation, featureNorm, decoder);
+      return new Architecture(
+          kind, hidden, layers, dropout, activation, featureNorm, decoder, attention);
     }
 
     public Architecture withHidden(int h) {
-      return new Architecture(model, h, layers, dropout, activation, featureNorm, decoder);
+      return new Architecture(
+          model, h, layers, dropout, activation, featureNorm, decoder, attention);
     }
 
     public Architecture withLayers(int l) {
-      return new Architecture(model, hidden, l, dropout, activation, featureNorm, decoder);
+      return new Architecture(
+          model, hidden, l, dropout, activation, featureNorm, decoder, attention);
     }
 
     public Architecture withDropout(float d) {
-      return new Architecture(model, hidden, layers, d, activation, featureNorm, decoder);
+      return new Architecture(
+          model, hidden, layers, d, activation, featureNorm, decoder, attention);
     }
 
     public Architecture withActivation(ActivationKind a) {
-      return new Architecture(model, hidden, layers, dropout, a, featureNorm, decoder);
+      return new Architecture(model, hidden, layers, dropout, a, featureNorm, decoder, attention);
     }
 
     public Architecture withFeatureNorm(FeatureNormKind norm) {
-      return new Architecture(model, hidden, layers, dropout, activation, norm, decoder);
+      return new Architecture(model, hidden, layers, dropout, activation, norm, decoder, attention);
     }
 
     public Architecture withDecoder(DecoderKind name) {
-      return new Architecture(model, hidden, layers, dropout, activation, featureNorm, name);
+      return new Architecture(
+          model, hidden, layers, dropout, activation, featureNorm, name, attention);
     }
   }
 

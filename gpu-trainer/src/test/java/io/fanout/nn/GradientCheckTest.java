@@ -56,8 +56,23 @@ class GradientCheckTest {
     return sce(logits, rows, m.config().classes(), labels, probs, null);
   }
 
+  /** A 2-layer config of 5 inputs, hidden 6 and 3 classes; gat with 3 heads of 2 columns. */
+  static ModelConfig config(String kind, int in, float dropout, String act) {
+    return new ModelConfig(
+        ModelKind.parse(kind),
+        in,
+        6,
+        3,
+        2,
+        dropout,
+        ActivationKind.parse(act),
+        FeatureNormKind.NONE,
+        DecoderKind.DOT,
+        new AttentionConfig(3, 0.2f, dropout));
+  }
+
   private static void check(String kind, String act, float dropout) {
-    ModelConfig cfg = new ModelConfig(kind, 5, 6, 3, 2, dropout, act, "none");
+    ModelConfig cfg = config(kind, 5, dropout, act);
     GnnModel m = new GnnModel(cfg, new CpuBackend());
     m.init(3);
     // Non-zero biases so that the bias paths matter.
@@ -135,6 +150,16 @@ class GradientCheckTest {
   }
 
   @Test
+  void gatElu() {
+    check("gat", "elu", 0f);
+  }
+
+  @Test
+  void gatReluWithDropout() {
+    check("gat", "relu", 0.3f);
+  }
+
+  @Test
   void threeLayers() {
     ModelConfig cfg = new ModelConfig("sage", 4, 5, 3, 3, 0f, "elu", "none");
     GnnModel m = new GnnModel(cfg, new CpuBackend());
@@ -144,8 +169,8 @@ class GradientCheckTest {
 
   @Test
   void sparseInputPathMatchesDensePath() {
-    for (String kind : new String[] {"sage", "gcn"}) {
-      ModelConfig cfg = new ModelConfig(kind, 40, 6, 3, 2, 0.3f, "relu", "none");
+    for (String kind : new String[] {"sage", "gcn", "gat"}) {
+      ModelConfig cfg = config(kind, 40, 0.3f, "relu");
       Block[] b = blocks();
       float[] x = new float[16 * 40];
       for (int i = 0; i < x.length; i++) {

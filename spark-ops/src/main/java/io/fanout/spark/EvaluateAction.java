@@ -5,6 +5,7 @@ import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.EvaluateOptions;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.spark.internal.StageWatch;
+import io.fanout.spark.train.TypedTrainJob;
 import io.fanout.train.Accuracy;
 import io.fanout.train.ModelEvaluation;
 import io.fanout.train.TrainedModels;
@@ -48,6 +49,9 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
   }
 
   private EvaluateResult evaluate(FanoutConf c) {
+    if (TypedTrainJob.isTyped(spark(), c.get(TrainCommandOptions.GRAPH))) {
+      return evaluateTyped(c);
+    }
     int[] fanouts = EvaluateOptions.fanouts(c);
     Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
     if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
@@ -74,5 +78,44 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
             c.get(EvaluateOptions.SEED),
             c.get(SharedOptions.VERIFY));
     return new EvaluateResult(spark(), c.get(EvaluateOptions.NEIGHBORS).id(), fanouts, acc);
+  }
+
+  /**
+   * A typed store: accuracy, Micro- and Macro-F1 of the model's target type per split, with full
+   * neighborhoods or, with {@code --neighbors sampled}, the typed {@code --fanouts} (default 20 per
+   * relation and layer).
+   */
+  private EvaluateResult evaluateTyped(FanoutConf c) {
+    String fanouts = null;
+    if (c.get(EvaluateOptions.NEIGHBORS) == io.fanout.conf.options.InferenceMode.SAMPLED) {
+      fanouts = c.get(EvaluateOptions.FANOUTS);
+      if (fanouts.isBlank()) {
+        int layers =
+            Integer.parseInt(
+                io.fanout.train.Checkpoint.readForInference(
+                        Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
+                        c.get(EvaluateOptions.CHECKPOINT))
+                    .meta()
+                    .getOrDefault("model.layers", "2"));
+        fanouts = "*=" + String.join(",", java.util.Collections.nCopies(layers, "20"));
+      }
+    }
+    Path graph = Path.of(c.get(TrainCommandOptions.GRAPH));
+    io.fanout.graph.TypedGraph g =
+        TypedTrainJob.opener(spark()).open(graph, c.get(SharedOptions.VERIFY));
+    try {
+      return new EvaluateResult(
+          spark(),
+          fanouts,
+          io.fanout.train.typed.TypedModelEvaluation.evaluate(
+              g,
+              Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
+              c.get(EvaluateOptions.CHECKPOINT),
+              fanouts,
+              c.get(EvaluateOptions.BATCH_SIZE),
+              c.get(EvaluateOptions.SEED)));
+    } finally {
+      g.close();
+    }
   }
 }

@@ -2,6 +2,7 @@ package io.fanout.spark;
 
 import io.fanout.train.Accuracy;
 import io.fanout.train.LinkMetrics;
+import io.fanout.train.typed.F1Scores;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -23,6 +24,7 @@ public final class EvaluateResult {
   private final int[] fanouts;
   private final Map<String, Accuracy> perSplit;
   private final Map<String, LinkMetrics> link;
+  private final Map<String, F1Scores> f1;
 
   EvaluateResult(SparkSession spark, String mode, int[] fanouts, Map<String, Accuracy> perSplit) {
     this.spark = spark;
@@ -30,6 +32,52 @@ public final class EvaluateResult {
     this.fanouts = fanouts == null ? null : fanouts.clone();
     this.perSplit = Collections.unmodifiableMap(new LinkedHashMap<>(perSplit));
     this.link = null;
+    this.f1 = null;
+  }
+
+  /**
+   * The result of a typed model: accuracy, Micro- and Macro-F1 of its target type per split.
+   *
+   * @param fanouts the typed fanouts text of sampled inference, or null for full neighborhoods
+   */
+  EvaluateResult(SparkSession spark, String fanouts, Map<String, F1Scores> f1) {
+    this.spark = spark;
+    this.mode = fanouts == null ? "full" : "sampled";
+    this.fanouts = null;
+    Map<String, Accuracy> acc = new LinkedHashMap<>();
+    for (Map.Entry<String, F1Scores> e : f1.entrySet()) {
+      acc.put(e.getKey(), new Accuracy(e.getValue().correct(), e.getValue().rows(), 0));
+    }
+    this.perSplit = Collections.unmodifiableMap(acc);
+    this.link = null;
+    this.f1 = Collections.unmodifiableMap(new LinkedHashMap<>(f1));
+  }
+
+  /**
+   * Micro-F1 on {@code split} of a typed model (NaN for a split without labelled vertices).
+   *
+   * @throws IllegalArgumentException for the result of a one-type model
+   */
+  public double microF1(String split) {
+    F1Scores s = typedScores(split);
+    return s.rows() == 0 ? Double.NaN : s.microF1();
+  }
+
+  /** Macro-F1 on {@code split} of a typed model; see {@link #microF1}. */
+  public double macroF1(String split) {
+    F1Scores s = typedScores(split);
+    return s.rows() == 0 ? Double.NaN : s.macroF1();
+  }
+
+  private F1Scores typedScores(String split) {
+    F1Scores s = f1 == null ? null : f1.get(split);
+    if (s == null) {
+      throw new IllegalArgumentException(
+          f1 == null
+              ? "F1 scores are measured for typed models; see accuracy(split)"
+              : "no split '" + split + "'; evaluate measures " + f1.keySet());
+    }
+    return s;
   }
 
   /** The result of a link-prediction model: metrics on the store's val and test edges. */
@@ -39,6 +87,7 @@ public final class EvaluateResult {
     this.fanouts = null;
     this.perSplit = Map.of();
     this.link = Collections.unmodifiableMap(new LinkedHashMap<>(link));
+    this.f1 = null;
   }
 
   /** {@code node} (accuracy per split) or {@code link} ({@link #linkMetrics}). */
@@ -166,6 +215,22 @@ public final class EvaluateResult {
               ? "null"
               : String.format(Locale.ROOT, "%.6f", e.getValue().value()));
       first = false;
+    }
+    if (f1 != null) {
+      for (String metric : new String[] {"micro_f1", "macro_f1"}) {
+        sb.append("},\"").append(metric).append("\":{");
+        first = true;
+        for (Map.Entry<String, F1Scores> e : f1.entrySet()) {
+          F1Scores v = e.getValue();
+          sb.append(first ? "" : ",").append('"').append(e.getKey()).append("\":");
+          sb.append(
+              v.rows() == 0
+                  ? "null"
+                  : String.format(
+                      Locale.ROOT, "%.6f", metric.equals("micro_f1") ? v.microF1() : v.macroF1()));
+          first = false;
+        }
+      }
     }
     sb.append("},\"counts\":{");
     first = true;

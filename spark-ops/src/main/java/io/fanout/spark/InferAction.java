@@ -244,7 +244,11 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
                               .filter(p -> !p.isBlank())
                               .toList())
                       + " as they were",
-              () -> predict(c, pred, emb));
+              () ->
+                  io.fanout.spark.train.TypedTrainJob.isTyped(
+                          spark(), c.get(TrainCommandOptions.GRAPH))
+                      ? io.fanout.spark.train.TypedInference.run(spark(), c, pred, emb)
+                      : predict(c, pred, emb));
     }
     return new InferResult(
         spark(), pred == null ? null : output, emb == null ? null : embeddings, o);

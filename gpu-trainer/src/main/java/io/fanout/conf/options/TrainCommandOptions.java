@@ -5,6 +5,7 @@ import io.fanout.conf.SharedOptions;
 import io.fanout.features.FeatureCacheIo;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.nn.ActivationKind;
+import io.fanout.nn.AttentionConfig;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.LrSchedule;
@@ -217,6 +218,38 @@ public final class TrainCommandOptions {
           DecoderKind::parse,
           DecoderKind.values(),
           DecoderKind::id);
+  public static final OptionDef<Integer> HEADS =
+      OptionDef.integer(
+          "heads",
+          AttentionConfig.DEFAULT.heads(),
+          "--model gat: attention heads of every hidden layer, which split --hidden between them"
+              + " (concatenated); the output layer has one");
+  public static final OptionDef<Double> ATTN_SLOPE =
+      OptionDef.doubleValue(
+          "attn-slope",
+          0.2,
+          "--model gat: negative slope of the LeakyReLU on the attention scores");
+  public static final OptionDef<Double> ATTN_DROPOUT =
+      OptionDef.doubleValue(
+          "attn-dropout",
+          0.6,
+          "--model gat: dropout on the attention weights in training (each edge and head)");
+  public static final OptionDef<io.fanout.nn.typed.EmbeddingMode> LEARNED_EMBEDDINGS =
+      OptionDef.enumeration(
+          "learned-embeddings",
+          io.fanout.nn.typed.EmbeddingMode.AUTO,
+          "typed stores: which vertex types learn one vector of --hidden floats per vertex instead"
+              + " of projecting their features: auto (the types without features), all, off"
+              + " (a type without features is refused)",
+          io.fanout.nn.typed.EmbeddingMode::parse,
+          io.fanout.nn.typed.EmbeddingMode.values(),
+          io.fanout.nn.typed.EmbeddingMode::id);
+  public static final OptionDef<Integer> BASES =
+      OptionDef.integer(
+          "bases",
+          0,
+          "--model rgcn: relation weights as combinations of this many shared bases (0: one full"
+              + " weight per relation)");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -233,6 +266,11 @@ public final class TrainCommandOptions {
           ACTIVATION,
           FEATURE_NORM,
           DECODER,
+          HEADS,
+          ATTN_SLOPE,
+          ATTN_DROPOUT,
+          LEARNED_EMBEDDINGS,
+          BASES,
           LR,
           WEIGHT_DECAY,
           SCHEDULE,

@@ -2,6 +2,7 @@ package io.fanout.tensor.cuda;
 
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Aggregation;
+import io.fanout.tensor.AttentionEdges;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.HostFloats;
@@ -69,6 +70,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   private final CudaDenseOps dense;
   private final CudaGraphOps graph;
   private final CudaLossOps loss;
+  private final CudaAttentionOps attention;
   private final CudaTransfers transfers;
   private final LossReadbacks readbacks;
   private MatmulPrecision precision = MatmulPrecision.FP32;
@@ -96,6 +98,7 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
     graph = new CudaGraphOps(this, launches, pool, staged, transposes);
     readbacks = new LossReadbacks(stream);
     loss = new CudaLossOps(this, launches, pool, staged, readbacks);
+    attention = new CudaAttentionOps(this, launches, pool, staged, transposes);
     transfers = new CudaTransfers(this, stream, staged, transposes);
   }
 
@@ -524,6 +527,151 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   }
 
   // ---- loss, metrics, optimizer ----
+
+  // ---- attention ----
+
+  @Override
+  public void headScores(
+      int rows,
+      int heads,
+      int headDim,
+      FloatTensor z,
+      int zOff,
+      FloatTensor a,
+      int aOff,
+      FloatTensor scores,
+      int scoresOff) {
+    attention.headScores(rows, heads, headDim, z, zOff, a, aOff, scores, scoresOff);
+  }
+
+  @Override
+  public void headScoresBackward(
+      int rows,
+      int heads,
+      int headDim,
+      FloatTensor z,
+      int zOff,
+      FloatTensor a,
+      int aOff,
+      FloatTensor dScores,
+      int dScoresOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor da,
+      int daOff) {
+    attention.headScoresBackward(
+        rows, heads, headDim, z, zOff, a, aOff, dScores, dScoresOff, dz, dzOff, da, daOff);
+  }
+
+  @Override
+  public void attentionAggregate(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      long key,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor out,
+      int outOff) {
+    attention.aggregate(
+        e, heads, headDim, slope, dropout, key, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z,
+        zOff, alpha, alphaOff, out, outOff);
+  }
+
+  @Override
+  public void attentionAggregateBackward(
+      AttentionEdges e,
+      int heads,
+      int headDim,
+      float slope,
+      float dropout,
+      long key,
+      FloatTensor sDst,
+      int sDstOff,
+      FloatTensor sSrc,
+      int sSrcOff,
+      FloatTensor sRel,
+      int sRelOff,
+      FloatTensor z,
+      int zOff,
+      FloatTensor alpha,
+      int alphaOff,
+      FloatTensor dOut,
+      int dOutOff,
+      FloatTensor dz,
+      int dzOff,
+      FloatTensor dsDst,
+      int dsDstOff,
+      FloatTensor dsSrc,
+      int dsSrcOff,
+      FloatTensor dsRel,
+      int dsRelOff) {
+    attention.aggregateBackward(
+        e, heads, headDim, slope, dropout, key, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z,
+        zOff, alpha, alphaOff, dOut, dOutOff, dz, dzOff, dsDst, dsDstOff, dsSrc, dsSrcOff, dsRel,
+        dsRelOff);
+  }
+
+  @Override
+  public void l2NormalizeRows(
+      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff) {
+    attention.l2NormalizeRows(x, xOff, rows, dim, eps, y, yOff);
+  }
+
+  @Override
+  public void l2NormalizeRowsBackward(
+      FloatTensor x,
+      int xOff,
+      FloatTensor y,
+      int yOff,
+      int rows,
+      int dim,
+      float eps,
+      FloatTensor dy,
+      int dyOff,
+      FloatTensor dx,
+      int dxOff) {
+    attention.l2NormalizeRowsBackward(x, xOff, y, yOff, rows, dim, eps, dy, dyOff, dx, dxOff);
+  }
+
+  @Override
+  public double sigmoidCrossEntropy(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    return loss.sigmoidCrossEntropy(logits, rows, classes, targets, probs, dLogits, scale);
+  }
+
+  @Override
+  public int countExactMatches(FloatTensor probs, int rows, int classes, FloatTensor targets) {
+    return loss.countExactMatches(probs, rows, classes, targets);
+  }
+
+  @Override
+  public LossReadback sigmoidCrossEntropyDeferred(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    return loss.sigmoidCrossEntropyDeferred(logits, rows, classes, targets, probs, dLogits, scale);
+  }
 
   @Override
   public double softmaxCrossEntropy(

@@ -166,4 +166,101 @@ final class CudaLossOps {
             .f(stepSize)
             .f(vCorr));
   }
+
+  /**
+   * Queues the sigmoid cross-entropy and its fixed-order sum, as {@link #queueLossSum} does for the
+   * softmax; returns the address of the sum.
+   */
+  private CUdeviceptr queueSigmoidSum(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale,
+      DevicePool.Lease<CUdeviceptr> work) {
+    long n = (long) rows * classes;
+    CUdeviceptr pl = be.pointer(logits, 0, n);
+    CUdeviceptr pt = be.pointer(targets, 0, n);
+    CUdeviceptr pp = be.pointer(probs, 0, n);
+    CUdeviceptr pd = dLogits == null ? null : be.pointer(dLogits, 0, n);
+    CUdeviceptr sum = work.ptr().withByteOffset(8L * Math.max(rows, 1));
+    if (rows > 0) {
+      launches.launchExact(
+          "sigmoid_xent",
+          rows,
+          new KernelArgs().p(pl).i(rows).i(classes).p(pt).p(pp).p(pd).f(scale).p(work.ptr()));
+    }
+    launches.launchOneBlock("sum_fixed", new KernelArgs().p(work.ptr()).l(rows).p(sum));
+    return sum;
+  }
+
+  double sigmoidCrossEntropy(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    DevicePool.Lease<CUdeviceptr> work = lossWork(rows, 8);
+    try {
+      CUdeviceptr total =
+          queueSigmoidSum(logits, rows, classes, targets, probs, dLogits, scale, work);
+      double[] out = new double[1];
+      staged.endGroup();
+      CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(out), total, 8));
+      return out[0];
+    } finally {
+      pool.release(work);
+    }
+  }
+
+  int countExactMatches(FloatTensor probs, int rows, int classes, FloatTensor targets) {
+    long n = (long) rows * classes;
+    CUdeviceptr pp = be.pointer(probs, 0, n);
+    CUdeviceptr pt = be.pointer(targets, 0, n);
+    be.current();
+    DevicePool.Lease<CUdeviceptr> out = pool.acquire(4);
+    try {
+      launches.launchOneBlock(
+          "count_exact", new KernelArgs().p(pp).i(rows).i(classes).p(pt).p(out.ptr()));
+      int[] h = new int[1];
+      staged.endGroup();
+      CudaDriver.check("cuMemcpyDtoH", JCudaDriver.cuMemcpyDtoH(Pointer.to(h), out.ptr(), 4));
+      return h[0];
+    } finally {
+      pool.release(out);
+    }
+  }
+
+  /** The loss and the exact-match count queued, copied back asynchronously. */
+  LossReadback sigmoidCrossEntropyDeferred(
+      FloatTensor logits,
+      int rows,
+      int classes,
+      FloatTensor targets,
+      FloatTensor probs,
+      FloatTensor dLogits,
+      float scale) {
+    DevicePool.Lease<CUdeviceptr> work = lossWork(rows, LossReadbacks.SLOT_BYTES);
+    try {
+      CUdeviceptr values =
+          queueSigmoidSum(logits, rows, classes, targets, probs, dLogits, scale, work);
+      long n = (long) rows * classes;
+      launches.launchOneBlock(
+          "count_exact",
+          new KernelArgs()
+              .p(be.pointer(probs, 0, n))
+              .i(rows)
+              .i(classes)
+              .p(be.pointer(targets, 0, n))
+              .p(values.withByteOffset(8)));
+      staged.endGroup();
+      return readbacks.queue(values);
+    } finally {
+      pool.release(work);
+    }
+  }
 }

@@ -31,7 +31,22 @@ public final class PtxModules {
               List.of(
                   "gather_parts_f16", "gather_parts_int8", "gather_parts_int4", "gather_parts_pq")),
           Map.entry("elementwise", List.of("fill", "axpy", "scale", "copy_2d")),
-          Map.entry("rownorm", List.of("normalize_rows")));
+          Map.entry("rownorm", List.of("normalize_rows")),
+          Map.entry(
+              "attention",
+              List.of(
+                  "head_scores",
+                  "head_scores_backward_z",
+                  "head_scores_backward_a",
+                  "attention_softmax",
+                  "attention_aggregate",
+                  "attention_edge_grad",
+                  "attention_src_grad",
+                  "attention_src_score_grad",
+                  "attention_rel_partial",
+                  "attention_rel_sum")),
+          Map.entry("l2norm", List.of("l2_normalize_rows", "l2_normalize_rows_backward")),
+          Map.entry("multilabel", List.of("sigmoid_xent", "count_exact")));
 
   private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)\\s*\\(([^)]*)\\)");
   private static final Pattern PARAM = Pattern.compile("\\.param\\s+\\.(\\w+)");

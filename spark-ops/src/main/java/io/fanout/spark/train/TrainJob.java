@@ -33,6 +33,9 @@ public final class TrainJob {
    * @throws FanoutConfigException on bad options
    */
   public static TrainOutcome run(SparkSession spark, FanoutConf c, PrintStream progress) {
+    if (TypedTrainJob.isTyped(spark, c.get(io.fanout.conf.options.TrainCommandOptions.GRAPH))) {
+      return TypedTrainJob.run(spark, c, progress);
+    }
     TrainSpec spec = TrainOptionsDefs.spec(c);
     OutputPaths.check(spec.output().modelDir(), "--model-dir");
     new DisjointPaths()

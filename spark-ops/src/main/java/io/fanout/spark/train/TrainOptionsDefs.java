@@ -11,6 +11,7 @@ import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureCacheIo;
 import io.fanout.features.RowCacheSizing;
+import io.fanout.nn.AttentionConfig;
 import io.fanout.nn.ModelKind;
 import io.fanout.train.HotReuse;
 import io.fanout.train.ReuseBackward;
@@ -91,7 +92,8 @@ public final class TrainOptionsDefs {
             c.get(DROPOUT).floatValue(),
             c.get(ACTIVATION),
             c.get(FEATURE_NORM),
-            c.get(DECODER)),
+            c.get(DECODER),
+            attention(c)),
         new TrainSpec.Optimization(
             c.get(LR).floatValue(),
             c.get(WEIGHT_DECAY).floatValue(),
@@ -107,6 +109,37 @@ public final class TrainOptionsDefs {
             featureCacheWindow(c, cache)),
         reuse,
         new TrainSpec.Device(c.get(BACKEND), -1, c.get(PRECISION)));
+  }
+
+  /**
+   * The {@code --heads}, {@code --attn-slope} and {@code --attn-dropout} of a gat model, checked
+   * against the width.
+   */
+  static AttentionConfig attention(FanoutConf c) {
+    int heads = c.get(HEADS);
+    double slope = c.get(ATTN_SLOPE);
+    if (heads < 1) {
+      throw new FanoutConfigException(
+          "option 'heads' of train has value " + c.raw(HEADS) + "; expected 1 or more");
+    }
+    if (!(slope >= 0 && slope < 1)) {
+      throw new FanoutConfigException(
+          "option 'attn-slope' of train has value " + c.raw(ATTN_SLOPE) + "; expected [0, 1)");
+    }
+    if (c.get(MODEL) == ModelKind.GAT && c.get(HIDDEN) % heads != 0) {
+      throw new FanoutConfigException(
+          "option 'heads' of train has value "
+              + heads
+              + ", which does not divide --hidden "
+              + c.get(HIDDEN)
+              + " (gat splits the hidden width between its heads)");
+    }
+    double dropout = c.get(ATTN_DROPOUT);
+    if (!(dropout >= 0 && dropout < 1)) {
+      throw new FanoutConfigException(
+          "option 'attn-dropout' of train has value " + c.raw(ATTN_DROPOUT) + "; expected [0, 1)");
+    }
+    return new AttentionConfig(heads, (float) slope, (float) dropout);
   }
 
   /**

@@ -1,0 +1,358 @@
+package io.fanout.tensor;
+
+import java.util.Arrays;
+
+/**
+ * Edge attention on the CPU ({@link Backend#attentionAggregate}, {@link Backend#headScores} and
+ * their backward passes), split across the cores so that every output element is summed by one
+ * thread in edge order and the bits do not depend on the thread count. The CUDA kernels
+ * (attention.cu) add in the same orders.
+ */
+final class CpuAttentionKernels {
+  /** Rows per partial sum of the relation-score gradient (the CUDA kernels use the same). */
+  static final int REL_CHUNK_ROWS = 256;
+
+  private CpuAttentionKernels() {}
+
+  /** The host arrays of an {@link AttentionEdges}. */
+  record Edges(
+      int[] indptr,
+      int pOff,
+      int[] indices,
+      int iOff,
+      int[] rel,
+      int rOff,
+      int relations,
+      int rows,
+      boolean self,
+      int selfRel) {
+    int base() {
+      return indptr[pOff];
+    }
+
+    /** The first slot of row {@code i}. */
+    int firstSlot(int i) {
+      return indptr[pOff + i] - base() + (self ? i : 0);
+    }
+
+    /** Slots of row {@code i}. */
+    int count(int i) {
+      return indptr[pOff + i + 1] - indptr[pOff + i] + (self ? 1 : 0);
+    }
+
+    /** The source row of the {@code t}-th slot of row {@code i}. */
+    int src(int i, int t) {
+      if (self) {
+        return t == 0 ? i : indices[iOff + indptr[pOff + i] + t - 1];
+      }
+      return indices[iOff + indptr[pOff + i] + t];
+    }
+
+    /** The relation of the {@code t}-th slot of row {@code i}; -1 without relations. */
+    int rel(int i, int t) {
+      if (rel == null) {
+        return -1;
+      }
+      if (self) {
+        return t == 0 ? selfRel : rel[rOff + indptr[pOff + i] + t - 1];
+      }
+      return rel[rOff + indptr[pOff + i] + t];
+    }
+  }
+
+  /** {@code scores[r, k] = z[r, head k] . a[head k]}, summed in column order. */
+  static void headScores(
+      int rows, int heads, int dim, float[] z, int zOff, float[] a, int aOff, float[] s, int sOff) {
+    int hd = heads * dim;
+    for (int r = 0; r < rows; r++) {
+      for (int k = 0; k < heads; k++) {
+        int zo = zOff + r * hd + k * dim;
+        int ao = aOff + k * dim;
+        float acc = 0f;
+        for (int d = 0; d < dim; d++) {
+          acc += z[zo + d] * a[ao + d];
+        }
+        s[sOff + r * heads + k] = acc;
+      }
+    }
+  }
+
+  static void headScoresBackward(
+      int rows,
+      int heads,
+      int dim,
+      float[] z,
+      int zOff,
+      float[] a,
+      int aOff,
+      float[] ds,
+      int dsOff,
+      float[] dz,
+      int dzOff,
+      float[] da,
+      int daOff) {
+    int hd = heads * dim;
+    if (dz != null) {
+      for (int r = 0; r < rows; r++) {
+        for (int k = 0; k < heads; k++) {
+          float g = ds[dsOff + r * heads + k];
+          int o = dzOff + r * hd + k * dim;
+          int ao = aOff + k * dim;
+          for (int d = 0; d < dim; d++) {
+            dz[o + d] += g * a[ao + d];
+          }
+        }
+      }
+    }
+    if (da != null) {
+      for (int r = 0; r < rows; r++) {
+        for (int k = 0; k < heads; k++) {
+          float g = ds[dsOff + r * heads + k];
+          int zo = zOff + r * hd + k * dim;
+          int o = daOff + k * dim;
+          for (int d = 0; d < dim; d++) {
+            da[o + d] += g * z[zo + d];
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * The factor of attention weight {@code idx} (slot times heads plus head) under dropout {@code
+   * p}: 0 when dropped, else {@code scale = 1 / (1 - p)}; 1 without dropout.
+   */
+  static float keep(float p, float scale, long key, long idx) {
+    if (p <= 0f) {
+      return 1f;
+    }
+    return CounterRng.uniform(key, idx) < p ? 0f : scale;
+  }
+
+  /** The raw score of slot {@code t} of row {@code i}, head {@code k}. */
+  private static float raw(
+      Edges e,
+      int i,
+      int t,
+      int k,
+      int heads,
+      float[] sDst,
+      int dOff,
+      float[] sSrc,
+      int sOff,
+      float[] sRel,
+      int relOff) {
+    float v = sDst[dOff + i * heads + k] + sSrc[sOff + e.src(i, t) * heads + k];
+    int r = e.rel(i, t);
+    if (r >= 0) {
+      v += sRel[relOff + r * heads + k];
+    }
+    return v;
+  }
+
+  static void attentionAggregate(
+      Edges e,
+      int heads,
+      int dim,
+      float slope,
+      float dropout,
+      long key,
+      float[] sDst,
+      int sDstOff,
+      float[] sSrc,
+      int sSrcOff,
+      float[] sRel,
+      int sRelOff,
+      float[] z,
+      int zOff,
+      float[] alpha,
+      int alphaOff,
+      float[] out,
+      int outOff) {
+    int hd = heads * dim;
+    float scale = 1f / (1f - dropout);
+    long work = (long) (e.indptr[e.pOff + e.rows] - e.base() + e.rows) * hd;
+    ColumnParallel.run(
+        work,
+        e.rows,
+        (r0, r1) -> {
+          for (int i = r0; i < r1; i++) {
+            int o = outOff + i * hd;
+            Arrays.fill(out, o, o + hd, 0f);
+            int n = e.count(i);
+            if (n == 0) {
+              continue;
+            }
+            int a0 = alphaOff + e.firstSlot(i) * heads;
+            for (int k = 0; k < heads; k++) {
+              float max = Float.NEGATIVE_INFINITY;
+              for (int t = 0; t < n; t++) {
+                float v = raw(e, i, t, k, heads, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff);
+                v = v > 0f ? v : slope * v;
+                alpha[a0 + t * heads + k] = v;
+                max = Math.max(max, v);
+              }
+              float sum = 0f;
+              for (int t = 0; t < n; t++) {
+                float ex = (float) Math.exp(alpha[a0 + t * heads + k] - max);
+                alpha[a0 + t * heads + k] = ex;
+                sum += ex;
+              }
+              float inv = 1f / sum;
+              for (int t = 0; t < n; t++) {
+                alpha[a0 + t * heads + k] *= inv;
+              }
+            }
+            long slot0 = e.firstSlot(i);
+            for (int t = 0; t < n; t++) {
+              int zo = zOff + e.src(i, t) * hd;
+              for (int k = 0; k < heads; k++) {
+                float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
+                float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
+                int c0 = k * dim;
+                for (int d = 0; d < dim; d++) {
+                  out[o + c0 + d] += w * z[zo + c0 + d];
+                }
+              }
+            }
+          }
+        });
+  }
+
+  static void attentionAggregateBackward(
+      Edges e,
+      int heads,
+      int dim,
+      float slope,
+      float dropout,
+      long key,
+      float[] sDst,
+      int sDstOff,
+      float[] sSrc,
+      int sSrcOff,
+      float[] sRel,
+      int sRelOff,
+      float[] z,
+      int zOff,
+      float[] alpha,
+      int alphaOff,
+      float[] dOut,
+      int dOutOff,
+      float[] dz,
+      int dzOff,
+      float[] dsDst,
+      int dsDstOff,
+      float[] dsSrc,
+      int dsSrcOff,
+      float[] dsRel,
+      int dsRelOff) {
+    int hd = heads * dim;
+    float scale = 1f / (1f - dropout);
+    int rows = e.rows;
+    int slots = e.indptr[e.pOff + rows] - e.base() + (e.self ? rows : 0);
+    long work = (long) (slots + rows) * hd;
+    // the gradient of each slot's raw score (before the LeakyReLU), row by row
+    float[] dRaw = new float[slots * heads];
+    ColumnParallel.run(
+        work,
+        rows,
+        (r0, r1) -> {
+          for (int i = r0; i < r1; i++) {
+            int n = e.count(i);
+            if (n == 0) {
+              continue;
+            }
+            int s0 = e.firstSlot(i) * heads;
+            int a0 = alphaOff + s0;
+            int go = dOutOff + i * hd;
+            for (int k = 0; k < heads; k++) {
+              float dot = 0f;
+              for (int t = 0; t < n; t++) {
+                int zo = zOff + e.src(i, t) * hd + k * dim;
+                float da = 0f;
+                for (int d = 0; d < dim; d++) {
+                  da += dOut[go + k * dim + d] * z[zo + d];
+                }
+                float m = keep(dropout, scale, key, (long) s0 + t * heads + k);
+                if (m != 1f) {
+                  da *= m;
+                }
+                dRaw[s0 + t * heads + k] = da;
+                dot += alpha[a0 + t * heads + k] * da;
+              }
+              float sum = 0f;
+              for (int t = 0; t < n; t++) {
+                float de = alpha[a0 + t * heads + k] * (dRaw[s0 + t * heads + k] - dot);
+                float v = raw(e, i, t, k, heads, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff);
+                float g = v > 0f ? de : slope * de;
+                dRaw[s0 + t * heads + k] = g;
+                sum += g;
+              }
+              dsDst[dsDstOff + i * heads + k] += sum;
+            }
+          }
+        });
+    // into the source rows, scattered in slot order: split by columns, each thread visits all
+    ColumnParallel.run(
+        work,
+        hd,
+        (c0, c1) -> {
+          for (int i = 0; i < rows; i++) {
+            int n = e.count(i);
+            int a0 = alphaOff + e.firstSlot(i) * heads;
+            int go = dOutOff + i * hd;
+            long slot0 = e.firstSlot(i);
+            for (int t = 0; t < n; t++) {
+              int so = dzOff + e.src(i, t) * hd;
+              for (int c = c0; c < c1; c++) {
+                int k = c / dim;
+                float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
+                float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
+                dz[so + c] += w * dOut[go + c];
+              }
+            }
+          }
+        });
+    for (int i = 0; i < rows; i++) {
+      int n = e.count(i);
+      int s0 = e.firstSlot(i) * heads;
+      for (int t = 0; t < n; t++) {
+        int so = dsSrcOff + e.src(i, t) * heads;
+        for (int k = 0; k < heads; k++) {
+          dsSrc[so + k] += dRaw[s0 + t * heads + k];
+        }
+      }
+    }
+    if (e.rel != null && dsRel != null) {
+      relationGradient(e, heads, dRaw, dsRel, dsRelOff);
+    }
+  }
+
+  /**
+   * {@code dsRel[r, k] +=} the slot gradients of relation {@code r}: summed in slot order within
+   * chunks of {@link #REL_CHUNK_ROWS} rows, starting from zero, and the chunks' sums added in chunk
+   * order.
+   */
+  private static void relationGradient(
+      Edges e, int heads, float[] dRaw, float[] dsRel, int dsRelOff) {
+    int relations = e.relations;
+    float[] part = new float[relations * heads];
+    for (int c0 = 0; c0 < e.rows; c0 += REL_CHUNK_ROWS) {
+      Arrays.fill(part, 0f);
+      int c1 = Math.min(e.rows, c0 + REL_CHUNK_ROWS);
+      for (int i = c0; i < c1; i++) {
+        int n = e.count(i);
+        int s0 = e.firstSlot(i) * heads;
+        for (int t = 0; t < n; t++) {
+          int r = e.rel(i, t);
+          for (int k = 0; k < heads; k++) {
+            part[r * heads + k] += dRaw[s0 + t * heads + k];
+          }
+        }
+      }
+      for (int x = 0; x < part.length; x++) {
+        dsRel[dsRelOff + x] += part[x];
+      }
+    }
+  }
+}

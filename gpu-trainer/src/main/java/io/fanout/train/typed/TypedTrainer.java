@@ -1,0 +1,318 @@
+package io.fanout.train.typed;
+
+import io.fanout.graph.TypedGraph;
+import io.fanout.nn.Adam;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.IntTensor;
+import io.fanout.tensor.TensorBufs;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.Trainer;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Synchronous mini-batch training of a {@link TypedModel} for node classification on its target
+ * type: per step forward, loss (softmax cross-entropy, or a sigmoid cross-entropy per class for
+ * label sets), backward, Adam on the dense parameters and a sparse Adam step on the embedding rows
+ * the batch read. {@link #fit} adds validation per epoch, checkpoints ({@link TypedCheckpoint}: the
+ * last epoch's and the best validation epoch's) and exact resume.
+ *
+ * <p>Determinism: parameters and embeddings derive from the seed, the seed order of epoch {@code e}
+ * from (seed, e), dropout from (seed, epoch, batch), and every reduction runs in a fixed order: the
+ * same seed and sampler give bit-identical parameters, resumed or not.
+ */
+public final class TypedTrainer implements AutoCloseable {
+  private final TypedModel model;
+  private final TypedGraph graph;
+  private final TypedSampler sampler;
+  private final TypedTrainOptions opts;
+  private final Adam adam;
+  private final Backend be;
+  private final TypedEpochs epochs;
+  private final int evalBatch;
+  private FloatTensor probs;
+  private FloatTensor dLogits;
+  private IntTensor labels;
+  private FloatTensor targets;
+
+  /**
+   * A trainer that samples its training batches with {@code sampler} from the target type's train
+   * split, {@code opts.batchSize()} seeds each; validation and {@link #evaluate} use the same
+   * sampler.
+   */
+  public TypedTrainer(
+      TypedModel model, TypedGraph graph, TypedSampler sampler, TypedTrainOptions opts) {
+    this(
+        model,
+        graph,
+        TypedEpochs.sampled(sampler, trainSeeds(graph, model), opts.batchSize(), opts.seed()),
+        sampler,
+        opts);
+  }
+
+  /**
+   * A trainer over the training batches {@code epochs} gives (typed shards); validation and {@link
+   * #evaluate} sample with {@code sampler} in batches of {@code opts.batchSize()} seeds.
+   */
+  public TypedTrainer(
+      TypedModel model,
+      TypedGraph graph,
+      TypedEpochs epochs,
+      TypedSampler sampler,
+      TypedTrainOptions opts) {
+    this.model = model;
+    this.graph = graph;
+    this.sampler = sampler;
+    this.opts = opts;
+    this.be = model.backend();
+    this.epochs = epochs;
+    this.evalBatch = opts.batchSize();
+    this.adam = new Adam(be, model.numParams(), opts.weightDecay());
+  }
+
+  private static int[] trainSeeds(TypedGraph graph, TypedModel model) {
+    int[] s = TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_TRAIN);
+    if (s.length == 0) {
+      throw new InvalidInputException(
+          "target type '"
+              + model.config().type(model.config().target()).name()
+              + "' has no vertices in the train split");
+    }
+    return s;
+  }
+
+  public TypedModel model() {
+    return model;
+  }
+
+  public Adam optimizer() {
+    return adam;
+  }
+
+  /** One step's summed loss and the labelled seeds it covered. */
+  public record StepResult(double loss, int labelled) {}
+
+  /** One training step on {@code b} (of epoch {@code epoch}). */
+  public StepResult step(TypedMiniBatch b, int epoch) {
+    TypedModelConfig cfg = model.config();
+    model.zeroGrad();
+    long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
+    FloatTensor logits = model.forward(b, TypedFeatures.gather(graph, cfg, b), true, key);
+    int rows = b.numSeeds();
+    int classes = cfg.classes();
+    int n = rows * classes;
+    double loss;
+    int labelled;
+    probs = TensorBufs.ensure(be, probs, Math.max(1, n));
+    dLogits = TensorBufs.ensure(be, dLogits, Math.max(1, n));
+    if (cfg.multiLabel()) {
+      float[] t = targets(b, classes);
+      labelled = 0;
+      for (int r = 0; r < rows; r++) {
+        labelled += b.labelPtr()[r + 1] > b.labelPtr()[r] ? 1 : 0;
+      }
+      targets = TensorBufs.ensure(be, targets, Math.max(1, n));
+      be.upload(t, 0, targets, 0, n);
+      loss =
+          be.sigmoidCrossEntropy(
+              logits, rows, classes, targets, probs, dLogits, 1f / Math.max(1, labelled));
+      model.backward(dLogits);
+    } else {
+      labelled = 0;
+      for (int l : b.labels()) {
+        labelled += l >= 0 ? 1 : 0;
+      }
+      labels = TensorBufs.ensure(be, labels, Math.max(1, rows));
+      be.upload(b.labels(), 0, labels, 0, rows);
+      loss =
+          be.softmaxCrossEntropy(
+              logits, rows, classes, labels, probs, dLogits, 1f / Math.max(1, labelled));
+      model.backward(dLogits);
+    }
+    adam.update(model.paramTensor(), model.gradTensor(), opts.lr());
+    model.updateEmbeddings(opts.lr());
+    return new StepResult(loss, labelled);
+  }
+
+  /**
+   * The seeds' label sets as {@code rows x classes} targets of {@link Backend#sigmoidCrossEntropy}:
+   * 1 for a class in the set, 0 otherwise, -1 throughout an unlabelled (empty) row.
+   */
+  static float[] targets(TypedMiniBatch b, int classes) {
+    int rows = b.numSeeds();
+    int[] ptr = b.labelPtr();
+    float[] t = new float[rows * classes];
+    for (int r = 0; r < rows; r++) {
+      if (ptr[r + 1] == ptr[r]) {
+        java.util.Arrays.fill(t, r * classes, (r + 1) * classes, -1f);
+      }
+      for (int i = ptr[r]; i < ptr[r + 1]; i++) {
+        t[r * classes + b.labelIds()[i]] = 1f;
+      }
+    }
+    return t;
+  }
+
+  /** Trains one epoch; returns the mean loss per labelled seed. */
+  public double trainEpoch(int epoch) {
+    double loss = 0;
+    long labelled = 0;
+    for (java.util.Iterator<TypedMiniBatch> it = epochs.epoch(epoch); it.hasNext(); ) {
+      if (cancelled.getAsBoolean()) {
+        throw new io.fanout.train.TrainCancelledException("typed training cancelled");
+      }
+      StepResult r = step(it.next(), epoch);
+      loss += r.loss();
+      labelled += r.labelled();
+    }
+    return labelled == 0 ? 0 : loss / labelled;
+  }
+
+  private java.util.function.BooleanSupplier cancelled = () -> false;
+
+  /** Stops training before the next step once {@code check} is true. */
+  public TypedTrainer cancelWhen(java.util.function.BooleanSupplier check) {
+    this.cancelled = check;
+    return this;
+  }
+
+  /** Scores on the target type's vertices in {@code split} ({@code StoreLayout.SPLIT_*}). */
+  public F1Scores evaluate(byte split) {
+    int[] seeds = TypedEvaluation.seeds(graph, model.config().target(), split);
+    return TypedEvaluation.scores(model, graph, sampler, seeds, evalBatch, opts.seed());
+  }
+
+  /** What {@link #fit} did. */
+  /**
+   * What {@link #fit} did.
+   *
+   * @param epochsRun epochs this call trained (0 when a resumed run was already complete)
+   * @param lastLoss the last epoch's mean loss per labelled seed (NaN when none ran)
+   * @param lastVal the last validation scores, or null
+   */
+  public record FitResult(
+      int epochsRun, double lastLoss, F1Scores lastVal, double bestValMicroF1, int bestEpoch) {}
+
+  /**
+   * Trains up to {@code opts.epochs()} epochs, validating after each (when the target type has
+   * validation vertices). With a model dir it writes {@code checkpoint.bin} after every epoch and
+   * {@code best.bin} at each new best validation Micro-F1, and first resumes from a checkpoint
+   * there (which must come from the same model and options).
+   */
+  public FitResult fit(Path modelDir, PrintStream log) {
+    Map<String, String> identity = opts.identity();
+    int start = 0;
+    double best = -1;
+    int bestEpoch = -1;
+    if (modelDir != null && TypedCheckpoint.exists(modelDir)) {
+      TypedCheckpoint.Loaded l = TypedCheckpoint.read(modelDir, Checkpoint.FILE);
+      if (!l.config().equals(model.config())) {
+        throw new InvalidInputException(
+            modelDir + " holds a checkpoint of another model: " + l.config().toMap());
+      }
+      for (Map.Entry<String, String> e : identity.entrySet()) {
+        String had = l.checkpoint().meta().get(e.getKey());
+        if (!e.getValue().equals(had)) {
+          throw new InvalidInputException(
+              modelDir
+                  + " holds a checkpoint trained with "
+                  + e.getKey().substring(9)
+                  + "="
+                  + had
+                  + ", this run has "
+                  + e.getValue()
+                  + ": use a fresh model dir");
+        }
+      }
+      TypedCheckpoint.restore(modelDir, l, model, adam);
+      start = l.checkpoint().epochs();
+      best = Double.parseDouble(l.checkpoint().meta().getOrDefault("best.val_micro_f1", "-1"));
+      bestEpoch = Integer.parseInt(l.checkpoint().meta().getOrDefault("best.epoch", "-1"));
+    }
+    int[] val = TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_VAL);
+    F1Scores lastVal = null;
+    double loss = Double.NaN;
+    for (int e = start; e < opts.epochs(); e++) {
+      loss = trainEpoch(e);
+      boolean improved = false;
+      if (val.length > 0) {
+        lastVal = TypedEvaluation.scores(model, graph, sampler, val, evalBatch, opts.seed());
+        if (lastVal.microF1() > best) {
+          best = lastVal.microF1();
+          bestEpoch = e + 1;
+          improved = true;
+        }
+      }
+      if (log != null) {
+        log.println(
+            String.format(
+                Locale.ROOT,
+                "epoch %d loss %.4f%s",
+                e + 1,
+                loss,
+                lastVal == null ? "" : " val " + lastVal));
+      }
+      if (modelDir != null) {
+        Map<String, String> meta = new java.util.LinkedHashMap<>(identity);
+        meta.put("best.val_micro_f1", Double.toString(best));
+        meta.put("best.epoch", Integer.toString(bestEpoch));
+        if (improved) {
+          TypedCheckpoint.write(modelDir, Checkpoint.BEST, model, adam, e + 1, meta);
+        }
+        TypedCheckpoint.write(modelDir, Checkpoint.FILE, model, adam, e + 1, meta);
+        appendMetrics(modelDir, e + 1, loss, lastVal);
+      }
+    }
+    return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
+  }
+
+  /** One line of {@code metrics.jsonl}: the epoch, its loss and the validation scores. */
+  private static void appendMetrics(Path modelDir, int epoch, double loss, F1Scores val) {
+    StringBuilder line =
+        new StringBuilder(
+            String.format(Locale.ROOT, "{\"epoch\":%d,\"loss\":%s", epoch, json(loss)));
+    if (val != null) {
+      line.append(
+          String.format(
+              Locale.ROOT,
+              ",\"val_accuracy\":%s,\"val_micro_f1\":%s,\"val_macro_f1\":%s",
+              json(val.accuracy()),
+              json(val.microF1()),
+              json(val.macroF1())));
+    }
+    line.append("}\n");
+    try {
+      java.nio.file.Files.writeString(
+          modelDir.resolve(io.fanout.train.ModelDirFiles.METRICS),
+          line,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (java.io.IOException ex) {
+      throw new java.io.UncheckedIOException("cannot append to metrics.jsonl in " + modelDir, ex);
+    }
+  }
+
+  private static String json(double v) {
+    return Double.isFinite(v) ? Double.toString(v) : "null";
+  }
+
+  @Override
+  public void close() {
+    adam.close();
+    TensorBufs.free(be, probs);
+    TensorBufs.free(be, dLogits);
+    TensorBufs.free(be, labels);
+    TensorBufs.free(be, targets);
+    targets = null;
+    probs = dLogits = null;
+    labels = null;
+  }
+}

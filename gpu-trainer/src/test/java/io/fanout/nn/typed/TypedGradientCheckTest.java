@@ -1,0 +1,145 @@
+package io.fanout.nn.typed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.CpuBackend;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The typed models' backward against central finite differences of the loss: every dense parameter
+ * (input projections, self and relation weights, biases, bases and their coefficients) and every
+ * learned embedding row the batch reads, with dropout on (its masks are a pure function of the
+ * key).
+ */
+class TypedGradientCheckTest {
+  private static final CpuBackend HOST = new CpuBackend();
+  private static final long KEY = 77;
+
+  static TypedMiniBatch batch(ArrayTypedGraph g) {
+    return new SimpleTypedSampler(g, 0, new int[] {3, 2}, 5)
+        .sample(0, 0, new int[] {0, 3, 7, 11, 2});
+  }
+
+  private static double loss(TypedModel m, TypedMiniBatch b, float[][] x) {
+    float[] logits = logits(m, b, x);
+    return sce(logits, b, m.config().classes(), null);
+  }
+
+  private static float[] logits(TypedModel m, TypedMiniBatch b, float[][] x) {
+    int n = b.numSeeds() * m.config().classes();
+    float[] out = new float[n];
+    m.backend().download(m.forward(b, x, true, KEY), 0, out, 0, n);
+    return out;
+  }
+
+  private static double sce(float[] logits, TypedMiniBatch b, int classes, float[] d) {
+    int rows = b.numSeeds();
+    float[] probs = new float[rows * classes];
+    return HOST.softmaxCrossEntropy(
+        HOST.wrap(logits),
+        rows,
+        classes,
+        HOST.wrap(b.labels().clone()),
+        HOST.wrap(probs),
+        d == null ? null : HOST.wrap(d),
+        1f);
+  }
+
+  private static void check(TypedModelKind kind, int bases, EmbeddingMode mode, float dropout) {
+    ArrayTypedGraph g = TypedTestGraphs.small(11);
+    TypedModelConfig cfg = TypedModelConfig.of(g.schema(), 0, kind, 4, 2, dropout, bases, mode);
+    TypedModel m = new TypedModel(cfg, new CpuBackend());
+    m.init(3);
+    float[] p = m.params();
+    for (int i = 0; i < p.length; i++) {
+      p[i] += 0.1f * (CounterRng.uniform(9, i) - 0.5f);
+    }
+    m.loadParams(p);
+    TypedMiniBatch b = batch(g);
+    float[][] x = SimpleTypedSampler.features(g, b);
+    float[] lg = logits(m, b, x);
+    float[] d = new float[lg.length];
+    sce(lg, b, cfg.classes(), d);
+    m.zeroGrad();
+    m.backward(d);
+    float[] analytic = m.grads();
+    for (int i = 0; i < p.length; i++) {
+      float saved = p[i];
+      double[] l = new double[3];
+      for (int s = 0; s < 3; s++) {
+        p[i] = saved + (s - 1) * 1e-2f;
+        m.loadParams(p);
+        l[s] = loss(m, b, x);
+      }
+      p[i] = saved;
+      m.loadParams(p);
+      assertClose(kind + " param " + i, analytic[i], l);
+    }
+    int embeddedTypes = 0;
+    for (int t = 0; t < cfg.numTypes(); t++) {
+      EmbeddingTable table = m.embeddings(t);
+      if (table == null) {
+        continue;
+      }
+      embeddedTypes++;
+      float[] eg = m.embeddingGradient(t);
+      float[] values = table.chunks(0)[0];
+      int[] nodes = b.nodes(t);
+      double maxAbs = 0;
+      for (int i = 0; i < nodes.length * cfg.hidden(); i++) {
+        int at = nodes[i / cfg.hidden()] * cfg.hidden() + i % cfg.hidden();
+        float saved = values[at];
+        double[] l = new double[3];
+        for (int s = 0; s < 3; s++) {
+          values[at] = saved + (s - 1) * 1e-2f;
+          l[s] = loss(m, b, x);
+        }
+        values[at] = saved;
+        assertClose(kind + " embedding of type " + t + " element " + i, eg[i], l);
+        maxAbs = Math.max(maxAbs, Math.abs(eg[i]));
+      }
+      assertThat(maxAbs).as("type %d gets an embedding gradient", t).isGreaterThan(1e-4);
+    }
+    assertThat(embeddedTypes).isEqualTo(mode == EmbeddingMode.ALL ? 3 : 1);
+    m.close();
+  }
+
+  private static void assertClose(String what, float analytic, double[] l) {
+    double h = 1e-2;
+    double numeric = (l[2] - l[0]) / (2 * h);
+    double tol = 2e-3 + 2e-2 * Math.abs(numeric);
+    double err = Math.abs(analytic - numeric);
+    if (err > tol) {
+      // a relu kink inside [saved-h, saved+h]: one of the one-sided differences is exact
+      double right = Math.abs(analytic - (l[2] - l[1]) / h);
+      double left = Math.abs(analytic - (l[1] - l[0]) / h);
+      err = Math.min(right, left) <= 2 * tol ? 0 : err;
+    }
+    assertThat(err)
+        .as("%s analytic %f numeric %f", what, analytic, numeric)
+        .isLessThanOrEqualTo(tol);
+  }
+
+  @Test
+  void rgcn() {
+    check(TypedModelKind.RGCN, 0, EmbeddingMode.AUTO, 0.2f);
+  }
+
+  @Test
+  void rgcnWithBases() {
+    check(TypedModelKind.RGCN, 2, EmbeddingMode.AUTO, 0.2f);
+  }
+
+  @Test
+  void hsage() {
+    check(TypedModelKind.HSAGE, 0, EmbeddingMode.AUTO, 0.2f);
+  }
+
+  @Test
+  void everyTypeEmbedded() {
+    check(TypedModelKind.RGCN, 0, EmbeddingMode.ALL, 0f);
+  }
+}

@@ -1,0 +1,277 @@
+package io.fanout.train.typed;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.graph.TypedGraph;
+import io.fanout.nn.typed.EmbeddingMode;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.nn.typed.TypedModelKind;
+import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedNeighborSampler;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.CpuBackend;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.MessageColumnIO;
+import org.apache.parquet.io.RecordReader;
+import org.apache.parquet.schema.MessageType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Accuracy probe for typed datasets in the HGB layout ({@code schema.json}, {@code vertices/},
+ * {@code edges/}), not part of CI: {@code -Dfanout.typedprobe=../shared/datasets/hgb_acm
+ * -Dprobe.model=rgcn -Dprobe.seeds=3 ...}. Reads the Parquet files straight into an {@link
+ * ArrayTypedGraph} (ids: HGB's global ids minus each type's first id) and prints val and test
+ * Micro/Macro-F1 per seed and their means.
+ */
+@EnabledIfSystemProperty(named = "fanout.typedprobe", matches = ".+")
+class TypedAccuracyProbe {
+  static String p(String k, String d) {
+    return System.getProperty("probe." + k, d);
+  }
+
+  private static List<Group> readAll(Path file) throws IOException {
+    List<Group> out = new ArrayList<>();
+    try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(file))) {
+      MessageType schema = r.getFooter().getFileMetaData().getSchema();
+      MessageColumnIO io = new ColumnIOFactory().getColumnIO(schema);
+      PageReadStore pages;
+      while ((pages = r.readNextRowGroup()) != null) {
+        RecordReader<Group> rr = io.getRecordReader(pages, new GroupRecordConverter(schema));
+        for (long i = 0; i < pages.getRowCount(); i++) {
+          out.add(rr.read());
+        }
+      }
+    }
+    return out;
+  }
+
+  static TypedGraph load(Path dir) throws IOException {
+    JsonNode schema = new ObjectMapper().readTree(dir.resolve("schema.json").toFile());
+    String target = schema.get("target_type").asText();
+    ArrayTypedGraph.Builder b = ArrayTypedGraph.builder();
+    java.util.Map<String, Long> first = new java.util.HashMap<>();
+    for (JsonNode t : schema.get("node_types")) {
+      String name = t.get("name").asText();
+      int count = t.get("count").asInt();
+      int dim = t.get("feature_dim").asInt();
+      long base = t.get("id_min").asLong();
+      first.put(name, base);
+      List<Group> rows = readAll(dir.resolve(t.get("file").asText()));
+      float[] feats = dim > 0 ? new float[count * dim] : null;
+      int[] labels = name.equals(target) ? new int[count] : null;
+      byte[] splits = name.equals(target) ? new byte[count] : null;
+      for (Group g : rows) {
+        int v = (int) (g.getLong("id", 0) - base);
+        if (feats != null) {
+          Group list = g.getGroup("features", 0);
+          int n = list.getFieldRepetitionCount("list");
+          for (int i = 0; i < n; i++) {
+            feats[v * dim + i] = list.getGroup("list", i).getFloat("element", 0);
+          }
+        }
+        if (labels != null) {
+          labels[v] = g.getInteger("label", 0);
+          splits[v] = (byte) StoreLayout.splitCode(g.getString("split", 0));
+        }
+      }
+      b.type(name, count, dim, feats, labels, splits);
+    }
+    for (JsonNode r : schema.get("relations")) {
+      String src = r.get("src_type").asText();
+      String dst = r.get("dst_type").asText();
+      List<Group> rows = readAll(dir.resolve(r.get("file").asText()));
+      int[] s = new int[rows.size()];
+      int[] d = new int[rows.size()];
+      for (int i = 0; i < s.length; i++) {
+        s[i] = (int) (rows.get(i).getLong("src", 0) - first.get(src));
+        d[i] = (int) (rows.get(i).getLong("dst", 0) - first.get(dst));
+      }
+      b.relation(r.get("name").asText(), src, dst, s, d);
+    }
+    return b.build();
+  }
+
+  /** Nearest class centroid of the raw target features: a sanity check of the data. */
+  static void centroids(TypedGraph g, int target) {
+    int dim = g.schema().type(target).featureDim();
+    int n = (int) g.schema().type(target).count();
+    int classes = g.schema().type(target).classes();
+    float[] x = new float[n * dim];
+    int[] all = new int[n];
+    java.util.Arrays.setAll(all, i -> i);
+    g.features(target).gather(all, 0, n, x, 0);
+    double[][] c = new double[classes][dim];
+    int[][] counts = new int[4][classes];
+    for (int v = 0; v < n; v++) {
+      int l = g.vertices(target).label(v);
+      int s = g.vertices(target).split(v);
+      if (l >= 0) {
+        counts[s][l]++;
+      }
+      if (s == StoreLayout.SPLIT_TRAIN) {
+        for (int k = 0; k < dim; k++) {
+          c[l][k] += x[v * dim + k];
+        }
+      }
+    }
+    System.out.println("label counts by split " + java.util.Arrays.deepToString(counts));
+    // homophily over the relation paper <- author <- paper: vote of the labelled co-author papers
+    int pa = g.schema().relationIndex(p("homophily_in", "author_paper"));
+    int ap = g.schema().relationIndex(p("homophily_out", "paper_author"));
+    if (pa >= 0 && ap >= 0) {
+      for (byte split : new byte[] {StoreLayout.SPLIT_VAL, StoreLayout.SPLIT_TEST}) {
+        int agree = 0;
+        int voted = 0;
+        for (int v = 0; v < n; v++) {
+          if (g.vertices(target).split(v) != split) {
+            continue;
+          }
+          int[] votes = new int[classes];
+          var in = g.inNeighbors(pa);
+          for (long e = in.rowStart(v); e < in.rowEnd(v); e++) {
+            int a = in.neighbor(e);
+            var out = g.inNeighbors(ap);
+            for (long f = out.rowStart(a); f < out.rowEnd(a); f++) {
+              int q = out.neighbor(f);
+              if (q != v && g.vertices(target).split(q) == StoreLayout.SPLIT_TRAIN) {
+                votes[g.vertices(target).label(q)]++;
+              }
+            }
+          }
+          int best = 0;
+          for (int cl = 1; cl < classes; cl++) {
+            best = votes[cl] > votes[best] ? cl : best;
+          }
+          if (votes[best] > 0) {
+            voted++;
+            agree += best == g.vertices(target).label(v) ? 1 : 0;
+          }
+        }
+        System.out.println("co-author vote split " + split + ": " + agree + " of " + voted);
+      }
+    }
+    for (byte split :
+        new byte[] {StoreLayout.SPLIT_TRAIN, StoreLayout.SPLIT_VAL, StoreLayout.SPLIT_TEST}) {
+      F1Scores f = new F1Scores(classes, false);
+      int[][] confusion = new int[classes][classes];
+      for (int v = 0; v < n; v++) {
+        if (g.vertices(target).split(v) != split) {
+          continue;
+        }
+        int best = 0;
+        double bestScore = -1e300;
+        for (int cl = 0; cl < classes; cl++) {
+          double dot = 0;
+          double norm = 0;
+          for (int k = 0; k < dim; k++) {
+            dot += c[cl][k] * x[v * dim + k];
+            norm += c[cl][k] * c[cl][k];
+          }
+          double score = dot / Math.sqrt(norm);
+          if (score > bestScore) {
+            bestScore = score;
+            best = cl;
+          }
+        }
+        f.add(g.vertices(target).label(v), best);
+        confusion[g.vertices(target).label(v)][best]++;
+      }
+      System.out.println(
+          "centroid split " + split + ": " + f + " " + java.util.Arrays.deepToString(confusion));
+    }
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 3, unit = java.util.concurrent.TimeUnit.HOURS)
+  void probe() throws IOException {
+    Path dir = Path.of(System.getProperty("fanout.typedprobe"));
+    TypedGraph g = load(dir);
+    int target = g.schema().typeIndex(p("target", "paper"));
+    TypedModelKind kind = TypedModelKind.parse(p("model", "rgcn"));
+    int hidden = Integer.parseInt(p("hidden", "64"));
+    int layers = Integer.parseInt(p("layers", "2"));
+    float dropout = Float.parseFloat(p("dropout", "0.5"));
+    int bases = Integer.parseInt(p("bases", "0"));
+    EmbeddingMode emb = EmbeddingMode.parse(p("embeddings", "auto"));
+    String fanoutText =
+        p("fanouts", "*=" + String.join(",", java.util.Collections.nCopies(layers, "-1")));
+    int[][] fanouts = TypedFanouts.parse(fanoutText, g.schema());
+    int seeds = Integer.parseInt(p("seeds", "3"));
+    if (Boolean.parseBoolean(p("debug", "false"))) {
+      centroids(g, target);
+    }
+    double[] sum = new double[4];
+    for (int s = 0; s < seeds; s++) {
+      TypedTrainOptions opts =
+          new TypedTrainOptions(
+              Integer.parseInt(p("epochs", "50")),
+              Integer.parseInt(p("batch", "256")),
+              Float.parseFloat(p("lr", "0.01")),
+              Float.parseFloat(p("wd", "5e-4")),
+              1 + s);
+      TypedModelConfig cfg =
+          TypedModelConfig.of(g.schema(), target, kind, hidden, layers, dropout, bases, emb)
+              .withFeatureNorm(io.fanout.nn.FeatureNormKind.parse(p("norm", "l2")));
+      TypedSampler sampler =
+          TypedSampler.of(new TypedNeighborSampler(g, target, fanouts, opts.seed()));
+      Path md = Files.createTempDirectory("typedprobe");
+      try (TypedModel m = new TypedModel(cfg, new CpuBackend());
+          TypedTrainer t = new TypedTrainer(m, g, sampler, opts)) {
+        m.init(opts.seed());
+        long t0 = System.nanoTime();
+        TypedTrainer.FitResult fit =
+            t.fit(md, Boolean.parseBoolean(p("verbose", "false")) ? System.out : null);
+        // the best validation epoch's model
+        TypedCheckpoint.restore(md, TypedCheckpoint.read(md, "best.bin"), m, null);
+        F1Scores val = t.evaluate(StoreLayout.SPLIT_VAL);
+        F1Scores test = t.evaluate(StoreLayout.SPLIT_TEST);
+        if (Boolean.parseBoolean(p("debug", "false"))) {
+          System.out.println("train " + t.evaluate(StoreLayout.SPLIT_TRAIN));
+          int[] ts = TypedEvaluation.seeds(g, target, StoreLayout.SPLIT_TEST);
+          System.out.println(
+              "test one batch " + TypedEvaluation.scores(m, g, sampler, ts, 4096, 1));
+          System.out.println("test 64 " + TypedEvaluation.scores(m, g, sampler, ts, 64, 1));
+          int[] vs = TypedEvaluation.seeds(g, target, StoreLayout.SPLIT_VAL);
+          System.out.println("val 64 " + TypedEvaluation.scores(m, g, sampler, vs, 64, 1));
+        }
+        System.out.printf(
+            Locale.ROOT,
+            "seed %d best epoch %d (%.1fs): val micro %.4f macro %.4f | test micro %.4f macro %.4f%n",
+            opts.seed(),
+            fit.bestEpoch(),
+            (System.nanoTime() - t0) / 1e9,
+            val.microF1(),
+            val.macroF1(),
+            test.microF1(),
+            test.macroF1());
+        sum[0] += val.microF1();
+        sum[1] += val.macroF1();
+        sum[2] += test.microF1();
+        sum[3] += test.macroF1();
+      }
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "%s mean of %d seeds: val micro %.4f macro %.4f | test micro %.4f macro %.4f%n",
+        kind.id(),
+        seeds,
+        sum[0] / seeds,
+        sum[1] / seeds,
+        sum[2] / seeds,
+        sum[3] / seeds);
+  }
+}

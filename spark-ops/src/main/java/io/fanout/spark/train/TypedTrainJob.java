@@ -1,0 +1,160 @@
+package io.fanout.spark.train;
+
+import static io.fanout.conf.options.TrainCommandOptions.*;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.OptionDef;
+import io.fanout.conf.SharedOptions;
+import io.fanout.conf.options.DistOptions;
+import io.fanout.graph.TypedGraph;
+import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.sample.TypedStoreOpener;
+import io.fanout.store.OutputPaths;
+import io.fanout.train.typed.TypedTrainRun;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The {@code train} job on a typed (heterogeneous) graph store: one trainer on the driver, from
+ * typed shards ({@link TypedTrainRun}). The trainer features not built for typed stores (data
+ * parallelism, the feature cache, hot reuse, feature access in place, link decoders, learning-rate
+ * schedules, ...) are refused with one line naming the option.
+ */
+public final class TypedTrainJob {
+  private TypedTrainJob() {}
+
+  /** The typed store opener of this session (the Spark conf hook, else the default). */
+  public static TypedStoreOpener opener(SparkSession spark) {
+    String name = Hooks.className(spark, Hooks.TYPED_STORE_OPENER, TypedStoreOpener.class);
+    return Hooks.instantiate(
+        Hooks.TYPED_STORE_OPENER,
+        name == null ? TypedStoreOpener.DEFAULT : name,
+        TypedStoreOpener.class);
+  }
+
+  /** Whether {@code graph} (the {@code --graph} option, may be null) names a typed store. */
+  public static boolean isTyped(SparkSession spark, String graph) {
+    return graph != null && !graph.isBlank() && opener(spark).isTyped(Path.of(graph));
+  }
+
+  /** Options whose every value but the default is a trainer feature not built for typed stores. */
+  private static final List<OptionDef<?>> NOT_BUILT =
+      List.of(
+          VAL_SHARDS,
+          ACTIVATION,
+          DECODER,
+          HEADS,
+          ATTN_SLOPE,
+          ATTN_DROPOUT,
+          SCHEDULE,
+          FEATURE_CACHE,
+          FEATURE_CACHE_BYTES,
+          FEATURE_CACHE_IO,
+          FEATURE_CACHE_WINDOW,
+          REUSE_HOT,
+          STALENESS,
+          HOT_BY,
+          REUSE_REFRESH,
+          REUSE_BACKWARD,
+          REUSE_ROWS,
+          PRECISION,
+          LOADER_THREADS,
+          PREFETCH,
+          DistOptions.TIMEOUT_MS,
+          DistOptions.PORT,
+          DistOptions.VERIFY);
+
+  /** Refuses the options typed training does not build, with one line naming the option. */
+  static void refuseNotBuilt(FanoutConf c) {
+    for (OptionDef<?> d : NOT_BUILT) {
+      if (c.given(d) && !c.raw(d).equals(d.defaultValue())) {
+        throw new FanoutConfigException(
+            "train --" + d.name() + " is not built for typed stores" + hint(d));
+      }
+    }
+    if (c.get(DistOptions.WORKERS) > 1) {
+      throw new FanoutConfigException(
+          "train --workers "
+              + c.get(DistOptions.WORKERS)
+              + " is not built for typed stores: typed training runs on one worker");
+    }
+    String access = c.raw(FEATURE_ACCESS);
+    if (c.given(FEATURE_ACCESS) && !access.equals("gather") && !access.equals("auto")) {
+      throw new FanoutConfigException(
+          "train --feature-access " + access + " is not built for typed stores; use gather");
+    }
+    if (!c.get(MODEL).typed()) {
+      throw new FanoutConfigException(
+          "train --model "
+              + c.get(MODEL).id()
+              + " is not built for typed stores; use --model rgcn or hsage");
+    }
+    if (c.get(BASES) < 0) {
+      throw new FanoutConfigException(
+          "option 'bases' of train has value " + c.raw(BASES) + "; expected 0 or more");
+    }
+  }
+
+  private static String hint(OptionDef<?> d) {
+    return d == VAL_SHARDS
+        ? " (validation samples the store's val split with the shards' fanouts)"
+        : "";
+  }
+
+  /** Trains (or resumes) a typed model; see {@link TrainJob#run}. */
+  public static TrainOutcome run(SparkSession spark, FanoutConf c, PrintStream progress) {
+    refuseNotBuilt(c);
+    if (!(c.get(LR) > 0) || !(c.get(WEIGHT_DECAY) >= 0) || c.get(EPOCHS) < 1 || c.get(HIDDEN) < 1) {
+      throw new FanoutConfigException(
+          "train needs --lr > 0, --weight-decay >= 0, --epochs >= 1 and --hidden >= 1");
+    }
+    double dropout = c.get(DROPOUT);
+    if (!(dropout >= 0 && dropout < 1)) {
+      throw new FanoutConfigException(
+          "option 'dropout' of train has value " + c.raw(DROPOUT) + "; expected 0 <= dropout < 1");
+    }
+    Path modelDir = Path.of(c.get(MODEL_DIR));
+    OutputPaths.check(modelDir, "--model-dir");
+    Path graphPath = Path.of(c.get(GRAPH));
+    TypedGraph graph = opener(spark).open(graphPath, c.get(SharedOptions.VERIFY));
+    try {
+      TypedTrainRun.Result r =
+          TypedTrainRun.train(
+              new TypedTrainRun.Request(
+                  graph,
+                  Path.of(c.get(SHARDS)),
+                  modelDir,
+                  c.get(RESUME),
+                  c.get(MODEL),
+                  c.get(HIDDEN),
+                  c.get(LAYERS),
+                  (float) dropout,
+                  c.get(LR).floatValue(),
+                  c.get(WEIGHT_DECAY).floatValue(),
+                  c.get(EPOCHS),
+                  c.get(SEED),
+                  c.get(LEARNED_EMBEDDINGS),
+                  c.get(BASES),
+                  c.get(FEATURE_NORM),
+                  c.get(BACKEND),
+                  c.get(SharedOptions.VERIFY)),
+              progress,
+              () -> spark.sparkContext().isStopped());
+      return new TrainOutcome(
+          modelDir,
+          r.config().kind().id(),
+          r.config().layers(),
+          r.epochsRun(),
+          r.finalLoss(),
+          r.seconds(),
+          0,
+          1,
+          0);
+    } finally {
+      graph.close();
+    }
+  }
+}

@@ -1,0 +1,259 @@
+package io.fanout.jobs.train;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.graph.TypedGraph;
+import io.fanout.spark.EvaluateResult;
+import io.fanout.spark.Fanout;
+import io.fanout.spark.TrainAction;
+import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.sample.TypedStoreOpener;
+import io.fanout.store.Checksums;
+import io.fanout.store.StoreLayout;
+import io.fanout.testing.SparkTestSession;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * sample, train, evaluate and infer on a generated typed graph (through the typed store opener
+ * seam) whose labels depend on a typed two-hop path: target {@code T <-r1- A <-r2- B}, beside a
+ * decoy path {@code T <-r3- C <-r4- D} of the same shape and feature distribution. R-GCN reaches
+ * the floor; the same graph with its types and relations merged into one stays below it. Options
+ * not built for typed stores are refused with one line.
+ */
+class TypedTrainJobTest {
+  static SparkSession spark;
+  @TempDir static Path tmp;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTestSession.start("TypedTrainJobTest");
+    spark.conf().set(Hooks.TYPED_STORE_OPENER, PathGraphOpener.class.getName());
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.conf().unset(Hooks.TYPED_STORE_OPENER);
+    spark.stop();
+  }
+
+  private static Path store(String name, String content) throws IOException {
+    Path s = tmp.resolve(name);
+    Files.createDirectories(s);
+    Files.writeString(s.resolve(PathGraphOpener.MARKER), content);
+    return s;
+  }
+
+  private static Path sample(Path store, String name) {
+    Path out = tmp.resolve(name);
+    Fanout.get(spark)
+        .sample(store.toString())
+        .output(out.toString())
+        .option("split", "train")
+        .option("batch-size", "64")
+        .option("fanouts", "*=-1,-1")
+        .option("epochs", "1")
+        .option("seed", "3")
+        .execute();
+    return out;
+  }
+
+  private static TrainAction train(Path store, Path shards, Path modelDir) {
+    return Fanout.get(spark)
+        .train(store.toString(), shards.toString())
+        .option("model-dir", modelDir.toString())
+        .option("model", "rgcn")
+        .option("hidden", "16")
+        .option("dropout", "0")
+        .option("lr", "0.01")
+        .option("weight-decay", "0")
+        .option("feature-norm", "none")
+        .option("epochs", "40")
+        .option("seed", "1");
+  }
+
+  private static double testMicroF1(Path store, String name) {
+    Path shards = sample(store, name + ".shards");
+    Path md = tmp.resolve(name + ".model");
+    train(store, shards, md).execute();
+    EvaluateResult r = Fanout.get(spark).evaluate(store.toString(), md.toString()).execute();
+    assertThat(r.toJson()).contains("\"micro_f1\"").contains("\"macro_f1\"");
+    return r.microF1("test");
+  }
+
+  @Test
+  void rgcnLearnsTheTypedPathAndATypeBlindModelDoesNot() throws IOException {
+    Path typed = store("typed.store", "typed:17");
+    Path blind = store("blind.store", "blind:17");
+    double rgcn = testMicroF1(typed, "typed");
+    double merged = testMicroF1(blind, "blind");
+    assertThat(rgcn).as("rgcn").isGreaterThanOrEqualTo(0.9);
+    assertThat(merged).as("one type, one relation").isLessThan(0.82);
+
+    Path pred = tmp.resolve("pred");
+    Path emb = tmp.resolve("emb");
+    Fanout.get(spark)
+        .infer(typed.toString(), tmp.resolve("typed.model").toString())
+        .output(pred.toString())
+        .embeddings(emb.toString())
+        .execute();
+    Dataset<Row> p = spark.read().parquet(pred.toString());
+    assertThat(p.columns())
+        .containsExactly("type", "id", "dense_id", "prediction", "probabilities");
+    assertThat(p.count()).isEqualTo(PathGraphOpener.N);
+    assertThat(p.select("type").distinct().collectAsList())
+        .extracting(r -> r.getString(0))
+        .containsExactly("T");
+    Dataset<Row> e = spark.read().parquet(emb.toString());
+    assertThat(e.columns()).containsExactly("type", "id", "dense_id", "embedding");
+    Row first = e.orderBy("dense_id").first();
+    assertThat(first.getList(3)).hasSize(16);
+  }
+
+  @Test
+  void optionsNotBuiltForTypedStoresAreRefusedWithOneLine() throws IOException {
+    Path s = store("refused.store", "typed:5");
+    Path shards = sample(s, "refused.shards");
+    Path md = tmp.resolve("refused.model");
+    assertThatThrownBy(() -> train(s, shards, md).option("workers", "2").execute())
+        .hasMessageContaining("train --workers 2 is not built for typed stores");
+    assertThatThrownBy(() -> train(s, shards, md).option("feature-cache", "lru").execute())
+        .hasMessageContaining("train --feature-cache is not built for typed stores");
+    assertThatThrownBy(() -> train(s, shards, md).option("reuse-hot", "0.1").execute())
+        .hasMessageContaining("train --reuse-hot is not built for typed stores");
+    assertThatThrownBy(() -> train(s, shards, md).option("feature-access", "zero-copy").execute())
+        .hasMessageContaining("train --feature-access zero-copy is not built for typed stores");
+    assertThatThrownBy(() -> train(s, shards, md).option("model", "sage").execute())
+        .hasMessageContaining("train --model sage is not built for typed stores");
+    assertThat(Files.exists(md.resolve("checkpoint.bin"))).isFalse();
+  }
+
+  /**
+   * A typed "store" that is a directory with a marker file {@code typed:SEED} (five types, four
+   * relations) or {@code blind:SEED} (the same vertices and edges as one type and one relation).
+   */
+  public static final class PathGraphOpener implements TypedStoreOpener {
+    static final String MARKER = "typed-path-graph";
+    static final int N = 400;
+    static final int DEG = 3;
+
+    @Override
+    public boolean isTyped(Path store) {
+      return Files.isRegularFile(store.resolve(MARKER));
+    }
+
+    @Override
+    public TypedGraph open(Path store, boolean verify) {
+      try {
+        String[] m = Files.readString(store.resolve(MARKER)).trim().split(":");
+        return graph(m[0].equals("blind"), Long.parseLong(m[1]));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public String fingerprint(Path store) {
+      try {
+        return Checksums.sha256(Files.readString(store.resolve(MARKER)));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    static int[][] edges(SplittableRandom r) {
+      int[] src = new int[N * DEG];
+      int[] dst = new int[N * DEG];
+      for (int i = 0; i < src.length; i++) {
+        dst[i] = i / DEG;
+        src[i] = r.nextInt(N);
+      }
+      return new int[][] {src, dst};
+    }
+
+    static ArrayTypedGraph graph(boolean blind, long seed) {
+      SplittableRandom r = new SplittableRandom(seed);
+      int[][][] rel = {
+        edges(r), edges(r), edges(r), edges(r)
+      }; // r1 A->T, r2 B->A, r3 C->T, r4 D->C
+      float[] xb = new float[N];
+      float[] xd = new float[N];
+      for (int i = 0; i < N; i++) {
+        xb[i] = (float) (2 * r.nextDouble() - 1);
+        xd[i] = (float) (2 * r.nextDouble() - 1);
+      }
+      double[] meanA = new double[N];
+      for (int i = 0; i < rel[1][0].length; i++) {
+        meanA[rel[1][1][i]] += xb[rel[1][0][i]] / DEG;
+      }
+      double[] score = new double[N];
+      for (int i = 0; i < rel[0][0].length; i++) {
+        score[rel[0][1][i]] += meanA[rel[0][0][i]] / DEG;
+      }
+      int[] labels = new int[N];
+      byte[] splits = new byte[N];
+      for (int i = 0; i < N; i++) {
+        labels[i] = score[i] > 0 ? 1 : 0;
+        double u = r.nextDouble();
+        splits[i] =
+            u < 0.6
+                ? StoreLayout.SPLIT_TRAIN
+                : u < 0.8 ? StoreLayout.SPLIT_VAL : StoreLayout.SPLIT_TEST;
+      }
+      float[] ones = new float[N];
+      Arrays.fill(ones, 1f);
+      if (!blind) {
+        return ArrayTypedGraph.builder()
+            .type("T", N, 1, ones, labels, splits)
+            .type("A", N, 1, ones, null, null)
+            .type("B", N, 1, xb, null, null)
+            .type("C", N, 1, ones, null, null)
+            .type("D", N, 1, xd, null, null)
+            .relation("r1", "A", "T", rel[0][0], rel[0][1])
+            .relation("r2", "B", "A", rel[1][0], rel[1][1])
+            .relation("r3", "C", "T", rel[2][0], rel[2][1])
+            .relation("r4", "D", "C", rel[3][0], rel[3][1])
+            .build();
+      }
+      float[] x = new float[5 * N];
+      Arrays.fill(x, 1f);
+      System.arraycopy(xb, 0, x, 2 * N, N);
+      System.arraycopy(xd, 0, x, 4 * N, N);
+      int[] l = new int[5 * N];
+      byte[] s = new byte[5 * N];
+      Arrays.fill(l, -1);
+      System.arraycopy(labels, 0, l, 0, N);
+      System.arraycopy(splits, 0, s, 0, N);
+      int[] srcBase = {N, 2 * N, 3 * N, 4 * N};
+      int[] dstBase = {0, N, 0, 3 * N};
+      int[] src = new int[4 * N * DEG];
+      int[] dst = new int[4 * N * DEG];
+      int e = 0;
+      for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < rel[k][0].length; i++, e++) {
+          src[e] = srcBase[k] + rel[k][0][i];
+          dst[e] = dstBase[k] + rel[k][1][i];
+        }
+      }
+      // a second, empty relation keeps it a typed store (one type and one relation is one-type)
+      return ArrayTypedGraph.builder()
+          .type("v", 5 * N, 1, x, l, s)
+          .relation("all", "v", "v", src, dst)
+          .relation("none", "v", "v", new int[0], new int[0])
+          .build();
+    }
+  }
+}
