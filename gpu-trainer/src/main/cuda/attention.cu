@@ -38,6 +38,31 @@ __device__ __forceinline__ int att_rel(const int* __restrict__ indptr, const int
   return rel[indptr[i] + t];
 }
 
+// Attention dropout with io.fanout.tensor.CounterRng's hash (as dropout.cu): the factor of weight
+// idx = slot * heads + head, 0 when dropped, else scale = 1 / (1 - p); 1 without dropout.
+__device__ __forceinline__ unsigned long long att_mix64(unsigned long long z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ float att_keep(float p, float scale, unsigned long long key,
+                                          long long idx) {
+  if (p <= 0.f) {
+    return 1.f;
+  }
+  float u = (float)(att_mix64(key + (unsigned long long)idx * 0x9E3779B97F4A7C15ULL) >> 40) *
+            5.9604644775390625e-8f;
+  return u < p ? 0.f : scale;
+}
+
+// Weight idx after dropout.
+__device__ __forceinline__ float att_weight(const float* __restrict__ alpha, float p, float scale,
+                                            unsigned long long key, long long idx) {
+  float m = att_keep(p, scale, key, idx);
+  return m == 1.f ? alpha[idx] : __fmul_rn(alpha[idx], m);
+}
+
 // The raw score of slot t of row i, head k (before the LeakyReLU).
 __device__ __forceinline__ float att_raw(const int* __restrict__ indptr,
                                          const int* __restrict__ indices,
@@ -145,7 +170,8 @@ extern "C" __global__ void attention_softmax(const int* __restrict__ indptr,
 // per output element.
 extern "C" __global__ void attention_aggregate(const int* __restrict__ indptr,
                                                const int* __restrict__ indices, int rows,
-                                               int heads, int dim, int self,
+                                               int heads, int dim, int self, float p, float scale,
+                                               unsigned long long key,
                                                const float* __restrict__ alpha,
                                                const float* __restrict__ z,
                                                float* __restrict__ out) {
@@ -157,11 +183,14 @@ extern "C" __global__ void attention_aggregate(const int* __restrict__ indptr,
     int c = (int)(p - (long long)i * hd);
     int k = c / dim;
     int cnt = att_count(indptr, self, i);
-    const float* al = alpha + (long long)att_first_slot(indptr, self, i) * heads + k;
+    long long s0 = (long long)att_first_slot(indptr, self, i) * heads + k;
     float acc = 0.f;
     for (int t = 0; t < cnt; t++) {
       int j = att_src(indptr, indices, self, i, t);
-      acc = __fadd_rn(acc, __fmul_rn(al[(long long)t * heads], z[(long long)j * hd + c]));
+      long long o = s0 + (long long)t * heads;
+      float m = att_keep(p, scale, key, o);
+      float w = m == 1.f ? alpha[o] : __fmul_rn(alpha[o], m);
+      acc = __fadd_rn(acc, __fmul_rn(w, z[(long long)j * hd + c]));
     }
     out[p] = acc;
   }
@@ -172,9 +201,10 @@ extern "C" __global__ void attention_aggregate(const int* __restrict__ indptr,
 extern "C" __global__ void attention_edge_grad(
     const int* __restrict__ indptr, const int* __restrict__ indices, const int* __restrict__ rel,
     int rows, int heads, int dim, int self, int selfRel, const float* __restrict__ sDst,
-    const float* __restrict__ sSrc, const float* __restrict__ sRel, float slope,
-    const float* __restrict__ z, const float* __restrict__ alpha,
-    const float* __restrict__ dOut, float* __restrict__ dRaw, float* __restrict__ dsDst) {
+    const float* __restrict__ sSrc, const float* __restrict__ sRel, float slope, float p,
+    float scale, unsigned long long key, const float* __restrict__ z,
+    const float* __restrict__ alpha, const float* __restrict__ dOut, float* __restrict__ dRaw,
+    float* __restrict__ dsDst) {
   int hd = heads * dim;
   long long n = (long long)rows * heads;
   for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;
@@ -193,6 +223,10 @@ extern "C" __global__ void attention_edge_grad(
       float da = 0.f;
       for (int d = 0; d < dim; d++) {
         da = __fadd_rn(da, __fmul_rn(g[d], zj[d]));
+      }
+      float m = att_keep(p, scale, key, s0 + (long long)t * heads);
+      if (m != 1.f) {
+        da = __fmul_rn(da, m);
       }
       dRaw[s0 + (long long)t * heads] = da;
       dot = __fadd_rn(dot, __fmul_rn(alpha[s0 + (long long)t * heads], da));
@@ -222,7 +256,8 @@ __device__ __forceinline__ long long att_tslot(const int* __restrict__ tdst,
 extern "C" __global__ void attention_src_grad(
     const int* __restrict__ indptr, int rows, int self, const int* __restrict__ tptr,
     const int* __restrict__ tdst, const int* __restrict__ tpos, int srcRows, int heads, int dim,
-    const float* __restrict__ alpha, const float* __restrict__ dOut, float* __restrict__ dz) {
+    float p, float scale, unsigned long long key, const float* __restrict__ alpha,
+    const float* __restrict__ dOut, float* __restrict__ dz) {
   int hd = heads * dim;
   int base = indptr[0];
   long long n = (long long)srcRows * hd;
@@ -237,15 +272,18 @@ extern "C" __global__ void attention_src_grad(
       int i = tdst[t];
       if (loop && i >= s) {
         long long sl = (long long)att_first_slot(indptr, self, s) * heads + k;
-        acc = __fadd_rn(acc, __fmul_rn(alpha[sl], dOut[(long long)s * hd + c]));
+        acc = __fadd_rn(acc, __fmul_rn(att_weight(alpha, p, scale, key, sl),
+                                       dOut[(long long)s * hd + c]));
         loop = false;
       }
       long long sl = att_tslot(tdst, tpos, base, self, t) * heads + k;
-      acc = __fadd_rn(acc, __fmul_rn(alpha[sl], dOut[(long long)i * hd + c]));
+      acc = __fadd_rn(acc, __fmul_rn(att_weight(alpha, p, scale, key, sl),
+                                     dOut[(long long)i * hd + c]));
     }
     if (loop) {
       long long sl = (long long)att_first_slot(indptr, self, s) * heads + k;
-      acc = __fadd_rn(acc, __fmul_rn(alpha[sl], dOut[(long long)s * hd + c]));
+      acc = __fadd_rn(acc, __fmul_rn(att_weight(alpha, p, scale, key, sl),
+                                     dOut[(long long)s * hd + c]));
     }
     dz[p] = acc;
   }

@@ -2,12 +2,13 @@ package io.fanout.nn;
 
 /**
  * The attention shape of a {@link ModelKind#GAT} model: the heads of every hidden layer (their
- * outputs concatenated, so they split the hidden width; the output layer has one head) and the
- * negative slope of the LeakyReLU on the attention scores.
+ * outputs concatenated, so they split the hidden width; the output layer has one head), the
+ * negative slope of the LeakyReLU on the attention scores, and the dropout on the attention weights
+ * in training.
  */
-public record AttentionConfig(int heads, float slope) {
-  /** The documented defaults: 8 heads, slope 0.2 (the GAT paper's). */
-  public static final AttentionConfig DEFAULT = new AttentionConfig(8, 0.2f);
+public record AttentionConfig(int heads, float slope, float dropout) {
+  /** The documented defaults: 8 heads, slope 0.2, attention dropout 0.6 (the GAT paper's). */
+  public static final AttentionConfig DEFAULT = new AttentionConfig(8, 0.2f, 0.6f);
 
   public AttentionConfig {
     if (heads <= 0) {
@@ -15,6 +16,9 @@ public record AttentionConfig(int heads, float slope) {
     }
     if (!(slope >= 0f && slope < 1f)) {
       throw new IllegalArgumentException("attention slope must be in [0, 1), got " + slope);
+    }
+    if (!(dropout >= 0f && dropout < 1f)) {
+      throw new IllegalArgumentException("attention dropout must be in [0, 1), got " + dropout);
     }
   }
 }

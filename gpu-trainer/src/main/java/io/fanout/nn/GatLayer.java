@@ -19,6 +19,9 @@ final class GatLayer extends GnnLayer {
   private final int heads;
   private final int headDim;
   private final float slope;
+  private final float attnDropout;
+  private float dropNow; // the last forward's attention dropout: attnDropout in training, else 0
+  private long attnKey;
   private int w;
   private int aSrc;
   private int aDst;
@@ -48,6 +51,7 @@ final class GatLayer extends GnnLayer {
     }
     this.headDim = out / heads;
     this.slope = attention.slope();
+    this.attnDropout = attention.dropout();
   }
 
   @Override
@@ -88,8 +92,11 @@ final class GatLayer extends GnnLayer {
     be.headScores(rows, heads, headDim, z, 0, p, aDst, sDst, 0);
     AttentionEdges e = edges();
     alpha = TensorBufs.ensure(be, alpha, (long) Math.max(1, e.slots()) * heads);
+    dropNow = training ? attnDropout : 0f;
+    attnKey = CounterRng.key(layerKey, 1);
     be.attentionAggregate(
-        e, heads, headDim, slope, sDst, 0, sSrc, 0, null, 0, z, 0, alpha, 0, y, 0);
+        e, heads, headDim, slope, dropNow, attnKey, sDst, 0, sSrc, 0, null, 0, z, 0, alpha, 0, y,
+        0);
     be.addBias(y, 0, rows, out, p, bias);
   }
 
@@ -111,8 +118,8 @@ final class GatLayer extends GnnLayer {
     dsDst = TensorBufs.ensure(be, dsDst, (long) rows * heads);
     be.zero(dsDst, 0, rows * heads);
     be.attentionAggregateBackward(
-        edges(), heads, headDim, slope, sDst, 0, sSrc, 0, null, 0, z, 0, alpha, 0, dy, 0, dz, 0,
-        dsDst, 0, dsSrc, 0, null, 0);
+        edges(), heads, headDim, slope, dropNow, attnKey, sDst, 0, sSrc, 0, null, 0, z, 0, alpha, 0,
+        dy, 0, dz, 0, dsDst, 0, dsSrc, 0, null, 0);
     be.headScoresBackward(src, heads, headDim, z, 0, p, aSrc, dsSrc, 0, dz, 0, g, aSrc);
     be.headScoresBackward(rows, heads, headDim, z, 0, p, aDst, dsDst, 0, dz, 0, g, aDst);
     if (sparse) {

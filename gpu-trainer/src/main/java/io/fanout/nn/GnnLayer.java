@@ -41,6 +41,8 @@ abstract class GnnLayer {
 
   // Saved by forward for backward.
   DeviceBlock block;
+  boolean training; // the last forward's mode
+  long layerKey; // the last forward's key for this layer (its input dropout's)
   boolean dropped;
   long dropKey;
   FloatTensor xd; // dropped-out input, numSrc x in: xdBuf, or the input itself
@@ -112,6 +114,8 @@ abstract class GnnLayer {
       boolean consumeInput) {
     block = b;
     long n = (long) b.numSrc() * in;
+    training = train;
+    layerKey = CounterRng.key(key, index);
     dropped = train && dropout > 0f;
     if (dropped) {
       dropKey = CounterRng.key(key, index);

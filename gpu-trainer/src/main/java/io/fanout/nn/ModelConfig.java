@@ -168,6 +168,7 @@ public record ModelConfig(
     if (kind == ModelKind.GAT) {
       m.put("heads", Integer.toString(attention.heads()));
       m.put("attn_slope", Float.toString(attention.slope()));
+      m.put("attn_dropout", Float.toString(attention.dropout()));
     }
     return m;
   }
@@ -176,7 +177,9 @@ public record ModelConfig(
     AttentionConfig attention =
         m.containsKey("heads")
             ? new AttentionConfig(
-                Integer.parseInt(m.get("heads")), Float.parseFloat(m.get("attn_slope")))
+                Integer.parseInt(m.get("heads")),
+                Float.parseFloat(m.get("attn_slope")),
+                Float.parseFloat(m.get("attn_dropout")))
             : AttentionConfig.DEFAULT;
     return new ModelConfig(
         ModelKind.parse(m.get("kind")),

@@ -604,6 +604,7 @@ public final class CheckingBackend implements Backend {
       int heads,
       int headDim,
       float slope,
+      float dropout,
       FloatTensor sDst,
       int sDstOff,
       FloatTensor sSrc,
@@ -620,6 +621,9 @@ public final class CheckingBackend implements Backend {
     CheckedAttention.shape(e.rows(), heads, headDim, what);
     if (!Float.isFinite(slope)) {
       throw new IllegalStateException("checked backend: " + what + " with slope " + slope);
+    }
+    if (!(dropout < 1f) || Float.isNaN(dropout)) {
+      throw new IllegalStateException("checked backend: " + what + " with dropout " + dropout);
     }
     AttentionEdges c = unwrap(e);
     int srcRows = CheckedAttention.edges(e, CpuBackend.edges(c));
@@ -641,6 +645,8 @@ public final class CheckingBackend implements Backend {
       int heads,
       int headDim,
       float slope,
+      float dropout,
+      long key,
       FloatTensor sDst,
       int sDstOff,
       FloatTensor sSrc,
@@ -659,6 +665,7 @@ public final class CheckingBackend implements Backend {
             heads,
             headDim,
             slope,
+            dropout,
             sDst,
             sDstOff,
             sSrc,
@@ -678,6 +685,8 @@ public final class CheckingBackend implements Backend {
         heads,
         headDim,
         slope,
+        dropout,
+        key,
         d(sDst),
         sDstOff,
         d(sSrc),
@@ -698,6 +707,8 @@ public final class CheckingBackend implements Backend {
       int heads,
       int headDim,
       float slope,
+      float dropout,
+      long key,
       FloatTensor sDst,
       int sDstOff,
       FloatTensor sSrc,
@@ -724,6 +735,7 @@ public final class CheckingBackend implements Backend {
             heads,
             headDim,
             slope,
+            dropout,
             sDst,
             sDstOff,
             sSrc,
@@ -743,6 +755,7 @@ public final class CheckingBackend implements Backend {
         heads,
         headDim,
         slope,
+        dropout,
         dsDst,
         dsDstOff,
         dsSrc,
@@ -762,6 +775,8 @@ public final class CheckingBackend implements Backend {
         heads,
         headDim,
         slope,
+        dropout,
+        key,
         d(sDst),
         sDstOff,
         d(sSrc),

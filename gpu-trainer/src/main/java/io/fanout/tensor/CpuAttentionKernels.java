@@ -118,7 +118,18 @@ final class CpuAttentionKernels {
     }
   }
 
-  /** The LeakyReLU of the raw score of slot {@code t} of row {@code i}, head {@code k}. */
+  /**
+   * The factor of attention weight {@code idx} (slot times heads plus head) under dropout {@code
+   * p}: 0 when dropped, else {@code scale = 1 / (1 - p)}; 1 without dropout.
+   */
+  static float keep(float p, float scale, long key, long idx) {
+    if (p <= 0f) {
+      return 1f;
+    }
+    return CounterRng.uniform(key, idx) < p ? 0f : scale;
+  }
+
+  /** The raw score of slot {@code t} of row {@code i}, head {@code k}. */
   private static float raw(
       Edges e,
       int i,
@@ -144,6 +155,8 @@ final class CpuAttentionKernels {
       int heads,
       int dim,
       float slope,
+      float dropout,
+      long key,
       float[] sDst,
       int sDstOff,
       float[] sSrc,
@@ -157,6 +170,7 @@ final class CpuAttentionKernels {
       float[] out,
       int outOff) {
     int hd = heads * dim;
+    float scale = 1f / (1f - dropout);
     long work = (long) (e.indptr[e.pOff + e.rows] - e.base() + e.rows) * hd;
     ColumnParallel.run(
         work,
@@ -189,10 +203,12 @@ final class CpuAttentionKernels {
                 alpha[a0 + t * heads + k] *= inv;
               }
             }
+            long slot0 = e.firstSlot(i);
             for (int t = 0; t < n; t++) {
               int zo = zOff + e.src(i, t) * hd;
               for (int k = 0; k < heads; k++) {
-                float w = alpha[a0 + t * heads + k];
+                float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
+                float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
                 int c0 = k * dim;
                 for (int d = 0; d < dim; d++) {
                   out[o + c0 + d] += w * z[zo + c0 + d];
@@ -208,6 +224,8 @@ final class CpuAttentionKernels {
       int heads,
       int dim,
       float slope,
+      float dropout,
+      long key,
       float[] sDst,
       int sDstOff,
       float[] sSrc,
@@ -229,6 +247,7 @@ final class CpuAttentionKernels {
       float[] dsRel,
       int dsRelOff) {
     int hd = heads * dim;
+    float scale = 1f / (1f - dropout);
     int rows = e.rows;
     int slots = e.indptr[e.pOff + rows] - e.base() + (e.self ? rows : 0);
     long work = (long) (slots + rows) * hd;
@@ -254,6 +273,10 @@ final class CpuAttentionKernels {
                 for (int d = 0; d < dim; d++) {
                   da += dOut[go + k * dim + d] * z[zo + d];
                 }
+                float m = keep(dropout, scale, key, (long) s0 + t * heads + k);
+                if (m != 1f) {
+                  da *= m;
+                }
                 dRaw[s0 + t * heads + k] = da;
                 dot += alpha[a0 + t * heads + k] * da;
               }
@@ -278,10 +301,14 @@ final class CpuAttentionKernels {
             int n = e.count(i);
             int a0 = alphaOff + e.firstSlot(i) * heads;
             int go = dOutOff + i * hd;
+            long slot0 = e.firstSlot(i);
             for (int t = 0; t < n; t++) {
               int so = dzOff + e.src(i, t) * hd;
               for (int c = c0; c < c1; c++) {
-                dz[so + c] += alpha[a0 + t * heads + c / dim] * dOut[go + c];
+                int k = c / dim;
+                float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
+                float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
+                dz[so + c] += w * dOut[go + c];
               }
             }
           }

@@ -68,7 +68,7 @@ class GradientCheckTest {
         ActivationKind.parse(act),
         FeatureNormKind.NONE,
         DecoderKind.DOT,
-        new AttentionConfig(3, 0.2f));
+        new AttentionConfig(3, 0.2f, dropout));
   }
 
   private static void check(String kind, String act, float dropout) {

@@ -16,6 +16,11 @@ public final class AttentionFixture {
   public final boolean self;
   public final int selfRel;
   public final float slope = 0.2f;
+
+  /** Attention dropout of the runs (0: none) and its key. */
+  public float dropout;
+
+  public final long key = 0x5eed;
   public final int[] indptr;
   public final int[] indices;
   public final int[] rel;
@@ -110,10 +115,10 @@ public final class AttentionFixture {
       up(b, dsRel0)
     };
     b.attentionAggregate(
-        e, heads, dim, slope, t[0], 0, t[1], 0, t[2], 0, t[3], 0, t[4], 0, t[5], 0);
+        e, heads, dim, slope, dropout, key, t[0], 0, t[1], 0, t[2], 0, t[3], 0, t[4], 0, t[5], 0);
     b.attentionAggregateBackward(
-        e, heads, dim, slope, t[0], 0, t[1], 0, t[2], 0, t[3], 0, t[4], 0, t[6], 0, t[7], 0, t[8],
-        0, t[9], 0, t[10], 0);
+        e, heads, dim, slope, dropout, key, t[0], 0, t[1], 0, t[2], 0, t[3], 0, t[4], 0, t[6], 0,
+        t[7], 0, t[8], 0, t[9], 0, t[10], 0);
     Results res =
         new Results(
             down(b, t[5]),
@@ -184,9 +189,12 @@ public final class AttentionFixture {
         }
         for (int t = 0; t < n; t++) {
           double a = Math.exp(ev[t] - max) / sum;
-          alpha[(slot + t) * heads + k] = a;
+          int idx = (slot + t) * heads + k;
+          alpha[idx] = a;
+          double m =
+              dropout <= 0 ? 1 : CounterRng.uniform(key, idx) < dropout ? 0 : 1 / (1.0 - dropout);
           for (int d = 0; d < dim; d++) {
-            out[i * hd + k * dim + d] += a * zz[src[t] * hd + k * dim + d];
+            out[i * hd + k * dim + d] += a * m * zz[src[t] * hd + k * dim + d];
           }
         }
       }

@@ -20,11 +20,14 @@ class AttentionOpsTest {
   private final CpuBackend cpu = new CpuBackend();
 
   private static AttentionFixture[] cases() {
+    AttentionFixture dropped = new AttentionFixture(5, 7, 9, 2, 3, 2, true, 5);
+    dropped.dropout = 0.4f;
     return new AttentionFixture[] {
       new AttentionFixture(1, 6, 9, 2, 3, 0, false, 4),
       new AttentionFixture(2, 7, 10, 3, 2, 0, true, 3),
       new AttentionFixture(3, 8, 8, 2, 4, 3, false, 5),
       new AttentionFixture(4, 5, 7, 1, 3, 2, true, 4),
+      dropped,
     };
   }
 

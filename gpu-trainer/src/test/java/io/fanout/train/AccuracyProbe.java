@@ -16,6 +16,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * ...}.
  */
 @EnabledIfSystemProperty(named = "fanout.probe", matches = ".+")
+@org.junit.jupiter.api.Timeout(value = 3, unit = java.util.concurrent.TimeUnit.HOURS)
 class AccuracyProbe {
   static String p(String k, String d) {
     return System.getProperty("probe." + k, d);
@@ -98,14 +99,19 @@ class AccuracyProbe {
       for (int s = 0; s < seeds; s++) {
         ModelConfig cfg =
             new ModelConfig(
-                p("model", "sage"),
-                d.features.dim(),
-                Integer.parseInt(p("hidden", "256")),
-                d.classes,
-                layers,
-                Float.parseFloat(p("dropout", "0.5")),
-                p("act", "relu"),
-                p("norm", "l2"));
+                    p("model", "sage"),
+                    d.features.dim(),
+                    Integer.parseInt(p("hidden", "256")),
+                    d.classes,
+                    layers,
+                    Float.parseFloat(p("dropout", "0.5")),
+                    p("act", "relu"),
+                    p("norm", "l2"))
+                .withAttention(
+                    new io.fanout.nn.AttentionConfig(
+                        Integer.parseInt(p("heads", "8")),
+                        Float.parseFloat(p("slope", "0.2")),
+                        Float.parseFloat(p("attndrop", "0.5"))));
         TrainOptions opts =
             new TrainOptions(
                 Integer.parseInt(p("epochs", "50")),

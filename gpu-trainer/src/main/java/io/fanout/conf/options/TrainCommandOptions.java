@@ -245,6 +245,11 @@ public final class TrainCommandOptions {
           0,
           "--model rgcn: relation weights as combinations of this many shared bases (0: one full"
               + " weight per relation)");
+  public static final OptionDef<Double> ATTN_DROPOUT =
+      OptionDef.doubleValue(
+          "attn-dropout",
+          0.6,
+          "--model gat: dropout on the attention weights in training (each edge and head)");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -265,6 +270,7 @@ public final class TrainCommandOptions {
           ATTN_SLOPE,
           LEARNED_EMBEDDINGS,
           BASES,
+          ATTN_DROPOUT,
           LR,
           WEIGHT_DECAY,
           SCHEDULE,

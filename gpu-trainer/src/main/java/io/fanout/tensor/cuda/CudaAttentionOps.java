@@ -122,6 +122,8 @@ final class CudaAttentionOps {
       int heads,
       int headDim,
       float slope,
+      float dropout,
+      long key,
       FloatTensor sDst,
       int sDstOff,
       FloatTensor sSrc,
@@ -164,6 +166,9 @@ final class CudaAttentionOps {
             .i(heads)
             .i(headDim)
             .i(e.selfLoops() ? 1 : 0)
+            .f(dropout)
+            .f(1f / (1f - dropout))
+            .l(key)
             .p(pa)
             .p(be.pointer(z, zOff, z.length() - (long) zOff))
             .p(be.pointer(out, outOff, rows * hd)));
@@ -174,6 +179,8 @@ final class CudaAttentionOps {
       int heads,
       int headDim,
       float slope,
+      float dropout,
+      long key,
       FloatTensor sDst,
       int sDstOff,
       FloatTensor sSrc,
@@ -234,6 +241,9 @@ final class CudaAttentionOps {
               .p(be.pointer(sSrc, sSrcOff, sSrc.length() - (long) sSrcOff))
               .p(relScores(e, sRel, sRelOff, heads))
               .f(slope)
+              .f(dropout)
+              .f(1f / (1f - dropout))
+              .l(key)
               .p(be.pointer(z, zOff, z.length() - (long) zOff))
               .p(pa)
               .p(pg)
@@ -255,6 +265,9 @@ final class CudaAttentionOps {
               .i(srcRows)
               .i(heads)
               .i(headDim)
+              .f(dropout)
+              .f(1f / (1f - dropout))
+              .l(key)
               .p(pa)
               .p(pg)
               .p(pdz));

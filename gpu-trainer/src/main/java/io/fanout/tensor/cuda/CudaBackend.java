@@ -569,6 +569,8 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       int heads,
       int headDim,
       float slope,
+      float dropout,
+      long key,
       FloatTensor sDst,
       int sDstOff,
       FloatTensor sSrc,
@@ -582,8 +584,8 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       FloatTensor out,
       int outOff) {
     attention.aggregate(
-        e, heads, headDim, slope, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z, zOff, alpha,
-        alphaOff, out, outOff);
+        e, heads, headDim, slope, dropout, key, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z,
+        zOff, alpha, alphaOff, out, outOff);
   }
 
   @Override
@@ -592,6 +594,8 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       int heads,
       int headDim,
       float slope,
+      float dropout,
+      long key,
       FloatTensor sDst,
       int sDstOff,
       FloatTensor sSrc,
@@ -613,8 +617,9 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       FloatTensor dsRel,
       int dsRelOff) {
     attention.aggregateBackward(
-        e, heads, headDim, slope, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z, zOff, alpha,
-        alphaOff, dOut, dOutOff, dz, dzOff, dsDst, dsDstOff, dsSrc, dsSrcOff, dsRel, dsRelOff);
+        e, heads, headDim, slope, dropout, key, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z,
+        zOff, alpha, alphaOff, dOut, dOutOff, dz, dzOff, dsDst, dsDstOff, dsSrc, dsSrcOff, dsRel,
+        dsRelOff);
   }
 
   @Override

@@ -65,6 +65,7 @@ class AttentionOpsParityTest {
       // several relation chunks (256 rows each), self loops of a relation, GAT-like shapes
       new AttentionFixture(4, 700, 1500, 8, 8, 5, true, 12),
       new AttentionFixture(5, 600, 2000, 1, 16, 0, true, 25),
+      withDropout(new AttentionFixture(7, 500, 900, 4, 8, 3, true, 10), 0.5f),
     };
     for (AttentionFixture f : cases) {
       AttentionFixture.Results want = f.run(cpu);
@@ -76,6 +77,11 @@ class AttentionOpsParityTest {
       near(got.dsSrc(), want.dsSrc(), "dsSrc");
       near(got.dsRel(), want.dsRel(), "dsRel");
     }
+  }
+
+  private static AttentionFixture withDropout(AttentionFixture f, float p) {
+    f.dropout = p;
+    return f;
   }
 
   @Test

@@ -242,6 +242,62 @@ class TrainCommandsTest {
     assertThat(wrongStore.err()).contains("takes 12 features").contains("feature_dim 10");
   }
 
+  /** GAT through the CLI: trained, evaluated and inferred as the other models, on the fixture. */
+  @Test
+  void gatTrainsEvaluatesAndInfers() throws Exception {
+    Path md = tmp.resolve("gat-model");
+    Result t =
+        cli(
+            TrainFixtures.trainArgs(
+                store,
+                shards,
+                md,
+                "--model",
+                "gat",
+                "--heads",
+                "4",
+                "--activation",
+                "elu",
+                "--epochs",
+                "6",
+                "--hidden",
+                "32",
+                "--lr",
+                "0.01"));
+    assertThat(t.code()).as(t.err()).isZero();
+    Result full = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
+    assertThat(full.code()).as(full.err()).isZero();
+    assertThat(JSON.readTree(full.out()).get("accuracy").get("test").asDouble()).isGreaterThan(0.8);
+    Path emb = tmp.resolve("gat-emb");
+    Result inf =
+        cli(
+            "infer",
+            "--graph",
+            store.toString(),
+            "--model-dir",
+            md.toString(),
+            "--embeddings",
+            emb.toString());
+    assertThat(inf.code()).as(inf.err()).isZero();
+    assertThat(JSON.readTree(inf.out()).get("embedding_dim").asInt()).isEqualTo(32);
+    assertThat(readParquetDir(emb)).hasSize(300);
+
+    Result badHeads =
+        cli(
+            TrainFixtures.trainArgs(
+                store,
+                shards,
+                tmp.resolve("gat-bad"),
+                "--model",
+                "gat",
+                "--hidden",
+                "32",
+                "--heads",
+                "5"));
+    assertThat(badHeads.code()).isEqualTo(2);
+    assertThat(badHeads.err()).contains("'heads'").contains("--hidden 32");
+  }
+
   @Test
   void backendOptionPicksTheCheckingModeAndRefusesAMissingGpu() throws Exception {
     Path md = tmp.resolve("checked-model");

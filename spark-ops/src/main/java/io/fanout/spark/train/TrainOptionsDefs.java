@@ -111,7 +111,10 @@ public final class TrainOptionsDefs {
         new TrainSpec.Device(c.get(BACKEND), -1, c.get(PRECISION)));
   }
 
-  /** The {@code --heads} and {@code --attn-slope} of a gat model, checked against the width. */
+  /**
+   * The {@code --heads}, {@code --attn-slope} and {@code --attn-dropout} of a gat model, checked
+   * against the width.
+   */
   static AttentionConfig attention(FanoutConf c) {
     int heads = c.get(HEADS);
     double slope = c.get(ATTN_SLOPE);
@@ -131,7 +134,12 @@ public final class TrainOptionsDefs {
               + c.get(HIDDEN)
               + " (gat splits the hidden width between its heads)");
     }
-    return new AttentionConfig(heads, (float) slope);
+    double dropout = c.get(ATTN_DROPOUT);
+    if (!(dropout >= 0 && dropout < 1)) {
+      throw new FanoutConfigException(
+          "option 'attn-dropout' of train has value " + c.raw(ATTN_DROPOUT) + "; expected [0, 1)");
+    }
+    return new AttentionConfig(heads, (float) slope, (float) dropout);
   }
 
   /**
