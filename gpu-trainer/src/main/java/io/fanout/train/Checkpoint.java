@@ -80,6 +80,12 @@ public final class Checkpoint {
   }
 
   public ModelConfig modelConfig() {
+    if ("true".equals(meta.get("model.typed"))) {
+      throw new InvalidInputException(
+          "the checkpoint holds a typed model ("
+              + meta.get("model.kind")
+              + "): evaluate and infer it with the typed graph store it was trained on");
+    }
     Map<String, String> cfg = new TreeMap<>();
     for (Map.Entry<String, String> e : meta.entrySet()) {
       if (e.getKey().startsWith("model.")) {

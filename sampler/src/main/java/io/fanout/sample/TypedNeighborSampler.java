@@ -245,18 +245,23 @@ public final class TypedNeighborSampler {
       }
       int t = srcType[r];
       DedupMap map = local[t];
+      int n = size[t];
+      int[] list = nodes[t];
       for (int e = 0; e < ids.length; e++) {
         int v = ids[e];
-        int l = map.putIfAbsent(v, size[t]);
+        int l = map.putIfAbsent(v, n);
         if (l < 0) {
-          if (size[t] == nodes[t].length) {
+          if (n == list.length) {
+            size[t] = n;
             ensure(t, 1);
+            list = nodes[t];
           }
-          l = size[t];
-          nodes[t][size[t]++] = v;
+          l = n;
+          list[n++] = v;
         }
         ids[e] = l;
       }
+      size[t] = n;
       indptr[h - 1][r] = ptr;
       indices[h - 1][r] = ids;
     }

@@ -43,7 +43,12 @@ public final class Fanout {
         spark, Objects.requireNonNull(vertices), Objects.requireNonNull(edges));
   }
 
-  /** Prepares a graph store from the paths given as {@code vertices} and {@code edges} options. */
+  /**
+   * Prepares a graph store from the paths given as {@code vertices} and {@code edges} options, or a
+   * typed graph: from the {@code graph-spec} option's description, or from the tables added with
+   * {@link PrepareAction#vertices(String, Dataset)} and {@link PrepareAction#edges(String, String,
+   * String, Dataset)}.
+   */
   public PrepareAction prepare() {
     return new PrepareAction(spark, null, null);
   }

@@ -173,6 +173,14 @@ public final class PrepareResult {
     out.put("classes", manifest.classes);
     out.put("split_counts", manifest.splitCounts);
     out.put("dropped_dangling_edges", manifest.droppedDanglingEdges);
+    if (manifest.typed()) {
+      Map<String, Long> types = new LinkedHashMap<>();
+      manifest.types.forEach(t -> types.put(t.name, t.vertices));
+      Map<String, Long> relations = new LinkedHashMap<>();
+      manifest.relations.forEach(r -> relations.put(r.name, r.edges));
+      out.put("types", types);
+      out.put("relations", relations);
+    }
     out.put("seconds", Math.round(seconds * 1000) / 1000.0);
     return JsonLine.of(out);
   }

@@ -20,6 +20,7 @@ import io.fanout.sample.NeighborSampler;
 import io.fanout.sample.OrderedBatchStream;
 import io.fanout.sample.SampleHash;
 import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TypedFanouts;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.BatchCodec;
@@ -134,8 +135,15 @@ public final class BenchSampleCommand implements Command {
       SyntheticTypedGraph typed =
           SyntheticTypedGraph.generate(
               conf.get(TYPES), Math.toIntExact(conf.get(NUM_VERTICES)), conf.get(NUM_EDGES), seed);
-      int[][] perRelation = new int[typed.schema().numRelations()][];
-      java.util.Arrays.fill(perRelation, fanouts);
+      String typedText = conf.get(TYPED_FANOUTS);
+      int[][] perRelation;
+      try {
+        perRelation =
+            TypedFanouts.parse(
+                typedText.isBlank() ? Fanouts.format(fanouts) : typedText, typed.schema());
+      } catch (IllegalArgumentException e) {
+        throw new io.fanout.conf.FanoutConfigException("option 'typed-fanouts': " + e.getMessage());
+      }
       typedSampler = new TypedNeighborSampler(typed, 0, perRelation, seed);
       typedOrder = typedSampler.order(SeedOrder.ALL, 0);
       Map<String, Object> tg = new LinkedHashMap<>();
@@ -150,7 +158,7 @@ public final class BenchSampleCommand implements Command {
       tg.put("edges", typedEdges);
       tg.put("seed_type", typed.schema().type(0).name());
       tg.put("seeds", typedOrder.length);
-      tg.put("fanouts_per_relation", Fanouts.format(fanouts));
+      tg.put("fanouts", TypedFanouts.format(perRelation, typed.schema()));
       out.put("typed_graph", tg);
     }
     out.put("vertices", graph.numVertices());

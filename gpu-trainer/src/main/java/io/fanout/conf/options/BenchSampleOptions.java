@@ -48,6 +48,12 @@ public final class BenchSampleOptions {
               + " type: a self relation and one from the next type) with the same vertices and"
               + " edges, every relation sampling --fanouts, seeds of the first type; 0 = one-type"
               + " only");
+  public static final OptionDef<String> TYPED_FANOUTS =
+      OptionDef.string(
+          "typed-fanouts",
+          "",
+          "--types: the typed sampler's fanouts, per relation ('t0_t0=8,5,3;*=7,5,2') or one list"
+              + " for every relation; empty = --fanouts for every relation");
   public static final OptionDef<String> WORK_DIR =
       SharedOptions.WORK_DIR.withDefault(
           "", "where shard files are written; empty = a temp directory");
@@ -67,5 +73,6 @@ public final class BenchSampleOptions {
           REPEAT,
           WEIGHTED,
           TYPES,
+          TYPED_FANOUTS,
           WORK_DIR);
 }

@@ -29,8 +29,8 @@ public final class PrepareOptions {
           "graph-spec",
           "",
           "JSON description of a typed graph: its vertex types and relations, each with its table"
-              + " path, format and columns (docs/prepare.md, typed graphs); instead of --vertices"
-              + " and --edges");
+              + " path, format and columns (docs/prepare.md, typed graphs), or a dataset folder"
+              + " with a schema.json (hgb_acm); instead of --vertices and --edges");
   public static final OptionDef<TableFormat> FORMAT =
       OptionDef.enumeration(
           "format",
@@ -60,6 +60,12 @@ public final class PrepareOptions {
           "label-column",
           "label",
           "vertex label column (integer, -1 = unlabeled); optional when left at the default");
+  public static final OptionDef<String> LABELS_COLUMN =
+      OptionDef.string(
+          "labels-column",
+          "",
+          "typed graphs: vertex column of integer arrays, each vertex's set of classes (multi-label"
+              + " targets; null or empty = unlabeled), instead of --label-column; empty = none");
   public static final OptionDef<String> SPLIT_COLUMN =
       OptionDef.string(
           "split-column",
@@ -219,6 +225,7 @@ public final class PrepareOptions {
           WEIGHT_COLUMN,
           FEATURES_COLUMN,
           LABEL_COLUMN,
+          LABELS_COLUMN,
           SPLIT_COLUMN,
           TASK,
           EDGE_SPLIT,
@@ -264,7 +271,7 @@ public final class PrepareOptions {
           SKIP_SPACE_CHECK);
 
   /** Options of typed graphs only, left out of the recorded options of one-table stores. */
-  public static final List<OptionDef<?>> TYPED_ONLY = List.of(ADD_REVERSE);
+  public static final List<OptionDef<?>> TYPED_ONLY = List.of(ADD_REVERSE, LABELS_COLUMN);
 
   /** Options recorded only for a graph partitioner: hash and range stores keep their manifest. */
   public static final List<OptionDef<?>> GRAPH_PARTITIONER_ONLY =

@@ -231,6 +231,12 @@ public final class TrainCommandOptions {
           0.2,
           "--model gat: negative slope of the LeakyReLU on the attention scores (--model hgn:"
               + " default 0.05)");
+  public static final OptionDef<Double> ATTN_DROPOUT =
+      OptionDef.doubleValue(
+          "attn-dropout",
+          0.6,
+          "--model gat: dropout on the attention weights in training (each edge and head;"
+              + " --model hgn: default 0.5)");
   public static final OptionDef<io.fanout.nn.typed.EmbeddingMode> LEARNED_EMBEDDINGS =
       OptionDef.enumeration(
           "learned-embeddings",
@@ -247,12 +253,6 @@ public final class TrainCommandOptions {
           0,
           "--model rgcn: relation weights as combinations of this many shared bases (0: one full"
               + " weight per relation)");
-  public static final OptionDef<Double> ATTN_DROPOUT =
-      OptionDef.doubleValue(
-          "attn-dropout",
-          0.6,
-          "--model gat: dropout on the attention weights in training (each edge and head;"
-              + " --model hgn: default 0.5)");
   public static final OptionDef<Integer> LOG_EVERY =
       OptionDef.integer("log-every", 50, "progress line every this many batches (0: per epoch)");
 
@@ -271,9 +271,9 @@ public final class TrainCommandOptions {
           DECODER,
           HEADS,
           ATTN_SLOPE,
+          ATTN_DROPOUT,
           LEARNED_EMBEDDINGS,
           BASES,
-          ATTN_DROPOUT,
           LR,
           WEIGHT_DECAY,
           SCHEDULE,

@@ -38,9 +38,10 @@ public final class PrepareCommand implements Command {
     StoreManifest m = r.manifest();
     ctx.err()
         .printf(
-            "prepare: %s %s (%d vertices, %d edges, %d partitions) in %.1f s%n",
+            "prepare: %s %s (%s%d vertices, %d edges, %d partitions) in %.1f s%n",
             r.skipped() ? "kept the complete store at" : "wrote",
             r.store(),
+            m.typed() ? m.types.size() + " types, " + m.relations.size() + " relations, " : "",
             m.vertices,
             m.edges,
             m.partitions,

@@ -205,6 +205,46 @@ public final class GraphSpecParser {
   }
 
   /**
+   * Checks a description built through the API ({@code prepare().vertices(type, df).edges(...)}) as
+   * the parser checks a file: valid, unique names, relations between known types, and reverse
+   * pairs; {@code source} names it in errors.
+   */
+  public static void check(String source, GraphSpec spec) {
+    if (spec.types().isEmpty() || spec.relations().isEmpty()) {
+      throw new InvalidInputException(
+          source
+              + ": a typed graph needs at least one vertex type (vertices(type, df)) and one"
+              + " relation (edges(relation, srcType, dstType, df))");
+    }
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (GraphSpec.TypeSpec t : spec.types()) {
+      Where w = new Where(source, "type '" + t.name() + "'");
+      if (!StoreLayout.validName(t.name())) {
+        throw w.error("not a valid name; expected " + StoreLayout.NAME_RULE);
+      }
+      if (!seen.add(t.name())) {
+        throw w.error("the type is named twice; expected unique type names");
+      }
+    }
+    seen.clear();
+    for (GraphSpec.RelationSpec r : spec.relations()) {
+      Where w = new Where(source, "relation '" + r.name() + "'");
+      if (!StoreLayout.validName(r.name())) {
+        throw w.error("not a valid name; expected " + StoreLayout.NAME_RULE);
+      }
+      if (!seen.add(r.name())) {
+        throw w.error("the relation is named twice; expected unique relation names");
+      }
+      for (String t : new String[] {r.srcType(), r.dstType()}) {
+        if (spec.typeIndex(t) < 0) {
+          throw w.error("unknown vertex type '" + t + "'; give its vertices(\"" + t + "\", df)");
+        }
+      }
+    }
+    checkReverses(source, spec);
+  }
+
+  /**
    * A relation declared {@code reverse_of} another must name an existing other relation with the
    * types swapped, and a pair may not name a third relation.
    */

@@ -75,14 +75,14 @@ final class InputTables {
         v, e, "vertices " + vp, "edges " + ep, csv, Checksums.sha256(digest.toString()));
   }
 
-  private static Dataset<Row> read(SparkSession spark, String path, boolean csv) {
+  static Dataset<Row> read(SparkSession spark, String path, boolean csv) {
     if (csv) {
       return CsvTables.read(spark, path);
     }
     return spark.read().parquet(path);
   }
 
-  private static String filesDigest(SparkSession spark, String[] files) {
+  static String filesDigest(SparkSession spark, String[] files) {
     String[] sorted = files.clone();
     Arrays.sort(sorted);
     Configuration hadoop = spark.sessionState().newHadoopConf();

@@ -53,6 +53,12 @@ public final class QuantizeJob {
     Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     new DisjointPaths().input("STORE", source).output("--output", out).check();
     StoreManifest src = StoreManifest.read(source);
+    if (src.typed()) {
+      throw new InvalidInputException(
+          source
+              + ": a typed graph store; quantize is not built for typed stores: prepare it with"
+              + " --feature-encoding, for all types or per type (paper=int8,author=f16)");
+    }
     if (src.featureDim == 0) {
       throw new InvalidInputException(
           source + ": the store has no features (feature_dim 0); there is nothing to quantize");

@@ -1,0 +1,131 @@
+package io.fanout.jobs.store;
+
+import static io.fanout.cli.CliRun.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fanout.cli.CliRun.Result;
+import io.fanout.testing.SparkTestSession;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code prepare --graph-spec} and {@code inspect} of a typed store through the command line:
+ * counts per type and per relation; options not built for typed graphs fail with one line.
+ */
+class TypedStoreCommandsTest {
+  static SparkSession spark;
+  @TempDir static Path tmp;
+  static Path spec;
+
+  @BeforeAll
+  static void start() throws Exception {
+    spark = SparkTestSession.start("TypedStoreCommandsTest");
+    StructType user =
+        new StructType()
+            .add("id", DataTypes.LongType)
+            .add("features", DataTypes.createArrayType(DataTypes.FloatType))
+            .add("label", DataTypes.IntegerType)
+            .add("split", DataTypes.StringType);
+    StructType item = new StructType().add("sku", DataTypes.StringType);
+    StructType bought =
+        new StructType().add("user", DataTypes.LongType).add("item", DataTypes.StringType);
+    spark
+        .createDataFrame(
+            List.of(
+                RowFactory.create(1L, List.of(1f, 0f), 0, "train"),
+                RowFactory.create(2L, List.of(0f, 1f), 1, "val"),
+                RowFactory.create(3L, List.of(1f, 1f), 1, "test")),
+            user)
+        .write()
+        .parquet(tmp.resolve("data/users").toString());
+    spark
+        .createDataFrame(List.of(RowFactory.create("x"), RowFactory.create("y")), item)
+        .write()
+        .parquet(tmp.resolve("data/items").toString());
+    spark
+        .createDataFrame(
+            List.of(
+                RowFactory.create(1L, "x"), RowFactory.create(2L, "x"), RowFactory.create(3L, "y")),
+            bought)
+        .write()
+        .parquet(tmp.resolve("data/bought").toString());
+    spec = tmp.resolve("data/graph.json");
+    Files.writeString(
+        spec,
+        """
+        {"types": [{"name": "user", "path": "users"},
+                   {"name": "item", "path": "items", "id_column": "sku"}],
+         "relations": [{"name": "bought", "src_type": "user", "dst_type": "item",
+                        "path": "bought", "src_column": "user", "dst_column": "item"}]}
+        """);
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  @Tag("slow")
+  @Test
+  void prepareAndInspectPrintCountsPerTypeAndRelation() throws Exception {
+    Path out = tmp.resolve("store");
+    Result p =
+        cli(
+            "prepare",
+            "--graph-spec",
+            spec.toString(),
+            "--add-reverse",
+            "--output",
+            out.toString());
+    assertThat(p.code()).as(p.err()).isZero();
+    assertThat(p.err()).contains("2 types, 2 relations");
+    JsonNode prepared = new ObjectMapper().readTree(p.out());
+    assertThat(prepared.get("types").get("item").asLong()).isEqualTo(2);
+    assertThat(prepared.get("relations").get("rev_bought").asLong()).isEqualTo(3);
+
+    Result i = cli("inspect", out.toString());
+    assertThat(i.code()).as(i.err()).isZero();
+    JsonNode s = new ObjectMapper().readTree(i.out());
+    assertThat(s.get("typed").asBoolean()).isTrue();
+    assertThat(s.get("vertices").asLong()).isEqualTo(5);
+    assertThat(s.get("edges").asLong()).isEqualTo(6);
+    JsonNode users = s.get("types").get(0);
+    assertThat(users.get("name").asText()).isEqualTo("user");
+    assertThat(users.get("classes").asInt()).isEqualTo(2);
+    assertThat(users.get("feature_dim").asInt()).isEqualTo(2);
+    assertThat(users.get("split_counts").get("train").asLong()).isEqualTo(1);
+    assertThat(s.get("types").get(1).get("feature_dim").asInt()).isZero();
+    JsonNode rev = s.get("relations").get(1);
+    assertThat(rev.get("name").asText()).isEqualTo("rev_bought");
+    assertThat(rev.get("src_type").asText()).isEqualTo("item");
+    assertThat(rev.get("degree").get("max").asLong()).isEqualTo(1);
+    assertThat(rev.get("reverse_of").asText()).isEqualTo("bought");
+    assertThat(s.get("files_verified").asInt()).isPositive();
+  }
+
+  @Test
+  void optionsNotBuiltForTypedGraphsFailWithOneLine() {
+    Result r =
+        cli(
+            "prepare",
+            "--graph-spec",
+            spec.toString(),
+            "--undirected",
+            "--output",
+            tmp.resolve("u").toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--undirected").contains("--add-reverse");
+  }
+}

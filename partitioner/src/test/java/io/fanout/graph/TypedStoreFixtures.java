@@ -1,0 +1,154 @@
+package io.fanout.graph;
+
+import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.NodesFileWriter;
+import io.fanout.store.OutputCommit;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import io.fanout.store.StoreOutput;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Writes a typed graph store with the real writers and commit protocol, without Spark, for reader
+ * tests: a {@link TypedGraph} in heap arrays goes in, a store directory in the layout of {@code
+ * docs/formats.md} (typed graph store) comes out.
+ */
+public final class TypedStoreFixtures {
+  private TypedStoreFixtures() {}
+
+  /**
+   * Writes {@code g} at {@code store}: type {@code t} cut into partitions of {@code sizes[t]}
+   * vertices, f32 features, and the label sets {@code labelSets[t]} (null for a type without).
+   */
+  public static StoreManifest write(Path store, TypedGraph g, int[][] sizes, int[][][] labelSets) {
+    OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
+    Path staging = run.dir();
+    TypedSchema s = g.schema();
+    StoreManifest m = new StoreManifest();
+    m.format = StoreManifest.TYPED_FORMAT;
+    m.types = new ArrayList<>();
+    m.relations = new ArrayList<>();
+    m.featureEncoding = "";
+    int partitions = 0;
+    for (int t = 0; t < s.numTypes(); t++) {
+      TypedSchema.VertexType vt = s.type(t);
+      Path dir = staging.resolve(StoreLayout.typeDir(vt.name()));
+      StoreManifest.TypeEntry e = new StoreManifest.TypeEntry();
+      e.name = vt.name();
+      e.firstVertex = vt.firstVertex();
+      e.vertices = vt.count();
+      e.firstPartition = partitions;
+      e.partitions = sizes[t].length;
+      e.featureDim = vt.featureDim();
+      e.featureEncoding = vt.hasFeatures() ? "f32" : "";
+      e.multiLabel = labelSets[t] != null;
+      e.idType = "long";
+      long[] splits = new long[4];
+      int classes = 0;
+      long first = 0;
+      for (int p = 0; p < sizes[t].length; p++) {
+        int n = sizes[t][p];
+        try (NodesFileWriter nodes =
+            new NodesFileWriter(dir.resolve(StoreLayout.nodesFile(p)), p, first, n)) {
+          for (int v = (int) first; v < first + n; v++) {
+            nodes.write(g.vertices(t).label(v), g.vertices(t).split(v));
+            splits[g.vertices(t).split(v)]++;
+            classes = Math.max(classes, g.vertices(t).label(v) + 1);
+          }
+          nodes.finish();
+        }
+        if (vt.hasFeatures()) {
+          int dim = vt.featureDim();
+          try (FeatureFileWriter f =
+              new FeatureFileWriter(
+                  dir.resolve(StoreLayout.featuresFile(p)),
+                  first,
+                  n,
+                  dim,
+                  StoreLayout.ENCODING_F32)) {
+            float[] row = new float[dim];
+            for (int v = (int) first; v < first + n; v++) {
+              g.features(t).gather(new int[] {v}, 0, 1, row, 0);
+              f.writeRow(row, 0);
+            }
+            f.finish();
+          }
+        }
+        if (labelSets[t] != null) {
+          try (CsrFileWriter w =
+              new CsrFileWriter(dir.resolve(StoreLayout.labelSetsFile(p)), p, first, n)) {
+            for (int v = (int) first; v < first + n; v++) {
+              for (int c : labelSets[t][v]) {
+                w.addNeighbor(c);
+                classes = Math.max(classes, c + 1);
+              }
+              w.endRow();
+            }
+            w.finish();
+          }
+        }
+        m.partitionTable.add(
+            new StoreManifest.Partition(partitions + p, vt.firstVertex() + first, n, 0));
+        first += n;
+      }
+      e.classes = classes;
+      e.splitCounts = splitCounts(splits);
+      m.types.add(e);
+      partitions += sizes[t].length;
+    }
+    for (int r = 0; r < s.numRelations(); r++) {
+      TypedSchema.Relation rel = s.relation(r);
+      CsrGraph csr = g.inNeighbors(r);
+      StoreManifest.TypeEntry dst = m.types.get(rel.dstType());
+      StoreManifest.RelationEntry e = new StoreManifest.RelationEntry();
+      e.name = rel.name();
+      e.srcType = s.type(rel.srcType()).name();
+      e.dstType = dst.name;
+      e.partitionEdges = new long[dst.partitions];
+      Path dir = staging.resolve(StoreLayout.relationDir(rel.name()));
+      long first = 0;
+      long min = Long.MAX_VALUE;
+      long max = 0;
+      for (int p = 0; p < dst.partitions; p++) {
+        int n = sizes[rel.dstType()][p];
+        try (CsrFileWriter w =
+            new CsrFileWriter(dir.resolve(StoreLayout.csrFile(p)), p, first, n)) {
+          for (int v = (int) first; v < first + n; v++) {
+            for (long i = csr.rowStart(v); i < csr.rowEnd(v); i++) {
+              w.addNeighbor(csr.neighbor(i));
+            }
+            w.endRow();
+            min = Math.min(min, csr.degree(v));
+            max = Math.max(max, csr.degree(v));
+          }
+          e.partitionEdges[p] = w.edgesWritten();
+          w.finish();
+        }
+        m.partitionTable.get(dst.firstPartition + p).numEdges += e.partitionEdges[p];
+        first += n;
+      }
+      e.edges = csr.numEdges();
+      e.degree = new StoreManifest.Degree(dst.vertices == 0 ? 0 : min, max, 0);
+      m.relations.add(e);
+      m.edges += e.edges;
+    }
+    m.vertices = s.numVertices();
+    m.partitions = partitions;
+    m.inputFingerprint = "typed fixture";
+    m.files = StoreOutput.files(staging);
+    StoreOutput.COMMIT.publish(run, m, true);
+    return m;
+  }
+
+  private static Map<String, Long> splitCounts(long[] s) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    for (String name : new String[] {"train", "val", "test", "none"}) {
+      out.put(name, s[StoreLayout.splitCode(name)]);
+    }
+    return out;
+  }
+}

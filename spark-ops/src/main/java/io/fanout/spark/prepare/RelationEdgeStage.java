@@ -1,0 +1,189 @@
+package io.fanout.spark.prepare;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.concat_ws;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.when;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.SelfLoopPolicy;
+import io.fanout.store.StoreLayout;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+
+/**
+ * Writes one relation of a typed store into its folder ({@code relations/<relation>/csr/}), as the
+ * one-table prepare writes its edges: the endpoints are checked (null, or not of their type's id
+ * type), joined with the id maps of the source and the destination type (Spark SQL joins), routed
+ * to the partition of the destination and sorted there by (destination, source); each partition's
+ * {@link EdgePartTask} writes its csr file of type-local ids. {@code --dedupe} applies to every
+ * relation, {@code --self-loops drop} to relations within one type; edges with an endpoint missing
+ * from its type dangle ({@code --dangling}).
+ */
+final class RelationEdgeStage {
+  private static final String KEY = "_key";
+  private static final String ORIG = "_orig";
+
+  /** What was written for one relation. */
+  record Result(long[] edgesPerPart, long degMin, long degMax, long dangling) {
+    long edges() {
+      long s = 0;
+      for (long e : edgesPerPart) {
+        s += e;
+      }
+      return s;
+    }
+  }
+
+  private RelationEdgeStage() {}
+
+  /**
+   * Writes relation {@code r} from type {@code src} into type {@code dst} (whose files are under
+   * {@code srcDir} and {@code dstDir}) into {@code dir}.
+   */
+  static Result write(
+      SparkSession spark,
+      FanoutConf conf,
+      TypedTables.RelationTable r,
+      TypeVertexStage.Result src,
+      Path srcDir,
+      TypeVertexStage.Result dst,
+      Path dstDir,
+      Path dir) {
+    List<Check> checks = new ArrayList<>();
+    List<Column> sample = new ArrayList<>();
+    Dataset<Row> e = r.table();
+    for (String c : CsvTables.columns(e)) {
+      sample.add(col(NormalizedTables.quote(c)));
+    }
+    if (r.csv()) {
+      sample.add(col("_metadata.file_name").as("_file"));
+      checks.add(CsvTables.fieldCountCheck(e, false));
+    }
+    Column s = endpoint(e, r, r.srcColumn(), src.idType(), "source", checks);
+    Column d = endpoint(e, r, r.dstColumn(), dst.idType(), "destination", checks);
+    Dataset<Row> edges = e.withColumn(NormalizedTables.SRC, s).withColumn(NormalizedTables.DST, d);
+    InputValidation.runChecks(r.source(), edges, checks, sample);
+
+    Dataset<Row> sids =
+        ids(spark, conf, srcDir, src).select(col("id").as("_sid"), col("dense_id").as("_sd"));
+    Dataset<Row> dids =
+        ids(spark, conf, dstDir, dst)
+            .select(
+                col("id").as("_did"),
+                col("dense_id").as("_dd"),
+                EdgeFileStage.partitionOf(dst.firsts()).apply(col("dense_id")).as("_dp"));
+    Dataset<Row> joined =
+        edges
+            .select(col(NormalizedTables.SRC), col(NormalizedTables.DST))
+            .join(sids, col(NormalizedTables.SRC).equalTo(col("_sid")), "left")
+            .join(dids, col(NormalizedTables.DST).equalTo(col("_did")), "left");
+    Column dangling = col("_sd").isNull().or(col("_dd").isNull());
+    if (r.srcType().equals(r.dstType())
+        && conf.get(PrepareOptions.SELF_LOOPS) == SelfLoopPolicy.DROP) {
+      joined = joined.where(dangling.or(col("_sd").notEqual(col("_dd"))));
+    }
+    Column orig =
+        when(
+            dangling,
+            concat_ws(
+                " -> ",
+                col(NormalizedTables.SRC).cast("string"),
+                col(NormalizedTables.DST).cast("string")));
+    Dataset<Row> keyed =
+        joined.select(
+            when(dangling, lit(-1)).otherwise(col("_dp")).as(PrepareJob.PART),
+            EdgeFileStage.edgeKey(dangling, col("_dd"), col("_sd")).as(KEY),
+            orig.as(ORIG));
+    boolean sortInTask = PrepareJob.sortsEdgesInTask(conf);
+    Dataset<Row> routed =
+        sortInTask
+            ? Routing.shuffle(keyed, PrepareJob.PART, dst.parts())
+            : Routing.byPartition(keyed, PrepareJob.PART, dst.parts(), KEY);
+    List<Row> meta =
+        EdgeFileStage.writeCsr(
+            routed,
+            new EdgePartTask(
+                dir.toAbsolutePath().toString(),
+                dst.firsts(),
+                dst.counts(),
+                conf.get(PrepareOptions.DEDUPE),
+                null,
+                sortInTask,
+                0,
+                null,
+                false));
+    CsrReport csr = CsrReport.of(meta, dst.counts(), dst.parts());
+    csr.requireNoDangling(
+        conf,
+        r.source(),
+        r.srcColumn(),
+        r.dstColumn(),
+        "the vertex tables of types '" + r.srcType() + "' and '" + r.dstType() + "'");
+    long degMin = csr.degMin;
+    for (int p = 0; p < dst.parts(); p++) {
+      if (!csr.written[p]
+          && EmptyPartitionFiles.csr(dir, p, dst.firsts()[p], dst.counts()[p], false)) {
+        degMin = 0;
+      }
+    }
+    return new Result(csr.edgesPerPart, dst.vertices() == 0 ? 0 : degMin, csr.degMax, csr.dangling);
+  }
+
+  /**
+   * The endpoint column {@code column} as its type's id type ({@code idType}), adding the checks
+   * that refuse null endpoints and endpoints that are not ids of that type.
+   */
+  private static Column endpoint(
+      Dataset<Row> e,
+      TypedTables.RelationTable r,
+      String column,
+      String idType,
+      String role,
+      List<Check> checks) {
+    Column raw = col(NormalizedTables.quote(column));
+    DataType want =
+        switch (idType) {
+          case "long" -> DataTypes.LongType;
+          case "int" -> DataTypes.IntegerType;
+          default -> DataTypes.StringType;
+        };
+    Column v = NormalizedTables.convert(raw, NormalizedTables.type(e, column), want, r.csv());
+    String type = role.equals("source") ? r.srcType() : r.dstType();
+    String idSql = want.sql().toLowerCase(java.util.Locale.ROOT);
+    checks.add(new Check(column, "a null " + role, "a non-null vertex id", raw.isNull()));
+    checks.add(
+        new Check(
+            column,
+            "a " + role + " that is not a valid " + idSql + " id",
+            "ids of type '" + type + "', whose ids are " + idSql,
+            raw.isNotNull().and(v.isNull())));
+    return v;
+  }
+
+  /** The id map {@code (id, dense_id)} the vertex stage wrote for a type, hinted for the join. */
+  private static Dataset<Row> ids(
+      SparkSession spark, FanoutConf conf, Path typeDir, TypeVertexStage.Result t) {
+    Dataset<Row> ids =
+        spark
+            .read()
+            .parquet(typeDir.resolve(StoreLayout.IDMAP_DIR).toUri().toString())
+            .select(col("id"), col("dense_id"));
+    long n = t.vertices();
+    if (n <= conf.get(PrepareOptions.BROADCAST_VERTICES)) {
+      return org.apache.spark.sql.functions.broadcast(ids);
+    }
+    if (!EdgeFileStage.broadcastable(spark, n)) {
+      return ids.hint("shuffle_hash");
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,83 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.PerType;
+import io.fanout.conf.Task;
+import io.fanout.conf.options.IdLookup;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.store.StoreFeatureEncoding;
+import java.util.List;
+
+/**
+ * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
+ * built for one-table stores only (undirected input, edge weights, edge splits for link prediction,
+ * graph partitioners, id lookup in tasks, dry runs), and per-type encodings that name unknown or
+ * featureless types.
+ */
+final class TypedOptionChecks {
+  private TypedOptionChecks() {}
+
+  static void refuseUnbuilt(FanoutConf conf) {
+    if (conf.get(PrepareOptions.UNDIRECTED)) {
+      throw unbuilt(
+          "--undirected",
+          "each relation is directed; --add-reverse adds the reverse of every relation that has"
+              + " none");
+    }
+    if (!conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
+      throw unbuilt("--weight-column", "typed stores keep no edge weights");
+    }
+    if (conf.get(PrepareOptions.TASK) == Task.LINK) {
+      throw unbuilt("--task link", "typed stores keep no held-out edges");
+    }
+    if (!conf.get(PrepareOptions.EDGE_SPLIT).isEmpty()) {
+      throw unbuilt("--edge-split", "typed stores keep no held-out edges");
+    }
+    if (!conf.get(PrepareOptions.EDGE_SPLIT_COLUMN).isEmpty()) {
+      throw unbuilt("--edge-split-column", "typed stores keep no held-out edges");
+    }
+    if (conf.get(PrepareOptions.PARTITIONER).readsEdges()) {
+      throw unbuilt(
+          "--partitioner " + conf.get(PrepareOptions.PARTITIONER).id(), "use hash or range");
+    }
+    if (conf.get(PrepareOptions.ID_LOOKUP) == IdLookup.TASK) {
+      throw unbuilt("--id-lookup task", "typed stores join endpoints in Spark SQL (auto, sql)");
+    }
+    if (conf.get(PrepareOptions.DRY_RUN)) {
+      throw unbuilt("--dry-run", "run prepare without it");
+    }
+    if (!conf.get(PrepareOptions.VERTICES).isEmpty() || !conf.get(PrepareOptions.EDGES).isEmpty()) {
+      throw new FanoutConfigException(
+          "--vertices and --edges name the tables of a one-table graph; a typed graph names its"
+              + " tables in --graph-spec (or vertices(type, df) and edges(...)): give one or the"
+              + " other");
+    }
+  }
+
+  /**
+   * The feature encoding of each type ({@code --feature-encoding f16} or {@code
+   * paper=f16,author=f32}), refusing names that are not types of the graph.
+   */
+  static PerType<StoreFeatureEncoding> encodings(FanoutConf conf, List<String> types) {
+    PerType<StoreFeatureEncoding> e = conf.get(PrepareOptions.FEATURE_ENCODING);
+    for (String t : e.byType().keySet()) {
+      if (!types.contains(t)) {
+        throw new FanoutConfigException(
+            "option 'feature-encoding' of prepare names type '"
+                + t
+                + "', which the graph does not have; expected one of "
+                + types);
+      }
+    }
+    return e;
+  }
+
+  private static FanoutConfigException unbuilt(String option, String hint) {
+    return new FanoutConfigException(
+        "option "
+            + option
+            + " is not built for typed graphs (several vertex types or relations): "
+            + hint);
+  }
+}

@@ -1,0 +1,195 @@
+package io.fanout.spark.prepare;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.OptionDef;
+import io.fanout.conf.PerType;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.conf.options.QuantizeOptions;
+import io.fanout.spark.internal.JobSteps;
+import io.fanout.spark.internal.LocalTablePaths;
+import io.fanout.store.DisjointPaths;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.OutputCommit;
+import io.fanout.store.OutputPaths;
+import io.fanout.store.StoreFeatureEncoding;
+import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
+import io.fanout.store.StoreOutput;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The {@code prepare} pipeline of a typed graph (more than one vertex type or relation; see {@code
+ * docs/prepare.md}, typed graphs). Each vertex type is written as the one-table pipeline writes its
+ * vertices, into {@code types/<type>/} by type-local dense ids ({@link TypeVertexStage}); then each
+ * relation, the declared ones and those {@code --add-reverse} adds, into {@code
+ * relations/<relation>/} ({@link RelationEdgeStage}). The store is published with the one-table
+ * commit protocol (a rerun with the same inputs and options is skipped, another is refused without
+ * {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT} with {@code
+ * types} and {@code relations}. The driver sees only per-partition counts.
+ */
+public final class TypedPrepareJob {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(TypedPrepareJob.class);
+
+  private final SparkSession spark;
+  private final FanoutConf conf;
+  private final TypedTables in;
+
+  public TypedPrepareJob(SparkSession spark, FanoutConf conf, TypedTables in) {
+    this.spark = spark;
+    this.conf = conf;
+    this.in = in;
+  }
+
+  public PrepareOutcome run() {
+    long start = System.nanoTime();
+    for (OptionDef<?> d : PrepareOptions.ALL) {
+      conf.get(d); // parse every option now: a bad value fails before any work
+    }
+    TypedOptionChecks.refuseUnbuilt(conf);
+    QuantizeOptions.checkPq(conf);
+    List<String> typeNames = new ArrayList<>();
+    in.types.forEach(t -> typeNames.add(t.name()));
+    PerType<StoreFeatureEncoding> encodings = TypedOptionChecks.encodings(conf, typeNames);
+    for (TypedTables.TypeTable t : in.types) {
+      if (t.featuresColumn() == null
+          && encodings.byType().containsKey(t.name())
+          && encodings.of(t.name()) != StoreFeatureEncoding.F32) {
+        throw new InvalidInputException(
+            t.source()
+                + ": --feature-encoding "
+                + t.name()
+                + "="
+                + encodings.of(t.name()).id()
+                + " but the type has no features column; leave it out for this type");
+      }
+    }
+    List<TypedTables.RelationTable> relations =
+        ReverseRelations.plan(in.relations, conf.get(PrepareOptions.ADD_REVERSE));
+    Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
+    refuseOutputOverInputs(out);
+    boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
+    int requested = conf.get(PrepareOptions.PARTITIONS);
+    if (requested < 0) {
+      throw new io.fanout.conf.FanoutConfigException("--partitions must be >= 0, got " + requested);
+    }
+    Map<String, String> recorded = recorded(encodings);
+    OutputCommit.Plan plan =
+        StoreOutput.COMMIT.plan(
+            out,
+            StoreOutput.request(in.fingerprint, recorded),
+            StoreOutput.describe(in.fingerprint, recorded),
+            overwrite);
+    if (plan == OutputCommit.Plan.SKIP) {
+      return new PrepareOutcome(out, StoreManifest.read(out), true, secondsSince(start));
+    }
+    List<String> stepNames = new ArrayList<>();
+    for (TypedTables.TypeTable t : in.types) {
+      stepNames.add("validate and write vertex type '" + t.name() + "'");
+    }
+    for (TypedTables.RelationTable r : relations) {
+      stepNames.add("validate and write relation '" + r.name() + "'");
+    }
+    JobSteps steps = new JobSteps(spark, "prepare", stepNames);
+    OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
+    Path staging = run.dir();
+    try {
+      Map<String, TypeVertexStage.Result> types = new LinkedHashMap<>();
+      int step = 0;
+      for (TypedTables.TypeTable t : in.types) {
+        Path dir = staging.resolve(StoreLayout.typeDir(t.name()));
+        StoreFeatureEncoding enc = encodings.of(t.name());
+        types.put(
+            t.name(),
+            steps.call(
+                stepNames.get(step++),
+                () -> TypeVertexStage.write(spark, conf, t, requested, enc, dir)));
+        LOG.info("prepare: vertex type '{}' written", t.name());
+      }
+      List<RelationEdgeStage.Result> written = new ArrayList<>();
+      for (TypedTables.RelationTable r : relations) {
+        TypeVertexStage.Result src = types.get(r.srcType());
+        TypeVertexStage.Result dst = types.get(r.dstType());
+        Path srcDir = staging.resolve(StoreLayout.typeDir(r.srcType()));
+        Path dstDir = staging.resolve(StoreLayout.typeDir(r.dstType()));
+        Path dir = staging.resolve(StoreLayout.relationDir(r.name()));
+        written.add(
+            steps.call(
+                stepNames.get(step++),
+                () -> RelationEdgeStage.write(spark, conf, r, src, srcDir, dst, dstDir, dir)));
+        LOG.info("prepare: relation '{}' written", r.name());
+      }
+      StoreManifest m = TypedManifests.of(types, relations, written);
+      m.inputFingerprint = in.fingerprint;
+      m.options = recorded;
+      PartFiles.removeAttemptLeftovers(staging);
+      m.files = StoreOutput.files(staging);
+      if (!StoreOutput.COMMIT.publish(run, m, overwrite)) { // an identical run published first
+        return new PrepareOutcome(out, StoreManifest.read(out), true, secondsSince(start));
+      }
+      return new PrepareOutcome(out, m, false, secondsSince(start));
+    } catch (Exception e) { // Spark throws the checked SparkException undeclared
+      StoreOutput.COMMIT.abort(run);
+      throw SparkErrors.unwrap(e);
+    }
+  }
+
+  /**
+   * The options the manifest records: the resolved ones but where the data came from and went to,
+   * and those of one-table features a typed store refuses.
+   */
+  private Map<String, String> recorded(PerType<StoreFeatureEncoding> encodings) {
+    Map<String, String> recorded = conf.resolvedExcept(PrepareOptions.NOT_RECORDED);
+    for (OptionDef<?> d : PrepareOptions.EDGE_SPLIT_OPTIONS) {
+      recorded.remove(d.name());
+    }
+    for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
+      recorded.remove(d.name());
+    }
+    recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
+    recorded.remove(PrepareOptions.UNDIRECTED.name());
+    boolean pq = encodings.fallback() == StoreFeatureEncoding.PQ;
+    for (StoreFeatureEncoding e : encodings.byType().values()) {
+      pq |= e == StoreFeatureEncoding.PQ;
+    }
+    if (!pq) {
+      recorded.remove(QuantizeOptions.PQ_GROUP_SIZE.name());
+      recorded.remove(QuantizeOptions.PQ_SAMPLE_ROWS.name());
+      recorded.remove(QuantizeOptions.PQ_SEED.name());
+    }
+    return recorded;
+  }
+
+  /** Refuses an output equal to, inside or holding an input table's path (or files). */
+  private void refuseOutputOverInputs(Path out) {
+    DisjointPaths paths = new DisjointPaths();
+    for (TypedTables.TypeTable t : in.types) {
+      input(paths, t.source(), t.path(), t.table());
+    }
+    for (TypedTables.RelationTable r : in.relations) {
+      input(paths, r.source(), r.path(), r.table());
+    }
+    paths.output("--output", out).check();
+  }
+
+  private void input(DisjointPaths paths, String name, String path, Dataset<Row> table) {
+    if (path != null) {
+      paths.input(name, LocalTablePaths.of(spark, path));
+      return;
+    }
+    for (Path f : LocalTablePaths.files(spark, table)) {
+      paths.input(name + " file", f);
+    }
+  }
+
+  private static double secondsSince(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1e9;
+  }
+}
