@@ -53,6 +53,7 @@ public final class TypedModel implements AutoCloseable {
   private final boolean normalizeOutput;
   private FloatTensor rawOut; // hgn: the last layer's output before its L2 normalisation
   private FloatTensor dRawOut;
+  private FloatTensor normOut; // hgn: the L2-normalised output before its scale
   private static final float NORM_EPS = 1e-12f;
 
   public TypedModel(TypedModelConfig cfg, Backend be) {
@@ -214,9 +215,13 @@ public final class TypedModel implements AutoCloseable {
       if (last && normalizeOutput) {
         rawOut = TensorBufs.ensure(be, rawOut, Math.max(1, nOut));
         layer.forward(params, batch, hop, x, rawOut);
+        normOut = TensorBufs.ensure(be, normOut, Math.max(1, nOut));
         if (nOut > 0) {
-          be.l2NormalizeRows(
-              rawOut, 0, batch.totalRows(hop - 1), layer.out, NORM_EPS, level[hop - 1], 0);
+          be.l2NormalizeRows(rawOut, 0, batch.totalRows(hop - 1), layer.out, NORM_EPS, normOut, 0);
+          be.copy(normOut, 0, level[hop - 1], 0, nOut);
+          if (cfg.hgn().outputScale() != 1f) {
+            be.scale(nOut, cfg.hgn().outputScale(), level[hop - 1], 0);
+          }
         }
       } else {
         layer.forward(params, batch, hop, x, level[hop - 1]);
@@ -296,18 +301,12 @@ public final class TypedModel implements AutoCloseable {
       dRawOut = TensorBufs.ensure(be, dRawOut, Math.max(1, n0));
       be.zero(dRawOut, 0, n0);
       if (n0 > 0) {
+        be.copy(dLogits, 0, dy, 0, n0);
+        if (cfg.hgn().outputScale() != 1f) {
+          be.scale(n0, cfg.hgn().outputScale(), dy, 0);
+        }
         be.l2NormalizeRowsBackward(
-            rawOut,
-            0,
-            level[0],
-            0,
-            batch.totalRows(0),
-            cfg.classes(),
-            NORM_EPS,
-            dLogits,
-            0,
-            dRawOut,
-            0);
+            rawOut, 0, normOut, 0, batch.totalRows(0), cfg.classes(), NORM_EPS, dy, 0, dRawOut, 0);
       }
       be.copy(dRawOut, 0, dy, 0, n0);
     } else {
@@ -422,6 +421,7 @@ public final class TypedModel implements AutoCloseable {
     TensorBufs.free(be, dLogitsUp);
     TensorBufs.free(be, rawOut);
     TensorBufs.free(be, dRawOut);
+    TensorBufs.free(be, normOut);
     be.free(params);
     be.free(grads);
   }

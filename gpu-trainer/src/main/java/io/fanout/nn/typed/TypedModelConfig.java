@@ -298,6 +298,7 @@ public record TypedModelConfig(
       m.put("hgn.slope", Float.toString(hgn.slope()));
       m.put("hgn.attn_dropout", Float.toString(hgn.attnDropout()));
       m.put("hgn.relation_dim", Integer.toString(hgn.relationDim()));
+      m.put("hgn.output_scale", Float.toString(hgn.outputScale()));
     }
     return m;
   }
@@ -336,7 +337,8 @@ public record TypedModelConfig(
                 Integer.parseInt(m.get("hgn.heads")),
                 Float.parseFloat(m.get("hgn.slope")),
                 Float.parseFloat(m.get("hgn.attn_dropout")),
-                Integer.parseInt(m.get("hgn.relation_dim")))
+                Integer.parseInt(m.get("hgn.relation_dim")),
+                Float.parseFloat(m.getOrDefault("hgn.output_scale", "1.0")))
             : HgnSettings.DEFAULT);
   }
 }

@@ -159,7 +159,7 @@ class TypedGradientCheckTest {
     ArrayTypedGraph g = TypedTestGraphs.small(11);
     TypedModelConfig cfg =
         TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 4, 2, 0.2f, 0, EmbeddingMode.AUTO)
-            .withHgn(new HgnSettings(2, 0.2f, 0.3f, 3));
+            .withHgn(new HgnSettings(2, 0.2f, 0.3f, 3, 2.5f));
     check(g, cfg, new int[] {3, 2}, 1);
   }
 

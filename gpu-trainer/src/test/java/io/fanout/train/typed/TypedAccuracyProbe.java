@@ -232,7 +232,8 @@ class TypedAccuracyProbe {
                       Integer.parseInt(p("heads", "8")),
                       Float.parseFloat(p("slope", "0.05")),
                       Float.parseFloat(p("attn_dropout", "0.5")),
-                      Integer.parseInt(p("relation_dim", "64"))));
+                      Integer.parseInt(p("relation_dim", "64")),
+                      Float.parseFloat(p("scale", "1"))));
       TypedSampler sampler =
           TypedSampler.of(new TypedNeighborSampler(g, target, fanouts, opts.seed()));
       Path md = Files.createTempDirectory("typedprobe");
