@@ -81,7 +81,7 @@ public final class GnnModel implements AutoCloseable {
             case SAGE -> new SageLayer(be, l, in, out, last, act, cfg.dropout());
             case GCN -> new GcnLayer(be, l, in, out, last, act, cfg.dropout());
             case GAT -> new GatLayer(be, l, in, out, last, act, cfg.dropout(), cfg.attention());
-            case RGCN, HSAGE ->
+            case RGCN, HSAGE, HGN ->
                 throw new IllegalArgumentException(
                     cfg.kind().id() + " is a typed model: see io.fanout.nn.typed.TypedModel");
           };

@@ -11,7 +11,9 @@ public enum ModelKind {
   /** R-GCN, relation weights with optional bases: typed graph stores only. */
   RGCN("rgcn"),
   /** Heterogeneous GraphSAGE, per-relation means and a per-type self term: typed stores only. */
-  HSAGE("hsage");
+  HSAGE("hsage"),
+  /** Simple-HGN: attention with relation-type embeddings, residuals, L2-normalised outputs. */
+  HGN("hgn");
 
   private final String id;
 
@@ -21,7 +23,7 @@ public enum ModelKind {
 
   /** Whether this architecture trains typed (heterogeneous) graph stores only. */
   public boolean typed() {
-    return this == RGCN || this == HSAGE;
+    return this == RGCN || this == HSAGE || this == HGN;
   }
 
   /** The spelling of this value in options, checkpoints and messages. */

@@ -223,17 +223,20 @@ public final class TrainCommandOptions {
           "heads",
           AttentionConfig.DEFAULT.heads(),
           "--model gat: attention heads of every hidden layer, which split --hidden between them"
-              + " (concatenated); the output layer has one");
+              + " (concatenated); the output layer has one. --model hgn: heads of --hidden each"
+              + " (default 8)");
   public static final OptionDef<Double> ATTN_SLOPE =
       OptionDef.doubleValue(
           "attn-slope",
           0.2,
-          "--model gat: negative slope of the LeakyReLU on the attention scores");
+          "--model gat: negative slope of the LeakyReLU on the attention scores (--model hgn:"
+              + " default 0.05)");
   public static final OptionDef<Double> ATTN_DROPOUT =
       OptionDef.doubleValue(
           "attn-dropout",
           0.6,
-          "--model gat: dropout on the attention weights in training (each edge and head)");
+          "--model gat: dropout on the attention weights in training (each edge and head;"
+              + " --model hgn: default 0.5)");
   public static final OptionDef<io.fanout.nn.typed.EmbeddingMode> LEARNED_EMBEDDINGS =
       OptionDef.enumeration(
           "learned-embeddings",

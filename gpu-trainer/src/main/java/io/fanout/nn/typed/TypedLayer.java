@@ -57,6 +57,12 @@ public abstract class TypedLayer {
       FloatTensor dy,
       FloatTensor dx);
 
+  /**
+   * Called before each {@link #forward}: whether it trains and the batch's key for the layer's own
+   * randomness (attention dropout); the default ignores both.
+   */
+  public void step(boolean train, long key) {}
+
   /** Frees the layer's scratch tensors. */
   public abstract void free();
 

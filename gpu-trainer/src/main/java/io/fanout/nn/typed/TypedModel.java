@@ -49,6 +49,12 @@ public final class TypedModel implements AutoCloseable {
   private float[] hostRows;
   private float[][] embGrad; // per embedded type: the last backward's rows, by batch node
   private boolean train;
+  private final Activation act;
+  private final boolean normalizeOutput;
+  private FloatTensor rawOut; // hgn: the last layer's output before its L2 normalisation
+  private FloatTensor dRawOut;
+  private FloatTensor normOut; // hgn: the L2-normalised output before its scale
+  private static final float NORM_EPS = 1e-12f;
 
   public TypedModel(TypedModelConfig cfg, Backend be) {
     this.cfg = cfg;
@@ -75,6 +81,7 @@ public final class TypedModel implements AutoCloseable {
           switch (cfg.kind()) {
             case RGCN -> new RgcnLayer(be, cfg, l);
             case HSAGE -> new HsageLayer(be, cfg, l);
+            case HGN -> new HgnLayer(be, cfg, l);
           };
       off = layers[l].allocate(TypedLayer.fits(off));
     }
@@ -88,6 +95,8 @@ public final class TypedModel implements AutoCloseable {
     dropKey = new long[cfg.layers()];
     keep = new IntTensor[cfg.layers()];
     embGrad = new float[types][];
+    act = cfg.kind() == TypedModelKind.HGN ? Activation.ELU : Activation.RELU;
+    normalizeOutput = cfg.kind() == TypedModelKind.HGN;
   }
 
   public TypedModelConfig config() {
@@ -201,9 +210,24 @@ public final class TypedModel implements AutoCloseable {
       }
       int nOut = batch.totalRows(hop - 1) * layer.out;
       level[hop - 1] = TensorBufs.ensure(be, level[hop - 1], Math.max(1, nOut));
-      layer.forward(params, batch, hop, x, level[hop - 1]);
-      if (l < layers.length - 1) {
-        be.activate(Activation.RELU, level[hop - 1], 0, nOut);
+      layer.step(train, key);
+      boolean last = l == layers.length - 1;
+      if (last && normalizeOutput) {
+        rawOut = TensorBufs.ensure(be, rawOut, Math.max(1, nOut));
+        layer.forward(params, batch, hop, x, rawOut);
+        normOut = TensorBufs.ensure(be, normOut, Math.max(1, nOut));
+        if (nOut > 0) {
+          be.l2NormalizeRows(rawOut, 0, batch.totalRows(hop - 1), layer.out, NORM_EPS, normOut, 0);
+          be.copy(normOut, 0, level[hop - 1], 0, nOut);
+          if (cfg.hgn().outputScale() != 1f) {
+            be.scale(nOut, cfg.hgn().outputScale(), level[hop - 1], 0);
+          }
+        }
+      } else {
+        layer.forward(params, batch, hop, x, level[hop - 1]);
+      }
+      if (!last) {
+        be.activate(act, level[hop - 1], 0, nOut);
       }
     }
     if (batch.rowOffset(0, cfg.target()) != 0) {
@@ -273,13 +297,27 @@ public final class TypedModel implements AutoCloseable {
     int top = cfg.layers();
     int n0 = batch.totalRows(0) * cfg.classes();
     dy = TensorBufs.ensure(be, dy, Math.max(1, n0));
-    be.copy(dLogits, 0, dy, 0, n0);
+    if (normalizeOutput) {
+      dRawOut = TensorBufs.ensure(be, dRawOut, Math.max(1, n0));
+      be.zero(dRawOut, 0, n0);
+      if (n0 > 0) {
+        be.copy(dLogits, 0, dy, 0, n0);
+        if (cfg.hgn().outputScale() != 1f) {
+          be.scale(n0, cfg.hgn().outputScale(), dy, 0);
+        }
+        be.l2NormalizeRowsBackward(
+            rawOut, 0, normOut, 0, batch.totalRows(0), cfg.classes(), NORM_EPS, dy, 0, dRawOut, 0);
+      }
+      be.copy(dRawOut, 0, dy, 0, n0);
+    } else {
+      be.copy(dLogits, 0, dy, 0, n0);
+    }
     for (int l = layers.length - 1; l >= 0; l--) {
       int hop = top - l;
       TypedLayer layer = layers[l];
       int nOut = batch.totalRows(hop - 1) * layer.out;
       if (l < layers.length - 1) {
-        be.activateBackward(Activation.RELU, level[hop - 1], 0, dy, 0, nOut);
+        be.activateBackward(act, level[hop - 1], 0, dy, 0, nOut);
       }
       int nIn = batch.totalRows(hop) * layer.in;
       dx = TensorBufs.ensure(be, dx, Math.max(1, nIn));
@@ -381,6 +419,9 @@ public final class TypedModel implements AutoCloseable {
     TensorBufs.free(be, dy);
     TensorBufs.free(be, dx);
     TensorBufs.free(be, dLogitsUp);
+    TensorBufs.free(be, rawOut);
+    TensorBufs.free(be, dRawOut);
+    TensorBufs.free(be, normOut);
     be.free(params);
     be.free(grads);
   }

@@ -24,6 +24,7 @@ import java.util.Objects;
  * @param bases R-GCN basis count (0: one full weight per relation)
  * @param multiLabel sigmoid per class (label sets) instead of a softmax
  * @param featureNorm row normalization of every type's input features (on the host, as gathered)
+ * @param hgn the attention settings of {@link TypedModelKind#HGN}
  */
 public record TypedModelConfig(
     TypedModelKind kind,
@@ -36,7 +37,36 @@ public record TypedModelConfig(
     float dropout,
     int bases,
     boolean multiLabel,
-    FeatureNormKind featureNorm) {
+    FeatureNormKind featureNorm,
+    HgnSettings hgn) {
+
+  /** A configuration with {@link HgnSettings#DEFAULT}. */
+  public TypedModelConfig(
+      TypedModelKind kind,
+      List<TypeInput> types,
+      List<RelationSpec> relations,
+      int target,
+      int hidden,
+      int classes,
+      int layers,
+      float dropout,
+      int bases,
+      boolean multiLabel,
+      FeatureNormKind featureNorm) {
+    this(
+        kind,
+        types,
+        relations,
+        target,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        bases,
+        multiLabel,
+        featureNorm,
+        HgnSettings.DEFAULT);
+  }
 
   /** A configuration whose features are used as stored ({@link FeatureNormKind#NONE}). */
   public TypedModelConfig(
@@ -79,6 +109,7 @@ public record TypedModelConfig(
   public TypedModelConfig {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(featureNorm, "featureNorm");
+    Objects.requireNonNull(hgn, "hgn");
     types = List.copyOf(types);
     relations = List.copyOf(relations);
     if (types.isEmpty() || target < 0 || target >= types.size()) {
@@ -154,7 +185,40 @@ public record TypedModelConfig(
   /** This configuration with its input features normalized by {@code norm}. */
   public TypedModelConfig withFeatureNorm(FeatureNormKind norm) {
     return new TypedModelConfig(
-        kind, types, relations, target, hidden, classes, layers, dropout, bases, multiLabel, norm);
+        kind,
+        types,
+        relations,
+        target,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        bases,
+        multiLabel,
+        norm,
+        hgn);
+  }
+
+  /** This configuration with the attention settings {@code s} (used by {@code hgn} only). */
+  public TypedModelConfig withHgn(HgnSettings s) {
+    return new TypedModelConfig(
+        kind,
+        types,
+        relations,
+        target,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        bases,
+        multiLabel,
+        featureNorm,
+        s);
+  }
+
+  /** Heads of layer {@code l}: {@code hgn}'s hidden layers have several, every other layer one. */
+  public int layerHeads(int l) {
+    return kind == TypedModelKind.HGN && l < layers - 1 ? hgn.heads() : 1;
   }
 
   public int numTypes() {
@@ -180,14 +244,19 @@ public record TypedModelConfig(
         .toArray();
   }
 
-  /** Input width of layer {@code l}. */
+  /**
+   * Input width of layer {@code l}: the output of the layer before, {@code hidden} for the first.
+   */
   public int layerIn(int l) {
-    return hidden;
+    return l == 0 ? hidden : layerOut(l - 1);
   }
 
-  /** Output width of layer {@code l}: the classes for the last. */
+  /**
+   * Output width of layer {@code l}: the classes for the last, else {@code hidden} ({@code hgn}:
+   * {@code heads x hidden}, its heads concatenated).
+   */
   public int layerOut(int l) {
-    return l == layers - 1 ? classes : hidden;
+    return l == layers - 1 ? classes : layerHeads(l) * hidden;
   }
 
   /** The configuration as string pairs, for checkpoints. */
@@ -224,6 +293,13 @@ public record TypedModelConfig(
     m.put("bases", Integer.toString(bases));
     m.put("multi_label", Boolean.toString(multiLabel));
     m.put("feature_norm", featureNorm.id());
+    if (kind == TypedModelKind.HGN) {
+      m.put("hgn.heads", Integer.toString(hgn.heads()));
+      m.put("hgn.slope", Float.toString(hgn.slope()));
+      m.put("hgn.attn_dropout", Float.toString(hgn.attnDropout()));
+      m.put("hgn.relation_dim", Integer.toString(hgn.relationDim()));
+      m.put("hgn.output_scale", Float.toString(hgn.outputScale()));
+    }
     return m;
   }
 
@@ -255,6 +331,14 @@ public record TypedModelConfig(
         Float.parseFloat(m.get("dropout")),
         Integer.parseInt(m.get("bases")),
         Boolean.parseBoolean(m.get("multi_label")),
-        FeatureNormKind.parse(m.getOrDefault("feature_norm", FeatureNormKind.NONE.id())));
+        FeatureNormKind.parse(m.getOrDefault("feature_norm", FeatureNormKind.NONE.id())),
+        m.containsKey("hgn.heads")
+            ? new HgnSettings(
+                Integer.parseInt(m.get("hgn.heads")),
+                Float.parseFloat(m.get("hgn.slope")),
+                Float.parseFloat(m.get("hgn.attn_dropout")),
+                Integer.parseInt(m.get("hgn.relation_dim")),
+                Float.parseFloat(m.getOrDefault("hgn.output_scale", "1.0")))
+            : HgnSettings.DEFAULT);
   }
 }

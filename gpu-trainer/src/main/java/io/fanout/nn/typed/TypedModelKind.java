@@ -13,7 +13,13 @@ public enum TypedModelKind {
    * Heterogeneous GraphSAGE: {@code h_i' = h_i W_self[type(i)] + b[type(i)] + (1/|R(i)|) sum_r
    * mean_{j in N_r(i)} h_j W_r}, where {@code R(i)} are the relations into {@code i}'s type.
    */
-  HSAGE("hsage");
+  HSAGE("hsage"),
+  /**
+   * Simple-HGN (Lv et al., KDD 2021): multi-head attention over every in-edge of every relation and
+   * a self loop, with learned relation-type embeddings in the scores, residual connections, ELU
+   * between layers and L2-normalised outputs ({@link HgnLayer}).
+   */
+  HGN("hgn");
 
   private final String id;
 
@@ -30,9 +36,12 @@ public enum TypedModelKind {
     return switch (kind) {
       case RGCN -> RGCN;
       case HSAGE -> HSAGE;
+      case HGN -> HGN;
       default ->
           throw new io.fanout.store.InvalidInputException(
-              "--model " + kind.id() + " is not built for typed graph stores; use rgcn or hsage");
+              "--model "
+                  + kind.id()
+                  + " is not built for typed graph stores; use rgcn, hsage or hgn");
     };
   }
 

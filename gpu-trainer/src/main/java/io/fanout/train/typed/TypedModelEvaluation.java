@@ -139,7 +139,7 @@ public final class TypedModelEvaluation {
       TypedModelConfig cfg = m.config();
       int n = Math.toIntExact(g.schema().type(cfg.target()).count());
       int classes = cfg.classes();
-      int hidden = cfg.layers() > 1 ? cfg.hidden() : 0;
+      int hidden = cfg.layers() > 1 ? cfg.layerOut(cfg.layers() - 2) : 0;
       float[] scores = new float[Math.multiplyExact(n, classes)];
       float[] emb = new float[Math.multiplyExact(n, hidden)];
       int[] all = new int[n];

@@ -5,6 +5,7 @@ import io.fanout.graph.TypedSchema;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.ModelKind;
 import io.fanout.nn.typed.EmbeddingMode;
+import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
@@ -51,7 +52,49 @@ public final class TypedTrainRun {
       int bases,
       FeatureNormKind featureNorm,
       BackendKind backend,
-      boolean verify) {}
+      boolean verify,
+      HgnSettings hgn) {
+
+    /** A request with the default {@code hgn} settings ({@link HgnSettings#DEFAULT}). */
+    public Request(
+        TypedGraph graph,
+        Path shards,
+        Path modelDir,
+        boolean resume,
+        ModelKind model,
+        int hidden,
+        int layers,
+        float dropout,
+        float lr,
+        float weightDecay,
+        int epochs,
+        long seed,
+        EmbeddingMode embeddings,
+        int bases,
+        FeatureNormKind featureNorm,
+        BackendKind backend,
+        boolean verify) {
+      this(
+          graph,
+          shards,
+          modelDir,
+          resume,
+          model,
+          hidden,
+          layers,
+          dropout,
+          lr,
+          weightDecay,
+          epochs,
+          seed,
+          embeddings,
+          bases,
+          featureNorm,
+          backend,
+          verify,
+          HgnSettings.DEFAULT);
+    }
+  }
 
   /** What the run did. */
   public record Result(
@@ -136,7 +179,8 @@ public final class TypedTrainRun {
                 r.dropout(),
                 r.bases(),
                 r.embeddings())
-            .withFeatureNorm(r.featureNorm());
+            .withFeatureNorm(r.featureNorm())
+            .withHgn(r.hgn());
     if (!r.resume() && TypedCheckpoint.exists(r.modelDir())) {
       throw new InvalidInputException(
           "model dir "

@@ -19,8 +19,11 @@ class TypedGradientCheckTest {
   private static final long KEY = 77;
 
   static TypedMiniBatch batch(ArrayTypedGraph g) {
-    return new SimpleTypedSampler(g, 0, new int[] {3, 2}, 5)
-        .sample(0, 0, new int[] {0, 3, 7, 11, 2});
+    return batch(g, new int[] {3, 2});
+  }
+
+  static TypedMiniBatch batch(ArrayTypedGraph g, int[] fanouts) {
+    return new SimpleTypedSampler(g, 0, fanouts, 5).sample(0, 0, new int[] {0, 3, 7, 11, 2});
   }
 
   private static double loss(TypedModel m, TypedMiniBatch b, float[][] x) {
@@ -50,7 +53,15 @@ class TypedGradientCheckTest {
 
   private static void check(TypedModelKind kind, int bases, EmbeddingMode mode, float dropout) {
     ArrayTypedGraph g = TypedTestGraphs.small(11);
-    TypedModelConfig cfg = TypedModelConfig.of(g.schema(), 0, kind, 4, 2, dropout, bases, mode);
+    check(
+        g,
+        TypedModelConfig.of(g.schema(), 0, kind, 4, 2, dropout, bases, mode),
+        new int[] {3, 2},
+        mode == EmbeddingMode.ALL ? 3 : 1);
+  }
+
+  static void check(ArrayTypedGraph g, TypedModelConfig cfg, int[] fanouts, int expectEmbedded) {
+    TypedModelKind kind = cfg.kind();
     TypedModel m = new TypedModel(cfg, new CpuBackend());
     m.init(3);
     float[] p = m.params();
@@ -58,7 +69,7 @@ class TypedGradientCheckTest {
       p[i] += 0.1f * (CounterRng.uniform(9, i) - 0.5f);
     }
     m.loadParams(p);
-    TypedMiniBatch b = batch(g);
+    TypedMiniBatch b = batch(g, fanouts);
     float[][] x = SimpleTypedSampler.features(g, b);
     float[] lg = logits(m, b, x);
     float[] d = new float[lg.length];
@@ -103,7 +114,7 @@ class TypedGradientCheckTest {
       }
       assertThat(maxAbs).as("type %d gets an embedding gradient", t).isGreaterThan(1e-4);
     }
-    assertThat(embeddedTypes).isEqualTo(mode == EmbeddingMode.ALL ? 3 : 1);
+    assertThat(embeddedTypes).isEqualTo(expectEmbedded);
     m.close();
   }
 
@@ -141,5 +152,25 @@ class TypedGradientCheckTest {
   @Test
   void everyTypeEmbedded() {
     check(TypedModelKind.RGCN, 0, EmbeddingMode.ALL, 0f);
+  }
+
+  @Test
+  void hgnTwoLayersLinearResidual() {
+    ArrayTypedGraph g = TypedTestGraphs.small(11);
+    TypedModelConfig cfg =
+        TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 4, 2, 0.2f, 0, EmbeddingMode.AUTO)
+            .withHgn(new HgnSettings(2, 0.2f, 0.3f, 3, 2.5f));
+    check(g, cfg, new int[] {3, 2}, 1);
+  }
+
+  @Test
+  void hgnThreeLayersIdentityResidual() {
+    // one head: the middle layer maps hidden to hidden, its residual is the identity; a mild
+    // LeakyReLU slope, as three layers move many attention scores across its kink at once
+    ArrayTypedGraph g = TypedTestGraphs.small(11);
+    TypedModelConfig cfg =
+        TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 4, 3, 0.1f, 0, EmbeddingMode.AUTO)
+            .withHgn(new HgnSettings(1, 0.8f, 0.2f, 2));
+    check(g, cfg, new int[] {2, 2, 2}, 1);
   }
 }

@@ -211,6 +211,7 @@ class TypedAccuracyProbe {
         p("fanouts", "*=" + String.join(",", java.util.Collections.nCopies(layers, "-1")));
     int[][] fanouts = TypedFanouts.parse(fanoutText, g.schema());
     int seeds = Integer.parseInt(p("seeds", "3"));
+    int firstSeed = Integer.parseInt(p("first_seed", "1"));
     if (Boolean.parseBoolean(p("debug", "false"))) {
       centroids(g, target);
     }
@@ -222,10 +223,17 @@ class TypedAccuracyProbe {
               Integer.parseInt(p("batch", "256")),
               Float.parseFloat(p("lr", "0.01")),
               Float.parseFloat(p("wd", "5e-4")),
-              1 + s);
+              firstSeed + s);
       TypedModelConfig cfg =
           TypedModelConfig.of(g.schema(), target, kind, hidden, layers, dropout, bases, emb)
-              .withFeatureNorm(io.fanout.nn.FeatureNormKind.parse(p("norm", "l2")));
+              .withFeatureNorm(io.fanout.nn.FeatureNormKind.parse(p("norm", "l2")))
+              .withHgn(
+                  new io.fanout.nn.typed.HgnSettings(
+                      Integer.parseInt(p("heads", "8")),
+                      Float.parseFloat(p("slope", "0.05")),
+                      Float.parseFloat(p("attn_dropout", "0.5")),
+                      Integer.parseInt(p("relation_dim", "64")),
+                      Float.parseFloat(p("scale", "1"))));
       TypedSampler sampler =
           TypedSampler.of(new TypedNeighborSampler(g, target, fanouts, opts.seed()));
       Path md = Files.createTempDirectory("typedprobe");

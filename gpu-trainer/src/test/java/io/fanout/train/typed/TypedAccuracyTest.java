@@ -130,13 +130,18 @@ class TypedAccuracyTest {
   }
 
   private static double testAccuracy(TypedGraph g, TypedModelKind kind) {
+    return testAccuracy(g, kind, io.fanout.nn.typed.HgnSettings.DEFAULT);
+  }
+
+  private static double testAccuracy(
+      TypedGraph g, TypedModelKind kind, io.fanout.nn.typed.HgnSettings hgn) {
     int[][] fanouts = new int[g.schema().numRelations()][];
     for (int r = 0; r < fanouts.length; r++) {
       fanouts[r] = new int[] {-1, -1};
     }
     TypedSampler sampler = TypedSampler.of(new TypedNeighborSampler(g, 0, fanouts, 3));
     TypedModelConfig cfg =
-        TypedModelConfig.of(g.schema(), 0, kind, 16, 2, 0f, 0, EmbeddingMode.AUTO);
+        TypedModelConfig.of(g.schema(), 0, kind, 16, 2, 0f, 0, EmbeddingMode.AUTO).withHgn(hgn);
     TypedTrainOptions opts = new TypedTrainOptions(40, 64, 0.01f, 0f, 1);
     try (TypedModel m = new TypedModel(cfg, new CpuBackend());
         TypedTrainer t = new TypedTrainer(m, g, sampler, opts)) {
@@ -159,5 +164,16 @@ class TypedAccuracyTest {
     assertThat(blind).as("type-blind rgcn").isLessThan(0.82);
     System.out.printf(
         "typed path accuracy: rgcn %.3f hsage %.3f type-blind %.3f%n", rgcn, hsage, blind);
+  }
+
+  @Test
+  void attentionOverTypedEdgesLearnsTheTypedPath() {
+    double hgn =
+        testAccuracy(
+            typed(data(17)),
+            TypedModelKind.HGN,
+            new io.fanout.nn.typed.HgnSettings(2, 0.05f, 0f, 8));
+    assertThat(hgn).as("hgn").isGreaterThanOrEqualTo(0.9);
+    System.out.printf("typed path accuracy: hgn %.3f%n", hgn);
   }
 }

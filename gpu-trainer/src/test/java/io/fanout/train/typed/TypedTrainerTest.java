@@ -87,9 +87,12 @@ class TypedTrainerTest {
         assertThat(checked.unclosed()).isZero();
       }
     }
-    float[] cpu = train(new CpuBackend(), TypedModelKind.HSAGE, 0, OPTS, null);
-    try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
-      assertThat(train(checked, TypedModelKind.HSAGE, 0, OPTS, null)).containsExactly(cpu);
+    for (TypedModelKind kind : new TypedModelKind[] {TypedModelKind.HSAGE, TypedModelKind.HGN}) {
+      float[] cpu = train(new CpuBackend(), kind, 0, OPTS, null);
+      try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
+        assertThat(train(checked, kind, 0, OPTS, null)).as(kind.id()).containsExactly(cpu);
+        assertThat(checked.unclosed()).as(kind.id()).isZero();
+      }
     }
   }
 

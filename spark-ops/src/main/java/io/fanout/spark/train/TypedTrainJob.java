@@ -8,6 +8,8 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.DistOptions;
 import io.fanout.graph.TypedGraph;
+import io.fanout.nn.ModelKind;
+import io.fanout.nn.typed.HgnSettings;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.sample.TypedStoreOpener;
 import io.fanout.store.OutputPaths;
@@ -46,9 +48,6 @@ public final class TypedTrainJob {
           VAL_SHARDS,
           ACTIVATION,
           DECODER,
-          HEADS,
-          ATTN_SLOPE,
-          ATTN_DROPOUT,
           SCHEDULE,
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
@@ -90,12 +89,45 @@ public final class TypedTrainJob {
       throw new FanoutConfigException(
           "train --model "
               + c.get(MODEL).id()
-              + " is not built for typed stores; use --model rgcn or hsage");
+              + " is not built for typed stores; use --model rgcn, hsage or hgn");
+    }
+    if (c.get(MODEL) != ModelKind.HGN) {
+      for (OptionDef<?> d : List.of(HEADS, ATTN_SLOPE, ATTN_DROPOUT)) {
+        if (c.given(d) && !c.raw(d).equals(d.defaultValue())) {
+          throw new FanoutConfigException(
+              "train --" + d.name() + " is not built for --model " + c.get(MODEL).id());
+        }
+      }
     }
     if (c.get(BASES) < 0) {
       throw new FanoutConfigException(
           "option 'bases' of train has value " + c.raw(BASES) + "; expected 0 or more");
     }
+  }
+
+  /**
+   * The attention settings of {@code --model hgn}: {@code --heads}, {@code --attn-slope} and {@code
+   * --attn-dropout} where given, else {@link HgnSettings#DEFAULT} (the gat defaults of those
+   * options do not apply).
+   */
+  static HgnSettings hgn(FanoutConf c) {
+    HgnSettings d = HgnSettings.DEFAULT;
+    int heads = c.given(HEADS) ? c.get(HEADS) : d.heads();
+    double slope = c.given(ATTN_SLOPE) ? c.get(ATTN_SLOPE) : d.slope();
+    double attn = c.given(ATTN_DROPOUT) ? c.get(ATTN_DROPOUT) : d.attnDropout();
+    if (heads < 1) {
+      throw new FanoutConfigException(
+          "option 'heads' of train has value " + c.raw(HEADS) + "; expected 1 or more");
+    }
+    if (!(slope >= 0 && slope < 1)) {
+      throw new FanoutConfigException(
+          "option 'attn-slope' of train has value " + c.raw(ATTN_SLOPE) + "; expected [0, 1)");
+    }
+    if (!(attn >= 0 && attn < 1)) {
+      throw new FanoutConfigException(
+          "option 'attn-dropout' of train has value " + c.raw(ATTN_DROPOUT) + "; expected [0, 1)");
+    }
+    return new HgnSettings(heads, (float) slope, (float) attn, d.relationDim());
   }
 
   private static String hint(OptionDef<?> d) {
@@ -140,7 +172,8 @@ public final class TypedTrainJob {
                   c.get(BASES),
                   c.get(FEATURE_NORM),
                   c.get(BACKEND),
-                  c.get(SharedOptions.VERIFY)),
+                  c.get(SharedOptions.VERIFY),
+                  hgn(c)),
               progress,
               () -> spark.sparkContext().isStopped());
       return new TrainOutcome(

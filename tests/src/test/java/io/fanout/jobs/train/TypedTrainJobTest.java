@@ -124,6 +124,30 @@ class TypedTrainJobTest {
   }
 
   @Test
+  void hgnLearnsTheTypedPath() throws IOException {
+    Path typed = store("hgn.store", "typed:17");
+    Path shards = sample(typed, "hgn.shards");
+    Path md = tmp.resolve("hgn.model");
+    train(typed, shards, md)
+        .option("model", "hgn")
+        .option("heads", "2")
+        .option("attn-dropout", "0")
+        .option("lr", "0.005")
+        .execute();
+    EvaluateResult r = Fanout.get(spark).evaluate(typed.toString(), md.toString()).execute();
+    assertThat(r.microF1("test")).as("hgn").isGreaterThanOrEqualTo(0.9);
+    Path emb = tmp.resolve("hgn.emb");
+    Fanout.get(spark)
+        .infer(typed.toString(), md.toString())
+        .output(tmp.resolve("hgn.pred").toString())
+        .embeddings(emb.toString())
+        .execute();
+    // the last hidden layer: 2 heads of --hidden 16, concatenated
+    Row first = spark.read().parquet(emb.toString()).orderBy("dense_id").first();
+    assertThat(first.getList(3)).hasSize(32);
+  }
+
+  @Test
   void optionsNotBuiltForTypedStoresAreRefusedWithOneLine() throws IOException {
     Path s = store("refused.store", "typed:5");
     Path shards = sample(s, "refused.shards");
@@ -138,6 +162,8 @@ class TypedTrainJobTest {
         .hasMessageContaining("train --feature-access zero-copy is not built for typed stores");
     assertThatThrownBy(() -> train(s, shards, md).option("model", "sage").execute())
         .hasMessageContaining("train --model sage is not built for typed stores");
+    assertThatThrownBy(() -> train(s, shards, md).option("heads", "2").execute())
+        .hasMessageContaining("train --heads is not built for --model rgcn");
     assertThat(Files.exists(md.resolve("checkpoint.bin"))).isFalse();
   }
 

@@ -1,0 +1,37 @@
+package io.fanout.nn.typed;
+
+/**
+ * The attention settings of {@link TypedModelKind#HGN} (ignored by the other typed models).
+ *
+ * @param heads attention heads of every hidden layer (the output layer has one); a hidden layer is
+ *     {@code heads x hidden} wide
+ * @param slope the LeakyReLU slope of the attention scores
+ * @param attnDropout dropout on the attention weights in training
+ * @param relationDim width of the learned relation-type embeddings
+ * @param outputScale the L2-normalised outputs are multiplied by this before the softmax (1: as
+ *     HGB, no temperature)
+ */
+public record HgnSettings(
+    int heads, float slope, float attnDropout, int relationDim, float outputScale) {
+  /** HGB's Simple-HGN settings: 8 heads, slope 0.05, relation embeddings of 64. */
+  public static final HgnSettings DEFAULT = new HgnSettings(8, 0.05f, 0.5f, 64);
+
+  /** Settings with {@code outputScale} 1 (HGB's). */
+  public HgnSettings(int heads, float slope, float attnDropout, int relationDim) {
+    this(heads, slope, attnDropout, relationDim, 1f);
+  }
+
+  public HgnSettings {
+    if (!(outputScale > 0f)) {
+      throw new IllegalArgumentException("hgn needs an output scale > 0, got " + outputScale);
+    }
+    if (heads < 1 || relationDim < 1) {
+      throw new IllegalArgumentException(
+          "hgn needs heads >= 1 and relationDim >= 1, got " + heads + ", " + relationDim);
+    }
+    if (!(slope >= 0f && slope < 1f) || !(attnDropout >= 0f && attnDropout < 1f)) {
+      throw new IllegalArgumentException(
+          "hgn needs slope and attention dropout in [0, 1), got " + slope + ", " + attnDropout);
+    }
+  }
+}
