@@ -132,8 +132,8 @@ public final class GnnParamSet implements Serializable {
         new Param<>(
             owner,
             "modelType",
-            "GNN architecture: sage or gcn",
-            new ParamCheck<String>(who, "modelType", ModelKind::parse));
+            "GNN architecture: sage, gcn or gat",
+            new ParamCheck<String>(who, "modelType", GnnParamSet::oneTypeModel));
     hidden =
         new IntParam(
             owner,
@@ -283,5 +283,13 @@ public final class GnnParamSet implements Serializable {
   /** The parsed default of {@code def}, as the command line resolves it. */
   private static <T> T parsed(OptionDef<T> def) {
     return FanoutConf.of("defaults", List.of(def), Map.of()).get(def);
+  }
+
+  /** The Spark ML stages train one-type graphs: the typed architectures are refused. */
+  private static void oneTypeModel(String raw) {
+    if (ModelKind.parse(raw).typed()) {
+      throw new IllegalArgumentException(
+          "expected sage, gcn or gat (rgcn, hsage and hgn train typed graph stores)");
+    }
   }
 }

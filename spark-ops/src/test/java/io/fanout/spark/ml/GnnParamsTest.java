@@ -142,11 +142,15 @@ class GnnParamsTest {
             + " 15,10,5");
     refused(
         () -> g.setIdCol(" "), "GnnClassifier param idCol has value ' '; expected a column name");
-    assertThatThrownBy(() -> g.setModelType("gat"))
+    assertThatThrownBy(() -> g.setModelType("gin"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("GnnClassifier param modelType has value 'gat'; ")
+        .hasMessageStartingWith("GnnClassifier param modelType has value 'gin'; ")
         .hasMessageContaining("sage")
-        .hasMessageContaining("gcn");
+        .hasMessageContaining("gat");
+    refused(
+        () -> g.setModelType("rgcn"),
+        "GnnClassifier param modelType has value 'rgcn'; expected sage, gcn or gat (rgcn, hsage"
+            + " and hgn train typed graph stores)");
     assertThatThrownBy(() -> g.setSelfLoops("remove"))
         .hasMessageStartingWith("GnnClassifier param selfLoops has value 'remove'; ")
         .hasMessageContaining("drop");
