@@ -499,35 +499,11 @@ public interface Backend extends AutoCloseable {
    * rows x heads}, {@code sSrc} and {@code z} have a row per source ({@code heads} and {@code heads
    * * headDim} wide), {@code sRel} a row per relation; {@code alpha} receives the weights ({@link
    * AttentionEdges#slots()} x heads) for {@link #attentionAggregateBackward}; {@code out} ({@code
-   * rows x heads * headDim}) is overwritten, zero in rows without edges.
-   */
-  default void attentionAggregate(
-      AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor out,
-      int outOff) {
-    attentionAggregate(
-        e, heads, headDim, slope, 0f, 0L, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z, zOff,
-        alpha, alphaOff, out, outOff);
-  }
-
-  /**
-   * {@link #attentionAggregate} with attention dropout: the weight of slot {@code q}, head {@code
-   * k} is dropped from the sum when {@code CounterRng.uniform(key, q * heads + k) < dropout},
-   * otherwise multiplied by {@code 1 / (1 - dropout)} ({@code alpha} keeps the weights before
-   * dropout). No dropout when {@code dropout <= 0}; the backward takes the same dropout and key.
+   * rows x heads * headDim}) is overwritten, zero in rows without edges. With attention dropout:
+   * the weight of slot {@code q}, head {@code k} is dropped from the sum when {@code
+   * CounterRng.uniform(key, q * heads + k) < dropout}, otherwise multiplied by {@code 1 / (1 -
+   * dropout)} ({@code alpha} keeps the weights before dropout). No dropout when {@code dropout <=
+   * 0}; the backward takes the same dropout and key.
    */
   void attentionAggregate(
       AttentionEdges e,
@@ -558,38 +534,6 @@ public interface Backend extends AutoCloseable {
    * ({@code dz}, {@code dsSrc}); per relation in slot order within chunks of 256 rows, the chunks
    * then in order ({@code dsRel}). No float atomics.
    */
-  default void attentionAggregateBackward(
-      AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor dOut,
-      int dOutOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor dsDst,
-      int dsDstOff,
-      FloatTensor dsSrc,
-      int dsSrcOff,
-      FloatTensor dsRel,
-      int dsRelOff) {
-    attentionAggregateBackward(
-        e, heads, headDim, slope, 0f, 0L, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z, zOff,
-        alpha, alphaOff, dOut, dOutOff, dz, dzOff, dsDst, dsDstOff, dsSrc, dsSrcOff, dsRel,
-        dsRelOff);
-  }
-
-  /** The backward of the attention with dropout ({@code dropout} and {@code key} as given it). */
   void attentionAggregateBackward(
       AttentionEdges e,
       int heads,
