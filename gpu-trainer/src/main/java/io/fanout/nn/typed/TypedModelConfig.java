@@ -40,60 +40,6 @@ public record TypedModelConfig(
     FeatureNormKind featureNorm,
     HgnSettings hgn) {
 
-  /** A configuration with {@link HgnSettings#DEFAULT}. */
-  public TypedModelConfig(
-      TypedModelKind kind,
-      List<TypeInput> types,
-      List<RelationSpec> relations,
-      int target,
-      int hidden,
-      int classes,
-      int layers,
-      float dropout,
-      int bases,
-      boolean multiLabel,
-      FeatureNormKind featureNorm) {
-    this(
-        kind,
-        types,
-        relations,
-        target,
-        hidden,
-        classes,
-        layers,
-        dropout,
-        bases,
-        multiLabel,
-        featureNorm,
-        HgnSettings.DEFAULT);
-  }
-
-  /** A configuration whose features are used as stored ({@link FeatureNormKind#NONE}). */
-  public TypedModelConfig(
-      TypedModelKind kind,
-      List<TypeInput> types,
-      List<RelationSpec> relations,
-      int target,
-      int hidden,
-      int classes,
-      int layers,
-      float dropout,
-      int bases,
-      boolean multiLabel) {
-    this(
-        kind,
-        types,
-        relations,
-        target,
-        hidden,
-        classes,
-        layers,
-        dropout,
-        bases,
-        multiLabel,
-        FeatureNormKind.NONE);
-  }
-
   /**
    * One vertex type's input.
    *
@@ -147,7 +93,8 @@ public record TypedModelConfig(
 
   /**
    * The model of {@code schema} classifying {@code target}: its types' inputs follow {@code
-   * embeddings}; classes and multi-label come from the target type.
+   * embeddings}; classes and multi-label come from the target type. Features are used as stored and
+   * {@code hgn} takes {@link HgnSettings#DEFAULT} ({@link #withFeatureNorm}, {@link #withHgn}).
    */
   public static TypedModelConfig of(
       TypedSchema schema,
@@ -179,7 +126,18 @@ public record TypedModelConfig(
       throw new InvalidInputException("target type '" + tt.name() + "' has no labels");
     }
     return new TypedModelConfig(
-        kind, types, rels, target, hidden, tt.classes(), layers, dropout, bases, tt.multiLabel());
+        kind,
+        types,
+        rels,
+        target,
+        hidden,
+        tt.classes(),
+        layers,
+        dropout,
+        bases,
+        tt.multiLabel(),
+        FeatureNormKind.NONE,
+        HgnSettings.DEFAULT);
   }
 
   /** This configuration with its input features normalized by {@code norm}. */

@@ -53,48 +53,7 @@ public final class TypedTrainRun {
       FeatureNormKind featureNorm,
       BackendKind backend,
       boolean verify,
-      HgnSettings hgn) {
-
-    /** A request with the default {@code hgn} settings ({@link HgnSettings#DEFAULT}). */
-    public Request(
-        TypedGraph graph,
-        Path shards,
-        Path modelDir,
-        boolean resume,
-        ModelKind model,
-        int hidden,
-        int layers,
-        float dropout,
-        float lr,
-        float weightDecay,
-        int epochs,
-        long seed,
-        EmbeddingMode embeddings,
-        int bases,
-        FeatureNormKind featureNorm,
-        BackendKind backend,
-        boolean verify) {
-      this(
-          graph,
-          shards,
-          modelDir,
-          resume,
-          model,
-          hidden,
-          layers,
-          dropout,
-          lr,
-          weightDecay,
-          epochs,
-          seed,
-          embeddings,
-          bases,
-          featureNorm,
-          backend,
-          verify,
-          HgnSettings.DEFAULT);
-    }
-  }
+      HgnSettings hgn) {}
 
   /** What the run did. */
   public record Result(
