@@ -3,19 +3,12 @@ package io.fanout.shard;
 import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.example.data.Group;
-import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
-import org.apache.parquet.io.MessageColumnIO;
-import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -27,13 +20,9 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
   private static final String RECOVERY = "rerun sample with --overwrite";
 
   private final Path file;
-  private final ParquetFileReader reader;
-  private final MessageColumnIO columnIo;
-  private final MessageType schema;
+  private final ShardRows rows;
   private final boolean hasFeatures;
   private final boolean hasPairs;
-  private RecordReader<Group> rows;
-  private long rowsLeftInGroup;
 
   /** Opens {@code file} without checking its bytes. */
   public ShardFileReader(Path file) {
@@ -126,12 +115,8 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
 
   ShardFileReader(Path file, InputFile in) {
     this.file = file;
-    try {
-      reader = ParquetFileReader.open(in);
-    } catch (IOException | RuntimeException e) {
-      throw unreadable(file, e);
-    }
-    schema = reader.getFooter().getFileMetaData().getSchema();
+    rows = new ShardRows(file, in);
+    MessageType schema = rows.schema();
     if (schema.containsField(ShardSchema.SEED_TYPE)) {
       close();
       throw new InvalidInputException(
@@ -164,30 +149,16 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
     }
     hasFeatures = schema.containsField(ShardSchema.FEATURES);
     hasPairs = schema.containsField(ShardSchema.PAIRS);
-    columnIo = new ColumnIOFactory().getColumnIO(schema);
   }
 
   /** Rows in the file, from its footer. */
   public long rowCount() {
-    return reader.getRecordCount();
+    return rows.rowCount();
   }
 
   @Override
   public boolean hasNext() {
-    if (rowsLeftInGroup > 0) {
-      return true;
-    }
-    try {
-      PageReadStore pages = reader.readNextRowGroup();
-      if (pages == null) {
-        return false;
-      }
-      rowsLeftInGroup = pages.getRowCount();
-      rows = columnIo.getRecordReader(pages, new GroupRecordConverter(schema));
-      return rowsLeftInGroup > 0;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read shard file " + file, e);
-    }
+    return rows.hasNext();
   }
 
   @Override
@@ -195,8 +166,7 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
     if (!hasNext()) {
       throw new NoSuchElementException();
     }
-    Group g = rows.read();
-    rowsLeftInGroup--;
+    Group g = rows.next();
     byte[] features =
         hasFeatures && g.getFieldRepetitionCount(ShardSchema.FEATURES) > 0
             ? g.getBinary(ShardSchema.FEATURES, 0).getBytes()
@@ -218,10 +188,6 @@ public final class ShardFileReader implements Iterator<EncodedBatch>, AutoClosea
 
   @Override
   public void close() {
-    try {
-      reader.close();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    rows.close();
   }
 }

@@ -1,20 +1,12 @@
 package io.fanout.shard;
 
 import io.fanout.store.InvalidInputException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.example.data.Group;
-import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
-import org.apache.parquet.io.MessageColumnIO;
-import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -25,11 +17,7 @@ import org.apache.parquet.schema.MessageType;
  */
 public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, AutoCloseable {
   private final Path file;
-  private final ParquetFileReader reader;
-  private final MessageColumnIO columnIo;
-  private final MessageType schema;
-  private RecordReader<Group> rows;
-  private long rowsLeftInGroup;
+  private final ShardRows rows;
 
   /** Opens {@code file} without checking its bytes. */
   public TypedShardFileReader(Path file) {
@@ -44,12 +32,8 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
 
   private TypedShardFileReader(Path file, InputFile in) {
     this.file = file;
-    try {
-      reader = ParquetFileReader.open(in);
-    } catch (IOException | RuntimeException e) {
-      throw ShardFileReader.unreadable(file, e);
-    }
-    schema = reader.getFooter().getFileMetaData().getSchema();
+    rows = new ShardRows(file, in);
+    MessageType schema = rows.schema();
     if (!schema.containsField(ShardSchema.SEED_TYPE)) {
       close();
       throw new InvalidInputException(
@@ -71,30 +55,16 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
                 + ShardSchema.TYPED_SCHEMA);
       }
     }
-    columnIo = new ColumnIOFactory().getColumnIO(schema);
   }
 
   /** Rows in the file, from its footer. */
   public long rowCount() {
-    return reader.getRecordCount();
+    return rows.rowCount();
   }
 
   @Override
   public boolean hasNext() {
-    if (rowsLeftInGroup > 0) {
-      return true;
-    }
-    try {
-      PageReadStore pages = reader.readNextRowGroup();
-      if (pages == null) {
-        return false;
-      }
-      rowsLeftInGroup = pages.getRowCount();
-      rows = columnIo.getRecordReader(pages, new GroupRecordConverter(schema));
-      return rowsLeftInGroup > 0;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read shard file " + file, e);
-    }
+    return rows.hasNext();
   }
 
   @Override
@@ -102,8 +72,7 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
     if (!hasNext()) {
       throw new NoSuchElementException();
     }
-    Group g = rows.read();
-    rowsLeftInGroup--;
+    Group g = rows.next();
     return new EncodedTypedBatch(
         g.getInteger(ShardSchema.EPOCH, 0),
         g.getInteger(ShardSchema.BATCH, 0),
@@ -124,10 +93,6 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
 
   @Override
   public void close() {
-    try {
-      reader.close();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    rows.close();
   }
 }
