@@ -7,10 +7,12 @@ import io.fanout.sample.LinkSampler;
 import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.NeighborSampler;
 import io.fanout.shard.ShardPartWriter;
+import io.fanout.shard.ShardPlan;
 import io.fanout.spark.internal.JobLabels;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.Function;
 
 /**
  * The replicated mode (SALIENT model): every task memory-maps the whole store and samples a fixed
@@ -21,7 +23,18 @@ final class ReplicatedSampling {
   private ReplicatedSampling() {}
 
   static List<PartResult> run(JavaSparkContext jsc, SampleSpec spec, String staging) {
-    long total = spec.plan.totalParts();
+    return onePerPart(
+        jsc, spec.plan, "sample " + spec.epochs + " epoch(s)", g -> writePart(spec, staging, g));
+  }
+
+  /**
+   * One task per part file of {@code plan}, each running {@code writePart} on its global part
+   * index: all epochs in one job labelled {@code what}, so that short epochs still fill every
+   * executor slot.
+   */
+  static List<PartResult> onePerPart(
+      JavaSparkContext jsc, ShardPlan plan, String what, Function<Integer, PartResult> writePart) {
+    long total = plan.totalParts();
     if (total > Integer.MAX_VALUE) {
       throw new IllegalArgumentException(total + " part files are too many");
     }
@@ -29,17 +42,13 @@ final class ReplicatedSampling {
     for (int g = 0; g < total; g++) {
       parts.add(g);
     }
-    // All epochs in one job, so that short epochs still fill every executor slot.
     return JobLabels.call(
         jsc.sc(),
         "sample",
-        "sample " + spec.epochs + " epoch(s) into " + total + " part file(s)",
+        what + " into " + total + " part file(s)",
         1,
         1,
-        () ->
-            jsc.parallelize(parts, Math.max(1, (int) total))
-                .map(g -> writePart(spec, staging, g))
-                .collect());
+        () -> jsc.parallelize(parts, Math.max(1, (int) total)).map(writePart).collect());
   }
 
   static PartResult writePart(SampleSpec spec, String staging, int globalPart) {

@@ -22,7 +22,6 @@ import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
 import io.fanout.shard.TypedShardPartWriter;
 import io.fanout.spark.internal.Hooks;
-import io.fanout.spark.internal.JobLabels;
 import io.fanout.store.Checksums;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
@@ -156,7 +155,13 @@ final class TypedSampleJob {
               + " batches in "
               + plan.partsPerEpoch()
               + " part(s) per epoch");
-      List<PartResult> parts = runParts(jsc, spec, run.dir().toString());
+      String dir = run.dir().toString();
+      List<PartResult> parts =
+          ReplicatedSampling.onePerPart(
+              jsc,
+              spec.plan,
+              "sample " + spec.epochs + " typed epoch(s)",
+              g -> writePart(spec, dir, g));
       m = manifest(spec, schema, graph, conf, requestFingerprint, parts);
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) {
         err.println("sample: " + output + " already holds these shards; nothing to do");
@@ -244,27 +249,6 @@ final class TypedSampleJob {
       }
     }
     return n;
-  }
-
-  private static List<PartResult> runParts(JavaSparkContext jsc, TypedSampleSpec spec, String dir) {
-    long total = spec.plan.totalParts();
-    if (total > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(total + " part files are too many");
-    }
-    List<Integer> parts = new ArrayList<>((int) total);
-    for (int g = 0; g < total; g++) {
-      parts.add(g);
-    }
-    return JobLabels.call(
-        jsc.sc(),
-        "sample",
-        "sample " + spec.epochs + " typed epoch(s) into " + total + " part file(s)",
-        1,
-        1,
-        () ->
-            jsc.parallelize(parts, Math.max(1, (int) total))
-                .map(g -> writePart(spec, dir, g))
-                .collect());
   }
 
   /** One task: opens the store (once per JVM) and writes one part file. */
