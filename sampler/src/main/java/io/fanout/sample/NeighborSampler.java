@@ -177,23 +177,11 @@ public final class NeighborSampler implements BatchSampler {
         if (k == 0) {
           continue;
         }
-        long s = starts[i];
-        int degree = degrees[i];
-        int o = ptr[i];
-        if (k == degree) {
-          for (int j = 0; j < k; j++) {
-            ids[o + j] = graph.neighbor(s + j);
-          }
-        } else {
-          if (positions.length < k) {
-            positions = new int[Math.max(k, 2 * positions.length)];
-          }
-          long key = SampleHash.nodeKey(batchKey, h, builder.node(i));
-          nodeSampler.choose(key, degree, k, positions, 0);
-          for (int j = 0; j < k; j++) {
-            ids[o + j] = graph.neighbor(s + positions[j]);
-          }
+        if (positions.length < k) {
+          positions = new int[Math.max(k, 2 * positions.length)];
         }
+        long key = SampleHash.nodeKey(batchKey, h, builder.node(i));
+        nodeSampler.fillRow(graph, starts[i], degrees[i], k, key, positions, ids, ptr[i]);
       }
       builder.addHop(ptr, dropExcluded(ptr, ids));
     }

@@ -60,17 +60,29 @@ public final class NodeSampler {
     long s = g.rowStart(v);
     int degree = rowDegree(g, v, s);
     int k = sampleSize(degree, fanout);
+    fillRow(g, s, degree, k, SampleHash.nodeKey(batchKey, hop, v), positions, out, from);
+    return k;
+  }
+
+  /**
+   * Writes {@code k} of the {@code degree} neighbors of the row starting at position {@code start}
+   * into {@code out[from ..]}, in ascending position order: the whole row when {@code k == degree},
+   * else the positions {@link #choose} draws under {@code key}.
+   *
+   * @param positions scratch of at least {@code k} entries
+   */
+  public void fillRow(
+      CsrGraph g, long start, int degree, int k, long key, int[] positions, int[] out, int from) {
     if (k == degree) {
       for (int j = 0; j < k; j++) {
-        out[from + j] = g.neighbor(s + j);
+        out[from + j] = g.neighbor(start + j);
       }
     } else {
-      choose(SampleHash.nodeKey(batchKey, hop, v), degree, k, positions, 0);
+      choose(key, degree, k, positions, 0);
       for (int j = 0; j < k; j++) {
-        out[from + j] = g.neighbor(s + positions[j]);
+        out[from + j] = g.neighbor(start + positions[j]);
       }
     }
-    return k;
   }
 
   /**

@@ -226,22 +226,11 @@ public final class TypedNeighborSampler {
         if (k == 0) {
           continue;
         }
-        long s = starts[i];
-        int degree = degrees[i];
-        int o = ptr[i];
-        if (k == degree) {
-          for (int j = 0; j < k; j++) {
-            ids[o + j] = g.neighbor(s + j);
-          }
-        } else {
-          if (positions.length < k) {
-            positions = new int[Math.max(k, 2 * positions.length)];
-          }
-          nodeSampler.choose(SampleHash.nodeKey(relKey, h, dstNodes[i]), degree, k, positions, 0);
-          for (int j = 0; j < k; j++) {
-            ids[o + j] = g.neighbor(s + positions[j]);
-          }
+        if (positions.length < k) {
+          positions = new int[Math.max(k, 2 * positions.length)];
         }
+        long key = SampleHash.nodeKey(relKey, h, dstNodes[i]);
+        nodeSampler.fillRow(g, starts[i], degrees[i], k, key, positions, ids, ptr[i]);
       }
       int t = srcType[r];
       DedupMap map = local[t];
