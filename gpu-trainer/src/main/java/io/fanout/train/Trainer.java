@@ -35,6 +35,12 @@ import java.util.function.BooleanSupplier;
  * {@link Evaluation#accuracy(GnnModel, BatchStream)} measures accuracy on a stream without touching
  * the parameters. Reuse of hot embeddings runs behind a {@link StepHook} ({@link HotReuseHook}).
  *
+ * <p>A model with a learned input table ({@link GnnModel#embeddings()}) reads each batch's input
+ * rows from the table when the step runs (so every step sees the rows the steps before it wrote),
+ * and after the dense update applies one sparse Adam step to the rows the batch touched ({@link
+ * GnnModel#updateEmbeddings}). The table is not exchanged between replicas, so such a model trains
+ * with one replica only.
+ *
  * <p>Determinism: parameters are initialized from {@code seed}; dropout masks are a pure function
  * of (seed, epoch, batch index from the shard, layer, position); all reductions run in a fixed
  * order. The same seed, batches and thread count give bit-identical parameters.
@@ -57,6 +63,12 @@ public final class Trainer implements AutoCloseable {
   private final ReusedRows reused = new ReusedRows();
 
   public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
+    if (model.embeddings() != null && reducer.worldSize() > 1) {
+      throw new InvalidInputException(
+          "--learned-embeddings with --workers "
+              + reducer.worldSize()
+              + ": the learned embedding table trains in one worker only; pass --workers 1");
+    }
     this.model = model;
     this.opts = opts;
     this.reducer = reducer;
@@ -246,6 +258,7 @@ public final class Trainer implements AutoCloseable {
       hook.afterBackward();
       exchangeGradients();
       adam.update(model.paramTensor(), model.gradTensor(), lr);
+      updateLearned(mb, lr);
       return QueuedStep.of(s);
     }
     int labeled = 0;
@@ -264,7 +277,15 @@ public final class Trainer implements AutoCloseable {
     hook.afterBackward();
     exchangeGradients();
     adam.update(model.paramTensor(), model.gradTensor(), lr);
+    updateLearned(mb, lr);
     return new QueuedStep(loss, labeled, null);
+  }
+
+  /** The sparse Adam step of the learned table over the batch's input rows (none without one). */
+  private void updateLearned(MiniBatch mb, float lr) {
+    if (model.embeddings() != null) {
+      model.updateEmbeddings(mb.nodes(), mb.layerSize(mb.layers()), lr);
+    }
   }
 
   private static float[] ensureHost(float[] a, int n) {
@@ -273,11 +294,15 @@ public final class Trainer implements AutoCloseable {
 
   /**
    * The batch on the backend: its features from the host array, or, when it comes without (a loader
-   * that does not gather), the ids of its nodes with the rows read by {@code featureRows}.
+   * that does not gather), the ids of its nodes with the rows read by {@code featureRows}; a model
+   * with a learned input reads its rows from its table ({@link GnnModel#uploadLearned}).
    */
   static BatchTensors upload(
       GnnModel model, FeatureRows featureRows, TrainBatch b, int[] labels, int rows) {
     MiniBatch mb = b.batch();
+    if (model.embeddings() != null) {
+      return model.uploadLearned(Block.of(mb), mb.nodes(), labels, rows);
+    }
     if (b.features() != null) {
       return model.upload(Block.of(mb), b.features(), labels, rows);
     }
@@ -484,6 +509,7 @@ public final class Trainer implements AutoCloseable {
     if (ck != null) {
       RunIdentity.checkSameRun(modelDir, ck.meta(), meta);
       model.loadParams(ck.params());
+      ModelDirFiles.readEmbeddings(modelDir, ck, model);
       adam.load(ck.firstMoment(), ck.secondMoment(), ck.step());
       start = ck.epochs();
       bestVal = ModelDirFiles.bestVal(ck);
