@@ -241,9 +241,10 @@ public final class TrainCommandOptions {
       OptionDef.enumeration(
           "learned-embeddings",
           io.fanout.nn.EmbeddingMode.AUTO,
-          "typed stores: which vertex types learn one vector of --hidden floats per vertex instead"
-              + " of projecting their features: auto (the types without features), all, off"
-              + " (a type without features is refused)",
+          "which vertices learn one vector of --hidden floats each instead of reading features:"
+              + " auto (a one-type store without features; on typed stores the types without"
+              + " features), all (every vertex, its features unused), off (a store or type without"
+              + " features is refused)",
           io.fanout.nn.EmbeddingMode::parse,
           io.fanout.nn.EmbeddingMode.values(),
           io.fanout.nn.EmbeddingMode::id);
