@@ -183,14 +183,6 @@ public final class TrainInputs {
   }
 
   /**
-   * Whether {@code spec} trains a learned input table on its store ({@code --learned-embeddings}
-   * against the store's {@code feature_dim}), from the store's manifest.
-   */
-  public static boolean learns(TrainSpec spec) {
-    return spec.features().learns(StoreManifest.read(spec.inputs().graph()).featureDim);
-  }
-
-  /**
    * Refuses, naming the option, what cannot serve a learned input table (rows that change every
    * step, kept by the trainer on the host): a feature cache, in-place feature access, reuse of hot
    * embeddings, shards with inline feature rows.

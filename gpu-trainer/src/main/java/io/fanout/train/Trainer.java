@@ -38,8 +38,8 @@ import java.util.function.BooleanSupplier;
  * <p>A model with a learned input table ({@link GnnModel#embeddings()}) reads each batch's input
  * rows from the table when the step runs (so every step sees the rows the steps before it wrote),
  * and after the dense update applies one sparse Adam step to the rows the batch touched ({@link
- * GnnModel#updateEmbeddings}). The table is not exchanged between replicas, so such a model trains
- * with one replica only.
+ * GnnModel#updateEmbeddings}). With several replicas the rows' gradients are averaged over them as
+ * the dense ones are ({@link SparseRowReduction}), so every replica's table stays the same.
  *
  * <p>Determinism: parameters are initialized from {@code seed}; dropout masks are a pure function
  * of (seed, epoch, batch index from the shard, layer, position); all reductions run in a fixed
@@ -63,12 +63,6 @@ public final class Trainer implements AutoCloseable {
   private final ReusedRows reused = new ReusedRows();
 
   public Trainer(GnnModel model, TrainOptions opts, GradientReducer reducer) {
-    if (model.embeddings() != null && reducer.worldSize() > 1) {
-      throw new InvalidInputException(
-          "--learned-embeddings with --workers "
-              + reducer.worldSize()
-              + ": the learned embedding table trains in one worker only; pass --workers 1");
-    }
     this.model = model;
     this.opts = opts;
     this.reducer = reducer;
@@ -281,11 +275,27 @@ public final class Trainer implements AutoCloseable {
     return new QueuedStep(loss, labeled, null);
   }
 
-  /** The sparse Adam step of the learned table over the batch's input rows (none without one). */
+  /**
+   * The sparse Adam step of the learned table over the batch's input rows (none without one); with
+   * several replicas over the union of their rows, with the mean of their gradients ({@link
+   * SparseRowReduction}), so that every replica's table stays the same.
+   */
   private void updateLearned(MiniBatch mb, float lr) {
-    if (model.embeddings() != null) {
-      model.updateEmbeddings(mb.nodes(), mb.layerSize(mb.layers()), lr);
+    if (model.embeddings() == null) {
+      return;
     }
+    int n = mb.layerSize(mb.layers());
+    if (reducer.worldSize() == 1) {
+      model.updateEmbeddings(mb.nodes(), n, lr);
+      return;
+    }
+    float[] g = model.inputGradient(n);
+    SparseRowReduction.Rows rows =
+        SparseRowReduction.allReduceMean(reducer, mb.nodes(), n, g, model.config().inDim());
+    model
+        .embeddings()
+        .update(
+            rows.ids(), rows.count(), rows.gradients(), 0, lr, Adam.BETA1, Adam.BETA2, Adam.EPS);
   }
 
   private static float[] ensureHost(float[] a, int n) {

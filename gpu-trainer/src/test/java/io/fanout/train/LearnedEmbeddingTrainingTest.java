@@ -3,6 +3,7 @@ package io.fanout.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.dist.MeshAllReduce;
 import io.fanout.graph.FeatureTable;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
@@ -11,9 +12,16 @@ import io.fanout.nn.ModelConfig;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Training a one-type model whose input is a learned table ({@link ModelConfig#learnedInput}):
  * bit-identical over loader threads, checkpointed with its sparse Adam state so that a resumed run
- * equals an uninterrupted one, and refused with more than one replica.
+ * equals an uninterrupted one, and data-parallel with its rows' gradients reduced
+ * deterministically.
  */
 class LearnedEmbeddingTrainingTest {
   static TestData graph;
@@ -165,29 +174,64 @@ class LearnedEmbeddingTrainingTest {
     }
   }
 
+  /**
+   * Two replicas over {@link MeshAllReduce}: fed the same batches, the mean of their equal
+   * gradients is each one's, so they train the single-replica model bit for bit, table included;
+   * fed each its share of the batches, their tables stay identical.
+   */
   @Test
-  void moreThanOneReplicaIsRefused() {
-    GradientReducer two =
-        new GradientReducer() {
-          @Override
-          public void allReduceMean(float[] gradients, int length) {}
+  void replicasReduceTheRowGradientsDeterministically() throws Exception {
+    Trainer single = trainer(2);
+    single.fit(data(1), null, tmp.resolve("single"), false, Map.of(), null, 0);
+    Trainer[] same = twoReplicas(false);
+    for (Trainer t : same) {
+      assertThat(t.model().params()).isEqualTo(single.model().params());
+      assertThat(table(t)).isEqualTo(table(single));
+    }
+    Trainer[] shared = twoReplicas(true);
+    assertThat(table(shared[1])).isEqualTo(table(shared[0]));
+    assertThat(shared[1].model().params()).isEqualTo(shared[0].model().params());
+    assertThat(table(shared[0])).isNotEqualTo(table(single));
+  }
 
-          @Override
-          public int worldSize() {
-            return 2;
-          }
-
-          @Override
-          public int rank() {
-            return 0;
-          }
-        };
-    try (GnnModel m = new GnnModel(cfg(), new CpuBackend())) {
-      assertThatThrownBy(
-              () -> new Trainer(m, new TrainOptions(1, 0.01f, 0f, LrSchedule.CONSTANT, 0), two))
-          .isInstanceOf(InvalidInputException.class)
-          .hasMessageContaining("--learned-embeddings")
-          .hasMessageContaining("--workers 1");
+  private Trainer[] twoReplicas(boolean sharded) throws Exception {
+    int workers = 2;
+    List<ServerSocketChannel> servers = new ArrayList<>();
+    List<String> eps = new ArrayList<>();
+    for (int r = 0; r < workers; r++) {
+      servers.add(MeshAllReduce.listen("127.0.0.1", 0));
+      eps.add(MeshAllReduce.endpointOf("127.0.0.1", servers.get(r)));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      List<Future<Trainer>> fs = new ArrayList<>();
+      for (int r = 0; r < workers; r++) {
+        int rank = r;
+        Path dir = tmp.resolve((sharded ? "sharded-" : "same-") + r);
+        fs.add(
+            pool.submit(
+                () -> {
+                  try (MeshAllReduce ar =
+                      MeshAllReduce.connect(rank, eps, servers.get(rank), 9L, 60_000)) {
+                    Trainer t =
+                        new Trainer(
+                            new GnnModel(cfg(), new CpuBackend()),
+                            new TrainOptions(2, 0.01f, 5e-4f, LrSchedule.CONSTANT, 5),
+                            ar);
+                    EpochData d = sharded ? new ShardedEpochData(data(1), rank, workers) : data(1);
+                    t.fit(d, null, dir, false, Map.of(), null, 0);
+                    return t;
+                  }
+                }));
+      }
+      return new Trainer[] {
+        fs.get(0).get(300, TimeUnit.SECONDS), fs.get(1).get(300, TimeUnit.SECONDS)
+      };
+    } finally {
+      pool.shutdown();
+      for (ServerSocketChannel s : servers) {
+        s.close();
+      }
     }
   }
 }

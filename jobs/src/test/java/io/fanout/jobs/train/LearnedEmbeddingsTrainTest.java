@@ -160,6 +160,32 @@ class LearnedEmbeddingsTrainTest {
     }
   }
 
+  /** Two data-parallel workers: the rows' gradients are reduced, and the model still learns. */
+  @Test
+  void trainsOnTwoWorkers() throws Exception {
+    Path md = tmp.resolve("two-workers");
+    Result t =
+        cli(
+            TrainFixtures.trainArgs(
+                store,
+                shards,
+                md,
+                "--hidden",
+                "16",
+                "--lr",
+                "0.02",
+                "--epochs",
+                "15",
+                "--workers",
+                "2"));
+    assertThat(t.code()).as(t.err()).isZero();
+    assertThat(JSON.readTree(t.out()).get("workers").asInt()).isEqualTo(2);
+    Result ev = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
+    assertThat(ev.code()).as(ev.err()).isZero();
+    double test = JSON.readTree(ev.out()).get("accuracy").get("test").asDouble();
+    assertThat(test).as("test accuracy; at random 1/%d", COMMUNITIES).isGreaterThan(0.7);
+  }
+
   private static String[] concat(String[] a, String... b) {
     String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
@@ -173,11 +199,8 @@ class LearnedEmbeddingsTrainTest {
       {"--feature-cache", "lru", "--feature-cache-bytes", "100000"},
       {"--feature-access", "zero-copy"},
       {"--reuse-hot", "0.1"},
-      {"--workers", "2"},
     };
-    String[] named = {
-      "--learned-embeddings", "--feature-cache", "--feature-access", "--reuse-hot", "--workers"
-    };
+    String[] named = {"--learned-embeddings", "--feature-cache", "--feature-access", "--reuse-hot"};
     for (int i = 0; i < refused.length; i++) {
       List<String> args = new ArrayList<>(List.of("--epochs", "1"));
       args.addAll(List.of(refused[i]));

@@ -48,14 +48,6 @@ public final class TrainJob {
     TrainInputs.check(spec);
     refuseExistingCheckpoint(spec);
     int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
-    if (workers > 1 && TrainInputs.learns(spec)) {
-      throw new InvalidInputException(
-          "--workers "
-              + workers
-              + " with a learned embedding table (--learned-embeddings "
-              + spec.features().learned().id()
-              + "): the table trains in one worker only; pass --workers 1");
-    }
     DistributedTrain.Outcome o;
     try {
       o =
