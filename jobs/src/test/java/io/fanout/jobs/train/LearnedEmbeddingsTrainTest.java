@@ -186,6 +186,37 @@ class LearnedEmbeddingsTrainTest {
     assertThat(test).as("test accuracy; at random 1/%d", COMMUNITIES).isGreaterThan(0.7);
   }
 
+  /**
+   * {@code --learned-embeddings all} on a store with features: the table replaces them (the model
+   * takes no feature rows), and evaluate reads it back.
+   */
+  @Test
+  void allLearnsATableOnAStoreWithFeatures() throws Exception {
+    TrainFixtures.Graph g = TrainFixtures.graph(3, 300, 12);
+    Path withFeatures = tmp.resolve("with-features");
+    TrainFixtures.writeStore(withFeatures, g);
+    Path featureShards = tmp.resolve("with-features-shards");
+    TrainFixtures.writeShards(featureShards, withFeatures, g, new int[] {5, 5}, 32, 2, 1);
+    Path md = tmp.resolve("all");
+    Result t =
+        cli(
+            TrainFixtures.trainArgs(
+                withFeatures,
+                featureShards,
+                md,
+                "--learned-embeddings",
+                "all",
+                "--hidden",
+                "8",
+                "--epochs",
+                "2"));
+    assertThat(t.code()).as(t.err()).isZero();
+    assertThat(md.resolve("checkpoint.emb-0.bin")).exists();
+    Result ev = cli("evaluate", "--graph", withFeatures.toString(), "--model-dir", md.toString());
+    assertThat(ev.code()).as(ev.err()).isZero();
+    assertThat(JSON.readTree(ev.out()).get("accuracy").get("test").asDouble()).isBetween(0.0, 1.0);
+  }
+
   private static String[] concat(String[] a, String... b) {
     String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
