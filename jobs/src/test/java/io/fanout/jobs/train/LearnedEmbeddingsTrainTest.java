@@ -124,6 +124,7 @@ class LearnedEmbeddingsTrainTest {
     Result ev = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
     assertThat(ev.code()).as(ev.err()).isZero();
     double test = JSON.readTree(ev.out()).get("accuracy").get("test").asDouble();
+    System.out.println("learned embeddings, one worker: test accuracy " + test);
     assertThat(test).as("test accuracy; at random 1/%d", COMMUNITIES).isGreaterThan(0.7);
 
     Path emb = tmp.resolve("emb");
@@ -183,6 +184,7 @@ class LearnedEmbeddingsTrainTest {
     Result ev = cli("evaluate", "--graph", store.toString(), "--model-dir", md.toString());
     assertThat(ev.code()).as(ev.err()).isZero();
     double test = JSON.readTree(ev.out()).get("accuracy").get("test").asDouble();
+    System.out.println("learned embeddings, two workers: test accuracy " + test);
     assertThat(test).as("test accuracy; at random 1/%d", COMMUNITIES).isGreaterThan(0.7);
   }
 
