@@ -22,9 +22,9 @@ import io.fanout.tensor.TensorBufs;
  *
  * <p>A model whose input is learned ({@link ModelConfig#learnedInput}) also owns an {@link
  * EmbeddingTable} on the host ({@link #embeddings()}), one row per vertex, outside the flat
- * parameters: {@link #uploadLearned} reads a batch's rows from it as the batch's input, the backward
- * then also computes layer 0's input gradient, and {@link #updateEmbeddings} applies a sparse Adam
- * step to those rows from it.
+ * parameters: {@link #uploadLearned} reads a batch's rows from it as the batch's input, the
+ * backward then also computes layer 0's input gradient, and {@link #updateEmbeddings} applies a
+ * sparse Adam step to those rows from it.
  *
  * <p>Not thread-safe: one model per training thread.
  */

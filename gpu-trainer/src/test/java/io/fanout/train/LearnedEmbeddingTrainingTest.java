@@ -50,15 +50,20 @@ class LearnedEmbeddingTrainingTest {
 
   /** Only the width of the batches' inputs: the trainer reads the rows from its table. */
   static FeatureTable widthOnly() {
+    return width(graph, HIDDEN);
+  }
+
+  /** Only a width, for batches whose input rows come from a model's table. */
+  static FeatureTable width(TestData d, int dim) {
     return new FeatureTable() {
       @Override
       public int numVertices() {
-        return graph.csr.numVertices();
+        return d.csr.numVertices();
       }
 
       @Override
       public int dim() {
-        return HIDDEN;
+        return dim;
       }
 
       @Override
