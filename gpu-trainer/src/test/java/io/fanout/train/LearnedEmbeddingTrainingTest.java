@@ -164,6 +164,32 @@ class LearnedEmbeddingTrainingTest {
   }
 
   @Test
+  void theBestEpochKeepsItsOwnTable() {
+    Path dir = tmp.resolve("best");
+    SampledEpochs val =
+        new SampledEpochs(
+                graph.csr,
+                graph.vertices,
+                widthOnly(),
+                graph.vertices.ofSplit(StoreLayout.SPLIT_VAL),
+                new int[] {5, 3},
+                64,
+                3,
+                false,
+                FeatureNormKind.NONE,
+                1)
+            .gather(false);
+    trainer(3).fit(data(1), val, dir, false, Map.of(), null, 0);
+    Checkpoint best = Checkpoint.read(dir, Checkpoint.BEST);
+    assertThat(best.name()).isEqualTo(Checkpoint.BEST);
+    assertThat(dir.resolve("best.emb-0.bin")).exists();
+    try (GnnModel m = new GnnModel(best.modelConfig(), new CpuBackend())) {
+      ModelDirFiles.readEmbeddings(dir, best, m);
+      assertThat(m.embeddings().step()).isPositive();
+    }
+  }
+
+  @Test
   void aTornTableIsAClearError() throws Exception {
     Path dir = tmp.resolve("torn");
     trainer(1).fit(data(1), null, dir, false, Map.of(), null, 0);
