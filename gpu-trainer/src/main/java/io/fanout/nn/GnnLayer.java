@@ -24,6 +24,12 @@ abstract class GnnLayer {
   /** Whether layer 0 may switch to sparse products when its input is sparse. */
   boolean sparseInput = true;
 
+  /**
+   * Layer 0 of a model whose input is learned ({@link ModelConfig#learnedInput}): its backward
+   * computes the input gradient, so its forward keeps its dropout mask as later layers do.
+   */
+  boolean inputGradient;
+
   /** Rows of room the next forward leaves in {@link #y} after its output (for cached rows). */
   int spareRows;
 
@@ -140,9 +146,9 @@ abstract class GnnLayer {
         be.dropoutCsr(spPtr, spCol, spVal, b.numSrc(), in, dropout, dropKey);
       }
     } else {
-      // Layer 0 never propagates a gradient to its input, so only later layers keep the mask.
+      // Layer 0 propagates no gradient to a store's features, so only the others keep the mask.
       IntTensor mask = null;
-      if (dropped && index > 0) {
+      if (dropped && (index > 0 || inputGradient)) {
         keep = TensorBufs.ensure(be, keep, (n + 31) / 32);
         mask = keep;
       }

@@ -20,6 +20,12 @@ import io.fanout.tensor.TensorBufs;
  * #loadParams}, {@link #forward(Block[], float[], boolean, long)}, {@link #forwardLayer}, {@link
  * #layerOutput}) copy across explicitly, for checkpoints, inference and tests.
  *
+ * <p>A model whose input is learned ({@link ModelConfig#learnedInput}) also owns an {@link
+ * EmbeddingTable} on the host ({@link #embeddings()}), one row per vertex, outside the flat
+ * parameters: {@link #uploadLearned} reads a batch's rows from it as the batch's input, the
+ * backward then also computes layer 0's input gradient, and {@link #updateEmbeddings} applies a
+ * sparse Adam step to those rows from it.
+ *
  * <p>Not thread-safe: one model per training thread.
  */
 public final class GnnModel implements AutoCloseable {
@@ -36,6 +42,10 @@ public final class GnnModel implements AutoCloseable {
   private float[] hostOut;
   private ReusedRows reused; // of the last forward, for its backward
   private final ReusedScatter scatter;
+  private final EmbeddingTable table; // null: the input is the store's features
+  private FloatTensor inputGrad; // learned input: layer 0's input gradient of the last backward
+  private float[] hostInputGrad;
+  private float[] learnedRows; // the learned input rows of the last upload
 
   /** The most parameters a model holds: they live in one array. */
   public static final long MAX_PARAMS = Integer.MAX_VALUE - 8;
@@ -105,6 +115,16 @@ public final class GnnModel implements AutoCloseable {
     batch = new BatchTensors(be);
     scatter = new ReusedScatter(be);
     layers[0].inputScatter = scatter;
+    table = cfg.learnedInput() ? new EmbeddingTable(cfg.embeddingRows(), cfg.inDim()) : null;
+    if (table != null) {
+      layers[0].inputGradient = true;
+      layers[0].sparseInput = false;
+    }
+  }
+
+  /** The learned input table, or null when the input is the store's feature rows. */
+  public EmbeddingTable embeddings() {
+    return table;
   }
 
   public ModelConfig config() {
@@ -159,7 +179,10 @@ public final class GnnModel implements AutoCloseable {
     be.upload(p, 0, params, 0, numParams);
   }
 
-  /** Glorot-uniform weights and zero biases, a pure function of {@code seed}. */
+  /**
+   * Glorot-uniform weights and zero biases (and uniform rows of a learned input table, see {@link
+   * EmbeddingTable#init}), a pure function of {@code seed}.
+   */
   public void init(long seed) {
     float[] p = new float[numParams];
     for (int l = 0; l < layers.length; l++) {
@@ -169,6 +192,9 @@ public final class GnnModel implements AutoCloseable {
       decoder.init(p, CounterRng.key(seed, 0x1417, layers.length, 1));
     }
     loadParams(p);
+    if (table != null) {
+      table.init(CounterRng.key(seed, 0xE3, 0, 0));
+    }
   }
 
   /**
@@ -177,7 +203,7 @@ public final class GnnModel implements AutoCloseable {
    */
   public void allowSparseInput(boolean allow) {
     for (GnnLayer l : layers) {
-      l.sparseInput = allow;
+      l.sparseInput = allow && !l.inputGradient;
     }
   }
 
@@ -210,6 +236,22 @@ public final class GnnModel implements AutoCloseable {
           "feature rows of dimension " + rows.dim() + " for a model of " + cfg.inDim() + " inputs");
     }
     batch.upload(blocks, nodes, rows, labels, numLabels);
+    return batch;
+  }
+
+  /**
+   * As {@link #upload(Block[], float[], int[], int)} for a model with a learned input: the input
+   * rows are the table's rows of {@code nodes[0 .. blocks[0].numSrc())}, read now.
+   */
+  public BatchTensors uploadLearned(Block[] blocks, int[] nodes, int[] labels, int numLabels) {
+    if (table == null) {
+      throw new IllegalStateException("the model reads the store's features, not a learned table");
+    }
+    checkBlocks(blocks.length);
+    int n = blocks[0].numSrc();
+    learnedRows = Bufs.ensure(learnedRows, (long) n * cfg.inDim());
+    table.gather(nodes, 0, n, learnedRows, 0);
+    batch.upload(blocks, learnedRows, cfg.inDim(), false, labels, numLabels);
     return batch;
   }
 
@@ -433,8 +475,33 @@ public final class GnnModel implements AutoCloseable {
         }
         dy = scatter.computedGradient(dy, reused, layers[0].out);
       }
-      dy = layers[l].backward(params, grads, dy, l > 0);
+      dy = layers[l].backward(params, grads, dy, l > 0 || table != null);
     }
+    inputGrad = table != null ? dy : null;
+  }
+
+  /**
+   * One sparse Adam step of the learned input table ({@link EmbeddingTable#update}) over the rows
+   * {@code nodes[0 .. n)} (distinct; the last backward's input rows, in its order), from layer 0's
+   * input gradient of that backward, at learning rate {@code lr}; no weight decay.
+   */
+  public void updateEmbeddings(int[] nodes, int n, float lr) {
+    float[] g = inputGradient(n);
+    table.update(nodes, n, g, 0, lr, Adam.BETA1, Adam.BETA2, Adam.EPS);
+  }
+
+  /**
+   * The last backward's gradient of its first {@code n} input rows ({@code n x inDim}, row-major),
+   * downloaded into a host array valid until the next call; a model with a learned input only.
+   */
+  public float[] inputGradient(int n) {
+    if (table == null || inputGrad == null) {
+      throw new IllegalStateException("no learned input, or no backward since the last forward");
+    }
+    int len = Math.multiplyExact(n, cfg.inDim());
+    hostInputGrad = Bufs.ensure(hostInputGrad, len);
+    be.download(inputGrad, 0, hostInputGrad, 0, len);
+    return hostInputGrad;
   }
 
   /** As {@link #backward(FloatTensor)} with host logit gradients (uploaded first). */

@@ -22,6 +22,9 @@ import java.util.Objects;
  *     models keep their identity
  * @param attention a {@link ModelKind#GAT} model's heads and slope ({@link AttentionConfig#DEFAULT}
  *     for the others), recorded in {@link #toMap} only for {@code gat}
+ * @param embeddingRows 0: the input is the store's feature rows; else the input is a learned {@link
+ *     EmbeddingTable} of this many rows (one per vertex) of {@code inDim} floats, trained with the
+ *     model ({@code --learned-embeddings}); recorded in {@link #toMap} only when not 0
  */
 public record ModelConfig(
     ModelKind kind,
@@ -33,7 +36,34 @@ public record ModelConfig(
     ActivationKind activation,
     FeatureNormKind featureNorm,
     DecoderKind decoder,
-    AttentionConfig attention) {
+    AttentionConfig attention,
+    long embeddingRows) {
+
+  /** A configuration whose input is the store's feature rows (no learned embedding table). */
+  public ModelConfig(
+      ModelKind kind,
+      int inDim,
+      int hidden,
+      int classes,
+      int layers,
+      float dropout,
+      ActivationKind activation,
+      FeatureNormKind featureNorm,
+      DecoderKind decoder,
+      AttentionConfig attention) {
+    this(
+        kind,
+        inDim,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        activation,
+        featureNorm,
+        decoder,
+        attention,
+        0L);
+  }
 
   /** A configuration with the default attention shape (used by {@code gat} only). */
   public ModelConfig(
@@ -133,6 +163,13 @@ public record ModelConfig(
               + " layers="
               + layers);
     }
+    if (embeddingRows < 0) {
+      throw new IllegalArgumentException("embeddingRows must be >= 0, got " + embeddingRows);
+    }
+    if (embeddingRows > 0 && featureNorm != FeatureNormKind.NONE) {
+      throw new IllegalArgumentException(
+          "a learned input embedding takes no feature norm, got " + featureNorm.id());
+    }
     if (!(dropout >= 0f && dropout < 1f)) {
       throw new IllegalArgumentException("dropout must be in [0, 1), got " + dropout);
     }
@@ -144,6 +181,11 @@ public record ModelConfig(
               + attention.heads()
               + " heads");
     }
+  }
+
+  /** Whether the input is a learned embedding table rather than the store's feature rows. */
+  public boolean learnedInput() {
+    return embeddingRows > 0;
   }
 
   /** Whether the model ends in an {@link MlpDecoder}. */
@@ -170,6 +212,9 @@ public record ModelConfig(
       m.put("attn_slope", Float.toString(attention.slope()));
       m.put("attn_dropout", Float.toString(attention.dropout()));
     }
+    if (learnedInput()) {
+      m.put("embedding_rows", Long.toString(embeddingRows));
+    }
     return m;
   }
 
@@ -191,12 +236,42 @@ public record ModelConfig(
         ActivationKind.parse(m.get("activation")),
         FeatureNormKind.parse(m.get("feature_norm")),
         DecoderKind.parse(m.getOrDefault("decoder", DecoderKind.DOT.id())),
-        attention);
+        attention,
+        Long.parseLong(m.getOrDefault("embedding_rows", "0")));
   }
 
   /** This configuration with the attention shape {@code a}. */
   public ModelConfig withAttention(AttentionConfig a) {
     return new ModelConfig(
-        kind, inDim, hidden, classes, layers, dropout, activation, featureNorm, decoder, a);
+        kind,
+        inDim,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        activation,
+        featureNorm,
+        decoder,
+        a,
+        embeddingRows);
+  }
+
+  /**
+   * This configuration with a learned input table of {@code rows} rows of {@code inDim} floats
+   * ({@code 0}: the store's features), feature norm {@code none} when learned.
+   */
+  public ModelConfig withEmbeddingRows(long rows) {
+    return new ModelConfig(
+        kind,
+        inDim,
+        hidden,
+        classes,
+        layers,
+        dropout,
+        activation,
+        rows > 0 ? FeatureNormKind.NONE : featureNorm,
+        decoder,
+        attention,
+        rows);
   }
 }

@@ -56,9 +56,17 @@ public final class Checkpoint {
   private final float[] params;
   private final float[] m;
   private final float[] v;
+  private final String name;
 
   private Checkpoint(
-      Map<String, String> meta, int epochs, long step, float[] params, float[] m, float[] v) {
+      String name,
+      Map<String, String> meta,
+      int epochs,
+      long step,
+      float[] params,
+      float[] m,
+      float[] v) {
+    this.name = name;
     this.meta = meta;
     this.epochs = epochs;
     this.step = step;
@@ -77,6 +85,11 @@ public final class Checkpoint {
 
   public Map<String, String> meta() {
     return meta;
+  }
+
+  /** The file name it was read from in its model dir ({@link #FILE} or {@link #BEST}). */
+  public String name() {
+    return name;
   }
 
   public ModelConfig modelConfig() {
@@ -293,6 +306,6 @@ public final class Checkpoint {
       s.asFloatBuffer().get(a);
       pos += (int) (4 * n);
     }
-    return new Checkpoint(meta, epochs, step, arrays[0], arrays[1], arrays[2]);
+    return new Checkpoint(name, meta, epochs, step, arrays[0], arrays[1], arrays[2]);
   }
 }

@@ -57,6 +57,7 @@ public final class ModelDirFiles {
 
   /** Saves the state after {@code epochs} epochs as {@link Checkpoint#BEST}. */
   static void writeBest(Path dir, Map<String, String> meta, int epochs, GnnModel model, Adam adam) {
+    writeEmbeddings(dir, Checkpoint.BEST, epochs, model);
     Checkpoint.write(
         dir,
         Checkpoint.BEST,
@@ -78,8 +79,30 @@ public final class ModelDirFiles {
     if (bestVal >= 0) {
       state.put("state.best_val_accuracy", Double.toString(bestVal));
     }
+    writeEmbeddings(dir, Checkpoint.FILE, epochs, model);
     Checkpoint.write(
         dir, state, epochs, adam.step(), model.params(), adam.firstMoment(), adam.secondMoment());
+  }
+
+  /**
+   * Writes a learned input table (if the model has one) beside the checkpoint {@code name}, before
+   * it, so that a checkpoint names only complete tables ({@link EmbeddingsFile}).
+   */
+  private static void writeEmbeddings(Path dir, String name, int epochs, GnnModel model) {
+    if (model.embeddings() != null) {
+      EmbeddingsFile.write(EmbeddingsFile.beside(dir, name, 0), model.embeddings(), epochs);
+    }
+  }
+
+  /**
+   * Reads the learned input table of checkpoint {@code ck} (written by {@link #writeLast} or {@link
+   * #writeBest}) into {@code model}'s table; nothing when the model has none.
+   */
+  static void readEmbeddings(Path dir, Checkpoint ck, GnnModel model) {
+    if (model.embeddings() != null) {
+      EmbeddingsFile.read(
+          EmbeddingsFile.beside(dir, ck.name(), 0), model.embeddings(), ck.epochs());
+    }
   }
 
   /** The best validation accuracy {@code ck} recorded, or -1. */

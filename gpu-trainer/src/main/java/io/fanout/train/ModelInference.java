@@ -205,7 +205,11 @@ public final class ModelInference {
         }
         if (writeEmb) {
           float[] emb = link ? LinkStep.exportedEmbeddings(model, ck, lg, dim) : o.lastHidden();
-          rows = EmbeddingWriter.write(store.dataRoot(), emb, dim, r.embeddings(), embRequest);
+          float[] learned = learnedRows(model, emb.length / Math.max(1, dim));
+          int learnedDim = model.config().inDim();
+          rows =
+              EmbeddingWriter.write(
+                  store.dataRoot(), emb, dim, learned, learnedDim, r.embeddings(), embRequest);
         }
       }
       return new Outcome(
@@ -215,5 +219,17 @@ public final class ModelInference {
           r.predictions() != null && !writePred,
           r.embeddings() != null && !writeEmb);
     }
+  }
+
+  /** Every row of the model's learned input table ({@code vertices x inDim}), or null for none. */
+  private static float[] learnedRows(GnnModel model, int vertices) {
+    if (model.embeddings() == null) {
+      return null;
+    }
+    int[] ids = new int[vertices];
+    java.util.Arrays.setAll(ids, i -> i);
+    float[] x = new float[Math.multiplyExact(vertices, model.config().inDim())];
+    model.embeddings().gather(ids, 0, vertices, x, 0);
+    return x;
   }
 }

@@ -121,11 +121,17 @@ public final class TrainInputs {
   /** {@link #check(TrainSpec)} on opened inputs; returns the shards' hops. */
   static int check(TrainSpec spec, GraphStore store, ShardSet shards) {
     StoreManifest m = store.manifest();
-    if (m.featureDim <= 0) {
+    boolean learned = spec.features().learns(m.featureDim);
+    if (m.featureDim <= 0 && !learned) {
       throw new InvalidInputException(
           "graph store "
               + spec.inputs().graph()
-              + " has no features (feature_dim 0); training needs them");
+              + " has no features (feature_dim 0) and --learned-embeddings is off; pass"
+              + " --learned-embeddings auto to learn one vector per vertex, or prepare with a"
+              + " features column");
+    }
+    if (learned) {
+      checkLearned(spec, shards);
     }
     boolean link = isLink(shards);
     if (m.classes < 2 && !link) {
@@ -152,7 +158,9 @@ public final class TrainInputs {
               + "): link models are validated by evaluate on the store's held-out edges; leave"
               + " --val-shards out");
     }
-    checkFeatureAccess(spec, store, shards);
+    if (!learned) {
+      checkFeatureAccess(spec, store, shards);
+    }
     checkShardsMatch(shards, store);
     int hops = shardLayers(shards, store, spec.inputs().verify());
     if (spec.architecture().layers() > 0 && spec.architecture().layers() != hops) {
@@ -172,6 +180,39 @@ public final class TrainInputs {
       checkShardsMatch(ShardSet.open(spec.inputs().valShards()), store);
     }
     return hops;
+  }
+
+  /**
+   * Refuses, naming the option, what cannot serve a learned input table (rows that change every
+   * step, kept by the trainer on the host): a feature cache, in-place feature access, reuse of hot
+   * embeddings, shards with inline feature rows.
+   */
+  static void checkLearned(TrainSpec spec, ShardSet shards) {
+    String why = null;
+    if (spec.features().cache() != null) {
+      why = "--feature-cache caches the store's feature rows; drop --feature-cache";
+    } else if (spec.features().readsInPlace()) {
+      why =
+          "--feature-access "
+              + spec.features().access().id()
+              + " reads the store's feature rows in place; use --feature-access gather or auto";
+    } else if (spec.reuse().enabled()) {
+      why = "--reuse-hot reuses embeddings computed from fixed input rows; drop --reuse-hot";
+    } else if (shards.featureEncoding() != FeatureEncoding.NONE) {
+      why =
+          "shards "
+              + spec.inputs().shards()
+              + " inline "
+              + shards.featureEncoding()
+              + " feature rows (sample --features); sample them without inline features";
+    }
+    if (why != null) {
+      throw new InvalidInputException(
+          "--learned-embeddings "
+              + spec.features().learned().id()
+              + " trains one vector per vertex instead of reading feature rows, and "
+              + why);
+    }
   }
 
   /**

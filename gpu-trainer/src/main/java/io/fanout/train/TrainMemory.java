@@ -150,6 +150,28 @@ final class TrainMemory {
    * @throws OutOfHeapException naming the count, the options that make it and what to change
    */
   static void checkModel(ModelConfig cfg, long maxHeap) {
+    if (cfg.learnedInput()) {
+      // values and two sparse Adam moments per element, on the heap
+      long table = 12L * cfg.embeddingRows() * cfg.inDim();
+      long dense = 16 * GnnModel.paramCount(cfg);
+      if (table + dense > maxHeap) {
+        throw new OutOfHeapException(
+            String.format(
+                    Locale.ROOT,
+                    "train: the learned embedding table (--learned-embeddings) of %,d vertices x"
+                        + " %d floats (--hidden), with its Adam moments, needs ",
+                    cfg.embeddingRows(),
+                    cfg.inDim())
+                + size(table)
+                + " of Java heap, the model "
+                + size(dense)
+                + ", more than the "
+                + size(maxHeap)
+                + " there is (max heap); choose a smaller --hidden, or "
+                + OutOfHeapException.moreHeap(table + dense + (table + dense) / 2),
+            null);
+      }
+    }
     long numParams = GnnModel.paramCount(cfg);
     long need = 16 * numParams; // parameters, gradients, two Adam moments: 4 floats each
     if (numParams <= GnnModel.MAX_PARAMS && need <= maxHeap) {

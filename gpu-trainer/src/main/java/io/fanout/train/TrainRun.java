@@ -138,10 +138,11 @@ public final class TrainRun {
       ShardSet shards = ShardSet.open(spec.inputs().shards());
       int hops = TrainInputs.check(spec, store, shards);
       boolean link = TrainInputs.isLink(shards);
+      boolean learned = spec.features().learns(m.featureDim);
       ModelConfig cfg =
           new ModelConfig(
               spec.architecture().model(),
-              m.featureDim,
+              learned ? spec.architecture().hidden() : m.featureDim,
               spec.architecture().hidden(),
               link
                   ? spec.architecture().hidden()
@@ -152,13 +153,20 @@ public final class TrainRun {
               spec.architecture().featureNorm(),
               link ? spec.architecture().decoder() : DecoderKind.DOT,
               spec.architecture().attention());
+      if (learned) {
+        cfg = cfg.withEmbeddingRows(m.vertices);
+      }
       TrainMemory.checkModel(cfg, Runtime.getRuntime().maxMemory());
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {
         GnnModel model = lease.model();
         lease.backend().matmulPrecision(spec.device().precision());
-        spec = resolveFeatureAccess(spec, lease.backend(), store, shards, progress);
-        boolean gather = !spec.features().readsInPlace();
+        spec =
+            learned
+                ? spec.toBuilder().features(f -> f.withAccess(FeatureAccessMode.GATHER)).build()
+                : resolveFeatureAccess(spec, lease.backend(), store, shards, progress);
+        // a learned input's rows are read by the trainer at each step, not by the loaders
+        boolean gather = !learned && !spec.features().readsInPlace();
         PagedFeatureRows pages = null;
         if (!gather && spec.features().cache() != null) {
           // the cache fills pages the backend reads in place (pinned host memory on a GPU)
@@ -202,7 +210,7 @@ public final class TrainRun {
         if (pages != null) {
           trainer.readFeaturesFrom(pages);
           cachePages = pages;
-        } else if (!gather) {
+        } else if (!gather && !learned) {
           FeatureRows rows =
               lease.own(
                   spec.features().access() == FeatureAccessMode.DEVICE
@@ -225,7 +233,7 @@ public final class TrainRun {
               shards.epochData(
                   store.features(),
                   cache,
-                  m.featureDim,
+                  cfg.inDim(),
                   gather ? cfg.featureNorm() : FeatureNormKind.NONE, // else normalized in place
                   spec.loading().loaderThreads(),
                   spec.loading().prefetch(),
@@ -240,12 +248,12 @@ public final class TrainRun {
                   : vs.epochData(
                       store.features(),
                       valCache,
-                      m.featureDim,
+                      cfg.inDim(),
                       gather || valCache != null ? cfg.featureNorm() : FeatureNormKind.NONE,
                       spec.loading().loaderThreads(),
                       spec.loading().prefetch(),
                       spec.inputs().verify(),
-                      gather || valCache != null);
+                      !learned && (gather || valCache != null));
           Map<String, String> identity = new LinkedHashMap<>();
           identity.put("graph", StoreFingerprints.of(m));
           identity.put("shards", shards.manifest().fingerprint());

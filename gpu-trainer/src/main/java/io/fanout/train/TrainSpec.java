@@ -8,6 +8,7 @@ import io.fanout.features.RowCacheSizing;
 import io.fanout.nn.ActivationKind;
 import io.fanout.nn.AttentionConfig;
 import io.fanout.nn.DecoderKind;
+import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelKind;
@@ -258,16 +259,41 @@ public record TrainSpec(
    *     FeatureFiles})
    * @param cacheWindow with {@code cache belady}: the batches planned at a time, or {@link
    *     RowCacheSizing#AUTO_WINDOW} (see {@link PlanWindow})
+   * @param learned whether the input is a learned table of one {@code --hidden}-wide vector per
+   *     vertex instead of the store's features ({@code --learned-embeddings}): {@link
+   *     EmbeddingMode#AUTO} when the store has no features, {@link EmbeddingMode#ALL} always,
+   *     {@link EmbeddingMode#OFF} never (a store without features is then refused)
    */
   public record FeatureSource(
       FeatureAccessMode access,
       CachePolicy cache,
       long cacheBytes,
       FeatureCacheIo cacheIo,
-      int cacheWindow) {
+      int cacheWindow,
+      EmbeddingMode learned) {
     public FeatureSource {
       Objects.requireNonNull(access, "access");
       Objects.requireNonNull(cacheIo, "cacheIo");
+      Objects.requireNonNull(learned, "learned");
+    }
+
+    /** A source whose learned table is {@link EmbeddingMode#AUTO} (stores without features). */
+    public FeatureSource(
+        FeatureAccessMode access,
+        CachePolicy cache,
+        long cacheBytes,
+        FeatureCacheIo cacheIo,
+        int cacheWindow) {
+      this(access, cache, cacheBytes, cacheIo, cacheWindow, EmbeddingMode.AUTO);
+    }
+
+    /** Whether a store of {@code featureDim} features (0: none) trains a learned input table. */
+    public boolean learns(int featureDim) {
+      return learned.embeds(featureDim);
+    }
+
+    public FeatureSource withLearned(EmbeddingMode mode) {
+      return new FeatureSource(access, cache, cacheBytes, cacheIo, cacheWindow, mode);
     }
 
     /** Gathered on the host from the memory-mapped store, no cache. */
@@ -294,20 +320,20 @@ public record TrainSpec(
     }
 
     public FeatureSource withAccess(FeatureAccessMode a) {
-      return new FeatureSource(a, cache, cacheBytes, cacheIo, cacheWindow);
+      return new FeatureSource(a, cache, cacheBytes, cacheIo, cacheWindow, learned);
     }
 
     /** A cache of {@code policy} ({@code null}: none) holding {@code bytes}. */
     public FeatureSource withCache(CachePolicy policy, long bytes) {
-      return new FeatureSource(access, policy, bytes, cacheIo, cacheWindow);
+      return new FeatureSource(access, policy, bytes, cacheIo, cacheWindow, learned);
     }
 
     public FeatureSource withCacheIo(FeatureCacheIo io) {
-      return new FeatureSource(access, cache, cacheBytes, io, cacheWindow);
+      return new FeatureSource(access, cache, cacheBytes, io, cacheWindow, learned);
     }
 
     public FeatureSource withCacheWindow(int batches) {
-      return new FeatureSource(access, cache, cacheBytes, cacheIo, batches);
+      return new FeatureSource(access, cache, cacheBytes, cacheIo, batches, learned);
     }
   }
 
@@ -362,7 +388,8 @@ public record TrainSpec(
    *       Optimization#defaults});
    *   <li>loading: 2 loader threads, prefetch 2 ({@link Loading#defaults});
    *   <li>features: {@link Defaults#FEATURE_ACCESS}, no feature cache, page-cache reads, window
-   *       {@link RowCacheSizing#DEFAULT_WINDOW_BATCHES} ({@link FeatureSource#defaults});
+   *       {@link RowCacheSizing#DEFAULT_WINDOW_BATCHES}, a learned input table on stores without
+   *       features ({@link FeatureSource#defaults});
    *   <li>reuse: {@link HotReuse#OFF};
    *   <li>device: backend {@code auto}, default device ({@link Device#defaults}).
    * </ul>

@@ -38,6 +38,14 @@ public final class TrainedModels {
     if (trainedOn == null) {
       return load(modelDir, ck, store);
     }
+    if (ck.modelConfig().learnedInput()) {
+      throw new InvalidInputException(
+          "--trained-on: the model in "
+              + modelDir
+              + " learned one embedding per vertex of the store it was trained on"
+              + " (--learned-embeddings), so it has none for another store's vertices; infer it on"
+              + " its own store");
+    }
     InductiveCheck.require(
         modelDir, ck, trainedOn, StoreManifest.read(trainedOn), store.root(), store.manifest());
     return loadChecked(modelDir, ck, store);
@@ -50,7 +58,7 @@ public final class TrainedModels {
   static ModelLease load(Path modelDir, Checkpoint ck, GraphStore store) {
     ModelConfig cfg = ck.modelConfig();
     StoreManifest m = store.manifest();
-    if (cfg.inDim() != m.featureDim) {
+    if (!cfg.learnedInput() && cfg.inDim() != m.featureDim) {
       throw new InvalidInputException(
           "the model in "
               + modelDir
@@ -91,7 +99,18 @@ public final class TrainedModels {
   /** The model of checkpoint {@code ck}, checked against the store that feeds it: its width. */
   private static ModelLease loadChecked(Path modelDir, Checkpoint ck, GraphStore store) {
     ModelConfig cfg = ck.modelConfig();
-    if (cfg.inDim() != store.manifest().featureDim) {
+    if (cfg.learnedInput() && cfg.embeddingRows() != store.manifest().vertices) {
+      throw new InvalidInputException(
+          "the model in "
+              + modelDir
+              + " learned embeddings of "
+              + cfg.embeddingRows()
+              + " vertices but "
+              + store.root()
+              + " has "
+              + store.manifest().vertices);
+    }
+    if (!cfg.learnedInput() && cfg.inDim() != store.manifest().featureDim) {
       throw new InvalidInputException(
           "the model in "
               + modelDir
@@ -105,6 +124,7 @@ public final class TrainedModels {
     ModelLease lease = ModelLease.open(cfg, Backends.select());
     try {
       lease.model().loadParams(ck.params());
+      ModelDirFiles.readEmbeddings(modelDir, ck, lease.model());
     } catch (RuntimeException e) {
       try {
         lease.close();

@@ -35,6 +35,12 @@ import java.util.function.BooleanSupplier;
  * {@link Evaluation#accuracy(GnnModel, BatchStream)} measures accuracy on a stream without touching
  * the parameters. Reuse of hot embeddings runs behind a {@link StepHook} ({@link HotReuseHook}).
  *
+ * <p>A model with a learned input table ({@link GnnModel#embeddings()}) reads each batch's input
+ * rows from the table when the step runs (so every step sees the rows the steps before it wrote),
+ * and after the dense update applies one sparse Adam step to the rows the batch touched ({@link
+ * GnnModel#updateEmbeddings}). With several replicas the rows' gradients are averaged over them as
+ * the dense ones are ({@link SparseRowReduction}), so every replica's table stays the same.
+ *
  * <p>Determinism: parameters are initialized from {@code seed}; dropout masks are a pure function
  * of (seed, epoch, batch index from the shard, layer, position); all reductions run in a fixed
  * order. The same seed, batches and thread count give bit-identical parameters.
@@ -246,6 +252,7 @@ public final class Trainer implements AutoCloseable {
       hook.afterBackward();
       exchangeGradients();
       adam.update(model.paramTensor(), model.gradTensor(), lr);
+      updateLearned(mb, lr);
       return QueuedStep.of(s);
     }
     int labeled = 0;
@@ -264,7 +271,31 @@ public final class Trainer implements AutoCloseable {
     hook.afterBackward();
     exchangeGradients();
     adam.update(model.paramTensor(), model.gradTensor(), lr);
+    updateLearned(mb, lr);
     return new QueuedStep(loss, labeled, null);
+  }
+
+  /**
+   * The sparse Adam step of the learned table over the batch's input rows (none without one); with
+   * several replicas over the union of their rows, with the mean of their gradients ({@link
+   * SparseRowReduction}), so that every replica's table stays the same.
+   */
+  private void updateLearned(MiniBatch mb, float lr) {
+    if (model.embeddings() == null) {
+      return;
+    }
+    int n = mb.layerSize(mb.layers());
+    if (reducer.worldSize() == 1) {
+      model.updateEmbeddings(mb.nodes(), n, lr);
+      return;
+    }
+    float[] g = model.inputGradient(n);
+    SparseRowReduction.Rows rows =
+        SparseRowReduction.allReduceMean(reducer, mb.nodes(), n, g, model.config().inDim());
+    model
+        .embeddings()
+        .update(
+            rows.ids(), rows.count(), rows.gradients(), 0, lr, Adam.BETA1, Adam.BETA2, Adam.EPS);
   }
 
   private static float[] ensureHost(float[] a, int n) {
@@ -273,11 +304,15 @@ public final class Trainer implements AutoCloseable {
 
   /**
    * The batch on the backend: its features from the host array, or, when it comes without (a loader
-   * that does not gather), the ids of its nodes with the rows read by {@code featureRows}.
+   * that does not gather), the ids of its nodes with the rows read by {@code featureRows}; a model
+   * with a learned input reads its rows from its table ({@link GnnModel#uploadLearned}).
    */
   static BatchTensors upload(
       GnnModel model, FeatureRows featureRows, TrainBatch b, int[] labels, int rows) {
     MiniBatch mb = b.batch();
+    if (model.embeddings() != null) {
+      return model.uploadLearned(Block.of(mb), mb.nodes(), labels, rows);
+    }
     if (b.features() != null) {
       return model.upload(Block.of(mb), b.features(), labels, rows);
     }
@@ -484,6 +519,7 @@ public final class Trainer implements AutoCloseable {
     if (ck != null) {
       RunIdentity.checkSameRun(modelDir, ck.meta(), meta);
       model.loadParams(ck.params());
+      ModelDirFiles.readEmbeddings(modelDir, ck, model);
       adam.load(ck.firstMoment(), ck.secondMoment(), ck.step());
       start = ck.epochs();
       bestVal = ModelDirFiles.bestVal(ck);

@@ -33,7 +33,7 @@ final class VertexOutputs {
       boolean keepHidden) {
     if (fanouts == null) {
       FullGraphInference.Outputs o =
-          FullGraphInference.outputs(model, store.csr(), store.features(), 4096);
+          FullGraphInference.outputs(model, store.csr(), ModelInputRows.of(model, store), 4096);
       return keepHidden ? o : new FullGraphInference.Outputs(o.logits(), null);
     }
     if (fanouts.length != model.numLayers()) {
@@ -67,7 +67,7 @@ final class VertexOutputs {
         new SampledEpochs(
             store.csr(),
             store.vertices(),
-            store.features(),
+            ModelInputRows.of(model, store),
             seeds,
             fanouts,
             batchSize,

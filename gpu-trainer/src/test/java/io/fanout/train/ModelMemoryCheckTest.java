@@ -31,4 +31,17 @@ class ModelMemoryCheckTest {
         .hasMessageContaining("choose a smaller --hidden");
     assertThatCode(() -> TrainMemory.checkModel(SMALL, 64L << 20)).doesNotThrowAnyException();
   }
+
+  @Test
+  void aLearnedTablePastTheHeapIsRefusedNamingIt() {
+    // 1,000,000 vertices x 64 floats x 12 bytes (values and two moments): about 732 MiB
+    ModelConfig learned =
+        new ModelConfig("sage", 64, 64, 7, 2, 0f, "relu", "none").withEmbeddingRows(1_000_000);
+    assertThatThrownBy(() -> TrainMemory.checkModel(learned, 512L << 20))
+        .isInstanceOf(OutOfHeapException.class)
+        .hasMessageContaining("--learned-embeddings")
+        .hasMessageContaining("1,000,000 vertices x 64 floats")
+        .hasMessageContaining("choose a smaller --hidden");
+    assertThatCode(() -> TrainMemory.checkModel(learned, 2L << 30)).doesNotThrowAnyException();
+  }
 }

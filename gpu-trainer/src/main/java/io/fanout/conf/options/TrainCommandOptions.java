@@ -237,16 +237,17 @@ public final class TrainCommandOptions {
           0.6,
           "--model gat: dropout on the attention weights in training (each edge and head;"
               + " --model hgn: default 0.5)");
-  public static final OptionDef<io.fanout.nn.typed.EmbeddingMode> LEARNED_EMBEDDINGS =
+  public static final OptionDef<io.fanout.nn.EmbeddingMode> LEARNED_EMBEDDINGS =
       OptionDef.enumeration(
           "learned-embeddings",
-          io.fanout.nn.typed.EmbeddingMode.AUTO,
-          "typed stores: which vertex types learn one vector of --hidden floats per vertex instead"
-              + " of projecting their features: auto (the types without features), all, off"
-              + " (a type without features is refused)",
-          io.fanout.nn.typed.EmbeddingMode::parse,
-          io.fanout.nn.typed.EmbeddingMode.values(),
-          io.fanout.nn.typed.EmbeddingMode::id);
+          io.fanout.nn.EmbeddingMode.AUTO,
+          "which vertices learn one vector of --hidden floats each instead of reading features:"
+              + " auto (a one-type store without features; on typed stores the types without"
+              + " features), all (every vertex, its features unused), off (a store or type without"
+              + " features is refused)",
+          io.fanout.nn.EmbeddingMode::parse,
+          io.fanout.nn.EmbeddingMode.values(),
+          io.fanout.nn.EmbeddingMode::id);
   public static final OptionDef<Integer> BASES =
       OptionDef.integer(
           "bases",

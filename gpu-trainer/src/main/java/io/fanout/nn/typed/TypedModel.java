@@ -1,6 +1,7 @@
 package io.fanout.nn.typed;
 
 import io.fanout.nn.Adam;
+import io.fanout.nn.EmbeddingTable;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Backend;

@@ -1,6 +1,7 @@
 package io.fanout.nn.typed;
 
 import io.fanout.graph.TypedSchema;
+import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.store.InvalidInputException;
 import java.util.ArrayList;

@@ -1,11 +1,12 @@
 package io.fanout.train.typed;
 
 import io.fanout.nn.Adam;
-import io.fanout.nn.typed.EmbeddingTable;
+import io.fanout.nn.EmbeddingTable;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.EmbeddingsFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -35,11 +36,6 @@ public final class TypedCheckpoint {
     return "true".equals(meta.get(MARK));
   }
 
-  static Path embeddingFile(Path modelDir, String name, int type) {
-    String base = name.endsWith(".bin") ? name.substring(0, name.length() - 4) : name;
-    return modelDir.resolve(base + ".emb-" + type + ".bin");
-  }
-
   /**
    * Writes the model (dense parameters, Adam state, embedding tables) as {@code modelDir/name}.
    *
@@ -56,7 +52,7 @@ public final class TypedCheckpoint {
     for (int t = 0; t < cfg.numTypes(); t++) {
       EmbeddingTable table = model.embeddings(t);
       if (table != null) {
-        EmbeddingsFile.write(embeddingFile(modelDir, name, t), table, epochs);
+        EmbeddingsFile.write(EmbeddingsFile.beside(modelDir, name, t), table, epochs);
       }
     }
     Map<String, String> meta = new LinkedHashMap<>();
@@ -126,7 +122,7 @@ public final class TypedCheckpoint {
     for (int t = 0; t < model.config().numTypes(); t++) {
       EmbeddingTable table = model.embeddings(t);
       if (table != null) {
-        EmbeddingsFile.read(embeddingFile(modelDir, l.name(), t), table, ck.epochs());
+        EmbeddingsFile.read(EmbeddingsFile.beside(modelDir, l.name(), t), table, ck.epochs());
       }
     }
   }

@@ -2,7 +2,7 @@ package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
-import io.fanout.nn.typed.EmbeddingTable;
+import io.fanout.nn.EmbeddingTable;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.TypedFanouts;

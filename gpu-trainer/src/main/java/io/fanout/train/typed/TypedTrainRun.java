@@ -2,9 +2,9 @@ package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
+import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.ModelKind;
-import io.fanout.nn.typed.EmbeddingMode;
 import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;

@@ -3,6 +3,8 @@ package io.fanout.nn.typed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.EmbeddingTable;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.CpuBackend;

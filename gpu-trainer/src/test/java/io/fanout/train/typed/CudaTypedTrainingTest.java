@@ -3,7 +3,7 @@ package io.fanout.train.typed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.graph.ArrayTypedGraph;
-import io.fanout.nn.typed.EmbeddingMode;
+import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.typed.SimpleTypedSampler;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;

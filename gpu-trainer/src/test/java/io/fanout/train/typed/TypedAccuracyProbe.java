@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
-import io.fanout.nn.typed.EmbeddingMode;
+import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;

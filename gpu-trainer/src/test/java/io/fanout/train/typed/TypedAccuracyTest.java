@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
-import io.fanout.nn.typed.EmbeddingMode;
+import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;

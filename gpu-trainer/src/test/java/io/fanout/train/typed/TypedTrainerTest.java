@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
-import io.fanout.nn.typed.EmbeddingMode;
-import io.fanout.nn.typed.EmbeddingTable;
+import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.EmbeddingTable;
 import io.fanout.nn.typed.SimpleTypedSampler;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;

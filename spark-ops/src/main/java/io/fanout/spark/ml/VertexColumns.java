@@ -83,6 +83,18 @@ final class VertexColumns {
   /** Refuses a vertex schema without a features column of a usable type. */
   static void checkFeatures(StructType schema, GnnGraphParams p) {
     String who = p.getClass().getSimpleName();
+    if (!Arrays.asList(schema.fieldNames()).contains(p.getFeaturesCol())) {
+      throw new IllegalArgumentException(
+          who
+              + " param featuresCol names column '"
+              + p.getFeaturesCol()
+              + "', which the vertices DataFrame lacks; it has "
+              + String.join(", ", schema.fieldNames())
+              + " ("
+              + who
+              + " reads features; a graph without them trains with a learned embedding per vertex"
+              + " through Fanout.get(spark).train(...) or bin/fanout train)");
+    }
     DataType f = type(schema, who, "featuresCol", p.getFeaturesCol(), "vertices");
     boolean array =
         f instanceof ArrayType a

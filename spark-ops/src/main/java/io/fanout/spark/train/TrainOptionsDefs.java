@@ -106,7 +106,8 @@ public final class TrainOptionsDefs {
             cache,
             c.get(FEATURE_CACHE_BYTES),
             c.get(FEATURE_CACHE_IO),
-            featureCacheWindow(c, cache)),
+            featureCacheWindow(c, cache),
+            c.get(LEARNED_EMBEDDINGS)),
         reuse,
         new TrainSpec.Device(c.get(BACKEND), -1, c.get(PRECISION)));
   }

@@ -7,7 +7,7 @@ import io.fanout.conf.options.InferenceMode;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedGraphStore;
-import io.fanout.nn.typed.EmbeddingTable;
+import io.fanout.nn.EmbeddingTable;
 import io.fanout.train.ModelInference;
 import io.fanout.train.typed.TypedModelEvaluation;
 import java.nio.file.Path;

@@ -215,7 +215,8 @@ class GnnClassifierTest {
     assertThatThrownBy(() -> new GnnClassifier().setEdges(edges).fit(vertices))
         .hasMessageStartingWith(
             "GnnClassifier param featuresCol names column 'features', which the vertices"
-                + " DataFrame lacks; it has id, label, split, words");
+                + " DataFrame lacks; it has id, label, split, words")
+        .hasMessageContaining("learned embedding per vertex");
     assertThatThrownBy(
             () -> new GnnClassifier().setEdges(edges).setFeaturesCol("split").fit(vertices))
         .hasMessageContaining("param featuresCol names column 'split' of type STRING");

@@ -1,4 +1,4 @@
-package io.fanout.nn.typed;
+package io.fanout.nn;
 
 import io.fanout.tensor.CounterRng;
 

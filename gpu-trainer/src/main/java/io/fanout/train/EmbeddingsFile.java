@@ -1,6 +1,6 @@
-package io.fanout.train.typed;
+package io.fanout.train;
 
-import io.fanout.nn.typed.EmbeddingTable;
+import io.fanout.nn.EmbeddingTable;
 import io.fanout.store.AtomicFiles;
 import io.fanout.store.InvalidInputException;
 import java.io.IOException;
@@ -17,8 +17,9 @@ import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
- * One learned embedding table with its sparse Adam state, beside a typed checkpoint, replaced
- * atomically (a temporary file, forced, renamed).
+ * One learned embedding table ({@link EmbeddingTable}) with its sparse Adam state, beside a
+ * checkpoint of a one-type or a typed model ({@link #beside}), replaced atomically (a temporary
+ * file, forced, renamed).
  *
  * <pre>
  * 0   8 bytes  magic FNOEMB01
@@ -34,14 +35,24 @@ import java.util.zip.CRC32C;
  *
  * Streamed in chunks, so a table may pass 2^31 elements.
  */
-final class EmbeddingsFile {
+public final class EmbeddingsFile {
   private static final byte[] MAGIC = "FNOEMB01".getBytes(StandardCharsets.US_ASCII);
   private static final int HEADER = 64;
   private static final int CHUNK = 1 << 20; // floats per write
 
   private EmbeddingsFile() {}
 
-  static void write(Path file, EmbeddingTable table, int epochs) {
+  /**
+   * The file of the embedding table of type {@code type} (0 on a one-type store) beside the
+   * checkpoint {@code name} of {@code modelDir}: {@code checkpoint.emb-0.bin} for {@code
+   * checkpoint.bin}, {@code best.emb-0.bin} for {@code best.bin}.
+   */
+  public static Path beside(Path modelDir, String name, int type) {
+    String base = name.endsWith(".bin") ? name.substring(0, name.length() - 4) : name;
+    return modelDir.resolve(base + ".emb-" + type + ".bin");
+  }
+
+  public static void write(Path file, EmbeddingTable table, int epochs) {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
       Files.createDirectories(file.getParent());
@@ -93,7 +104,7 @@ final class EmbeddingsFile {
    * Reads {@code file} into {@code table} (same rows and dim), checking its CRC and that it was
    * written with {@code epochs} epochs completed.
    */
-  static void read(Path file, EmbeddingTable table, int epochs) {
+  public static void read(Path file, EmbeddingTable table, int epochs) {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ByteBuffer head = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
       while (head.hasRemaining() && ch.read(head) > 0) {}

@@ -1,17 +1,18 @@
-package io.fanout.nn.typed;
+package io.fanout.nn;
 
 import io.fanout.store.EnumSpellings;
 
 /**
- * Which vertex types get a learned embedding table ({@code --learned-embeddings}): one trainable
- * vector of the hidden width per vertex, in place of a projection of its features.
+ * Which vertices get a learned embedding table ({@code --learned-embeddings}): one trainable vector
+ * of the hidden width per vertex, in place of its features. On a typed store it is decided per
+ * vertex type, on a one-type store for the store ({@link io.fanout.train.TrainSpec.FeatureSource}).
  */
 public enum EmbeddingMode {
-  /** The types without features (the default). */
+  /** The types (or the one-type store) without features: the default. */
   AUTO("auto"),
   /** Every type, its features (if any) unused. */
   ALL("all"),
-  /** None: a type without features is refused. */
+  /** None: a type (or a one-type store) without features is refused. */
   OFF("off");
 
   private final String id;
