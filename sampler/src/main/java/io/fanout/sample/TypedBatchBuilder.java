@@ -34,15 +34,22 @@ public final class TypedBatchBuilder {
   private int[][][] indices;
 
   public TypedBatchBuilder(TypedSchema schema, int seedType) {
-    this.seedType = seedType;
-    this.numTypes = schema.numTypes();
-    this.relations = schema.numRelations();
-    this.srcType = new int[relations];
-    this.dstType = new int[relations];
-    for (int r = 0; r < relations; r++) {
-      srcType[r] = schema.relation(r).srcType();
-      dstType[r] = schema.relation(r).dstType();
+    this(schema.numTypes(), endpoints(schema, true), endpoints(schema, false), seedType);
+  }
+
+  /**
+   * A builder for {@code numTypes} types and relations {@code srcType[r] -> dstType[r]}, where
+   * there is no {@link TypedSchema} at hand.
+   */
+  public TypedBatchBuilder(int numTypes, int[] srcType, int[] dstType, int seedType) {
+    if (srcType.length != dstType.length || seedType < 0 || seedType >= numTypes) {
+      throw new IllegalArgumentException("relations or seed type disagree with the types");
     }
+    this.seedType = seedType;
+    this.numTypes = numTypes;
+    this.relations = srcType.length;
+    this.srcType = srcType.clone();
+    this.dstType = dstType.clone();
     local = new DedupMap[numTypes];
     nodes = new int[numTypes][];
     size = new int[numTypes];
@@ -50,6 +57,15 @@ public final class TypedBatchBuilder {
       local[t] = new DedupMap(t == seedType ? 4096 : 1024);
       nodes[t] = new int[t == seedType ? 1024 : 256];
     }
+  }
+
+  private static int[] endpoints(TypedSchema schema, boolean source) {
+    int[] out = new int[schema.numRelations()];
+    for (int r = 0; r < out.length; r++) {
+      TypedSchema.Relation rel = schema.relation(r);
+      out[r] = source ? rel.srcType() : rel.dstType();
+    }
+    return out;
   }
 
   /**
