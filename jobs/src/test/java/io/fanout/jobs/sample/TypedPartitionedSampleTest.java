@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code sample --mode partitioned} on a typed store written by {@code prepare} (three types, five
- * relations with their reverses, three store partitions per type, skewed degrees): its part files
+ * {@code sample --mode partitioned} on a typed store written by {@code prepare} (three types, four
+ * relations and their reverses, three store partitions per type, skewed degrees): its part files
  * are byte-identical to {@code --mode replicated}'s at any thread count, with fanouts per relation
  * that take all in-neighbors (-1) or none (0) at a hop, for a single-label seed type over a split
  * and for a multi-label seed type over all its vertices.
