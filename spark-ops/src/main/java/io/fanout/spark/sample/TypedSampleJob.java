@@ -185,6 +185,13 @@ final class TypedSampleJob {
 
   /** Options whose typed version is not built: one line each, naming the option. */
   private static void refuseUnbuilt(FanoutConf conf) {
+    if (conf.get(SampleOptions.MODE) == SampleMode.PARTITIONED
+        && conf.get(SampleOptions.TASK) == Task.LINK) {
+      // TypedPartitionedSampling builds node batches only (no pairs, negatives or positive drops)
+      throw new FanoutConfigException(
+          "sample --mode partitioned is not built for --task link on typed stores; use --mode"
+              + " replicated (the default)");
+    }
     if (conf.get(SampleOptions.TASK) == Task.LINK) {
       throw new FanoutConfigException(
           "sample --task link is not built for typed stores; use --task node");
