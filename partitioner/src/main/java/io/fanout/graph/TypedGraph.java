@@ -32,6 +32,15 @@ public interface TypedGraph extends AutoCloseable {
   /** Feature rows of type {@code t} by type-local id, or null for a type without features. */
   FeatureTable features(int type);
 
+  /**
+   * How the graph splits type {@code t}'s type-local ids into store partitions: partition {@code p}
+   * holds {@code [starts[p], starts[p + 1])}, the type's count last. The partitioned mode of {@code
+   * sample} gives each its own task. Default: one partition holding the whole type.
+   */
+  default long[] partitionStarts(int type) {
+    return new long[] {0, vertices(type).numVertices()};
+  }
+
   @Override
   default void close() {}
 }

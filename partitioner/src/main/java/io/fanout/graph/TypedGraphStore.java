@@ -181,11 +181,87 @@ public final class TypedGraphStore implements TypedGraph {
 
   /** Type-local first vertex of each of the type's partitions, with its count as last element. */
   private long[] vertexStarts(StoreManifest.TypeEntry t) {
+    return vertexStarts(manifest, t);
+  }
+
+  private static long[] vertexStarts(StoreManifest m, StoreManifest.TypeEntry t) {
     long[] starts = new long[t.partitions + 1];
     for (int p = 0; p < t.partitions; p++) {
-      starts[p + 1] = starts[p] + manifest.partitionTable.get(t.firstPartition + p).numVertices;
+      starts[p + 1] = starts[p] + m.partitionTable.get(t.firstPartition + p).numVertices;
     }
     return starts;
+  }
+
+  @Override
+  public long[] partitionStarts(int type) {
+    return vertexStarts(manifest.types.get(type));
+  }
+
+  /**
+   * Opens partition {@code part} of type {@code type} of the typed store at {@code store} on its
+   * own, mapping only that partition's files: its {@code nodes/} and {@code labelsets/} files and,
+   * of every relation into the type, its {@code csr/} file (each checked against its header and the
+   * manifest as {@link #open} does). For tasks that serve one partition ({@code sample --mode
+   * partitioned}).
+   *
+   * @throws InvalidInputException when the store is not a typed store or a file is missing or bad
+   */
+  public static TypedStorePartition openPartition(Path store, int type, int part) {
+    StoreManifest m = StoreManifest.read(store);
+    if (!m.typed()) {
+      throw oneTableStore(store);
+    }
+    TypedSchema schema = schemaOf(m);
+    StoreManifest.TypeEntry te = m.types.get(type);
+    if (part < 0 || part >= te.partitions) {
+      throw new IllegalArgumentException(
+          "partition " + part + " outside 0.." + (te.partitions - 1) + " of type " + te.name);
+    }
+    StoreFileMaps files = new StoreFileMaps(store, m, ChunkedMapping.DEFAULT_CHUNK_SHIFT);
+    long[] starts = vertexStarts(m, te);
+    long first = starts[part];
+    long n = count(starts, part);
+    long[] rows = {0, n};
+    String dir = StoreLayout.typeDir(te.name) + "/";
+    VertexTable vertices =
+        new MappedVertexTable(
+            new ChunkedMapping[] {files.nodes(dir + StoreLayout.nodesFile(part), part, first, n)},
+            rows);
+    CsrGraph[] relations = new CsrGraph[m.relations.size()];
+    for (int r = 0; r < relations.length; r++) {
+      if (schema.relation(r).dstType() != type) {
+        continue;
+      }
+      StoreManifest.RelationEntry re = m.relations.get(r);
+      long edges = re.partitionEdges[part];
+      ChunkedMapping csr =
+          files.csr(
+              StoreLayout.relationDir(re.name) + "/" + StoreLayout.csrFile(part),
+              part,
+              first,
+              n,
+              edges);
+      relations[r] = new MappedCsrGraph(new ChunkedMapping[] {csr}, rows, new long[] {0, edges});
+    }
+    java.util.function.IntFunction<int[]> labelSets = null;
+    if (te.multiLabel) {
+      ChunkedMapping sets =
+          files.csrOfAnyLength(dir + StoreLayout.labelSetsFile(part), part, first, n);
+      long entries = sets.getLong(StoreLayout.HEADER_BYTES + 8 * n);
+      CsrGraph csr = new MappedCsrGraph(new ChunkedMapping[] {sets}, rows, new long[] {0, entries});
+      labelSets = v -> row(csr, (int) (v - first));
+    }
+    return new TypedStorePartition(
+        type, first, first + n, (int) first, vertices, relations, labelSets);
+  }
+
+  private static int[] row(CsrGraph sets, int v) {
+    long from = sets.rowStart(v);
+    int[] out = new int[(int) (sets.rowEnd(v) - from)];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = sets.neighbor(from + i);
+    }
+    return out;
   }
 
   private static long count(long[] starts, int p) {
@@ -239,12 +315,7 @@ public final class TypedGraphStore implements TypedGraph {
     if (sets == null) {
       return TypedGraph.super.labelSet(type, v);
     }
-    long from = sets.rowStart(v);
-    int[] out = new int[(int) (sets.rowEnd(v) - from)];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = sets.neighbor(from + i);
-    }
-    return out;
+    return row(sets, v);
   }
 
   /**

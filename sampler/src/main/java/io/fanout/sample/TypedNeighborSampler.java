@@ -4,7 +4,6 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
-import java.util.Arrays;
 
 /**
  * Node-wise neighbor sampling without replacement over a {@link TypedGraph}, producing {@link
@@ -16,22 +15,20 @@ import java.util.Arrays;
  * none), with the draws of {@link NodeSampler} keyed by {@link SampleHash#nodeKey}{@code
  * (relationKey(batchKey, r), h, node)}. New nodes are appended to their type's list in the order
  * their first sampled edge appears (relation order, destination order, then sample order), which
- * keeps each type's earlier nodes a prefix. Each block is built count, prefix-sum, fill.
+ * keeps each type's earlier nodes a prefix ({@link TypedBatchBuilder}, which the partitioned mode
+ * of {@code sample} builds its batches through as well). Each block is built count, prefix-sum,
+ * fill.
  *
  * <p>The sampler is immutable and thread-safe; each thread samples through its own {@link Worker}.
  * A batch depends only on (seed, epoch, batch index, seeds, graph, fanouts).
  */
 public final class TypedNeighborSampler {
-  private static final int[] NO_EDGES = new int[0];
-
   private final TypedGraph graph;
   private final int seedType;
   private final int[][] fanouts;
   private final long seed;
   private final CsrGraph[] csr;
-  private final int[] srcType;
   private final int[] dstType;
-  private final int numTypes;
   private final boolean multiLabel;
 
   /**
@@ -62,13 +59,11 @@ public final class TypedNeighborSampler {
     this.seedType = seedType;
     this.fanouts = new int[fanouts.length][];
     this.csr = new CsrGraph[fanouts.length];
-    this.srcType = new int[fanouts.length];
     this.dstType = new int[fanouts.length];
     for (int r = 0; r < fanouts.length; r++) {
       this.fanouts[r] = fanouts[r].clone();
       TypedSchema.Relation rel = schema.relation(r);
       csr[r] = graph.inNeighbors(r);
-      srcType[r] = rel.srcType();
       dstType[r] = rel.dstType();
       if (csr[r].numVertices() != schema.type(rel.dstType()).count()) {
         throw new IllegalArgumentException(
@@ -81,7 +76,6 @@ public final class TypedNeighborSampler {
                 + " vertices");
       }
     }
-    this.numTypes = schema.numTypes();
     this.multiLabel = schema.type(seedType).multiLabel();
     this.seed = seed;
   }
@@ -109,65 +103,38 @@ public final class TypedNeighborSampler {
 
   /** Per-thread scratch: reused across batches, so a batch allocates only its own arrays. */
   public final class Worker {
-    private final DedupMap[] local = new DedupMap[numTypes];
-    private final int[][] nodes = new int[numTypes][];
-    private final int[] size = new int[numTypes];
+    private final TypedBatchBuilder builder = new TypedBatchBuilder(graph.schema(), seedType);
     private final NodeSampler nodeSampler = new NodeSampler();
     private long[] starts = new long[1024];
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
 
-    private Worker() {
-      for (int t = 0; t < numTypes; t++) {
-        local[t] = new DedupMap(t == seedType ? 4096 : 1024);
-        nodes[t] = new int[t == seedType ? 1024 : 256];
-      }
-    }
+    private Worker() {}
 
     /** Samples the batch whose seeds are {@code seeds[from .. from+count)} (type-local ids). */
     public TypedMiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
       long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
       int layers = fanouts[0].length;
       int relations = fanouts.length;
-      int[][] layerSizes = new int[numTypes][layers + 1];
-      for (int t = 0; t < numTypes; t++) {
-        local[t].clear();
-        size[t] = 0;
-      }
-      int n = csrCount(seedType);
-      ensure(seedType, count);
+      int n = graph.vertices(seedType).numVertices();
       for (int i = 0; i < count; i++) {
         int v = seeds[from + i];
         if (v < 0 || v >= n) {
           throw new IllegalArgumentException(
               "seed " + v + " is not a vertex of type " + graph.schema().type(seedType).name());
         }
-        if (local[seedType].putIfAbsent(v, size[seedType]) >= 0) {
-          throw new IllegalArgumentException("seed " + v + " appears twice in one batch");
-        }
-        nodes[seedType][size[seedType]++] = v;
       }
-      layerSizes[seedType][0] = count;
-      int[][][] indptr = new int[layers][relations][];
-      int[][][] indices = new int[layers][relations][];
+      builder.start(epoch, batch, layers, seeds, from, count);
       for (int h = 1; h <= layers; h++) {
         for (int r = 0; r < relations; r++) {
-          int rows = layerSizes[dstType[r]][h - 1];
+          int rows = builder.rows(r);
           int fanout = fanouts[r][h - 1];
           if (rows == 0 || fanout == 0) {
-            indptr[h - 1][r] = new int[rows + 1];
-            indices[h - 1][r] = NO_EDGES;
-            continue;
+            builder.addEmptyBlock(r);
+          } else {
+            sampleBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout);
           }
-          sampleBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout, indptr, indices);
         }
-        for (int t = 0; t < numTypes; t++) {
-          layerSizes[t][h] = size[t];
-        }
-      }
-      int[][] out = new int[numTypes][];
-      for (int t = 0; t < numTypes; t++) {
-        out[t] = Arrays.copyOf(nodes[t], size[t]);
       }
       VertexTable vt = graph.vertices(seedType);
       int[] labels = new int[count];
@@ -188,19 +155,13 @@ public final class TypedNeighborSampler {
           System.arraycopy(sets[i], 0, labelIds, labelPtr[i], sets[i].length);
         }
       }
-      return new TypedMiniBatch(
-          epoch, batch, seedType, out, layerSizes, indptr, indices, labels, labelPtr, labelIds);
+      return builder.finish(labels, labelPtr, labelIds);
     }
 
-    private int csrCount(int type) {
-      return graph.vertices(type).numVertices();
-    }
-
-    /** Block (h, r): count and prefix-sum, fill, then dedup into the source type's list. */
-    private void sampleBlock(
-        long relKey, int h, int r, int rows, int fanout, int[][][] indptr, int[][][] indices) {
+    /** Block (h, r): count and prefix-sum, fill, then the builder's dedup into the source type. */
+    private void sampleBlock(long relKey, int h, int r, int rows, int fanout) {
       CsrGraph g = csr[r];
-      int[] dstNodes = nodes[dstType[r]];
+      int[] dstNodes = builder.nodes(dstType[r]);
       if (starts.length < rows) {
         starts = new long[Math.max(rows, 2 * starts.length)];
         degrees = new int[starts.length];
@@ -232,34 +193,7 @@ public final class TypedNeighborSampler {
         long key = SampleHash.nodeKey(relKey, h, dstNodes[i]);
         nodeSampler.fillRow(g, starts[i], degrees[i], k, key, positions, ids, ptr[i]);
       }
-      int t = srcType[r];
-      DedupMap map = local[t];
-      int n = size[t];
-      int[] list = nodes[t];
-      for (int e = 0; e < ids.length; e++) {
-        int v = ids[e];
-        int l = map.putIfAbsent(v, n);
-        if (l < 0) {
-          if (n == list.length) {
-            size[t] = n;
-            ensure(t, 1);
-            list = nodes[t];
-          }
-          l = n;
-          list[n++] = v;
-        }
-        ids[e] = l;
-      }
-      size[t] = n;
-      indptr[h - 1][r] = ptr;
-      indices[h - 1][r] = ids;
-    }
-
-    private void ensure(int t, int more) {
-      if (size[t] + more > nodes[t].length) {
-        long cap = Math.max((long) nodes[t].length * 2, (long) size[t] + more);
-        nodes[t] = Arrays.copyOf(nodes[t], (int) Math.min(cap, Integer.MAX_VALUE - 8));
-      }
+      builder.addBlock(r, ptr, ids);
     }
   }
 

@@ -33,8 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code sample} on a typed store, through the {@link TypedStoreOpener} seam with an in-memory
- * {@link ArrayTypedGraph}: any thread count gives byte-identical typed shards, which read back as
- * the batches the typed sampler gives directly; options not built for typed stores are refused.
+ * {@link ArrayTypedGraph}: any thread count, and the partitioned mode, give byte-identical typed
+ * shards, which read back as the batches the typed sampler gives directly; options not built for
+ * typed stores are refused.
  */
 class TypedSampleJobTest {
   static SparkSession spark;
@@ -78,14 +79,20 @@ class TypedSampleJobTest {
     Path b = tmp.resolve("t3");
     sample(a, concat(opts, "threads", "1"));
     sample(b, concat(opts, "threads", "3"));
+    // the partitioned mode through the opener's default partition (a view of the whole graph)
+    Path c = tmp.resolve("partitioned");
+    sample(c, concat(opts, "mode", "partitioned"));
     Map<String, byte[]> fa = SampleFixtures.files(a);
     Map<String, byte[]> fb = SampleFixtures.files(b);
+    Map<String, byte[]> fc = SampleFixtures.files(c);
     fa.remove(ShardManifest.FILE); // names its own output
     fb.remove(ShardManifest.FILE);
+    fc.remove(ShardManifest.FILE);
     assertThat(fa).hasSize(2 * 2); // 62 train papers / 16 = 4 batches = 2 parts per epoch
-    assertThat(fa.keySet()).isEqualTo(fb.keySet());
+    assertThat(fa.keySet()).isEqualTo(fb.keySet()).isEqualTo(fc.keySet());
     for (String k : fa.keySet()) {
       assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
+      assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
     }
 
     ShardManifest m = ShardManifest.readTyped(a);
@@ -134,8 +141,8 @@ class TypedSampleJobTest {
   @Test
   void optionsNotBuiltForTypedStoresAreRefusedWithOneLine() {
     Path out = tmp.resolve("refused");
-    assertThatThrownBy(() -> sample(out, "mode", "partitioned"))
-        .hasMessageContaining("sample --mode partitioned is not built for typed stores");
+    assertThatThrownBy(() -> sample(out, "mode", "partitioned", "task", "link"))
+        .hasMessageContaining("sample --mode partitioned is not built for --task link");
     assertThatThrownBy(() -> sample(out, "features", "f32"))
         .hasMessageContaining("sample --features is not built for typed stores");
     assertThatThrownBy(() -> sample(out, "seed-type", "venue"))

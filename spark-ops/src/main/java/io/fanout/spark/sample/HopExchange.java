@@ -108,40 +108,55 @@ final class HopExchange {
 
   /** Batch {@code id}'s nodes grouped into one request per owning store partition. */
   static Iterator<Tuple2<Integer, Request>> frontier(long id, PartialBatch pb, long[] firsts) {
-    int n = pb.nodes.length;
+    List<Tuple2<Integer, Request>> out = new ArrayList<>();
+    group(id, pb.nodes, pb.nodes.length, firsts, 0, out);
+    return out.iterator();
+  }
+
+  /**
+   * Adds to {@code out} batch {@code id}'s nodes {@code nodes[0 .. count)} grouped into one request
+   * per owning partition, keyed {@code ownerBase + p} for partition {@code p} of {@code firsts}
+   * (its first ids, the end last), in partition order; each request lists its nodes in batch order.
+   */
+  static void group(
+      long id,
+      int[] nodes,
+      int count,
+      long[] firsts,
+      int ownerBase,
+      List<Tuple2<Integer, Request>> out) {
+    int n = count;
     int parts = firsts.length - 1;
     int[] owner = new int[n];
-    int[] count = new int[parts];
+    int[] per = new int[parts];
     for (int i = 0; i < n; i++) {
-      int p = Arrays.binarySearch(firsts, pb.nodes[i]);
+      int p = Arrays.binarySearch(firsts, nodes[i]);
       p = p >= 0 ? p : -p - 2;
-      while (p + 1 < parts && firsts[p + 1] <= pb.nodes[i]) {
+      while (p + 1 < parts && firsts[p + 1] <= nodes[i]) {
         p++; // skip empty partitions sharing a start
       }
       owner[i] = p;
-      count[p]++;
+      per[p]++;
     }
-    List<Tuple2<Integer, Request>> out = new ArrayList<>();
     int[][] local = new int[parts][];
-    int[][] nodes = new int[parts][];
+    int[][] ids = new int[parts][];
     int[] fill = new int[parts];
     for (int p = 0; p < parts; p++) {
-      if (count[p] > 0) {
-        local[p] = new int[count[p]];
-        nodes[p] = new int[count[p]];
+      if (per[p] > 0) {
+        local[p] = new int[per[p]];
+        ids[p] = new int[per[p]];
       }
     }
     for (int i = 0; i < n; i++) {
       int p = owner[i];
       local[p][fill[p]] = i;
-      nodes[p][fill[p]++] = pb.nodes[i];
+      ids[p][fill[p]++] = nodes[i];
     }
     for (int p = 0; p < parts; p++) {
-      if (count[p] > 0) {
-        out.add(new Tuple2<>(p, new Request(id, local[p], nodes[p])));
+      if (per[p] > 0) {
+        out.add(new Tuple2<>(ownerBase + p, new Request(id, local[p], ids[p])));
       }
     }
-    return out.iterator();
   }
 
   /**

@@ -6,6 +6,7 @@ import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardPartWriter;
+import io.fanout.shard.ShardPlan;
 import io.fanout.spark.sample.HopExchange.Answer;
 import io.fanout.spark.sample.HopExchange.Request;
 import java.util.ArrayList;
@@ -25,9 +26,14 @@ final class PartAssembly {
 
   /** {@code part << 32 | batch} for batch {@code batchId} ({@code epoch << 32 | batch}). */
   static long partKey(SampleSpec spec, long batchId) {
+    return partKey(spec.plan, batchId);
+  }
+
+  /** {@code part << 32 | batch} for batch {@code batchId} of {@code plan}. */
+  static long partKey(ShardPlan plan, long batchId) {
     int epoch = (int) (batchId >>> 32);
     int batch = (int) batchId;
-    long part = (long) epoch * spec.plan.partsPerEpoch() + spec.plan.partOf(batch);
+    long part = (long) epoch * plan.partsPerEpoch() + plan.partOf(batch);
     return part << 32 | batch;
   }
 

@@ -12,7 +12,6 @@ import io.fanout.sample.WeightedNodeSampler;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.spark.sample.HopExchange.Answer;
-import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreManifest;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +48,6 @@ final class PartitionedSampling {
     for (int p = 0; p < parts; p++) {
       firsts[p + 1] = firsts[p] + sm.partitionTable.get(p).numVertices;
     }
-    long seedsPerEpoch = spec.plan.seeds();
     int batchSize = spec.batchSize;
     long totalBatches = (long) spec.plan.batchesPerEpoch() * spec.epochs;
     int batchPartitions =
@@ -119,32 +117,23 @@ final class PartitionedSampling {
             .flatMapToPair(
                 p ->
                     spec.link == null
-                        ? new PartitionedSeeds.SeedIterator(spec, p)
+                        ? PartitionedSeeds.seeds(spec, p)
                         : PartitionedLinkSeeds.seeds(spec, p, linkOffsets[p]));
     JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
         steps.call(SORT_SEEDS, () -> keyed.sortByKey(true, batchPartitions).zipWithIndex());
     JavaPairRDD<Long, PartialBatch> state =
         indexed
             .mapToPair(
-                t -> {
-                  int epoch = t._1()._1().epoch;
-                  long idx = t._2() - epoch * seedsPerEpoch;
-                  if (idx < 0 || idx >= seedsPerEpoch) {
-                    throw new InvalidInputException(
-                        spec.store
-                            + ": split '"
-                            + spec.split
-                            + "' has a different number of vertices in the nodes files than "
-                            + seedsPerEpoch
-                            + " in its manifest");
-                  }
-                  int batch = (int) (idx / batchSize);
-                  if (chunks != null) {
-                    batch = chunks.value()[epoch][batch];
-                  }
-                  long packed = t._1()._2();
-                  return new Tuple2<>(batchId(epoch, batch), new long[] {idx % batchSize, packed});
-                })
+                t ->
+                    PartitionedSeeds.place(
+                        t._1()._1().epoch,
+                        t._2(),
+                        t._1()._2(),
+                        spec.plan,
+                        batchSize,
+                        chunks == null ? null : chunks.value(),
+                        spec.store,
+                        spec.split))
             .groupByKey(byHome)
             .mapPartitionsToPair(
                 it -> new PartitionedSeeds.SeedBatches(spec, negatives, it),

@@ -2,6 +2,7 @@ package io.fanout.spark.sample;
 
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedGraphStore;
+import io.fanout.graph.TypedStorePartition;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreManifest;
 import java.nio.file.Path;
@@ -24,6 +25,11 @@ public final class StoreTypedOpener implements TypedStoreOpener {
   @Override
   public TypedGraph open(Path store, boolean verify) {
     return TypedGraphStore.open(store, verify);
+  }
+
+  @Override
+  public TypedStorePartition openPartition(Path store, int type, int part) {
+    return TypedGraphStore.openPartition(store, type, part);
   }
 
   @Override

@@ -41,9 +41,11 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The {@code sample} job on a typed (heterogeneous) store: typed batches ({@link
  * TypedNeighborSampler}) of one seed type into typed shards ({@code docs/formats.md}, "Typed
- * mini-batch shards"), in the replicated mode: every task opens the store and samples the batches
- * of one part file on {@code --threads} threads. Validated on the driver before any task runs;
- * written under a staging directory, {@code manifest.json} published last, as one-type shards.
+ * mini-batch shards"), in the replicated mode (every task opens the store and samples the batches
+ * of one part file on {@code --threads} threads) or the partitioned mode ({@link
+ * TypedPartitionedSampling}: every task serves one store partition of one type), which write the
+ * same bytes. Validated on the driver before any task runs; written under a staging directory,
+ * {@code manifest.json} published last, as one-type shards.
  */
 final class TypedSampleJob {
   private TypedSampleJob() {}
@@ -70,8 +72,10 @@ final class TypedSampleJob {
     long seeds;
     int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
     int seedType;
+    TypedOwners owners;
     try (TypedGraph g = opener.open(graph, verify)) {
       schema = g.schema();
+      owners = TypedOwners.of(g);
       seedType = seedType(conf, schema, graph);
       seeds = countSeeds(g.vertices(seedType), splitCode);
     }
@@ -140,6 +144,7 @@ final class TypedSampleJob {
       err.println("sample: " + output + " already holds these shards; nothing to do");
       return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
     }
+    SampleMode mode = conf.get(SampleOptions.MODE);
     OutputCommit.Run run = ShardOutput.COMMIT.begin(output);
     long start = System.nanoTime();
     ShardManifest m;
@@ -148,7 +153,9 @@ final class TypedSampleJob {
       err.println(
           "sample: typed store, seed type "
               + seedTypeName
-              + ", replicated mode, "
+              + ", "
+              + mode.id()
+              + " mode, "
               + epochs
               + " epoch(s) x "
               + plan.batchesPerEpoch()
@@ -157,11 +164,13 @@ final class TypedSampleJob {
               + " part(s) per epoch");
       String dir = run.dir().toString();
       List<PartResult> parts =
-          ReplicatedSampling.onePerPart(
-              jsc,
-              spec.plan,
-              "sample " + spec.epochs + " typed epoch(s)",
-              g -> writePart(spec, dir, g));
+          mode == SampleMode.PARTITIONED
+              ? TypedPartitionedSampling.run(jsc, spec, owners, dir)
+              : ReplicatedSampling.onePerPart(
+                  jsc,
+                  spec.plan,
+                  "sample " + spec.epochs + " typed epoch(s)",
+                  g -> writePart(spec, dir, g));
       m = manifest(spec, schema, graph, conf, requestFingerprint, parts);
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) {
         err.println("sample: " + output + " already holds these shards; nothing to do");
@@ -176,10 +185,12 @@ final class TypedSampleJob {
 
   /** Options whose typed version is not built: one line each, naming the option. */
   private static void refuseUnbuilt(FanoutConf conf) {
-    if (conf.get(SampleOptions.MODE) == SampleMode.PARTITIONED) {
+    if (conf.get(SampleOptions.MODE) == SampleMode.PARTITIONED
+        && conf.get(SampleOptions.TASK) == Task.LINK) {
+      // TypedPartitionedSampling builds node batches only (no pairs, negatives or positive drops)
       throw new FanoutConfigException(
-          "sample --mode partitioned is not built for typed stores; use --mode replicated (the"
-              + " default, which writes the same shards)");
+          "sample --mode partitioned is not built for --task link on typed stores; use --mode"
+              + " replicated (the default)");
     }
     if (conf.get(SampleOptions.TASK) == Task.LINK) {
       throw new FanoutConfigException(
@@ -309,7 +320,7 @@ final class TypedSampleJob {
     m.batchesPerShard = spec.plan.batchesPerShard();
     m.batchesPerEpoch = spec.plan.batchesPerEpoch();
     m.partsPerEpoch = spec.plan.partsPerEpoch();
-    m.mode = SampleMode.REPLICATED.id();
+    m.mode = conf.get(SampleOptions.MODE).id();
     m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
     m.options.put(SampleOptions.SEED_TYPE.name(), spec.seedTypeName);
     m.options.put(SampleOptions.FANOUTS.name(), spec.fanoutsText);

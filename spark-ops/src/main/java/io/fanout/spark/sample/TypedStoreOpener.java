@@ -1,6 +1,7 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedStorePartition;
 import java.nio.file.Path;
 
 /**
@@ -21,4 +22,15 @@ public interface TypedStoreOpener {
 
   /** The identity of the store's content, which changes whenever the store does. */
   String fingerprint(Path store);
+
+  /**
+   * Opens partition {@code part} of type {@code type} ({@link TypedGraph#partitionStarts}) on its
+   * own, for the tasks of {@code sample --mode partitioned}; callers cache it per JVM. Default: a
+   * view over the whole graph {@link #open} gives.
+   */
+  default TypedStorePartition openPartition(Path store, int type, int part) {
+    TypedGraph g = open(store, false);
+    long[] starts = g.partitionStarts(type);
+    return TypedStorePartition.view(g, type, starts[part], starts[part + 1]);
+  }
 }

@@ -1,0 +1,185 @@
+package io.fanout.jobs.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.shard.ShardManifest;
+import io.fanout.spark.Fanout;
+import io.fanout.testing.SparkTestSession;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sample --mode partitioned} on a typed store written by {@code prepare} (three types, four
+ * relations and their reverses, three store partitions per type, skewed degrees): its part files
+ * are byte-identical to {@code --mode replicated}'s at any thread count, with fanouts per relation
+ * that take all in-neighbors (-1) or none (0) at a hop, for a single-label seed type over a split
+ * and for a multi-label seed type over all its vertices.
+ */
+@Tag("slow")
+class TypedPartitionedSampleTest {
+  static SparkSession spark;
+  @TempDir static Path tmp;
+  static Path store;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTestSession.start("TypedPartitionedSampleTest");
+    SplittableRandom r = new SplittableRandom(29);
+    StructType paper =
+        new StructType()
+            .add("id", DataTypes.LongType)
+            .add("features", DataTypes.createArrayType(DataTypes.FloatType))
+            .add("label", DataTypes.IntegerType)
+            .add("split", DataTypes.StringType);
+    StructType author =
+        new StructType()
+            .add("id", DataTypes.StringType)
+            .add("labels", DataTypes.createArrayType(DataTypes.IntegerType));
+    StructType term = new StructType().add("id", DataTypes.IntegerType);
+    List<Row> papers = new ArrayList<>();
+    for (long i = 0; i < 150; i++) {
+      papers.add(
+          RowFactory.create(
+              500 + i,
+              new Float[] {(float) r.nextDouble(), (float) r.nextDouble()},
+              r.nextInt(4),
+              i % 3 == 0 ? "train" : i % 3 == 1 ? "val" : "test"));
+    }
+    List<Row> authors = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      Integer[] set = i % 4 == 0 ? new Integer[0] : new Integer[] {i % 3, 3 + i % 2};
+      authors.add(RowFactory.create("a" + i, set));
+    }
+    List<Row> terms = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      terms.add(RowFactory.create(i));
+    }
+    store = tmp.resolve("typed.store");
+    Fanout.get(spark)
+        .prepare()
+        .vertices("paper", df(papers, paper))
+        .vertices("author", df(authors, author))
+        .vertices("term", df(terms, term))
+        .edges("cites", "paper", "paper", edges(r, 900, 150, 500L, 150, 500L))
+        .edges("writes", "author", "paper", edges(r, 350, 60, "a", 150, 500L))
+        .edges("has_term", "term", "paper", edges(r, 300, 25, 0, 150, 500L))
+        .edges("coauthor", "author", "author", edges(r, 120, 60, "a", 60, "a"))
+        .option("labels-column", "labels")
+        .option("add-reverse", "true")
+        .option("dedupe", "true")
+        .option("partitions", "3")
+        .output(store.toString())
+        .execute();
+  }
+
+  /** {@code m} edges whose destinations are skewed towards low ids (a few high in-degrees). */
+  private static Dataset<Row> edges(
+      SplittableRandom r, int m, int ns, Object srcBase, int nd, Object dstBase) {
+    List<Row> rows = new ArrayList<>();
+    for (int e = 0; e < m; e++) {
+      int d = (int) (nd * Math.pow(r.nextDouble(), 2));
+      rows.add(RowFactory.create(id(srcBase, r.nextInt(ns)), id(dstBase, d)));
+    }
+    StructType s = new StructType().add("src", type(srcBase)).add("dst", type(dstBase));
+    return spark.createDataFrame(rows, s);
+  }
+
+  private static Object id(Object base, int i) {
+    if (base instanceof String p) {
+      return p + i;
+    }
+    return base instanceof Long l ? (Object) (l + i) : (Object) ((Integer) base + i);
+  }
+
+  private static org.apache.spark.sql.types.DataType type(Object base) {
+    return base instanceof String
+        ? DataTypes.StringType
+        : base instanceof Long ? DataTypes.LongType : DataTypes.IntegerType;
+  }
+
+  private static Dataset<Row> df(List<Row> rows, StructType schema) {
+    return spark.createDataFrame(rows, schema);
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  private static Map<String, byte[]> sample(Path out, String... options) throws Exception {
+    var action = Fanout.get(spark).sample(store.toString()).output(out.toString());
+    for (int i = 0; i < options.length; i += 2) {
+      action.option(options[i], options[i + 1]);
+    }
+    action.execute();
+    Map<String, byte[]> files = SampleFixtures.files(out);
+    files.remove(ShardManifest.FILE); // names its output and mode
+    return files;
+  }
+
+  private static void assertIdentical(Map<String, byte[]> got, Map<String, byte[]> want) {
+    assertThat(got.keySet()).isEqualTo(want.keySet()).isNotEmpty();
+    for (String k : want.keySet()) {
+      assertThat(got.get(k)).as(k).isEqualTo(want.get(k));
+    }
+  }
+
+  @Test
+  void partitionedShardsAreByteIdenticalToReplicated() throws Exception {
+    String[] paperOpts = {
+      "seed-type", "paper",
+      "split", "train",
+      "fanouts", "cites=4,2,1;writes=-1,2,0;has_term=0,3,2;*=2,1,-1",
+      "batch-size", "7",
+      "epochs", "2",
+      "batches-per-shard", "3",
+      "seed", "19"
+    };
+    Map<String, byte[]> replicated =
+        sample(tmp.resolve("p-rep"), concat(paperOpts, "threads", "1"));
+    Map<String, byte[]> replicated3 =
+        sample(tmp.resolve("p-rep3"), concat(paperOpts, "threads", "3"));
+    Map<String, byte[]> partitioned =
+        sample(tmp.resolve("p-part"), concat(paperOpts, "mode", "partitioned"));
+    assertIdentical(replicated3, replicated);
+    assertIdentical(partitioned, replicated);
+    assertThat(replicated.keySet()).hasSize(2 * 3); // 50 train papers / 7 = 8 batches: 3 parts
+    ShardManifest m = ShardManifest.readTyped(tmp.resolve("p-part"));
+    assertThat(m.mode).isEqualTo("partitioned");
+    assertThat(ShardManifest.readTyped(tmp.resolve("p-rep")).mode).isEqualTo("replicated");
+
+    String[] authorOpts = {
+      "seed-type", "author",
+      "split", "all",
+      "fanouts", "coauthor=3,-1;writes=0,2;*=2,1",
+      "batch-size", "16",
+      "epochs", "1",
+      "batches-per-shard", "2",
+      "seed", "3"
+    };
+    assertIdentical(
+        sample(tmp.resolve("a-part"), concat(authorOpts, "mode", "partitioned")),
+        sample(tmp.resolve("a-rep"), concat(authorOpts, "threads", "2")));
+    assertThat(ShardManifest.readTyped(tmp.resolve("a-part")).typed.seedType).isEqualTo("author");
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+}

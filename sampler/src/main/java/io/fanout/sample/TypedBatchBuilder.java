@@ -1,0 +1,279 @@
+package io.fanout.sample;
+
+import io.fanout.graph.TypedSchema;
+import java.util.Arrays;
+
+/**
+ * Assembles one {@link TypedMiniBatch} hop by hop and, within a hop, relation by relation in
+ * relation order, deduplicating each type's nodes so that its nodes after hop {@code h-1} are a
+ * prefix of its nodes after hop {@code h}: a new node gets the next index of its type in the order
+ * its first sampled edge appears (relation order, destination order, then sample order). Both
+ * execution modes of {@code sample} build typed batches through this class ({@link
+ * TypedNeighborSampler} in one JVM, the partitioned mode from its owners' answers), which is what
+ * makes their shards identical; the typed analogue of {@link BatchBuilder}.
+ *
+ * <p>Reused across batches by one thread; not thread-safe.
+ */
+public final class TypedBatchBuilder {
+  private static final int[] NO_EDGES = new int[0];
+
+  private final int seedType;
+  private final int numTypes;
+  private final int relations;
+  private final int[] srcType;
+  private final int[] dstType;
+  private final DedupMap[] local;
+  private final int[][] nodes;
+  private final int[] size;
+  private int epoch;
+  private int batch;
+  private int hop;
+  private int nextRelation;
+  private int[][] layerSizes;
+  private int[][][] indptr;
+  private int[][][] indices;
+
+  public TypedBatchBuilder(TypedSchema schema, int seedType) {
+    this(schema.numTypes(), endpoints(schema, true), endpoints(schema, false), seedType);
+  }
+
+  /**
+   * A builder for {@code numTypes} types and relations {@code srcType[r] -> dstType[r]}, where
+   * there is no {@link TypedSchema} at hand.
+   */
+  public TypedBatchBuilder(int numTypes, int[] srcType, int[] dstType, int seedType) {
+    if (srcType.length != dstType.length || seedType < 0 || seedType >= numTypes) {
+      throw new IllegalArgumentException("relations or seed type disagree with the types");
+    }
+    this.seedType = seedType;
+    this.numTypes = numTypes;
+    this.relations = srcType.length;
+    this.srcType = srcType.clone();
+    this.dstType = dstType.clone();
+    local = new DedupMap[numTypes];
+    nodes = new int[numTypes][];
+    size = new int[numTypes];
+    for (int t = 0; t < numTypes; t++) {
+      local[t] = new DedupMap(t == seedType ? 4096 : 1024);
+      nodes[t] = new int[t == seedType ? 1024 : 256];
+    }
+  }
+
+  private static int[] endpoints(TypedSchema schema, boolean source) {
+    int[] out = new int[schema.numRelations()];
+    for (int r = 0; r < out.length; r++) {
+      TypedSchema.Relation rel = schema.relation(r);
+      out[r] = source ? rel.srcType() : rel.dstType();
+    }
+    return out;
+  }
+
+  /**
+   * Starts batch {@code (epoch, batch)} of {@code layers} hops whose seeds are {@code seeds[from ..
+   * from+count)}, type-local ids of the seed type.
+   *
+   * @throws IllegalArgumentException when a seed repeats
+   */
+  public void start(int epoch, int batch, int layers, int[] seeds, int from, int count) {
+    begin(epoch, batch, layers, 0);
+    layerSizes = new int[numTypes][layers + 1];
+    ensure(seedType, count);
+    for (int i = 0; i < count; i++) {
+      add(seedType, seeds[from + i], "seed ");
+    }
+    layerSizes[seedType][0] = count;
+  }
+
+  /** Continues {@code p}: its nodes keep their indices, the next hop is {@code p.hops + 1}. */
+  public void resume(TypedPartialBatch p) {
+    if (p.seedType != seedType || p.nodes.length != numTypes) {
+      throw new IllegalArgumentException("partial batch of another seed type or schema");
+    }
+    begin(p.epoch, p.batch, p.layers, p.hops);
+    layerSizes = new int[numTypes][];
+    for (int t = 0; t < numTypes; t++) {
+      layerSizes[t] = p.layerSizes[t].clone();
+      int count = p.layerSizes[t][p.hops];
+      if (p.nodes[t].length != count) {
+        throw new IllegalArgumentException(
+            "partial batch has " + p.nodes[t].length + " nodes of type " + t + ", not " + count);
+      }
+      ensure(t, count);
+      for (int i = 0; i < count; i++) {
+        add(t, p.nodes[t][i], "node ");
+      }
+    }
+    for (int h = 0; h < p.hops; h++) {
+      indptr[h] = p.indptr[h].clone();
+      indices[h] = p.indices[h].clone();
+    }
+  }
+
+  private void begin(int epoch, int batch, int layers, int hops) {
+    this.epoch = epoch;
+    this.batch = batch;
+    this.hop = hops;
+    this.nextRelation = 0;
+    for (int t = 0; t < numTypes; t++) {
+      local[t].clear();
+      size[t] = 0;
+    }
+    indptr = new int[layers][relations][];
+    indices = new int[layers][relations][];
+  }
+
+  private void add(int t, int v, String what) {
+    if (local[t].putIfAbsent(v, size[t]) >= 0) {
+      throw new IllegalArgumentException(what + v + " appears twice in one batch");
+    }
+    nodes[t][size[t]++] = v;
+  }
+
+  /** Hops completed so far. */
+  public int hops() {
+    return hop;
+  }
+
+  /** The relation whose block comes next in the hop being built. */
+  public int nextRelation() {
+    return nextRelation;
+  }
+
+  /**
+   * The destinations of relation {@code r} in the hop being built: the first {@code rows(r)} nodes
+   * of its destination type ({@link #nodes}).
+   */
+  public int rows(int r) {
+    return layerSizes[dstType[r]][hop];
+  }
+
+  /**
+   * Type {@code t}'s nodes so far: the first {@link #size} entries of the builder's own array,
+   * which it may replace as it grows; read, do not keep or write.
+   */
+  public int[] nodes(int t) {
+    return nodes[t];
+  }
+
+  public int size(int t) {
+    return size[t];
+  }
+
+  /**
+   * Adds block {@code (hops() + 1, r)}, {@code r == nextRelation()}. Row {@code i} of {@code ptr}
+   * lists the sampled in-neighbors (type-local ids of the source type) of destination {@code i}
+   * ({@code nodes(dst)[i]}, {@code i < rows(r)}) in {@code ids[ptr[i] .. ptr[i+1])}. {@code ids} is
+   * rewritten in place to indices into the source type's nodes and kept as the block's indices.
+   * After the last relation the hop is complete.
+   */
+  public void addBlock(int r, int[] ptr, int[] ids) {
+    if (hop >= indptr.length) {
+      throw new IllegalStateException("batch already has its " + indptr.length + " hops");
+    }
+    if (r != nextRelation) {
+      throw new IllegalStateException(
+          "hop " + (hop + 1) + " expects relation " + nextRelation + ", not " + r);
+    }
+    int rows = rows(r);
+    if (ptr.length != rows + 1 || ptr[0] != 0 || ptr[rows] != ids.length) {
+      throw new IllegalArgumentException(
+          "hop " + (hop + 1) + " relation " + r + ": row pointers do not cover " + rows + " rows");
+    }
+    int t = srcType[r];
+    DedupMap map = local[t];
+    int n = size[t];
+    int[] list = nodes[t];
+    for (int e = 0; e < ids.length; e++) {
+      int v = ids[e];
+      if (Checks.ON && v < 0) {
+        throw new IllegalArgumentException("negative node id " + v);
+      }
+      int l = map.putIfAbsent(v, n);
+      if (l < 0) {
+        if (n == list.length) {
+          size[t] = n;
+          ensure(t, 1);
+          list = nodes[t];
+        }
+        l = n;
+        list[n++] = v;
+      }
+      ids[e] = l;
+    }
+    size[t] = n;
+    indptr[hop][r] = ptr;
+    indices[hop][r] = ids;
+    if (++nextRelation == relations) {
+      nextRelation = 0;
+      hop++;
+      for (int u = 0; u < numTypes; u++) {
+        layerSizes[u][hop] = size[u];
+      }
+    }
+  }
+
+  /** Adds block {@code (hops() + 1, r)} with no edges: a relation not sampled at this hop. */
+  public void addEmptyBlock(int r) {
+    addBlock(r, new int[rows(r) + 1], NO_EDGES);
+  }
+
+  /** The batch so far, for shipping to the next stage; labels may still be null. */
+  public TypedPartialBatch snapshot(int[] labels, int[] labelPtr, int[] labelIds) {
+    requireWholeHop();
+    int[][] sizes = new int[numTypes][];
+    int[][] out = new int[numTypes][];
+    for (int t = 0; t < numTypes; t++) {
+      sizes[t] = layerSizes[t].clone();
+      out[t] = Arrays.copyOf(nodes[t], size[t]);
+    }
+    int[][][] ptr = new int[indptr.length][][];
+    int[][][] ix = new int[indptr.length][][];
+    for (int h = 0; h < indptr.length; h++) {
+      ptr[h] = indptr[h].clone();
+      ix[h] = indices[h].clone();
+    }
+    return new TypedPartialBatch(
+        epoch,
+        batch,
+        seedType,
+        indptr.length,
+        hop,
+        out,
+        sizes,
+        ptr,
+        ix,
+        labels,
+        labelPtr,
+        labelIds);
+  }
+
+  /**
+   * Finishes the batch after its last hop; the label arrays as {@link TypedMiniBatch} takes them.
+   */
+  public TypedMiniBatch finish(int[] labels, int[] labelPtr, int[] labelIds) {
+    requireWholeHop();
+    if (hop != indptr.length) {
+      throw new IllegalStateException("batch has " + hop + " of " + indptr.length + " hops");
+    }
+    int[][] out = new int[numTypes][];
+    for (int t = 0; t < numTypes; t++) {
+      out[t] = Arrays.copyOf(nodes[t], size[t]);
+    }
+    return new TypedMiniBatch(
+        epoch, batch, seedType, out, layerSizes, indptr, indices, labels, labelPtr, labelIds);
+  }
+
+  private void requireWholeHop() {
+    if (nextRelation != 0) {
+      throw new IllegalStateException(
+          "hop " + (hop + 1) + " has " + nextRelation + " of " + relations + " relations");
+    }
+  }
+
+  private void ensure(int t, int more) {
+    if (size[t] + more > nodes[t].length) {
+      long cap = Math.max((long) nodes[t].length * 2, (long) size[t] + more);
+      nodes[t] = Arrays.copyOf(nodes[t], (int) Math.min(cap, Integer.MAX_VALUE - 8));
+    }
+  }
+}

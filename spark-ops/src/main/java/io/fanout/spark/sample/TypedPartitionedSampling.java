@@ -1,0 +1,208 @@
+package io.fanout.spark.sample;
+
+import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.sample.TypedPartialBatch;
+import io.fanout.shard.TypedShardPartWriter;
+import io.fanout.spark.internal.JobSteps;
+import io.fanout.spark.sample.TypedHopExchange.Answer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.spark.HashPartitioner;
+import org.apache.spark.Partitioner;
+import org.apache.spark.api.java.JavaPairRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.storage.StorageLevel;
+import scala.Tuple2;
+
+/**
+ * The partitioned mode on a typed store: no task opens more than one store partition of one type
+ * ({@link TypedOwners}). The seed type's partitions emit their seeds under the replicated sort keys
+ * ({@link PartitionedSeeds.SeedIterator}), a distributed sort orders them and cuts them into
+ * batches; then, hop by hop, each batch's destinations go to the partitions of their type owning
+ * them, which draw their in-neighbors over every relation into the type from their own CSR parts
+ * ({@link TypedHopExchange}), and the answers are joined back to the batch (cogroup), which {@link
+ * io.fanout.sample.TypedBatchBuilder} extends relation by relation as the replicated sampler does.
+ * A last stage sorts the batches by part file and writes each. The shards are byte-identical to the
+ * replicated mode's; the Spark jobs are those of {@link PartitionedSampling}.
+ */
+final class TypedPartitionedSampling {
+  private TypedPartitionedSampling() {}
+
+  static List<PartResult> run(
+      JavaSparkContext jsc, TypedSampleSpec spec, TypedOwners owners, String staging) {
+    int layers = spec.fanouts[0].length;
+    long totalBatches = (long) spec.plan.batchesPerEpoch() * spec.epochs;
+    int batchPartitions =
+        (int) Math.max(1, Math.min(totalBatches, Math.max(2L * jsc.defaultParallelism(), 4)));
+    Partitioner byBatch = new HashPartitioner(batchPartitions);
+    Partitioner byOwner = new HashPartitioner(Math.max(owners.count(), 1));
+    List<String> names = new ArrayList<>();
+    names.add(PartitionedSampling.SORT_SEEDS);
+    for (int h = 1; h <= layers; h++) {
+      names.add(PartitionedSampling.hopStep(h, layers));
+    }
+    names.add(PartitionedSampling.WRITE_PARTS);
+    JobSteps steps = new JobSteps(jsc.sc(), "sample", names);
+
+    // 1. The seed type's seeds of every epoch, globally sorted by (epoch, sort key).
+    List<Integer> seedOwners = new ArrayList<>();
+    for (int p = 0; p < owners.partitions(spec.seedType); p++) {
+      seedOwners.add(owners.first(spec.seedType) + p);
+    }
+    JavaPairRDD<EpochKey, Long> keyed =
+        jsc.parallelize(seedOwners, Math.max(seedOwners.size(), 1))
+            .flatMapToPair(o -> seeds(spec, owners, o));
+    JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
+        steps.call(
+            PartitionedSampling.SORT_SEEDS,
+            () -> keyed.sortByKey(true, batchPartitions).zipWithIndex());
+    JavaPairRDD<Long, TypedPartialBatch> state =
+        indexed
+            .mapToPair(
+                t ->
+                    PartitionedSeeds.place(
+                        t._1()._1().epoch,
+                        t._2(),
+                        t._1()._2(),
+                        spec.plan,
+                        spec.batchSize,
+                        null,
+                        spec.store,
+                        spec.split))
+            .groupByKey(byBatch)
+            .mapPartitionsToPair(
+                it -> {
+                  List<Tuple2<Long, TypedPartialBatch>> out = new ArrayList<>();
+                  it.forEachRemaining(
+                      t -> out.add(new Tuple2<>(t._1(), seedBatch(spec, owners, t._1(), t._2()))));
+                  return out.iterator();
+                },
+                true) // keeps the partitioner
+            .persist(StorageLevel.MEMORY_AND_DISK());
+    List<JavaPairRDD<Long, TypedPartialBatch>> persisted = new ArrayList<>();
+    persisted.add(state);
+
+    // 2. Hop by hop: destinations -> owning partitions -> sampled neighbors -> back to the batch.
+    for (int h = 1; h <= layers; h++) {
+      final int hop = h;
+      JavaPairRDD<Long, Answer> answers =
+          state
+              .flatMapToPair(t -> TypedHopExchange.frontier(spec, owners, t._1(), t._2()))
+              .partitionBy(byOwner)
+              .mapToPair(
+                  t ->
+                      new Tuple2<>(
+                          t._2().batchId,
+                          TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
+      state =
+          state
+              .cogroup(answers, byBatch)
+              .mapValues(
+                  t -> TypedHopExchange.extend(spec, owners, HopExchange.one(t._1()), t._2()))
+              .persist(StorageLevel.MEMORY_AND_DISK());
+      persisted.add(state);
+      JavaPairRDD<Long, TypedPartialBatch> hopState = state;
+      steps.call(PartitionedSampling.hopStep(hop, layers), hopState::count);
+    }
+
+    // 3. One task per part file, its batches in order.
+    int total = (int) spec.plan.totalParts();
+    JavaPairRDD<Long, TypedPartialBatch> toWrite =
+        state.mapToPair(t -> new Tuple2<>(PartAssembly.partKey(spec.plan, t._1()), t._2()));
+    List<PartResult> out =
+        steps.call(
+            PartitionedSampling.WRITE_PARTS,
+            () ->
+                toWrite
+                    .repartitionAndSortWithinPartitions(new PartAssembly.PartPartitioner(total))
+                    .mapPartitionsWithIndex(
+                        (index, it) -> writePart(spec, staging, index, it), false)
+                    .collect());
+    for (JavaPairRDD<Long, TypedPartialBatch> r : persisted) {
+      r.unpersist(false);
+    }
+    return out;
+  }
+
+  /** The seeds owner {@code owner} (of the seed type) holds, every epoch: key -> vertex. */
+  private static Iterator<Tuple2<EpochKey, Long>> seeds(
+      TypedSampleSpec spec, TypedOwners owners, int owner) {
+    var part = TypedOpenPartitions.get(spec, owners.type(owner), owners.part(owner));
+    return new PartitionedSeeds.SeedIterator(
+        spec.seed,
+        spec.epochs,
+        (int) part.firstVertex(),
+        (int) part.endVertex(),
+        v -> SeedOrder.inSplit(spec.splitCode, part.split(v)),
+        v -> v,
+        epochKey -> 0);
+  }
+
+  /** Batch {@code id} before hop 1: its seeds in position order. */
+  private static TypedPartialBatch seedBatch(
+      TypedSampleSpec spec, TypedOwners owners, long id, Iterable<long[]> placed) {
+    long[] values = PartitionedSeeds.inOrder(id, placed);
+    int[] seeds = new int[values.length];
+    for (int i = 0; i < seeds.length; i++) {
+      seeds[i] = (int) values[i];
+    }
+    return TypedPartialBatch.seeds(
+        (int) (id >>> 32),
+        (int) id,
+        owners.numTypes(),
+        spec.seedType,
+        spec.fanouts[0].length,
+        owners.numRelations(),
+        seeds);
+  }
+
+  /** Writes part file {@code globalPart} from its batches sorted by key, checking their order. */
+  static Iterator<PartResult> writePart(
+      TypedSampleSpec spec,
+      String staging,
+      int globalPart,
+      Iterator<Tuple2<Long, TypedPartialBatch>> records) {
+    if (!records.hasNext()) {
+      return Collections.emptyIterator();
+    }
+    int epoch = globalPart / spec.plan.partsPerEpoch();
+    int part = globalPart % spec.plan.partsPerEpoch();
+    Iterator<TypedMiniBatch> batches =
+        new Iterator<>() {
+          private int expected = spec.plan.firstBatch(part);
+
+          @Override
+          public boolean hasNext() {
+            return records.hasNext();
+          }
+
+          @Override
+          public TypedMiniBatch next() {
+            if (!records.hasNext()) {
+              throw new NoSuchElementException();
+            }
+            TypedPartialBatch pb = records.next()._2();
+            if (pb.epoch != epoch || pb.batch != expected++) {
+              throw new IllegalStateException(
+                  "part " + epoch + ":" + part + " lacks batch " + (expected - 1));
+            }
+            return pb.toMiniBatch();
+          }
+        };
+    return List.of(
+            PartFiles.write(
+                spec.plan,
+                spec.partObserver,
+                staging,
+                epoch,
+                part,
+                tmp ->
+                    TypedShardPartWriter.write(
+                        tmp, batches, spec.codec(), spec.metadata(epoch, part))))
+        .iterator();
+  }
+}

@@ -1,0 +1,286 @@
+package io.fanout.spark.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.FeatureTable;
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedSchema;
+import io.fanout.graph.VertexTable;
+import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.sample.TypedNeighborSampler;
+import io.fanout.sample.TypedPartialBatch;
+import io.fanout.shard.ShardPlan;
+import io.fanout.spark.sample.HopExchange.Request;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import scala.Tuple2;
+
+/**
+ * The typed partitioned mode's pieces in one JVM, without Spark: seeds from every seed-type
+ * partition sorted by their keys give the replicated seed order; each batch's destinations grouped
+ * by owner, answered by the owners (in any order) and joined back hop by hop give exactly the
+ * batches of {@link TypedNeighborSampler}, over partitions of uneven sizes (one empty) and a
+ * multi-label seed type; {@link TypedOwners} and {@link HopExchange#group} route every node to the
+ * partition whose range holds it.
+ */
+class TypedHopExchangeTest {
+  static final long[][] STARTS = {{0, 40, 40, 110, 200}, {0, 30, 80}, {0, 30}};
+
+  @Test
+  void ownersAnswerTheReplicatedBatches() {
+    TypedGraph g = SplitOpener.graph();
+    for (String text :
+        new String[] {"cites=4,2;writes=-1,0;*=2,1", "3,0,-1", "has_term=0,5;*=2,2"}) {
+      int[][] f = TypedFanouts.parse(text, g.schema());
+      ShardPlan plan = new ShardPlan(200, 24, 2, 3);
+      TypedSampleSpec spec =
+          new TypedSampleSpec(
+              "mem-" + text.hashCode(),
+              "fp",
+              SplitOpener.class.getName(),
+              0,
+              "paper",
+              SeedOrder.ALL,
+              "all",
+              24,
+              f,
+              text,
+              2,
+              31,
+              "zstd",
+              1,
+              plan,
+              null);
+      TypedOwners owners = TypedOwners.of(g);
+      TypedNeighborSampler sampler = new TypedNeighborSampler(g, 0, f, 31);
+      TypedNeighborSampler.Worker w = sampler.newWorker();
+      for (int epoch = 0; epoch < 2; epoch++) {
+        int[] order = seedOrder(spec, owners, epoch);
+        assertThat(order).isEqualTo(sampler.order(SeedOrder.ALL, epoch));
+        for (int b = 0; b * 24 < order.length; b++) {
+          int count = Math.min(24, order.length - b * 24);
+          TypedPartialBatch pb =
+              TypedPartialBatch.seeds(
+                  epoch,
+                  b,
+                  3,
+                  0,
+                  f[0].length,
+                  f.length,
+                  Arrays.copyOfRange(order, b * 24, b * 24 + count));
+          long id = PartitionedSampling.batchId(epoch, b);
+          for (int h = 1; h <= f[0].length; h++) {
+            List<TypedHopExchange.Answer> answers = new ArrayList<>();
+            for (Iterator<Tuple2<Integer, Request>> it =
+                    TypedHopExchange.frontier(spec, owners, id, pb);
+                it.hasNext(); ) {
+              Tuple2<Integer, Request> t = it.next();
+              answers.add(TypedHopExchange.sample(spec, owners, t._1(), h, t._2()));
+            }
+            Collections.reverse(answers); // a join delivers answers in any order
+            pb = TypedHopExchange.extend(spec, owners, pb, answers);
+          }
+          assertSame(pb.toMiniBatch(), w.sample(epoch, b, order, b * 24, count));
+        }
+      }
+    }
+  }
+
+  private static int[] seedOrder(TypedSampleSpec spec, TypedOwners owners, int epoch) {
+    List<long[]> keyed = new ArrayList<>();
+    for (int p = 0; p < owners.partitions(0); p++) {
+      var part = TypedOpenPartitions.get(spec, 0, p);
+      var it =
+          new PartitionedSeeds.SeedIterator(
+              spec.seed,
+              spec.epochs,
+              (int) part.firstVertex(),
+              (int) part.endVertex(),
+              v -> true,
+              v -> v,
+              k -> 0);
+      it.forEachRemaining(
+          t -> {
+            if (t._1().epoch == epoch) {
+              keyed.add(new long[] {t._1().key, t._2()});
+            }
+          });
+    }
+    keyed.sort((a, b) -> Long.compare(a[0], b[0]));
+    return keyed.stream().mapToInt(k -> (int) k[1]).toArray();
+  }
+
+  private static void assertSame(TypedMiniBatch got, TypedMiniBatch want) {
+    assertThat(got.layerSizes()).isDeepEqualTo(want.layerSizes());
+    for (int t = 0; t < got.numTypes(); t++) {
+      assertThat(got.nodes(t)).isEqualTo(want.nodes(t));
+    }
+    for (int h = 1; h <= got.layers(); h++) {
+      for (int r = 0; r < got.numRelations(); r++) {
+        assertThat(got.indptr(h, r)).as("indptr h%d r%d", h, r).isEqualTo(want.indptr(h, r));
+        assertThat(got.indices(h, r)).as("indices h%d r%d", h, r).isEqualTo(want.indices(h, r));
+      }
+    }
+    assertThat(got.labels()).isEqualTo(want.labels());
+    assertThat(got.labelPtr()).isEqualTo(want.labelPtr());
+    assertThat(got.labelIds()).isEqualTo(want.labelIds());
+    assertThat(got.epoch()).isEqualTo(want.epoch());
+    assertThat(got.batch()).isEqualTo(want.batch());
+  }
+
+  @Test
+  void everyNodeGoesToThePartitionHoldingIt() {
+    TypedOwners owners = TypedOwners.of(SplitOpener.graph());
+    assertThat(owners.count()).isEqualTo(4 + 2 + 1);
+    SplittableRandom r = new SplittableRandom(4);
+    for (int t = 0; t < STARTS.length; t++) {
+      long[] s = STARTS[t];
+      assertThat(owners.starts(t)).isEqualTo(s);
+      int n = (int) s[s.length - 1];
+      int[] nodes = new int[60];
+      for (int i = 0; i < nodes.length; i++) {
+        nodes[i] = r.nextInt(n);
+      }
+      List<Tuple2<Integer, Request>> out = new ArrayList<>();
+      HopExchange.group(9L, nodes, 50, s, owners.first(t), out);
+      int[] seen = new int[50];
+      int previous = -1;
+      for (Tuple2<Integer, Request> q : out) {
+        int owner = q._1();
+        assertThat(owner).isGreaterThan(previous);
+        previous = owner;
+        assertThat(owners.type(owner)).isEqualTo(t);
+        int p = owners.part(owner);
+        assertThat(q._2().batchId).isEqualTo(9L);
+        for (int k = 0; k < q._2().local.length; k++) {
+          int i = q._2().local[k];
+          assertThat(q._2().nodes[k]).isEqualTo(nodes[i]);
+          assertThat(nodes[i]).isGreaterThanOrEqualTo((int) s[p]).isLessThan((int) s[p + 1]);
+          seen[i]++;
+        }
+        assertThat(q._2().local).isSorted();
+      }
+      assertThat(seen).containsOnly(1);
+    }
+  }
+
+  /**
+   * A typed "store" in memory: papers (multi-label), authors and terms over four relations, split
+   * into {@link #STARTS} partitions per type.
+   */
+  public static final class SplitOpener implements TypedStoreOpener {
+    private static TypedGraph graph;
+
+    static synchronized TypedGraph graph() {
+      if (graph == null) {
+        graph = split(build(23));
+      }
+      return graph;
+    }
+
+    @Override
+    public boolean isTyped(Path store) {
+      return true;
+    }
+
+    @Override
+    public TypedGraph open(Path store, boolean verify) {
+      return graph();
+    }
+
+    @Override
+    public String fingerprint(Path store) {
+      return "fp";
+    }
+
+    private static ArrayTypedGraph build(long seed) {
+      SplittableRandom r = new SplittableRandom(seed);
+      int[] labels = new int[200];
+      for (int v = 0; v < 200; v++) {
+        labels[v] = r.nextInt(3);
+      }
+      int[][] cites = edges(200, 200, 900, r);
+      int[][] writes = edges(80, 200, 500, r);
+      int[][] terms = edges(30, 200, 300, r);
+      return ArrayTypedGraph.builder()
+          .type("paper", 200, 0, null, labels, new byte[200])
+          .type("author", 80, 0, null, null, null)
+          .type("term", 30, 0, null, null, null)
+          .relation("cites", "paper", "paper", cites[0], cites[1])
+          .relation("writes", "author", "paper", writes[0], writes[1])
+          .relation("written_by", "paper", "author", writes[1], writes[0])
+          .relation("has_term", "term", "paper", terms[0], terms[1])
+          .build();
+    }
+
+    private static int[][] edges(int ns, int nd, int m, SplittableRandom r) {
+      LinkedHashSet<Long> seen = new LinkedHashSet<>();
+      for (int e = 0; e < m; e++) {
+        seen.add((long) r.nextInt(ns) << 32 | (int) (nd * Math.pow(r.nextDouble(), 2)));
+      }
+      int[] src = new int[seen.size()];
+      int[] dst = new int[seen.size()];
+      int i = 0;
+      for (long k : seen) {
+        src[i] = (int) (k >>> 32);
+        dst[i++] = (int) k;
+      }
+      return new int[][] {src, dst};
+    }
+
+    /** {@code g} with {@link #STARTS} partitions and paper multi-label ({v % 3} and more). */
+    private static TypedGraph split(ArrayTypedGraph g) {
+      List<TypedSchema.VertexType> types = new ArrayList<>(g.schema().types());
+      TypedSchema.VertexType p = types.get(0);
+      types.set(
+          0,
+          new TypedSchema.VertexType(
+              p.name(), p.firstVertex(), p.count(), p.featureDim(), p.featureEncoding(), 3, true));
+      TypedSchema schema = new TypedSchema(types, g.schema().relations());
+      return new TypedGraph() {
+        @Override
+        public TypedSchema schema() {
+          return schema;
+        }
+
+        @Override
+        public CsrGraph inNeighbors(int relation) {
+          return g.inNeighbors(relation);
+        }
+
+        @Override
+        public VertexTable vertices(int type) {
+          return g.vertices(type);
+        }
+
+        @Override
+        public FeatureTable features(int type) {
+          return g.features(type);
+        }
+
+        @Override
+        public int[] labelSet(int type, int v) {
+          return type != 0
+              ? TypedGraph.super.labelSet(type, v)
+              : v % 5 == 0 ? new int[0] : v % 2 == 0 ? new int[] {v % 3} : new int[] {0, 1, 2};
+        }
+
+        @Override
+        public long[] partitionStarts(int type) {
+          return STARTS[type].clone();
+        }
+      };
+    }
+  }
+}
