@@ -16,6 +16,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,6 +67,7 @@ class TypedGenerateCommandTest {
     return spark.read().parquet(dir.resolve(path).toString());
   }
 
+  @Tag("slow")
   @Test
   void writesATypedGraphThatPrepareAccepts() throws Exception {
     Path d = tmp.resolve("gen");
