@@ -9,7 +9,9 @@ public final class GenerateOptions {
   private GenerateOptions() {}
 
   public static final OptionDef<String> OUTPUT =
-      SharedOptions.OUTPUT.withDefault(null, "folder for vertices.parquet and edges.parquet");
+      SharedOptions.OUTPUT.withDefault(
+          null,
+          "folder for vertices.parquet and edges.parquet (--types: vertices/, edges/, graph.json)");
   public static final OptionDef<Long> NUM_VERTICES =
       SharedOptions.NUM_VERTICES.withDefault("10000", "number of vertices");
   public static final OptionDef<Long> NUM_EDGES =
