@@ -12,6 +12,8 @@ import io.fanout.conf.options.BenchSampleOptions;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.BatchStream;
 import io.fanout.sample.Fanouts;
@@ -52,7 +54,9 @@ import org.apache.parquet.schema.MessageType;
  * rate of the same graph's adjacency (measured in the same run), and the cost of the shard encoding
  * (raw little-endian BINARY against nested LIST columns). With {@code --types T} it also times the
  * typed sampler on a generated typed graph of the same size ({@link SyntheticTypedGraph}) next to
- * the one-type sampler, in the same run. Prints one JSON object.
+ * the one-type sampler, in the same run; with a typed store as {@code --graph} it times the typed
+ * sampler on the store against the one-type sampler on the same vertices and edges as one type
+ * ({@link StoreTypedGraphs}). Prints one JSON object.
  */
 public final class BenchSampleCommand implements Command {
   @Override
@@ -87,6 +91,9 @@ public final class BenchSampleCommand implements Command {
     VertexTable vertices;
     GraphStore store = null;
     EdgeWeights weights = null;
+    TypedGraphStore typedStore = null;
+    TypedGraph typedGraph = null;
+    int typedSeedType = 0;
     boolean weighted = conf.get(WEIGHTED);
     if (!conf.get(WORK_DIR).isEmpty()) {
       new DisjointPaths()
@@ -117,6 +124,22 @@ public final class BenchSampleCommand implements Command {
         weights = weighted ? store.weights() : null;
         out.put("graph", "generated power-law, memory-mapped store of " + mapped + " partitions");
       }
+    } else if (TypedGraphStore.isTyped(Paths.get(conf.get(GRAPH)))) {
+      if (conf.get(TYPES) > 0 || weighted) {
+        throw new io.fanout.conf.FanoutConfigException(
+            "a typed --graph store is timed with its own types; leave --types and --weighted out");
+      }
+      ctx.err().println("bench-sample: copying the typed store onto the heap ...");
+      typedStore = TypedGraphStore.open(Paths.get(conf.get(GRAPH)), false);
+      typedGraph = StoreTypedGraphs.onHeap(typedStore);
+      typedSeedType = StoreTypedGraphs.seedType(typedGraph.schema());
+      graph = StoreTypedGraphs.merged(typedGraph);
+      vertices = StoreTypedGraphs.mergedVertices(typedGraph, typedSeedType);
+      out.put(
+          "graph",
+          conf.get(GRAPH)
+              + " (typed store; the one-type sampler reads its vertices and edges as one type and"
+              + " one relation; both on the heap)");
     } else {
       store = GraphStore.open(Paths.get(conf.get(GRAPH)));
       graph = store.csr();
@@ -126,15 +149,19 @@ public final class BenchSampleCommand implements Command {
     }
     TypedNeighborSampler typedSampler = null;
     int[] typedOrder = null;
+    if (conf.get(TYPES) > 0 && !conf.get(GRAPH).isEmpty()) {
+      throw new io.fanout.conf.FanoutConfigException(
+          "option 'types' times a generated typed graph; leave --graph out (or give a typed"
+              + " store as --graph)");
+    }
     if (conf.get(TYPES) > 0) {
-      if (!conf.get(GRAPH).isEmpty()) {
-        throw new io.fanout.conf.FanoutConfigException(
-            "option 'types' times a generated typed graph; leave --graph out");
-      }
       ctx.err().println("bench-sample: generating the typed graph ...");
-      SyntheticTypedGraph typed =
+      typedGraph =
           SyntheticTypedGraph.generate(
               conf.get(TYPES), Math.toIntExact(conf.get(NUM_VERTICES)), conf.get(NUM_EDGES), seed);
+    }
+    if (typedGraph != null) {
+      TypedGraph typed = typedGraph;
       String typedText = conf.get(TYPED_FANOUTS);
       int[][] perRelation;
       try {
@@ -144,10 +171,14 @@ public final class BenchSampleCommand implements Command {
       } catch (IllegalArgumentException e) {
         throw new io.fanout.conf.FanoutConfigException("option 'typed-fanouts': " + e.getMessage());
       }
-      typedSampler = new TypedNeighborSampler(typed, 0, perRelation, seed);
+      typedSampler = new TypedNeighborSampler(typed, typedSeedType, perRelation, seed);
       typedOrder = typedSampler.order(SeedOrder.ALL, 0);
       Map<String, Object> tg = new LinkedHashMap<>();
-      tg.put("graph", "generated power-law per relation, in-memory");
+      tg.put(
+          "graph",
+          typedStore != null
+              ? conf.get(GRAPH) + " (typed store, on the heap)"
+              : "generated power-law per relation, in-memory");
       tg.put("types", typed.schema().numTypes());
       tg.put("relations", typed.schema().numRelations());
       tg.put("vertices", typed.schema().numVertices());
@@ -156,7 +187,7 @@ public final class BenchSampleCommand implements Command {
         typedEdges += typed.inNeighbors(r).numEdges();
       }
       tg.put("edges", typedEdges);
-      tg.put("seed_type", typed.schema().type(0).name());
+      tg.put("seed_type", typed.schema().type(typedSeedType).name());
       tg.put("seeds", typedOrder.length);
       tg.put("fanouts", TypedFanouts.format(perRelation, typed.schema()));
       out.put("typed_graph", tg);
@@ -179,6 +210,14 @@ public final class BenchSampleCommand implements Command {
     NeighborSampler weightedSampler =
         weights == null ? null : new NeighborSampler(graph, vertices, weights, fanouts, seed);
     int[] order = SeedOrder.order(vertices, SeedOrder.ALL, seed, 0);
+    if (typedStore != null) {
+      // the typed sampler's seeds in the same order, as global ids
+      int first = (int) typedGraph.schema().type(typedSeedType).firstVertex();
+      order = new int[typedOrder.length];
+      for (int i = 0; i < order.length; i++) {
+        order[i] = first + typedOrder[i];
+      }
+    }
     int batches = Math.min(conf.get(BATCHES), SeedOrder.batches(order.length, batchSize));
     List<Map<String, Object>> rows = new ArrayList<>();
     for (int threads = 1; threads <= 2; threads++) {
@@ -189,53 +228,66 @@ public final class BenchSampleCommand implements Command {
         reads = Math.max(reads, tableRandomReads(table, threads, 50_000_000L));
         viaCsr = Math.max(viaCsr, randomReads(graph, threads, 20_000_000L));
       }
-      // Warm up the sampler's code paths, then time.
+      // Warm up every sampler's code paths, then time them in alternating rounds, so that a burst
+      // of load on a shared host falls on all of them alike; each reports its best round.
+      int tb =
+          typedSampler == null
+              ? 0
+              : Math.min(conf.get(BATCHES), SeedOrder.batches(typedOrder.length, batchSize));
       drain(new BatchStream(sampler, 1, order, batchSize, 0, Math.min(4, batches), threads, 8));
-      double s = Double.MAX_VALUE;
+      if (typedSampler != null) {
+        drainTyped(typedSampler, 1, typedOrder, batchSize, Math.min(4, tb), threads);
+      }
+      if (weightedSampler != null) {
+        drain(
+            new BatchStream(
+                weightedSampler, 1, order, batchSize, 0, Math.min(4, batches), threads, 8));
+      }
+      List<Double> oneRounds = new ArrayList<>();
+      List<Double> typedRounds = new ArrayList<>();
+      List<Double> weightedRounds = new ArrayList<>();
       long edges = 0;
-      for (int r = 0; r < repeat; r++) {
+      long tEdges = 0;
+      long wEdges = 0;
+      for (int i = 0; i < repeat; i++) {
         long start = System.nanoTime();
         edges = drain(new BatchStream(sampler, 0, order, batchSize, 0, batches, threads, 8));
-        s = Math.min(s, secs(start));
+        oneRounds.add(secs(start));
+        if (typedSampler != null) {
+          start = System.nanoTime();
+          tEdges = drainTyped(typedSampler, 0, typedOrder, batchSize, tb, threads);
+          typedRounds.add(secs(start));
+        }
+        if (weightedSampler != null) {
+          start = System.nanoTime();
+          wEdges =
+              drain(new BatchStream(weightedSampler, 0, order, batchSize, 0, batches, threads, 8));
+          weightedRounds.add(secs(start));
+        }
       }
+      double s = java.util.Collections.min(oneRounds);
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("threads", threads);
       r.put("batches", batches);
       r.put("sampled_edges", edges);
       r.put("seconds", s);
+      r.put("seconds_per_round", oneRounds);
       r.put("sampled_edges_per_s", edges / s);
       r.put("random_reads_per_s", reads);
       r.put("random_reads_per_s_via_csr", viaCsr);
       r.put("ratio_to_random_reads", (edges / s) / reads);
       r.put("target_ratio_vs_half_reads", (edges / s) / (reads / 2) / 0.4);
       if (typedSampler != null) {
-        int tb = Math.min(conf.get(BATCHES), SeedOrder.batches(typedOrder.length, batchSize));
-        drainTyped(typedSampler, 1, typedOrder, batchSize, Math.min(4, tb), threads);
-        double ts = Double.MAX_VALUE;
-        long tEdges = 0;
-        for (int i = 0; i < repeat; i++) {
-          long start = System.nanoTime();
-          tEdges = drainTyped(typedSampler, 0, typedOrder, batchSize, tb, threads);
-          ts = Math.min(ts, secs(start));
-        }
+        double ts = java.util.Collections.min(typedRounds);
         r.put("typed_batches", tb);
         r.put("typed_sampled_edges", tEdges);
         r.put("typed_seconds", ts);
+        r.put("typed_seconds_per_round", typedRounds);
         r.put("typed_sampled_edges_per_s", tEdges / ts);
         r.put("typed_ratio_to_one_type", (tEdges / ts) / (edges / s));
       }
       if (weightedSampler != null) {
-        drain(
-            new BatchStream(
-                weightedSampler, 1, order, batchSize, 0, Math.min(4, batches), threads, 8));
-        double ws = Double.MAX_VALUE;
-        long wEdges = 0;
-        for (int i = 0; i < repeat; i++) {
-          long start = System.nanoTime();
-          wEdges =
-              drain(new BatchStream(weightedSampler, 0, order, batchSize, 0, batches, threads, 8));
-          ws = Math.min(ws, secs(start));
-        }
+        double ws = java.util.Collections.min(weightedRounds);
         r.put("weighted_sampled_edges", wEdges);
         r.put("weighted_seconds", ws);
         r.put("weighted_sampled_edges_per_s", wEdges / ws);
@@ -288,6 +340,9 @@ public final class BenchSampleCommand implements Command {
             new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out));
     if (store != null) {
       store.close();
+    }
+    if (typedStore != null) {
+      typedStore.close();
     }
     if (conf.get(WORK_DIR).isEmpty()) {
       io.fanout.store.FileTrees.deleteRecursively(dir);

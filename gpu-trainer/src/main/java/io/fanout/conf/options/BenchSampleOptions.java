@@ -10,7 +10,10 @@ public final class BenchSampleOptions {
 
   public static final OptionDef<String> GRAPH =
       SharedOptions.GRAPH.withDefault(
-          "", "graph store to sample; empty = an in-memory power-law graph");
+          "",
+          "graph store to sample; empty = an in-memory power-law graph. A typed store (e.g. of"
+              + " generate --types) times the typed sampler against the one-type sampler on its"
+              + " edges merged into one type, both copied onto the heap");
   public static final OptionDef<Long> NUM_VERTICES =
       SharedOptions.NUM_VERTICES.withDefault("2500000", "vertices of the generated graph");
   public static final OptionDef<Long> NUM_EDGES =
@@ -34,7 +37,8 @@ public final class BenchSampleOptions {
       OptionDef.integer(
           "repeat",
           3,
-          "timed repetitions of each measurement; the best is reported (shared hosts)");
+          "timed rounds of each measurement, the samplers alternating; the best is reported"
+              + " (shared hosts), every round under *_per_round");
   public static final OptionDef<Boolean> WEIGHTED =
       SharedOptions.WEIGHTED.withDefault(
           "false",

@@ -41,7 +41,7 @@ public final class GraphGenerator implements Serializable {
   public static final StructType EDGES =
       new StructType().add("src", DataTypes.LongType, false).add("dst", DataTypes.LongType, false);
 
-  private static final String[] SPLITS = {"train", "val", "test"};
+  static final String[] SPLITS = {"train", "val", "test"};
 
   private final long vertices;
   private final long edges;
@@ -98,11 +98,11 @@ public final class GraphGenerator implements Serializable {
   private static final String WRITE_VERTICES = "write vertices";
   private static final String WRITE_EDGES = "write edges";
 
-  private interface RowOf extends Serializable {
+  interface RowOf extends Serializable {
     Row at(long i);
   }
 
-  private static Iterator<Row> map(Iterator<Long> it, RowOf f) {
+  static Iterator<Row> map(Iterator<Long> it, RowOf f) {
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
@@ -130,8 +130,28 @@ public final class GraphGenerator implements Serializable {
   }
 
   Row edge(long k) {
-    int levels = Math.max(1, 64 - Long.numberOfLeadingZeros(vertices - 1));
+    int levels = levels(vertices);
     long key = CounterRng.key(seed, 4, k, 0);
+    long[] cell = rmat(key, levels);
+    long src = cell[0] % vertices;
+    long dst = cell[1] % vertices;
+    if (uniform(key, levels) < homophily) {
+      long moved = dst - dst % classes + src % classes;
+      dst = moved < vertices ? moved : Math.max(0, moved - classes);
+    }
+    return RowFactory.create(src, dst);
+  }
+
+  /** R-MAT's levels for ids below {@code n}: {@code ceil(log2 n)}, at least 1. */
+  static int levels(long n) {
+    return Math.max(1, 64 - Long.numberOfLeadingZeros(n - 1));
+  }
+
+  /**
+   * An R-MAT cell {@code {src, dst}} in {@code [0, 2^levels)}: per level a quadrant with
+   * probabilities a=0.57, b=0.19, c=0.19, d=0.05, from {@code uniform(key, level)}.
+   */
+  static long[] rmat(long key, int levels) {
     long src = 0;
     long dst = 0;
     for (int l = 0; l < levels; l++) {
@@ -149,21 +169,15 @@ public final class GraphGenerator implements Serializable {
         dst |= 1;
       }
     }
-    src %= vertices;
-    dst %= vertices;
-    if (uniform(key, levels) < homophily) {
-      long moved = dst - dst % classes + src % classes;
-      dst = moved < vertices ? moved : Math.max(0, moved - classes);
-    }
-    return RowFactory.create(src, dst);
+    return new long[] {src, dst};
   }
 
-  private static double uniform(long key, long i) {
+  static double uniform(long key, long i) {
     return (CounterRng.mix(key + (i + 1) * 0x9e3779b97f4a7c15L) >>> 11) * 0x1.0p-53;
   }
 
   /** A standard normal value (Box-Muller over two counter-based uniforms). */
-  private static double gaussian(long key, long i) {
+  static double gaussian(long key, long i) {
     double u1 = uniform(key, 2 * i);
     double u2 = uniform(key, 2 * i + 1);
     return Math.sqrt(-2 * Math.log1p(-u1)) * Math.cos(2 * Math.PI * u2);
