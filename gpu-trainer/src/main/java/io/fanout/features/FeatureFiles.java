@@ -194,7 +194,7 @@ public final class FeatureFiles implements AutoCloseable {
         threads,
         direct,
         coalescing,
-        RowLayout.IDENTITY);
+        RowLayout.of(store));
   }
 
   /**
