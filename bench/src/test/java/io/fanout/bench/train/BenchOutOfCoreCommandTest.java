@@ -66,6 +66,44 @@ class BenchOutOfCoreCommandTest {
   }
 
   @Test
+  void theStoresNeighborhoodLayoutGroupsTheRowsOfAGraphWithCommunities() throws Exception {
+    Result r =
+        cli(
+            "bench-out-of-core",
+            "--num-vertices",
+            "20000",
+            "--num-edges",
+            "100000",
+            "--feature-dim",
+            "33",
+            "--locality",
+            "0.9",
+            "--community-size",
+            "64",
+            "--fanouts",
+            "5,5",
+            "--batch-size",
+            "64",
+            "--batches",
+            "30",
+            "--layouts",
+            "identity,neighborhood",
+            "--coalescing",
+            "merged",
+            "--probe-seconds",
+            "0.1",
+            "--work-dir",
+            tmp.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out().strip());
+    assertThat(j.get("rows_identical_across_runs").asBoolean()).isTrue();
+    assertThat(j.get("neighborhood_merged_misses").asLong())
+        .isEqualTo(j.get("identity_merged_misses").asLong());
+    assertThat(j.get("neighborhood_merged_read_calls").asLong() * 2)
+        .isLessThan(j.get("identity_merged_read_calls").asLong());
+  }
+
+  @Test
   void theSparkFreeMainTakesTheCommandsOptions() {
     assertThat(OutOfCoreBenchmarkMain.parse(new String[] {"--batches", "7", "--io-threads", "16"}))
         .containsEntry("batches", "7")
