@@ -41,6 +41,22 @@ class FeatureLayoutTest {
   }
 
   @Test
+  void aRowJoinsTheGroupMostOfItsInNeighborsAreIn() {
+    // seeds 0 and 1 (train); 0 <- 2 <- 3 and 1 <- 7; 4 <- {2, 3} is reached by no seed.
+    int[][] rows = {{2}, {7}, {3}, {}, {2, 3}, {}, {}, {}};
+    long[] indptr = new long[rows.length + 1];
+    int[] idx = Arrays.stream(rows).flatMapToInt(Arrays::stream).toArray();
+    for (int v = 0; v < rows.length; v++) {
+      indptr[v + 1] = indptr[v] + rows[v].length;
+    }
+    CsrGraph csr = new ArrayCsrGraph(indptr, idx);
+    VertexTable splits = vertices(new byte[] {1, 1, 0, 0, 0, 0, 0, 0});
+    int[] pos = NeighborhoodOrder.positions(csr, splits, new long[] {0, 8}, 1);
+    // groups: {0, 2, 3} + 4 (both its in-neighbors are there), {1, 7}, then 5, 6.
+    assertThat(pos).containsExactly(0, 4, 1, 2, 3, 6, 7, 5);
+  }
+
+  @Test
   void neighborhoodOrderIsAPermutationPerPartitionWhateverTheThreads() {
     StoreFixtures.Graph g = StoreFixtures.random(5, 200, 6, 3);
     try (GraphStore s = open("plain", g, null, null, null, 1)) {
