@@ -7,12 +7,12 @@ uptime > $R/load.txt
 # A: communities of 32 vertices, 90% of in-neighbors inside them; every layout, per-row and merged reads.
 FANOUT_JAVA_OPTS="-Xmx2g" nice -n 10 bin/fanout bench-out-of-core --batches 50 \
   --locality 0.9 --community-size 32 --layouts identity,neighborhood,first-use,first-use-prior \
-  --work-dir /tmp/fanout-ooc > $R/run-c32.json 2> $R/run-c32.log
+  --work-dir /tmp/fanout-ooc > $R/run-local90.json 2> $R/run-local90.log
 uptime >> $R/load.txt
-# B: communities of 128 vertices: a batch samples a smaller share of each; merged reads.
+# B: the same with 99% of in-neighbors inside the communities; merged reads.
 FANOUT_JAVA_OPTS="-Xmx2g" nice -n 10 bin/fanout bench-out-of-core --batches 50 \
-  --locality 0.9 --community-size 128 --layouts identity,neighborhood,first-use --coalescing merged \
-  --work-dir /tmp/fanout-ooc > $R/run-c128.json 2> $R/run-c128.log
+  --locality 0.99 --community-size 32 --layouts identity,neighborhood,first-use --coalescing merged \
+  --work-dir /tmp/fanout-ooc > $R/run-local99.json 2> $R/run-local99.log
 uptime >> $R/load.txt
 # C: the graph of the 2026-11-28 run (no communities); merged reads.
 FANOUT_JAVA_OPTS="-Xmx2g" nice -n 10 bin/fanout bench-out-of-core --batches 50 \
