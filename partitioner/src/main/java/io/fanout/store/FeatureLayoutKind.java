@@ -15,7 +15,8 @@ public enum FeatureLayoutKind {
    * Inside each partition: the partition's training vertices in dense-id order (all its vertices
    * when it has none), each followed by the rows of its in-neighbors and theirs (two hops, the
    * neighborhood a sampler draws from) not placed yet, staying in the partition; then the rows not
-   * reached, in id order.
+   * reached, in id order. Then each row joins the seed group most of its in-neighbors are in, and
+   * rows are ordered by group ({@code io.fanout.graph.NeighborhoodOrder}).
    */
   NEIGHBORHOOD("neighborhood");
 
