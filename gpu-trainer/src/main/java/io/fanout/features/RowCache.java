@@ -66,12 +66,9 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   private IntIntMap firstUse = new IntIntMap(firstUseCapacity);
   private int[] lastUse;
 
-  // Per gather: the misses to read and where they go.
+  // Per resolve: the misses to read and the slots they go to.
   private int[] missRow = new int[0];
-  private int[] missOut = new int[0];
   private int[] missSlot = new int[0];
-  private int[] copyFrom = new int[0];
-  private int[] copyTo = new int[0];
   private int[] pendingMiss;
   private int[] pendingStamp;
   private int stamp;
@@ -561,7 +558,7 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
     checkIds(ids, from, count);
     long k = fence.next(); // first: an interrupted wait leaves the cache as it was
-    ensureMisses(count, false);
+    ensureMisses(count);
     if (srcSlot.length < count) {
       int n = Math.max(count, srcSlot.length * 2);
       srcSlot = new int[n];
@@ -674,18 +671,12 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
   }
 
-  /** Room for {@code count} misses: their rows and slots, and for a gather their outputs. */
-  private void ensureMisses(int count, boolean gather) {
+  /** Room for {@code count} misses of a resolve: their rows and slots. */
+  private void ensureMisses(int count) {
     if (missRow.length < count) {
       int n = Math.max(count, missRow.length * 2);
       missRow = new int[n];
       missSlot = new int[n];
-    }
-    if (gather && missOut.length < count) {
-      int n = Math.max(count, missOut.length * 2);
-      missOut = new int[n];
-      copyFrom = new int[n];
-      copyTo = new int[n];
     }
   }
 
