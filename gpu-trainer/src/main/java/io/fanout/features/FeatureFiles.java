@@ -194,7 +194,7 @@ public final class FeatureFiles implements AutoCloseable {
         threads,
         direct,
         coalescing,
-        RowLayout.IDENTITY);
+        RowLayout.of(store));
   }
 
   /**
@@ -324,7 +324,10 @@ public final class FeatureFiles implements AutoCloseable {
     return bytesRead;
   }
 
-  /** Nanoseconds spent in {@link #read} so far: sorting the rows, the read calls and decoding. */
+  /**
+   * Nanoseconds spent in reads so far: from sorting a read's rows to the end of its calls and
+   * decoding (for a read {@link #start started} ahead, the time until it is {@link #finish}ed).
+   */
   public long readNanos() {
     return readNanos;
   }
@@ -352,10 +355,37 @@ public final class FeatureFiles implements AutoCloseable {
    * are only copied into their slots (every slot must then be set).
    */
   void read(int[] rows, int[] outPos, int[] slots, int n, float[] out, RowPages pages) {
-    if (n == 0) {
-      return;
+    finish(start(rows, outPos, slots, n, out, pages));
+  }
+
+  /**
+   * A read issued by {@link #start} and not yet waited for: its calls run on the I/O threads while
+   * the caller does other work; {@link #finish} waits for them.
+   */
+  static final class PendingRead {
+    private final List<Future<?>> futures;
+    private final int rows;
+    private final int tasks;
+    private final long startNanos;
+
+    private PendingRead(List<Future<?>> futures, int rows, int tasks, long startNanos) {
+      this.futures = futures;
+      this.rows = rows;
+      this.tasks = tasks;
+      this.startNanos = startNanos;
     }
+  }
+
+  /**
+   * Starts {@link #read(int[], int[], int[], int, float[], RowPages)}: sorts the rows and hands the
+   * calls to the I/O threads, then returns. Until {@link #finish} the arrays must not change, and
+   * {@code out} and the slots being written must not be read. One read in flight at a time.
+   */
+  PendingRead start(int[] rows, int[] outPos, int[] slots, int n, float[] out, RowPages pages) {
     long t0 = System.nanoTime();
+    if (n == 0) {
+      return new PendingRead(List.of(), 0, 0, t0);
+    }
     if (order.length < n) {
       order = new long[Math.max(n, order.length * 2)];
     }
@@ -371,7 +401,18 @@ public final class FeatureFiles implements AutoCloseable {
       final int to = (int) ((long) n * (t + 1) / tasks);
       futures.add(pool.submit(() -> readRange(task, from, to, outPos, slots, out, pages)));
     }
-    awaitAll(futures);
+    return new PendingRead(futures, n, tasks, t0);
+  }
+
+  /**
+   * Waits for the read {@code r} to end and counts it; the time from its {@link #start} to now goes
+   * to {@link #readNanos}.
+   */
+  void finish(PendingRead r) {
+    awaitAll(r.futures);
+    int n = r.rows;
+    int tasks = r.tasks;
+    long t0 = r.startNanos;
     rowsRead += n;
     for (int t = 0; t < tasks; t++) {
       reads += taskReads[t];

@@ -66,15 +66,28 @@ public final class RowCache implements FeatureTable, AutoCloseable {
   private IntIntMap firstUse = new IntIntMap(firstUseCapacity);
   private int[] lastUse;
 
-  // Per gather: the misses to read and where they go.
+  // Per resolve: the misses to read and the slots they go to.
   private int[] missRow = new int[0];
-  private int[] missOut = new int[0];
   private int[] missSlot = new int[0];
-  private int[] copyFrom = new int[0];
-  private int[] copyTo = new int[0];
   private int[] pendingMiss;
   private int[] pendingStamp;
   private int stamp;
+
+  // Per classified batch (gather): the slots it hit, and those it then evicted.
+  private final int[] hitStamp;
+  private final int[] evictedStamp;
+  private static final Classified NONE_AHEAD = new Classified();
+  private final Classified classifiedA = new Classified();
+  private final Classified classifiedB = new Classified();
+  private Classified current = classifiedA;
+  private Classified spare = classifiedB;
+  private Classified ahead = NONE_AHEAD;
+
+  // The plan's batches (belady): their sizes, the next one to gather, and how many of them are
+  // gathered before the next plan (classified ahead up to there).
+  private int[] planCounts = new int[0];
+  private int planBatch;
+  private int planGathered;
 
   private long hits;
   private long misses;
@@ -134,6 +147,8 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     this.order = furthest != null ? furthest : new LeastRecentlyUsed(capacity);
     this.pendingMiss = new int[capacity];
     this.pendingStamp = new int[capacity];
+    this.hitStamp = new int[capacity];
+    this.evictedStamp = new int[capacity];
   }
 
   /**
@@ -214,9 +229,25 @@ public final class RowCache implements FeatureTable, AutoCloseable {
    * for the others it is a no-op. Any rest of the previous window is dropped.
    */
   public void plan(int[][] batches, int[] counts, int n) {
+    plan(batches, counts, n, 0);
+  }
+
+  /**
+   * {@link #plan(int[][], int[], int)}, saying that the caller then gathers (with {@link #gather},
+   * not {@link #resolve}) the first {@code gathered} batches of the window, in order, before it
+   * plans again: each of them but the first is classified while the one before it is read.
+   */
+  public void plan(int[][] batches, int[] counts, int n, int gathered) {
     if (policy != CachePolicy.BELADY) {
       return;
     }
+    settleAhead();
+    if (planCounts.length < n) {
+      planCounts = new int[Math.max(n, 2 * planCounts.length)];
+    }
+    System.arraycopy(counts, 0, planCounts, 0, n);
+    planBatch = 0;
+    planGathered = Math.min(gathered, n);
     long total = 0;
     for (int b = 0; b < n; b++) {
       total += counts[b];
@@ -319,53 +350,191 @@ public final class RowCache implements FeatureTable, AutoCloseable {
    * Gathers the rows of {@code ids[from .. from+count)} into {@code out} (see {@link
    * FeatureTable#gather}). With {@link CachePolicy#BELADY} they must be the next {@code count} ids
    * of the planned window.
+   *
+   * <p>The batch is classified first (hits, misses, admissions and evictions: the cache's
+   * bookkeeping), unless that was done ahead; its misses are handed to the I/O threads, and while
+   * they read, this thread decodes the hits and, when the plan says the next batch is gathered
+   * before the next plan ({@link #plan(int[][], int[], int, int)}), classifies it. A hit on a slot
+   * the batch itself evicts is decoded before the reads start. The bookkeeping is the same
+   * computation in the same order whether done ahead or not, so hits, misses and rows are too.
    */
   @Override
   public void gather(int[] ids, int from, int count, float[] out, int outOffset) {
-    if (policy == CachePolicy.BELADY && windowPos + count > windowLen) {
-      throw new IllegalStateException(
-          "gather of " + count + " rows past the planned window (" + windowLen + " rows)");
+    Classified c;
+    if (ahead.ready) {
+      c = takeAhead(ids, from, count);
+    } else {
+      if (policy == CachePolicy.BELADY && windowPos + count > windowLen) {
+        throw new IllegalStateException(
+            "gather of " + count + " rows past the planned window (" + windowLen + " rows)");
+      }
+      checkIds(ids, from, count);
+      c = current;
+      classify(ids, from, count, c);
     }
-    checkIds(ids, from, count);
-    ensureMisses(count, true);
-    stamp++;
-    int nMiss = 0;
-    int nCopy = 0;
+    planBatch++;
+    for (int h = 0; h < c.nHit; h++) {
+      if (evictedStamp[c.hitSlot[h]] == c.stamp) {
+        data.decode(c.hitSlot[h], out, outOffset + c.hitOut[h]);
+        c.hitOut[h] = -1;
+      }
+    }
+    for (int m = 0; m < c.nMiss; m++) {
+      c.missAt[m] = outOffset + c.missOut[m];
+    }
+    hits += c.hits;
+    misses += c.misses;
+    FeatureFiles.PendingRead r = files.start(c.missRow, c.missAt, c.missSlot, c.nMiss, out, data);
+    try {
+      for (int h = 0; h < c.nHit; h++) {
+        if (c.hitOut[h] >= 0) {
+          data.decode(c.hitSlot[h], out, outOffset + c.hitOut[h]);
+        }
+      }
+      if (planBatch < planGathered) {
+        Classified next = c == current ? spare : current;
+        classify(window, windowPos, planCounts[planBatch], next);
+        ahead = next;
+        ahead.ready = true;
+      }
+    } finally {
+      files.finish(r);
+    }
+    for (int k = 0; k < c.nCopy; k++) {
+      System.arraycopy(out, outOffset + c.copyFrom[k], out, outOffset + c.copyTo[k], dim);
+    }
+  }
+
+  /** The batch classified ahead, checked against the ids the caller gathers. */
+  private Classified takeAhead(int[] ids, int from, int count) {
+    Classified c = ahead;
+    int at = (int) (c.start - windowBase);
+    boolean same = c.count == count;
+    for (int i = 0; same && i < count; i++) {
+      same = ids[from + i] == window[at + i];
+    }
+    if (!same) {
+      throw new IllegalStateException(
+          "gathered " + count + " rows that are not the next batch of the plan");
+    }
+    c.ready = false;
+    ahead = NONE_AHEAD;
+    current = c;
+    spare = c == classifiedA ? classifiedB : classifiedA;
+    return c;
+  }
+
+  /**
+   * The bookkeeping of one batch, {@code ids[from .. from+count)}: each access a hit (decoded later
+   * from its slot, or copied from an earlier miss of the batch that took the slot) or a miss (read
+   * later, and admitted to a slot or not). Changes the cache's map and order, never its rows.
+   */
+  private void classify(int[] ids, int from, int count, Classified c) {
+    c.ensure(count);
+    c.start = windowBase + windowPos;
+    c.count = count;
+    c.stamp = ++stamp;
+    c.nMiss = 0;
+    c.nCopy = 0;
+    c.nHit = 0;
+    c.hits = 0;
+    c.misses = 0;
     for (int i = 0; i < count; i++) {
       int row = ids[from + i];
-      int o = outOffset + i * dim;
+      int o = i * dim;
       long key = accessKey(row);
       int s = slotOf.get(row);
       if (s >= 0) {
-        hits++;
+        c.hits++;
         order.set(s, key);
         if (pendingStamp[s] == stamp) {
-          copyFrom[nCopy] = missOut[pendingMiss[s]];
-          copyTo[nCopy++] = o;
+          c.copyFrom[c.nCopy] = c.missOut[pendingMiss[s]];
+          c.copyTo[c.nCopy++] = o;
         } else {
-          data.decode(s, out, o);
+          hitStamp[s] = stamp;
+          c.hitSlot[c.nHit] = s;
+          c.hitOut[c.nHit++] = o;
         }
         continue;
       }
-      misses++;
-      missRow[nMiss] = row;
-      missOut[nMiss] = o;
+      c.misses++;
+      int m = c.nMiss;
+      c.missRow[m] = row;
+      c.missOut[m] = o;
       int slot = admit(row, key);
       if (slot >= 0) {
+        if (hitStamp[slot] == stamp) {
+          // a hit of this batch reads the slot's previous row: decoded before the reads start
+          evictedStamp[slot] = stamp;
+        }
         if (pendingStamp[slot] == stamp) {
           // the slot's previous row was read by an earlier miss of this gather: it goes to the
           // output only, and this miss alone fills the slot
-          missSlot[pendingMiss[slot]] = -1;
+          c.missSlot[pendingMiss[slot]] = -1;
         }
         pendingStamp[slot] = stamp;
-        pendingMiss[slot] = nMiss;
+        pendingMiss[slot] = m;
       }
-      missSlot[nMiss] = slot;
-      nMiss++;
+      c.missSlot[m] = slot;
+      c.nMiss++;
     }
-    files.read(missRow, missOut, missSlot, nMiss, out, data);
-    for (int c = 0; c < nCopy; c++) {
-      System.arraycopy(out, copyFrom[c], out, copyTo[c], dim);
+  }
+
+  /**
+   * A batch classified ahead but not gathered (the caller planned again first): its admitted rows
+   * are read into their slots, so the cache holds the rows its map names.
+   */
+  private void settleAhead() {
+    Classified c = ahead;
+    if (!c.ready) {
+      return;
+    }
+    c.ready = false;
+    ahead = NONE_AHEAD;
+    int n = 0;
+    for (int m = 0; m < c.nMiss; m++) {
+      if (c.missSlot[m] >= 0) {
+        c.missRow[n] = c.missRow[m];
+        c.missSlot[n++] = c.missSlot[m];
+      }
+    }
+    hits += c.hits;
+    misses += c.misses;
+    files.read(c.missRow, null, c.missSlot, n, null, data);
+  }
+
+  /** One batch's bookkeeping for {@link #gather}; offsets relative to the batch's first row. */
+  private static final class Classified {
+    int[] missRow = new int[0];
+    int[] missOut = new int[0];
+    int[] missAt = new int[0];
+    int[] missSlot = new int[0];
+    int[] copyFrom = new int[0];
+    int[] copyTo = new int[0];
+    int[] hitSlot = new int[0];
+    int[] hitOut = new int[0];
+    int nMiss;
+    int nCopy;
+    int nHit;
+    long hits;
+    long misses;
+    int stamp;
+    long start;
+    int count;
+    boolean ready;
+
+    void ensure(int count) {
+      if (missRow.length < count) {
+        int n = Math.max(count, missRow.length * 2);
+        missRow = new int[n];
+        missOut = new int[n];
+        missAt = new int[n];
+        missSlot = new int[n];
+        copyFrom = new int[n];
+        copyTo = new int[n];
+        hitSlot = new int[n];
+        hitOut = new int[n];
+      }
     }
   }
 
@@ -383,9 +552,13 @@ public final class RowCache implements FeatureTable, AutoCloseable {
       throw new IllegalStateException(
           "resolve of " + count + " rows past the planned window (" + windowLen + " rows)");
     }
+    if (ahead.ready) {
+      throw new IllegalStateException(
+          "resolve after a plan that promised gathers; plan with 0 gathered batches");
+    }
     checkIds(ids, from, count);
     long k = fence.next(); // first: an interrupted wait leaves the cache as it was
-    ensureMisses(count, false);
+    ensureMisses(count);
     if (srcSlot.length < count) {
       int n = Math.max(count, srcSlot.length * 2);
       srcSlot = new int[n];
@@ -498,18 +671,12 @@ public final class RowCache implements FeatureTable, AutoCloseable {
     }
   }
 
-  /** Room for {@code count} misses: their rows and slots, and for a gather their outputs. */
-  private void ensureMisses(int count, boolean gather) {
+  /** Room for {@code count} misses of a resolve: their rows and slots. */
+  private void ensureMisses(int count) {
     if (missRow.length < count) {
       int n = Math.max(count, missRow.length * 2);
       missRow = new int[n];
       missSlot = new int[n];
-    }
-    if (gather && missOut.length < count) {
-      int n = Math.max(count, missOut.length * 2);
-      missOut = new int[n];
-      copyFrom = new int[n];
-      copyTo = new int[n];
     }
   }
 

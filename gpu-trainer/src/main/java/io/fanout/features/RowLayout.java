@@ -1,5 +1,7 @@
 package io.fanout.features;
 
+import io.fanout.graph.FeatureRowOrder;
+import io.fanout.graph.GraphStore;
 import java.util.Arrays;
 import java.util.List;
 
@@ -8,16 +10,28 @@ import java.util.List;
  * (the files hold positions in order, as they hold rows without a layout). A layout only moves rows
  * on disk; a read by row id returns the same bytes whatever the layout, so results do not depend on
  * it. {@link #firstUse} stores rows in the order a sequence of batches first touches them, so that
- * the rows a batch reads for the first time lie side by side and one read carries many of them.
+ * the rows a batch reads for the first time lie side by side and one read carries many of them;
+ * {@link #of(GraphStore)} is the layout a store records ({@code feature_layout}, {@link
+ * FeatureRowOrder}).
  */
 public final class RowLayout {
   /** Rows at their own ids. */
-  public static final RowLayout IDENTITY = new RowLayout(null);
+  public static final RowLayout IDENTITY = new RowLayout(FeatureRowOrder.IDENTITY);
 
-  private final int[] position;
+  private final FeatureRowOrder order;
+
+  private RowLayout(FeatureRowOrder order) {
+    this.order = order;
+  }
 
   private RowLayout(int[] position) {
-    this.position = position;
+    this(FeatureRowOrder.of(position));
+  }
+
+  /** The layout of {@code store}'s feature files: its recorded order, or rows at their ids. */
+  public static RowLayout of(GraphStore store) {
+    FeatureRowOrder o = store.featureRowOrder();
+    return o.isIdentity() ? IDENTITY : new RowLayout(o);
   }
 
   /**
@@ -63,17 +77,17 @@ public final class RowLayout {
 
   /** Whether every row lies at its own id. */
   public boolean isIdentity() {
-    return position == null;
+    return order.isIdentity();
   }
 
   /** The rows the layout places, or -1 for {@link #IDENTITY} (any number). */
   public int rows() {
-    return position == null ? -1 : position.length;
+    return order.rows();
   }
 
   /** The position of row {@code row}. */
   public int position(int row) {
-    return position == null ? row : position[row];
+    return order.position(row);
   }
 
   /** The row at each position: the inverse, for writing files in this layout. */

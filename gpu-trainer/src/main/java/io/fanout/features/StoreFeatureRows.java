@@ -31,6 +31,7 @@ public final class StoreFeatureRows {
    */
   public static FeatureRows map(Backend be, GraphStore store) {
     requireFeatures(store);
+    requireRowsAtIdsFor(be, store);
     return be.mapFeatureRows(files(store), store.features()::gather);
   }
 
@@ -42,7 +43,32 @@ public final class StoreFeatureRows {
    */
   public static FeatureRows resident(Backend be, GraphStore store) {
     requireFeatures(store);
+    requireRowsAtIdsFor(be, store);
     return be.residentFeatureRows(files(store), store.features()::gather);
+  }
+
+  /**
+   * Fails when {@code be} reads the files itself (a device: its kernels address rows by id) and the
+   * store keeps its rows in a {@code feature_layout}; the CPU backends read through the store's
+   * gather, which maps ids to rows.
+   */
+  private static void requireRowsAtIdsFor(Backend be, GraphStore store) {
+    if (!store.featureRowOrder().isIdentity() && !readsThroughHostGather(be)) {
+      throw new InvalidInputException(
+          store.root()
+              + ": feature rows are stored in layout "
+              + store.manifest().featureLayout
+              + "; --feature-access zero-copy and device on "
+              + be.name()
+              + " read rows at their ids, so they are not built for it: use --feature-access"
+              + " gather or --feature-cache, or a store without --feature-layout");
+    }
+  }
+
+  /** Whether {@code be} reads mapped rows through the host gather it is given (CPU backends). */
+  private static boolean readsThroughHostGather(Backend be) {
+    return be instanceof io.fanout.tensor.CpuBackend
+        || be instanceof io.fanout.tensor.CheckingBackend;
   }
 
   /** The bytes of the store's encoded feature rows (0 without features). */

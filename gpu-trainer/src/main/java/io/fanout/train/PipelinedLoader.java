@@ -347,8 +347,8 @@ public final class PipelinedLoader implements BatchStream {
         }
         // Gather half the window, then plan again over what is left and the batches after it,
         // so every gathered batch sees at least half a window ahead.
-        cache.plan(ids, counts, size);
         int step = PlanWindow.servedPerPlan(more, size);
+        cache.plan(ids, counts, size, gather ? step : 0);
         for (int i = 0; i < step; i++) {
           MiniBatch b = ring.removeFirst();
           windowRows -= counts[i];

@@ -35,6 +35,7 @@ public final class GraphStore implements AutoCloseable {
   private final StoreManifest manifest;
   private final FeatureParams featureParams;
   private final StoreFileMaps files;
+  private final FeatureRowOrder featureRowOrder;
   private CsrGraph csr;
   private FeatureTable features;
   private VertexTable vertices;
@@ -61,6 +62,12 @@ public final class GraphStore implements AutoCloseable {
     ChunkedMapping[] featParts = manifest.featureDim > 0 ? new ChunkedMapping[parts] : null;
     ChunkedMapping[] weightParts = manifest.weighted ? new ChunkedMapping[parts] : null;
     this.featureParams = featParts != null ? readFeatureParams() : null;
+    this.featureRowOrder =
+        manifest.featureLayout == null
+            ? FeatureRowOrder.IDENTITY
+            : FeatureRowOrder.mapped(
+                files.map(StoreLayout.FEATURE_ORDER, FeatureRowOrder.fileLength(manifest.vertices)),
+                manifest.vertices);
     for (int p = 0; p < parts; p++) {
       StoreManifest.Partition e = manifest.partitionTable.get(p);
       csrParts[p] = openCsr(e);
@@ -81,7 +88,8 @@ public final class GraphStore implements AutoCloseable {
             vertexStarts,
             manifest.featureDim,
             featureParams != null ? RowDecoder.of(featureParams) : null,
-            featureParams != null && featureParams.encoding == StoreLayout.ENCODING_F32);
+            featureParams != null && featureParams.encoding == StoreLayout.ENCODING_F32,
+            featureRowOrder);
   }
 
   /**
@@ -151,6 +159,15 @@ public final class GraphStore implements AutoCloseable {
    */
   public FeatureParams featureParams() {
     return featureParams;
+  }
+
+  /**
+   * Where each id's feature row lies in the feature files ({@code feature_layout}, {@link
+   * StoreLayout#FEATURE_ORDER}); {@link FeatureRowOrder#IDENTITY} for a store without a layout.
+   * {@link #features()} maps ids through it; a reader of the files themselves must too.
+   */
+  public FeatureRowOrder featureRowOrder() {
+    return featureRowOrder;
   }
 
   /** Labels and splits by dense id. */

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  * Feature rows over the memory-mapped {@code features/} part files, decoded by the store's {@link
  * RowDecoder} straight into the caller's buffer: f32 rows are copied in bulk, encoded rows are
  * decoded where they lie in the mapping (a row crossing a 1 GiB chunk boundary goes through a
- * per-thread scratch row).
+ * per-thread scratch row). Ids are mapped to rows through the store's {@link FeatureRowOrder}.
  */
 final class MappedFeatureTable implements FeatureTable {
   private final ChunkedMapping[] parts;
@@ -20,13 +20,20 @@ final class MappedFeatureTable implements FeatureTable {
   private final boolean f32;
   private final int rowBytes;
   private final ThreadLocal<ByteBuffer> scratch;
+  private final FeatureRowOrder order;
 
   /**
    * @param parts null when {@code dim == 0}
    * @param decoder null when {@code dim == 0}
    */
   MappedFeatureTable(
-      ChunkedMapping[] parts, long[] vertexStarts, int dim, RowDecoder decoder, boolean f32) {
+      ChunkedMapping[] parts,
+      long[] vertexStarts,
+      int dim,
+      RowDecoder decoder,
+      boolean f32,
+      FeatureRowOrder order) {
+    this.order = order;
     this.parts = parts;
     this.firstVertex = vertexStarts;
     this.vertexIndex = new RangeIndex(vertexStarts);
@@ -64,8 +71,9 @@ final class MappedFeatureTable implements FeatureTable {
       if (Checks.ENABLED && (v < 0 || v >= numVertices)) {
         throw new IndexOutOfBoundsException("vertex " + v + " outside 0.." + (numVertices - 1));
       }
-      int p = vertexIndex.find(v);
-      long pos = StoreLayout.HEADER_BYTES + (v - firstVertex[p]) * rowBytes;
+      int r = order.position(v);
+      int p = vertexIndex.find(r);
+      long pos = StoreLayout.HEADER_BYTES + (r - firstVertex[p]) * rowBytes;
       parts[p].getBytes(pos, out, outOffset + i * rowBytes, rowBytes);
     }
   }
@@ -80,8 +88,9 @@ final class MappedFeatureTable implements FeatureTable {
       if (Checks.ENABLED && (v < 0 || v >= numVertices)) {
         throw new IndexOutOfBoundsException("vertex " + v + " outside 0.." + (numVertices - 1));
       }
-      int p = vertexIndex.find(v);
-      long pos = StoreLayout.HEADER_BYTES + (v - firstVertex[p]) * rowBytes;
+      int r = order.position(v);
+      int p = vertexIndex.find(r);
+      long pos = StoreLayout.HEADER_BYTES + (r - firstVertex[p]) * rowBytes;
       int o = outOffset + i * dim;
       ChunkedMapping m = parts[p];
       if (f32) {

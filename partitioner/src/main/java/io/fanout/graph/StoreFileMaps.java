@@ -205,6 +205,9 @@ final class StoreFileMaps {
     if (rel.endsWith(".wgt")) {
       return StoreLayout.WEIGHTS_MAGIC;
     }
+    if (rel.endsWith(".perm")) {
+      return StoreLayout.ORDER_MAGIC;
+    }
     return StoreLayout.NODES_MAGIC;
   }
 

@@ -25,6 +25,9 @@ public final class StorePartition {
   private ChunkedMapping nodes;
   private ChunkedMapping features;
   private ChunkedMapping encodedFeatures;
+  private ChunkedMapping featureOrder;
+  private final long vertices;
+  private final boolean featureLayout;
   private ChunkedMapping weights;
   private final int dim;
   private final boolean weighted;
@@ -39,6 +42,8 @@ public final class StorePartition {
     this.entry = manifest.partitionTable.get(index);
     this.dim = manifest.featureDim;
     this.weighted = manifest.weighted;
+    this.vertices = manifest.vertices;
+    this.featureLayout = manifest.featureLayout != null;
   }
 
   /** Opens nothing yet; each view maps its file on first use. */
@@ -61,6 +66,29 @@ public final class StorePartition {
           "vertex " + v + " is not owned by partition " + entry.index);
     }
     return (int) r;
+  }
+
+  /**
+   * The row of owned vertex {@code v} in this partition's feature file: {@code v}'s own row, or
+   * where the store's {@code feature_layout} put it ({@link FeatureRowOrder}).
+   */
+  private int featureRow(int v) {
+    int r = row(v);
+    if (!featureLayout) {
+      return r;
+    }
+    ChunkedMapping o;
+    synchronized (this) {
+      if (featureOrder == null) {
+        featureOrder =
+            map(
+                StoreLayout.FEATURE_ORDER,
+                StoreLayout.ORDER_MAGIC,
+                FeatureRowOrder.fileLength(vertices));
+      }
+      o = featureOrder;
+    }
+    return (int) (o.getInt(StoreLayout.HEADER_BYTES + 4L * v) - entry.firstVertex);
   }
 
   private ChunkedMapping map(String rel, byte[] magic, long expectedLength) {
@@ -195,7 +223,7 @@ public final class StorePartition {
       }
       f = features;
     }
-    f.getFloats(StoreLayout.HEADER_BYTES + 4L * dim * row(v), out, off, dim);
+    f.getFloats(StoreLayout.HEADER_BYTES + 4L * dim * featureRow(v), out, off, dim);
   }
 
   /**
@@ -217,6 +245,6 @@ public final class StorePartition {
       }
       f = encodedFeatures;
     }
-    f.getBytes(StoreLayout.HEADER_BYTES + (long) rowBytes * row(v), out, off, rowBytes);
+    f.getBytes(StoreLayout.HEADER_BYTES + (long) rowBytes * featureRow(v), out, off, rowBytes);
   }
 }

@@ -78,7 +78,8 @@ public final class TypedGraphStore implements TypedGraph {
                 starts,
                 te.featureDim,
                 RowDecoder.of(fp),
-                fp.encoding == StoreLayout.ENCODING_F32);
+                fp.encoding == StoreLayout.ENCODING_F32,
+                FeatureRowOrder.IDENTITY);
       }
       if (te.multiLabel) {
         ChunkedMapping[] sets = new ChunkedMapping[te.partitions];

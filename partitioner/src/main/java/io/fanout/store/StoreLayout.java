@@ -47,6 +47,15 @@ public final class StoreLayout {
 
   public static final byte[] PARAMS_MAGIC = "FNOQNT01".getBytes(StandardCharsets.US_ASCII);
 
+  /**
+   * The row order of a store with a {@code feature_layout} ({@link FeatureLayoutKind}): after a
+   * {@link #HEADER_BYTES}-byte header, the position of every dense id's row as a little-endian
+   * int32, in dense-id order (see {@code docs/formats.md}).
+   */
+  public static final String FEATURE_ORDER = FEATURES_DIR + "/layout.perm";
+
+  public static final byte[] ORDER_MAGIC = "FNOPERM1".getBytes(StandardCharsets.US_ASCII);
+
   /** Split codes stored in {@code nodes/} files. */
   public static final byte SPLIT_NONE = 0;
 

@@ -33,6 +33,7 @@ import java.util.Map;
   "partitions",
   "feature_dim",
   "feature_encoding",
+  "feature_layout",
   "weighted",
   "edge_split",
   "classes",
@@ -89,6 +90,15 @@ public final class StoreManifest {
 
   @JsonProperty("feature_encoding")
   public String featureEncoding = "f32";
+
+  /**
+   * The order of the feature rows inside each partition's file ({@link FeatureLayoutKind}), given
+   * by {@link StoreLayout#FEATURE_ORDER}; null (not written) when rows lie at their ids, so a store
+   * without a layout keeps the manifest and fingerprint it had before layouts existed.
+   */
+  @JsonProperty("feature_layout")
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public String featureLayout;
 
   /**
    * Whether the store has {@code weights/} files: a float32 weight per CSR entry ({@code prepare
@@ -517,6 +527,28 @@ public final class StoreManifest {
               + edges
               + ", feature_dim "
               + featureDim);
+    }
+    if (featureLayout != null) {
+      FeatureLayoutKind kind;
+      try {
+        kind = FeatureLayoutKind.parse(featureLayout);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidInputException(
+            source
+                + ": unknown feature_layout '"
+                + featureLayout
+                + "', "
+                + e.getMessage()
+                + " (written by a newer Fanout?)");
+      }
+      if (kind == FeatureLayoutKind.IDENTITY || featureDim == 0) {
+        throw new InvalidInputException(
+            source
+                + ": feature_layout '"
+                + featureLayout
+                + "' needs a store with features and is written only for a layout other than"
+                + " identity");
+      }
     }
     if (partitionTable == null || partitionTable.size() != partitions) {
       throw new InvalidInputException(

@@ -83,6 +83,22 @@ public final class StoreFixtures {
    */
   public static StoreManifest write(
       Path store, Graph g, int[] partitionSizes, FeatureParams params) {
+    return write(store, g, partitionSizes, params, null, null, 1);
+  }
+
+  /**
+   * {@link #write(Path, Graph, int[], FeatureParams)} with the feature rows moved to {@code
+   * positions} by {@link FeatureRelayout} on {@code threads} threads and recorded as {@code layout}
+   * (null: rows at their ids).
+   */
+  public static StoreManifest write(
+      Path store,
+      Graph g,
+      int[] partitionSizes,
+      FeatureParams params,
+      io.fanout.store.FeatureLayoutKind layout,
+      int[] positions,
+      int threads) {
     io.fanout.store.OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     Path staging = run.dir();
     StoreManifest m = new StoreManifest();
@@ -135,6 +151,15 @@ public final class StoreFixtures {
       if (FeatureParams.hasFile(params.encoding)) {
         params.write(staging.resolve(StoreLayout.FEATURE_PARAMS));
       }
+    }
+    if (layout != null) {
+      long[] starts = new long[partitionSizes.length + 1];
+      for (int p = 0; p < partitionSizes.length; p++) {
+        starts[p + 1] = starts[p] + partitionSizes[p];
+      }
+      FeatureParams fp = params != null ? params : FeatureParams.plain(0, dim);
+      FeatureRelayout.write(staging, starts, fp.rowBytes(), positions, layout, threads);
+      m.featureLayout = layout.id();
     }
     m.classes = classes;
     m.idType = "long";

@@ -143,6 +143,29 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
    * (with the default 2, the 5% most named hold 22%); 1 is uniform.
    */
   static BenchGraph generate(int n, long edges, int dim, boolean withFeatures, double skew) {
+    return generate(n, edges, dim, withFeatures, skew, 0, 1);
+  }
+
+  /**
+   * As above, with a share {@code locality} of each vertex's in-neighbors drawn uniformly from its
+   * own community instead: communities of {@code communitySize} vertices, scattered over the ids by
+   * a fixed bijection ({@link Communities}), so that rows at their ids lie apart and only a layout
+   * computed from the graph brings a community's rows together. {@code locality} 0 is the graph
+   * above.
+   */
+  static BenchGraph generate(
+      int n,
+      long edges,
+      int dim,
+      boolean withFeatures,
+      double skew,
+      double locality,
+      int communitySize) {
+    if (!(locality >= 0 && locality <= 1) || communitySize < 1) {
+      throw new IllegalArgumentException(
+          "locality " + locality + " (expected in [0, 1]), community size " + communitySize);
+    }
+    Communities communities = new Communities(n, communitySize);
     if (!(skew >= 1 && skew <= 64)) {
       throw new IllegalArgumentException("skew " + skew + ", expected in [1, 64]");
     }
@@ -162,6 +185,10 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
       int b = (int) indptr[v + 1];
       for (int p = a; p < b; p++) {
         float r = CounterRng.uniform(12, p);
+        if (locality > 0 && CounterRng.uniform(15, p) < locality) {
+          indices[p] = communities.member(v, r);
+          continue;
+        }
         // skewed: low ids are popular
         indices[p] =
             skew == DEFAULT_SKEW
@@ -196,5 +223,49 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
           }
         };
     return new BenchGraph(new ArrayCsrGraph(indptr, indices), feats, dim, vt, CLASSES);
+  }
+
+  /**
+   * Communities of {@code size} vertices hidden in the ids: vertex {@code v} sits at rank {@code (a
+   * v + c) mod n} for a fixed {@code a} coprime to {@code n}, and ranks {@code [k size, (k + 1)
+   * size)} form community {@code k}.
+   */
+  static final class Communities {
+    private final long n;
+    private final long size;
+    private final long a;
+    private final long aInverse;
+    private static final long C = 12_345_679L;
+
+    Communities(int n, int size) {
+      this.n = n;
+      this.size = size;
+      long m = Math.max(1, n);
+      long x = (long) (m * 0.6180339887) | 1;
+      while (java.math.BigInteger.valueOf(x).gcd(java.math.BigInteger.valueOf(m)).intValue() != 1) {
+        x += 2;
+      }
+      this.a = x % m;
+      this.aInverse =
+          m == 1
+              ? 0
+              : java.math.BigInteger.valueOf(a)
+                  .modInverse(java.math.BigInteger.valueOf(m))
+                  .longValue();
+    }
+
+    /** The rank of {@code v}. */
+    long rank(int v) {
+      return Math.floorMod(a * v + C, n);
+    }
+
+    /** The member of {@code v}'s community at fraction {@code r} of it. */
+    int member(int v, float r) {
+      long first = rank(v) / size * size;
+      long count = Math.min(size, n - first);
+      long k = first + Math.min(count - 1, (long) (r * count));
+      // a, aInverse and every rank are below n <= 2^31, so the products fit a long
+      return (int) ((aInverse * Math.floorMod(k - C, n)) % n);
+    }
   }
 }

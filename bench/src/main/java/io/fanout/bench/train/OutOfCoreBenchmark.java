@@ -8,6 +8,7 @@ import io.fanout.features.FeatureFiles;
 import io.fanout.features.ReadCoalescing;
 import io.fanout.features.RowCache;
 import io.fanout.features.RowLayout;
+import io.fanout.graph.NeighborhoodOrder;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
@@ -39,7 +40,8 @@ public final class OutOfCoreBenchmark {
   private OutOfCoreBenchmark() {}
 
   /** The row layouts it can write. */
-  public static final List<String> LAYOUTS = List.of("identity", "first-use", "first-use-prior");
+  public static final List<String> LAYOUTS =
+      List.of("identity", "neighborhood", "first-use", "first-use-prior");
 
   /** The ways it can issue reads. */
   public static final List<String> COALESCING = List.of("row", "merged");
@@ -48,6 +50,8 @@ public final class OutOfCoreBenchmark {
       int vertices,
       long edges,
       int features,
+      double locality,
+      int communitySize,
       int[] fanouts,
       int batchSize,
       int batches,
@@ -65,6 +69,13 @@ public final class OutOfCoreBenchmark {
                 + fraction);
       }
       check("--layouts", layouts, LAYOUTS);
+      if (!(locality >= 0 && locality <= 1) || communitySize < 1) {
+        throw new InvalidInputException(
+            "--locality must be in [0, 1] and --community-size positive, got "
+                + locality
+                + " and "
+                + communitySize);
+      }
       check("--coalescing", coalescing, COALESCING);
       if (ioThreads < 1 || batches < 1 || !(probeSeconds > 0)) {
         throw new InvalidInputException(
@@ -84,6 +95,8 @@ public final class OutOfCoreBenchmark {
         Math.toIntExact(c.get(BenchOutOfCoreOptions.NUM_VERTICES)),
         c.get(BenchOutOfCoreOptions.NUM_EDGES),
         c.get(BenchOutOfCoreOptions.FEATURE_DIM),
+        c.get(BenchOutOfCoreOptions.LOCALITY),
+        c.get(BenchOutOfCoreOptions.COMMUNITY_SIZE),
         SharedOptions.fanouts(c.get(BenchOutOfCoreOptions.FANOUTS)),
         c.get(BenchOutOfCoreOptions.BATCH_SIZE),
         c.get(BenchOutOfCoreOptions.BATCHES),
@@ -112,7 +125,9 @@ public final class OutOfCoreBenchmark {
     long t0 = System.nanoTime();
     int n = s.vertices();
     int dim = s.features();
-    BenchGraph bg = BenchGraph.generate(n, s.edges(), dim, false);
+    BenchGraph bg =
+        BenchGraph.generate(
+            n, s.edges(), dim, false, BenchGraph.DEFAULT_SKEW, s.locality(), s.communitySize());
     List<int[]> batches =
         CacheReplayBenchmark.sample(
             bg, s.batches(), s.batchSize(), s.fanouts(), s.loaderThreads(), 0);
@@ -123,6 +138,18 @@ public final class OutOfCoreBenchmark {
                 CacheReplayBenchmark.sample(
                     bg, s.batches(), s.batchSize(), s.fanouts(), s.loaderThreads(), 1))
             : null;
+    long l0 = System.nanoTime();
+    // The layout a store records (quantize --feature-layout neighborhood): one partition here.
+    RowLayout neighborhood =
+        s.layouts().contains("neighborhood")
+            ? RowLayout.of(
+                NeighborhoodOrder.positions(
+                    bg.csr(),
+                    bg.vertices(),
+                    new long[] {0, n},
+                    Runtime.getRuntime().availableProcessors()))
+            : null;
+    double neighborhoodSeconds = (System.nanoTime() - l0) / 1e9;
     bg = null; // the rows come from BenchGraph.feature; the graph is no longer needed
     long accesses = 0;
     int maxRows = 0;
@@ -135,6 +162,9 @@ public final class OutOfCoreBenchmark {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("vertices", n);
     out.put("features", dim);
+    out.put("locality", s.locality());
+    out.put("community_size", s.communitySize());
+    out.put("neighborhood_layout_seconds", neighborhoodSeconds);
     out.put("row_bytes", rowBytes);
     out.put("feature_file_bytes", (long) n * rowBytes);
     out.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
@@ -154,6 +184,7 @@ public final class OutOfCoreBenchmark {
             switch (name) {
               case "identity" -> RowLayout.IDENTITY;
               case "first-use" -> RowLayout.firstUse(n, batches);
+              case "neighborhood" -> neighborhood;
               default -> prior;
             };
         Path file = dir.resolve("features-" + name + ".feat");
@@ -266,10 +297,10 @@ public final class OutOfCoreBenchmark {
         counts[size] = ids[size].length;
         rows += counts[size++];
       }
-      long t0 = System.nanoTime();
-      cache.plan(ids, counts, size);
-      nanos += System.nanoTime() - t0;
       int step = PlanWindow.servedPerPlan(head + size < batches.size(), size);
+      long t0 = System.nanoTime();
+      cache.plan(ids, counts, size, step);
+      nanos += System.nanoTime() - t0;
       for (int i = 0; i < step; i++) {
         long t1 = System.nanoTime();
         cache.gather(ids[i], 0, counts[i], buf, 0);

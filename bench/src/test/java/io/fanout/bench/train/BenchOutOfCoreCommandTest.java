@@ -66,6 +66,46 @@ class BenchOutOfCoreCommandTest {
   }
 
   @Test
+  void theStoresNeighborhoodLayoutGroupsTheRowsOfAGraphWithCommunities() throws Exception {
+    Result r =
+        cli(
+            "bench-out-of-core",
+            "--num-vertices",
+            "5000",
+            "--num-edges",
+            "25000",
+            "--feature-dim",
+            "2048",
+            "--locality",
+            "0.99",
+            "--community-size",
+            "32",
+            "--fanouts",
+            "5,5",
+            "--batch-size",
+            "16",
+            "--batches",
+            "20",
+            "--layouts",
+            "identity,neighborhood",
+            "--coalescing",
+            "merged",
+            "--probe-seconds",
+            "0.1",
+            "--work-dir",
+            tmp.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = new ObjectMapper().readTree(r.out().strip());
+    assertThat(j.get("rows_identical_across_runs").asBoolean()).isTrue();
+    assertThat(j.get("neighborhood_merged_misses").asLong())
+        .isEqualTo(j.get("identity_merged_misses").asLong());
+    // 8 KiB rows: rows at their ids seldom lie within the 32 KiB gap of each other; laid out by
+    // neighborhood, a seed's sampled rows lie in its community's stretch of the file
+    assertThat(j.get("neighborhood_merged_read_calls").asLong() * 2)
+        .isLessThan(j.get("identity_merged_read_calls").asLong());
+  }
+
+  @Test
   void theSparkFreeMainTakesTheCommandsOptions() {
     assertThat(OutOfCoreBenchmarkMain.parse(new String[] {"--batches", "7", "--io-threads", "16"}))
         .containsEntry("batches", "7")

@@ -32,9 +32,18 @@ public final class BenchOutOfCoreOptions {
       OptionDef.string(
           "layouts",
           "identity,first-use,first-use-prior",
-          "row layouts of the feature files: identity (rows at their ids), first-use (rows in the"
-              + " order the served batches first touch them), first-use-prior (in the order"
-              + " another epoch's batches do)");
+          "row layouts of the feature files: identity (rows at their ids), neighborhood (the"
+              + " layout quantize --feature-layout records in a store, computed from the graph),"
+              + " first-use (rows in the order the served batches first touch them),"
+              + " first-use-prior (in the order another epoch's batches do)");
+  public static final OptionDef<Double> LOCALITY =
+      OptionDef.doubleValue(
+          "locality",
+          0.0,
+          "share of each vertex's in-neighbors drawn from its own community (hidden in the ids by"
+              + " a fixed bijection); 0: the bench-train graph");
+  public static final OptionDef<Integer> COMMUNITY_SIZE =
+      OptionDef.integer("community-size", 128, "vertices a community (with --locality)");
   public static final OptionDef<String> COALESCING =
       OptionDef.string(
           "coalescing",
@@ -54,6 +63,8 @@ public final class BenchOutOfCoreOptions {
           NUM_VERTICES,
           NUM_EDGES,
           FEATURE_DIM,
+          LOCALITY,
+          COMMUNITY_SIZE,
           FANOUTS,
           BATCH_SIZE,
           BATCHES,

@@ -5,8 +5,11 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeCommandOptions;
 import io.fanout.conf.options.QuantizeOptions;
+import io.fanout.graph.FeatureRelayout;
+import io.fanout.graph.GraphStore;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.store.DisjointPaths;
+import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.OutputPaths;
@@ -33,6 +36,7 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class QuantizeJob {
   static final String ENCODE = "encode features";
+  static final String LAYOUT = "lay out feature rows";
 
   private final SparkSession spark;
   private final FanoutConf conf;
@@ -63,6 +67,14 @@ public final class QuantizeJob {
       throw new InvalidInputException(
           source + ": the store has no features (feature_dim 0); there is nothing to quantize");
     }
+    if (src.featureLayout != null) {
+      throw new InvalidInputException(
+          source
+              + ": feature rows are stored in layout "
+              + src.featureLayout
+              + "; quantize reads stores with rows at their ids (quantize the store it was made"
+              + " from)");
+    }
     if (!src.featureEncoding.equals("f32")) {
       throw new InvalidInputException(
           source
@@ -77,6 +89,11 @@ public final class QuantizeJob {
       recorded.put(d.name(), conf.resolved().get(d.name()));
     }
     QuantizeOptions.pruneRecorded(recorded, conf);
+    FeatureLayoutKind layout = conf.get(QuantizeCommandOptions.FEATURE_LAYOUT);
+    recorded.put(
+        QuantizeCommandOptions.FEATURE_LAYOUT.name(),
+        conf.resolved().get(QuantizeCommandOptions.FEATURE_LAYOUT.name()));
+    QuantizeCommandOptions.pruneRecorded(recorded, layout);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
@@ -90,17 +107,32 @@ public final class QuantizeJob {
     OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
     Path staging = run.dir();
     try {
-      linkUnchanged(srcData, staging);
+      boolean encode = q.encoding() != StoreLayout.ENCODING_F32;
+      linkUnchanged(srcData, staging, !encode);
       long[] starts = new long[src.partitions + 1];
       for (int p = 0; p < src.partitions; p++) {
         starts[p + 1] = starts[p] + src.partitionTable.get(p).numVertices;
       }
-      JobSteps steps = new JobSteps(spark, "quantize", List.of(ENCODE));
-      steps.run(
-          ENCODE,
-          () -> new FeatureQuantizer(spark).quantize(srcData, staging, starts, src.featureDim, q));
+      List<String> names = new ArrayList<>();
+      if (encode) {
+        names.add(ENCODE);
+      }
+      if (layout != FeatureLayoutKind.IDENTITY) {
+        names.add(LAYOUT);
+      }
+      JobSteps steps = new JobSteps(spark, "quantize", names);
+      if (encode) {
+        steps.run(
+            ENCODE,
+            () ->
+                new FeatureQuantizer(spark).quantize(srcData, staging, starts, src.featureDim, q));
+      }
+      if (layout != FeatureLayoutKind.IDENTITY) {
+        steps.run(LAYOUT, () -> writeLayout(staging, starts, layout));
+      }
       StoreManifest m = StoreManifest.fromJson(source.toString(), src.toJson());
       m.featureEncoding = StoreLayout.encodingName(q.encoding());
+      m.featureLayout = layout == FeatureLayoutKind.IDENTITY ? null : layout.id();
       m.options = recorded;
       m.files = StoreOutput.files(staging);
       if (!StoreOutput.COMMIT.publish(run, m, overwrite)) {
@@ -113,8 +145,24 @@ public final class QuantizeJob {
     }
   }
 
-  /** Links every file of {@code src} outside {@code features/} into {@code dst}. */
-  private static void linkUnchanged(Path src, Path dst) {
+  /**
+   * Moves the staged feature rows into {@code layout}, computed over the source store's graph on
+   * the driver (one thread per core, the same files whatever the count).
+   */
+  private void writeLayout(Path staging, long[] starts, FeatureLayoutKind layout) {
+    int threads = Runtime.getRuntime().availableProcessors();
+    try (GraphStore g = GraphStore.open(source)) {
+      int[] positions = FeatureRelayout.positions(g, layout, threads);
+      FeatureRelayout.write(
+          staging, starts, g.featureParams().rowBytes(), positions, layout, threads);
+    }
+  }
+
+  /**
+   * Links every file of {@code src} into {@code dst}, those under {@code features/} only when
+   * {@code features}.
+   */
+  private static void linkUnchanged(Path src, Path dst, boolean features) {
     List<Path> files = new ArrayList<>();
     try (Stream<Path> s = Files.walk(src)) {
       s.filter(Files::isRegularFile).forEach(files::add);
@@ -123,7 +171,7 @@ public final class QuantizeJob {
     }
     for (Path f : files) {
       Path rel = src.relativize(f);
-      if (rel.getName(0).toString().equals(StoreLayout.FEATURES_DIR)) {
+      if (!features && rel.getName(0).toString().equals(StoreLayout.FEATURES_DIR)) {
         continue;
       }
       Path target = dst.resolve(rel);

@@ -1,0 +1,133 @@
+package io.fanout.graph;
+
+import io.fanout.store.FeatureLayoutKind;
+import io.fanout.store.StoreLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Rewrites the feature files of a store folder in a {@link FeatureLayoutKind}: each partition's
+ * {@code features/part-NNNNN.feat} gets its rows in the layout's order (the header unchanged) and
+ * {@link StoreLayout#FEATURE_ORDER} records where each id's row went. A file is written next to the
+ * old one and moved over it, so a hard link to another store's file is replaced, never written
+ * through. Partitions are rewritten in parallel, each alone: the files do not depend on the thread
+ * count.
+ */
+public final class FeatureRelayout {
+  private FeatureRelayout() {}
+
+  /**
+   * The positions of {@code kind} over the graph of {@code source} (its CSR and splits); null for
+   * {@link FeatureLayoutKind#IDENTITY}.
+   */
+  public static int[] positions(GraphStore source, FeatureLayoutKind kind, int threads) {
+    return switch (kind) {
+      case IDENTITY -> null;
+      case NEIGHBORHOOD ->
+          NeighborhoodOrder.positions(
+              source.csr(), source.vertices(), vertexStarts(source), threads);
+    };
+  }
+
+  /**
+   * Moves the rows of the feature files under {@code dataDir} (rows at their ids, {@code rowBytes}
+   * bytes each, partitions as {@code starts}) to {@code positions} and writes the order file.
+   */
+  public static void write(
+      Path dataDir,
+      long[] starts,
+      int rowBytes,
+      int[] positions,
+      FeatureLayoutKind kind,
+      int threads) {
+    FeatureRowOrder.check(positions, starts, "feature layout " + kind.id());
+    int parts = starts.length - 1;
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, parts)));
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int p = 0; p < parts; p++) {
+        Path file = dataDir.resolve(StoreLayout.featuresFile(p));
+        int lo = (int) starts[p];
+        int hi = (int) starts[p + 1];
+        done.add(pool.submit(() -> rewrite(file, lo, hi, rowBytes, positions)));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while writing a feature layout", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException re
+          ? re
+          : new IllegalStateException("writing a feature layout failed", e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+    FeatureRowOrder.write(dataDir.resolve(StoreLayout.FEATURE_ORDER), positions, kind);
+  }
+
+  /** The store's partitions as id ranges: the first id of each, then the number of ids. */
+  public static long[] vertexStarts(GraphStore store) {
+    var table = store.manifest().partitionTable;
+    long[] starts = new long[table.size() + 1];
+    for (int p = 0; p < table.size(); p++) {
+      starts[p + 1] = starts[p] + table.get(p).numVertices;
+    }
+    return starts;
+  }
+
+  private static Void rewrite(Path file, int lo, int hi, int rowBytes, int[] positions)
+      throws IOException {
+    int[] rowAt = new int[hi - lo];
+    for (int v = lo; v < hi; v++) {
+      rowAt[positions[v] - lo] = v - lo;
+    }
+    Path tmp = file.resolveSibling(file.getFileName() + ".layout");
+    ChunkedMapping src = new ChunkedMapping(file);
+    byte[] row = new byte[rowBytes];
+    int perBuffer = Math.max(1, (4 << 20) / Math.max(1, rowBytes));
+    ByteBuffer buf = ByteBuffer.allocateDirect(perBuffer * Math.max(1, rowBytes));
+    try (FileChannel out =
+        FileChannel.open(
+            tmp,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
+      buf.put(src.head(StoreLayout.HEADER_BYTES));
+      for (int pos = 0; pos < rowAt.length; pos++) {
+        if (buf.remaining() < rowBytes) {
+          drain(out, buf);
+        }
+        src.getBytes(StoreLayout.HEADER_BYTES + (long) rowAt[pos] * rowBytes, row, 0, rowBytes);
+        buf.put(row);
+      }
+      drain(out, buf);
+      out.force(true);
+    } catch (IOException e) {
+      Files.deleteIfExists(tmp);
+      throw new UncheckedIOException("writing " + tmp + " failed: " + e.getMessage(), e);
+    }
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    return null;
+  }
+
+  private static void drain(FileChannel ch, ByteBuffer buf) throws IOException {
+    buf.flip();
+    while (buf.hasRemaining()) {
+      ch.write(buf);
+    }
+    buf.clear();
+  }
+}

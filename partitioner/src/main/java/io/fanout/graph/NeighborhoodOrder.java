@@ -1,0 +1,198 @@
+package io.fanout.graph;
+
+import io.fanout.store.StoreLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The row positions of {@link io.fanout.store.FeatureLayoutKind#NEIGHBORHOOD}: inside each
+ * partition {@code [starts[p], starts[p+1])}, its seeds (training vertices, in dense-id order; all
+ * its vertices when it has none) one after the other, each followed by the not yet placed rows of
+ * its in-neighbors and of theirs (two hops of the CSR, the direction a sampler draws), neighbors
+ * outside the partition skipped; then the rows no seed reached, in id order. A vertex's
+ * in-neighbors are expanded once, the first time a seed reaches it within one hop. Each seed's rows
+ * form a group; then every row moves to the group most of its in-neighbors are in (one round, from
+ * the groups the seeds left), so a row a later seed reached first still lies with the rows it is
+ * sampled with, and rows are ordered by group. Partitions are computed in parallel, each alone, so
+ * the result does not depend on the number of threads.
+ */
+public final class NeighborhoodOrder {
+  /** Hops of in-neighbors placed after each seed. */
+  public static final int HOPS = 2;
+
+  private NeighborhoodOrder() {}
+
+  /**
+   * The position of every id's row ({@code positions[v]}, a permutation keeping each id in its
+   * partition).
+   *
+   * @param starts the first id of each partition, then the number of ids
+   * @param splits the split of every id (training ids are the seeds); null: every id is a seed
+   */
+  public static int[] positions(CsrGraph csr, VertexTable splits, long[] starts, int threads) {
+    int n = csr.numVertices();
+    int[] positions = new int[n];
+    int parts = starts.length - 1;
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, parts)));
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int p = 0; p < parts; p++) {
+        int lo = (int) starts[p];
+        int hi = (int) starts[p + 1];
+        done.add(pool.submit(() -> order(csr, splits, lo, hi, positions)));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while ordering feature rows", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException re
+          ? re
+          : new IllegalStateException("ordering feature rows failed", e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+    return positions;
+  }
+
+  /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
+  private static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
+    int size = hi - lo;
+    long[] placed = new long[(size + 63) >>> 6];
+    long[] expanded = new long[(size + 63) >>> 6];
+    boolean anyTrain = false;
+    if (splits != null) {
+      for (int v = lo; v < hi && !anyTrain; v++) {
+        anyTrain = splits.split(v) == StoreLayout.SPLIT_TRAIN;
+      }
+    }
+    int next = lo;
+    int[] group = new int[size];
+    int groups = 0;
+    int[] level = new int[16];
+    int[] nextLevel = new int[16];
+    for (int s = lo; s < hi; s++) {
+      if (anyTrain && splits.split(s) != StoreLayout.SPLIT_TRAIN) {
+        continue;
+      }
+      int g = groups++;
+      if (!test(placed, s - lo)) {
+        set(placed, s - lo);
+        group[s - lo] = g;
+        positions[s] = next++;
+      }
+      level[0] = s;
+      int count = 1;
+      for (int hop = 0; hop < HOPS; hop++) {
+        int nextCount = 0;
+        for (int i = 0; i < count; i++) {
+          int u = level[i];
+          if (test(expanded, u - lo)) {
+            continue;
+          }
+          set(expanded, u - lo);
+          for (long e = csr.rowStart(u), end = csr.rowEnd(u); e < end; e++) {
+            int w = csr.neighbor(e);
+            if (w < lo || w >= hi) {
+              continue;
+            }
+            if (!test(placed, w - lo)) {
+              set(placed, w - lo);
+              group[w - lo] = g;
+              positions[w] = next++;
+            }
+            if (hop + 1 < HOPS) {
+              if (nextCount == nextLevel.length) {
+                nextLevel = java.util.Arrays.copyOf(nextLevel, nextCount * 2);
+              }
+              nextLevel[nextCount++] = w;
+            }
+          }
+        }
+        int[] t = level;
+        level = nextLevel;
+        nextLevel = t;
+        count = nextCount;
+      }
+    }
+    for (int v = lo; v < hi; v++) {
+      if (!test(placed, v - lo)) {
+        group[v - lo] = groups++;
+        positions[v] = next++;
+      }
+    }
+    regroup(csr, lo, hi, group, groups, positions);
+  }
+
+  /**
+   * Moves each row to the group most of its in-neighbors in the partition belong to (its own group
+   * counting one more; ties to the smaller group), all rows deciding from the groups as the seeds
+   * left them; then orders the rows by group, and inside a group as they were placed. A row that a
+   * later seed of its community placed away from the rest, or that no seed reached, so joins the
+   * rows it is sampled with.
+   */
+  private static void regroup(
+      CsrGraph csr, int lo, int hi, int[] group, int groups, int[] positions) {
+    int size = hi - lo;
+    int[] moved = new int[size];
+    int[] scratch = new int[16];
+    for (int v = lo; v < hi; v++) {
+      int n = 0;
+      for (long e = csr.rowStart(v), end = csr.rowEnd(v); e < end; e++) {
+        int w = csr.neighbor(e);
+        if (w >= lo && w < hi && w != v) {
+          if (n == scratch.length) {
+            scratch = java.util.Arrays.copyOf(scratch, 2 * n);
+          }
+          scratch[n++] = group[w - lo];
+        }
+      }
+      java.util.Arrays.sort(scratch, 0, n);
+      int own = group[v - lo];
+      int best = own;
+      int bestScore = 1;
+      for (int i = 0; i < n; ) {
+        int j = i;
+        while (j < n && scratch[j] == scratch[i]) {
+          j++;
+        }
+        int score = (j - i) + (scratch[i] == own ? 1 : 0);
+        if (score > bestScore || (score == bestScore && scratch[i] < best)) {
+          best = scratch[i];
+          bestScore = score;
+        }
+        i = j;
+      }
+      moved[v - lo] = best;
+    }
+    // Counting sort by group, keeping the placement order inside a group.
+    int[] start = new int[groups + 1];
+    for (int i = 0; i < size; i++) {
+      start[moved[i] + 1]++;
+    }
+    for (int g = 0; g < groups; g++) {
+      start[g + 1] += start[g];
+    }
+    int[] rowAt = new int[size];
+    for (int v = lo; v < hi; v++) {
+      rowAt[positions[v] - lo] = v;
+    }
+    for (int p = 0; p < size; p++) {
+      int v = rowAt[p];
+      positions[v] = lo + start[moved[v - lo]]++;
+    }
+  }
+
+  private static boolean test(long[] bits, int i) {
+    return (bits[i >>> 6] & (1L << i)) != 0;
+  }
+
+  private static void set(long[] bits, int i) {
+    bits[i >>> 6] |= 1L << i;
+  }
+}

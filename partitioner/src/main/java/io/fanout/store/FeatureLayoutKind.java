@@ -1,0 +1,38 @@
+package io.fanout.store;
+
+/**
+ * In what order a graph store keeps its feature rows on disk (its manifest's {@code
+ * feature_layout}, {@code quantize --feature-layout}). Rows never leave their partition's feature
+ * file; a layout only orders them inside it, so that the rows a batch draws together lie side by
+ * side and one read carries many of them. Readers map a dense id to its row through the store's
+ * {@link StoreLayout#FEATURE_ORDER} file, so results do not depend on the layout.
+ */
+public enum FeatureLayoutKind {
+  /** Row {@code v} at position {@code v}: every store without a {@code feature_layout}. */
+  IDENTITY("identity"),
+
+  /**
+   * Inside each partition: the partition's training vertices in dense-id order (all its vertices
+   * when it has none), each followed by the rows of its in-neighbors and theirs (two hops, the
+   * neighborhood a sampler draws from) not placed yet, staying in the partition; then the rows not
+   * reached, in id order. Then each row joins the seed group most of its in-neighbors are in, and
+   * rows are ordered by group ({@code io.fanout.graph.NeighborhoodOrder}).
+   */
+  NEIGHBORHOOD("neighborhood");
+
+  private final String id;
+
+  FeatureLayoutKind(String id) {
+    this.id = id;
+  }
+
+  /** The spelling in options and manifests, e.g. {@code neighborhood}. */
+  public String id() {
+    return id;
+  }
+
+  /** The value spelled {@code raw}; throws IllegalArgumentException naming the allowed ones. */
+  public static FeatureLayoutKind parse(String raw) {
+    return EnumSpellings.parse(raw, values(), FeatureLayoutKind::id);
+  }
+}
