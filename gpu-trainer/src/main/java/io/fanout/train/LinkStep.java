@@ -17,21 +17,24 @@ import java.util.Map;
  *
  * <p>Models trained before the scaled cosine carry no {@link #LOGIT_SCALE_KEY} in their identity
  * and are scored by the plain dot product of their raw embeddings, as they were trained.
+ *
+ * <p>Typed link models ({@code io.fanout.train.typed.TypedLinkTrainer}) score with the same scaled
+ * cosine over the embeddings of their two endpoint types.
  */
-final class LinkStep {
+public final class LinkStep {
   private LinkStep() {}
 
   /** Model dir identity key naming the task of a link-prediction model. */
-  static final String TASK = "task";
+  public static final String TASK = "task";
 
   /** Model dir identity key recording the logit scale a link model was trained with. */
-  static final String LOGIT_SCALE_KEY = "link_logit_scale";
+  public static final String LOGIT_SCALE_KEY = "link_logit_scale";
 
   /**
    * The factor on the cosine of two normalised embeddings: logits in [-5, 5], so a pair's
    * probability spans sigmoid(-5) to sigmoid(5), 0.007 to 0.993.
    */
-  static final float LOGIT_SCALE = 5f;
+  public static final float LOGIT_SCALE = 5f;
 
   /** Marks "no normalisation, plain dot product": the scoring of models without the key. */
   static final float PLAIN_DOT = 0f;
@@ -83,7 +86,7 @@ final class LinkStep {
    *
    * @param emb {@code rows x dim} embeddings of the batch's seed nodes
    */
-  static StepStats lossAndGrad(float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
+  public static StepStats lossAndGrad(float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
     int n = p.size();
     float[] z = new float[rows * dim];
     double[] norms = new double[rows];
@@ -114,7 +117,7 @@ final class LinkStep {
    * The embeddings pairs are scored on: {@code emb} L2-normalised per row (a new array), or {@code
    * emb} itself for {@link #PLAIN_DOT}.
    */
-  static float[] scoringEmbeddings(float[] emb, int dim, float logitScale) {
+  public static float[] scoringEmbeddings(float[] emb, int dim, float logitScale) {
     if (logitScale == PLAIN_DOT) {
       return emb;
     }
@@ -138,7 +141,7 @@ final class LinkStep {
    * {@code out[i] = scale * <z[src[i]], z[dst[i]]>} over {@link #scoringEmbeddings} {@code z}
    * (scale 1 for {@link #PLAIN_DOT}).
    */
-  static void scores(
+  public static void scores(
       float[] z, int dim, int[] src, int[] dst, int n, float logitScale, float[] out) {
     DotDecoder.scores(z, dim, src, dst, n, out);
     if (logitScale != PLAIN_DOT) {

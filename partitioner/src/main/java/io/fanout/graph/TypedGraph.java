@@ -32,6 +32,14 @@ public interface TypedGraph extends AutoCloseable {
   /** Feature rows of type {@code t} by type-local id, or null for a type without features. */
   FeatureTable features(int type);
 
+  /**
+   * A store prepared for link prediction ({@code prepare --link-relation R}): {@code R}, then the
+   * reverses of {@code R} whose CSR also lost the held-out edges; empty for any other graph.
+   */
+  default java.util.List<String> linkRelations() {
+    return java.util.List.of();
+  }
+
   @Override
   default void close() {}
 }

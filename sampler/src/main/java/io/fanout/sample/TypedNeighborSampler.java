@@ -18,6 +18,10 @@ import java.util.Arrays;
  * their first sampled edge appears (relation order, destination order, then sample order), which
  * keeps each type's earlier nodes a prefix. Each block is built count, prefix-sum, fill.
  *
+ * <p>Link-prediction batches ({@link TypedLinkSampler}) seed both endpoint types of the link
+ * relation and leave the batch's positive edges out of the blocks of that relation and its reverses
+ * (after the draws, so such a row may hold one sample fewer than its fanout).
+ *
  * <p>The sampler is immutable and thread-safe; each thread samples through its own {@link Worker}.
  * A batch depends only on (seed, epoch, batch index, seeds, graph, fanouts).
  */
@@ -116,6 +120,7 @@ public final class TypedNeighborSampler {
     private long[] starts = new long[1024];
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
+    private TypedLinkExclusion exclude; // the link batch being sampled, else null
 
     private Worker() {
       for (int t = 0; t < numTypes; t++) {
@@ -126,14 +131,7 @@ public final class TypedNeighborSampler {
 
     /** Samples the batch whose seeds are {@code seeds[from .. from+count)} (type-local ids). */
     public TypedMiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
-      long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
-      int layers = fanouts[0].length;
-      int relations = fanouts.length;
-      int[][] layerSizes = new int[numTypes][layers + 1];
-      for (int t = 0; t < numTypes; t++) {
-        local[t].clear();
-        size[t] = 0;
-      }
+      int[][] layerSizes = begin();
       int n = csrCount(seedType);
       ensure(seedType, count);
       for (int i = 0; i < count; i++) {
@@ -148,27 +146,10 @@ public final class TypedNeighborSampler {
         nodes[seedType][size[seedType]++] = v;
       }
       layerSizes[seedType][0] = count;
-      int[][][] indptr = new int[layers][relations][];
-      int[][][] indices = new int[layers][relations][];
-      for (int h = 1; h <= layers; h++) {
-        for (int r = 0; r < relations; r++) {
-          int rows = layerSizes[dstType[r]][h - 1];
-          int fanout = fanouts[r][h - 1];
-          if (rows == 0 || fanout == 0) {
-            indptr[h - 1][r] = new int[rows + 1];
-            indices[h - 1][r] = NO_EDGES;
-            continue;
-          }
-          sampleBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout, indptr, indices);
-        }
-        for (int t = 0; t < numTypes; t++) {
-          layerSizes[t][h] = size[t];
-        }
-      }
-      int[][] out = new int[numTypes][];
-      for (int t = 0; t < numTypes; t++) {
-        out[t] = Arrays.copyOf(nodes[t], size[t]);
-      }
+      exclude = null;
+      int[][][] indptr = new int[layers()][][];
+      int[][][] indices = new int[layers()][][];
+      int[][] out = hops(epoch, batch, layerSizes, indptr, indices);
       VertexTable vt = graph.vertices(seedType);
       int[] labels = new int[count];
       for (int i = 0; i < count; i++) {
@@ -190,6 +171,110 @@ public final class TypedNeighborSampler {
       }
       return new TypedMiniBatch(
           epoch, batch, seedType, out, layerSizes, indptr, indices, labels, labelPtr, labelIds);
+    }
+
+    /**
+     * Samples a link-prediction batch of relation {@code link.relation()} (whose destination type
+     * must be this sampler's seed type): its seeds are {@code pairNodes[0 .. count)}, the pairs'
+     * endpoints in the shifted id space of {@link LinkPairBuilder} (source type ids below {@code
+     * link.dstOffset()}, destination type ids shifted by it), split by type in that order; {@code
+     * pairs} (local indices into {@code pairNodes}) are rewritten to positions in the two types'
+     * seed lists. The edges in {@code link.exclude()} leave the blocks of the relation and of its
+     * reverses.
+     */
+    TypedMiniBatch sampleLink(
+        int epoch,
+        int batch,
+        int[] pairNodes,
+        int count,
+        LinkPairs pairs,
+        TypedLinkExclusion link) {
+      int[][] layerSizes = begin();
+      int s = link.srcType();
+      int d = link.dstType();
+      int off = link.dstOffset();
+      int[] position = new int[count];
+      for (int i = 0; i < count; i++) {
+        int v = pairNodes[i];
+        int t = s == d || v < off ? s : d;
+        int id = t == s ? v : v - off;
+        ensure(t, 1);
+        position[i] = size[t];
+        local[t].putIfAbsent(id, size[t]);
+        nodes[t][size[t]++] = id;
+      }
+      for (int t = 0; t < numTypes; t++) {
+        layerSizes[t][0] = size[t];
+      }
+      exclude = link;
+      int[][][] indptr = new int[layers()][][];
+      int[][][] indices = new int[layers()][][];
+      int[][] out;
+      try {
+        out = hops(epoch, batch, layerSizes, indptr, indices);
+      } finally {
+        exclude = null;
+      }
+      int n = pairs.size();
+      int[] ps = new int[n];
+      int[] pd = new int[n];
+      for (int i = 0; i < n; i++) {
+        ps[i] = position[pairs.src()[i]];
+        pd[i] = position[pairs.dst()[i]];
+      }
+      int[] labels = new int[layerSizes[seedType][0]];
+      Arrays.fill(labels, -1);
+      return new TypedMiniBatch(
+          epoch,
+          batch,
+          seedType,
+          out,
+          layerSizes,
+          indptr,
+          indices,
+          labels,
+          null,
+          null,
+          new LinkPairs(ps, pd, pairs.label().clone()));
+    }
+
+    /** Clears the per-batch scratch; returns the batch's zeroed layer sizes. */
+    private int[][] begin() {
+      for (int t = 0; t < numTypes; t++) {
+        local[t].clear();
+        size[t] = 0;
+      }
+      return new int[numTypes][layers() + 1];
+    }
+
+    /** Samples every hop from the seeds in place; returns each type's node list. */
+    private int[][] hops(
+        int epoch, int batch, int[][] layerSizes, int[][][] indptr, int[][][] indices) {
+      long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
+      int layers = fanouts[0].length;
+      int relations = fanouts.length;
+      for (int h = 1; h <= layers; h++) {
+        indptr[h - 1] = new int[relations][];
+        indices[h - 1] = new int[relations][];
+        for (int r = 0; r < relations; r++) {
+          int rows = layerSizes[dstType[r]][h - 1];
+          int fanout = fanouts[r][h - 1];
+          if (rows == 0 || fanout == 0) {
+            indptr[h - 1][r] = new int[rows + 1];
+            indices[h - 1][r] = NO_EDGES;
+            continue;
+          }
+          sampleBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout, indptr, indices);
+        }
+        for (int t = 0; t < numTypes; t++) {
+          layerSizes[t][h] = size[t];
+        }
+      }
+      int[][] out = new int[numTypes][];
+      for (int t = 0; t < numTypes; t++) {
+        out[t] = Arrays.copyOf(nodes[t], size[t]);
+      }
+      return out;
     }
 
     private int csrCount(int type) {
@@ -231,6 +316,9 @@ public final class TypedNeighborSampler {
         }
         long key = SampleHash.nodeKey(relKey, h, dstNodes[i]);
         nodeSampler.fillRow(g, starts[i], degrees[i], k, key, positions, ids, ptr[i]);
+      }
+      if (exclude != null) {
+        ids = exclude.dropFrom(r, ptr, ids, dstNodes);
       }
       int t = srcType[r];
       DedupMap map = local[t];

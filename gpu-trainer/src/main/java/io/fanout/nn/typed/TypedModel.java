@@ -180,12 +180,42 @@ public final class TypedModel implements AutoCloseable {
    * @param key the batch's counter-based key (dropout masks derive from it)
    */
   public FloatTensor forward(TypedMiniBatch b, float[][] features, boolean train, long key) {
+    if (b.seedType() != cfg.target()) {
+      throw new IllegalArgumentException("the batch's seed type differs from the model's");
+    }
+    FloatTensor out = forwardLevels(b, features, train, key);
+    if (batch.rowOffset(0, cfg.target()) != 0) {
+      throw new IllegalStateException("seeds of other types than the target");
+    }
+    return out;
+  }
+
+  /**
+   * As {@link #forward} for a batch with seeds of any types (a link-prediction batch, or the
+   * batches that embed one type's vertices): returns the whole output level, every seed type's rows
+   * ({@code layerSize(t, 0) x classes}) from {@link #outputRowOffset}{@code (t)}, valid until the
+   * next forward; {@link #backward(float[])} takes a gradient of the same layout.
+   */
+  public FloatTensor forwardAll(TypedMiniBatch b, float[][] features, boolean train, long key) {
+    return forwardLevels(b, features, train, key);
+  }
+
+  /** The first row of type {@code t}'s seeds in the last forward's output level. */
+  public int outputRowOffset(int t) {
+    return batch.rowOffset(0, t);
+  }
+
+  /** Rows of the last forward's output level, all seed types. */
+  public int outputRows() {
+    return batch.totalRows(0);
+  }
+
+  private FloatTensor forwardLevels(TypedMiniBatch b, float[][] features, boolean train, long key) {
     if (b.numTypes() != cfg.numTypes()
         || b.layers() != cfg.layers()
-        || b.numRelations() != cfg.numRelations()
-        || b.seedType() != cfg.target()) {
+        || b.numRelations() != cfg.numRelations()) {
       throw new IllegalArgumentException(
-          "the batch's types, relations, hops or seed type differ from the model's");
+          "the batch's types, relations or hops differ from the model's");
     }
     this.train = train;
     batch.upload(b);
@@ -229,9 +259,6 @@ public final class TypedModel implements AutoCloseable {
       if (!last) {
         be.activate(act, level[hop - 1], 0, nOut);
       }
-    }
-    if (batch.rowOffset(0, cfg.target()) != 0) {
-      throw new IllegalStateException("seeds of other types than the target");
     }
     return level[0];
   }

@@ -1,6 +1,8 @@
 package io.fanout.train.typed;
 
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
 import io.fanout.nn.typed.EmbeddingTable;
 import io.fanout.nn.typed.TypedModel;
@@ -13,6 +15,7 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.CheckpointPick;
+import io.fanout.train.LinkMetrics;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -118,6 +121,71 @@ public final class TypedModelEvaluation {
             TypedEvaluation.scores(m, g, sampler, seeds, batchSize, seed));
       }
       return out;
+    }
+  }
+
+  /** The link task of the model dir's {@code pick} checkpoint, or null for a node classifier. */
+  public static TypedLinkTask linkTask(Path modelDir, CheckpointPick pick, TypedSchema s) {
+    return TypedLinkTask.of(s, Checkpoint.readForInference(modelDir, pick).meta());
+  }
+
+  /**
+   * A link model's AUC, AP, MRR and hits@K on the store's held-out val and test edges of its
+   * relation, with full neighborhoods.
+   */
+  public static Map<String, LinkMetrics> linkMetrics(
+      TypedGraphStore g, Path modelDir, CheckpointPick pick, int batchSize, long seed) {
+    TypedLinkTask task = linkTask(modelDir, pick, g.schema());
+    if (task == null) {
+      throw new InvalidInputException(modelDir + " holds a node classifier, not a link model");
+    }
+    HeldOutEdges.requireEdgeSplit(g.root(), g.manifest(), "evaluate of a link model");
+    if (!task.relationName().equals(g.manifest().edgeSplit.relation)) {
+      throw new InvalidInputException(
+          "the link model in "
+              + modelDir
+              + " predicts relation '"
+              + task.relationName()
+              + "', the store's held-out edges are of '"
+              + g.manifest().edgeSplit.relation
+              + "'");
+    }
+    try (Backend be = Backends.select();
+        TypedModel m = load(modelDir, pick, g, be)) {
+      int[][] full = fanouts(null, g.schema(), m.config().layers());
+      Map<String, LinkMetrics> out = new LinkedHashMap<>();
+      for (String split : StoreLayout.HELD_OUT_SPLITS) {
+        out.put(
+            split,
+            TypedLinkEvaluation.metrics(
+                m, g, task, HeldOutEdges.read(g, split), full, batchSize, seed));
+      }
+      return out;
+    }
+  }
+
+  /**
+   * A link model's scores of pairs {@code (src[i] of its relation's source type, dst[i] of its
+   * destination type)}, type-local ids, with full neighborhoods or {@code fanouts}.
+   */
+  public static float[] linkScores(
+      TypedGraph g,
+      Path modelDir,
+      CheckpointPick pick,
+      int[] src,
+      int[] dst,
+      String fanouts,
+      int batchSize,
+      long seed) {
+    TypedLinkTask task = linkTask(modelDir, pick, g.schema());
+    if (task == null) {
+      throw new InvalidInputException(
+          modelDir + " holds a node classifier; infer --task link scores pairs of a link model");
+    }
+    try (Backend be = Backends.select();
+        TypedModel m = load(modelDir, pick, g, be)) {
+      int[][] f = fanouts(fanouts, g.schema(), m.config().layers());
+      return TypedLinkEvaluation.scores(m, g, task, src, dst, f, batchSize, seed);
     }
   }
 

@@ -32,6 +32,39 @@ import org.apache.spark.sql.types.StructType;
 public final class TypedInference {
   private TypedInference() {}
 
+  /**
+   * The candidate pairs of {@code infer --task link --pairs TABLE} on typed store {@code graph}:
+   * sources are original ids of the model's link relation's source type, destinations of its
+   * destination type.
+   */
+  public static io.fanout.train.CandidatePairs readPairs(
+      SparkSession spark, FanoutConf c, Path graph, String table) {
+    try (io.fanout.graph.TypedGraphStore g =
+        io.fanout.graph.TypedGraphStore.open(graph, false)) {
+      io.fanout.train.typed.TypedLinkTask task =
+          TypedModelEvaluation.linkTask(
+              Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
+              c.get(EvaluateOptions.CHECKPOINT),
+              g.schema());
+      if (task == null) {
+        throw new io.fanout.store.InvalidInputException(
+            "the model in "
+                + c.get(TrainCommandOptions.MODEL_DIR)
+                + " is a node classifier; scoring pairs needs a model trained on sample --task"
+                + " link shards");
+      }
+      return io.fanout.spark.train.CandidatePairsReader.readTyped(
+          spark,
+          g,
+          task.srcType(),
+          task.dstType(),
+          table,
+          c.get(io.fanout.conf.options.InferOptions.PAIRS_FORMAT).id(),
+          c.get(io.fanout.conf.options.InferOptions.SRC_COLUMN),
+          c.get(io.fanout.conf.options.InferOptions.DST_COLUMN));
+    }
+  }
+
   public static ModelInference.Outcome run(SparkSession spark, FanoutConf c, Path pred, Path emb) {
     String fanouts = null;
     if (c.get(EvaluateOptions.NEIGHBORS) == InferenceMode.SAMPLED) {

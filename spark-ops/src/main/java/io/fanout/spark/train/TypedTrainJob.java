@@ -22,8 +22,9 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The {@code train} job on a typed (heterogeneous) graph store: one trainer on the driver, from
  * typed shards ({@link TypedTrainRun}). The trainer features not built for typed stores (data
- * parallelism, the feature cache, hot reuse, feature access in place, link decoders, learning-rate
- * schedules, ...) are refused with one line naming the option.
+ * parallelism, the feature cache, hot reuse, feature access in place, the mlp link decoder,
+ * learning-rate schedules, ...) are refused with one line naming the option. Link shards ({@code
+ * sample --task link}) train a link model of their relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -131,6 +132,9 @@ public final class TypedTrainJob {
   }
 
   private static String hint(OptionDef<?> d) {
+    if (d == DECODER) {
+      return " (typed link models score pairs with the dot decoder, the default)";
+    }
     return d == VAL_SHARDS
         ? " (validation samples the store's val split with the shards' fanouts)"
         : "";
