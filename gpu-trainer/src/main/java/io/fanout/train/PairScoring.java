@@ -80,17 +80,17 @@ public final class PairScoring {
           pairs -> {
             float[] scores = new float[pairs.size()];
             try (ModelLease lease = TrainedModels.load(r.modelDir(), ck, store)) {
-        GnnModel model = lease.model();
-        float[] emb = VertexOutputs.logits(model, store, null, 0, 0, -1);
-        LinkStep.scores(
-            model,
-            LinkStep.logitScale(ck.meta()),
-            emb,
-            model.config().classes(),
-            p.src(),
-            p.dst(),
-            p.size(),
-            scores);
+              GnnModel model = lease.model();
+              float[] emb = VertexOutputs.logits(model, store, null, 0, 0, -1);
+              LinkStep.scores(
+                  model,
+                  LinkStep.logitScale(ck.meta()),
+                  emb,
+                  model.config().classes(),
+                  p.src(),
+                  p.dst(),
+                  p.size(),
+                  scores);
             }
             return scores;
           });

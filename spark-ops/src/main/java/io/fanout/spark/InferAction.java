@@ -214,9 +214,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
             c.get(InferOptions.OVERWRITE),
             c.get(EvaluateOptions.CHECKPOINT),
             c.get(SharedOptions.VERIFY));
-    return typed
-        ? io.fanout.train.typed.TypedPairScoring.score(r)
-        : PairScoring.score(r);
+    return typed ? io.fanout.train.typed.TypedPairScoring.score(r) : PairScoring.score(r);
   }
 
   private InferResult inferNodes(FanoutConf c, String output, String embeddings) {

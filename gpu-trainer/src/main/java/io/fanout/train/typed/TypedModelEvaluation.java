@@ -190,6 +190,35 @@ public final class TypedModelEvaluation {
   }
 
   /**
+   * A link model's embeddings of every vertex of its relation's source type, then of its
+   * destination type (once when they are one), by type-local id: the L2-normalised output rows its
+   * pairs are scored on ({@code LOGIT_SCALE} times the dot product of two rows), keyed by type.
+   */
+  public static Map<Integer, float[]> linkEmbeddings(
+      TypedGraph g, Path modelDir, CheckpointPick pick, String fanouts, int batchSize, long seed) {
+    TypedLinkTask task = linkTask(modelDir, pick, g.schema());
+    if (task == null) {
+      throw new InvalidInputException(modelDir + " holds a node classifier, not a link model");
+    }
+    try (Backend be = Backends.select();
+        TypedModel m = load(modelDir, pick, g, be)) {
+      int[][] f = fanouts(fanouts, g.schema(), m.config().layers());
+      Map<Integer, float[]> out = new LinkedHashMap<>();
+      for (int t : new int[] {task.srcType(), task.dstType()}) {
+        int n = Math.toIntExact(g.schema().type(t).count());
+        int[] all = new int[n];
+        java.util.Arrays.setAll(all, i -> i);
+        float[] emb = TypedLinkEvaluation.embed(m, g, t, all, f, batchSize, seed);
+        out.put(
+            t,
+            io.fanout.train.LinkStep.scoringEmbeddings(
+                emb, m.config().classes(), io.fanout.train.LinkStep.LOGIT_SCALE));
+      }
+      return out;
+    }
+  }
+
+  /**
    * What {@link #infer} computed for every vertex of the target type, by type-local id.
    *
    * @param scores {@code count x classes}: softmax probabilities, or per-class sigmoids

@@ -12,7 +12,9 @@ import io.fanout.train.PairScoring;
  * pair scores are ({@link PairScoring#write}).
  */
 public final class TypedPairScoring {
-  /** Vertices per batch of the embedding passes (full neighborhoods: scores do not depend on it). */
+  /**
+   * Vertices per batch of the embedding passes (full neighborhoods: scores do not depend on it).
+   */
   static final int BATCH = 1024;
 
   private TypedPairScoring() {}

@@ -27,8 +27,8 @@ import java.util.function.BooleanSupplier;
 /**
  * One typed training run from typed shards: checks the shards against the graph, builds the model
  * of the shards' seed type, trains (or resumes) it with {@link TypedTrainer#fit} into the model
- * dir. Validation samples the target type's val split with the shards' fanouts; link shards
- * ({@code sample --task link}) train a link model of their relation ({@link TypedLinkTrainer}).
+ * dir. Validation samples the target type's val split with the shards' fanouts; link shards ({@code
+ * sample --task link}) train a link model of their relation ({@link TypedLinkTrainer}).
  */
 public final class TypedTrainRun {
   private TypedTrainRun() {}
@@ -90,7 +90,9 @@ public final class TypedTrainRun {
       BooleanSupplier cancelled,
       long t0) {
     HeldOutEdges val =
-        r.graph() instanceof TypedGraphStore s ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0)) : null;
+        r.graph() instanceof TypedGraphStore s
+            ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0))
+            : null;
     try (Backend be = Backends.select(r.backend(), -1);
         TypedModel model = new TypedModel(cfg, be);
         TypedLinkTrainer trainer =

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * gives bit-identical parameters, and a checkpointed run resumes to the same parameters.
  */
 class TypedLinkTrainerTest {
-  private static final LinkCommunityGraph G = new LinkCommunityGraph(80, 60, 6, 3);
+  private static final LinkCommunityGraph G = new LinkCommunityGraph(80, 96, 12, 3);
   private static final int[][] FULL = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
   @TempDir Path tmp;
 
@@ -68,7 +68,7 @@ class TypedLinkTrainerTest {
   void everyEncoderLearnsTheTypedLinks() {
     for (TypedModelKind kind : TypedModelKind.values()) {
       try (CpuBackend be = new CpuBackend();
-          TypedLinkTrainer t = trainer(kind, 20, be)) {
+          TypedLinkTrainer t = trainer(kind, 40, be)) {
         double before = t.evaluate(G.val).auc();
         TypedLinkTrainer.FitResult r = t.fit(null, G.val, null);
         LinkMetrics after = r.lastVal();

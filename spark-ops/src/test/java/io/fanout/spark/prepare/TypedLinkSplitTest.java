@@ -123,7 +123,7 @@ class TypedLinkSplitTest {
       assertThat(m.edgeSplit.valPairs + m.edgeSplit.testPairs).isEqualTo(heldOut.size());
       // the other relations keep every edge
       assertThat(m.relations.get(s.relationIndex("has_term")).edges)
-          .isEqualTo(G.hasTerm.stream().map(r -> r.get(0) + " " + r.get(1)).distinct().count());
+          .isEqualTo((long) G.hasTerm.size());
     }
     byte[] val = Files.readAllBytes(heldOutFile(out, m, "val"));
     Path again = tmp.resolve("again");

@@ -33,11 +33,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Link prediction on relation {@code buys} of a generated typed graph, end to end through the
  * public API: {@code prepare --task link --link-relation buys --add-reverse}, {@code sample --task
- * link}, {@code train}, {@code evaluate} and {@code infer --task link --pairs}. Users (long ids) and
- * items (string ids) carry noise features; a user likes two categories, an item is in one, and a
- * user buys items of the categories it likes only: the held-out {@code buys} edges are predictable
- * from the typed two-hop structure alone, and R-GCN ranks them well above their negatives (AUC
- * over 0.8; a model that ignores the structure sits at 0.5).
+ * link}, {@code train}, {@code evaluate} and {@code infer --task link --pairs}. Users (long ids)
+ * and items (string ids) carry noise features; a user likes two categories, an item is in one, and
+ * a user buys items of the categories it likes only: the held-out {@code buys} edges are
+ * predictable from the typed two-hop structure alone, and R-GCN ranks them well above their
+ * negatives (AUC over 0.8; a model that ignores the structure sits at 0.5).
  */
 @Tag("slow")
 class TypedLinkEndToEndTest {
@@ -45,8 +45,8 @@ class TypedLinkEndToEndTest {
   @TempDir static Path tmp;
 
   static final int USERS = 160;
-  static final int ITEMS = 120;
-  static final int CATS = 6;
+  static final int ITEMS = 144;
+  static final int CATS = 12;
 
   @BeforeAll
   static void start() {
@@ -159,8 +159,7 @@ class TypedLinkEndToEndTest {
         .option("epochs", "15")
         .option("seed", "1")
         .execute();
-    EvaluateResult ev =
-        Fanout.get(spark).evaluate(store.toString(), md.toString()).execute();
+    EvaluateResult ev = Fanout.get(spark).evaluate(store.toString(), md.toString()).execute();
     assertThat(ev.task()).isEqualTo("link");
     LinkMetrics test = ev.linkMetrics("test");
     assertThat(test.auc()).as("test AUC %s", ev.toJson()).isGreaterThan(0.8);
