@@ -45,6 +45,9 @@ public final class TypedLinkSampler {
       TrainEdges edges,
       NegativeSampler negatives,
       int perPositive) {
+    if (perPositive < 1) {
+      throw new IllegalArgumentException("negatives per positive " + perPositive + " < 1");
+    }
     TypedSchema schema = graph.schema();
     TypedSchema.Relation rel = schema.relation(relation);
     this.blocks = new TypedNeighborSampler(graph, rel.dstType(), fanouts, seed);
@@ -67,7 +70,6 @@ public final class TypedLinkSampler {
               + "': its two types have more than 2^31 vertices together");
     }
     this.dstOffset = (int) shift;
-    new LinkPairBuilder(negatives, perPositive, seed); // checks perPositive
   }
 
   /** The sampler of the blocks (its seed type is the link relation's destination type). */
