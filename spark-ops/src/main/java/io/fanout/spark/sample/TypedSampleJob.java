@@ -208,6 +208,11 @@ final class TypedSampleJob {
           "sample --features is not built for typed stores (typed shards hold ids; the trainer"
               + " gathers each type's features from the store); leave --features out");
     }
+    if (conf.get(SampleOptions.TASK) != Task.LINK) {
+      for (OptionDef<?> d : List.of(SampleOptions.NEGATIVES, SampleOptions.NUM_NEGATIVES)) {
+        conf.refuseIgnored(d, "--task node samples no negatives; add --task link");
+      }
+    }
     if (conf.get(SampleOptions.WEIGHTED)) {
       throw new FanoutConfigException(
           "sample --weighted is not built for typed stores; leave --weighted out");

@@ -192,7 +192,8 @@ class TypedLinkEndToEndTest {
     assertThat(scored).hasSize(pairs.size());
     float[] score = new float[scored.size()];
     for (int i = 0; i < scored.size(); i++) {
-      assertThat(scored.get(i).get(0)).isEqualTo(pairs.get(i).get(0));
+      // users' ids are longs, items' strings: the output keeps both as strings
+      assertThat(scored.get(i).get(0)).isEqualTo(String.valueOf(pairs.get(i).get(0)));
       assertThat(scored.get(i).get(1)).isEqualTo(pairs.get(i).get(1));
       score[i] = scored.get(i).getFloat(2);
     }
