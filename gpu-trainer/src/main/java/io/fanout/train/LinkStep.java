@@ -5,6 +5,7 @@ import io.fanout.nn.GnnModel;
 import io.fanout.nn.MlpDecoder;
 import io.fanout.nn.NormalizedEmbeddings;
 import io.fanout.sample.LinkPairs;
+import io.fanout.tensor.FloatTensor;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -54,16 +55,28 @@ public final class LinkStep {
       GnnModel model, float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
     MlpDecoder mlp = model.decoder();
     if (mlp != null) {
-      return mlpLossAndGrad(model, mlp, emb, rows, dim, p, dEmb);
+      return mlpLossAndGrad(mlp, model.paramTensor(), model.gradTensor(), emb, rows, dim, p, dEmb);
     }
     return lossAndGrad(emb, rows, dim, p, dEmb);
   }
 
-  private static StepStats mlpLossAndGrad(
-      GnnModel model, MlpDecoder mlp, float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
+  /**
+   * Summed loss, pairs and correct pairs of {@code mlp}'s scores (its parameters in {@code
+   * params}); accumulates its parameter gradients into {@code grads} and writes the mean loss's
+   * gradient with respect to {@code emb} into {@code dEmb} when it is not null.
+   */
+  public static StepStats mlpLossAndGrad(
+      MlpDecoder mlp,
+      FloatTensor params,
+      FloatTensor grads,
+      float[] emb,
+      int rows,
+      int dim,
+      LinkPairs p,
+      float[] dEmb) {
     int n = p.size();
     float[] scores = new float[n];
-    mlp.scores(model.paramTensor(), emb, p.src(), p.dst(), n, scores);
+    mlp.scores(params, emb, p.src(), p.dst(), n, scores);
     double loss = 0;
     float[] dScore = new float[n];
     int correct = 0;
@@ -75,7 +88,7 @@ public final class LinkStep {
     }
     if (dEmb != null) {
       Arrays.fill(dEmb, 0, rows * dim, 0f);
-      mlp.backward(model.paramTensor(), model.gradTensor(), emb, p.src(), p.dst(), dScore, dEmb);
+      mlp.backward(params, grads, emb, p.src(), p.dst(), dScore, dEmb);
     }
     return new StepStats(loss, n, correct);
   }
@@ -170,12 +183,21 @@ public final class LinkStep {
       scores(scoringEmbeddings(emb, dim, logitScale), dim, src, dst, n, logitScale, out);
       return;
     }
+    mlpScores(mlp, model.paramTensor(), emb, src, dst, n, out);
+  }
+
+  /**
+   * {@code mlp}'s scores (parameters in {@code params}) of {@code n} pairs of the raw embeddings
+   * {@code emb}, {@link #SCORE_CHUNK} pairs at a time.
+   */
+  public static void mlpScores(
+      MlpDecoder mlp, FloatTensor params, float[] emb, int[] src, int[] dst, int n, float[] out) {
     float[] part = new float[Math.min(n, SCORE_CHUNK)];
     for (int from = 0; from < n; from += SCORE_CHUNK) {
       int to = Math.min(n, from + SCORE_CHUNK);
       int[] s = Arrays.copyOfRange(src, from, to);
       int[] d = Arrays.copyOfRange(dst, from, to);
-      mlp.scores(model.paramTensor(), emb, s, d, to - from, part);
+      mlp.scores(params, emb, s, d, to - from, part);
       System.arraycopy(part, 0, out, from, to - from);
     }
   }

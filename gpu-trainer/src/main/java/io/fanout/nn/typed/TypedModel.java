@@ -1,6 +1,8 @@
 package io.fanout.nn.typed;
 
 import io.fanout.nn.Adam;
+import io.fanout.nn.DecoderKind;
+import io.fanout.nn.MlpDecoder;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Backend;
@@ -35,6 +37,7 @@ public final class TypedModel implements AutoCloseable {
   private final FloatTensor params;
   private final FloatTensor grads;
   private final EmbeddingTable[] tables;
+  private final MlpDecoder mlp; // a link model's --decoder mlp, else null
   private final TypedBatchTensors batch;
   private FloatTensor features; // the batch's feature rows, type t from featOff[t]
   private int[] featOff;
@@ -57,6 +60,15 @@ public final class TypedModel implements AutoCloseable {
   private static final float NORM_EPS = 1e-12f;
 
   public TypedModel(TypedModelConfig cfg, Backend be) {
+    this(cfg, be, DecoderKind.DOT);
+  }
+
+  /**
+   * A model whose output rows are scored by {@code decoder} (link prediction): {@link
+   * DecoderKind#MLP} adds an {@link MlpDecoder} over the output width, its parameters after the
+   * layers'; {@link DecoderKind#DOT} adds none.
+   */
+  public TypedModel(TypedModelConfig cfg, Backend be, DecoderKind decoder) {
     this.cfg = cfg;
     this.be = be;
     int types = cfg.numTypes();
@@ -84,6 +96,12 @@ public final class TypedModel implements AutoCloseable {
             case HGN -> new HgnLayer(be, cfg, l);
           };
       off = layers[l].allocate(TypedLayer.fits(off));
+    }
+    if (decoder == DecoderKind.MLP) {
+      mlp = new MlpDecoder(be, cfg.classes());
+      off = mlp.allocate(TypedLayer.fits(off));
+    } else {
+      mlp = null;
     }
     numParams = TypedLayer.fits(off);
     params = be.allocFloat(numParams);
@@ -117,6 +135,11 @@ public final class TypedModel implements AutoCloseable {
 
   public FloatTensor gradTensor() {
     return grads;
+  }
+
+  /** The link decoder's MLP ({@code --decoder mlp}), or null. */
+  public MlpDecoder decoder() {
+    return mlp;
   }
 
   /** Type {@code t}'s learned embedding table, or null when it reads its features. */
@@ -162,6 +185,9 @@ public final class TypedModel implements AutoCloseable {
     }
     for (int l = 0; l < layers.length; l++) {
       layers[l].init(p, CounterRng.key(seed, 0x7E, l, 0));
+    }
+    if (mlp != null) {
+      mlp.init(p, CounterRng.key(seed, 0xDEC, 0, 0));
     }
     loadParams(p);
   }
@@ -431,6 +457,9 @@ public final class TypedModel implements AutoCloseable {
   public void close() {
     for (TypedLayer l : layers) {
       l.free();
+    }
+    if (mlp != null) {
+      mlp.close();
     }
     batch.close();
     for (FloatTensor t : level) {

@@ -78,8 +78,12 @@ public final class TypedLinkEvaluation {
       ps = positions(us, src, 0);
       pd = positions(vs, dst, us.length);
     }
-    float[] z = LinkStep.scoringEmbeddings(emb, dim, LinkStep.LOGIT_SCALE);
     float[] out = new float[src.length];
+    if (model.decoder() != null) {
+      LinkStep.mlpScores(model.decoder(), model.paramTensor(), emb, ps, pd, src.length, out);
+      return out;
+    }
+    float[] z = LinkStep.scoringEmbeddings(emb, dim, LinkStep.LOGIT_SCALE);
     LinkStep.scores(z, dim, ps, pd, src.length, LinkStep.LOGIT_SCALE, out);
     return out;
   }

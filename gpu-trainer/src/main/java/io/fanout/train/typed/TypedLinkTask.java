@@ -1,6 +1,7 @@
 package io.fanout.train.typed;
 
 import io.fanout.graph.TypedSchema;
+import io.fanout.nn.DecoderKind;
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.store.InvalidInputException;
@@ -18,26 +19,39 @@ import java.util.Map;
  * @param relation its index in the schema
  * @param srcType its source type
  * @param dstType its destination type
+ * @param decoder the pair scorer: the scaled cosine ({@link DecoderKind#DOT}) or an {@link
+ *     io.fanout.nn.MlpDecoder} over the raw output rows
  */
-public record TypedLinkTask(String relationName, int relation, int srcType, int dstType) {
+public record TypedLinkTask(
+    String relationName, int relation, int srcType, int dstType, DecoderKind decoder) {
   /** Checkpoint metadata key naming the link relation of a typed link model. */
   public static final String RELATION_KEY = "identity.link_relation";
 
-  /** The task of link relation {@code name} of {@code schema}. */
+  /** Checkpoint metadata key naming a typed link model's decoder. */
+  public static final String DECODER_KEY = "identity.decoder";
+
+  /** The task of link relation {@code name} of {@code schema}, scored by the dot decoder. */
   public static TypedLinkTask of(TypedSchema schema, String name) {
+    return of(schema, name, DecoderKind.DOT);
+  }
+
+  /** The task of link relation {@code name} of {@code schema}, scored by {@code decoder}. */
+  public static TypedLinkTask of(TypedSchema schema, String name, DecoderKind decoder) {
     int r = schema.relationIndex(name);
     if (r < 0) {
       throw new InvalidInputException(
           "link relation '" + name + "' is not a relation of the graph");
     }
     TypedSchema.Relation rel = schema.relation(r);
-    return new TypedLinkTask(name, r, rel.srcType(), rel.dstType());
+    return new TypedLinkTask(name, r, rel.srcType(), rel.dstType(), decoder);
   }
 
   /** The link task a checkpoint's metadata records, or null for a node-classification model. */
   public static TypedLinkTask of(TypedSchema schema, Map<String, String> meta) {
     String name = meta.get(RELATION_KEY);
-    return name == null ? null : of(schema, name);
+    return name == null
+        ? null
+        : of(schema, name, DecoderKind.parse(meta.getOrDefault(DECODER_KEY, DecoderKind.DOT.id())));
   }
 
   /** What a link model's checkpoint records besides the run's identity. */
@@ -48,7 +62,9 @@ public record TypedLinkTask(String relationName, int relation, int srcType, int 
         RELATION_KEY,
         relationName,
         "identity." + LinkStep.LOGIT_SCALE_KEY,
-        Float.toString(LinkStep.LOGIT_SCALE));
+        Float.toString(LinkStep.LOGIT_SCALE),
+        DECODER_KEY,
+        decoder.id());
   }
 
   public boolean oneType() {

@@ -47,6 +47,9 @@ public final class TypedLinkTrainer implements AutoCloseable {
       TypedEpochs epochs,
       int[][] valFanouts,
       TypedTrainOptions opts) {
+    if ((model.decoder() != null) != (task.decoder() == io.fanout.nn.DecoderKind.MLP)) {
+      throw new IllegalArgumentException("the model's decoder differs from the task's");
+    }
     if (model.config().target() != task.dstType()) {
       throw new IllegalArgumentException("a link model's target is its relation's destination");
     }
@@ -83,7 +86,11 @@ public final class TypedLinkTrainer implements AutoCloseable {
     int rows = emb.length / dim;
     LinkPairs p = task.joinedPairs(b);
     float[] dEmb = new float[emb.length];
-    StepStats st = LinkStep.lossAndGrad(emb, rows, dim, p, dEmb);
+    StepStats st =
+        model.decoder() == null
+            ? LinkStep.lossAndGrad(emb, rows, dim, p, dEmb)
+            : LinkStep.mlpLossAndGrad(
+                model.decoder(), model.paramTensor(), model.gradTensor(), emb, rows, dim, p, dEmb);
     float[] dOut = new float[model.outputRows() * dim];
     System.arraycopy(dEmb, 0, dOut, model.outputRowOffset(s) * dim, ns * dim);
     if (!task.oneType()) {

@@ -39,7 +39,10 @@ public final class TypedModelEvaluation {
     String name = Checkpoint.inferenceFile(modelDir, pick).getFileName().toString();
     TypedCheckpoint.Loaded l = TypedCheckpoint.read(modelDir, name);
     check(l.config(), g.schema(), modelDir);
-    TypedModel m = new TypedModel(l.config(), be);
+    TypedLinkTask link = TypedLinkTask.of(g.schema(), l.checkpoint().meta());
+    TypedModel m =
+        new TypedModel(
+            l.config(), be, link == null ? io.fanout.nn.DecoderKind.DOT : link.decoder());
     try {
       TypedCheckpoint.restore(modelDir, l, m, null);
     } catch (RuntimeException e) {
@@ -211,8 +214,10 @@ public final class TypedModelEvaluation {
         float[] emb = TypedLinkEvaluation.embed(m, g, t, all, f, batchSize, seed);
         out.put(
             t,
-            io.fanout.train.LinkStep.scoringEmbeddings(
-                emb, m.config().classes(), io.fanout.train.LinkStep.LOGIT_SCALE));
+            m.decoder() != null
+                ? emb
+                : io.fanout.train.LinkStep.scoringEmbeddings(
+                    emb, m.config().classes(), io.fanout.train.LinkStep.LOGIT_SCALE));
       }
       return out;
     }

@@ -4,6 +4,7 @@ import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
+import io.fanout.nn.DecoderKind;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.ModelKind;
 import io.fanout.nn.typed.EmbeddingMode;
@@ -58,7 +59,8 @@ public final class TypedTrainRun {
       FeatureNormKind featureNorm,
       BackendKind backend,
       boolean verify,
-      HgnSettings hgn) {}
+      HgnSettings hgn,
+      DecoderKind decoder) {}
 
   /**
    * What the run did.
@@ -94,7 +96,7 @@ public final class TypedTrainRun {
             ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0))
             : null;
     try (Backend be = Backends.select(r.backend(), -1);
-        TypedModel model = new TypedModel(cfg, be);
+        TypedModel model = new TypedModel(cfg, be, task.decoder());
         TypedLinkTrainer trainer =
             new TypedLinkTrainer(
                 model,
@@ -182,7 +184,15 @@ public final class TypedTrainRun {
                 + " --feature-encoding f32 or f16)");
       }
     }
-    TypedLinkTask task = link == null ? null : TypedLinkTask.of(schema, link);
+    if (link == null && r.decoder() != DecoderKind.DOT) {
+      throw new InvalidInputException(
+          "--decoder "
+              + r.decoder().id()
+              + " scores link pairs; the typed shards "
+              + r.shards()
+              + " are node-classification shards (sample them with --task link)");
+    }
+    TypedLinkTask task = link == null ? null : TypedLinkTask.of(schema, link, r.decoder());
     TypedModelConfig cfg =
         (task == null
                 ? TypedModelConfig.of(

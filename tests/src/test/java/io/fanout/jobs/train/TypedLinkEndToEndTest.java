@@ -199,6 +199,32 @@ class TypedLinkEndToEndTest {
     }
     assertThat(auc(src, label, score))
         .isCloseTo(test.auc(), org.assertj.core.api.Assertions.within(1e-6));
+
+    // the embeddings the pairs are scored on: every user and item, under its type
+    Path emb = tmp.resolve("emb");
+    Fanout.get(spark).infer(store.toString(), md.toString()).embeddings(emb.toString()).execute();
+    Dataset<Row> e = spark.read().parquet(emb.toString());
+    assertThat(e.columns()).containsExactly("type", "id", "dense_id", "embedding");
+    assertThat(e.where("type = 'user'").count()).isEqualTo(USERS);
+    assertThat(e.where("type = 'item'").count()).isEqualTo(ITEMS);
+
+    // the mlp decoder, from the same shards
+    Path mlp = tmp.resolve("mlp");
+    Fanout.get(spark)
+        .train(store.toString(), shards.toString())
+        .option("model-dir", mlp.toString())
+        .option("model", "rgcn")
+        .option("decoder", "mlp")
+        .option("hidden", "16")
+        .option("dropout", "0")
+        .option("lr", "0.01")
+        .option("weight-decay", "0")
+        .option("feature-norm", "none")
+        .option("epochs", "15")
+        .option("seed", "1")
+        .execute();
+    EvaluateResult em = Fanout.get(spark).evaluate(store.toString(), mlp.toString()).execute();
+    assertThat(em.linkMetrics("test").auc()).as("mlp %s", em.toJson()).isGreaterThan(0.8);
   }
 
   /** The {@link LinkMetrics} AUC of pairs with source {@code src}, label 1 or 0, and score. */
