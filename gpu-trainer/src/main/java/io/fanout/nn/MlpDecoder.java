@@ -35,13 +35,13 @@ public final class MlpDecoder implements AutoCloseable {
   private FloatTensor dz;
   private int pairs;
 
-  MlpDecoder(Backend be, int dim) {
+  public MlpDecoder(Backend be, int dim) {
     this.be = be;
     this.dim = dim;
   }
 
   /** Reserves the parameters from {@code offset}; returns the next free offset. */
-  long allocate(int offset) {
+  public long allocate(int offset) {
     w1 = offset;
     b1 = w1 + dim * dim;
     w2 = b1 + dim;
@@ -50,7 +50,7 @@ public final class MlpDecoder implements AutoCloseable {
   }
 
   /** Glorot-uniform weights and zero biases from the counter-based stream keyed by {@code key}. */
-  void init(float[] p, long key) {
+  public void init(float[] p, long key) {
     GnnLayer.glorot(p, w1, dim, dim, CounterRng.key(key, 0));
     java.util.Arrays.fill(p, b1, b1 + dim, 0f);
     GnnLayer.glorot(p, w2, dim, 1, CounterRng.key(key, 1));

@@ -71,11 +71,11 @@ public final class CandidatePairs {
     return src.length;
   }
 
-  int[] src() {
+  public int[] src() {
     return src;
   }
 
-  int[] dst() {
+  public int[] dst() {
     return dst;
   }
 

@@ -5,6 +5,7 @@ import io.fanout.nn.GnnModel;
 import io.fanout.nn.MlpDecoder;
 import io.fanout.nn.NormalizedEmbeddings;
 import io.fanout.sample.LinkPairs;
+import io.fanout.tensor.FloatTensor;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -17,21 +18,24 @@ import java.util.Map;
  *
  * <p>Models trained before the scaled cosine carry no {@link #LOGIT_SCALE_KEY} in their identity
  * and are scored by the plain dot product of their raw embeddings, as they were trained.
+ *
+ * <p>Typed link models ({@code io.fanout.train.typed.TypedLinkTrainer}) score with the same scaled
+ * cosine over the embeddings of their two endpoint types.
  */
-final class LinkStep {
+public final class LinkStep {
   private LinkStep() {}
 
   /** Model dir identity key naming the task of a link-prediction model. */
-  static final String TASK = "task";
+  public static final String TASK = "task";
 
   /** Model dir identity key recording the logit scale a link model was trained with. */
-  static final String LOGIT_SCALE_KEY = "link_logit_scale";
+  public static final String LOGIT_SCALE_KEY = "link_logit_scale";
 
   /**
    * The factor on the cosine of two normalised embeddings: logits in [-5, 5], so a pair's
    * probability spans sigmoid(-5) to sigmoid(5), 0.007 to 0.993.
    */
-  static final float LOGIT_SCALE = 5f;
+  public static final float LOGIT_SCALE = 5f;
 
   /** Marks "no normalisation, plain dot product": the scoring of models without the key. */
   static final float PLAIN_DOT = 0f;
@@ -51,16 +55,28 @@ final class LinkStep {
       GnnModel model, float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
     MlpDecoder mlp = model.decoder();
     if (mlp != null) {
-      return mlpLossAndGrad(model, mlp, emb, rows, dim, p, dEmb);
+      return mlpLossAndGrad(mlp, model.paramTensor(), model.gradTensor(), emb, rows, dim, p, dEmb);
     }
     return lossAndGrad(emb, rows, dim, p, dEmb);
   }
 
-  private static StepStats mlpLossAndGrad(
-      GnnModel model, MlpDecoder mlp, float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
+  /**
+   * Summed loss, pairs and correct pairs of {@code mlp}'s scores (its parameters in {@code
+   * params}); accumulates its parameter gradients into {@code grads} and writes the mean loss's
+   * gradient with respect to {@code emb} into {@code dEmb} when it is not null.
+   */
+  public static StepStats mlpLossAndGrad(
+      MlpDecoder mlp,
+      FloatTensor params,
+      FloatTensor grads,
+      float[] emb,
+      int rows,
+      int dim,
+      LinkPairs p,
+      float[] dEmb) {
     int n = p.size();
     float[] scores = new float[n];
-    mlp.scores(model.paramTensor(), emb, p.src(), p.dst(), n, scores);
+    mlp.scores(params, emb, p.src(), p.dst(), n, scores);
     double loss = 0;
     float[] dScore = new float[n];
     int correct = 0;
@@ -72,7 +88,7 @@ final class LinkStep {
     }
     if (dEmb != null) {
       Arrays.fill(dEmb, 0, rows * dim, 0f);
-      mlp.backward(model.paramTensor(), model.gradTensor(), emb, p.src(), p.dst(), dScore, dEmb);
+      mlp.backward(params, grads, emb, p.src(), p.dst(), dScore, dEmb);
     }
     return new StepStats(loss, n, correct);
   }
@@ -83,7 +99,7 @@ final class LinkStep {
    *
    * @param emb {@code rows x dim} embeddings of the batch's seed nodes
    */
-  static StepStats lossAndGrad(float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
+  public static StepStats lossAndGrad(float[] emb, int rows, int dim, LinkPairs p, float[] dEmb) {
     int n = p.size();
     float[] z = new float[rows * dim];
     double[] norms = new double[rows];
@@ -114,7 +130,7 @@ final class LinkStep {
    * The embeddings pairs are scored on: {@code emb} L2-normalised per row (a new array), or {@code
    * emb} itself for {@link #PLAIN_DOT}.
    */
-  static float[] scoringEmbeddings(float[] emb, int dim, float logitScale) {
+  public static float[] scoringEmbeddings(float[] emb, int dim, float logitScale) {
     if (logitScale == PLAIN_DOT) {
       return emb;
     }
@@ -138,7 +154,7 @@ final class LinkStep {
    * {@code out[i] = scale * <z[src[i]], z[dst[i]]>} over {@link #scoringEmbeddings} {@code z}
    * (scale 1 for {@link #PLAIN_DOT}).
    */
-  static void scores(
+  public static void scores(
       float[] z, int dim, int[] src, int[] dst, int n, float logitScale, float[] out) {
     DotDecoder.scores(z, dim, src, dst, n, out);
     if (logitScale != PLAIN_DOT) {
@@ -167,12 +183,21 @@ final class LinkStep {
       scores(scoringEmbeddings(emb, dim, logitScale), dim, src, dst, n, logitScale, out);
       return;
     }
+    mlpScores(mlp, model.paramTensor(), emb, src, dst, n, out);
+  }
+
+  /**
+   * {@code mlp}'s scores (parameters in {@code params}) of {@code n} pairs of the raw embeddings
+   * {@code emb}, {@link #SCORE_CHUNK} pairs at a time.
+   */
+  public static void mlpScores(
+      MlpDecoder mlp, FloatTensor params, float[] emb, int[] src, int[] dst, int n, float[] out) {
     float[] part = new float[Math.min(n, SCORE_CHUNK)];
     for (int from = 0; from < n; from += SCORE_CHUNK) {
       int to = Math.min(n, from + SCORE_CHUNK);
       int[] s = Arrays.copyOfRange(src, from, to);
       int[] d = Arrays.copyOfRange(dst, from, to);
-      mlp.scores(model.paramTensor(), emb, s, d, to - from, part);
+      mlp.scores(params, emb, s, d, to - from, part);
       System.arraycopy(part, 0, out, from, to - from);
     }
   }

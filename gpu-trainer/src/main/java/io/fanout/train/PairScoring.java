@@ -73,33 +73,53 @@ public final class PairScoring {
                   + (n - 1));
         }
       }
-      String request =
-          Checksums.sha256(
-              "pairs|"
-                  + store.manifest().fingerprint()
-                  + "|"
-                  + StoreFingerprints.ofFile(Checkpoint.inferenceFile(r.modelDir(), r.pick()))
-                  + "|"
-                  + p.fingerprint());
-      long kept = IdKeyedParquet.rowsToKeep(r.output(), request, r.overwrite(), "pair scores");
-      if (kept >= 0) {
-        return new Outcome(kept, true);
-      }
-      float[] scores = new float[p.size()];
-      try (ModelLease lease = TrainedModels.load(r.modelDir(), ck, store)) {
-        GnnModel model = lease.model();
-        float[] emb = VertexOutputs.logits(model, store, null, 0, 0, -1);
-        LinkStep.scores(
-            model,
-            LinkStep.logitScale(ck.meta()),
-            emb,
-            model.config().classes(),
-            p.src(),
-            p.dst(),
-            p.size(),
-            scores);
-      }
-      return new Outcome(PairScoreWriter.write(p, scores, r.output(), request), false);
+      return write(
+          p,
+          store.manifest().fingerprint(),
+          r,
+          pairs -> {
+            float[] scores = new float[pairs.size()];
+            try (ModelLease lease = TrainedModels.load(r.modelDir(), ck, store)) {
+              GnnModel model = lease.model();
+              float[] emb = VertexOutputs.logits(model, store, null, 0, 0, -1);
+              LinkStep.scores(
+                  model,
+                  LinkStep.logitScale(ck.meta()),
+                  emb,
+                  model.config().classes(),
+                  p.src(),
+                  p.dst(),
+                  p.size(),
+                  scores);
+            }
+            return scores;
+          });
     }
+  }
+
+  /**
+   * Keeps {@code r.output()} when it holds the scores of the same request (store {@code
+   * storeFingerprint}, the model file, the pairs), else scores the pairs with {@code scorer} and
+   * writes them in the pairs' order, committed atomically; the one-type and typed link models share
+   * it.
+   */
+  public static Outcome write(
+      CandidatePairs p,
+      String storeFingerprint,
+      Request r,
+      java.util.function.Function<CandidatePairs, float[]> scorer) {
+    String request =
+        Checksums.sha256(
+            "pairs|"
+                + storeFingerprint
+                + "|"
+                + StoreFingerprints.ofFile(Checkpoint.inferenceFile(r.modelDir(), r.pick()))
+                + "|"
+                + p.fingerprint());
+    long kept = IdKeyedParquet.rowsToKeep(r.output(), request, r.overwrite(), "pair scores");
+    if (kept >= 0) {
+      return new Outcome(kept, true);
+    }
+    return new Outcome(PairScoreWriter.write(p, scorer.apply(p), r.output(), request), false);
   }
 }

@@ -31,6 +31,14 @@ public final class HeldOutEdges {
     this.label = label;
   }
 
+  /** Held-out pairs given in memory (arrays of one length, used as they are). */
+  public static HeldOutEdges of(int[] src, int[] dst, byte[] label) {
+    if (src.length != dst.length || src.length != label.length) {
+      throw new IllegalArgumentException("held-out arrays of different lengths");
+    }
+    return new HeldOutEdges(src, dst, label);
+  }
+
   public int size() {
     return src.length;
   }
@@ -51,7 +59,24 @@ public final class HeldOutEdges {
    */
   public static HeldOutEdges read(GraphStore store, String split) {
     requireEdgeSplit(store.root(), store.manifest(), "the held-out edges");
-    Path file = store.dataRoot().resolve(StoreLayout.edgeSplitFile(split));
+    return read(store.dataRoot().resolve(StoreLayout.edgeSplitFile(split)));
+  }
+
+  /**
+   * Reads split {@code split} of the link relation of typed store {@code store} ({@code prepare
+   * --link-relation}): type-local ids, sources of the relation's source type and destinations of
+   * its destination type.
+   *
+   * @throws InvalidInputException when the store has no edge split
+   */
+  public static HeldOutEdges read(TypedGraphStore store, String split) {
+    requireEdgeSplit(store.root(), store.manifest(), "the held-out edges");
+    String relation = store.manifest().edgeSplit.relation;
+    return read(store.dataRoot().resolve(StoreLayout.relationEdgeSplitFile(relation, split)));
+  }
+
+  /** Reads one held-out edge list file ({@link StoreLayout#edgeSplitFile}'s layout). */
+  static HeldOutEdges read(Path file) {
     int n = 0;
     int[] src = new int[1024];
     int[] dst = new int[1024];
@@ -93,7 +118,9 @@ public final class HeldOutEdges {
           store
               + ": the store has no edge split, needed for "
               + what
-              + "; rerun prepare with --task link (or --edge-split TRAIN,VAL,TEST)");
+              + (manifest.typed()
+                  ? "; rerun prepare with --task link --link-relation NAME"
+                  : "; rerun prepare with --task link (or --edge-split TRAIN,VAL,TEST)"));
     }
   }
 }

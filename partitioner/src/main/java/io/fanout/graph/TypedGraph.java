@@ -41,6 +41,14 @@ public interface TypedGraph extends AutoCloseable {
     return new long[] {0, vertices(type).numVertices()};
   }
 
+  /**
+   * A store prepared for link prediction ({@code prepare --link-relation R}): {@code R}, then the
+   * reverses of {@code R} whose CSR also lost the held-out edges; empty for any other graph.
+   */
+  default java.util.List<String> linkRelations() {
+    return java.util.List.of();
+  }
+
   @Override
   default void close() {}
 }

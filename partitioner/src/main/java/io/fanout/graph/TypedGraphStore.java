@@ -273,6 +273,15 @@ public final class TypedGraphStore implements TypedGraph {
     return root;
   }
 
+  @Override
+  public java.util.List<String> linkRelations() {
+    StoreManifest.EdgeSplit e = manifest.edgeSplit;
+    if (e == null || e.relation == null) {
+      return java.util.List.of();
+    }
+    return e.removedFrom == null ? java.util.List.of(e.relation) : List.copyOf(e.removedFrom);
+  }
+
   public StoreManifest manifest() {
     return manifest;
   }

@@ -127,6 +127,14 @@ public final class StoreLayout {
     return EDGE_SPLIT_DIR + "/" + split + ".parquet";
   }
 
+  /**
+   * The held-out edge list of split {@code split} of relation {@code relation} of a typed store
+   * ({@code prepare --link-relation}), laid out as {@link #edgeSplitFile}, in type-local dense ids.
+   */
+  public static String relationEdgeSplitFile(String relation, String split) {
+    return relationDir(relation) + "/" + edgeSplitFile(split);
+  }
+
   /** The folder of a typed store holding one folder per vertex type. */
   public static final String TYPES_DIR = "types";
 

@@ -306,7 +306,9 @@ public final class StoreManifest {
     "val_pairs",
     "test_pairs",
     "val_negatives",
-    "test_negatives"
+    "test_negatives",
+    "relation",
+    "removed_from"
   })
   public static final class EdgeSplit {
     /**
@@ -345,6 +347,22 @@ public final class StoreManifest {
 
     @JsonProperty("test_negatives")
     public long testNegatives;
+
+    /**
+     * The split relation of a typed store ({@code prepare --link-relation}), whose held-out edges
+     * are under {@link StoreLayout#relationEdgeSplitFile}; absent in one-table stores.
+     */
+    @JsonProperty("relation")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public String relation;
+
+    /**
+     * Typed stores: the relations whose CSR lost the held-out edges, the split relation then its
+     * reverses; absent in one-table stores.
+     */
+    @JsonProperty("removed_from")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public List<String> removedFrom;
   }
 
   /** One partition: the dense-id range it owns and the edges (CSR entries) of those rows. */

@@ -19,6 +19,7 @@ public final class LinkPairBuilder {
   private final NegativeSampler negatives;
   private final int perPositive;
   private final long seed;
+  private final int dstOffset;
   private final DedupMap local = new DedupMap(4096);
   private final PairSet exclude = new PairSet();
   private int[] nodes = new int[1024];
@@ -28,12 +29,23 @@ public final class LinkPairBuilder {
    * @param seed the sampling seed (the one the blocks are sampled with)
    */
   public LinkPairBuilder(NegativeSampler negatives, int perPositive, long seed) {
+    this(negatives, perPositive, seed, 0);
+  }
+
+  /**
+   * A builder whose destinations live in an id space shifted by {@code dstOffset} (a typed link
+   * relation between two vertex types: sources {@code [0, dstOffset)}, destination {@code v} as
+   * {@code dstOffset + v}, so that one node list and one {@link PairSet} hold both types): {@link
+   * #build}'s {@code dst} is given shifted, and the negatives' draws are shifted the same way.
+   */
+  public LinkPairBuilder(NegativeSampler negatives, int perPositive, long seed, int dstOffset) {
     if (perPositive < 1) {
       throw new IllegalArgumentException("negatives per positive " + perPositive + " < 1");
     }
     this.negatives = negatives;
     this.perPositive = perPositive;
     this.seed = seed;
+    this.dstOffset = dstOffset;
   }
 
   private int local(int v) {
@@ -75,7 +87,7 @@ public final class LinkPairBuilder {
         int c =
             negatives.inBatch()
                 ? dst[(i + 1 + j) % count]
-                : negatives.draw(SampleHash.draw(key, (long) i * k + j));
+                : dstOffset + negatives.draw(SampleHash.draw(key, (long) i * k + j));
         ps[p] = local(src[i]);
         pd[p] = local(c);
         p++;

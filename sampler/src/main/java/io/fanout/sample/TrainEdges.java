@@ -27,10 +27,24 @@ public final class TrainEdges {
    * of one store partition, which are a contiguous run of {@link #of(CsrGraph, boolean)}'s.
    */
   public static TrainEdges of(CsrGraph graph, int first, int end, boolean undirected) {
+    return of(graph, first, end, undirected, true);
+  }
+
+  /**
+   * The training edges of a typed store's link relation ({@code graph}: its in-neighbor CSR), in
+   * (dst, src) order; {@code sameType}: its two endpoint types are one, so self-loops are left out
+   * (between two types, {@code src == dst} is an ordinary edge).
+   */
+  public static TrainEdges ofRelation(CsrGraph graph, boolean sameType) {
+    return of(graph, 0, graph.numVertices(), false, sameType);
+  }
+
+  private static TrainEdges of(
+      CsrGraph graph, int first, int end, boolean undirected, boolean sameType) {
     long count = 0;
     for (int v = first; v < end; v++) {
       for (long p = graph.rowStart(v); p < graph.rowEnd(v); p++) {
-        if (keep(graph.neighbor(p), v, undirected)) {
+        if (!sameType || keep(graph.neighbor(p), v, undirected)) {
           count++;
         }
       }
@@ -44,7 +58,8 @@ public final class TrainEdges {
     for (int v = first; v < end; v++) {
       for (long p = graph.rowStart(v); p < graph.rowEnd(v); p++) {
         int u = graph.neighbor(p);
-        if (keep(u, v, undirected) && (i == 0 || src[i - 1] != u || dst[i - 1] != v)) {
+        if ((!sameType || keep(u, v, undirected))
+            && (i == 0 || src[i - 1] != u || dst[i - 1] != v)) {
           src[i] = u;
           dst[i] = v;
           i++;

@@ -84,6 +84,29 @@ public final class TypedBatchBuilder {
     layerSizes[seedType][0] = count;
   }
 
+  /**
+   * Starts batch {@code (epoch, batch)} whose seeds are of several types (a link-prediction batch's
+   * pair endpoints): seed {@code i} is {@code ids[i]} of type {@code types[i]}. Returns each seed's
+   * index in its type's nodes.
+   *
+   * @throws IllegalArgumentException when a seed repeats
+   */
+  public int[] start(int epoch, int batch, int layers, int[] types, int[] ids, int count) {
+    begin(epoch, batch, layers, 0);
+    layerSizes = new int[numTypes][layers + 1];
+    int[] position = new int[count];
+    for (int i = 0; i < count; i++) {
+      int t = types[i];
+      ensure(t, 1);
+      position[i] = size[t];
+      add(t, ids[i], "seed ");
+    }
+    for (int t = 0; t < numTypes; t++) {
+      layerSizes[t][0] = size[t];
+    }
+    return position;
+  }
+
   /** Continues {@code p}: its nodes keep their indices, the next hop is {@code p.hops + 1}. */
   public void resume(TypedPartialBatch p) {
     if (p.seedType != seedType || p.nodes.length != numTypes) {
@@ -251,6 +274,11 @@ public final class TypedBatchBuilder {
    * Finishes the batch after its last hop; the label arrays as {@link TypedMiniBatch} takes them.
    */
   public TypedMiniBatch finish(int[] labels, int[] labelPtr, int[] labelIds) {
+    return finish(labels, labelPtr, labelIds, null);
+  }
+
+  /** {@link #finish(int[], int[], int[])} of a link-prediction batch scoring {@code pairs}. */
+  public TypedMiniBatch finish(int[] labels, int[] labelPtr, int[] labelIds, LinkPairs pairs) {
     requireWholeHop();
     if (hop != indptr.length) {
       throw new IllegalStateException("batch has " + hop + " of " + indptr.length + " hops");
@@ -260,7 +288,22 @@ public final class TypedBatchBuilder {
       out[t] = Arrays.copyOf(nodes[t], size[t]);
     }
     return new TypedMiniBatch(
-        epoch, batch, seedType, out, layerSizes, indptr, indices, labels, labelPtr, labelIds);
+        epoch,
+        batch,
+        seedType,
+        out,
+        layerSizes,
+        indptr,
+        indices,
+        labels,
+        labelPtr,
+        labelIds,
+        pairs);
+  }
+
+  /** The batch's seeds of type {@code t} (its nodes before the first hop). */
+  public int seedCount(int t) {
+    return layerSizes[t][0];
   }
 
   private void requireWholeHop() {

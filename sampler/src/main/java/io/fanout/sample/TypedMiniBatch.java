@@ -6,8 +6,9 @@ package io.fanout.sample;
  *
  * <p>{@code nodes[t]} holds type-local ids of type {@code t}. Its first {@code layerSizes[t][h]}
  * entries are the type-{@code t} nodes reached after hop {@code h} ({@code layerSizes[t][0]} are
- * the seeds of that type: non-zero only for the seed type(s)), so every hop's destinations of a
- * type are a prefix of that type's sources at the next hop.
+ * the seeds of that type: non-zero only for the seed type, and for a link-prediction batch also for
+ * its link relation's source type), so every hop's destinations of a type are a prefix of that
+ * type's sources at the next hop.
  *
  * <p>Block {@code (h, r)} ({@code h = 1..L}, relation {@code r = src -> dst}) is a CSR with {@code
  * layerSizes[dst][h-1]} rows: row {@code i} lists indices in {@code [0, layerSizes[src][h])} into
@@ -28,16 +29,11 @@ public final class TypedMiniBatch {
   private final int[] labels;
   private final int[] labelPtr;
   private final int[] labelIds;
+  private final LinkPairs pairs;
 
   /**
-   * @param seedType the type of the seeds (the target type of node classification)
-   * @param nodes {@code nodes[t]}, type-local ids, length {@code layerSizes[t][L]}
-   * @param layerSizes {@code layerSizes[t][h]} for {@code h = 0..L}
-   * @param indptr {@code indptr[h-1][r]}, length {@code layerSizes[dst(r)][h-1] + 1}
-   * @param indices {@code indices[h-1][r]}
-   * @param labels the seeds' class (single-label), -1 where unlabelled; length the seed count
-   * @param labelPtr the seeds' label sets (multi-label) as a CSR over {@code labelIds}, or null
-   * @param labelIds the classes of the label sets, or null
+   * A node-classification batch: {@link #TypedMiniBatch(int, int, int, int[][], int[][], int[][][],
+   * int[][][], int[], int[], int[], LinkPairs)} without pairs.
    */
   public TypedMiniBatch(
       int epoch,
@@ -50,6 +46,46 @@ public final class TypedMiniBatch {
       int[] labels,
       int[] labelPtr,
       int[] labelIds) {
+    this(
+        epoch,
+        batch,
+        seedType,
+        nodes,
+        layerSizes,
+        indptr,
+        indices,
+        labels,
+        labelPtr,
+        labelIds,
+        null);
+  }
+
+  /**
+   * @param seedType the type of the seeds (the target type of node classification)
+   * @param nodes {@code nodes[t]}, type-local ids, length {@code layerSizes[t][L]}
+   * @param layerSizes {@code layerSizes[t][h]} for {@code h = 0..L}
+   * @param indptr {@code indptr[h-1][r]}, length {@code layerSizes[dst(r)][h-1] + 1}
+   * @param indices {@code indices[h-1][r]}
+   * @param labels the seeds' class (single-label), -1 where unlabelled; length the seed count
+   * @param labelPtr the seeds' label sets (multi-label) as a CSR over {@code labelIds}, or null
+   * @param labelIds the classes of the label sets, or null
+   * @param pairs a link-prediction batch's scored pairs of its link relation {@code R = S -> D}
+   *     ({@code sample --task link}), or null: {@code pairs.src()} index type {@code S}'s seeds
+   *     ({@code nodes[S][0 .. layerSizes[S][0])}), {@code pairs.dst()} type {@code D}'s; the seed
+   *     type is then {@code D}, whose {@code labels} are all -1
+   */
+  public TypedMiniBatch(
+      int epoch,
+      int batch,
+      int seedType,
+      int[][] nodes,
+      int[][] layerSizes,
+      int[][][] indptr,
+      int[][][] indices,
+      int[] labels,
+      int[] labelPtr,
+      int[] labelIds,
+      LinkPairs pairs) {
     int types = nodes.length;
     if (layerSizes.length != types || types == 0 || seedType < 0 || seedType >= types) {
       throw new IllegalArgumentException("nodes, layerSizes and seedType disagree on the types");
@@ -85,6 +121,7 @@ public final class TypedMiniBatch {
     this.labels = labels;
     this.labelPtr = labelPtr;
     this.labelIds = labelIds;
+    this.pairs = pairs;
   }
 
   public int epoch() {
@@ -155,6 +192,11 @@ public final class TypedMiniBatch {
 
   public int[] labelIds() {
     return labelIds;
+  }
+
+  /** The scored pairs of a link-prediction batch, or null for node classification. */
+  public LinkPairs pairs() {
+    return pairs;
   }
 
   /** Sampled edges over all hops and relations. */

@@ -4,6 +4,7 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
+import java.util.Arrays;
 
 /**
  * Node-wise neighbor sampling without replacement over a {@link TypedGraph}, producing {@link
@@ -18,6 +19,10 @@ import io.fanout.graph.VertexTable;
  * keeps each type's earlier nodes a prefix ({@link TypedBatchBuilder}, which the partitioned mode
  * of {@code sample} builds its batches through as well). Each block is built count, prefix-sum,
  * fill.
+ *
+ * <p>Link-prediction batches ({@link TypedLinkSampler}) seed both endpoint types of the link
+ * relation and leave the batch's positive edges out of the blocks of that relation and its reverses
+ * (after the draws, so such a row may hold one sample fewer than its fanout).
  *
  * <p>The sampler is immutable and thread-safe; each thread samples through its own {@link Worker}.
  * A batch depends only on (seed, epoch, batch index, seeds, graph, fanouts).
@@ -108,14 +113,12 @@ public final class TypedNeighborSampler {
     private long[] starts = new long[1024];
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
+    private TypedLinkExclusion exclude; // the link batch being sampled, else null
 
     private Worker() {}
 
     /** Samples the batch whose seeds are {@code seeds[from .. from+count)} (type-local ids). */
     public TypedMiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
-      long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
-      int layers = fanouts[0].length;
-      int relations = fanouts.length;
       int n = graph.vertices(seedType).numVertices();
       for (int i = 0; i < count; i++) {
         int v = seeds[from + i];
@@ -124,18 +127,9 @@ public final class TypedNeighborSampler {
               "seed " + v + " is not a vertex of type " + graph.schema().type(seedType).name());
         }
       }
-      builder.start(epoch, batch, layers, seeds, from, count);
-      for (int h = 1; h <= layers; h++) {
-        for (int r = 0; r < relations; r++) {
-          int rows = builder.rows(r);
-          int fanout = fanouts[r][h - 1];
-          if (rows == 0 || fanout == 0) {
-            builder.addEmptyBlock(r);
-          } else {
-            sampleBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout);
-          }
-        }
-      }
+      builder.start(epoch, batch, layers(), seeds, from, count);
+      exclude = null;
+      hops(epoch, batch);
       VertexTable vt = graph.vertices(seedType);
       int[] labels = new int[count];
       for (int i = 0; i < count; i++) {
@@ -156,6 +150,69 @@ public final class TypedNeighborSampler {
         }
       }
       return builder.finish(labels, labelPtr, labelIds);
+    }
+
+    /**
+     * Samples a link-prediction batch of relation {@code link.relation()} (whose destination type
+     * must be this sampler's seed type): its seeds are {@code pairNodes[0 .. count)}, the pairs'
+     * endpoints in the shifted id space of {@link LinkPairBuilder} (source type ids below {@code
+     * link.dstOffset()}, destination type ids shifted by it), split by type in that order; {@code
+     * pairs} (local indices into {@code pairNodes}) are rewritten to positions in the two types'
+     * seed lists. The edges in {@code link.exclude()} leave the blocks of the relation and of its
+     * reverses.
+     */
+    TypedMiniBatch sampleLink(
+        int epoch,
+        int batch,
+        int[] pairNodes,
+        int count,
+        LinkPairs pairs,
+        TypedLinkExclusion link) {
+      int s = link.srcType();
+      int d = link.dstType();
+      int off = link.dstOffset();
+      int[] types = new int[count];
+      int[] ids = new int[count];
+      for (int i = 0; i < count; i++) {
+        int v = pairNodes[i];
+        types[i] = s == d || v < off ? s : d;
+        ids[i] = types[i] == s ? v : v - off;
+      }
+      int[] position = builder.start(epoch, batch, layers(), types, ids, count);
+      exclude = link;
+      try {
+        hops(epoch, batch);
+      } finally {
+        exclude = null;
+      }
+      int n = pairs.size();
+      int[] ps = new int[n];
+      int[] pd = new int[n];
+      for (int i = 0; i < n; i++) {
+        ps[i] = position[pairs.src()[i]];
+        pd[i] = position[pairs.dst()[i]];
+      }
+      int[] labels = new int[builder.seedCount(seedType)];
+      Arrays.fill(labels, -1);
+      return builder.finish(labels, null, null, new LinkPairs(ps, pd, pairs.label().clone()));
+    }
+
+    /** Samples every hop from the builder's seeds. */
+    private void hops(int epoch, int batch) {
+      long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
+      int layers = fanouts[0].length;
+      int relations = fanouts.length;
+      for (int h = 1; h <= layers; h++) {
+        for (int r = 0; r < relations; r++) {
+          int rows = builder.rows(r);
+          int fanout = fanouts[r][h - 1];
+          if (rows == 0 || fanout == 0) {
+            builder.addEmptyBlock(r);
+          } else {
+            sampleBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout);
+          }
+        }
+      }
     }
 
     /** Block (h, r): count and prefix-sum, fill, then the builder's dedup into the source type. */
@@ -192,6 +249,9 @@ public final class TypedNeighborSampler {
         }
         long key = SampleHash.nodeKey(relKey, h, dstNodes[i]);
         nodeSampler.fillRow(g, starts[i], degrees[i], k, key, positions, ids, ptr[i]);
+      }
+      if (exclude != null) {
+        ids = exclude.dropFrom(r, ptr, ids, dstNodes);
       }
       builder.addBlock(r, ptr, ids);
     }

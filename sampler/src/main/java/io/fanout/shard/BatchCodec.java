@@ -188,7 +188,8 @@ public final class BatchCodec {
     return pos;
   }
 
-  private static byte[] encodePairs(LinkPairs p) {
+  /** A link batch's pairs as the {@code pairs} column: src, dst, label, each int32 per pair. */
+  static byte[] encodePairs(LinkPairs p) {
     byte[] out = new byte[12 * p.size()];
     IntView v = new IntView(out);
     v.put(p.src());

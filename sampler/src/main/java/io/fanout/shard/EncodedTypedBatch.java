@@ -16,4 +16,34 @@ public record EncodedTypedBatch(
     byte[] indices,
     byte[] labels,
     byte[] labelPtr,
-    byte[] labelIds) {}
+    byte[] labelIds,
+    byte[] pairs) {
+
+  /** A node-classification row (no pairs). */
+  public EncodedTypedBatch(
+      int epoch,
+      int batch,
+      int numSeeds,
+      int seedType,
+      byte[] layerSizes,
+      byte[] nodes,
+      byte[] indptr,
+      byte[] indices,
+      byte[] labels,
+      byte[] labelPtr,
+      byte[] labelIds) {
+    this(
+        epoch,
+        batch,
+        numSeeds,
+        seedType,
+        layerSizes,
+        nodes,
+        indptr,
+        indices,
+        labels,
+        labelPtr,
+        labelIds,
+        null);
+  }
+}

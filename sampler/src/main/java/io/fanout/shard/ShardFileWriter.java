@@ -109,6 +109,9 @@ public final class ShardFileWriter implements AutoCloseable {
       g.add(ShardSchema.LABEL_PTR, Binary.fromConstantByteArray(b.labelPtr()));
       g.add(ShardSchema.LABEL_IDS, Binary.fromConstantByteArray(b.labelIds()));
     }
+    if (b.pairs() != null) {
+      g.add(ShardSchema.PAIRS, Binary.fromConstantByteArray(b.pairs()));
+    }
     try {
       writer.write(g);
     } catch (IOException e) {

@@ -166,7 +166,15 @@ public final class ShardManifest {
   public Totals totals = new Totals();
 
   /** What typed shards are laid out by ({@link #typed}). */
-  @JsonPropertyOrder({"seed_type", "multi_label", "layers", "types", "relations"})
+  @JsonPropertyOrder({
+    "seed_type",
+    "multi_label",
+    "layers",
+    "types",
+    "relations",
+    "link_relation",
+    "link_reverses"
+  })
   public static final class Typed {
     /** The name of the type the seeds are vertices of. */
     @JsonProperty("seed_type")
@@ -187,6 +195,36 @@ public final class ShardManifest {
     /** Relations in relation order (the order of the rows' blocks within a hop). */
     @JsonProperty("relations")
     public List<TypedRelation> relations = new ArrayList<>();
+
+    /**
+     * Link-prediction shards ({@code sample --task link}): the relation whose pairs the rows carry
+     * (its destination type is {@link #seedType}); absent for node classification.
+     */
+    @JsonProperty("link_relation")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public String linkRelation;
+
+    /**
+     * Link-prediction shards: the reverses of {@link #linkRelation}, whose blocks also leave out a
+     * batch's positive edges; absent for node classification.
+     */
+    @JsonProperty("link_reverses")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public List<String> linkReverses;
+
+    /** The index of {@link #linkRelation} in {@link #relations}, or -1. */
+    public int linkRelationIndex() {
+      if (linkRelation == null) {
+        return -1;
+      }
+      for (int r = 0; r < relations.size(); r++) {
+        if (relations.get(r).name.equals(linkRelation)) {
+          return r;
+        }
+      }
+      throw new InvalidInputException(
+          "shard manifest: typed link_relation '" + linkRelation + "' is not one of its relations");
+    }
 
     /** The typed section of shards of {@code schema} seeded by type {@code seedType}. */
     public static Typed of(io.fanout.graph.TypedSchema schema, int seedType, int[][] fanouts) {
@@ -240,7 +278,18 @@ public final class ShardManifest {
         throw new InvalidInputException(
             "shard manifest: typed seed_type '" + seedType + "' is not in " + types);
       }
-      return new TypedBatchShape(types.size(), src, dst, layers);
+      int link = linkRelationIndex();
+      if (link >= 0 && !relations.get(link).dstType.equals(seedType)) {
+        throw new InvalidInputException(
+            "shard manifest: typed link_relation '"
+                + linkRelation
+                + "' ends in type '"
+                + relations.get(link).dstType
+                + "', not the seed type '"
+                + seedType
+                + "'");
+      }
+      return new TypedBatchShape(types.size(), src, dst, layers, link);
     }
 
     /** {@code fanouts[r][h-1]} per relation. */

@@ -102,6 +102,17 @@ public final class ShardSchema {
           .named(LABEL_IDS)
           .named("fanout_typed_minibatch");
 
+  /**
+   * {@link #TYPED_SCHEMA} plus the optional {@code pairs} column of typed link-prediction shards;
+   * node classification shards keep {@link #TYPED_SCHEMA}.
+   */
+  public static final MessageType TYPED_LINK_SCHEMA =
+      Types.buildMessage()
+          .addFields(TYPED_SCHEMA.getFields().toArray(new org.apache.parquet.schema.Type[0]))
+          .optional(PrimitiveTypeName.BINARY)
+          .named(PAIRS)
+          .named("fanout_typed_minibatch");
+
   /** Whether key-value {@code metadata} marks a typed part file. */
   public static boolean typed(java.util.Map<String, String> metadata) {
     return TYPED.equals(metadata.get(KIND_KEY));
@@ -110,7 +121,7 @@ public final class ShardSchema {
   /** The schema of a part file with key-value {@code metadata}. */
   public static MessageType schemaFor(java.util.Map<String, String> metadata) {
     if (typed(metadata)) {
-      return TYPED_SCHEMA;
+      return "link".equals(metadata.get(TASK_KEY)) ? TYPED_LINK_SCHEMA : TYPED_SCHEMA;
     }
     return "link".equals(metadata.get(TASK_KEY)) ? LINK_SCHEMA : SCHEMA;
   }

@@ -1,5 +1,6 @@
 package io.fanout.shard;
 
+import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.store.InvalidInputException;
 import java.nio.ByteBuffer;
@@ -69,7 +70,8 @@ public final class TypedBatchCodec {
         indices,
         BatchCodec.ints(b.labels()),
         b.multiLabel() ? BatchCodec.ints(b.labelPtr()) : null,
-        b.multiLabel() ? BatchCodec.ints(b.labelIds()) : null);
+        b.multiLabel() ? BatchCodec.ints(b.labelIds()) : null,
+        b.pairs() == null ? null : BatchCodec.encodePairs(b.pairs()));
   }
 
   /** Decodes a row of shards whose batches have {@code shape}. */
@@ -82,11 +84,22 @@ public final class TypedBatchCodec {
     }
     int[] flat = ints(e, ShardSchema.LAYER_SIZES, e.layerSizes(), (long) types * (layers + 1));
     int[][] sizes = new int[types][layers + 1];
+    int link = e.pairs() == null ? -1 : shape.linkRelation();
+    if (e.pairs() != null && (link < 0 || shape.relationDst()[link] != e.seedType())) {
+      throw bad(
+          e,
+          ShardSchema.PAIRS,
+          "is present",
+          link < 0
+              ? "no pairs in shards without a link relation"
+              : "pairs only with the link relation's destination type as seed type");
+    }
     long nodeCount = 0;
     for (int t = 0; t < types; t++) {
       System.arraycopy(flat, t * (layers + 1), sizes[t], 0, layers + 1);
       int want0 = t == e.seedType() ? e.numSeeds() : 0;
-      if (sizes[t][0] != want0) {
+      boolean linkSource = link >= 0 && t == shape.relationSrc()[link];
+      if (sizes[t][0] != want0 && !(linkSource && t != e.seedType())) {
         throw bad(
             e,
             ShardSchema.LAYER_SIZES,
@@ -194,6 +207,11 @@ public final class TypedBatchCodec {
             labelPtr[e.numSeeds()] + " (label_ptr ends there)");
       }
     }
+    LinkPairs pairs =
+        link < 0
+            ? null
+            : decodePairs(
+                e, sizes[shape.relationSrc()[link]][0], sizes[shape.relationDst()[link]][0]);
     return new TypedMiniBatch(
         e.epoch(),
         e.batch(),
@@ -204,7 +222,40 @@ public final class TypedBatchCodec {
         indices,
         labels,
         labelPtr,
-        labelIds);
+        labelIds,
+        pairs);
+  }
+
+  /** The pairs column: sources below {@code srcSeeds}, destinations below {@code dstSeeds}. */
+  private static LinkPairs decodePairs(EncodedTypedBatch e, int srcSeeds, int dstSeeds) {
+    int[] all = ints(e, ShardSchema.PAIRS, e.pairs(), -1);
+    if (all.length % 3 != 0) {
+      throw bad(e, ShardSchema.PAIRS, "has " + all.length + " int32", "src, dst, label per pair");
+    }
+    int n = all.length / 3;
+    for (int i = 0; i < n; i++) {
+      if (all[i] < 0 || all[i] >= srcSeeds) {
+        throw bad(
+            e,
+            ShardSchema.PAIRS,
+            "has source " + all[i],
+            "indices below the " + srcSeeds + " seeds");
+      }
+      if (all[n + i] < 0 || all[n + i] >= dstSeeds) {
+        throw bad(
+            e,
+            ShardSchema.PAIRS,
+            "has destination " + all[n + i],
+            "indices below the " + dstSeeds + " seeds");
+      }
+      if (all[2 * n + i] != 0 && all[2 * n + i] != 1) {
+        throw bad(e, ShardSchema.PAIRS, "has label " + all[2 * n + i], "0 or 1");
+      }
+    }
+    return new LinkPairs(
+        java.util.Arrays.copyOfRange(all, 0, n),
+        java.util.Arrays.copyOfRange(all, n, 2 * n),
+        java.util.Arrays.copyOfRange(all, 2 * n, 3 * n));
   }
 
   /** Sampled edges of a row (its indices), without decoding it. */

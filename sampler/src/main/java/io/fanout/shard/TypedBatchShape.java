@@ -5,11 +5,17 @@ import io.fanout.graph.TypedSchema;
 /**
  * What a reader must know to decode a typed shard row: the number of vertex types, each relation's
  * source and destination type (in relation order), and the number of hops. Typed shards record it
- * in their manifest ({@link ShardManifest.Typed}).
+ * in their manifest ({@link ShardManifest.Typed}); link-prediction shards also their link relation
+ * ({@code -1} for node classification), whose source type may hold seeds besides the seed type.
  */
-public record TypedBatchShape(int numTypes, int[] relationSrc, int[] relationDst, int layers) {
+public record TypedBatchShape(
+    int numTypes, int[] relationSrc, int[] relationDst, int layers, int linkRelation) {
   public TypedBatchShape {
-    if (numTypes < 1 || layers < 0 || relationSrc.length != relationDst.length) {
+    if (numTypes < 1
+        || layers < 0
+        || relationSrc.length != relationDst.length
+        || linkRelation < -1
+        || linkRelation >= relationSrc.length) {
       throw new IllegalArgumentException("bad typed batch shape");
     }
     for (int r = 0; r < relationSrc.length; r++) {
@@ -22,6 +28,16 @@ public record TypedBatchShape(int numTypes, int[] relationSrc, int[] relationDst
     }
     relationSrc = relationSrc.clone();
     relationDst = relationDst.clone();
+  }
+
+  /** The shape of node-classification batches (no link relation). */
+  public TypedBatchShape(int numTypes, int[] relationSrc, int[] relationDst, int layers) {
+    this(numTypes, relationSrc, relationDst, layers, -1);
+  }
+
+  /** This shape for link-prediction batches of relation {@code r} ({@code -1}: none). */
+  public TypedBatchShape withLinkRelation(int r) {
+    return new TypedBatchShape(numTypes, relationSrc, relationDst, layers, r);
   }
 
   /** The shape of batches of {@code layers} hops over {@code schema}. */

@@ -18,6 +18,7 @@ import org.apache.parquet.schema.MessageType;
 public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, AutoCloseable {
   private final Path file;
   private final ShardRows rows;
+  private final boolean hasPairs;
 
   /** Opens {@code file} without checking its bytes. */
   public TypedShardFileReader(Path file) {
@@ -34,6 +35,7 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
     this.file = file;
     rows = new ShardRows(file, in);
     MessageType schema = rows.schema();
+    hasPairs = schema.containsField(ShardSchema.PAIRS);
     if (!schema.containsField(ShardSchema.SEED_TYPE)) {
       close();
       throw new InvalidInputException(
@@ -84,7 +86,8 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
         g.getBinary(ShardSchema.INDICES, 0).getBytes(),
         g.getBinary(ShardSchema.LABELS, 0).getBytes(),
         optional(g, ShardSchema.LABEL_PTR),
-        optional(g, ShardSchema.LABEL_IDS));
+        optional(g, ShardSchema.LABEL_IDS),
+        hasPairs ? optional(g, ShardSchema.PAIRS) : null);
   }
 
   private static byte[] optional(Group g, String column) {

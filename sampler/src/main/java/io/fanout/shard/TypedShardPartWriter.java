@@ -19,8 +19,18 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 public final class TypedShardPartWriter {
   private TypedShardPartWriter() {}
 
+  /** The positive pairs of a link batch: its seeds (training edges). */
+  private static int positives(int[] label) {
+    int n = 0;
+    for (int l : label) {
+      n += l;
+    }
+    return n;
+  }
+
   /**
-   * Writes {@code batches} to {@code file} (which must not exist).
+   * Writes {@code batches} to {@code file} (which must not exist); a link batch's seeds are its
+   * positive pairs.
    *
    * @param metadata the part's key-value metadata; {@code fanout.kind=typed} is added
    */
@@ -37,10 +47,11 @@ public final class TypedShardPartWriter {
     long nodes = 0;
     try (ShardFileWriter w = new ShardFileWriter(file, codec, meta)) {
       while (batches.hasNext()) {
-        EncodedTypedBatch e = TypedBatchCodec.encode(batches.next());
+        TypedMiniBatch b = batches.next();
+        EncodedTypedBatch e = TypedBatchCodec.encode(b);
         w.write(e);
         n++;
-        seeds += e.numSeeds();
+        seeds += b.pairs() == null ? e.numSeeds() : positives(b.pairs().label());
         edges += e.indices().length / 4;
         nodes += e.nodes().length / 4;
       }

@@ -16,8 +16,29 @@ import java.util.Map;
 final class TypedReferenceSampler {
   private TypedReferenceSampler() {}
 
+  /** Whether the sampled edge {@code u -> v} of relation {@code r} is left out of its block. */
+  interface Drop {
+    boolean drop(int r, int u, int v);
+  }
+
   static TypedMiniBatch sample(
       TypedGraph g, int seedType, int[][] fanouts, long seed, int epoch, int batch, int[] seeds) {
+    int[][] byType = new int[g.schema().numTypes()][0];
+    byType[seedType] = seeds;
+    return sample(g, seedType, byType, fanouts, seed, epoch, batch, (r, u, v) -> false);
+  }
+
+  /** As above with seeds of several types ({@code seeds[t]}) and edges left out by {@code drop}. */
+  static TypedMiniBatch sample(
+      TypedGraph g,
+      int seedType,
+      int[][] seedsByType,
+      int[][] fanouts,
+      long seed,
+      int epoch,
+      int batch,
+      Drop drop) {
+    int[] seeds = seedsByType[seedType];
     TypedSchema s = g.schema();
     int types = s.numTypes();
     int layers = fanouts[0].length;
@@ -27,12 +48,14 @@ final class TypedReferenceSampler {
       nodes.add(new ArrayList<>());
       index.add(new HashMap<>());
     }
-    for (int v : seeds) {
-      index.get(seedType).put(v, nodes.get(seedType).size());
-      nodes.get(seedType).add(v);
-    }
     int[][] sizes = new int[types][layers + 1];
-    sizes[seedType][0] = seeds.length;
+    for (int t = 0; t < types; t++) {
+      for (int v : seedsByType[t]) {
+        index.get(t).put(v, nodes.get(t).size());
+        nodes.get(t).add(v);
+      }
+      sizes[t][0] = seedsByType[t].length;
+    }
     long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);
     int[][][] indptr = new int[layers][s.numRelations()][];
     int[][][] indices = new int[layers][s.numRelations()][];
@@ -56,6 +79,9 @@ final class TypedReferenceSampler {
           }
           for (int j = 0; j < k; j++) {
             int u = csr.neighbor(csr.rowStart(v) + pos[j]);
+            if (drop.drop(r, u, v)) {
+              continue;
+            }
             Map<Integer, Integer> m = index.get(rel.srcType());
             Integer l = m.get(u);
             if (l == null) {

@@ -86,6 +86,10 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
    * relation and layer).
    */
   private EvaluateResult evaluateTyped(FanoutConf c) {
+    Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
+    if (TrainedModels.task(modelDir, c.get(EvaluateOptions.CHECKPOINT)).equals("link")) {
+      return evaluateTypedLink(c, modelDir);
+    }
     String fanouts = null;
     if (c.get(EvaluateOptions.NEIGHBORS) == io.fanout.conf.options.InferenceMode.SAMPLED) {
       fanouts = c.get(EvaluateOptions.FANOUTS);
@@ -116,6 +120,27 @@ public final class EvaluateAction extends FanoutAction<EvaluateAction, EvaluateR
               c.get(EvaluateOptions.SEED)));
     } finally {
       g.close();
+    }
+  }
+
+  /** A typed link model: its metrics on the store's held-out val and test edges, full neighbors. */
+  private EvaluateResult evaluateTypedLink(FanoutConf c, Path modelDir) {
+    if (c.get(EvaluateOptions.NEIGHBORS) == io.fanout.conf.options.InferenceMode.SAMPLED) {
+      throw new io.fanout.conf.FanoutConfigException(
+          "evaluate of a link-prediction model runs full-neighbor inference; leave out --neighbors"
+              + " sampled");
+    }
+    Path graph = Path.of(c.get(TrainCommandOptions.GRAPH));
+    try (io.fanout.graph.TypedGraphStore g =
+        io.fanout.graph.TypedGraphStore.open(graph, c.get(SharedOptions.VERIFY))) {
+      return new EvaluateResult(
+          spark(),
+          io.fanout.train.typed.TypedModelEvaluation.linkMetrics(
+              g,
+              modelDir,
+              c.get(EvaluateOptions.CHECKPOINT),
+              c.get(EvaluateOptions.BATCH_SIZE),
+              c.get(EvaluateOptions.SEED)));
     }
   }
 }

@@ -165,20 +165,23 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
           .input("--pairs", LocalTablePaths.of(spark(), pairs))
           .output("--output", out)
           .check();
+      boolean typed = io.fanout.spark.train.TypedTrainJob.isTyped(spark(), graph.toString());
       CandidatePairs cp =
-          CandidatePairsReader.read(
-              spark(),
-              graph,
-              pairs,
-              c.get(InferOptions.PAIRS_FORMAT).id(),
-              c.get(InferOptions.SRC_COLUMN),
-              c.get(InferOptions.DST_COLUMN));
+          typed
+              ? io.fanout.spark.train.TypedInference.readPairs(spark(), c, graph, pairs)
+              : CandidatePairsReader.read(
+                  spark(),
+                  graph,
+                  pairs,
+                  c.get(InferOptions.PAIRS_FORMAT).id(),
+                  c.get(InferOptions.SRC_COLUMN),
+                  c.get(InferOptions.DST_COLUMN));
       PairScoring.Outcome po;
       try (OutputLock writer = OutputLock.acquire(out, "pair scores")) {
         po =
             watched(
                 () -> "nothing was published; " + output + " is as it was",
-                () -> scorePairs(c, graph, cp, out));
+                () -> scorePairs(c, graph, cp, out, typed));
       }
       return InferResult.ofPairs(spark(), output, po);
     }
@@ -201,8 +204,8 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   }
 
   private static PairScoring.Outcome scorePairs(
-      FanoutConf c, Path graph, CandidatePairs cp, Path out) {
-    return PairScoring.score(
+      FanoutConf c, Path graph, CandidatePairs cp, Path out, boolean typed) {
+    PairScoring.Request r =
         new PairScoring.Request(
             graph,
             Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
@@ -210,7 +213,8 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
             out,
             c.get(InferOptions.OVERWRITE),
             c.get(EvaluateOptions.CHECKPOINT),
-            c.get(SharedOptions.VERIFY)));
+            c.get(SharedOptions.VERIFY));
+    return typed ? io.fanout.train.typed.TypedPairScoring.score(r) : PairScoring.score(r);
   }
 
   private InferResult inferNodes(FanoutConf c, String output, String embeddings) {

@@ -108,6 +108,12 @@ public final class PrepareOptions {
           1,
           "negative pairs stored per val/test positive (the destination replaced by a random"
               + " vertex that is not a neighbor)");
+  public static final OptionDef<String> LINK_RELATION =
+      OptionDef.string(
+          "link-relation",
+          "",
+          "typed graphs: the relation whose edges --task link splits (val and test edges leave it"
+              + " and its reverse); empty = none");
   public static final OptionDef<Boolean> UNDIRECTED =
       OptionDef.bool("undirected", false, "add the reverse of every edge");
   public static final OptionDef<Boolean> ADD_REVERSE =
@@ -232,6 +238,7 @@ public final class PrepareOptions {
           EDGE_SPLIT_COLUMN,
           EDGE_SPLIT_SEED,
           EDGE_SPLIT_NEGATIVES,
+          LINK_RELATION,
           UNDIRECTED,
           ADD_REVERSE,
           DEDUPE,
@@ -271,7 +278,8 @@ public final class PrepareOptions {
           SKIP_SPACE_CHECK);
 
   /** Options of typed graphs only, left out of the recorded options of one-table stores. */
-  public static final List<OptionDef<?>> TYPED_ONLY = List.of(ADD_REVERSE, LABELS_COLUMN);
+  public static final List<OptionDef<?>> TYPED_ONLY =
+      List.of(ADD_REVERSE, LABELS_COLUMN, LINK_RELATION);
 
   /** Options recorded only for a graph partitioner: hash and range stores keep their manifest. */
   public static final List<OptionDef<?>> GRAPH_PARTITIONER_ONLY =

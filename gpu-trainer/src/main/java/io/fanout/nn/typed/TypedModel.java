@@ -1,7 +1,9 @@
 package io.fanout.nn.typed;
 
 import io.fanout.nn.Adam;
+import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingTable;
+import io.fanout.nn.MlpDecoder;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Backend;
@@ -36,6 +38,7 @@ public final class TypedModel implements AutoCloseable {
   private final FloatTensor params;
   private final FloatTensor grads;
   private final EmbeddingTable[] tables;
+  private final MlpDecoder mlp; // a link model's --decoder mlp, else null
   private final TypedBatchTensors batch;
   private FloatTensor features; // the batch's feature rows, type t from featOff[t]
   private int[] featOff;
@@ -58,6 +61,15 @@ public final class TypedModel implements AutoCloseable {
   private static final float NORM_EPS = 1e-12f;
 
   public TypedModel(TypedModelConfig cfg, Backend be) {
+    this(cfg, be, DecoderKind.DOT);
+  }
+
+  /**
+   * A model whose output rows are scored by {@code decoder} (link prediction): {@link
+   * DecoderKind#MLP} adds an {@link MlpDecoder} over the output width, its parameters after the
+   * layers'; {@link DecoderKind#DOT} adds none.
+   */
+  public TypedModel(TypedModelConfig cfg, Backend be, DecoderKind decoder) {
     this.cfg = cfg;
     this.be = be;
     int types = cfg.numTypes();
@@ -85,6 +97,12 @@ public final class TypedModel implements AutoCloseable {
             case HGN -> new HgnLayer(be, cfg, l);
           };
       off = layers[l].allocate(TypedLayer.fits(off));
+    }
+    if (decoder == DecoderKind.MLP) {
+      mlp = new MlpDecoder(be, cfg.classes());
+      off = mlp.allocate(TypedLayer.fits(off));
+    } else {
+      mlp = null;
     }
     numParams = TypedLayer.fits(off);
     params = be.allocFloat(numParams);
@@ -118,6 +136,11 @@ public final class TypedModel implements AutoCloseable {
 
   public FloatTensor gradTensor() {
     return grads;
+  }
+
+  /** The link decoder's MLP ({@code --decoder mlp}), or null. */
+  public MlpDecoder decoder() {
+    return mlp;
   }
 
   /** Type {@code t}'s learned embedding table, or null when it reads its features. */
@@ -164,6 +187,9 @@ public final class TypedModel implements AutoCloseable {
     for (int l = 0; l < layers.length; l++) {
       layers[l].init(p, CounterRng.key(seed, 0x7E, l, 0));
     }
+    if (mlp != null) {
+      mlp.init(p, CounterRng.key(seed, 0xDEC, 0, 0));
+    }
     loadParams(p);
   }
 
@@ -181,12 +207,42 @@ public final class TypedModel implements AutoCloseable {
    * @param key the batch's counter-based key (dropout masks derive from it)
    */
   public FloatTensor forward(TypedMiniBatch b, float[][] features, boolean train, long key) {
+    if (b.seedType() != cfg.target()) {
+      throw new IllegalArgumentException("the batch's seed type differs from the model's");
+    }
+    FloatTensor out = forwardLevels(b, features, train, key);
+    if (batch.rowOffset(0, cfg.target()) != 0) {
+      throw new IllegalStateException("seeds of other types than the target");
+    }
+    return out;
+  }
+
+  /**
+   * As {@link #forward} for a batch with seeds of any types (a link-prediction batch, or the
+   * batches that embed one type's vertices): returns the whole output level, every seed type's rows
+   * ({@code layerSize(t, 0) x classes}) from {@link #outputRowOffset}{@code (t)}, valid until the
+   * next forward; {@link #backward(float[])} takes a gradient of the same layout.
+   */
+  public FloatTensor forwardAll(TypedMiniBatch b, float[][] features, boolean train, long key) {
+    return forwardLevels(b, features, train, key);
+  }
+
+  /** The first row of type {@code t}'s seeds in the last forward's output level. */
+  public int outputRowOffset(int t) {
+    return batch.rowOffset(0, t);
+  }
+
+  /** Rows of the last forward's output level, all seed types. */
+  public int outputRows() {
+    return batch.totalRows(0);
+  }
+
+  private FloatTensor forwardLevels(TypedMiniBatch b, float[][] features, boolean train, long key) {
     if (b.numTypes() != cfg.numTypes()
         || b.layers() != cfg.layers()
-        || b.numRelations() != cfg.numRelations()
-        || b.seedType() != cfg.target()) {
+        || b.numRelations() != cfg.numRelations()) {
       throw new IllegalArgumentException(
-          "the batch's types, relations, hops or seed type differ from the model's");
+          "the batch's types, relations or hops differ from the model's");
     }
     this.train = train;
     batch.upload(b);
@@ -230,9 +286,6 @@ public final class TypedModel implements AutoCloseable {
       if (!last) {
         be.activate(act, level[hop - 1], 0, nOut);
       }
-    }
-    if (batch.rowOffset(0, cfg.target()) != 0) {
-      throw new IllegalStateException("seeds of other types than the target");
     }
     return level[0];
   }
@@ -405,6 +458,9 @@ public final class TypedModel implements AutoCloseable {
   public void close() {
     for (TypedLayer l : layers) {
       l.free();
+    }
+    if (mlp != null) {
+      mlp.close();
     }
     batch.close();
     for (FloatTensor t : level) {

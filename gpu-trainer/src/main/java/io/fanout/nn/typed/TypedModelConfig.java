@@ -106,22 +106,8 @@ public record TypedModelConfig(
       float dropout,
       int bases,
       EmbeddingMode embeddings) {
-    List<TypeInput> types = new ArrayList<>();
-    for (TypedSchema.VertexType t : schema.types()) {
-      boolean embedded = embeddings.embeds(t.featureDim());
-      if (!embedded && t.featureDim() == 0) {
-        throw new InvalidInputException(
-            "vertex type '"
-                + t.name()
-                + "' has no features and --learned-embeddings is off: pass --learned-embeddings"
-                + " auto to give it a learned embedding table");
-      }
-      types.add(new TypeInput(t.name(), t.featureDim(), embedded, t.count()));
-    }
-    List<RelationSpec> rels = new ArrayList<>();
-    for (TypedSchema.Relation r : schema.relations()) {
-      rels.add(new RelationSpec(r.name(), r.srcType(), r.dstType()));
-    }
+    List<TypeInput> types = inputs(schema, embeddings);
+    List<RelationSpec> rels = relations(schema);
     TypedSchema.VertexType tt = schema.type(target);
     if (!tt.labelled()) {
       throw new InvalidInputException("target type '" + tt.name() + "' has no labels");
@@ -139,6 +125,63 @@ public record TypedModelConfig(
         tt.multiLabel(),
         FeatureNormKind.NONE,
         HgnSettings.DEFAULT);
+  }
+
+  /**
+   * The link-prediction model of relation {@code relation} of {@code schema}: its output rows are
+   * {@code hidden}-wide embeddings of every type ({@code classes = hidden}, single-label), and its
+   * target is the relation's destination type (the seed type of link shards). Otherwise as {@link
+   * #of}.
+   */
+  public static TypedModelConfig ofLink(
+      TypedSchema schema,
+      int relation,
+      TypedModelKind kind,
+      int hidden,
+      int layers,
+      float dropout,
+      int bases,
+      EmbeddingMode embeddings) {
+    List<TypeInput> types = inputs(schema, embeddings);
+    List<RelationSpec> rels = relations(schema);
+    return new TypedModelConfig(
+        kind,
+        types,
+        rels,
+        schema.relation(relation).dstType(),
+        hidden,
+        hidden,
+        layers,
+        dropout,
+        bases,
+        false,
+        FeatureNormKind.NONE,
+        HgnSettings.DEFAULT);
+  }
+
+  /** Each type's input: its features, or a learned table as {@code embeddings} says. */
+  private static List<TypeInput> inputs(TypedSchema schema, EmbeddingMode embeddings) {
+    List<TypeInput> types = new ArrayList<>();
+    for (TypedSchema.VertexType t : schema.types()) {
+      boolean embedded = embeddings.embeds(t.featureDim());
+      if (!embedded && t.featureDim() == 0) {
+        throw new InvalidInputException(
+            "vertex type '"
+                + t.name()
+                + "' has no features and --learned-embeddings is off: pass --learned-embeddings"
+                + " auto to give it a learned embedding table");
+      }
+      types.add(new TypeInput(t.name(), t.featureDim(), embedded, t.count()));
+    }
+    return types;
+  }
+
+  private static List<RelationSpec> relations(TypedSchema schema) {
+    List<RelationSpec> rels = new ArrayList<>();
+    for (TypedSchema.Relation r : schema.relations()) {
+      rels.add(new RelationSpec(r.name(), r.srcType(), r.dstType()));
+    }
+    return rels;
   }
 
   /** This configuration with its input features normalized by {@code norm}. */

@@ -1,6 +1,8 @@
 package io.fanout.train.typed;
 
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
 import io.fanout.nn.EmbeddingTable;
 import io.fanout.nn.typed.TypedModel;
@@ -13,6 +15,7 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.CheckpointPick;
+import io.fanout.train.LinkMetrics;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,7 +39,10 @@ public final class TypedModelEvaluation {
     String name = Checkpoint.inferenceFile(modelDir, pick).getFileName().toString();
     TypedCheckpoint.Loaded l = TypedCheckpoint.read(modelDir, name);
     check(l.config(), g.schema(), modelDir);
-    TypedModel m = new TypedModel(l.config(), be);
+    TypedLinkTask link = TypedLinkTask.of(g.schema(), l.checkpoint().meta());
+    TypedModel m =
+        new TypedModel(
+            l.config(), be, link == null ? io.fanout.nn.DecoderKind.DOT : link.decoder());
     try {
       TypedCheckpoint.restore(modelDir, l, m, null);
     } catch (RuntimeException e) {
@@ -116,6 +122,102 @@ public final class TypedModelEvaluation {
         out.put(
             StoreLayout.splitName(split),
             TypedEvaluation.scores(m, g, sampler, seeds, batchSize, seed));
+      }
+      return out;
+    }
+  }
+
+  /** The link task of the model dir's {@code pick} checkpoint, or null for a node classifier. */
+  public static TypedLinkTask linkTask(Path modelDir, CheckpointPick pick, TypedSchema s) {
+    return TypedLinkTask.of(s, Checkpoint.readForInference(modelDir, pick).meta());
+  }
+
+  /**
+   * A link model's AUC, AP, MRR and hits@K on the store's held-out val and test edges of its
+   * relation, with full neighborhoods.
+   */
+  public static Map<String, LinkMetrics> linkMetrics(
+      TypedGraphStore g, Path modelDir, CheckpointPick pick, int batchSize, long seed) {
+    TypedLinkTask task = linkTask(modelDir, pick, g.schema());
+    if (task == null) {
+      throw new InvalidInputException(modelDir + " holds a node classifier, not a link model");
+    }
+    HeldOutEdges.requireEdgeSplit(g.root(), g.manifest(), "evaluate of a link model");
+    if (!task.relationName().equals(g.manifest().edgeSplit.relation)) {
+      throw new InvalidInputException(
+          "the link model in "
+              + modelDir
+              + " predicts relation '"
+              + task.relationName()
+              + "', the store's held-out edges are of '"
+              + g.manifest().edgeSplit.relation
+              + "'");
+    }
+    try (Backend be = Backends.select();
+        TypedModel m = load(modelDir, pick, g, be)) {
+      int[][] full = fanouts(null, g.schema(), m.config().layers());
+      Map<String, LinkMetrics> out = new LinkedHashMap<>();
+      for (String split : StoreLayout.HELD_OUT_SPLITS) {
+        out.put(
+            split,
+            TypedLinkEvaluation.metrics(
+                m, g, task, HeldOutEdges.read(g, split), full, batchSize, seed));
+      }
+      return out;
+    }
+  }
+
+  /**
+   * A link model's scores of pairs {@code (src[i] of its relation's source type, dst[i] of its
+   * destination type)}, type-local ids, with full neighborhoods or {@code fanouts}.
+   */
+  public static float[] linkScores(
+      TypedGraph g,
+      Path modelDir,
+      CheckpointPick pick,
+      int[] src,
+      int[] dst,
+      String fanouts,
+      int batchSize,
+      long seed) {
+    TypedLinkTask task = linkTask(modelDir, pick, g.schema());
+    if (task == null) {
+      throw new InvalidInputException(
+          modelDir + " holds a node classifier; infer --task link scores pairs of a link model");
+    }
+    try (Backend be = Backends.select();
+        TypedModel m = load(modelDir, pick, g, be)) {
+      int[][] f = fanouts(fanouts, g.schema(), m.config().layers());
+      return TypedLinkEvaluation.scores(m, g, task, src, dst, f, batchSize, seed);
+    }
+  }
+
+  /**
+   * A link model's embeddings of every vertex of its relation's source type, then of its
+   * destination type (once when they are one), by type-local id: the L2-normalised output rows its
+   * pairs are scored on ({@code LOGIT_SCALE} times the dot product of two rows), keyed by type.
+   */
+  public static Map<Integer, float[]> linkEmbeddings(
+      TypedGraph g, Path modelDir, CheckpointPick pick, String fanouts, int batchSize, long seed) {
+    TypedLinkTask task = linkTask(modelDir, pick, g.schema());
+    if (task == null) {
+      throw new InvalidInputException(modelDir + " holds a node classifier, not a link model");
+    }
+    try (Backend be = Backends.select();
+        TypedModel m = load(modelDir, pick, g, be)) {
+      int[][] f = fanouts(fanouts, g.schema(), m.config().layers());
+      Map<Integer, float[]> out = new LinkedHashMap<>();
+      for (int t : new int[] {task.srcType(), task.dstType()}) {
+        int n = Math.toIntExact(g.schema().type(t).count());
+        int[] all = new int[n];
+        java.util.Arrays.setAll(all, i -> i);
+        float[] emb = TypedLinkEvaluation.embed(m, g, t, all, f, batchSize, seed);
+        out.put(
+            t,
+            m.decoder() != null
+                ? emb
+                : io.fanout.train.LinkStep.scoringEmbeddings(
+                    emb, m.config().classes(), io.fanout.train.LinkStep.LOGIT_SCALE));
       }
       return out;
     }

@@ -1,7 +1,10 @@
 package io.fanout.train.typed;
 
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
+import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.ModelKind;
@@ -13,9 +16,11 @@ import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.ShardManifest;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
+import io.fanout.train.LinkMetrics;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
@@ -23,7 +28,8 @@ import java.util.function.BooleanSupplier;
 /**
  * One typed training run from typed shards: checks the shards against the graph, builds the model
  * of the shards' seed type, trains (or resumes) it with {@link TypedTrainer#fit} into the model
- * dir. Validation samples the target type's val split with the shards' fanouts.
+ * dir. Validation samples the target type's val split with the shards' fanouts; link shards ({@code
+ * sample --task link}) train a link model of their relation ({@link TypedLinkTrainer}).
  */
 public final class TypedTrainRun {
   private TypedTrainRun() {}
@@ -53,16 +59,65 @@ public final class TypedTrainRun {
       FeatureNormKind featureNorm,
       BackendKind backend,
       boolean verify,
-      HgnSettings hgn) {}
+      HgnSettings hgn,
+      DecoderKind decoder) {}
 
-  /** What the run did. */
+  /**
+   * What the run did.
+   *
+   * @param lastVal the last validation scores of a node classifier, or null
+   * @param lastLinkVal the last validation metrics of a link model, or null
+   * @param bestVal the best validation Micro-F1 (a link model: AUC)
+   */
   public record Result(
       TypedModelConfig config,
       int epochsRun,
       double finalLoss,
       double seconds,
       F1Scores lastVal,
-      double bestValMicroF1) {}
+      double bestVal,
+      LinkMetrics lastLinkVal) {}
+
+  /**
+   * Trains a link model from link shards; validation scores the store's held-out val edges of the
+   * link relation with the shards' fanouts (none when the graph is not a store).
+   */
+  private static Result trainLink(
+      Request r,
+      TypedShardSet set,
+      TypedModelConfig cfg,
+      TypedLinkTask task,
+      TypedTrainOptions opts,
+      PrintStream progress,
+      BooleanSupplier cancelled,
+      long t0) {
+    HeldOutEdges val =
+        r.graph() instanceof TypedGraphStore s
+            ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0))
+            : null;
+    try (Backend be = Backends.select(r.backend(), -1);
+        TypedModel model = new TypedModel(cfg, be, task.decoder());
+        TypedLinkTrainer trainer =
+            new TypedLinkTrainer(
+                model,
+                r.graph(),
+                task,
+                TypedEpochs.shards(set, r.verify()),
+                set.manifest().typed.fanouts(),
+                opts)) {
+      trainer.cancelWhen(cancelled);
+      model.init(r.seed());
+      TypedLinkTrainer.FitResult fit = trainer.fit(r.modelDir(), val, progress);
+      return new Result(
+          cfg,
+          fit.epochsRun(),
+          fit.lastLoss(),
+          (System.nanoTime() - t0) / 1e9,
+          null,
+          fit.bestValAuc(),
+          fit.lastVal());
+    }
+  }
 
   /** The seeds a batch of validation or evaluation takes: the shards' batch size, or 512. */
   static int batchSize(ShardManifest m) {
@@ -112,6 +167,7 @@ public final class TypedTrainRun {
               + hops
               + " hops");
     }
+    String link = set.manifest().typed.linkRelation;
     int target = set.seedType();
     for (TypedSchema.VertexType vt : schema.types()) {
       String enc = vt.featureEncoding();
@@ -128,16 +184,35 @@ public final class TypedTrainRun {
                 + " --feature-encoding f32 or f16)");
       }
     }
+    if (link == null && r.decoder() != DecoderKind.DOT) {
+      throw new InvalidInputException(
+          "--decoder "
+              + r.decoder().id()
+              + " scores link pairs; the typed shards "
+              + r.shards()
+              + " are node-classification shards (sample them with --task link)");
+    }
+    TypedLinkTask task = link == null ? null : TypedLinkTask.of(schema, link, r.decoder());
     TypedModelConfig cfg =
-        TypedModelConfig.of(
-                schema,
-                target,
-                TypedModelKind.of(r.model()),
-                r.hidden(),
-                hops,
-                r.dropout(),
-                r.bases(),
-                r.embeddings())
+        (task == null
+                ? TypedModelConfig.of(
+                    schema,
+                    target,
+                    TypedModelKind.of(r.model()),
+                    r.hidden(),
+                    hops,
+                    r.dropout(),
+                    r.bases(),
+                    r.embeddings())
+                : TypedModelConfig.ofLink(
+                    schema,
+                    task.relation(),
+                    TypedModelKind.of(r.model()),
+                    r.hidden(),
+                    hops,
+                    r.dropout(),
+                    r.bases(),
+                    r.embeddings()))
             .withFeatureNorm(r.featureNorm())
             .withHgn(r.hgn());
     if (!r.resume() && TypedCheckpoint.exists(r.modelDir())) {
@@ -150,10 +225,13 @@ public final class TypedTrainRun {
     TypedTrainOptions opts =
         new TypedTrainOptions(
             r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed());
+    long t0 = System.nanoTime();
+    if (task != null) {
+      return trainLink(r, set, cfg, task, opts, progress, cancelled, t0);
+    }
     TypedSampler sampler =
         TypedSampler.of(
             new TypedNeighborSampler(r.graph(), target, set.manifest().typed.fanouts(), r.seed()));
-    long t0 = System.nanoTime();
     try (Backend be = Backends.select(r.backend(), -1);
         TypedModel model = new TypedModel(cfg, be);
         TypedTrainer trainer =
@@ -168,7 +246,8 @@ public final class TypedTrainRun {
           fit.lastLoss(),
           (System.nanoTime() - t0) / 1e9,
           fit.lastVal(),
-          fit.bestValMicroF1());
+          fit.bestValMicroF1(),
+          null);
     }
   }
 }

@@ -21,7 +21,8 @@ import org.apache.parquet.schema.Types;
 
 /**
  * Writes one held-out edge list, {@code edgesplit/<split>.parquet}: rows {@code (src_dense int32,
- * dst_dense int32, src, dst, label int32)} with {@code src}/{@code dst} of the original id type.
+ * dst_dense int32, src, dst, label int32)} with {@code src}/{@code dst} of the original id type (of
+ * the relation's source and destination type in a typed store, whose dense ids are type-local).
  * Like {@link IdMapFileWriter}, straight through parquet-hadoop with a canonical footer, so the
  * same rows give the same bytes.
  */
@@ -35,19 +36,31 @@ final class EdgeListFileWriter implements AutoCloseable {
   private final Path file;
   private final ParquetWriter<Group> writer;
   private final SimpleGroupFactory rows;
-  private final String idType;
+  private final String srcIdType;
+  private final String dstIdType;
 
   /**
    * @param idType {@code long}, {@code int} or {@code string}
    */
   EdgeListFileWriter(Path file, String idType) {
+    this(file, idType, idType);
+  }
+
+  /**
+   * An edge list whose endpoints have different id types (a relation between two vertex types).
+   *
+   * @param srcIdType {@code long}, {@code int} or {@code string}: the type of column {@code src}
+   * @param dstIdType the same for column {@code dst}
+   */
+  EdgeListFileWriter(Path file, String srcIdType, String dstIdType) {
     this.file = file;
-    this.idType = idType;
+    this.srcIdType = srcIdType;
+    this.dstIdType = dstIdType;
     Types.MessageTypeBuilder b = Types.buildMessage();
     b.required(PrimitiveTypeName.INT32).named(SRC_DENSE);
     b.required(PrimitiveTypeName.INT32).named(DST_DENSE);
     for (String c : new String[] {SRC, DST}) {
-      switch (idType) {
+      switch (c.equals(SRC) ? srcIdType : dstIdType) {
         case "long" -> b.required(PrimitiveTypeName.INT64).named(c);
         case "int" -> b.required(PrimitiveTypeName.INT32).named(c);
         default ->
@@ -77,8 +90,8 @@ final class EdgeListFileWriter implements AutoCloseable {
     Group g = rows.newGroup();
     g.add(SRC_DENSE, srcDense);
     g.add(DST_DENSE, dstDense);
-    add(g, SRC, src);
-    add(g, DST, dst);
+    add(g, SRC, srcIdType, src);
+    add(g, DST, dstIdType, dst);
     g.add(LABEL, label);
     try {
       writer.write(g);
@@ -87,7 +100,7 @@ final class EdgeListFileWriter implements AutoCloseable {
     }
   }
 
-  private void add(Group g, String column, Object id) {
+  private static void add(Group g, String column, String idType, Object id) {
     switch (idType) {
       case "long" -> g.add(column, (Long) id);
       case "int" -> g.add(column, (Integer) id);

@@ -39,6 +39,10 @@ import org.apache.spark.sql.expressions.Window;
  * negatives per positive: its source paired with uniformly drawn vertices, skipping the source
  * itself, its neighbors in the whole input graph and pairs already drawn for an earlier positive,
  * keeping the first {@code k} of {@code 2k + 4} counter-hashed draws.
+ *
+ * <p>In a typed store ({@code --link-relation R}) the same plan splits relation {@code R}: the
+ * destinations of its negatives are drawn from {@code R}'s destination type, and its held-out edges
+ * go to {@code relations/R/edgesplit/} ({@link TypedLinkSplit}).
  */
 final class EdgeSplitPlan {
   static final String DEFAULT_FRACTIONS = PrepareOptions.DEFAULT_EDGE_SPLIT;
@@ -67,6 +71,14 @@ final class EdgeSplitPlan {
 
   /** The plan the options ask for, or null when the edges are not split. */
   static EdgeSplitPlan of(FanoutConf conf) {
+    return of(conf, false);
+  }
+
+  /**
+   * The plan the options ask for; {@code link}: the store is for link prediction whatever {@code
+   * --task} says (a typed store's {@code --link-relation}), so the default fractions apply.
+   */
+  static EdgeSplitPlan of(FanoutConf conf, boolean link) {
     String spec = conf.get(PrepareOptions.EDGE_SPLIT).trim();
     String column = conf.get(PrepareOptions.EDGE_SPLIT_COLUMN).trim();
     if (!column.isEmpty() && !spec.isEmpty()) {
@@ -77,7 +89,9 @@ final class EdgeSplitPlan {
               + column
               + " both give the edge split; pass one of them");
     }
-    if (spec.isEmpty() && column.isEmpty() && conf.get(PrepareOptions.TASK) == Task.LINK) {
+    if (spec.isEmpty()
+        && column.isEmpty()
+        && (link || conf.get(PrepareOptions.TASK) == Task.LINK)) {
       spec = DEFAULT_FRACTIONS;
     }
     if (spec.isEmpty() && column.isEmpty()) {
@@ -166,19 +180,48 @@ final class EdgeSplitPlan {
       boolean undirected,
       Path staging,
       String idType) {
-    Column first = undirected ? col("_sd").leq(col("_dd")) : lit(true);
+    return write(
+        edges, new Destinations(ids, numVertices, true), undirected, staging, idType, idType);
+  }
+
+  /**
+   * Where the negatives' destinations are drawn from: the vertices of the destination type.
+   *
+   * @param ids its id map, {@code (id, dense_id)}
+   * @param count its vertices; negatives are drawn uniformly from {@code [0, count)}
+   * @param sameType whether sources are of the same type, so that self-loops and the source itself
+   *     are excluded (a relation between two types has neither)
+   */
+  record Destinations(Dataset<Row> ids, long count, boolean sameType) {}
+
+  /**
+   * Writes {@code edgesplit/val.parquet} and {@code test.parquet} into {@code dir} (the store's
+   * staging folder, or a typed store's relation folder) and returns the manifest entry.
+   *
+   * @param edges as for {@link #write(Dataset, Dataset, long, boolean, Path, String)}; dense ids
+   *     local to the source and destination types in a typed store
+   */
+  StoreManifest.EdgeSplit write(
+      Dataset<Row> edges,
+      Destinations to,
+      boolean undirected,
+      Path dir,
+      String srcIdType,
+      String dstIdType) {
+    Dataset<Row> ids = to.ids();
+    long numVertices = to.count();
+    Column first = col("_sd").leq(col("_dd"));
+    Column src = col(NormalizedTables.SRC);
+    Column dst = col(NormalizedTables.DST);
+    // directed pairs keep their orientation (and their endpoints' id types, which may differ)
     Dataset<Row> pairs =
         edges
             .select(
                 col(CODE),
-                when(first, col("_sd")).otherwise(col("_dd")).as("a"),
-                when(first, col("_dd")).otherwise(col("_sd")).as("b"),
-                when(first, col(NormalizedTables.SRC))
-                    .otherwise(col(NormalizedTables.DST))
-                    .as("a_id"),
-                when(first, col(NormalizedTables.DST))
-                    .otherwise(col(NormalizedTables.SRC))
-                    .as("b_id"))
+                (undirected ? when(first, col("_sd")).otherwise(col("_dd")) : col("_sd")).as("a"),
+                (undirected ? when(first, col("_dd")).otherwise(col("_sd")) : col("_dd")).as("b"),
+                (undirected ? when(first, src).otherwise(dst) : src).as("a_id"),
+                (undirected ? when(first, dst).otherwise(src) : dst).as("b_id"))
             .dropDuplicates(CODE, "a", "b");
     StoreManifest.EdgeSplit m = new StoreManifest.EdgeSplit();
     m.fractions = fractions == null ? null : fractions.clone();
@@ -186,8 +229,8 @@ final class EdgeSplitPlan {
     m.seed = seed;
     m.negativesPerPositive = negatives;
     // self-loops are in the graph but are not training pairs (link seeds)
-    for (Row r :
-        pairs.where(col("a").notEqual(col("b"))).groupBy(col(CODE)).count().collectAsList()) {
+    Dataset<Row> seeds = to.sameType() ? pairs.where(col("a").notEqual(col("b"))) : pairs;
+    for (Row r : seeds.groupBy(col(CODE)).count().collectAsList()) {
       if (r.getInt(0) == TRAIN) {
         m.trainPairs = r.getLong(1);
       }
@@ -211,7 +254,7 @@ final class EdgeSplitPlan {
                   col("a_id"),
                   explode(sequence(lit(0), lit(2 * negatives + 3))).as("j"))
               .withColumn("c", draw)
-              .where(col("c").notEqual(col("a")))
+              .where(to.sameType() ? col("c").notEqual(col("a")) : lit(true))
               .join(
                   existing, col("a").equalTo(col("x")).and(col("c").equalTo(col("y"))), "left_anti")
               // a pair drawn for several positives (or both ways round) is kept for the first
@@ -238,7 +281,8 @@ final class EdgeSplitPlan {
       long p = 0;
       long n = 0;
       try (EdgeListFileWriter w =
-          new EdgeListFileWriter(staging.resolve(StoreLayout.edgeSplitFile(split)), idType)) {
+          new EdgeListFileWriter(
+              dir.resolve(StoreLayout.edgeSplitFile(split)), srcIdType, dstIdType)) {
         Iterator<Row> it = rows.toLocalIterator();
         while (it.hasNext()) {
           Row r = it.next();

@@ -118,6 +118,11 @@ public final class PrepareJob {
     } else {
       VertexPartitioners.of(conf.get(PrepareOptions.PARTITIONER));
     }
+    if (!conf.get(PrepareOptions.LINK_RELATION).isBlank()) {
+      throw new FanoutConfigException(
+          "--link-relation names the split relation of a typed graph; a graph of one vertex table"
+              + " and one edge table splits its edges with --task link alone");
+    }
     edgeSplit = EdgeSplitPlan.of(conf);
     idLookup = new TaskIdLookup(conf, edgeSplit);
     boolean dryRun = conf.get(PrepareOptions.DRY_RUN);

@@ -47,7 +47,8 @@ final class RelationEdgeStage {
 
   /**
    * Writes relation {@code r} from type {@code src} into type {@code dst} (whose files are under
-   * {@code srcDir} and {@code dstDir}) into {@code dir}.
+   * {@code srcDir} and {@code dstDir}) into {@code dir}; {@code split} (or null) takes out the
+   * held-out edges of a link-prediction split ({@link TypedLinkSplit#keptEdges}).
    */
   static Result write(
       SparkSession spark,
@@ -57,7 +58,8 @@ final class RelationEdgeStage {
       Path srcDir,
       TypeVertexStage.Result dst,
       Path dstDir,
-      Path dir) {
+      Path dir,
+      TypedLinkSplit split) {
     List<Check> checks = new ArrayList<>();
     List<Column> sample = new ArrayList<>();
     Dataset<Row> e = r.table();
@@ -90,6 +92,9 @@ final class RelationEdgeStage {
     if (r.srcType().equals(r.dstType())
         && conf.get(PrepareOptions.SELF_LOOPS) == SelfLoopPolicy.DROP) {
       joined = joined.where(dangling.or(col("_sd").notEqual(col("_dd"))));
+    }
+    if (split != null) {
+      joined = split.keptEdges(r, joined);
     }
     Column orig =
         when(
@@ -170,7 +175,7 @@ final class RelationEdgeStage {
   }
 
   /** The id map {@code (id, dense_id)} the vertex stage wrote for a type, hinted for the join. */
-  private static Dataset<Row> ids(
+  static Dataset<Row> ids(
       SparkSession spark, FanoutConf conf, Path typeDir, TypeVertexStage.Result t) {
     Dataset<Row> ids =
         spark

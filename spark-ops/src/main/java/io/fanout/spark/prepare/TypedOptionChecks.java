@@ -11,9 +11,9 @@ import java.util.List;
 
 /**
  * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
- * built for one-table stores only (undirected input, edge weights, edge splits for link prediction,
- * graph partitioners, id lookup in tasks, dry runs), and per-type encodings that name unknown or
- * featureless types.
+ * built for one-table stores only (undirected input, edge weights, edge split columns, graph
+ * partitioners, id lookup in tasks, dry runs), edge splits without {@code --link-relation}, and
+ * per-type encodings that name unknown or featureless types.
  */
 final class TypedOptionChecks {
   private TypedOptionChecks() {}
@@ -28,14 +28,19 @@ final class TypedOptionChecks {
     if (!conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
       throw unbuilt("--weight-column", "typed stores keep no edge weights");
     }
-    if (conf.get(PrepareOptions.TASK) == Task.LINK) {
-      throw unbuilt("--task link", "typed stores keep no held-out edges");
+    boolean link = !conf.get(PrepareOptions.LINK_RELATION).isBlank();
+    if (!link && conf.get(PrepareOptions.TASK) == Task.LINK) {
+      throw new FanoutConfigException(
+          "prepare --task link on a typed graph needs --link-relation NAME, the relation whose"
+              + " edges are split into train, val and test");
     }
-    if (!conf.get(PrepareOptions.EDGE_SPLIT).isEmpty()) {
-      throw unbuilt("--edge-split", "typed stores keep no held-out edges");
+    if (!link && !conf.get(PrepareOptions.EDGE_SPLIT).isEmpty()) {
+      throw new FanoutConfigException(
+          "prepare --edge-split on a typed graph needs --link-relation NAME, the relation whose"
+              + " edges are split");
     }
     if (!conf.get(PrepareOptions.EDGE_SPLIT_COLUMN).isEmpty()) {
-      throw unbuilt("--edge-split-column", "typed stores keep no held-out edges");
+      throw unbuilt("--edge-split-column", "give --edge-split fractions with --link-relation");
     }
     if (conf.get(PrepareOptions.PARTITIONER).readsEdges()) {
       throw unbuilt(

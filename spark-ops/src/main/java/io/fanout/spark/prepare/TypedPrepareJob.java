@@ -32,7 +32,9 @@ import org.apache.spark.sql.SparkSession;
  * relations/<relation>/} ({@link RelationEdgeStage}). The store is published with the one-table
  * commit protocol (a rerun with the same inputs and options is skipped, another is refused without
  * {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT} with {@code
- * types} and {@code relations}. The driver sees only per-partition counts.
+ * types} and {@code relations}. With {@code --link-relation R} the held-out edges of {@code R}
+ * leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
+ * TypedLinkSplit}). The driver sees only per-partition counts.
  */
 public final class TypedPrepareJob {
   private static final org.slf4j.Logger LOG =
@@ -73,6 +75,7 @@ public final class TypedPrepareJob {
     }
     List<TypedTables.RelationTable> relations =
         ReverseRelations.plan(in.relations, conf.get(PrepareOptions.ADD_REVERSE));
+    TypedLinkSplit linkSplit = TypedLinkSplit.of(conf, relations);
     Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     refuseOutputOverInputs(out);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
@@ -80,7 +83,7 @@ public final class TypedPrepareJob {
     if (requested < 0) {
       throw new io.fanout.conf.FanoutConfigException("--partitions must be >= 0, got " + requested);
     }
-    Map<String, String> recorded = recorded(encodings);
+    Map<String, String> recorded = recorded(encodings, linkSplit != null);
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
             out,
@@ -96,6 +99,9 @@ public final class TypedPrepareJob {
     }
     for (TypedTables.RelationTable r : relations) {
       stepNames.add("validate and write relation '" + r.name() + "'");
+    }
+    if (linkSplit != null) {
+      stepNames.add("write the held-out edges of relation '" + linkSplit.relation.name() + "'");
     }
     JobSteps steps = new JobSteps(spark, "prepare", stepNames);
     OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
@@ -123,10 +129,30 @@ public final class TypedPrepareJob {
         written.add(
             steps.call(
                 stepNames.get(step++),
-                () -> RelationEdgeStage.write(spark, conf, r, src, srcDir, dst, dstDir, dir)));
+                () ->
+                    RelationEdgeStage.write(
+                        spark, conf, r, src, srcDir, dst, dstDir, dir, linkSplit)));
         LOG.info("prepare: relation '{}' written", r.name());
       }
+      StoreManifest.EdgeSplit edgeSplit = null;
+      if (linkSplit != null) {
+        TypedTables.RelationTable r = linkSplit.relation;
+        TypeVertexStage.Result dst = types.get(r.dstType());
+        Path dstDir = staging.resolve(StoreLayout.typeDir(r.dstType()));
+        Path dir = staging.resolve(StoreLayout.relationDir(r.name()));
+        edgeSplit =
+            steps.call(
+                stepNames.get(step++),
+                () ->
+                    linkSplit.write(
+                        RelationEdgeStage.ids(spark, conf, dstDir, dst),
+                        types.get(r.srcType()),
+                        dst,
+                        dir));
+        LOG.info("prepare: held-out edges of relation '{}' written", r.name());
+      }
       StoreManifest m = TypedManifests.of(types, relations, written);
+      m.edgeSplit = edgeSplit;
       m.inputFingerprint = in.fingerprint;
       m.options = recorded;
       PartFiles.removeAttemptLeftovers(staging);
@@ -145,11 +171,16 @@ public final class TypedPrepareJob {
    * The options the manifest records: the resolved ones but where the data came from and went to,
    * and those of one-table features a typed store refuses.
    */
-  private Map<String, String> recorded(PerType<StoreFeatureEncoding> encodings) {
+  private Map<String, String> recorded(PerType<StoreFeatureEncoding> encodings, boolean link) {
     Map<String, String> recorded = conf.resolvedExcept(PrepareOptions.NOT_RECORDED);
-    for (OptionDef<?> d : PrepareOptions.EDGE_SPLIT_OPTIONS) {
-      recorded.remove(d.name());
+    if (!link) {
+      // stores without a link split record what they did before the options existed
+      for (OptionDef<?> d : PrepareOptions.EDGE_SPLIT_OPTIONS) {
+        recorded.remove(d.name());
+      }
+      recorded.remove(PrepareOptions.LINK_RELATION.name());
     }
+    recorded.remove(PrepareOptions.EDGE_SPLIT_COLUMN.name());
     for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
       recorded.remove(d.name());
     }

@@ -13,6 +13,7 @@ import io.fanout.graph.VertexTable;
 import io.fanout.sample.OrderedBatchStream;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedLinkSampler;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.FeatureEncoding;
@@ -35,17 +36,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * The {@code sample} job on a typed (heterogeneous) store: typed batches ({@link
- * TypedNeighborSampler}) of one seed type into typed shards ({@code docs/formats.md}, "Typed
- * mini-batch shards"), in the replicated mode (every task opens the store and samples the batches
- * of one part file on {@code --threads} threads) or the partitioned mode ({@link
- * TypedPartitionedSampling}: every task serves one store partition of one type), which write the
- * same bytes. Validated on the driver before any task runs; written under a staging directory,
- * {@code manifest.json} published last, as one-type shards.
+ * TypedNeighborSampler}) of one seed type, or link-prediction batches of the store's link relation
+ * ({@link TypedLinkSampler}, {@code --task link}), into typed shards ({@code docs/formats.md},
+ * "Typed mini-batch shards"), in the replicated mode (every task opens the store and samples the
+ * batches of one part file on {@code --threads} threads) or, for node batches, the partitioned mode
+ * ({@link TypedPartitionedSampling}: every task serves one store partition of one type), which
+ * write the same bytes. Validated on the driver before any task runs; written under a staging
+ * directory, {@code manifest.json} published last, as one-type shards.
  */
 final class TypedSampleJob {
   private TypedSampleJob() {}
@@ -73,11 +76,18 @@ final class TypedSampleJob {
     int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
     int seedType;
     TypedOwners owners;
+    TypedLinkRequest link = null;
     try (TypedGraph g = opener.open(graph, verify)) {
       schema = g.schema();
       owners = TypedOwners.of(g);
-      seedType = seedType(conf, schema, graph);
-      seeds = countSeeds(g.vertices(seedType), splitCode);
+      if (conf.get(SampleOptions.TASK) == Task.LINK) {
+        link = TypedLinkRequest.of(conf, g, graph, split);
+        seedType = link.seedType(schema);
+        seeds = link.trainEdges(g).size();
+      } else {
+        seedType = seedType(conf, schema, graph);
+        seeds = countSeeds(g.vertices(seedType), splitCode);
+      }
     }
     if (!opener.fingerprint(graph).equals(storeFingerprint)) {
       throw new InvalidInputException(graph + ": the graph store changed while being opened");
@@ -93,6 +103,10 @@ final class TypedSampleJob {
               + e.getMessage());
     }
     String seedTypeName = schema.type(seedType).name();
+    if (link != null && seeds == 0) {
+      throw new InvalidInputException(
+          graph + ": link relation '" + link.relationName() + "' has no training edges");
+    }
     if (seeds == 0) {
       throw new InvalidInputException(
           graph
@@ -122,6 +136,7 @@ final class TypedSampleJob {
             threads,
             plan,
             Hooks.className(spark, Hooks.PART_WRITE_OBSERVER, PartWriteObserver.class));
+    spec.link = link;
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -135,6 +150,12 @@ final class TypedSampleJob {
     request.put("features", FeatureEncoding.NONE.id());
     request.put("batches-per-shard", Integer.toString(batchesPerShard));
     request.put("compression", spec.compression);
+    if (link != null) { // absent for node tasks, so their requests keep their fingerprint
+      request.put("task", "link");
+      request.put("link-relation", link.relationName());
+      request.put("negatives", link.negatives().negatives());
+      request.put("num-negatives", Integer.toString(link.negatives().perPositive()));
+    }
     String requestFingerprint = Checksums.sha256(request.toString());
 
     boolean overwrite = conf.get(SampleOptions.OVERWRITE);
@@ -192,14 +213,15 @@ final class TypedSampleJob {
           "sample --mode partitioned is not built for --task link on typed stores; use --mode"
               + " replicated (the default)");
     }
-    if (conf.get(SampleOptions.TASK) == Task.LINK) {
-      throw new FanoutConfigException(
-          "sample --task link is not built for typed stores; use --task node");
-    }
     if (!conf.get(SampleOptions.FEATURES).id().equals(FeatureEncoding.NONE.id())) {
       throw new FanoutConfigException(
           "sample --features is not built for typed stores (typed shards hold ids; the trainer"
               + " gathers each type's features from the store); leave --features out");
+    }
+    if (conf.get(SampleOptions.TASK) != Task.LINK) {
+      for (OptionDef<?> d : List.of(SampleOptions.NEGATIVES, SampleOptions.NUM_NEGATIVES)) {
+        conf.refuseIgnored(d, "--task node samples no negatives; add --task link");
+      }
     }
     if (conf.get(SampleOptions.WEIGHTED)) {
       throw new FanoutConfigException(
@@ -268,8 +290,16 @@ final class TypedSampleJob {
     int part = globalPart % spec.plan.partsPerEpoch();
     TypedGraph g = TypedStoreCache.open(spec);
     int[] order = TypedStoreCache.order(g, spec, epoch);
-    TypedNeighborSampler sampler =
-        new TypedNeighborSampler(g, spec.seedType, spec.fanouts, spec.seed);
+    Supplier<OrderedBatchStream.Worker<TypedMiniBatch>> workers;
+    if (spec.link == null) {
+      TypedNeighborSampler sampler =
+          new TypedNeighborSampler(g, spec.seedType, spec.fanouts, spec.seed);
+      workers = () -> sampler.newWorker()::sample;
+    } else {
+      TypedLinkSampler sampler =
+          spec.link.sampler(g, TypedStoreCache.trainEdges(g, spec), spec.fanouts, spec.seed);
+      workers = () -> sampler.newWorker()::sample;
+    }
     return PartFiles.write(
         spec.plan,
         spec.partObserver,
@@ -279,7 +309,7 @@ final class TypedSampleJob {
         tmp -> {
           try (OrderedBatchStream<TypedMiniBatch> batches =
               new OrderedBatchStream<>(
-                  () -> sampler.newWorker()::sample,
+                  workers,
                   epoch,
                   order,
                   spec.batchSize,
@@ -324,16 +354,23 @@ final class TypedSampleJob {
     m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
     m.options.put(SampleOptions.SEED_TYPE.name(), spec.seedTypeName);
     m.options.put(SampleOptions.FANOUTS.name(), spec.fanoutsText);
-    for (OptionDef<?> d :
-        List.of(
-            SampleOptions.WEIGHTED,
-            SampleOptions.BATCH_BY_PARTITION,
-            SampleOptions.TASK,
-            SampleOptions.NEGATIVES,
-            SampleOptions.NUM_NEGATIVES)) {
+    for (OptionDef<?> d : List.of(SampleOptions.WEIGHTED, SampleOptions.BATCH_BY_PARTITION)) {
       m.options.remove(d.name());
     }
+    if (spec.link == null) {
+      for (OptionDef<?> d : SampleOptions.LINK_ONLY) {
+        m.options.remove(d.name());
+      }
+    }
     m.typed = ShardManifest.Typed.of(schema, spec.seedType, spec.fanouts);
+    if (spec.link != null) {
+      m.typed.multiLabel = false; // link rows carry pairs, not labels
+      m.typed.linkRelation = spec.link.relationName();
+      m.typed.linkReverses = new ArrayList<>();
+      for (int r : spec.link.reverses()) {
+        m.typed.linkReverses.add(schema.relation(r).name());
+      }
+    }
     SampleJob.addParts(m, spec.plan, parts);
     return m;
   }

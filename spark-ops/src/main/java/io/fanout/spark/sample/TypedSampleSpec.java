@@ -33,6 +33,9 @@ final class TypedSampleSpec implements Serializable {
   final ShardPlan plan;
   final String partObserver;
 
+  /** {@code --task link}: the link relation and negatives; null for node classification. */
+  TypedLinkRequest link;
+
   TypedSampleSpec(
       String store,
       String storeFingerprint,
@@ -88,6 +91,12 @@ final class TypedSampleSpec implements Serializable {
     m.put("fanout.end_batch", Integer.toString(plan.endBatch(part)));
     m.put("fanout.features", "none");
     m.put("fanout.feature_dim", "0");
+    if (link != null) {
+      m.put(ShardSchema.TASK_KEY, "link");
+      m.put("fanout.link_relation", link.relationName());
+      m.put("fanout.negatives", link.negatives().negatives());
+      m.put("fanout.num_negatives", Integer.toString(link.negatives().perPositive()));
+    }
     return m;
   }
 }

@@ -2,6 +2,7 @@ package io.fanout.spark.sample;
 
 import io.fanout.graph.TypedGraph;
 import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TrainEdges;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.store.InvalidInputException;
 import java.nio.file.Path;
@@ -46,12 +47,25 @@ final class TypedStoreCache {
     return STORES.computeIfAbsent(p.toAbsolutePath() + "#" + fp, k -> opener.open(p, false));
   }
 
-  /** The seed order of {@code epoch}: the seed type's split members, shuffled. */
+  private static final Map<String, TrainEdges> EDGES = new LinkedHashMap<>();
+
+  /** The training edges of a link request's relation, computed once per JVM and store. */
+  static TrainEdges trainEdges(TypedGraph g, TypedSampleSpec spec) {
+    String key = spec.storeFingerprint + "#" + spec.link.relation();
+    synchronized (EDGES) {
+      return EDGES.computeIfAbsent(key, k -> spec.link.trainEdges(g));
+    }
+  }
+
+  /**
+   * The seed order of {@code epoch}: the seed type's split members, shuffled; for a link request
+   * the training edges' indices, shuffled.
+   */
   static int[] order(TypedGraph g, TypedSampleSpec spec, int epoch) {
     String key =
         spec.storeFingerprint
             + "#"
-            + spec.seedType
+            + (spec.link != null ? "link" + spec.link.relation() : spec.seedType)
             + "#"
             + spec.splitCode
             + "#"
@@ -61,7 +75,10 @@ final class TypedStoreCache {
     synchronized (ORDERS) {
       int[] o = ORDERS.get(key);
       if (o == null) {
-        o = SeedOrder.order(g.vertices(spec.seedType), spec.splitCode, spec.seed, epoch);
+        o =
+            spec.link != null
+                ? SeedOrder.order(trainEdges(g, spec).ids(), spec.seed, epoch)
+                : SeedOrder.order(g.vertices(spec.seedType), spec.splitCode, spec.seed, epoch);
         ORDERS.put(key, o);
       }
       if (o.length != spec.plan.seeds()) {

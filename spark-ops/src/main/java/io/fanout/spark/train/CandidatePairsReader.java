@@ -35,23 +35,62 @@ public final class CandidatePairsReader {
       String format,
       String srcColumn,
       String dstColumn) {
-    Path local = io.fanout.spark.internal.LocalTablePaths.of(spark, table);
-    if (local != null && !java.nio.file.Files.exists(local)) {
-      // before Spark looks for it, which logs a stack trace on the way to the same answer
-      throw new InvalidInputException(
-          "pairs table "
-              + table
-              + " does not exist; expected a "
-              + (format.equals("csv") ? "CSV" : "Parquet")
-              + " file or folder of candidate pairs (--pairs)");
-    }
-    String idType;
-    Path idmap;
+    requireTable(spark, table, format);
+    Endpoints ids;
     try (GraphStore store = GraphStore.open(graph, false)) {
-      idType = store.manifest().idType;
-      idmap = store.dataRoot().resolve(StoreLayout.IDMAP_DIR);
+      Path idmap = store.dataRoot().resolve(StoreLayout.IDMAP_DIR);
+      ids = new Endpoints(idmap, store.manifest().idType, idmap, store.manifest().idType, "");
     }
-    String sqlType = idType.equals("long") ? "bigint" : idType.equals("int") ? "int" : "string";
+    return read(spark, graph, ids, table, format, srcColumn, dstColumn);
+  }
+
+  /**
+   * The id maps the pairs' two columns are looked up in: one map for a one-table store; the source
+   * and the destination type's of a typed store's link relation, whose id types may differ (then
+   * both columns keep their original ids as strings).
+   *
+   * @param what how an error names the vertices, e.g. " of type 'user'" ("" for a one-table store)
+   */
+  record Endpoints(Path srcIdmap, String srcIdType, Path dstIdmap, String dstIdType, String what) {}
+
+  /**
+   * The candidate pairs of a typed store's link relation {@code srcType -> dstType}: sources are
+   * ids of {@code srcType}, destinations of {@code dstType}, mapped to type-local dense ids.
+   */
+  public static CandidatePairs readTyped(
+      SparkSession spark,
+      io.fanout.graph.TypedGraphStore store,
+      int srcType,
+      int dstType,
+      String table,
+      String format,
+      String srcColumn,
+      String dstColumn) {
+    requireTable(spark, table, format);
+    String s = store.schema().type(srcType).name();
+    String d = store.schema().type(dstType).name();
+    Endpoints ids =
+        new Endpoints(
+            store.idMap(srcType),
+            store.manifest().types.get(srcType).idType,
+            store.idMap(dstType),
+            store.manifest().types.get(dstType).idType,
+            " of type '" + s + "' (sources) or '" + d + "' (destinations)");
+    return read(spark, store.root(), ids, table, format, srcColumn, dstColumn);
+  }
+
+  private static CandidatePairs read(
+      SparkSession spark,
+      Path graph,
+      Endpoints ids,
+      String table,
+      String format,
+      String srcColumn,
+      String dstColumn) {
+    String srcSql = sqlType(ids.srcIdType());
+    String dstSql = sqlType(ids.dstIdType());
+    boolean sameType = ids.srcIdType().equals(ids.dstIdType());
+    String idType = sameType ? ids.srcIdType() : "string";
     List<Row> rows =
         JobLabels.call(
             spark,
@@ -91,7 +130,8 @@ public final class CandidatePairsReader {
                           + Arrays.toString(in.columns()));
                 }
               }
-              Dataset<Row> ids = spark.read().parquet(idmap.toUri().toString());
+              Dataset<Row> srcIds = spark.read().parquet(ids.srcIdmap().toUri().toString());
+              Dataset<Row> dstIds = spark.read().parquet(ids.dstIdmap().toUri().toString());
               Column s = col(quote(srcColumn));
               Column d = col(quote(dstColumn));
               Dataset<Row> p =
@@ -99,14 +139,14 @@ public final class CandidatePairsReader {
                       monotonically_increasing_id().as("_row"),
                       s.cast("string").as("_s_raw"),
                       d.cast("string").as("_d_raw"),
-                      s.try_cast(sqlType).as("_s"),
-                      d.try_cast(sqlType).as("_d"));
+                      s.try_cast(srcSql).as("_s"),
+                      d.try_cast(dstSql).as("_d"));
               return p.join(
-                      ids.select(col("id").as("_sid"), col("dense_id").as("_sd")),
+                      srcIds.select(col("id").as("_sid"), col("dense_id").as("_sd")),
                       col("_s").equalTo(col("_sid")),
                       "left")
                   .join(
-                      ids.select(col("id").as("_did"), col("dense_id").as("_dd")),
+                      dstIds.select(col("id").as("_did"), col("dense_id").as("_dd")),
                       col("_d").equalTo(col("_did")),
                       "left")
                   .orderBy(col("_row"))
@@ -135,16 +175,21 @@ public final class CandidatePairsReader {
                   + i
                   + " (0-based) has value "
                   + (r.isNullAt(side) ? "null" : "'" + r.getString(side) + "'")
-                  + ", which is not a vertex id of "
+                  + ", which is not a vertex id"
+                  + ids.what()
+                  + " of "
                   + graph
                   + "; expected the original id ("
-                  + idType
+                  + (side == 0 ? ids.srcIdType() : ids.dstIdType())
                   + ") of one of its vertices");
         }
       }
       sd[i] = r.getInt(4);
       dd[i] = r.getInt(5);
-      if (text) {
+      if (!sameType) {
+        st[i] = r.getString(0);
+        dt[i] = r.getString(1);
+      } else if (text) {
         st[i] = r.getString(2);
         dt[i] = r.getString(3);
       } else if (idType.equals("long")) {
@@ -158,6 +203,23 @@ public final class CandidatePairsReader {
     return text
         ? CandidatePairs.ofStrings(sd, dd, st, dt)
         : CandidatePairs.ofNumbers(sd, dd, idType, sl, dl);
+  }
+
+  private static void requireTable(SparkSession spark, String table, String format) {
+    Path local = io.fanout.spark.internal.LocalTablePaths.of(spark, table);
+    if (local != null && !java.nio.file.Files.exists(local)) {
+      // before Spark looks for it, which logs a stack trace on the way to the same answer
+      throw new InvalidInputException(
+          "pairs table "
+              + table
+              + " does not exist; expected a "
+              + (format.equals("csv") ? "CSV" : "Parquet")
+              + " file or folder of candidate pairs (--pairs)");
+    }
+  }
+
+  private static String sqlType(String idType) {
+    return idType.equals("long") ? "bigint" : idType.equals("int") ? "int" : "string";
   }
 
   private static String quote(String name) {

@@ -32,6 +32,38 @@ import org.apache.spark.sql.types.StructType;
 public final class TypedInference {
   private TypedInference() {}
 
+  /**
+   * The candidate pairs of {@code infer --task link --pairs TABLE} on typed store {@code graph}:
+   * sources are original ids of the model's link relation's source type, destinations of its
+   * destination type.
+   */
+  public static io.fanout.train.CandidatePairs readPairs(
+      SparkSession spark, FanoutConf c, Path graph, String table) {
+    try (io.fanout.graph.TypedGraphStore g = io.fanout.graph.TypedGraphStore.open(graph, false)) {
+      io.fanout.train.typed.TypedLinkTask task =
+          TypedModelEvaluation.linkTask(
+              Path.of(c.get(TrainCommandOptions.MODEL_DIR)),
+              c.get(EvaluateOptions.CHECKPOINT),
+              g.schema());
+      if (task == null) {
+        throw new io.fanout.store.InvalidInputException(
+            "the model in "
+                + c.get(TrainCommandOptions.MODEL_DIR)
+                + " is a node classifier; scoring pairs needs a model trained on sample --task"
+                + " link shards");
+      }
+      return io.fanout.spark.train.CandidatePairsReader.readTyped(
+          spark,
+          g,
+          task.srcType(),
+          task.dstType(),
+          table,
+          c.get(io.fanout.conf.options.InferOptions.PAIRS_FORMAT).id(),
+          c.get(io.fanout.conf.options.InferOptions.SRC_COLUMN),
+          c.get(io.fanout.conf.options.InferOptions.DST_COLUMN));
+    }
+  }
+
   public static ModelInference.Outcome run(SparkSession spark, FanoutConf c, Path pred, Path emb) {
     String fanouts = null;
     if (c.get(EvaluateOptions.NEIGHBORS) == InferenceMode.SAMPLED) {
@@ -40,6 +72,11 @@ public final class TypedInference {
     Path graphPath = Path.of(c.get(TrainCommandOptions.GRAPH));
     TypedGraph g = TypedTrainJob.opener(spark).open(graphPath, c.get(SharedOptions.VERIFY));
     try {
+      Path modelDir = Path.of(c.get(TrainCommandOptions.MODEL_DIR));
+      if (TypedModelEvaluation.linkTask(modelDir, c.get(EvaluateOptions.CHECKPOINT), g.schema())
+          != null) {
+        return linkEmbeddings(spark, c, g, modelDir, fanouts, pred, emb);
+      }
       TypedModelEvaluation.Outputs o =
           TypedModelEvaluation.infer(
               g,
@@ -138,6 +175,62 @@ public final class TypedInference {
     } finally {
       g.close();
     }
+  }
+
+  /**
+   * {@code infer --embeddings} of a typed link model: the embeddings its pairs are scored on, of
+   * every vertex of its relation's source and destination types, under their own type; it has no
+   * predictions ({@code --output} is refused: pairs are scored by {@code --task link --pairs}).
+   */
+  private static ModelInference.Outcome linkEmbeddings(
+      SparkSession spark,
+      FanoutConf c,
+      TypedGraph g,
+      Path modelDir,
+      String fanouts,
+      Path pred,
+      Path emb) {
+    if (pred != null) {
+      throw new io.fanout.conf.FanoutConfigException(
+          "the typed model in "
+              + modelDir
+              + " predicts links: score candidate pairs with infer --task link --pairs TABLE"
+              + " --output DIR, or export embeddings with --embeddings DIR alone");
+    }
+    java.util.Map<Integer, float[]> byType =
+        TypedModelEvaluation.linkEmbeddings(
+            g,
+            modelDir,
+            c.get(EvaluateOptions.CHECKPOINT),
+            fanouts,
+            c.get(EvaluateOptions.BATCH_SIZE),
+            c.get(EvaluateOptions.SEED));
+    StructType schema =
+        new StructType()
+            .add("type", DataTypes.StringType, false)
+            .add("dense_id", DataTypes.IntegerType, false)
+            .add("embedding", DataTypes.createArrayType(DataTypes.FloatType, false), false);
+    List<Dataset<Row>> parts = new ArrayList<>();
+    int dim = 0;
+    long n = 0;
+    for (java.util.Map.Entry<Integer, float[]> e : byType.entrySet()) {
+      int t = e.getKey();
+      float[] x = e.getValue();
+      int count = Math.toIntExact(g.schema().type(t).count());
+      dim = count == 0 ? dim : x.length / count;
+      List<Row> rows = new ArrayList<>(count);
+      for (int v = 0; v < count; v++) {
+        rows.add(
+            RowFactory.create(
+                g.schema().type(t).name(),
+                v,
+                boxed(java.util.Arrays.copyOfRange(x, v * dim, (v + 1) * dim))));
+      }
+      n += count;
+      parts.add(withIds(spark, g, t, spark.createDataFrame(rows, schema)));
+    }
+    write(union(parts), emb);
+    return new ModelInference.Outcome(n, 0, dim, false, false);
   }
 
   /**

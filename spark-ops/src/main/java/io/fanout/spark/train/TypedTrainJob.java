@@ -22,8 +22,9 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The {@code train} job on a typed (heterogeneous) graph store: one trainer on the driver, from
  * typed shards ({@link TypedTrainRun}). The trainer features not built for typed stores (data
- * parallelism, the feature cache, hot reuse, feature access in place, link decoders, learning-rate
- * schedules, ...) are refused with one line naming the option.
+ * parallelism, the feature cache, hot reuse, feature access in place, learning-rate schedules, ...)
+ * are refused with one line naming the option. Link shards ({@code sample --task link}) train a
+ * link model of their relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -47,7 +48,6 @@ public final class TypedTrainJob {
       List.of(
           VAL_SHARDS,
           ACTIVATION,
-          DECODER,
           SCHEDULE,
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
@@ -173,7 +173,8 @@ public final class TypedTrainJob {
                   c.get(FEATURE_NORM),
                   c.get(BACKEND),
                   c.get(SharedOptions.VERIFY),
-                  hgn(c)),
+                  hgn(c),
+                  c.get(DECODER)),
               progress,
               () -> spark.sparkContext().isStopped());
       return new TrainOutcome(

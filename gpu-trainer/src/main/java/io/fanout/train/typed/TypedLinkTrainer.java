@@ -1,0 +1,248 @@
+package io.fanout.train.typed;
+
+import io.fanout.graph.HeldOutEdges;
+import io.fanout.graph.TypedGraph;
+import io.fanout.nn.Adam;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.sample.LinkPairs;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.store.InvalidInputException;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.LinkMetrics;
+import io.fanout.train.LinkStep;
+import io.fanout.train.StepStats;
+import io.fanout.train.Trainer;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Synchronous mini-batch training of a {@link TypedModel} for link prediction on one relation
+ * ({@link TypedLinkTask}), from typed link batches ({@code sample --task link}): per step forward
+ * over both endpoint types' seeds, the one-type {@link LinkStep} loss (mean binary cross-entropy of
+ * the scaled cosine scores of the batch's pairs), backward, Adam on the dense parameters and a
+ * sparse Adam step on the embedding rows the batch read. {@link #fit} validates on the held-out val
+ * edges after every epoch ({@link TypedLinkEvaluation}, AUC), keeps {@code best.bin} at the best
+ * validation AUC, and resumes as {@link TypedTrainer} does. Deterministic as {@link TypedTrainer}.
+ */
+public final class TypedLinkTrainer implements AutoCloseable {
+  private final TypedModel model;
+  private final TypedGraph graph;
+  private final TypedLinkTask task;
+  private final TypedEpochs epochs;
+  private final TypedTrainOptions opts;
+  private final int[][] valFanouts;
+  private final Adam adam;
+  private java.util.function.BooleanSupplier cancelled = () -> false;
+
+  /**
+   * @param valFanouts the fanouts validation embeds the val edges' endpoints with
+   */
+  public TypedLinkTrainer(
+      TypedModel model,
+      TypedGraph graph,
+      TypedLinkTask task,
+      TypedEpochs epochs,
+      int[][] valFanouts,
+      TypedTrainOptions opts) {
+    if ((model.decoder() != null) != (task.decoder() == io.fanout.nn.DecoderKind.MLP)) {
+      throw new IllegalArgumentException("the model's decoder differs from the task's");
+    }
+    if (model.config().target() != task.dstType()) {
+      throw new IllegalArgumentException("a link model's target is its relation's destination");
+    }
+    this.model = model;
+    this.graph = graph;
+    this.task = task;
+    this.epochs = epochs;
+    this.opts = opts;
+    this.valFanouts = valFanouts;
+    this.adam = new Adam(model.backend(), model.numParams(), opts.weightDecay());
+  }
+
+  public TypedModel model() {
+    return model;
+  }
+
+  /** Stops training before the next step once {@code check} is true. */
+  public TypedLinkTrainer cancelWhen(java.util.function.BooleanSupplier check) {
+    this.cancelled = check;
+    return this;
+  }
+
+  /** One training step on link batch {@code b} of {@code epoch}: summed loss, pairs, correct. */
+  public StepStats step(TypedMiniBatch b, int epoch) {
+    TypedModelConfig cfg = model.config();
+    model.zeroGrad();
+    long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
+    model.forwardAll(b, TypedFeatures.gather(graph, cfg, b), true, key);
+    int dim = cfg.classes();
+    int s = task.srcType();
+    int d = task.dstType();
+    int ns = b.layerSize(s, 0);
+    float[] emb = task.joined(model.levelRows(0, s), task.oneType() ? null : model.levelRows(0, d));
+    int rows = emb.length / dim;
+    LinkPairs p = task.joinedPairs(b);
+    float[] dEmb = new float[emb.length];
+    StepStats st =
+        model.decoder() == null
+            ? LinkStep.lossAndGrad(emb, rows, dim, p, dEmb)
+            : LinkStep.mlpLossAndGrad(
+                model.decoder(), model.paramTensor(), model.gradTensor(), emb, rows, dim, p, dEmb);
+    float[] dOut = new float[model.outputRows() * dim];
+    System.arraycopy(dEmb, 0, dOut, model.outputRowOffset(s) * dim, ns * dim);
+    if (!task.oneType()) {
+      int nd = b.layerSize(d, 0);
+      System.arraycopy(dEmb, ns * dim, dOut, model.outputRowOffset(d) * dim, nd * dim);
+    }
+    model.backward(dOut);
+    adam.update(model.paramTensor(), model.gradTensor(), opts.lr());
+    model.updateEmbeddings(opts.lr());
+    return st;
+  }
+
+  /** Trains one epoch; returns the mean loss per pair. */
+  public double trainEpoch(int epoch) {
+    double loss = 0;
+    long pairs = 0;
+    for (java.util.Iterator<TypedMiniBatch> it = epochs.epoch(epoch); it.hasNext(); ) {
+      if (cancelled.getAsBoolean()) {
+        throw new io.fanout.train.TrainCancelledException("typed training cancelled");
+      }
+      StepStats r = step(it.next(), epoch);
+      loss += r.lossSum();
+      pairs += r.labeled();
+    }
+    return pairs == 0 ? 0 : loss / pairs;
+  }
+
+  /** The model's metrics on held-out edges {@code h}. */
+  public LinkMetrics evaluate(HeldOutEdges h) {
+    return TypedLinkEvaluation.metrics(
+        model, graph, task, h, valFanouts, opts.batchSize(), opts.seed());
+  }
+
+  /**
+   * What {@link #fit} did.
+   *
+   * @param lastVal the last validation metrics, or null
+   */
+  public record FitResult(
+      int epochsRun, double lastLoss, LinkMetrics lastVal, double bestValAuc, int bestEpoch) {}
+
+  /**
+   * Trains up to {@code opts.epochs()} epochs, validating on {@code val} (null: none) after each.
+   * With a model dir it writes {@code checkpoint.bin} after every epoch and {@code best.bin} at
+   * each new best validation AUC, and first resumes from a checkpoint there.
+   */
+  public FitResult fit(Path modelDir, HeldOutEdges val, PrintStream log) {
+    Map<String, String> identity = new java.util.LinkedHashMap<>(opts.identity());
+    identity.putAll(new java.util.TreeMap<>(task.identity()));
+    int start = 0;
+    double best = -1;
+    int bestEpoch = -1;
+    if (modelDir != null && TypedCheckpoint.exists(modelDir)) {
+      TypedCheckpoint.Loaded l = TypedCheckpoint.read(modelDir, Checkpoint.FILE);
+      if (!l.config().equals(model.config())) {
+        throw new InvalidInputException(
+            modelDir + " holds a checkpoint of another model: " + l.config().toMap());
+      }
+      for (Map.Entry<String, String> e : identity.entrySet()) {
+        String had = l.checkpoint().meta().get(e.getKey());
+        if (!e.getValue().equals(had)) {
+          throw new InvalidInputException(
+              modelDir
+                  + " holds a checkpoint trained with "
+                  + e.getKey().substring(9)
+                  + "="
+                  + had
+                  + ", this run has "
+                  + e.getValue()
+                  + ": use a fresh model dir");
+        }
+      }
+      TypedCheckpoint.restore(modelDir, l, model, adam);
+      start = l.checkpoint().epochs();
+      best = Double.parseDouble(l.checkpoint().meta().getOrDefault("best.val_auc", "-1"));
+      bestEpoch = Integer.parseInt(l.checkpoint().meta().getOrDefault("best.epoch", "-1"));
+    }
+    LinkMetrics lastVal = null;
+    double loss = Double.NaN;
+    for (int e = start; e < opts.epochs(); e++) {
+      loss = trainEpoch(e);
+      boolean improved = false;
+      if (val != null && val.size() > 0) {
+        lastVal = evaluate(val);
+        if (lastVal.auc() > best) {
+          best = lastVal.auc();
+          bestEpoch = e + 1;
+          improved = true;
+        }
+      }
+      if (log != null) {
+        log.println(
+            String.format(
+                Locale.ROOT,
+                "epoch %d loss %.4f%s",
+                e + 1,
+                loss,
+                lastVal == null
+                    ? ""
+                    : String.format(
+                        Locale.ROOT,
+                        " val auc %.4f ap %.4f mrr %.4f",
+                        lastVal.auc(),
+                        lastVal.ap(),
+                        lastVal.mrr())));
+      }
+      if (modelDir != null) {
+        Map<String, String> meta = new java.util.LinkedHashMap<>(identity);
+        meta.put("best.val_auc", Double.toString(best));
+        meta.put("best.epoch", Integer.toString(bestEpoch));
+        if (improved) {
+          TypedCheckpoint.write(modelDir, Checkpoint.BEST, model, adam, e + 1, meta);
+        }
+        TypedCheckpoint.write(modelDir, Checkpoint.FILE, model, adam, e + 1, meta);
+        appendMetrics(modelDir, e + 1, loss, lastVal);
+      }
+    }
+    return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
+  }
+
+  /** One line of {@code metrics.jsonl}: the epoch, its loss and the validation metrics. */
+  private static void appendMetrics(Path modelDir, int epoch, double loss, LinkMetrics val) {
+    StringBuilder line =
+        new StringBuilder(
+            String.format(Locale.ROOT, "{\"epoch\":%d,\"loss\":%s", epoch, json(loss)));
+    if (val != null) {
+      for (Map.Entry<String, Object> e : val.toMap().entrySet()) {
+        Object v = e.getValue();
+        line.append(",\"val_")
+            .append(e.getKey())
+            .append("\":")
+            .append(v instanceof Double x ? json(x) : String.valueOf(v));
+      }
+    }
+    line.append("}\n");
+    try {
+      java.nio.file.Files.writeString(
+          modelDir.resolve(io.fanout.train.ModelDirFiles.METRICS),
+          line,
+          java.nio.file.StandardOpenOption.CREATE,
+          java.nio.file.StandardOpenOption.APPEND);
+    } catch (java.io.IOException ex) {
+      throw new java.io.UncheckedIOException("cannot append to metrics.jsonl in " + modelDir, ex);
+    }
+  }
+
+  private static String json(double v) {
+    return Double.isFinite(v) ? Double.toString(v) : "null";
+  }
+
+  @Override
+  public void close() {
+    adam.close();
+  }
+}

@@ -1,0 +1,213 @@
+package io.fanout.jobs.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.FeatureTable;
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedSchema;
+import io.fanout.graph.VertexTable;
+import io.fanout.sample.NegativeSampler;
+import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TrainEdges;
+import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedLinkSampler;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.shard.ShardManifest;
+import io.fanout.shard.TypedShardSet;
+import io.fanout.spark.Fanout;
+import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.sample.TypedStoreOpener;
+import io.fanout.store.Checksums;
+import io.fanout.testing.SparkTestSession;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sample --task link} on a typed store whose link relation is {@code writes} (author to
+ * paper, reverse {@code written_by}), through the {@link TypedStoreOpener} seam: any thread count
+ * gives byte-identical shards, which read back as the batches {@link TypedLinkSampler} gives
+ * directly, pairs included; a store without a link relation is refused.
+ */
+class TypedLinkSampleJobTest {
+  static SparkSession spark;
+  @TempDir static Path tmp;
+  static Path store;
+  static Path plain;
+
+  @BeforeAll
+  static void start() throws IOException {
+    spark = SparkTestSession.start("TypedLinkSampleJobTest");
+    spark.conf().set(Hooks.TYPED_STORE_OPENER, LinkOpener.class.getName());
+    store = tmp.resolve("link.store");
+    Files.createDirectories(store);
+    Files.writeString(store.resolve(LinkOpener.MARKER), "17 link");
+    plain = tmp.resolve("plain.store");
+    Files.createDirectories(plain);
+    Files.writeString(plain.resolve(LinkOpener.MARKER), "17");
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.conf().unset(Hooks.TYPED_STORE_OPENER);
+    spark.stop();
+  }
+
+  private static void sample(Path graph, Path out, String... options) {
+    var action = Fanout.get(spark).sample(graph.toString()).output(out.toString());
+    for (int i = 0; i < options.length; i += 2) {
+      action.option(options[i], options[i + 1]);
+    }
+    action.execute();
+  }
+
+  @Test
+  void threadCountsGiveIdenticalLinkShardsThatMatchTheSampler() throws Exception {
+    String[] opts = {
+      "task", "link",
+      "batch-size", "50",
+      "fanouts", "cites=3,2;*=2,1",
+      "num-negatives", "2",
+      "epochs", "2",
+      "batches-per-shard", "3",
+      "seed", "5"
+    };
+    Path a = tmp.resolve("t1");
+    Path b = tmp.resolve("t3");
+    sample(store, a, concat(opts, "threads", "1"));
+    sample(store, b, concat(opts, "threads", "3"));
+    Map<String, byte[]> fa = SampleFixtures.files(a);
+    Map<String, byte[]> fb = SampleFixtures.files(b);
+    fa.remove(ShardManifest.FILE);
+    fb.remove(ShardManifest.FILE);
+    assertThat(fa.keySet()).isEqualTo(fb.keySet());
+    for (String k : fa.keySet()) {
+      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
+    }
+    ShardManifest m = ShardManifest.readTyped(a);
+    assertThat(m.typed.seedType).isEqualTo("paper");
+    assertThat(m.typed.linkRelation).isEqualTo("writes");
+    assertThat(m.typed.linkReverses).containsExactly("written_by");
+    assertThat(m.options).containsEntry("task", "link").containsEntry("num-negatives", "2");
+
+    TypedGraph g = LinkOpener.graph(17, true);
+    int[][] f = TypedFanouts.parse("cites=3,2;*=2,1", g.schema());
+    TrainEdges edges = TrainEdges.ofRelation(g.inNeighbors(1), false);
+    assertThat(m.seedsPerEpoch).isEqualTo(edges.size());
+    TypedLinkSampler s =
+        new TypedLinkSampler(
+            g, 1, new int[] {2}, f, 5, edges, NegativeSampler.of("uniform", g.inNeighbors(1)), 2);
+    TypedShardSet set = TypedShardSet.open(a);
+    for (int e = 0; e < 2; e++) {
+      int[] order = SeedOrder.order(edges.ids(), 5, e);
+      TypedLinkSampler.Worker w = s.newWorker();
+      Iterator<TypedMiniBatch> it = set.batches(e, true);
+      int batches = SeedOrder.batches(order.length, 50);
+      for (int bi = 0; bi < batches; bi++) {
+        TypedMiniBatch got = it.next();
+        TypedMiniBatch want = w.sample(e, bi, order, bi * 50, Math.min(50, order.length - bi * 50));
+        assertThat(got.layerSizes()).isDeepEqualTo(want.layerSizes());
+        for (int t = 0; t < want.numTypes(); t++) {
+          assertThat(got.nodes(t)).isEqualTo(want.nodes(t));
+        }
+        for (int h = 1; h <= 2; h++) {
+          for (int r = 0; r < 4; r++) {
+            assertThat(got.indices(h, r)).isEqualTo(want.indices(h, r));
+          }
+        }
+        assertThat(got.pairs().src()).isEqualTo(want.pairs().src());
+        assertThat(got.pairs().dst()).isEqualTo(want.pairs().dst());
+        assertThat(got.pairs().label()).isEqualTo(want.pairs().label());
+      }
+      assertThat(it.hasNext()).isFalse();
+    }
+  }
+
+  @Test
+  void aStoreWithoutALinkRelationIsRefused() {
+    assertThatThrownBy(() -> sample(plain, tmp.resolve("no"), "task", "link"))
+        .hasMessageContaining("has no link relation")
+        .hasMessageContaining("--link-relation");
+    assertThatThrownBy(() -> sample(store, tmp.resolve("val"), "task", "link", "split", "val"))
+        .hasMessageContaining("samples the training edges");
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  /**
+   * {@link TypedSampleJobTest.InMemoryOpener}'s graph, with link relation {@code writes} (and its
+   * reverse {@code written_by}) when the marker file says {@code link}.
+   */
+  public static final class LinkOpener implements TypedStoreOpener {
+    static final String MARKER = "typed-test-graph";
+
+    @Override
+    public boolean isTyped(Path store) {
+      return Files.isRegularFile(store.resolve(MARKER));
+    }
+
+    @Override
+    public TypedGraph open(Path store, boolean verify) {
+      try {
+        String[] m = Files.readString(store.resolve(MARKER)).trim().split(" ");
+        return graph(Long.parseLong(m[0]), m.length > 1);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public String fingerprint(Path store) {
+      try {
+        return Checksums.sha256(Files.readString(store.resolve(MARKER)));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    static TypedGraph graph(long seed, boolean link) {
+      TypedGraph g = TypedSampleJobTest.InMemoryOpener.graph(seed);
+      return new TypedGraph() {
+        @Override
+        public TypedSchema schema() {
+          return g.schema();
+        }
+
+        @Override
+        public CsrGraph inNeighbors(int relation) {
+          return g.inNeighbors(relation);
+        }
+
+        @Override
+        public VertexTable vertices(int type) {
+          return g.vertices(type);
+        }
+
+        @Override
+        public FeatureTable features(int type) {
+          return g.features(type);
+        }
+
+        @Override
+        public List<String> linkRelations() {
+          return link ? List.of("writes", "written_by") : List.of();
+        }
+      };
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package io.fanout.sample;
+
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedSchema;
+
+/**
+ * Link-prediction batches of a typed graph ({@code sample --task link} on a store prepared with
+ * {@code --link-relation R}, {@code R = S -> D}). The seeds are indices into the training edges of
+ * {@code R} ({@link TrainEdges#ofRelation}); a batch of {@code B} positives gets {@code k}
+ * negatives each, pairing the positive's source with a destination of type {@code D} from the
+ * {@link NegativeSampler} (drawn over {@code D}'s vertices), built by {@link LinkPairBuilder} as in
+ * the one-type {@link LinkSampler}, with type {@code D}'s ids shifted past type {@code S}'s when
+ * the two differ.
+ *
+ * <p>The batch's seed nodes are the pairs' endpoints, deduplicated in pair order (positives, then
+ * negatives) and split by type: type {@code S}'s seeds and type {@code D}'s (one list when {@code S
+ * = D}); {@link TypedMiniBatch#pairs()} index them. Blocks are sampled from both by {@link
+ * TypedNeighborSampler}, whose seed type is {@code D}, with the batch's positive edges left out of
+ * the blocks of {@code R} and its reverses ({@link TypedLinkExclusion}).
+ */
+public final class TypedLinkSampler {
+  private final TypedNeighborSampler blocks;
+  private final TrainEdges edges;
+  private final NegativeSampler negatives;
+  private final int perPositive;
+  private final long seed;
+  private final int relation;
+  private final boolean[] reverse;
+  private final int srcType;
+  private final int dstType;
+  private final int dstOffset;
+
+  /**
+   * @param relation the link relation's index in the schema
+   * @param reverses the indices of its reverse relations
+   * @param fanouts per relation and hop ({@link TypedFanouts#parse})
+   * @param negatives draws over the destination type's vertices
+   */
+  public TypedLinkSampler(
+      TypedGraph graph,
+      int relation,
+      int[] reverses,
+      int[][] fanouts,
+      long seed,
+      TrainEdges edges,
+      NegativeSampler negatives,
+      int perPositive) {
+    if (perPositive < 1) {
+      throw new IllegalArgumentException("negatives per positive " + perPositive + " < 1");
+    }
+    TypedSchema schema = graph.schema();
+    TypedSchema.Relation rel = schema.relation(relation);
+    this.blocks = new TypedNeighborSampler(graph, rel.dstType(), fanouts, seed);
+    this.edges = edges;
+    this.negatives = negatives;
+    this.perPositive = perPositive;
+    this.seed = seed;
+    this.relation = relation;
+    this.reverse = new boolean[schema.numRelations()];
+    for (int r : reverses) {
+      reverse[r] = true;
+    }
+    this.srcType = rel.srcType();
+    this.dstType = rel.dstType();
+    long shift = srcType == dstType ? 0 : schema.type(srcType).count();
+    if (shift + schema.type(dstType).count() > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(
+          "link relation '"
+              + rel.name()
+              + "': its two types have more than 2^31 vertices together");
+    }
+    this.dstOffset = (int) shift;
+  }
+
+  /** The sampler of the blocks (its seed type is the link relation's destination type). */
+  public TypedNeighborSampler blocks() {
+    return blocks;
+  }
+
+  public TrainEdges edges() {
+    return edges;
+  }
+
+  public Worker newWorker() {
+    return new Worker();
+  }
+
+  /** Per-thread scratch. */
+  public final class Worker {
+    private final TypedNeighborSampler.Worker inner = blocks.newWorker();
+    private final LinkPairBuilder pairs =
+        new LinkPairBuilder(negatives, perPositive, seed, dstOffset);
+    private final TypedLinkExclusion exclusion =
+        new TypedLinkExclusion(pairs.exclude(), relation, reverse, srcType, dstType, dstOffset);
+    private int[] src = new int[512];
+    private int[] dst = new int[512];
+
+    private Worker() {}
+
+    /** The batch whose positives are the training edges {@code seeds[from .. from+count)}. */
+    public TypedMiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
+      if (src.length < count) {
+        src = new int[count];
+        dst = new int[count];
+      }
+      for (int i = 0; i < count; i++) {
+        int e = seeds[from + i];
+        src[i] = edges.src(e);
+        dst[i] = dstOffset + edges.dst(e);
+      }
+      LinkPairs p = pairs.build(epoch, batch, src, dst, count);
+      return inner.sampleLink(epoch, batch, pairs.nodes(), pairs.size(), p, exclusion);
+    }
+  }
+}

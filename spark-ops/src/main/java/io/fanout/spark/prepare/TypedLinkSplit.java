@@ -1,0 +1,140 @@
+package io.fanout.spark.prepare;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.PrepareOptions;
+import io.fanout.store.StoreManifest;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * The edge split of a typed store for link prediction on one relation ({@code prepare --task link
+ * --link-relation R}): {@link EdgeSplitPlan} draws each edge of {@code R}'s split from its original
+ * endpoint ids, so an edge {@code u -> v} of {@code R} and its flip {@code v -> u} in a reverse of
+ * {@code R} (one declared {@code reverse_of} it, or of which it is declared the reverse, or the
+ * {@code rev_R} of {@code --add-reverse}) get the same split. Val and test edges leave the CSR of
+ * {@code R} and of every reverse, so no held-out edge reaches message passing through the reverse.
+ * The held-out edges of {@code R} are written to {@code relations/R/edgesplit/} with negatives
+ * whose source is the positive's (of {@code R}'s source type) and whose destination is drawn from
+ * {@code R}'s destination type, type-local dense ids.
+ */
+final class TypedLinkSplit {
+  final EdgeSplitPlan plan;
+  final TypedTables.RelationTable relation;
+  private final List<String> reverses;
+  private Dataset<Row> heldOutInput;
+
+  private TypedLinkSplit(
+      EdgeSplitPlan plan, TypedTables.RelationTable relation, List<String> reverses) {
+    this.plan = plan;
+    this.relation = relation;
+    this.reverses = reverses;
+  }
+
+  /**
+   * The split {@code --link-relation} asks for over the store's relations (the reverses {@code
+   * --add-reverse} added included), or null without the option.
+   */
+  static TypedLinkSplit of(FanoutConf conf, List<TypedTables.RelationTable> relations) {
+    String name = conf.get(PrepareOptions.LINK_RELATION).trim();
+    if (name.isEmpty()) {
+      return null;
+    }
+    TypedTables.RelationTable rel = null;
+    List<String> names = new ArrayList<>();
+    for (TypedTables.RelationTable r : relations) {
+      names.add(r.name());
+      if (r.name().equals(name)) {
+        rel = r;
+      }
+    }
+    if (rel == null) {
+      throw new FanoutConfigException(
+          "option 'link-relation' of prepare is '"
+              + name
+              + "', not a relation of the graph; expected one of "
+              + names);
+    }
+    List<String> reverses = new ArrayList<>();
+    for (TypedTables.RelationTable r : relations) {
+      boolean flip = name.equals(r.reverseOf()) || r.name().equals(rel.reverseOf());
+      if (flip && !r.name().equals(name)) {
+        reverses.add(r.name());
+      }
+    }
+    EdgeSplitPlan plan = EdgeSplitPlan.of(conf, true);
+    return new TypedLinkSplit(plan, rel, List.copyOf(reverses));
+  }
+
+  /** The relations whose held-out edges leave the CSR: the split relation, then its reverses. */
+  List<String> removedFrom() {
+    List<String> out = new ArrayList<>();
+    out.add(relation.name());
+    out.addAll(reverses);
+    return out;
+  }
+
+  /**
+   * The edges of relation {@code r} that its CSR keeps: for the split relation and its reverses,
+   * the training edges (and the dangling ones, left to be reported); every edge otherwise.
+   *
+   * @param joined the relation's edges with original ids {@code _src}/{@code _dst} and dense ids
+   *     {@code _sd}/{@code _dd} (null where dangling)
+   */
+  Dataset<Row> keptEdges(TypedTables.RelationTable r, Dataset<Row> joined) {
+    boolean forward = r.name().equals(relation.name());
+    if (!forward && !reverses.contains(r.name())) {
+      return joined;
+    }
+    Column src = col(NormalizedTables.SRC);
+    Column dst = col(NormalizedTables.DST);
+    Column dangling = col("_sd").isNull().or(col("_dd").isNull());
+    Column loop = r.srcType().equals(r.dstType()) ? col("_sd").equalTo(col("_dd")) : lit(false);
+    // a reverse edge v -> u is the split relation's u -> v: hash it the same way round
+    Dataset<Row> coded =
+        joined.withColumn(
+            EdgeSplitPlan.CODE,
+            forward ? plan.code(src, dst, loop, false) : plan.code(dst, src, loop, false));
+    if (forward) {
+      heldOutInput = coded.where(dangling.unary_$bang());
+    }
+    return coded
+        .where(dangling.or(col(EdgeSplitPlan.CODE).equalTo(lit(EdgeSplitPlan.TRAIN))))
+        .drop(EdgeSplitPlan.CODE);
+  }
+
+  /**
+   * Writes the held-out edges of the split relation into its folder {@code relationDir} and returns
+   * the manifest entry; {@link #keptEdges} must have been given the relation's edges.
+   *
+   * @param dstIds the id map {@code (id, dense_id)} of the relation's destination type
+   */
+  StoreManifest.EdgeSplit write(
+      Dataset<Row> dstIds,
+      TypeVertexStage.Result src,
+      TypeVertexStage.Result dst,
+      Path relationDir) {
+    if (heldOutInput == null) {
+      throw new IllegalStateException("relation '" + relation.name() + "' was not written yet");
+    }
+    boolean sameType = relation.srcType().equals(relation.dstType());
+    StoreManifest.EdgeSplit m =
+        plan.write(
+            heldOutInput,
+            new EdgeSplitPlan.Destinations(dstIds, dst.vertices(), sameType),
+            false,
+            relationDir,
+            src.idType(),
+            dst.idType());
+    m.relation = relation.name();
+    m.removedFrom = removedFrom();
+    return m;
+  }
+}
