@@ -12,20 +12,26 @@ import io.fanout.tensor.TensorBufs;
  * into {@code heads} heads of {@code out / heads} columns; per head {@code e_ij = LeakyReLU(a_dst .
  * z_i + a_src . z_j)} over the node's sampled neighbors and itself (a self loop in every row),
  * {@code alpha} their softmax, {@code h_i = sum_j alpha_ij z_j}, the heads concatenated, plus a
- * bias. The output layer has one head. Built from {@link Backend#headScores} and {@link
- * Backend#attentionAggregate}; parameters {@code [W (in x out) | a_src | a_dst | b]}.
+ * bias. The output layer has one head. With the residual ({@link AttentionConfig#residual}) every
+ * layer adds {@code x_i W_res}, the node's own input projected by a weight of its own (as
+ * GraphSAGE's self term), so a node's representation does not have to pass through the attention.
+ * Built from {@link Backend#headScores}, {@link Backend#attentionAggregate} and dense (or, on a
+ * sparse input, sparse) products; parameters {@code [W (in x out) | a_src | a_dst | b]}, then
+ * {@code W_res (in x out)} with the residual.
  */
 final class GatLayer extends GnnLayer {
   private final int heads;
   private final int headDim;
   private final float slope;
   private final float attnDropout;
+  private final boolean residual;
   private float dropNow; // the last forward's attention dropout: attnDropout in training, else 0
   private long attnKey;
   private int w;
   private int aSrc;
   private int aDst;
   private int bias;
+  private int wRes;
   private FloatTensor z; // x W for every source row
   private FloatTensor sSrc;
   private FloatTensor sDst;
@@ -52,6 +58,7 @@ final class GatLayer extends GnnLayer {
     this.headDim = out / heads;
     this.slope = attention.slope();
     this.attnDropout = attention.dropout();
+    this.residual = attention.residual();
   }
 
   @Override
@@ -60,7 +67,8 @@ final class GatLayer extends GnnLayer {
     aSrc = w + in * out;
     aDst = aSrc + out;
     bias = aDst + out;
-    return bias + out;
+    wRes = bias + out;
+    return residual ? wRes + in * out : wRes;
   }
 
   @Override
@@ -69,6 +77,9 @@ final class GatLayer extends GnnLayer {
     glorot(p, aSrc, heads, headDim, CounterRng.key(key, 1));
     glorot(p, aDst, heads, headDim, CounterRng.key(key, 2));
     java.util.Arrays.fill(p, bias, bias + out, 0f);
+    if (residual) {
+      glorot(p, wRes, in, out, CounterRng.key(key, 3));
+    }
   }
 
   /** The block's edges, each row with its self loop first. */
@@ -98,6 +109,14 @@ final class GatLayer extends GnnLayer {
         e, heads, headDim, slope, dropNow, attnKey, sDst, 0, sSrc, 0, null, 0, z, 0, alpha, 0, y,
         0);
     be.addBias(y, 0, rows, out, p, bias);
+    if (residual) {
+      // the destinations are the first source rows: y += x_dst W_res
+      if (sparse) {
+        spmm(rows, p, wRes, out, 1f, y);
+      } else {
+        gemm(false, false, rows, out, in, 1f, xd, 0, p, wRes, 1f, y, 0);
+      }
+    }
   }
 
   @Override
@@ -111,6 +130,16 @@ final class GatLayer extends GnnLayer {
     int rows = block.numDst();
     int src = block.numSrc();
     be.biasGrad(dy, 0, rows, out, g, bias);
+    if (residual) {
+      if (sparse) {
+        spmmT(rows, dy, out, g, wRes);
+      } else {
+        gemm(true, false, in, out, rows, 1f, xd, 0, dy, 0, 1f, g, wRes);
+        if (dxd != null) {
+          gemm(false, true, rows, in, out, 1f, dy, 0, p, wRes, 1f, dxd, 0);
+        }
+      }
+    }
     dz = TensorBufs.ensure(be, dz, (long) src * out);
     be.zero(dz, 0, src * out);
     dsSrc = TensorBufs.ensure(be, dsSrc, (long) src * heads);

@@ -52,6 +52,9 @@ public final class GnnModel implements AutoCloseable {
       n += (cfg.kind() == ModelKind.SAGE ? 2 : 1) * in * out + out;
       if (cfg.kind() == ModelKind.GAT) {
         n += 2 * out; // the source and destination attention vectors
+        if (cfg.attention().residual()) {
+          n += in * out;
+        }
       }
     }
     if (cfg.mlpDecoder()) {

@@ -21,7 +21,8 @@ import java.util.Objects;
  *     parameters after the layers'), recorded in {@link #toMap} only when {@code mlp}, so dot
  *     models keep their identity
  * @param attention a {@link ModelKind#GAT} model's heads and slope ({@link AttentionConfig#DEFAULT}
- *     for the others), recorded in {@link #toMap} only for {@code gat}
+ *     for the others), recorded in {@link #toMap} only for {@code gat}, its residual only when on
+ *     (so a checkpoint without it is a model without it)
  */
 public record ModelConfig(
     ModelKind kind,
@@ -169,6 +170,9 @@ public record ModelConfig(
       m.put("heads", Integer.toString(attention.heads()));
       m.put("attn_slope", Float.toString(attention.slope()));
       m.put("attn_dropout", Float.toString(attention.dropout()));
+      if (attention.residual()) {
+        m.put("gat_residual", "true");
+      }
     }
     return m;
   }
@@ -179,7 +183,8 @@ public record ModelConfig(
             ? new AttentionConfig(
                 Integer.parseInt(m.get("heads")),
                 Float.parseFloat(m.get("attn_slope")),
-                Float.parseFloat(m.get("attn_dropout")))
+                Float.parseFloat(m.get("attn_dropout")),
+                Boolean.parseBoolean(m.getOrDefault("gat_residual", "false")))
             : AttentionConfig.DEFAULT;
     return new ModelConfig(
         ModelKind.parse(m.get("kind")),

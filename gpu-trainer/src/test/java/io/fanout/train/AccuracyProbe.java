@@ -111,7 +111,8 @@ class AccuracyProbe {
                     new io.fanout.nn.AttentionConfig(
                         Integer.parseInt(p("heads", "8")),
                         Float.parseFloat(p("slope", "0.2")),
-                        Float.parseFloat(p("attndrop", "0.5"))));
+                        Float.parseFloat(p("attndrop", "0.5")),
+                        Boolean.parseBoolean(p("residual", "false"))));
         TrainOptions opts =
             new TrainOptions(
                 Integer.parseInt(p("epochs", "50")),

@@ -237,6 +237,12 @@ public final class TrainCommandOptions {
           0.6,
           "--model gat: dropout on the attention weights in training (each edge and head;"
               + " --model hgn: default 0.5)");
+  public static final OptionDef<Boolean> GAT_RESIDUAL =
+      OptionDef.bool(
+          "gat-residual",
+          AttentionConfig.DEFAULT.residual(),
+          "--model gat: every layer adds the node's own input times a weight of its own to the"
+              + " attention over its neighbors (a linear residual, as GraphSAGE's self term)");
   public static final OptionDef<io.fanout.nn.typed.EmbeddingMode> LEARNED_EMBEDDINGS =
       OptionDef.enumeration(
           "learned-embeddings",
@@ -272,6 +278,7 @@ public final class TrainCommandOptions {
           HEADS,
           ATTN_SLOPE,
           ATTN_DROPOUT,
+          GAT_RESIDUAL,
           LEARNED_EMBEDDINGS,
           BASES,
           LR,

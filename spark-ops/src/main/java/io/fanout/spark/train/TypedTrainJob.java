@@ -47,6 +47,7 @@ public final class TypedTrainJob {
       List.of(
           VAL_SHARDS,
           ACTIVATION,
+          GAT_RESIDUAL,
           DECODER,
           SCHEDULE,
           FEATURE_CACHE,
