@@ -21,8 +21,9 @@ import java.util.Objects;
  *     parameters after the layers'), recorded in {@link #toMap} only when {@code mlp}, so dot
  *     models keep their identity
  * @param attention a {@link ModelKind#GAT} model's heads and slope ({@link AttentionConfig#DEFAULT}
- *     for the others), recorded in {@link #toMap} only for {@code gat}, its residual only when on
- *     (so a checkpoint without it is a model without it)
+ *     for the others), recorded in {@link #toMap} only for {@code gat}; its output heads only when
+ *     more than one and its residual only when on, so a checkpoint without them is a model of one
+ *     output head and no residual
  */
 public record ModelConfig(
     ModelKind kind,
@@ -170,6 +171,9 @@ public record ModelConfig(
       m.put("heads", Integer.toString(attention.heads()));
       m.put("attn_slope", Float.toString(attention.slope()));
       m.put("attn_dropout", Float.toString(attention.dropout()));
+      if (attention.outputHeads() != 1) {
+        m.put("out_heads", Integer.toString(attention.outputHeads()));
+      }
       if (attention.residual()) {
         m.put("gat_residual", "true");
       }
@@ -184,6 +188,7 @@ public record ModelConfig(
                 Integer.parseInt(m.get("heads")),
                 Float.parseFloat(m.get("attn_slope")),
                 Float.parseFloat(m.get("attn_dropout")),
+                Integer.parseInt(m.getOrDefault("out_heads", "1")),
                 Boolean.parseBoolean(m.getOrDefault("gat_residual", "false")))
             : AttentionConfig.DEFAULT;
     return new ModelConfig(

@@ -58,11 +58,15 @@ class GradientCheckTest {
 
   /** A 2-layer config of 5 inputs, hidden 6 and 3 classes; gat with 3 heads of 2 columns. */
   static ModelConfig config(String kind, int in, float dropout, String act) {
-    return config(kind, in, dropout, act, false);
+    return config(kind, in, dropout, act, 1, false);
   }
 
-  /** As {@link #config(String, int, float, String)}, gat with its residual when {@code res}. */
-  static ModelConfig config(String kind, int in, float dropout, String act, boolean res) {
+  /**
+   * As {@link #config(String, int, float, String)}, gat with {@code outHeads} averaged output heads
+   * and its residual when {@code res}.
+   */
+  static ModelConfig config(
+      String kind, int in, float dropout, String act, int outHeads, boolean res) {
     return new ModelConfig(
         ModelKind.parse(kind),
         in,
@@ -73,7 +77,7 @@ class GradientCheckTest {
         ActivationKind.parse(act),
         FeatureNormKind.NONE,
         DecoderKind.DOT,
-        new AttentionConfig(3, 0.2f, dropout, res));
+        new AttentionConfig(3, 0.2f, dropout, outHeads, res));
   }
 
   private static void check(String kind, String act, float dropout) {
@@ -170,12 +174,22 @@ class GradientCheckTest {
 
   @Test
   void gatResidualElu() {
-    check(config("gat", 5, 0f, "elu", true), "elu");
+    check(config("gat", 5, 0f, "elu", 1, true), "elu");
   }
 
   @Test
   void gatResidualReluWithDropout() {
-    check(config("gat", 5, 0.3f, "relu", true), "relu");
+    check(config("gat", 5, 0.3f, "relu", 1, true), "relu");
+  }
+
+  @Test
+  void gatAveragedOutputHeadsElu() {
+    check(config("gat", 5, 0f, "elu", 2, false), "elu");
+  }
+
+  @Test
+  void gatAveragedOutputHeadsAndResidualWithDropout() {
+    check(config("gat", 5, 0.3f, "relu", 3, true), "relu");
   }
 
   @Test
@@ -193,9 +207,10 @@ class GradientCheckTest {
           config("sage", 40, 0.3f, "relu"),
           config("gcn", 40, 0.3f, "relu"),
           config("gat", 40, 0.3f, "relu"),
-          config("gat", 40, 0.3f, "relu", true)
+          config("gat", 40, 0.3f, "relu", 1, true),
+          config("gat", 40, 0.3f, "relu", 2, true)
         }) {
-      String kind = cfg.kind().id() + (cfg.attention().residual() ? " residual" : "");
+      String kind = cfg.kind().id() + " " + cfg.attention();
       Block[] b = blocks();
       float[] x = new float[16 * 40];
       for (int i = 0; i < x.length; i++) {

@@ -112,6 +112,7 @@ class AccuracyProbe {
                         Integer.parseInt(p("heads", "8")),
                         Float.parseFloat(p("slope", "0.2")),
                         Float.parseFloat(p("attndrop", "0.5")),
+                        Integer.parseInt(p("outheads", "1")),
                         Boolean.parseBoolean(p("residual", "false"))));
         TrainOptions opts =
             new TrainOptions(

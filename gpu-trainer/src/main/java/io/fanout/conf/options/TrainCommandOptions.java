@@ -237,6 +237,12 @@ public final class TrainCommandOptions {
           0.6,
           "--model gat: dropout on the attention weights in training (each edge and head;"
               + " --model hgn: default 0.5)");
+  public static final OptionDef<Integer> OUT_HEADS =
+      OptionDef.integer(
+          "out-heads",
+          AttentionConfig.DEFAULT.outputHeads(),
+          "--model gat: attention heads of the output layer, each of the full output width,"
+              + " averaged");
   public static final OptionDef<Boolean> GAT_RESIDUAL =
       OptionDef.bool(
           "gat-residual",
@@ -278,6 +284,7 @@ public final class TrainCommandOptions {
           HEADS,
           ATTN_SLOPE,
           ATTN_DROPOUT,
+          OUT_HEADS,
           GAT_RESIDUAL,
           LEARNED_EMBEDDINGS,
           BASES,

@@ -47,6 +47,7 @@ public final class TypedTrainJob {
       List.of(
           VAL_SHARDS,
           ACTIVATION,
+          OUT_HEADS,
           GAT_RESIDUAL,
           DECODER,
           SCHEDULE,
