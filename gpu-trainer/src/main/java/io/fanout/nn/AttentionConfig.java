@@ -8,9 +8,13 @@ package io.fanout.nn;
  * W_res} (a linear projection of the node's own input, beside the attention over its neighbors).
  */
 public record AttentionConfig(
-    int heads, float slope, float dropout, int outputHeads, boolean residual) {
-  /** The documented defaults: 8 heads, slope 0.2, attention dropout 0.6 (the GAT paper's). */
-  public static final AttentionConfig DEFAULT = new AttentionConfig(8, 0.2f, 0.6f, 1, false);
+    int heads, float slope, float dropout, int outputHeads, GatResidual residual) {
+  /**
+   * The documented defaults: 8 heads, slope 0.2, attention dropout 0.6 (the GAT paper's), 8
+   * averaged output heads, the residual {@code auto} (resolved by the trainer, {@link #resolve}).
+   */
+  public static final AttentionConfig DEFAULT =
+      new AttentionConfig(8, 0.2f, 0.6f, 8, GatResidual.AUTO);
 
   public AttentionConfig {
     if (heads <= 0) {
@@ -22,8 +26,20 @@ public record AttentionConfig(
     if (!(dropout >= 0f && dropout < 1f)) {
       throw new IllegalArgumentException("attention dropout must be in [0, 1), got " + dropout);
     }
+    java.util.Objects.requireNonNull(residual, "residual");
     if (outputHeads <= 0) {
       throw new IllegalArgumentException("output heads must be at least 1, got " + outputHeads);
     }
+  }
+
+  /** This shape with its residual resolved ({@link GatResidual#resolve}) for the training seeds. */
+  public AttentionConfig resolve(long seeds, int classes) {
+    return new AttentionConfig(
+        heads, slope, dropout, outputHeads, residual.resolve(seeds, classes));
+  }
+
+  /** Whether every layer adds the residual ({@code auto} resolved or not: not yet on). */
+  public boolean residualOn() {
+    return residual == GatResidual.ON;
   }
 }

@@ -64,7 +64,7 @@ final class GatLayer extends GnnLayer {
     this.width = heads * headDim;
     this.slope = attention.slope();
     this.attnDropout = attention.dropout();
-    this.residual = attention.residual();
+    this.residual = attention.residualOn();
     if (averaged()) {
       // 1/heads at (r, r mod out): the product with it averages the heads; built with the model so
       // that a step moves nothing but its batch

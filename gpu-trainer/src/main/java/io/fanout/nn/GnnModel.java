@@ -55,7 +55,7 @@ public final class GnnModel implements AutoCloseable {
         // the output layer's heads each of the full width; the attention vectors over all heads
         long width = last ? cfg.attention().outputHeads() * out : out;
         n += in * (width - out) + 2 * width;
-        if (cfg.attention().residual()) {
+        if (cfg.attention().residualOn()) {
           n += in * out;
         }
       }

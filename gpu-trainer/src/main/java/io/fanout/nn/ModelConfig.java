@@ -23,7 +23,8 @@ import java.util.Objects;
  * @param attention a {@link ModelKind#GAT} model's heads and slope ({@link AttentionConfig#DEFAULT}
  *     for the others), recorded in {@link #toMap} only for {@code gat}; its output heads only when
  *     more than one and its residual only when on, so a checkpoint without them is a model of one
- *     output head and no residual
+ *     output head and no residual. A residual still {@code auto} is off here: the trainer resolves
+ *     it from the training split before it builds the model ({@link AttentionConfig#resolve})
  */
 public record ModelConfig(
     ModelKind kind,
@@ -138,6 +139,10 @@ public record ModelConfig(
     if (!(dropout >= 0f && dropout < 1f)) {
       throw new IllegalArgumentException("dropout must be in [0, 1), got " + dropout);
     }
+    if (attention.residual() == GatResidual.AUTO) {
+      // the trainer resolves auto from the training split first (TrainRun); unresolved, it is off
+      attention = attention.resolve(0, 1);
+    }
     if (kind == ModelKind.GAT && layers > 1 && hidden % attention.heads() != 0) {
       throw new IllegalArgumentException(
           "gat splits the hidden width over its heads: hidden "
@@ -174,7 +179,7 @@ public record ModelConfig(
       if (attention.outputHeads() != 1) {
         m.put("out_heads", Integer.toString(attention.outputHeads()));
       }
-      if (attention.residual()) {
+      if (attention.residualOn()) {
         m.put("gat_residual", "true");
       }
     }
@@ -189,7 +194,9 @@ public record ModelConfig(
                 Float.parseFloat(m.get("attn_slope")),
                 Float.parseFloat(m.get("attn_dropout")),
                 Integer.parseInt(m.getOrDefault("out_heads", "1")),
-                Boolean.parseBoolean(m.getOrDefault("gat_residual", "false")))
+                Boolean.parseBoolean(m.getOrDefault("gat_residual", "false"))
+                    ? GatResidual.ON
+                    : GatResidual.OFF)
             : AttentionConfig.DEFAULT;
     return new ModelConfig(
         ModelKind.parse(m.get("kind")),

@@ -8,6 +8,7 @@ import io.fanout.nn.DecoderKind;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ModelKind;
 import io.fanout.store.OutputLock;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backend;
@@ -151,7 +152,11 @@ public final class TrainRun {
               spec.architecture().activation(),
               spec.architecture().featureNorm(),
               link ? spec.architecture().decoder() : DecoderKind.DOT,
-              spec.architecture().attention());
+              spec.architecture().model() == ModelKind.GAT
+                  ? spec.architecture()
+                      .attention()
+                      .resolve(shards.manifest().seedsPerEpoch, m.classes)
+                  : spec.architecture().attention());
       TrainMemory.checkModel(cfg, Runtime.getRuntime().maxMemory());
       try (ModelLease lease =
           ModelLease.open(cfg, Backends.select(spec.device().backend(), spec.device().ordinal()))) {

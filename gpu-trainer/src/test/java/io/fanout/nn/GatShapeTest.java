@@ -31,7 +31,7 @@ class GatShapeTest {
         ActivationKind.ELU,
         FeatureNormKind.NONE,
         DecoderKind.DOT,
-        new AttentionConfig(3, 0.2f, 0f, outHeads, residual));
+        new AttentionConfig(3, 0.2f, 0f, outHeads, residual ? GatResidual.ON : GatResidual.OFF));
   }
 
   /** 9 destinations over 16 sources, and their inputs. */
@@ -109,6 +109,19 @@ class GatShapeTest {
         assertThat(got[i]).as("logit %d", i).isCloseTo(want[i], within(1e-5f));
       }
     }
+  }
+
+  @Test
+  void autoTurnsTheResidualOnFromAHundredTrainingSeedsPerClass() {
+    assertThat(GatResidual.AUTO.resolve(140, 7)).isEqualTo(GatResidual.OFF); // cora
+    assertThat(GatResidual.AUTO.resolve(699, 7)).isEqualTo(GatResidual.OFF);
+    assertThat(GatResidual.AUTO.resolve(700, 7)).isEqualTo(GatResidual.ON);
+    assertThat(GatResidual.AUTO.resolve(4591, 8)).isEqualTo(GatResidual.ON); // amazon_photo
+    assertThat(GatResidual.OFF.resolve(4591, 8)).isEqualTo(GatResidual.OFF);
+    assertThat(GatResidual.ON.resolve(10, 8)).isEqualTo(GatResidual.ON);
+    // a configuration built with auto unresolved has no residual
+    assertThat(oneLayer(1, false).withAttention(AttentionConfig.DEFAULT).attention().residual())
+        .isEqualTo(GatResidual.OFF);
   }
 
   @Test

@@ -77,7 +77,7 @@ class GradientCheckTest {
         ActivationKind.parse(act),
         FeatureNormKind.NONE,
         DecoderKind.DOT,
-        new AttentionConfig(3, 0.2f, dropout, outHeads, res));
+        new AttentionConfig(3, 0.2f, dropout, outHeads, res ? GatResidual.ON : GatResidual.OFF));
   }
 
   private static void check(String kind, String act, float dropout) {
