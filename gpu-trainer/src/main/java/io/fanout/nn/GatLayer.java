@@ -41,8 +41,7 @@ final class GatLayer extends GnnLayer {
   private FloatTensor dz;
   private FloatTensor dsSrc;
   private FloatTensor dsDst;
-  private FloatTensor
-      heads2d; // averaged heads: their outputs side by side (rows x width), then dy's
+  private FloatTensor heads2d; // averaged heads: rows x width, the heads side by side
   private FloatTensor averaging; // averaged heads: the constant (width x out) averaging matrix
 
   GatLayer(

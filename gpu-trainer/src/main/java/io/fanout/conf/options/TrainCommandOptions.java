@@ -223,8 +223,8 @@ public final class TrainCommandOptions {
           "heads",
           AttentionConfig.DEFAULT.heads(),
           "--model gat: attention heads of every hidden layer, which split --hidden between them"
-              + " (concatenated); the output layer has --out-heads. --model hgn: heads of --hidden each"
-              + " (default 8)");
+              + " (concatenated); the output layer has --out-heads. --model hgn: heads of --hidden"
+              + " each (default 8)");
   public static final OptionDef<Double> ATTN_SLOPE =
       OptionDef.doubleValue(
           "attn-slope",
