@@ -58,10 +58,16 @@ public final class GnnModel implements AutoCloseable {
     long n = 0;
     for (int l = 0; l < cfg.layers(); l++) {
       long in = l == 0 ? cfg.inDim() : cfg.hidden();
-      long out = l == cfg.layers() - 1 ? cfg.classes() : cfg.hidden();
+      boolean last = l == cfg.layers() - 1;
+      long out = last ? cfg.classes() : cfg.hidden();
       n += (cfg.kind() == ModelKind.SAGE ? 2 : 1) * in * out + out;
       if (cfg.kind() == ModelKind.GAT) {
-        n += 2 * out; // the source and destination attention vectors
+        // the output layer's heads each of the full width; the attention vectors over all heads
+        long width = last ? cfg.attention().outputHeads() * out : out;
+        n += in * (width - out) + 2 * width;
+        if (cfg.attention().residualOn()) {
+          n += in * out;
+        }
       }
     }
     if (cfg.mlpDecoder()) {

@@ -21,7 +21,10 @@ import java.util.Objects;
  *     parameters after the layers'), recorded in {@link #toMap} only when {@code mlp}, so dot
  *     models keep their identity
  * @param attention a {@link ModelKind#GAT} model's heads and slope ({@link AttentionConfig#DEFAULT}
- *     for the others), recorded in {@link #toMap} only for {@code gat}
+ *     for the others), recorded in {@link #toMap} only for {@code gat}; its output heads only when
+ *     more than one and its residual only when on, so a checkpoint without them is a model of one
+ *     output head and no residual. A residual still {@code auto} is off here: the trainer resolves
+ *     it from the training split before it builds the model ({@link AttentionConfig#resolve})
  * @param embeddingRows 0: the input is the store's feature rows; else the input is a learned {@link
  *     EmbeddingTable} of this many rows (one per vertex) of {@code inDim} floats, trained with the
  *     model ({@code --learned-embeddings}); recorded in {@link #toMap} only when not 0
@@ -173,6 +176,10 @@ public record ModelConfig(
     if (!(dropout >= 0f && dropout < 1f)) {
       throw new IllegalArgumentException("dropout must be in [0, 1), got " + dropout);
     }
+    if (attention.residual() == GatResidual.AUTO) {
+      // the trainer resolves auto from the training split first (TrainRun); unresolved, it is off
+      attention = attention.resolve(0, 1);
+    }
     if (kind == ModelKind.GAT && layers > 1 && hidden % attention.heads() != 0) {
       throw new IllegalArgumentException(
           "gat splits the hidden width over its heads: hidden "
@@ -211,6 +218,12 @@ public record ModelConfig(
       m.put("heads", Integer.toString(attention.heads()));
       m.put("attn_slope", Float.toString(attention.slope()));
       m.put("attn_dropout", Float.toString(attention.dropout()));
+      if (attention.outputHeads() != 1) {
+        m.put("out_heads", Integer.toString(attention.outputHeads()));
+      }
+      if (attention.residualOn()) {
+        m.put("gat_residual", "true");
+      }
     }
     if (learnedInput()) {
       m.put("embedding_rows", Long.toString(embeddingRows));
@@ -224,7 +237,11 @@ public record ModelConfig(
             ? new AttentionConfig(
                 Integer.parseInt(m.get("heads")),
                 Float.parseFloat(m.get("attn_slope")),
-                Float.parseFloat(m.get("attn_dropout")))
+                Float.parseFloat(m.get("attn_dropout")),
+                Integer.parseInt(m.getOrDefault("out_heads", "1")),
+                Boolean.parseBoolean(m.getOrDefault("gat_residual", "false"))
+                    ? GatResidual.ON
+                    : GatResidual.OFF)
             : AttentionConfig.DEFAULT;
     return new ModelConfig(
         ModelKind.parse(m.get("kind")),

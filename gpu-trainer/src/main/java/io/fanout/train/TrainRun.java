@@ -8,6 +8,7 @@ import io.fanout.nn.DecoderKind;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
+import io.fanout.nn.ModelKind;
 import io.fanout.store.OutputLock;
 import io.fanout.store.StoreManifest;
 import io.fanout.tensor.Backend;
@@ -152,7 +153,11 @@ public final class TrainRun {
               spec.architecture().activation(),
               spec.architecture().featureNorm(),
               link ? spec.architecture().decoder() : DecoderKind.DOT,
-              spec.architecture().attention());
+              spec.architecture().model() == ModelKind.GAT
+                  ? spec.architecture()
+                      .attention()
+                      .resolve(shards.manifest().seedsPerEpoch, m.classes)
+                  : spec.architecture().attention());
       if (learned) {
         cfg = cfg.withEmbeddingRows(m.vertices);
       }

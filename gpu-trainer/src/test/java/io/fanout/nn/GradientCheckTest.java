@@ -58,6 +58,15 @@ class GradientCheckTest {
 
   /** A 2-layer config of 5 inputs, hidden 6 and 3 classes; gat with 3 heads of 2 columns. */
   static ModelConfig config(String kind, int in, float dropout, String act) {
+    return config(kind, in, dropout, act, 1, false);
+  }
+
+  /**
+   * As {@link #config(String, int, float, String)}, gat with {@code outHeads} averaged output heads
+   * and its residual when {@code res}.
+   */
+  static ModelConfig config(
+      String kind, int in, float dropout, String act, int outHeads, boolean res) {
     return new ModelConfig(
         ModelKind.parse(kind),
         in,
@@ -68,11 +77,15 @@ class GradientCheckTest {
         ActivationKind.parse(act),
         FeatureNormKind.NONE,
         DecoderKind.DOT,
-        new AttentionConfig(3, 0.2f, dropout));
+        new AttentionConfig(3, 0.2f, dropout, outHeads, res ? GatResidual.ON : GatResidual.OFF));
   }
 
   private static void check(String kind, String act, float dropout) {
-    ModelConfig cfg = config(kind, 5, dropout, act);
+    check(config(kind, 5, dropout, act), act);
+  }
+
+  private static void check(ModelConfig cfg, String act) {
+    String kind = cfg.kind().id();
     GnnModel m = new GnnModel(cfg, new CpuBackend());
     m.init(3);
     // Non-zero biases so that the bias paths matter.
@@ -160,6 +173,26 @@ class GradientCheckTest {
   }
 
   @Test
+  void gatResidualElu() {
+    check(config("gat", 5, 0f, "elu", 1, true), "elu");
+  }
+
+  @Test
+  void gatResidualReluWithDropout() {
+    check(config("gat", 5, 0.3f, "relu", 1, true), "relu");
+  }
+
+  @Test
+  void gatAveragedOutputHeadsElu() {
+    check(config("gat", 5, 0f, "elu", 2, false), "elu");
+  }
+
+  @Test
+  void gatAveragedOutputHeadsAndResidualWithDropout() {
+    check(config("gat", 5, 0.3f, "relu", 3, true), "relu");
+  }
+
+  @Test
   void threeLayers() {
     ModelConfig cfg = new ModelConfig("sage", 4, 5, 3, 3, 0f, "elu", "none");
     GnnModel m = new GnnModel(cfg, new CpuBackend());
@@ -169,8 +202,15 @@ class GradientCheckTest {
 
   @Test
   void sparseInputPathMatchesDensePath() {
-    for (String kind : new String[] {"sage", "gcn", "gat"}) {
-      ModelConfig cfg = config(kind, 40, 0.3f, "relu");
+    for (ModelConfig cfg :
+        new ModelConfig[] {
+          config("sage", 40, 0.3f, "relu"),
+          config("gcn", 40, 0.3f, "relu"),
+          config("gat", 40, 0.3f, "relu"),
+          config("gat", 40, 0.3f, "relu", 1, true),
+          config("gat", 40, 0.3f, "relu", 2, true)
+        }) {
+      String kind = cfg.kind().id() + " " + cfg.attention();
       Block[] b = blocks();
       float[] x = new float[16 * 40];
       for (int i = 0; i < x.length; i++) {

@@ -20,7 +20,10 @@ class ParamCountTest {
           new ModelConfig("sage", 3, 8, 8, 1, 0f, "relu", "none", "mlp"),
           new ModelConfig("gcn", 17, 5, 4, 1, 0f, "relu", "none"),
           new ModelConfig("gat", 40, 16, 3, 2, 0f, "elu", "none"),
-          GradientCheckTest.config("gat", 7, 0f, "elu")
+          GradientCheckTest.config("gat", 7, 0f, "elu"),
+          GradientCheckTest.config("gat", 7, 0f, "elu", 1, true),
+          GradientCheckTest.config("gat", 7, 0f, "elu", 4, false),
+          GradientCheckTest.config("gat", 7, 0f, "elu", 2, true)
         }) {
       try (GnnModel m = new GnnModel(cfg, new CpuBackend())) {
         assertThat(GnnModel.paramCount(cfg)).as(cfg.toString()).isEqualTo(m.numParams());

@@ -108,10 +108,14 @@ class AccuracyProbe {
                     p("act", "relu"),
                     p("norm", "l2"))
                 .withAttention(
+                    // as the trainer does: the residual's auto resolved from the training seeds
                     new io.fanout.nn.AttentionConfig(
-                        Integer.parseInt(p("heads", "8")),
-                        Float.parseFloat(p("slope", "0.2")),
-                        Float.parseFloat(p("attndrop", "0.5"))));
+                            Integer.parseInt(p("heads", "8")),
+                            Float.parseFloat(p("slope", "0.2")),
+                            Float.parseFloat(p("attndrop", "0.5")),
+                            Integer.parseInt(p("outheads", "8")),
+                            io.fanout.nn.GatResidual.parse(p("residual", "auto")))
+                        .resolve(d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN).length, d.classes));
         TrainOptions opts =
             new TrainOptions(
                 Integer.parseInt(p("epochs", "50")),

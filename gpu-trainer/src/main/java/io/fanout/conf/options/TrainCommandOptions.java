@@ -223,8 +223,8 @@ public final class TrainCommandOptions {
           "heads",
           AttentionConfig.DEFAULT.heads(),
           "--model gat: attention heads of every hidden layer, which split --hidden between them"
-              + " (concatenated); the output layer has one. --model hgn: heads of --hidden each"
-              + " (default 8)");
+              + " (concatenated); the output layer has --out-heads. --model hgn: heads of --hidden"
+              + " each (default 8)");
   public static final OptionDef<Double> ATTN_SLOPE =
       OptionDef.doubleValue(
           "attn-slope",
@@ -237,6 +237,24 @@ public final class TrainCommandOptions {
           0.6,
           "--model gat: dropout on the attention weights in training (each edge and head;"
               + " --model hgn: default 0.5)");
+  public static final OptionDef<Integer> OUT_HEADS =
+      OptionDef.integer(
+          "out-heads",
+          AttentionConfig.DEFAULT.outputHeads(),
+          "--model gat: attention heads of the output layer, each of the full output width,"
+              + " averaged");
+  public static final OptionDef<io.fanout.nn.GatResidual> GAT_RESIDUAL =
+      OptionDef.enumeration(
+          "gat-residual",
+          AttentionConfig.DEFAULT.residual(),
+          "--model gat: every layer adds the node's own input times a weight of its own to the"
+              + " attention over its neighbors (as GraphSAGE's self term): on, off, or auto (on"
+              + " where the training split has at least "
+              + io.fanout.nn.GatResidual.AUTO_SEEDS_PER_CLASS
+              + " seeds per class)",
+          io.fanout.nn.GatResidual::parse,
+          io.fanout.nn.GatResidual.values(),
+          io.fanout.nn.GatResidual::id);
   public static final OptionDef<io.fanout.nn.EmbeddingMode> LEARNED_EMBEDDINGS =
       OptionDef.enumeration(
           "learned-embeddings",
@@ -273,6 +291,8 @@ public final class TrainCommandOptions {
           HEADS,
           ATTN_SLOPE,
           ATTN_DROPOUT,
+          OUT_HEADS,
+          GAT_RESIDUAL,
           LEARNED_EMBEDDINGS,
           BASES,
           LR,

@@ -113,8 +113,8 @@ public final class TrainOptionsDefs {
   }
 
   /**
-   * The {@code --heads}, {@code --attn-slope} and {@code --attn-dropout} of a gat model, checked
-   * against the width.
+   * The {@code --heads}, {@code --attn-slope}, {@code --attn-dropout}, {@code --out-heads} and
+   * {@code --gat-residual} of a gat model, checked against the width.
    */
   static AttentionConfig attention(FanoutConf c) {
     int heads = c.get(HEADS);
@@ -140,7 +140,12 @@ public final class TrainOptionsDefs {
       throw new FanoutConfigException(
           "option 'attn-dropout' of train has value " + c.raw(ATTN_DROPOUT) + "; expected [0, 1)");
     }
-    return new AttentionConfig(heads, (float) slope, (float) dropout);
+    if (c.get(OUT_HEADS) < 1) {
+      throw new FanoutConfigException(
+          "option 'out-heads' of train has value " + c.raw(OUT_HEADS) + "; expected 1 or more");
+    }
+    return new AttentionConfig(
+        heads, (float) slope, (float) dropout, c.get(OUT_HEADS), c.get(GAT_RESIDUAL));
   }
 
   /**

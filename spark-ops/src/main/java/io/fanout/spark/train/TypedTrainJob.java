@@ -48,6 +48,8 @@ public final class TypedTrainJob {
       List.of(
           VAL_SHARDS,
           ACTIVATION,
+          OUT_HEADS,
+          GAT_RESIDUAL,
           SCHEDULE,
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
