@@ -122,6 +122,15 @@ public final class F1Scores {
     return n == 0 ? 0 : sum / n;
   }
 
+  /** {@code accuracy}, {@code micro_f1} and {@code macro_f1}, in that order. */
+  public java.util.Map<String, Double> metrics() {
+    java.util.Map<String, Double> m = new java.util.LinkedHashMap<>();
+    m.put("accuracy", accuracy());
+    m.put("micro_f1", microF1());
+    m.put("macro_f1", macroF1());
+    return m;
+  }
+
   @Override
   public String toString() {
     return String.format(

@@ -7,8 +7,6 @@ import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
-import io.fanout.store.InvalidInputException;
-import io.fanout.train.Checkpoint;
 import io.fanout.train.LinkMetrics;
 import io.fanout.train.LinkStep;
 import io.fanout.train.StepStats;
@@ -140,34 +138,11 @@ public final class TypedLinkTrainer implements AutoCloseable {
   public FitResult fit(Path modelDir, HeldOutEdges val, PrintStream log) {
     Map<String, String> identity = new java.util.LinkedHashMap<>(opts.identity());
     identity.putAll(new java.util.TreeMap<>(task.identity()));
-    int start = 0;
-    double best = -1;
-    int bestEpoch = -1;
-    if (modelDir != null && TypedCheckpoint.exists(modelDir)) {
-      TypedCheckpoint.Loaded l = TypedCheckpoint.read(modelDir, Checkpoint.FILE);
-      if (!l.config().equals(model.config())) {
-        throw new InvalidInputException(
-            modelDir + " holds a checkpoint of another model: " + l.config().toMap());
-      }
-      for (Map.Entry<String, String> e : identity.entrySet()) {
-        String had = l.checkpoint().meta().get(e.getKey());
-        if (!e.getValue().equals(had)) {
-          throw new InvalidInputException(
-              modelDir
-                  + " holds a checkpoint trained with "
-                  + e.getKey().substring(9)
-                  + "="
-                  + had
-                  + ", this run has "
-                  + e.getValue()
-                  + ": use a fresh model dir");
-        }
-      }
-      TypedCheckpoint.restore(modelDir, l, model, adam);
-      start = l.checkpoint().epochs();
-      best = Double.parseDouble(l.checkpoint().meta().getOrDefault("best.val_auc", "-1"));
-      bestEpoch = Integer.parseInt(l.checkpoint().meta().getOrDefault("best.epoch", "-1"));
-    }
+    TypedModelDir.Progress resumed =
+        TypedModelDir.resume(modelDir, model, adam, identity, "best.val_auc");
+    int start = resumed.startEpoch();
+    double best = resumed.best();
+    int bestEpoch = resumed.bestEpoch();
     LinkMetrics lastVal = null;
     double loss = Double.NaN;
     for (int e = start; e < opts.epochs(); e++) {
@@ -198,47 +173,20 @@ public final class TypedLinkTrainer implements AutoCloseable {
                         lastVal.mrr())));
       }
       if (modelDir != null) {
-        Map<String, String> meta = new java.util.LinkedHashMap<>(identity);
-        meta.put("best.val_auc", Double.toString(best));
-        meta.put("best.epoch", Integer.toString(bestEpoch));
-        if (improved) {
-          TypedCheckpoint.write(modelDir, Checkpoint.BEST, model, adam, e + 1, meta);
-        }
-        TypedCheckpoint.write(modelDir, Checkpoint.FILE, model, adam, e + 1, meta);
-        appendMetrics(modelDir, e + 1, loss, lastVal);
+        TypedModelDir.endEpoch(
+            modelDir,
+            model,
+            adam,
+            identity,
+            "best.val_auc",
+            new TypedModelDir.Progress(e + 1, best, bestEpoch),
+            improved,
+            e + 1,
+            loss,
+            lastVal == null ? null : lastVal.toMap());
       }
     }
     return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
-  }
-
-  /** One line of {@code metrics.jsonl}: the epoch, its loss and the validation metrics. */
-  private static void appendMetrics(Path modelDir, int epoch, double loss, LinkMetrics val) {
-    StringBuilder line =
-        new StringBuilder(
-            String.format(Locale.ROOT, "{\"epoch\":%d,\"loss\":%s", epoch, json(loss)));
-    if (val != null) {
-      for (Map.Entry<String, Object> e : val.toMap().entrySet()) {
-        Object v = e.getValue();
-        line.append(",\"val_")
-            .append(e.getKey())
-            .append("\":")
-            .append(v instanceof Double x ? json(x) : String.valueOf(v));
-      }
-    }
-    line.append("}\n");
-    try {
-      java.nio.file.Files.writeString(
-          modelDir.resolve(io.fanout.train.ModelDirFiles.METRICS),
-          line,
-          java.nio.file.StandardOpenOption.CREATE,
-          java.nio.file.StandardOpenOption.APPEND);
-    } catch (java.io.IOException ex) {
-      throw new java.io.UncheckedIOException("cannot append to metrics.jsonl in " + modelDir, ex);
-    }
-  }
-
-  private static String json(double v) {
-    return Double.isFinite(v) ? Double.toString(v) : "null";
   }
 
   @Override

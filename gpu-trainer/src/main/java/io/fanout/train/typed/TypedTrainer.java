@@ -11,7 +11,6 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
-import io.fanout.train.Checkpoint;
 import io.fanout.train.Trainer;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -209,34 +208,11 @@ public final class TypedTrainer implements AutoCloseable {
    */
   public FitResult fit(Path modelDir, PrintStream log) {
     Map<String, String> identity = opts.identity();
-    int start = 0;
-    double best = -1;
-    int bestEpoch = -1;
-    if (modelDir != null && TypedCheckpoint.exists(modelDir)) {
-      TypedCheckpoint.Loaded l = TypedCheckpoint.read(modelDir, Checkpoint.FILE);
-      if (!l.config().equals(model.config())) {
-        throw new InvalidInputException(
-            modelDir + " holds a checkpoint of another model: " + l.config().toMap());
-      }
-      for (Map.Entry<String, String> e : identity.entrySet()) {
-        String had = l.checkpoint().meta().get(e.getKey());
-        if (!e.getValue().equals(had)) {
-          throw new InvalidInputException(
-              modelDir
-                  + " holds a checkpoint trained with "
-                  + e.getKey().substring(9)
-                  + "="
-                  + had
-                  + ", this run has "
-                  + e.getValue()
-                  + ": use a fresh model dir");
-        }
-      }
-      TypedCheckpoint.restore(modelDir, l, model, adam);
-      start = l.checkpoint().epochs();
-      best = Double.parseDouble(l.checkpoint().meta().getOrDefault("best.val_micro_f1", "-1"));
-      bestEpoch = Integer.parseInt(l.checkpoint().meta().getOrDefault("best.epoch", "-1"));
-    }
+    TypedModelDir.Progress resumed =
+        TypedModelDir.resume(modelDir, model, adam, identity, "best.val_micro_f1");
+    int start = resumed.startEpoch();
+    double best = resumed.best();
+    int bestEpoch = resumed.bestEpoch();
     int[] val = TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_VAL);
     F1Scores lastVal = null;
     double loss = Double.NaN;
@@ -261,47 +237,20 @@ public final class TypedTrainer implements AutoCloseable {
                 lastVal == null ? "" : " val " + lastVal));
       }
       if (modelDir != null) {
-        Map<String, String> meta = new java.util.LinkedHashMap<>(identity);
-        meta.put("best.val_micro_f1", Double.toString(best));
-        meta.put("best.epoch", Integer.toString(bestEpoch));
-        if (improved) {
-          TypedCheckpoint.write(modelDir, Checkpoint.BEST, model, adam, e + 1, meta);
-        }
-        TypedCheckpoint.write(modelDir, Checkpoint.FILE, model, adam, e + 1, meta);
-        appendMetrics(modelDir, e + 1, loss, lastVal);
+        TypedModelDir.endEpoch(
+            modelDir,
+            model,
+            adam,
+            identity,
+            "best.val_micro_f1",
+            new TypedModelDir.Progress(e + 1, best, bestEpoch),
+            improved,
+            e + 1,
+            loss,
+            lastVal == null ? null : lastVal.metrics());
       }
     }
     return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
-  }
-
-  /** One line of {@code metrics.jsonl}: the epoch, its loss and the validation scores. */
-  private static void appendMetrics(Path modelDir, int epoch, double loss, F1Scores val) {
-    StringBuilder line =
-        new StringBuilder(
-            String.format(Locale.ROOT, "{\"epoch\":%d,\"loss\":%s", epoch, json(loss)));
-    if (val != null) {
-      line.append(
-          String.format(
-              Locale.ROOT,
-              ",\"val_accuracy\":%s,\"val_micro_f1\":%s,\"val_macro_f1\":%s",
-              json(val.accuracy()),
-              json(val.microF1()),
-              json(val.macroF1())));
-    }
-    line.append("}\n");
-    try {
-      java.nio.file.Files.writeString(
-          modelDir.resolve(io.fanout.train.ModelDirFiles.METRICS),
-          line,
-          java.nio.file.StandardOpenOption.CREATE,
-          java.nio.file.StandardOpenOption.APPEND);
-    } catch (java.io.IOException ex) {
-      throw new java.io.UncheckedIOException("cannot append to metrics.jsonl in " + modelDir, ex);
-    }
-  }
-
-  private static String json(double v) {
-    return Double.isFinite(v) ? Double.toString(v) : "null";
   }
 
   @Override
