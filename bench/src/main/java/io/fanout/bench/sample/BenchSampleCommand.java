@@ -52,11 +52,11 @@ import org.apache.parquet.schema.MessageType;
 /**
  * {@code bin/fanout bench-sample}: sampling throughput on 1 and 2 threads next to the random-read
  * rate of the same graph's adjacency (measured in the same run), and the cost of the shard encoding
- * (raw little-endian BINARY against nested LIST columns). With {@code --types T} it also times the
- * typed sampler on a generated typed graph of the same size ({@link SyntheticTypedGraph}) next to
- * the one-type sampler, in the same run; with a typed store as {@code --graph} it times the typed
- * sampler on the store against the one-type sampler on the same vertices and edges as one type
- * ({@link StoreTypedGraphs}). Prints one JSON object.
+ * (raw little-endian BINARY against nested LIST columns). With {@code --num-types T} it also times
+ * the typed sampler on a generated typed graph of the same size ({@link SyntheticTypedGraph}) next
+ * to the one-type sampler, in the same run; with a typed store as {@code --graph} it times the
+ * typed sampler on the store against the one-type sampler on the same vertices and edges as one
+ * type ({@link StoreTypedGraphs}). Prints one JSON object.
  */
 public final class BenchSampleCommand implements Command {
   @Override
@@ -127,7 +127,7 @@ public final class BenchSampleCommand implements Command {
     } else if (TypedGraphStore.isTyped(Paths.get(conf.get(GRAPH)))) {
       if (conf.get(TYPES) > 0 || weighted) {
         throw new io.fanout.conf.FanoutConfigException(
-            "a typed --graph store is timed with its own types; leave --types and --weighted out");
+            "a typed --graph store is timed with its own types; leave --num-types and --weighted out");
       }
       ctx.err().println("bench-sample: copying the typed store onto the heap ...");
       typedStore = TypedGraphStore.open(Paths.get(conf.get(GRAPH)), false);

@@ -46,7 +46,7 @@ public final class BenchSampleOptions {
               + " synthetic weights (one in eight zero), a --graph store needs its own");
   public static final OptionDef<Integer> TYPES =
       OptionDef.integer(
-          "types",
+          "num-types",
           0,
           "also time the typed sampler on a generated typed graph of this many vertex types (2 per"
               + " type: a self relation and one from the next type) with the same vertices and"
@@ -56,7 +56,7 @@ public final class BenchSampleOptions {
       OptionDef.string(
           "typed-fanouts",
           "",
-          "--types: the typed sampler's fanouts, per relation ('t0_t0=8,5,3;*=7,5,2') or one list"
+          "--num-types or a typed --graph: the typed sampler's fanouts, per relation ('t0_t0=8,5,3;*=7,5,2') or one list"
               + " for every relation; empty = --fanouts for every relation");
   public static final OptionDef<String> WORK_DIR =
       SharedOptions.WORK_DIR.withDefault(
