@@ -32,10 +32,11 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Accuracy probe for typed datasets in the HGB layout ({@code schema.json}, {@code vertices/},
- * {@code edges/}), not part of CI: {@code -Dfanout.typedprobe=../shared/datasets/hgb_acm
- * -Dprobe.model=rgcn -Dprobe.seeds=3 ...}. Reads the Parquet files straight into an {@link
- * ArrayTypedGraph} (ids: HGB's global ids minus each type's first id) and prints val and test
- * Micro/Macro-F1 per seed and their means.
+ * {@code edges/}), not part of CI: {@code -Dfanout.typedprobe=DATASET_DIR -Dprobe.model=rgcn
+ * -Dprobe.seeds=3 ...}. Reads the Parquet files straight into an {@link ArrayTypedGraph} (ids:
+ * HGB's global ids minus each type's first id) and prints val and test Micro/Macro-F1 per seed and
+ * their means. {@code DATASET_DIR} is a dataset folder outside the repository (hgb_acm for the
+ * documented figures); the probe runs only when that property is given.
  */
 @EnabledIfSystemProperty(named = "fanout.typedprobe", matches = ".+")
 class TypedAccuracyProbe {
