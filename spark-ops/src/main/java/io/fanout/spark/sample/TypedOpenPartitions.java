@@ -1,9 +1,7 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.TypedStorePartition;
-import io.fanout.store.InvalidInputException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -23,17 +21,7 @@ final class TypedOpenPartitions {
     TypedStorePartition sp = OPEN.get(key);
     if (sp == null) {
       TypedStoreOpener opener = TypedStoreCache.opener(spec.opener);
-      Path p = Paths.get(spec.store);
-      String fp = opener.fingerprint(p);
-      if (!fp.equals(spec.storeFingerprint)) {
-        throw new InvalidInputException(
-            p
-                + ": the graph store changed during the run (fingerprint "
-                + fp
-                + ", run started with "
-                + spec.storeFingerprint
-                + ")");
-      }
+      Path p = TypedStoreCache.unchanged(opener, spec);
       sp = opener.openPartition(p, type, part);
       OPEN.put(key, sp);
     }

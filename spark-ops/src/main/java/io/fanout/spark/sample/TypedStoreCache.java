@@ -33,6 +33,16 @@ final class TypedStoreCache {
 
   static synchronized TypedGraph open(TypedSampleSpec spec) {
     TypedStoreOpener opener = opener(spec.opener);
+    Path p = unchanged(opener, spec);
+    return STORES.computeIfAbsent(
+        p.toAbsolutePath() + "#" + spec.storeFingerprint, k -> opener.open(p, false));
+  }
+
+  /**
+   * The run's store, refused when its fingerprint is no longer the one the run started with (the
+   * store was replaced between the driver's check and this task).
+   */
+  static Path unchanged(TypedStoreOpener opener, TypedSampleSpec spec) {
     Path p = Paths.get(spec.store);
     String fp = opener.fingerprint(p);
     if (!fp.equals(spec.storeFingerprint)) {
@@ -44,7 +54,7 @@ final class TypedStoreCache {
               + spec.storeFingerprint
               + ")");
     }
-    return STORES.computeIfAbsent(p.toAbsolutePath() + "#" + fp, k -> opener.open(p, false));
+    return p;
   }
 
   private static final Map<String, TrainEdges> EDGES = new LinkedHashMap<>();
