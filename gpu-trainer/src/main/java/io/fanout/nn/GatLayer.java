@@ -2,9 +2,12 @@ package io.fanout.nn;
 
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.AttentionEdges;
+import io.fanout.tensor.AttentionHeads;
+import io.fanout.tensor.AttentionInputs;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.FloatView;
 import io.fanout.tensor.TensorBufs;
 
 /**
@@ -107,6 +110,39 @@ final class GatLayer extends GnnLayer {
     return AttentionEdges.of(block.indptr(), block.indices(), block.numDst(), block.edges(), true);
   }
 
+  /** This step's attention settings: the dropout and key {@link #compute} drew. */
+  private AttentionHeads attention() {
+    return new AttentionHeads(heads, headDim, slope, dropNow, attnKey);
+  }
+
+  /** The scores and source rows {@link #compute} made. */
+  private AttentionInputs inputs() {
+    return AttentionInputs.of(sDst, sSrc, null, z);
+  }
+
+  /**
+   * {@code s}: the head scores of {@code z}'s first {@code n} rows against the vector at {@code a}.
+   */
+  private void headScores(FloatTensor p, int n, int a, FloatTensor s) {
+    be.headScores(n, heads, headDim, FloatView.of(z), FloatView.at(p, a), FloatView.of(s));
+  }
+
+  /**
+   * The backward of {@link #headScores} from {@code ds}: into {@code dz} and the vector's {@code
+   * g}.
+   */
+  private void headScoresBackward(FloatTensor p, FloatTensor g, int n, int a, FloatTensor ds) {
+    be.headScoresBackward(
+        n,
+        heads,
+        headDim,
+        FloatView.of(z),
+        FloatView.at(p, a),
+        FloatView.of(ds),
+        FloatView.of(dz),
+        FloatView.at(g, a));
+  }
+
   @Override
   void compute(FloatTensor p) {
     int rows = block.numDst();
@@ -119,8 +155,8 @@ final class GatLayer extends GnnLayer {
     }
     sSrc = TensorBufs.ensure(be, sSrc, (long) src * heads);
     sDst = TensorBufs.ensure(be, sDst, (long) rows * heads);
-    be.headScores(src, heads, headDim, z, 0, p, aSrc, sSrc, 0);
-    be.headScores(rows, heads, headDim, z, 0, p, aDst, sDst, 0);
+    headScores(p, src, aSrc, sSrc);
+    headScores(p, rows, aDst, sDst);
     AttentionEdges e = edges();
     alpha = TensorBufs.ensure(be, alpha, (long) Math.max(1, e.slots()) * heads);
     dropNow = training ? attnDropout : 0f;
@@ -130,9 +166,7 @@ final class GatLayer extends GnnLayer {
       heads2d = TensorBufs.ensure(be, heads2d, (long) rows * width);
       att = heads2d;
     }
-    be.attentionAggregate(
-        e, heads, headDim, slope, dropNow, attnKey, sDst, 0, sSrc, 0, null, 0, z, 0, alpha, 0, att,
-        0);
+    be.attentionAggregate(e, attention(), inputs(), FloatView.of(alpha), FloatView.of(att));
     if (averaged()) {
       gemm(false, false, rows, out, width, 1f, heads2d, 0, averaging, 0, 0f, y, 0);
     }
@@ -181,10 +215,14 @@ final class GatLayer extends GnnLayer {
     dsDst = TensorBufs.ensure(be, dsDst, (long) rows * heads);
     be.zero(dsDst, 0, rows * heads);
     be.attentionAggregateBackward(
-        edges(), heads, headDim, slope, dropNow, attnKey, sDst, 0, sSrc, 0, null, 0, z, 0, alpha, 0,
-        dAtt, 0, dz, 0, dsDst, 0, dsSrc, 0, null, 0);
-    be.headScoresBackward(src, heads, headDim, z, 0, p, aSrc, dsSrc, 0, dz, 0, g, aSrc);
-    be.headScoresBackward(rows, heads, headDim, z, 0, p, aDst, dsDst, 0, dz, 0, g, aDst);
+        edges(),
+        attention(),
+        inputs(),
+        FloatView.of(alpha),
+        FloatView.of(dAtt),
+        AttentionInputs.of(dsDst, dsSrc, null, dz));
+    headScoresBackward(p, g, src, aSrc, dsSrc);
+    headScoresBackward(p, g, rows, aDst, dsDst);
     if (sparse) {
       spmmT(src, dz, width, g, w);
       if (dxd != null) {

@@ -458,16 +458,7 @@ public interface Backend extends AutoCloseable {
    * headDim} vector at {@code a}; {@code scores} is {@code rows x heads} and overwritten. Each sum
    * runs in column order. The attention scores of a GAT layer's sources and destinations.
    */
-  void headScores(
-      int rows,
-      int heads,
-      int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor scores,
-      int scoresOff);
+  void headScores(int rows, int heads, int headDim, FloatView z, FloatView a, FloatView scores);
 
   /**
    * The backward of {@link #headScores}: accumulates {@code dScores[r, k] * a[head k]} into {@code
@@ -478,89 +469,46 @@ public interface Backend extends AutoCloseable {
       int rows,
       int heads,
       int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor dScores,
-      int dScoresOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor da,
-      int daOff);
+      FloatView z,
+      FloatView a,
+      FloatView dScores,
+      FloatView dz,
+      FloatView da);
 
   /**
-   * Edge attention (GAT, Simple-HGN) over the CSR block {@code e} with {@code heads} heads of
-   * {@code headDim} columns. For each slot (edge) {@code q} of row {@code i} from source row {@code
-   * j} of relation {@code r}, per head {@code k}: {@code e_q = LeakyReLU(sDst[i, k] + sSrc[j, k] +
-   * sRel[r, k], slope)} (no relation term without relations), {@code alpha_q = } the softmax of
-   * {@code e} over row {@code i}'s slots (the row maximum subtracted first, sums in slot order),
-   * and {@code out[i, head k] = sum_q alpha_q,k z[j, head k]} in slot order. {@code sDst} is {@code
-   * rows x heads}, {@code sSrc} and {@code z} have a row per source ({@code heads} and {@code heads
-   * * headDim} wide), {@code sRel} a row per relation; {@code alpha} receives the weights ({@link
-   * AttentionEdges#slots()} x heads) for {@link #attentionAggregateBackward}; {@code out} ({@code
-   * rows x heads * headDim}) is overwritten, zero in rows without edges. With attention dropout:
-   * the weight of slot {@code q}, head {@code k} is dropped from the sum when {@code
-   * CounterRng.uniform(key, q * heads + k) < dropout}, otherwise multiplied by {@code 1 / (1 -
-   * dropout)} ({@code alpha} keeps the weights before dropout). No dropout when {@code dropout <=
-   * 0}; the backward takes the same dropout and key.
+   * Edge attention (GAT, Simple-HGN) over the CSR block {@code e} with {@code h.heads()} heads of
+   * {@code h.headDim()} columns. For each slot (edge) {@code q} of row {@code i} from source row
+   * {@code j} of relation {@code r}, per head {@code k}: {@code e_q = LeakyReLU(sDst[i, k] +
+   * sSrc[j, k] + sRel[r, k], slope)} (no relation term without relations), {@code alpha_q = } the
+   * softmax of {@code e} over row {@code i}'s slots (the row maximum subtracted first, sums in slot
+   * order), and {@code out[i, head k] = sum_q alpha_q,k z[j, head k]} in slot order, with the
+   * scores and {@code z} of {@code in} ({@link AttentionInputs}). {@code alpha} receives the
+   * weights ({@link AttentionEdges#slots()} x heads) for {@link #attentionAggregateBackward};
+   * {@code out} ({@code rows x heads * headDim}) is overwritten, zero in rows without edges. With
+   * attention dropout: the weight of slot {@code q}, head {@code k} is dropped from the sum when
+   * {@code CounterRng.uniform(key, q * heads + k) < dropout}, otherwise multiplied by {@code 1 / (1
+   * - dropout)} ({@code alpha} keeps the weights before dropout). No dropout when {@code dropout <=
+   * 0}; the backward takes the same {@code h}.
    */
   void attentionAggregate(
-      AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor out,
-      int outOff);
+      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out);
 
   /**
    * The backward of {@link #attentionAggregate} from {@code dOut} and the weights {@code alpha} it
-   * saved (the other inputs as they were): accumulates the gradients of {@code z} into {@code dz},
-   * of the scores into {@code dsDst}, {@code dsSrc} and (with relations) {@code dsRel}. Each
-   * element receives its terms in a fixed order: per destination row in slot order ({@code dsDst});
-   * per source row in slot order over all rows, gathered on a device over the transposed block
-   * ({@code dz}, {@code dsSrc}); per relation in slot order within chunks of 256 rows, the chunks
-   * then in order ({@code dsRel}). No float atomics.
+   * saved (the other inputs as they were): accumulates the gradients of {@code in} into {@code
+   * dIn}: of {@code z}, of the destination and source scores and (with relations) of the relation
+   * scores. Each element receives its terms in a fixed order: per destination row in slot order
+   * (destination scores); per source row in slot order over all rows, gathered on a device over the
+   * transposed block ({@code z}, source scores); per relation in slot order within chunks of 256
+   * rows, the chunks then in order (relation scores). No float atomics.
    */
   void attentionAggregateBackward(
       AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor dOut,
-      int dOutOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor dsDst,
-      int dsDstOff,
-      FloatTensor dsSrc,
-      int dsSrcOff,
-      FloatTensor dsRel,
-      int dsRelOff);
+      AttentionHeads h,
+      AttentionInputs in,
+      FloatView alpha,
+      FloatView dOut,
+      AttentionInputs dIn);
 
   /**
    * L2 row normalisation of the {@code rows x dim} matrix at {@code x} into {@code y} (a distinct

@@ -83,6 +83,14 @@ final class CheckedAttention {
     }
   }
 
+  /** Fails when {@code v} is missing or its {@code rows x width} matrix is outside its tensor. */
+  static void matrix(FloatView v, long rows, long width, String what) {
+    if (v == null) {
+      throw new IllegalStateException("checked backend: " + what + " missing");
+    }
+    matrix(v.tensor(), v.offset(), rows, width, what);
+  }
+
   /** Fails when the {@code rows x width} matrix at {@code off} is outside {@code t}. */
   static void matrix(Tensor t, int off, long rows, long width, String what) {
     long n = rows * width;

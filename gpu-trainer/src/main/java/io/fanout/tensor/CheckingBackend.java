@@ -538,22 +538,28 @@ public final class CheckingBackend implements Backend {
     return t == null ? null : d(t);
   }
 
+  /** {@code v} over the CPU tensor behind its tensor; a null view stays null. */
+  private FloatView d(FloatView v) {
+    return v == null ? null : new FloatView(d(v.tensor()), v.offset());
+  }
+
+  /** {@code in} over the CPU tensors: the relation scores only with relations, as the CPU reads. */
+  private AttentionInputs d(AttentionEdges e, AttentionInputs in) {
+    return new AttentionInputs(
+        d(in.dstScores()),
+        d(in.srcScores()),
+        e.relations() == null ? null : d(in.relScores()),
+        d(in.z()));
+  }
+
   @Override
   public void headScores(
-      int rows,
-      int heads,
-      int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor scores,
-      int scoresOff) {
+      int rows, int heads, int headDim, FloatView z, FloatView a, FloatView scores) {
     CheckedAttention.shape(rows, heads, headDim, "head scores");
-    CheckedAttention.matrix(z, zOff, rows, (long) heads * headDim, "head scores input");
-    CheckedAttention.matrix(a, aOff, 1, (long) heads * headDim, "head scores vector");
-    CheckedAttention.matrix(scores, scoresOff, rows, heads, "head scores output");
-    cpu.headScores(rows, heads, headDim, d(z), zOff, d(a), aOff, d(scores), scoresOff);
+    CheckedAttention.matrix(z, rows, (long) heads * headDim, "head scores input");
+    CheckedAttention.matrix(a, 1, (long) heads * headDim, "head scores vector");
+    CheckedAttention.matrix(scores, rows, heads, "head scores output");
+    cpu.headScores(rows, heads, headDim, d(z), d(a), d(scores));
   }
 
   @Override
@@ -561,242 +567,77 @@ public final class CheckingBackend implements Backend {
       int rows,
       int heads,
       int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor dScores,
-      int dScoresOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor da,
-      int daOff) {
+      FloatView z,
+      FloatView a,
+      FloatView dScores,
+      FloatView dz,
+      FloatView da) {
     CheckedAttention.shape(rows, heads, headDim, "head scores backward");
     long hd = (long) heads * headDim;
-    CheckedAttention.matrix(z, zOff, rows, hd, "head scores input");
-    CheckedAttention.matrix(a, aOff, 1, hd, "head scores vector");
-    CheckedAttention.matrix(dScores, dScoresOff, rows, heads, "head scores gradient");
+    CheckedAttention.matrix(z, rows, hd, "head scores input");
+    CheckedAttention.matrix(a, 1, hd, "head scores vector");
+    CheckedAttention.matrix(dScores, rows, heads, "head scores gradient");
     if (dz != null) {
-      CheckedAttention.matrix(dz, dzOff, rows, hd, "head scores input gradient");
+      CheckedAttention.matrix(dz, rows, hd, "head scores input gradient");
     }
     if (da != null) {
-      CheckedAttention.matrix(da, daOff, 1, hd, "head scores vector gradient");
+      CheckedAttention.matrix(da, 1, hd, "head scores vector gradient");
     }
-    cpu.headScoresBackward(
-        rows,
-        heads,
-        headDim,
-        d(z),
-        zOff,
-        d(a),
-        aOff,
-        d(dScores),
-        dScoresOff,
-        dOrNull(dz),
-        dzOff,
-        dOrNull(da),
-        daOff);
+    cpu.headScoresBackward(rows, heads, headDim, d(z), d(a), d(dScores), d(dz), d(da));
   }
 
-  /** Checks the operands every attention call shares; returns the CPU block. */
+  /**
+   * Checks the operands every attention call shares: the settings, the block, the inputs {@code in}
+   * (or their gradients), the weights and the {@code rows x heads * headDim} matrix {@code
+   * rowsByWidth} (the output or its gradient); returns the CPU block.
+   */
   private AttentionEdges checkAttention(
       AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor rowsByWidth,
-      int rwOff,
+      AttentionHeads h,
+      AttentionInputs in,
+      FloatView alpha,
+      FloatView rowsByWidth,
       String what) {
-    CheckedAttention.shape(e.rows(), heads, headDim, what);
-    if (!Float.isFinite(slope)) {
-      throw new IllegalStateException("checked backend: " + what + " with slope " + slope);
+    CheckedAttention.shape(e.rows(), h.heads(), h.headDim(), what);
+    if (!Float.isFinite(h.slope())) {
+      throw new IllegalStateException("checked backend: " + what + " with slope " + h.slope());
     }
-    if (!(dropout < 1f) || Float.isNaN(dropout)) {
-      throw new IllegalStateException("checked backend: " + what + " with dropout " + dropout);
+    if (!(h.dropout() < 1f) || Float.isNaN(h.dropout())) {
+      throw new IllegalStateException("checked backend: " + what + " with dropout " + h.dropout());
     }
     AttentionEdges c = unwrap(e);
     int srcRows = CheckedAttention.edges(e, CpuBackend.edges(c));
-    long hd = (long) heads * headDim;
-    CheckedAttention.matrix(sDst, sDstOff, e.rows(), heads, what + " destination scores");
-    CheckedAttention.matrix(sSrc, sSrcOff, srcRows, heads, what + " source scores");
+    int heads = h.heads();
+    CheckedAttention.matrix(in.dstScores(), e.rows(), heads, what + " destination scores");
+    CheckedAttention.matrix(in.srcScores(), srcRows, heads, what + " source scores");
     if (e.relations() != null) {
-      CheckedAttention.matrix(sRel, sRelOff, e.relationCount(), heads, what + " relation scores");
+      CheckedAttention.matrix(in.relScores(), e.relationCount(), heads, what + " relation scores");
     }
-    CheckedAttention.matrix(z, zOff, srcRows, hd, what + " source rows");
-    CheckedAttention.matrix(alpha, alphaOff, e.slots(), heads, what + " weights");
-    CheckedAttention.matrix(rowsByWidth, rwOff, e.rows(), hd, what + " output");
+    CheckedAttention.matrix(in.z(), srcRows, h.width(), what + " source rows");
+    CheckedAttention.matrix(alpha, e.slots(), heads, what + " weights");
+    CheckedAttention.matrix(rowsByWidth, e.rows(), h.width(), what + " output");
     return c;
   }
 
   @Override
   public void attentionAggregate(
-      AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor out,
-      int outOff) {
-    AttentionEdges c =
-        checkAttention(
-            e,
-            heads,
-            headDim,
-            slope,
-            dropout,
-            sDst,
-            sDstOff,
-            sSrc,
-            sSrcOff,
-            sRel,
-            sRelOff,
-            z,
-            zOff,
-            alpha,
-            alphaOff,
-            out,
-            outOff,
-            "attention");
-    boolean rel = e.relations() != null;
-    cpu.attentionAggregate(
-        c,
-        heads,
-        headDim,
-        slope,
-        dropout,
-        key,
-        d(sDst),
-        sDstOff,
-        d(sSrc),
-        sSrcOff,
-        rel ? d(sRel) : null,
-        sRelOff,
-        d(z),
-        zOff,
-        d(alpha),
-        alphaOff,
-        d(out),
-        outOff);
+      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
+    AttentionEdges c = checkAttention(e, h, in, alpha, out, "attention");
+    cpu.attentionAggregate(c, h, d(e, in), d(alpha), d(out));
   }
 
   @Override
   public void attentionAggregateBackward(
       AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor dOut,
-      int dOutOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor dsDst,
-      int dsDstOff,
-      FloatTensor dsSrc,
-      int dsSrcOff,
-      FloatTensor dsRel,
-      int dsRelOff) {
-    AttentionEdges c =
-        checkAttention(
-            e,
-            heads,
-            headDim,
-            slope,
-            dropout,
-            sDst,
-            sDstOff,
-            sSrc,
-            sSrcOff,
-            sRel,
-            sRelOff,
-            z,
-            zOff,
-            alpha,
-            alphaOff,
-            dOut,
-            dOutOff,
-            "attention backward");
+      AttentionHeads h,
+      AttentionInputs in,
+      FloatView alpha,
+      FloatView dOut,
+      AttentionInputs dIn) {
+    AttentionEdges c = checkAttention(e, h, in, alpha, dOut, "attention backward");
     // the gradients have the shapes of what they are the gradients of
-    checkAttention(
-        e,
-        heads,
-        headDim,
-        slope,
-        dropout,
-        dsDst,
-        dsDstOff,
-        dsSrc,
-        dsSrcOff,
-        dsRel,
-        dsRelOff,
-        dz,
-        dzOff,
-        alpha,
-        alphaOff,
-        dOut,
-        dOutOff,
-        "attention backward gradients");
-    boolean rel = e.relations() != null;
-    cpu.attentionAggregateBackward(
-        c,
-        heads,
-        headDim,
-        slope,
-        dropout,
-        key,
-        d(sDst),
-        sDstOff,
-        d(sSrc),
-        sSrcOff,
-        rel ? d(sRel) : null,
-        sRelOff,
-        d(z),
-        zOff,
-        d(alpha),
-        alphaOff,
-        d(dOut),
-        dOutOff,
-        d(dz),
-        dzOff,
-        d(dsDst),
-        dsDstOff,
-        d(dsSrc),
-        dsSrcOff,
-        rel ? d(dsRel) : null,
-        dsRelOff);
+    checkAttention(e, h, dIn, alpha, dOut, "attention backward gradients");
+    cpu.attentionAggregateBackward(c, h, d(e, in), d(alpha), d(dOut), d(e, dIn));
   }
 
   private static void positive(int rows, int dim, float eps, String what) {

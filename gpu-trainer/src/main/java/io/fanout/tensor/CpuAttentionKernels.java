@@ -62,7 +62,13 @@ final class CpuAttentionKernels {
 
   /** {@code scores[r, k] = z[r, head k] . a[head k]}, summed in column order. */
   static void headScores(
-      int rows, int heads, int dim, float[] z, int zOff, float[] a, int aOff, float[] s, int sOff) {
+      int rows, int heads, int dim, FloatView zAt, FloatView aAt, FloatView sAt) {
+    float[] z = CpuBackend.f(zAt.tensor());
+    int zOff = zAt.offset();
+    float[] a = CpuBackend.f(aAt.tensor());
+    int aOff = aAt.offset();
+    float[] s = CpuBackend.f(sAt.tensor());
+    int sOff = sAt.offset();
     int hd = heads * dim;
     for (int r = 0; r < rows; r++) {
       for (int k = 0; k < heads; k++) {
@@ -81,18 +87,21 @@ final class CpuAttentionKernels {
       int rows,
       int heads,
       int dim,
-      float[] z,
-      int zOff,
-      float[] a,
-      int aOff,
-      float[] ds,
-      int dsOff,
-      float[] dz,
-      int dzOff,
-      float[] da,
-      int daOff) {
+      FloatView zAt,
+      FloatView aAt,
+      FloatView dsAt,
+      FloatView dzAt,
+      FloatView daAt) {
+    float[] z = CpuBackend.f(zAt.tensor());
+    int zOff = zAt.offset();
+    float[] a = CpuBackend.f(aAt.tensor());
+    int aOff = aAt.offset();
+    float[] ds = CpuBackend.f(dsAt.tensor());
+    int dsOff = dsAt.offset();
     int hd = heads * dim;
-    if (dz != null) {
+    if (dzAt != null) {
+      float[] dz = CpuBackend.f(dzAt.tensor());
+      int dzOff = dzAt.offset();
       for (int r = 0; r < rows; r++) {
         for (int k = 0; k < heads; k++) {
           float g = ds[dsOff + r * heads + k];
@@ -104,7 +113,9 @@ final class CpuAttentionKernels {
         }
       }
     }
-    if (da != null) {
+    if (daAt != null) {
+      float[] da = CpuBackend.f(daAt.tensor());
+      int daOff = daAt.offset();
       for (int r = 0; r < rows; r++) {
         for (int k = 0; k < heads; k++) {
           float g = ds[dsOff + r * heads + k];
@@ -129,46 +140,48 @@ final class CpuAttentionKernels {
     return CounterRng.uniform(key, idx) < p ? 0f : scale;
   }
 
-  /** The raw score of slot {@code t} of row {@code i}, head {@code k}. */
-  private static float raw(
-      Edges e,
-      int i,
-      int t,
-      int k,
-      int heads,
-      float[] sDst,
-      int dOff,
-      float[] sSrc,
-      int sOff,
-      float[] sRel,
-      int relOff) {
-    float v = sDst[dOff + i * heads + k] + sSrc[sOff + e.src(i, t) * heads + k];
-    int r = e.rel(i, t);
-    if (r >= 0) {
-      v += sRel[relOff + r * heads + k];
+  /**
+   * The host arrays of the scores of an {@link AttentionInputs} (or of their gradients); {@code
+   * rel} is null without relations.
+   */
+  record Scores(float[] dst, int dstOff, float[] src, int srcOff, float[] rel, int relOff) {
+    static Scores of(Edges e, AttentionInputs in) {
+      FloatView r = in.relScores();
+      boolean withRel = e.rel != null && r != null;
+      return new Scores(
+          CpuBackend.f(in.dstScores().tensor()),
+          in.dstScores().offset(),
+          CpuBackend.f(in.srcScores().tensor()),
+          in.srcScores().offset(),
+          withRel ? CpuBackend.f(r.tensor()) : null,
+          withRel ? r.offset() : 0);
     }
-    return v;
+
+    /** The raw score of slot {@code t} of row {@code i}, head {@code k}. */
+    float raw(Edges e, int i, int t, int k, int heads) {
+      float v = dst[dstOff + i * heads + k] + src[srcOff + e.src(i, t) * heads + k];
+      int r = e.rel(i, t);
+      if (r >= 0) {
+        v += rel[relOff + r * heads + k];
+      }
+      return v;
+    }
   }
 
   static void attentionAggregate(
-      Edges e,
-      int heads,
-      int dim,
-      float slope,
-      float dropout,
-      long key,
-      float[] sDst,
-      int sDstOff,
-      float[] sSrc,
-      int sSrcOff,
-      float[] sRel,
-      int sRelOff,
-      float[] z,
-      int zOff,
-      float[] alpha,
-      int alphaOff,
-      float[] out,
-      int outOff) {
+      Edges e, AttentionHeads h, AttentionInputs in, FloatView alphaAt, FloatView outAt) {
+    int heads = h.heads();
+    int dim = h.headDim();
+    float slope = h.slope();
+    float dropout = h.dropout();
+    long key = h.key();
+    Scores sc = Scores.of(e, in);
+    float[] z = CpuBackend.f(in.z().tensor());
+    int zOff = in.z().offset();
+    float[] alpha = CpuBackend.f(alphaAt.tensor());
+    int alphaOff = alphaAt.offset();
+    float[] out = CpuBackend.f(outAt.tensor());
+    int outOff = outAt.offset();
     int hd = heads * dim;
     float scale = 1f / (1f - dropout);
     long work = (long) (e.indptr[e.pOff + e.rows] - e.base() + e.rows) * hd;
@@ -187,7 +200,7 @@ final class CpuAttentionKernels {
             for (int k = 0; k < heads; k++) {
               float max = Float.NEGATIVE_INFINITY;
               for (int t = 0; t < n; t++) {
-                float v = raw(e, i, t, k, heads, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff);
+                float v = sc.raw(e, i, t, k, heads);
                 v = v > 0f ? v : slope * v;
                 alpha[a0 + t * heads + k] = v;
                 max = Math.max(max, v);
@@ -221,31 +234,30 @@ final class CpuAttentionKernels {
 
   static void attentionAggregateBackward(
       Edges e,
-      int heads,
-      int dim,
-      float slope,
-      float dropout,
-      long key,
-      float[] sDst,
-      int sDstOff,
-      float[] sSrc,
-      int sSrcOff,
-      float[] sRel,
-      int sRelOff,
-      float[] z,
-      int zOff,
-      float[] alpha,
-      int alphaOff,
-      float[] dOut,
-      int dOutOff,
-      float[] dz,
-      int dzOff,
-      float[] dsDst,
-      int dsDstOff,
-      float[] dsSrc,
-      int dsSrcOff,
-      float[] dsRel,
-      int dsRelOff) {
+      AttentionHeads h,
+      AttentionInputs in,
+      FloatView alphaAt,
+      FloatView dOutAt,
+      AttentionInputs dIn) {
+    int heads = h.heads();
+    int dim = h.headDim();
+    float slope = h.slope();
+    float dropout = h.dropout();
+    long key = h.key();
+    Scores sc = Scores.of(e, in);
+    Scores dsc = Scores.of(e, dIn);
+    float[] z = CpuBackend.f(in.z().tensor());
+    int zOff = in.z().offset();
+    float[] alpha = CpuBackend.f(alphaAt.tensor());
+    int alphaOff = alphaAt.offset();
+    float[] dOut = CpuBackend.f(dOutAt.tensor());
+    int dOutOff = dOutAt.offset();
+    float[] dz = CpuBackend.f(dIn.z().tensor());
+    int dzOff = dIn.z().offset();
+    float[] dsDst = dsc.dst();
+    int dsDstOff = dsc.dstOff();
+    float[] dsSrc = dsc.src();
+    int dsSrcOff = dsc.srcOff();
     int hd = heads * dim;
     float scale = 1f / (1f - dropout);
     int rows = e.rows;
@@ -283,7 +295,7 @@ final class CpuAttentionKernels {
               float sum = 0f;
               for (int t = 0; t < n; t++) {
                 float de = alpha[a0 + t * heads + k] * (dRaw[s0 + t * heads + k] - dot);
-                float v = raw(e, i, t, k, heads, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff);
+                float v = sc.raw(e, i, t, k, heads);
                 float g = v > 0f ? de : slope * de;
                 dRaw[s0 + t * heads + k] = g;
                 sum += g;
@@ -323,8 +335,8 @@ final class CpuAttentionKernels {
         }
       }
     }
-    if (e.rel != null && dsRel != null) {
-      relationGradient(e, heads, dRaw, dsRel, dsRelOff);
+    if (e.rel != null && dsc.rel() != null) {
+      relationGradient(e, heads, dRaw, dsc.rel(), dsc.relOff());
     }
   }
 

@@ -500,17 +500,8 @@ public final class CpuBackend implements Backend {
 
   @Override
   public void headScores(
-      int rows,
-      int heads,
-      int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor scores,
-      int scoresOff) {
-    CpuAttentionKernels.headScores(
-        rows, heads, headDim, f(z), zOff, f(a), aOff, f(scores), scoresOff);
+      int rows, int heads, int headDim, FloatView z, FloatView a, FloatView scores) {
+    CpuAttentionKernels.headScores(rows, heads, headDim, z, a, scores);
   }
 
   @Override
@@ -518,129 +509,29 @@ public final class CpuBackend implements Backend {
       int rows,
       int heads,
       int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor dScores,
-      int dScoresOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor da,
-      int daOff) {
-    CpuAttentionKernels.headScoresBackward(
-        rows,
-        heads,
-        headDim,
-        f(z),
-        zOff,
-        f(a),
-        aOff,
-        f(dScores),
-        dScoresOff,
-        fOrNull(dz),
-        dzOff,
-        fOrNull(da),
-        daOff);
+      FloatView z,
+      FloatView a,
+      FloatView dScores,
+      FloatView dz,
+      FloatView da) {
+    CpuAttentionKernels.headScoresBackward(rows, heads, headDim, z, a, dScores, dz, da);
   }
 
   @Override
   public void attentionAggregate(
-      AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor out,
-      int outOff) {
-    CpuAttentionKernels.attentionAggregate(
-        edges(e),
-        heads,
-        headDim,
-        slope,
-        dropout,
-        key,
-        f(sDst),
-        sDstOff,
-        f(sSrc),
-        sSrcOff,
-        e.relations() == null ? null : f(sRel),
-        sRelOff,
-        f(z),
-        zOff,
-        f(alpha),
-        alphaOff,
-        f(out),
-        outOff);
+      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
+    CpuAttentionKernels.attentionAggregate(edges(e), h, in, alpha, out);
   }
 
   @Override
   public void attentionAggregateBackward(
       AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor dOut,
-      int dOutOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor dsDst,
-      int dsDstOff,
-      FloatTensor dsSrc,
-      int dsSrcOff,
-      FloatTensor dsRel,
-      int dsRelOff) {
-    boolean rel = e.relations() != null;
-    CpuAttentionKernels.attentionAggregateBackward(
-        edges(e),
-        heads,
-        headDim,
-        slope,
-        dropout,
-        key,
-        f(sDst),
-        sDstOff,
-        f(sSrc),
-        sSrcOff,
-        rel ? f(sRel) : null,
-        sRelOff,
-        f(z),
-        zOff,
-        f(alpha),
-        alphaOff,
-        f(dOut),
-        dOutOff,
-        f(dz),
-        dzOff,
-        f(dsDst),
-        dsDstOff,
-        f(dsSrc),
-        dsSrcOff,
-        rel ? f(dsRel) : null,
-        dsRelOff);
+      AttentionHeads h,
+      AttentionInputs in,
+      FloatView alpha,
+      FloatView dOut,
+      AttentionInputs dIn) {
+    CpuAttentionKernels.attentionAggregateBackward(edges(e), h, in, alpha, dOut, dIn);
   }
 
   @Override

@@ -114,11 +114,16 @@ public final class AttentionFixture {
       b.allocFloat(rows * heads * dim), up(b, dOut), up(b, dz0), up(b, dsDst0), up(b, dsSrc0),
       up(b, dsRel0)
     };
-    b.attentionAggregate(
-        e, heads, dim, slope, dropout, key, t[0], 0, t[1], 0, t[2], 0, t[3], 0, t[4], 0, t[5], 0);
+    AttentionHeads h = new AttentionHeads(heads, dim, slope, dropout, key);
+    AttentionInputs in = AttentionInputs.of(t[0], t[1], t[2], t[3]);
+    b.attentionAggregate(e, h, in, FloatView.of(t[4]), FloatView.of(t[5]));
     b.attentionAggregateBackward(
-        e, heads, dim, slope, dropout, key, t[0], 0, t[1], 0, t[2], 0, t[3], 0, t[4], 0, t[6], 0,
-        t[7], 0, t[8], 0, t[9], 0, t[10], 0);
+        e,
+        h,
+        in,
+        FloatView.of(t[4]),
+        FloatView.of(t[6]),
+        AttentionInputs.of(t[8], t[9], t[10], t[7]));
     Results res =
         new Results(
             down(b, t[5]),

@@ -136,69 +136,32 @@ class AttentionOpsTest {
                 () ->
                     chk.attentionAggregate(
                         AttentionEdges.of(ptr, idx, 2, 3, false),
-                        2,
-                        1,
-                        0.2f,
-                        0f,
-                        0L,
-                        sDst,
-                        0,
-                        sSrc,
-                        0,
-                        null,
-                        0,
-                        z,
-                        0,
-                        alpha,
-                        0,
-                        out,
-                        0))
+                        new AttentionHeads(2, 1, 0.2f, 0f, 0L),
+                        AttentionInputs.of(sDst, sSrc, null, z),
+                        FloatView.of(alpha),
+                        FloatView.of(out)))
             .hasMessageContaining("source scores");
         assertThatThrownBy(
                 () ->
                     chk.attentionAggregate(
                         AttentionEdges.of(ptr, idx, 2, 4, false),
-                        2,
-                        1,
-                        0.2f,
-                        0f,
-                        0L,
-                        sDst,
-                        0,
-                        sSrc,
-                        0,
-                        null,
-                        0,
-                        z,
-                        0,
-                        alpha,
-                        0,
-                        out,
-                        0))
+                        new AttentionHeads(2, 1, 0.2f, 0f, 0L),
+                        AttentionInputs.of(sDst, sSrc, null, z),
+                        FloatView.of(alpha),
+                        FloatView.of(out)))
             .hasMessageContaining("says 4 edges");
         assertThatThrownBy(
                 () ->
                     chk.attentionAggregate(
                         AttentionEdges.withRelations(ptr, idx, rel, 2, 2, 3),
-                        2,
-                        1,
-                        0.2f,
-                        0f,
-                        0L,
-                        sDst,
-                        0,
-                        sSrc,
-                        0,
-                        sRel,
-                        0,
-                        z,
-                        0,
-                        alpha,
-                        0,
-                        out,
-                        0))
+                        new AttentionHeads(2, 1, 0.2f, 0f, 0L),
+                        AttentionInputs.of(sDst, sSrc, sRel, z),
+                        FloatView.of(alpha),
+                        FloatView.of(out)))
             .hasMessageContaining("edge 2 has relation 2, expected 0..1");
-        assertThatThrownBy(() -> chk.headScores(3, 2, 4, z, 0, sDst, 0, out, 0))
+        assertThatThrownBy(
+                () ->
+                    chk.headScores(3, 2, 4, FloatView.of(z), FloatView.of(sDst), FloatView.of(out)))
             .hasMessageContaining("head scores vector");
       } finally {
         for (Tensor t : new Tensor[] {ptr, idx, rel, sDst, sSrc, sRel, z, alpha, out}) {
@@ -228,8 +191,16 @@ class AttentionOpsTest {
       FloatTensor tg = up(b, g);
       FloatTensor tdz = up(b, dz0);
       FloatTensor tda = up(b, da0);
-      b.headScores(rows, heads, dim, tz, 2, ta, 1, ts, 0);
-      b.headScoresBackward(rows, heads, dim, tz, 2, ta, 1, tg, 0, tdz, 0, tda, 0);
+      b.headScores(rows, heads, dim, FloatView.at(tz, 2), FloatView.at(ta, 1), FloatView.of(ts));
+      b.headScoresBackward(
+          rows,
+          heads,
+          dim,
+          FloatView.at(tz, 2),
+          FloatView.at(ta, 1),
+          FloatView.of(tg),
+          FloatView.of(tdz),
+          FloatView.of(tda));
       float[] s = down(b, ts);
       double[] zd = d(z);
       double[] ad = d(a);

@@ -2,9 +2,12 @@ package io.fanout.nn.typed;
 
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.AttentionEdges;
+import io.fanout.tensor.AttentionHeads;
+import io.fanout.tensor.AttentionInputs;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.FloatView;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
 
@@ -177,11 +180,13 @@ final class HgnLayer extends TypedLayer {
     zRel = TensorBufs.ensure(be, zRel, (long) rels * heads * relDim);
     be.gemm(false, false, rels, heads * relDim, relDim, 1f, p, relEmb, p, relW, 0f, zRel, 0);
     sRel = TensorBufs.ensure(be, sRel, (long) rels * heads);
-    be.headScores(rels, heads, relDim, zRel, 0, p, aRel, sRel, 0);
+    be.headScores(
+        rels, heads, relDim, FloatView.of(zRel), FloatView.at(p, aRel), FloatView.of(sRel));
     sSrc = TensorBufs.ensure(be, sSrc, Math.max(1, (long) srcRows * heads));
     sDst = TensorBufs.ensure(be, sDst, Math.max(1, (long) rows * heads));
     if (srcRows > 0) {
-      be.headScores(srcRows, heads, headDim, z, 0, p, aSrc, sSrc, 0);
+      be.headScores(
+          srcRows, heads, headDim, FloatView.of(z), FloatView.at(p, aSrc), FloatView.of(sSrc));
     }
     for (int t = 0; t < cfg.numTypes(); t++) {
       int n = b.rows(t, hop - 1);
@@ -190,12 +195,9 @@ final class HgnLayer extends TypedLayer {
             n,
             heads,
             headDim,
-            z,
-            b.rowOffset(hop, t) * out,
-            p,
-            aDst,
-            sDst,
-            b.rowOffset(hop - 1, t) * heads);
+            FloatView.at(z, b.rowOffset(hop, t) * out),
+            FloatView.at(p, aDst),
+            FloatView.at(sDst, b.rowOffset(hop - 1, t) * heads));
       }
     }
     if (rows == 0) {
@@ -204,23 +206,10 @@ final class HgnLayer extends TypedLayer {
     alpha = TensorBufs.ensure(be, alpha, (long) Math.max(1, edges) * heads);
     be.attentionAggregate(
         edges(),
-        heads,
-        headDim,
-        cfg.hgn().slope(),
-        attnDropout(),
-        attnKey,
-        sDst,
-        0,
-        sSrc,
-        0,
-        sRel,
-        0,
-        z,
-        0,
-        alpha,
-        0,
-        y,
-        0);
+        new AttentionHeads(heads, headDim, cfg.hgn().slope(), attnDropout(), attnKey),
+        AttentionInputs.of(sDst, sSrc, sRel, z),
+        FloatView.of(alpha),
+        FloatView.of(y));
     be.addBias(y, 0, rows, out, p, bias);
     if (residual) {
       for (int t = 0; t < cfg.numTypes(); t++) {
@@ -280,32 +269,20 @@ final class HgnLayer extends TypedLayer {
     be.zero(dsRel, 0, rels * heads);
     be.attentionAggregateBackward(
         edges(),
+        new AttentionHeads(heads, headDim, cfg.hgn().slope(), attnDropout(), attnKey),
+        AttentionInputs.of(sDst, sSrc, sRel, z),
+        FloatView.of(alpha),
+        FloatView.of(dy),
+        AttentionInputs.of(dsDst, dsSrc, dsRel, dz));
+    be.headScoresBackward(
+        srcRows,
         heads,
         headDim,
-        cfg.hgn().slope(),
-        attnDropout(),
-        attnKey,
-        sDst,
-        0,
-        sSrc,
-        0,
-        sRel,
-        0,
-        z,
-        0,
-        alpha,
-        0,
-        dy,
-        0,
-        dz,
-        0,
-        dsDst,
-        0,
-        dsSrc,
-        0,
-        dsRel,
-        0);
-    be.headScoresBackward(srcRows, heads, headDim, z, 0, p, aSrc, dsSrc, 0, dz, 0, g, aSrc);
+        FloatView.of(z),
+        FloatView.at(p, aSrc),
+        FloatView.of(dsSrc),
+        FloatView.of(dz),
+        FloatView.at(g, aSrc));
     for (int t = 0; t < cfg.numTypes(); t++) {
       int n = b.rows(t, hop - 1);
       if (n > 0) {
@@ -314,22 +291,25 @@ final class HgnLayer extends TypedLayer {
             n,
             heads,
             headDim,
-            z,
-            zo,
-            p,
-            aDst,
-            dsDst,
-            b.rowOffset(hop - 1, t) * heads,
-            dz,
-            zo,
-            g,
-            aDst);
+            FloatView.at(z, zo),
+            FloatView.at(p, aDst),
+            FloatView.at(dsDst, b.rowOffset(hop - 1, t) * heads),
+            FloatView.at(dz, zo),
+            FloatView.at(g, aDst));
       }
     }
     int ze = heads * relDim;
     dzRel = TensorBufs.ensure(be, dzRel, (long) rels * ze);
     be.zero(dzRel, 0, rels * ze);
-    be.headScoresBackward(rels, heads, relDim, zRel, 0, p, aRel, dsRel, 0, dzRel, 0, g, aRel);
+    be.headScoresBackward(
+        rels,
+        heads,
+        relDim,
+        FloatView.of(zRel),
+        FloatView.at(p, aRel),
+        FloatView.of(dsRel),
+        FloatView.of(dzRel),
+        FloatView.at(g, aRel));
     be.gemm(true, false, relDim, ze, rels, 1f, p, relEmb, dzRel, 0, 1f, g, relW);
     be.gemm(false, true, rels, relDim, ze, 1f, dzRel, 0, p, relW, 1f, g, relEmb);
     be.gemm(true, false, in, out, srcRows, 1f, x, 0, dz, 0, 1f, g, w);

@@ -1,7 +1,10 @@
 package io.fanout.tensor.cuda;
 
 import io.fanout.tensor.AttentionEdges;
+import io.fanout.tensor.AttentionHeads;
+import io.fanout.tensor.AttentionInputs;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.FloatView;
 import io.fanout.tensor.TransposeAhead;
 import io.fanout.tensor.TransposedCsr;
 import jcuda.driver.CUdeviceptr;
@@ -35,16 +38,17 @@ final class CudaAttentionOps {
     this.transposes = transposes;
   }
 
-  void headScores(
-      int rows,
-      int heads,
-      int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor scores,
-      int scoresOff) {
+  /** The device pointer of {@code v}'s {@code n} elements. */
+  private CUdeviceptr at(FloatView v, long n) {
+    return be.pointer(v.tensor(), v.offset(), n);
+  }
+
+  /** The device pointer of {@code v} up to its tensor's end. */
+  private CUdeviceptr rest(FloatView v) {
+    return be.pointer(v.tensor(), v.offset(), v.tensor().length() - (long) v.offset());
+  }
+
+  void headScores(int rows, int heads, int headDim, FloatView z, FloatView a, FloatView scores) {
     long hd = (long) heads * headDim;
     launches.launch(
         "head_scores",
@@ -53,50 +57,33 @@ final class CudaAttentionOps {
             .i(rows)
             .i(heads)
             .i(headDim)
-            .p(be.pointer(z, zOff, rows * hd))
-            .p(be.pointer(a, aOff, hd))
-            .p(be.pointer(scores, scoresOff, (long) rows * heads)));
+            .p(at(z, rows * hd))
+            .p(at(a, hd))
+            .p(at(scores, (long) rows * heads)));
   }
 
   void headScoresBackward(
       int rows,
       int heads,
       int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor dScores,
-      int dScoresOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor da,
-      int daOff) {
+      FloatView z,
+      FloatView a,
+      FloatView dScores,
+      FloatView dz,
+      FloatView da) {
     long hd = (long) heads * headDim;
-    CUdeviceptr pds = be.pointer(dScores, dScoresOff, (long) rows * heads);
+    CUdeviceptr pds = at(dScores, (long) rows * heads);
     if (dz != null) {
       launches.launch(
           "head_scores_backward_z",
           rows * hd,
-          new KernelArgs()
-              .i(rows)
-              .i(heads)
-              .i(headDim)
-              .p(be.pointer(a, aOff, hd))
-              .p(pds)
-              .p(be.pointer(dz, dzOff, rows * hd)));
+          new KernelArgs().i(rows).i(heads).i(headDim).p(at(a, hd)).p(pds).p(at(dz, rows * hd)));
     }
     if (da != null) {
       launches.launch(
           "head_scores_backward_a",
           hd,
-          new KernelArgs()
-              .i(rows)
-              .i(heads)
-              .i(headDim)
-              .p(be.pointer(z, zOff, rows * hd))
-              .p(pds)
-              .p(be.pointer(da, daOff, hd)));
+          new KernelArgs().i(rows).i(heads).i(headDim).p(at(z, rows * hd)).p(pds).p(at(da, hd)));
     }
   }
 
@@ -113,33 +100,19 @@ final class CudaAttentionOps {
     return new CUdeviceptr[] {pp, pi, pr};
   }
 
-  private CUdeviceptr relScores(AttentionEdges e, FloatTensor s, int off, int heads) {
-    return e.relations() == null ? null : be.pointer(s, off, (long) e.relationCount() * heads);
+  private CUdeviceptr relScores(AttentionEdges e, FloatView s, int heads) {
+    return e.relations() == null ? null : at(s, (long) e.relationCount() * heads);
   }
 
   void aggregate(
-      AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor out,
-      int outOff) {
+      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
+    int heads = h.heads();
+    int headDim = h.headDim();
+    float dropout = h.dropout();
     CUdeviceptr[] b = block(e);
     int rows = e.rows();
     long hd = (long) heads * headDim;
-    CUdeviceptr pa = be.pointer(alpha, alphaOff, (long) e.slots() * heads);
+    CUdeviceptr pa = at(alpha, (long) e.slots() * heads);
     launches.launch(
         "attention_softmax",
         (long) rows * heads,
@@ -151,10 +124,10 @@ final class CudaAttentionOps {
             .i(heads)
             .i(e.selfLoops() ? 1 : 0)
             .i(e.selfRelation())
-            .p(be.pointer(sDst, sDstOff, (long) rows * heads))
-            .p(be.pointer(sSrc, sSrcOff, sSrc.length() - (long) sSrcOff))
-            .p(relScores(e, sRel, sRelOff, heads))
-            .f(slope)
+            .p(at(in.dstScores(), (long) rows * heads))
+            .p(rest(in.srcScores()))
+            .p(relScores(e, in.relScores(), heads))
+            .f(h.slope())
             .p(pa));
     launches.launch(
         "attention_aggregate",
@@ -168,45 +141,28 @@ final class CudaAttentionOps {
             .i(e.selfLoops() ? 1 : 0)
             .f(dropout)
             .f(1f / (1f - dropout))
-            .l(key)
+            .l(h.key())
             .p(pa)
-            .p(be.pointer(z, zOff, z.length() - (long) zOff))
-            .p(be.pointer(out, outOff, rows * hd)));
+            .p(rest(in.z()))
+            .p(at(out, rows * hd)));
   }
 
   void aggregateBackward(
       AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor dOut,
-      int dOutOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor dsDst,
-      int dsDstOff,
-      FloatTensor dsSrc,
-      int dsSrcOff,
-      FloatTensor dsRel,
-      int dsRelOff) {
+      AttentionHeads h,
+      AttentionInputs in,
+      FloatView alpha,
+      FloatView dOut,
+      AttentionInputs dIn) {
+    int heads = h.heads();
+    int headDim = h.headDim();
+    float dropout = h.dropout();
     CUdeviceptr[] b = block(e);
     int rows = e.rows();
     long hd = (long) heads * headDim;
     int self = e.selfLoops() ? 1 : 0;
-    CUdeviceptr pa = be.pointer(alpha, alphaOff, (long) e.slots() * heads);
-    CUdeviceptr pg = be.pointer(dOut, dOutOff, rows * hd);
+    CUdeviceptr pa = at(alpha, (long) e.slots() * heads);
+    CUdeviceptr pg = at(dOut, rows * hd);
     TransposedCsr t =
         transposes.take(
             new TransposeAhead.Key(
@@ -217,8 +173,8 @@ final class CudaAttentionOps {
                 rows,
                 e.selfLoops() ? rows : 0));
     int srcRows = t.srcRows();
-    CUdeviceptr pdz = be.pointer(dz, dzOff, srcRows * hd);
-    CUdeviceptr pds = be.pointer(dsSrc, dsSrcOff, (long) srcRows * heads);
+    CUdeviceptr pdz = at(dIn.z(), srcRows * hd);
+    CUdeviceptr pds = at(dIn.srcScores(), (long) srcRows * heads);
     be.current();
     DevicePool.Lease<CUdeviceptr> dRaw = pool.acquire(4L * Math.max(1L, (long) e.slots() * heads));
     DevicePool.Lease<CUdeviceptr> tl = null;
@@ -237,18 +193,18 @@ final class CudaAttentionOps {
               .i(headDim)
               .i(self)
               .i(e.selfRelation())
-              .p(be.pointer(sDst, sDstOff, (long) rows * heads))
-              .p(be.pointer(sSrc, sSrcOff, sSrc.length() - (long) sSrcOff))
-              .p(relScores(e, sRel, sRelOff, heads))
-              .f(slope)
+              .p(at(in.dstScores(), (long) rows * heads))
+              .p(rest(in.srcScores()))
+              .p(relScores(e, in.relScores(), heads))
+              .f(h.slope())
               .f(dropout)
               .f(1f / (1f - dropout))
-              .l(key)
-              .p(be.pointer(z, zOff, z.length() - (long) zOff))
+              .l(h.key())
+              .p(rest(in.z()))
               .p(pa)
               .p(pg)
               .p(dRaw.ptr())
-              .p(be.pointer(dsDst, dsDstOff, (long) rows * heads)));
+              .p(at(dIn.dstScores(), (long) rows * heads)));
       CUdeviceptr tptr = tl.ptr();
       CUdeviceptr tdst = tl.ptr().withByteOffset(4L * t.dstOffset());
       CUdeviceptr tpos = tl.ptr().withByteOffset(4L * t.posOffset());
@@ -267,7 +223,7 @@ final class CudaAttentionOps {
               .i(headDim)
               .f(dropout)
               .f(1f / (1f - dropout))
-              .l(key)
+              .l(h.key())
               .p(pa)
               .p(pg)
               .p(pdz));
@@ -311,7 +267,7 @@ final class CudaAttentionOps {
                 .i(e.relationCount())
                 .i(heads)
                 .p(part.ptr())
-                .p(be.pointer(dsRel, dsRelOff, (long) e.relationCount() * heads)));
+                .p(at(dIn.relScores(), (long) e.relationCount() * heads)));
       }
     } finally {
       pool.release(dRaw);

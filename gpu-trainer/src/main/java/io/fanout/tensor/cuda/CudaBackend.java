@@ -3,8 +3,11 @@ package io.fanout.tensor.cuda;
 import io.fanout.tensor.Activation;
 import io.fanout.tensor.Aggregation;
 import io.fanout.tensor.AttentionEdges;
+import io.fanout.tensor.AttentionHeads;
+import io.fanout.tensor.AttentionInputs;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.FloatView;
 import io.fanout.tensor.HostFloats;
 import io.fanout.tensor.HostRowDecoder;
 import io.fanout.tensor.HostRowGather;
@@ -532,16 +535,8 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
 
   @Override
   public void headScores(
-      int rows,
-      int heads,
-      int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor scores,
-      int scoresOff) {
-    attention.headScores(rows, heads, headDim, z, zOff, a, aOff, scores, scoresOff);
+      int rows, int heads, int headDim, FloatView z, FloatView a, FloatView scores) {
+    attention.headScores(rows, heads, headDim, z, a, scores);
   }
 
   @Override
@@ -549,77 +544,29 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       int rows,
       int heads,
       int headDim,
-      FloatTensor z,
-      int zOff,
-      FloatTensor a,
-      int aOff,
-      FloatTensor dScores,
-      int dScoresOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor da,
-      int daOff) {
-    attention.headScoresBackward(
-        rows, heads, headDim, z, zOff, a, aOff, dScores, dScoresOff, dz, dzOff, da, daOff);
+      FloatView z,
+      FloatView a,
+      FloatView dScores,
+      FloatView dz,
+      FloatView da) {
+    attention.headScoresBackward(rows, heads, headDim, z, a, dScores, dz, da);
   }
 
   @Override
   public void attentionAggregate(
-      AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor out,
-      int outOff) {
-    attention.aggregate(
-        e, heads, headDim, slope, dropout, key, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z,
-        zOff, alpha, alphaOff, out, outOff);
+      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
+    attention.aggregate(e, h, in, alpha, out);
   }
 
   @Override
   public void attentionAggregateBackward(
       AttentionEdges e,
-      int heads,
-      int headDim,
-      float slope,
-      float dropout,
-      long key,
-      FloatTensor sDst,
-      int sDstOff,
-      FloatTensor sSrc,
-      int sSrcOff,
-      FloatTensor sRel,
-      int sRelOff,
-      FloatTensor z,
-      int zOff,
-      FloatTensor alpha,
-      int alphaOff,
-      FloatTensor dOut,
-      int dOutOff,
-      FloatTensor dz,
-      int dzOff,
-      FloatTensor dsDst,
-      int dsDstOff,
-      FloatTensor dsSrc,
-      int dsSrcOff,
-      FloatTensor dsRel,
-      int dsRelOff) {
-    attention.aggregateBackward(
-        e, heads, headDim, slope, dropout, key, sDst, sDstOff, sSrc, sSrcOff, sRel, sRelOff, z,
-        zOff, alpha, alphaOff, dOut, dOutOff, dz, dzOff, dsDst, dsDstOff, dsSrc, dsSrcOff, dsRel,
-        dsRelOff);
+      AttentionHeads h,
+      AttentionInputs in,
+      FloatView alpha,
+      FloatView dOut,
+      AttentionInputs dIn) {
+    attention.aggregateBackward(e, h, in, alpha, dOut, dIn);
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.fanout.tensor.AttentionFixture;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.FloatView;
 import io.fanout.tensor.LossReadback;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
@@ -124,8 +125,17 @@ class AttentionOpsParityTest {
       FloatTensor[] t = {
         up(b, z), up(b, a), b.allocFloat(rows * heads), up(b, g), up(b, dz0), up(b, da0)
       };
-      b.headScores(rows, heads, dim, t[0], 3, t[1], 1, t[2], 0);
-      b.headScoresBackward(rows, heads, dim, t[0], 3, t[1], 1, t[3], 0, t[4], 0, t[5], 0);
+      b.headScores(
+          rows, heads, dim, FloatView.at(t[0], 3), FloatView.at(t[1], 1), FloatView.of(t[2]));
+      b.headScoresBackward(
+          rows,
+          heads,
+          dim,
+          FloatView.at(t[0], 3),
+          FloatView.at(t[1], 1),
+          FloatView.of(t[3]),
+          FloatView.of(t[4]),
+          FloatView.of(t[5]));
       out[k] = down(b, t[2]);
       dz[k] = down(b, t[4]);
       da[k] = down(b, t[5]);
