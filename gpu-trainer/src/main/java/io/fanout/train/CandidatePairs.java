@@ -79,6 +79,19 @@ public final class CandidatePairs {
     return dst;
   }
 
+  /**
+   * The first pair whose source is outside {@code 0 .. sources - 1} or whose destination is outside
+   * {@code 0 .. destinations - 1}; -1 when every pair is inside.
+   */
+  public int firstOutside(long sources, long destinations) {
+    for (int i = 0; i < src.length; i++) {
+      if (src[i] < 0 || src[i] >= sources || dst[i] < 0 || dst[i] >= destinations) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   /** Sha-256 of the dense pairs, in order: with the store's fingerprint, what was asked. */
   String fingerprint() {
     ByteBuffer b = ByteBuffer.allocate(8 * src.length);

@@ -50,28 +50,23 @@ public final class PairScoring {
     try (GraphStore store = GraphStore.open(r.graph(), r.verify())) {
       Checkpoint ck = Checkpoint.readForInference(r.modelDir(), r.pick());
       if (!TrainedModels.isLink(ck)) {
-        throw new InvalidInputException(
-            "the model in "
-                + r.modelDir()
-                + " is a node classifier; scoring pairs needs a model trained on sample --task"
-                + " link shards");
+        throw notALinkModel(r.modelDir());
       }
       CandidatePairs p = r.pairs();
       int n = store.csr().numVertices();
-      for (int i = 0; i < p.size(); i++) {
-        if (p.src()[i] < 0 || p.src()[i] >= n || p.dst()[i] < 0 || p.dst()[i] >= n) {
-          throw new InvalidInputException(
-              "candidate pair "
-                  + i
-                  + " has dense ids ("
-                  + p.src()[i]
-                  + ", "
-                  + p.dst()[i]
-                  + ") but "
-                  + store.root()
-                  + " has vertices 0.."
-                  + (n - 1));
-        }
+      int i = p.firstOutside(n, n);
+      if (i >= 0) {
+        throw new InvalidInputException(
+            "candidate pair "
+                + i
+                + " has dense ids ("
+                + p.src()[i]
+                + ", "
+                + p.dst()[i]
+                + ") but "
+                + store.root()
+                + " has vertices 0.."
+                + (n - 1));
       }
       return write(
           p,
@@ -95,6 +90,15 @@ public final class PairScoring {
             return scores;
           });
     }
+  }
+
+  /** The refusal of pair scoring by the model in {@code modelDir}, a node classifier. */
+  public static InvalidInputException notALinkModel(Path modelDir) {
+    return new InvalidInputException(
+        "the model in "
+            + modelDir
+            + " is a node classifier; scoring pairs needs a model trained on sample --task link"
+            + " shards");
   }
 
   /**

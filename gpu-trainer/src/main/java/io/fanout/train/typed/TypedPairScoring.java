@@ -23,31 +23,26 @@ public final class TypedPairScoring {
     try (TypedGraphStore g = TypedGraphStore.open(r.graph(), r.verify())) {
       TypedLinkTask task = TypedModelEvaluation.linkTask(r.modelDir(), r.pick(), g.schema());
       if (task == null) {
-        throw new InvalidInputException(
-            "the model in "
-                + r.modelDir()
-                + " is a node classifier; scoring pairs needs a model trained on sample --task"
-                + " link shards");
+        throw PairScoring.notALinkModel(r.modelDir());
       }
       CandidatePairs p = r.pairs();
-      long ns = g.schema().type(task.srcType()).count();
-      long nd = g.schema().type(task.dstType()).count();
-      for (int i = 0; i < p.size(); i++) {
-        if (p.src()[i] < 0 || p.src()[i] >= ns || p.dst()[i] < 0 || p.dst()[i] >= nd) {
-          throw new InvalidInputException(
-              "candidate pair "
-                  + i
-                  + " has type-local ids ("
-                  + p.src()[i]
-                  + ", "
-                  + p.dst()[i]
-                  + ") outside types '"
-                  + g.schema().type(task.srcType()).name()
-                  + "' and '"
-                  + g.schema().type(task.dstType()).name()
-                  + "' of "
-                  + g.root());
-        }
+      int i =
+          p.firstOutside(
+              g.schema().type(task.srcType()).count(), g.schema().type(task.dstType()).count());
+      if (i >= 0) {
+        throw new InvalidInputException(
+            "candidate pair "
+                + i
+                + " has type-local ids ("
+                + p.src()[i]
+                + ", "
+                + p.dst()[i]
+                + ") outside types '"
+                + g.schema().type(task.srcType()).name()
+                + "' and '"
+                + g.schema().type(task.dstType()).name()
+                + "' of "
+                + g.root());
       }
       return PairScoring.write(
           p,
