@@ -20,13 +20,7 @@ final class StoreCache {
   private StoreCache() {}
 
   private static final Map<String, GraphStore> STORES = new LinkedHashMap<>();
-  private static final Map<String, int[]> ORDERS =
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, int[]> e) {
-          return size() > 4;
-        }
-      };
+  private static final Map<String, int[]> ORDERS = RecentlyUsed.map();
 
   /** SHA-256 of the store's {@code manifest.json}, which lists every file's CRC32C. */
   static String fingerprint(Path store) {

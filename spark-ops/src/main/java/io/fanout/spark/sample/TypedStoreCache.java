@@ -19,13 +19,7 @@ final class TypedStoreCache {
   private TypedStoreCache() {}
 
   private static final Map<String, TypedGraph> STORES = new LinkedHashMap<>();
-  private static final Map<String, int[]> ORDERS =
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, int[]> e) {
-          return size() > 4;
-        }
-      };
+  private static final Map<String, int[]> ORDERS = RecentlyUsed.map();
 
   static TypedStoreOpener opener(String className) {
     return Hooks.instantiate(Hooks.TYPED_STORE_OPENER, className, TypedStoreOpener.class);
