@@ -45,8 +45,8 @@ public final class BatchCodec {
     }
     byte[] indptr = new byte[4 * indptrLen];
     byte[] indices = new byte[(int) (4 * indicesLen)];
-    IntView ptr = new IntView(indptr);
-    IntView idx = new IntView(indices);
+    RowInts.Writer ptr = new RowInts.Writer(indptr);
+    RowInts.Writer idx = new RowInts.Writer(indices);
     for (int h = 1; h <= layers; h++) {
       ptr.put(b.indptr(h));
       idx.put(b.indices(h));
@@ -55,13 +55,13 @@ public final class BatchCodec {
         b.epoch(),
         b.batch(),
         b.numSeeds(),
-        ints(b.layerSizes()),
-        ints(b.nodes()),
+        RowInts.encode(b.layerSizes()),
+        RowInts.encode(b.nodes()),
         indptr,
         indices,
-        ints(b.labels()),
+        RowInts.encode(b.labels()),
         encodeFeatures(b.nodes().length, features, enc),
-        b.pairs() == null ? null : encodePairs(b.pairs()));
+        b.pairs() == null ? null : RowInts.encodePairs(b.pairs()));
   }
 
   /** Encodes {@code count} feature rows ({@code values.length / count} per row). */
@@ -188,31 +188,16 @@ public final class BatchCodec {
     return pos;
   }
 
-  /** A link batch's pairs as the {@code pairs} column: src, dst, label, each int32 per pair. */
-  static byte[] encodePairs(LinkPairs p) {
-    byte[] out = new byte[12 * p.size()];
-    IntView v = new IntView(out);
-    v.put(p.src());
-    v.put(p.dst());
-    v.put(p.label());
-    return out;
-  }
-
   private static LinkPairs decodePairs(EncodedBatch e, int seeds) {
-    int[] all = ints(e, ShardSchema.PAIRS, e.pairs(), -1);
-    if (all.length % 3 != 0) {
-      throw bad(e, ShardSchema.PAIRS, "has " + all.length + " int32", "src, dst, label per pair");
-    }
-    int n = all.length / 3;
-    for (int i = 0; i < 2 * n; i++) {
-      if (all[i] < 0 || all[i] >= seeds) {
-        throw bad(e, ShardSchema.PAIRS, "has endpoint " + all[i], "local indices below " + seeds);
+    int[][] p = RowInts.decodePairs(row(e), e.pairs());
+    for (int[] endpoints : new int[][] {p[0], p[1]}) {
+      for (int v : endpoints) {
+        if (v < 0 || v >= seeds) {
+          throw bad(e, ShardSchema.PAIRS, "has endpoint " + v, "local indices below " + seeds);
+        }
       }
     }
-    return new LinkPairs(
-        java.util.Arrays.copyOfRange(all, 0, n),
-        java.util.Arrays.copyOfRange(all, n, 2 * n),
-        java.util.Arrays.copyOfRange(all, 2 * n, 3 * n));
+    return new LinkPairs(p[0], p[1], p[2]);
   }
 
   /** Number of inline feature values of a row ({@code 0} without features). */
@@ -300,51 +285,16 @@ public final class BatchCodec {
     return out;
   }
 
-  static byte[] ints(int[] values) {
-    byte[] out = new byte[4 * values.length];
-    new IntView(out).put(values);
-    return out;
+  private static int[] ints(EncodedBatch e, String column, byte[] bytes, int expected) {
+    return RowInts.decode(row(e), column, bytes, expected);
   }
 
-  private static int[] ints(EncodedBatch e, String column, byte[] bytes, int expected) {
-    if (bytes.length % 4 != 0 || (expected >= 0 && bytes.length != 4L * expected)) {
-      throw bad(
-          e,
-          column,
-          "has " + bytes.length + " bytes",
-          expected >= 0 ? 4L * expected + " (" + expected + " int32)" : "a multiple of 4");
-    }
-    int[] out = new int[bytes.length / 4];
-    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(out);
-    return out;
+  private static RowInts.Row row(EncodedBatch e) {
+    return new RowInts.Row("shard row", e.epoch(), e.batch());
   }
 
   private static InvalidInputException bad(
       EncodedBatch e, String column, String what, String expected) {
-    return new InvalidInputException(
-        "shard row (epoch "
-            + e.epoch()
-            + ", batch "
-            + e.batch()
-            + "): column '"
-            + column
-            + "' "
-            + what
-            + "; expected "
-            + expected);
-  }
-
-  /** Sequential little-endian int writer over a byte array. */
-  private static final class IntView {
-    private final ByteBuffer buf;
-
-    IntView(byte[] target) {
-      buf = ByteBuffer.wrap(target).order(ByteOrder.LITTLE_ENDIAN);
-    }
-
-    void put(int[] values) {
-      buf.asIntBuffer().put(values);
-      buf.position(buf.position() + 4 * values.length);
-    }
+    return row(e).bad(column, what, expected);
   }
 }

@@ -3,9 +3,6 @@ package io.fanout.shard;
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.store.InvalidInputException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.IntBuffer;
 
 /**
  * Converts a {@link TypedMiniBatch} to and from a typed shard row ({@link EncodedTypedBatch}), as
@@ -45,14 +42,14 @@ public final class TypedBatchCodec {
       throw new IllegalArgumentException("batch " + b.batch() + " is too large for a shard row");
     }
     byte[] nodes = new byte[(int) (4 * nodeCount)];
-    IntBuffer nodeBuf = view(nodes);
+    RowInts.Writer nodeBuf = new RowInts.Writer(nodes);
     for (int t = 0; t < types; t++) {
       nodeBuf.put(b.nodes(t));
     }
     byte[] indptr = new byte[(int) (4 * ptrLen)];
     byte[] indices = new byte[(int) (4 * idxLen)];
-    IntBuffer ptrBuf = view(indptr);
-    IntBuffer idxBuf = view(indices);
+    RowInts.Writer ptrBuf = new RowInts.Writer(indptr);
+    RowInts.Writer idxBuf = new RowInts.Writer(indices);
     for (int h = 1; h <= layers; h++) {
       for (int r = 0; r < relations; r++) {
         ptrBuf.put(b.indptr(h, r));
@@ -64,14 +61,14 @@ public final class TypedBatchCodec {
         b.batch(),
         b.numSeeds(),
         b.seedType(),
-        BatchCodec.ints(sizes),
+        RowInts.encode(sizes),
         nodes,
         indptr,
         indices,
-        BatchCodec.ints(b.labels()),
-        b.multiLabel() ? BatchCodec.ints(b.labelPtr()) : null,
-        b.multiLabel() ? BatchCodec.ints(b.labelIds()) : null,
-        b.pairs() == null ? null : BatchCodec.encodePairs(b.pairs()));
+        RowInts.encode(b.labels()),
+        b.multiLabel() ? RowInts.encode(b.labelPtr()) : null,
+        b.multiLabel() ? RowInts.encode(b.labelIds()) : null,
+        b.pairs() == null ? null : RowInts.encodePairs(b.pairs()));
   }
 
   /** Decodes a row of shards whose batches have {@code shape}. */
@@ -228,34 +225,27 @@ public final class TypedBatchCodec {
 
   /** The pairs column: sources below {@code srcSeeds}, destinations below {@code dstSeeds}. */
   private static LinkPairs decodePairs(EncodedTypedBatch e, int srcSeeds, int dstSeeds) {
-    int[] all = ints(e, ShardSchema.PAIRS, e.pairs(), -1);
-    if (all.length % 3 != 0) {
-      throw bad(e, ShardSchema.PAIRS, "has " + all.length + " int32", "src, dst, label per pair");
-    }
-    int n = all.length / 3;
-    for (int i = 0; i < n; i++) {
-      if (all[i] < 0 || all[i] >= srcSeeds) {
+    int[][] p = RowInts.decodePairs(row(e), e.pairs());
+    for (int i = 0; i < p[0].length; i++) {
+      if (p[0][i] < 0 || p[0][i] >= srcSeeds) {
         throw bad(
             e,
             ShardSchema.PAIRS,
-            "has source " + all[i],
+            "has source " + p[0][i],
             "indices below the " + srcSeeds + " seeds");
       }
-      if (all[n + i] < 0 || all[n + i] >= dstSeeds) {
+      if (p[1][i] < 0 || p[1][i] >= dstSeeds) {
         throw bad(
             e,
             ShardSchema.PAIRS,
-            "has destination " + all[n + i],
+            "has destination " + p[1][i],
             "indices below the " + dstSeeds + " seeds");
       }
-      if (all[2 * n + i] != 0 && all[2 * n + i] != 1) {
-        throw bad(e, ShardSchema.PAIRS, "has label " + all[2 * n + i], "0 or 1");
+      if (p[2][i] != 0 && p[2][i] != 1) {
+        throw bad(e, ShardSchema.PAIRS, "has label " + p[2][i], "0 or 1");
       }
     }
-    return new LinkPairs(
-        java.util.Arrays.copyOfRange(all, 0, n),
-        java.util.Arrays.copyOfRange(all, n, 2 * n),
-        java.util.Arrays.copyOfRange(all, 2 * n, 3 * n));
+    return new LinkPairs(p[0], p[1], p[2]);
   }
 
   /** Sampled edges of a row (its indices), without decoding it. */
@@ -263,37 +253,16 @@ public final class TypedBatchCodec {
     return e.indices().length / 4;
   }
 
-  private static IntBuffer view(byte[] bytes) {
-    return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer();
+  private static int[] ints(EncodedTypedBatch e, String column, byte[] bytes, long expected) {
+    return RowInts.decode(row(e), column, bytes, expected);
   }
 
-  private static int[] ints(EncodedTypedBatch e, String column, byte[] bytes, long expected) {
-    if (bytes == null
-        || bytes.length % 4 != 0
-        || (expected >= 0 && bytes.length != 4L * expected)) {
-      throw bad(
-          e,
-          column,
-          "has " + (bytes == null ? "no" : bytes.length) + " bytes",
-          expected >= 0 ? 4L * expected + " (" + expected + " int32)" : "a multiple of 4");
-    }
-    int[] out = new int[bytes.length / 4];
-    view(bytes).get(out);
-    return out;
+  private static RowInts.Row row(EncodedTypedBatch e) {
+    return new RowInts.Row("typed shard row", e.epoch(), e.batch());
   }
 
   private static InvalidInputException bad(
       EncodedTypedBatch e, String column, String what, String expected) {
-    return new InvalidInputException(
-        "typed shard row (epoch "
-            + e.epoch()
-            + ", batch "
-            + e.batch()
-            + "): column '"
-            + column
-            + "' "
-            + what
-            + "; expected "
-            + expected);
+    return row(e).bad(column, what, expected);
   }
 }
