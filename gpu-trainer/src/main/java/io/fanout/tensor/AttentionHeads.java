@@ -7,6 +7,11 @@ package io.fanout.tensor;
  * {@code key}. The backward takes the settings its forward took.
  */
 public record AttentionHeads(int heads, int headDim, float slope, float dropout, long key) {
+  /** The factor of a weight that dropout keeps: {@code 1 / (1 - dropout)}. */
+  public float keptScale() {
+    return 1f / (1f - dropout);
+  }
+
   /** The columns of a row of all heads: {@code heads * headDim}. */
   public long width() {
     return (long) heads * headDim;

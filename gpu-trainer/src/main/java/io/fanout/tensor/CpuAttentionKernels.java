@@ -183,7 +183,7 @@ final class CpuAttentionKernels {
     float[] out = CpuBackend.f(outAt.tensor());
     int outOff = outAt.offset();
     int hd = heads * dim;
-    float scale = 1f / (1f - dropout);
+    float scale = h.keptScale();
     long work = (long) (e.indptr[e.pOff + e.rows] - e.base() + e.rows) * hd;
     ColumnParallel.run(
         work,
@@ -259,7 +259,7 @@ final class CpuAttentionKernels {
     float[] dsSrc = dsc.src();
     int dsSrcOff = dsc.srcOff();
     int hd = heads * dim;
-    float scale = 1f / (1f - dropout);
+    float scale = h.keptScale();
     int rows = e.rows;
     int slots = e.indptr[e.pOff + rows] - e.base() + (e.self ? rows : 0);
     long work = (long) (slots + rows) * hd;

@@ -107,11 +107,9 @@ final class CudaAttentionOps {
   void aggregate(
       AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
     int heads = h.heads();
-    int headDim = h.headDim();
-    float dropout = h.dropout();
     CUdeviceptr[] b = block(e);
     int rows = e.rows();
-    long hd = (long) heads * headDim;
+    long hd = h.width();
     CUdeviceptr pa = at(alpha, (long) e.slots() * heads);
     launches.launch(
         "attention_softmax",
@@ -137,10 +135,10 @@ final class CudaAttentionOps {
             .p(b[1])
             .i(rows)
             .i(heads)
-            .i(headDim)
+            .i(h.headDim())
             .i(e.selfLoops() ? 1 : 0)
-            .f(dropout)
-            .f(1f / (1f - dropout))
+            .f(h.dropout())
+            .f(h.keptScale())
             .l(h.key())
             .p(pa)
             .p(rest(in.z()))
@@ -155,11 +153,9 @@ final class CudaAttentionOps {
       FloatView dOut,
       AttentionInputs dIn) {
     int heads = h.heads();
-    int headDim = h.headDim();
-    float dropout = h.dropout();
     CUdeviceptr[] b = block(e);
     int rows = e.rows();
-    long hd = (long) heads * headDim;
+    long hd = h.width();
     int self = e.selfLoops() ? 1 : 0;
     CUdeviceptr pa = at(alpha, (long) e.slots() * heads);
     CUdeviceptr pg = at(dOut, rows * hd);
@@ -190,15 +186,15 @@ final class CudaAttentionOps {
               .p(b[2])
               .i(rows)
               .i(heads)
-              .i(headDim)
+              .i(h.headDim())
               .i(self)
               .i(e.selfRelation())
               .p(at(in.dstScores(), (long) rows * heads))
               .p(rest(in.srcScores()))
               .p(relScores(e, in.relScores(), heads))
               .f(h.slope())
-              .f(dropout)
-              .f(1f / (1f - dropout))
+              .f(h.dropout())
+              .f(h.keptScale())
               .l(h.key())
               .p(rest(in.z()))
               .p(pa)
@@ -220,9 +216,9 @@ final class CudaAttentionOps {
               .p(tpos)
               .i(srcRows)
               .i(heads)
-              .i(headDim)
-              .f(dropout)
-              .f(1f / (1f - dropout))
+              .i(h.headDim())
+              .f(h.dropout())
+              .f(h.keptScale())
               .l(h.key())
               .p(pa)
               .p(pg)
