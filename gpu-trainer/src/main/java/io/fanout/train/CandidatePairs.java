@@ -1,6 +1,7 @@
 package io.fanout.train;
 
 import io.fanout.store.Checksums;
+import io.fanout.store.InvalidInputException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import org.apache.parquet.example.data.Group;
@@ -90,6 +91,18 @@ public final class CandidatePairs {
       }
     }
     return -1;
+  }
+
+  /**
+   * Fails on the {@link #firstOutside} pair: "candidate pair {@code i} has {@code ids} (src, dst)
+   * {@code range}", {@code ids} naming the ids ({@code dense ids}), {@code range} the ranges.
+   */
+  public void requireInside(long sources, long destinations, String ids, String range) {
+    int i = firstOutside(sources, destinations);
+    if (i >= 0) {
+      throw new InvalidInputException(
+          "candidate pair " + i + " has " + ids + " (" + src[i] + ", " + dst[i] + ") " + range);
+    }
   }
 
   /** Sha-256 of the dense pairs, in order: with the store's fingerprint, what was asked. */

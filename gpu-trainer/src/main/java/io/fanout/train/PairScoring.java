@@ -54,20 +54,7 @@ public final class PairScoring {
       }
       CandidatePairs p = r.pairs();
       int n = store.csr().numVertices();
-      int i = p.firstOutside(n, n);
-      if (i >= 0) {
-        throw new InvalidInputException(
-            "candidate pair "
-                + i
-                + " has dense ids ("
-                + p.src()[i]
-                + ", "
-                + p.dst()[i]
-                + ") but "
-                + store.root()
-                + " has vertices 0.."
-                + (n - 1));
-      }
+      p.requireInside(n, n, "dense ids", "but " + store.root() + " has vertices 0.." + (n - 1));
       return write(
           p,
           store.manifest().fingerprint(),

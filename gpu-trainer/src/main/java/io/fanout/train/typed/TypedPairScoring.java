@@ -1,7 +1,6 @@
 package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraphStore;
-import io.fanout.store.InvalidInputException;
 import io.fanout.train.CandidatePairs;
 import io.fanout.train.PairScoring;
 
@@ -26,24 +25,16 @@ public final class TypedPairScoring {
         throw PairScoring.notALinkModel(r.modelDir());
       }
       CandidatePairs p = r.pairs();
-      int i =
-          p.firstOutside(
-              g.schema().type(task.srcType()).count(), g.schema().type(task.dstType()).count());
-      if (i >= 0) {
-        throw new InvalidInputException(
-            "candidate pair "
-                + i
-                + " has type-local ids ("
-                + p.src()[i]
-                + ", "
-                + p.dst()[i]
-                + ") outside types '"
-                + g.schema().type(task.srcType()).name()
-                + "' and '"
-                + g.schema().type(task.dstType()).name()
-                + "' of "
-                + g.root());
-      }
+      p.requireInside(
+          g.schema().type(task.srcType()).count(),
+          g.schema().type(task.dstType()).count(),
+          "type-local ids",
+          "outside types '"
+              + g.schema().type(task.srcType()).name()
+              + "' and '"
+              + g.schema().type(task.dstType()).name()
+              + "' of "
+              + g.root());
       return PairScoring.write(
           p,
           g.manifest().fingerprint(),
