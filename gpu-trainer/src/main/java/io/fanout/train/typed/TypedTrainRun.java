@@ -44,6 +44,7 @@ public final class TypedTrainRun {
    * @param layers layers, or 0 for the shards' hops
    * @param resume continue the model dir's checkpoint; without it a model dir holding one is
    *     refused
+   * @param deviceOrdinal the device of {@code backend}, or -1 for its default
    */
   public record Request(
       TypedGraph graph,
@@ -62,6 +63,7 @@ public final class TypedTrainRun {
       int bases,
       FeatureNormKind featureNorm,
       BackendKind backend,
+      int deviceOrdinal,
       boolean verify,
       HgnSettings hgn,
       DecoderKind decoder) {}
@@ -117,7 +119,7 @@ public final class TypedTrainRun {
         r.graph() instanceof TypedGraphStore s
             ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0))
             : null;
-    try (Backend be = Backends.select(r.backend(), -1);
+    try (Backend be = Backends.select(r.backend(), r.deviceOrdinal());
         TypedModel model = new TypedModel(cfg, be, task.decoder())) {
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
@@ -268,7 +270,7 @@ public final class TypedTrainRun {
     TypedSampler sampler =
         TypedSampler.of(
             new TypedNeighborSampler(r.graph(), target, set.manifest().typed.fanouts(), r.seed()));
-    try (Backend be = Backends.select(r.backend(), -1);
+    try (Backend be = Backends.select(r.backend(), r.deviceOrdinal());
         TypedModel model = new TypedModel(cfg, be)) {
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;
