@@ -7,6 +7,7 @@ import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.spark.EvaluateResult;
 import io.fanout.spark.Fanout;
+import io.fanout.spark.FanoutCancelledException;
 import io.fanout.spark.TrainAction;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.sample.TypedStoreOpener;
@@ -19,6 +20,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -170,6 +176,40 @@ class TypedTrainJobTest {
       } else {
         assertThat(ck).as("the second run's checkpoint").isEqualTo(first);
       }
+    }
+  }
+
+  @Test
+  void cancellingTheCallersJobGroupStopsTypedTraining() throws Exception {
+    Path s = store("cancel.store", "typed:5");
+    Path shards = sample(s, "cancel.shards");
+    Path md = tmp.resolve("cancel.model");
+    String group = "typed-train-cell";
+    ExecutorService caller = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> running =
+          caller.submit(
+              () -> {
+                spark.sparkContext().setJobGroup(group, "a notebook cell", false);
+                try {
+                  return train(s, shards, md).option("epochs", "100000").execute();
+                } finally {
+                  spark.sparkContext().clearJobGroup();
+                }
+              });
+      // a cancel reaches the jobs running when it is called, so repeat it until the call ends
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!running.isDone() && System.nanoTime() < deadline) {
+        spark.sparkContext().cancelJobGroup(group);
+        Thread.sleep(10);
+      }
+      assertThatThrownBy(() -> running.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .cause()
+          .isInstanceOf(FanoutCancelledException.class)
+          .hasMessageStartingWith("train cancelled (");
+    } finally {
+      caller.shutdownNow();
     }
   }
 
