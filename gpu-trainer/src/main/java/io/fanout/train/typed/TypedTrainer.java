@@ -27,7 +27,10 @@ import java.util.Map;
  *
  * <p>Determinism: parameters and embeddings derive from the seed, the seed order of epoch {@code e}
  * from (seed, e), dropout from (seed, epoch, batch), and every reduction runs in a fixed order: the
- * same seed and sampler give bit-identical parameters, resumed or not.
+ * same seed and sampler give bit-identical parameters, resumed or not. Data-parallel replicas
+ * (constructed with a {@link GradientReducer} of several workers, each over its share of the
+ * batches) exchange their gradients after every step ({@link TypedStepUpdate}) and stay
+ * bit-identical; the same worker count gives the same bits.
  */
 public final class TypedTrainer implements AutoCloseable {
   private final TypedModel model;
