@@ -1,12 +1,12 @@
 package io.fanout.train;
 
 /**
- * One worker's share of an epoch for data-parallel training with the {@link Trainer}: the epoch's
- * batches, in the order {@code inner} yields them, are taken in groups of {@code N} consecutive
- * batches; group {@code t} is global step {@code t}, and worker {@code r} trains on batch {@code
- * t·N + r}. A last group of fewer than {@code N} batches is dropped (every worker must run the same
- * number of steps), so up to {@code N-1} batches of an epoch are skipped; with a shuffled seed
- * order they differ from epoch to epoch.
+ * One worker's share of an epoch for data-parallel training with the {@link Trainer} ({@link
+ * WorkerShare}): the epoch's batches, in the order {@code inner} yields them, are taken in groups
+ * of {@code N} consecutive batches; group {@code t} is global step {@code t}, and worker {@code r}
+ * trains on batch {@code t·N + r}. A last group of fewer than {@code N} batches is dropped (every
+ * worker must run the same number of steps), so up to {@code N-1} batches of an epoch are skipped;
+ * with a shuffled seed order they differ from epoch to epoch.
  *
  * <p>Since the trainer's loss is the mean over a batch's labeled seeds and the reducer averages
  * over workers, a step's gradient is the mean over the group's {@code N·B} seeds when the batches
@@ -20,13 +20,12 @@ package io.fanout.train;
  */
 public final class ShardedEpochData implements EpochData {
   private final EpochData inner;
+  private final WorkerShare share;
   private final int rank;
   private final int workers;
 
   public ShardedEpochData(EpochData inner, int rank, int workers) {
-    if (workers <= 0 || rank < 0 || rank >= workers) {
-      throw new IllegalArgumentException("rank " + rank + " of " + workers + " workers");
-    }
+    this.share = new WorkerShare(rank, workers);
     this.inner = inner;
     this.rank = rank;
     this.workers = workers;
@@ -35,7 +34,7 @@ public final class ShardedEpochData implements EpochData {
   @Override
   public int batches(int epoch) {
     int total = inner.batches(epoch);
-    return total < 0 ? -1 : total / workers;
+    return total < 0 ? -1 : share.steps(total);
   }
 
   @Override
@@ -57,10 +56,7 @@ public final class ShardedEpochData implements EpochData {
     }
     int total = inner.batches(epoch);
     if (total >= 0) {
-      int usable = total / workers * workers;
-      int r = rank;
-      int n = workers;
-      return inner.open(epoch, b -> b < usable && b % n == r, hot);
+      return inner.open(epoch, share.keeps(total), hot);
     }
     BatchStream s = inner.open(epoch, null, hot);
     return new BatchStream() {

@@ -1,5 +1,7 @@
 package io.fanout.train;
 
+import io.fanout.nn.Adam;
+import io.fanout.nn.EmbeddingTable;
 import java.util.Arrays;
 
 /**
@@ -14,8 +16,26 @@ import java.util.Arrays;
  * The rows are then merged by id: a row several replicas touched gets the sum of their shares in
  * rank order, then batch order. The merged rows are in increasing id order.
  */
-final class SparseRowReduction {
+public final class SparseRowReduction {
   private SparseRowReduction() {}
+
+  /**
+   * One sparse Adam step of {@code table} (no weight decay, {@link Adam}'s betas and epsilon) over
+   * this replica's rows {@code ids[0 .. n)} (distinct) with gradients {@code grad[0 .. n*dim)}: on
+   * one replica over those rows as they are, on several over the merged rows of {@link
+   * #allReduceMean}, so that every replica's table stays the same. Every replica must call it in
+   * the same step.
+   */
+  public static void update(
+      GradientReducer reducer, EmbeddingTable table, int[] ids, int n, float[] grad, float lr) {
+    if (reducer.worldSize() == 1) {
+      table.update(ids, n, grad, 0, lr, Adam.BETA1, Adam.BETA2, Adam.EPS);
+      return;
+    }
+    Rows rows = allReduceMean(reducer, ids, n, grad, table.dim());
+    table.update(
+        rows.ids(), rows.count(), rows.gradients(), 0, lr, Adam.BETA1, Adam.BETA2, Adam.EPS);
+  }
 
   /** The merged rows: {@code ids[0 .. count)} distinct, their gradients {@code count x dim}. */
   record Rows(int[] ids, int count, float[] gradients) {}

@@ -12,7 +12,6 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
-import io.fanout.tensor.HostFloats;
 import io.fanout.tensor.LossReadback;
 import io.fanout.tensor.TensorBufs;
 import java.io.PrintStream;
@@ -53,7 +52,7 @@ public final class Trainer implements AutoCloseable {
   private final Backend be;
   private FloatTensor probs;
   private FloatTensor dLogits;
-  private HostFloats hostGrads;
+  private final GradientExchange exchange;
   private FeatureRows featureRows;
   private float[] hostEmb; // link prediction: the seeds' embeddings and their gradient, on the host
   private float[] hostDEmb;
@@ -67,6 +66,7 @@ public final class Trainer implements AutoCloseable {
     this.opts = opts;
     this.reducer = reducer;
     this.be = model.backend();
+    this.exchange = new GradientExchange(be, reducer);
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
   }
 
@@ -163,10 +163,7 @@ public final class Trainer implements AutoCloseable {
   @Override
   public void close() {
     endReuse();
-    if (hostGrads != null) {
-      hostGrads.close();
-      hostGrads = null;
-    }
+    exchange.close();
     adam.close();
     TensorBufs.free(be, probs);
     TensorBufs.free(be, dLogits);
@@ -285,17 +282,8 @@ public final class Trainer implements AutoCloseable {
       return;
     }
     int n = mb.layerSize(mb.layers());
-    if (reducer.worldSize() == 1) {
-      model.updateEmbeddings(mb.nodes(), n, lr);
-      return;
-    }
-    float[] g = model.inputGradient(n);
-    SparseRowReduction.Rows rows =
-        SparseRowReduction.allReduceMean(reducer, mb.nodes(), n, g, model.config().inDim());
-    model
-        .embeddings()
-        .update(
-            rows.ids(), rows.count(), rows.gradients(), 0, lr, Adam.BETA1, Adam.BETA2, Adam.EPS);
+    SparseRowReduction.update(
+        reducer, model.embeddings(), mb.nodes(), n, model.inputGradient(n), lr);
   }
 
   private static float[] ensureHost(float[] a, int n) {
@@ -330,24 +318,9 @@ public final class Trainer implements AutoCloseable {
     return model.upload(Block.of(mb), mb.nodes(), featureRows, labels, rows);
   }
 
-  /**
-   * Replaces the gradients with their mean over the replicas: download into a host buffer the
-   * backend allocated (page-locked on a GPU, so the copies are DMA), {@link
-   * GradientReducer#allReduceMean(java.nio.FloatBuffer, int)} in it, upload from it. A
-   * single-process run ({@link GradientReducer#LOCAL}) has nothing to exchange and leaves them on
-   * the backend.
-   */
+  /** Replaces the gradients with their mean over the replicas ({@link GradientExchange}). */
   private void exchangeGradients() {
-    if (reducer == GradientReducer.LOCAL) {
-      return;
-    }
-    int n = model.numParams();
-    if (hostGrads == null) {
-      hostGrads = be.allocHostFloats(n);
-    }
-    be.download(model.gradTensor(), 0, hostGrads, 0, n);
-    reducer.allReduceMean(hostGrads.floats(), n);
-    be.upload(hostGrads, 0, model.gradTensor(), 0, n);
+    exchange.meanOf(model.gradTensor(), model.numParams());
   }
 
   private void checkBatch(MiniBatch mb, int dim) {

@@ -10,6 +10,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.TreeMap;
+import java.util.function.IntPredicate;
 
 /**
  * A complete directory of typed shards ({@code docs/formats.md}, "Typed mini-batch shards"), read
@@ -102,15 +103,29 @@ public final class TypedShardSet {
    * @param verify check each part's size and CRC32C against the manifest before decoding it
    */
   public Iterator<TypedMiniBatch> batches(int epoch, boolean verify) {
+    return batches(epoch, verify, b -> true);
+  }
+
+  /**
+   * As {@link #batches(int, boolean)}, only the batches whose index {@code keep} accepts: the
+   * others are skipped before they are decoded (a data-parallel worker's share).
+   */
+  public Iterator<TypedMiniBatch> batches(int epoch, boolean verify, IntPredicate keep) {
     List<ShardManifest.Part> parts = epochs.get(Math.floorMod(epoch, epochs.size()));
     String manifestFile = dir.resolve(ShardManifest.FILE).toString();
     return new Iterator<>() {
       private int next;
       private TypedShardFileReader reader;
+      private EncodedTypedBatch pending;
 
       @Override
       public boolean hasNext() {
-        while (reader == null || !reader.hasNext()) {
+        while (pending == null) {
+          if (reader != null && reader.hasNext()) {
+            EncodedTypedBatch e = reader.next();
+            pending = keep.test(e.batch()) ? e : null;
+            continue;
+          }
           if (reader != null) {
             reader.close();
             reader = null;
@@ -133,7 +148,9 @@ public final class TypedShardSet {
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
-        return TypedBatchCodec.decode(reader.next(), shape);
+        EncodedTypedBatch e = pending;
+        pending = null;
+        return TypedBatchCodec.decode(e, shape);
       }
     };
   }

@@ -3,8 +3,10 @@ package io.fanout.train.typed;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.tensor.CounterRng;
+import io.fanout.train.WorkerShare;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.function.IntPredicate;
 
 /** The training batches of each epoch: sampled as they are needed, or read from typed shards. */
 @FunctionalInterface
@@ -13,43 +15,150 @@ public interface TypedEpochs {
   Iterator<TypedMiniBatch> epoch(int epoch);
 
   /**
+   * The number of batches of epoch {@code epoch}, or -1 when it is not known before reading it
+   * (then {@link #share} cannot select a worker's batches).
+   */
+  default int batches(int epoch) {
+    return -1;
+  }
+
+  /**
+   * The batches of epoch {@code epoch} whose index {@code keep} accepts, in batch order. Sources
+   * that can skip a batch before sampling or decoding it override this; the default reads every
+   * batch and drops the others.
+   */
+  default Iterator<TypedMiniBatch> epoch(int epoch, IntPredicate keep) {
+    Iterator<TypedMiniBatch> all = epoch(epoch);
+    return new Iterator<>() {
+      private TypedMiniBatch next;
+
+      @Override
+      public boolean hasNext() {
+        while (next == null && all.hasNext()) {
+          TypedMiniBatch b = all.next();
+          next = keep.test(b.batch()) ? b : null;
+        }
+        return next != null;
+      }
+
+      @Override
+      public TypedMiniBatch next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        TypedMiniBatch b = next;
+        next = null;
+        return b;
+      }
+    };
+  }
+
+  /**
+   * One data-parallel worker's batches of each epoch ({@link WorkerShare}, the one-type trainer's
+   * rule): only those are sampled or decoded. {@link WorkerShare#ALL} gives this source itself.
+   */
+  default TypedEpochs share(WorkerShare share) {
+    if (share.workers() == 1) {
+      return this;
+    }
+    TypedEpochs all = this;
+    return new TypedEpochs() {
+      @Override
+      public Iterator<TypedMiniBatch> epoch(int epoch) {
+        int total = all.batches(epoch);
+        if (total < 0) {
+          throw new IllegalStateException(
+              "the batch count of epoch " + epoch + " is not known: it cannot be shared");
+        }
+        return all.epoch(epoch, share.keeps(total));
+      }
+
+      @Override
+      public int batches(int epoch) {
+        int total = all.batches(epoch);
+        return total < 0 ? -1 : share.steps(total);
+      }
+    };
+  }
+
+  /**
    * Batches of {@code batchSize} seeds drawn by {@code sampler} from {@code seeds}, shuffled per
    * epoch by a Fisher-Yates shuffle keyed by (seed, epoch).
    */
   static TypedEpochs sampled(TypedSampler sampler, int[] seeds, int batchSize, long seed) {
-    return epoch -> {
-      int[] s = seeds.clone();
-      long key = CounterRng.key(seed, 0x5EED, epoch, 0);
-      for (int i = s.length - 1; i > 0; i--) {
-        int j = (int) (CounterRng.uniform(key, i) * (i + 1));
-        int t = s[i];
-        s[i] = s[j];
-        s[j] = t;
+    return new TypedEpochs() {
+      @Override
+      public Iterator<TypedMiniBatch> epoch(int epoch) {
+        return epoch(epoch, b -> true);
       }
-      return new Iterator<>() {
-        private int at;
-        private int batch;
 
-        @Override
-        public boolean hasNext() {
-          return at < s.length;
+      @Override
+      public int batches(int epoch) {
+        return (int) ((seeds.length + (long) batchSize - 1) / batchSize);
+      }
+
+      @Override
+      public Iterator<TypedMiniBatch> epoch(int epoch, IntPredicate keep) {
+        int[] s = seeds.clone();
+        long key = CounterRng.key(seed, 0x5EED, epoch, 0);
+        for (int i = s.length - 1; i > 0; i--) {
+          int j = (int) (CounterRng.uniform(key, i) * (i + 1));
+          int t = s[i];
+          s[i] = s[j];
+          s[j] = t;
         }
+        int total = batches(epoch);
+        return new Iterator<>() {
+          private int batch = skip(0);
 
-        @Override
-        public TypedMiniBatch next() {
-          if (!hasNext()) {
-            throw new NoSuchElementException();
+          private int skip(int b) {
+            while (b < total && !keep.test(b)) {
+              b++;
+            }
+            return b;
           }
-          int[] part = java.util.Arrays.copyOfRange(s, at, Math.min(s.length, at + batchSize));
-          at += batchSize;
-          return sampler.sample(epoch, batch++, part);
-        }
-      };
+
+          @Override
+          public boolean hasNext() {
+            return batch < total;
+          }
+
+          @Override
+          public TypedMiniBatch next() {
+            if (!hasNext()) {
+              throw new NoSuchElementException();
+            }
+            int at = batch * batchSize;
+            int[] part = java.util.Arrays.copyOfRange(s, at, Math.min(s.length, at + batchSize));
+            TypedMiniBatch b = sampler.sample(epoch, batch, part);
+            batch = skip(batch + 1);
+            return b;
+          }
+        };
+      }
     };
   }
 
-  /** The batches of typed shards: epoch {@code e} reads sampled epoch {@code e mod E}. */
+  /**
+   * The batches of typed shards: epoch {@code e} reads sampled epoch {@code e mod E}; a worker's
+   * share skips the others' batches before decoding them.
+   */
   static TypedEpochs shards(TypedShardSet set, boolean verify) {
-    return epoch -> set.batches(epoch, verify);
+    return new TypedEpochs() {
+      @Override
+      public Iterator<TypedMiniBatch> epoch(int epoch) {
+        return set.batches(epoch, verify);
+      }
+
+      @Override
+      public int batches(int epoch) {
+        return set.manifest().batchesPerEpoch;
+      }
+
+      @Override
+      public Iterator<TypedMiniBatch> epoch(int epoch, IntPredicate keep) {
+        return set.batches(epoch, verify, keep);
+      }
+    };
   }
 }

@@ -7,6 +7,7 @@ import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
+import io.fanout.train.GradientReducer;
 import io.fanout.train.LinkMetrics;
 import io.fanout.train.LinkStep;
 import io.fanout.train.StepStats;
@@ -33,6 +34,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
   private final TypedTrainOptions opts;
   private final int[][] valFanouts;
   private final Adam adam;
+  private final TypedStepUpdate update;
   private java.util.function.BooleanSupplier cancelled = () -> false;
 
   /**
@@ -45,6 +47,22 @@ public final class TypedLinkTrainer implements AutoCloseable {
       TypedEpochs epochs,
       int[][] valFanouts,
       TypedTrainOptions opts) {
+    this(model, graph, task, epochs, valFanouts, opts, GradientReducer.LOCAL);
+  }
+
+  /**
+   * A data-parallel replica, as {@link TypedTrainer}'s: this replica's share of the batches, the
+   * gradients and embedding rows averaged over the replicas by {@code reducer} after every step;
+   * every replica validates, only rank 0 writes the model dir.
+   */
+  public TypedLinkTrainer(
+      TypedModel model,
+      TypedGraph graph,
+      TypedLinkTask task,
+      TypedEpochs epochs,
+      int[][] valFanouts,
+      TypedTrainOptions opts,
+      GradientReducer reducer) {
     if ((model.decoder() != null) != (task.decoder() == io.fanout.nn.DecoderKind.MLP)) {
       throw new IllegalArgumentException("the model's decoder differs from the task's");
     }
@@ -58,6 +76,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
     this.opts = opts;
     this.valFanouts = valFanouts;
     this.adam = new Adam(model.backend(), model.numParams(), opts.weightDecay());
+    this.update = new TypedStepUpdate(model, adam, reducer);
   }
 
   public TypedModel model() {
@@ -96,8 +115,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
       System.arraycopy(dEmb, ns * dim, dOut, model.outputRowOffset(d) * dim, nd * dim);
     }
     model.backward(dOut);
-    adam.update(model.paramTensor(), model.gradTensor(), opts.lr());
-    model.updateEmbeddings(opts.lr());
+    update.apply(b, opts.lr());
     return st;
   }
 
@@ -172,7 +190,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
                         lastVal.ap(),
                         lastVal.mrr())));
       }
-      if (modelDir != null) {
+      if (modelDir != null && update.reducer().rank() == 0) {
         TypedModelDir.endEpoch(
             modelDir,
             model,
@@ -191,6 +209,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   @Override
   public void close() {
+    update.close();
     adam.close();
   }
 }

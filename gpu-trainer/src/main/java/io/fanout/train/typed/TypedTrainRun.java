@@ -20,10 +20,14 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
+import io.fanout.train.GradientReducer;
 import io.fanout.train.LinkMetrics;
+import io.fanout.train.WorkerShare;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * One typed training run from typed shards: checks the shards against the graph, builds the model
@@ -40,6 +44,7 @@ public final class TypedTrainRun {
    * @param layers layers, or 0 for the shards' hops
    * @param resume continue the model dir's checkpoint; without it a model dir holding one is
    *     refused
+   * @param deviceOrdinal the device of {@code backend}, or -1 for its default
    */
   public record Request(
       TypedGraph graph,
@@ -58,6 +63,7 @@ public final class TypedTrainRun {
       int bases,
       FeatureNormKind featureNorm,
       BackendKind backend,
+      int deviceOrdinal,
       boolean verify,
       HgnSettings hgn,
       DecoderKind decoder) {}
@@ -79,6 +85,24 @@ public final class TypedTrainRun {
       LinkMetrics lastLinkVal) {}
 
   /**
+   * How one replica of a run takes part: the gradient reducer for its model (rank 0 writes the
+   * model dir; a reducer of several replicas trains on this replica's share of every epoch, {@link
+   * TypedEpochs#share}), whether to resume from the model dir's checkpoint whatever the request
+   * says (a retried attempt), when to stop, and what to run on the trained model before the run
+   * releases it (e.g. a last check that the replicas agree).
+   */
+  public record Replica(
+      Function<TypedModel, GradientReducer> reducerFor,
+      boolean retry,
+      BooleanSupplier cancelled,
+      Consumer<TypedModel> afterFit) {
+    /** The only replica: nothing exchanged, stopped once {@code cancelled} is true. */
+    public static Replica local(BooleanSupplier cancelled) {
+      return new Replica(m -> GradientReducer.LOCAL, false, cancelled, m -> {});
+    }
+  }
+
+  /**
    * Trains a link model from link shards; validation scores the store's held-out val edges of the
    * link relation with the shards' fanouts (none when the graph is not a store).
    */
@@ -89,25 +113,30 @@ public final class TypedTrainRun {
       TypedLinkTask task,
       TypedTrainOptions opts,
       PrintStream progress,
-      BooleanSupplier cancelled,
+      Replica replica,
       long t0) {
     HeldOutEdges val =
         r.graph() instanceof TypedGraphStore s
             ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0))
             : null;
-    try (Backend be = Backends.select(r.backend(), -1);
-        TypedModel model = new TypedModel(cfg, be, task.decoder());
-        TypedLinkTrainer trainer =
-            new TypedLinkTrainer(
-                model,
-                r.graph(),
-                task,
-                TypedEpochs.shards(set, r.verify()),
-                set.manifest().typed.fanouts(),
-                opts)) {
-      trainer.cancelWhen(cancelled);
-      model.init(r.seed());
-      TypedLinkTrainer.FitResult fit = trainer.fit(r.modelDir(), val, progress);
+    try (Backend be = Backends.select(r.backend(), r.deviceOrdinal());
+        TypedModel model = new TypedModel(cfg, be, task.decoder())) {
+      GradientReducer reducer = replica.reducerFor().apply(model);
+      TypedLinkTrainer.FitResult fit;
+      try (TypedLinkTrainer trainer =
+          new TypedLinkTrainer(
+              model,
+              r.graph(),
+              task,
+              TypedEpochs.shards(set, r.verify()).share(WorkerShare.of(reducer)),
+              set.manifest().typed.fanouts(),
+              opts,
+              reducer)) {
+        trainer.cancelWhen(replica.cancelled());
+        model.init(r.seed());
+        fit = trainer.fit(r.modelDir(), val, progress);
+        replica.afterFit().accept(model);
+      }
       return new Result(
           cfg,
           fit.epochsRun(),
@@ -152,7 +181,16 @@ public final class TypedTrainRun {
     }
   }
 
+  /** Trains on one replica, stopped once {@code cancelled} is true. */
   public static Result train(Request r, PrintStream progress, BooleanSupplier cancelled) {
+    return train(r, progress, Replica.local(cancelled));
+  }
+
+  /**
+   * Trains as one replica of a data-parallel run ({@link Replica}); every replica gets the same
+   * request.
+   */
+  public static Result train(Request r, PrintStream progress, Replica replica) {
     TypedShardSet set = TypedShardSet.open(r.shards());
     TypedSchema schema = r.graph().schema();
     checkShards(set, schema);
@@ -215,7 +253,7 @@ public final class TypedTrainRun {
                     r.embeddings()))
             .withFeatureNorm(r.featureNorm())
             .withHgn(r.hgn());
-    if (!r.resume() && TypedCheckpoint.exists(r.modelDir())) {
+    if (!r.resume() && !replica.retry() && TypedCheckpoint.exists(r.modelDir())) {
       throw new InvalidInputException(
           "model dir "
               + r.modelDir()
@@ -227,19 +265,28 @@ public final class TypedTrainRun {
             r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed());
     long t0 = System.nanoTime();
     if (task != null) {
-      return trainLink(r, set, cfg, task, opts, progress, cancelled, t0);
+      return trainLink(r, set, cfg, task, opts, progress, replica, t0);
     }
     TypedSampler sampler =
         TypedSampler.of(
             new TypedNeighborSampler(r.graph(), target, set.manifest().typed.fanouts(), r.seed()));
-    try (Backend be = Backends.select(r.backend(), -1);
-        TypedModel model = new TypedModel(cfg, be);
-        TypedTrainer trainer =
-            new TypedTrainer(
-                model, r.graph(), TypedEpochs.shards(set, r.verify()), sampler, opts)) {
-      trainer.cancelWhen(cancelled);
-      model.init(r.seed());
-      TypedTrainer.FitResult fit = trainer.fit(r.modelDir(), progress);
+    try (Backend be = Backends.select(r.backend(), r.deviceOrdinal());
+        TypedModel model = new TypedModel(cfg, be)) {
+      GradientReducer reducer = replica.reducerFor().apply(model);
+      TypedTrainer.FitResult fit;
+      try (TypedTrainer trainer =
+          new TypedTrainer(
+              model,
+              r.graph(),
+              TypedEpochs.shards(set, r.verify()).share(WorkerShare.of(reducer)),
+              sampler,
+              opts,
+              reducer)) {
+        trainer.cancelWhen(replica.cancelled());
+        model.init(r.seed());
+        fit = trainer.fit(r.modelDir(), progress);
+        replica.afterFit().accept(model);
+      }
       return new Result(
           cfg,
           fit.epochsRun(),

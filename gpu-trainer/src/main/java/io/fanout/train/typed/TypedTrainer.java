@@ -11,6 +11,7 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
+import io.fanout.train.GradientReducer;
 import io.fanout.train.Trainer;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -26,7 +27,10 @@ import java.util.Map;
  *
  * <p>Determinism: parameters and embeddings derive from the seed, the seed order of epoch {@code e}
  * from (seed, e), dropout from (seed, epoch, batch), and every reduction runs in a fixed order: the
- * same seed and sampler give bit-identical parameters, resumed or not.
+ * same seed and sampler give bit-identical parameters, resumed or not. Data-parallel replicas
+ * (constructed with a {@link GradientReducer} of several workers, each over its share of the
+ * batches) exchange their gradients after every step ({@link TypedStepUpdate}) and stay
+ * bit-identical; the same worker count gives the same bits.
  */
 public final class TypedTrainer implements AutoCloseable {
   private final TypedModel model;
@@ -34,6 +38,7 @@ public final class TypedTrainer implements AutoCloseable {
   private final TypedSampler sampler;
   private final TypedTrainOptions opts;
   private final Adam adam;
+  private final TypedStepUpdate update;
   private final Backend be;
   private final TypedEpochs epochs;
   private final int evalBatch;
@@ -67,6 +72,23 @@ public final class TypedTrainer implements AutoCloseable {
       TypedEpochs epochs,
       TypedSampler sampler,
       TypedTrainOptions opts) {
+    this(model, graph, epochs, sampler, opts, GradientReducer.LOCAL);
+  }
+
+  /**
+   * A data-parallel replica: as {@link #TypedTrainer(TypedModel, TypedGraph, TypedEpochs,
+   * TypedSampler, TypedTrainOptions)}, over this replica's share of the batches ({@link
+   * TypedEpochs#share}), its gradients and embedding rows averaged over the replicas by {@code
+   * reducer} after every step ({@link TypedStepUpdate}). Every replica validates (with the same
+   * parameters, so the same scores and best epoch); only rank 0 writes the model dir.
+   */
+  public TypedTrainer(
+      TypedModel model,
+      TypedGraph graph,
+      TypedEpochs epochs,
+      TypedSampler sampler,
+      TypedTrainOptions opts,
+      GradientReducer reducer) {
     this.model = model;
     this.graph = graph;
     this.sampler = sampler;
@@ -75,6 +97,7 @@ public final class TypedTrainer implements AutoCloseable {
     this.epochs = epochs;
     this.evalBatch = opts.batchSize();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
+    this.update = new TypedStepUpdate(model, adam, reducer);
   }
 
   private static int[] trainSeeds(TypedGraph graph, TypedModel model) {
@@ -136,8 +159,7 @@ public final class TypedTrainer implements AutoCloseable {
               logits, rows, classes, labels, probs, dLogits, 1f / Math.max(1, labelled));
       model.backward(dLogits);
     }
-    adam.update(model.paramTensor(), model.gradTensor(), opts.lr());
-    model.updateEmbeddings(opts.lr());
+    update.apply(b, opts.lr());
     return new StepResult(loss, labelled);
   }
 
@@ -189,7 +211,6 @@ public final class TypedTrainer implements AutoCloseable {
     return TypedEvaluation.scores(model, graph, sampler, seeds, evalBatch, opts.seed());
   }
 
-  /** What {@link #fit} did. */
   /**
    * What {@link #fit} did.
    *
@@ -236,7 +257,7 @@ public final class TypedTrainer implements AutoCloseable {
                 loss,
                 lastVal == null ? "" : " val " + lastVal));
       }
-      if (modelDir != null) {
+      if (modelDir != null && update.reducer().rank() == 0) {
         TypedModelDir.endEpoch(
             modelDir,
             model,
@@ -255,6 +276,7 @@ public final class TypedTrainer implements AutoCloseable {
 
   @Override
   public void close() {
+    update.close();
     adam.close();
     TensorBufs.free(be, probs);
     TensorBufs.free(be, dLogits);

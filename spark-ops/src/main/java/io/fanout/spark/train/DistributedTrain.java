@@ -6,15 +6,12 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.DistOptions;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.dist.ReducerDecorator;
-import io.fanout.dist.VerifyingReducer;
 import io.fanout.shard.ShardManifest;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.EpochStats;
-import io.fanout.train.GradientReducer;
-import io.fanout.train.ShardSet;
 import io.fanout.train.TrainRun;
-import io.fanout.train.TrainSpec;
+import io.fanout.train.typed.TypedTrainRun;
 import java.io.PrintStream;
 import java.io.Serializable;
 import java.nio.file.Path;
@@ -24,10 +21,10 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * {@code bin/fanout train} on several workers: one trainer per task slot of a Spark barrier stage,
- * gradients averaged over TCP (see {@code docs/distributed.md}). Each worker rebuilds the run from
- * the resolved options, opens the graph store and shards from the shared paths, trains on its share
- * of every epoch's batches, and rank 0 writes the model dir. A retried stage resumes from the model
- * dir's last checkpoint.
+ * gradients averaged over TCP (see {@code docs/distributed.md}). Each worker runs the same {@link
+ * TrainReplica} (one-type or typed): it rebuilds the run from the resolved options, opens the graph
+ * store and shards from the shared paths, trains on its share of every epoch's batches, and rank 0
+ * writes the model dir. A retried stage resumes from the model dir's last checkpoint.
  */
 public final class DistributedTrain implements WorkerFunction<DistributedTrain.Outcome> {
   /** What rank 0 reports. */
@@ -48,6 +45,19 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
      */
     static Outcome refused(InvalidInputException e, int attempt) {
       return new Outcome("", 0, 0, Double.NaN, 0, 0, attempt, e);
+    }
+
+    /** The outcome of a finished typed run. */
+    static Outcome of(TypedTrainRun.Result r, int attempt) {
+      return new Outcome(
+          r.config().kind().id(),
+          r.config().layers(),
+          r.epochsRun(),
+          r.finalLoss(),
+          r.seconds(),
+          0,
+          attempt,
+          null);
     }
 
     /** The outcome of a finished run: totals over its epochs, the last epoch's loss. */
@@ -71,19 +81,34 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
     }
   }
 
-  private final Map<String, String> options;
+  private final TrainReplica replica;
+  private final boolean verify;
   private final String progressId;
   private final String reducerDecorator;
 
   private DistributedTrain(
-      Map<String, String> options, String progressId, String reducerDecorator) {
-    this.options = options;
+      TrainReplica replica, boolean verify, String progressId, String reducerDecorator) {
+    this.replica = replica;
+    this.verify = verify;
     this.progressId = progressId;
     this.reducerDecorator = reducerDecorator;
   }
 
-  public static Outcome run(
-      SparkSession spark, PrintStream err, FanoutConf c, TrainSpec spec, int workers) {
+  /**
+   * Runs {@code replica} on {@code workers} workers of a barrier stage and returns rank 0's
+   * outcome; throws the bad input a worker refused.
+   *
+   * @param shards the shard directory, for messages
+   * @param manifest its manifest: each worker needs at least one batch per epoch
+   */
+  static Outcome run(
+      SparkSession spark,
+      PrintStream err,
+      FanoutConf c,
+      int workers,
+      TrainReplica replica,
+      Path shards,
+      ShardManifest manifest) {
     String master = spark.sparkContext().master();
     if (master.startsWith("local") && c.get(DistOptions.PORT) != 0) {
       throw new FanoutConfigException(
@@ -96,18 +121,17 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
               + ", where every worker listens on this one host and no two can take one port; use"
               + " --dist-port 0 (a free port each)");
     }
-    ShardManifest shards = ShardSet.open(spec.inputs().shards()).manifest();
-    if (shards.batchesPerEpoch < workers) {
+    if (manifest.batchesPerEpoch < workers) {
       throw new InvalidInputException(
           "shards in "
-              + spec.inputs().shards()
+              + shards
               + " hold "
-              + shards.batchesPerEpoch
+              + manifest.batchesPerEpoch
               + " batch(es) per epoch, fewer than the "
               + workers
               + " workers, so no worker would get a step; expected at least one batch per worker:"
               + " sample with --batch-size at most "
-              + Math.max(1, shards.seedsPerEpoch / workers));
+              + Math.max(1, manifest.seedsPerEpoch / workers));
     }
     if (err != null) {
       err.printf(
@@ -122,7 +146,8 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
               new BarrierRunner.Settings(
                   workers, c.get(DistOptions.TIMEOUT_MS), c.get(DistOptions.PORT)),
               new DistributedTrain(
-                  shippedOptions(c),
+                  replica,
+                  c.get(DistOptions.VERIFY),
                   progressId,
                   Hooks.className(spark, Hooks.REDUCER_DECORATOR, ReducerDecorator.class)));
       for (Outcome o : res) {
@@ -159,46 +184,17 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
 
   @Override
   public Outcome run(WorkerContext w) {
-    FanoutConf c = FanoutConf.of("train", TrainCommandOptions.TRAIN, options);
-    TrainSpec base = TrainOptionsDefs.spec(c);
-    TrainSpec spec =
-        base.toBuilder()
-            .device(d -> d.withOrdinal(GpuAssignment.forCurrentTask(d.backend())))
-            .build();
-    boolean verify = c.get(DistOptions.VERIFY);
-    VerifyingReducer[] verifier = new VerifyingReducer[1];
-    TrainRun.Result r;
+    ReplicaSlot slot =
+        new ReplicaSlot(
+            w.stageAttempt(),
+            w.stageAttempt() > 0,
+            w.rank() == 0 ? DriverStreams.forTask(progressId) : null,
+            w::cancelled,
+            new ReplicaReducer(w.reducer(), verify, reducerDecorator));
     try {
-      r = train(w, spec, verify, verifier);
+      return replica.train(slot);
     } catch (InvalidInputException e) {
       return Outcome.refused(e, w.stageAttempt());
     }
-    return Outcome.of(r, w.stageAttempt());
-  }
-
-  private TrainRun.Result train(
-      WorkerContext w, TrainSpec spec, boolean verify, VerifyingReducer[] verifier) {
-    return TrainRun.train(
-        spec,
-        w.rank() == 0 ? DriverStreams.forTask(progressId) : null,
-        model -> {
-          GradientReducer reducer = w.reducer();
-          if (verify) {
-            verifier[0] = new VerifyingReducer(w.reducer(), model::params);
-            reducer = verifier[0];
-          }
-          return reducerDecorator == null
-              ? reducer
-              : Hooks.instantiate(Hooks.REDUCER_DECORATOR, reducerDecorator, ReducerDecorator.class)
-                  .decorate(reducer, spec.output().modelDir());
-        },
-        w.stageAttempt() > 0,
-        w::cancelled,
-        model -> {
-          // The replicas' final parameters, compared while the model is still open.
-          if (verifier[0] != null) {
-            verifier[0].verifyNow();
-          }
-        });
   }
 }

@@ -1,16 +1,9 @@
 package io.fanout.spark.train;
 
-import io.fanout.conf.FanoutConf;
-import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.store.InvalidInputException;
-import io.fanout.train.Checkpoint;
-import io.fanout.train.GradientReducer;
-import io.fanout.train.TrainRun;
-import io.fanout.train.TrainSpec;
 import java.io.PrintStream;
 import java.io.Serializable;
 import java.util.List;
-import java.util.Map;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.Function;
@@ -24,7 +17,7 @@ import org.apache.spark.sql.SparkSession;
  * dir already held one before this run (then resuming is the caller's choice). Bad input the
  * trainer finds (such as a run that does not fit in the heap) comes back as the task's result and
  * is thrown on the driver: thrown in the task, Spark would log it as a failed task with its stack
- * trace, and a retry would fail the same way.
+ * trace, and a retry would fail the same way. One-type and typed runs alike ({@link TrainReplica}).
  */
 final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Attempt> {
   private static final long serialVersionUID = 1L;
@@ -33,22 +26,25 @@ final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Att
   record Attempt(DistributedTrain.Outcome outcome, InvalidInputException refused)
       implements Serializable {}
 
-  private final Map<String, String> options;
+  private final TrainReplica replica;
   private final String progressId;
   private final boolean checkpointBefore;
 
-  private SingleWorkerTrain(Map<String, String> options, String progressId, boolean before) {
-    this.options = options;
+  private SingleWorkerTrain(TrainReplica replica, String progressId, boolean before) {
+    this.replica = replica;
     this.progressId = progressId;
     this.checkpointBefore = before;
   }
 
+  /**
+   * Runs {@code replica} as the only worker.
+   *
+   * @param checkpointBefore whether the model dir held a checkpoint before this run
+   */
   static DistributedTrain.Outcome run(
-      SparkSession spark, PrintStream progress, FanoutConf c, TrainSpec spec) {
-    boolean before = Checkpoint.exists(spec.output().modelDir());
+      SparkSession spark, PrintStream progress, TrainReplica replica, boolean checkpointBefore) {
     SingleWorkerTrain task =
-        new SingleWorkerTrain(
-            DistributedTrain.shippedOptions(c), DriverStreams.register(progress), before);
+        new SingleWorkerTrain(replica, DriverStreams.register(progress), checkpointBefore);
     try {
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       List<Attempt> out =
@@ -67,20 +63,15 @@ final class SingleWorkerTrain implements Function<Integer, SingleWorkerTrain.Att
   public Attempt call(Integer ignored) {
     TaskContext tc = TaskContext.get();
     try {
-      TrainSpec base =
-          TrainOptionsDefs.spec(FanoutConf.of("train", TrainCommandOptions.TRAIN, options));
-      TrainSpec spec =
-          base.toBuilder()
-              .device(d -> d.withOrdinal(GpuAssignment.forCurrentTask(d.backend())))
-              .build();
-      TrainRun.Result r =
-          TrainRun.train(
-              spec,
-              DriverStreams.forTask(progressId),
-              model -> GradientReducer.LOCAL,
-              tc.attemptNumber() > 0 && !checkpointBefore,
-              tc::isInterrupted);
-      return new Attempt(DistributedTrain.Outcome.of(r, tc.attemptNumber()), null);
+      return new Attempt(
+          replica.train(
+              new ReplicaSlot(
+                  tc.attemptNumber(),
+                  tc.attemptNumber() > 0 && !checkpointBefore,
+                  DriverStreams.forTask(progressId),
+                  tc::isInterrupted,
+                  ReplicaReducer.LOCAL)),
+          null);
     } catch (InvalidInputException e) {
       return new Attempt(null, e);
     }

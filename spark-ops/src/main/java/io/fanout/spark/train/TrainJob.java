@@ -3,15 +3,18 @@ package io.fanout.spark.train;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.options.DistOptions;
+import io.fanout.shard.ShardManifest;
 import io.fanout.spark.internal.Cancels;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.ShardSet;
 import io.fanout.train.TrainInputs;
 import io.fanout.train.TrainSpec;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -48,28 +51,16 @@ public final class TrainJob {
     TrainInputs.check(spec);
     refuseExistingCheckpoint(spec);
     int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
-    DistributedTrain.Outcome o;
-    try {
-      o =
-          JobLabels.call(
-              spark,
-              "train",
-              workers > 1 ? "training on " + workers + " workers" : "training",
-              1,
-              1,
-              () -> {
-                try (TrainStatus status = new TrainStatus(spark.sparkContext())) {
-                  return workers > 1
-                      ? DistributedTrain.run(spark, progress, c, spec, workers)
-                      : SingleWorkerTrain.run(spark, progress, c, spec);
-                }
-              });
-    } catch (RuntimeException e) {
-      if (Cancels.isCancel(e)) {
-        throw e;
-      }
-      throw unwrap(e);
-    }
+    DistributedTrain.Outcome o =
+        launch(
+            spark,
+            progress,
+            c,
+            workers,
+            new OneTypeReplica(DistributedTrain.shippedOptions(c)),
+            spec.inputs().shards(),
+            workers > 1 ? ShardSet.open(spec.inputs().shards()).manifest() : null,
+            Checkpoint.exists(spec.output().modelDir()));
     return new TrainOutcome(
         spec.output().modelDir(),
         o.model(),
@@ -80,6 +71,45 @@ public final class TrainJob {
         o.waitSeconds(),
         workers,
         o.stageAttempt());
+  }
+
+  /**
+   * Runs {@code replica} (one-type or typed) in the run's job group: as a one-task job on one
+   * worker, else in a barrier stage of {@code workers} workers, each on its share of the shards'
+   * batches.
+   *
+   * @param manifest the shards' manifest (with several workers)
+   * @param checkpointBefore whether the model dir holds a checkpoint before this run
+   */
+  static DistributedTrain.Outcome launch(
+      SparkSession spark,
+      PrintStream progress,
+      FanoutConf c,
+      int workers,
+      TrainReplica replica,
+      Path shards,
+      ShardManifest manifest,
+      boolean checkpointBefore) {
+    try {
+      return JobLabels.call(
+          spark,
+          "train",
+          workers > 1 ? "training on " + workers + " workers" : "training",
+          1,
+          1,
+          () -> {
+            try (TrainStatus status = new TrainStatus(spark.sparkContext())) {
+              return workers > 1
+                  ? DistributedTrain.run(spark, progress, c, workers, replica, shards, manifest)
+                  : SingleWorkerTrain.run(spark, progress, replica, checkpointBefore);
+            }
+          });
+    } catch (RuntimeException e) {
+      if (Cancels.isCancel(e)) {
+        throw e;
+      }
+      throw unwrap(e);
+    }
   }
 
   /** A model dir that already holds a checkpoint is continued only with {@code resume}. */

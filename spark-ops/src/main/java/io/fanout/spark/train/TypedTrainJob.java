@@ -10,9 +10,11 @@ import io.fanout.conf.options.DistOptions;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.ModelKind;
 import io.fanout.nn.typed.HgnSettings;
+import io.fanout.shard.TypedShardSet;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.sample.TypedStoreOpener;
 import io.fanout.store.OutputPaths;
+import io.fanout.train.typed.TypedCheckpoint;
 import io.fanout.train.typed.TypedTrainRun;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -20,11 +22,12 @@ import java.util.List;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The {@code train} job on a typed (heterogeneous) graph store: one trainer on the driver, from
- * typed shards ({@link TypedTrainRun}). The trainer features not built for typed stores (data
- * parallelism, the feature cache, hot reuse, feature access in place, learning-rate schedules, ...)
- * are refused with one line naming the option. Link shards ({@code sample --task link}) train a
- * link model of their relation.
+ * The {@code train} job on a typed (heterogeneous) graph store, from typed shards ({@link
+ * TypedTrainRun}): one trainer in a one-task job, or several data-parallel ones in a barrier stage
+ * ({@code --workers}), as the one-type path runs ({@link TrainJob#launch}). The trainer features
+ * not built for typed stores (the feature cache, hot reuse, feature access in place, learning-rate
+ * schedules, ...) are refused with one line naming the option. Link shards ({@code sample --task
+ * link}) train a link model of their relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -63,10 +66,7 @@ public final class TypedTrainJob {
           REUSE_ROWS,
           PRECISION,
           LOADER_THREADS,
-          PREFETCH,
-          DistOptions.TIMEOUT_MS,
-          DistOptions.PORT,
-          DistOptions.VERIFY);
+          PREFETCH);
 
   /** Refuses the options typed training does not build, with one line naming the option. */
   static void refuseNotBuilt(FanoutConf c) {
@@ -75,12 +75,6 @@ public final class TypedTrainJob {
         throw new FanoutConfigException(
             "train --" + d.name() + " is not built for typed stores" + hint(d));
       }
-    }
-    if (c.get(DistOptions.WORKERS) > 1) {
-      throw new FanoutConfigException(
-          "train --workers "
-              + c.get(DistOptions.WORKERS)
-              + " is not built for typed stores: typed training runs on one worker");
     }
     String access = c.raw(FEATURE_ACCESS);
     if (c.given(FEATURE_ACCESS) && !access.equals("gather") && !access.equals("auto")) {
@@ -138,7 +132,11 @@ public final class TypedTrainJob {
         : "";
   }
 
-  /** Trains (or resumes) a typed model; see {@link TrainJob#run}. */
+  /**
+   * Trains (or resumes) a typed model; see {@link TrainJob#run}: as the one-type path, one worker
+   * trains in a one-task job (so that cancelling the run's job group stops it), several in a
+   * barrier stage ({@link TypedReplica}).
+   */
   public static TrainOutcome run(SparkSession spark, FanoutConf c, PrintStream progress) {
     refuseNotBuilt(c);
     if (!(c.get(LR) > 0) || !(c.get(WEIGHT_DECAY) >= 0) || c.get(EPOCHS) < 1 || c.get(HIDDEN) < 1) {
@@ -150,47 +148,61 @@ public final class TypedTrainJob {
       throw new FanoutConfigException(
           "option 'dropout' of train has value " + c.raw(DROPOUT) + "; expected 0 <= dropout < 1");
     }
+    hgn(c);
     Path modelDir = Path.of(c.get(MODEL_DIR));
     OutputPaths.check(modelDir, "--model-dir");
-    Path graphPath = Path.of(c.get(GRAPH));
-    TypedGraph graph = opener(spark).open(graphPath, c.get(SharedOptions.VERIFY));
-    try {
-      TypedTrainRun.Result r =
-          TypedTrainRun.train(
-              new TypedTrainRun.Request(
-                  graph,
-                  Path.of(c.get(SHARDS)),
-                  modelDir,
-                  c.get(RESUME),
-                  c.get(MODEL),
-                  c.get(HIDDEN),
-                  c.get(LAYERS),
-                  (float) dropout,
-                  c.get(LR).floatValue(),
-                  c.get(WEIGHT_DECAY).floatValue(),
-                  c.get(EPOCHS),
-                  c.get(SEED),
-                  c.get(LEARNED_EMBEDDINGS),
-                  c.get(BASES),
-                  c.get(FEATURE_NORM),
-                  c.get(BACKEND),
-                  c.get(SharedOptions.VERIFY),
-                  hgn(c),
-                  c.get(DECODER)),
-              progress,
-              () -> spark.sparkContext().isStopped());
-      return new TrainOutcome(
-          modelDir,
-          r.config().kind().id(),
-          r.config().layers(),
-          r.epochsRun(),
-          r.finalLoss(),
-          r.seconds(),
-          0,
-          1,
-          0);
-    } finally {
-      graph.close();
-    }
+    Path shards = Path.of(c.get(SHARDS));
+    int workers = BarrierRunner.resolveWorkers(spark, c.get(DistOptions.WORKERS));
+    String openerClass = Hooks.className(spark, Hooks.TYPED_STORE_OPENER, TypedStoreOpener.class);
+    DistributedTrain.Outcome o =
+        TrainJob.launch(
+            spark,
+            progress,
+            c,
+            workers,
+            new TypedReplica(
+                DistributedTrain.shippedOptions(c),
+                openerClass == null ? TypedStoreOpener.DEFAULT : openerClass),
+            shards,
+            workers > 1 ? TypedShardSet.open(shards).manifest() : null,
+            TypedCheckpoint.exists(modelDir));
+    return new TrainOutcome(
+        modelDir,
+        o.model(),
+        o.layers(),
+        o.epochsRun(),
+        o.finalLoss(),
+        o.seconds(),
+        o.waitSeconds(),
+        workers,
+        o.stageAttempt());
+  }
+
+  /**
+   * The run the resolved options {@code c} describe on {@code graph}, on device {@code ordinal} of
+   * the backend (-1: its default).
+   */
+  static TypedTrainRun.Request request(FanoutConf c, TypedGraph graph, int ordinal) {
+    return new TypedTrainRun.Request(
+        graph,
+        Path.of(c.get(SHARDS)),
+        Path.of(c.get(MODEL_DIR)),
+        c.get(RESUME),
+        c.get(MODEL),
+        c.get(HIDDEN),
+        c.get(LAYERS),
+        c.get(DROPOUT).floatValue(),
+        c.get(LR).floatValue(),
+        c.get(WEIGHT_DECAY).floatValue(),
+        c.get(EPOCHS),
+        c.get(SEED),
+        c.get(LEARNED_EMBEDDINGS),
+        c.get(BASES),
+        c.get(FEATURE_NORM),
+        c.get(BACKEND),
+        ordinal,
+        c.get(SharedOptions.VERIFY),
+        hgn(c),
+        c.get(DECODER));
   }
 }

@@ -1,0 +1,225 @@
+package io.fanout.train.typed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.dist.MeshAllReduce;
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.nn.DecoderKind;
+import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.EmbeddingTable;
+import io.fanout.nn.typed.SimpleTypedSampler;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.nn.typed.TypedModelKind;
+import io.fanout.sample.NegativeSampler;
+import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TrainEdges;
+import io.fanout.sample.TypedLinkSampler;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.train.GradientReducer;
+import io.fanout.train.WorkerShare;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The typed trainers data-parallel over {@link MeshAllReduce} between in-process workers (threads
+ * on 127.0.0.1), as {@code DataParallelTrainerTest} runs the one-type trainer: two replicas end
+ * with bit-identical parameters and embedding tables, a second run gives the same bits and the same
+ * model files, only rank 0 writes the model dir, and a one-worker mesh equals the single-process
+ * trainer.
+ */
+class TypedDataParallelTest {
+  @TempDir Path tmp;
+
+  private static final TypedTrainOptions OPTS = new TypedTrainOptions(3, 4, 0.02f, 1e-4f, 5);
+
+  /**
+   * Runs {@code replica(reducer, rank)} on {@code workers} threads connected by a mesh; returns
+   * each rank's state.
+   */
+  private static List<float[]> replicas(
+      int workers, BiFunction<GradientReducer, Integer, float[]> replica) throws Exception {
+    List<ServerSocketChannel> servers = new ArrayList<>();
+    List<String> eps = new ArrayList<>();
+    for (int r = 0; r < workers; r++) {
+      servers.add(MeshAllReduce.listen("127.0.0.1", 0));
+      eps.add(MeshAllReduce.endpointOf("127.0.0.1", servers.get(r)));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(workers);
+    try {
+      List<Future<float[]>> fs = new ArrayList<>();
+      for (int r = 0; r < workers; r++) {
+        int rank = r;
+        fs.add(
+            pool.submit(
+                () -> {
+                  try (MeshAllReduce ar =
+                      MeshAllReduce.connect(rank, eps, servers.get(rank), 11L, 60_000)) {
+                    return replica.apply(ar, rank);
+                  }
+                }));
+      }
+      List<float[]> out = new ArrayList<>();
+      for (Future<float[]> f : fs) {
+        out.add(f.get(120, TimeUnit.SECONDS));
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+      for (ServerSocketChannel s : servers) {
+        s.close();
+      }
+    }
+  }
+
+  /** The dense parameters, then every embedding table's values. */
+  private static float[] state(TypedModel m) {
+    float[] p = m.params();
+    for (int ty = 0; ty < m.config().numTypes(); ty++) {
+      EmbeddingTable e = m.embeddings(ty);
+      if (e != null) {
+        float[] v = e.chunks(0)[0];
+        float[] both = Arrays.copyOf(p, p.length + v.length);
+        System.arraycopy(v, 0, both, p.length, v.length);
+        p = both;
+      }
+    }
+    return p;
+  }
+
+  /** One node-classification replica on {@link io.fanout.nn.typed.TypedTestGraphs#small}. */
+  private static float[] nodeReplica(TypedModelKind kind, GradientReducer reducer, Path modelDir) {
+    ArrayTypedGraph g = io.fanout.nn.typed.TypedTestGraphs.small(3);
+    TypedModelConfig cfg =
+        TypedModelConfig.of(g.schema(), 0, kind, 8, 2, 0.2f, 0, EmbeddingMode.AUTO);
+    SimpleTypedSampler s = new SimpleTypedSampler(g, 0, new int[] {4, 3}, 9);
+    TypedSampler sampler = s::sample;
+    int[] train = TypedEvaluation.seeds(g, 0, io.fanout.store.StoreLayout.SPLIT_TRAIN);
+    // 16 training papers in batches of 4: two global steps of 2 x 4 seeds per epoch
+    TypedEpochs epochs =
+        TypedEpochs.sampled(sampler, train, OPTS.batchSize(), OPTS.seed())
+            .share(WorkerShare.of(reducer));
+    try (TypedModel m = new TypedModel(cfg, new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, epochs, sampler, OPTS, reducer)) {
+      m.init(OPTS.seed());
+      t.fit(modelDir, null);
+      return state(m);
+    }
+  }
+
+  @Test
+  void twoNodeReplicasStayIdenticalAndRepeatBitForBit() throws Exception {
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      Path[] dirs = new Path[2];
+      List<List<float[]>> runs = new ArrayList<>();
+      for (int run = 0; run < 2; run++) {
+        Path dir = tmp.resolve(kind.id() + "-" + run);
+        Files.createDirectories(dir);
+        dirs[run] = dir;
+        runs.add(replicas(2, (r, rank) -> nodeReplica(kind, r, dir)));
+      }
+      float[] rank0 = runs.get(0).get(0);
+      assertThat(runs.get(0).get(1)).as(kind.id() + ": rank 1").containsExactly(rank0);
+      assertThat(runs.get(1).get(0)).as(kind.id() + ": second run").containsExactly(rank0);
+      float[] single = nodeReplica(kind, GradientReducer.LOCAL, null);
+      assertThat(Arrays.equals(single, rank0)).as(kind.id() + ": one process").isFalse();
+      for (String f : List.of("checkpoint.bin", "best.bin", "checkpoint.emb-2.bin")) {
+        assertThat(Files.readAllBytes(dirs[1].resolve(f)))
+            .as(kind.id() + ": " + f)
+            .isEqualTo(Files.readAllBytes(dirs[0].resolve(f)));
+      }
+      // three epochs, one metrics line each: rank 0 alone wrote the model dir
+      assertThat(Files.readAllLines(dirs[0].resolve("metrics.jsonl"))).hasSize(3);
+    }
+  }
+
+  @Test
+  void aOneWorkerMeshEqualsTheSingleProcessTrainer() throws Exception {
+    float[] single = nodeReplica(TypedModelKind.RGCN, GradientReducer.LOCAL, null);
+    float[] mesh = replicas(1, (r, rank) -> nodeReplica(TypedModelKind.RGCN, r, null)).get(0);
+    assertThat(mesh).containsExactly(single);
+  }
+
+  private static final LinkCommunityGraph G = new LinkCommunityGraph(80, 96, 12, 3);
+  private static final int[][] FULL = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+
+  /** The link batches of {@code TypedLinkTrainerTest}, with their count known. */
+  private static TypedEpochs linkEpochs(long seed) {
+    TrainEdges edges = TrainEdges.ofRelation(G.graph.inNeighbors(LinkCommunityGraph.BUYS), false);
+    TypedLinkSampler s =
+        new TypedLinkSampler(
+            G.graph,
+            LinkCommunityGraph.BUYS,
+            new int[] {LinkCommunityGraph.REV_BUYS},
+            FULL,
+            seed,
+            edges,
+            NegativeSampler.of("uniform", G.graph.inNeighbors(LinkCommunityGraph.BUYS)),
+            2);
+    TypedLinkSampler.Worker w = s.newWorker();
+    int batches = (edges.ids().length + 63) / 64;
+    return new TypedEpochs() {
+      @Override
+      public Iterator<TypedMiniBatch> epoch(int epoch) {
+        int[] order = SeedOrder.order(edges.ids(), seed, epoch);
+        List<TypedMiniBatch> out = new ArrayList<>();
+        for (int at = 0, b = 0; at < order.length; at += 64, b++) {
+          out.add(w.sample(epoch, b, order, at, Math.min(64, order.length - at)));
+        }
+        return out.iterator();
+      }
+
+      @Override
+      public int batches(int epoch) {
+        return batches;
+      }
+    };
+  }
+
+  /** One link replica: every type learned ({@code --learned-embeddings all}), MLP decoder. */
+  private static float[] linkReplica(GradientReducer reducer) {
+    TypedLinkTask task = TypedLinkTask.of(G.graph.schema(), "buys", DecoderKind.MLP);
+    TypedModelConfig cfg =
+        TypedModelConfig.ofLink(
+            G.graph.schema(), task.relation(), TypedModelKind.RGCN, 8, 2, 0f, 0, EmbeddingMode.ALL);
+    try (CpuBackend be = new CpuBackend();
+        TypedModel m = new TypedModel(cfg, be, DecoderKind.MLP);
+        TypedLinkTrainer t =
+            new TypedLinkTrainer(
+                m,
+                G.graph,
+                task,
+                linkEpochs(7).share(WorkerShare.of(reducer)),
+                FULL,
+                new TypedTrainOptions(2, 64, 0.01f, 0f, 7),
+                reducer)) {
+      m.init(7);
+      t.fit(null, G.val, null);
+      return state(m);
+    }
+  }
+
+  @Test
+  void twoLinkReplicasStayIdenticalAndRepeatBitForBit() throws Exception {
+    List<float[]> a = replicas(2, (r, rank) -> linkReplica(r));
+    List<float[]> b = replicas(2, (r, rank) -> linkReplica(r));
+    assertThat(a.get(1)).as("rank 1").containsExactly(a.get(0));
+    assertThat(b.get(0)).as("second run").containsExactly(a.get(0));
+    assertThat(Arrays.equals(linkReplica(GradientReducer.LOCAL), a.get(0)))
+        .as("one process")
+        .isFalse();
+  }
+}
