@@ -18,7 +18,17 @@ public enum FeatureLayoutKind {
    * reached, in id order. Then each row joins the seed group most of its in-neighbors are in, and
    * rows are ordered by group ({@code io.fanout.graph.NeighborhoodOrder}).
    */
-  NEIGHBORHOOD("neighborhood");
+  NEIGHBORHOOD("neighborhood"),
+
+  /**
+   * Inside each partition: each training vertex in dense-id order (all its vertices when it has
+   * none) followed by the rows only it reaches within two hops of in-neighbors; then the rows
+   * several seeds reach, most-reached first; then the rows no seed reaches ({@code
+   * io.fanout.graph.SeedGroupOrder}). A batch draws each seed once an epoch, so a seed's own rows
+   * are one read whatever the epoch's order. For stores whose training vertices are a small share
+   * of the vertices.
+   */
+  SEED_GROUPS("seed-groups");
 
   private final String id;
 
