@@ -69,8 +69,11 @@ public final class FeatureRelayout {
     write(dataDir, starts, stagedRowBytes(dataDir), positions, kind, threads);
   }
 
-  /** The row size the header of the first staged feature file records. */
-  private static int stagedRowBytes(Path dataDir) {
+  /**
+   * The row size the header of the first feature file under {@code dataDir} records: the staged
+   * encoding's, which may differ from the source store's.
+   */
+  public static int stagedRowBytes(Path dataDir) {
     Path file = dataDir.resolve(StoreLayout.featuresFile(0));
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ByteBuffer head =
