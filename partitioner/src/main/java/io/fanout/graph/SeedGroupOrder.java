@@ -11,14 +11,12 @@ import java.util.concurrent.Future;
 /**
  * The row positions of {@link io.fanout.store.FeatureLayoutKind#SEED_GROUPS}: inside each partition
  * {@code [starts[p], starts[p+1])}, its seeds (training vertices in dense-id order; all its
- * vertices when it has none) one after the other, each followed by the rows only it reaches within
- * two hops of in-neighbors (the neighborhood a sampler draws from, neighbors outside the partition
- * skipped), hop by hop; then the rows two or more seeds reach, most-reached first (ties by id);
- * then the rows no seed reaches, in id order. A batch draws each seed once an epoch, so each seed's
- * own rows are one run of the file whatever the epoch's order; rows many seeds share are read by
- * the first of them or held by the cache, and rows no seed reaches are never read by training and
- * lie apart. Partitions are computed in parallel, each alone, so the result does not depend on the
- * number of threads.
+ * vertices when it has none) one after the other, each followed by the rows of its in-neighbors and
+ * of theirs (two hops of the CSR, the direction a sampler draws, neighbors outside the partition
+ * skipped) that no earlier seed placed, hop by hop; then the rows no seed reaches, in id order. A
+ * batch draws each seed once an epoch, so the rows a seed samples lie in one run of the file,
+ * whatever the epoch's order, and the rows training never reads lie apart, after them. Partitions
+ * are computed in parallel, each alone, so the result does not depend on the number of threads.
  */
 public final class SeedGroupOrder {
   /** Hops of in-neighbors a seed reaches. */
@@ -70,62 +68,24 @@ public final class SeedGroupOrder {
         anyTrain = splits.split(v) == StoreLayout.SPLIT_TRAIN;
       }
     }
-    // reach[i]: how many seeds reach row lo + i within HOPS hops (saturating); a seed counts
-    // itself. lastSeed[i]: the last seed (+1) that counted it, so each seed counts a row once.
-    int[] reach = new int[size];
+    int next = lo;
     int[] lastSeed = new int[size];
+    long[] placed = new long[(size + 63) >>> 6];
+    long[] expanded = new long[(size + 63) >>> 6];
     int[][] buf = {new int[16]};
     for (int s = lo; s < hi; s++) {
       if (anyTrain && splits.split(s) != StoreLayout.SPLIT_TRAIN) {
         continue;
       }
-      int count = reachOf(csr, s, lo, hi, lastSeed, buf);
+      int count = reachOf(csr, s, lo, hi, lastSeed, expanded, buf);
       int[] members = buf[0];
       for (int i = 0; i < count; i++) {
         int r = members[i] - lo;
-        if (reach[r] < Integer.MAX_VALUE) {
-          reach[r]++;
-        }
-      }
-    }
-    int next = lo;
-    Arrays.fill(lastSeed, 0);
-    long[] placed = new long[(size + 63) >>> 6];
-    for (int s = lo; s < hi; s++) {
-      if (anyTrain && splits.split(s) != StoreLayout.SPLIT_TRAIN) {
-        continue;
-      }
-      int count = reachOf(csr, s, lo, hi, lastSeed, buf);
-      int[] members = buf[0];
-      for (int i = 0; i < count; i++) {
-        int r = members[i] - lo;
-        // the seed itself always heads its group; the other rows only when no other seed reaches
-        // them
-        if (!test(placed, r) && (i == 0 || reach[r] == 1)) {
+        if (!test(placed, r)) {
           set(placed, r);
           positions[members[i]] = next++;
         }
       }
-    }
-    // Rows several seeds reach, most-reached first, then by id: a stable sort by reach.
-    int shared = 0;
-    for (int r = 0; r < size; r++) {
-      if (!test(placed, r) && reach[r] > 1) {
-        shared++;
-      }
-    }
-    long[] keys = new long[shared];
-    int k = 0;
-    for (int r = 0; r < size; r++) {
-      if (!test(placed, r) && reach[r] > 1) {
-        keys[k++] = ((long) (Integer.MAX_VALUE - reach[r]) << 32) | r;
-      }
-    }
-    Arrays.sort(keys);
-    for (long key : keys) {
-      int r = (int) key;
-      set(placed, r);
-      positions[lo + r] = next++;
     }
     for (int r = 0; r < size; r++) {
       if (!test(placed, r)) {
@@ -137,9 +97,13 @@ public final class SeedGroupOrder {
   /**
    * Lists in {@code buf[0]} (grown as needed) the rows seed {@code s} reaches: itself first, then
    * its in-neighbors, then theirs, each once, staying in {@code [lo, hi)}; returns how many. {@code
-   * lastSeed} marks the rows already listed for this seed.
+   * lastSeed} marks the rows already listed for this seed. A vertex whose in-neighbors an earlier
+   * seed listed ({@code expanded}) is not expanded again at the last hop: they are all placed
+   * already, so the order is the same and a vertex of many in-neighbors is walked about once, not
+   * once per seed that reaches it.
    */
-  private static int reachOf(CsrGraph csr, int s, int lo, int hi, int[] lastSeed, int[][] buf) {
+  private static int reachOf(
+      CsrGraph csr, int s, int lo, int hi, int[] lastSeed, long[] expanded, int[][] buf) {
     int mark = s - lo + 1;
     int[] out = buf[0];
     lastSeed[s - lo] = mark;
@@ -150,6 +114,10 @@ public final class SeedGroupOrder {
       int levelEnd = count;
       for (int i = levelStart; i < levelEnd; i++) {
         int u = out[i];
+        if (hop == HOPS - 1 && test(expanded, u - lo)) {
+          continue; // an earlier seed listed its in-neighbors: every one of them is placed
+        }
+        set(expanded, u - lo);
         for (long e = csr.rowStart(u), end = csr.rowEnd(u); e < end; e++) {
           int w = csr.neighbor(e);
           if (w < lo || w >= hi || lastSeed[w - lo] == mark) {

@@ -22,11 +22,11 @@ public enum FeatureLayoutKind {
 
   /**
    * Inside each partition: each training vertex in dense-id order (all its vertices when it has
-   * none) followed by the rows only it reaches within two hops of in-neighbors; then the rows
-   * several seeds reach, most-reached first; then the rows no seed reaches ({@code
-   * io.fanout.graph.SeedGroupOrder}). A batch draws each seed once an epoch, so a seed's own rows
-   * are one read whatever the epoch's order. For stores whose training vertices are a small share
-   * of the vertices.
+   * none) followed by the rows of its two-hop in-neighborhood that no earlier seed placed; then the
+   * rows no seed reaches, in id order ({@code io.fanout.graph.SeedGroupOrder}). Unlike {@link
+   * #NEIGHBORHOOD} nothing is regrouped, so the rows training never reads stay out of the seeds'
+   * runs: for stores whose training vertices are a small share of the vertices, where each seed's
+   * rows are one read whatever the epoch's order.
    */
   SEED_GROUPS("seed-groups");
 

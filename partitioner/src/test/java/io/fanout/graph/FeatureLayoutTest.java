@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,14 +59,14 @@ class FeatureLayoutTest {
   }
 
   @Test
-  void seedGroupsPlaceEachSeedsOwnRowsThenSharedRowsThenTheRest() {
+  void seedGroupsPlaceEachSeedThenTheTwoHopRowsNoEarlierSeedPlacedThenTheRest() {
     // in-neighbors: 0 <- {2, 3}, 1 <- {3, 4}, 2 <- 5, 4 <- 6; train: 0 and 1; 7 reached by none.
     int[][] rows = {{2, 3}, {3, 4}, {5}, {}, {6}, {}, {}, {}};
     CsrGraph csr = csr(rows);
     VertexTable splits = vertices(new byte[] {1, 1, 0, 0, 0, 0, 0, 0});
     int[] pos = SeedGroupOrder.positions(csr, splits, new long[] {0, 8}, 1);
-    // 0, 2, 5 (only seed 0 reaches them), 1, 4, 6 (only seed 1), 3 (both), 7 (none).
-    assertThat(pos).containsExactly(0, 3, 1, 6, 4, 2, 5, 7);
+    // 0, 2, 3, 5 (seed 0's two hops), 1, 4, 6 (seed 1's, 3 placed already), 7 (reached by none).
+    assertThat(pos).containsExactly(0, 4, 1, 2, 5, 3, 6, 7);
   }
 
   @Test
@@ -96,7 +95,7 @@ class FeatureLayoutTest {
 
   /**
    * {@link SeedGroupOrder} spelled with sets: each seed's reach (itself, then hop by hop in CSR
-   * order), how many seeds reach each row, then the rows in their order.
+   * order), the rows in the order the seeds first reach them, then the rest by id.
    */
   private static int[] seedGroupsReference(int[][] rows, byte[] splits, long[] starts) {
     int[] pos = new int[rows.length];
@@ -114,8 +113,7 @@ class FeatureLayoutTest {
           seeds.add(v);
         }
       }
-      Map<Integer, java.util.LinkedHashSet<Integer>> reachOf = new java.util.HashMap<>();
-      Map<Integer, Integer> count = new java.util.HashMap<>();
+      List<Integer> order = new ArrayList<>();
       for (int s : seeds) {
         java.util.LinkedHashSet<Integer> r = new java.util.LinkedHashSet<>(List.of(s));
         List<Integer> level = List.of(s);
@@ -130,26 +128,12 @@ class FeatureLayoutTest {
           }
           level = next;
         }
-        reachOf.put(s, r);
-        r.forEach(w -> count.merge(w, 1, Integer::sum));
-      }
-      List<Integer> order = new ArrayList<>();
-      for (int s : seeds) {
-        for (int w : reachOf.get(s)) {
-          if (!order.contains(w) && (w == s || count.get(w) == 1)) {
+        for (int w : r) {
+          if (!order.contains(w)) {
             order.add(w);
           }
         }
       }
-      List<Integer> shared = new ArrayList<>();
-      for (int v = lo; v < hi; v++) {
-        if (!order.contains(v) && count.getOrDefault(v, 0) > 1) {
-          shared.add(v);
-        }
-      }
-      shared.sort(
-          (a, b) -> count.get(a).equals(count.get(b)) ? a - b : count.get(b) - count.get(a));
-      order.addAll(shared);
       for (int v = lo; v < hi; v++) {
         if (!order.contains(v)) {
           order.add(v);

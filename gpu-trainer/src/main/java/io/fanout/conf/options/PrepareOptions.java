@@ -225,10 +225,11 @@ public final class PrepareOptions {
           "feature-layout",
           io.fanout.store.FeatureLayoutKind.IDENTITY,
           "order of the feature rows inside each partition's file: identity (at their ids),"
-              + " neighborhood (each training vertex followed by its two-hop in-neighbors, rows"
-              + " regrouped by community) or seed-groups (each training vertex followed by the"
-              + " two-hop rows only it reaches, then rows several reach, then rows none reach);"
-              + " readers map ids through the recorded order",
+              + " neighborhood (each training vertex followed by its two-hop in-neighbors, then"
+              + " every row moved to the group most of its in-neighbors are in) or seed-groups"
+              + " (each training vertex followed by its two-hop in-neighbors not placed yet, then"
+              + " the rows no training vertex reaches: for sparse training splits); readers map ids"
+              + " through the recorded order",
           io.fanout.store.FeatureLayoutKind::parse,
           io.fanout.store.FeatureLayoutKind.values(),
           io.fanout.store.FeatureLayoutKind::id);
