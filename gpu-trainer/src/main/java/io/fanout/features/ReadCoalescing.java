@@ -21,6 +21,13 @@ public record ReadCoalescing(int maxGapBytes, int maxRequestBytes) {
    */
   public static final ReadCoalescing DIRECT = new ReadCoalescing(32 << 10, 256 << 10);
 
+  /**
+   * With {@code O_DIRECT} over rows laid out so that a batch's rows lie in runs ({@code
+   * feature_layout}): rows at most 4 KiB (one block) apart share a call of up to 256 KiB, so a call
+   * moves few bytes it does not need.
+   */
+  public static final ReadCoalescing DIRECT_NEAR = new ReadCoalescing(4 << 10, 256 << 10);
+
   /** One call per distinct row: the reference the merged reads are checked against. */
   public static final ReadCoalescing ROW_AT_A_TIME = new ReadCoalescing(-1, 0);
 

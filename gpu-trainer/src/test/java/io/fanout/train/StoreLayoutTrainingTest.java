@@ -25,10 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A store whose feature rows are kept in a recorded layout ({@code quantize --feature-layout})
- * trains the model bits of the same store with rows at their ids: through the store's gather, and
- * through a {@code belady} cache reading the files with merged {@code O_DIRECT} reads. The rows did
- * move: a file reader that ignored the layout would read other rows.
+ * A store whose feature rows are kept in a recorded layout ({@code prepare} or {@code quantize
+ * --feature-layout}, {@code neighborhood} and {@code seed-groups}) trains the model bits of the
+ * same store with rows at their ids: through the store's gather, and through a {@code belady} cache
+ * reading the files with merged {@code O_DIRECT} reads. The rows did move: a file reader that
+ * ignored the layout would read other rows.
  */
 class StoreLayoutTrainingTest {
   @TempDir Path tmp;
@@ -42,38 +43,44 @@ class StoreLayoutTrainingTest {
     int dim = d.features.dim;
     StoreFixtures.Graph g = graph(d);
     Path plainDir = tmp.resolve("plain");
-    Path movedDir = tmp.resolve("moved");
     StoreFixtures.write(plainDir, g, PARTS);
-    int[] positions;
-    try (GraphStore plain = GraphStore.open(plainDir)) {
-      positions = FeatureRelayout.positions(plain, FeatureLayoutKind.NEIGHBORHOOD, 2);
-    }
-    StoreFixtures.write(movedDir, g, PARTS, null, FeatureLayoutKind.NEIGHBORHOOD, positions, 2);
-    int moved = 0;
-    for (int v = 0; v < n; v++) {
-      moved += positions[v] != v ? 1 : 0;
-    }
-    assertThat(moved).isGreaterThan(n / 2);
     ModelConfig cfg = new ModelConfig("sage", dim, 32, d.classes, 2, 0.5f, "relu", "none");
     float[] memory = train(d, d.features, cfg, null, tmp.resolve("memory"));
-    try (GraphStore plain = GraphStore.open(plainDir);
-        GraphStore laidOut = GraphStore.open(movedDir)) {
-      assertThat(train(d, laidOut.features(), cfg, null, tmp.resolve("gather"))).isEqualTo(memory);
-      for (GraphStore s : new GraphStore[] {plain, laidOut}) {
-        try (RowCache cache =
-            new RowCache(
-                FeatureFiles.open(s, 3, true, ReadCoalescing.DIRECT),
-                CachePolicy.BELADY,
-                n / 10L * dim * 4)) {
-          assertThat(cache.files().layout().isIdentity()).isEqualTo(s == plain);
-          float[] got = train(d, s.features(), cfg, cache, tmp.resolve("cache" + (s == plain)));
-          assertThat(got).as("cache, layout %s", s.manifest().featureLayout).isEqualTo(memory);
-          assertThat(cache.misses()).isPositive();
-        }
+    for (FeatureLayoutKind kind :
+        new FeatureLayoutKind[] {FeatureLayoutKind.NEIGHBORHOOD, FeatureLayoutKind.SEED_GROUPS}) {
+      Path movedDir = tmp.resolve("moved-" + kind.id());
+      int[] positions;
+      try (GraphStore plain = GraphStore.open(plainDir)) {
+        positions = FeatureRelayout.positions(plain, kind, 2);
       }
-      // The CPU backends read mapped rows through the store's gather, which maps the ids.
-      try (Backend cpu = new CpuBackend()) {
-        StoreFeatureRows.map(cpu, laidOut).close();
+      StoreFixtures.write(movedDir, g, PARTS, null, kind, positions, 2);
+      int moved = 0;
+      for (int v = 0; v < n; v++) {
+        moved += positions[v] != v ? 1 : 0;
+      }
+      assertThat(moved).as(kind.id()).isGreaterThan(n / 2);
+      try (GraphStore plain = GraphStore.open(plainDir);
+          GraphStore laidOut = GraphStore.open(movedDir)) {
+        assertThat(train(d, laidOut.features(), cfg, null, tmp.resolve("gather-" + kind.id())))
+            .as(kind.id())
+            .isEqualTo(memory);
+        for (GraphStore s : new GraphStore[] {plain, laidOut}) {
+          try (RowCache cache =
+              new RowCache(
+                  FeatureFiles.open(s, 3, true, ReadCoalescing.DIRECT),
+                  CachePolicy.BELADY,
+                  n / 10L * dim * 4)) {
+            assertThat(cache.files().layout().isIdentity()).isEqualTo(s == plain);
+            Path dir = tmp.resolve("cache-" + kind.id() + (s == plain));
+            float[] got = train(d, s.features(), cfg, cache, dir);
+            assertThat(got).as("cache, layout %s", s.manifest().featureLayout).isEqualTo(memory);
+            assertThat(cache.misses()).isPositive();
+          }
+        }
+        // The CPU backends read mapped rows through the store's gather, which maps the ids.
+        try (Backend cpu = new CpuBackend()) {
+          StoreFeatureRows.map(cpu, laidOut).close();
+        }
       }
     }
   }

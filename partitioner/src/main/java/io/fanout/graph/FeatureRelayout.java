@@ -2,6 +2,7 @@ package io.fanout.graph;
 
 import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.StoreLayout;
+import io.fanout.store.StoreManifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -37,7 +38,51 @@ public final class FeatureRelayout {
       case NEIGHBORHOOD ->
           NeighborhoodOrder.positions(
               source.csr(), source.vertices(), vertexStarts(source), threads);
+      case SEED_GROUPS ->
+          SeedGroupOrder.positions(source.csr(), source.vertices(), vertexStarts(source), threads);
     };
+  }
+
+  /**
+   * Lays out the feature files a writer staged in {@code dataDir} before its manifest exists
+   * ({@code prepare --feature-layout}): the positions of {@code kind} over the staged CSR and nodes
+   * files (partition {@code p} holds {@code counts[p]} vertices and {@code edges[p]} CSR entries),
+   * then {@link #write}. The rows keep the encoding they were staged in (their size is read from
+   * the first feature file's header).
+   */
+  public static void writeStaged(
+      Path dataDir, long[] counts, long[] edges, FeatureLayoutKind kind, int threads) {
+    StoreManifest graph = new StoreManifest();
+    long[] starts = new long[counts.length + 1];
+    for (int p = 0; p < counts.length; p++) {
+      graph.partitionTable.add(new StoreManifest.Partition(p, starts[p], counts[p], edges[p]));
+      starts[p + 1] = starts[p] + counts[p];
+    }
+    graph.partitions = counts.length;
+    graph.vertices = starts[counts.length];
+    graph.edges = java.util.Arrays.stream(edges).sum();
+    graph.featureDim = 0; // the graph only: the rows are moved as bytes
+    int[] positions;
+    try (GraphStore g = GraphStore.staged(dataDir, graph)) {
+      positions = positions(g, kind, threads);
+    }
+    write(dataDir, starts, stagedRowBytes(dataDir), positions, kind, threads);
+  }
+
+  /**
+   * The row size the header of the first feature file under {@code dataDir} records: the staged
+   * encoding's, which may differ from the source store's.
+   */
+  public static int stagedRowBytes(Path dataDir) {
+    Path file = dataDir.resolve(StoreLayout.featuresFile(0));
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      ByteBuffer head =
+          ByteBuffer.allocate(StoreLayout.HEADER_BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      while (head.hasRemaining() && ch.read(head, head.position()) >= 0) {}
+      return head.getInt(io.fanout.store.FeatureFileWriter.ROW_BYTES);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the header of " + file, e);
+    }
   }
 
   /**

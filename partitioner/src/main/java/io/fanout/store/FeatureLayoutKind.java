@@ -18,7 +18,17 @@ public enum FeatureLayoutKind {
    * reached, in id order. Then each row joins the seed group most of its in-neighbors are in, and
    * rows are ordered by group ({@code io.fanout.graph.NeighborhoodOrder}).
    */
-  NEIGHBORHOOD("neighborhood");
+  NEIGHBORHOOD("neighborhood"),
+
+  /**
+   * Inside each partition: each training vertex in dense-id order (all its vertices when it has
+   * none) followed by the rows of its two-hop in-neighborhood that no earlier seed placed; then the
+   * rows no seed reaches, in id order ({@code io.fanout.graph.SeedGroupOrder}). Unlike {@link
+   * #NEIGHBORHOOD} nothing is regrouped, so the rows training never reads stay out of the seeds'
+   * runs: for stores whose training vertices are a small share of the vertices, where each seed's
+   * rows are one read whatever the epoch's order.
+   */
+  SEED_GROUPS("seed-groups");
 
   private final String id;
 

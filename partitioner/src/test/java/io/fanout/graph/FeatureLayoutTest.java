@@ -10,7 +10,9 @@ import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +56,103 @@ class FeatureLayoutTest {
     int[] pos = NeighborhoodOrder.positions(csr, splits, new long[] {0, 8}, 1);
     // groups: {0, 2, 3} + 4 (both its in-neighbors are there), {1, 7}, then 5, 6.
     assertThat(pos).containsExactly(0, 4, 1, 2, 3, 6, 7, 5);
+  }
+
+  @Test
+  void seedGroupsPlaceEachSeedThenTheTwoHopRowsNoEarlierSeedPlacedThenTheRest() {
+    // in-neighbors: 0 <- {2, 3}, 1 <- {3, 4}, 2 <- 5, 4 <- 6; train: 0 and 1; 7 reached by none.
+    int[][] rows = {{2, 3}, {3, 4}, {5}, {}, {6}, {}, {}, {}};
+    CsrGraph csr = csr(rows);
+    VertexTable splits = vertices(new byte[] {1, 1, 0, 0, 0, 0, 0, 0});
+    int[] pos = SeedGroupOrder.positions(csr, splits, new long[] {0, 8}, 1);
+    // 0, 2, 3, 5 (seed 0's two hops), 1, 4, 6 (seed 1's, 3 placed already), 7 (reached by none).
+    assertThat(pos).containsExactly(0, 4, 1, 2, 5, 3, 6, 7);
+  }
+
+  @Test
+  void seedGroupsEqualASetBasedReferenceOnRandomGraphs() {
+    for (long seed = 1; seed <= 6; seed++) {
+      java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+      int n = 400;
+      int[][] rows = new int[n][];
+      byte[] splits = new byte[n];
+      for (int v = 0; v < n; v++) {
+        rows[v] = rnd.ints(rnd.nextInt(6), 0, n).sorted().toArray();
+        // sparse seeds; the last partition has none, so all its vertices are seeds
+        splits[v] = (byte) (v < 300 && rnd.nextInt(10) == 0 ? 1 : rnd.nextInt(2) * 2);
+      }
+      long[] starts = {0, 120, 120, 300, 400};
+      CsrGraph csr = csr(rows);
+      int[] want = seedGroupsReference(rows, splits, starts);
+      for (int threads : new int[] {1, 3}) {
+        int[] got = SeedGroupOrder.positions(csr, vertices(splits), starts, threads);
+        assertThat(got).as("seed %d, %d threads", seed, threads).isEqualTo(want);
+      }
+      FeatureRowOrder.check(want, starts, "test");
+      assertThat(want).isNotEqualTo(identity(n));
+    }
+  }
+
+  /**
+   * {@link SeedGroupOrder} spelled with sets: each seed's reach (itself, then hop by hop in CSR
+   * order), the rows in the order the seeds first reach them, then the rest by id.
+   */
+  private static int[] seedGroupsReference(int[][] rows, byte[] splits, long[] starts) {
+    int[] pos = new int[rows.length];
+    for (int p = 0; p + 1 < starts.length; p++) {
+      int lo = (int) starts[p];
+      int hi = (int) starts[p + 1];
+      List<Integer> seeds = new ArrayList<>();
+      for (int v = lo; v < hi; v++) {
+        if (splits[v] == 1) {
+          seeds.add(v);
+        }
+      }
+      if (seeds.isEmpty()) {
+        for (int v = lo; v < hi; v++) {
+          seeds.add(v);
+        }
+      }
+      List<Integer> order = new ArrayList<>();
+      for (int s : seeds) {
+        java.util.LinkedHashSet<Integer> r = new java.util.LinkedHashSet<>(List.of(s));
+        List<Integer> level = List.of(s);
+        for (int hop = 0; hop < 2; hop++) {
+          List<Integer> next = new ArrayList<>();
+          for (int u : level) {
+            for (int w : rows[u]) {
+              if (w >= lo && w < hi && r.add(w)) {
+                next.add(w);
+              }
+            }
+          }
+          level = next;
+        }
+        for (int w : r) {
+          if (!order.contains(w)) {
+            order.add(w);
+          }
+        }
+      }
+      for (int v = lo; v < hi; v++) {
+        if (!order.contains(v)) {
+          order.add(v);
+        }
+      }
+      for (int i = 0; i < order.size(); i++) {
+        pos[order.get(i)] = lo + i;
+      }
+    }
+    return pos;
+  }
+
+  private static CsrGraph csr(int[][] rows) {
+    long[] indptr = new long[rows.length + 1];
+    int[] idx = Arrays.stream(rows).flatMapToInt(Arrays::stream).toArray();
+    for (int v = 0; v < rows.length; v++) {
+      indptr[v + 1] = indptr[v] + rows[v].length;
+    }
+    return new ArrayCsrGraph(indptr, idx);
   }
 
   @Test

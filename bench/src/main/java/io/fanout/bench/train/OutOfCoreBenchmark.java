@@ -9,6 +9,8 @@ import io.fanout.features.ReadCoalescing;
 import io.fanout.features.RowCache;
 import io.fanout.features.RowLayout;
 import io.fanout.graph.NeighborhoodOrder;
+import io.fanout.graph.SeedGroupOrder;
+import io.fanout.graph.VertexTable;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
@@ -41,10 +43,10 @@ public final class OutOfCoreBenchmark {
 
   /** The row layouts it can write. */
   public static final List<String> LAYOUTS =
-      List.of("identity", "neighborhood", "first-use", "first-use-prior");
+      List.of("identity", "neighborhood", "seed-groups", "first-use", "first-use-prior");
 
   /** The ways it can issue reads. */
-  public static final List<String> COALESCING = List.of("row", "merged");
+  public static final List<String> COALESCING = List.of("row", "merged", "near");
 
   public record Settings(
       int vertices,
@@ -138,18 +140,21 @@ public final class OutOfCoreBenchmark {
                 CacheReplayBenchmark.sample(
                     bg, s.batches(), s.batchSize(), s.fanouts(), s.loaderThreads(), 1))
             : null;
+    // The layouts a store records (quantize/prepare --feature-layout), one partition here, over
+    // the graph and the training split the epochs draw their seeds from; no epoch is used.
+    VertexTable split = trainingSplit(n, bg.spreadSeeds(s.batches() * s.batchSize()));
     long l0 = System.nanoTime();
-    // The layout a store records (quantize --feature-layout neighborhood): one partition here.
     RowLayout neighborhood =
         s.layouts().contains("neighborhood")
-            ? RowLayout.of(
-                NeighborhoodOrder.positions(
-                    bg.csr(),
-                    bg.vertices(),
-                    new long[] {0, n},
-                    Runtime.getRuntime().availableProcessors()))
+            ? RowLayout.of(NeighborhoodOrder.positions(bg.csr(), split, new long[] {0, n}, 1))
             : null;
     double neighborhoodSeconds = (System.nanoTime() - l0) / 1e9;
+    long g0 = System.nanoTime();
+    RowLayout seedGroups =
+        s.layouts().contains("seed-groups")
+            ? RowLayout.of(SeedGroupOrder.positions(bg.csr(), split, new long[] {0, n}, 1))
+            : null;
+    double seedGroupsSeconds = (System.nanoTime() - g0) / 1e9;
     bg = null; // the rows come from BenchGraph.feature; the graph is no longer needed
     long accesses = 0;
     int maxRows = 0;
@@ -164,7 +169,9 @@ public final class OutOfCoreBenchmark {
     out.put("features", dim);
     out.put("locality", s.locality());
     out.put("community_size", s.communitySize());
+    out.put("training_vertices", s.batches() * s.batchSize());
     out.put("neighborhood_layout_seconds", neighborhoodSeconds);
+    out.put("seed_groups_layout_seconds", seedGroupsSeconds);
     out.put("row_bytes", rowBytes);
     out.put("feature_file_bytes", (long) n * rowBytes);
     out.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
@@ -185,6 +192,7 @@ public final class OutOfCoreBenchmark {
               case "identity" -> RowLayout.IDENTITY;
               case "first-use" -> RowLayout.firstUse(n, batches);
               case "neighborhood" -> neighborhood;
+              case "seed-groups" -> seedGroups;
               default -> prior;
             };
         Path file = dir.resolve("features-" + name + ".feat");
@@ -210,7 +218,11 @@ public final class OutOfCoreBenchmark {
           String key = name + "_" + c;
           log.println("serving the batches: layout " + name + ", reads " + c);
           ReadCoalescing rc =
-              c.equals("row") ? ReadCoalescing.ROW_AT_A_TIME : ReadCoalescing.DIRECT;
+              switch (c) {
+                case "row" -> ReadCoalescing.ROW_AT_A_TIME;
+                case "near" -> ReadCoalescing.DIRECT_NEAR;
+                default -> ReadCoalescing.DIRECT;
+              };
           FeatureFiles f =
               FeatureFiles.of(
                   new Path[] {files.get(name)},
@@ -255,6 +267,30 @@ public final class OutOfCoreBenchmark {
     out.put("peak_rss_bytes", peakRss());
     out.put("total_seconds", (System.nanoTime() - t0) / 1e9);
     return out;
+  }
+
+  /** The split marking {@code seeds} as training vertices and every other vertex as none. */
+  static VertexTable trainingSplit(int n, int[] seeds) {
+    boolean[] train = new boolean[n];
+    for (int v : seeds) {
+      train[v] = true;
+    }
+    return new VertexTable() {
+      @Override
+      public int numVertices() {
+        return n;
+      }
+
+      @Override
+      public int label(int v) {
+        return -1;
+      }
+
+      @Override
+      public byte split(int v) {
+        return train[v] ? StoreLayout.SPLIT_TRAIN : StoreLayout.SPLIT_NONE;
+      }
+    };
   }
 
   /**

@@ -66,7 +66,7 @@ class BenchOutOfCoreCommandTest {
   }
 
   @Test
-  void theStoresNeighborhoodLayoutGroupsTheRowsOfAGraphWithCommunities() throws Exception {
+  void theStoresLayoutsGroupTheRowsOfAGraphWithCommunities() throws Exception {
     Result r =
         cli(
             "bench-out-of-core",
@@ -87,9 +87,9 @@ class BenchOutOfCoreCommandTest {
             "--batches",
             "20",
             "--layouts",
-            "identity,neighborhood",
+            "identity,neighborhood,seed-groups",
             "--coalescing",
-            "merged",
+            "merged,near",
             "--probe-seconds",
             "0.1",
             "--work-dir",
@@ -99,10 +99,21 @@ class BenchOutOfCoreCommandTest {
     assertThat(j.get("rows_identical_across_runs").asBoolean()).isTrue();
     assertThat(j.get("neighborhood_merged_misses").asLong())
         .isEqualTo(j.get("identity_merged_misses").asLong());
+    assertThat(j.get("training_vertices").asInt()).isEqualTo(20 * 16);
     // 8 KiB rows: rows at their ids seldom lie within the 32 KiB gap of each other; laid out by
-    // neighborhood, a seed's sampled rows lie in its community's stretch of the file
-    assertThat(j.get("neighborhood_merged_read_calls").asLong() * 2)
-        .isLessThan(j.get("identity_merged_read_calls").asLong());
+    // either layout a store records, a seed's sampled rows lie side by side
+    for (String layout : new String[] {"neighborhood", "seed-groups"}) {
+      for (String c : new String[] {"merged", "near"}) {
+        assertThat(j.get(layout + "_" + c + "_misses").asLong())
+            .isEqualTo(j.get("identity_merged_misses").asLong());
+        assertThat(j.get(layout + "_" + c + "_read_calls").asLong() * 2)
+            .as(layout + "_" + c)
+            .isLessThan(j.get("identity_merged_read_calls").asLong());
+      }
+    }
+    // near reads move fewer bytes a row needs not
+    assertThat(j.get("seed-groups_near_bytes_transferred").asLong())
+        .isLessThanOrEqualTo(j.get("seed-groups_merged_bytes_transferred").asLong());
   }
 
   @Test

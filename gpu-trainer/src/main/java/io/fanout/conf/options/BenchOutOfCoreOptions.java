@@ -32,8 +32,9 @@ public final class BenchOutOfCoreOptions {
       OptionDef.string(
           "layouts",
           "identity,first-use,first-use-prior",
-          "row layouts of the feature files: identity (rows at their ids), neighborhood (the"
-              + " layout quantize --feature-layout records in a store, computed from the graph),"
+          "row layouts of the feature files: identity (rows at their ids), neighborhood and"
+              + " seed-groups (the layouts prepare and quantize --feature-layout record in a store,"
+              + " computed from the graph and the training vertices the epochs draw from),"
               + " first-use (rows in the order the served batches first touch them),"
               + " first-use-prior (in the order another epoch's batches do)");
   public static final OptionDef<Double> LOCALITY =
@@ -49,7 +50,7 @@ public final class BenchOutOfCoreOptions {
           "coalescing",
           "row,merged",
           "how the cache's reads are issued: row (one O_DIRECT read per row), merged (rows up to"
-              + " 32 KiB apart share a read of up to 256 KiB)");
+              + " 32 KiB apart share a read of up to 256 KiB), near (rows up to 4 KiB apart do)");
   public static final OptionDef<Double> PROBE_SECONDS =
       OptionDef.doubleValue(
           "probe-seconds", 5.0, "seconds of each random-read measurement of the disk itself");

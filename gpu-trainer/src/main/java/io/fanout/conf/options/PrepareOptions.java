@@ -216,6 +216,32 @@ public final class PrepareOptions {
                   + " bits, or product quantization; typed graphs: one value for every type, or"
                   + " per type TYPE=ENC,... (a value without TYPE= for the types not named)");
 
+  /**
+   * The order of the feature rows inside each partition's file ({@code prepare} and {@code
+   * quantize}); recorded in the store only when it is not identity.
+   */
+  public static final OptionDef<io.fanout.store.FeatureLayoutKind> FEATURE_LAYOUT =
+      OptionDef.enumeration(
+          "feature-layout",
+          io.fanout.store.FeatureLayoutKind.IDENTITY,
+          "order of the feature rows inside each partition's file: identity (at their ids),"
+              + " neighborhood (each training vertex followed by its two-hop in-neighbors, then"
+              + " every row moved to the group most of its in-neighbors are in) or seed-groups"
+              + " (each training vertex followed by its two-hop in-neighbors not placed yet, then"
+              + " the rows no training vertex reaches: for sparse training splits); readers map ids"
+              + " through the recorded order",
+          io.fanout.store.FeatureLayoutKind::parse,
+          io.fanout.store.FeatureLayoutKind.values(),
+          io.fanout.store.FeatureLayoutKind::id);
+
+  /** Records the layout among a store's options only when it is not identity. */
+  public static void pruneRecordedLayout(
+      java.util.Map<String, String> recorded, io.fanout.store.FeatureLayoutKind layout) {
+    if (layout == io.fanout.store.FeatureLayoutKind.IDENTITY) {
+      recorded.remove(FEATURE_LAYOUT.name());
+    }
+  }
+
   public static final List<OptionDef<?>> ALL =
       List.of(
           VERTICES,
@@ -256,7 +282,8 @@ public final class PrepareOptions {
           FEATURE_ENCODING,
           QuantizeOptions.PQ_GROUP_SIZE,
           QuantizeOptions.PQ_SAMPLE_ROWS,
-          QuantizeOptions.PQ_SEED);
+          QuantizeOptions.PQ_SEED,
+          FEATURE_LAYOUT);
 
   /** Options left out of the recorded options of stores without an edge split. */
   public static final List<OptionDef<?>> EDGE_SPLIT_OPTIONS =

@@ -12,22 +12,12 @@ import java.util.Map;
 public final class QuantizeCommandOptions {
   private QuantizeCommandOptions() {}
 
-  public static final OptionDef<FeatureLayoutKind> FEATURE_LAYOUT =
-      OptionDef.enumeration(
-          "feature-layout",
-          FeatureLayoutKind.IDENTITY,
-          "order of the feature rows inside each partition's file: identity (at their ids) or"
-              + " neighborhood (each training vertex followed by its two-hop in-neighbors, so rows"
-              + " sampled together lie together); readers map ids through the recorded order",
-          FeatureLayoutKind::parse,
-          FeatureLayoutKind.values(),
-          FeatureLayoutKind::id);
+  /** {@link PrepareOptions#FEATURE_LAYOUT}: one option, one meaning, in both commands. */
+  public static final OptionDef<FeatureLayoutKind> FEATURE_LAYOUT = PrepareOptions.FEATURE_LAYOUT;
 
   /** Records the layout among a store's options only when it is not identity. */
   public static void pruneRecorded(Map<String, String> recorded, FeatureLayoutKind layout) {
-    if (layout == FeatureLayoutKind.IDENTITY) {
-      recorded.remove(FEATURE_LAYOUT.name());
-    }
+    PrepareOptions.pruneRecordedLayout(recorded, layout);
   }
 
   /** Every option of the command, in help order. */

@@ -106,7 +106,7 @@ class QuantizeCommandTest {
   }
 
   @Test
-  void badEncodingsExitWithStatus2() {
+  void badEncodingsAndLayoutsExitWithStatus2() {
     Result p = prepare(tmp.resolve("bad"), "--feature-encoding", "int2");
     assertThat(p.code()).isEqualTo(2);
     assertThat(p.err()).contains("feature-encoding").contains("f32|f16|int8|int4|pq");
@@ -122,6 +122,13 @@ class QuantizeCommandTest {
             "float8");
     assertThat(q.code()).isEqualTo(2);
     assertThat(q.err()).contains("feature-encoding").contains("f32|f16|int8|int4|pq");
+
+    Result layout = prepare(tmp.resolve("bad-layout"), "--feature-layout", "degree");
+    assertThat(layout.code()).isEqualTo(2);
+    assertThat(layout.err())
+        .contains("feature-layout")
+        .contains("identity|neighborhood|seed-groups");
+    assertThat(layout.err().strip().lines()).hasSize(1);
 
     Result none = cli("quantize", "--output", tmp.resolve("y").toString());
     assertThat(none.code()).isEqualTo(2);

@@ -9,11 +9,13 @@ import io.fanout.conf.options.EdgeSort;
 import io.fanout.conf.options.IdLookup;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeOptions;
+import io.fanout.graph.FeatureRelayout;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.spark.internal.LocalTablePaths;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.DisjointPaths;
+import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
@@ -64,6 +66,7 @@ public final class PrepareJob {
   static final String EDGE_FILES = "sort edges by destination and write csr files";
   static final String HELD_OUT = "write the val and test edges and their negatives";
   static final String ENCODE = "encode features";
+  static final String LAYOUT = "lay out feature rows";
   static final String COUNT = "count the input rows for the plan";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PrepareJob.class);
   private long phaseStart = System.nanoTime();
@@ -164,6 +167,7 @@ public final class PrepareJob {
       }
     }
     QuantizeOptions.pruneRecorded(recorded, conf);
+    PrepareOptions.pruneRecordedLayout(recorded, conf.get(PrepareOptions.FEATURE_LAYOUT));
     if (!graphPartitioner()) {
       for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
         recorded.remove(d.name());
@@ -238,6 +242,9 @@ public final class PrepareJob {
     s.addAll(List.of(VERTEX_CHECKS, VERTEX_FILES, EDGE_FILES));
     if (conf.get(QuantizeOptions.FEATURE_ENCODING) != StoreFeatureEncoding.F32) {
       s.add(ENCODE);
+    }
+    if (conf.get(PrepareOptions.FEATURE_LAYOUT) != FeatureLayoutKind.IDENTITY) {
+      s.add(LAYOUT);
     }
     if (edgeSplit != null) {
       s.add(HELD_OUT);
@@ -378,7 +385,29 @@ public final class PrepareJob {
       phase("feature encoding");
     }
 
+    // 7. --feature-layout: the rows moved inside each partition's file, after any encoding (as
+    // quantize does), in the order computed over the staged CSR and splits
+    FeatureLayoutKind layout = conf.get(PrepareOptions.FEATURE_LAYOUT);
+    if (steps.has(LAYOUT)) {
+      if (vs.dim == 0) {
+        throw new InvalidInputException(
+            in.vertexSource
+                + ": --feature-layout "
+                + layout.id()
+                + " orders feature rows, but the vertex table has no '"
+                + conf.get(PrepareOptions.FEATURES_COLUMN)
+                + "' column; leave --feature-layout out or name the column with"
+                + " --features-column");
+      }
+      int threads = Runtime.getRuntime().availableProcessors();
+      steps.run(
+          LAYOUT,
+          () -> FeatureRelayout.writeStaged(staging, vs.counts, csr.edgesPerPart, layout, threads));
+      phase("feature layout");
+    }
+
     StoreManifest m = new StoreManifest();
+    m.featureLayout = layout == FeatureLayoutKind.IDENTITY ? null : layout.id();
     if (edgeSplit != null) {
       m.edgeSplit =
           steps.call(

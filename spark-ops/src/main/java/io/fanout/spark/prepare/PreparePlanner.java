@@ -208,6 +208,12 @@ final class PreparePlanner {
     if (!encoding.equals("f32")) {
       notes.add("--feature-encoding writes f32 feature files first: peak disk adds them");
     }
+    if (conf.get(PrepareOptions.FEATURE_LAYOUT) != io.fanout.store.FeatureLayoutKind.IDENTITY) {
+      notes.add(
+          "--feature-layout rewrites each partition's feature file next to it: peak disk adds"
+              + " the largest partition's; the driver holds the order (4 bytes a vertex) and 8 bytes"
+              + " a vertex of each partition it lays out at once");
+    }
     if (c.graphPartitioner) {
       notes.add("the multilevel partitioner's own shuffles are not estimated");
     }

@@ -153,8 +153,9 @@ public final class QuantizeJob {
     int threads = Runtime.getRuntime().availableProcessors();
     try (GraphStore g = GraphStore.open(source)) {
       int[] positions = FeatureRelayout.positions(g, layout, threads);
+      // the staged rows' size: the encoding just written, not the f32 source's
       FeatureRelayout.write(
-          staging, starts, g.featureParams().rowBytes(), positions, layout, threads);
+          staging, starts, FeatureRelayout.stagedRowBytes(staging), positions, layout, threads);
     }
   }
 

@@ -52,6 +52,11 @@ final class TypedOptionChecks {
     if (conf.get(PrepareOptions.DRY_RUN)) {
       throw unbuilt("--dry-run", "run prepare without it");
     }
+    if (conf.get(PrepareOptions.FEATURE_LAYOUT) != io.fanout.store.FeatureLayoutKind.IDENTITY) {
+      throw unbuilt(
+          "--feature-layout " + conf.get(PrepareOptions.FEATURE_LAYOUT).id(),
+          "typed stores keep each type's feature rows at their ids");
+    }
     if (!conf.get(PrepareOptions.VERTICES).isEmpty() || !conf.get(PrepareOptions.EDGES).isEmpty()) {
       throw new FanoutConfigException(
           "--vertices and --edges name the tables of a one-table graph; a typed graph names its"

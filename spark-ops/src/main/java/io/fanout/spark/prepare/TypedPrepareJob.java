@@ -186,6 +186,7 @@ public final class TypedPrepareJob {
     }
     recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
     recorded.remove(PrepareOptions.UNDIRECTED.name());
+    recorded.remove(PrepareOptions.FEATURE_LAYOUT.name()); // refused for typed graphs
     boolean pq = encodings.fallback() == StoreFeatureEncoding.PQ;
     for (StoreFeatureEncoding e : encodings.byType().values()) {
       pq |= e == StoreFeatureEncoding.PQ;

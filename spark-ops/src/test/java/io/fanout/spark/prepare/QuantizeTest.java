@@ -266,6 +266,48 @@ class QuantizeTest {
   }
 
   @Test
+  void prepareWithALayoutWritesTheStoreQuantizeWrites() throws IOException {
+    // one vertex in 20 is a training vertex: seed-groups moves each one's two-hop rows to it
+    StructType withSplit = V.add("split", DataTypes.StringType);
+    List<Row> vs = new ArrayList<>();
+    for (Row r : vertices) {
+      vs.add(RowFactory.create(r.get(0), r.get(1), r.getLong(0) % 20 == 0 ? "train" : "none"));
+    }
+    Path f32Split = dir.resolve("f32-split");
+    Path prepared = dir.resolve("p-int8-seed-groups");
+    for (Path out : new Path[] {f32Split, prepared}) {
+      Fanout.get(spark)
+          .prepare(spark.createDataFrame(vs, withSplit), spark.createDataFrame(edges, E))
+          .option("partitions", "3")
+          .option("feature-encoding", out == prepared ? "int8" : "f32")
+          .option("feature-layout", out == prepared ? "seed-groups" : "identity")
+          .output(out.toString())
+          .execute();
+    }
+    Path quantized = dir.resolve("q-int8-seed-groups");
+    Path plain = dir.resolve("q-int8-split");
+    for (Path out : new Path[] {quantized, plain}) {
+      Fanout.get(spark)
+          .quantize(f32Split.toString())
+          .encoding("int8")
+          .option("feature-layout", out == quantized ? "seed-groups" : "identity")
+          .output(out.toString())
+          .execute();
+    }
+    StoreManifest m = StoreManifest.read(prepared);
+    assertThat(m.featureLayout).isEqualTo("seed-groups");
+    assertThat(m.options).containsEntry("feature-layout", "seed-groups");
+    assertThat(StoreManifest.read(f32Split).options).doesNotContainKey("feature-layout");
+    assertThat(m.fingerprint()).isEqualTo(StoreManifest.read(quantized).fingerprint());
+    for (String rel : new String[] {StoreLayout.featuresFile(1), StoreLayout.FEATURE_ORDER}) {
+      assertThat(bytes(prepared, rel)).as(rel).isEqualTo(bytes(quantized, rel));
+    }
+    assertThat(bytes(prepared, StoreLayout.featuresFile(1)))
+        .isNotEqualTo(bytes(plain, StoreLayout.featuresFile(1)));
+    assertThat(rows(prepared)).isEqualTo(rows(plain));
+  }
+
+  @Test
   void refusals() {
     assertThatThrownBy(
             () ->

@@ -185,6 +185,11 @@ class TypedPrepareErrorsTest {
     fails(good().option("id-lookup", "task"), FanoutConfigException.class, "--id-lookup task");
     fails(good().option("dry-run", "true"), FanoutConfigException.class, "--dry-run");
     fails(
+        good().option("feature-layout", "seed-groups"),
+        FanoutConfigException.class,
+        "--feature-layout seed-groups",
+        "typed stores keep each type's feature rows at their ids");
+    fails(
         good().option("feature-encoding", "author=f16"),
         FanoutConfigException.class,
         "names type 'author'");

@@ -1,0 +1,146 @@
+package io.fanout.graph;
+
+import io.fanout.store.StoreLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The row positions of {@link io.fanout.store.FeatureLayoutKind#SEED_GROUPS}: inside each partition
+ * {@code [starts[p], starts[p+1])}, its seeds (training vertices in dense-id order; all its
+ * vertices when it has none) one after the other, each followed by the rows of its in-neighbors and
+ * of theirs (two hops of the CSR, the direction a sampler draws, neighbors outside the partition
+ * skipped) that no earlier seed placed, hop by hop; then the rows no seed reaches, in id order. A
+ * batch draws each seed once an epoch, so the rows a seed samples lie in one run of the file,
+ * whatever the epoch's order, and the rows training never reads lie apart, after them. Partitions
+ * are computed in parallel, each alone, so the result does not depend on the number of threads.
+ */
+public final class SeedGroupOrder {
+  /** Hops of in-neighbors a seed reaches. */
+  public static final int HOPS = 2;
+
+  private SeedGroupOrder() {}
+
+  /**
+   * The position of every id's row ({@code positions[v]}, a permutation keeping each id in its
+   * partition).
+   *
+   * @param starts the first id of each partition, then the number of ids
+   * @param splits the split of every id (training ids are the seeds); null: every id is a seed
+   */
+  public static int[] positions(CsrGraph csr, VertexTable splits, long[] starts, int threads) {
+    int n = csr.numVertices();
+    int[] positions = new int[n];
+    int parts = starts.length - 1;
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, parts)));
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int p = 0; p < parts; p++) {
+        int lo = (int) starts[p];
+        int hi = (int) starts[p + 1];
+        done.add(pool.submit(() -> order(csr, splits, lo, hi, positions)));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while ordering feature rows", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException re
+          ? re
+          : new IllegalStateException("ordering feature rows failed", e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+    return positions;
+  }
+
+  /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
+  private static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
+    int size = hi - lo;
+    boolean anyTrain = false;
+    if (splits != null) {
+      for (int v = lo; v < hi && !anyTrain; v++) {
+        anyTrain = splits.split(v) == StoreLayout.SPLIT_TRAIN;
+      }
+    }
+    int next = lo;
+    int[] lastSeed = new int[size];
+    long[] placed = new long[(size + 63) >>> 6];
+    long[] expanded = new long[(size + 63) >>> 6];
+    int[][] buf = {new int[16]};
+    for (int s = lo; s < hi; s++) {
+      if (anyTrain && splits.split(s) != StoreLayout.SPLIT_TRAIN) {
+        continue;
+      }
+      int count = reachOf(csr, s, lo, hi, lastSeed, expanded, buf);
+      int[] members = buf[0];
+      for (int i = 0; i < count; i++) {
+        int r = members[i] - lo;
+        if (!test(placed, r)) {
+          set(placed, r);
+          positions[members[i]] = next++;
+        }
+      }
+    }
+    for (int r = 0; r < size; r++) {
+      if (!test(placed, r)) {
+        positions[lo + r] = next++;
+      }
+    }
+  }
+
+  /**
+   * Lists in {@code buf[0]} (grown as needed) the rows seed {@code s} reaches: itself first, then
+   * its in-neighbors, then theirs, each once, staying in {@code [lo, hi)}; returns how many. {@code
+   * lastSeed} marks the rows already listed for this seed. A vertex whose in-neighbors an earlier
+   * seed listed ({@code expanded}) is not expanded again at the last hop: they are all placed
+   * already, so the order is the same and a vertex of many in-neighbors is walked about once, not
+   * once per seed that reaches it.
+   */
+  private static int reachOf(
+      CsrGraph csr, int s, int lo, int hi, int[] lastSeed, long[] expanded, int[][] buf) {
+    int mark = s - lo + 1;
+    int[] out = buf[0];
+    lastSeed[s - lo] = mark;
+    out[0] = s;
+    int count = 1;
+    int levelStart = 0;
+    for (int hop = 0; hop < HOPS; hop++) {
+      int levelEnd = count;
+      for (int i = levelStart; i < levelEnd; i++) {
+        int u = out[i];
+        if (hop == HOPS - 1 && test(expanded, u - lo)) {
+          continue; // an earlier seed listed its in-neighbors: every one of them is placed
+        }
+        set(expanded, u - lo);
+        for (long e = csr.rowStart(u), end = csr.rowEnd(u); e < end; e++) {
+          int w = csr.neighbor(e);
+          if (w < lo || w >= hi || lastSeed[w - lo] == mark) {
+            continue;
+          }
+          lastSeed[w - lo] = mark;
+          if (count == out.length) {
+            out = Arrays.copyOf(out, 2 * count);
+            buf[0] = out;
+          }
+          out[count++] = w;
+        }
+      }
+      levelStart = levelEnd;
+    }
+    return count;
+  }
+
+  private static boolean test(long[] bits, int i) {
+    return (bits[i >>> 6] & (1L << i)) != 0;
+  }
+
+  private static void set(long[] bits, int i) {
+    bits[i >>> 6] |= 1L << i;
+  }
+}
