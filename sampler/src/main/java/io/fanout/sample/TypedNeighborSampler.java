@@ -17,7 +17,7 @@ import io.fanout.graph.VertexTable;
  * their first sampled edge appears (relation order, destination order, then sample order), which
  * keeps each type's earlier nodes a prefix ({@link TypedBatchBuilder}, which the partitioned mode
  * of {@code sample} builds its batches through as well). Each block is built count, prefix-sum,
- * fill.
+ * fill (every row's positions, then one loop reading the neighbors of all rows).
  *
  * <p>Link-prediction batches ({@link TypedLinkSampler}) seed both endpoint types of the link
  * relation and leave the batch's positive edges out of the blocks of that relation and its reverses
@@ -118,6 +118,7 @@ public final class TypedNeighborSampler {
     private long[] starts = new long[1024];
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
+    private long[] gather = new long[1024];
 
     private Worker(TypedLinkRelation link) {
       builder = new TypedBatchBuilder(graph.schema(), seedType, link);
@@ -213,17 +214,37 @@ public final class TypedNeighborSampler {
         }
         ptr[i + 1] = (int) total;
       }
-      int[] ids = new int[(int) total];
+      // Fill: every row's positions first (NodeSampler#fillRow's, row by row), then the neighbors
+      // of all rows in one loop, whose independent reads (a cache miss each, in two or more
+      // relations' rows per node) the CPU keeps in flight together.
+      int n = (int) total;
+      if (gather.length < n) {
+        gather = new long[Math.max(n, 2 * gather.length)];
+      }
       for (int i = 0; i < rows; i++) {
         int k = ptr[i + 1] - ptr[i];
         if (k == 0) {
           continue;
         }
+        int o = ptr[i];
+        long s = starts[i];
+        if (k == degrees[i]) {
+          for (int j = 0; j < k; j++) {
+            gather[o + j] = s + j;
+          }
+          continue;
+        }
         if (positions.length < k) {
           positions = new int[Math.max(k, 2 * positions.length)];
         }
-        long key = SampleHash.nodeKey(relKey, h, dstNodes[i]);
-        nodeSampler.fillRow(g, starts[i], degrees[i], k, key, positions, ids, ptr[i]);
+        nodeSampler.choose(SampleHash.nodeKey(relKey, h, dstNodes[i]), degrees[i], k, positions, 0);
+        for (int j = 0; j < k; j++) {
+          gather[o + j] = s + positions[j];
+        }
+      }
+      int[] ids = new int[n];
+      for (int e = 0; e < n; e++) {
+        ids[e] = g.neighbor(gather[e]);
       }
       builder.addBlock(r, ptr, ids);
     }
