@@ -20,6 +20,9 @@ import java.util.Arrays;
 public final class TypedBatchBuilder {
   private static final int[] NO_EDGES = new int[0];
 
+  /** Sampled edges whose dedup-map slots {@link #addBlock} touches ahead of their lookups. */
+  private static final int TOUCH_WINDOW = 64;
+
   private final int seedType;
   private final int numTypes;
   private final int relations;
@@ -38,6 +41,7 @@ public final class TypedBatchBuilder {
   private int[][][] indices;
   private TypedLinkExclusion exclude; // the link batch's positives, else null
   private LinkPairs pairs; // the link batch's pairs (positions in the seed lists), else null
+  private int touched; // keeps DedupMap#touch's reads
 
   public TypedBatchBuilder(TypedSchema schema, int seedType) {
     this(schema, seedType, null);
@@ -289,22 +293,28 @@ public final class TypedBatchBuilder {
     DedupMap map = local[t];
     int n = size[t];
     int[] list = nodes[t];
-    for (int e = 0; e < ids.length; e++) {
-      int v = ids[e];
-      if (Checks.ON && v < 0) {
-        throw new IllegalArgumentException("negative node id " + v);
-      }
-      int l = map.putIfAbsent(v, n);
-      if (l < 0) {
-        if (n == list.length) {
-          size[t] = n;
-          ensure(t, 1);
-          list = nodes[t];
+    // In windows: first touch the window's map slots (a cache miss each, in flight together), then
+    // the lookups in edge order, which decide the nodes' order.
+    for (int w = 0; w < ids.length; w += TOUCH_WINDOW) {
+      int end = Math.min(ids.length, w + TOUCH_WINDOW);
+      touched += map.touch(ids, w, end);
+      for (int e = w; e < end; e++) {
+        int v = ids[e];
+        if (Checks.ON && v < 0) {
+          throw new IllegalArgumentException("negative node id " + v);
         }
-        l = n;
-        list[n++] = v;
+        int l = map.putIfAbsent(v, n);
+        if (l < 0) {
+          if (n == list.length) {
+            size[t] = n;
+            ensure(t, 1);
+            list = nodes[t];
+          }
+          l = n;
+          list[n++] = v;
+        }
+        ids[e] = l;
       }
-      ids[e] = l;
     }
     size[t] = n;
     indptr[hop][r] = ptr;
