@@ -39,6 +39,15 @@ public final class TrainEdges {
     return of(graph, 0, graph.numVertices(), false, sameType);
   }
 
+  /**
+   * The training edges of a typed link relation whose destination is in {@code [first, end)}, in
+   * the same order: those of one store partition of the destination type, a contiguous run of
+   * {@link #ofRelation(CsrGraph, boolean)}'s.
+   */
+  public static TrainEdges ofRelation(CsrGraph graph, int first, int end, boolean sameType) {
+    return of(graph, first, end, false, sameType);
+  }
+
   private static TrainEdges of(
       CsrGraph graph, int first, int end, boolean undirected, boolean sameType) {
     long count = 0;

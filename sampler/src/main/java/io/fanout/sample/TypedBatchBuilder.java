@@ -10,18 +10,25 @@ import java.util.Arrays;
  * its first sampled edge appears (relation order, destination order, then sample order). Both
  * execution modes of {@code sample} build typed batches through this class ({@link
  * TypedNeighborSampler} in one JVM, the partitioned mode from its owners' answers), which is what
- * makes their shards identical; the typed analogue of {@link BatchBuilder}.
+ * makes their shards identical; the typed analogue of {@link BatchBuilder}. A link-prediction batch
+ * ({@link #startLink}, on a builder made for a {@link TypedLinkRelation}) leaves its positive edges
+ * out of every block of the link relation and its reverses as the block is added ({@link
+ * TypedLinkExclusion}), after the draws, so such a row may hold one sample fewer than its fanout.
  *
  * <p>Reused across batches by one thread; not thread-safe.
  */
 public final class TypedBatchBuilder {
   private static final int[] NO_EDGES = new int[0];
 
+  /** Sampled edges whose dedup-map slots {@link #addBlock} touches ahead of their lookups. */
+  private static final int TOUCH_WINDOW = 64;
+
   private final int seedType;
   private final int numTypes;
   private final int relations;
   private final int[] srcType;
   private final int[] dstType;
+  private final TypedLinkRelation link;
   private final DedupMap[] local;
   private final int[][] nodes;
   private final int[] size;
@@ -32,9 +39,19 @@ public final class TypedBatchBuilder {
   private int[][] layerSizes;
   private int[][][] indptr;
   private int[][][] indices;
+  private TypedLinkExclusion exclude; // the link batch's positives, else null
+  private LinkPairs pairs; // the link batch's pairs (positions in the seed lists), else null
+  private int touched; // keeps DedupMap#touch's reads
 
   public TypedBatchBuilder(TypedSchema schema, int seedType) {
-    this(schema.numTypes(), endpoints(schema, true), endpoints(schema, false), seedType);
+    this(schema, seedType, null);
+  }
+
+  /**
+   * A builder of {@code schema}'s batches; of link-prediction batches of {@code link}, if given.
+   */
+  public TypedBatchBuilder(TypedSchema schema, int seedType, TypedLinkRelation link) {
+    this(schema.numTypes(), endpoints(schema, true), endpoints(schema, false), seedType, link);
   }
 
   /**
@@ -42,9 +59,22 @@ public final class TypedBatchBuilder {
    * there is no {@link TypedSchema} at hand.
    */
   public TypedBatchBuilder(int numTypes, int[] srcType, int[] dstType, int seedType) {
+    this(numTypes, srcType, dstType, seedType, null);
+  }
+
+  /**
+   * {@link #TypedBatchBuilder(int, int[], int[], int)} of link-prediction batches of {@code link}
+   * (whose destination type is the seed type), or of node batches only when null.
+   */
+  public TypedBatchBuilder(
+      int numTypes, int[] srcType, int[] dstType, int seedType, TypedLinkRelation link) {
     if (srcType.length != dstType.length || seedType < 0 || seedType >= numTypes) {
       throw new IllegalArgumentException("relations or seed type disagree with the types");
     }
+    if (link != null && (link.dstType() != seedType || link.reverse().length != srcType.length)) {
+      throw new IllegalArgumentException("link relation disagrees with the seed type or schema");
+    }
+    this.link = link;
     this.seedType = seedType;
     this.numTypes = numTypes;
     this.relations = srcType.length;
@@ -107,6 +137,50 @@ public final class TypedBatchBuilder {
     return position;
   }
 
+  /**
+   * Starts link-prediction batch {@code (epoch, batch)} ({@link TypedLinkSeeds}): its seeds are
+   * {@code pairNodes[0 .. count)}, the pairs' endpoints in the shifted id space of {@link
+   * TypedLinkRelation}, split by type in that order; {@code localPairs} (indices into {@code
+   * pairNodes}) become positions in the two types' seed lists, and the edges of {@code positives}
+   * leave the blocks of the link relation and of its reverses.
+   */
+  void startLink(
+      int epoch,
+      int batch,
+      int layers,
+      int[] pairNodes,
+      int count,
+      LinkPairs localPairs,
+      PairSet positives) {
+    if (link == null) {
+      throw new IllegalStateException("builder made for node batches");
+    }
+    int[] types = new int[count];
+    int[] ids = new int[count];
+    for (int i = 0; i < count; i++) {
+      int v = pairNodes[i];
+      types[i] = link.typeOf(v);
+      ids[i] = types[i] == link.srcType() ? v : v - link.dstOffset();
+    }
+    int[] position = start(epoch, batch, layers, types, ids, count);
+    int n = localPairs.size();
+    int[] ps = new int[n];
+    int[] pd = new int[n];
+    for (int i = 0; i < n; i++) {
+      ps[i] = position[localPairs.src()[i]];
+      pd[i] = position[localPairs.dst()[i]];
+    }
+    pairs = new LinkPairs(ps, pd, localPairs.label().clone());
+    exclude = new TypedLinkExclusion(positives, link);
+  }
+
+  /** A link-prediction batch's labels: -1 for each seed of the seed type. */
+  public int[] linkLabels() {
+    int[] labels = new int[seedCount(seedType)];
+    Arrays.fill(labels, -1);
+    return labels;
+  }
+
   /** Continues {@code p}: its nodes keep their indices, the next hop is {@code p.hops + 1}. */
   public void resume(TypedPartialBatch p) {
     if (p.seedType != seedType || p.nodes.length != numTypes) {
@@ -130,6 +204,13 @@ public final class TypedBatchBuilder {
       indptr[h] = p.indptr[h].clone();
       indices[h] = p.indices[h].clone();
     }
+    if (p.pairs != null) {
+      if (link == null) {
+        throw new IllegalArgumentException("link batch resumed by a builder of node batches");
+      }
+      pairs = p.pairs;
+      exclude = TypedLinkExclusion.of(link, pairs, nodes[link.srcType()], nodes[link.dstType()]);
+    }
   }
 
   private void begin(int epoch, int batch, int layers, int hops) {
@@ -137,6 +218,8 @@ public final class TypedBatchBuilder {
     this.batch = batch;
     this.hop = hops;
     this.nextRelation = 0;
+    this.exclude = null;
+    this.pairs = null;
     for (int t = 0; t < numTypes; t++) {
       local[t].clear();
       size[t] = 0;
@@ -186,8 +269,9 @@ public final class TypedBatchBuilder {
    * Adds block {@code (hops() + 1, r)}, {@code r == nextRelation()}. Row {@code i} of {@code ptr}
    * lists the sampled in-neighbors (type-local ids of the source type) of destination {@code i}
    * ({@code nodes(dst)[i]}, {@code i < rows(r)}) in {@code ids[ptr[i] .. ptr[i+1])}. {@code ids} is
-   * rewritten in place to indices into the source type's nodes and kept as the block's indices.
-   * After the last relation the hop is complete.
+   * rewritten in place to indices into the source type's nodes and kept as the block's indices (of
+   * a link batch, first without its positive edges, {@code ptr} rewritten in place). After the last
+   * relation the hop is complete.
    */
   public void addBlock(int r, int[] ptr, int[] ids) {
     if (hop >= indptr.length) {
@@ -202,26 +286,35 @@ public final class TypedBatchBuilder {
       throw new IllegalArgumentException(
           "hop " + (hop + 1) + " relation " + r + ": row pointers do not cover " + rows + " rows");
     }
+    if (exclude != null && ids.length > 0) {
+      ids = exclude.dropFrom(r, ptr, ids, nodes[dstType[r]]);
+    }
     int t = srcType[r];
     DedupMap map = local[t];
     int n = size[t];
     int[] list = nodes[t];
-    for (int e = 0; e < ids.length; e++) {
-      int v = ids[e];
-      if (Checks.ON && v < 0) {
-        throw new IllegalArgumentException("negative node id " + v);
-      }
-      int l = map.putIfAbsent(v, n);
-      if (l < 0) {
-        if (n == list.length) {
-          size[t] = n;
-          ensure(t, 1);
-          list = nodes[t];
+    // In windows: first touch the window's map slots (a cache miss each, in flight together), then
+    // the lookups in edge order, which decide the nodes' order.
+    for (int w = 0; w < ids.length; w += TOUCH_WINDOW) {
+      int end = Math.min(ids.length, w + TOUCH_WINDOW);
+      touched += map.touch(ids, w, end);
+      for (int e = w; e < end; e++) {
+        int v = ids[e];
+        if (Checks.ON && v < 0) {
+          throw new IllegalArgumentException("negative node id " + v);
         }
-        l = n;
-        list[n++] = v;
+        int l = map.putIfAbsent(v, n);
+        if (l < 0) {
+          if (n == list.length) {
+            size[t] = n;
+            ensure(t, 1);
+            list = nodes[t];
+          }
+          l = n;
+          list[n++] = v;
+        }
+        ids[e] = l;
       }
-      ids[e] = l;
     }
     size[t] = n;
     indptr[hop][r] = ptr;
@@ -267,18 +360,15 @@ public final class TypedBatchBuilder {
         ix,
         labels,
         labelPtr,
-        labelIds);
+        labelIds,
+        pairs);
   }
 
   /**
-   * Finishes the batch after its last hop; the label arrays as {@link TypedMiniBatch} takes them.
+   * Finishes the batch after its last hop; the label arrays as {@link TypedMiniBatch} takes them
+   * (of a link batch, {@link #linkLabels()}), with a link batch's pairs.
    */
   public TypedMiniBatch finish(int[] labels, int[] labelPtr, int[] labelIds) {
-    return finish(labels, labelPtr, labelIds, null);
-  }
-
-  /** {@link #finish(int[], int[], int[])} of a link-prediction batch scoring {@code pairs}. */
-  public TypedMiniBatch finish(int[] labels, int[] labelPtr, int[] labelIds, LinkPairs pairs) {
     requireWholeHop();
     if (hop != indptr.length) {
       throw new IllegalStateException("batch has " + hop + " of " + indptr.length + " hops");

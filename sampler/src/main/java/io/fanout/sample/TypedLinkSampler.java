@@ -1,7 +1,6 @@
 package io.fanout.sample;
 
 import io.fanout.graph.TypedGraph;
-import io.fanout.graph.TypedSchema;
 
 /**
  * Link-prediction batches of a typed graph ({@code sample --task link} on a store prepared with
@@ -24,11 +23,7 @@ public final class TypedLinkSampler {
   private final NegativeSampler negatives;
   private final int perPositive;
   private final long seed;
-  private final int relation;
-  private final boolean[] reverse;
-  private final int srcType;
-  private final int dstType;
-  private final int dstOffset;
+  private final TypedLinkRelation link;
 
   /**
    * @param relation the link relation's index in the schema
@@ -48,28 +43,12 @@ public final class TypedLinkSampler {
     if (perPositive < 1) {
       throw new IllegalArgumentException("negatives per positive " + perPositive + " < 1");
     }
-    TypedSchema schema = graph.schema();
-    TypedSchema.Relation rel = schema.relation(relation);
-    this.blocks = new TypedNeighborSampler(graph, rel.dstType(), fanouts, seed);
+    this.link = TypedLinkRelation.of(graph.schema(), relation, reverses);
+    this.blocks = new TypedNeighborSampler(graph, link.dstType(), fanouts, seed);
     this.edges = edges;
     this.negatives = negatives;
     this.perPositive = perPositive;
     this.seed = seed;
-    this.relation = relation;
-    this.reverse = new boolean[schema.numRelations()];
-    for (int r : reverses) {
-      reverse[r] = true;
-    }
-    this.srcType = rel.srcType();
-    this.dstType = rel.dstType();
-    long shift = srcType == dstType ? 0 : schema.type(srcType).count();
-    if (shift + schema.type(dstType).count() > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException(
-          "link relation '"
-              + rel.name()
-              + "': its two types have more than 2^31 vertices together");
-    }
-    this.dstOffset = (int) shift;
   }
 
   /** The sampler of the blocks (its seed type is the link relation's destination type). */
@@ -87,29 +66,25 @@ public final class TypedLinkSampler {
 
   /** Per-thread scratch. */
   public final class Worker {
-    private final TypedNeighborSampler.Worker inner = blocks.newWorker();
-    private final LinkPairBuilder pairs =
-        new LinkPairBuilder(negatives, perPositive, seed, dstOffset);
-    private final TypedLinkExclusion exclusion =
-        new TypedLinkExclusion(pairs.exclude(), relation, reverse, srcType, dstType, dstOffset);
+    private final TypedNeighborSampler.Worker inner = blocks.newWorker(link);
+    private final TypedLinkSeeds seeds = new TypedLinkSeeds(link, negatives, perPositive, seed);
     private int[] src = new int[512];
     private int[] dst = new int[512];
 
     private Worker() {}
 
-    /** The batch whose positives are the training edges {@code seeds[from .. from+count)}. */
-    public TypedMiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
+    /** The batch whose positives are the training edges {@code order[from .. from+count)}. */
+    public TypedMiniBatch sample(int epoch, int batch, int[] order, int from, int count) {
       if (src.length < count) {
         src = new int[count];
         dst = new int[count];
       }
       for (int i = 0; i < count; i++) {
-        int e = seeds[from + i];
+        int e = order[from + i];
         src[i] = edges.src(e);
-        dst[i] = dstOffset + edges.dst(e);
+        dst[i] = edges.dst(e);
       }
-      LinkPairs p = pairs.build(epoch, batch, src, dst, count);
-      return inner.sampleLink(epoch, batch, pairs.nodes(), pairs.size(), p, exclusion);
+      return inner.sampleLink(epoch, batch, seeds, src, dst, count);
     }
   }
 }

@@ -4,7 +4,6 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
-import java.util.Arrays;
 
 /**
  * Node-wise neighbor sampling without replacement over a {@link TypedGraph}, producing {@link
@@ -18,11 +17,12 @@ import java.util.Arrays;
  * their first sampled edge appears (relation order, destination order, then sample order), which
  * keeps each type's earlier nodes a prefix ({@link TypedBatchBuilder}, which the partitioned mode
  * of {@code sample} builds its batches through as well). Each block is built count, prefix-sum,
- * fill.
+ * fill (every row's positions, then one loop reading the neighbors of all rows).
  *
  * <p>Link-prediction batches ({@link TypedLinkSampler}) seed both endpoint types of the link
  * relation and leave the batch's positive edges out of the blocks of that relation and its reverses
- * (after the draws, so such a row may hold one sample fewer than its fanout).
+ * (after the draws, so such a row may hold one sample fewer than its fanout), both done by {@link
+ * TypedLinkSeeds} and {@link TypedBatchBuilder}, as in the partitioned mode.
  *
  * <p>The sampler is immutable and thread-safe; each thread samples through its own {@link Worker}.
  * A batch depends only on (seed, epoch, batch index, seeds, graph, fanouts).
@@ -103,19 +103,26 @@ public final class TypedNeighborSampler {
   }
 
   public Worker newWorker() {
-    return new Worker();
+    return new Worker(null);
+  }
+
+  /** A worker of link-prediction batches of {@code link} ({@link #sampleLink}). */
+  Worker newWorker(TypedLinkRelation link) {
+    return new Worker(link);
   }
 
   /** Per-thread scratch: reused across batches, so a batch allocates only its own arrays. */
   public final class Worker {
-    private final TypedBatchBuilder builder = new TypedBatchBuilder(graph.schema(), seedType);
+    private final TypedBatchBuilder builder;
     private final NodeSampler nodeSampler = new NodeSampler();
     private long[] starts = new long[1024];
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
-    private TypedLinkExclusion exclude; // the link batch being sampled, else null
+    private long[] gather = new long[1024];
 
-    private Worker() {}
+    private Worker(TypedLinkRelation link) {
+      builder = new TypedBatchBuilder(graph.schema(), seedType, link);
+    }
 
     /** Samples the batch whose seeds are {@code seeds[from .. from+count)} (type-local ids). */
     public TypedMiniBatch sample(int epoch, int batch, int[] seeds, int from, int count) {
@@ -128,7 +135,6 @@ public final class TypedNeighborSampler {
         }
       }
       builder.start(epoch, batch, layers(), seeds, from, count);
-      exclude = null;
       hops(epoch, batch);
       VertexTable vt = graph.vertices(seedType);
       int[] labels = new int[count];
@@ -153,48 +159,15 @@ public final class TypedNeighborSampler {
     }
 
     /**
-     * Samples a link-prediction batch of relation {@code link.relation()} (whose destination type
-     * must be this sampler's seed type): its seeds are {@code pairNodes[0 .. count)}, the pairs'
-     * endpoints in the shifted id space of {@link LinkPairBuilder} (source type ids below {@code
-     * link.dstOffset()}, destination type ids shifted by it), split by type in that order; {@code
-     * pairs} (local indices into {@code pairNodes}) are rewritten to positions in the two types'
-     * seed lists. The edges in {@code link.exclude()} leave the blocks of the relation and of its
-     * reverses.
+     * Samples the link-prediction batch whose positives are {@code src[i] -> dst[i]} ({@code i <
+     * count}, type-local ids of the link relation's two types), started by {@code seeds} (on a
+     * worker made for its link relation).
      */
     TypedMiniBatch sampleLink(
-        int epoch,
-        int batch,
-        int[] pairNodes,
-        int count,
-        LinkPairs pairs,
-        TypedLinkExclusion link) {
-      int s = link.srcType();
-      int d = link.dstType();
-      int off = link.dstOffset();
-      int[] types = new int[count];
-      int[] ids = new int[count];
-      for (int i = 0; i < count; i++) {
-        int v = pairNodes[i];
-        types[i] = s == d || v < off ? s : d;
-        ids[i] = types[i] == s ? v : v - off;
-      }
-      int[] position = builder.start(epoch, batch, layers(), types, ids, count);
-      exclude = link;
-      try {
-        hops(epoch, batch);
-      } finally {
-        exclude = null;
-      }
-      int n = pairs.size();
-      int[] ps = new int[n];
-      int[] pd = new int[n];
-      for (int i = 0; i < n; i++) {
-        ps[i] = position[pairs.src()[i]];
-        pd[i] = position[pairs.dst()[i]];
-      }
-      int[] labels = new int[builder.seedCount(seedType)];
-      Arrays.fill(labels, -1);
-      return builder.finish(labels, null, null, new LinkPairs(ps, pd, pairs.label().clone()));
+        int epoch, int batch, TypedLinkSeeds seeds, int[] src, int[] dst, int count) {
+      seeds.start(builder, epoch, batch, layers(), src, dst, count);
+      hops(epoch, batch);
+      return builder.finish(builder.linkLabels(), null, null);
     }
 
     /** Samples every hop from the builder's seeds. */
@@ -215,7 +188,10 @@ public final class TypedNeighborSampler {
       }
     }
 
-    /** Block (h, r): count and prefix-sum, fill, then the builder's dedup into the source type. */
+    /**
+     * Block (h, r): count and prefix-sum, fill, then the builder's dedup into the source type (and,
+     * of a link batch, its exclusion of the positives).
+     */
     private void sampleBlock(long relKey, int h, int r, int rows, int fanout) {
       CsrGraph g = csr[r];
       int[] dstNodes = builder.nodes(dstType[r]);
@@ -238,20 +214,37 @@ public final class TypedNeighborSampler {
         }
         ptr[i + 1] = (int) total;
       }
-      int[] ids = new int[(int) total];
+      // Fill: every row's positions first (NodeSampler#fillRow's, row by row), then the neighbors
+      // of all rows in one loop, whose independent reads (a cache miss each, in two or more
+      // relations' rows per node) the CPU keeps in flight together.
+      int n = (int) total;
+      if (gather.length < n) {
+        gather = new long[Math.max(n, 2 * gather.length)];
+      }
       for (int i = 0; i < rows; i++) {
         int k = ptr[i + 1] - ptr[i];
         if (k == 0) {
           continue;
         }
+        int o = ptr[i];
+        long s = starts[i];
+        if (k == degrees[i]) {
+          for (int j = 0; j < k; j++) {
+            gather[o + j] = s + j;
+          }
+          continue;
+        }
         if (positions.length < k) {
           positions = new int[Math.max(k, 2 * positions.length)];
         }
-        long key = SampleHash.nodeKey(relKey, h, dstNodes[i]);
-        nodeSampler.fillRow(g, starts[i], degrees[i], k, key, positions, ids, ptr[i]);
+        nodeSampler.choose(SampleHash.nodeKey(relKey, h, dstNodes[i]), degrees[i], k, positions, 0);
+        for (int j = 0; j < k; j++) {
+          gather[o + j] = s + positions[j];
+        }
       }
-      if (exclude != null) {
-        ids = exclude.dropFrom(r, ptr, ids, dstNodes);
+      int[] ids = new int[n];
+      for (int e = 0; e < n; e++) {
+        ids[e] = g.neighbor(gather[e]);
       }
       builder.addBlock(r, ptr, ids);
     }

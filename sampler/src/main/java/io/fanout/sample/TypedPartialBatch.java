@@ -3,10 +3,11 @@ package io.fanout.sample;
 import java.io.Serializable;
 
 /**
- * A typed batch between hops, as shipped between the stages of the partitioned sampler: per type
- * the nodes reached so far, the blocks of the hops built so far, and the seeds' labels once known.
- * {@link TypedBatchBuilder#resume} continues it exactly where {@link TypedBatchBuilder#snapshot}
- * left off; the typed analogue of {@link PartialBatch}.
+ * A typed batch between hops (of a link-prediction batch also its pairs), as shipped between the
+ * stages of the partitioned sampler: per type the nodes reached so far, the blocks of the hops
+ * built so far, and the seeds' labels once known. {@link TypedBatchBuilder#resume} continues it
+ * exactly where {@link TypedBatchBuilder#snapshot} left off; the typed analogue of {@link
+ * PartialBatch}.
  */
 public final class TypedPartialBatch implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -36,6 +37,12 @@ public final class TypedPartialBatch implements Serializable {
 
   public final int[] labelIds;
 
+  /**
+   * A link-prediction batch's pairs (positions in the seed lists of the link relation's two types);
+   * null for node batches.
+   */
+  public final LinkPairs pairs;
+
   TypedPartialBatch(
       int epoch,
       int batch,
@@ -48,7 +55,8 @@ public final class TypedPartialBatch implements Serializable {
       int[][][] indices,
       int[] labels,
       int[] labelPtr,
-      int[] labelIds) {
+      int[] labelIds,
+      LinkPairs pairs) {
     this.epoch = epoch;
     this.batch = batch;
     this.seedType = seedType;
@@ -61,6 +69,7 @@ public final class TypedPartialBatch implements Serializable {
     this.labels = labels;
     this.labelPtr = labelPtr;
     this.labelIds = labelIds;
+    this.pairs = pairs;
   }
 
   /** The state before hop 1: only the seeds (of {@code seedType}), labels not yet known. */
@@ -84,6 +93,7 @@ public final class TypedPartialBatch implements Serializable {
         new int[layers][relations][],
         null,
         null,
+        null,
         null);
   }
 
@@ -105,7 +115,8 @@ public final class TypedPartialBatch implements Serializable {
         indices,
         labels,
         labelPtr,
-        labelIds);
+        labelIds,
+        pairs);
   }
 
   /** The finished batch; only after the last hop, with its labels. */
@@ -122,6 +133,16 @@ public final class TypedPartialBatch implements Serializable {
               + (labels == null ? " and no labels" : ""));
     }
     return new TypedMiniBatch(
-        epoch, batch, seedType, nodes, layerSizes, indptr, indices, labels, labelPtr, labelIds);
+        epoch,
+        batch,
+        seedType,
+        nodes,
+        layerSizes,
+        indptr,
+        indices,
+        labels,
+        labelPtr,
+        labelIds,
+        pairs);
   }
 }

@@ -250,15 +250,27 @@ public final class BenchSampleCommand implements Command {
       long tEdges = 0;
       long wEdges = 0;
       for (int i = 0; i < repeat; i++) {
+        // Odd rounds time the typed sampler first, so that a drift of the host's load within a
+        // round pair does not always fall on the same sampler; each sampler starts on a collected
+        // heap, so neither pays for the other's garbage.
+        if (typedSampler != null && i % 2 == 1) {
+          collect();
+          long start = System.nanoTime();
+          tEdges = drainTyped(typedSampler, 0, typedOrder, batchSize, tb, threads);
+          typedRounds.add(secs(start));
+        }
+        collect();
         long start = System.nanoTime();
         edges = drain(new BatchStream(sampler, 0, order, batchSize, 0, batches, threads, 8));
         oneRounds.add(secs(start));
-        if (typedSampler != null) {
+        if (typedSampler != null && i % 2 == 0) {
+          collect();
           start = System.nanoTime();
           tEdges = drainTyped(typedSampler, 0, typedOrder, batchSize, tb, threads);
           typedRounds.add(secs(start));
         }
         if (weightedSampler != null) {
+          collect();
           start = System.nanoTime();
           wEdges =
               drain(new BatchStream(weightedSampler, 0, order, batchSize, 0, batches, threads, 8));
@@ -285,6 +297,13 @@ public final class BenchSampleCommand implements Command {
         r.put("typed_seconds_per_round", typedRounds);
         r.put("typed_sampled_edges_per_s", tEdges / ts);
         r.put("typed_ratio_to_one_type", (tEdges / ts) / (edges / s));
+        // each round pair's ratio: both samplers timed back to back under the same load
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < repeat; i++) {
+          ratios.add((tEdges / typedRounds.get(i)) / (edges / oneRounds.get(i)));
+        }
+        r.put("typed_ratio_per_round", ratios);
+        r.put("typed_ratio_median", median(ratios));
       }
       if (weightedSampler != null) {
         double ws = java.util.Collections.min(weightedRounds);
@@ -555,6 +574,18 @@ public final class BenchSampleCommand implements Command {
       }
     }
     return edges;
+  }
+
+  /** A full collection before a timed round, so that no round pays for an earlier one's garbage. */
+  private static void collect() {
+    System.gc();
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> v = new ArrayList<>(values);
+    java.util.Collections.sort(v);
+    int n = v.size();
+    return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
   }
 
   private static double secs(long start) {

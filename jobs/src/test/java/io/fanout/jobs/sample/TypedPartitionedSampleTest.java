@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * relations and their reverses, three store partitions per type, skewed degrees): its part files
  * are byte-identical to {@code --mode replicated}'s at any thread count, with fanouts per relation
  * that take all in-neighbors (-1) or none (0) at a hop, for a single-label seed type over a split
- * and for a multi-label seed type over all its vertices.
+ * and for a multi-label seed type over all its vertices, and for link batches of the store's link
+ * relation {@code writes} (author to paper) with negatives drawn by degree.
  */
 @Tag("slow")
 class TypedPartitionedSampleTest {
@@ -82,6 +83,8 @@ class TypedPartitionedSampleTest {
         .option("add-reverse", "true")
         .option("dedupe", "true")
         .option("partitions", "3")
+        .option("link-relation", "writes")
+        .option("edge-split", "0.8,0.1,0.1")
         .output(store.toString())
         .execute();
   }
@@ -175,6 +178,31 @@ class TypedPartitionedSampleTest {
         sample(tmp.resolve("a-part"), concat(authorOpts, "mode", "partitioned")),
         sample(tmp.resolve("a-rep"), concat(authorOpts, "threads", "2")));
     assertThat(ShardManifest.readTyped(tmp.resolve("a-part")).typed.seedType).isEqualTo("author");
+  }
+
+  @Test
+  void partitionedLinkShardsAreByteIdenticalToReplicated() throws Exception {
+    String[] opts = {
+      "task", "link",
+      "fanouts", "writes=3,-1;rev_writes=2,1;*=2,1",
+      "negatives", "degree",
+      "num-negatives", "2",
+      "batch-size", "16",
+      "epochs", "2",
+      "batches-per-shard", "2",
+      "seed", "7"
+    };
+    Map<String, byte[]> replicated = sample(tmp.resolve("l-rep"), concat(opts, "threads", "1"));
+    Map<String, byte[]> replicated3 = sample(tmp.resolve("l-rep3"), concat(opts, "threads", "3"));
+    Map<String, byte[]> partitioned =
+        sample(tmp.resolve("l-part"), concat(opts, "mode", "partitioned"));
+    assertIdentical(replicated3, replicated);
+    assertIdentical(partitioned, replicated);
+    ShardManifest m = ShardManifest.readTyped(tmp.resolve("l-part"));
+    assertThat(m.mode).isEqualTo("partitioned");
+    assertThat(m.typed.linkRelation).isEqualTo("writes");
+    assertThat(m.typed.linkReverses).containsExactly("rev_writes");
+    assertThat(m.batchesPerEpoch).isGreaterThan(2 * m.batchesPerShard); // several parts an epoch
   }
 
   private static String[] concat(String[] a, String... b) {

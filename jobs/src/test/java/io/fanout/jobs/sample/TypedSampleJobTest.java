@@ -141,8 +141,8 @@ class TypedSampleJobTest {
   @Test
   void optionsNotBuiltForTypedStoresAreRefusedWithOneLine() {
     Path out = tmp.resolve("refused");
-    assertThatThrownBy(() -> sample(out, "mode", "partitioned", "task", "link"))
-        .hasMessageContaining("sample --mode partitioned is not built for --task link");
+    assertThatThrownBy(() -> sample(out, "weighted", "true"))
+        .hasMessageContaining("sample --weighted is not built for typed stores");
     assertThatThrownBy(() -> sample(out, "features", "f32"))
         .hasMessageContaining("sample --features is not built for typed stores");
     assertThatThrownBy(() -> sample(out, "seed-type", "venue"))

@@ -1,5 +1,6 @@
 package io.fanout.spark.sample;
 
+import io.fanout.graph.CsrGraph;
 import io.fanout.graph.StorePartition;
 import io.fanout.sample.LinkPairBuilder;
 import io.fanout.sample.LinkPairs;
@@ -15,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.function.Supplier;
 import org.apache.spark.api.java.JavaSparkContext;
 import scala.Tuple2;
 
@@ -60,17 +62,26 @@ final class PartitionedLinkSeeds {
     }
     List<Integer> counts =
         jsc.parallelize(ids, Math.max(parts, 1)).map(p -> edges(spec, p).size()).collect();
+    return offsets(counts, spec.plan.seeds(), spec.store);
+  }
+
+  /**
+   * The prefix sums of the partitions' training-edge {@code counts}, whose total must be {@code
+   * expected} (the count the driver planned the batches for).
+   */
+  static long[] offsets(List<Integer> counts, long expected, String store) {
+    int parts = counts.size();
     long[] offsets = new long[parts + 1];
     for (int p = 0; p < parts; p++) {
       offsets[p + 1] = offsets[p] + counts.get(p);
     }
-    if (offsets[parts] != spec.plan.seeds()) {
+    if (offsets[parts] != expected) {
       throw new InvalidInputException(
-          spec.store
+          store
               + ": the partitions hold "
               + offsets[parts]
               + " training edges but the manifest's edge_split train_pairs is "
-              + spec.plan.seeds());
+              + expected);
     }
     return offsets;
   }
@@ -81,47 +92,72 @@ final class PartitionedLinkSeeds {
    */
   static NegativeSampler negatives(JavaSparkContext jsc, SampleSpec spec, long[] firsts) {
     int parts = firsts.length - 1;
-    int n = (int) firsts[parts];
-    if (!spec.link.negatives().equalsIgnoreCase("degree")) {
-      return NegativeSampler.of(spec.link.negatives(), n, v -> 0);
-    }
     List<Integer> ids = new ArrayList<>();
     for (int p = 0; p < parts; p++) {
       ids.add(p);
     }
-    List<int[]> perPart =
-        jsc.parallelize(ids, Math.max(parts, 1))
-            .map(
-                p -> {
-                  StorePartition part = OpenPartitions.get(spec, p);
-                  var csr = part.csr();
-                  int first = (int) part.firstVertex();
-                  int[] d = new int[(int) part.numVertices()];
-                  for (int i = 0; i < d.length; i++) {
-                    d[i] = (int) (csr.rowEnd(first + i) - csr.rowStart(first + i));
-                  }
-                  return d;
-                })
-            .collect();
+    return negatives(
+        spec.link.negatives(),
+        firsts,
+        () ->
+            jsc.parallelize(ids, Math.max(parts, 1))
+                .map(
+                    p -> {
+                      StorePartition part = OpenPartitions.get(spec, p);
+                      return rowDegrees(part.csr(), part.firstVertex(), part.numVertices());
+                    })
+                .collect());
+  }
+
+  /**
+   * The negative sampler of {@code mode} over the vertices {@code [0, firsts[parts])}, held by
+   * {@code parts} partitions from {@code firsts[p]} on; in the degree mode their in-degrees, one
+   * array per partition from {@code perPartition} (run only then).
+   */
+  static NegativeSampler negatives(String mode, long[] firsts, Supplier<List<int[]>> perPartition) {
+    int parts = firsts.length - 1;
+    int n = (int) firsts[parts];
+    if (!mode.equalsIgnoreCase("degree")) {
+      return NegativeSampler.of(mode, n, v -> 0);
+    }
+    List<int[]> perPart = perPartition.get();
     int[] degrees = new int[n];
     for (int p = 0; p < parts; p++) {
       int[] d = perPart.get(p);
       System.arraycopy(d, 0, degrees, (int) firsts[p], d.length);
     }
-    return NegativeSampler.of(spec.link.negatives(), n, v -> degrees[v]);
+    return NegativeSampler.of(mode, n, v -> degrees[v]);
+  }
+
+  /** The row lengths of {@code count} rows of {@code csr} from {@code first}. */
+  static int[] rowDegrees(CsrGraph csr, long first, long count) {
+    int[] d = new int[(int) count];
+    for (int i = 0; i < d.length; i++) {
+      int v = (int) first + i;
+      d[i] = (int) (csr.rowEnd(v) - csr.rowStart(v));
+    }
+    return d;
   }
 
   /** Partition {@code p}'s seeds for every epoch, lazily: (epoch, sort key) -> src|dst. */
   static Iterator<Tuple2<EpochKey, Long>> seeds(SampleSpec spec, int p, long offset) {
-    TrainEdges edges = edges(spec, p);
+    return seeds(edges(spec, p), offset, spec.seed, spec.epochs);
+  }
+
+  /**
+   * The training edges {@code edges}, global seeds {@code offset ..} of the replicated order, for
+   * every epoch, lazily: (epoch, sort key) -> src|dst.
+   */
+  static Iterator<Tuple2<EpochKey, Long>> seeds(
+      TrainEdges edges, long offset, long seed, int epochs) {
     return new Iterator<>() {
       private int epoch;
       private int i;
-      private long epochKey = SampleHash.epochKey(spec.seed, 0);
+      private long epochKey = SampleHash.epochKey(seed, 0);
 
       @Override
       public boolean hasNext() {
-        return epoch < spec.epochs && edges.size() > 0;
+        return epoch < epochs && edges.size() > 0;
       }
 
       @Override
@@ -136,7 +172,7 @@ final class PartitionedLinkSeeds {
         if (++i == edges.size()) {
           i = 0;
           epoch++;
-          epochKey = SampleHash.epochKey(spec.seed, epoch);
+          epochKey = SampleHash.epochKey(seed, epoch);
         }
         return t;
       }

@@ -16,13 +16,13 @@ import scala.Tuple2;
 
 /**
  * One hop of the partitioned mode on a typed store. A batch's destinations at hop {@code h} are,
- * per type with a relation into it sampled at {@code h}, that type's nodes reached before the hop;
- * they go as {@link Request}s to the store partitions of their type owning them ({@link
- * TypedOwners}). An owner draws, for every relation into its type sampled at the hop, each node's
- * in-neighbors from its own CSR part with the replicated sampler's draws ({@link
- * NodeSampler#sampleNeighbors} keyed by {@link SampleHash#relationKey}), and at hop 1 the seeds'
- * labels; the batch is then extended relation by relation through {@link TypedBatchBuilder}, as the
- * replicated sampler extends it.
+ * per type with a relation into it sampled at {@code h}, that type's nodes reached before the hop
+ * (and, before hop 1 of a node batch, the seeds, whose owners answer their labels); they go as
+ * {@link Request}s to the store partitions of their type owning them ({@link TypedOwners}). An
+ * owner draws, for every relation into its type sampled at the hop, each node's in-neighbors from
+ * its own CSR part with the replicated sampler's draws ({@link NodeSampler#sampleNeighbors} keyed
+ * by {@link SampleHash#relationKey}), and at hop 1 the seeds' labels; the batch is then extended
+ * relation by relation through {@link TypedBatchBuilder}, as the replicated sampler extends it.
  */
 final class TypedHopExchange {
   private TypedHopExchange() {}
@@ -98,7 +98,8 @@ final class TypedHopExchange {
     int hop = pb.hops + 1;
     List<Tuple2<Integer, Request>> out = new ArrayList<>();
     for (int t = 0; t < owners.numTypes(); t++) {
-      boolean asked = sampled(spec, owners, t, hop).length > 0 || (hop == 1 && t == spec.seedType);
+      boolean asked =
+          sampled(spec, owners, t, hop).length > 0 || (t == spec.seedType && pb.labels == null);
       if (asked && pb.nodes[t].length > 0) {
         HopExchange.group(
             id, pb.nodes[t], pb.nodes[t].length, owners.starts(t), owners.first(t), out);
@@ -148,7 +149,7 @@ final class TypedHopExchange {
     int[] labels = null;
     int[] labelCounts = null;
     int[] labelIds = null;
-    if (hop == 1 && type == spec.seedType) {
+    if (hop == 1 && type == spec.seedType && spec.link == null) {
       labels = new int[r.nodes.length];
       for (int i = 0; i < labels.length; i++) {
         labels[i] = part.label(r.nodes[i]);
@@ -173,12 +174,24 @@ final class TypedHopExchange {
     return new Answer(type, r.local, relations, counts, ids, labels, labelCounts, labelIds);
   }
 
-  /** {@code pb} extended by one hop from its answers, relation by relation in relation order. */
+  /** A builder of the request's batches (of a link request, with its link relation). */
+  static TypedBatchBuilder builder(TypedSampleSpec spec, TypedOwners owners) {
+    return new TypedBatchBuilder(
+        owners.numTypes(),
+        owners.srcType,
+        owners.dstType,
+        spec.seedType,
+        spec.link == null ? null : spec.link.types());
+  }
+
+  /**
+   * {@code pb} extended by one hop from its answers, relation by relation in relation order (a link
+   * batch's blocks without its positive edges, {@link TypedBatchBuilder#addBlock}).
+   */
   static TypedPartialBatch extend(
       TypedSampleSpec spec, TypedOwners owners, TypedPartialBatch pb, Iterable<Answer> answers) {
     int hop = pb.hops + 1;
-    TypedBatchBuilder b =
-        new TypedBatchBuilder(owners.numTypes(), owners.srcType, owners.dstType, spec.seedType);
+    TypedBatchBuilder b = builder(spec, owners);
     b.resume(pb);
     for (int r = 0; r < owners.numRelations(); r++) {
       int rows = b.rows(r);
@@ -221,10 +234,10 @@ final class TypedHopExchange {
       }
       b.addBlock(r, ptr, ids);
     }
-    if (hop > 1) {
+    if (pb.labels != null) {
       return b.snapshot(pb.labels, pb.labelPtr, pb.labelIds);
     }
-    // hop 1: the seed type's owners answered the seeds' labels
+    // hop 1 of a node batch: the seed type's owners answered the seeds' labels
     int seeds = pb.nodes[spec.seedType].length;
     int[] labels = new int[seeds];
     int[] seen = new int[seeds];

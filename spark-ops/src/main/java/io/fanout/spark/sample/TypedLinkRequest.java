@@ -7,6 +7,7 @@ import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.TrainEdges;
+import io.fanout.sample.TypedLinkRelation;
 import io.fanout.sample.TypedLinkSampler;
 import io.fanout.store.InvalidInputException;
 import java.io.Serializable;
@@ -21,8 +22,10 @@ import java.util.List;
  *
  * @param relation the link relation's index in the schema
  * @param reverses the indices of its reverses (their blocks also leave out the positives)
+ * @param types the relation as the batch assembly takes it (endpoint types, reverses, id shift)
  */
-record TypedLinkRequest(String relationName, int relation, int[] reverses, LinkSpec negatives)
+record TypedLinkRequest(
+    String relationName, int relation, int[] reverses, LinkSpec negatives, TypedLinkRelation types)
     implements Serializable {
 
   /** The request {@code conf} makes of the typed store {@code g} at {@code graph}. */
@@ -58,7 +61,11 @@ record TypedLinkRequest(String relationName, int relation, int[] reverses, LinkS
     }
     int k = SampleJob.positive(conf, SampleOptions.NUM_NEGATIVES);
     return new TypedLinkRequest(
-        names.get(0), r, reverses, new LinkSpec(conf.get(SampleOptions.NEGATIVES).id(), k, false));
+        names.get(0),
+        r,
+        reverses,
+        new LinkSpec(conf.get(SampleOptions.NEGATIVES).id(), k, false),
+        TypedLinkRelation.of(s, r, reverses));
   }
 
   private static int index(TypedSchema s, String name, Path graph) {

@@ -1,6 +1,9 @@
 package io.fanout.spark.sample;
 
+import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TypedBatchBuilder;
+import io.fanout.sample.TypedLinkSeeds;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedPartialBatch;
 import io.fanout.shard.TypedShardPartWriter;
@@ -15,6 +18,7 @@ import org.apache.spark.HashPartitioner;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
@@ -26,8 +30,11 @@ import scala.Tuple2;
  * them, which draw their in-neighbors over every relation into the type from their own CSR parts
  * ({@link TypedHopExchange}), and the answers are joined back to the batch (cogroup), which {@link
  * io.fanout.sample.TypedBatchBuilder} extends relation by relation as the replicated sampler does.
- * A last stage sorts the batches by part file and writes each. The shards are byte-identical to the
- * replicated mode's; the Spark jobs are those of {@link PartitionedSampling}.
+ * A last stage sorts the batches by part file and writes each. Link requests ({@code --task link})
+ * take their seeds from the training edges of the link relation and start each batch's pairs with
+ * {@link TypedPartitionedLinkSeeds}; the builder leaves the positives out of every hop's blocks.
+ * The shards are byte-identical to the replicated mode's; the Spark jobs are those of {@link
+ * PartitionedSampling}.
  */
 final class TypedPartitionedSampling {
   private TypedPartitionedSampling() {}
@@ -48,14 +55,28 @@ final class TypedPartitionedSampling {
     names.add(PartitionedSampling.WRITE_PARTS);
     JobSteps steps = new JobSteps(jsc.sc(), "sample", names);
 
-    // 1. The seed type's seeds of every epoch, globally sorted by (epoch, sort key).
+    // 1. The seed type's seeds of every epoch, globally sorted by (epoch, sort key); of a link
+    // request the training edges of its relation, held by the partitions of its destination type
+    // (the seed type), each partition's under their global index.
     List<Integer> seedOwners = new ArrayList<>();
     for (int p = 0; p < owners.partitions(spec.seedType); p++) {
       seedOwners.add(owners.first(spec.seedType) + p);
     }
+    boolean link = spec.link != null;
+    long[] linkOffsets =
+        link ? TypedPartitionedLinkSeeds.offsets(jsc, spec, owners, seedOwners) : null;
+    Broadcast<NegativeSampler> negatives =
+        link
+            ? jsc.broadcast(TypedPartitionedLinkSeeds.negatives(jsc, spec, owners, seedOwners))
+            : null;
     JavaPairRDD<EpochKey, Long> keyed =
         jsc.parallelize(seedOwners, Math.max(seedOwners.size(), 1))
-            .flatMapToPair(o -> seeds(spec, owners, o));
+            .flatMapToPair(
+                o ->
+                    link
+                        ? TypedPartitionedLinkSeeds.seeds(
+                            spec, owners, o, linkOffsets[o - owners.first(spec.seedType)])
+                        : seeds(spec, owners, o));
     JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
         steps.call(
             PartitionedSampling.SORT_SEEDS,
@@ -77,8 +98,24 @@ final class TypedPartitionedSampling {
             .mapPartitionsToPair(
                 it -> {
                   List<Tuple2<Long, TypedPartialBatch>> out = new ArrayList<>();
+                  TypedLinkSeeds linkSeeds =
+                      link
+                          ? new TypedLinkSeeds(
+                              spec.link.types(),
+                              negatives.value(),
+                              spec.link.negatives().perPositive(),
+                              spec.seed)
+                          : null;
+                  TypedBatchBuilder builder = TypedHopExchange.builder(spec, owners);
                   it.forEachRemaining(
-                      t -> out.add(new Tuple2<>(t._1(), seedBatch(spec, owners, t._1(), t._2()))));
+                      t ->
+                          out.add(
+                              new Tuple2<>(
+                                  t._1(),
+                                  link
+                                      ? TypedPartitionedLinkSeeds.seedBatch(
+                                          spec, linkSeeds, builder, t._1(), t._2())
+                                      : seedBatch(spec, owners, t._1(), t._2()))));
                   return out.iterator();
                 },
                 true) // keeps the partitioner
@@ -124,6 +161,9 @@ final class TypedPartitionedSampling {
                     .collect());
     for (JavaPairRDD<Long, TypedPartialBatch> r : persisted) {
       r.unpersist(false);
+    }
+    if (negatives != null) {
+      negatives.destroy();
     }
     return out;
   }

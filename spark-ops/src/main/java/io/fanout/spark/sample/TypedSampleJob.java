@@ -45,10 +45,10 @@ import org.apache.spark.sql.SparkSession;
  * TypedNeighborSampler}) of one seed type, or link-prediction batches of the store's link relation
  * ({@link TypedLinkSampler}, {@code --task link}), into typed shards ({@code docs/formats.md},
  * "Typed mini-batch shards"), in the replicated mode (every task opens the store and samples the
- * batches of one part file on {@code --threads} threads) or, for node batches, the partitioned mode
- * ({@link TypedPartitionedSampling}: every task serves one store partition of one type), which
- * write the same bytes. Validated on the driver before any task runs; written under a staging
- * directory, {@code manifest.json} published last, as one-type shards.
+ * batches of one part file on {@code --threads} threads) or the partitioned mode ({@link
+ * TypedPartitionedSampling}: every task serves one store partition of one type), which write the
+ * same bytes. Validated on the driver before any task runs; written under a staging directory,
+ * {@code manifest.json} published last, as one-type shards.
  */
 final class TypedSampleJob {
   private TypedSampleJob() {}
@@ -206,13 +206,6 @@ final class TypedSampleJob {
 
   /** Options whose typed version is not built: one line each, naming the option. */
   private static void refuseUnbuilt(FanoutConf conf) {
-    if (conf.get(SampleOptions.MODE) == SampleMode.PARTITIONED
-        && conf.get(SampleOptions.TASK) == Task.LINK) {
-      // TypedPartitionedSampling builds node batches only (no pairs, negatives or positive drops)
-      throw new FanoutConfigException(
-          "sample --mode partitioned is not built for --task link on typed stores; use --mode"
-              + " replicated (the default)");
-    }
     if (!conf.get(SampleOptions.FEATURES).id().equals(FeatureEncoding.NONE.id())) {
       throw new FanoutConfigException(
           "sample --features is not built for typed stores (typed shards hold ids; the trainer"

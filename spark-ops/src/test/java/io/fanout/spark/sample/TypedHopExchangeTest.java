@@ -8,8 +8,15 @@ import io.fanout.graph.FeatureTable;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
+import io.fanout.sample.LinkPairs;
+import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TrainEdges;
+import io.fanout.sample.TypedBatchBuilder;
 import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedLinkRelation;
+import io.fanout.sample.TypedLinkSampler;
+import io.fanout.sample.TypedLinkSeeds;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.sample.TypedPartialBatch;
@@ -31,8 +38,10 @@ import scala.Tuple2;
  * partition sorted by their keys give the replicated seed order; each batch's destinations grouped
  * by owner, answered by the owners (in any order) and joined back hop by hop give exactly the
  * batches of {@link TypedNeighborSampler}, over partitions of uneven sizes (one empty) and a
- * multi-label seed type; {@link TypedOwners} and {@link HopExchange#group} route every node to the
- * partition whose range holds it.
+ * multi-label seed type; link batches started from every partition's training edges of the link
+ * relation give exactly {@link TypedLinkSampler}'s, pairs included, without their positives in the
+ * relation's or its reverse's blocks; {@link TypedOwners} and {@link HopExchange#group} route every
+ * node to the partition whose range holds it.
  */
 class TypedHopExchangeTest {
   static final long[][] STARTS = {{0, 40, 40, 110, 200}, {0, 30, 80}, {0, 30}};
@@ -92,6 +101,135 @@ class TypedHopExchangeTest {
             pb = TypedHopExchange.extend(spec, owners, pb, answers);
           }
           assertSame(pb.toMiniBatch(), w.sample(epoch, b, order, b * 24, count));
+        }
+      }
+    }
+  }
+
+  @Test
+  void ownersAnswerTheReplicatedLinkBatches() {
+    TypedGraph g = SplitOpener.graph();
+    int[] reverses = {2};
+    int[][] f = TypedFanouts.parse("writes=-1,2;written_by=3,1;*=2,1", g.schema());
+    TrainEdges all = TrainEdges.ofRelation(g.inNeighbors(1), false);
+    int batchSize = 20;
+    for (String mode : new String[] {"degree", "uniform"}) {
+      TypedSampleSpec spec =
+          new TypedSampleSpec(
+              "mem-link-" + mode,
+              "fp",
+              SplitOpener.class.getName(),
+              0,
+              "paper",
+              SeedOrder.ALL,
+              "train",
+              batchSize,
+              f,
+              "link",
+              2,
+              13,
+              "zstd",
+              1,
+              new ShardPlan(all.size(), batchSize, 2, 3),
+              null);
+      spec.link =
+          new TypedLinkRequest(
+              "writes",
+              1,
+              reverses,
+              new LinkSpec(mode, 2, false),
+              TypedLinkRelation.of(g.schema(), 1, reverses));
+      TypedOwners owners = TypedOwners.of(g);
+      List<Integer> seedOwners = new ArrayList<>();
+      List<Integer> counts = new ArrayList<>();
+      List<int[]> degrees = new ArrayList<>();
+      for (int p = 0; p < owners.partitions(0); p++) {
+        seedOwners.add(owners.first(0) + p);
+        counts.add(TypedPartitionedLinkSeeds.edges(spec, owners, owners.first(0) + p).size());
+        var part = TypedOpenPartitions.get(spec, 0, p);
+        degrees.add(
+            PartitionedLinkSeeds.rowDegrees(
+                part.inNeighbors(1), part.firstVertex(), part.endVertex() - part.firstVertex()));
+      }
+      long[] offsets = PartitionedLinkSeeds.offsets(counts, all.size(), spec.store);
+      NegativeSampler negatives =
+          PartitionedLinkSeeds.negatives(mode, owners.starts(0), () -> degrees);
+      TypedLinkSampler sampler =
+          new TypedLinkSampler(
+              g, 1, reverses, f, 13, all, NegativeSampler.of(mode, g.inNeighbors(1)), 2);
+      TypedLinkSampler.Worker w = sampler.newWorker();
+      TypedLinkSeeds seeds = new TypedLinkSeeds(spec.link.types(), negatives, 2, 13);
+      TypedBatchBuilder builder = TypedHopExchange.builder(spec, owners);
+      for (int epoch = 0; epoch < 2; epoch++) {
+        List<long[]> keyed = new ArrayList<>();
+        for (int i = 0; i < seedOwners.size(); i++) {
+          final int e = epoch;
+          TypedPartitionedLinkSeeds.seeds(spec, owners, seedOwners.get(i), offsets[i])
+              .forEachRemaining(
+                  t -> {
+                    if (t._1().epoch == e) {
+                      keyed.add(new long[] {t._1().key, t._2()});
+                    }
+                  });
+        }
+        keyed.sort((a, b) -> Long.compare(a[0], b[0]));
+        int[] order = SeedOrder.order(all.ids(), 13, epoch);
+        assertThat(keyed).hasSize(order.length);
+        for (int b = 0; b * batchSize < order.length; b++) {
+          int count = Math.min(batchSize, order.length - b * batchSize);
+          List<long[]> placed = new ArrayList<>();
+          for (int i = count - 1; i >= 0; i--) { // a group delivers seeds in any order
+            placed.add(new long[] {i, keyed.get(b * batchSize + i)[1]});
+          }
+          long id = PartitionedSampling.batchId(epoch, b);
+          TypedPartialBatch pb =
+              TypedPartitionedLinkSeeds.seedBatch(spec, seeds, builder, id, placed);
+          for (int h = 1; h <= f[0].length; h++) {
+            List<TypedHopExchange.Answer> answers = new ArrayList<>();
+            for (Iterator<Tuple2<Integer, Request>> it =
+                    TypedHopExchange.frontier(spec, owners, id, pb);
+                it.hasNext(); ) {
+              Tuple2<Integer, Request> t = it.next();
+              answers.add(TypedHopExchange.sample(spec, owners, t._1(), h, t._2()));
+            }
+            Collections.reverse(answers);
+            pb = TypedHopExchange.extend(spec, owners, pb, answers);
+          }
+          TypedMiniBatch got = pb.toMiniBatch();
+          TypedMiniBatch want = w.sample(epoch, b, order, b * batchSize, count);
+          assertSame(got, want);
+          assertThat(got.pairs().src()).isEqualTo(want.pairs().src());
+          assertThat(got.pairs().dst()).isEqualTo(want.pairs().dst());
+          assertThat(got.pairs().label()).isEqualTo(want.pairs().label());
+          assertNoPositiveEdge(got);
+        }
+      }
+    }
+  }
+
+  /** No block of writes (1) or its reverse written_by (2) holds one of the batch's positives. */
+  private static void assertNoPositiveEdge(TypedMiniBatch b) {
+    LinkPairs p = b.pairs();
+    java.util.Set<Long> positives = new java.util.HashSet<>();
+    for (int i = 0; i < p.size(); i++) {
+      if (p.label()[i] == 1) {
+        positives.add((long) b.nodes(1)[p.src()[i]] << 32 | b.nodes(0)[p.dst()[i]]);
+      }
+    }
+    assertThat(positives).isNotEmpty();
+    for (int h = 1; h <= b.layers(); h++) {
+      for (int r : new int[] {1, 2}) {
+        int[] ptr = b.indptr(h, r);
+        int dstType = r == 1 ? 0 : 1;
+        int srcType = 1 - dstType;
+        for (int i = 0; i + 1 < ptr.length; i++) {
+          for (int e = ptr[i]; e < ptr[i + 1]; e++) {
+            int u = b.nodes(srcType)[b.indices(h, r)[e]];
+            int v = b.nodes(dstType)[i];
+            long author = r == 1 ? u : v;
+            long paper = r == 1 ? v : u;
+            assertThat(positives).doesNotContain(author << 32 | paper);
+          }
         }
       }
     }
