@@ -10,18 +10,34 @@ package io.fanout.nn.typed;
  * @param relationDim width of the learned relation-type embeddings
  * @param outputScale the L2-normalised outputs are multiplied by this before the softmax (1: as
  *     HGB, no temperature)
+ * @param inputWidth width of the per-type input projections, the first layer's input; 0: the
+ *     model's {@code hidden} (one head's width, as HGB)
  */
 public record HgnSettings(
-    int heads, float slope, float attnDropout, int relationDim, float outputScale) {
+    int heads, float slope, float attnDropout, int relationDim, float outputScale, int inputWidth) {
   /** HGB's Simple-HGN settings: 8 heads, slope 0.05, relation embeddings of 64. */
   public static final HgnSettings DEFAULT = new HgnSettings(8, 0.05f, 0.5f, 64);
 
-  /** Settings with {@code outputScale} 1 (HGB's). */
+  /** Settings with {@code outputScale} 1 (HGB's) and input projections of {@code hidden}. */
   public HgnSettings(int heads, float slope, float attnDropout, int relationDim) {
     this(heads, slope, attnDropout, relationDim, 1f);
   }
 
+  /** Settings with input projections of {@code hidden}. */
+  public HgnSettings(
+      int heads, float slope, float attnDropout, int relationDim, float outputScale) {
+    this(heads, slope, attnDropout, relationDim, outputScale, 0);
+  }
+
+  /** These settings with input projections {@code width} wide (0: {@code hidden}). */
+  public HgnSettings withInputWidth(int width) {
+    return new HgnSettings(heads, slope, attnDropout, relationDim, outputScale, width);
+  }
+
   public HgnSettings {
+    if (inputWidth < 0) {
+      throw new IllegalArgumentException("hgn needs an input width >= 0, got " + inputWidth);
+    }
     if (!(outputScale > 0f)) {
       throw new IllegalArgumentException("hgn needs an output scale > 0, got " + outputScale);
     }

@@ -17,7 +17,8 @@ import io.fanout.tensor.TensorBufs;
  * {@link TypedLayer}s, ReLU and dropout between them, the last one giving the target type's class
  * logits.
  *
- * <p>Input (level {@code L} of the batch): a type with features is projected to the hidden width,
+ * <p>Input (level {@code L} of the batch): a type with features is projected to the input width
+ * ({@link TypedModelConfig#inputWidth}: the hidden width, or hgn's {@link HgnSettings#inputWidth}),
  * {@code h = x W_in[t] + b_in[t]}; a type with a learned embedding reads its vertices' rows of an
  * {@link EmbeddingTable} (uploaded per batch; their gradient rows come back to the host and {@link
  * #updateEmbeddings} applies a sparse Adam step).
@@ -81,11 +82,11 @@ public final class TypedModel implements AutoCloseable {
       TypedModelConfig.TypeInput ti = cfg.type(t);
       if (ti.embedded()) {
         inWeight[t] = inBias[t] = -1;
-        tables[t] = new EmbeddingTable(ti.count(), cfg.hidden());
+        tables[t] = new EmbeddingTable(ti.count(), cfg.inputWidth());
       } else {
         inWeight[t] = TypedLayer.fits(off);
-        inBias[t] = TypedLayer.fits(off + (long) ti.featureDim() * cfg.hidden());
-        off = inBias[t] + (long) cfg.hidden();
+        inBias[t] = TypedLayer.fits(off + (long) ti.featureDim() * cfg.inputWidth());
+        off = inBias[t] + (long) cfg.inputWidth();
       }
     }
     layers = new TypedLayer[cfg.layers()];
@@ -180,7 +181,7 @@ public final class TypedModel implements AutoCloseable {
             p,
             inWeight[t],
             cfg.type(t).featureDim(),
-            cfg.hidden(),
+            cfg.inputWidth(),
             CounterRng.key(seed, 0x7E1, t, 0));
       }
     }
@@ -247,7 +248,7 @@ public final class TypedModel implements AutoCloseable {
     this.train = train;
     batch.upload(b);
     int top = cfg.layers();
-    int hidden = cfg.hidden();
+    int hidden = cfg.inputWidth();
     level[top] =
         TensorBufs.ensure(be, level[top], Math.max(1, (long) batch.totalRows(top) * hidden));
     uploadInput(b, features, top, hidden);
@@ -386,7 +387,7 @@ public final class TypedModel implements AutoCloseable {
       dx = swap;
     }
     // dy: the input level's gradient
-    int hidden = cfg.hidden();
+    int hidden = cfg.inputWidth();
     for (int t = 0; t < cfg.numTypes(); t++) {
       int rows = batch.rows(t, top);
       int go = batch.rowOffset(top, t) * hidden;
@@ -438,7 +439,7 @@ public final class TypedModel implements AutoCloseable {
    * last hidden layer), downloaded: {@code rows(t, h) x width}.
    */
   public float[] levelRows(int h, int t) {
-    int width = h == cfg.layers() ? cfg.hidden() : layers[cfg.layers() - 1 - h].out;
+    int width = h == cfg.layers() ? cfg.inputWidth() : layers[cfg.layers() - 1 - h].out;
     int rows = batch.rows(t, h);
     float[] out = new float[rows * width];
     if (rows > 0) {

@@ -250,7 +250,15 @@ public record TypedModelConfig(
    * Input width of layer {@code l}: the output of the layer before, {@code hidden} for the first.
    */
   public int layerIn(int l) {
-    return l == 0 ? hidden : layerOut(l - 1);
+    return l == 0 ? inputWidth() : layerOut(l - 1);
+  }
+
+  /**
+   * Width of the input level: the per-type input projections and learned embedding rows; {@code
+   * hidden} but for an {@code hgn} model with {@link HgnSettings#inputWidth} set.
+   */
+  public int inputWidth() {
+    return kind == TypedModelKind.HGN && hgn.inputWidth() > 0 ? hgn.inputWidth() : hidden;
   }
 
   /**
@@ -301,6 +309,9 @@ public record TypedModelConfig(
       m.put("hgn.attn_dropout", Float.toString(hgn.attnDropout()));
       m.put("hgn.relation_dim", Integer.toString(hgn.relationDim()));
       m.put("hgn.output_scale", Float.toString(hgn.outputScale()));
+      if (hgn.inputWidth() > 0) {
+        m.put("hgn.input_width", Integer.toString(hgn.inputWidth()));
+      }
     }
     return m;
   }
@@ -340,7 +351,8 @@ public record TypedModelConfig(
                 Float.parseFloat(m.get("hgn.slope")),
                 Float.parseFloat(m.get("hgn.attn_dropout")),
                 Integer.parseInt(m.get("hgn.relation_dim")),
-                Float.parseFloat(m.getOrDefault("hgn.output_scale", "1.0")))
+                Float.parseFloat(m.getOrDefault("hgn.output_scale", "1.0")),
+                Integer.parseInt(m.getOrDefault("hgn.input_width", "0")))
             : HgnSettings.DEFAULT);
   }
 }

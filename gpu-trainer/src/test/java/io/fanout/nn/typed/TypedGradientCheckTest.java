@@ -102,8 +102,9 @@ class TypedGradientCheckTest {
       float[] values = table.chunks(0)[0];
       int[] nodes = b.nodes(t);
       double maxAbs = 0;
-      for (int i = 0; i < nodes.length * cfg.hidden(); i++) {
-        int at = nodes[i / cfg.hidden()] * cfg.hidden() + i % cfg.hidden();
+      int width = cfg.inputWidth();
+      for (int i = 0; i < nodes.length * width; i++) {
+        int at = nodes[i / width] * width + i % width;
         float saved = values[at];
         double[] l = new double[3];
         for (int s = 0; s < 3; s++) {
@@ -162,6 +163,18 @@ class TypedGradientCheckTest {
     TypedModelConfig cfg =
         TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 4, 2, 0.2f, 0, EmbeddingMode.AUTO)
             .withHgn(new HgnSettings(2, 0.2f, 0.3f, 3, 2.5f));
+    check(g, cfg, new int[] {3, 2}, 1);
+  }
+
+  @Test
+  void hgnWiderInputProjections() {
+    // input projections and the term type's embedding rows 6 wide, the first layer 2 x 4
+    ArrayTypedGraph g = TypedTestGraphs.small(11);
+    TypedModelConfig cfg =
+        TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 4, 2, 0.2f, 0, EmbeddingMode.AUTO)
+            .withHgn(new HgnSettings(2, 0.2f, 0.3f, 3, 2.5f).withInputWidth(6));
+    assertThat(cfg.inputWidth()).isEqualTo(6);
+    assertThat(cfg.layerIn(0)).isEqualTo(6);
     check(g, cfg, new int[] {3, 2}, 1);
   }
 

@@ -60,6 +60,9 @@ class TypedAccuracyProbe {
     return out;
   }
 
+  /** The split arrays of the last {@link #load}, by type name (the graph reads them live). */
+  static final java.util.Map<String, byte[]> loadedSplits = new java.util.HashMap<>();
+
   static TypedGraph load(Path dir) throws IOException {
     JsonNode schema = new ObjectMapper().readTree(dir.resolve("schema.json").toFile());
     String target = schema.get("target_type").asText();
@@ -90,6 +93,7 @@ class TypedAccuracyProbe {
         }
       }
       b.type(name, count, dim, feats, labels, splits);
+      loadedSplits.put(name, splits);
     }
     for (JsonNode r : schema.get("relations")) {
       String src = r.get("src_type").asText();
@@ -196,12 +200,104 @@ class TypedAccuracyProbe {
     }
   }
 
+  /**
+   * The cross-validation folds of {@code -Dprobe.folds=K}: the target vertices labelled train or
+   * val, in id order, shuffled by {@code java.util.Random(foldSeed)} (Fisher-Yates), then stably
+   * sorted by label and dealt round-robin, so every fold holds each class in proportion
+   * (stratified). Returns each such vertex's fold, -1 for the others.
+   */
+  static int[] folds(TypedGraph g, int target, int k, long foldSeed) {
+    int n = (int) g.schema().type(target).count();
+    List<Integer> pool = new ArrayList<>();
+    for (int v = 0; v < n; v++) {
+      byte s = g.vertices(target).split(v);
+      if (s == StoreLayout.SPLIT_TRAIN || s == StoreLayout.SPLIT_VAL) {
+        pool.add(v);
+      }
+    }
+    java.util.Random r = new java.util.Random(foldSeed);
+    for (int i = pool.size() - 1; i > 0; i--) {
+      java.util.Collections.swap(pool, i, r.nextInt(i + 1));
+    }
+    pool.sort(java.util.Comparator.comparingInt(v -> g.vertices(target).label(v)));
+    int[] fold = new int[n];
+    java.util.Arrays.fill(fold, -1);
+    for (int i = 0; i < pool.size(); i++) {
+      fold[pool.get(i)] = i % k;
+    }
+    return fold;
+  }
+
+  private static double[] meanStd(List<Double> xs) {
+    double m = 0;
+    for (double x : xs) {
+      m += x;
+    }
+    m /= xs.size();
+    double v = 0;
+    for (double x : xs) {
+      v += (x - m) * (x - m);
+    }
+    return new double[] {m, xs.size() > 1 ? Math.sqrt(v / (xs.size() - 1)) : 0};
+  }
+
   @Test
   @org.junit.jupiter.api.Timeout(value = 3, unit = java.util.concurrent.TimeUnit.HOURS)
   void probe() throws IOException {
     Path dir = Path.of(System.getProperty("fanout.typedprobe"));
     TypedGraph g = load(dir);
     int target = g.schema().typeIndex(p("target", "paper"));
+    if (Boolean.parseBoolean(p("debug", "false"))) {
+      centroids(g, target);
+    }
+    int k = Integer.parseInt(p("folds", "0"));
+    if (k < 2) {
+      run(g, target, -1);
+      return;
+    }
+    // -Dprobe.folds=K: K-fold cross-validation over the train+val vertices; -Dprobe.fold_list
+    // runs some of the folds (to split the work over processes). Test vertices are left out.
+    int[] fold = folds(g, target, k, Long.parseLong(p("fold_seed", "0")));
+    byte[] orig = new byte[fold.length];
+    for (int v = 0; v < fold.length; v++) {
+      orig[v] = g.vertices(target).split(v);
+    }
+    String list = p("fold_list", "");
+    List<double[]> all = new ArrayList<>();
+    for (int f = 0; f < k; f++) {
+      if (!list.isEmpty() && !java.util.Arrays.asList(list.split(",")).contains("" + f)) {
+        continue;
+      }
+      byte[] splits = loadedSplits.get(g.schema().type(target).name());
+      for (int v = 0; v < fold.length; v++) {
+        splits[v] =
+            fold[v] < 0
+                ? StoreLayout.SPLIT_NONE
+                : fold[v] == f ? StoreLayout.SPLIT_VAL : StoreLayout.SPLIT_TRAIN;
+      }
+      all.addAll(run(g, target, f));
+      System.arraycopy(orig, 0, splits, 0, orig.length);
+    }
+    String[] names = {"last micro", "last macro", "best micro", "best macro"};
+    StringBuilder sb = new StringBuilder(p("model", "rgcn") + " cv over " + all.size() + " runs:");
+    for (int c = 0; c < names.length; c++) {
+      List<Double> xs = new ArrayList<>();
+      for (double[] r : all) {
+        xs.add(r[c]);
+      }
+      double[] ms = meanStd(xs);
+      sb.append(String.format(Locale.ROOT, " %s %.4f +- %.4f |", names[c], ms[0], ms[1]));
+    }
+    System.out.println(sb);
+  }
+
+  /**
+   * Trains {@code -Dprobe.seeds} models on the graph's splits; in a cross-validation ({@code fold
+   * >= 0}) returns per seed the last epoch's val Micro/Macro-F1 and the best val epoch's.
+   */
+  private static List<double[]> run(TypedGraph g, int target, int fold) throws IOException {
+    // seeds: firstSeed.. for a plain run; fold f's s-th run of a cross-validation has seed
+    // firstSeed + f * seeds + s, so that no two runs share one
     TypedModelKind kind = TypedModelKind.parse(p("model", "rgcn"));
     int hidden = Integer.parseInt(p("hidden", "64"));
     int layers = Integer.parseInt(p("layers", "2"));
@@ -213,9 +309,8 @@ class TypedAccuracyProbe {
     int[][] fanouts = TypedFanouts.parse(fanoutText, g.schema());
     int seeds = Integer.parseInt(p("seeds", "3"));
     int firstSeed = Integer.parseInt(p("first_seed", "1"));
-    if (Boolean.parseBoolean(p("debug", "false"))) {
-      centroids(g, target);
-    }
+    boolean cv = fold >= 0;
+    List<double[]> results = new ArrayList<>();
     double[] sum = new double[4];
     for (int s = 0; s < seeds; s++) {
       TypedTrainOptions opts =
@@ -224,7 +319,7 @@ class TypedAccuracyProbe {
               Integer.parseInt(p("batch", "256")),
               Float.parseFloat(p("lr", "0.01")),
               Float.parseFloat(p("wd", "5e-4")),
-              firstSeed + s);
+              cv ? firstSeed + fold * seeds + s : firstSeed + s);
       TypedModelConfig cfg =
           TypedModelConfig.of(g.schema(), target, kind, hidden, layers, dropout, bases, emb)
               .withFeatureNorm(io.fanout.nn.FeatureNormKind.parse(p("norm", "l2")))
@@ -234,7 +329,8 @@ class TypedAccuracyProbe {
                       Float.parseFloat(p("slope", "0.05")),
                       Float.parseFloat(p("attn_dropout", "0.5")),
                       Integer.parseInt(p("relation_dim", "64")),
-                      Float.parseFloat(p("scale", "1"))));
+                      Float.parseFloat(p("scale", "1")),
+                      Integer.parseInt(p("input_width", "0"))));
       TypedSampler sampler =
           TypedSampler.of(new TypedNeighborSampler(g, target, fanouts, opts.seed()));
       Path md = Files.createTempDirectory("typedprobe");
@@ -247,6 +343,25 @@ class TypedAccuracyProbe {
         // the best validation epoch's model
         TypedCheckpoint.restore(md, TypedCheckpoint.read(md, "best.bin"), m, null);
         F1Scores val = t.evaluate(StoreLayout.SPLIT_VAL);
+        if (cv) {
+          double[] r = {
+            fit.lastVal().microF1(), fit.lastVal().macroF1(), val.microF1(), val.macroF1()
+          };
+          results.add(r);
+          System.out.printf(
+              Locale.ROOT,
+              "fold %d seed %d (%.1fs): last epoch val micro %.4f macro %.4f | best epoch %d"
+                  + " val micro %.4f macro %.4f%n",
+              fold,
+              opts.seed(),
+              (System.nanoTime() - t0) / 1e9,
+              r[0],
+              r[1],
+              fit.bestEpoch(),
+              r[2],
+              r[3]);
+          continue;
+        }
         F1Scores test = t.evaluate(StoreLayout.SPLIT_TEST);
         if (Boolean.parseBoolean(p("debug", "false"))) {
           System.out.println("train " + t.evaluate(StoreLayout.SPLIT_TRAIN));
@@ -273,6 +388,9 @@ class TypedAccuracyProbe {
         sum[3] += test.macroF1();
       }
     }
+    if (cv) {
+      return results;
+    }
     System.out.printf(
         Locale.ROOT,
         "%s mean of %d seeds: val micro %.4f macro %.4f | test micro %.4f macro %.4f%n",
@@ -282,5 +400,6 @@ class TypedAccuracyProbe {
         sum[1] / seeds,
         sum[2] / seeds,
         sum[3] / seeds);
+    return results;
   }
 }
