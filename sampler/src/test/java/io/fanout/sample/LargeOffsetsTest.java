@@ -19,11 +19,14 @@ import org.junit.jupiter.api.io.TempDir;
  * The 2^31 and 2^32 boundaries of edge positions and file offsets, on a store of 3.2 billion edges
  * and 4.4 GB of features held in sparse files ({@link SparseLargeStore}): the memory-mapped
  * readers, checksum verification, and both sampler paths (whole batches and one node at a time, as
- * the partitioned mode samples) read exactly the values written past each boundary.
+ * the partitioned mode samples) read exactly the values written past each boundary. The store lies
+ * on tmpfs where there is one ({@link SparseFileTempDir}).
  */
 @Tag("slow")
 class LargeOffsetsTest {
-  @TempDir static Path dir;
+  @TempDir(factory = SparseFileTempDir.class)
+  static Path dir;
+
   private static GraphStore store;
 
   @BeforeAll
@@ -77,7 +80,7 @@ class LargeOffsetsTest {
 
   @Test
   void manifestListsFileSizesPastTwoToThe32() {
-    // Writing the store checksummed every file (22 s for these 17 GB of holes, so not repeated).
+    // Writing the store checksummed every file (17 GB of holes, so not repeated).
     assertThat(store.manifest().files)
         .anySatisfy(
             f -> {
