@@ -48,7 +48,9 @@ final class RelationEdgeStage {
   /**
    * Writes relation {@code r} from type {@code src} into type {@code dst} (whose files are under
    * {@code srcDir} and {@code dstDir}) into {@code dir}; {@code split} (or null) takes out the
-   * held-out edges of a link-prediction split ({@link TypedLinkSplit#keptEdges}).
+   * held-out edges of a link-prediction split ({@link TypedLinkSplit#keptEdges}); when it reads the
+   * splits from a column of {@code r}'s table, that column is checked as the one-table {@code
+   * --edge-split-column} is (naming the relation, the column and a sample row).
    */
   static Result write(
       SparkSession spark,
@@ -73,7 +75,21 @@ final class RelationEdgeStage {
     Column s = endpoint(e, r, r.srcColumn(), src.idType(), "source", checks);
     Column d = endpoint(e, r, r.dstColumn(), dst.idType(), "destination", checks);
     Dataset<Row> edges = e.withColumn(NormalizedTables.SRC, s).withColumn(NormalizedTables.DST, d);
+    String splitColumn = split == null ? null : split.splitColumn(r);
+    List<Column> carried =
+        new ArrayList<>(List.of(col(NormalizedTables.SRC), col(NormalizedTables.DST)));
+    if (splitColumn != null) {
+      NormalizedTables.requireColumn(
+          e, r.source(), splitColumn, PrepareOptions.EDGE_SPLIT_COLUMN.name());
+      Column raw = col(NormalizedTables.quote(splitColumn));
+      EdgeSplitColumn.addChecks(checks, splitColumn, raw);
+      edges = edges.withColumn(EdgeSplitColumn.CODE, EdgeSplitColumn.code(raw));
+      carried.add(col(EdgeSplitColumn.CODE));
+    }
     InputValidation.runChecks(r.source(), edges, checks, sample);
+    if (splitColumn != null) {
+      EdgeSplitColumn.checkPairsAgree(edges, r.source(), splitColumn, false);
+    }
 
     Dataset<Row> sids =
         ids(spark, conf, srcDir, src).select(col("id").as("_sid"), col("dense_id").as("_sd"));
@@ -85,7 +101,7 @@ final class RelationEdgeStage {
                 EdgeFileStage.partitionOf(dst.firsts()).apply(col("dense_id")).as("_dp"));
     Dataset<Row> joined =
         edges
-            .select(col(NormalizedTables.SRC), col(NormalizedTables.DST))
+            .select(carried.toArray(new Column[0]))
             .join(sids, col(NormalizedTables.SRC).equalTo(col("_sid")), "left")
             .join(dids, col(NormalizedTables.DST).equalTo(col("_did")), "left");
     Column dangling = col("_sd").isNull().or(col("_dd").isNull());

@@ -24,6 +24,12 @@ import org.apache.spark.sql.Row;
  * The held-out edges of {@code R} are written to {@code relations/R/edgesplit/} with negatives
  * whose source is the positive's (of {@code R}'s source type) and whose destination is drawn from
  * {@code R}'s destination type, type-local dense ids.
+ *
+ * <p>With {@code --edge-split-column C} the split of an edge of {@code R} is its value in column
+ * {@code C} of {@code R}'s table ({@link EdgeSplitColumn}); an edge of a reverse takes the split of
+ * its forward edge: it leaves the reverse when its flip is a held-out edge of {@code R} (a Spark
+ * SQL anti join of the reverse's edges against {@code R}'s held-out pairs, endpoints swapped), so
+ * {@code R} must be written before its reverses ({@link #writeOrder}).
  */
 final class TypedLinkSplit {
   final EdgeSplitPlan plan;
@@ -73,6 +79,30 @@ final class TypedLinkSplit {
     return new TypedLinkSplit(plan, rel, List.copyOf(reverses));
   }
 
+  /**
+   * The column of the split relation's table that gives each edge's split ({@code
+   * --edge-split-column}), or null when {@code r} is another relation or the splits are drawn.
+   */
+  String splitColumn(TypedTables.RelationTable r) {
+    return r.name().equals(relation.name()) ? plan.column : null;
+  }
+
+  /**
+   * The order to write {@code relations} in, as indexes into it: the split relation first (its
+   * held-out edges decide which edges its reverses keep), then the others in their order.
+   */
+  List<Integer> writeOrder(List<TypedTables.RelationTable> relations) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < relations.size(); i++) {
+      if (relations.get(i).name().equals(relation.name())) {
+        out.add(0, i);
+      } else {
+        out.add(i);
+      }
+    }
+    return out;
+  }
+
   /** The relations whose held-out edges leave the CSR: the split relation, then its reverses. */
   List<String> removedFrom() {
     List<String> out = new ArrayList<>();
@@ -96,6 +126,9 @@ final class TypedLinkSplit {
     Column src = col(NormalizedTables.SRC);
     Column dst = col(NormalizedTables.DST);
     Column dangling = col("_sd").isNull().or(col("_dd").isNull());
+    if (!forward && plan.column != null) {
+      return withoutHeldOutFlips(r, joined);
+    }
     Column loop = r.srcType().equals(r.dstType()) ? col("_sd").equalTo(col("_dd")) : lit(false);
     // a reverse edge v -> u is the split relation's u -> v: hash it the same way round
     Dataset<Row> coded =
@@ -108,6 +141,29 @@ final class TypedLinkSplit {
     return coded
         .where(dangling.or(col(EdgeSplitPlan.CODE).equalTo(lit(EdgeSplitPlan.TRAIN))))
         .drop(EdgeSplitPlan.CODE);
+  }
+
+  /** The edges of reverse {@code r} whose flip is not a held-out edge of the split relation. */
+  private Dataset<Row> withoutHeldOutFlips(TypedTables.RelationTable r, Dataset<Row> joined) {
+    if (heldOutInput == null) {
+      throw new IllegalStateException(
+          "relation '"
+              + relation.name()
+              + "' must be written before its reverse '"
+              + r.name()
+              + "'");
+    }
+    Dataset<Row> flips =
+        heldOutInput
+            .where(col(EdgeSplitPlan.CODE).notEqual(lit(EdgeSplitPlan.TRAIN)))
+            .select(col(NormalizedTables.DST).as("_hs"), col(NormalizedTables.SRC).as("_hd"))
+            .distinct();
+    return joined.join(
+        flips,
+        col(NormalizedTables.SRC)
+            .equalTo(col("_hs"))
+            .and(col(NormalizedTables.DST).equalTo(col("_hd"))),
+        "left_anti");
   }
 
   /**

@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
- * built for one-table stores only (undirected input, edge weights, edge split columns, graph
- * partitioners, id lookup in tasks, dry runs), edge splits without {@code --link-relation}, and
+ * built for one-table stores only (undirected input, edge weights, graph partitioners, id lookup in
+ * tasks, dry runs), edge splits (fractions or a column) without {@code --link-relation}, and
  * per-type encodings that name unknown or featureless types.
  */
 final class TypedOptionChecks {
@@ -39,8 +39,10 @@ final class TypedOptionChecks {
           "prepare --edge-split on a typed graph needs --link-relation NAME, the relation whose"
               + " edges are split");
     }
-    if (!conf.get(PrepareOptions.EDGE_SPLIT_COLUMN).isEmpty()) {
-      throw unbuilt("--edge-split-column", "give --edge-split fractions with --link-relation");
+    if (!link && !conf.get(PrepareOptions.EDGE_SPLIT_COLUMN).isEmpty()) {
+      throw new FanoutConfigException(
+          "prepare --edge-split-column on a typed graph needs --link-relation NAME, the relation"
+              + " whose edge table has the column");
     }
     if (conf.get(PrepareOptions.PARTITIONER).readsEdges()) {
       throw unbuilt(

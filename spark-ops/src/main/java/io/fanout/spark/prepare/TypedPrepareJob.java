@@ -97,8 +97,15 @@ public final class TypedPrepareJob {
     for (TypedTables.TypeTable t : in.types) {
       stepNames.add("validate and write vertex type '" + t.name() + "'");
     }
-    for (TypedTables.RelationTable r : relations) {
-      stepNames.add("validate and write relation '" + r.name() + "'");
+    List<Integer> relationOrder = new ArrayList<>();
+    for (int i = 0; i < relations.size(); i++) {
+      relationOrder.add(i);
+    }
+    if (linkSplit != null) {
+      relationOrder = linkSplit.writeOrder(relations);
+    }
+    for (int i : relationOrder) {
+      stepNames.add("validate and write relation '" + relations.get(i).name() + "'");
     }
     if (linkSplit != null) {
       stepNames.add("write the held-out edges of relation '" + linkSplit.relation.name() + "'");
@@ -119,19 +126,20 @@ public final class TypedPrepareJob {
                 () -> TypeVertexStage.write(spark, conf, t, requested, enc, dir)));
         LOG.info("prepare: vertex type '{}' written", t.name());
       }
-      List<RelationEdgeStage.Result> written = new ArrayList<>();
-      for (TypedTables.RelationTable r : relations) {
+      RelationEdgeStage.Result[] written = new RelationEdgeStage.Result[relations.size()];
+      for (int i : relationOrder) {
+        TypedTables.RelationTable r = relations.get(i);
         TypeVertexStage.Result src = types.get(r.srcType());
         TypeVertexStage.Result dst = types.get(r.dstType());
         Path srcDir = staging.resolve(StoreLayout.typeDir(r.srcType()));
         Path dstDir = staging.resolve(StoreLayout.typeDir(r.dstType()));
         Path dir = staging.resolve(StoreLayout.relationDir(r.name()));
-        written.add(
+        written[i] =
             steps.call(
                 stepNames.get(step++),
                 () ->
                     RelationEdgeStage.write(
-                        spark, conf, r, src, srcDir, dst, dstDir, dir, linkSplit)));
+                        spark, conf, r, src, srcDir, dst, dstDir, dir, linkSplit));
         LOG.info("prepare: relation '{}' written", r.name());
       }
       StoreManifest.EdgeSplit edgeSplit = null;
@@ -151,7 +159,7 @@ public final class TypedPrepareJob {
                         dir));
         LOG.info("prepare: held-out edges of relation '{}' written", r.name());
       }
-      StoreManifest m = TypedManifests.of(types, relations, written);
+      StoreManifest m = TypedManifests.of(types, relations, java.util.Arrays.asList(written));
       m.edgeSplit = edgeSplit;
       m.inputFingerprint = in.fingerprint;
       m.options = recorded;
@@ -180,7 +188,10 @@ public final class TypedPrepareJob {
       }
       recorded.remove(PrepareOptions.LINK_RELATION.name());
     }
-    recorded.remove(PrepareOptions.EDGE_SPLIT_COLUMN.name());
+    if (conf.get(PrepareOptions.EDGE_SPLIT_COLUMN).isEmpty()) {
+      // stores split by fractions record what they did before the option existed
+      recorded.remove(PrepareOptions.EDGE_SPLIT_COLUMN.name());
+    }
     for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
       recorded.remove(d.name());
     }

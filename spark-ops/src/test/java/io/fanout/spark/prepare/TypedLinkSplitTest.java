@@ -10,15 +10,21 @@ import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareAction;
+import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -47,13 +53,17 @@ class TypedLinkSplitTest {
   }
 
   PrepareAction typed(Path out) {
+    return typed(out, G.writes(spark));
+  }
+
+  PrepareAction typed(Path out, Dataset<Row> writes) {
     return Fanout.get(spark)
         .prepare()
         .vertices("paper", G.papers(spark))
         .vertices("author", G.authors(spark))
         .vertices("term", G.terms(spark))
         .edges("cites", "paper", "paper", G.cites(spark))
-        .edges("writes", "author", "paper", G.writes(spark))
+        .edges("writes", "author", "paper", writes)
         .edges("written_by", "paper", "author", G.writtenBy(spark))
         .reverseOf("written_by", "writes")
         .edges("has_term", "paper", "term", G.hasTerm(spark))
@@ -140,6 +150,128 @@ class TypedLinkSplitTest {
       assertThat(positives(heldOutFile(again, m2, split)))
           .isEqualTo(positives(heldOutFile(out, m, split)));
     }
+  }
+
+  /**
+   * The fixture's {@code writes} with a {@code split} column: {@code splits.get(i)} for its row
+   * {@code i}.
+   */
+  private static Dataset<Row> writesWithSplits(List<String> splits) {
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < G.writes.size(); i++) {
+      Row r = G.writes.get(i);
+      rows.add(RowFactory.create(r.get(0), r.get(1), splits.get(i)));
+    }
+    return spark.createDataFrame(
+        rows, TypedGraphFixture.AUTHOR_PAPER.add("split", DataTypes.StringType));
+  }
+
+  /** A split per row of the fixture's {@code writes}, from a seeded draw: val, test or train. */
+  private static List<String> drawnSplits() {
+    java.util.Random rnd = new java.util.Random(11);
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < G.writes.size(); i++) {
+      int k = rnd.nextInt(5);
+      // case and blanks are ignored, as for the one-table column
+      out.add(k == 0 ? " Val" : k == 1 ? "TEST" : "train");
+    }
+    return out;
+  }
+
+  @Tag("slow")
+  @Test
+  void aSplitColumnHoldsOutExactlyTheMarkedEdges() throws Exception {
+    Path out = tmp.resolve("column");
+    List<String> splits = drawnSplits();
+    StoreManifest m =
+        typed(out, writesWithSplits(splits))
+            .option("link-relation", "writes")
+            .option("edge-split-column", "split")
+            .option("edge-split-negatives", "2")
+            .execute()
+            .manifest();
+    assertThat(m.edgeSplit.column).isEqualTo("split");
+    assertThat(m.edgeSplit.fractions).isNull();
+    assertThat(m.edgeSplit.removedFrom).containsExactly("writes", "written_by");
+    Map<String, Set<String>> marked = new java.util.HashMap<>();
+    for (String split : List.of("train", "val", "test")) {
+      marked.put(split, new HashSet<>());
+    }
+    for (int i = 0; i < G.writes.size(); i++) {
+      Row r = G.writes.get(i);
+      marked
+          .get(splits.get(i).trim().toLowerCase(java.util.Locale.ROOT))
+          .add(r.get(0) + " " + r.get(1));
+    }
+    try (TypedGraphStore g = TypedGraphStore.open(out, true)) {
+      TypedSchema s = g.schema();
+      Map<Object, Integer> author = dense(g, 1);
+      Map<Object, Integer> paper = dense(g, 0);
+      Set<Long> train = new HashSet<>();
+      for (String p : marked.get("train")) {
+        String[] ap = p.split(" ");
+        train.add(pair(author.get(ap[0]), paper.get(Long.parseLong(ap[1]))));
+      }
+      assertThat(edges(g.inNeighbors(s.relationIndex("writes")), false)).isEqualTo(train);
+      assertThat(edges(g.inNeighbors(s.relationIndex("written_by")), true)).isEqualTo(train);
+      Set<Long> all = new HashSet<>();
+      for (Row r : G.writes) {
+        all.add(pair(author.get(r.get(0)), paper.get(r.get(1))));
+      }
+      for (String split : StoreLayout.HELD_OUT_SPLITS) {
+        assertThat(marked.get(split)).isNotEmpty();
+        assertThat(positives(heldOutFile(out, m, split))).isEqualTo(marked.get(split));
+        HeldOutEdges h = HeldOutEdges.read(g, split);
+        assertThat(h.size() - h.positives()).isPositive().isLessThanOrEqualTo(2 * h.positives());
+        for (int i = 0; i < h.size(); i++) {
+          if (h.label[i] == 0) {
+            assertThat(all).doesNotContain(pair(h.src[i], h.dst[i]));
+          }
+        }
+      }
+      assertThat(m.edgeSplit.trainPairs).isEqualTo(train.size());
+    }
+  }
+
+  @Test
+  void aBadSplitValueNamesTheRelationTheColumnAndTheRow() {
+    List<String> splits = new ArrayList<>(java.util.Collections.nCopies(G.writes.size(), "train"));
+    splits.set(3, "holdout");
+    assertThatThrownBy(
+            () ->
+                typed(tmp.resolve("bad"), writesWithSplits(splits))
+                    .option("link-relation", "writes")
+                    .option("edge-split-column", "split")
+                    .execute())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("relation 'writes'")
+        .hasMessageContaining("column 'split'")
+        .hasMessageContaining("a split other than train, val, test")
+        .hasMessageContaining("\"split\":\"holdout\"")
+        .hasMessageContaining("\"src\":\"" + G.writes.get(3).get(0) + "\"");
+    splits.set(3, null);
+    assertThatThrownBy(
+            () ->
+                typed(tmp.resolve("null"), writesWithSplits(splits))
+                    .option("link-relation", "writes")
+                    .option("edge-split-column", "split")
+                    .execute())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("relation 'writes'")
+        .hasMessageContaining("a null split");
+    assertThatThrownBy(
+            () ->
+                typed(tmp.resolve("missing"))
+                    .option("link-relation", "writes")
+                    .option("edge-split-column", "split")
+                    .execute())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("relation 'writes'")
+        .hasMessageContaining("missing column 'split' (--edge-split-column)");
+    assertThatThrownBy(
+            () -> typed(tmp.resolve("norel")).option("edge-split-column", "split").execute())
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("--link-relation");
   }
 
   @Test
