@@ -233,6 +233,65 @@ class TypedLinkSplitTest {
     }
   }
 
+  /**
+   * {@code cites} (paper to paper, repeats and a self-loop) with its {@code rev_cites} added by
+   * {@code --add-reverse}: the split is a function of the pair, so repeats agree; the self-loop is
+   * marked val but stays in training.
+   */
+  @Tag("slow")
+  @Test
+  void aSplitColumnOnARelationWithAnAddedReverse() throws Exception {
+    Map<String, Set<String>> marked = new java.util.HashMap<>();
+    for (String split : List.of("train", "val", "test")) {
+      marked.put(split, new HashSet<>());
+    }
+    List<Row> rows = new ArrayList<>();
+    for (Row r : G.cites) {
+      String p = r.get(0) + " " + r.get(1);
+      int k = Math.floorMod(p.hashCode(), 4);
+      String split = r.get(0).equals(r.get(1)) ? "val" : k == 0 ? "val" : k == 1 ? "test" : "train";
+      rows.add(RowFactory.create(r.get(0), r.get(1), split));
+      marked.get(r.get(0).equals(r.get(1)) ? "train" : split).add(p);
+    }
+    Dataset<Row> cites =
+        spark.createDataFrame(
+            rows, TypedGraphFixture.LONG_EDGES.add("split", DataTypes.StringType));
+    Path out = tmp.resolve("cites");
+    StoreManifest m =
+        Fanout.get(spark)
+            .prepare()
+            .vertices("paper", G.papers(spark))
+            .vertices("author", G.authors(spark))
+            .edges("cites", "paper", "paper", cites)
+            .edges("writes", "author", "paper", G.writes(spark))
+            .option("add-reverse", "true")
+            .option("link-relation", "cites")
+            .option("edge-split-column", "split")
+            .output(out.toString())
+            .execute()
+            .manifest();
+    assertThat(m.edgeSplit.removedFrom).containsExactly("cites", "rev_cites");
+    assertThat(m.options).containsEntry("edge-split-column", "split");
+    try (TypedGraphStore g = TypedGraphStore.open(out, true)) {
+      TypedSchema s = g.schema();
+      Map<Object, Integer> paper = dense(g, 0);
+      Set<Long> train = new HashSet<>();
+      for (String p : marked.get("train")) {
+        String[] ab = p.split(" ");
+        train.add(pair(paper.get(Long.parseLong(ab[0])), paper.get(Long.parseLong(ab[1]))));
+      }
+      assertThat(edges(g.inNeighbors(s.relationIndex("cites")), false)).isEqualTo(train);
+      assertThat(edges(g.inNeighbors(s.relationIndex("rev_cites")), true)).isEqualTo(train);
+      for (String split : StoreLayout.HELD_OUT_SPLITS) {
+        assertThat(marked.get(split)).isNotEmpty();
+        assertThat(
+                positives(
+                    m.dataRoot(out).resolve(StoreLayout.relationEdgeSplitFile("cites", split))))
+            .isEqualTo(marked.get(split));
+      }
+    }
+  }
+
   @Test
   void aBadSplitValueNamesTheRelationTheColumnAndTheRow() {
     List<String> splits = new ArrayList<>(java.util.Collections.nCopies(G.writes.size(), "train"));
