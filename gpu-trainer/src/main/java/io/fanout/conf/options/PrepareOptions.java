@@ -98,8 +98,9 @@ public final class PrepareOptions {
           "edge-split-column",
           "",
           "edge column (train, val, test) giving each edge's split for link prediction instead of"
-              + " --edge-split fractions; every edge of a pair (both directions with --undirected)"
-              + " must carry the same value; empty = none");
+              + " --edge-split fractions (typed graphs: a column of the --link-relation's table);"
+              + " every edge of a pair (both directions with --undirected) must carry the same"
+              + " value; empty = none");
   public static final OptionDef<Long> EDGE_SPLIT_SEED =
       OptionDef.longValue("edge-split-seed", 0, "seed of the edge split and its negatives");
   public static final OptionDef<Integer> EDGE_SPLIT_NEGATIVES =
