@@ -21,28 +21,19 @@ public final class NeighborhoodOrder {
   private NeighborhoodOrder() {}
 
   /**
-   * The position of every id's row ({@code positions[v]}, a permutation keeping each id in its
-   * partition).
-   *
-   * @param starts the first id of each partition, then the number of ids
-   * @param splits the split of every id (training ids are the seeds); null: every id is a seed
+   * The position of every id's row in this layout, as {@link SeedLayouts#positions} describes (same
+   * parameters).
    */
   public static int[] positions(CsrGraph csr, VertexTable splits, long[] starts, int threads) {
-    int[] positions = new int[csr.numVertices()];
-    PartitionTasks.run(
-        starts,
-        threads,
-        "ordering feature rows",
-        (p, lo, hi) -> order(csr, splits, lo, hi, positions));
-    return positions;
+    return SeedLayouts.positions(csr, splits, starts, threads, NeighborhoodOrder::order);
   }
 
   /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
   private static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
     int size = hi - lo;
-    long[] placed = LayoutSeeds.bits(size);
-    long[] expanded = LayoutSeeds.bits(size);
-    boolean anyTrain = LayoutSeeds.anyTrain(splits, lo, hi);
+    long[] placed = SeedLayouts.bits(size);
+    long[] expanded = SeedLayouts.bits(size);
+    boolean anyTrain = SeedLayouts.anyTrain(splits, lo, hi);
     int next = lo;
     int[] group = new int[size];
     int groups = 0;
@@ -53,8 +44,8 @@ public final class NeighborhoodOrder {
         continue;
       }
       int g = groups++;
-      if (!LayoutSeeds.test(placed, s - lo)) {
-        LayoutSeeds.set(placed, s - lo);
+      if (!SeedLayouts.test(placed, s - lo)) {
+        SeedLayouts.set(placed, s - lo);
         group[s - lo] = g;
         positions[s] = next++;
       }
@@ -64,17 +55,17 @@ public final class NeighborhoodOrder {
         int nextCount = 0;
         for (int i = 0; i < count; i++) {
           int u = level[i];
-          if (LayoutSeeds.test(expanded, u - lo)) {
+          if (SeedLayouts.test(expanded, u - lo)) {
             continue;
           }
-          LayoutSeeds.set(expanded, u - lo);
+          SeedLayouts.set(expanded, u - lo);
           for (long e = csr.rowStart(u), end = csr.rowEnd(u); e < end; e++) {
             int w = csr.neighbor(e);
             if (w < lo || w >= hi) {
               continue;
             }
-            if (!LayoutSeeds.test(placed, w - lo)) {
-              LayoutSeeds.set(placed, w - lo);
+            if (!SeedLayouts.test(placed, w - lo)) {
+              SeedLayouts.set(placed, w - lo);
               group[w - lo] = g;
               positions[w] = next++;
             }
@@ -93,7 +84,7 @@ public final class NeighborhoodOrder {
       }
     }
     for (int v = lo; v < hi; v++) {
-      if (!LayoutSeeds.test(placed, v - lo)) {
+      if (!SeedLayouts.test(placed, v - lo)) {
         group[v - lo] = groups++;
         positions[v] = next++;
       }

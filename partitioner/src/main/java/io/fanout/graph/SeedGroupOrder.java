@@ -20,30 +20,21 @@ public final class SeedGroupOrder {
   private SeedGroupOrder() {}
 
   /**
-   * The position of every id's row ({@code positions[v]}, a permutation keeping each id in its
-   * partition).
-   *
-   * @param starts the first id of each partition, then the number of ids
-   * @param splits the split of every id (training ids are the seeds); null: every id is a seed
+   * The position of every id's row in this layout, as {@link SeedLayouts#positions} describes (same
+   * parameters).
    */
   public static int[] positions(CsrGraph csr, VertexTable splits, long[] starts, int threads) {
-    int[] positions = new int[csr.numVertices()];
-    PartitionTasks.run(
-        starts,
-        threads,
-        "ordering feature rows",
-        (p, lo, hi) -> order(csr, splits, lo, hi, positions));
-    return positions;
+    return SeedLayouts.positions(csr, splits, starts, threads, SeedGroupOrder::order);
   }
 
   /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
   private static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
     int size = hi - lo;
-    boolean anyTrain = LayoutSeeds.anyTrain(splits, lo, hi);
+    boolean anyTrain = SeedLayouts.anyTrain(splits, lo, hi);
     int next = lo;
     int[] lastSeed = new int[size];
-    long[] placed = LayoutSeeds.bits(size);
-    long[] expanded = LayoutSeeds.bits(size);
+    long[] placed = SeedLayouts.bits(size);
+    long[] expanded = SeedLayouts.bits(size);
     int[][] buf = {new int[16]};
     for (int s = lo; s < hi; s++) {
       if (anyTrain && splits.split(s) != StoreLayout.SPLIT_TRAIN) {
@@ -53,14 +44,14 @@ public final class SeedGroupOrder {
       int[] members = buf[0];
       for (int i = 0; i < count; i++) {
         int r = members[i] - lo;
-        if (!LayoutSeeds.test(placed, r)) {
-          LayoutSeeds.set(placed, r);
+        if (!SeedLayouts.test(placed, r)) {
+          SeedLayouts.set(placed, r);
           positions[members[i]] = next++;
         }
       }
     }
     for (int r = 0; r < size; r++) {
-      if (!LayoutSeeds.test(placed, r)) {
+      if (!SeedLayouts.test(placed, r)) {
         positions[lo + r] = next++;
       }
     }
@@ -86,10 +77,10 @@ public final class SeedGroupOrder {
       int levelEnd = count;
       for (int i = levelStart; i < levelEnd; i++) {
         int u = out[i];
-        if (hop == HOPS - 1 && LayoutSeeds.test(expanded, u - lo)) {
+        if (hop == HOPS - 1 && SeedLayouts.test(expanded, u - lo)) {
           continue; // an earlier seed listed its in-neighbors: every one of them is placed
         }
-        LayoutSeeds.set(expanded, u - lo);
+        SeedLayouts.set(expanded, u - lo);
         for (long e = csr.rowStart(u), end = csr.rowEnd(u); e < end; e++) {
           int w = csr.neighbor(e);
           if (w < lo || w >= hi || lastSeed[w - lo] == mark) {
