@@ -6,14 +6,11 @@ import io.fanout.dist.MeshAllReduce;
 import io.fanout.dist.MeshReplicas;
 import io.fanout.dist.ParameterChecksum;
 import io.fanout.nn.GnnModel;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelConfig;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.GpuTests;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,11 +30,8 @@ class CudaDataParallelTest {
   @Test
   void twoCudaReplicasStayBitIdenticalAndMeetTheAccuracyFloor(@TempDir Path dir) throws Exception {
     GpuTests.assumeDevice();
-    TestData d = TestData.load("cora");
-    int[] train = d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN);
-    ModelConfig cfg =
-        new ModelConfig("sage", d.features.dim(), 128, d.classes, 2, 0.5f, "relu", "l2");
-    TrainOptions opts = new TrainOptions(40, 0.01f, 5e-4f, LrSchedule.parse("constant"), 3L);
+    CoraDataParallel cora = new CoraDataParallel();
+    TestData d = cora.d;
     int workers = 2;
     int devices = io.fanout.tensor.cuda.CudaDriver.deviceCount();
     List<Replica> rs =
@@ -49,28 +43,9 @@ class CudaDataParallelTest {
               CudaBackend be = new CudaBackend(rank % devices);
               try {
                 Replica out;
-                try (GnnModel m = new GnnModel(cfg, be)) {
-                  Trainer t = new Trainer(m, opts, ar);
-                  SampledEpochs all =
-                      new SampledEpochs(
-                          d.csr,
-                          d.vertices,
-                          d.features,
-                          train,
-                          new int[] {15, 10},
-                          35,
-                          opts.seed(),
-                          true,
-                          cfg.featureNorm(),
-                          1);
-                  t.fit(
-                      new ShardedEpochData(all, rank, workers),
-                      null,
-                      dir.resolve("rank-" + rank),
-                      false,
-                      Map.of("dataset", "cora"),
-                      null,
-                      0);
+                try (GnnModel m = new GnnModel(cora.cfg, be)) {
+                  Trainer t = new Trainer(m, cora.opts, ar);
+                  cora.fit(t, rank, workers, dir.resolve("rank-" + rank));
                   float[] logits = FullGraphInference.logits(m, d.csr, d.features, 4096);
                   double acc =
                       Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_TEST)

@@ -6,13 +6,10 @@ import io.fanout.dist.MeshAllReduce;
 import io.fanout.dist.MeshReplicas;
 import io.fanout.dist.ParameterChecksum;
 import io.fanout.nn.GnnModel;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelConfig;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,11 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 class DataParallelTrainerTest {
   @Test
   void twoWorkersOnCoraStayIdenticalAndMeetTheAccuracyFloor(@TempDir Path dir) throws Exception {
-    TestData d = TestData.load("cora");
-    int[] train = d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN);
-    ModelConfig cfg =
-        new ModelConfig("sage", d.features.dim(), 128, d.classes, 2, 0.5f, "relu", "l2");
-    TrainOptions opts = new TrainOptions(40, 0.01f, 5e-4f, LrSchedule.parse("constant"), 3L);
+    CoraDataParallel cora = new CoraDataParallel();
+    TestData d = cora.d;
     int workers = 2;
     List<GnnModel> ms =
         MeshReplicas.run(
@@ -35,29 +29,9 @@ class DataParallelTrainerTest {
             9L,
             300,
             (ar, rank) -> {
-              GnnModel m = new GnnModel(cfg, new CpuBackend());
-              Trainer t = new Trainer(m, opts, ar);
+              GnnModel m = new GnnModel(cora.cfg, new CpuBackend());
               // 140 training seeds, 4 batches of 35: two global steps of 2 x 35 per epoch.
-              SampledEpochs all =
-                  new SampledEpochs(
-                      d.csr,
-                      d.vertices,
-                      d.features,
-                      train,
-                      new int[] {15, 10},
-                      35,
-                      opts.seed(),
-                      true,
-                      cfg.featureNorm(),
-                      1);
-              t.fit(
-                  new ShardedEpochData(all, rank, workers),
-                  null,
-                  dir,
-                  false,
-                  Map.of("dataset", "cora"),
-                  null,
-                  0);
+              cora.fit(new Trainer(m, cora.opts, ar), rank, workers, dir);
               return m;
             });
     GnnModel m0 = ms.get(0);
