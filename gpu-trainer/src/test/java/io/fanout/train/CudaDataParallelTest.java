@@ -3,22 +3,14 @@ package io.fanout.train;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.dist.MeshAllReduce;
+import io.fanout.dist.MeshReplicas;
 import io.fanout.dist.ParameterChecksum;
 import io.fanout.nn.GnnModel;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelConfig;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.GpuTests;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,73 +30,37 @@ class CudaDataParallelTest {
   @Test
   void twoCudaReplicasStayBitIdenticalAndMeetTheAccuracyFloor(@TempDir Path dir) throws Exception {
     GpuTests.assumeDevice();
-    TestData d = TestData.load("cora");
-    int[] train = d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN);
-    ModelConfig cfg =
-        new ModelConfig("sage", d.features.dim(), 128, d.classes, 2, 0.5f, "relu", "l2");
-    TrainOptions opts = new TrainOptions(40, 0.01f, 5e-4f, LrSchedule.parse("constant"), 3L);
+    CoraDataParallel cora = new CoraDataParallel();
+    TestData d = cora.d;
     int workers = 2;
     int devices = io.fanout.tensor.cuda.CudaDriver.deviceCount();
-    List<ServerSocketChannel> servers = new ArrayList<>();
-    List<String> eps = new ArrayList<>();
-    for (int r = 0; r < workers; r++) {
-      servers.add(MeshAllReduce.listen("127.0.0.1", 0));
-      eps.add(MeshAllReduce.endpointOf("127.0.0.1", servers.get(r)));
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(workers);
-    List<Future<Replica>> fs = new ArrayList<>();
-    for (int r = 0; r < workers; r++) {
-      int rank = r;
-      fs.add(
-          pool.submit(
-              () -> {
-                CudaBackend be = new CudaBackend(rank % devices);
-                try {
-                  Replica out;
-                  try (GnnModel m = new GnnModel(cfg, be);
-                      MeshAllReduce ar =
-                          MeshAllReduce.connect(rank, eps, servers.get(rank), 9L, 60_000)) {
-                    Trainer t = new Trainer(m, opts, ar);
-                    SampledEpochs all =
-                        new SampledEpochs(
-                            d.csr,
-                            d.vertices,
-                            d.features,
-                            train,
-                            new int[] {15, 10},
-                            35,
-                            opts.seed(),
-                            true,
-                            cfg.featureNorm(),
-                            1);
-                    t.fit(
-                        new ShardedEpochData(all, rank, workers),
-                        null,
-                        dir.resolve("rank-" + rank),
-                        false,
-                        Map.of("dataset", "cora"),
-                        null,
-                        0);
-                    float[] logits = FullGraphInference.logits(m, d.csr, d.features, 4096);
-                    double acc =
-                        Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_TEST)
-                            .value();
-                    out = new Replica(m.params(), acc);
-                    t.close();
-                  }
-                  be.pool().checkNoLeaks();
-                  return out;
-                } finally {
-                  be.close();
+    List<Replica> rs =
+        MeshReplicas.run(
+            workers,
+            9L,
+            300,
+            (ar, rank) -> {
+              CudaBackend be = new CudaBackend(rank % devices);
+              try {
+                Replica out;
+                try (GnnModel m = new GnnModel(cora.cfg, be)) {
+                  Trainer t = new Trainer(m, cora.opts, ar);
+                  cora.fit(t, rank, workers, dir.resolve("rank-" + rank));
+                  float[] logits = FullGraphInference.logits(m, d.csr, d.features, 4096);
+                  double acc =
+                      Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_TEST)
+                          .value();
+                  out = new Replica(m.params(), acc);
+                  t.close();
                 }
-              }));
-    }
-    Replica r0 = fs.get(0).get(300, TimeUnit.SECONDS);
-    Replica r1 = fs.get(1).get(300, TimeUnit.SECONDS);
-    pool.shutdown();
-    for (ServerSocketChannel s : servers) {
-      s.close();
-    }
+                be.pool().checkNoLeaks();
+                return out;
+              } finally {
+                be.close();
+              }
+            });
+    Replica r0 = rs.get(0);
+    Replica r1 = rs.get(1);
     assertThat(ParameterChecksum.of(r1.params(), r1.params().length))
         .isEqualTo(ParameterChecksum.of(r0.params(), r0.params().length));
     assertThat(r1.params()).isEqualTo(r0.params());

@@ -3,21 +3,13 @@ package io.fanout.train;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.dist.MeshAllReduce;
+import io.fanout.dist.MeshReplicas;
 import io.fanout.dist.ParameterChecksum;
 import io.fanout.nn.GnnModel;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelConfig;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,60 +20,22 @@ import org.junit.jupiter.api.io.TempDir;
 class DataParallelTrainerTest {
   @Test
   void twoWorkersOnCoraStayIdenticalAndMeetTheAccuracyFloor(@TempDir Path dir) throws Exception {
-    TestData d = TestData.load("cora");
-    int[] train = d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN);
-    ModelConfig cfg =
-        new ModelConfig("sage", d.features.dim(), 128, d.classes, 2, 0.5f, "relu", "l2");
-    TrainOptions opts = new TrainOptions(40, 0.01f, 5e-4f, LrSchedule.parse("constant"), 3L);
+    CoraDataParallel cora = new CoraDataParallel();
+    TestData d = cora.d;
     int workers = 2;
-    List<ServerSocketChannel> servers = new ArrayList<>();
-    List<String> eps = new ArrayList<>();
-    for (int r = 0; r < workers; r++) {
-      servers.add(MeshAllReduce.listen("127.0.0.1", 0));
-      eps.add(MeshAllReduce.endpointOf("127.0.0.1", servers.get(r)));
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(workers);
-    List<Future<GnnModel>> fs = new ArrayList<>();
-    for (int r = 0; r < workers; r++) {
-      int rank = r;
-      fs.add(
-          pool.submit(
-              () -> {
-                GnnModel m = new GnnModel(cfg, new CpuBackend());
-                try (MeshAllReduce ar =
-                    MeshAllReduce.connect(rank, eps, servers.get(rank), 9L, 60_000)) {
-                  Trainer t = new Trainer(m, opts, ar);
-                  // 140 training seeds, 4 batches of 35: two global steps of 2 x 35 per epoch.
-                  SampledEpochs all =
-                      new SampledEpochs(
-                          d.csr,
-                          d.vertices,
-                          d.features,
-                          train,
-                          new int[] {15, 10},
-                          35,
-                          opts.seed(),
-                          true,
-                          cfg.featureNorm(),
-                          1);
-                  t.fit(
-                      new ShardedEpochData(all, rank, workers),
-                      null,
-                      dir,
-                      false,
-                      Map.of("dataset", "cora"),
-                      null,
-                      0);
-                }
-                return m;
-              }));
-    }
-    GnnModel m0 = fs.get(0).get(300, TimeUnit.SECONDS);
-    GnnModel m1 = fs.get(1).get(300, TimeUnit.SECONDS);
-    pool.shutdown();
-    for (ServerSocketChannel s : servers) {
-      s.close();
-    }
+    List<GnnModel> ms =
+        MeshReplicas.run(
+            workers,
+            9L,
+            300,
+            (ar, rank) -> {
+              GnnModel m = new GnnModel(cora.cfg, new CpuBackend());
+              // 140 training seeds, 4 batches of 35: two global steps of 2 x 35 per epoch.
+              cora.fit(new Trainer(m, cora.opts, ar), rank, workers, dir);
+              return m;
+            });
+    GnnModel m0 = ms.get(0);
+    GnnModel m1 = ms.get(1);
     assertThat(ParameterChecksum.of(m1.params(), m1.numParams()))
         .isEqualTo(ParameterChecksum.of(m0.params(), m0.numParams()));
     float[] logits = FullGraphInference.logits(m0, d.csr, d.features, 4096);

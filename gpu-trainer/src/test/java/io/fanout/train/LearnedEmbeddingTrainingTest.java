@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.dist.MeshAllReduce;
+import io.fanout.dist.MeshReplicas;
 import io.fanout.graph.FeatureTable;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.GnnModel;
@@ -12,16 +13,10 @@ import io.fanout.nn.ModelConfig;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -227,42 +222,22 @@ class LearnedEmbeddingTrainingTest {
 
   private Trainer[] twoReplicas(boolean sharded) throws Exception {
     int workers = 2;
-    List<ServerSocketChannel> servers = new ArrayList<>();
-    List<String> eps = new ArrayList<>();
-    for (int r = 0; r < workers; r++) {
-      servers.add(MeshAllReduce.listen("127.0.0.1", 0));
-      eps.add(MeshAllReduce.endpointOf("127.0.0.1", servers.get(r)));
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(workers);
-    try {
-      List<Future<Trainer>> fs = new ArrayList<>();
-      for (int r = 0; r < workers; r++) {
-        int rank = r;
-        Path dir = tmp.resolve((sharded ? "sharded-" : "same-") + r);
-        fs.add(
-            pool.submit(
-                () -> {
-                  try (MeshAllReduce ar =
-                      MeshAllReduce.connect(rank, eps, servers.get(rank), 9L, 60_000)) {
-                    Trainer t =
-                        new Trainer(
-                            new GnnModel(cfg(), new CpuBackend()),
-                            new TrainOptions(2, 0.01f, 5e-4f, LrSchedule.CONSTANT, 5),
-                            ar);
-                    EpochData d = sharded ? new ShardedEpochData(data(1), rank, workers) : data(1);
-                    t.fit(d, null, dir, false, Map.of(), null, 0);
-                    return t;
-                  }
-                }));
-      }
-      return new Trainer[] {
-        fs.get(0).get(300, TimeUnit.SECONDS), fs.get(1).get(300, TimeUnit.SECONDS)
-      };
-    } finally {
-      pool.shutdown();
-      for (ServerSocketChannel s : servers) {
-        s.close();
-      }
-    }
+    List<Trainer> ts =
+        MeshReplicas.run(
+            workers,
+            9L,
+            300,
+            (ar, rank) -> {
+              Path dir = tmp.resolve((sharded ? "sharded-" : "same-") + rank);
+              Trainer t =
+                  new Trainer(
+                      new GnnModel(cfg(), new CpuBackend()),
+                      new TrainOptions(2, 0.01f, 5e-4f, LrSchedule.CONSTANT, 5),
+                      ar);
+              EpochData d = sharded ? new ShardedEpochData(data(1), rank, workers) : data(1);
+              t.fit(d, null, dir, false, Map.of(), null, 0);
+              return t;
+            });
+    return ts.toArray(new Trainer[0]);
   }
 }

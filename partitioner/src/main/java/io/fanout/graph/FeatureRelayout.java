@@ -11,11 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Rewrites the feature files of a store folder in a {@link FeatureLayoutKind}: each partition's
@@ -97,29 +92,12 @@ public final class FeatureRelayout {
       FeatureLayoutKind kind,
       int threads) {
     FeatureRowOrder.check(positions, starts, "feature layout " + kind.id());
-    int parts = starts.length - 1;
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, parts)));
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int p = 0; p < parts; p++) {
-        Path file = dataDir.resolve(StoreLayout.featuresFile(p));
-        int lo = (int) starts[p];
-        int hi = (int) starts[p + 1];
-        done.add(pool.submit(() -> rewrite(file, lo, hi, rowBytes, positions)));
-      }
-      for (Future<?> f : done) {
-        f.get();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while writing a feature layout", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException re
-          ? re
-          : new IllegalStateException("writing a feature layout failed", e.getCause());
-    } finally {
-      pool.shutdownNow();
-    }
+    PartitionTasks.run(
+        starts,
+        threads,
+        "writing a feature layout",
+        (p, lo, hi) ->
+            rewrite(dataDir.resolve(StoreLayout.featuresFile(p)), lo, hi, rowBytes, positions));
     FeatureRowOrder.write(dataDir.resolve(StoreLayout.FEATURE_ORDER), positions, kind);
   }
 

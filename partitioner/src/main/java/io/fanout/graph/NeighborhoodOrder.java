@@ -1,11 +1,6 @@
 package io.fanout.graph;
 
 import io.fanout.store.StoreLayout;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * The row positions of {@link io.fanout.store.FeatureLayoutKind#NEIGHBORHOOD}: inside each
@@ -26,51 +21,19 @@ public final class NeighborhoodOrder {
   private NeighborhoodOrder() {}
 
   /**
-   * The position of every id's row ({@code positions[v]}, a permutation keeping each id in its
-   * partition).
-   *
-   * @param starts the first id of each partition, then the number of ids
-   * @param splits the split of every id (training ids are the seeds); null: every id is a seed
+   * The position of every id's row in this layout, as {@link SeedLayouts#positions} describes (same
+   * parameters).
    */
   public static int[] positions(CsrGraph csr, VertexTable splits, long[] starts, int threads) {
-    int n = csr.numVertices();
-    int[] positions = new int[n];
-    int parts = starts.length - 1;
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, parts)));
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int p = 0; p < parts; p++) {
-        int lo = (int) starts[p];
-        int hi = (int) starts[p + 1];
-        done.add(pool.submit(() -> order(csr, splits, lo, hi, positions)));
-      }
-      for (Future<?> f : done) {
-        f.get();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while ordering feature rows", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException re
-          ? re
-          : new IllegalStateException("ordering feature rows failed", e.getCause());
-    } finally {
-      pool.shutdownNow();
-    }
-    return positions;
+    return SeedLayouts.positions(csr, splits, starts, threads, NeighborhoodOrder::order);
   }
 
   /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
   private static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
     int size = hi - lo;
-    long[] placed = new long[(size + 63) >>> 6];
-    long[] expanded = new long[(size + 63) >>> 6];
-    boolean anyTrain = false;
-    if (splits != null) {
-      for (int v = lo; v < hi && !anyTrain; v++) {
-        anyTrain = splits.split(v) == StoreLayout.SPLIT_TRAIN;
-      }
-    }
+    long[] placed = SeedLayouts.bits(size);
+    long[] expanded = SeedLayouts.bits(size);
+    boolean anyTrain = SeedLayouts.anyTrain(splits, lo, hi);
     int next = lo;
     int[] group = new int[size];
     int groups = 0;
@@ -81,8 +44,8 @@ public final class NeighborhoodOrder {
         continue;
       }
       int g = groups++;
-      if (!test(placed, s - lo)) {
-        set(placed, s - lo);
+      if (!SeedLayouts.test(placed, s - lo)) {
+        SeedLayouts.set(placed, s - lo);
         group[s - lo] = g;
         positions[s] = next++;
       }
@@ -92,17 +55,17 @@ public final class NeighborhoodOrder {
         int nextCount = 0;
         for (int i = 0; i < count; i++) {
           int u = level[i];
-          if (test(expanded, u - lo)) {
+          if (SeedLayouts.test(expanded, u - lo)) {
             continue;
           }
-          set(expanded, u - lo);
+          SeedLayouts.set(expanded, u - lo);
           for (long e = csr.rowStart(u), end = csr.rowEnd(u); e < end; e++) {
             int w = csr.neighbor(e);
             if (w < lo || w >= hi) {
               continue;
             }
-            if (!test(placed, w - lo)) {
-              set(placed, w - lo);
+            if (!SeedLayouts.test(placed, w - lo)) {
+              SeedLayouts.set(placed, w - lo);
               group[w - lo] = g;
               positions[w] = next++;
             }
@@ -121,7 +84,7 @@ public final class NeighborhoodOrder {
       }
     }
     for (int v = lo; v < hi; v++) {
-      if (!test(placed, v - lo)) {
+      if (!SeedLayouts.test(placed, v - lo)) {
         group[v - lo] = groups++;
         positions[v] = next++;
       }
@@ -186,13 +149,5 @@ public final class NeighborhoodOrder {
       int v = rowAt[p];
       positions[v] = lo + start[moved[v - lo]]++;
     }
-  }
-
-  private static boolean test(long[] bits, int i) {
-    return (bits[i >>> 6] & (1L << i)) != 0;
-  }
-
-  private static void set(long[] bits, int i) {
-    bits[i >>> 6] |= 1L << i;
   }
 }

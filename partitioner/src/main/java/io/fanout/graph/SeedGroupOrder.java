@@ -1,12 +1,7 @@
 package io.fanout.graph;
 
 import io.fanout.store.StoreLayout;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * The row positions of {@link io.fanout.store.FeatureLayoutKind#SEED_GROUPS}: inside each partition
@@ -25,53 +20,21 @@ public final class SeedGroupOrder {
   private SeedGroupOrder() {}
 
   /**
-   * The position of every id's row ({@code positions[v]}, a permutation keeping each id in its
-   * partition).
-   *
-   * @param starts the first id of each partition, then the number of ids
-   * @param splits the split of every id (training ids are the seeds); null: every id is a seed
+   * The position of every id's row in this layout, as {@link SeedLayouts#positions} describes (same
+   * parameters).
    */
   public static int[] positions(CsrGraph csr, VertexTable splits, long[] starts, int threads) {
-    int n = csr.numVertices();
-    int[] positions = new int[n];
-    int parts = starts.length - 1;
-    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, parts)));
-    try {
-      List<Future<?>> done = new ArrayList<>();
-      for (int p = 0; p < parts; p++) {
-        int lo = (int) starts[p];
-        int hi = (int) starts[p + 1];
-        done.add(pool.submit(() -> order(csr, splits, lo, hi, positions)));
-      }
-      for (Future<?> f : done) {
-        f.get();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while ordering feature rows", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException re
-          ? re
-          : new IllegalStateException("ordering feature rows failed", e.getCause());
-    } finally {
-      pool.shutdownNow();
-    }
-    return positions;
+    return SeedLayouts.positions(csr, splits, starts, threads, SeedGroupOrder::order);
   }
 
   /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
   private static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
     int size = hi - lo;
-    boolean anyTrain = false;
-    if (splits != null) {
-      for (int v = lo; v < hi && !anyTrain; v++) {
-        anyTrain = splits.split(v) == StoreLayout.SPLIT_TRAIN;
-      }
-    }
+    boolean anyTrain = SeedLayouts.anyTrain(splits, lo, hi);
     int next = lo;
     int[] lastSeed = new int[size];
-    long[] placed = new long[(size + 63) >>> 6];
-    long[] expanded = new long[(size + 63) >>> 6];
+    long[] placed = SeedLayouts.bits(size);
+    long[] expanded = SeedLayouts.bits(size);
     int[][] buf = {new int[16]};
     for (int s = lo; s < hi; s++) {
       if (anyTrain && splits.split(s) != StoreLayout.SPLIT_TRAIN) {
@@ -81,14 +44,14 @@ public final class SeedGroupOrder {
       int[] members = buf[0];
       for (int i = 0; i < count; i++) {
         int r = members[i] - lo;
-        if (!test(placed, r)) {
-          set(placed, r);
+        if (!SeedLayouts.test(placed, r)) {
+          SeedLayouts.set(placed, r);
           positions[members[i]] = next++;
         }
       }
     }
     for (int r = 0; r < size; r++) {
-      if (!test(placed, r)) {
+      if (!SeedLayouts.test(placed, r)) {
         positions[lo + r] = next++;
       }
     }
@@ -114,10 +77,10 @@ public final class SeedGroupOrder {
       int levelEnd = count;
       for (int i = levelStart; i < levelEnd; i++) {
         int u = out[i];
-        if (hop == HOPS - 1 && test(expanded, u - lo)) {
+        if (hop == HOPS - 1 && SeedLayouts.test(expanded, u - lo)) {
           continue; // an earlier seed listed its in-neighbors: every one of them is placed
         }
-        set(expanded, u - lo);
+        SeedLayouts.set(expanded, u - lo);
         for (long e = csr.rowStart(u), end = csr.rowEnd(u); e < end; e++) {
           int w = csr.neighbor(e);
           if (w < lo || w >= hi || lastSeed[w - lo] == mark) {
@@ -134,13 +97,5 @@ public final class SeedGroupOrder {
       levelStart = levelEnd;
     }
     return count;
-  }
-
-  private static boolean test(long[] bits, int i) {
-    return (bits[i >>> 6] & (1L << i)) != 0;
-  }
-
-  private static void set(long[] bits, int i) {
-    bits[i >>> 6] |= 1L << i;
   }
 }

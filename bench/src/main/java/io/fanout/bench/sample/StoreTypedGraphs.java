@@ -108,24 +108,16 @@ final class StoreTypedGraphs {
     int first = (int) s.type(seedType).firstVertex();
     int n = (int) s.numVertices();
     VertexTable seeds = g.vertices(seedType);
-    return new VertexTable() {
-      @Override
-      public int numVertices() {
-        return n;
-      }
-
-      @Override
-      public int label(int v) {
-        int l = v - first;
-        return l >= 0 && l < seeds.numVertices() ? seeds.label(l) : -1;
-      }
-
-      @Override
-      public byte split(int v) {
-        int l = v - first;
-        return l >= 0 && l < seeds.numVertices() ? seeds.split(l) : 0;
-      }
-    };
+    return VertexTables.of(
+        n,
+        v -> {
+          int l = v - first;
+          return l >= 0 && l < seeds.numVertices() ? seeds.label(l) : -1;
+        },
+        v -> {
+          int l = v - first;
+          return l >= 0 && l < seeds.numVertices() ? seeds.split(l) : 0;
+        });
   }
 
   /** The seed type of a store: its first labelled type, else its first type. */

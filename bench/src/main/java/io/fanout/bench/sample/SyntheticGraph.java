@@ -96,21 +96,6 @@ final class SyntheticGraph {
 
   /** Every vertex in the train split, labels in 0..9. */
   static VertexTable vertices(int n) {
-    return new VertexTable() {
-      @Override
-      public int numVertices() {
-        return n;
-      }
-
-      @Override
-      public int label(int v) {
-        return v % 10;
-      }
-
-      @Override
-      public byte split(int v) {
-        return 1;
-      }
-    };
+    return VertexTables.of(n, v -> v % 10, v -> 1);
   }
 }

@@ -61,22 +61,7 @@ final class SyntheticTypedGraph implements TypedGraph {
   }
 
   private static VertexTable unlabelled(int n) {
-    return new VertexTable() {
-      @Override
-      public int numVertices() {
-        return n;
-      }
-
-      @Override
-      public int label(int v) {
-        return -1;
-      }
-
-      @Override
-      public byte split(int v) {
-        return 0;
-      }
-    };
+    return VertexTables.of(n, v -> -1, v -> 0);
   }
 
   @Override

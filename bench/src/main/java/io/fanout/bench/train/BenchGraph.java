@@ -1,5 +1,6 @@
 package io.fanout.bench.train;
 
+import io.fanout.bench.sample.VertexTables;
 import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.VertexTable;
@@ -205,23 +206,7 @@ record BenchGraph(ArrayCsrGraph csr, float[] features, int dim, VertexTable vert
     for (int i = 0; withFeatures && i < feats.length; i++) {
       feats[i] = CounterRng.uniform(13, i) - 0.5f;
     }
-    VertexTable vt =
-        new VertexTable() {
-          @Override
-          public int numVertices() {
-            return n;
-          }
-
-          @Override
-          public int label(int v) {
-            return (int) (CounterRng.uniform(14, v) * CLASSES);
-          }
-
-          @Override
-          public byte split(int v) {
-            return 1;
-          }
-        };
+    VertexTable vt = VertexTables.of(n, v -> (int) (CounterRng.uniform(14, v) * CLASSES), v -> 1);
     return new BenchGraph(new ArrayCsrGraph(indptr, indices), feats, dim, vt, CLASSES);
   }
 

@@ -1,5 +1,6 @@
 package io.fanout.bench.train;
 
+import io.fanout.bench.sample.VertexTables;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.BenchOutOfCoreOptions;
@@ -275,22 +276,8 @@ public final class OutOfCoreBenchmark {
     for (int v : seeds) {
       train[v] = true;
     }
-    return new VertexTable() {
-      @Override
-      public int numVertices() {
-        return n;
-      }
-
-      @Override
-      public int label(int v) {
-        return -1;
-      }
-
-      @Override
-      public byte split(int v) {
-        return train[v] ? StoreLayout.SPLIT_TRAIN : StoreLayout.SPLIT_NONE;
-      }
-    };
+    return VertexTables.of(
+        n, v -> -1, v -> train[v] ? StoreLayout.SPLIT_TRAIN : StoreLayout.SPLIT_NONE);
   }
 
   /**

@@ -128,7 +128,7 @@ public final class TypedTrainRun {
               model,
               r.graph(),
               task,
-              TypedEpochs.shards(set, r.verify()).share(WorkerShare.of(reducer)),
+              replicaEpochs(set, r, reducer),
               set.manifest().typed.fanouts(),
               opts,
               reducer)) {
@@ -146,6 +146,11 @@ public final class TypedTrainRun {
           fit.bestValAuc(),
           fit.lastVal());
     }
+  }
+
+  /** This replica's share of the shards' batches ({@code reducer}'s rank of its replicas). */
+  private static TypedEpochs replicaEpochs(TypedShardSet set, Request r, GradientReducer reducer) {
+    return TypedEpochs.shards(set, r.verify()).share(WorkerShare.of(reducer));
   }
 
   /** The seeds a batch of validation or evaluation takes: the shards' batch size, or 512. */
@@ -276,12 +281,7 @@ public final class TypedTrainRun {
       TypedTrainer.FitResult fit;
       try (TypedTrainer trainer =
           new TypedTrainer(
-              model,
-              r.graph(),
-              TypedEpochs.shards(set, r.verify()).share(WorkerShare.of(reducer)),
-              sampler,
-              opts,
-              reducer)) {
+              model, r.graph(), replicaEpochs(set, r, reducer), sampler, opts, reducer)) {
         trainer.cancelWhen(replica.cancelled());
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), progress);

@@ -2,8 +2,14 @@ package io.fanout.train.typed;
 
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.HeldOutEdges;
+import io.fanout.sample.NegativeSampler;
+import io.fanout.sample.SeedOrder;
+import io.fanout.sample.TrainEdges;
+import io.fanout.sample.TypedLinkSampler;
+import io.fanout.sample.TypedMiniBatch;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -19,6 +25,9 @@ import java.util.SplittableRandom;
 final class LinkCommunityGraph {
   static final int BUYS = 0;
   static final int REV_BUYS = 1;
+
+  /** Fanouts taking every neighbor, for two hops of the graph's four relations. */
+  static final int[][] FULL = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
 
   final ArrayTypedGraph graph;
   final HeldOutEdges val;
@@ -91,6 +100,42 @@ final class LinkCommunityGraph {
             .relation("liked_by", "cat", "user", liked[0], liked[1])
             .relation("has_item", "cat", "item", catOfItem, itemIds)
             .build();
+  }
+
+  /**
+   * The link batches of the training {@code buys} edges: 64 edges a batch in each epoch's seeded
+   * order, {@link #FULL} fanouts, two uniform negatives an edge; their count known.
+   */
+  TypedEpochs linkEpochs(long seed) {
+    TrainEdges edges = TrainEdges.ofRelation(graph.inNeighbors(BUYS), false);
+    TypedLinkSampler s =
+        new TypedLinkSampler(
+            graph,
+            BUYS,
+            new int[] {REV_BUYS},
+            FULL,
+            seed,
+            edges,
+            NegativeSampler.of("uniform", graph.inNeighbors(BUYS)),
+            2);
+    TypedLinkSampler.Worker w = s.newWorker();
+    int batches = (edges.ids().length + 63) / 64;
+    return new TypedEpochs() {
+      @Override
+      public Iterator<TypedMiniBatch> epoch(int epoch) {
+        int[] order = SeedOrder.order(edges.ids(), seed, epoch);
+        List<TypedMiniBatch> out = new ArrayList<>();
+        for (int at = 0, b = 0; at < order.length; at += 64, b++) {
+          out.add(w.sample(epoch, b, order, at, Math.min(64, order.length - at)));
+        }
+        return out.iterator();
+      }
+
+      @Override
+      public int batches(int epoch) {
+        return batches;
+      }
+    };
   }
 
   private static float[] noise(SplittableRandom r, int n, int dim) {

@@ -3,34 +3,22 @@ package io.fanout.train.typed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.dist.MeshAllReduce;
+import io.fanout.dist.MeshReplicas;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
-import io.fanout.nn.EmbeddingTable;
 import io.fanout.nn.typed.SimpleTypedSampler;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
-import io.fanout.sample.NegativeSampler;
-import io.fanout.sample.SeedOrder;
-import io.fanout.sample.TrainEdges;
-import io.fanout.sample.TypedLinkSampler;
-import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.WorkerShare;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,58 +34,10 @@ class TypedDataParallelTest {
 
   private static final TypedTrainOptions OPTS = new TypedTrainOptions(3, 4, 0.02f, 1e-4f, 5);
 
-  /**
-   * Runs {@code replica(reducer, rank)} on {@code workers} threads connected by a mesh; returns
-   * each rank's state.
-   */
-  private static List<float[]> replicas(
-      int workers, BiFunction<GradientReducer, Integer, float[]> replica) throws Exception {
-    List<ServerSocketChannel> servers = new ArrayList<>();
-    List<String> eps = new ArrayList<>();
-    for (int r = 0; r < workers; r++) {
-      servers.add(MeshAllReduce.listen("127.0.0.1", 0));
-      eps.add(MeshAllReduce.endpointOf("127.0.0.1", servers.get(r)));
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(workers);
-    try {
-      List<Future<float[]>> fs = new ArrayList<>();
-      for (int r = 0; r < workers; r++) {
-        int rank = r;
-        fs.add(
-            pool.submit(
-                () -> {
-                  try (MeshAllReduce ar =
-                      MeshAllReduce.connect(rank, eps, servers.get(rank), 11L, 60_000)) {
-                    return replica.apply(ar, rank);
-                  }
-                }));
-      }
-      List<float[]> out = new ArrayList<>();
-      for (Future<float[]> f : fs) {
-        out.add(f.get(120, TimeUnit.SECONDS));
-      }
-      return out;
-    } finally {
-      pool.shutdownNow();
-      for (ServerSocketChannel s : servers) {
-        s.close();
-      }
-    }
-  }
-
-  /** The dense parameters, then every embedding table's values. */
-  private static float[] state(TypedModel m) {
-    float[] p = m.params();
-    for (int ty = 0; ty < m.config().numTypes(); ty++) {
-      EmbeddingTable e = m.embeddings(ty);
-      if (e != null) {
-        float[] v = e.chunks(0)[0];
-        float[] both = Arrays.copyOf(p, p.length + v.length);
-        System.arraycopy(v, 0, both, p.length, v.length);
-        p = both;
-      }
-    }
-    return p;
+  /** Runs {@code replica(mesh, rank)} on {@code workers} ranks of a mesh; each rank's state. */
+  private static List<float[]> replicas(int workers, MeshReplicas.Replica<float[]> replica)
+      throws Exception {
+    return MeshReplicas.run(workers, 11L, 120, replica);
   }
 
   /** One node-classification replica on {@link io.fanout.nn.typed.TypedTestGraphs#small}. */
@@ -116,7 +56,7 @@ class TypedDataParallelTest {
         TypedTrainer t = new TypedTrainer(m, g, epochs, sampler, OPTS, reducer)) {
       m.init(OPTS.seed());
       t.fit(modelDir, null);
-      return state(m);
+      return TypedModelState.of(m);
     }
   }
 
@@ -154,40 +94,6 @@ class TypedDataParallelTest {
   }
 
   private static final LinkCommunityGraph G = new LinkCommunityGraph(80, 96, 12, 3);
-  private static final int[][] FULL = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
-
-  /** The link batches of {@code TypedLinkTrainerTest}, with their count known. */
-  private static TypedEpochs linkEpochs(long seed) {
-    TrainEdges edges = TrainEdges.ofRelation(G.graph.inNeighbors(LinkCommunityGraph.BUYS), false);
-    TypedLinkSampler s =
-        new TypedLinkSampler(
-            G.graph,
-            LinkCommunityGraph.BUYS,
-            new int[] {LinkCommunityGraph.REV_BUYS},
-            FULL,
-            seed,
-            edges,
-            NegativeSampler.of("uniform", G.graph.inNeighbors(LinkCommunityGraph.BUYS)),
-            2);
-    TypedLinkSampler.Worker w = s.newWorker();
-    int batches = (edges.ids().length + 63) / 64;
-    return new TypedEpochs() {
-      @Override
-      public Iterator<TypedMiniBatch> epoch(int epoch) {
-        int[] order = SeedOrder.order(edges.ids(), seed, epoch);
-        List<TypedMiniBatch> out = new ArrayList<>();
-        for (int at = 0, b = 0; at < order.length; at += 64, b++) {
-          out.add(w.sample(epoch, b, order, at, Math.min(64, order.length - at)));
-        }
-        return out.iterator();
-      }
-
-      @Override
-      public int batches(int epoch) {
-        return batches;
-      }
-    };
-  }
 
   /** One link replica: every type learned ({@code --learned-embeddings all}), MLP decoder. */
   private static float[] linkReplica(GradientReducer reducer) {
@@ -202,13 +108,13 @@ class TypedDataParallelTest {
                 m,
                 G.graph,
                 task,
-                linkEpochs(7).share(WorkerShare.of(reducer)),
-                FULL,
+                G.linkEpochs(7).share(WorkerShare.of(reducer)),
+                LinkCommunityGraph.FULL,
                 new TypedTrainOptions(2, 64, 0.01f, 0f, 7),
                 reducer)) {
       m.init(7);
       t.fit(null, G.val, null);
-      return state(m);
+      return TypedModelState.of(m);
     }
   }
 

@@ -7,17 +7,10 @@ import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
-import io.fanout.sample.NegativeSampler;
-import io.fanout.sample.SeedOrder;
-import io.fanout.sample.TrainEdges;
-import io.fanout.sample.TypedLinkSampler;
-import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.LinkMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,31 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TypedLinkTrainerTest {
   private static final LinkCommunityGraph G = new LinkCommunityGraph(80, 96, 12, 3);
-  private static final int[][] FULL = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
   @TempDir Path tmp;
-
-  private static TypedEpochs epochs(long seed) {
-    TrainEdges edges = TrainEdges.ofRelation(G.graph.inNeighbors(LinkCommunityGraph.BUYS), false);
-    TypedLinkSampler s =
-        new TypedLinkSampler(
-            G.graph,
-            LinkCommunityGraph.BUYS,
-            new int[] {LinkCommunityGraph.REV_BUYS},
-            FULL,
-            seed,
-            edges,
-            NegativeSampler.of("uniform", G.graph.inNeighbors(LinkCommunityGraph.BUYS)),
-            2);
-    TypedLinkSampler.Worker w = s.newWorker();
-    return epoch -> {
-      int[] order = SeedOrder.order(edges.ids(), seed, epoch);
-      List<TypedMiniBatch> out = new ArrayList<>();
-      for (int at = 0, b = 0; at < order.length; at += 64, b++) {
-        out.add(w.sample(epoch, b, order, at, Math.min(64, order.length - at)));
-      }
-      return out.iterator();
-    };
-  }
 
   private static TypedLinkTrainer trainer(TypedModelKind kind, int epochs, CpuBackend be) {
     return trainer(kind, epochs, be, DecoderKind.DOT);
@@ -67,7 +36,12 @@ class TypedLinkTrainerTest {
     TypedModel m = new TypedModel(cfg, be, decoder);
     m.init(7);
     return new TypedLinkTrainer(
-        m, G.graph, task, epochs(7), FULL, new TypedTrainOptions(epochs, 64, 0.01f, 0f, 7));
+        m,
+        G.graph,
+        task,
+        G.linkEpochs(7),
+        LinkCommunityGraph.FULL,
+        new TypedTrainOptions(epochs, 64, 0.01f, 0f, 7));
   }
 
   @Test

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.EmbeddingMode;
-import io.fanout.nn.EmbeddingTable;
 import io.fanout.nn.typed.SimpleTypedSampler;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
@@ -47,22 +46,8 @@ class TypedTrainerTest {
         TypedTrainer t = new TypedTrainer(m, g, sampler(g), opts)) {
       m.init(opts.seed());
       t.fit(modelDir, null);
-      return state(m);
+      return TypedModelState.of(m);
     }
-  }
-
-  private static float[] state(TypedModel m) {
-    float[] p = m.params();
-    for (int ty = 0; ty < m.config().numTypes(); ty++) {
-      EmbeddingTable e = m.embeddings(ty);
-      if (e != null) {
-        float[] v = e.chunks(0)[0];
-        float[] both = Arrays.copyOf(p, p.length + v.length);
-        System.arraycopy(v, 0, both, p.length, v.length);
-        p = both;
-      }
-    }
-    return p;
   }
 
   @Test

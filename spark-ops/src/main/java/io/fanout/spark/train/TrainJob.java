@@ -61,16 +61,7 @@ public final class TrainJob {
             spec.inputs().shards(),
             workers > 1 ? ShardSet.open(spec.inputs().shards()).manifest() : null,
             Checkpoint.exists(spec.output().modelDir()));
-    return new TrainOutcome(
-        spec.output().modelDir(),
-        o.model(),
-        o.layers(),
-        o.epochsRun(),
-        o.finalLoss(),
-        o.seconds(),
-        o.waitSeconds(),
-        workers,
-        o.stageAttempt());
+    return TrainOutcome.of(spec.output().modelDir(), o, workers);
   }
 
   /**

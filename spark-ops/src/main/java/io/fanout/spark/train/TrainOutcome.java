@@ -24,4 +24,19 @@ public record TrainOutcome(
     double trainSeconds,
     double waitSeconds,
     int workers,
-    int stageAttempt) {}
+    int stageAttempt) {
+
+  /** The outcome of a launched run of {@code workers} workers into {@code modelDir}. */
+  static TrainOutcome of(Path modelDir, DistributedTrain.Outcome o, int workers) {
+    return new TrainOutcome(
+        modelDir,
+        o.model(),
+        o.layers(),
+        o.epochsRun(),
+        o.finalLoss(),
+        o.seconds(),
+        o.waitSeconds(),
+        workers,
+        o.stageAttempt());
+  }
+}

@@ -166,16 +166,7 @@ public final class TypedTrainJob {
             shards,
             workers > 1 ? TypedShardSet.open(shards).manifest() : null,
             TypedCheckpoint.exists(modelDir));
-    return new TrainOutcome(
-        modelDir,
-        o.model(),
-        o.layers(),
-        o.epochsRun(),
-        o.finalLoss(),
-        o.seconds(),
-        o.waitSeconds(),
-        workers,
-        o.stageAttempt());
+    return TrainOutcome.of(modelDir, o, workers);
   }
 
   /**

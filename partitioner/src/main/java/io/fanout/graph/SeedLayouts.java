@@ -1,0 +1,61 @@
+package io.fanout.graph;
+
+import io.fanout.store.StoreLayout;
+
+/**
+ * What the feature layouts that follow seeds ({@link SeedGroupOrder}, {@link NeighborhoodOrder})
+ * share: partitions ordered in parallel, each alone; a partition's seeds, its training vertices or
+ * all its vertices when it has none; and the bit sets the layouts mark rows in.
+ */
+final class SeedLayouts {
+  /** One layout's order of the rows of one partition. */
+  @FunctionalInterface
+  interface PartitionOrder {
+    /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
+    void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions);
+  }
+
+  private SeedLayouts() {}
+
+  /**
+   * The position of every id's row ({@code positions[v]}, a permutation keeping each id in its
+   * partition), each partition ordered by {@code order} on up to {@code threads} threads.
+   *
+   * @param starts the first id of each partition, then the number of ids
+   * @param splits the split of every id (training ids are the seeds); null: every id is a seed
+   */
+  static int[] positions(
+      CsrGraph csr, VertexTable splits, long[] starts, int threads, PartitionOrder order) {
+    int[] positions = new int[csr.numVertices()];
+    PartitionTasks.run(
+        starts,
+        threads,
+        "ordering feature rows",
+        (p, lo, hi) -> order.order(csr, splits, lo, hi, positions));
+    return positions;
+  }
+
+  /** Whether {@code [lo, hi)} holds a training id (then only training ids are seeds). */
+  static boolean anyTrain(VertexTable splits, int lo, int hi) {
+    boolean anyTrain = false;
+    if (splits != null) {
+      for (int v = lo; v < hi && !anyTrain; v++) {
+        anyTrain = splits.split(v) == StoreLayout.SPLIT_TRAIN;
+      }
+    }
+    return anyTrain;
+  }
+
+  /** A bit set over {@code size} rows. */
+  static long[] bits(int size) {
+    return new long[(size + 63) >>> 6];
+  }
+
+  static boolean test(long[] bits, int i) {
+    return (bits[i >>> 6] & (1L << i)) != 0;
+  }
+
+  static void set(long[] bits, int i) {
+    bits[i >>> 6] |= 1L << i;
+  }
+}
