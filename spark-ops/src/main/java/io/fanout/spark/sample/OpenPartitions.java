@@ -7,27 +7,41 @@ import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Per-JVM cache of opened store partitions. */
+/**
+ * Per-JVM cache of the one-type store partitions the partitioned mode's tasks open, keyed by the
+ * store's fingerprint: a store that differs from the run's is refused. The manifest and partitions
+ * of the {@link RecentlyUsed#KEPT} store versions used last are kept, so a long-lived executor that
+ * samples many runs does not hold every mapping it ever opened.
+ */
 final class OpenPartitions {
   private OpenPartitions() {}
 
-  private static final Map<String, StorePartition> OPEN = new HashMap<>();
-  private static final Map<String, StoreManifest> MANIFESTS = new HashMap<>();
+  /** The manifest and opened partitions of one store version. */
+  private static final class StoreVersion {
+    final StoreManifest manifest;
+    final Map<Integer, StorePartition> partitions = new HashMap<>();
+
+    StoreVersion(StoreManifest manifest) {
+      this.manifest = manifest;
+    }
+  }
+
+  private static final Map<String, StoreVersion> OPEN = RecentlyUsed.map();
 
   static synchronized StorePartition get(SampleSpec spec, int p) {
-    String key = spec.store + "#" + spec.storeFingerprint + "#" + p;
-    StorePartition sp = OPEN.get(key);
-    if (sp == null) {
+    String version = spec.store + "#" + spec.storeFingerprint;
+    StoreVersion store = OPEN.get(version);
+    if (store == null || !store.partitions.containsKey(p)) {
       String fp = StoreCache.fingerprint(Paths.get(spec.store));
       if (!fp.equals(spec.storeFingerprint)) {
         throw new InvalidInputException(spec.store + ": the graph store changed during the run");
       }
-      StoreManifest m =
-          MANIFESTS.computeIfAbsent(
-              spec.store + "#" + fp, k -> StoreManifest.read(Paths.get(spec.store)));
-      sp = StorePartition.of(Paths.get(spec.store), m, p);
-      OPEN.put(key, sp);
     }
-    return sp;
+    if (store == null) {
+      store = new StoreVersion(StoreManifest.read(Paths.get(spec.store)));
+      OPEN.put(version, store);
+    }
+    StoreManifest m = store.manifest;
+    return store.partitions.computeIfAbsent(p, k -> StorePartition.of(Paths.get(spec.store), m, k));
   }
 }
