@@ -1,6 +1,6 @@
 #!/bin/bash
 # usage: runtest.sh MODULE CLASS LABEL [extra jvm flags...]
-cd /work/wt/citime
+cd "$(git rev-parse --show-toplevel)"
 m=$1; c=$2; label=$3; shift 3
 extra="$*"
 start=$(date +%s.%N)
