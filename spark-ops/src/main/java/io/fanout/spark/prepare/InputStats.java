@@ -77,11 +77,37 @@ final class InputStats {
     Configuration hadoop = in.vertices.sparkSession().sessionState().newHadoopConf();
     Footers v = Footers.read(hadoop, in.vertices.inputFiles(), featureColumn, idColumn);
     Footers e = Footers.read(hadoop, in.edges.inputFiles(), null, null);
+    return vertexStats(v, e.rows);
+  }
+
+  /**
+   * One vertex table's figures ({@code edges} 0) from its Parquet footers; null when it is not a
+   * plain scan of Parquet files. The typed plan reads each type's table with this.
+   */
+  static InputStats vertexFooters(Dataset<Row> vertices, String featureColumn, String idColumn) {
+    if (!parquetScan(vertices)) {
+      return null;
+    }
+    Configuration hadoop = vertices.sparkSession().sessionState().newHadoopConf();
+    Footers v = Footers.read(hadoop, vertices.inputFiles(), featureColumn, idColumn);
+    return vertexStats(v, 0);
+  }
+
+  /** The rows of an edge table from its Parquet footers; -1 when it is not a plain scan of them. */
+  static long edgeFooterRows(Dataset<Row> edges) {
+    if (!parquetScan(edges)) {
+      return -1;
+    }
+    Configuration hadoop = edges.sparkSession().sessionState().newHadoopConf();
+    return Footers.read(hadoop, edges.inputFiles(), null, null).rows;
+  }
+
+  private static InputStats vertexStats(Footers v, long edges) {
     int dim = v.rows == 0 ? 0 : (int) Math.round((double) v.featureValues / v.rows);
     double idBytes = v.rows == 0 || v.idBytes == 0 ? 8 : Math.max(1, (double) v.idBytes / v.rows);
     double compression =
         v.featureValues == 0 ? 1 : Math.min(1, (double) v.featureBytes / (4.0 * v.featureValues));
-    return new InputStats(v.rows, e.rows, dim, idBytes, FOOTERS, compression);
+    return new InputStats(v.rows, edges, dim, idBytes, FOOTERS, compression);
   }
 
   /**
@@ -120,18 +146,26 @@ final class InputStats {
 
   /** By Spark: a count of each table and the feature length of one vertex (three small jobs). */
   static InputStats counted(NormalizedTables t) {
-    long v = t.vertices.count();
-    long e = t.edges.count();
+    return counted(t.vertices, t.hasFeatures, t.edges.count());
+  }
+
+  /**
+   * By Spark: the rows of a normalized vertex table ({@link NormalizedTables#FEAT} holds its
+   * features when {@code hasFeatures}) and the feature length of one vertex; {@code edges} as
+   * given.
+   */
+  static InputStats counted(Dataset<Row> vertices, boolean hasFeatures, long edges) {
+    long v = vertices.count();
     int dim = 0;
-    if (t.hasFeatures && v > 0) {
+    if (hasFeatures && v > 0) {
       Row r =
-          t.vertices
+          vertices
               .where(col(NormalizedTables.FEAT).isNotNull())
               .select(size(col(NormalizedTables.FEAT)))
               .first();
-      dim = Math.max(0, r.getInt(0));
+      dim = r == null ? 0 : Math.max(0, r.getInt(0));
     }
-    return new InputStats(v, e, dim, 8, COUNTED);
+    return new InputStats(v, edges, dim, 8, COUNTED);
   }
 
   private static boolean parquetScan(Dataset<Row> table) {

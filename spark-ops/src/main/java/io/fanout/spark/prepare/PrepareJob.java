@@ -479,6 +479,7 @@ public final class PrepareJob {
             new PreparePlanner.Context(
                 s,
                 conf,
+                conf.get(QuantizeOptions.FEATURE_ENCODING).id(),
                 k,
                 t.weighted,
                 t.idTypeName().equals("string"),

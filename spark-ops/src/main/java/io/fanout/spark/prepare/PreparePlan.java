@@ -150,14 +150,18 @@ public final class PreparePlan {
   /** The plan for a reader, several lines. */
   public String describe() {
     StringBuilder sb = new StringBuilder();
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            "prepare plan (from %s): %,d vertex rows, %,d edge rows, %s features%n",
-            inputs.get("source"),
-            (Long) inputs.get("vertices"),
-            (Long) inputs.get("edges"),
-            inputs.get("feature_dim")));
+    if (inputs.containsKey("types")) {
+      describeTyped(sb);
+    } else {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "prepare plan (from %s): %,d vertex rows, %,d edge rows, %s features%n",
+              inputs.get("source"),
+              (Long) inputs.get("vertices"),
+              (Long) inputs.get("edges"),
+              inputs.get("feature_dim")));
+    }
     long maxV = 0;
     long maxE = 0;
     long maxB = 0;
@@ -205,6 +209,46 @@ public final class PreparePlan {
       sb.append("  note:    ").append(n).append('\n');
     }
     return sb.toString();
+  }
+
+  /** The header of a typed graph's plan: its totals, then a line per type and per relation. */
+  @SuppressWarnings("unchecked")
+  private void describeTyped(StringBuilder sb) {
+    List<Map<String, Object>> types = (List<Map<String, Object>>) inputs.get("types");
+    List<Map<String, Object>> relations = (List<Map<String, Object>>) inputs.get("relations");
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "prepare plan (from %s): typed graph, %d vertex types with %,d vertex rows, %d"
+                + " relations with %,d edges (%,d edge rows given)%n",
+            inputs.get("source"),
+            types.size(),
+            (Long) inputs.get("vertices"),
+            relations.size(),
+            (Long) inputs.get("store_edges"),
+            (Long) inputs.get("edges")));
+    for (Map<String, Object> t : types) {
+      int dim = (Integer) t.get("feature_dim");
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  type     %-20s %,d vertices, %s, %d partition(s)%n",
+              t.get("type"),
+              (Long) t.get("vertices"),
+              dim == 0 ? "no features" : dim + " features in " + t.get("encoding"),
+              (Integer) t.get("partitions")));
+    }
+    for (Map<String, Object> r : relations) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  relation %-20s %s -> %s, %,d edges%s%n",
+              r.get("relation"),
+              r.get("src_type"),
+              r.get("dst_type"),
+              (Long) r.get("edges"),
+              Boolean.TRUE.equals(r.get("added_reverse")) ? " (added reverse)" : ""));
+    }
   }
 
   @Override

@@ -58,10 +58,14 @@ final class PreparePlanner {
   /** Bytes of a Parquet file besides its rows (footer, page headers), per id-map file. */
   private static final long PARQUET_FILE_OVERHEAD = 2048;
 
-  /** What the plan needs besides the input statistics. */
+  /**
+   * What the plan needs besides the input statistics; {@code encoding} is the feature encoding's id
+   * ({@code --feature-encoding}, or a typed graph's for one type).
+   */
   record Context(
       InputStats stats,
       FanoutConf conf,
+      String encoding,
       int partitions,
       boolean weighted,
       boolean stringIds,
@@ -79,7 +83,7 @@ final class PreparePlanner {
     boolean undirected = conf.get(PrepareOptions.UNDIRECTED);
     long storeEdges = undirected ? 2 * s.edges : s.edges;
     int d = s.featureDim;
-    String encoding = d == 0 ? "f32" : conf.get(QuantizeOptions.FEATURE_ENCODING).id();
+    String encoding = d == 0 ? "f32" : c.encoding;
     long rowBytes = featureRowBytes(encoding, d, conf);
 
     List<PreparePlan.Partition> parts = new ArrayList<>(k);
@@ -92,9 +96,9 @@ final class PreparePlanner {
     for (int p = 0; p < k; p++) {
       long n = share(s.vertices, k, p);
       long e = share(storeEdges, k, p);
-      long pc = StoreLayout.HEADER_BYTES + 8 * (n + 1) + 4 * e;
-      long pn = StoreLayout.HEADER_BYTES + 5 * n;
-      long pf = d == 0 ? 0 : StoreLayout.HEADER_BYTES + rowBytes * n;
+      long pc = csrFileBytes(n, e);
+      long pn = nodesFileBytes(n);
+      long pf = d == 0 ? 0 : featureFileBytes(n, rowBytes);
       long pw = c.weighted ? StoreLayout.HEADER_BYTES + 4 * e : 0;
       csr += pc;
       nodes += pn;
@@ -265,6 +269,21 @@ final class PreparePlanner {
       }
       return s;
     }
+  }
+
+  /** Bytes of a partition's CSR file: {@code n} destination vertices, {@code e} in-edges. */
+  static long csrFileBytes(long n, long e) {
+    return StoreLayout.HEADER_BYTES + 8 * (n + 1) + 4 * e;
+  }
+
+  /** Bytes of a partition's nodes file of {@code n} vertices (label and split). */
+  static long nodesFileBytes(long n) {
+    return StoreLayout.HEADER_BYTES + 5 * n;
+  }
+
+  /** Bytes of a partition's feature file of {@code n} rows of {@code rowBytes}. */
+  static long featureFileBytes(long n, long rowBytes) {
+    return StoreLayout.HEADER_BYTES + rowBytes * n;
   }
 
   /** Partition {@code p}'s share of {@code total} split as evenly as possible over {@code k}. */

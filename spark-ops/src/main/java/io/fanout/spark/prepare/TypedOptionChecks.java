@@ -12,8 +12,8 @@ import java.util.List;
 /**
  * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
  * built for one-table stores only (undirected input, edge weights, graph partitioners, id lookup in
- * tasks, dry runs), edge splits (fractions or a column) without {@code --link-relation}, and
- * per-type encodings that name unknown or featureless types.
+ * tasks), edge splits (fractions or a column) without {@code --link-relation}, and per-type
+ * encodings that name unknown or featureless types.
  */
 final class TypedOptionChecks {
   private TypedOptionChecks() {}
@@ -50,9 +50,6 @@ final class TypedOptionChecks {
     }
     if (conf.get(PrepareOptions.ID_LOOKUP) == IdLookup.TASK) {
       throw unbuilt("--id-lookup task", "typed stores join endpoints in Spark SQL (auto, sql)");
-    }
-    if (conf.get(PrepareOptions.DRY_RUN)) {
-      throw unbuilt("--dry-run", "run prepare without it");
     }
     if (conf.get(PrepareOptions.FEATURE_LAYOUT) != io.fanout.store.FeatureLayoutKind.IDENTITY) {
       throw unbuilt(

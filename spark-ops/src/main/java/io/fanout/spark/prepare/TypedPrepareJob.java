@@ -83,6 +83,12 @@ public final class TypedPrepareJob {
     if (requested < 0) {
       throw new io.fanout.conf.FanoutConfigException("--partitions must be >= 0, got " + requested);
     }
+    if (conf.get(PrepareOptions.DRY_RUN)) {
+      PreparePlan p =
+          TypedPreparePlanner.plan(
+              spark, conf, in, relations, encodings, linkSplit != null, out, requested, false);
+      return new PrepareOutcome(out, null, false, secondsSince(start), p);
+    }
     Map<String, String> recorded = recorded(encodings, linkSplit != null);
     OutputCommit.Plan plan =
         StoreOutput.COMMIT.plan(
@@ -92,6 +98,15 @@ public final class TypedPrepareJob {
             overwrite);
     if (plan == OutputCommit.Plan.SKIP) {
       return new PrepareOutcome(out, StoreManifest.read(out), true, secondsSince(start));
+    }
+    if (!conf.get(PrepareOptions.SKIP_SPACE_CHECK)) {
+      // from Parquet footers only: counting other inputs would read them once more
+      PreparePlan p =
+          TypedPreparePlanner.plan(
+              spark, conf, in, relations, encodings, linkSplit != null, out, requested, true);
+      if (p != null) {
+        SpaceCheck.require(p);
+      }
     }
     List<String> stepNames = new ArrayList<>();
     for (TypedTables.TypeTable t : in.types) {

@@ -183,7 +183,6 @@ class TypedPrepareErrorsTest {
     fails(good().option("task", "link"), FanoutConfigException.class, "--task link");
     fails(good().option("partitioner", "multilevel"), FanoutConfigException.class, "multilevel");
     fails(good().option("id-lookup", "task"), FanoutConfigException.class, "--id-lookup task");
-    fails(good().option("dry-run", "true"), FanoutConfigException.class, "--dry-run");
     fails(
         good().option("feature-layout", "seed-groups"),
         FanoutConfigException.class,

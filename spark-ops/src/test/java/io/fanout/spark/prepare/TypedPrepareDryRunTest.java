@@ -1,0 +1,152 @@
+package io.fanout.spark.prepare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.spark.Fanout;
+import io.fanout.spark.PrepareAction;
+import io.fanout.spark.PrepareResult;
+import io.fanout.spark.generate.TypedGraphGenerator;
+import io.fanout.spark.generate.TypedGraphLayout;
+import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.internal.TaskTotals;
+import io.fanout.store.StoreManifest;
+import io.fanout.testing.SparkTestSession;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code prepare --dry-run} on typed graphs: the plan (per type and relation, from Parquet footers
+ * or from Spark counts) comes within 2x of the store and shuffle bytes the run then writes, the dry
+ * run writes nothing, and a run whose disk lacks room is refused before it writes.
+ */
+class TypedPrepareDryRunTest {
+  static SparkSession spark;
+  @TempDir static Path tmp;
+  static TypedGraphGenerator gen;
+  static Path graph;
+
+  @BeforeAll
+  static void start() {
+    spark = SparkTestSession.start("TypedPrepareDryRunTest");
+    TypedGraphLayout layout =
+        new TypedGraphLayout(
+            List.of(
+                new TypedGraphLayout.Type("paper", 5_000, 16),
+                new TypedGraphLayout.Type("author", 2_500, 8),
+                new TypedGraphLayout.Type("term", 200, 0)),
+            List.of(
+                new TypedGraphLayout.Relation("writes", 1, 0, 15_000, 0.8),
+                new TypedGraphLayout.Relation("has_term", 2, 0, 5_000, 0.8)),
+            0);
+    gen = new TypedGraphGenerator(layout, 3, 5);
+    graph = tmp.resolve("gen");
+    gen.write(spark, 1, graph);
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  private static PrepareAction prepare(Path out) {
+    return Fanout.get(spark)
+        .prepare()
+        .option("graph-spec", graph.resolve(TypedGraphGenerator.GRAPH_SPEC).toString())
+        .option("add-reverse", "true")
+        .option("feature-encoding", "author=int8")
+        .option("partitions", "3")
+        .output(out.toString());
+  }
+
+  @Test
+  void planFromFootersIsWithinTwiceTheRun() {
+    Path out = tmp.resolve("footers.store");
+    PrepareResult dry = prepare(out).option("dry-run", "true").execute();
+    assertThat(dry.dryRun()).isTrue();
+    assertThat(out).doesNotExist();
+    PreparePlan plan = dry.plan();
+    assertThat(plan.toJson())
+        .startsWith("{\"dry_run\":true,\"inputs\":{\"source\":\"parquet footers\",");
+    assertThat(plan.partitions()).hasSize(3);
+    assertThat(plan.partitions().stream().mapToLong(PreparePlan.Partition::vertices).sum())
+        .isEqualTo(7_700);
+    // two relations given, two reverses added: each reverse has its forward's rows
+    assertThat(plan.partitions().stream().mapToLong(PreparePlan.Partition::edges).sum())
+        .isEqualTo(2 * 20_000);
+    assertThat(plan.storeBytesByKind()).containsKeys("nodes", "features", "idmap", "csr");
+    assertThat(plan.describe())
+        .contains("typed graph, 3 vertex types with 7,700 vertex rows, 4 relations")
+        .contains("author")
+        .contains("8 features in int8")
+        .contains("rev_writes")
+        .contains("(added reverse)");
+    assertThat(plan.fits()).isTrue();
+
+    long shuffle;
+    StoreManifest m;
+    try (TaskTotals t = TaskTotals.start(spark.sparkContext())) {
+      m = prepare(out).execute().manifest();
+      shuffle = t.shuffleBytes();
+    }
+    long store = m.fileBytes();
+    System.out.printf(
+        "typed: store estimate %d %s, actual %d; shuffle estimate %d %s, actual %d%n",
+        plan.storeBytes(),
+        plan.storeBytesByKind(),
+        store,
+        plan.shuffleBytes(),
+        plan.shuffleBytesByStep(),
+        shuffle);
+    assertThat((double) plan.storeBytes() / store).as("store bytes").isBetween(0.5, 2.0);
+    assertThat((double) plan.shuffleBytes() / shuffle).as("shuffle bytes").isBetween(0.5, 2.0);
+  }
+
+  @Test
+  void planOfDataFramesCountsTheirRows() {
+    Path out = tmp.resolve("frames.store");
+    PrepareResult dry =
+        Fanout.get(spark)
+            .prepare()
+            .vertices("paper", gen.vertices(spark, 1, 0))
+            .vertices("author", gen.vertices(spark, 1, 1))
+            .vertices("term", gen.vertices(spark, 1, 2))
+            .edges("writes", "author", "paper", gen.edges(spark, 1, 0))
+            .edges("has_term", "term", "paper", gen.edges(spark, 1, 1))
+            .option("dry-run", "true")
+            .output(out.toString())
+            .execute();
+    PreparePlan plan = dry.plan();
+    assertThat(out).doesNotExist();
+    assertThat(plan.toJson()).contains("\"source\":\"counted by spark\"");
+    // one automatic partition per type at this size; no reverses without --add-reverse
+    assertThat(plan.partitions()).hasSize(1);
+    assertThat(plan.partitions().get(0).vertices()).isEqualTo(7_700);
+    assertThat(plan.partitions().get(0).edges()).isEqualTo(20_000);
+    assertThat(plan.describe()).contains("paper").contains("16 features in f32");
+  }
+
+  @Test
+  void refusesToStartWhenTheDiskLacksSpace() {
+    Path out = tmp.resolve("full-disk.store");
+    spark.conf().set(Hooks.FREE_SPACE_PROBE, PrepareDryRunTest.AlmostFullDisk.class.getName());
+    try {
+      assertThatThrownBy(() -> prepare(out).execute())
+          .isInstanceOf(FanoutConfigException.class)
+          .hasMessageContaining("not enough free disk space")
+          .hasMessageContaining("(" + PrepareDryRunTest.AlmostFullDisk.FREE + " bytes) free")
+          .hasMessageContaining("--skip-space-check");
+      assertThat(out).doesNotExist();
+      assertThat(prepare(out).option("dry-run", "true").execute().plan().describe())
+          .contains("NOT ENOUGH");
+    } finally {
+      spark.conf().unset(Hooks.FREE_SPACE_PROBE);
+    }
+  }
+}
