@@ -25,12 +25,7 @@ public final class TypedLinkSampler {
   private final long seed;
   private final TypedLinkRelation link;
 
-  /**
-   * @param relation the link relation's index in the schema
-   * @param reverses the indices of its reverse relations
-   * @param fanouts per relation and hop ({@link TypedFanouts#parse})
-   * @param negatives draws over the destination type's vertices
-   */
+  /** A sampler whose blocks draw every relation uniformly. */
   public TypedLinkSampler(
       TypedGraph graph,
       int relation,
@@ -40,11 +35,32 @@ public final class TypedLinkSampler {
       TrainEdges edges,
       NegativeSampler negatives,
       int perPositive) {
+    this(graph, relation, reverses, fanouts, seed, edges, negatives, perPositive, false);
+  }
+
+  /**
+   * @param relation the link relation's index in the schema
+   * @param reverses the indices of its reverse relations
+   * @param fanouts per relation and hop ({@link TypedFanouts#parse})
+   * @param negatives draws over the destination type's vertices
+   * @param weighted whether the blocks draw the relations with weights in proportion to them
+   *     ({@link TypedNeighborSampler})
+   */
+  public TypedLinkSampler(
+      TypedGraph graph,
+      int relation,
+      int[] reverses,
+      int[][] fanouts,
+      long seed,
+      TrainEdges edges,
+      NegativeSampler negatives,
+      int perPositive,
+      boolean weighted) {
     if (perPositive < 1) {
       throw new IllegalArgumentException("negatives per positive " + perPositive + " < 1");
     }
     this.link = TypedLinkRelation.of(graph.schema(), relation, reverses);
-    this.blocks = new TypedNeighborSampler(graph, link.dstType(), fanouts, seed);
+    this.blocks = new TypedNeighborSampler(graph, link.dstType(), fanouts, seed, weighted);
     this.edges = edges;
     this.negatives = negatives;
     this.perPositive = perPositive;
