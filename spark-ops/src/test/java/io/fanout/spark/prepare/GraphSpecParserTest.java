@@ -200,13 +200,13 @@ class GraphSpecParserTest {
             java.util.List.of(
                 new GraphSpec.TypeSpec("a", null, null, null, null, null, null, null)),
             java.util.List.of(
-                new GraphSpec.RelationSpec("aa", "a", "a", null, null, null, null, null)));
+                new GraphSpec.RelationSpec("aa", "a", "a", null, null, null, null, null, null)));
     GraphSpecParser.check("prepare()", ok);
     GraphSpec unknown =
         new GraphSpec(
             ok.types(),
             java.util.List.of(
-                new GraphSpec.RelationSpec("ab", "a", "b", null, null, null, null, null)));
+                new GraphSpec.RelationSpec("ab", "a", "b", null, null, null, null, null, null)));
     assertThatThrownBy(() -> GraphSpecParser.check("prepare()", unknown))
         .isInstanceOf(InvalidInputException.class)
         .hasMessage(
