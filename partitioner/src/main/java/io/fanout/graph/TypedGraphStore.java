@@ -253,7 +253,7 @@ public final class TypedGraphStore implements TypedGraph {
       relations[r] = new MappedCsrGraph(new ChunkedMapping[] {csr}, rows, edgeStarts);
       if (re.weighted) {
         ChunkedMapping w =
-            files.weights(dir + StoreLayout.weightsFile(part), part, first, n, edges);
+            files.weights(relDir + StoreLayout.weightsFile(part), part, first, n, edges);
         weights[r] = new MappedEdgeWeights(new ChunkedMapping[] {w}, edgeStarts);
       }
     }
