@@ -25,19 +25,6 @@ public final class TypedLinkSampler {
   private final long seed;
   private final TypedLinkRelation link;
 
-  /** A sampler whose blocks draw every relation uniformly. */
-  public TypedLinkSampler(
-      TypedGraph graph,
-      int relation,
-      int[] reverses,
-      int[][] fanouts,
-      long seed,
-      TrainEdges edges,
-      NegativeSampler negatives,
-      int perPositive) {
-    this(graph, relation, reverses, fanouts, seed, edges, negatives, perPositive, false);
-  }
-
   /**
    * @param relation the link relation's index in the schema
    * @param reverses the indices of its reverse relations

@@ -3,12 +3,7 @@ package io.fanout.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.graph.ArrayTypedGraph;
-import io.fanout.graph.CsrGraph;
-import io.fanout.graph.EdgeWeights;
-import io.fanout.graph.FeatureTable;
 import io.fanout.graph.TypedGraph;
-import io.fanout.graph.TypedSchema;
-import io.fanout.graph.VertexTable;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -26,58 +21,44 @@ class TypedWeightedSamplerTest {
   private static final float[] WRITES = {1, 2, 3, 4, 0, 5};
 
   /**
-   * Paper 0 has authors 0..5 over {@code writes} (weighted, {@link #WRITES}) and terms 0..4 over
-   * {@code has_term} (no weights); paper 1 has author 2 and term 3 only.
+   * Paper 0 has authors 0..5 over {@code writes} (weighted by {@link #WRITES} with {@code
+   * weighted}) and terms 0..4 over {@code has_term} (no weights); paper 1 has author 2 (weight 7)
+   * and term 3 only.
    */
-  private static TypedGraph graph() {
-    ArrayTypedGraph g =
-        ArrayTypedGraph.builder()
-            .type("paper", 2, 0, null, new int[] {0, 1}, null)
-            .type("author", 6, 0, null, null, null)
-            .type("term", 5, 0, null, null, null)
-            .relation("writes", "author", "paper", new int[] {0, 1, 2, 3, 4, 5, 2}, paper(7))
-            .relation("has_term", "term", "paper", new int[] {0, 1, 2, 3, 4, 3}, paper(6))
-            .build();
+  private static TypedGraph graph(boolean weighted) {
     float[] writes = java.util.Arrays.copyOf(WRITES, 7);
-    writes[6] = 7; // paper 1's only author
-    return withWeights(g, 0, writes);
+    writes[6] = 7;
+    return ArrayTypedGraph.builder()
+        .type("paper", 2, 0, null, new int[] {0, 1}, null)
+        .type("author", 6, 0, null, null, null)
+        .type("term", 5, 0, null, null, null)
+        .relation(
+            "writes",
+            "author",
+            "paper",
+            new int[] {5, 4, 3, 2, 1, 0, 2},
+            paper(7),
+            weighted ? reversed(writes) : null)
+        .relation("has_term", "term", "paper", new int[] {0, 1, 2, 3, 4, 3}, paper(6))
+        .build();
   }
 
-  /** {@code n} edges into paper 0 but the last, into paper 1: CSR positions are edge order. */
+  /** {@code n} edges into paper 0 but the last, into paper 1. */
   private static int[] paper(int n) {
     int[] d = new int[n];
     d[n - 1] = 1;
     return d;
   }
 
-  /** {@code g} with weights {@code w} by CSR position on relation {@code relation}. */
-  private static TypedGraph withWeights(TypedGraph g, int relation, float[] w) {
-    return new TypedGraph() {
-      @Override
-      public TypedSchema schema() {
-        return g.schema();
-      }
-
-      @Override
-      public CsrGraph inNeighbors(int r) {
-        return g.inNeighbors(r);
-      }
-
-      @Override
-      public EdgeWeights weights(int r) {
-        return r == relation ? p -> w[(int) p] : null;
-      }
-
-      @Override
-      public VertexTable vertices(int type) {
-        return g.vertices(type);
-      }
-
-      @Override
-      public FeatureTable features(int type) {
-        return g.features(type);
-      }
-    };
+  /**
+   * The first six weights backwards (the edges list paper 0's authors backwards), then the rest.
+   */
+  private static float[] reversed(float[] w) {
+    float[] out = w.clone();
+    for (int i = 0; i < 6; i++) {
+      out[i] = w[5 - i];
+    }
+    return out;
   }
 
   /** The source vertices block {@code (1, r)} of {@code b} picked for its seed {@code i}. */
@@ -92,7 +73,7 @@ class TypedWeightedSamplerTest {
 
   @Test
   void weightedRelationFollowsTheWeightsAndTheOtherDrawsUniformly() {
-    TypedGraph g = graph();
+    TypedGraph g = graph(true);
     int[][] f = TypedFanouts.parse("2", g.schema());
     TypedNeighborSampler.Worker weighted = new TypedNeighborSampler(g, 0, f, 5, true).newWorker();
     TypedNeighborSampler.Worker uniform = new TypedNeighborSampler(g, 0, f, 5).newWorker();
@@ -135,15 +116,8 @@ class TypedWeightedSamplerTest {
 
   @Test
   void uniformDrawsIgnoreTheWeights() {
-    TypedGraph g = graph();
-    ArrayTypedGraph bare =
-        ArrayTypedGraph.builder()
-            .type("paper", 2, 0, null, new int[] {0, 1}, null)
-            .type("author", 6, 0, null, null, null)
-            .type("term", 5, 0, null, null, null)
-            .relation("writes", "author", "paper", new int[] {0, 1, 2, 3, 4, 5, 2}, paper(7))
-            .relation("has_term", "term", "paper", new int[] {0, 1, 2, 3, 4, 3}, paper(6))
-            .build();
+    TypedGraph g = graph(true);
+    TypedGraph bare = graph(false);
     int[][] f = TypedFanouts.parse("3,2", g.schema());
     TypedNeighborSampler.Worker a = new TypedNeighborSampler(g, 0, f, 9, false).newWorker();
     TypedNeighborSampler.Worker b = new TypedNeighborSampler(bare, 0, f, 9, true).newWorker();
