@@ -12,13 +12,19 @@ public final class ArrayTypedGraph implements TypedGraph {
   private final CsrGraph[] relations;
   private final VertexTable[] vertices;
   private final FeatureTable[] features;
+  private final EdgeWeights[] weights;
 
   private ArrayTypedGraph(
-      TypedSchema schema, CsrGraph[] relations, VertexTable[] vertices, FeatureTable[] features) {
+      TypedSchema schema,
+      CsrGraph[] relations,
+      VertexTable[] vertices,
+      FeatureTable[] features,
+      EdgeWeights[] weights) {
     this.schema = schema;
     this.relations = relations;
     this.vertices = vertices;
     this.features = features;
+    this.weights = weights;
   }
 
   public static Builder builder() {
@@ -33,6 +39,11 @@ public final class ArrayTypedGraph implements TypedGraph {
   @Override
   public CsrGraph inNeighbors(int relation) {
     return relations[relation];
+  }
+
+  @Override
+  public EdgeWeights weights(int relation) {
+    return weights[relation];
   }
 
   @Override
@@ -53,6 +64,7 @@ public final class ArrayTypedGraph implements TypedGraph {
     private final List<byte[]> splits = new ArrayList<>();
     private final List<TypedSchema.Relation> relations = new ArrayList<>();
     private final List<int[][]> edges = new ArrayList<>();
+    private final List<float[]> edgeWeights = new ArrayList<>();
     private long next;
 
     /**
@@ -91,13 +103,31 @@ public final class ArrayTypedGraph implements TypedGraph {
 
     /** Adds relation {@code name}: edge {@code i} runs from {@code src[i]} to {@code dst[i]}. */
     public Builder relation(String name, String srcType, String dstType, int[] src, int[] dst) {
-      if (src.length != dst.length) {
-        throw new IllegalArgumentException("relation '" + name + "': src and dst differ in length");
+      return relation(name, srcType, dstType, src, dst, null);
+    }
+
+    /**
+     * Adds relation {@code name}: edge {@code i} runs from {@code src[i]} to {@code dst[i]} and
+     * weighs {@code weights[i]} (finite, {@code >= 0}); null weights: an unweighted relation. A
+     * row's repeated sources are ordered by weight, as {@code prepare} orders them.
+     */
+    public Builder relation(
+        String name, String srcType, String dstType, int[] src, int[] dst, float[] weights) {
+      if (src.length != dst.length || (weights != null && weights.length != src.length)) {
+        throw new IllegalArgumentException(
+            "relation '" + name + "': src, dst and weights differ in length");
+      }
+      for (int i = 0; weights != null && i < weights.length; i++) {
+        if (!(weights[i] >= 0) || Float.isInfinite(weights[i])) {
+          throw new IllegalArgumentException(
+              "relation '" + name + "': edge " + i + " weighs " + weights[i] + "; expected >= 0");
+        }
       }
       int s = indexOf(srcType);
       int d = indexOf(dstType);
       relations.add(new TypedSchema.Relation(name, s, d, src.length));
       edges.add(new int[][] {src.clone(), dst.clone()});
+      edgeWeights.add(weights == null ? null : weights.clone());
       return this;
     }
 
@@ -113,15 +143,21 @@ public final class ArrayTypedGraph implements TypedGraph {
     public ArrayTypedGraph build() {
       TypedSchema schema = new TypedSchema(types, relations);
       CsrGraph[] csr = new CsrGraph[relations.size()];
+      EdgeWeights[] weights = new EdgeWeights[relations.size()];
       for (int r = 0; r < csr.length; r++) {
         TypedSchema.Relation rel = relations.get(r);
+        float[] w = edgeWeights.get(r);
+        float[] sorted = w == null ? null : new float[w.length];
         csr[r] =
             csr(
                 rel,
                 edges.get(r)[0],
                 edges.get(r)[1],
+                w,
+                sorted,
                 (int) types.get(rel.srcType()).count(),
                 (int) types.get(rel.dstType()).count());
+        weights[r] = sorted == null ? null : p -> sorted[(int) p];
       }
       VertexTable[] vt = new VertexTable[types.size()];
       FeatureTable[] ft = new FeatureTable[types.size()];
@@ -133,10 +169,21 @@ public final class ArrayTypedGraph implements TypedGraph {
         float[] f = featureRows.get(t);
         ft[t] = f == null ? null : new HeapFeatures(n, types.get(t).featureDim(), f);
       }
-      return new ArrayTypedGraph(schema, csr, vt, ft);
+      return new ArrayTypedGraph(schema, csr, vt, ft, weights);
     }
 
-    private static CsrGraph csr(TypedSchema.Relation rel, int[] src, int[] dst, int ns, int nd) {
+    /**
+     * The in-neighbor CSR of the edges, each row ascending by source; with {@code w}, the rows by
+     * (source, weight), each entry's weight written to {@code sortedWeights} at its position.
+     */
+    private static CsrGraph csr(
+        TypedSchema.Relation rel,
+        int[] src,
+        int[] dst,
+        float[] w,
+        float[] sortedWeights,
+        int ns,
+        int nd) {
       long[] indptr = new long[nd + 1];
       for (int i = 0; i < dst.length; i++) {
         if (dst[i] < 0 || dst[i] >= nd || src[i] < 0 || src[i] >= ns) {
@@ -149,12 +196,21 @@ public final class ArrayTypedGraph implements TypedGraph {
         indptr[v + 1] += indptr[v];
       }
       int[] fill = new int[nd];
-      int[] indices = new int[src.length];
+      // (source << 32 | weight bits): non-negative floats' bits order as the floats do
+      long[] keys = new long[src.length];
       for (int i = 0; i < dst.length; i++) {
-        indices[(int) indptr[dst[i]] + fill[dst[i]]++] = src[i];
+        long bits = w == null ? 0 : Float.floatToIntBits(w[i]);
+        keys[(int) indptr[dst[i]] + fill[dst[i]]++] = (long) src[i] << 32 | bits;
       }
+      int[] indices = new int[src.length];
       for (int v = 0; v < nd; v++) {
-        java.util.Arrays.sort(indices, (int) indptr[v], (int) indptr[v + 1]);
+        java.util.Arrays.sort(keys, (int) indptr[v], (int) indptr[v + 1]);
+      }
+      for (int p = 0; p < keys.length; p++) {
+        indices[p] = (int) (keys[p] >>> 32);
+        if (sortedWeights != null) {
+          sortedWeights[p] = Float.intBitsToFloat((int) keys[p]);
+        }
       }
       return new ArrayCsrGraph(indptr, indices);
     }

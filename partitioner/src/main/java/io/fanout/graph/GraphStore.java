@@ -2,10 +2,8 @@ package io.fanout.graph;
 
 import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
-import io.fanout.store.StoreHeader;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
-import io.fanout.store.WeightFileWriter;
 import java.nio.file.Path;
 
 /**
@@ -278,16 +276,8 @@ public final class GraphStore implements AutoCloseable {
   }
 
   private ChunkedMapping openWeights(StoreManifest.Partition e) {
-    ChunkedMapping m =
-        files.map(StoreLayout.weightsFile(e.index), WeightFileWriter.fileLength(e.numEdges));
-    StoreHeader h = StoreFileMaps.header(m, StoreLayout.WEIGHTS_MAGIC);
-    StoreFileMaps.expect(m, "partition", h.getInt(WeightFileWriter.PARTITION), e.index);
-    StoreFileMaps.expect(
-        m, "first_vertex", h.getLong(WeightFileWriter.FIRST_VERTEX), e.firstVertex);
-    StoreFileMaps.expect(
-        m, "num_vertices", h.getLong(WeightFileWriter.NUM_VERTICES), e.numVertices);
-    StoreFileMaps.expect(m, "num_edges", h.getLong(WeightFileWriter.NUM_EDGES), e.numEdges);
-    return m;
+    return files.weights(
+        StoreLayout.weightsFile(e.index), e.index, e.firstVertex, e.numVertices, e.numEdges);
   }
 
   /**

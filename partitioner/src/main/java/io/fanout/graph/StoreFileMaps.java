@@ -9,6 +9,7 @@ import io.fanout.store.NodesFileWriter;
 import io.fanout.store.StoreHeader;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
+import io.fanout.store.WeightFileWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -48,6 +49,18 @@ final class StoreFileMaps {
     expect(m, "indptr[0]", m.getLong(StoreLayout.HEADER_BYTES), 0);
     expect(
         m, "indptr[num_vertices]", m.getLong(StoreLayout.HEADER_BYTES + 8 * numVertices), numEdges);
+    return m;
+  }
+
+  /** A {@code weights/} part file of a partition of {@code numEdges} CSR entries. */
+  ChunkedMapping weights(
+      String rel, int partition, long firstVertex, long numVertices, long numEdges) {
+    ChunkedMapping m = map(rel, WeightFileWriter.fileLength(numEdges));
+    StoreHeader h = header(m, StoreLayout.WEIGHTS_MAGIC);
+    expect(m, "partition", h.getInt(WeightFileWriter.PARTITION), partition);
+    expect(m, "first_vertex", h.getLong(WeightFileWriter.FIRST_VERTEX), firstVertex);
+    expect(m, "num_vertices", h.getLong(WeightFileWriter.NUM_VERTICES), numVertices);
+    expect(m, "num_edges", h.getLong(WeightFileWriter.NUM_EDGES), numEdges);
     return m;
   }
 

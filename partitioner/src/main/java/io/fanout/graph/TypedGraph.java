@@ -15,6 +15,14 @@ public interface TypedGraph extends AutoCloseable {
   CsrGraph inNeighbors(int relation);
 
   /**
+   * The weight of every entry of {@link #inNeighbors}{@code (relation)}, by its positions, or null
+   * when the relation has no weights ({@code sample --weighted} draws its in-neighbors uniformly).
+   */
+  default EdgeWeights weights(int relation) {
+    return null;
+  }
+
+  /**
    * Labels and splits of type {@code t}'s vertices by type-local id; for a type without labels
    * every label is -1 and every split {@code SPLIT_NONE}.
    */

@@ -17,8 +17,9 @@ import java.util.List;
  * memory-maps every part file after checking its header and length against the manifest, as {@link
  * GraphStore} does. Per type it maps {@code types/<type>/nodes/}, {@code features/} (with the
  * type's own dim and encoding) and {@code labelsets/} (multi-label types); per relation {@code
- * relations/<relation>/csr/}, one file per partition of the destination type. Everything is indexed
- * by type-local ids ({@link TypedSchema}); nothing of the graph is copied to the heap.
+ * relations/<relation>/csr/}, one file per partition of the destination type, and of a weighted
+ * relation its {@code weights/} files alongside. Everything is indexed by type-local ids ({@link
+ * TypedSchema}); nothing of the graph is copied to the heap.
  *
  * <pre>{@code
  * try (TypedGraphStore g = TypedGraphStore.open(Path.of("/data/acm.store"), true)) {
@@ -34,6 +35,7 @@ public final class TypedGraphStore implements TypedGraph {
   private final TypedSchema schema;
   private final Path data;
   private CsrGraph[] relations;
+  private EdgeWeights[] weights;
   private VertexTable[] vertices;
   private FeatureTable[] features;
   private CsrGraph[] labelSets;
@@ -95,20 +97,29 @@ public final class TypedGraphStore implements TypedGraph {
       }
     }
     relations = new CsrGraph[m.relations.size()];
+    weights = new EdgeWeights[m.relations.size()];
     for (int r = 0; r < relations.length; r++) {
       StoreManifest.RelationEntry re = m.relations.get(r);
       StoreManifest.TypeEntry dst = m.types.get(schema.relation(r).dstType());
       long[] starts = vertexStarts(dst);
       long[] edgeStarts = new long[dst.partitions + 1];
       ChunkedMapping[] parts = new ChunkedMapping[dst.partitions];
+      ChunkedMapping[] weightParts = re.weighted ? new ChunkedMapping[dst.partitions] : null;
       String dir = StoreLayout.relationDir(re.name) + "/";
       for (int p = 0; p < dst.partitions; p++) {
-        parts[p] =
-            files.csr(
-                dir + StoreLayout.csrFile(p), p, starts[p], count(starts, p), re.partitionEdges[p]);
+        long n = count(starts, p);
+        parts[p] = files.csr(dir + StoreLayout.csrFile(p), p, starts[p], n, re.partitionEdges[p]);
+        if (weightParts != null) {
+          weightParts[p] =
+              files.weights(
+                  dir + StoreLayout.weightsFile(p), p, starts[p], n, re.partitionEdges[p]);
+        }
         edgeStarts[p + 1] = edgeStarts[p] + re.partitionEdges[p];
       }
       relations[r] = new MappedCsrGraph(parts, starts, edgeStarts);
+      if (weightParts != null) {
+        weights[r] = new MappedEdgeWeights(weightParts, edgeStarts);
+      }
     }
   }
 
@@ -201,9 +212,9 @@ public final class TypedGraphStore implements TypedGraph {
   /**
    * Opens partition {@code part} of type {@code type} of the typed store at {@code store} on its
    * own, mapping only that partition's files: its {@code nodes/} and {@code labelsets/} files and,
-   * of every relation into the type, its {@code csr/} file (each checked against its header and the
-   * manifest as {@link #open} does). For tasks that serve one partition ({@code sample --mode
-   * partitioned}).
+   * of every relation into the type, its {@code csr/} (and, weighted, {@code weights/}) file (each
+   * checked against its header and the manifest as {@link #open} does). For tasks that serve one
+   * partition ({@code sample --mode partitioned}).
    *
    * @throws InvalidInputException when the store is not a typed store or a file is missing or bad
    */
@@ -229,20 +240,22 @@ public final class TypedGraphStore implements TypedGraph {
             new ChunkedMapping[] {files.nodes(dir + StoreLayout.nodesFile(part), part, first, n)},
             rows);
     CsrGraph[] relations = new CsrGraph[m.relations.size()];
+    EdgeWeights[] weights = new EdgeWeights[m.relations.size()];
     for (int r = 0; r < relations.length; r++) {
       if (schema.relation(r).dstType() != type) {
         continue;
       }
       StoreManifest.RelationEntry re = m.relations.get(r);
       long edges = re.partitionEdges[part];
-      ChunkedMapping csr =
-          files.csr(
-              StoreLayout.relationDir(re.name) + "/" + StoreLayout.csrFile(part),
-              part,
-              first,
-              n,
-              edges);
-      relations[r] = new MappedCsrGraph(new ChunkedMapping[] {csr}, rows, new long[] {0, edges});
+      String relDir = StoreLayout.relationDir(re.name) + "/";
+      ChunkedMapping csr = files.csr(relDir + StoreLayout.csrFile(part), part, first, n, edges);
+      long[] edgeStarts = {0, edges};
+      relations[r] = new MappedCsrGraph(new ChunkedMapping[] {csr}, rows, edgeStarts);
+      if (re.weighted) {
+        ChunkedMapping w =
+            files.weights(relDir + StoreLayout.weightsFile(part), part, first, n, edges);
+        weights[r] = new MappedEdgeWeights(new ChunkedMapping[] {w}, edgeStarts);
+      }
     }
     java.util.function.IntFunction<int[]> labelSets = null;
     if (te.multiLabel) {
@@ -253,7 +266,7 @@ public final class TypedGraphStore implements TypedGraph {
       labelSets = v -> row(csr, (int) (v - first));
     }
     return new TypedStorePartition(
-        type, first, first + n, (int) first, vertices, relations, labelSets);
+        type, first, first + n, (int) first, vertices, relations, weights, labelSets);
   }
 
   private static int[] row(CsrGraph sets, int v) {
@@ -299,6 +312,11 @@ public final class TypedGraphStore implements TypedGraph {
   @Override
   public CsrGraph inNeighbors(int relation) {
     return live(relations)[relation];
+  }
+
+  @Override
+  public EdgeWeights weights(int relation) {
+    return live(weights)[relation];
   }
 
   @Override
@@ -351,6 +369,7 @@ public final class TypedGraphStore implements TypedGraph {
   @Override
   public void close() {
     relations = null;
+    weights = null;
     vertices = null;
     features = null;
     labelSets = null;

@@ -17,6 +17,7 @@ public final class TypedStorePartition {
   private final int shift;
   private final VertexTable vertices;
   private final CsrGraph[] inNeighbors;
+  private final EdgeWeights[] weights;
   private final IntFunction<int[]> labelSets;
 
   /**
@@ -24,6 +25,8 @@ public final class TypedStorePartition {
    *     {@code inNeighbors}
    * @param inNeighbors per relation, its rows of the owned vertices; null for relations into other
    *     types
+   * @param weights per relation, the weights of {@code inNeighbors}' entries by its positions; null
+   *     for unweighted relations and relations into other types
    * @param labelSets the label set of an owned vertex (by type-local id), or null: not multi-label
    */
   TypedStorePartition(
@@ -33,6 +36,7 @@ public final class TypedStorePartition {
       int shift,
       VertexTable vertices,
       CsrGraph[] inNeighbors,
+      EdgeWeights[] weights,
       IntFunction<int[]> labelSets) {
     this.type = type;
     this.first = first;
@@ -40,6 +44,7 @@ public final class TypedStorePartition {
     this.shift = shift;
     this.vertices = vertices;
     this.inNeighbors = inNeighbors;
+    this.weights = weights;
     this.labelSets = labelSets;
   }
 
@@ -47,13 +52,15 @@ public final class TypedStorePartition {
   public static TypedStorePartition view(TypedGraph g, int type, long first, long end) {
     TypedSchema s = g.schema();
     CsrGraph[] rel = new CsrGraph[s.numRelations()];
+    EdgeWeights[] w = new EdgeWeights[s.numRelations()];
     for (int r = 0; r < rel.length; r++) {
       if (s.relation(r).dstType() == type) {
         rel[r] = g.inNeighbors(r);
+        w[r] = g.weights(r);
       }
     }
     IntFunction<int[]> sets = s.type(type).multiLabel() ? v -> g.labelSet(type, v) : null;
-    return new TypedStorePartition(type, first, end, 0, g.vertices(type), rel, sets);
+    return new TypedStorePartition(type, first, end, 0, g.vertices(type), rel, w, sets);
   }
 
   public int type() {
@@ -100,6 +107,15 @@ public final class TypedStorePartition {
     }
     row(v);
     return labelSets.apply(v);
+  }
+
+  /**
+   * The weights of the entries of {@link #inNeighbors}{@code (relation)}, by its positions, or null
+   * when the relation has no weights.
+   */
+  public EdgeWeights weights(int relation) {
+    inNeighbors(relation); // refuses a relation into another type
+    return weights[relation];
   }
 
   /**

@@ -237,7 +237,8 @@ public final class StoreManifest {
     "added_reverse",
     "degree",
     "dropped_dangling_edges",
-    "partition_edges"
+    "partition_edges",
+    "weighted"
   })
   public static final class RelationEntry {
     @JsonProperty("name")
@@ -270,6 +271,15 @@ public final class StoreManifest {
     /** CSR entries per partition of the destination type, in partition order. */
     @JsonProperty("partition_edges")
     public long[] partitionEdges = new long[0];
+
+    /**
+     * Whether the relation has {@code weights/} files, a float32 weight per entry of its CSR
+     * ({@code prepare --weight-column} or the spec's {@code weight_column}). Not written when
+     * false, so unweighted relations keep the manifest they had before typed weights existed.
+     */
+    @JsonProperty("weighted")
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+    public boolean weighted;
   }
 
   /** In-degree statistics over all vertices. */

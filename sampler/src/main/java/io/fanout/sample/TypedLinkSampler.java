@@ -30,6 +30,8 @@ public final class TypedLinkSampler {
    * @param reverses the indices of its reverse relations
    * @param fanouts per relation and hop ({@link TypedFanouts#parse})
    * @param negatives draws over the destination type's vertices
+   * @param weighted whether the blocks draw the relations with weights in proportion to them
+   *     ({@link TypedNeighborSampler})
    */
   public TypedLinkSampler(
       TypedGraph graph,
@@ -39,12 +41,13 @@ public final class TypedLinkSampler {
       long seed,
       TrainEdges edges,
       NegativeSampler negatives,
-      int perPositive) {
+      int perPositive,
+      boolean weighted) {
     if (perPositive < 1) {
       throw new IllegalArgumentException("negatives per positive " + perPositive + " < 1");
     }
     this.link = TypedLinkRelation.of(graph.schema(), relation, reverses);
-    this.blocks = new TypedNeighborSampler(graph, link.dstType(), fanouts, seed);
+    this.blocks = new TypedNeighborSampler(graph, link.dstType(), fanouts, seed, weighted);
     this.edges = edges;
     this.negatives = negatives;
     this.perPositive = perPositive;

@@ -1,6 +1,7 @@
 package io.fanout.sample;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
@@ -19,13 +20,18 @@ import io.fanout.graph.VertexTable;
  * of {@code sample} builds its batches through as well). Each block is built count, prefix-sum,
  * fill (every row's positions, then one loop reading the neighbors of all rows).
  *
+ * <p>Weighted ({@code sample --weighted}), a relation with {@link TypedGraph#weights} samples
+ * {@code min(fanout, positive-weight in-neighbors)} of each row with probabilities proportional to
+ * the weights, by {@link WeightedNodeSampler#sampleNeighbors} under the same key; relations without
+ * weights draw uniformly as above.
+ *
  * <p>Link-prediction batches ({@link TypedLinkSampler}) seed both endpoint types of the link
  * relation and leave the batch's positive edges out of the blocks of that relation and its reverses
  * (after the draws, so such a row may hold one sample fewer than its fanout), both done by {@link
  * TypedLinkSeeds} and {@link TypedBatchBuilder}, as in the partitioned mode.
  *
  * <p>The sampler is immutable and thread-safe; each thread samples through its own {@link Worker}.
- * A batch depends only on (seed, epoch, batch index, seeds, graph, fanouts).
+ * A batch depends only on (seed, epoch, batch index, seeds, graph, weights, fanouts).
  */
 public final class TypedNeighborSampler {
   private final TypedGraph graph;
@@ -33,6 +39,7 @@ public final class TypedNeighborSampler {
   private final int[][] fanouts;
   private final long seed;
   private final CsrGraph[] csr;
+  private final EdgeWeights[] weights;
   private final int[] dstType;
   private final boolean multiLabel;
 
@@ -41,6 +48,18 @@ public final class TypedNeighborSampler {
    * @param fanouts {@code fanouts[r][h-1]} per relation ({@link TypedFanouts#parse})
    */
   public TypedNeighborSampler(TypedGraph graph, int seedType, int[][] fanouts, long seed) {
+    this(graph, seedType, fanouts, seed, false);
+  }
+
+  /**
+   * A sampler that, when {@code weighted}, draws the in-neighbors of every relation with {@link
+   * TypedGraph#weights} in proportion to the weights (the others uniformly).
+   *
+   * @param seedType the type the seeds are vertices of
+   * @param fanouts {@code fanouts[r][h-1]} per relation ({@link TypedFanouts#parse})
+   */
+  public TypedNeighborSampler(
+      TypedGraph graph, int seedType, int[][] fanouts, long seed, boolean weighted) {
     TypedSchema schema = graph.schema();
     if (seedType < 0 || seedType >= schema.numTypes()) {
       throw new IllegalArgumentException("seed type " + seedType + " is not a type of the graph");
@@ -64,11 +83,13 @@ public final class TypedNeighborSampler {
     this.seedType = seedType;
     this.fanouts = new int[fanouts.length][];
     this.csr = new CsrGraph[fanouts.length];
+    this.weights = new EdgeWeights[fanouts.length];
     this.dstType = new int[fanouts.length];
     for (int r = 0; r < fanouts.length; r++) {
       this.fanouts[r] = fanouts[r].clone();
       TypedSchema.Relation rel = schema.relation(r);
       csr[r] = graph.inNeighbors(r);
+      weights[r] = weighted ? graph.weights(r) : null;
       dstType[r] = rel.dstType();
       if (csr[r].numVertices() != schema.type(rel.dstType()).count()) {
         throw new IllegalArgumentException(
@@ -115,6 +136,7 @@ public final class TypedNeighborSampler {
   public final class Worker {
     private final TypedBatchBuilder builder;
     private final NodeSampler nodeSampler = new NodeSampler();
+    private final WeightedNodeSampler weightedSampler = new WeightedNodeSampler();
     private long[] starts = new long[1024];
     private int[] degrees = new int[1024];
     private int[] positions = new int[64];
@@ -181,6 +203,8 @@ public final class TypedNeighborSampler {
           int fanout = fanouts[r][h - 1];
           if (rows == 0 || fanout == 0) {
             builder.addEmptyBlock(r);
+          } else if (weights[r] != null) {
+            weightedBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout);
           } else {
             sampleBlock(SampleHash.relationKey(batchKey, r), h, r, rows, fanout);
           }
@@ -245,6 +269,25 @@ public final class TypedNeighborSampler {
       int[] ids = new int[n];
       for (int e = 0; e < n; e++) {
         ids[e] = g.neighbor(gather[e]);
+      }
+      builder.addBlock(r, ptr, ids);
+    }
+
+    /**
+     * Block (h, r) of a weighted relation: each row's count is known only after its draw ({@link
+     * WeightedNodeSampler#sampleRows}).
+     */
+    private void weightedBlock(long relKey, int h, int r, int rows, int fanout) {
+      int[] ptr = new int[rows + 1];
+      int[] ids =
+          weightedSampler.sampleRows(
+              csr[r], weights[r], relKey, h, builder.nodes(dstType[r]), rows, fanout, ptr);
+      // counts to row pointers, in place: ptr[i] holds row i's count
+      int prev = 0;
+      for (int i = 0; i <= rows; i++) {
+        int c = ptr[i];
+        ptr[i] = prev;
+        prev += c;
       }
       builder.addBlock(r, ptr, ids);
     }

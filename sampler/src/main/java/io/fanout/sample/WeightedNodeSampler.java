@@ -140,6 +140,37 @@ public final class WeightedNodeSampler {
     return k;
   }
 
+  /**
+   * {@link #sampleNeighbors} for each of {@code nodes[0 .. count)} in turn: writes node {@code i}'s
+   * number of neighbors into {@code counts[i]} and returns all their neighbors, node after node
+   * (exactly {@code sum(counts)} entries). What a sampler of a whole block of destinations calls.
+   */
+  public int[] sampleRows(
+      CsrGraph g,
+      EdgeWeights weights,
+      long batchKey,
+      int hop,
+      int[] nodes,
+      int count,
+      int fanout,
+      int[] counts) {
+    long room = 0;
+    for (int i = 0; i < count; i++) {
+      int v = nodes[i];
+      room += capacity(g.rowEnd(v) - g.rowStart(v), fanout);
+    }
+    if (room > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException("hop " + hop + " samples more than 2^31 edges");
+    }
+    int[] out = new int[(int) room];
+    int o = 0;
+    for (int i = 0; i < count; i++) {
+      counts[i] = sampleNeighbors(g, weights, batchKey, hop, nodes[i], fanout, out, o);
+      o += counts[i];
+    }
+    return o == out.length ? out : Arrays.copyOf(out, o);
+  }
+
   private static void siftDown(double[] hk, int[] hp, int n, double e, int j) {
     int c = 0;
     while (true) {

@@ -77,7 +77,8 @@ class TypedLinkSamplerTest {
         seed,
         edges,
         NegativeSampler.of(mode, G.inNeighbors(relation)),
-        k);
+        k,
+        false);
   }
 
   private static void check(int relation, int[] reverses, int k, String mode) {

@@ -25,7 +25,7 @@ class WeightedNodeSamplerTest {
   }
 
   /** Exact probability of each k-subset (bit mask) of successive sampling proportional to w. */
-  private static Map<Integer, Double> exactSubsets(float[] w, int k) {
+  static Map<Integer, Double> exactSubsets(float[] w, int k) {
     Map<Integer, Double> out = new HashMap<>();
     enumerate(w, k, 0, 1.0, out);
     return out;

@@ -75,7 +75,7 @@ public final class PrepareAction extends FanoutAction<PrepareAction, PrepareResu
   public PrepareAction edges(String relation, String srcType, String dstType, Dataset<Row> table) {
     requireTyped();
     relations.add(
-        new GraphSpec.RelationSpec(relation, srcType, dstType, null, null, null, null, null));
+        new GraphSpec.RelationSpec(relation, srcType, dstType, null, null, null, null, null, null));
     frames.put("relation:" + relation, Objects.requireNonNull(table, "table"));
     return this;
   }
@@ -85,18 +85,31 @@ public final class PrepareAction extends FanoutAction<PrepareAction, PrepareResu
    * spec key {@code "reverse_of"} does: {@code add-reverse} then adds no reverse for either.
    */
   public PrepareAction reverseOf(String relation, String reversed) {
+    return changeRelation(relation, "reverseOf", r -> r.withReverseOf(reversed));
+  }
+
+  /**
+   * Stores relation {@code relation}'s edge weights from column {@code column} of its table, as the
+   * spec key {@code "weight_column"} does (for {@code sample --weighted}); the option {@code
+   * weight-column} names the column of every relation whose table has it.
+   */
+  public PrepareAction weightColumn(String relation, String column) {
+    Objects.requireNonNull(column, "column");
+    return changeRelation(relation, "weightColumn", r -> r.withWeightColumn(column));
+  }
+
+  private PrepareAction changeRelation(
+      String relation,
+      String method,
+      java.util.function.UnaryOperator<GraphSpec.RelationSpec> change) {
     for (int i = 0; i < relations.size(); i++) {
-      GraphSpec.RelationSpec r = relations.get(i);
-      if (r.name().equals(relation)) {
-        relations.set(
-            i,
-            new GraphSpec.RelationSpec(
-                r.name(), r.srcType(), r.dstType(), null, null, null, null, reversed));
+      if (relations.get(i).name().equals(relation)) {
+        relations.set(i, change.apply(relations.get(i)));
         return this;
       }
     }
     throw new IllegalArgumentException(
-        "reverseOf(\"" + relation + "\", ...): no relation of that name; add it with edges(...)");
+        method + "(\"" + relation + "\", ...): no relation of that name; add it with edges(...)");
   }
 
   private void requireTyped() {

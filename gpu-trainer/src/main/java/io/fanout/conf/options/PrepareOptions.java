@@ -76,7 +76,8 @@ public final class PrepareOptions {
           "weight-column",
           "",
           "numeric edge column stored as a float32 weight per edge (finite, >= 0) for sample"
-              + " --weighted; empty = no weights");
+              + " --weighted; typed graphs: the column of every relation whose table has it (a"
+              + " relation's weight_column in --graph-spec wins); empty = no weights");
   public static final OptionDef<Task> TASK =
       SharedOptions.TASK.withDefault(
           "node",

@@ -60,7 +60,8 @@ public final class SampleOptions {
       SharedOptions.WEIGHTED.withDefault(
           "false",
           "sample neighbors with probability proportional to the edge weights of a store prepared"
-              + " with --weight-column (zero weights never); false = uniform");
+              + " with --weight-column (zero weights never; on a typed store, relations without"
+              + " weights uniformly); false = uniform");
   public static final OptionDef<InlineFeatures> FEATURES =
       OptionDef.enumeration(
           "features",

@@ -117,7 +117,8 @@ final class LinkCommunityGraph {
             seed,
             edges,
             NegativeSampler.of("uniform", graph.inNeighbors(BUYS)),
-            2);
+            2,
+            false);
     TypedLinkSampler.Worker w = s.newWorker();
     int batches = (edges.ids().length + 63) / 64;
     return new TypedEpochs() {

@@ -1,6 +1,7 @@
 package io.fanout.jobs.store;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
@@ -16,7 +17,8 @@ import java.util.Map;
 /**
  * {@code inspect} of a typed store: opens it (headers, lengths, optionally checksums), recomputes
  * each type's classes and split counts and each relation's degree range from the mapped files,
- * checks them against the manifest, and returns the summary: counts per type and per relation.
+ * checks them against the manifest, and returns the summary: counts per type and per relation (of a
+ * weighted relation also its weights' range and zero count).
  */
 final class TypedInspect {
   private TypedInspect() {}
@@ -33,7 +35,7 @@ final class TypedInspect {
       List<Map<String, Object>> relations = new ArrayList<>();
       long edges = 0;
       for (int r = 0; r < s.numRelations(); r++) {
-        relations.add(relation(root, g.inNeighbors(r), m.relations.get(r)));
+        relations.add(relation(root, g.inNeighbors(r), g.weights(r), m.relations.get(r)));
         edges += g.inNeighbors(r).numEdges();
       }
       Map<String, Object> out = new LinkedHashMap<>();
@@ -100,7 +102,7 @@ final class TypedInspect {
   }
 
   private static Map<String, Object> relation(
-      Path root, CsrGraph csr, StoreManifest.RelationEntry e) {
+      Path root, CsrGraph csr, EdgeWeights weights, StoreManifest.RelationEntry e) {
     int n = csr.numVertices();
     long min = n == 0 ? 0 : Long.MAX_VALUE;
     long max = 0;
@@ -125,6 +127,43 @@ final class TypedInspect {
     out.put("reverse_of", e.reverseOf);
     out.put("added_reverse", e.addedReverse);
     out.put("dropped_dangling_edges", e.droppedDanglingEdges);
+    out.put("weighted", e.weighted);
+    if (weights != null) {
+      out.put("weights", weights(root, e.name, weights, csr.numEdges()));
+    }
+    return out;
+  }
+
+  /**
+   * The range of a weighted relation's weights and how many are zero (never sampled), refusing one
+   * that is negative or not finite (a damaged file: prepare writes none).
+   */
+  private static Map<String, Object> weights(
+      Path root, String relation, EdgeWeights weights, long edges) {
+    float min = Float.POSITIVE_INFINITY;
+    float max = 0;
+    long zero = 0;
+    for (long p = 0; p < edges; p++) {
+      float w = weights.weight(p);
+      if (!(w >= 0) || Float.isInfinite(w)) {
+        throw new InvalidInputException(
+            root
+                + ": relation '"
+                + relation
+                + "' edge "
+                + p
+                + " has weight "
+                + w
+                + ", expected a finite weight >= 0 (corrupted)");
+      }
+      min = Math.min(min, w);
+      max = Math.max(max, w);
+      zero += w == 0 ? 1 : 0;
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("min", edges == 0 ? 0f : min);
+    out.put("max", max);
+    out.put("zero", zero);
     return out;
   }
 

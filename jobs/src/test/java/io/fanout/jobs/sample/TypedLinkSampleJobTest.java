@@ -107,7 +107,15 @@ class TypedLinkSampleJobTest {
     assertThat(m.seedsPerEpoch).isEqualTo(edges.size());
     TypedLinkSampler s =
         new TypedLinkSampler(
-            g, 1, new int[] {2}, f, 5, edges, NegativeSampler.of("uniform", g.inNeighbors(1)), 2);
+            g,
+            1,
+            new int[] {2},
+            f,
+            5,
+            edges,
+            NegativeSampler.of("uniform", g.inNeighbors(1)),
+            2,
+            false);
     TypedShardSet set = TypedShardSet.open(a);
     for (int e = 0; e < 2; e++) {
       int[] order = SeedOrder.order(edges.ids(), 5, e);

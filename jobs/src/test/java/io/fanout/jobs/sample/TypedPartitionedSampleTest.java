@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * are byte-identical to {@code --mode replicated}'s at any thread count, with fanouts per relation
  * that take all in-neighbors (-1) or none (0) at a hop, for a single-label seed type over a split
  * and for a multi-label seed type over all its vertices, and for link batches of the store's link
- * relation {@code writes} (author to paper) with negatives drawn by degree.
+ * relation {@code writes} (author to paper) with negatives drawn by degree, and with {@code
+ * --weighted} (relations {@code cites} and {@code writes} and their reverses weighted, the others
+ * not).
  */
 @Tag("slow")
 class TypedPartitionedSampleTest {
@@ -79,6 +81,8 @@ class TypedPartitionedSampleTest {
         .edges("writes", "author", "paper", edges(r, 350, 60, "a", 150, 500L))
         .edges("has_term", "term", "paper", edges(r, 300, 25, 0, 150, 500L))
         .edges("coauthor", "author", "author", edges(r, 120, 60, "a", 60, "a"))
+        .weightColumn("cites", "w")
+        .weightColumn("writes", "w")
         .option("labels-column", "labels")
         .option("add-reverse", "true")
         .option("dedupe", "true")
@@ -89,15 +93,23 @@ class TypedPartitionedSampleTest {
         .execute();
   }
 
-  /** {@code m} edges whose destinations are skewed towards low ids (a few high in-degrees). */
+  /**
+   * {@code m} edges whose destinations are skewed towards low ids (a few high in-degrees), with a
+   * weight column {@code w} (one in eight zero, the others from 0.25 to 10).
+   */
   private static Dataset<Row> edges(
       SplittableRandom r, int m, int ns, Object srcBase, int nd, Object dstBase) {
     List<Row> rows = new ArrayList<>();
     for (int e = 0; e < m; e++) {
       int d = (int) (nd * Math.pow(r.nextDouble(), 2));
-      rows.add(RowFactory.create(id(srcBase, r.nextInt(ns)), id(dstBase, d)));
+      double w = r.nextInt(8) == 0 ? 0 : r.nextInt(1, 41) * 0.25;
+      rows.add(RowFactory.create(id(srcBase, r.nextInt(ns)), id(dstBase, d), w));
     }
-    StructType s = new StructType().add("src", type(srcBase)).add("dst", type(dstBase));
+    StructType s =
+        new StructType()
+            .add("src", type(srcBase))
+            .add("dst", type(dstBase))
+            .add("w", DataTypes.DoubleType);
     return spark.createDataFrame(rows, s);
   }
 
@@ -203,6 +215,55 @@ class TypedPartitionedSampleTest {
     assertThat(m.typed.linkRelation).isEqualTo("writes");
     assertThat(m.typed.linkReverses).containsExactly("rev_writes");
     assertThat(m.batchesPerEpoch).isGreaterThan(2 * m.batchesPerShard); // several parts an epoch
+  }
+
+  @Test
+  void weightedShardsAreByteIdenticalAcrossModesAndThreads() throws Exception {
+    // cites and writes (and their reverses) are weighted, has_term and coauthor are not
+    String[] paperOpts = {
+      "seed-type", "paper",
+      "split", "train",
+      "fanouts", "cites=3,2;writes=2,-1;has_term=2,0;*=2,1",
+      "batch-size", "9",
+      "epochs", "2",
+      "batches-per-shard", "2",
+      "seed", "23",
+      "weighted", "true"
+    };
+    Map<String, byte[]> replicated =
+        sample(tmp.resolve("w-rep"), concat(paperOpts, "threads", "1"));
+    Map<String, byte[]> replicated3 =
+        sample(tmp.resolve("w-rep3"), concat(paperOpts, "threads", "3"));
+    Map<String, byte[]> partitioned =
+        sample(tmp.resolve("w-part"), concat(paperOpts, "mode", "partitioned"));
+    assertIdentical(replicated3, replicated);
+    assertIdentical(partitioned, replicated);
+    ShardManifest m = ShardManifest.readTyped(tmp.resolve("w-part"));
+    assertThat(m.options).containsEntry("weighted", "true");
+    // the weights change the draws: uniform shards of the same request differ
+    Map<String, byte[]> uniform =
+        sample(
+            tmp.resolve("w-uni"),
+            concat(java.util.Arrays.copyOf(paperOpts, paperOpts.length - 2), "threads", "2"));
+    assertThat(uniform.keySet()).isEqualTo(replicated.keySet());
+    boolean differs = false;
+    for (String k : uniform.keySet()) {
+      differs |= !java.util.Arrays.equals(uniform.get(k), replicated.get(k));
+    }
+    assertThat(differs).isTrue();
+
+    String[] linkOpts = {
+      "task", "link",
+      "fanouts", "writes=3,-1;rev_writes=2,1;*=2,1",
+      "batch-size", "16",
+      "epochs", "1",
+      "batches-per-shard", "2",
+      "seed", "5",
+      "weighted", "true"
+    };
+    assertIdentical(
+        sample(tmp.resolve("wl-part"), concat(linkOpts, "mode", "partitioned")),
+        sample(tmp.resolve("wl-rep"), concat(linkOpts, "threads", "2")));
   }
 
   private static String[] concat(String[] a, String... b) {

@@ -142,7 +142,8 @@ class TypedSampleJobTest {
   void optionsNotBuiltForTypedStoresAreRefusedWithOneLine() {
     Path out = tmp.resolve("refused");
     assertThatThrownBy(() -> sample(out, "weighted", "true"))
-        .hasMessageContaining("sample --weighted is not built for typed stores");
+        .hasMessageContaining("no relation of the typed store has edge weights")
+        .hasMessageContaining("--weight-column");
     assertThatThrownBy(() -> sample(out, "features", "f32"))
         .hasMessageContaining("sample --features is not built for typed stores");
     assertThatThrownBy(() -> sample(out, "seed-type", "venue"))

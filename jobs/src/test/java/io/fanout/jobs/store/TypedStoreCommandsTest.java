@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code prepare --graph-spec} and {@code inspect} of a typed store through the command line:
- * counts per type and per relation; options not built for typed graphs fail with one line.
+ * {@code prepare --graph-spec} and {@code inspect} of a typed store through the command line (a
+ * relation weighted by its spec's {@code weight_column}, carried to its reverse): counts per type
+ * and per relation; options not built for typed graphs fail with one line.
  */
 class TypedStoreCommandsTest {
   static SparkSession spark;
@@ -40,7 +41,10 @@ class TypedStoreCommandsTest {
             .add("split", DataTypes.StringType);
     StructType item = new StructType().add("sku", DataTypes.StringType);
     StructType bought =
-        new StructType().add("user", DataTypes.LongType).add("item", DataTypes.StringType);
+        new StructType()
+            .add("user", DataTypes.LongType)
+            .add("item", DataTypes.StringType)
+            .add("qty", DataTypes.DoubleType);
     spark
         .createDataFrame(
             List.of(
@@ -57,7 +61,9 @@ class TypedStoreCommandsTest {
     spark
         .createDataFrame(
             List.of(
-                RowFactory.create(1L, "x"), RowFactory.create(2L, "x"), RowFactory.create(3L, "y")),
+                RowFactory.create(1L, "x", 2.0),
+                RowFactory.create(2L, "x", 0.0),
+                RowFactory.create(3L, "y", 1.5)),
             bought)
         .write()
         .parquet(tmp.resolve("data/bought").toString());
@@ -68,7 +74,8 @@ class TypedStoreCommandsTest {
         {"types": [{"name": "user", "path": "users"},
                    {"name": "item", "path": "items", "id_column": "sku"}],
          "relations": [{"name": "bought", "src_type": "user", "dst_type": "item",
-                        "path": "bought", "src_column": "user", "dst_column": "item"}]}
+                        "path": "bought", "src_column": "user", "dst_column": "item",
+                        "weight_column": "qty"}]}
         """);
   }
 
@@ -112,6 +119,12 @@ class TypedStoreCommandsTest {
     assertThat(rev.get("src_type").asText()).isEqualTo("item");
     assertThat(rev.get("degree").get("max").asLong()).isEqualTo(1);
     assertThat(rev.get("reverse_of").asText()).isEqualTo("bought");
+    for (JsonNode r : s.get("relations")) { // the reverse carries the weights
+      assertThat(r.get("weighted").asBoolean()).isTrue();
+      assertThat(r.get("weights").get("min").asDouble()).isZero();
+      assertThat(r.get("weights").get("max").asDouble()).isEqualTo(2.0);
+      assertThat(r.get("weights").get("zero").asLong()).isEqualTo(1);
+    }
     assertThat(s.get("files_verified").asInt()).isPositive();
   }
 

@@ -78,7 +78,8 @@ public final class DatasetGraphSpec {
               null,
               null,
               null,
-              text(r, "reverse_of")));
+              text(r, "reverse_of"),
+              null));
     }
     GraphSpec spec = new GraphSpec(types, relations);
     GraphSpecParser.check(file.toString(), spec);

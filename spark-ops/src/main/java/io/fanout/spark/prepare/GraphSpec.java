@@ -39,6 +39,8 @@ public record GraphSpec(List<TypeSpec> types, List<RelationSpec> relations) {
    * One relation and its edge table.
    *
    * @param reverseOf the relation this one is the flip of, declared by the user, or null
+   * @param weightColumn the edge weight column, or null: the {@code --weight-column} option's
+   *     column when the table has it, else no weights
    */
   public record RelationSpec(
       String name,
@@ -48,7 +50,21 @@ public record GraphSpec(List<TypeSpec> types, List<RelationSpec> relations) {
       TableFormat format,
       String srcColumn,
       String dstColumn,
-      String reverseOf) {}
+      String reverseOf,
+      String weightColumn) {
+
+    /** This relation declared the flip of {@code relation}. */
+    public RelationSpec withReverseOf(String relation) {
+      return new RelationSpec(
+          name, srcType, dstType, path, format, srcColumn, dstColumn, relation, weightColumn);
+    }
+
+    /** This relation with its edge weights in column {@code column}. */
+    public RelationSpec withWeightColumn(String column) {
+      return new RelationSpec(
+          name, srcType, dstType, path, format, srcColumn, dstColumn, reverseOf, column);
+    }
+  }
 
   /** The index of type {@code name}, or -1. */
   public int typeIndex(String name) {

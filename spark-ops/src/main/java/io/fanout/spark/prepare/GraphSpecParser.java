@@ -63,7 +63,8 @@ public final class GraphSpecParser {
           "format",
           "src_column",
           "dst_column",
-          "reverse_of");
+          "reverse_of",
+          "weight_column");
 
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
@@ -201,7 +202,8 @@ public final class GraphSpecParser {
         f != null ? f : format,
         w.optional(node, "src_column"),
         w.optional(node, "dst_column"),
-        w.optional(node, "reverse_of"));
+        w.optional(node, "reverse_of"),
+        w.optional(node, "weight_column"));
   }
 
   /**

@@ -134,7 +134,7 @@ final class NormalizedTables {
     weighted = !weightCol.isEmpty();
     if (weighted) {
       requireColumn(e, in.edgeSource, weightCol, PrepareOptions.WEIGHT_COLUMN.name());
-      ne = ne.withColumn(WEIGHT, weight(e, in, weightCol));
+      ne = ne.withColumn(WEIGHT, weight(e, in.edgeSource, in.csv, weightCol, edgeChecks));
     }
     String esCol = conf.get(PrepareOptions.EDGE_SPLIT_COLUMN);
     edgeSplitColumn = esCol.isEmpty() ? null : esCol;
@@ -151,14 +151,19 @@ final class NormalizedTables {
             : null;
   }
 
-  /** The weight column as float, adding the checks that refuse null, NaN, infinite, negative. */
-  private Column weight(Dataset<Row> e, InputTables in, String weightCol) {
+  /**
+   * The weight column {@code weightCol} of edge table {@code e} (named {@code source} in errors) as
+   * float, adding to {@code checks} the checks that refuse null, non-numeric, NaN, infinite and
+   * negative weights.
+   */
+  static Column weight(
+      Dataset<Row> e, String source, boolean csv, String weightCol, List<Check> checks) {
     Column raw = col(quote(weightCol));
     DataType wt = type(e, weightCol);
     Column w;
-    if (in.csv || wt.equals(DataTypes.StringType)) {
+    if (csv || wt.equals(DataTypes.StringType)) {
       w = trim(raw.cast("string")).try_cast("float");
-      edgeChecks.add(
+      checks.add(
           new Check(
               weightCol,
               "a non-numeric weight",
@@ -168,7 +173,7 @@ final class NormalizedTables {
       w = raw.cast("float");
     } else {
       throw new InvalidInputException(
-          in.edgeSource
+          source
               + ": column '"
               + weightCol
               + "' (--"
@@ -178,8 +183,8 @@ final class NormalizedTables {
               + "; expected a numeric edge weight column");
     }
     String expected = "finite edge weights >= 0 (0 = never sampled)";
-    edgeChecks.add(new Check(weightCol, "a null weight", expected, raw.isNull()));
-    edgeChecks.add(
+    checks.add(new Check(weightCol, "a null weight", expected, raw.isNull()));
+    checks.add(
         new Check(
             weightCol,
             "a NaN or infinite weight (or one beyond float32 range)",
@@ -191,7 +196,7 @@ final class NormalizedTables {
                 .isnan(w)
                 .or(w.equalTo(lit(Float.POSITIVE_INFINITY)))
                 .or(w.equalTo(lit(Float.NEGATIVE_INFINITY)))));
-    edgeChecks.add(new Check(weightCol, "a negative weight", expected, w.lt(lit(0f))));
+    checks.add(new Check(weightCol, "a negative weight", expected, w.lt(lit(0f))));
     return w;
   }
 

@@ -99,7 +99,7 @@ final class PreparePlanner {
       long pc = csrFileBytes(n, e);
       long pn = nodesFileBytes(n);
       long pf = d == 0 ? 0 : featureFileBytes(n, rowBytes);
-      long pw = c.weighted ? StoreLayout.HEADER_BYTES + 4 * e : 0;
+      long pw = c.weighted ? weightFileBytes(e) : 0;
       csr += pc;
       nodes += pn;
       feats += pf;
@@ -274,6 +274,11 @@ final class PreparePlanner {
   /** Bytes of a partition's CSR file: {@code n} destination vertices, {@code e} in-edges. */
   static long csrFileBytes(long n, long e) {
     return StoreLayout.HEADER_BYTES + 8 * (n + 1) + 4 * e;
+  }
+
+  /** Bytes of a partition's edge-weight file of {@code e} in-edges. */
+  static long weightFileBytes(long e) {
+    return StoreLayout.HEADER_BYTES + 4 * e;
   }
 
   /** Bytes of a partition's nodes file of {@code n} vertices (label and split). */

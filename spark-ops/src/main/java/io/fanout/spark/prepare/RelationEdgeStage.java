@@ -24,16 +24,18 @@ import org.apache.spark.sql.types.DataTypes;
  * one-table prepare writes its edges: the endpoints are checked (null, or not of their type's id
  * type), joined with the id maps of the source and the destination type (Spark SQL joins), routed
  * to the partition of the destination and sorted there by (destination, source); each partition's
- * {@link EdgePartTask} writes its csr file of type-local ids. {@code --dedupe} applies to every
- * relation, {@code --self-loops drop} to relations within one type; edges with an endpoint missing
- * from its type dangle ({@code --dangling}).
+ * {@link EdgePartTask} writes its csr file of type-local ids (and, for a relation with a weight
+ * column, its weights file: values checked as the one-table {@code --weight-column}'s, sorted and
+ * merged by {@code --dedupe} as there). {@code --dedupe} applies to every relation, {@code
+ * --self-loops drop} to relations within one type; edges with an endpoint missing from its type
+ * dangle ({@code --dangling}).
  */
 final class RelationEdgeStage {
   private static final String KEY = "_key";
   private static final String ORIG = "_orig";
 
-  /** What was written for one relation. */
-  record Result(long[] edgesPerPart, long degMin, long degMax, long dangling) {
+  /** What was written for one relation ({@code weighted}: with its {@code weights/} files). */
+  record Result(long[] edgesPerPart, long degMin, long degMax, long dangling, boolean weighted) {
     long edges() {
       long s = 0;
       for (long e : edgesPerPart) {
@@ -78,6 +80,14 @@ final class RelationEdgeStage {
     String splitColumn = split == null ? null : split.splitColumn(r);
     List<Column> carried =
         new ArrayList<>(List.of(col(NormalizedTables.SRC), col(NormalizedTables.DST)));
+    boolean weighted = r.weightColumn() != null;
+    if (weighted) {
+      edges =
+          edges.withColumn(
+              NormalizedTables.WEIGHT,
+              NormalizedTables.weight(e, r.source(), r.csv(), r.weightColumn(), checks));
+      carried.add(col(NormalizedTables.WEIGHT));
+    }
     if (splitColumn != null) {
       NormalizedTables.requireColumn(
           e, r.source(), splitColumn, PrepareOptions.EDGE_SPLIT_COLUMN.name());
@@ -119,16 +129,25 @@ final class RelationEdgeStage {
                 " -> ",
                 col(NormalizedTables.SRC).cast("string"),
                 col(NormalizedTables.DST).cast("string")));
-    Dataset<Row> keyed =
-        joined.select(
-            when(dangling, lit(-1)).otherwise(col("_dp")).as(PrepareJob.PART),
-            EdgeFileStage.edgeKey(dangling, col("_dd"), col("_sd")).as(KEY),
-            orig.as(ORIG));
-    boolean sortInTask = PrepareJob.sortsEdgesInTask(conf);
+    List<Column> fields =
+        new ArrayList<>(
+            List.of(
+                when(dangling, lit(-1)).otherwise(col("_dp")).as(PrepareJob.PART),
+                EdgeFileStage.edgeKey(dangling, col("_dd"), col("_sd")).as(KEY),
+                orig.as(ORIG)));
+    if (weighted) {
+      fields.add(col(NormalizedTables.WEIGHT));
+    }
+    Dataset<Row> keyed = joined.select(fields.toArray(new Column[0]));
+    // Weighted relations sort repeated edges by weight too, in Spark, as one-table stores do, so
+    // their weights (and --dedupe's sums) do not depend on the shuffle's order.
+    boolean sortInTask = !weighted && PrepareJob.sortsEdgesInTask(conf);
     Dataset<Row> routed =
-        sortInTask
-            ? Routing.shuffle(keyed, PrepareJob.PART, dst.parts())
-            : Routing.byPartition(keyed, PrepareJob.PART, dst.parts(), KEY);
+        weighted
+            ? Routing.byPartition(keyed, PrepareJob.PART, dst.parts(), KEY, NormalizedTables.WEIGHT)
+            : sortInTask
+                ? Routing.shuffle(keyed, PrepareJob.PART, dst.parts())
+                : Routing.byPartition(keyed, PrepareJob.PART, dst.parts(), KEY);
     List<Row> meta =
         EdgeFileStage.writeCsr(
             routed,
@@ -137,7 +156,7 @@ final class RelationEdgeStage {
                 dst.firsts(),
                 dst.counts(),
                 conf.get(PrepareOptions.DEDUPE),
-                null,
+                r.weightColumn(),
                 sortInTask,
                 0,
                 null,
@@ -152,11 +171,12 @@ final class RelationEdgeStage {
     long degMin = csr.degMin;
     for (int p = 0; p < dst.parts(); p++) {
       if (!csr.written[p]
-          && EmptyPartitionFiles.csr(dir, p, dst.firsts()[p], dst.counts()[p], false)) {
+          && EmptyPartitionFiles.csr(dir, p, dst.firsts()[p], dst.counts()[p], weighted)) {
         degMin = 0;
       }
     }
-    return new Result(csr.edgesPerPart, dst.vertices() == 0 ? 0 : degMin, csr.degMax, csr.dangling);
+    return new Result(
+        csr.edgesPerPart, dst.vertices() == 0 ? 0 : degMin, csr.degMax, csr.dangling, weighted);
   }
 
   /**

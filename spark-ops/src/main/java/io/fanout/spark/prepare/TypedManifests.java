@@ -77,6 +77,8 @@ final class TypedManifests {
               dst.vertices() == 0 ? 0 : round((double) re.edges / dst.vertices()));
       re.droppedDanglingEdges = w.dangling();
       re.partitionEdges = w.edgesPerPart().clone();
+      re.weighted = w.weighted();
+      m.weighted |= w.weighted();
       m.relations.add(re);
       int first = m.types.get(indexOf(m, rel.dstType())).firstPartition;
       for (int p = 0; p < re.partitionEdges.length; p++) {

@@ -11,9 +11,9 @@ import java.util.List;
 
 /**
  * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
- * built for one-table stores only (undirected input, edge weights, graph partitioners, id lookup in
- * tasks), edge splits (fractions or a column) without {@code --link-relation}, and per-type
- * encodings that name unknown or featureless types.
+ * built for one-table stores only (undirected input, graph partitioners, id lookup in tasks), edge
+ * splits (fractions or a column) without {@code --link-relation}, and per-type encodings that name
+ * unknown or featureless types.
  */
 final class TypedOptionChecks {
   private TypedOptionChecks() {}
@@ -24,9 +24,6 @@ final class TypedOptionChecks {
           "--undirected",
           "each relation is directed; --add-reverse adds the reverse of every relation that has"
               + " none");
-    }
-    if (!conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
-      throw unbuilt("--weight-column", "typed stores keep no edge weights");
     }
     boolean link = !conf.get(PrepareOptions.LINK_RELATION).isBlank();
     if (!link && conf.get(PrepareOptions.TASK) == Task.LINK) {

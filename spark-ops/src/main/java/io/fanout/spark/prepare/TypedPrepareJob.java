@@ -210,7 +210,10 @@ public final class TypedPrepareJob {
     for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
       recorded.remove(d.name());
     }
-    recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
+    if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
+      // stores without it record what they did before typed weights existed
+      recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
+    }
     recorded.remove(PrepareOptions.UNDIRECTED.name());
     recorded.remove(PrepareOptions.FEATURE_LAYOUT.name()); // refused for typed graphs
     boolean pq = encodings.fallback() == StoreFeatureEncoding.PQ;

@@ -17,10 +17,10 @@ import org.apache.spark.sql.SparkSession;
  * The {@link PreparePlan} of a typed graph: each vertex type is estimated as the one-table vertex
  * stage estimates its vertex table (nodes, features in the type's encoding, id map, the vertex
  * shuffle), each relation as the one-table edge stage estimates its edges into the destination
- * type's partitions (CSR files, the endpoint join and the edge shuffle), with the formulas of
- * {@link PreparePlanner}. Partition {@code p} of the plan sums partition {@code p} of every type
- * and the CSR parts of every relation into it. Row counts come from Parquet footers, or from Spark
- * counts where a table is not a plain Parquet scan.
+ * type's partitions (CSR files, weights where the relation has them, the endpoint join and the edge
+ * shuffle), with the formulas of {@link PreparePlanner}. Partition {@code p} of the plan sums
+ * partition {@code p} of every type and the CSR parts of every relation into it. Row counts come
+ * from Parquet footers, or from Spark counts where a table is not a plain Parquet scan.
  */
 final class TypedPreparePlanner {
   private TypedPreparePlanner() {}
@@ -103,7 +103,8 @@ final class TypedPreparePlanner {
     for (TypeFigures f : types.values()) {
       String enc = f.stats.featureDim == 0 ? "f32" : encodings.of(f.table.name()).id();
       PreparePlanner.Estimate e =
-          PreparePlanner.estimate(context(spark, conf, f.stats, enc, f.stringIds, f.partitions));
+          PreparePlanner.estimate(
+              context(spark, conf, f.stats, enc, f.stringIds, f.partitions, false));
       long rowBytes = PreparePlanner.featureRowBytes(enc, f.stats.featureDim, conf);
       for (PreparePlan.Partition p : e.partitions()) {
         long bytes = PreparePlanner.nodesFileBytes(p.vertices());
@@ -134,16 +135,24 @@ final class TypedPreparePlanner {
     for (int i = 0; i < relations.size(); i++) {
       TypedTables.RelationTable r = relations.get(i);
       TypeFigures dst = types.get(r.dstType());
+      boolean weighted = r.weightColumn() != null;
       InputStats s =
           new InputStats(
               dst.stats.vertices, relationEdges[i], 0, dst.stats.idBytes, dst.stats.source);
       PreparePlanner.Estimate e =
-          PreparePlanner.estimate(context(spark, conf, s, "f32", dst.stringIds, dst.partitions));
+          PreparePlanner.estimate(
+              context(spark, conf, s, "f32", dst.stringIds, dst.partitions, weighted));
       for (PreparePlan.Partition p : e.partitions()) {
-        sums.partition(
-            p.partition(), 0, p.edges(), PreparePlanner.csrFileBytes(p.vertices(), p.edges()));
+        long bytes = PreparePlanner.csrFileBytes(p.vertices(), p.edges());
+        if (weighted) {
+          bytes += PreparePlanner.weightFileBytes(p.edges());
+        }
+        sums.partition(p.partition(), 0, p.edges(), bytes);
       }
       sums.add(sums.store, "csr", e.store().get("csr"));
+      if (weighted) {
+        sums.add(sums.store, "weights", e.store().get("weights"));
+      }
       String join = "join edge endpoints with the id map";
       sums.add(sums.shuffle, join, e.shuffle().getOrDefault(join, 0L));
       sums.add(sums.shuffle, PrepareJob.EDGE_FILES, e.shuffle().get(PrepareJob.EDGE_FILES));
@@ -156,6 +165,7 @@ final class TypedPreparePlanner {
       m.put("dst_type", r.dstType());
       m.put("edges", relationEdges[i]);
       m.put("added_reverse", r.added());
+      m.put("weighted", weighted);
       relationInputs.add(m);
     }
     sums.shuffle.remove("join edge endpoints with the id map", 0L);
@@ -205,13 +215,14 @@ final class TypedPreparePlanner {
       InputStats s,
       String encoding,
       boolean stringIds,
-      int partitions) {
+      int partitions,
+      boolean weighted) {
     return new PreparePlanner.Context(
         s,
         conf,
         encoding,
         partitions,
-        false,
+        weighted,
         stringIds,
         false,
         false,

@@ -76,6 +76,7 @@ public final class TypedRouting {
     putIfSet(o, PrepareOptions.FEATURES_COLUMN.name(), v.featuresColumn());
     putIfSet(o, PrepareOptions.LABEL_COLUMN.name(), v.labelColumn());
     putIfSet(o, PrepareOptions.SPLIT_COLUMN.name(), v.splitColumn());
+    putIfSet(o, PrepareOptions.WEIGHT_COLUMN.name(), e.weightColumn());
     PerType<StoreFeatureEncoding> enc =
         TypedOptionChecks.encodings(conf, java.util.List.of(v.name()));
     if (enc.namesTypes()) {

@@ -44,6 +44,7 @@ public final class TypedTables {
    *
    * @param reverseOf the relation it is declared (or added as) the flip of, or null
    * @param added whether {@code --add-reverse} added it (its table is its original's)
+   * @param weightColumn the column of its edge weights, or null: unweighted
    */
   record RelationTable(
       String name,
@@ -56,9 +57,13 @@ public final class TypedTables {
       String srcColumn,
       String dstColumn,
       String reverseOf,
-      boolean added) {
+      boolean added,
+      String weightColumn) {
 
-    /** The flip of this relation, named {@code name}: the same table, endpoints swapped. */
+    /**
+     * The flip of this relation, named {@code name}: the same table, endpoints swapped, each edge
+     * with its weight.
+     */
     RelationTable reversed(String name) {
       return new RelationTable(
           name,
@@ -71,7 +76,8 @@ public final class TypedTables {
           dstColumn,
           srcColumn,
           this.name,
-          true);
+          true,
+          weightColumn);
     }
   }
 
@@ -108,6 +114,7 @@ public final class TypedTables {
       relations.add(relation(conf, r, table, what + " (edges " + r.path() + ")", csv, r.path()));
     }
     requireUsed(conf, types);
+    requireWeightsUsed(conf, relations);
     return new TypedTables(types, relations, fingerprint(digest, types, relations));
   }
 
@@ -132,6 +139,7 @@ public final class TypedTables {
           relation(conf, r, table, "relation '" + r.name() + "' (DataFrame)", false, null));
     }
     requireUsed(conf, types);
+    requireWeightsUsed(conf, relations);
     return new TypedTables(types, relations, fingerprint(digest, types, relations));
   }
 
@@ -181,6 +189,9 @@ public final class TypedTables {
               r.srcColumn(),
               r.dstColumn(),
               String.valueOf(r.reverseOf())));
+      if (r.weightColumn() != null) { // absent unweighted, so such graphs keep their fingerprint
+        digest.append("\tweight\t").append(r.weightColumn());
+      }
       digest.append('\n');
     }
     return Checksums.sha256(digest.toString());
@@ -239,6 +250,7 @@ public final class TypedTables {
     String dst = r.dstColumn() != null ? r.dstColumn() : conf.get(PrepareOptions.DST_COLUMN);
     require(columns, source, src, "src_column", PrepareOptions.SRC_COLUMN);
     require(columns, source, dst, "dst_column", PrepareOptions.DST_COLUMN);
+    String weight = column(columns, source, r.weightColumn(), conf, PrepareOptions.WEIGHT_COLUMN);
     return new RelationTable(
         r.name(),
         r.srcType(),
@@ -250,7 +262,8 @@ public final class TypedTables {
         src,
         dst,
         r.reverseOf(),
-        false);
+        false,
+        weight);
   }
 
   /**
@@ -314,6 +327,34 @@ public final class TypedTables {
                 + "); expected the column in at least one type's table");
       }
     }
+  }
+
+  /**
+   * Refuses a {@code --weight-column} that no relation's table has (a typo would otherwise leave
+   * every relation unweighted silently).
+   */
+  private static void requireWeightsUsed(FanoutConf conf, List<RelationTable> relations) {
+    String name = conf.get(PrepareOptions.WEIGHT_COLUMN);
+    if (name.isEmpty()) {
+      return;
+    }
+    List<String> names = new ArrayList<>();
+    for (RelationTable r : relations) {
+      if (name.equals(r.weightColumn())) {
+        return;
+      }
+      names.add(r.name());
+    }
+    throw new InvalidInputException(
+        "--"
+            + PrepareOptions.WEIGHT_COLUMN.name()
+            + " "
+            + name
+            + ": no relation's table has column '"
+            + name
+            + "' (relations "
+            + names
+            + "); expected the column in at least one relation's table");
   }
 
   private static void require(

@@ -1,7 +1,6 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.CsrGraph;
-import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.StorePartition;
 import io.fanout.sample.BatchBuilder;
 import io.fanout.sample.LinkPairs;
@@ -208,23 +207,11 @@ final class HopExchange {
   /** {@link #sample} proportional to the edge weights: the counts come out of the sampling. */
   private static Answer sampleWeighted(
       StorePartition part, CsrGraph g, long batchKey, int hop, int fanout, Request r) {
-    EdgeWeights w = part.weights();
-    WeightedNodeSampler ws = new WeightedNodeSampler();
     int[] counts = new int[r.nodes.length];
-    long room = 0;
-    for (int v : r.nodes) {
-      room += WeightedNodeSampler.capacity(g.rowEnd(v) - g.rowStart(v), fanout);
-    }
-    if (room > Integer.MAX_VALUE - 8) {
-      throw new IllegalStateException("hop " + hop + " samples more than 2^31 edges");
-    }
-    int[] ids = new int[(int) room];
-    int o = 0;
-    for (int i = 0; i < r.nodes.length; i++) {
-      counts[i] = ws.sampleNeighbors(g, w, batchKey, hop, r.nodes[i], fanout, ids, o);
-      o += counts[i];
-    }
-    return new Answer(r.local, counts, Arrays.copyOf(ids, o), null);
+    int[] ids =
+        new WeightedNodeSampler()
+            .sampleRows(g, part.weights(), batchKey, hop, r.nodes, r.nodes.length, fanout, counts);
+    return new Answer(r.local, counts, ids, null);
   }
 
   /** {@code pb} extended by one hop from its answers, in destination order. */

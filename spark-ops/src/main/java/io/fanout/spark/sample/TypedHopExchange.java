@@ -1,11 +1,13 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.TypedStorePartition;
 import io.fanout.sample.NodeSampler;
 import io.fanout.sample.SampleHash;
 import io.fanout.sample.TypedBatchBuilder;
 import io.fanout.sample.TypedPartialBatch;
+import io.fanout.sample.WeightedNodeSampler;
 import io.fanout.spark.sample.HopExchange.Request;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -21,8 +23,10 @@ import scala.Tuple2;
  * {@link Request}s to the store partitions of their type owning them ({@link TypedOwners}). An
  * owner draws, for every relation into its type sampled at the hop, each node's in-neighbors from
  * its own CSR part with the replicated sampler's draws ({@link NodeSampler#sampleNeighbors} keyed
- * by {@link SampleHash#relationKey}), and at hop 1 the seeds' labels; the batch is then extended
- * relation by relation through {@link TypedBatchBuilder}, as the replicated sampler extends it.
+ * by {@link SampleHash#relationKey}; {@code --weighted}, a weighted relation's with {@link
+ * WeightedNodeSampler#sampleRows} under the same key), and at hop 1 the seeds' labels; the batch is
+ * then extended relation by relation through {@link TypedBatchBuilder}, as the replicated sampler
+ * extends it.
  */
 final class TypedHopExchange {
   private TypedHopExchange() {}
@@ -118,11 +122,20 @@ final class TypedHopExchange {
     int[][] counts = new int[relations.length][];
     int[][] ids = new int[relations.length][];
     NodeSampler ns = new NodeSampler();
+    WeightedNodeSampler ws = null;
     int[] positions = new int[64];
     for (int k = 0; k < relations.length; k++) {
       int rel = relations[k];
       CsrGraph g = part.inNeighbors(rel);
       int fanout = spec.fanouts[rel][hop - 1];
+      long relKey = SampleHash.relationKey(batchKey, rel);
+      EdgeWeights w = spec.weighted ? part.weights(rel) : null;
+      if (w != null) {
+        ws = ws == null ? new WeightedNodeSampler() : ws;
+        counts[k] = new int[r.nodes.length];
+        ids[k] = ws.sampleRows(g, w, relKey, hop, r.nodes, r.nodes.length, fanout, counts[k]);
+        continue;
+      }
       int[] c = new int[r.nodes.length];
       long total = 0;
       for (int i = 0; i < c.length; i++) {
@@ -135,7 +148,6 @@ final class TypedHopExchange {
         throw new IllegalStateException("hop " + hop + " samples more than 2^31 edges");
       }
       int[] out = new int[(int) total];
-      long relKey = SampleHash.relationKey(batchKey, rel);
       int o = 0;
       for (int i = 0; i < c.length; i++) {
         if (positions.length < c[i]) {

@@ -88,8 +88,12 @@ record TypedLinkRequest(
     return TrainEdges.ofRelation(g.inNeighbors(relation), rel.srcType() == rel.dstType());
   }
 
-  /** The sampler of the request's batches over {@code g}. */
-  TypedLinkSampler sampler(TypedGraph g, TrainEdges edges, int[][] fanouts, long seed) {
+  /**
+   * The sampler of the request's batches over {@code g} ({@code weighted}: {@code sample
+   * --weighted}).
+   */
+  TypedLinkSampler sampler(
+      TypedGraph g, TrainEdges edges, int[][] fanouts, long seed, boolean weighted) {
     return new TypedLinkSampler(
         g,
         relation,
@@ -98,6 +102,7 @@ record TypedLinkRequest(
         seed,
         edges,
         NegativeSampler.of(negatives.negatives(), g.inNeighbors(relation)),
-        negatives.perPositive());
+        negatives.perPositive(),
+        weighted);
   }
 }

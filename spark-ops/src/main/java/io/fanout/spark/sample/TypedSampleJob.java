@@ -47,8 +47,9 @@ import org.apache.spark.sql.SparkSession;
  * "Typed mini-batch shards"), in the replicated mode (every task opens the store and samples the
  * batches of one part file on {@code --threads} threads) or the partitioned mode ({@link
  * TypedPartitionedSampling}: every task serves one store partition of one type), which write the
- * same bytes. Validated on the driver before any task runs; written under a staging directory,
- * {@code manifest.json} published last, as one-type shards.
+ * same bytes; {@code --weighted} draws the relations with edge weights in proportion to them.
+ * Validated on the driver before any task runs; written under a staging directory, {@code
+ * manifest.json} published last, as one-type shards.
  */
 final class TypedSampleJob {
   private TypedSampleJob() {}
@@ -77,9 +78,13 @@ final class TypedSampleJob {
     int seedType;
     TypedOwners owners;
     TypedLinkRequest link = null;
+    boolean weighted = conf.get(SampleOptions.WEIGHTED);
     try (TypedGraph g = opener.open(graph, verify)) {
       schema = g.schema();
       owners = TypedOwners.of(g);
+      if (weighted) {
+        requireWeights(g, graph);
+      }
       if (conf.get(SampleOptions.TASK) == Task.LINK) {
         link = TypedLinkRequest.of(conf, g, graph, split);
         seedType = link.seedType(schema);
@@ -137,6 +142,7 @@ final class TypedSampleJob {
             plan,
             Hooks.className(spark, Hooks.PART_WRITE_OBSERVER, PartWriteObserver.class));
     spec.link = link;
+    spec.weighted = weighted;
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -150,6 +156,9 @@ final class TypedSampleJob {
     request.put("features", FeatureEncoding.NONE.id());
     request.put("batches-per-shard", Integer.toString(batchesPerShard));
     request.put("compression", spec.compression);
+    if (weighted) { // absent when false, so uniform requests keep their fingerprint
+      request.put("weighted", "true");
+    }
     if (link != null) { // absent for node tasks, so their requests keep their fingerprint
       request.put("task", "link");
       request.put("link-relation", link.relationName());
@@ -216,14 +225,24 @@ final class TypedSampleJob {
         conf.refuseIgnored(d, "--task node samples no negatives; add --task link");
       }
     }
-    if (conf.get(SampleOptions.WEIGHTED)) {
-      throw new FanoutConfigException(
-          "sample --weighted is not built for typed stores; leave --weighted out");
-    }
     if (conf.get(SampleOptions.BATCH_BY_PARTITION)) {
       throw new FanoutConfigException(
           "sample --batch-by-partition is not built for typed stores; leave it out");
     }
+  }
+
+  /** Refuses {@code --weighted} on a store none of whose relations has edge weights. */
+  private static void requireWeights(TypedGraph g, Path graph) {
+    for (int r = 0; r < g.schema().numRelations(); r++) {
+      if (g.weights(r) != null) {
+        return;
+      }
+    }
+    throw new InvalidInputException(
+        graph
+            + ": no relation of the typed store has edge weights (no \"weighted\": true in"
+            + " manifest.json's relations); prepare it with --weight-column COLUMN or a relation's"
+            + " \"weight_column\" in --graph-spec, or sample without --weighted");
   }
 
   /** {@code --seed-type}, or the only labelled type. */
@@ -286,11 +305,12 @@ final class TypedSampleJob {
     Supplier<OrderedBatchStream.Worker<TypedMiniBatch>> workers;
     if (spec.link == null) {
       TypedNeighborSampler sampler =
-          new TypedNeighborSampler(g, spec.seedType, spec.fanouts, spec.seed);
+          new TypedNeighborSampler(g, spec.seedType, spec.fanouts, spec.seed, spec.weighted);
       workers = () -> sampler.newWorker()::sample;
     } else {
       TypedLinkSampler sampler =
-          spec.link.sampler(g, TypedStoreCache.trainEdges(g, spec), spec.fanouts, spec.seed);
+          spec.link.sampler(
+              g, TypedStoreCache.trainEdges(g, spec), spec.fanouts, spec.seed, spec.weighted);
       workers = () -> sampler.newWorker()::sample;
     }
     return PartFiles.write(
@@ -347,8 +367,9 @@ final class TypedSampleJob {
     m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
     m.options.put(SampleOptions.SEED_TYPE.name(), spec.seedTypeName);
     m.options.put(SampleOptions.FANOUTS.name(), spec.fanoutsText);
-    for (OptionDef<?> d : List.of(SampleOptions.WEIGHTED, SampleOptions.BATCH_BY_PARTITION)) {
-      m.options.remove(d.name());
+    m.options.remove(SampleOptions.BATCH_BY_PARTITION.name());
+    if (!spec.weighted) {
+      m.options.remove(SampleOptions.WEIGHTED.name());
     }
     if (spec.link == null) {
       for (OptionDef<?> d : SampleOptions.LINK_ONLY) {

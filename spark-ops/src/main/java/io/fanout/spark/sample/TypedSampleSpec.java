@@ -36,6 +36,12 @@ final class TypedSampleSpec implements Serializable {
   /** {@code --task link}: the link relation and negatives; null for node classification. */
   TypedLinkRequest link;
 
+  /**
+   * {@code --weighted}: relations with edge weights draw in proportion to them, the others
+   * uniformly.
+   */
+  boolean weighted;
+
   TypedSampleSpec(
       String store,
       String storeFingerprint,
@@ -91,6 +97,9 @@ final class TypedSampleSpec implements Serializable {
     m.put("fanout.end_batch", Integer.toString(plan.endBatch(part)));
     m.put("fanout.features", "none");
     m.put("fanout.feature_dim", "0");
+    if (weighted) { // absent when false, so uniform parts keep their bytes
+      m.put("fanout.weighted", "true");
+    }
     if (link != null) {
       m.put(ShardSchema.TASK_KEY, "link");
       m.put("fanout.link_relation", link.relationName());

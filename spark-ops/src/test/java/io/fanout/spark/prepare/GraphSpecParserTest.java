@@ -42,7 +42,7 @@ class GraphSpecParserTest {
                 + ", 'relations': [{'name': 'paper_term', 'src_type': 'paper', 'dst_type':"
                 + " 'term', 'path': 'e/pt', 'src_column': 'p', 'dst_column': 't'}, {'name':"
                 + " 'term_paper', 'src_type': 'term', 'dst_type': 'paper', 'path': 'e/tp',"
-                + " 'reverse_of': 'paper_term'}]}");
+                + " 'reverse_of': 'paper_term', 'weight_column': 'w'}]}");
     assertThat(s.types()).hasSize(2);
     GraphSpec.TypeSpec paper = s.types().get(0);
     assertThat(paper.path()).isEqualTo("/data/acm/v/paper.parquet");
@@ -58,6 +58,8 @@ class GraphSpecParserTest {
     assertThat(pt.dstColumn()).isEqualTo("t");
     assertThat(pt.path()).isEqualTo("/data/acm/e/pt");
     assertThat(s.relations().get(1).reverseOf()).isEqualTo("paper_term");
+    assertThat(pt.weightColumn()).isNull(); // the --weight-column option's, if the table has it
+    assertThat(s.relations().get(1).weightColumn()).isEqualTo("w");
     assertThat(s.relationIndex("term_paper")).isEqualTo(1);
     assertThat(s.typeIndex("nope")).isEqualTo(-1);
   }
@@ -200,13 +202,13 @@ class GraphSpecParserTest {
             java.util.List.of(
                 new GraphSpec.TypeSpec("a", null, null, null, null, null, null, null)),
             java.util.List.of(
-                new GraphSpec.RelationSpec("aa", "a", "a", null, null, null, null, null)));
+                new GraphSpec.RelationSpec("aa", "a", "a", null, null, null, null, null, null)));
     GraphSpecParser.check("prepare()", ok);
     GraphSpec unknown =
         new GraphSpec(
             ok.types(),
             java.util.List.of(
-                new GraphSpec.RelationSpec("ab", "a", "b", null, null, null, null, null)));
+                new GraphSpec.RelationSpec("ab", "a", "b", null, null, null, null, null, null)));
     assertThatThrownBy(() -> GraphSpecParser.check("prepare()", unknown))
         .isInstanceOf(InvalidInputException.class)
         .hasMessage(

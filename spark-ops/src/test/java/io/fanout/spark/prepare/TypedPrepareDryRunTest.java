@@ -11,6 +11,7 @@ import io.fanout.spark.generate.TypedGraphGenerator;
 import io.fanout.spark.generate.TypedGraphLayout;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.internal.TaskTotals;
+import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Path;
@@ -22,9 +23,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code prepare --dry-run} on typed graphs: the plan (per type and relation, from Parquet footers
- * or from Spark counts) comes within 2x of the store and shuffle bytes the run then writes, the dry
- * run writes nothing, and a run whose disk lacks room is refused before it writes.
+ * {@code prepare --dry-run} on typed graphs: the plan (per type and relation, weighted relations
+ * with their weight files, from Parquet footers or from Spark counts) comes within 2x of the store
+ * and shuffle bytes the run then writes, the dry run writes nothing, and a run whose disk lacks
+ * room is refused before it writes.
  */
 class TypedPrepareDryRunTest {
   static SparkSession spark;
@@ -117,7 +119,12 @@ class TypedPrepareDryRunTest {
             .vertices("paper", gen.vertices(spark, 1, 0))
             .vertices("author", gen.vertices(spark, 1, 1))
             .vertices("term", gen.vertices(spark, 1, 2))
-            .edges("writes", "author", "paper", gen.edges(spark, 1, 0))
+            .edges(
+                "writes",
+                "author",
+                "paper",
+                gen.edges(spark, 1, 0).withColumn("w", org.apache.spark.sql.functions.lit(0.5f)))
+            .option("weight-column", "w")
             .edges("has_term", "term", "paper", gen.edges(spark, 1, 1))
             .option("dry-run", "true")
             .output(out.toString())
@@ -130,6 +137,10 @@ class TypedPrepareDryRunTest {
     assertThat(plan.partitions().get(0).vertices()).isEqualTo(7_700);
     assertThat(plan.partitions().get(0).edges()).isEqualTo(20_000);
     assertThat(plan.describe()).contains("paper").contains("16 features in f32");
+    // only writes has the column: its CSR parts get a weight file, has_term's do not
+    assertThat(plan.describe()).contains("15,000 edges, weighted").contains("5,000 edges\n");
+    assertThat(plan.storeBytesByKind().get("weights"))
+        .isEqualTo(StoreLayout.HEADER_BYTES + 4 * 15_000L);
   }
 
   @Test

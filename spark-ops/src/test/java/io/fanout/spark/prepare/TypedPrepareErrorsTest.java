@@ -179,7 +179,10 @@ class TypedPrepareErrorsTest {
         FanoutConfigException.class,
         "--undirected",
         "--add-reverse");
-    fails(good().option("weight-column", "w"), FanoutConfigException.class, "--weight-column");
+    fails(
+        good().option("weight-column", "w"),
+        InvalidInputException.class,
+        "--weight-column w: no relation's table has column 'w'");
     fails(good().option("task", "link"), FanoutConfigException.class, "--task link");
     fails(good().option("partitioner", "multilevel"), FanoutConfigException.class, "multilevel");
     fails(good().option("id-lookup", "task"), FanoutConfigException.class, "--id-lookup task");

@@ -156,7 +156,7 @@ class TypedHopExchangeTest {
           PartitionedLinkSeeds.negatives(mode, owners.starts(0), () -> degrees);
       TypedLinkSampler sampler =
           new TypedLinkSampler(
-              g, 1, reverses, f, 13, all, NegativeSampler.of(mode, g.inNeighbors(1)), 2);
+              g, 1, reverses, f, 13, all, NegativeSampler.of(mode, g.inNeighbors(1)), 2, false);
       TypedLinkSampler.Worker w = sampler.newWorker();
       TypedLinkSeeds seeds = new TypedLinkSeeds(spec.link.types(), negatives, 2, 13);
       TypedBatchBuilder builder = TypedHopExchange.builder(spec, owners);
