@@ -2,7 +2,6 @@ package io.fanout.graph;
 
 import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.StoreLayout;
-import io.fanout.store.StoreManifest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -19,6 +18,11 @@ import java.nio.file.StandardOpenOption;
  * old one and moved over it, so a hard link to another store's file is replaced, never written
  * through. Partitions are rewritten in parallel, each alone: the files do not depend on the thread
  * count.
+ *
+ * <p>Two paths write the same files: {@link #positions} over the whole graph then {@link #write}
+ * (an {@code int} per vertex of the graph in one JVM: tests and small graphs), and {@link
+ * PartitionRelayout}, one partition at a time from its own staged files, which {@code prepare} and
+ * {@code quantize} run in one Spark task per partition (memory in proportion to a partition).
  */
 public final class FeatureRelayout {
   private FeatureRelayout() {}
@@ -39,29 +43,40 @@ public final class FeatureRelayout {
   }
 
   /**
-   * Lays out the feature files a writer staged in {@code dataDir} before its manifest exists
-   * ({@code prepare --feature-layout}): the positions of {@code kind} over the staged CSR and nodes
-   * files (partition {@code p} holds {@code counts[p]} vertices and {@code edges[p]} CSR entries),
-   * then {@link #write}. The rows keep the encoding they were staged in (their size is read from
-   * the first feature file's header).
+   * The positions of {@code kind} over one partition, ids {@code lo .. hi-1}: {@code positions[v -
+   * lo]}, a permutation of {@code [lo, hi)}. It reads {@code csr} and {@code splits} only at the
+   * partition's ids, so a partition's own files are enough ({@link PartitionRelayout}); {@link
+   * #positions} is this over every partition.
+   *
+   * @throws IllegalArgumentException for {@link FeatureLayoutKind#IDENTITY}, which moves nothing
+   */
+  public static int[] partitionPositions(
+      CsrGraph csr, VertexTable splits, int lo, int hi, FeatureLayoutKind kind) {
+    return switch (kind) {
+      case IDENTITY -> throw new IllegalArgumentException("the identity layout moves no row");
+      case NEIGHBORHOOD -> SeedLayouts.partition(csr, splits, lo, hi, NeighborhoodOrder::order);
+      case SEED_GROUPS -> SeedLayouts.partition(csr, splits, lo, hi, SeedGroupOrder::order);
+    };
+  }
+
+  /**
+   * Lays out the feature files a writer staged in {@code dataDir} before its manifest exists, in
+   * this JVM on up to {@code threads} threads: {@link PartitionRelayout} on every partition
+   * (partition {@code p} holds {@code counts[p]} vertices and {@code edges[p]} CSR entries), each
+   * alone, as {@code prepare} and {@code quantize} run it in one Spark task per partition. The
+   * files are those {@link #positions} then {@link #write} give, whatever the thread count.
    */
   public static void writeStaged(
       Path dataDir, long[] counts, long[] edges, FeatureLayoutKind kind, int threads) {
-    StoreManifest graph = new StoreManifest();
-    long[] starts = new long[counts.length + 1];
-    for (int p = 0; p < counts.length; p++) {
-      graph.partitionTable.add(new StoreManifest.Partition(p, starts[p], counts[p], edges[p]));
-      starts[p + 1] = starts[p] + counts[p];
-    }
-    graph.partitions = counts.length;
-    graph.vertices = starts[counts.length];
-    graph.edges = java.util.Arrays.stream(edges).sum();
-    graph.featureDim = 0; // the graph only: the rows are moved as bytes
-    int[] positions;
-    try (GraphStore g = GraphStore.staged(dataDir, graph)) {
-      positions = positions(g, kind, threads);
-    }
-    write(dataDir, starts, stagedRowBytes(dataDir), positions, kind, threads);
+    PartitionRelayout.Staged staged = new PartitionRelayout.Staged(counts, edges);
+    int rowBytes = stagedRowBytes(dataDir);
+    PartitionRelayout.start(dataDir, staged, kind);
+    PartitionTasks.run(
+        staged.starts(),
+        threads,
+        "writing a feature layout",
+        (p, lo, hi) -> PartitionRelayout.layOut(dataDir, staged, p, rowBytes, kind));
+    PartitionRelayout.finish(dataDir, staged);
   }
 
   /**
@@ -96,8 +111,10 @@ public final class FeatureRelayout {
         starts,
         threads,
         "writing a feature layout",
-        (p, lo, hi) ->
-            rewrite(dataDir.resolve(StoreLayout.featuresFile(p)), lo, hi, rowBytes, positions));
+        (p, lo, hi) -> {
+          Path file = dataDir.resolve(StoreLayout.featuresFile(p));
+          rewrite(file, file, lo, rowBytes, java.util.Arrays.copyOfRange(positions, lo, hi));
+        });
     FeatureRowOrder.write(dataDir.resolve(StoreLayout.FEATURE_ORDER), positions, kind);
   }
 
@@ -111,14 +128,19 @@ public final class FeatureRelayout {
     return starts;
   }
 
-  private static Void rewrite(Path file, int lo, int hi, int rowBytes, int[] positions)
+  /**
+   * Writes the rows of {@code src} (a partition's feature file, rows at their ids from {@code lo})
+   * at {@code positions} ({@code positions[v - lo]}) into {@code file}: a file written next to it,
+   * then moved over it, so a hard link to another store's file is replaced, never written through.
+   */
+  static void rewrite(Path src, Path file, int lo, int rowBytes, int[] positions)
       throws IOException {
-    int[] rowAt = new int[hi - lo];
-    for (int v = lo; v < hi; v++) {
-      rowAt[positions[v] - lo] = v - lo;
+    int[] rowAt = new int[positions.length];
+    for (int i = 0; i < positions.length; i++) {
+      rowAt[positions[i] - lo] = i;
     }
     Path tmp = file.resolveSibling(file.getFileName() + ".layout");
-    ChunkedMapping src = new ChunkedMapping(file);
+    ChunkedMapping in = new ChunkedMapping(src);
     byte[] row = new byte[rowBytes];
     int perBuffer = Math.max(1, (4 << 20) / Math.max(1, rowBytes));
     ByteBuffer buf = ByteBuffer.allocateDirect(perBuffer * Math.max(1, rowBytes));
@@ -128,12 +150,12 @@ public final class FeatureRelayout {
             StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE)) {
-      buf.put(src.head(StoreLayout.HEADER_BYTES));
+      buf.put(in.head(StoreLayout.HEADER_BYTES));
       for (int pos = 0; pos < rowAt.length; pos++) {
         if (buf.remaining() < rowBytes) {
           drain(out, buf);
         }
-        src.getBytes(StoreLayout.HEADER_BYTES + (long) rowAt[pos] * rowBytes, row, 0, rowBytes);
+        in.getBytes(StoreLayout.HEADER_BYTES + (long) rowAt[pos] * rowBytes, row, 0, rowBytes);
         buf.put(row);
       }
       drain(out, buf);
@@ -143,7 +165,6 @@ public final class FeatureRelayout {
       throw new UncheckedIOException("writing " + tmp + " failed: " + e.getMessage(), e);
     }
     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    return null;
   }
 
   private static void drain(FileChannel ch, ByteBuffer buf) throws IOException {

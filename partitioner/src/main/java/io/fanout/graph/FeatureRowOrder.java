@@ -105,6 +105,54 @@ public final class FeatureRowOrder {
     }
   }
 
+  /**
+   * Starts a {@link StoreLayout#FEATURE_ORDER} file of layout {@code kind} for {@code vertices}
+   * ids: its header, and its full length, so that each partition's positions can then be written at
+   * their own offset ({@link #writeSlice}), by any number of writers in any order. Once every
+   * partition's slice is written the file is byte for byte the one {@link #write} writes.
+   */
+  public static void start(Path file, long vertices, FeatureLayoutKind kind) {
+    byte[] header =
+        StoreHeader.create(StoreLayout.ORDER_MAGIC)
+            .putInt(KIND, kind.ordinal())
+            .putLong(NUM_VERTICES, vertices)
+            .toBytes();
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+      f.setLength(0);
+      f.write(header);
+      f.setLength(fileLength(vertices));
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing " + file + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Writes the positions of ids {@code first .. first + positions.length - 1} ({@code positions[v -
+   * first]}) at their place in a file {@link #start} began, and forces them to disk. Writing the
+   * same slice again writes the same bytes.
+   */
+  public static void writeSlice(Path file, long first, int[] positions) {
+    ByteBuffer buf =
+        ByteBuffer.allocateDirect(Math.min(1 << 20, Math.max(4, 4 * positions.length)))
+            .order(ByteOrder.LITTLE_ENDIAN);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      long at = StoreLayout.HEADER_BYTES + 4 * first;
+      for (int i = 0; i < positions.length; ) {
+        for (; i < positions.length && buf.hasRemaining(); i++) {
+          buf.putInt(positions[i]);
+        }
+        buf.flip();
+        while (buf.hasRemaining()) {
+          at += ch.write(buf, at);
+        }
+        buf.clear();
+      }
+      ch.force(true);
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing " + file + " failed: " + e.getMessage(), e);
+    }
+  }
+
   private static void drain(FileChannel ch, ByteBuffer buf) throws IOException {
     buf.flip();
     while (buf.hasRemaining()) {
@@ -120,23 +168,32 @@ public final class FeatureRowOrder {
    * @throws InvalidInputException naming {@code what} and the first id that breaks it
    */
   public static void check(int[] positions, long[] starts, String what) {
+    for (int part = 0; part + 1 < starts.length; part++) {
+      int lo = (int) starts[part];
+      checkPartition(java.util.Arrays.copyOfRange(positions, lo, (int) starts[part + 1]), lo, what);
+    }
+  }
+
+  /**
+   * Checks that the positions of one partition's ids {@code first .. first + positions.length - 1}
+   * ({@code positions[v - first]}) are a permutation of those ids.
+   *
+   * @throws InvalidInputException naming {@code what} and the first id that breaks it
+   */
+  public static void checkPartition(int[] positions, long first, String what) {
     boolean[] seen = new boolean[positions.length];
-    int part = 0;
-    for (int v = 0; v < positions.length; v++) {
-      while (v >= starts[part + 1]) {
-        part++;
-      }
-      int p = positions[v];
-      if (p < starts[part] || p >= starts[part + 1] || seen[p]) {
+    for (int i = 0; i < positions.length; i++) {
+      long r = positions[i] - first;
+      if (r < 0 || r >= positions.length || seen[(int) r]) {
         throw new InvalidInputException(
             what
                 + ": id "
-                + v
+                + (first + i)
                 + " at position "
-                + p
+                + positions[i]
                 + "; a feature layout must be a permutation keeping each row in its partition");
       }
-      seen[p] = true;
+      seen[(int) r] = true;
     }
   }
 }

@@ -119,15 +119,6 @@ public final class GraphStore implements AutoCloseable {
     return new GraphStore(store, m, ChunkedMapping.DEFAULT_CHUNK_SHIFT);
   }
 
-  /**
-   * The store a writer staged in {@code dataDir} under {@code manifest}, before the manifest is
-   * written or its files listed (so no size or checksum is checked against a list): for computing a
-   * feature layout over the staged graph.
-   */
-  public static GraphStore staged(Path dataDir, StoreManifest manifest) {
-    return new GraphStore(dataDir, manifest, ChunkedMapping.DEFAULT_CHUNK_SHIFT);
-  }
-
   /** Opens with chunks of {@code 2^chunkShift} bytes (tests use tiny chunks). */
   static GraphStore open(Path store, int chunkShift) {
     return new GraphStore(store, StoreManifest.read(store), chunkShift);

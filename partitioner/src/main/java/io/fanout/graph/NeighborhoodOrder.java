@@ -28,8 +28,11 @@ public final class NeighborhoodOrder {
     return SeedLayouts.positions(csr, splits, starts, threads, NeighborhoodOrder::order);
   }
 
-  /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
-  private static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
+  /**
+   * The positions, in {@code [lo, hi)}, of the rows of ids {@code lo .. hi-1} of one partition, as
+   * {@link SeedLayouts.PartitionOrder} describes.
+   */
+  static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
     int size = hi - lo;
     long[] placed = SeedLayouts.bits(size);
     long[] expanded = SeedLayouts.bits(size);
@@ -47,7 +50,7 @@ public final class NeighborhoodOrder {
       if (!SeedLayouts.test(placed, s - lo)) {
         SeedLayouts.set(placed, s - lo);
         group[s - lo] = g;
-        positions[s] = next++;
+        positions[s - lo] = next++;
       }
       level[0] = s;
       int count = 1;
@@ -67,7 +70,7 @@ public final class NeighborhoodOrder {
             if (!SeedLayouts.test(placed, w - lo)) {
               SeedLayouts.set(placed, w - lo);
               group[w - lo] = g;
-              positions[w] = next++;
+              positions[w - lo] = next++;
             }
             if (hop + 1 < HOPS) {
               if (nextCount == nextLevel.length) {
@@ -86,7 +89,7 @@ public final class NeighborhoodOrder {
     for (int v = lo; v < hi; v++) {
       if (!SeedLayouts.test(placed, v - lo)) {
         group[v - lo] = groups++;
-        positions[v] = next++;
+        positions[v - lo] = next++;
       }
     }
     regroup(csr, lo, hi, group, groups, positions);
@@ -143,11 +146,11 @@ public final class NeighborhoodOrder {
     }
     int[] rowAt = new int[size];
     for (int v = lo; v < hi; v++) {
-      rowAt[positions[v] - lo] = v;
+      rowAt[positions[v - lo] - lo] = v;
     }
     for (int p = 0; p < size; p++) {
       int v = rowAt[p];
-      positions[v] = lo + start[moved[v - lo]]++;
+      positions[v - lo] = lo + start[moved[v - lo]]++;
     }
   }
 }

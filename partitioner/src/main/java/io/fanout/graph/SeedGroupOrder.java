@@ -27,8 +27,11 @@ public final class SeedGroupOrder {
     return SeedLayouts.positions(csr, splits, starts, threads, SeedGroupOrder::order);
   }
 
-  /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
-  private static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
+  /**
+   * The positions, in {@code [lo, hi)}, of the rows of ids {@code lo .. hi-1} of one partition, as
+   * {@link SeedLayouts.PartitionOrder} describes.
+   */
+  static void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions) {
     int size = hi - lo;
     boolean anyTrain = SeedLayouts.anyTrain(splits, lo, hi);
     int next = lo;
@@ -46,13 +49,13 @@ public final class SeedGroupOrder {
         int r = members[i] - lo;
         if (!SeedLayouts.test(placed, r)) {
           SeedLayouts.set(placed, r);
-          positions[members[i]] = next++;
+          positions[r] = next++;
         }
       }
     }
     for (int r = 0; r < size; r++) {
       if (!SeedLayouts.test(placed, r)) {
-        positions[lo + r] = next++;
+        positions[r] = next++;
       }
     }
   }

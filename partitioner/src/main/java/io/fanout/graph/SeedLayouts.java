@@ -11,7 +11,11 @@ final class SeedLayouts {
   /** One layout's order of the rows of one partition. */
   @FunctionalInterface
   interface PartitionOrder {
-    /** Fills {@code positions[lo .. hi)} with positions in {@code [lo, hi)}. */
+    /**
+     * Fills {@code positions[0 .. hi-lo)} with the positions of the rows of ids {@code lo .. hi-1},
+     * a permutation of {@code [lo, hi)}, reading {@code csr} and {@code splits} only at those ids
+     * (and the CSR entries of their rows): a partition is ordered from its own files.
+     */
     void order(CsrGraph csr, VertexTable splits, int lo, int hi, int[] positions);
   }
 
@@ -31,7 +35,20 @@ final class SeedLayouts {
         starts,
         threads,
         "ordering feature rows",
-        (p, lo, hi) -> order.order(csr, splits, lo, hi, positions));
+        (p, lo, hi) -> {
+          int[] part = partition(csr, splits, lo, hi, order);
+          System.arraycopy(part, 0, positions, lo, part.length);
+        });
+    return positions;
+  }
+
+  /**
+   * The positions of the rows of ids {@code lo .. hi-1} (one partition), by {@code order}: {@code
+   * positions[v - lo]}, in {@code [lo, hi)}. Memory in proportion to the partition, not the graph.
+   */
+  static int[] partition(CsrGraph csr, VertexTable splits, int lo, int hi, PartitionOrder order) {
+    int[] positions = new int[hi - lo];
+    order.order(csr, splits, lo, hi, positions);
     return positions;
   }
 

@@ -9,7 +9,7 @@ import io.fanout.conf.options.EdgeSort;
 import io.fanout.conf.options.IdLookup;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeOptions;
-import io.fanout.graph.FeatureRelayout;
+import io.fanout.graph.PartitionRelayout;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.spark.internal.LocalTablePaths;
@@ -386,7 +386,7 @@ public final class PrepareJob {
     }
 
     // 7. --feature-layout: the rows moved inside each partition's file, after any encoding (as
-    // quantize does), in the order computed over the staged CSR and splits
+    // quantize does), in the order computed over the staged CSR and splits, a task per partition
     FeatureLayoutKind layout = conf.get(PrepareOptions.FEATURE_LAYOUT);
     if (steps.has(LAYOUT)) {
       if (vs.dim == 0) {
@@ -399,10 +399,8 @@ public final class PrepareJob {
                 + "' column; leave --feature-layout out or name the column with"
                 + " --features-column");
       }
-      int threads = Runtime.getRuntime().availableProcessors();
-      steps.run(
-          LAYOUT,
-          () -> FeatureRelayout.writeStaged(staging, vs.counts, csr.edgesPerPart, layout, threads));
+      PartitionRelayout.Staged graph = new PartitionRelayout.Staged(vs.counts, csr.edgesPerPart);
+      steps.run(LAYOUT, () -> new FeatureLayoutStage(spark).write(staging, graph, layout));
       phase("feature layout");
     }
 

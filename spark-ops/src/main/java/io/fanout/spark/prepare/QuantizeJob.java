@@ -5,8 +5,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeCommandOptions;
 import io.fanout.conf.options.QuantizeOptions;
-import io.fanout.graph.FeatureRelayout;
-import io.fanout.graph.GraphStore;
+import io.fanout.graph.PartitionRelayout;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.FeatureLayoutKind;
@@ -128,7 +127,7 @@ public final class QuantizeJob {
                 new FeatureQuantizer(spark).quantize(srcData, staging, starts, src.featureDim, q));
       }
       if (layout != FeatureLayoutKind.IDENTITY) {
-        steps.run(LAYOUT, () -> writeLayout(staging, starts, layout));
+        steps.run(LAYOUT, () -> writeLayout(staging, src, layout));
       }
       StoreManifest m = StoreManifest.fromJson(source.toString(), src.toJson());
       m.featureEncoding = StoreLayout.encodingName(q.encoding());
@@ -146,17 +145,18 @@ public final class QuantizeJob {
   }
 
   /**
-   * Moves the staged feature rows into {@code layout}, computed over the source store's graph on
-   * the driver (one thread per core, the same files whatever the count).
+   * Moves the staged feature rows into {@code layout}, computed over the source store's graph (its
+   * CSR and nodes files, linked into {@code staging}), in one Spark task per partition.
    */
-  private void writeLayout(Path staging, long[] starts, FeatureLayoutKind layout) {
-    int threads = Runtime.getRuntime().availableProcessors();
-    try (GraphStore g = GraphStore.open(source)) {
-      int[] positions = FeatureRelayout.positions(g, layout, threads);
-      // the staged rows' size: the encoding just written, not the f32 source's
-      FeatureRelayout.write(
-          staging, starts, FeatureRelayout.stagedRowBytes(staging), positions, layout, threads);
+  private void writeLayout(Path staging, StoreManifest src, FeatureLayoutKind layout) {
+    long[] counts = new long[src.partitions];
+    long[] edges = new long[src.partitions];
+    for (int p = 0; p < src.partitions; p++) {
+      counts[p] = src.partitionTable.get(p).numVertices;
+      edges[p] = src.partitionTable.get(p).numEdges;
     }
+    new FeatureLayoutStage(spark)
+        .write(staging, new PartitionRelayout.Staged(counts, edges), layout);
   }
 
   /**

@@ -8,6 +8,7 @@ import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.graph.GraphStore;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareResult;
+import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.FeatureParams;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
@@ -305,6 +306,10 @@ class QuantizeTest {
     assertThat(bytes(prepared, StoreLayout.featuresFile(1)))
         .isNotEqualTo(bytes(plain, StoreLayout.featuresFile(1)));
     assertThat(rows(prepared)).isEqualTo(rows(plain));
+    // laid out in a Spark task per partition: the bytes of the one-JVM path over the whole graph
+    Path oneJvm = OneJvmLayout.of(plain, FeatureLayoutKind.SEED_GROUPS, dir);
+    OneJvmLayout.assertSameFeatureFiles(prepared, oneJvm);
+    OneJvmLayout.assertSameFeatureFiles(quantized, oneJvm);
   }
 
   @Test
