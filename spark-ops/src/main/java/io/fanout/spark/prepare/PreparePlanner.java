@@ -214,9 +214,9 @@ final class PreparePlanner {
     }
     if (conf.get(PrepareOptions.FEATURE_LAYOUT) != io.fanout.store.FeatureLayoutKind.IDENTITY) {
       notes.add(
-          "--feature-layout rewrites each partition's feature file next to it: peak disk adds"
-              + " the largest partition's; the driver holds the order (4 bytes a vertex) and 8 bytes"
-              + " a vertex of each partition it lays out at once");
+          "--feature-layout rewrites each partition's feature file next to it in one task per"
+              + " partition: peak disk adds a partition's file per running task, and a task holds"
+              + " about 8 bytes a vertex of its partition");
     }
     if (c.graphPartitioner) {
       notes.add("the multilevel partitioner's own shuffles are not estimated");
