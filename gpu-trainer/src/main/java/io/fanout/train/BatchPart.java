@@ -5,8 +5,9 @@ import java.util.NoSuchElementException;
 import java.util.function.IntPredicate;
 
 /** One sequentially read unit of an epoch's batches, e.g. one shard file. */
-public interface BatchPart {
+public interface BatchPart extends PartPipeline.Part<DecodedBatch> {
   /** Opens the part for reading; the iterator is closed by the loader when exhausted. */
+  @Override
   Iterator<DecodedBatch> open();
 
   /**
@@ -19,7 +20,24 @@ public interface BatchPart {
   }
 
   /** A name for error messages (the file). */
+  @Override
   String name();
+
+  /** This part as read by {@link #open(IntPredicate)}: only the batches {@code keep} accepts. */
+  default PartPipeline.Part<DecodedBatch> keeping(IntPredicate keep) {
+    BatchPart all = this;
+    return new PartPipeline.Part<>() {
+      @Override
+      public Iterator<DecodedBatch> open() {
+        return all.open(keep);
+      }
+
+      @Override
+      public String name() {
+        return all.name();
+      }
+    };
+  }
 
   /** The batches of an iterator that {@code keep} accepts; closes the iterator it filters. */
   final class KeptBatches implements Iterator<DecodedBatch>, AutoCloseable {
