@@ -91,10 +91,15 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** One training step on link batch {@code b} of {@code epoch}: summed loss, pairs, correct. */
   public StepStats step(TypedMiniBatch b, int epoch) {
+    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch);
+  }
+
+  /** One training step on link batch {@code b} with its input rows {@code x}. */
+  private StepStats step(TypedMiniBatch b, float[][] x, int epoch) {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    model.forwardAll(b, TypedFeatures.gather(graph, cfg, b), true, key);
+    model.forwardAll(b, x, true, key);
     int dim = cfg.classes();
     int s = task.srcType();
     int d = task.dstType();
@@ -121,17 +126,19 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** Trains one epoch; returns the mean loss per pair. */
   public double trainEpoch(int epoch) {
-    double loss = 0;
-    long pairs = 0;
-    for (java.util.Iterator<TypedMiniBatch> it = epochs.epoch(epoch); it.hasNext(); ) {
-      if (cancelled.getAsBoolean()) {
-        throw new io.fanout.train.TrainCancelledException("typed training cancelled");
-      }
-      StepStats r = step(it.next(), epoch);
-      loss += r.lossSum();
-      pairs += r.labeled();
-    }
-    return pairs == 0 ? 0 : loss / pairs;
+    TypedModelConfig cfg = model.config();
+    double[] sum = new double[2]; // loss, pairs
+    TypedBatchStream.forEach(
+        epochs,
+        epoch,
+        b -> TypedFeatures.gather(graph, cfg, b),
+        cancelled,
+        in -> {
+          StepStats r = step(in.batch(), in.features(), epoch);
+          sum[0] += r.lossSum();
+          sum[1] += r.labeled();
+        });
+    return sum[1] == 0 ? 0 : sum[0] / sum[1];
   }
 
   /** The model's metrics on held-out edges {@code h}. */

@@ -22,6 +22,7 @@ import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.LinkMetrics;
+import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -45,6 +46,8 @@ public final class TypedTrainRun {
    * @param resume continue the model dir's checkpoint; without it a model dir holding one is
    *     refused
    * @param deviceOrdinal the device of {@code backend}, or -1 for its default
+   * @param loading the loader threads and prefetch of the training batches ({@link
+   *     TypedShardLoader}); null: read and gathered on the training thread
    */
   public record Request(
       TypedGraph graph,
@@ -65,6 +68,7 @@ public final class TypedTrainRun {
       BackendKind backend,
       int deviceOrdinal,
       boolean verify,
+      TrainSpec.Loading loading,
       HgnSettings hgn,
       DecoderKind decoder) {}
 
@@ -150,7 +154,7 @@ public final class TypedTrainRun {
 
   /** This replica's share of the shards' batches ({@code reducer}'s rank of its replicas). */
   private static TypedEpochs replicaEpochs(TypedShardSet set, Request r, GradientReducer reducer) {
-    return TypedEpochs.shards(set, r.verify()).share(WorkerShare.of(reducer));
+    return TypedEpochs.shards(set, r.verify(), r.loading()).share(WorkerShare.of(reducer));
   }
 
   /** The seeds a batch of validation or evaluation takes: the shards' batch size, or 512. */

@@ -124,10 +124,15 @@ public final class TypedTrainer implements AutoCloseable {
 
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
+    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch);
+  }
+
+  /** One training step on {@code b} with its input rows {@code x} ({@link TypedFeatures}). */
+  private StepResult step(TypedMiniBatch b, float[][] x, int epoch) {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    FloatTensor logits = model.forward(b, TypedFeatures.gather(graph, cfg, b), true, key);
+    FloatTensor logits = model.forward(b, x, true, key);
     int rows = b.numSeeds();
     int classes = cfg.classes();
     int n = rows * classes;
@@ -184,17 +189,19 @@ public final class TypedTrainer implements AutoCloseable {
 
   /** Trains one epoch; returns the mean loss per labelled seed. */
   public double trainEpoch(int epoch) {
-    double loss = 0;
-    long labelled = 0;
-    for (java.util.Iterator<TypedMiniBatch> it = epochs.epoch(epoch); it.hasNext(); ) {
-      if (cancelled.getAsBoolean()) {
-        throw new io.fanout.train.TrainCancelledException("typed training cancelled");
-      }
-      StepResult r = step(it.next(), epoch);
-      loss += r.loss();
-      labelled += r.labelled();
-    }
-    return labelled == 0 ? 0 : loss / labelled;
+    TypedModelConfig cfg = model.config();
+    double[] sum = new double[2]; // loss, labelled seeds
+    TypedBatchStream.forEach(
+        epochs,
+        epoch,
+        b -> TypedFeatures.gather(graph, cfg, b),
+        cancelled,
+        in -> {
+          StepResult r = step(in.batch(), in.features(), epoch);
+          sum[0] += r.loss();
+          sum[1] += r.labelled();
+        });
+    return sum[1] == 0 ? 0 : sum[0] / sum[1];
   }
 
   private java.util.function.BooleanSupplier cancelled = () -> false;

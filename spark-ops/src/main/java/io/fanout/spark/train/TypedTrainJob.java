@@ -14,6 +14,7 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.sample.TypedStoreOpener;
 import io.fanout.store.OutputPaths;
+import io.fanout.train.TrainSpec;
 import io.fanout.train.typed.TypedCheckpoint;
 import io.fanout.train.typed.TypedTrainRun;
 import java.io.PrintStream;
@@ -64,9 +65,7 @@ public final class TypedTrainJob {
           REUSE_REFRESH,
           REUSE_BACKWARD,
           REUSE_ROWS,
-          PRECISION,
-          LOADER_THREADS,
-          PREFETCH);
+          PRECISION);
 
   /** Refuses the options typed training does not build, with one line naming the option. */
   static void refuseNotBuilt(FanoutConf c) {
@@ -139,6 +138,8 @@ public final class TypedTrainJob {
    */
   public static TrainOutcome run(SparkSession spark, FanoutConf c, PrintStream progress) {
     refuseNotBuilt(c);
+    c.atLeast(LOADER_THREADS, 1);
+    c.atLeast(PREFETCH, 1);
     if (!(c.get(LR) > 0) || !(c.get(WEIGHT_DECAY) >= 0) || c.get(EPOCHS) < 1 || c.get(HIDDEN) < 1) {
       throw new FanoutConfigException(
           "train needs --lr > 0, --weight-decay >= 0, --epochs >= 1 and --hidden >= 1");
@@ -193,6 +194,7 @@ public final class TypedTrainJob {
         c.get(BACKEND),
         ordinal,
         c.get(SharedOptions.VERIFY),
+        new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
         hgn(c),
         c.get(DECODER));
   }
