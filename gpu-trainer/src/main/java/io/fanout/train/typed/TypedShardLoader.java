@@ -44,7 +44,11 @@ final class TypedShardLoader implements TypedBatchStream {
           new PartPipeline.Part<>() {
             @Override
             public Iterator<EncodedTypedBatch> open() {
-              return set.encoded(epoch, part, verify, keep);
+              try {
+                return named(set.encoded(epoch, part, verify, keep), name());
+              } catch (RuntimeException e) {
+                throw named(e, name(), "");
+              }
             }
 
             @Override
@@ -65,12 +69,51 @@ final class TypedShardLoader implements TypedBatchStream {
                 in.batch = set.decode(row);
                 in.features = features.apply(in.batch);
               } catch (RuntimeException e) {
-                throw new InvalidInputException(
-                    part.name() + ": batch " + row.batch() + ": " + e.getMessage(), e);
+                throw named(e, part.name(), ": batch " + row.batch());
               }
             },
             true,
             "fanout-typed");
+  }
+
+  /**
+   * {@code e}, or, when its message does not name part file {@code file}, an error that does (and
+   * {@code what}: the batch, or "").
+   */
+  private static RuntimeException named(RuntimeException e, String file, String what) {
+    String m = e.getMessage();
+    return m != null && m.contains(file) ? e : new InvalidInputException(file + what + ": " + m, e);
+  }
+
+  /** The rows of {@code rows}, whose failures name the part file {@code name}; closes it. */
+  private static Iterator<EncodedTypedBatch> named(Iterator<EncodedTypedBatch> rows, String name) {
+    return new NamedRows(rows, name);
+  }
+
+  private record NamedRows(Iterator<EncodedTypedBatch> rows, String name)
+      implements Iterator<EncodedTypedBatch>, AutoCloseable {
+    @Override
+    public boolean hasNext() {
+      try {
+        return rows.hasNext();
+      } catch (RuntimeException e) {
+        throw named(e, name, "");
+      }
+    }
+
+    @Override
+    public EncodedTypedBatch next() {
+      try {
+        return rows.next();
+      } catch (RuntimeException e) {
+        throw named(e, name, "");
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
+      ((AutoCloseable) rows).close();
+    }
   }
 
   @Override

@@ -136,6 +136,13 @@ class TypedShardLoaderTest {
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining(damaged.getFileName().toString());
     assertThat(loaderThreadsLinger()).isFalse();
+    // unverified, a truncated part fails when it is read, naming it too
+    Files.write(damaged, Arrays.copyOf(bytes, bytes.length / 3));
+    TypedEpochs unverified = TypedEpochs.shards(set, false, new TrainSpec.Loading(2, 1));
+    assertThatThrownBy(() -> train(unverified, null, new AtomicInteger(Integer.MAX_VALUE)))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining(damaged.getFileName().toString());
+    assertThat(loaderThreadsLinger()).isFalse();
   }
 
   @Test
