@@ -91,11 +91,11 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** One training step on link batch {@code b} of {@code epoch}: summed loss, pairs, correct. */
   public StepStats step(TypedMiniBatch b, int epoch) {
-    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch);
+    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch, opts.lr(epoch));
   }
 
   /** One training step on link batch {@code b} with its input rows {@code x}. */
-  private StepStats step(TypedMiniBatch b, float[][] x, int epoch) {
+  private StepStats step(TypedMiniBatch b, float[][] x, int epoch, float lr) {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
@@ -120,13 +120,14 @@ public final class TypedLinkTrainer implements AutoCloseable {
       System.arraycopy(dEmb, ns * dim, dOut, model.outputRowOffset(d) * dim, nd * dim);
     }
     model.backward(dOut);
-    update.apply(b, opts.lr());
+    update.apply(b, lr);
     return st;
   }
 
   /** Trains one epoch; returns the mean loss per pair. */
   public double trainEpoch(int epoch) {
     TypedModelConfig cfg = model.config();
+    float lr = opts.lr(epoch);
     double[] sum = new double[2]; // loss, pairs
     TypedBatchStream.forEach(
         epochs,
@@ -134,7 +135,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
         b -> TypedFeatures.gather(graph, cfg, b),
         cancelled,
         in -> {
-          StepStats r = step(in.batch(), in.features(), epoch);
+          StepStats r = step(in.batch(), in.features(), epoch, lr);
           sum[0] += r.lossSum();
           sum[1] += r.labeled();
         });

@@ -7,6 +7,7 @@ import io.fanout.graph.TypedSchema;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
+import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelKind;
 import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModel;
@@ -46,6 +47,9 @@ public final class TypedTrainRun {
    * @param resume continue the model dir's checkpoint; without it a model dir holding one is
    *     refused
    * @param deviceOrdinal the device of {@code backend}, or -1 for its default
+   * @param schedule the learning rate over the epochs
+   * @param valShards typed shards of the target type's validation seeds, scored after every epoch
+   *     instead of sampling the val split; null for none
    * @param loading the loader threads and prefetch of the training batches ({@link
    *     TypedShardLoader}); null: read and gathered on the training thread
    */
@@ -60,6 +64,7 @@ public final class TypedTrainRun {
       float dropout,
       float lr,
       float weightDecay,
+      LrSchedule schedule,
       int epochs,
       long seed,
       EmbeddingMode embeddings,
@@ -68,6 +73,7 @@ public final class TypedTrainRun {
       BackendKind backend,
       int deviceOrdinal,
       boolean verify,
+      Path valShards,
       TrainSpec.Loading loading,
       HgnSettings hgn,
       DecoderKind decoder) {}
@@ -165,6 +171,35 @@ public final class TypedTrainRun {
     } catch (NumberFormatException e) {
       return 512;
     }
+  }
+
+  /**
+   * The batches of {@code --val-shards}, read as the training shards are; refuses shards of another
+   * schema, seed type, task or hop count than the run's.
+   */
+  private static TypedEpochs valShards(Request r, TypedSchema schema, int target, int hops) {
+    TypedShardSet v = TypedShardSet.open(r.valShards());
+    checkShards(v, schema);
+    ShardManifest.Typed t = v.manifest().typed;
+    if (t.linkRelation != null || v.seedType() != target || t.layers != hops) {
+      String holds =
+          t.linkRelation != null
+              ? "link batches of '" + t.linkRelation + "'"
+              : "seed type '" + t.seedType + "'";
+      throw new InvalidInputException(
+          "--val-shards "
+              + r.valShards()
+              + " hold "
+              + holds
+              + " and "
+              + t.layers
+              + " hops; the training shards hold seed type '"
+              + schema.type(target).name()
+              + "' and "
+              + hops
+              + " hops: sample them from the val split with the same --fanouts");
+    }
+    return TypedEpochs.shards(v, r.verify(), r.loading());
   }
 
   /** Refuses shards sampled from another schema than {@code schema}'s. */
@@ -271,11 +306,19 @@ public final class TypedTrainRun {
     }
     TypedTrainOptions opts =
         new TypedTrainOptions(
-            r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed());
+            r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed(), r.schedule());
     long t0 = System.nanoTime();
     if (task != null) {
+      if (r.valShards() != null) {
+        throw new InvalidInputException(
+            "--val-shards is not built for typed link shards: validation scores the store's"
+                + " held-out val edges of '"
+                + link
+                + "'");
+      }
       return trainLink(r, set, cfg, task, opts, progress, replica, t0);
     }
+    TypedEpochs val = r.valShards() == null ? null : valShards(r, schema, target, hops);
     TypedSampler sampler =
         TypedSampler.of(
             new TypedNeighborSampler(r.graph(), target, set.manifest().typed.fanouts(), r.seed()));
@@ -286,7 +329,7 @@ public final class TypedTrainRun {
       try (TypedTrainer trainer =
           new TypedTrainer(
               model, r.graph(), replicaEpochs(set, r, reducer), sampler, opts, reducer)) {
-        trainer.cancelWhen(replica.cancelled());
+        trainer.cancelWhen(replica.cancelled()).validateOn(val);
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), progress);
         replica.afterFit().accept(model);

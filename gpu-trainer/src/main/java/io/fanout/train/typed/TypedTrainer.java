@@ -124,11 +124,11 @@ public final class TypedTrainer implements AutoCloseable {
 
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
-    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch);
+    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch, opts.lr(epoch));
   }
 
   /** One training step on {@code b} with its input rows {@code x} ({@link TypedFeatures}). */
-  private StepResult step(TypedMiniBatch b, float[][] x, int epoch) {
+  private StepResult step(TypedMiniBatch b, float[][] x, int epoch, float lr) {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
@@ -164,7 +164,7 @@ public final class TypedTrainer implements AutoCloseable {
               logits, rows, classes, labels, probs, dLogits, 1f / Math.max(1, labelled));
       model.backward(dLogits);
     }
-    update.apply(b, opts.lr());
+    update.apply(b, lr);
     return new StepResult(loss, labelled);
   }
 
@@ -190,6 +190,7 @@ public final class TypedTrainer implements AutoCloseable {
   /** Trains one epoch; returns the mean loss per labelled seed. */
   public double trainEpoch(int epoch) {
     TypedModelConfig cfg = model.config();
+    float lr = opts.lr(epoch);
     double[] sum = new double[2]; // loss, labelled seeds
     TypedBatchStream.forEach(
         epochs,
@@ -197,7 +198,7 @@ public final class TypedTrainer implements AutoCloseable {
         b -> TypedFeatures.gather(graph, cfg, b),
         cancelled,
         in -> {
-          StepResult r = step(in.batch(), in.features(), epoch);
+          StepResult r = step(in.batch(), in.features(), epoch, lr);
           sum[0] += r.loss();
           sum[1] += r.labelled();
         });
@@ -205,6 +206,17 @@ public final class TypedTrainer implements AutoCloseable {
   }
 
   private java.util.function.BooleanSupplier cancelled = () -> false;
+
+  private TypedEpochs valBatches;
+
+  /**
+   * Validates on the pre-sampled batches of {@code val} ({@code --val-shards}: its epoch 0) instead
+   * of sampling the target type's val split.
+   */
+  public TypedTrainer validateOn(TypedEpochs val) {
+    this.valBatches = val;
+    return this;
+  }
 
   /** Stops training before the next step once {@code check} is true. */
   public TypedTrainer cancelWhen(java.util.function.BooleanSupplier check) {
@@ -229,10 +241,10 @@ public final class TypedTrainer implements AutoCloseable {
       int epochsRun, double lastLoss, F1Scores lastVal, double bestValMicroF1, int bestEpoch) {}
 
   /**
-   * Trains up to {@code opts.epochs()} epochs, validating after each (when the target type has
-   * validation vertices). With a model dir it writes {@code checkpoint.bin} after every epoch and
-   * {@code best.bin} at each new best validation Micro-F1, and first resumes from a checkpoint
-   * there (which must come from the same model and options).
+   * Trains up to {@code opts.epochs()} epochs, validating after each (on {@link #validateOn}'s
+   * batches, else when the target type has validation vertices). With a model dir it writes {@code
+   * checkpoint.bin} after every epoch and {@code best.bin} at each new best validation Micro-F1,
+   * and first resumes from a checkpoint there (which must come from the same model and options).
    */
   public FitResult fit(Path modelDir, PrintStream log) {
     Map<String, String> identity = opts.identity();
@@ -247,8 +259,11 @@ public final class TypedTrainer implements AutoCloseable {
     for (int e = start; e < opts.epochs(); e++) {
       loss = trainEpoch(e);
       boolean improved = false;
-      if (val.length > 0) {
-        lastVal = TypedEvaluation.scores(model, graph, sampler, val, evalBatch, opts.seed());
+      if (valBatches != null || val.length > 0) {
+        lastVal =
+            valBatches != null
+                ? TypedEvaluation.scores(model, graph, valBatches, opts.seed())
+                : TypedEvaluation.scores(model, graph, sampler, val, evalBatch, opts.seed());
         if (lastVal.microF1() > best) {
           best = lastVal.microF1();
           bestEpoch = e + 1;

@@ -48,24 +48,35 @@ class TypedShardLoaderTest {
 
   @TempDir Path tmp;
 
+  private static final int[][] FANOUTS = TypedFanouts.parse("cites=3,2;*=2,2", G.schema());
+  private static final TypedNeighborSampler SAMPLER = new TypedNeighborSampler(G, 0, FANOUTS, 9);
+
   /** 2 sampled epochs of the 16 training papers in batches of 2, as 4 part files of 2 each. */
   private Path shards() throws Exception {
-    Path out = tmp.resolve("shards");
+    return shards("shards", StoreLayout.SPLIT_TRAIN, 2, PARTS);
+  }
+
+  /**
+   * {@code epochs} sampled epochs of the papers of {@code split} in batches of 2, as {@code parts}
+   * part files of equal batch counts.
+   */
+  private Path shards(String name, byte split, int epochs, int parts) throws Exception {
+    Path out = tmp.resolve(name);
     Path data = out.resolve("v-0001");
-    int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", G.schema());
-    TypedNeighborSampler s = new TypedNeighborSampler(G, 0, fanouts, 9);
-    TypedNeighborSampler.Worker w = s.newWorker();
+    TypedNeighborSampler.Worker w = SAMPLER.newWorker();
+    int batchesPerEpoch = SAMPLER.order(split, 0).length / 2;
+    int perPart = batchesPerEpoch / parts;
     ShardManifest m = new ShardManifest();
     m.dataDir = "v-0001";
-    m.epochs = 2;
-    m.partsPerEpoch = PARTS;
-    m.batchesPerEpoch = 8;
-    m.typed = ShardManifest.Typed.of(G.schema(), 0, fanouts);
-    for (int e = 0; e < 2; e++) {
-      int[] order = s.order(StoreLayout.SPLIT_TRAIN, e);
-      for (int p = 0; p < PARTS; p++) {
+    m.epochs = epochs;
+    m.partsPerEpoch = parts;
+    m.batchesPerEpoch = batchesPerEpoch;
+    m.typed = ShardManifest.Typed.of(G.schema(), 0, FANOUTS);
+    for (int e = 0; e < epochs; e++) {
+      int[] order = SAMPLER.order(split, e);
+      for (int p = 0; p < parts; p++) {
         List<TypedMiniBatch> batches = new ArrayList<>();
-        for (int b = 2 * p; b < 2 * p + 2; b++) {
+        for (int b = perPart * p; b < perPart * (p + 1); b++) {
           batches.add(w.sample(e, b, order, 2 * b, 2));
         }
         Path f = data.resolve(ShardPlan.partPath(e, p));
@@ -152,6 +163,36 @@ class TypedShardLoaderTest {
     assertThatThrownBy(() -> train(epochs, null, new AtomicInteger(3)))
         .isInstanceOf(TrainCancelledException.class);
     assertThat(loaderThreadsLinger()).isFalse();
+  }
+
+  @Test
+  void valShardsScoreTheirBatchesAsSamplingTheSameSeedsDoes() throws Exception {
+    TypedShardSet set = TypedShardSet.open(shards());
+    TypedEpochs val =
+        TypedEpochs.shards(
+            TypedShardSet.open(shards("val", StoreLayout.SPLIT_VAL, 1, 1)),
+            true,
+            new TrainSpec.Loading(2, 1));
+    TypedModelConfig cfg =
+        TypedModelConfig.of(G.schema(), 0, TypedModelKind.RGCN, 8, 2, 0.2f, 0, EmbeddingMode.AUTO);
+    try (TypedModel m = new TypedModel(cfg, new CpuBackend());
+        TypedTrainer t =
+            new TypedTrainer(
+                m, G, TypedEpochs.shards(set, false), TypedSampler.of(SAMPLER), OPTS)) {
+      m.init(OPTS.seed());
+      F1Scores fit = t.validateOn(val).fit(null, null).lastVal();
+      F1Scores shards = TypedEvaluation.scores(m, G, val, OPTS.seed());
+      F1Scores sampled =
+          TypedEvaluation.scores(
+              m,
+              G,
+              TypedSampler.of(SAMPLER),
+              SAMPLER.order(StoreLayout.SPLIT_VAL, 0),
+              2,
+              OPTS.seed());
+      assertThat(shards.metrics()).isEqualTo(sampled.metrics()).isEqualTo(fit.metrics());
+      assertThat(shards.toString()).isEqualTo(sampled.toString());
+    }
   }
 
   /** Waits a moment for finished threads to leave the thread table; whether one is still alive. */

@@ -26,9 +26,9 @@ import org.apache.spark.sql.SparkSession;
  * The {@code train} job on a typed (heterogeneous) graph store, from typed shards ({@link
  * TypedTrainRun}): one trainer in a one-task job, or several data-parallel ones in a barrier stage
  * ({@code --workers}), as the one-type path runs ({@link TrainJob#launch}). The trainer features
- * not built for typed stores (the feature cache, hot reuse, feature access in place, learning-rate
- * schedules, ...) are refused with one line naming the option. Link shards ({@code sample --task
- * link}) train a link model of their relation.
+ * not built for typed stores (the feature cache, hot reuse, feature access in place, ...) are
+ * refused with one line naming the option. Link shards ({@code sample --task link}) train a link
+ * model of their relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -50,11 +50,9 @@ public final class TypedTrainJob {
   /** Options whose every value but the default is a trainer feature not built for typed stores. */
   private static final List<OptionDef<?>> NOT_BUILT =
       List.of(
-          VAL_SHARDS,
           ACTIVATION,
           OUT_HEADS,
           GAT_RESIDUAL,
-          SCHEDULE,
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
           FEATURE_CACHE_IO,
@@ -71,8 +69,7 @@ public final class TypedTrainJob {
   static void refuseNotBuilt(FanoutConf c) {
     for (OptionDef<?> d : NOT_BUILT) {
       if (c.given(d) && !c.raw(d).equals(d.defaultValue())) {
-        throw new FanoutConfigException(
-            "train --" + d.name() + " is not built for typed stores" + hint(d));
+        throw new FanoutConfigException("train --" + d.name() + " is not built for typed stores");
       }
     }
     String access = c.raw(FEATURE_ACCESS);
@@ -123,12 +120,6 @@ public final class TypedTrainJob {
           "option 'attn-dropout' of train has value " + c.raw(ATTN_DROPOUT) + "; expected [0, 1)");
     }
     return new HgnSettings(heads, (float) slope, (float) attn, d.relationDim());
-  }
-
-  private static String hint(OptionDef<?> d) {
-    return d == VAL_SHARDS
-        ? " (validation samples the store's val split with the shards' fanouts)"
-        : "";
   }
 
   /**
@@ -186,6 +177,7 @@ public final class TypedTrainJob {
         c.get(DROPOUT).floatValue(),
         c.get(LR).floatValue(),
         c.get(WEIGHT_DECAY).floatValue(),
+        c.get(SCHEDULE),
         c.get(EPOCHS),
         c.get(SEED),
         c.get(LEARNED_EMBEDDINGS),
@@ -194,6 +186,7 @@ public final class TypedTrainJob {
         c.get(BACKEND),
         ordinal,
         c.get(SharedOptions.VERIFY),
+        c.get(VAL_SHARDS).isBlank() ? null : Path.of(c.get(VAL_SHARDS)),
         new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
         hgn(c),
         c.get(DECODER));
