@@ -120,7 +120,7 @@ public final class TypedShardSet {
       public boolean hasNext() {
         while (part == null || !part.hasNext()) {
           if (part != null) {
-            ((KeptRows) part).close();
+            ((KeptRows<?>) part).close();
             part = null;
           }
           if (next == n) {
@@ -166,47 +166,11 @@ public final class TypedShardSet {
         verify
             ? TypedShardFileReader.verified(f, p, dir.resolve(ShardManifest.FILE).toString())
             : new TypedShardFileReader(f);
-    return new KeptRows(reader, keep);
+    return new KeptRows<>(reader, EncodedTypedBatch::batch, keep);
   }
 
   /** A row of these shards as a batch. */
   public TypedMiniBatch decode(EncodedTypedBatch e) {
     return TypedBatchCodec.decode(e, shape);
-  }
-
-  /** The rows of a part file whose batch index {@code keep} accepts; closes the file. */
-  private static final class KeptRows implements Iterator<EncodedTypedBatch>, AutoCloseable {
-    private final TypedShardFileReader reader;
-    private final IntPredicate keep;
-    private EncodedTypedBatch pending;
-
-    KeptRows(TypedShardFileReader reader, IntPredicate keep) {
-      this.reader = reader;
-      this.keep = keep;
-    }
-
-    @Override
-    public boolean hasNext() {
-      while (pending == null && reader.hasNext()) {
-        EncodedTypedBatch e = reader.next();
-        pending = keep.test(e.batch()) ? e : null;
-      }
-      return pending != null;
-    }
-
-    @Override
-    public EncodedTypedBatch next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      EncodedTypedBatch e = pending;
-      pending = null;
-      return e;
-    }
-
-    @Override
-    public void close() {
-      reader.close();
-    }
   }
 }

@@ -1,5 +1,7 @@
 package io.fanout.train.typed;
 
+import io.fanout.graph.TypedGraph;
+import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.train.TrainCancelledException;
 import java.util.function.BooleanSupplier;
@@ -38,5 +40,31 @@ public interface TypedBatchStream extends AutoCloseable {
         in.recycle(next);
       }
     }
+  }
+
+  /**
+   * Trains epoch {@code epoch} as {@link #forEach} steps through it, with the input rows of {@code
+   * graph} that {@code cfg} reads ({@link TypedFeatures}), {@code step} training one batch; returns
+   * the summed loss over the summed count of the steps' results (0 when none counted).
+   */
+  static double meanLoss(
+      TypedEpochs epochs,
+      int epoch,
+      TypedGraph graph,
+      TypedModelConfig cfg,
+      BooleanSupplier cancelled,
+      Function<TypedInputs, TypedTrainer.StepResult> step) {
+    double[] sum = new double[2]; // loss, count
+    forEach(
+        epochs,
+        epoch,
+        b -> TypedFeatures.gather(graph, cfg, b),
+        cancelled,
+        in -> {
+          TypedTrainer.StepResult r = step.apply(in);
+          sum[0] += r.loss();
+          sum[1] += r.labelled();
+        });
+    return sum[1] == 0 ? 0 : sum[0] / sum[1];
   }
 }

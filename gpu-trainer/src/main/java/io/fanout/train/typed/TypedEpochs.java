@@ -1,6 +1,7 @@
 package io.fanout.train.typed;
 
 import io.fanout.sample.TypedMiniBatch;
+import io.fanout.shard.KeptRows;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.tensor.CounterRng;
 import io.fanout.train.TrainSpec;
@@ -30,29 +31,7 @@ public interface TypedEpochs {
    * batch and drops the others.
    */
   default Iterator<TypedMiniBatch> epoch(int epoch, IntPredicate keep) {
-    Iterator<TypedMiniBatch> all = epoch(epoch);
-    return new Iterator<>() {
-      private TypedMiniBatch next;
-
-      @Override
-      public boolean hasNext() {
-        while (next == null && all.hasNext()) {
-          TypedMiniBatch b = all.next();
-          next = keep.test(b.batch()) ? b : null;
-        }
-        return next != null;
-      }
-
-      @Override
-      public TypedMiniBatch next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        TypedMiniBatch b = next;
-        next = null;
-        return b;
-      }
-    };
+    return new KeptRows<>(epoch(epoch), TypedMiniBatch::batch, keep);
   }
 
   /**

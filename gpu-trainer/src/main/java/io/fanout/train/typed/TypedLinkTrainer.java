@@ -1,5 +1,7 @@
 package io.fanout.train.typed;
 
+import static io.fanout.train.typed.TypedBatchStream.meanLoss;
+
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.Adam;
@@ -126,20 +128,14 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** Trains one epoch; returns the mean loss per pair. */
   public double trainEpoch(int epoch) {
-    TypedModelConfig cfg = model.config();
     float lr = opts.lr(epoch);
-    double[] sum = new double[2]; // loss, pairs
-    TypedBatchStream.forEach(
-        epochs,
-        epoch,
-        b -> TypedFeatures.gather(graph, cfg, b),
-        cancelled,
-        in -> {
-          StepStats r = step(in.batch(), in.features(), epoch, lr);
-          sum[0] += r.lossSum();
-          sum[1] += r.labeled();
-        });
-    return sum[1] == 0 ? 0 : sum[0] / sum[1];
+    return meanLoss(epochs, epoch, graph, model.config(), cancelled, in -> loss(in, epoch, lr));
+  }
+
+  /** One training step on {@code in}'s batch and input rows: its summed loss and pairs. */
+  private TypedTrainer.StepResult loss(TypedInputs in, int epoch, float lr) {
+    StepStats r = step(in.batch(), in.features(), epoch, lr);
+    return new TypedTrainer.StepResult(r.lossSum(), r.labeled());
   }
 
   /** The model's metrics on held-out edges {@code h}. */

@@ -94,19 +94,20 @@ final class TypedShardLoader implements TypedBatchStream {
       implements Iterator<EncodedTypedBatch>, AutoCloseable {
     @Override
     public boolean hasNext() {
-      try {
-        return rows.hasNext();
-      } catch (RuntimeException e) {
-        throw named(e, name, "");
-      }
+      return named(rows::hasNext);
     }
 
     @Override
     public EncodedTypedBatch next() {
+      return named(rows::next);
+    }
+
+    /** {@code read}'s result, its failure naming the part file. */
+    private <T> T named(java.util.function.Supplier<T> read) {
       try {
-        return rows.next();
+        return read.get();
       } catch (RuntimeException e) {
-        throw named(e, name, "");
+        throw TypedShardLoader.named(e, name, "");
       }
     }
 

@@ -1,5 +1,7 @@
 package io.fanout.train.typed;
 
+import static io.fanout.train.typed.TypedBatchStream.meanLoss;
+
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.Adam;
 import io.fanout.nn.typed.TypedModel;
@@ -119,20 +121,22 @@ public final class TypedTrainer implements AutoCloseable {
     return adam;
   }
 
-  /** One step's summed loss and the labelled seeds it covered. */
+  /** One step's summed loss and the labelled seeds (link batches: pairs) it covered. */
   public record StepResult(double loss, int labelled) {}
 
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
-    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch, opts.lr(epoch));
+    return step(
+        TypedInputs.of(b, TypedFeatures.gather(graph, model.config(), b)), epoch, opts.lr(epoch));
   }
 
-  /** One training step on {@code b} with its input rows {@code x} ({@link TypedFeatures}). */
-  private StepResult step(TypedMiniBatch b, float[][] x, int epoch, float lr) {
+  /** One training step on {@code in}'s batch and input rows at rate {@code lr}. */
+  private StepResult step(TypedInputs in, int epoch, float lr) {
+    TypedMiniBatch b = in.batch();
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    FloatTensor logits = model.forward(b, x, true, key);
+    FloatTensor logits = model.forward(b, in.features(), true, key);
     int rows = b.numSeeds();
     int classes = cfg.classes();
     int n = rows * classes;
@@ -189,20 +193,8 @@ public final class TypedTrainer implements AutoCloseable {
 
   /** Trains one epoch; returns the mean loss per labelled seed. */
   public double trainEpoch(int epoch) {
-    TypedModelConfig cfg = model.config();
     float lr = opts.lr(epoch);
-    double[] sum = new double[2]; // loss, labelled seeds
-    TypedBatchStream.forEach(
-        epochs,
-        epoch,
-        b -> TypedFeatures.gather(graph, cfg, b),
-        cancelled,
-        in -> {
-          StepResult r = step(in.batch(), in.features(), epoch, lr);
-          sum[0] += r.loss();
-          sum[1] += r.labelled();
-        });
-    return sum[1] == 0 ? 0 : sum[0] / sum[1];
+    return meanLoss(epochs, epoch, graph, model.config(), cancelled, in -> step(in, epoch, lr));
   }
 
   private java.util.function.BooleanSupplier cancelled = () -> false;
