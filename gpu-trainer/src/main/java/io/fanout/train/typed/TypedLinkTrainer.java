@@ -1,7 +1,5 @@
 package io.fanout.train.typed;
 
-import static io.fanout.train.typed.TypedBatchStream.meanLoss;
-
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.Adam;
@@ -32,12 +30,11 @@ public final class TypedLinkTrainer implements AutoCloseable {
   private final TypedModel model;
   private final TypedGraph graph;
   private final TypedLinkTask task;
-  private final TypedEpochs epochs;
+  private final TypedEpochLoop loop;
   private final TypedTrainOptions opts;
   private final int[][] valFanouts;
   private final Adam adam;
   private final TypedStepUpdate update;
-  private java.util.function.BooleanSupplier cancelled = () -> false;
 
   /**
    * @param valFanouts the fanouts validation embeds the val edges' endpoints with
@@ -74,7 +71,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
     this.model = model;
     this.graph = graph;
     this.task = task;
-    this.epochs = epochs;
+    this.loop = new TypedEpochLoop(epochs, graph, model.config());
     this.opts = opts;
     this.valFanouts = valFanouts;
     this.adam = new Adam(model.backend(), model.numParams(), opts.weightDecay());
@@ -87,7 +84,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** Stops training before the next step once {@code check} is true. */
   public TypedLinkTrainer cancelWhen(java.util.function.BooleanSupplier check) {
-    this.cancelled = check;
+    loop.cancelWhen(check);
     return this;
   }
 
@@ -126,10 +123,15 @@ public final class TypedLinkTrainer implements AutoCloseable {
     return st;
   }
 
+  /** Seconds the training steps so far waited for their batches (the loader's data wait). */
+  public double dataWaitSeconds() {
+    return loop.dataWaitSeconds();
+  }
+
   /** Trains one epoch; returns the mean loss per pair. */
   public double trainEpoch(int epoch) {
     float lr = opts.lr(epoch);
-    return meanLoss(epochs, epoch, graph, model.config(), cancelled, in -> loss(in, epoch, lr));
+    return loop.meanLoss(epoch, in -> loss(in, epoch, lr));
   }
 
   /** One training step on {@code in}'s batch and input rows: its summed loss and pairs. */

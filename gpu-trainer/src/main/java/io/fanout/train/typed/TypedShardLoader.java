@@ -130,6 +130,11 @@ final class TypedShardLoader implements TypedBatchStream {
   }
 
   @Override
+  public long waitNanos() {
+    return pipeline.waitNanos();
+  }
+
+  @Override
   public void close() {
     pipeline.close();
   }

@@ -84,6 +84,7 @@ public final class TypedTrainRun {
    * @param lastVal the last validation scores of a node classifier, or null
    * @param lastLinkVal the last validation metrics of a link model, or null
    * @param bestVal the best validation Micro-F1 (a link model: AUC)
+   * @param waitSeconds seconds the training steps waited for their batches
    */
   public record Result(
       TypedModelConfig config,
@@ -92,7 +93,8 @@ public final class TypedTrainRun {
       double seconds,
       F1Scores lastVal,
       double bestVal,
-      LinkMetrics lastLinkVal) {}
+      LinkMetrics lastLinkVal,
+      double waitSeconds) {}
 
   /**
    * How one replica of a run takes part: the gradient reducer for its model (rank 0 writes the
@@ -133,6 +135,7 @@ public final class TypedTrainRun {
         TypedModel model = new TypedModel(cfg, be, task.decoder())) {
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
+      double wait;
       try (TypedLinkTrainer trainer =
           new TypedLinkTrainer(
               model,
@@ -145,6 +148,7 @@ public final class TypedTrainRun {
         trainer.cancelWhen(replica.cancelled());
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), val, progress);
+        wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }
       return new Result(
@@ -154,7 +158,8 @@ public final class TypedTrainRun {
           (System.nanoTime() - t0) / 1e9,
           null,
           fit.bestValAuc(),
-          fit.lastVal());
+          fit.lastVal(),
+          wait);
     }
   }
 
@@ -326,12 +331,14 @@ public final class TypedTrainRun {
         TypedModel model = new TypedModel(cfg, be)) {
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;
+      double wait;
       try (TypedTrainer trainer =
           new TypedTrainer(
               model, r.graph(), replicaEpochs(set, r, reducer), sampler, opts, reducer)) {
         trainer.cancelWhen(replica.cancelled()).validateOn(val);
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), progress);
+        wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }
       return new Result(
@@ -341,7 +348,8 @@ public final class TypedTrainRun {
           (System.nanoTime() - t0) / 1e9,
           fit.lastVal(),
           fit.bestValMicroF1(),
-          null);
+          null,
+          wait);
     }
   }
 }

@@ -1,7 +1,5 @@
 package io.fanout.train.typed;
 
-import static io.fanout.train.typed.TypedBatchStream.meanLoss;
-
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.Adam;
 import io.fanout.nn.typed.TypedModel;
@@ -42,7 +40,7 @@ public final class TypedTrainer implements AutoCloseable {
   private final Adam adam;
   private final TypedStepUpdate update;
   private final Backend be;
-  private final TypedEpochs epochs;
+  private final TypedEpochLoop loop;
   private final int evalBatch;
   private FloatTensor probs;
   private FloatTensor dLogits;
@@ -96,7 +94,7 @@ public final class TypedTrainer implements AutoCloseable {
     this.sampler = sampler;
     this.opts = opts;
     this.be = model.backend();
-    this.epochs = epochs;
+    this.loop = new TypedEpochLoop(epochs, graph, model.config());
     this.evalBatch = opts.batchSize();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
     this.update = new TypedStepUpdate(model, adam, reducer);
@@ -191,13 +189,16 @@ public final class TypedTrainer implements AutoCloseable {
     return t;
   }
 
+  /** Seconds the training steps so far waited for their batches (the loader's data wait). */
+  public double dataWaitSeconds() {
+    return loop.dataWaitSeconds();
+  }
+
   /** Trains one epoch; returns the mean loss per labelled seed. */
   public double trainEpoch(int epoch) {
     float lr = opts.lr(epoch);
-    return meanLoss(epochs, epoch, graph, model.config(), cancelled, in -> step(in, epoch, lr));
+    return loop.meanLoss(epoch, in -> step(in, epoch, lr));
   }
-
-  private java.util.function.BooleanSupplier cancelled = () -> false;
 
   private TypedEpochs valBatches;
 
@@ -212,7 +213,7 @@ public final class TypedTrainer implements AutoCloseable {
 
   /** Stops training before the next step once {@code check} is true. */
   public TypedTrainer cancelWhen(java.util.function.BooleanSupplier check) {
-    this.cancelled = check;
+    loop.cancelWhen(check);
     return this;
   }
 
