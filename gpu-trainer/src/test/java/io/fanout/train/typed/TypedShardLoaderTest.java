@@ -23,6 +23,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.TrainCancelledException;
 import io.fanout.train.TrainSpec;
+import io.fanout.train.WorkerShare;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -132,6 +133,33 @@ class TypedShardLoaderTest {
       assertThat(Files.readAllBytes(dir.resolve("checkpoint.bin"))).isEqualTo(checkpoint);
     }
     assertThat(loaderThreadsLinger()).isFalse();
+  }
+
+  /** The batch indices and input rows of {@code epochs}' epoch 1, as the trainer takes them. */
+  private static List<String> read(TypedEpochs epochs) {
+    TypedModelConfig cfg =
+        TypedModelConfig.of(G.schema(), 0, TypedModelKind.RGCN, 8, 2, 0.2f, 0, EmbeddingMode.AUTO);
+    List<String> out = new ArrayList<>();
+    TypedBatchStream.forEach(
+        epochs,
+        1,
+        b -> TypedFeatures.gather(G, cfg, b),
+        () -> false,
+        in -> out.add(in.batch().batch() + " " + Arrays.deepToString(in.features())));
+    return out;
+  }
+
+  @Test
+  void aWorkersShareIsLoadedAsOnTheTrainingThread() throws Exception {
+    TypedShardSet set = TypedShardSet.open(shards());
+    for (int rank = 0; rank < 3; rank++) {
+      WorkerShare share = new WorkerShare(rank, 3);
+      List<String> sync = read(TypedEpochs.shards(set, false).share(share));
+      assertThat(sync).hasSize(2); // 8 batches: groups of 3, the last group of 2 dropped
+      assertThat(read(TypedEpochs.shards(set, false, new TrainSpec.Loading(3, 1)).share(share)))
+          .as("rank %d", rank)
+          .isEqualTo(sync);
+    }
   }
 
   @Test
