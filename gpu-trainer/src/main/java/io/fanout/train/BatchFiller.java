@@ -70,7 +70,7 @@ final class BatchFiller {
    * feature table, then (as the loader is set up) leaves the rows to the cache, prunes only, or
    * gathers or copies, prunes and normalizes its feature rows.
    */
-  void fill(TrainBatch tb, DecodedBatch d, BatchPart part) {
+  void fill(TrainBatch tb, DecodedBatch d, PartPipeline.Part<?> part) {
     MiniBatch b = d.batch();
     int rows = b.nodes().length;
     if (table != null) {

@@ -1,12 +1,13 @@
 package io.fanout.train;
 
+import io.fanout.shard.KeptRows;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.function.IntPredicate;
 
 /** One sequentially read unit of an epoch's batches, e.g. one shard file. */
-public interface BatchPart {
+public interface BatchPart extends PartPipeline.Part<DecodedBatch> {
   /** Opens the part for reading; the iterator is closed by the loader when exhausted. */
+  @Override
   Iterator<DecodedBatch> open();
 
   /**
@@ -14,50 +15,26 @@ public interface BatchPart {
    * a batch before decoding or sampling it override this; the default decodes every batch.
    */
   default Iterator<DecodedBatch> open(IntPredicate keep) {
-    Iterator<DecodedBatch> all = open();
-    return new KeptBatches(all, keep);
+    return new KeptRows<>(open(), d -> d.batch().batch(), keep);
   }
 
   /** A name for error messages (the file). */
+  @Override
   String name();
 
-  /** The batches of an iterator that {@code keep} accepts; closes the iterator it filters. */
-  final class KeptBatches implements Iterator<DecodedBatch>, AutoCloseable {
-    private final Iterator<DecodedBatch> all;
-    private final IntPredicate keep;
-    private DecodedBatch pending;
-
-    KeptBatches(Iterator<DecodedBatch> all, IntPredicate keep) {
-      this.all = all;
-      this.keep = keep;
-    }
-
-    @Override
-    public boolean hasNext() {
-      while (pending == null && all.hasNext()) {
-        DecodedBatch d = all.next();
-        if (keep.test(d.batch().batch())) {
-          pending = d;
-        }
+  /** This part as read by {@link #open(IntPredicate)}: only the batches {@code keep} accepts. */
+  default PartPipeline.Part<DecodedBatch> keeping(IntPredicate keep) {
+    BatchPart all = this;
+    return new PartPipeline.Part<>() {
+      @Override
+      public Iterator<DecodedBatch> open() {
+        return all.open(keep);
       }
-      return pending != null;
-    }
 
-    @Override
-    public DecodedBatch next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
+      @Override
+      public String name() {
+        return all.name();
       }
-      DecodedBatch d = pending;
-      pending = null;
-      return d;
-    }
-
-    @Override
-    public void close() throws Exception {
-      if (all instanceof AutoCloseable c) {
-        c.close();
-      }
-    }
+    };
   }
 }

@@ -8,6 +8,7 @@ import io.fanout.sample.MiniBatch;
 import io.fanout.shard.BatchCodec;
 import io.fanout.shard.EncodedBatch;
 import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.KeptRows;
 import io.fanout.shard.ShardFileReader;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.InvalidInputException;
@@ -234,40 +235,27 @@ public final class ShardSet {
   }
 
   private static final class ClosingIterator implements Iterator<DecodedBatch>, AutoCloseable {
-    private final ShardFileReader r;
+    private final KeptRows<EncodedBatch> rows;
     private final FeatureEncoding enc;
     private final RowDecoder decoder;
     private final int dim;
-    private final IntPredicate keep;
-    private EncodedBatch pending;
 
     ClosingIterator(
         ShardFileReader r, FeatureEncoding enc, RowDecoder decoder, int dim, IntPredicate keep) {
-      this.r = r;
+      this.rows = new KeptRows<>(r, EncodedBatch::batch, keep);
       this.enc = enc;
       this.decoder = decoder;
       this.dim = dim;
-      this.keep = keep;
     }
 
     @Override
     public boolean hasNext() {
-      while (pending == null && r.hasNext()) {
-        EncodedBatch e = r.next();
-        if (keep.test(e.batch())) {
-          pending = e;
-        }
-      }
-      return pending != null;
+      return rows.hasNext();
     }
 
     @Override
     public DecodedBatch next() {
-      if (!hasNext()) {
-        throw new java.util.NoSuchElementException();
-      }
-      EncodedBatch e = pending;
-      pending = null;
+      EncodedBatch e = rows.next();
       MiniBatch b = BatchCodec.decode(e);
       float[] features;
       if (e.features() == null || enc == FeatureEncoding.NONE) {
@@ -282,7 +270,7 @@ public final class ShardSet {
 
     @Override
     public void close() {
-      r.close();
+      rows.close();
     }
   }
 }

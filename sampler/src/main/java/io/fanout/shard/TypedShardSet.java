@@ -111,34 +111,22 @@ public final class TypedShardSet {
    * others are skipped before they are decoded (a data-parallel worker's share).
    */
   public Iterator<TypedMiniBatch> batches(int epoch, boolean verify, IntPredicate keep) {
-    List<ShardManifest.Part> parts = epochs.get(Math.floorMod(epoch, epochs.size()));
-    String manifestFile = dir.resolve(ShardManifest.FILE).toString();
+    int n = parts(epoch);
     return new Iterator<>() {
       private int next;
-      private TypedShardFileReader reader;
-      private EncodedTypedBatch pending;
+      private Iterator<EncodedTypedBatch> part;
 
       @Override
       public boolean hasNext() {
-        while (pending == null) {
-          if (reader != null && reader.hasNext()) {
-            EncodedTypedBatch e = reader.next();
-            pending = keep.test(e.batch()) ? e : null;
-            continue;
+        while (part == null || !part.hasNext()) {
+          if (part != null) {
+            ((KeptRows<?>) part).close();
+            part = null;
           }
-          if (reader != null) {
-            reader.close();
-            reader = null;
-          }
-          if (next == parts.size()) {
+          if (next == n) {
             return false;
           }
-          ShardManifest.Part p = parts.get(next++);
-          Path f = data.resolve(p.path);
-          reader =
-              verify
-                  ? TypedShardFileReader.verified(f, p, manifestFile)
-                  : new TypedShardFileReader(f);
+          part = encoded(epoch, next++, verify, keep);
         }
         return true;
       }
@@ -148,10 +136,41 @@ public final class TypedShardSet {
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
-        EncodedTypedBatch e = pending;
-        pending = null;
-        return TypedBatchCodec.decode(e, shape);
+        return decode(part.next());
       }
     };
+  }
+
+  /** The number of part files of training epoch {@code epoch}. */
+  public int parts(int epoch) {
+    return epochs.get(Math.floorMod(epoch, epochs.size())).size();
+  }
+
+  /** Part {@code part}'s file of training epoch {@code epoch}. */
+  public Path file(int epoch, int part) {
+    return data.resolve(epochs.get(Math.floorMod(epoch, epochs.size())).get(part).path);
+  }
+
+  /**
+   * The undecoded rows of part {@code part} of training epoch {@code epoch} whose batch index
+   * {@code keep} accepts, in order ({@link #decode} decodes one, on any thread). The iterator is
+   * {@link AutoCloseable}; close it when done.
+   *
+   * @param verify check the part's size and CRC32C against the manifest before reading it
+   */
+  public Iterator<EncodedTypedBatch> encoded(
+      int epoch, int part, boolean verify, IntPredicate keep) {
+    ShardManifest.Part p = epochs.get(Math.floorMod(epoch, epochs.size())).get(part);
+    Path f = data.resolve(p.path);
+    TypedShardFileReader reader =
+        verify
+            ? TypedShardFileReader.verified(f, p, dir.resolve(ShardManifest.FILE).toString())
+            : new TypedShardFileReader(f);
+    return new KeptRows<>(reader, EncodedTypedBatch::batch, keep);
+  }
+
+  /** A row of these shards as a batch. */
+  public TypedMiniBatch decode(EncodedTypedBatch e) {
+    return TypedBatchCodec.decode(e, shape);
   }
 }

@@ -1,11 +1,14 @@
 package io.fanout.train.typed;
 
 import io.fanout.sample.TypedMiniBatch;
+import io.fanout.shard.KeptRows;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.tensor.CounterRng;
+import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.function.Function;
 import java.util.function.IntPredicate;
 
 /** The training batches of each epoch: sampled as they are needed, or read from typed shards. */
@@ -28,28 +31,25 @@ public interface TypedEpochs {
    * batch and drops the others.
    */
   default Iterator<TypedMiniBatch> epoch(int epoch, IntPredicate keep) {
-    Iterator<TypedMiniBatch> all = epoch(epoch);
-    return new Iterator<>() {
-      private TypedMiniBatch next;
+    return new KeptRows<>(epoch(epoch), TypedMiniBatch::batch, keep);
+  }
 
-      @Override
-      public boolean hasNext() {
-        while (next == null && all.hasNext()) {
-          TypedMiniBatch b = all.next();
-          next = keep.test(b.batch()) ? b : null;
-        }
-        return next != null;
+  /**
+   * The batches of epoch {@code epoch} whose index {@code keep} accepts, each with its input rows
+   * ({@code features} of it), in batch order; the caller closes the stream. The default reads and
+   * gathers each batch on the caller's thread when the step asks for it; typed shards read with a
+   * loader prepare them ahead on loader threads ({@link #shards(TypedShardSet, boolean,
+   * TrainSpec.Loading)}).
+   */
+  default TypedBatchStream inputs(
+      int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+    Iterator<TypedMiniBatch> it = epoch(epoch, keep);
+    return () -> {
+      if (!it.hasNext()) {
+        return null;
       }
-
-      @Override
-      public TypedMiniBatch next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        TypedMiniBatch b = next;
-        next = null;
-        return b;
-      }
+      TypedMiniBatch b = it.next();
+      return TypedInputs.of(b, features.apply(b));
     };
   }
 
@@ -71,6 +71,18 @@ public interface TypedEpochs {
               "the batch count of epoch " + epoch + " is not known: it cannot be shared");
         }
         return all.epoch(epoch, share.keeps(total));
+      }
+
+      @Override
+      public TypedBatchStream inputs(
+          int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+        int total = all.batches(epoch);
+        if (total < 0) {
+          throw new IllegalStateException(
+              "the batch count of epoch " + epoch + " is not known: it cannot be shared");
+        }
+        IntPredicate mine = share.keeps(total);
+        return all.inputs(epoch, b -> mine.test(b) && keep.test(b), features);
       }
 
       @Override
@@ -141,10 +153,27 @@ public interface TypedEpochs {
 
   /**
    * The batches of typed shards: epoch {@code e} reads sampled epoch {@code e mod E}; a worker's
-   * share skips the others' batches before decoding them.
+   * share skips the others' batches before decoding them. Read and gathered on the step's thread.
    */
   static TypedEpochs shards(TypedShardSet set, boolean verify) {
+    return shards(set, verify, null);
+  }
+
+  /**
+   * As {@link #shards(TypedShardSet, boolean)}; with {@code loading} (not null) the batches and
+   * their input rows are prepared ahead of the step by a {@link TypedShardLoader} of {@code
+   * loading.loaderThreads()} threads, {@code loading.prefetch()} batches each.
+   */
+  static TypedEpochs shards(TypedShardSet set, boolean verify, TrainSpec.Loading loading) {
     return new TypedEpochs() {
+      @Override
+      public TypedBatchStream inputs(
+          int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+        return loading == null
+            ? TypedEpochs.super.inputs(epoch, keep, features)
+            : new TypedShardLoader(set, epoch, verify, keep, features, loading);
+      }
+
       @Override
       public Iterator<TypedMiniBatch> epoch(int epoch) {
         return set.batches(epoch, verify);

@@ -52,13 +52,33 @@ public final class TypedEvaluation {
     for (int at = 0, batch = 0; at < seeds.length; at += batchSize, batch++) {
       int[] s = java.util.Arrays.copyOfRange(seeds, at, Math.min(seeds.length, at + batchSize));
       TypedMiniBatch b = sampler.sample(0, batch, s);
-      FloatTensor lg =
-          model.forward(
-              b, TypedFeatures.gather(g, cfg, b), false, Trainer.batchKey(seed, 0, batch));
-      float[] logits = new float[s.length * cfg.classes()];
-      model.backend().download(lg, 0, logits, 0, logits.length);
-      sink.accept(new Outputs(s, logits, b, model));
+      sink.accept(
+          new Outputs(s, logits(model, b, TypedFeatures.gather(g, cfg, b), seed), b, model));
     }
+  }
+
+  /** The model's logits ({@code seeds x classes}) of batch {@code b} with input rows {@code x}. */
+  private static float[] logits(TypedModel model, TypedMiniBatch b, float[][] x, long seed) {
+    FloatTensor lg = model.forward(b, x, false, Trainer.batchKey(seed, 0, b.batch()));
+    float[] logits = new float[b.numSeeds() * model.config().classes()];
+    model.backend().download(lg, 0, logits, 0, logits.length);
+    return logits;
+  }
+
+  /**
+   * Accuracy, Micro- and Macro-F1 of the model on pre-sampled batches: epoch 0 of {@code batches}
+   * (validation shards), read with their input rows as the training batches are.
+   */
+  public static F1Scores scores(TypedModel model, TypedGraph g, TypedEpochs batches, long seed) {
+    TypedModelConfig cfg = model.config();
+    F1Scores f1 = new F1Scores(cfg.classes(), cfg.multiLabel());
+    TypedBatchStream.forEach(
+        batches,
+        0,
+        b -> TypedFeatures.gather(g, cfg, b),
+        () -> false,
+        in -> add(f1, cfg, in.batch(), logits(model, in.batch(), in.features(), seed)));
+    return f1;
   }
 
   /** Accuracy, Micro- and Macro-F1 of the model on {@code seeds}. */

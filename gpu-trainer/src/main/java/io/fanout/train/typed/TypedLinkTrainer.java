@@ -30,12 +30,11 @@ public final class TypedLinkTrainer implements AutoCloseable {
   private final TypedModel model;
   private final TypedGraph graph;
   private final TypedLinkTask task;
-  private final TypedEpochs epochs;
+  private final TypedEpochLoop loop;
   private final TypedTrainOptions opts;
   private final int[][] valFanouts;
   private final Adam adam;
   private final TypedStepUpdate update;
-  private java.util.function.BooleanSupplier cancelled = () -> false;
 
   /**
    * @param valFanouts the fanouts validation embeds the val edges' endpoints with
@@ -72,7 +71,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
     this.model = model;
     this.graph = graph;
     this.task = task;
-    this.epochs = epochs;
+    this.loop = new TypedEpochLoop(epochs, graph, model.config());
     this.opts = opts;
     this.valFanouts = valFanouts;
     this.adam = new Adam(model.backend(), model.numParams(), opts.weightDecay());
@@ -85,16 +84,21 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** Stops training before the next step once {@code check} is true. */
   public TypedLinkTrainer cancelWhen(java.util.function.BooleanSupplier check) {
-    this.cancelled = check;
+    loop.cancelWhen(check);
     return this;
   }
 
   /** One training step on link batch {@code b} of {@code epoch}: summed loss, pairs, correct. */
   public StepStats step(TypedMiniBatch b, int epoch) {
+    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch, opts.lr(epoch));
+  }
+
+  /** One training step on link batch {@code b} with its input rows {@code x}. */
+  private StepStats step(TypedMiniBatch b, float[][] x, int epoch, float lr) {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    model.forwardAll(b, TypedFeatures.gather(graph, cfg, b), true, key);
+    model.forwardAll(b, x, true, key);
     int dim = cfg.classes();
     int s = task.srcType();
     int d = task.dstType();
@@ -115,23 +119,25 @@ public final class TypedLinkTrainer implements AutoCloseable {
       System.arraycopy(dEmb, ns * dim, dOut, model.outputRowOffset(d) * dim, nd * dim);
     }
     model.backward(dOut);
-    update.apply(b, opts.lr());
+    update.apply(b, lr);
     return st;
+  }
+
+  /** Seconds the training steps so far waited for their batches (the loader's data wait). */
+  public double dataWaitSeconds() {
+    return loop.dataWaitSeconds();
   }
 
   /** Trains one epoch; returns the mean loss per pair. */
   public double trainEpoch(int epoch) {
-    double loss = 0;
-    long pairs = 0;
-    for (java.util.Iterator<TypedMiniBatch> it = epochs.epoch(epoch); it.hasNext(); ) {
-      if (cancelled.getAsBoolean()) {
-        throw new io.fanout.train.TrainCancelledException("typed training cancelled");
-      }
-      StepStats r = step(it.next(), epoch);
-      loss += r.lossSum();
-      pairs += r.labeled();
-    }
-    return pairs == 0 ? 0 : loss / pairs;
+    float lr = opts.lr(epoch);
+    return loop.meanLoss(epoch, in -> loss(in, epoch, lr));
+  }
+
+  /** One training step on {@code in}'s batch and input rows: its summed loss and pairs. */
+  private TypedTrainer.StepResult loss(TypedInputs in, int epoch, float lr) {
+    StepStats r = step(in.batch(), in.features(), epoch, lr);
+    return new TypedTrainer.StepResult(r.lossSum(), r.labeled());
   }
 
   /** The model's metrics on held-out edges {@code h}. */

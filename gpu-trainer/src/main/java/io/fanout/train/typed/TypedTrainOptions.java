@@ -1,5 +1,6 @@
 package io.fanout.train.typed;
 
+import io.fanout.nn.LrSchedule;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -11,13 +12,25 @@ import java.util.Map;
  * @param lr Adam's learning rate, for the dense parameters and the embedding tables
  * @param weightDecay L2 decay of the dense parameters (embedding tables get none)
  * @param seed parameters, embeddings, seed order and dropout derive from it
+ * @param schedule the learning rate over the epochs ({@code --schedule}, as the one-type trainer's)
  */
-public record TypedTrainOptions(int epochs, int batchSize, float lr, float weightDecay, long seed) {
+public record TypedTrainOptions(
+    int epochs, int batchSize, float lr, float weightDecay, long seed, LrSchedule schedule) {
   public TypedTrainOptions {
-    if (epochs < 0 || batchSize <= 0 || !(lr > 0f) || weightDecay < 0f) {
+    if (epochs < 0 || batchSize <= 0 || !(lr > 0f) || weightDecay < 0f || schedule == null) {
       throw new IllegalArgumentException(
-          "need epochs >= 0, batch size > 0, lr > 0 and weight decay >= 0");
+          "need epochs >= 0, batch size > 0, lr > 0, weight decay >= 0 and a schedule");
     }
+  }
+
+  /** A constant learning rate. */
+  public TypedTrainOptions(int epochs, int batchSize, float lr, float weightDecay, long seed) {
+    this(epochs, batchSize, lr, weightDecay, seed, LrSchedule.CONSTANT);
+  }
+
+  /** The learning rate of 0-based epoch {@code epoch}. */
+  public float lr(int epoch) {
+    return schedule.lr(lr, epoch, epochs);
   }
 
   /** What a resumed run must share with the checkpoint it continues. */
@@ -27,6 +40,7 @@ public record TypedTrainOptions(int epochs, int batchSize, float lr, float weigh
     m.put("identity.lr", Float.toString(lr));
     m.put("identity.weight_decay", Float.toString(weightDecay));
     m.put("identity.seed", Long.toString(seed));
+    m.put("identity.schedule", schedule.id());
     return m;
   }
 }

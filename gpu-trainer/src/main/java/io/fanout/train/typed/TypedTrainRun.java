@@ -7,6 +7,7 @@ import io.fanout.graph.TypedSchema;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
+import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelKind;
 import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModel;
@@ -22,6 +23,7 @@ import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.LinkMetrics;
+import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -45,6 +47,11 @@ public final class TypedTrainRun {
    * @param resume continue the model dir's checkpoint; without it a model dir holding one is
    *     refused
    * @param deviceOrdinal the device of {@code backend}, or -1 for its default
+   * @param schedule the learning rate over the epochs
+   * @param valShards typed shards of the target type's validation seeds, scored after every epoch
+   *     instead of sampling the val split; null for none
+   * @param loading the loader threads and prefetch of the training batches ({@link
+   *     TypedShardLoader}); null: read and gathered on the training thread
    */
   public record Request(
       TypedGraph graph,
@@ -57,6 +64,7 @@ public final class TypedTrainRun {
       float dropout,
       float lr,
       float weightDecay,
+      LrSchedule schedule,
       int epochs,
       long seed,
       EmbeddingMode embeddings,
@@ -65,6 +73,8 @@ public final class TypedTrainRun {
       BackendKind backend,
       int deviceOrdinal,
       boolean verify,
+      Path valShards,
+      TrainSpec.Loading loading,
       HgnSettings hgn,
       DecoderKind decoder) {}
 
@@ -74,6 +84,7 @@ public final class TypedTrainRun {
    * @param lastVal the last validation scores of a node classifier, or null
    * @param lastLinkVal the last validation metrics of a link model, or null
    * @param bestVal the best validation Micro-F1 (a link model: AUC)
+   * @param waitSeconds seconds the training steps waited for their batches
    */
   public record Result(
       TypedModelConfig config,
@@ -82,7 +93,8 @@ public final class TypedTrainRun {
       double seconds,
       F1Scores lastVal,
       double bestVal,
-      LinkMetrics lastLinkVal) {}
+      LinkMetrics lastLinkVal,
+      double waitSeconds) {}
 
   /**
    * How one replica of a run takes part: the gradient reducer for its model (rank 0 writes the
@@ -123,6 +135,7 @@ public final class TypedTrainRun {
         TypedModel model = new TypedModel(cfg, be, task.decoder())) {
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
+      double wait;
       try (TypedLinkTrainer trainer =
           new TypedLinkTrainer(
               model,
@@ -135,6 +148,7 @@ public final class TypedTrainRun {
         trainer.cancelWhen(replica.cancelled());
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), val, progress);
+        wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }
       return new Result(
@@ -144,13 +158,14 @@ public final class TypedTrainRun {
           (System.nanoTime() - t0) / 1e9,
           null,
           fit.bestValAuc(),
-          fit.lastVal());
+          fit.lastVal(),
+          wait);
     }
   }
 
   /** This replica's share of the shards' batches ({@code reducer}'s rank of its replicas). */
   private static TypedEpochs replicaEpochs(TypedShardSet set, Request r, GradientReducer reducer) {
-    return TypedEpochs.shards(set, r.verify()).share(WorkerShare.of(reducer));
+    return TypedEpochs.shards(set, r.verify(), r.loading()).share(WorkerShare.of(reducer));
   }
 
   /** The seeds a batch of validation or evaluation takes: the shards' batch size, or 512. */
@@ -161,6 +176,35 @@ public final class TypedTrainRun {
     } catch (NumberFormatException e) {
       return 512;
     }
+  }
+
+  /**
+   * The batches of {@code --val-shards}, read as the training shards are; refuses shards of another
+   * schema, seed type, task or hop count than the run's.
+   */
+  private static TypedEpochs valShards(Request r, TypedSchema schema, int target, int hops) {
+    TypedShardSet v = TypedShardSet.open(r.valShards());
+    checkShards(v, schema);
+    ShardManifest.Typed t = v.manifest().typed;
+    if (t.linkRelation != null || v.seedType() != target || t.layers != hops) {
+      String holds =
+          t.linkRelation != null
+              ? "link batches of '" + t.linkRelation + "'"
+              : "seed type '" + t.seedType + "'";
+      throw new InvalidInputException(
+          "--val-shards "
+              + r.valShards()
+              + " hold "
+              + holds
+              + " and "
+              + t.layers
+              + " hops; the training shards hold seed type '"
+              + schema.type(target).name()
+              + "' and "
+              + hops
+              + " hops: sample them from the val split with the same --fanouts");
+    }
+    return TypedEpochs.shards(v, r.verify(), r.loading());
   }
 
   /** Refuses shards sampled from another schema than {@code schema}'s. */
@@ -267,11 +311,19 @@ public final class TypedTrainRun {
     }
     TypedTrainOptions opts =
         new TypedTrainOptions(
-            r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed());
+            r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed(), r.schedule());
     long t0 = System.nanoTime();
     if (task != null) {
+      if (r.valShards() != null) {
+        throw new InvalidInputException(
+            "--val-shards is not built for typed link shards: validation scores the store's"
+                + " held-out val edges of '"
+                + link
+                + "'");
+      }
       return trainLink(r, set, cfg, task, opts, progress, replica, t0);
     }
+    TypedEpochs val = r.valShards() == null ? null : valShards(r, schema, target, hops);
     TypedSampler sampler =
         TypedSampler.of(
             new TypedNeighborSampler(r.graph(), target, set.manifest().typed.fanouts(), r.seed()));
@@ -279,12 +331,14 @@ public final class TypedTrainRun {
         TypedModel model = new TypedModel(cfg, be)) {
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;
+      double wait;
       try (TypedTrainer trainer =
           new TypedTrainer(
               model, r.graph(), replicaEpochs(set, r, reducer), sampler, opts, reducer)) {
-        trainer.cancelWhen(replica.cancelled());
+        trainer.cancelWhen(replica.cancelled()).validateOn(val);
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), progress);
+        wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }
       return new Result(
@@ -294,7 +348,8 @@ public final class TypedTrainRun {
           (System.nanoTime() - t0) / 1e9,
           fit.lastVal(),
           fit.bestValMicroF1(),
-          null);
+          null,
+          wait);
     }
   }
 }

@@ -40,7 +40,7 @@ public final class TypedTrainer implements AutoCloseable {
   private final Adam adam;
   private final TypedStepUpdate update;
   private final Backend be;
-  private final TypedEpochs epochs;
+  private final TypedEpochLoop loop;
   private final int evalBatch;
   private FloatTensor probs;
   private FloatTensor dLogits;
@@ -94,7 +94,7 @@ public final class TypedTrainer implements AutoCloseable {
     this.sampler = sampler;
     this.opts = opts;
     this.be = model.backend();
-    this.epochs = epochs;
+    this.loop = new TypedEpochLoop(epochs, graph, model.config());
     this.evalBatch = opts.batchSize();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
     this.update = new TypedStepUpdate(model, adam, reducer);
@@ -119,15 +119,22 @@ public final class TypedTrainer implements AutoCloseable {
     return adam;
   }
 
-  /** One step's summed loss and the labelled seeds it covered. */
+  /** One step's summed loss and the labelled seeds (link batches: pairs) it covered. */
   public record StepResult(double loss, int labelled) {}
 
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
+    return step(
+        TypedInputs.of(b, TypedFeatures.gather(graph, model.config(), b)), epoch, opts.lr(epoch));
+  }
+
+  /** One training step on {@code in}'s batch and input rows at rate {@code lr}. */
+  private StepResult step(TypedInputs in, int epoch, float lr) {
+    TypedMiniBatch b = in.batch();
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    FloatTensor logits = model.forward(b, TypedFeatures.gather(graph, cfg, b), true, key);
+    FloatTensor logits = model.forward(b, in.features(), true, key);
     int rows = b.numSeeds();
     int classes = cfg.classes();
     int n = rows * classes;
@@ -159,7 +166,7 @@ public final class TypedTrainer implements AutoCloseable {
               logits, rows, classes, labels, probs, dLogits, 1f / Math.max(1, labelled));
       model.backward(dLogits);
     }
-    update.apply(b, opts.lr());
+    update.apply(b, lr);
     return new StepResult(loss, labelled);
   }
 
@@ -182,26 +189,31 @@ public final class TypedTrainer implements AutoCloseable {
     return t;
   }
 
-  /** Trains one epoch; returns the mean loss per labelled seed. */
-  public double trainEpoch(int epoch) {
-    double loss = 0;
-    long labelled = 0;
-    for (java.util.Iterator<TypedMiniBatch> it = epochs.epoch(epoch); it.hasNext(); ) {
-      if (cancelled.getAsBoolean()) {
-        throw new io.fanout.train.TrainCancelledException("typed training cancelled");
-      }
-      StepResult r = step(it.next(), epoch);
-      loss += r.loss();
-      labelled += r.labelled();
-    }
-    return labelled == 0 ? 0 : loss / labelled;
+  /** Seconds the training steps so far waited for their batches (the loader's data wait). */
+  public double dataWaitSeconds() {
+    return loop.dataWaitSeconds();
   }
 
-  private java.util.function.BooleanSupplier cancelled = () -> false;
+  /** Trains one epoch; returns the mean loss per labelled seed. */
+  public double trainEpoch(int epoch) {
+    float lr = opts.lr(epoch);
+    return loop.meanLoss(epoch, in -> step(in, epoch, lr));
+  }
+
+  private TypedEpochs valBatches;
+
+  /**
+   * Validates on the pre-sampled batches of {@code val} ({@code --val-shards}: its epoch 0) instead
+   * of sampling the target type's val split.
+   */
+  public TypedTrainer validateOn(TypedEpochs val) {
+    this.valBatches = val;
+    return this;
+  }
 
   /** Stops training before the next step once {@code check} is true. */
   public TypedTrainer cancelWhen(java.util.function.BooleanSupplier check) {
-    this.cancelled = check;
+    loop.cancelWhen(check);
     return this;
   }
 
@@ -222,10 +234,10 @@ public final class TypedTrainer implements AutoCloseable {
       int epochsRun, double lastLoss, F1Scores lastVal, double bestValMicroF1, int bestEpoch) {}
 
   /**
-   * Trains up to {@code opts.epochs()} epochs, validating after each (when the target type has
-   * validation vertices). With a model dir it writes {@code checkpoint.bin} after every epoch and
-   * {@code best.bin} at each new best validation Micro-F1, and first resumes from a checkpoint
-   * there (which must come from the same model and options).
+   * Trains up to {@code opts.epochs()} epochs, validating after each (on {@link #validateOn}'s
+   * batches, else when the target type has validation vertices). With a model dir it writes {@code
+   * checkpoint.bin} after every epoch and {@code best.bin} at each new best validation Micro-F1,
+   * and first resumes from a checkpoint there (which must come from the same model and options).
    */
   public FitResult fit(Path modelDir, PrintStream log) {
     Map<String, String> identity = opts.identity();
@@ -240,8 +252,11 @@ public final class TypedTrainer implements AutoCloseable {
     for (int e = start; e < opts.epochs(); e++) {
       loss = trainEpoch(e);
       boolean improved = false;
-      if (val.length > 0) {
-        lastVal = TypedEvaluation.scores(model, graph, sampler, val, evalBatch, opts.seed());
+      if (valBatches != null || val.length > 0) {
+        lastVal =
+            valBatches != null
+                ? TypedEvaluation.scores(model, graph, valBatches, opts.seed())
+                : TypedEvaluation.scores(model, graph, sampler, val, evalBatch, opts.seed());
         if (lastVal.microF1() > best) {
           best = lastVal.microF1();
           bestEpoch = e + 1;

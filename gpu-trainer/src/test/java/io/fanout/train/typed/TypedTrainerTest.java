@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.LrSchedule;
 import io.fanout.nn.typed.SimpleTypedSampler;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
@@ -117,6 +118,51 @@ class TypedTrainerTest {
                     md))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("lr=0.02");
+  }
+
+  /** The state after each of {@code opts.epochs()} epochs trained one by one. */
+  private static float[][] epochStates(TypedTrainOptions opts) {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), opts)) {
+      m.init(opts.seed());
+      float[][] out = new float[opts.epochs()][];
+      for (int e = 0; e < opts.epochs(); e++) {
+        t.trainEpoch(e);
+        out[e] = TypedModelState.of(m);
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void aScheduleSetsEachEpochsRateAndResumeKeepsIt() {
+    // cosine over 2 epochs: the base rate in epoch 0, half of it in epoch 1
+    TypedTrainOptions cosine = new TypedTrainOptions(2, 6, 0.02f, 1e-4f, 5, LrSchedule.COSINE);
+    float[][] c = epochStates(cosine);
+    float[][] k = epochStates(new TypedTrainOptions(2, 6, 0.02f, 1e-4f, 5));
+    assertThat(c[0]).containsExactly(k[0]);
+    assertThat(Arrays.equals(c[1], k[1])).isFalse();
+    assertThat(train(new CpuBackend(), TypedModelKind.RGCN, 0, cosine, null)).containsExactly(c[1]);
+
+    Path md = dir.resolve("cosine");
+    train(
+        new CpuBackend(),
+        TypedModelKind.RGCN,
+        0,
+        new TypedTrainOptions(1, 6, 0.02f, 1e-4f, 5, LrSchedule.COSINE),
+        md);
+    assertThat(train(new CpuBackend(), TypedModelKind.RGCN, 0, cosine, md)).containsExactly(c[1]);
+    assertThatThrownBy(
+            () ->
+                train(
+                    new CpuBackend(),
+                    TypedModelKind.RGCN,
+                    0,
+                    new TypedTrainOptions(3, 6, 0.02f, 1e-4f, 5),
+                    md))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("schedule=cosine");
   }
 
   @Test

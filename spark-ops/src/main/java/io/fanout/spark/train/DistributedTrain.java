@@ -55,7 +55,7 @@ public final class DistributedTrain implements WorkerFunction<DistributedTrain.O
           r.epochsRun(),
           r.finalLoss(),
           r.seconds(),
-          0,
+          r.waitSeconds(),
           attempt,
           null);
     }

@@ -14,6 +14,7 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.sample.TypedStoreOpener;
 import io.fanout.store.OutputPaths;
+import io.fanout.train.TrainSpec;
 import io.fanout.train.typed.TypedCheckpoint;
 import io.fanout.train.typed.TypedTrainRun;
 import java.io.PrintStream;
@@ -25,9 +26,9 @@ import org.apache.spark.sql.SparkSession;
  * The {@code train} job on a typed (heterogeneous) graph store, from typed shards ({@link
  * TypedTrainRun}): one trainer in a one-task job, or several data-parallel ones in a barrier stage
  * ({@code --workers}), as the one-type path runs ({@link TrainJob#launch}). The trainer features
- * not built for typed stores (the feature cache, hot reuse, feature access in place, learning-rate
- * schedules, ...) are refused with one line naming the option. Link shards ({@code sample --task
- * link}) train a link model of their relation.
+ * not built for typed stores (the feature cache, hot reuse, feature access in place, ...) are
+ * refused with one line naming the option. Link shards ({@code sample --task link}) train a link
+ * model of their relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -49,11 +50,9 @@ public final class TypedTrainJob {
   /** Options whose every value but the default is a trainer feature not built for typed stores. */
   private static final List<OptionDef<?>> NOT_BUILT =
       List.of(
-          VAL_SHARDS,
           ACTIVATION,
           OUT_HEADS,
           GAT_RESIDUAL,
-          SCHEDULE,
           FEATURE_CACHE,
           FEATURE_CACHE_BYTES,
           FEATURE_CACHE_IO,
@@ -64,16 +63,13 @@ public final class TypedTrainJob {
           REUSE_REFRESH,
           REUSE_BACKWARD,
           REUSE_ROWS,
-          PRECISION,
-          LOADER_THREADS,
-          PREFETCH);
+          PRECISION);
 
   /** Refuses the options typed training does not build, with one line naming the option. */
   static void refuseNotBuilt(FanoutConf c) {
     for (OptionDef<?> d : NOT_BUILT) {
       if (c.given(d) && !c.raw(d).equals(d.defaultValue())) {
-        throw new FanoutConfigException(
-            "train --" + d.name() + " is not built for typed stores" + hint(d));
+        throw new FanoutConfigException("train --" + d.name() + " is not built for typed stores");
       }
     }
     String access = c.raw(FEATURE_ACCESS);
@@ -126,12 +122,6 @@ public final class TypedTrainJob {
     return new HgnSettings(heads, (float) slope, (float) attn, d.relationDim());
   }
 
-  private static String hint(OptionDef<?> d) {
-    return d == VAL_SHARDS
-        ? " (validation samples the store's val split with the shards' fanouts)"
-        : "";
-  }
-
   /**
    * Trains (or resumes) a typed model; see {@link TrainJob#run}: as the one-type path, one worker
    * trains in a one-task job (so that cancelling the run's job group stops it), several in a
@@ -139,6 +129,8 @@ public final class TypedTrainJob {
    */
   public static TrainOutcome run(SparkSession spark, FanoutConf c, PrintStream progress) {
     refuseNotBuilt(c);
+    c.atLeast(LOADER_THREADS, 1);
+    c.atLeast(PREFETCH, 1);
     if (!(c.get(LR) > 0) || !(c.get(WEIGHT_DECAY) >= 0) || c.get(EPOCHS) < 1 || c.get(HIDDEN) < 1) {
       throw new FanoutConfigException(
           "train needs --lr > 0, --weight-decay >= 0, --epochs >= 1 and --hidden >= 1");
@@ -185,6 +177,7 @@ public final class TypedTrainJob {
         c.get(DROPOUT).floatValue(),
         c.get(LR).floatValue(),
         c.get(WEIGHT_DECAY).floatValue(),
+        c.get(SCHEDULE),
         c.get(EPOCHS),
         c.get(SEED),
         c.get(LEARNED_EMBEDDINGS),
@@ -193,6 +186,8 @@ public final class TypedTrainJob {
         c.get(BACKEND),
         ordinal,
         c.get(SharedOptions.VERIFY),
+        c.get(VAL_SHARDS).isBlank() ? null : Path.of(c.get(VAL_SHARDS)),
+        new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
         hgn(c),
         c.get(DECODER));
   }

@@ -66,11 +66,15 @@ class TypedTrainJobTest {
   }
 
   private static Path sample(Path store, String name) {
+    return sample(store, name, "train");
+  }
+
+  private static Path sample(Path store, String name, String split) {
     Path out = tmp.resolve(name);
     Fanout.get(spark)
         .sample(store.toString())
         .output(out.toString())
-        .option("split", "train")
+        .option("split", split)
         .option("batch-size", "64")
         .option("fanouts", "*=-1,-1")
         .option("epochs", "1")
@@ -181,6 +185,34 @@ class TypedTrainJobTest {
         assertThat(ck).as("the second run's checkpoint").isEqualTo(first);
       }
     }
+  }
+
+  @Test
+  void theLoaderThreadsAndPrefetchKeepTheModelBitForBitWithAScheduleAndValShards()
+      throws IOException {
+    Path s = store("loader.store", "typed:5");
+    Path shards = sample(s, "loader.shards");
+    Path val = sample(s, "loader.val-shards", "val");
+    byte[] first = null;
+    for (String[] threadsPrefetch : new String[][] {{"1", "1"}, {"3", "4"}}) {
+      Path md = tmp.resolve("loader." + String.join("-", threadsPrefetch) + ".model");
+      train(s, shards, md)
+          .option("epochs", "3")
+          .option("schedule", "cosine")
+          .option("val-shards", val.toString())
+          .option("loader-threads", threadsPrefetch[0])
+          .option("prefetch", threadsPrefetch[1])
+          .execute();
+      byte[] ck = Files.readAllBytes(md.resolve("checkpoint.bin"));
+      if (first == null) {
+        first = ck;
+      } else {
+        assertThat(ck).as("loader-threads 3, prefetch 4").isEqualTo(first);
+      }
+    }
+    assertThatThrownBy(
+            () -> train(s, shards, tmp.resolve("loader.bad")).option("prefetch", "0").execute())
+        .hasMessageContaining("prefetch");
   }
 
   @Test

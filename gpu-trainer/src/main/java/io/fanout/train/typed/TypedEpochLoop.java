@@ -1,0 +1,56 @@
+package io.fanout.train.typed;
+
+import io.fanout.graph.TypedGraph;
+import io.fanout.nn.typed.TypedModelConfig;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+/**
+ * The training epoch of both typed trainers: the batches of an epoch with the input rows of the
+ * graph that the model reads ({@link TypedFeatures}), one step each ({@link
+ * TypedBatchStream#forEach}), stopped before the next step once cancelled; it sums the steps'
+ * losses and the time the steps waited for their batches.
+ */
+final class TypedEpochLoop {
+  private final TypedEpochs epochs;
+  private final TypedGraph graph;
+  private final TypedModelConfig cfg;
+  private BooleanSupplier cancelled = () -> false;
+  private long waitNanos;
+
+  TypedEpochLoop(TypedEpochs epochs, TypedGraph graph, TypedModelConfig cfg) {
+    this.epochs = epochs;
+    this.graph = graph;
+    this.cfg = cfg;
+  }
+
+  /** Stops training before the next step once {@code check} is true. */
+  void cancelWhen(BooleanSupplier check) {
+    this.cancelled = check;
+  }
+
+  /**
+   * Trains epoch {@code epoch}, {@code step} training one batch; returns the summed loss over the
+   * summed count of the steps' results (0 when none counted).
+   */
+  double meanLoss(int epoch, Function<TypedInputs, TypedTrainer.StepResult> step) {
+    double[] sum = new double[2]; // loss, count
+    waitNanos +=
+        TypedBatchStream.forEach(
+            epochs,
+            epoch,
+            b -> TypedFeatures.gather(graph, cfg, b),
+            cancelled,
+            in -> {
+              TypedTrainer.StepResult r = step.apply(in);
+              sum[0] += r.loss();
+              sum[1] += r.labelled();
+            });
+    return sum[1] == 0 ? 0 : sum[0] / sum[1];
+  }
+
+  /** Seconds the steps so far waited for their batches (the loader's data wait). */
+  double dataWaitSeconds() {
+    return waitNanos / 1e9;
+  }
+}
