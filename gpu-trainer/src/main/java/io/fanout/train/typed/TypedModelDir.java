@@ -23,6 +23,13 @@ import java.util.Map;
 final class TypedModelDir {
   private TypedModelDir() {}
 
+  /**
+   * The value an identity key had in checkpoints written before the key was recorded: those runs
+   * trained with it, so they resume under it.
+   */
+  private static final Map<String, String> BEFORE_KEY =
+      Map.of("identity.schedule", io.fanout.nn.LrSchedule.CONSTANT.id());
+
   /** Where training starts: the epochs already run and the best validation score so far. */
   record Progress(int startEpoch, double best, int bestEpoch) {
     static final Progress FRESH = new Progress(0, -1, -1);
@@ -46,7 +53,7 @@ final class TypedModelDir {
           modelDir + " holds a checkpoint of another model: " + l.config().toMap());
     }
     for (Map.Entry<String, String> e : identity.entrySet()) {
-      String had = l.checkpoint().meta().get(e.getKey());
+      String had = l.checkpoint().meta().getOrDefault(e.getKey(), BEFORE_KEY.get(e.getKey()));
       if (!e.getValue().equals(had)) {
         throw new InvalidInputException(
             modelDir

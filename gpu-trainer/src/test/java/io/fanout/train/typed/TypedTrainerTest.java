@@ -166,6 +166,32 @@ class TypedTrainerTest {
   }
 
   @Test
+  void aCheckpointWrittenBeforeSchedulesResumesAsConstant() {
+    TypedTrainOptions constant = new TypedTrainOptions(2, 6, 0.02f, 1e-4f, 5);
+    float[][] k = epochStates(constant);
+    Path md = dir.resolve("before-schedules");
+    train(
+        new CpuBackend(), TypedModelKind.RGCN, 0, new TypedTrainOptions(1, 6, 0.02f, 1e-4f, 5), md);
+    // the checkpoint as runs before the schedule existed wrote it: no identity.schedule
+    io.fanout.train.Checkpoint c = io.fanout.train.Checkpoint.read(md);
+    java.util.Map<String, String> meta = new java.util.LinkedHashMap<>(c.meta());
+    assertThat(meta.remove("identity.schedule")).isEqualTo("constant");
+    io.fanout.train.Checkpoint.write(
+        md, meta, c.epochs(), c.step(), c.params(), c.firstMoment(), c.secondMoment());
+    assertThat(train(new CpuBackend(), TypedModelKind.RGCN, 0, constant, md)).containsExactly(k[1]);
+    assertThatThrownBy(
+            () ->
+                train(
+                    new CpuBackend(),
+                    TypedModelKind.RGCN,
+                    0,
+                    new TypedTrainOptions(3, 6, 0.02f, 1e-4f, 5, LrSchedule.COSINE),
+                    md))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("schedule=constant");
+  }
+
+  @Test
   void checkpointRestoresTheModel() {
     Path md = dir.resolve("model3");
     ArrayTypedGraph g = TypedTestGraphs.small(3);
