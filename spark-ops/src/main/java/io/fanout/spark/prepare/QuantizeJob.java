@@ -101,14 +101,8 @@ public final class QuantizeJob {
         conf.resolved().get(QuantizeCommandOptions.FEATURE_LAYOUT.name()));
     QuantizeCommandOptions.pruneRecorded(recorded, layout);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
-    OutputCommit.Plan plan =
-        StoreOutput.COMMIT.plan(
-            out,
-            StoreOutput.request(src.inputFingerprint, recorded),
-            StoreOutput.describe(src.inputFingerprint, recorded),
-            overwrite);
-    if (plan == OutputCommit.Plan.SKIP) {
-      return new PrepareOutcome(out, StoreManifest.read(out), true, seconds(start));
+    if (plan(out, src, recorded, overwrite) == OutputCommit.Plan.SKIP) {
+      return kept(out, start);
     }
     OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
     Path staging = run.dir();
@@ -142,13 +136,31 @@ public final class QuantizeJob {
       m.options = recorded;
       m.files = StoreOutput.files(staging);
       if (!StoreOutput.COMMIT.publish(run, m, overwrite)) {
-        return new PrepareOutcome(out, StoreManifest.read(out), true, seconds(start));
+        return kept(out, start);
       }
       return new PrepareOutcome(out, m, false, seconds(start));
     } catch (Exception e) {
       StoreOutput.COMMIT.abort(run);
       throw SparkErrors.unwrap(e);
     }
+  }
+
+  /**
+   * What to do at {@code out} for a store of {@code src}'s inputs with the options {@code recorded}
+   * ({@link OutputCommit#plan}).
+   */
+  static OutputCommit.Plan plan(
+      Path out, StoreManifest src, Map<String, String> recorded, boolean overwrite) {
+    return StoreOutput.COMMIT.plan(
+        out,
+        StoreOutput.request(src.inputFingerprint, recorded),
+        StoreOutput.describe(src.inputFingerprint, recorded),
+        overwrite);
+  }
+
+  /** The outcome of a run that kept the complete store at {@code out}. */
+  static PrepareOutcome kept(Path out, long start) {
+    return new PrepareOutcome(out, StoreManifest.read(out), true, seconds(start));
   }
 
   /**

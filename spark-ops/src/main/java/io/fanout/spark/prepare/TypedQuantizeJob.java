@@ -91,14 +91,8 @@ final class TypedQuantizeJob {
     }
     Map<String, String> recorded = recorded(encodings);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
-    OutputCommit.Plan plan =
-        StoreOutput.COMMIT.plan(
-            out,
-            StoreOutput.request(src.inputFingerprint, recorded),
-            StoreOutput.describe(src.inputFingerprint, recorded),
-            overwrite);
-    if (plan == OutputCommit.Plan.SKIP) {
-      return new PrepareOutcome(out, StoreManifest.read(out), true, QuantizeJob.seconds(start));
+    if (QuantizeJob.plan(out, src, recorded, overwrite) == OutputCommit.Plan.SKIP) {
+      return QuantizeJob.kept(out, start);
     }
     Path srcData = src.dataRoot(source);
     List<Path> reencoded = new ArrayList<>();
@@ -134,7 +128,7 @@ final class TypedQuantizeJob {
       m.options = recorded;
       m.files = StoreOutput.files(staging);
       if (!StoreOutput.COMMIT.publish(run, m, overwrite)) {
-        return new PrepareOutcome(out, StoreManifest.read(out), true, QuantizeJob.seconds(start));
+        return QuantizeJob.kept(out, start);
       }
       return new PrepareOutcome(out, m, false, QuantizeJob.seconds(start));
     } catch (Exception e) {

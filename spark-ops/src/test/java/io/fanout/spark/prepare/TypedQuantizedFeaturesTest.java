@@ -20,6 +20,8 @@ import io.fanout.testing.SparkTestSession;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -89,11 +91,19 @@ class TypedQuantizedFeaturesTest {
   }
 
   static PrepareResult quantize(String name, String encoding) {
+    return quantize(f32, name, encoding, Map.of());
+  }
+
+  /** {@code quantize} of {@code source} into {@code name} with pq groups of 4 from 256 rows. */
+  static PrepareResult quantize(
+      Path source, String name, String encoding, Map<String, String> options) {
+    Map<String, String> all = new HashMap<>(options);
+    all.put("pq-sample-rows", "256");
+    all.put("pq-group-size", "4");
     return Fanout.get(spark)
-        .quantize(f32.toString())
+        .quantize(source.toString())
         .encoding(encoding)
-        .option("pq-sample-rows", "256")
-        .option("pq-group-size", "4")
+        .options(all)
         .output(tmp.resolve(name).toString())
         .execute();
   }
@@ -145,25 +155,17 @@ class TypedQuantizedFeaturesTest {
 
   static EvaluateResult trainAndEvaluate(Path store, String name, int epochs) {
     Path shards = tmp.resolve(name + ".shards");
-    Fanout.get(spark)
-        .sample(store.toString())
-        .output(shards.toString())
-        .option("split", "train")
-        .option("batch-size", "64")
-        .option("fanouts", "*=-1")
-        .option("epochs", "1")
-        .option("seed", "3")
-        .execute();
+    Map<String, String> oneHop =
+        Map.of("split", "train", "batch-size", "64", "fanouts", "*=-1", "epochs", "1", "seed", "3");
+    Fanout.get(spark).sample(store.toString()).options(oneHop).output(shards.toString()).execute();
     Path md = tmp.resolve(name + ".model");
+    Map<String, String> rgcn =
+        Map.of("model", "rgcn", "hidden", "16", "dropout", "0", "lr", "0.01", "weight-decay", "0");
     TrainResult r =
         Fanout.get(spark)
             .train(store.toString(), shards.toString())
+            .options(rgcn)
             .option("model-dir", md.toString())
-            .option("model", "rgcn")
-            .option("hidden", "16")
-            .option("dropout", "0")
-            .option("lr", "0.01")
-            .option("weight-decay", "0")
             .option("epochs", String.valueOf(epochs))
             .option("seed", "1")
             .execute();
@@ -263,26 +265,15 @@ class TypedQuantizedFeaturesTest {
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageContaining("names type 'B', which the graph does not have");
     assertThatThrownBy(
-            () ->
-                Fanout.get(spark)
-                    .quantize(f32.toString())
-                    .encoding("int8")
-                    .option("feature-layout", "neighborhood")
-                    .output(tmp.resolve("bad2").toString())
-                    .execute())
+            () -> quantize(f32, "bad2", "int8", Map.of("feature-layout", "neighborhood")))
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageContaining("--feature-layout neighborhood of quantize is not built for typed");
-    assertThatThrownBy(
-            () ->
-                Fanout.get(spark)
-                    .quantize(int8.toString())
-                    .encoding("int4")
-                    .output(tmp.resolve("bad3").toString())
-                    .execute())
+    assertThatThrownBy(() -> quantize(int8, "bad3", "int4", Map.of()))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("the features of type 'A' are stored as int8; quantize reads f32");
-    assertThat(tmp.resolve("bad1")).doesNotExist();
-    assertThat(tmp.resolve("bad2")).doesNotExist();
-    assertThat(tmp.resolve("bad3")).doesNotExist();
+        .hasMessageContaining("the features of type 'A' are stored as int8; quantize reads f32")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    for (String bad : new String[] {"bad1", "bad2", "bad3"}) {
+      assertThat(tmp.resolve(bad)).doesNotExist();
+    }
   }
 }
