@@ -22,7 +22,10 @@ public final class QuantizeAction extends FanoutAction<QuantizeAction, PrepareRe
     return option(PrepareOptions.OUTPUT.name(), path);
   }
 
-  /** The encoding to write ({@code feature-encoding}: f32, f16, int8, int4 or pq). */
+  /**
+   * The encoding to write ({@code feature-encoding}: f32, f16, int8, int4 or pq; on a typed store
+   * also per type, {@code paper=int8,author=f16}).
+   */
   public QuantizeAction encoding(String encoding) {
     return option("feature-encoding", encoding);
   }

@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The options of {@code bin/fanout quantize}: where to write, the encoding options, and the order
- * of the rows on disk.
+ * The options of {@code bin/fanout quantize}: where to write, the encoding options (as {@code
+ * prepare} takes them: one encoding, or one per vertex type of a typed store), and the order of the
+ * rows on disk.
  */
 public final class QuantizeCommandOptions {
   private QuantizeCommandOptions() {}
@@ -25,7 +26,7 @@ public final class QuantizeCommandOptions {
       List.of(
           PrepareOptions.OUTPUT,
           PrepareOptions.OVERWRITE,
-          QuantizeOptions.FEATURE_ENCODING,
+          PrepareOptions.FEATURE_ENCODING,
           QuantizeOptions.PQ_GROUP_SIZE,
           QuantizeOptions.PQ_SAMPLE_ROWS,
           QuantizeOptions.PQ_SEED,

@@ -256,21 +256,6 @@ public final class TypedTrainRun {
     }
     String link = set.manifest().typed.linkRelation;
     int target = set.seedType();
-    for (TypedSchema.VertexType vt : schema.types()) {
-      String enc = vt.featureEncoding();
-      if (vt.hasFeatures()
-          && !enc.equals("f32")
-          && !enc.equals("f16")
-          && !r.embeddings().embeds(vt.featureDim())) {
-        throw new InvalidInputException(
-            "typed training reads f32 or f16 features; type '"
-                + vt.name()
-                + "' is stored as "
-                + enc
-                + " (quantized features are not built for typed stores: prepare it with"
-                + " --feature-encoding f32 or f16)");
-      }
-    }
     if (link == null && r.decoder() != DecoderKind.DOT) {
       throw new InvalidInputException(
           "--decoder "

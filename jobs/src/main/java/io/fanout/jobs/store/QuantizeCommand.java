@@ -19,7 +19,8 @@ public final class QuantizeCommand implements Command {
 
   @Override
   public String summary() {
-    return "re-encode an f32 store's features (f16, int8, int4, pq) into a new store";
+    return "re-encode an f32 store's features (f16, int8, int4, pq; per type on a typed store)"
+        + " into a new store";
   }
 
   @Override
@@ -46,10 +47,21 @@ public final class QuantizeCommand implements Command {
             "quantize: %s %s (%s features, %d vertices) in %.1f s%n",
             r.skipped() ? "kept the complete store at" : "wrote",
             r.store(),
-            m.featureEncoding,
+            m.typed() ? typedEncodings(m) : m.featureEncoding,
             m.vertices,
             r.seconds());
     ctx.out().println(r.toJson());
     return 0;
+  }
+
+  /** {@code TYPE=ENC,...} over the types with features of a typed store. */
+  private static String typedEncodings(StoreManifest m) {
+    StringBuilder sb = new StringBuilder();
+    for (StoreManifest.TypeEntry t : m.types) {
+      if (t.featureDim > 0) {
+        sb.append(sb.length() == 0 ? "" : ",").append(t.name).append('=').append(t.featureEncoding);
+      }
+    }
+    return sb.toString();
   }
 }

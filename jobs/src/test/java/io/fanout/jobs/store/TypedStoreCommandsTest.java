@@ -21,9 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code prepare --graph-spec} and {@code inspect} of a typed store through the command line (a
- * relation weighted by its spec's {@code weight_column}, carried to its reverse): counts per type
- * and per relation; options not built for typed graphs fail with one line.
+ * {@code prepare --graph-spec}, {@code inspect} and {@code quantize} of a typed store through the
+ * command line (a relation weighted by its spec's {@code weight_column}, carried to its reverse):
+ * counts per type and per relation, a type re-encoded on its own; options not built for typed
+ * graphs fail with one line.
  */
 class TypedStoreCommandsTest {
   static SparkSession spark;
@@ -126,6 +127,20 @@ class TypedStoreCommandsTest {
       assertThat(r.get("weights").get("zero").asLong()).isEqualTo(1);
     }
     assertThat(s.get("files_verified").asInt()).isPositive();
+
+    Path quantized = tmp.resolve("store-int8");
+    Result q =
+        cli(
+            "quantize",
+            out.toString(),
+            "--output",
+            quantized.toString(),
+            "--feature-encoding",
+            "user=int8");
+    assertThat(q.code()).as(q.err()).isZero();
+    assertThat(q.err()).contains("(user=int8 features, 5 vertices)");
+    JsonNode qi = new ObjectMapper().readTree(cli("inspect", quantized.toString()).out());
+    assertThat(qi.get("types").get(0).get("feature_encoding").asText()).isEqualTo("int8");
   }
 
   @Test

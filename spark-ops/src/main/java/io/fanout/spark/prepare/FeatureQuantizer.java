@@ -74,12 +74,23 @@ public final class FeatureQuantizer {
   /** {@code request} from the options in {@code conf} for {@code dim} columns. */
   static Request request(io.fanout.conf.FanoutConf conf, int dim) {
     QuantizeOptions.check(conf);
-    int encoding = conf.get(QuantizeOptions.FEATURE_ENCODING).code();
-    if (encoding == StoreLayout.ENCODING_PQ) {
+    return request(conf, conf.get(QuantizeOptions.FEATURE_ENCODING), dim);
+  }
+
+  /**
+   * {@code request} that encodes {@code dim} columns as {@code encoding} (one vertex type's
+   * encoding of a typed store), with the pq options in {@code conf}.
+   */
+  static Request request(
+      io.fanout.conf.FanoutConf conf, io.fanout.store.StoreFeatureEncoding encoding, int dim) {
+    if (encoding == io.fanout.store.StoreFeatureEncoding.PQ) {
       return pqRequest(conf, dim);
     }
     return new Request(
-        encoding, 0, conf.get(QuantizeOptions.PQ_SAMPLE_ROWS), conf.get(QuantizeOptions.PQ_SEED));
+        encoding.code(),
+        0,
+        conf.get(QuantizeOptions.PQ_SAMPLE_ROWS),
+        conf.get(QuantizeOptions.PQ_SEED));
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
+import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeCommandOptions;
@@ -52,16 +53,21 @@ public final class QuantizeJob {
     for (OptionDef<?> d : QuantizeCommandOptions.ALL) {
       conf.get(d);
     }
-    QuantizeOptions.check(conf);
     Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     new DisjointPaths().input("STORE", source).output("--output", out).check();
     StoreManifest src = StoreManifest.read(source);
     if (src.typed()) {
-      throw new InvalidInputException(
-          source
-              + ": a typed graph store; quantize is not built for typed stores: prepare it with"
-              + " --feature-encoding, for all types or per type (paper=int8,author=f16)");
+      return new TypedQuantizeJob(spark, conf, source, src, out).run(start);
     }
+    if (conf.get(PrepareOptions.FEATURE_ENCODING).namesTypes()) {
+      throw new FanoutConfigException(
+          "--feature-encoding "
+              + conf.raw(PrepareOptions.FEATURE_ENCODING)
+              + " names vertex types, but "
+              + source
+              + " is a one-table store; give one encoding");
+    }
+    QuantizeOptions.check(conf);
     if (src.featureDim == 0) {
       throw new InvalidInputException(
           source + ": the store has no features (feature_dim 0); there is nothing to quantize");
@@ -94,14 +100,8 @@ public final class QuantizeJob {
         conf.resolved().get(QuantizeCommandOptions.FEATURE_LAYOUT.name()));
     QuantizeCommandOptions.pruneRecorded(recorded, layout);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
-    OutputCommit.Plan plan =
-        StoreOutput.COMMIT.plan(
-            out,
-            StoreOutput.request(src.inputFingerprint, recorded),
-            StoreOutput.describe(src.inputFingerprint, recorded),
-            overwrite);
-    if (plan == OutputCommit.Plan.SKIP) {
-      return new PrepareOutcome(out, StoreManifest.read(out), true, seconds(start));
+    if (plan(out, src, recorded, overwrite) == OutputCommit.Plan.SKIP) {
+      return kept(out, start);
     }
     OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
     Path staging = run.dir();
@@ -135,13 +135,31 @@ public final class QuantizeJob {
       m.options = recorded;
       m.files = StoreOutput.files(staging);
       if (!StoreOutput.COMMIT.publish(run, m, overwrite)) {
-        return new PrepareOutcome(out, StoreManifest.read(out), true, seconds(start));
+        return kept(out, start);
       }
       return new PrepareOutcome(out, m, false, seconds(start));
     } catch (Exception e) {
       StoreOutput.COMMIT.abort(run);
       throw SparkErrors.unwrap(e);
     }
+  }
+
+  /**
+   * What to do at {@code out} for a store of {@code src}'s inputs with the options {@code recorded}
+   * ({@link OutputCommit#plan}).
+   */
+  static OutputCommit.Plan plan(
+      Path out, StoreManifest src, Map<String, String> recorded, boolean overwrite) {
+    return StoreOutput.COMMIT.plan(
+        out,
+        StoreOutput.request(src.inputFingerprint, recorded),
+        StoreOutput.describe(src.inputFingerprint, recorded),
+        overwrite);
+  }
+
+  /** The outcome of a run that kept the complete store at {@code out}. */
+  static PrepareOutcome kept(Path out, long start) {
+    return new PrepareOutcome(out, StoreManifest.read(out), true, seconds(start));
   }
 
   /**
@@ -164,6 +182,15 @@ public final class QuantizeJob {
    * {@code features}.
    */
   private static void linkUnchanged(Path src, Path dst, boolean features) {
+    linkUnchanged(
+        src, dst, rel -> features || !rel.getName(0).toString().equals(StoreLayout.FEATURES_DIR));
+  }
+
+  /**
+   * Links every file of {@code src} into {@code dst} (copies where links are not possible) whose
+   * path relative to {@code src} passes {@code keep}.
+   */
+  static void linkUnchanged(Path src, Path dst, java.util.function.Predicate<Path> keep) {
     List<Path> files = new ArrayList<>();
     try (Stream<Path> s = Files.walk(src)) {
       s.filter(Files::isRegularFile).forEach(files::add);
@@ -172,7 +199,7 @@ public final class QuantizeJob {
     }
     for (Path f : files) {
       Path rel = src.relativize(f);
-      if (!features && rel.getName(0).toString().equals(StoreLayout.FEATURES_DIR)) {
+      if (!keep.test(rel)) {
         continue;
       }
       Path target = dst.resolve(rel);
@@ -189,7 +216,7 @@ public final class QuantizeJob {
     }
   }
 
-  private static double seconds(long startNanos) {
+  static double seconds(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
   }
 }

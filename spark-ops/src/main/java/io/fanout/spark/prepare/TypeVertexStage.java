@@ -15,7 +15,6 @@ import static org.apache.spark.sql.functions.when;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.options.PrepareOptions;
-import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.CsrFileWriter;
 import io.fanout.store.InvalidInputException;
@@ -169,15 +168,8 @@ final class TypeVertexStage {
     if (vs.dim > 0) {
       enc = encoding.id();
       if (encoding != StoreFeatureEncoding.F32) {
-        FeatureQuantizer.Request q =
-            encoding == StoreFeatureEncoding.PQ
-                ? FeatureQuantizer.pqRequest(conf, vs.dim)
-                : new FeatureQuantizer.Request(
-                    encoding.code(),
-                    0,
-                    conf.get(QuantizeOptions.PQ_SAMPLE_ROWS),
-                    conf.get(QuantizeOptions.PQ_SEED));
-        new FeatureQuantizer(spark).quantize(dir, dir, firsts, vs.dim, q);
+        new FeatureQuantizer(spark)
+            .quantize(dir, dir, firsts, vs.dim, FeatureQuantizer.request(conf, encoding, vs.dim));
       }
     }
     return new Result(

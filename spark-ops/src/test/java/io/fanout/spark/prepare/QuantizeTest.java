@@ -334,6 +334,16 @@ class QuantizeTest {
                     .execute())
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageContaining("--pq-sample-rows must be >= 256, got 100");
+    assertThatThrownBy(
+            () ->
+                Fanout.get(spark)
+                    .quantize(f32.toString())
+                    .encoding("paper=int8")
+                    .output(dir.resolve("bad").toString())
+                    .execute())
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("--feature-encoding paper=int8 names vertex types, but " + f32)
+        .hasMessageContaining("is a one-table store; give one encoding");
     assertThat(Files.exists(dir.resolve("bad"))).isFalse();
     Path int8 = dir.resolve("r-int8");
     Fanout.get(spark).quantize(f32.toString()).encoding("int8").output(int8.toString()).execute();
