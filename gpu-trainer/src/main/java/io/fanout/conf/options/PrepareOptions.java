@@ -316,4 +316,10 @@ public final class PrepareOptions {
 
   /** Vertices per partition when {@code --partitions 0}. */
   public static final long AUTO_VERTICES_PER_PARTITION = 500_000L;
+
+  /** The partitions of {@code vertices} when {@code --partitions 0}: at least one. */
+  public static int autoPartitions(long vertices) {
+    return (int)
+        Math.max(1, (vertices + AUTO_VERTICES_PER_PARTITION - 1) / AUTO_VERTICES_PER_PARTITION);
+  }
 }

@@ -23,13 +23,7 @@ record PartitionAssignment(int parts, Column column, Dataset<Row> table) {
   static PartitionAssignment of(FanoutConf conf, NormalizedTables t, int requested) {
     int parts = requested;
     if (parts == 0) {
-      long v = t.vertices.count();
-      parts =
-          (int)
-              Math.max(
-                  1,
-                  (v + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
-                      / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
+      parts = PrepareOptions.autoPartitions(t.vertices.count());
     }
     PartitionerKind kind = conf.get(PrepareOptions.PARTITIONER);
     if (kind.readsEdges()) {

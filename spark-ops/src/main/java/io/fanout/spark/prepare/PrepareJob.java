@@ -464,14 +464,7 @@ public final class PrepareJob {
 
   /** The plan for {@code parts} partitions (0: the automatic count), with its disks probed. */
   private PreparePlan plan(InputStats s, NormalizedTables t, Path out, int parts) {
-    int k =
-        parts > 0
-            ? parts
-            : (int)
-                Math.max(
-                    1,
-                    (s.vertices + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
-                        / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
+    int k = parts > 0 ? parts : PrepareOptions.autoPartitions(s.vertices);
     PreparePlanner.Estimate e =
         PreparePlanner.estimate(
             new PreparePlanner.Context(

@@ -91,13 +91,7 @@ final class TypeVertexStage {
     Dataset<Row> vertices = multiLabel ? withLabelSets(n, in) : n.vertices;
     int parts = requested;
     if (parts == 0) {
-      long v = vertices.count();
-      parts =
-          (int)
-              Math.max(
-                  1,
-                  (v + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
-                      / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
+      parts = PrepareOptions.autoPartitions(vertices.count());
     }
     Dataset<Row> withPart =
         vertices.withColumn(

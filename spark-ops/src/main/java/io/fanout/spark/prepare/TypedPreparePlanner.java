@@ -66,14 +66,7 @@ final class TypedPreparePlanner {
         s = InputStats.counted(n.vertices, t.featuresColumn() != null, 0);
         counted = true;
       }
-      int k =
-          requested > 0
-              ? requested
-              : (int)
-                  Math.max(
-                      1,
-                      (s.vertices + PrepareOptions.AUTO_VERTICES_PER_PARTITION - 1)
-                          / PrepareOptions.AUTO_VERTICES_PER_PARTITION);
+      int k = requested > 0 ? requested : PrepareOptions.autoPartitions(s.vertices);
       types.put(t.name(), new TypeFigures(t, s, n.idTypeName().equals("string"), k));
     }
     long[] relationEdges = new long[relations.size()];
