@@ -79,6 +79,8 @@ class TypedGradientCheckTest {
     m.zeroGrad();
     m.backward(d);
     float[] analytic = m.grads();
+    // the edge residual's weights are constants of the gradient (detached, as HGB)
+    m.holdEdgeResidual(true);
     for (int i = 0; i < p.length; i++) {
       float saved = p[i];
       double[] l = new double[3];
@@ -187,5 +189,17 @@ class TypedGradientCheckTest {
         TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 4, 3, 0.1f, 0, EmbeddingMode.AUTO)
             .withHgn(new HgnSettings(1, 0.8f, 0.2f, 2));
     check(g, cfg, new int[] {2, 2, 2}, 1);
+  }
+
+  @Test
+  void hgnThreeLayersEdgeResidual() {
+    // the middle layer mixes the first layer's weights of the edges both hops drew (sampled
+    // fanouts: some edges of its hop are missing from the hop before); two heads, as HGB's hidden
+    // layers have several
+    ArrayTypedGraph g = TypedTestGraphs.small(11);
+    TypedModelConfig cfg =
+        TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 2, 3, 0.1f, 0, EmbeddingMode.AUTO)
+            .withHgn(new HgnSettings(2, 0.8f, 0.2f, 2).withAttnResidual(0.3f));
+    check(g, cfg, new int[] {2, 3, 2}, 1);
   }
 }
