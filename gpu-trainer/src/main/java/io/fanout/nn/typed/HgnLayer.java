@@ -252,6 +252,9 @@ final class HgnLayer extends TypedLayer {
         FloatView.of(alpha),
         FloatView.of(y));
     if (res != null) {
+      if ((long) edges * heads > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("a typed batch hop of more than 2^31 attention weights");
+      }
       int n = edges * heads;
       mixed = TensorBufs.ensure(be, mixed, Math.max(1, n));
       be.copy(alpha, 0, mixed, 0, n);
