@@ -240,7 +240,7 @@ public final class TrainCommandOptions {
   public static final OptionDef<Double> ATTN_RESIDUAL =
       OptionDef.doubleValue(
           "attn-residual",
-          (double) io.fanout.nn.typed.HgnSettings.DEFAULT.attnResidual(),
+          Double.parseDouble(Float.toString(io.fanout.nn.typed.HgnSettings.DEFAULT.attnResidual())),
           "--model hgn: Simple-HGN's edge residual beta in [0, 1): every hidden layer after the"
               + " first aggregates with (1 - beta) times its attention weights plus beta times the"
               + " previous layer's weights of the same edges (0: off; acts from 3 layers on)");
