@@ -63,6 +63,21 @@ __device__ __forceinline__ float att_weight(const float* __restrict__ alpha, flo
   return m == 1.f ? alpha[idx] : __fmul_rn(alpha[idx], m);
 }
 
+// With a residual (res not null): the weight w (after dropout) of weight idx mixed with the
+// residual's, kept * w + beta * res[idx]; w itself without one.
+__device__ __forceinline__ float att_mixed(float w, float kept, float beta,
+                                           const float* __restrict__ res, long long idx) {
+  return res == 0 ? w : __fadd_rn(__fmul_rn(kept, w), __fmul_rn(beta, res[idx]));
+}
+
+// Weight idx after dropout, mixed with a residual's (as att_mixed).
+__device__ __forceinline__ float att_mixed_weight(const float* __restrict__ alpha, float p,
+                                                  float scale, unsigned long long key, float kept,
+                                                  float beta, const float* __restrict__ res,
+                                                  long long idx) {
+  return att_mixed(att_weight(alpha, p, scale, key, idx), kept, beta, res, idx);
+}
+
 // The raw score of slot t of row i, head k (before the LeakyReLU).
 __device__ __forceinline__ float att_raw(const int* __restrict__ indptr,
                                          const int* __restrict__ indices,
@@ -166,12 +181,13 @@ extern "C" __global__ void attention_softmax(const int* __restrict__ indptr,
   }
 }
 
-// out[i, c] = sum over row i's slots of alpha[slot, c / dim] * z[src, c], in slot order: one thread
-// per output element.
+// out[i, c] = sum over row i's slots of alpha[slot, c / dim] * z[src, c], in slot order (with a
+// residual res, each weight mixed as att_mixed): one thread per output element.
 extern "C" __global__ void attention_aggregate(const int* __restrict__ indptr,
                                                const int* __restrict__ indices, int rows,
                                                int heads, int dim, int self, float p, float scale,
-                                               unsigned long long key,
+                                               unsigned long long key, float kept, float beta,
+                                               const float* __restrict__ res,
                                                const float* __restrict__ alpha,
                                                const float* __restrict__ z,
                                                float* __restrict__ out) {
@@ -189,7 +205,7 @@ extern "C" __global__ void attention_aggregate(const int* __restrict__ indptr,
       int j = att_src(indptr, indices, self, i, t);
       long long o = s0 + (long long)t * heads;
       float m = att_keep(p, scale, key, o);
-      float w = m == 1.f ? alpha[o] : __fmul_rn(alpha[o], m);
+      float w = att_mixed(m == 1.f ? alpha[o] : __fmul_rn(alpha[o], m), kept, beta, res, o);
       acc = __fadd_rn(acc, __fmul_rn(w, z[(long long)j * hd + c]));
     }
     out[p] = acc;
@@ -197,12 +213,13 @@ extern "C" __global__ void attention_aggregate(const int* __restrict__ indptr,
 }
 
 // The gradient of every slot's raw score of row i, head k, into dRaw (slots x heads), and their
-// sum added to dsDst[i, k]. One thread per (i, k).
+// sum added to dsDst[i, k]; the softmax's share of a residual's mix is kept (1 without one). One
+// thread per (i, k).
 extern "C" __global__ void attention_edge_grad(
     const int* __restrict__ indptr, const int* __restrict__ indices, const int* __restrict__ rel,
     int rows, int heads, int dim, int self, int selfRel, const float* __restrict__ sDst,
     const float* __restrict__ sSrc, const float* __restrict__ sRel, float slope, float p,
-    float scale, unsigned long long key, const float* __restrict__ z,
+    float scale, unsigned long long key, float kept, const float* __restrict__ z,
     const float* __restrict__ alpha, const float* __restrict__ dOut, float* __restrict__ dRaw,
     float* __restrict__ dsDst) {
   int hd = heads * dim;
@@ -228,6 +245,9 @@ extern "C" __global__ void attention_edge_grad(
       if (m != 1.f) {
         da = __fmul_rn(da, m);
       }
+      if (kept != 1.f) {
+        da = __fmul_rn(da, kept);
+      }
       dRaw[s0 + (long long)t * heads] = da;
       dot = __fadd_rn(dot, __fmul_rn(alpha[s0 + (long long)t * heads], da));
     }
@@ -251,12 +271,14 @@ __device__ __forceinline__ long long att_tslot(const int* __restrict__ tdst,
   return (long long)tpos[t] - base + (self ? tdst[t] + 1 : 0);
 }
 
-// dz[s, c] += sum over the slots from source row s of alpha[slot, c / dim] * dOut[dst, c]: one
-// thread per element of dz, gathering over the transposed block.
+// dz[s, c] += sum over the slots from source row s of alpha[slot, c / dim] * dOut[dst, c] (with a
+// residual res, each weight mixed as att_mixed): one thread per element of dz, gathering over the
+// transposed block.
 extern "C" __global__ void attention_src_grad(
     const int* __restrict__ indptr, int rows, int self, const int* __restrict__ tptr,
     const int* __restrict__ tdst, const int* __restrict__ tpos, int srcRows, int heads, int dim,
-    float p, float scale, unsigned long long key, const float* __restrict__ alpha,
+    float p, float scale, unsigned long long key, float kept, float beta,
+    const float* __restrict__ res, const float* __restrict__ alpha,
     const float* __restrict__ dOut, float* __restrict__ dz) {
   int hd = heads * dim;
   int base = indptr[0];
@@ -272,17 +294,17 @@ extern "C" __global__ void attention_src_grad(
       int i = tdst[t];
       if (loop && i >= s) {
         long long sl = (long long)att_first_slot(indptr, self, s) * heads + k;
-        acc = __fadd_rn(acc, __fmul_rn(att_weight(alpha, p, scale, key, sl),
+        acc = __fadd_rn(acc, __fmul_rn(att_mixed_weight(alpha, p, scale, key, kept, beta, res, sl),
                                        dOut[(long long)s * hd + c]));
         loop = false;
       }
       long long sl = att_tslot(tdst, tpos, base, self, t) * heads + k;
-      acc = __fadd_rn(acc, __fmul_rn(att_weight(alpha, p, scale, key, sl),
+      acc = __fadd_rn(acc, __fmul_rn(att_mixed_weight(alpha, p, scale, key, kept, beta, res, sl),
                                      dOut[(long long)i * hd + c]));
     }
     if (loop) {
       long long sl = (long long)att_first_slot(indptr, self, s) * heads + k;
-      acc = __fadd_rn(acc, __fmul_rn(att_weight(alpha, p, scale, key, sl),
+      acc = __fadd_rn(acc, __fmul_rn(att_mixed_weight(alpha, p, scale, key, kept, beta, res, sl),
                                      dOut[(long long)s * hd + c]));
     }
     dz[p] = acc;
@@ -357,5 +379,36 @@ extern "C" __global__ void attention_rel_sum(int chunks, int relations, int head
       acc = __fadd_rn(acc, part[(long long)c * n + p]);
     }
     dsRel[p] = acc;
+  }
+}
+
+// The residual weights of row i, head k from an earlier attention's weights prev: S = the sum of
+// prev over the row's slots whose counterpart prevSlots[slot] >= 0 (slot order), and
+// out[slot, k] = prev[prevSlots[slot], k] / S, 0 without a counterpart or when S <= 0. One thread
+// per (i, k).
+extern "C" __global__ void attention_residual_weights(const int* __restrict__ indptr, int rows,
+                                                      int heads, int self,
+                                                      const int* __restrict__ prevSlots,
+                                                      const float* __restrict__ prev,
+                                                      float* __restrict__ out) {
+  long long n = (long long)rows * heads;
+  for (long long p = blockIdx.x * (long long)blockDim.x + threadIdx.x; p < n;
+       p += (long long)gridDim.x * blockDim.x) {
+    int i = (int)(p / heads);
+    int k = (int)(p - (long long)i * heads);
+    int cnt = att_count(indptr, self, i);
+    int q0 = att_first_slot(indptr, self, i);
+    float sum = 0.f;
+    for (int t = 0; t < cnt; t++) {
+      int j = prevSlots[q0 + t];
+      if (j >= 0) {
+        sum = __fadd_rn(sum, prev[(long long)j * heads + k]);
+      }
+    }
+    for (int t = 0; t < cnt; t++) {
+      int j = prevSlots[q0 + t];
+      out[(long long)(q0 + t) * heads + k] =
+          j >= 0 && sum > 0.f ? __fdiv_rn(prev[(long long)j * heads + k], sum) : 0.f;
+    }
   }
 }

@@ -490,8 +490,25 @@ public interface Backend extends AutoCloseable {
    * - dropout)} ({@code alpha} keeps the weights before dropout). No dropout when {@code dropout <=
    * 0}; the backward takes the same {@code h}.
    */
+  default void attentionAggregate(
+      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
+    attentionAggregate(e, h, in, null, alpha, out);
+  }
+
+  /**
+   * {@link #attentionAggregate(AttentionEdges, AttentionHeads, AttentionInputs, FloatView,
+   * FloatView)} with a residual (none when {@code res} is null): slot {@code q}, head {@code k}
+   * aggregates with {@code (1 - beta) * m * alpha_q,k + beta * res.weights[q, k]}, {@code m} the
+   * dropout factor (two float products and a sum, in that order). {@code alpha} keeps the softmax
+   * weights; the backward takes the same {@code res}.
+   */
   void attentionAggregate(
-      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out);
+      AttentionEdges e,
+      AttentionHeads h,
+      AttentionInputs in,
+      AttentionResidual res,
+      FloatView alpha,
+      FloatView out);
 
   /**
    * The backward of {@link #attentionAggregate} from {@code dOut} and the weights {@code alpha} it
@@ -502,13 +519,42 @@ public interface Backend extends AutoCloseable {
    * transposed block ({@code z}, source scores); per relation in slot order within chunks of 256
    * rows, the chunks then in order (relation scores). No float atomics.
    */
-  void attentionAggregateBackward(
+  default void attentionAggregateBackward(
       AttentionEdges e,
       AttentionHeads h,
       AttentionInputs in,
       FloatView alpha,
       FloatView dOut,
+      AttentionInputs dIn) {
+    attentionAggregateBackward(e, h, in, null, alpha, dOut, dIn);
+  }
+
+  /**
+   * The backward of the attention with a residual {@code res} (none when null): the residual
+   * weights are constants, so the softmax's gradient is scaled by {@code 1 - beta} (after the
+   * dropout factor) and {@code z}'s gradient takes the weights the forward aggregated with.
+   */
+  void attentionAggregateBackward(
+      AttentionEdges e,
+      AttentionHeads h,
+      AttentionInputs in,
+      AttentionResidual res,
+      FloatView alpha,
+      FloatView dOut,
       AttentionInputs dIn);
+
+  /**
+   * The residual weights of an attention over block {@code e} from the weights {@code prev} of an
+   * earlier one ({@code heads} per slot): {@code prevSlots} (from element 0, one per slot of {@code
+   * e}) names each slot's counterpart among {@code prev}'s slots, or -1 when it has none. Per row
+   * {@code i} and head {@code k}, with {@code S} the sum of {@code prev} over the row's slots that
+   * have a counterpart (in slot order), slot {@code q} gets {@code prev[prevSlots[q], k] / S}, and
+   * 0 without a counterpart or when {@code S} is not positive: the earlier weights restricted to
+   * the edges both blocks share and normalised again, so a row's residual weights sum to 1.
+   * Overwrites {@code out} ({@code slots x heads}).
+   */
+  void attentionResidualWeights(
+      AttentionEdges e, int heads, FloatView prev, IntTensor prevSlots, FloatView out);
 
   /**
    * L2 row normalisation of the {@code rows x dim} matrix at {@code x} into {@code y} (a distinct

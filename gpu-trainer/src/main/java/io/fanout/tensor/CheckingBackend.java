@@ -619,11 +619,27 @@ public final class CheckingBackend implements Backend {
     return c;
   }
 
+  /** Checks a residual's weights ({@code slots x heads}, finite); returns it over the CPU. */
+  private AttentionResidual checkResidual(
+      AttentionEdges e, AttentionHeads h, AttentionResidual res, String what) {
+    if (res == null) {
+      return null;
+    }
+    CheckedAttention.matrix(res.weights(), e.slots(), h.heads(), what + " residual weights");
+    return new AttentionResidual(res.beta(), d(res.weights()));
+  }
+
   @Override
   public void attentionAggregate(
-      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
+      AttentionEdges e,
+      AttentionHeads h,
+      AttentionInputs in,
+      AttentionResidual res,
+      FloatView alpha,
+      FloatView out) {
     AttentionEdges c = checkAttention(e, h, in, alpha, out, "attention");
-    cpu.attentionAggregate(c, h, d(e, in), d(alpha), d(out));
+    AttentionResidual r = checkResidual(e, h, res, "attention");
+    cpu.attentionAggregate(c, h, d(e, in), r, d(alpha), d(out));
   }
 
   @Override
@@ -631,13 +647,41 @@ public final class CheckingBackend implements Backend {
       AttentionEdges e,
       AttentionHeads h,
       AttentionInputs in,
+      AttentionResidual res,
       FloatView alpha,
       FloatView dOut,
       AttentionInputs dIn) {
     AttentionEdges c = checkAttention(e, h, in, alpha, dOut, "attention backward");
     // the gradients have the shapes of what they are the gradients of
     checkAttention(e, h, dIn, alpha, dOut, "attention backward gradients");
-    cpu.attentionAggregateBackward(c, h, d(e, in), d(alpha), d(dOut), d(e, dIn));
+    AttentionResidual r = checkResidual(e, h, res, "attention backward");
+    cpu.attentionAggregateBackward(c, h, d(e, in), r, d(alpha), d(dOut), d(e, dIn));
+  }
+
+  @Override
+  public void attentionResidualWeights(
+      AttentionEdges e, int heads, FloatView prev, IntTensor prevSlots, FloatView out) {
+    String what = "attention residual weights";
+    CheckedAttention.shape(e.rows(), heads, 1, what);
+    AttentionEdges c = unwrap(e);
+    CheckedAttention.edges(e, CpuBackend.edges(c));
+    int slots = e.slots();
+    CheckedTensors.range(prevSlots, 0, slots, what + " counterparts");
+    int[] ps = CpuBackend.i(d(prevSlots));
+    int prevSlotCount = 0;
+    for (int q = 0; q < slots; q++) {
+      if (ps[q] < -1) {
+        throw new IllegalStateException(
+            "checked backend: " + what + ": slot " + q + " has counterpart " + ps[q]);
+      }
+      prevSlotCount = Math.max(prevSlotCount, ps[q] + 1);
+    }
+    if (prev == null) {
+      throw new IllegalStateException("checked backend: " + what + " earlier weights missing");
+    }
+    CheckedAttention.matrix(prev, prevSlotCount, heads, what + " earlier weights");
+    CheckedAttention.matrix(out, slots, heads, what + " output");
+    cpu.attentionResidualWeights(c, heads, d(prev), d(prevSlots), d(out));
   }
 
   private static void positive(int rows, int dim, float eps, String what) {

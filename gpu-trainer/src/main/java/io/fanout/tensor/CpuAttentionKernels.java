@@ -168,8 +168,32 @@ final class CpuAttentionKernels {
     }
   }
 
+  /** The host array of a residual's weights and its offset; null without a residual. */
+  private record Mix(float kept, float beta, float[] w, int off) {
+    static Mix of(AttentionResidual res) {
+      return res == null
+          ? null
+          : new Mix(
+              res.keptShare(),
+              res.beta(),
+              CpuBackend.f(res.weights().tensor()),
+              res.weights().offset());
+    }
+
+    /** The weight that weight {@code idx} aggregates with after dropout ({@code dropped}). */
+    float weight(float dropped, int idx) {
+      return kept * dropped + beta * w[off + idx];
+    }
+  }
+
   static void attentionAggregate(
-      Edges e, AttentionHeads h, AttentionInputs in, FloatView alphaAt, FloatView outAt) {
+      Edges e,
+      AttentionHeads h,
+      AttentionInputs in,
+      AttentionResidual res,
+      FloatView alphaAt,
+      FloatView outAt) {
+    Mix mix = Mix.of(res);
     int heads = h.heads();
     int dim = h.headDim();
     float slope = h.slope();
@@ -222,6 +246,9 @@ final class CpuAttentionKernels {
               for (int k = 0; k < heads; k++) {
                 float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
                 float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
+                if (mix != null) {
+                  w = mix.weight(w, (int) (slot0 + t) * heads + k);
+                }
                 int c0 = k * dim;
                 for (int d = 0; d < dim; d++) {
                   out[o + c0 + d] += w * z[zo + c0 + d];
@@ -236,9 +263,11 @@ final class CpuAttentionKernels {
       Edges e,
       AttentionHeads h,
       AttentionInputs in,
+      AttentionResidual res,
       FloatView alphaAt,
       FloatView dOutAt,
       AttentionInputs dIn) {
+    Mix mix = Mix.of(res);
     int heads = h.heads();
     int dim = h.headDim();
     float slope = h.slope();
@@ -289,6 +318,9 @@ final class CpuAttentionKernels {
                 if (m != 1f) {
                   da *= m;
                 }
+                if (mix != null) {
+                  da *= mix.kept();
+                }
                 dRaw[s0 + t * heads + k] = da;
                 dot += alpha[a0 + t * heads + k] * da;
               }
@@ -320,6 +352,9 @@ final class CpuAttentionKernels {
                 int k = c / dim;
                 float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
                 float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
+                if (mix != null) {
+                  w = mix.weight(w, (int) (slot0 + t) * heads + k);
+                }
                 dz[so + c] += w * dOut[go + c];
               }
             }
@@ -337,6 +372,33 @@ final class CpuAttentionKernels {
     }
     if (e.rel != null && dsc.rel() != null) {
       relationGradient(e, heads, dRaw, dsc.rel(), dsc.relOff());
+    }
+  }
+
+  /** {@link Backend#attentionResidualWeights}: one row at a time, sums in slot order. */
+  static void attentionResidualWeights(
+      Edges e, int heads, FloatView prevAt, int[] prevSlots, FloatView outAt) {
+    float[] prev = CpuBackend.f(prevAt.tensor());
+    int prevOff = prevAt.offset();
+    float[] out = CpuBackend.f(outAt.tensor());
+    int outOff = outAt.offset();
+    for (int i = 0; i < e.rows; i++) {
+      int n = e.count(i);
+      int q0 = e.firstSlot(i);
+      for (int k = 0; k < heads; k++) {
+        float sum = 0f;
+        for (int t = 0; t < n; t++) {
+          int p = prevSlots[q0 + t];
+          if (p >= 0) {
+            sum += prev[prevOff + p * heads + k];
+          }
+        }
+        for (int t = 0; t < n; t++) {
+          int p = prevSlots[q0 + t];
+          out[outOff + (q0 + t) * heads + k] =
+              p >= 0 && sum > 0f ? prev[prevOff + p * heads + k] / sum : 0f;
+        }
+      }
     }
   }
 

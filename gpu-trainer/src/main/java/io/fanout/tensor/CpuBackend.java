@@ -519,8 +519,13 @@ public final class CpuBackend implements Backend {
 
   @Override
   public void attentionAggregate(
-      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
-    CpuAttentionKernels.attentionAggregate(edges(e), h, in, alpha, out);
+      AttentionEdges e,
+      AttentionHeads h,
+      AttentionInputs in,
+      AttentionResidual res,
+      FloatView alpha,
+      FloatView out) {
+    CpuAttentionKernels.attentionAggregate(edges(e), h, in, res, alpha, out);
   }
 
   @Override
@@ -528,10 +533,17 @@ public final class CpuBackend implements Backend {
       AttentionEdges e,
       AttentionHeads h,
       AttentionInputs in,
+      AttentionResidual res,
       FloatView alpha,
       FloatView dOut,
       AttentionInputs dIn) {
-    CpuAttentionKernels.attentionAggregateBackward(edges(e), h, in, alpha, dOut, dIn);
+    CpuAttentionKernels.attentionAggregateBackward(edges(e), h, in, res, alpha, dOut, dIn);
+  }
+
+  @Override
+  public void attentionResidualWeights(
+      AttentionEdges e, int heads, FloatView prev, IntTensor prevSlots, FloatView out) {
+    CpuAttentionKernels.attentionResidualWeights(edges(e), heads, prev, i(prevSlots), out);
   }
 
   @Override

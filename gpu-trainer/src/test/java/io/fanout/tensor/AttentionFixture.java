@@ -21,6 +21,14 @@ public final class AttentionFixture {
   public float dropout;
 
   public final long key = 0x5eed;
+
+  /**
+   * The residual's share of the runs (0: no residual) and its weights ({@link #slots()} x heads).
+   */
+  public float beta;
+
+  public final float[] residual;
+
   public final int[] indptr;
   public final int[] indices;
   public final int[] rel;
@@ -80,6 +88,10 @@ public final class AttentionFixture {
     dsDst0 = gauss(r, sDst.length);
     dsSrc0 = gauss(r, sSrc.length);
     dsRel0 = gauss(r, sRel.length);
+    residual = new float[slots() * heads];
+    for (int i = 0; i < residual.length; i++) {
+      residual[i] = r.nextFloat();
+    }
   }
 
   private static float[] gauss(Random r, int n) {
@@ -112,15 +124,17 @@ public final class AttentionFixture {
     FloatTensor[] t = {
       up(b, sDst), up(b, sSrc), up(b, sRel), up(b, z), b.allocFloat(slots() * heads + 1),
       b.allocFloat(rows * heads * dim), up(b, dOut), up(b, dz0), up(b, dsDst0), up(b, dsSrc0),
-      up(b, dsRel0)
+      up(b, dsRel0), up(b, residual.length == 0 ? new float[1] : residual)
     };
     AttentionHeads h = new AttentionHeads(heads, dim, slope, dropout, key);
     AttentionInputs in = AttentionInputs.of(t[0], t[1], t[2], t[3]);
-    b.attentionAggregate(e, h, in, FloatView.of(t[4]), FloatView.of(t[5]));
+    AttentionResidual mix = beta > 0f ? new AttentionResidual(beta, FloatView.of(t[11])) : null;
+    b.attentionAggregate(e, h, in, mix, FloatView.of(t[4]), FloatView.of(t[5]));
     b.attentionAggregateBackward(
         e,
         h,
         in,
+        mix,
         FloatView.of(t[4]),
         FloatView.of(t[6]),
         AttentionInputs.of(t[8], t[9], t[10], t[7]));
@@ -141,6 +155,27 @@ public final class AttentionFixture {
       b.free(tr);
     }
     return res;
+  }
+
+  /**
+   * Runs {@link Backend#attentionResidualWeights} of this block on {@code b} from {@code prev}
+   * ({@code prevSlotCount x heads}) and {@code prevSlots} (one per slot); returns its output.
+   */
+  public float[] residualWeights(Backend b, float[] prev, int[] prevSlots) {
+    IntTensor tp = up(b, indptr);
+    IntTensor ti = up(b, indices.length == 0 ? new int[1] : indices);
+    AttentionEdges e = new AttentionEdges(tp, 0, ti, 0, null, 0, 0, rows, edges(), self, 0);
+    FloatTensor tprev = up(b, prev);
+    IntTensor ts = up(b, prevSlots.length == 0 ? new int[1] : prevSlots);
+    FloatTensor tout = b.allocFloat(Math.max(1, slots() * heads));
+    try {
+      b.attentionResidualWeights(e, heads, FloatView.of(tprev), ts, FloatView.of(tout));
+      return java.util.Arrays.copyOf(down(b, tout), slots() * heads);
+    } finally {
+      for (Tensor x : new Tensor[] {tp, ti, tprev, ts, tout}) {
+        b.free(x);
+      }
+    }
   }
 
   public static FloatTensor up(Backend b, float[] a) {
@@ -198,8 +233,12 @@ public final class AttentionFixture {
           alpha[idx] = a;
           double m =
               dropout <= 0 ? 1 : CounterRng.uniform(key, idx) < dropout ? 0 : 1 / (1.0 - dropout);
+          double w = a * m;
+          if (beta > 0f) {
+            w = (1 - (double) beta) * w + beta * (double) residual[idx];
+          }
           for (int d = 0; d < dim; d++) {
-            out[i * hd + k * dim + d] += a * m * zz[src[t] * hd + k * dim + d];
+            out[i * hd + k * dim + d] += w * zz[src[t] * hd + k * dim + d];
           }
         }
       }

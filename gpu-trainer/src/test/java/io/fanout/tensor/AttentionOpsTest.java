@@ -28,7 +28,16 @@ class AttentionOpsTest {
       new AttentionFixture(3, 8, 8, 2, 4, 3, false, 5),
       new AttentionFixture(4, 5, 7, 1, 3, 2, true, 4),
       dropped,
+      residual(new AttentionFixture(6, 6, 9, 2, 3, 3, true, 4), 0.3f, 0f),
+      residual(new AttentionFixture(7, 7, 8, 3, 2, 0, false, 5), 0.05f, 0.4f),
     };
+  }
+
+  /** {@code f} with an edge residual of share {@code beta} and attention dropout {@code p}. */
+  private static AttentionFixture residual(AttentionFixture f, float beta, float p) {
+    f.beta = beta;
+    f.dropout = p;
+    return f;
   }
 
   private static void close(float[] got, double[] want, double tol, String what) {
@@ -115,6 +124,74 @@ class AttentionOpsTest {
         assertThat(got.dsDst()).containsExactly(want.dsDst());
         assertThat(got.dsSrc()).containsExactly(want.dsSrc());
         assertThat(got.dsRel()).containsExactly(want.dsRel());
+      }
+    }
+  }
+
+  @Test
+  void theResidualChangesTheOutputAndTheGradients() {
+    AttentionFixture f = residual(new AttentionFixture(6, 6, 9, 2, 3, 3, true, 4), 0.3f, 0f);
+    AttentionFixture.Results with = f.run(cpu);
+    f.beta = 0f;
+    AttentionFixture.Results without = f.run(cpu);
+    assertThat(with.alpha()).containsExactly(without.alpha()); // alpha keeps the softmax
+    assertThat(with.out()).isNotEqualTo(without.out());
+    assertThat(with.dz()).isNotEqualTo(without.dz());
+    assertThat(with.dsDst()).isNotEqualTo(without.dsDst());
+  }
+
+  /** The reference of {@link Backend#attentionResidualWeights}, in double. */
+  private static double[] residualReference(AttentionFixture f, float[] prev, int[] prevSlots) {
+    double[] out = new double[f.slots() * f.heads];
+    int q0 = 0;
+    for (int i = 0; i < f.rows; i++) {
+      int n = f.indptr[i + 1] - f.indptr[i] + (f.self ? 1 : 0);
+      for (int k = 0; k < f.heads; k++) {
+        double sum = 0;
+        for (int t = 0; t < n; t++) {
+          sum += prevSlots[q0 + t] >= 0 ? prev[prevSlots[q0 + t] * f.heads + k] : 0;
+        }
+        for (int t = 0; t < n; t++) {
+          int p = prevSlots[q0 + t];
+          out[(q0 + t) * f.heads + k] = p >= 0 && sum > 0 ? prev[p * f.heads + k] / sum : 0;
+        }
+      }
+      q0 += n;
+    }
+    return out;
+  }
+
+  @Test
+  void residualWeightsAreTheSharedEdgesWeightsNormalisedPerRow() {
+    for (AttentionFixture f : cases()) {
+      Random r = new Random(f.rows * 31L + f.heads);
+      int prevSlotCount = f.slots() + 3;
+      float[] prev = new float[prevSlotCount * f.heads];
+      for (int i = 0; i < prev.length; i++) {
+        prev[i] = r.nextFloat();
+      }
+      int[] prevSlots = new int[f.slots()];
+      for (int q = 0; q < prevSlots.length; q++) {
+        prevSlots[q] = r.nextInt(4) == 0 ? -1 : r.nextInt(prevSlotCount);
+      }
+      if (prevSlots.length > 0) {
+        prevSlots[0] = -1;
+      }
+      float[] got = f.residualWeights(cpu, prev, prevSlots);
+      close(got, residualReference(f, prev, prevSlots), 1e-6, "residual weights");
+      for (int q = 0; q < prevSlots.length; q++) {
+        if (prevSlots[q] < 0) {
+          for (int k = 0; k < f.heads; k++) {
+            assertThat(got[q * f.heads + k]).isZero();
+          }
+        }
+      }
+      try (CheckingBackend chk = new CheckingBackend(cpu)) {
+        assertThat(f.residualWeights(chk, prev, prevSlots)).containsExactly(got);
+        int[] bad = prevSlots.clone();
+        bad[bad.length - 1] = prevSlotCount + 5;
+        assertThatThrownBy(() -> f.residualWeights(chk, prev, bad))
+            .hasMessageContaining("earlier weights");
       }
     }
   }

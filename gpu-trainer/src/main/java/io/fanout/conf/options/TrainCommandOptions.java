@@ -237,6 +237,13 @@ public final class TrainCommandOptions {
           0.6,
           "--model gat: dropout on the attention weights in training (each edge and head;"
               + " --model hgn: default 0.5)");
+  public static final OptionDef<Double> ATTN_RESIDUAL =
+      OptionDef.doubleValue(
+          "attn-residual",
+          Double.parseDouble(Float.toString(io.fanout.nn.typed.HgnSettings.DEFAULT.attnResidual())),
+          "--model hgn: Simple-HGN's edge residual beta in [0, 1): every hidden layer after the"
+              + " first aggregates with (1 - beta) times its attention weights plus beta times the"
+              + " previous layer's weights of the same edges (0: off; acts from 3 layers on)");
   public static final OptionDef<Integer> OUT_HEADS =
       OptionDef.integer(
           "out-heads",
@@ -291,6 +298,7 @@ public final class TrainCommandOptions {
           HEADS,
           ATTN_SLOPE,
           ATTN_DROPOUT,
+          ATTN_RESIDUAL,
           OUT_HEADS,
           GAT_RESIDUAL,
           LEARNED_EMBEDDINGS,

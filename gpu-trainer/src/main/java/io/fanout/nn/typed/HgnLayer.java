@@ -4,6 +4,7 @@ import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.AttentionEdges;
 import io.fanout.tensor.AttentionHeads;
 import io.fanout.tensor.AttentionInputs;
+import io.fanout.tensor.AttentionResidual;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FloatTensor;
@@ -30,6 +31,14 @@ import io.fanout.tensor.TensorBufs;
  * destination row: its self loop, then the relations into its type in relation order, each in edge
  * order) with a relation id per edge, and runs {@link Backend#attentionAggregate} once.
  *
+ * <p>Edge residual ({@link HgnSettings#attnResidual} {@code beta > 0}, as HGB): a hidden layer
+ * after the first aggregates with {@code (1 - beta) alpha + beta alpha_prev}, {@code alpha_prev}
+ * the previous layer's weights (its own mix where it has one, before attention dropout) of the same
+ * edges ({@link EdgeResidualSlots}), restricted to the edges both blocks have and normalised again
+ * per row and head ({@link Backend#attentionResidualWeights}); they carry no gradient (HGB detaches
+ * them). The output layer (one head) has none, as in HGB, so a model needs three layers or more for
+ * the residual to act.
+ *
  * <p>Parameters: {@code W (in x out), a_src (out), a_dst (out), r (R+1 x E), W_r (E x K*E), a_rel
  * (K*E), b (out)}, then {@code W_res (in x out)} when the residual is linear.
  */
@@ -40,6 +49,9 @@ final class HgnLayer extends TypedLayer {
   private final int rels; // relation ids: the schema's, then the self loop
   private final boolean residual;
   private final boolean linearResidual;
+  private final float beta; // the edge residual's share, 0 where this layer has none
+  private HgnLayer previous; // the layer before, whose weights the edge residual reads
+  private boolean holdResidual; // reuse the last forward's residual weights (gradient checks)
   private int w;
   private int aSrc;
   private int aDst;
@@ -62,6 +74,9 @@ final class HgnLayer extends TypedLayer {
   private FloatTensor sDst;
   private FloatTensor sRel;
   private FloatTensor alpha;
+  private IntTensor prevSlots;
+  private FloatTensor resWeights; // the edge residual's weights of this hop's slots
+  private FloatTensor mixed; // (1 - beta) alpha + beta resWeights: what the next layer reads
   private FloatTensor dz;
   private FloatTensor dzRel;
   private FloatTensor dsSrc;
@@ -76,6 +91,30 @@ final class HgnLayer extends TypedLayer {
     this.rels = cfg.numRelations() + 1;
     this.residual = index > 0;
     this.linearResidual = residual && in != out;
+    float b = cfg.hgn().attnResidual();
+    this.beta = b > 0f && index > 0 && index < cfg.layers() - 1 ? b : 0f;
+  }
+
+  /** The layer before this one, whose attention weights this layer's edge residual reads. */
+  void follows(HgnLayer layer) {
+    this.previous = layer;
+  }
+
+  /**
+   * With {@code hold}, the next forwards reuse the edge residual weights of the last one instead of
+   * reading the previous layer's: they are constants of the gradient, so a finite-difference check
+   * of the parameters holds them fixed. The batch must stay the same.
+   */
+  void holdResidual(boolean hold) {
+    this.holdResidual = hold;
+  }
+
+  /**
+   * The attention weights of the last forward that the next layer's edge residual reads: the mixed
+   * weights where this layer has a residual itself, else the softmax weights (before dropout).
+   */
+  private FloatTensor passedOn() {
+    return beta > 0f ? mixed : alpha;
   }
 
   @Override
@@ -204,12 +243,24 @@ final class HgnLayer extends TypedLayer {
       return;
     }
     alpha = TensorBufs.ensure(be, alpha, (long) Math.max(1, edges) * heads);
+    AttentionResidual res = edgeResidual(b, hop);
     be.attentionAggregate(
         edges(),
         new AttentionHeads(heads, headDim, cfg.hgn().slope(), attnDropout(), attnKey),
         AttentionInputs.of(sDst, sSrc, sRel, z),
+        res,
         FloatView.of(alpha),
         FloatView.of(y));
+    if (res != null) {
+      if ((long) edges * heads > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException("a typed batch hop of more than 2^31 attention weights");
+      }
+      int n = edges * heads;
+      mixed = TensorBufs.ensure(be, mixed, Math.max(1, n));
+      be.copy(alpha, 0, mixed, 0, n);
+      be.scale(n, res.keptShare(), mixed, 0);
+      be.axpy(n, beta, resWeights, 0, mixed, 0);
+    }
     be.addBias(y, 0, rows, out, p, bias);
     if (residual) {
       for (int t = 0; t < cfg.numTypes(); t++) {
@@ -226,6 +277,25 @@ final class HgnLayer extends TypedLayer {
         }
       }
     }
+  }
+
+  /** The edge residual of this forward (after {@link #uploadEdges}); null where there is none. */
+  private AttentionResidual edgeResidual(TypedBatchTensors b, int hop) {
+    if (beta == 0f) {
+      return null;
+    }
+    if (holdResidual && resWeights != null) {
+      return new AttentionResidual(beta, FloatView.of(resWeights));
+    }
+    int[] slots = EdgeResidualSlots.match(b, cfg, hop);
+    prevSlots = TensorBufs.ensure(be, prevSlots, Math.max(1, edges));
+    resWeights = TensorBufs.ensure(be, resWeights, (long) Math.max(1, edges) * heads);
+    if (edges > 0) {
+      be.upload(slots, 0, prevSlots, 0, edges);
+    }
+    be.attentionResidualWeights(
+        edges(), heads, FloatView.of(previous.passedOn()), prevSlots, FloatView.of(resWeights));
+    return new AttentionResidual(beta, FloatView.of(resWeights));
   }
 
   @Override
@@ -271,6 +341,7 @@ final class HgnLayer extends TypedLayer {
         edges(),
         new AttentionHeads(heads, headDim, cfg.hgn().slope(), attnDropout(), attnKey),
         AttentionInputs.of(sDst, sSrc, sRel, z),
+        beta > 0f ? new AttentionResidual(beta, FloatView.of(resWeights)) : null,
         FloatView.of(alpha),
         FloatView.of(dy),
         AttentionInputs.of(dsDst, dsSrc, dsRel, dz));
@@ -321,13 +392,17 @@ final class HgnLayer extends TypedLayer {
   @Override
   public void free() {
     for (FloatTensor t :
-        new FloatTensor[] {z, zRel, sSrc, sDst, sRel, alpha, dz, dzRel, dsSrc, dsDst, dsRel}) {
+        new FloatTensor[] {
+          z, zRel, sSrc, sDst, sRel, alpha, resWeights, mixed, dz, dzRel, dsSrc, dsDst, dsRel
+        }) {
       TensorBufs.free(be, t);
     }
     TensorBufs.free(be, ptr);
     TensorBufs.free(be, idx);
     TensorBufs.free(be, rel);
-    z = zRel = sSrc = sDst = sRel = alpha = dz = dzRel = dsSrc = dsDst = dsRel = null;
-    ptr = idx = rel = null;
+    TensorBufs.free(be, prevSlots);
+    z = zRel = sSrc = sDst = sRel = alpha = resWeights = mixed = null;
+    dz = dzRel = dsSrc = dsDst = dsRel = null;
+    ptr = idx = rel = prevSlots = null;
   }
 }

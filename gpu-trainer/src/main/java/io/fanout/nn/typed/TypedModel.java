@@ -98,6 +98,9 @@ public final class TypedModel implements AutoCloseable {
             case HGN -> new HgnLayer(be, cfg, l);
           };
       off = layers[l].allocate(TypedLayer.fits(off));
+      if (l > 0 && layers[l] instanceof HgnLayer h) {
+        h.follows((HgnLayer) layers[l - 1]);
+      }
     }
     if (decoder == DecoderKind.MLP) {
       mlp = new MlpDecoder(be, cfg.classes());
@@ -422,6 +425,18 @@ public final class TypedModel implements AutoCloseable {
    */
   public float[] embeddingGradient(int t) {
     return embGrad[t];
+  }
+
+  /**
+   * With {@code hold}, the attention layers' edge residual weights stay those of the last forward
+   * (for finite-difference checks of the gradient, which treats them as constants, as HGB does).
+   */
+  void holdEdgeResidual(boolean hold) {
+    for (TypedLayer l : layers) {
+      if (l instanceof HgnLayer h) {
+        h.holdResidual(hold);
+      }
+    }
   }
 
   /** One sparse Adam step of every embedding table over the rows of the last backward's batch. */

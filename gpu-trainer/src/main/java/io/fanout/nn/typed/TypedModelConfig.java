@@ -312,6 +312,9 @@ public record TypedModelConfig(
       if (hgn.inputWidth() > 0) {
         m.put("hgn.input_width", Integer.toString(hgn.inputWidth()));
       }
+      if (hgn.attnResidual() > 0f) {
+        m.put("hgn.attn_residual", Float.toString(hgn.attnResidual()));
+      }
     }
     return m;
   }
@@ -352,7 +355,8 @@ public record TypedModelConfig(
                 Float.parseFloat(m.get("hgn.attn_dropout")),
                 Integer.parseInt(m.get("hgn.relation_dim")),
                 Float.parseFloat(m.getOrDefault("hgn.output_scale", "1.0")),
-                Integer.parseInt(m.getOrDefault("hgn.input_width", "0")))
+                Integer.parseInt(m.getOrDefault("hgn.input_width", "0")),
+                Float.parseFloat(m.getOrDefault("hgn.attn_residual", "0")))
             : HgnSettings.DEFAULT);
   }
 }

@@ -3,8 +3,10 @@ package io.fanout.tensor.cuda;
 import io.fanout.tensor.AttentionEdges;
 import io.fanout.tensor.AttentionHeads;
 import io.fanout.tensor.AttentionInputs;
+import io.fanout.tensor.AttentionResidual;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.FloatView;
+import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TransposeAhead;
 import io.fanout.tensor.TransposedCsr;
 import jcuda.driver.CUdeviceptr;
@@ -104,8 +106,18 @@ final class CudaAttentionOps {
     return e.relations() == null ? null : at(s, (long) e.relationCount() * heads);
   }
 
+  /** The residual's weights (null without one). */
+  private CUdeviceptr residual(AttentionEdges e, AttentionResidual res, int heads) {
+    return res == null ? null : at(res.weights(), (long) e.slots() * heads);
+  }
+
   void aggregate(
-      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
+      AttentionEdges e,
+      AttentionHeads h,
+      AttentionInputs in,
+      AttentionResidual res,
+      FloatView alpha,
+      FloatView out) {
     int heads = h.heads();
     CUdeviceptr[] b = block(e);
     int rows = e.rows();
@@ -140,6 +152,9 @@ final class CudaAttentionOps {
             .f(h.dropout())
             .f(h.keptScale())
             .l(h.key())
+            .f(res == null ? 1f : res.keptShare())
+            .f(res == null ? 0f : res.beta())
+            .p(residual(e, res, heads))
             .p(pa)
             .p(rest(in.z()))
             .p(at(out, rows * hd)));
@@ -149,6 +164,7 @@ final class CudaAttentionOps {
       AttentionEdges e,
       AttentionHeads h,
       AttentionInputs in,
+      AttentionResidual res,
       FloatView alpha,
       FloatView dOut,
       AttentionInputs dIn) {
@@ -196,6 +212,7 @@ final class CudaAttentionOps {
               .f(h.dropout())
               .f(h.keptScale())
               .l(h.key())
+              .f(res == null ? 1f : res.keptShare())
               .p(rest(in.z()))
               .p(pa)
               .p(pg)
@@ -220,6 +237,9 @@ final class CudaAttentionOps {
               .f(h.dropout())
               .f(h.keptScale())
               .l(h.key())
+              .f(res == null ? 1f : res.keptShare())
+              .f(res == null ? 0f : res.beta())
+              .p(residual(e, res, heads))
               .p(pa)
               .p(pg)
               .p(pdz));
@@ -274,6 +294,23 @@ final class CudaAttentionOps {
         pool.release(part);
       }
     }
+  }
+
+  void residualWeights(
+      AttentionEdges e, int heads, FloatView prev, IntTensor prevSlots, FloatView out) {
+    int rows = e.rows();
+    long slots = e.slots();
+    launches.launch(
+        "attention_residual_weights",
+        (long) rows * heads,
+        new KernelArgs()
+            .p(be.pointer(e.indptr(), e.indptrOff(), rows + 1L))
+            .i(rows)
+            .i(heads)
+            .i(e.selfLoops() ? 1 : 0)
+            .p(be.pointer(prevSlots, 0, Math.max(1L, slots)))
+            .p(rest(prev))
+            .p(at(out, Math.max(1L, slots) * heads)));
   }
 
   /**

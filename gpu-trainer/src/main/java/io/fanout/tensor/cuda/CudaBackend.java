@@ -5,6 +5,7 @@ import io.fanout.tensor.Aggregation;
 import io.fanout.tensor.AttentionEdges;
 import io.fanout.tensor.AttentionHeads;
 import io.fanout.tensor.AttentionInputs;
+import io.fanout.tensor.AttentionResidual;
 import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.FloatView;
@@ -554,8 +555,13 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
 
   @Override
   public void attentionAggregate(
-      AttentionEdges e, AttentionHeads h, AttentionInputs in, FloatView alpha, FloatView out) {
-    attention.aggregate(e, h, in, alpha, out);
+      AttentionEdges e,
+      AttentionHeads h,
+      AttentionInputs in,
+      AttentionResidual res,
+      FloatView alpha,
+      FloatView out) {
+    attention.aggregate(e, h, in, res, alpha, out);
   }
 
   @Override
@@ -563,10 +569,17 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
       AttentionEdges e,
       AttentionHeads h,
       AttentionInputs in,
+      AttentionResidual res,
       FloatView alpha,
       FloatView dOut,
       AttentionInputs dIn) {
-    attention.aggregateBackward(e, h, in, alpha, dOut, dIn);
+    attention.aggregateBackward(e, h, in, res, alpha, dOut, dIn);
+  }
+
+  @Override
+  public void attentionResidualWeights(
+      AttentionEdges e, int heads, FloatView prev, IntTensor prevSlots, FloatView out) {
+    attention.residualWeights(e, heads, prev, prevSlots, out);
   }
 
   @Override

@@ -44,7 +44,8 @@ public final class PtxModules {
                   "attention_src_grad",
                   "attention_src_score_grad",
                   "attention_rel_partial",
-                  "attention_rel_sum")),
+                  "attention_rel_sum",
+                  "attention_residual_weights")),
           Map.entry("l2norm", List.of("l2_normalize_rows", "l2_normalize_rows_backward")),
           Map.entry("multilabel", List.of("sigmoid_xent", "count_exact")));
 

@@ -79,6 +79,8 @@ class TypedGradientCheckTest {
     m.zeroGrad();
     m.backward(d);
     float[] analytic = m.grads();
+    // the edge residual's weights are constants of the gradient (detached, as HGB)
+    m.holdEdgeResidual(true);
     for (int i = 0; i < p.length; i++) {
       float saved = p[i];
       double[] l = new double[3];
@@ -187,5 +189,39 @@ class TypedGradientCheckTest {
         TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 4, 3, 0.1f, 0, EmbeddingMode.AUTO)
             .withHgn(new HgnSettings(1, 0.8f, 0.2f, 2));
     check(g, cfg, new int[] {2, 2, 2}, 1);
+  }
+
+  /** The logits of an hgn model of {@code layers} layers with edge residual {@code beta}. */
+  private static float[] hgnLogits(int layers, float beta) {
+    ArrayTypedGraph g = TypedTestGraphs.small(11);
+    TypedModelConfig cfg =
+        TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 2, layers, 0f, 0, EmbeddingMode.AUTO)
+            .withHgn(new HgnSettings(2, 0.2f, 0f, 2).withAttnResidual(beta));
+    int[] fanouts = new int[layers];
+    java.util.Arrays.fill(fanouts, 3);
+    try (TypedModel m = new TypedModel(cfg, new CpuBackend())) {
+      m.init(3);
+      TypedMiniBatch b = batch(g, fanouts);
+      return logits(m, b, SimpleTypedSampler.features(g, b));
+    }
+  }
+
+  @Test
+  void hgnEdgeResidualActsFromThreeLayers() {
+    // the first layer and the one-head output layer have none (as HGB): two layers ignore beta
+    assertThat(hgnLogits(2, 0.3f)).containsExactly(hgnLogits(2, 0f));
+    assertThat(hgnLogits(3, 0.3f)).isNotEqualTo(hgnLogits(3, 0f));
+  }
+
+  @Test
+  void hgnThreeLayersEdgeResidual() {
+    // the middle layer mixes the first layer's weights of the edges both hops drew (sampled
+    // fanouts: some edges of its hop are missing from the hop before); two heads, as HGB's hidden
+    // layers have several
+    ArrayTypedGraph g = TypedTestGraphs.small(11);
+    TypedModelConfig cfg =
+        TypedModelConfig.of(g.schema(), 0, TypedModelKind.HGN, 2, 3, 0.1f, 0, EmbeddingMode.AUTO)
+            .withHgn(new HgnSettings(2, 0.8f, 0.2f, 2).withAttnResidual(0.3f));
+    check(g, cfg, new int[] {2, 3, 2}, 1);
   }
 }

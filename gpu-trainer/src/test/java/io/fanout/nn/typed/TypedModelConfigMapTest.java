@@ -39,6 +39,22 @@ class TypedModelConfigMapTest {
   }
 
   @Test
+  void noEdgeResidualWritesNoKeyAndAnOldCheckpointReadsAsNone() {
+    TypedModelConfig cfg = hgn(new HgnSettings(2, 0.2f, 0.3f, 3, 2.5f));
+    Map<String, String> m = cfg.toMap();
+    assertThat(m).doesNotContainKey("hgn.attn_residual");
+    assertThat(TypedModelConfig.fromMap(m).hgn().attnResidual()).isZero();
+  }
+
+  @Test
+  void edgeResidualRoundTrips() {
+    TypedModelConfig cfg = hgn(new HgnSettings(2, 0.2f, 0.3f, 3, 2.5f).withAttnResidual(0.05f));
+    Map<String, String> m = cfg.toMap();
+    assertThat(m).containsEntry("hgn.attn_residual", "0.05");
+    assertThat(TypedModelConfig.fromMap(m)).isEqualTo(cfg);
+  }
+
+  @Test
   void otherModelsKeepTheHiddenInputWidth() {
     ArrayTypedGraph g = TypedTestGraphs.small(11);
     TypedModelConfig cfg =

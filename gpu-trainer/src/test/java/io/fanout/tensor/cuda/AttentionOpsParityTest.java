@@ -67,6 +67,9 @@ class AttentionOpsParityTest {
       new AttentionFixture(4, 700, 1500, 8, 8, 5, true, 12),
       new AttentionFixture(5, 600, 2000, 1, 16, 0, true, 25),
       withDropout(new AttentionFixture(7, 500, 900, 4, 8, 3, true, 10), 0.5f),
+      // Simple-HGN's edge residual, with and without attention dropout
+      withResidual(new AttentionFixture(8, 600, 1200, 8, 8, 5, false, 12), 0.05f, 0f),
+      withResidual(new AttentionFixture(9, 400, 800, 4, 8, 3, true, 10), 0.3f, 0.5f),
     };
     for (AttentionFixture f : cases) {
       AttentionFixture.Results want = f.run(cpu);
@@ -83,6 +86,30 @@ class AttentionOpsParityTest {
   private static AttentionFixture withDropout(AttentionFixture f, float p) {
     f.dropout = p;
     return f;
+  }
+
+  private static AttentionFixture withResidual(AttentionFixture f, float beta, float p) {
+    f.beta = beta;
+    f.dropout = p;
+    return f;
+  }
+
+  /** The residual weights: sums in slot order and one division, so the CPU's bits. */
+  @Test
+  void residualWeightsMatchTheCpuBitForBit() {
+    AttentionFixture f = new AttentionFixture(10, 700, 1500, 8, 4, 5, true, 12);
+    Random r = new Random(10);
+    int prevSlotCount = f.slots() + 100;
+    float[] prev = new float[prevSlotCount * f.heads];
+    for (int i = 0; i < prev.length; i++) {
+      prev[i] = r.nextFloat();
+    }
+    int[] prevSlots = new int[f.slots()];
+    for (int q = 0; q < prevSlots.length; q++) {
+      prevSlots[q] = r.nextInt(4) == 0 ? -1 : r.nextInt(prevSlotCount);
+    }
+    assertThat(f.residualWeights(gpu, prev, prevSlots))
+        .containsExactly(f.residualWeights(cpu, prev, prevSlots));
   }
 
   @Test

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
@@ -324,13 +325,15 @@ class TypedAccuracyProbe {
           TypedModelConfig.of(g.schema(), target, kind, hidden, layers, dropout, bases, emb)
               .withFeatureNorm(io.fanout.nn.FeatureNormKind.parse(p("norm", "l2")))
               .withHgn(
-                  new io.fanout.nn.typed.HgnSettings(
+                  new HgnSettings(
                       Integer.parseInt(p("heads", "8")),
                       Float.parseFloat(p("slope", "0.05")),
                       Float.parseFloat(p("attn_dropout", "0.5")),
                       Integer.parseInt(p("relation_dim", "64")),
                       Float.parseFloat(p("scale", "1")),
-                      Integer.parseInt(p("input_width", "0"))));
+                      Integer.parseInt(p("input_width", "0")),
+                      Float.parseFloat(
+                          p("attn_residual", "" + HgnSettings.DEFAULT.attnResidual()))));
       TypedSampler sampler =
           TypedSampler.of(new TypedNeighborSampler(g, target, fanouts, opts.seed()));
       Path md = Files.createTempDirectory("typedprobe");

@@ -117,6 +117,10 @@ public final class TrainOptionsDefs {
    * {@code --gat-residual} of a gat model, checked against the width.
    */
   static AttentionConfig attention(FanoutConf c) {
+    if (c.given(ATTN_RESIDUAL)) {
+      throw new FanoutConfigException(
+          "train --attn-residual is built for --model hgn on typed stores only");
+    }
     int heads = c.get(HEADS);
     double slope = c.get(ATTN_SLOPE);
     if (heads < 1) {

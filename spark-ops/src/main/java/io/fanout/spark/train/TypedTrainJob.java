@@ -84,7 +84,7 @@ public final class TypedTrainJob {
               + " is not built for typed stores; use --model rgcn, hsage or hgn");
     }
     if (c.get(MODEL) != ModelKind.HGN) {
-      for (OptionDef<?> d : List.of(HEADS, ATTN_SLOPE, ATTN_DROPOUT)) {
+      for (OptionDef<?> d : List.of(HEADS, ATTN_SLOPE, ATTN_DROPOUT, ATTN_RESIDUAL)) {
         if (c.given(d) && !c.raw(d).equals(d.defaultValue())) {
           throw new FanoutConfigException(
               "train --" + d.name() + " is not built for --model " + c.get(MODEL).id());
@@ -98,9 +98,9 @@ public final class TypedTrainJob {
   }
 
   /**
-   * The attention settings of {@code --model hgn}: {@code --heads}, {@code --attn-slope} and {@code
-   * --attn-dropout} where given, else {@link HgnSettings#DEFAULT} (the gat defaults of those
-   * options do not apply).
+   * The attention settings of {@code --model hgn}: {@code --heads}, {@code --attn-slope}, {@code
+   * --attn-dropout} and {@code --attn-residual} where given, else {@link HgnSettings#DEFAULT} (the
+   * gat defaults of those options do not apply).
    */
   static HgnSettings hgn(FanoutConf c) {
     HgnSettings d = HgnSettings.DEFAULT;
@@ -119,7 +119,15 @@ public final class TypedTrainJob {
       throw new FanoutConfigException(
           "option 'attn-dropout' of train has value " + c.raw(ATTN_DROPOUT) + "; expected [0, 1)");
     }
-    return new HgnSettings(heads, (float) slope, (float) attn, d.relationDim());
+    double beta = c.given(ATTN_RESIDUAL) ? c.get(ATTN_RESIDUAL) : d.attnResidual();
+    if (!(beta >= 0 && beta < 1)) {
+      throw new FanoutConfigException(
+          "option 'attn-residual' of train has value "
+              + c.raw(ATTN_RESIDUAL)
+              + "; expected [0, 1)");
+    }
+    return new HgnSettings(heads, (float) slope, (float) attn, d.relationDim())
+        .withAttnResidual((float) beta);
   }
 
   /**

@@ -264,6 +264,8 @@ class TypedTrainJobTest {
         .hasMessageContaining("train --model sage is not built for typed stores");
     assertThatThrownBy(() -> train(s, shards, md).option("heads", "2").execute())
         .hasMessageContaining("train --heads is not built for --model rgcn");
+    assertThatThrownBy(() -> train(s, shards, md).option("attn-residual", "0.3").execute())
+        .hasMessageContaining("train --attn-residual is not built for --model rgcn");
     assertThat(Files.exists(md.resolve("checkpoint.bin"))).isFalse();
   }
 
