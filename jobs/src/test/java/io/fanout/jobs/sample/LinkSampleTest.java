@@ -145,8 +145,8 @@ class LinkSampleTest {
 
   /**
    * Partitioned mode (each task maps one of the store's 2 partitions) writes the replicated mode's
-   * bytes: the seeds' order, the pairs and negatives (degree: in-degrees gathered from the
-   * partitions; in-batch), the blocks without the positive edges, the seeds' labels and inlined
+   * bytes: the seeds' order, the pairs and negatives (degree: in-degrees each executor reads from
+   * the partitions; in-batch), the blocks without the positive edges, the seeds' labels and inlined
    * features.
    */
   @Test

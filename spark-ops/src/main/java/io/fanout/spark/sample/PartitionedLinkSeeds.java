@@ -87,26 +87,18 @@ final class PartitionedLinkSeeds {
   }
 
   /**
-   * The negative sampler of the request. The degree mode needs every vertex's in-degree, gathered
-   * from the partitions (4 bytes a vertex on the driver); the others need only the vertex count.
+   * The negative sampler of the request, built on the executors; the degree mode reads every
+   * partition's in-degrees there ({@link ExecutorNegatives}).
    */
-  static NegativeSampler negatives(JavaSparkContext jsc, SampleSpec spec, long[] firsts) {
-    int parts = firsts.length - 1;
-    List<Integer> ids = new ArrayList<>();
-    for (int p = 0; p < parts; p++) {
-      ids.add(p);
-    }
-    return negatives(
+  static ExecutorNegatives negatives(SampleSpec spec, long[] firsts) {
+    return new ExecutorNegatives(
         spec.link.negatives(),
         firsts,
-        () ->
-            jsc.parallelize(ids, Math.max(parts, 1))
-                .map(
-                    p -> {
-                      StorePartition part = OpenPartitions.get(spec, p);
-                      return rowDegrees(part.csr(), part.firstVertex(), part.numVertices());
-                    })
-                .collect());
+        spec.store + "#" + spec.storeFingerprint,
+        p -> {
+          StorePartition part = OpenPartitions.get(spec, p);
+          return rowDegrees(part.csr(), part.firstVertex(), part.numVertices());
+        });
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.fanout.spark.sample;
 
 import io.fanout.sample.BatchBuilder;
-import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.NodeSampler;
 import io.fanout.sample.PairSet;
 import io.fanout.sample.PartialBatch;
@@ -73,8 +72,8 @@ final class PartitionedSampling {
 
     // Link requests: the seeds are training edges, each partition's under their global index.
     long[] linkOffsets = spec.link == null ? null : PartitionedLinkSeeds.offsets(jsc, spec, parts);
-    Broadcast<NegativeSampler> negatives =
-        spec.link == null ? null : jsc.broadcast(PartitionedLinkSeeds.negatives(jsc, spec, firsts));
+    ExecutorNegatives negatives =
+        spec.link == null ? null : PartitionedLinkSeeds.negatives(spec, firsts);
 
     // 0. --batch-by-partition: the driver places every batch from the partitions' seed counts.
     Broadcast<int[][]> batchOfChunk = null;
@@ -218,9 +217,6 @@ final class PartitionedSampling {
                     .collect());
     for (JavaPairRDD<Long, PartialBatch> r : persisted) {
       r.unpersist(false);
-    }
-    if (negatives != null) {
-      negatives.destroy();
     }
     if (byPartition) {
       chunks.destroy();

@@ -1,7 +1,6 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.StorePartition;
-import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.PartialBatch;
 import io.fanout.sample.PartitionBatches;
 import io.fanout.sample.SampleHash;
@@ -15,7 +14,6 @@ import java.util.NoSuchElementException;
 import java.util.function.IntPredicate;
 import java.util.function.IntToLongFunction;
 import java.util.function.LongToIntFunction;
-import org.apache.spark.broadcast.Broadcast;
 import scala.Tuple2;
 
 /**
@@ -179,13 +177,11 @@ final class PartitionedSeeds {
   /** The seeds of a partition's batches, built one batch at a time as the task pulls them. */
   static final class SeedBatches implements Iterator<Tuple2<Long, PartialBatch>> {
     private final SampleSpec spec;
-    private final Broadcast<NegativeSampler> negatives;
+    private final ExecutorNegatives negatives;
     private final Iterator<Tuple2<Long, Iterable<long[]>>> in;
 
     SeedBatches(
-        SampleSpec spec,
-        Broadcast<NegativeSampler> negatives,
-        Iterator<Tuple2<Long, Iterable<long[]>>> in) {
+        SampleSpec spec, ExecutorNegatives negatives, Iterator<Tuple2<Long, Iterable<long[]>>> in) {
       this.spec = spec;
       this.negatives = negatives;
       this.in = in;
@@ -203,7 +199,7 @@ final class PartitionedSeeds {
           t._1(),
           spec.link == null
               ? seedBatch(spec, t._1(), t._2())
-              : PartitionedLinkSeeds.seedBatch(spec, negatives.value(), t._1(), t._2()));
+              : PartitionedLinkSeeds.seedBatch(spec, negatives.sampler(), t._1(), t._2()));
     }
   }
 

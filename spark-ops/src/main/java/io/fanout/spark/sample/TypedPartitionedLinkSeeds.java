@@ -1,7 +1,6 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.TypedStorePartition;
-import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.TrainEdges;
 import io.fanout.sample.TypedBatchBuilder;
 import io.fanout.sample.TypedLinkSeeds;
@@ -61,27 +60,22 @@ final class TypedPartitionedLinkSeeds {
   }
 
   /**
-   * The negatives over type {@code D}'s vertices; in the degree mode by their in-degrees over
-   * {@code R}, gathered from {@code D}'s partitions (4 bytes a vertex on the driver).
+   * The negatives over type {@code D}'s vertices, built on the executors; in the degree mode by
+   * their in-degrees over {@code R}, read there from {@code D}'s partitions ({@link
+   * ExecutorNegatives}).
    */
-  static NegativeSampler negatives(
-      JavaSparkContext jsc, TypedSampleSpec spec, TypedOwners owners, List<Integer> seedOwners) {
+  static ExecutorNegatives negatives(TypedSampleSpec spec, TypedOwners owners) {
     int rel = spec.link.relation();
-    return PartitionedLinkSeeds.negatives(
+    int type = spec.seedType;
+    return new ExecutorNegatives(
         spec.link.negatives().negatives(),
-        owners.starts(spec.seedType),
-        () ->
-            jsc.parallelize(seedOwners, Math.max(seedOwners.size(), 1))
-                .map(
-                    o -> {
-                      TypedStorePartition part =
-                          TypedOpenPartitions.get(spec, owners.type(o), owners.part(o));
-                      return PartitionedLinkSeeds.rowDegrees(
-                          part.inNeighbors(rel),
-                          part.firstVertex(),
-                          part.endVertex() - part.firstVertex());
-                    })
-                .collect());
+        owners.starts(type),
+        spec.store + "#" + spec.storeFingerprint + "#" + rel,
+        p -> {
+          TypedStorePartition part = TypedOpenPartitions.get(spec, type, p);
+          return PartitionedLinkSeeds.rowDegrees(
+              part.inNeighbors(rel), part.firstVertex(), part.endVertex() - part.firstVertex());
+        });
   }
 
   /** Owner {@code owner}'s training edges for every epoch, lazily: (epoch, sort key) -> src|dst. */

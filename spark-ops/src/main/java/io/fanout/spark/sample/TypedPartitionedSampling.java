@@ -1,6 +1,5 @@
 package io.fanout.spark.sample;
 
-import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TypedBatchBuilder;
 import io.fanout.sample.TypedLinkSeeds;
@@ -18,7 +17,6 @@ import org.apache.spark.HashPartitioner;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
@@ -65,10 +63,7 @@ final class TypedPartitionedSampling {
     boolean link = spec.link != null;
     long[] linkOffsets =
         link ? TypedPartitionedLinkSeeds.offsets(jsc, spec, owners, seedOwners) : null;
-    Broadcast<NegativeSampler> negatives =
-        link
-            ? jsc.broadcast(TypedPartitionedLinkSeeds.negatives(jsc, spec, owners, seedOwners))
-            : null;
+    ExecutorNegatives negatives = link ? TypedPartitionedLinkSeeds.negatives(spec, owners) : null;
     JavaPairRDD<EpochKey, Long> keyed =
         jsc.parallelize(seedOwners, Math.max(seedOwners.size(), 1))
             .flatMapToPair(
@@ -102,7 +97,7 @@ final class TypedPartitionedSampling {
                       link
                           ? new TypedLinkSeeds(
                               spec.link.types(),
-                              negatives.value(),
+                              negatives.sampler(),
                               spec.link.negatives().perPositive(),
                               spec.seed)
                           : null;
@@ -161,9 +156,6 @@ final class TypedPartitionedSampling {
                     .collect());
     for (JavaPairRDD<Long, TypedPartialBatch> r : persisted) {
       r.unpersist(false);
-    }
-    if (negatives != null) {
-      negatives.destroy();
     }
     return out;
   }
