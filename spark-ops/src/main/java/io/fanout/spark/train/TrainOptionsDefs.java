@@ -117,7 +117,8 @@ public final class TrainOptionsDefs {
    * {@code --gat-residual} of a gat model, checked against the width.
    */
   static AttentionConfig attention(FanoutConf c) {
-    if (c.given(ATTN_RESIDUAL)) {
+    // a replayed or Spark ML option map carries every option at its default: refuse a value only
+    if (c.given(ATTN_RESIDUAL) && c.get(ATTN_RESIDUAL) != 0) {
       throw new FanoutConfigException(
           "train --attn-residual is built for --model hgn on typed stores only");
     }

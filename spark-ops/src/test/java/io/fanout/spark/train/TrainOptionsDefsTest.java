@@ -29,6 +29,17 @@ class TrainOptionsDefsTest {
   }
 
   @Test
+  void theEdgeResidualOfTypedHgnIsRefusedOnOneTypeModelsUnlessAtItsDefault() {
+    // a replayed option map (a rerun, a Spark ML stage) carries it at its default
+    assertThat(TrainOptionsDefs.spec(conf("attn-residual", "0.0")).optimization().epochs())
+        .isPositive();
+    assertThatThrownBy(() -> TrainOptionsDefs.spec(conf("attn-residual", "0.05")))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("--attn-residual")
+        .hasMessageContaining("typed stores only");
+  }
+
+  @Test
   void outOfRangeValuesAreRefusedByName() {
     String[][] bad = {
       {"epochs", "0", "1 or more"},
