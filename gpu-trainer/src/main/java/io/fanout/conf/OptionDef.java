@@ -191,6 +191,14 @@ public final class OptionDef<T> {
   }
 
   /**
+   * Whether {@code value}, as the option parses it, is its default: {@code 0} and {@code 0.0}, or
+   * {@code FP32} and {@code fp32}, are alike.
+   */
+  public boolean isDefault(Object value) {
+    return defaultValue != null && java.util.Objects.equals(parse(defaultValue), value);
+  }
+
+  /**
    * True for boolean options, which the command line accepts as a bare flag ({@code --undirected})
    * or with an explicit {@code true}/{@code false}.
    */

@@ -34,6 +34,15 @@ class OptionValidationTest {
   }
 
   @Test
+  void aValueIsTheDefaultByWhatItParsesTo() {
+    assertThat(LR.isDefault(FanoutConf.of("train", List.of(LR), Map.of("lr", "1e-2")).get(LR)))
+        .isTrue();
+    assertThat(LR.isDefault(FanoutConf.of("train", List.of(LR), Map.of("lr", "0.02")).get(LR)))
+        .isFalse();
+    assertThat(OUTPUT.isDefault(null)).as("a required option has no default").isFalse();
+  }
+
+  @Test
   void aBadValueIsRefusedWhenResolvedNotWhenRead() {
     assertThatThrownBy(
             () ->

@@ -118,7 +118,7 @@ public final class TrainOptionsDefs {
    */
   static AttentionConfig attention(FanoutConf c) {
     // a replayed or Spark ML option map carries every option at its default: refuse a value only
-    if (c.given(ATTN_RESIDUAL) && c.get(ATTN_RESIDUAL) != 0) {
+    if (c.given(ATTN_RESIDUAL) && !ATTN_RESIDUAL.isDefault(c.get(ATTN_RESIDUAL))) {
       throw new FanoutConfigException(
           "train --attn-residual is built for --model hgn on typed stores only");
     }

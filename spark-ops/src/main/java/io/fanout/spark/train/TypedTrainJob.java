@@ -68,7 +68,7 @@ public final class TypedTrainJob {
   /** Refuses the options typed training does not build, with one line naming the option. */
   static void refuseNotBuilt(FanoutConf c) {
     for (OptionDef<?> d : NOT_BUILT) {
-      if (c.given(d) && !c.raw(d).equals(d.defaultValue())) {
+      if (c.given(d) && !d.isDefault(c.get(d))) {
         throw new FanoutConfigException("train --" + d.name() + " is not built for typed stores");
       }
     }
@@ -85,7 +85,7 @@ public final class TypedTrainJob {
     }
     if (c.get(MODEL) != ModelKind.HGN) {
       for (OptionDef<?> d : List.of(HEADS, ATTN_SLOPE, ATTN_DROPOUT, ATTN_RESIDUAL)) {
-        if (c.given(d) && !c.raw(d).equals(d.defaultValue())) {
+        if (c.given(d) && !d.isDefault(c.get(d))) {
           throw new FanoutConfigException(
               "train --" + d.name() + " is not built for --model " + c.get(MODEL).id());
         }
