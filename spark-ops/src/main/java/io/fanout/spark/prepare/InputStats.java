@@ -163,7 +163,7 @@ final class InputStats {
               .where(col(NormalizedTables.FEAT).isNotNull())
               .select(size(col(NormalizedTables.FEAT)))
               .first();
-      dim = r == null ? 0 : Math.max(0, r.getInt(0));
+      dim = Math.max(0, r.getInt(0));
     }
     return new InputStats(v, edges, dim, 8, COUNTED);
   }

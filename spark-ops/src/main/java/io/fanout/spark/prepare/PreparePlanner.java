@@ -58,6 +58,9 @@ final class PreparePlanner {
   /** Bytes of a Parquet file besides its rows (footer, page headers), per id-map file. */
   private static final long PARQUET_FILE_OVERHEAD = 2048;
 
+  /** The step that joins edge endpoints with the id map, when the map is not broadcast. */
+  static final String JOIN_STEP = "join edge endpoints with the id map";
+
   /**
    * What the plan needs besides the input statistics; {@code encoding} is the feature encoding's id
    * ({@code --feature-encoding}, or a typed graph's for one type).
@@ -149,7 +152,7 @@ final class PreparePlanner {
       long secondSide = unsafeRow(6, 2 * idVar); // ... and (_sid, _sd, _sp), joined on dst
       double joinRatio = c.codec.unmeasuredRowRatio(EDGE_SHUFFLE_RATIO);
       joins = Math.round((s.edges * (firstSide + secondSide) + 2 * s.vertices * ids) * joinRatio);
-      shuffle.put("join edge endpoints with the id map", joins);
+      shuffle.put(JOIN_STEP, joins);
     }
     shuffle.put(
         PrepareJob.EDGE_FILES,
@@ -170,14 +173,14 @@ final class PreparePlanner {
     if (!c.taskLookup && broadcast) {
       stages.add(
           new PreparePlan.Stage(
-              "join edge endpoints with the id map",
+              JOIN_STEP,
               2 * s.vertices * unsafeRow(3, idVar),
               "the broadcast id map as a hash table, once per executor"));
     } else if (!c.taskLookup) {
       int sp = Math.max(1, c.shufflePartitions);
       stages.add(
           new PreparePlan.Stage(
-              "join edge endpoints with the id map",
+              JOIN_STEP,
               s.vertices * unsafeRow(3, idVar) / sp,
               "the hash table of one of "
                   + sp

@@ -146,10 +146,13 @@ final class TypedPreparePlanner {
       if (weighted) {
         sums.add(sums.store, "weights", e.store().get("weights"));
       }
-      String join = "join edge endpoints with the id map";
-      sums.add(sums.shuffle, join, e.shuffle().getOrDefault(join, 0L));
+
+      sums.add(
+          sums.shuffle,
+          PreparePlanner.JOIN_STEP,
+          e.shuffle().getOrDefault(PreparePlanner.JOIN_STEP, 0L));
       sums.add(sums.shuffle, PrepareJob.EDGE_FILES, e.shuffle().get(PrepareJob.EDGE_FILES));
-      sums.stages(e.stages(), join, "relation '" + r.name() + "'");
+      sums.stages(e.stages(), PreparePlanner.JOIN_STEP, "relation '" + r.name() + "'");
       sums.stages(e.stages(), PrepareJob.EDGE_FILES, "relation '" + r.name() + "'");
       storeEdges += relationEdges[i];
       Map<String, Object> m = new LinkedHashMap<>();
@@ -161,7 +164,7 @@ final class TypedPreparePlanner {
       m.put("weighted", weighted);
       relationInputs.add(m);
     }
-    sums.shuffle.remove("join edge endpoints with the id map", 0L);
+    sums.shuffle.remove(PreparePlanner.JOIN_STEP, 0L);
     sums.notes.removeIf(n -> n.startsWith("held-out val/test edges"));
     if (linkSplit) {
       sums.notes.add(
