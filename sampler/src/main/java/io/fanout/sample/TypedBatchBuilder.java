@@ -175,34 +175,36 @@ public final class TypedBatchBuilder {
   }
 
   /** A link-prediction batch's labels: -1 for each seed of the seed type. */
-  public int[] linkLabels() {
+  public SeedLabels linkLabels() {
     int[] labels = new int[seedCount(seedType)];
     Arrays.fill(labels, -1);
-    return labels;
+    return SeedLabels.single(labels);
   }
 
   /** Continues {@code p}: its nodes keep their indices, the next hop is {@code p.hops + 1}. */
   public void resume(TypedPartialBatch p) {
-    if (p.seedType != seedType || p.nodes.length != numTypes) {
+    TypedBlocks blocks = p.blocks;
+    if (p.seedType != seedType || blocks.nodes().length != numTypes) {
       throw new IllegalArgumentException("partial batch of another seed type or schema");
     }
     begin(p.epoch, p.batch, p.layers, p.hops);
     layerSizes = new int[numTypes][];
     for (int t = 0; t < numTypes; t++) {
-      layerSizes[t] = p.layerSizes[t].clone();
-      int count = p.layerSizes[t][p.hops];
-      if (p.nodes[t].length != count) {
+      layerSizes[t] = blocks.layerSizes()[t].clone();
+      int count = blocks.layerSizes()[t][p.hops];
+      int[] given = blocks.nodes()[t];
+      if (given.length != count) {
         throw new IllegalArgumentException(
-            "partial batch has " + p.nodes[t].length + " nodes of type " + t + ", not " + count);
+            "partial batch has " + given.length + " nodes of type " + t + ", not " + count);
       }
       ensure(t, count);
       for (int i = 0; i < count; i++) {
-        add(t, p.nodes[t][i], "node ");
+        add(t, given[i], "node ");
       }
     }
     for (int h = 0; h < p.hops; h++) {
-      indptr[h] = p.indptr[h].clone();
-      indices[h] = p.indices[h].clone();
+      indptr[h] = blocks.indptr()[h].clone();
+      indices[h] = blocks.indices()[h].clone();
     }
     if (p.pairs != null) {
       if (link == null) {
@@ -334,7 +336,7 @@ public final class TypedBatchBuilder {
   }
 
   /** The batch so far, for shipping to the next stage; labels may still be null. */
-  public TypedPartialBatch snapshot(int[] labels, int[] labelPtr, int[] labelIds) {
+  public TypedPartialBatch snapshot(SeedLabels labels) {
     requireWholeHop();
     int[][] sizes = new int[numTypes][];
     int[][] out = new int[numTypes][];
@@ -354,21 +356,16 @@ public final class TypedBatchBuilder {
         seedType,
         indptr.length,
         hop,
-        out,
-        sizes,
-        ptr,
-        ix,
+        new TypedBlocks(out, sizes, ptr, ix),
         labels,
-        labelPtr,
-        labelIds,
         pairs);
   }
 
   /**
-   * Finishes the batch after its last hop; the label arrays as {@link TypedMiniBatch} takes them
-   * (of a link batch, {@link #linkLabels()}), with a link batch's pairs.
+   * Finishes the batch after its last hop with the seeds' labels (of a link batch, {@link
+   * #linkLabels()}), with a link batch's pairs.
    */
-  public TypedMiniBatch finish(int[] labels, int[] labelPtr, int[] labelIds) {
+  public TypedMiniBatch finish(SeedLabels labels) {
     requireWholeHop();
     if (hop != indptr.length) {
       throw new IllegalStateException("batch has " + hop + " of " + indptr.length + " hops");
@@ -378,17 +375,7 @@ public final class TypedBatchBuilder {
       out[t] = Arrays.copyOf(nodes[t], size[t]);
     }
     return new TypedMiniBatch(
-        epoch,
-        batch,
-        seedType,
-        out,
-        layerSizes,
-        indptr,
-        indices,
-        labels,
-        labelPtr,
-        labelIds,
-        pairs);
+        epoch, batch, seedType, new TypedBlocks(out, layerSizes, indptr, indices), labels, pairs);
   }
 
   /** The batch's seeds of type {@code t} (its nodes before the first hop). */

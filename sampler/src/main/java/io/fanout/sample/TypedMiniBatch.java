@@ -22,70 +22,35 @@ public final class TypedMiniBatch {
   private final int epoch;
   private final int batch;
   private final int seedType;
-  private final int[][] nodes;
-  private final int[][] layerSizes;
-  private final int[][][] indptr;
-  private final int[][][] indices;
-  private final int[] labels;
-  private final int[] labelPtr;
-  private final int[] labelIds;
+  private final TypedBlocks blocks;
+  private final SeedLabels labels;
   private final LinkPairs pairs;
 
   /**
-   * A node-classification batch: {@link #TypedMiniBatch(int, int, int, int[][], int[][], int[][][],
-   * int[][][], int[], int[], int[], LinkPairs)} without pairs.
+   * A node-classification batch: {@link #TypedMiniBatch(int, int, int, TypedBlocks, SeedLabels,
+   * LinkPairs)} without pairs.
    */
-  public TypedMiniBatch(
-      int epoch,
-      int batch,
-      int seedType,
-      int[][] nodes,
-      int[][] layerSizes,
-      int[][][] indptr,
-      int[][][] indices,
-      int[] labels,
-      int[] labelPtr,
-      int[] labelIds) {
-    this(
-        epoch,
-        batch,
-        seedType,
-        nodes,
-        layerSizes,
-        indptr,
-        indices,
-        labels,
-        labelPtr,
-        labelIds,
-        null);
+  public TypedMiniBatch(int epoch, int batch, int seedType, TypedBlocks blocks, SeedLabels labels) {
+    this(epoch, batch, seedType, blocks, labels, null);
   }
 
   /**
    * @param seedType the type of the seeds (the target type of node classification)
-   * @param nodes {@code nodes[t]}, type-local ids, length {@code layerSizes[t][L]}
-   * @param layerSizes {@code layerSizes[t][h]} for {@code h = 0..L}
-   * @param indptr {@code indptr[h-1][r]}, length {@code layerSizes[dst(r)][h-1] + 1}
-   * @param indices {@code indices[h-1][r]}
-   * @param labels the seeds' class (single-label), -1 where unlabelled; length the seed count
-   * @param labelPtr the seeds' label sets (multi-label) as a CSR over {@code labelIds}, or null
-   * @param labelIds the classes of the label sets, or null
+   * @param blocks {@code nodes[t]} of length {@code layerSizes[t][L]}, {@code layerSizes[t][h]} for
+   *     {@code h = 0..L}, {@code indptr[h-1][r]} of length {@code layerSizes[dst(r)][h-1] + 1} and
+   *     {@code indices[h-1][r]}
+   * @param labels the seeds' labels, one per seed
    * @param pairs a link-prediction batch's scored pairs of its link relation {@code R = S -> D}
    *     ({@code sample --task link}), or null: {@code pairs.src()} index type {@code S}'s seeds
    *     ({@code nodes[S][0 .. layerSizes[S][0])}), {@code pairs.dst()} type {@code D}'s; the seed
    *     type is then {@code D}, whose {@code labels} are all -1
    */
   public TypedMiniBatch(
-      int epoch,
-      int batch,
-      int seedType,
-      int[][] nodes,
-      int[][] layerSizes,
-      int[][][] indptr,
-      int[][][] indices,
-      int[] labels,
-      int[] labelPtr,
-      int[] labelIds,
-      LinkPairs pairs) {
+      int epoch, int batch, int seedType, TypedBlocks blocks, SeedLabels labels, LinkPairs pairs) {
+    int[][] nodes = blocks.nodes();
+    int[][] layerSizes = blocks.layerSizes();
+    int[][][] indptr = blocks.indptr();
+    int[][][] indices = blocks.indices();
     int types = nodes.length;
     if (layerSizes.length != types || types == 0 || seedType < 0 || seedType >= types) {
       throw new IllegalArgumentException("nodes, layerSizes and seedType disagree on the types");
@@ -99,12 +64,8 @@ public final class TypedMiniBatch {
         throw new IllegalArgumentException("nodes of type " + t + " disagree with layerSizes");
       }
     }
-    if (labels.length != layerSizes[seedType][0]) {
+    if (labels.labels().length != layerSizes[seedType][0]) {
       throw new IllegalArgumentException("labels disagree with the seed count");
-    }
-    if ((labelPtr == null) != (labelIds == null)
-        || (labelPtr != null && labelPtr.length != labels.length + 1)) {
-      throw new IllegalArgumentException("labelPtr and labelIds disagree with the seeds");
     }
     for (int h = 0; h < layers; h++) {
       if (indptr[h].length != indices[h].length) {
@@ -114,13 +75,8 @@ public final class TypedMiniBatch {
     this.epoch = epoch;
     this.batch = batch;
     this.seedType = seedType;
-    this.nodes = nodes;
-    this.layerSizes = layerSizes;
-    this.indptr = indptr;
-    this.indices = indices;
+    this.blocks = blocks;
     this.labels = labels;
-    this.labelPtr = labelPtr;
-    this.labelIds = labelIds;
     this.pairs = pairs;
   }
 
@@ -137,61 +93,72 @@ public final class TypedMiniBatch {
   }
 
   public int numTypes() {
-    return nodes.length;
+    return blocks.nodes().length;
   }
 
   public int numRelations() {
+    int[][][] indptr = blocks.indptr();
     return indptr.length == 0 ? 0 : indptr[0].length;
   }
 
   /** Number of hops {@code L}. */
   public int layers() {
-    return indptr.length;
+    return blocks.indptr().length;
   }
 
   public int numSeeds() {
-    return layerSizes[seedType][0];
+    return blocks.layerSizes()[seedType][0];
   }
 
   /** Nodes of type {@code t} after hop {@code h}; {@code h = 0} gives that type's seeds. */
   public int layerSize(int t, int h) {
-    return layerSizes[t][h];
+    return blocks.layerSizes()[t][h];
   }
 
   public int[][] layerSizes() {
-    return layerSizes;
+    return blocks.layerSizes();
   }
 
   /** Type-local ids of type {@code t}'s nodes, all hops. */
   public int[] nodes(int t) {
-    return nodes[t];
+    return blocks.nodes()[t];
   }
 
   /** Row pointers of block {@code (h, r)}, {@code 1 <= h <= layers()}. */
   public int[] indptr(int h, int r) {
-    return indptr[h - 1][r];
+    return blocks.indptr()[h - 1][r];
   }
 
   /** Source indices (into {@code nodes(src(r))}) of block {@code (h, r)}. */
   public int[] indices(int h, int r) {
-    return indices[h - 1][r];
+    return blocks.indices()[h - 1][r];
+  }
+
+  /** The sampled subgraph: the nodes per type and the blocks per hop and relation. */
+  public TypedBlocks blocks() {
+    return blocks;
+  }
+
+  /** The seeds' labels (and label sets, where multi-label). */
+  public SeedLabels seedLabels() {
+    return labels;
   }
 
   public int[] labels() {
-    return labels;
+    return labels.labels();
   }
 
   /** Whether the seeds carry label sets (multi-label). */
   public boolean multiLabel() {
-    return labelPtr != null;
+    return labels.multiLabel();
   }
 
   public int[] labelPtr() {
-    return labelPtr;
+    return labels.labelPtr();
   }
 
   public int[] labelIds() {
-    return labelIds;
+    return labels.labelIds();
   }
 
   /** The scored pairs of a link-prediction batch, or null for node classification. */
@@ -202,7 +169,7 @@ public final class TypedMiniBatch {
   /** Sampled edges over all hops and relations. */
   public long numEdges() {
     long n = 0;
-    for (int[][] hop : indices) {
+    for (int[][] hop : blocks.indices()) {
       for (int[] ix : hop) {
         n += ix.length;
       }

@@ -177,7 +177,7 @@ public final class TypedNeighborSampler {
           System.arraycopy(sets[i], 0, labelIds, labelPtr[i], sets[i].length);
         }
       }
-      return builder.finish(labels, labelPtr, labelIds);
+      return builder.finish(new SeedLabels(labels, labelPtr, labelIds));
     }
 
     /**
@@ -189,7 +189,7 @@ public final class TypedNeighborSampler {
         int epoch, int batch, TypedLinkSeeds seeds, int[] src, int[] dst, int count) {
       seeds.start(builder, epoch, batch, layers(), src, dst, count);
       hops(epoch, batch);
-      return builder.finish(builder.linkLabels(), null, null);
+      return builder.finish(builder.linkLabels());
     }
 
     /** Samples every hop from the builder's seeds. */

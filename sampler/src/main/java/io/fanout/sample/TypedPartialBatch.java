@@ -10,7 +10,7 @@ import java.io.Serializable;
  * PartialBatch}.
  */
 public final class TypedPartialBatch implements Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
   public final int epoch;
   public final int batch;
@@ -18,24 +18,15 @@ public final class TypedPartialBatch implements Serializable {
   public final int layers;
   public final int hops;
 
-  /** {@code nodes[t]}: type-local ids, length {@code layerSizes[t][hops]}. */
-  public final int[][] nodes;
-
-  /** {@code layerSizes[t][h]} for {@code h <= hops}; later entries 0. */
-  public final int[][] layerSizes;
-
-  /** {@code indptr[h-1][r]} for {@code h <= hops}. */
-  public final int[][][] indptr;
-
-  public final int[][][] indices;
+  /**
+   * The nodes and blocks so far: {@code nodes[t]} of length {@code layerSizes[t][hops]}, {@code
+   * layerSizes[t][h]} for {@code h <= hops} (later entries 0), {@code indptr[h-1][r]} and {@code
+   * indices[h-1][r]} for {@code h <= hops}.
+   */
+  public final TypedBlocks blocks;
 
   /** The seeds' labels; null until the seeds' owners have answered them. */
-  public final int[] labels;
-
-  /** The seeds' label sets (multi-label) as a CSR over {@link #labelIds}, or null. */
-  public final int[] labelPtr;
-
-  public final int[] labelIds;
+  public final SeedLabels labels;
 
   /**
    * A link-prediction batch's pairs (positions in the seed lists of the link relation's two types);
@@ -49,26 +40,16 @@ public final class TypedPartialBatch implements Serializable {
       int seedType,
       int layers,
       int hops,
-      int[][] nodes,
-      int[][] layerSizes,
-      int[][][] indptr,
-      int[][][] indices,
-      int[] labels,
-      int[] labelPtr,
-      int[] labelIds,
+      TypedBlocks blocks,
+      SeedLabels labels,
       LinkPairs pairs) {
     this.epoch = epoch;
     this.batch = batch;
     this.seedType = seedType;
     this.layers = layers;
     this.hops = hops;
-    this.nodes = nodes;
-    this.layerSizes = layerSizes;
-    this.indptr = indptr;
-    this.indices = indices;
+    this.blocks = blocks;
     this.labels = labels;
-    this.labelPtr = labelPtr;
-    this.labelIds = labelIds;
     this.pairs = pairs;
   }
 
@@ -81,42 +62,19 @@ public final class TypedPartialBatch implements Serializable {
       nodes[t] = t == seedType ? seeds : new int[0];
     }
     sizes[seedType][0] = seeds.length;
-    return new TypedPartialBatch(
-        epoch,
-        batch,
-        seedType,
-        layers,
-        0,
-        nodes,
-        sizes,
-        new int[layers][relations][],
-        new int[layers][relations][],
-        null,
-        null,
-        null,
-        null);
+    TypedBlocks blocks =
+        new TypedBlocks(nodes, sizes, new int[layers][relations][], new int[layers][relations][]);
+    return new TypedPartialBatch(epoch, batch, seedType, layers, 0, blocks, null, null);
   }
 
-  /** This batch with the seeds' labels (and label sets, or null) set. */
-  public TypedPartialBatch withLabels(int[] labels, int[] labelPtr, int[] labelIds) {
-    if (labels.length != layerSizes[seedType][0]) {
+  /** This batch with the seeds' labels set. */
+  public TypedPartialBatch withLabels(SeedLabels labels) {
+    int seeds = blocks.layerSizes()[seedType][0];
+    if (labels.labels().length != seeds) {
       throw new IllegalArgumentException(
-          labels.length + " labels for " + layerSizes[seedType][0] + " seeds");
+          labels.labels().length + " labels for " + seeds + " seeds");
     }
-    return new TypedPartialBatch(
-        epoch,
-        batch,
-        seedType,
-        layers,
-        hops,
-        nodes,
-        layerSizes,
-        indptr,
-        indices,
-        labels,
-        labelPtr,
-        labelIds,
-        pairs);
+    return new TypedPartialBatch(epoch, batch, seedType, layers, hops, blocks, labels, pairs);
   }
 
   /** The finished batch; only after the last hop, with its labels. */
@@ -132,17 +90,6 @@ public final class TypedPartialBatch implements Serializable {
               + " hops"
               + (labels == null ? " and no labels" : ""));
     }
-    return new TypedMiniBatch(
-        epoch,
-        batch,
-        seedType,
-        nodes,
-        layerSizes,
-        indptr,
-        indices,
-        labels,
-        labelPtr,
-        labelIds,
-        pairs);
+    return new TypedMiniBatch(epoch, batch, seedType, blocks, labels, pairs);
   }
 }

@@ -1,6 +1,8 @@
 package io.fanout.shard;
 
 import io.fanout.sample.LinkPairs;
+import io.fanout.sample.SeedLabels;
+import io.fanout.sample.TypedBlocks;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.store.InvalidInputException;
 
@@ -213,13 +215,8 @@ public final class TypedBatchCodec {
         e.epoch(),
         e.batch(),
         e.seedType(),
-        nodes,
-        sizes,
-        indptr,
-        indices,
-        labels,
-        labelPtr,
-        labelIds,
+        new TypedBlocks(nodes, sizes, indptr, indices),
+        new SeedLabels(labels, labelPtr, labelIds),
         pairs);
   }
 

@@ -77,7 +77,7 @@ class TypedHopByHopTest {
         }
         builder.addBlock(r, ptr, ids);
       }
-      p = builder.snapshot(null, null, null);
+      p = builder.snapshot(null);
       assertThat(p.hops).isEqualTo(h);
     }
     int[] labels = new int[seeds.length];
@@ -97,7 +97,7 @@ class TypedHopByHopTest {
         System.arraycopy(sets[i], 0, labelIds, labelPtr[i], sets[i].length);
       }
     }
-    return p.withLabels(labels, labelPtr, labelIds).toMiniBatch();
+    return p.withLabels(new SeedLabels(labels, labelPtr, labelIds)).toMiniBatch();
   }
 
   @Test
@@ -109,7 +109,7 @@ class TypedHopByHopTest {
     assertThatThrownBy(() -> b.addBlock(0, new int[] {0, 1}, new int[] {1}))
         .hasMessageContaining("do not cover 2 rows");
     b.addEmptyBlock(0);
-    assertThatThrownBy(() -> b.snapshot(null, null, null))
+    assertThatThrownBy(() -> b.snapshot(null))
         .hasMessageContaining("hop 1 has 1 of " + s.numRelations() + " relations");
     assertThatThrownBy(() -> b.start(0, 0, 1, new int[] {3, 3}, 0, 2))
         .hasMessageContaining("seed 3 appears twice in one batch");

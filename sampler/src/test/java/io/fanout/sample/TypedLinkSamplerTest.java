@@ -154,13 +154,9 @@ class TypedLinkSamplerTest {
             want.epoch(),
             want.batch(),
             want.seedType(),
-            nodes(want),
-            want.layerSizes(),
-            blocks(want, true),
-            blocks(want, false),
-            minusOnes(want.numSeeds()),
-            null,
-            null));
+            new TypedBlocks(
+                nodes(want), want.layerSizes(), blocks(want, true), blocks(want, false)),
+            SeedLabels.single(minusOnes(want.numSeeds()))));
     assertThat(got.pairs().size()).isEqualTo(pairs.size());
     for (int i = 0; i < pairs.size(); i++) {
       int[] p = pairs.get(i);

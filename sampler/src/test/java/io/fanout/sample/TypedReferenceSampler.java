@@ -122,6 +122,10 @@ final class TypedReferenceSampler {
       labelIds = ids.stream().mapToInt(Integer::intValue).toArray();
     }
     return new TypedMiniBatch(
-        epoch, batch, seedType, out, sizes, indptr, indices, labels, labelPtr, labelIds);
+        epoch,
+        batch,
+        seedType,
+        new TypedBlocks(out, sizes, indptr, indices),
+        new SeedLabels(labels, labelPtr, labelIds));
   }
 }

@@ -3,6 +3,8 @@ package io.fanout.nn.typed;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
+import io.fanout.sample.SeedLabels;
+import io.fanout.sample.TypedBlocks;
 import io.fanout.sample.TypedMiniBatch;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -116,13 +118,8 @@ public final class SimpleTypedSampler {
         epoch,
         batchIndex,
         seedType,
-        nodeArrays,
-        sizes,
-        indptr,
-        indices,
-        labels,
-        labelPtr,
-        labelIds);
+        new TypedBlocks(nodeArrays, sizes, indptr, indices),
+        new SeedLabels(labels, labelPtr, labelIds));
   }
 
   private static int add(

@@ -5,6 +5,7 @@ import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.TypedStorePartition;
 import io.fanout.sample.NodeSampler;
 import io.fanout.sample.SampleHash;
+import io.fanout.sample.SeedLabels;
 import io.fanout.sample.TypedBatchBuilder;
 import io.fanout.sample.TypedPartialBatch;
 import io.fanout.sample.WeightedNodeSampler;
@@ -104,9 +105,9 @@ final class TypedHopExchange {
     for (int t = 0; t < owners.numTypes(); t++) {
       boolean asked =
           sampled(spec, owners, t, hop).length > 0 || (t == spec.seedType && pb.labels == null);
-      if (asked && pb.nodes[t].length > 0) {
-        HopExchange.group(
-            id, pb.nodes[t], pb.nodes[t].length, owners.starts(t), owners.first(t), out);
+      int[] nodes = pb.blocks.nodes()[t];
+      if (asked && nodes.length > 0) {
+        HopExchange.group(id, nodes, nodes.length, owners.starts(t), owners.first(t), out);
       }
     }
     return out.iterator();
@@ -227,7 +228,7 @@ final class TypedHopExchange {
               "batch "
                   + pb.batch
                   + ": node "
-                  + pb.nodes[dst][i]
+                  + pb.blocks.nodes()[dst][i]
                   + " answered "
                   + seen[i]
                   + " times over relation "
@@ -247,10 +248,11 @@ final class TypedHopExchange {
       b.addBlock(r, ptr, ids);
     }
     if (pb.labels != null) {
-      return b.snapshot(pb.labels, pb.labelPtr, pb.labelIds);
+      return b.snapshot(pb.labels);
     }
     // hop 1 of a node batch: the seed type's owners answered the seeds' labels
-    int seeds = pb.nodes[spec.seedType].length;
+    int[] seedNodes = pb.blocks.nodes()[spec.seedType];
+    int seeds = seedNodes.length;
     int[] labels = new int[seeds];
     int[] seen = new int[seeds];
     int[] labelPtr = owners.multiLabel[spec.seedType] ? new int[seeds + 1] : null;
@@ -266,13 +268,7 @@ final class TypedHopExchange {
     for (int i = 0; i < seeds; i++) {
       if (seen[i] != 1) {
         throw new IllegalStateException(
-            "batch "
-                + pb.batch
-                + ": seed "
-                + pb.nodes[spec.seedType][i]
-                + " labelled "
-                + seen[i]
-                + " times");
+            "batch " + pb.batch + ": seed " + seedNodes[i] + " labelled " + seen[i] + " times");
       }
     }
     int[] labelIds = null;
@@ -289,6 +285,6 @@ final class TypedHopExchange {
         }
       }
     }
-    return b.snapshot(labels, labelPtr, labelIds);
+    return b.snapshot(new SeedLabels(labels, labelPtr, labelIds));
   }
 }

@@ -102,6 +102,6 @@ final class TypedPartitionedLinkSeeds {
       dst[i] = (int) values[i];
     }
     seeds.start(builder, (int) (id >>> 32), (int) id, spec.fanouts[0].length, src, dst, src.length);
-    return builder.snapshot(builder.linkLabels(), null, null);
+    return builder.snapshot(builder.linkLabels());
   }
 }
