@@ -193,70 +193,7 @@ final class CpuAttentionKernels {
       AttentionResidual res,
       FloatView alphaAt,
       FloatView outAt) {
-    Mix mix = Mix.of(res);
-    int heads = h.heads();
-    int dim = h.headDim();
-    float slope = h.slope();
-    float dropout = h.dropout();
-    long key = h.key();
-    Scores sc = Scores.of(e, in);
-    float[] z = CpuBackend.f(in.z().tensor());
-    int zOff = in.z().offset();
-    float[] alpha = CpuBackend.f(alphaAt.tensor());
-    int alphaOff = alphaAt.offset();
-    float[] out = CpuBackend.f(outAt.tensor());
-    int outOff = outAt.offset();
-    int hd = heads * dim;
-    float scale = h.keptScale();
-    long work = (long) (e.indptr[e.pOff + e.rows] - e.base() + e.rows) * hd;
-    ColumnParallel.run(
-        work,
-        e.rows,
-        (r0, r1) -> {
-          for (int i = r0; i < r1; i++) {
-            int o = outOff + i * hd;
-            Arrays.fill(out, o, o + hd, 0f);
-            int n = e.count(i);
-            if (n == 0) {
-              continue;
-            }
-            int a0 = alphaOff + e.firstSlot(i) * heads;
-            for (int k = 0; k < heads; k++) {
-              float max = Float.NEGATIVE_INFINITY;
-              for (int t = 0; t < n; t++) {
-                float v = sc.raw(e, i, t, k, heads);
-                v = v > 0f ? v : slope * v;
-                alpha[a0 + t * heads + k] = v;
-                max = Math.max(max, v);
-              }
-              float sum = 0f;
-              for (int t = 0; t < n; t++) {
-                float ex = (float) Math.exp(alpha[a0 + t * heads + k] - max);
-                alpha[a0 + t * heads + k] = ex;
-                sum += ex;
-              }
-              float inv = 1f / sum;
-              for (int t = 0; t < n; t++) {
-                alpha[a0 + t * heads + k] *= inv;
-              }
-            }
-            long slot0 = e.firstSlot(i);
-            for (int t = 0; t < n; t++) {
-              int zo = zOff + e.src(i, t) * hd;
-              for (int k = 0; k < heads; k++) {
-                float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
-                float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
-                if (mix != null) {
-                  w = mix.weight(w, (int) (slot0 + t) * heads + k);
-                }
-                int c0 = k * dim;
-                for (int d = 0; d < dim; d++) {
-                  out[o + c0 + d] += w * z[zo + c0 + d];
-                }
-              }
-            }
-          }
-        });
+    Pass.of(e, h, in, res, alphaAt).forward(outAt);
   }
 
   static void attentionAggregateBackward(
@@ -267,111 +204,201 @@ final class CpuAttentionKernels {
       FloatView alphaAt,
       FloatView dOutAt,
       AttentionInputs dIn) {
-    Mix mix = Mix.of(res);
-    int heads = h.heads();
-    int dim = h.headDim();
-    float slope = h.slope();
-    float dropout = h.dropout();
-    long key = h.key();
-    Scores sc = Scores.of(e, in);
-    Scores dsc = Scores.of(e, dIn);
-    float[] z = CpuBackend.f(in.z().tensor());
-    int zOff = in.z().offset();
-    float[] alpha = CpuBackend.f(alphaAt.tensor());
-    int alphaOff = alphaAt.offset();
-    float[] dOut = CpuBackend.f(dOutAt.tensor());
-    int dOutOff = dOutAt.offset();
-    float[] dz = CpuBackend.f(dIn.z().tensor());
-    int dzOff = dIn.z().offset();
-    float[] dsDst = dsc.dst();
-    int dsDstOff = dsc.dstOff();
-    float[] dsSrc = dsc.src();
-    int dsSrcOff = dsc.srcOff();
-    int hd = heads * dim;
-    float scale = h.keptScale();
-    int rows = e.rows;
-    int slots = e.indptr[e.pOff + rows] - e.base() + (e.self ? rows : 0);
-    long work = (long) (slots + rows) * hd;
-    // the gradient of each slot's raw score (before the LeakyReLU), row by row
-    float[] dRaw = new float[slots * heads];
-    ColumnParallel.run(
-        work,
-        rows,
-        (r0, r1) -> {
-          for (int i = r0; i < r1; i++) {
-            int n = e.count(i);
-            if (n == 0) {
-              continue;
-            }
-            int s0 = e.firstSlot(i) * heads;
-            int a0 = alphaOff + s0;
-            int go = dOutOff + i * hd;
-            for (int k = 0; k < heads; k++) {
-              float dot = 0f;
+    Pass.of(e, h, in, res, alphaAt).backward(dOutAt, dIn);
+  }
+
+  /**
+   * What the forward and the backward pass of one attention read alike, as host arrays: the edges,
+   * the heads' settings ({@code hd = heads * dim}, {@code scale} the kept weights' dropout scale),
+   * the raw scores' parts, the residual ({@code mix}, null without one), the values {@code z} and
+   * the attention weights {@code alpha} (slot times heads plus head).
+   */
+  private record Pass(
+      Edges e,
+      int heads,
+      int dim,
+      int hd,
+      float slope,
+      float dropout,
+      float scale,
+      long key,
+      Mix mix,
+      Scores sc,
+      float[] z,
+      int zOff,
+      float[] alpha,
+      int alphaOff) {
+    static Pass of(
+        Edges e, AttentionHeads h, AttentionInputs in, AttentionResidual res, FloatView alphaAt) {
+      return new Pass(
+          e,
+          h.heads(),
+          h.headDim(),
+          h.heads() * h.headDim(),
+          h.slope(),
+          h.dropout(),
+          h.keptScale(),
+          h.key(),
+          Mix.of(res),
+          Scores.of(e, in),
+          CpuBackend.f(in.z().tensor()),
+          in.z().offset(),
+          CpuBackend.f(alphaAt.tensor()),
+          alphaAt.offset());
+    }
+
+    /**
+     * The weight slot {@code t} of a row aggregates with in head {@code k}: its attention weight
+     * (the row's start at {@code a0} in {@code alpha}, its first slot {@code slot0}) after dropout,
+     * mixed with the residual's.
+     */
+    float weight(int a0, long slot0, int t, int k) {
+      float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
+      float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
+      if (mix != null) {
+        w = mix.weight(w, (int) (slot0 + t) * heads + k);
+      }
+      return w;
+    }
+
+    void forward(FloatView outAt) {
+      float[] out = CpuBackend.f(outAt.tensor());
+      int outOff = outAt.offset();
+      long work = (long) (e.indptr[e.pOff + e.rows] - e.base() + e.rows) * hd;
+      ColumnParallel.run(
+          work,
+          e.rows,
+          (r0, r1) -> {
+            for (int i = r0; i < r1; i++) {
+              int o = outOff + i * hd;
+              Arrays.fill(out, o, o + hd, 0f);
+              int n = e.count(i);
+              if (n == 0) {
+                continue;
+              }
+              int a0 = alphaOff + e.firstSlot(i) * heads;
+              for (int k = 0; k < heads; k++) {
+                float max = Float.NEGATIVE_INFINITY;
+                for (int t = 0; t < n; t++) {
+                  float v = sc.raw(e, i, t, k, heads);
+                  v = v > 0f ? v : slope * v;
+                  alpha[a0 + t * heads + k] = v;
+                  max = Math.max(max, v);
+                }
+                float sum = 0f;
+                for (int t = 0; t < n; t++) {
+                  float ex = (float) Math.exp(alpha[a0 + t * heads + k] - max);
+                  alpha[a0 + t * heads + k] = ex;
+                  sum += ex;
+                }
+                float inv = 1f / sum;
+                for (int t = 0; t < n; t++) {
+                  alpha[a0 + t * heads + k] *= inv;
+                }
+              }
+              long slot0 = e.firstSlot(i);
               for (int t = 0; t < n; t++) {
-                int zo = zOff + e.src(i, t) * hd + k * dim;
-                float da = 0f;
-                for (int d = 0; d < dim; d++) {
-                  da += dOut[go + k * dim + d] * z[zo + d];
+                int zo = zOff + e.src(i, t) * hd;
+                for (int k = 0; k < heads; k++) {
+                  float w = weight(a0, slot0, t, k);
+                  int c0 = k * dim;
+                  for (int d = 0; d < dim; d++) {
+                    out[o + c0 + d] += w * z[zo + c0 + d];
+                  }
                 }
-                float m = keep(dropout, scale, key, (long) s0 + t * heads + k);
-                if (m != 1f) {
-                  da *= m;
-                }
-                if (mix != null) {
-                  da *= mix.kept();
-                }
-                dRaw[s0 + t * heads + k] = da;
-                dot += alpha[a0 + t * heads + k] * da;
               }
-              float sum = 0f;
+            }
+          });
+    }
+
+    void backward(FloatView dOutAt, AttentionInputs dIn) {
+      Scores dsc = Scores.of(e, dIn);
+      float[] dOut = CpuBackend.f(dOutAt.tensor());
+      int dOutOff = dOutAt.offset();
+      float[] dz = CpuBackend.f(dIn.z().tensor());
+      int dzOff = dIn.z().offset();
+      float[] dsDst = dsc.dst();
+      int dsDstOff = dsc.dstOff();
+      float[] dsSrc = dsc.src();
+      int dsSrcOff = dsc.srcOff();
+      int rows = e.rows;
+      int slots = e.indptr[e.pOff + rows] - e.base() + (e.self ? rows : 0);
+      long work = (long) (slots + rows) * hd;
+      // the gradient of each slot's raw score (before the LeakyReLU), row by row
+      float[] dRaw = new float[slots * heads];
+      ColumnParallel.run(
+          work,
+          rows,
+          (r0, r1) -> {
+            for (int i = r0; i < r1; i++) {
+              int n = e.count(i);
+              if (n == 0) {
+                continue;
+              }
+              int s0 = e.firstSlot(i) * heads;
+              int a0 = alphaOff + s0;
+              int go = dOutOff + i * hd;
+              for (int k = 0; k < heads; k++) {
+                float dot = 0f;
+                for (int t = 0; t < n; t++) {
+                  int zo = zOff + e.src(i, t) * hd + k * dim;
+                  float da = 0f;
+                  for (int d = 0; d < dim; d++) {
+                    da += dOut[go + k * dim + d] * z[zo + d];
+                  }
+                  float m = keep(dropout, scale, key, (long) s0 + t * heads + k);
+                  if (m != 1f) {
+                    da *= m;
+                  }
+                  if (mix != null) {
+                    da *= mix.kept();
+                  }
+                  dRaw[s0 + t * heads + k] = da;
+                  dot += alpha[a0 + t * heads + k] * da;
+                }
+                float sum = 0f;
+                for (int t = 0; t < n; t++) {
+                  float de = alpha[a0 + t * heads + k] * (dRaw[s0 + t * heads + k] - dot);
+                  float v = sc.raw(e, i, t, k, heads);
+                  float g = v > 0f ? de : slope * de;
+                  dRaw[s0 + t * heads + k] = g;
+                  sum += g;
+                }
+                dsDst[dsDstOff + i * heads + k] += sum;
+              }
+            }
+          });
+      // into the source rows, scattered in slot order: split by columns, each thread visits all
+      ColumnParallel.run(
+          work,
+          hd,
+          (c0, c1) -> {
+            for (int i = 0; i < rows; i++) {
+              int n = e.count(i);
+              int a0 = alphaOff + e.firstSlot(i) * heads;
+              int go = dOutOff + i * hd;
+              long slot0 = e.firstSlot(i);
               for (int t = 0; t < n; t++) {
-                float de = alpha[a0 + t * heads + k] * (dRaw[s0 + t * heads + k] - dot);
-                float v = sc.raw(e, i, t, k, heads);
-                float g = v > 0f ? de : slope * de;
-                dRaw[s0 + t * heads + k] = g;
-                sum += g;
-              }
-              dsDst[dsDstOff + i * heads + k] += sum;
-            }
-          }
-        });
-    // into the source rows, scattered in slot order: split by columns, each thread visits all
-    ColumnParallel.run(
-        work,
-        hd,
-        (c0, c1) -> {
-          for (int i = 0; i < rows; i++) {
-            int n = e.count(i);
-            int a0 = alphaOff + e.firstSlot(i) * heads;
-            int go = dOutOff + i * hd;
-            long slot0 = e.firstSlot(i);
-            for (int t = 0; t < n; t++) {
-              int so = dzOff + e.src(i, t) * hd;
-              for (int c = c0; c < c1; c++) {
-                int k = c / dim;
-                float m = keep(dropout, scale, key, (slot0 + t) * heads + k);
-                float w = m == 1f ? alpha[a0 + t * heads + k] : alpha[a0 + t * heads + k] * m;
-                if (mix != null) {
-                  w = mix.weight(w, (int) (slot0 + t) * heads + k);
+                int so = dzOff + e.src(i, t) * hd;
+                for (int c = c0; c < c1; c++) {
+                  dz[so + c] += weight(a0, slot0, t, c / dim) * dOut[go + c];
                 }
-                dz[so + c] += w * dOut[go + c];
               }
             }
+          });
+      for (int i = 0; i < rows; i++) {
+        int n = e.count(i);
+        int s0 = e.firstSlot(i) * heads;
+        for (int t = 0; t < n; t++) {
+          int so = dsSrcOff + e.src(i, t) * heads;
+          for (int k = 0; k < heads; k++) {
+            dsSrc[so + k] += dRaw[s0 + t * heads + k];
           }
-        });
-    for (int i = 0; i < rows; i++) {
-      int n = e.count(i);
-      int s0 = e.firstSlot(i) * heads;
-      for (int t = 0; t < n; t++) {
-        int so = dsSrcOff + e.src(i, t) * heads;
-        for (int k = 0; k < heads; k++) {
-          dsSrc[so + k] += dRaw[s0 + t * heads + k];
         }
       }
-    }
-    if (e.rel != null && dsc.rel() != null) {
-      relationGradient(e, heads, dRaw, dsc.rel(), dsc.relOff());
+      if (e.rel != null && dsc.rel() != null) {
+        relationGradient(e, heads, dRaw, dsc.rel(), dsc.relOff());
+      }
     }
   }
 
