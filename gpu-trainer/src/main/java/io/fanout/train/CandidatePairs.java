@@ -1,8 +1,8 @@
 package io.fanout.train;
 
-import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import java.nio.ByteBuffer;
+import java.security.MessageDigest;
 import java.util.Objects;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -98,20 +98,37 @@ public final class CandidatePairs {
    * {@code range}", {@code ids} naming the ids ({@code dense ids}), {@code range} the ranges.
    */
   public void requireInside(long sources, long destinations, String ids, String range) {
+    requireInside(sources, destinations, ids, range, 0);
+  }
+
+  /** {@link #requireInside(long, long, String, String)} of pairs from pair {@code first} on. */
+  public void requireInside(long sources, long destinations, String ids, String range, long first) {
     int i = firstOutside(sources, destinations);
     if (i >= 0) {
       throw new InvalidInputException(
-          "candidate pair " + i + " has " + ids + " (" + src[i] + ", " + dst[i] + ") " + range);
+          "candidate pair "
+              + (first + i)
+              + " has "
+              + ids
+              + " ("
+              + src[i]
+              + ", "
+              + dst[i]
+              + ") "
+              + range);
     }
   }
 
-  /** Sha-256 of the dense pairs, in order: with the store's fingerprint, what was asked. */
-  String fingerprint() {
+  /**
+   * Adds the dense pairs, in order, to {@code sha256}: over all chunks, with the store's
+   * fingerprint, what was asked.
+   */
+  void digest(MessageDigest sha256) {
     ByteBuffer b = ByteBuffer.allocate(8 * src.length);
     for (int i = 0; i < src.length; i++) {
       b.putInt(src[i]).putInt(dst[i]);
     }
-    return Checksums.sha256(b.array());
+    sha256.update(b.array());
   }
 
   /** Adds columns {@code src} and {@code dst} of the original id type. */

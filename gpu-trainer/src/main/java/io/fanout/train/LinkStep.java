@@ -178,12 +178,34 @@ public final class LinkStep {
       int[] dst,
       int n,
       float[] out) {
+    scoresOfRows(model, logitScale, scoredRows(model, logitScale, emb, dim), dim, src, dst, n, out);
+  }
+
+  /**
+   * The rows {@link #scores(GnnModel, float, float[], int, int[], int[], int, float[])} scores
+   * pairs on: the raw embeddings {@code emb} for an MLP decoder, else their {@link
+   * #scoringEmbeddings}; made once for many {@link #scoresOfRows} calls.
+   */
+  static float[] scoredRows(GnnModel model, float logitScale, float[] emb, int dim) {
+    return model.decoder() == null ? scoringEmbeddings(emb, dim, logitScale) : emb;
+  }
+
+  /** Scores {@code n} pairs of the {@link #scoredRows} {@code rows} as the model was trained. */
+  static void scoresOfRows(
+      GnnModel model,
+      float logitScale,
+      float[] rows,
+      int dim,
+      int[] src,
+      int[] dst,
+      int n,
+      float[] out) {
     MlpDecoder mlp = model.decoder();
     if (mlp == null) {
-      scores(scoringEmbeddings(emb, dim, logitScale), dim, src, dst, n, logitScale, out);
+      scores(rows, dim, src, dst, n, logitScale, out);
       return;
     }
-    mlpScores(mlp, model.paramTensor(), emb, src, dst, n, out);
+    mlpScores(mlp, model.paramTensor(), rows, src, dst, n, out);
   }
 
   /**

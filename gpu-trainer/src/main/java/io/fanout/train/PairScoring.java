@@ -5,6 +5,9 @@ import io.fanout.nn.GnnModel;
 import io.fanout.store.Checksums;
 import io.fanout.store.InvalidInputException;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /** Scores of candidate vertex pairs by a trained link model, written as Parquet. */
 public final class PairScoring {
@@ -13,7 +16,7 @@ public final class PairScoring {
   /**
    * What {@link #score} scores and where it writes the scores.
    *
-   * @param pairs the candidate pairs, by dense and original ids
+   * @param pairs the candidate pairs, by dense and original ids, in chunks
    * @param output the output directory (Parquet: src, dst, score)
    * @param overwrite replace an output of another request (else it is an error)
    * @param pick the checkpoint, {@code last} or {@code best}
@@ -22,7 +25,7 @@ public final class PairScoring {
   public record Request(
       Path graph,
       Path modelDir,
-      CandidatePairs pairs,
+      CandidatePairChunks pairs,
       Path output,
       boolean overwrite,
       CheckpointPick pick,
@@ -35,6 +38,16 @@ public final class PairScoring {
    * @param skipped a complete output of the same request (store, model file, pairs) was kept
    */
   public record Outcome(long rows, boolean skipped) {}
+
+  /** Scores chunks of candidate pairs; opened only when the pairs are to be scored. */
+  public interface Scorer extends AutoCloseable {
+    /** The scores of {@code pairs}, in their order. */
+    float[] scores(CandidatePairs pairs);
+
+    /** Releases what the scorer holds (a loaded model); nothing by default. */
+    @Override
+    default void close() {}
+  }
 
   /**
    * Scores candidate pairs with the link model in {@code r.modelDir()}, by its decoder over
@@ -52,30 +65,42 @@ public final class PairScoring {
       if (!TrainedModels.isLink(ck)) {
         throw notALinkModel(r.modelDir());
       }
-      CandidatePairs p = r.pairs();
       int n = store.csr().numVertices();
-      p.requireInside(n, n, "dense ids", "but " + store.root() + " has vertices 0.." + (n - 1));
+      String range = "but " + store.root() + " has vertices 0.." + (n - 1);
       return write(
-          p,
-          store.manifest().fingerprint(),
           r,
-          pairs -> {
-            float[] scores = new float[pairs.size()];
-            try (ModelLease lease = TrainedModels.load(r.modelDir(), ck, store)) {
-              GnnModel model = lease.model();
-              float[] emb = VertexOutputs.logits(model, store, null, 0, 0, -1);
-              LinkStep.scores(
-                  model,
-                  LinkStep.logitScale(ck.meta()),
-                  emb,
-                  model.config().classes(),
-                  p.src(),
-                  p.dst(),
-                  p.size(),
-                  scores);
-            }
-            return scores;
-          });
+          store.manifest().fingerprint(),
+          (first, p) -> p.requireInside(n, n, "dense ids", range, first),
+          () -> decoderScorer(r.modelDir(), ck, store));
+    }
+  }
+
+  /** The link model's decoder over its full-neighbor embeddings, made once for every chunk. */
+  private static Scorer decoderScorer(Path modelDir, Checkpoint ck, GraphStore store) {
+    ModelLease lease = TrainedModels.load(modelDir, ck, store);
+    try {
+      GnnModel model = lease.model();
+      float scale = LinkStep.logitScale(ck.meta());
+      int dim = model.config().classes();
+      float[] rows =
+          LinkStep.scoredRows(
+              model, scale, VertexOutputs.logits(model, store, null, 0, 0, -1), dim);
+      return new Scorer() {
+        @Override
+        public float[] scores(CandidatePairs p) {
+          float[] out = new float[p.size()];
+          LinkStep.scoresOfRows(model, scale, rows, dim, p.src(), p.dst(), p.size(), out);
+          return out;
+        }
+
+        @Override
+        public void close() {
+          lease.close();
+        }
+      };
+    } catch (RuntimeException e) {
+      lease.close();
+      throw e;
     }
   }
 
@@ -89,16 +114,24 @@ public final class PairScoring {
   }
 
   /**
-   * Keeps {@code r.output()} when it holds the scores of the same request (store {@code
-   * storeFingerprint}, the model file, the pairs), else scores the pairs with {@code scorer} and
-   * writes them in the pairs' order, committed atomically; the one-type and typed link models share
-   * it.
+   * Reads {@code r.pairs()} once, each chunk through {@code check} (which refuses pairs outside the
+   * store); keeps {@code r.output()} when it holds the scores of the same request (store {@code
+   * storeFingerprint}, the model file, the pairs), else reads them again, scores them chunk by
+   * chunk with the scorer {@code open} gives and writes them in the pairs' order, committed
+   * atomically; the one-type and typed link models share it.
    */
   public static Outcome write(
-      CandidatePairs p,
-      String storeFingerprint,
       Request r,
-      java.util.function.Function<CandidatePairs, float[]> scorer) {
+      String storeFingerprint,
+      CandidatePairChunks.Chunk check,
+      java.util.function.Supplier<Scorer> open) {
+    MessageDigest pairs = sha256();
+    r.pairs()
+        .forEach(
+            (first, p) -> {
+              check.accept(first, p);
+              p.digest(pairs);
+            });
     String request =
         Checksums.sha256(
             "pairs|"
@@ -106,11 +139,21 @@ public final class PairScoring {
                 + "|"
                 + StoreFingerprints.ofFile(Checkpoint.inferenceFile(r.modelDir(), r.pick()))
                 + "|"
-                + p.fingerprint());
+                + HexFormat.of().formatHex(pairs.digest()));
     long kept = IdKeyedParquet.rowsToKeep(r.output(), request, r.overwrite(), "pair scores");
     if (kept >= 0) {
       return new Outcome(kept, true);
     }
-    return new Outcome(PairScoreWriter.write(p, scorer.apply(p), r.output(), request), false);
+    try (Scorer scorer = open.get()) {
+      return new Outcome(PairScoreWriter.write(r.pairs(), scorer, r.output(), request), false);
+    }
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK lacks SHA-256", e);
+    }
   }
 }

@@ -15,7 +15,7 @@ import io.fanout.spark.train.CandidatePairsReader;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.OutputLock;
 import io.fanout.store.OutputPaths;
-import io.fanout.train.CandidatePairs;
+import io.fanout.train.CandidatePairChunks;
 import io.fanout.train.ModelInference;
 import io.fanout.train.PairScoring;
 import java.nio.file.Path;
@@ -166,18 +166,18 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
           .output("--output", out)
           .check();
       boolean typed = io.fanout.spark.train.TypedTrainJob.isTyped(spark(), graph.toString());
-      CandidatePairs cp =
-          typed
-              ? io.fanout.spark.train.TypedInference.readPairs(spark(), c, graph, pairs)
-              : CandidatePairsReader.read(
-                  spark(),
-                  graph,
-                  pairs,
-                  c.get(InferOptions.PAIRS_FORMAT).id(),
-                  c.get(InferOptions.SRC_COLUMN),
-                  c.get(InferOptions.DST_COLUMN));
       PairScoring.Outcome po;
-      try (OutputLock writer = OutputLock.acquire(out, "pair scores")) {
+      try (CandidatePairChunks cp =
+              typed
+                  ? io.fanout.spark.train.TypedInference.readPairs(spark(), c, graph, pairs)
+                  : CandidatePairsReader.read(
+                      spark(),
+                      graph,
+                      pairs,
+                      c.get(InferOptions.PAIRS_FORMAT).id(),
+                      c.get(InferOptions.SRC_COLUMN),
+                      c.get(InferOptions.DST_COLUMN));
+          OutputLock writer = OutputLock.acquire(out, "pair scores")) {
         po =
             watched(
                 () -> "nothing was published; " + output + " is as it was",
@@ -204,7 +204,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
   }
 
   private static PairScoring.Outcome scorePairs(
-      FanoutConf c, Path graph, CandidatePairs cp, Path out, boolean typed) {
+      FanoutConf c, Path graph, CandidatePairChunks cp, Path out, boolean typed) {
     PairScoring.Request r =
         new PairScoring.Request(
             graph,

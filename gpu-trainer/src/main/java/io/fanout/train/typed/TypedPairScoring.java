@@ -1,14 +1,14 @@
 package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraphStore;
-import io.fanout.train.CandidatePairs;
 import io.fanout.train.PairScoring;
 
 /**
  * {@code infer --task link --pairs} of a typed link model: the candidate pairs (sources of its
  * relation's source type, destinations of its destination type, type-local ids) scored over
- * full-neighbor embeddings ({@link TypedModelEvaluation#linkScores}) and written as the one-type
- * pair scores are ({@link PairScoring#write}).
+ * full-neighbor embeddings ({@link TypedModelEvaluation#linkScores}, a chunk of pairs at a time:
+ * each chunk embeds the vertices it names) and written as the one-type pair scores are ({@link
+ * PairScoring#write}).
  */
 public final class TypedPairScoring {
   /**
@@ -24,24 +24,23 @@ public final class TypedPairScoring {
       if (task == null) {
         throw PairScoring.notALinkModel(r.modelDir());
       }
-      CandidatePairs p = r.pairs();
-      p.requireInside(
-          g.schema().type(task.srcType()).count(),
-          g.schema().type(task.dstType()).count(),
-          "type-local ids",
+      String range =
           "outside types '"
               + g.schema().type(task.srcType()).name()
               + "' and '"
               + g.schema().type(task.dstType()).name()
               + "' of "
-              + g.root());
+              + g.root();
+      long sources = g.schema().type(task.srcType()).count();
+      long destinations = g.schema().type(task.dstType()).count();
       return PairScoring.write(
-          p,
-          g.manifest().fingerprint(),
           r,
-          pairs ->
-              TypedModelEvaluation.linkScores(
-                  g, r.modelDir(), r.pick(), pairs.src(), pairs.dst(), null, BATCH, 0L));
+          g.manifest().fingerprint(),
+          (first, p) -> p.requireInside(sources, destinations, "type-local ids", range, first),
+          () ->
+              pairs ->
+                  TypedModelEvaluation.linkScores(
+                      g, r.modelDir(), r.pick(), pairs.src(), pairs.dst(), null, BATCH, 0L));
     }
   }
 }

@@ -7,10 +7,11 @@ import io.fanout.graph.GraphStore;
 import io.fanout.spark.internal.JobLabels;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
-import io.fanout.train.CandidatePairs;
+import io.fanout.train.CandidatePairChunks;
+import io.fanout.train.CandidatePairFile;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
+import java.util.Iterator;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -18,9 +19,12 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * Reads the candidate pairs of {@code infer --task link --pairs TABLE} (Parquet, or CSV with a
- * header) and maps their original ids to the store's dense ids through its id map, in one labelled
- * Spark job; the pairs come back to the driver in the table's row order. An id that is not a vertex
- * of the store (or not of its id type) is refused, naming the table, column, row and value.
+ * header) and maps their original ids to the store's dense ids through its id map, in labelled
+ * Spark jobs; the pairs come back to the driver in the table's row order a partition at a time
+ * ({@code toLocalIterator}) and are spilled to a local file ({@link CandidatePairFile}), read back
+ * in chunks of {@link CandidatePairFile#CHUNK} pairs, so the table is never whole in the driver's
+ * memory. An id that is not a vertex of the store (or not of its id type) is refused, naming the
+ * table, column, row and value.
  */
 public final class CandidatePairsReader {
   /** The Spark step that reads and maps the pairs. */
@@ -28,7 +32,7 @@ public final class CandidatePairsReader {
 
   private CandidatePairsReader() {}
 
-  public static CandidatePairs read(
+  public static CandidatePairChunks read(
       SparkSession spark,
       Path graph,
       String table,
@@ -41,7 +45,7 @@ public final class CandidatePairsReader {
       Path idmap = store.dataRoot().resolve(StoreLayout.IDMAP_DIR);
       ids = new Endpoints(idmap, store.manifest().idType, idmap, store.manifest().idType, "");
     }
-    return read(spark, graph, ids, table, format, srcColumn, dstColumn);
+    return read(spark, graph, ids, table, format, srcColumn, dstColumn, CandidatePairFile.CHUNK);
   }
 
   /**
@@ -57,7 +61,7 @@ public final class CandidatePairsReader {
    * The candidate pairs of a typed store's link relation {@code srcType -> dstType}: sources are
    * ids of {@code srcType}, destinations of {@code dstType}, mapped to type-local dense ids.
    */
-  public static CandidatePairs readTyped(
+  public static CandidatePairChunks readTyped(
       SparkSession spark,
       io.fanout.graph.TypedGraphStore store,
       int srcType,
@@ -76,133 +80,131 @@ public final class CandidatePairsReader {
             store.idMap(dstType),
             store.manifest().types.get(dstType).idType,
             " of type '" + s + "' (sources) or '" + d + "' (destinations)");
-    return read(spark, store.root(), ids, table, format, srcColumn, dstColumn);
+    return read(
+        spark, store.root(), ids, table, format, srcColumn, dstColumn, CandidatePairFile.CHUNK);
   }
 
-  private static CandidatePairs read(
+  /** The pairs of {@code table}, read back in chunks of {@code chunk} pairs. */
+  static CandidatePairChunks read(
       SparkSession spark,
       Path graph,
       Endpoints ids,
       String table,
       String format,
       String srcColumn,
-      String dstColumn) {
-    String srcSql = sqlType(ids.srcIdType());
-    String dstSql = sqlType(ids.dstIdType());
+      String dstColumn,
+      int chunk) {
     boolean sameType = ids.srcIdType().equals(ids.dstIdType());
     String idType = sameType ? ids.srcIdType() : "string";
-    List<Row> rows =
-        JobLabels.call(
-            spark,
-            "infer",
-            STEP,
-            1,
-            1,
-            () -> {
-              Dataset<Row> in;
-              try {
-                in =
-                    format.equals("csv")
-                        ? spark
-                            .read()
-                            .option("header", "true")
-                            .option("inferSchema", "false")
-                            .csv(table)
-                        : spark.read().parquet(table);
-              } catch (Exception e) { // Spark throws the checked AnalysisException undeclared
-                if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
-                  throw e;
-                }
-                throw new InvalidInputException(
-                    "pairs table " + table + " (" + format + ") cannot be read: " + e.getMessage(),
-                    e);
-              }
-              for (String c : new String[] {srcColumn, dstColumn}) {
-                if (!Arrays.asList(in.columns()).contains(c)) {
+    boolean text = idType.equals("string");
+    try (CandidatePairFile.Writer spill = CandidatePairFile.create(idType, chunk)) {
+      JobLabels.call(
+          spark,
+          "infer",
+          STEP,
+          1,
+          1,
+          () -> {
+            Iterator<Row> rows =
+                mapped(spark, ids, table, format, srcColumn, dstColumn).toLocalIterator();
+            for (long i = 0; rows.hasNext(); i++) {
+              Row r = rows.next();
+              for (int side = 0; side < 2; side++) {
+                if (r.isNullAt(4 + side)) {
                   throw new InvalidInputException(
                       "pairs table "
                           + table
-                          + ": missing column '"
-                          + c
-                          + "' (--"
-                          + (c.equals(srcColumn) ? "src-column" : "dst-column")
-                          + "); the table has columns "
-                          + Arrays.toString(in.columns()));
+                          + ": column '"
+                          + (side == 0 ? srcColumn : dstColumn)
+                          + "' row "
+                          + i
+                          + " (0-based) has value "
+                          + (r.isNullAt(side) ? "null" : "'" + r.getString(side) + "'")
+                          + ", which is not a vertex id"
+                          + ids.what()
+                          + " of "
+                          + graph
+                          + "; expected the original id ("
+                          + (side == 0 ? ids.srcIdType() : ids.dstIdType())
+                          + ") of one of its vertices");
                 }
               }
-              Dataset<Row> srcIds = spark.read().parquet(ids.srcIdmap().toUri().toString());
-              Dataset<Row> dstIds = spark.read().parquet(ids.dstIdmap().toUri().toString());
-              Column s = col(quote(srcColumn));
-              Column d = col(quote(dstColumn));
-              Dataset<Row> p =
-                  in.select(
-                      monotonically_increasing_id().as("_row"),
-                      s.cast("string").as("_s_raw"),
-                      d.cast("string").as("_d_raw"),
-                      s.try_cast(srcSql).as("_s"),
-                      d.try_cast(dstSql).as("_d"));
-              return p.join(
-                      srcIds.select(col("id").as("_sid"), col("dense_id").as("_sd")),
-                      col("_s").equalTo(col("_sid")),
-                      "left")
-                  .join(
-                      dstIds.select(col("id").as("_did"), col("dense_id").as("_dd")),
-                      col("_d").equalTo(col("_did")),
-                      "left")
-                  .orderBy(col("_row"))
-                  .select(
-                      col("_s_raw"), col("_d_raw"), col("_s"), col("_d"), col("_sd"), col("_dd"))
-                  .collectAsList();
-            });
-    int n = rows.size();
-    int[] sd = new int[n];
-    int[] dd = new int[n];
-    boolean text = idType.equals("string");
-    long[] sl = text ? null : new long[n];
-    long[] dl = text ? null : new long[n];
-    String[] st = text ? new String[n] : null;
-    String[] dt = text ? new String[n] : null;
-    for (int i = 0; i < n; i++) {
-      Row r = rows.get(i);
-      for (int side = 0; side < 2; side++) {
-        if (r.isNullAt(4 + side)) {
-          throw new InvalidInputException(
-              "pairs table "
-                  + table
-                  + ": column '"
-                  + (side == 0 ? srcColumn : dstColumn)
-                  + "' row "
-                  + i
-                  + " (0-based) has value "
-                  + (r.isNullAt(side) ? "null" : "'" + r.getString(side) + "'")
-                  + ", which is not a vertex id"
-                  + ids.what()
-                  + " of "
-                  + graph
-                  + "; expected the original id ("
-                  + (side == 0 ? ids.srcIdType() : ids.dstIdType())
-                  + ") of one of its vertices");
-        }
+              int sd = r.getInt(4);
+              int dd = r.getInt(5);
+              if (!sameType) {
+                spill.add(sd, dd, r.getString(0), r.getString(1));
+              } else if (text) {
+                spill.add(sd, dd, r.getString(2), r.getString(3));
+              } else if (idType.equals("long")) {
+                spill.add(sd, dd, r.getLong(2), r.getLong(3));
+              } else {
+                spill.add(sd, dd, r.getInt(2), r.getInt(3));
+              }
+            }
+            return null;
+          });
+      return spill.finish();
+    }
+  }
+
+  /**
+   * The pairs table in its row order, each pair as its two raw ids (strings), its two ids of the id
+   * maps' types and its two dense ids (null where an id is not in the map).
+   */
+  private static Dataset<Row> mapped(
+      SparkSession spark,
+      Endpoints ids,
+      String table,
+      String format,
+      String srcColumn,
+      String dstColumn) {
+    Dataset<Row> in;
+    try {
+      in =
+          format.equals("csv")
+              ? spark.read().option("header", "true").option("inferSchema", "false").csv(table)
+              : spark.read().parquet(table);
+    } catch (Exception e) { // Spark throws the checked AnalysisException undeclared
+      if (!(e instanceof org.apache.spark.sql.AnalysisException)) {
+        throw e;
       }
-      sd[i] = r.getInt(4);
-      dd[i] = r.getInt(5);
-      if (!sameType) {
-        st[i] = r.getString(0);
-        dt[i] = r.getString(1);
-      } else if (text) {
-        st[i] = r.getString(2);
-        dt[i] = r.getString(3);
-      } else if (idType.equals("long")) {
-        sl[i] = r.getLong(2);
-        dl[i] = r.getLong(3);
-      } else {
-        sl[i] = r.getInt(2);
-        dl[i] = r.getInt(3);
+      throw new InvalidInputException(
+          "pairs table " + table + " (" + format + ") cannot be read: " + e.getMessage(), e);
+    }
+    for (String c : new String[] {srcColumn, dstColumn}) {
+      if (!Arrays.asList(in.columns()).contains(c)) {
+        throw new InvalidInputException(
+            "pairs table "
+                + table
+                + ": missing column '"
+                + c
+                + "' (--"
+                + (c.equals(srcColumn) ? "src-column" : "dst-column")
+                + "); the table has columns "
+                + Arrays.toString(in.columns()));
       }
     }
-    return text
-        ? CandidatePairs.ofStrings(sd, dd, st, dt)
-        : CandidatePairs.ofNumbers(sd, dd, idType, sl, dl);
+    Dataset<Row> srcIds = spark.read().parquet(ids.srcIdmap().toUri().toString());
+    Dataset<Row> dstIds = spark.read().parquet(ids.dstIdmap().toUri().toString());
+    Column s = col(quote(srcColumn));
+    Column d = col(quote(dstColumn));
+    Dataset<Row> p =
+        in.select(
+            monotonically_increasing_id().as("_row"),
+            s.cast("string").as("_s_raw"),
+            d.cast("string").as("_d_raw"),
+            s.try_cast(sqlType(ids.srcIdType())).as("_s"),
+            d.try_cast(sqlType(ids.dstIdType())).as("_d"));
+    return p.join(
+            srcIds.select(col("id").as("_sid"), col("dense_id").as("_sd")),
+            col("_s").equalTo(col("_sid")),
+            "left")
+        .join(
+            dstIds.select(col("id").as("_did"), col("dense_id").as("_dd")),
+            col("_d").equalTo(col("_did")),
+            "left")
+        .orderBy(col("_row"))
+        .select(col("_s_raw"), col("_d_raw"), col("_s"), col("_d"), col("_sd"), col("_dd"));
   }
 
   private static void requireTable(SparkSession spark, String table, String format) {

@@ -37,7 +37,7 @@ public final class TypedInference {
    * sources are original ids of the model's link relation's source type, destinations of its
    * destination type.
    */
-  public static io.fanout.train.CandidatePairs readPairs(
+  public static io.fanout.train.CandidatePairChunks readPairs(
       SparkSession spark, FanoutConf c, Path graph, String table) {
     try (io.fanout.graph.TypedGraphStore g = io.fanout.graph.TypedGraphStore.open(graph, false)) {
       io.fanout.train.typed.TypedLinkTask task =
