@@ -560,8 +560,7 @@ public interface Backend extends AutoCloseable {
    * L2 row normalisation of the {@code rows x dim} matrix at {@code x} into {@code y} (a distinct
    * range): {@code y = x / max(||x||, eps)}, the squared norm summed in float in column order.
    */
-  void l2NormalizeRows(
-      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff);
+  void l2NormalizeRows(FloatView x, int rows, int dim, float eps, FloatView y);
 
   /**
    * The backward of {@link #l2NormalizeRows} given its input {@code x} and output {@code y}:
@@ -569,17 +568,7 @@ public interface Backend extends AutoCloseable {
    * {@code dy / eps}.
    */
   void l2NormalizeRowsBackward(
-      FloatTensor x,
-      int xOff,
-      FloatTensor y,
-      int yOff,
-      int rows,
-      int dim,
-      float eps,
-      FloatTensor dy,
-      int dyOff,
-      FloatTensor dx,
-      int dxOff);
+      FloatView x, FloatView y, int rows, int dim, float eps, FloatView dy, FloatView dx);
 
   // ---- loss, metrics, optimizer ----
 

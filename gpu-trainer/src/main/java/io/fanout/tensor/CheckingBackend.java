@@ -692,33 +692,23 @@ public final class CheckingBackend implements Backend {
   }
 
   @Override
-  public void l2NormalizeRows(
-      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff) {
+  public void l2NormalizeRows(FloatView x, int rows, int dim, float eps, FloatView y) {
     positive(rows, dim, eps, "l2 normalisation");
-    CheckedAttention.matrix(x, xOff, rows, dim, "l2 normalisation input");
-    CheckedAttention.matrix(y, yOff, rows, dim, "l2 normalisation output");
-    cpu.l2NormalizeRows(d(x), xOff, rows, dim, eps, d(y), yOff);
+    CheckedAttention.matrix(x.tensor(), x.offset(), rows, dim, "l2 normalisation input");
+    CheckedAttention.matrix(y.tensor(), y.offset(), rows, dim, "l2 normalisation output");
+    cpu.l2NormalizeRows(d(x), rows, dim, eps, d(y));
   }
 
   @Override
   public void l2NormalizeRowsBackward(
-      FloatTensor x,
-      int xOff,
-      FloatTensor y,
-      int yOff,
-      int rows,
-      int dim,
-      float eps,
-      FloatTensor dy,
-      int dyOff,
-      FloatTensor dx,
-      int dxOff) {
+      FloatView x, FloatView y, int rows, int dim, float eps, FloatView dy, FloatView dx) {
     positive(rows, dim, eps, "l2 normalisation backward");
-    CheckedAttention.matrix(x, xOff, rows, dim, "l2 normalisation input");
-    CheckedAttention.matrix(y, yOff, rows, dim, "l2 normalisation output");
-    CheckedAttention.matrix(dy, dyOff, rows, dim, "l2 normalisation output gradient");
-    CheckedAttention.matrix(dx, dxOff, rows, dim, "l2 normalisation input gradient");
-    cpu.l2NormalizeRowsBackward(d(x), xOff, d(y), yOff, rows, dim, eps, d(dy), dyOff, d(dx), dxOff);
+    CheckedAttention.matrix(x.tensor(), x.offset(), rows, dim, "l2 normalisation input");
+    CheckedAttention.matrix(y.tensor(), y.offset(), rows, dim, "l2 normalisation output");
+    CheckedAttention.matrix(
+        dy.tensor(), dy.offset(), rows, dim, "l2 normalisation output gradient");
+    CheckedAttention.matrix(dx.tensor(), dx.offset(), rows, dim, "l2 normalisation input gradient");
+    cpu.l2NormalizeRowsBackward(d(x), d(y), rows, dim, eps, d(dy), d(dx));
   }
 
   private void checkMultiLabel(

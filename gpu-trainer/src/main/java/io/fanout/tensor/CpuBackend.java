@@ -547,25 +547,25 @@ public final class CpuBackend implements Backend {
   }
 
   @Override
-  public void l2NormalizeRows(
-      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff) {
-    L2RowNorm.forward(f(x), xOff, rows, dim, eps, f(y), yOff);
+  public void l2NormalizeRows(FloatView x, int rows, int dim, float eps, FloatView y) {
+    L2RowNorm.forward(f(x.tensor()), x.offset(), rows, dim, eps, f(y.tensor()), y.offset());
   }
 
   @Override
   public void l2NormalizeRowsBackward(
-      FloatTensor x,
-      int xOff,
-      FloatTensor y,
-      int yOff,
-      int rows,
-      int dim,
-      float eps,
-      FloatTensor dy,
-      int dyOff,
-      FloatTensor dx,
-      int dxOff) {
-    L2RowNorm.backward(f(x), xOff, f(y), yOff, rows, dim, eps, f(dy), dyOff, f(dx), dxOff);
+      FloatView x, FloatView y, int rows, int dim, float eps, FloatView dy, FloatView dx) {
+    L2RowNorm.backward(
+        f(x.tensor()),
+        x.offset(),
+        f(y.tensor()),
+        y.offset(),
+        rows,
+        dim,
+        eps,
+        f(dy.tensor()),
+        dy.offset(),
+        f(dx.tensor()),
+        dx.offset());
   }
 
   @Override

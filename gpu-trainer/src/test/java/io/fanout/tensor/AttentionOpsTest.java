@@ -431,8 +431,9 @@ class AttentionOpsTest {
       FloatTensor ty = b.allocFloat(rows * dim);
       FloatTensor tg = up(b, g);
       FloatTensor tdx = up(b, dx0);
-      b.l2NormalizeRows(tx, 0, rows, dim, eps, ty, 0);
-      b.l2NormalizeRowsBackward(tx, 0, ty, 0, rows, dim, eps, tg, 0, tdx, 0);
+      b.l2NormalizeRows(FloatView.of(tx), rows, dim, eps, FloatView.of(ty));
+      b.l2NormalizeRowsBackward(
+          FloatView.of(tx), FloatView.of(ty), rows, dim, eps, FloatView.of(tg), FloatView.of(tdx));
       float[] y = down(b, ty);
       double[] xd = d(x);
       for (int i = 0; i < rows; i++) {

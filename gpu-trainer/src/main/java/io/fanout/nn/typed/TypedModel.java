@@ -9,6 +9,7 @@ import io.fanout.tensor.Activation;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.FloatView;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
 
@@ -278,7 +279,12 @@ public final class TypedModel implements AutoCloseable {
         layer.forward(params, batch, hop, x, rawOut);
         normOut = TensorBufs.ensure(be, normOut, Math.max(1, nOut));
         if (nOut > 0) {
-          be.l2NormalizeRows(rawOut, 0, batch.totalRows(hop - 1), layer.out, NORM_EPS, normOut, 0);
+          be.l2NormalizeRows(
+              FloatView.of(rawOut),
+              batch.totalRows(hop - 1),
+              layer.out,
+              NORM_EPS,
+              FloatView.of(normOut));
           be.copy(normOut, 0, level[hop - 1], 0, nOut);
           if (cfg.hgn().outputScale() != 1f) {
             be.scale(nOut, cfg.hgn().outputScale(), level[hop - 1], 0);
@@ -364,7 +370,13 @@ public final class TypedModel implements AutoCloseable {
           be.scale(n0, cfg.hgn().outputScale(), dy, 0);
         }
         be.l2NormalizeRowsBackward(
-            rawOut, 0, normOut, 0, batch.totalRows(0), cfg.classes(), NORM_EPS, dy, 0, dRawOut, 0);
+            FloatView.of(rawOut),
+            FloatView.of(normOut),
+            batch.totalRows(0),
+            cfg.classes(),
+            NORM_EPS,
+            FloatView.of(dy),
+            FloatView.of(dRawOut));
       }
       be.copy(dRawOut, 0, dy, 0, n0);
     } else {

@@ -4,7 +4,6 @@ import io.fanout.tensor.AttentionEdges;
 import io.fanout.tensor.AttentionHeads;
 import io.fanout.tensor.AttentionInputs;
 import io.fanout.tensor.AttentionResidual;
-import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.FloatView;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TransposeAhead;
@@ -330,38 +329,32 @@ final class CudaAttentionOps {
     return l;
   }
 
-  void l2NormalizeRows(
-      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff) {
+  void l2NormalizeRows(FloatView x, int rows, int dim, float eps, FloatView y) {
     long n = (long) rows * dim;
     launches.launch(
         "l2_normalize_rows",
         rows,
-        new KernelArgs().p(be.pointer(x, xOff, n)).i(rows).i(dim).f(eps).p(be.pointer(y, yOff, n)));
+        new KernelArgs()
+            .p(be.pointer(x.tensor(), x.offset(), n))
+            .i(rows)
+            .i(dim)
+            .f(eps)
+            .p(be.pointer(y.tensor(), y.offset(), n)));
   }
 
   void l2NormalizeRowsBackward(
-      FloatTensor x,
-      int xOff,
-      FloatTensor y,
-      int yOff,
-      int rows,
-      int dim,
-      float eps,
-      FloatTensor dy,
-      int dyOff,
-      FloatTensor dx,
-      int dxOff) {
+      FloatView x, FloatView y, int rows, int dim, float eps, FloatView dy, FloatView dx) {
     long n = (long) rows * dim;
     launches.launch(
         "l2_normalize_rows_backward",
         rows,
         new KernelArgs()
-            .p(be.pointer(x, xOff, n))
-            .p(be.pointer(y, yOff, n))
+            .p(be.pointer(x.tensor(), x.offset(), n))
+            .p(be.pointer(y.tensor(), y.offset(), n))
             .i(rows)
             .i(dim)
             .f(eps)
-            .p(be.pointer(dy, dyOff, n))
-            .p(be.pointer(dx, dxOff, n)));
+            .p(be.pointer(dy.tensor(), dy.offset(), n))
+            .p(be.pointer(dx.tensor(), dx.offset(), n)));
   }
 }

@@ -583,25 +583,14 @@ public final class CudaBackend implements io.fanout.tensor.Backend, AutoCloseabl
   }
 
   @Override
-  public void l2NormalizeRows(
-      FloatTensor x, int xOff, int rows, int dim, float eps, FloatTensor y, int yOff) {
-    attention.l2NormalizeRows(x, xOff, rows, dim, eps, y, yOff);
+  public void l2NormalizeRows(FloatView x, int rows, int dim, float eps, FloatView y) {
+    attention.l2NormalizeRows(x, rows, dim, eps, y);
   }
 
   @Override
   public void l2NormalizeRowsBackward(
-      FloatTensor x,
-      int xOff,
-      FloatTensor y,
-      int yOff,
-      int rows,
-      int dim,
-      float eps,
-      FloatTensor dy,
-      int dyOff,
-      FloatTensor dx,
-      int dxOff) {
-    attention.l2NormalizeRowsBackward(x, xOff, y, yOff, rows, dim, eps, dy, dyOff, dx, dxOff);
+      FloatView x, FloatView y, int rows, int dim, float eps, FloatView dy, FloatView dx) {
+    attention.l2NormalizeRowsBackward(x, y, rows, dim, eps, dy, dx);
   }
 
   @Override

@@ -190,8 +190,15 @@ class AttentionOpsParityTest {
     for (int k = 0; k < 2; k++) {
       Backend b = bs[k];
       FloatTensor[] t = {up(b, x), b.allocFloat(rows * dim), up(b, g), up(b, dx0)};
-      b.l2NormalizeRows(t[0], 0, rows, dim, 1e-12f, t[1], 0);
-      b.l2NormalizeRowsBackward(t[0], 0, t[1], 0, rows, dim, 1e-12f, t[2], 0, t[3], 0);
+      b.l2NormalizeRows(FloatView.of(t[0]), rows, dim, 1e-12f, FloatView.of(t[1]));
+      b.l2NormalizeRowsBackward(
+          FloatView.of(t[0]),
+          FloatView.of(t[1]),
+          rows,
+          dim,
+          1e-12f,
+          FloatView.of(t[2]),
+          FloatView.of(t[3]));
       y[k] = down(b, t[1]);
       dx[k] = down(b, t[3]);
       for (FloatTensor v : t) {
