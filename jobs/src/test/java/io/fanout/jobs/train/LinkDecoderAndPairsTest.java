@@ -10,6 +10,7 @@ import io.fanout.cli.CliRun.Result;
 import io.fanout.graph.GraphStore;
 import io.fanout.spark.Fanout;
 import io.fanout.store.StoreLayout;
+import io.fanout.testing.JobDescriptions;
 import io.fanout.testing.SparkTestSession;
 import io.fanout.train.Checkpoint;
 import io.fanout.train.LinkMetrics;
@@ -19,8 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -135,32 +134,18 @@ class LinkDecoderAndPairsTest {
       "--output",
       out.toString()
     };
-    List<String> labels = new ArrayList<>();
-    SparkListener listener =
-        new SparkListener() {
-          @Override
-          public void onJobStart(SparkListenerJobStart start) {
-            synchronized (labels) {
-              labels.add(String.valueOf(start.properties().getProperty("spark.job.description")));
-            }
-          }
-        };
-    spark.sparkContext().addSparkListener(listener);
     Result inf;
-    try {
+    List<String> labels;
+    try (JobDescriptions jobs = JobDescriptions.record(spark)) {
       inf = cli(infer);
-      spark.sparkContext().listenerBus().waitUntilEmpty();
-    } finally {
-      spark.sparkContext().removeSparkListener(listener);
+      labels = jobs.seen();
     }
     assertThat(inf.code()).as(inf.err()).isZero();
-    synchronized (labels) {
-      assertThat(labels)
-          .contains("fanout infer: inference on the driver (1/1)")
-          .containsOnly(
-              "fanout infer: read the candidate pairs (1/1)",
-              "fanout infer: inference on the driver (1/1)");
-    }
+    assertThat(labels)
+        .contains("fanout infer: inference on the driver (1/1)")
+        .containsOnly(
+            "fanout infer: read the candidate pairs (1/1)",
+            "fanout infer: inference on the driver (1/1)");
     JsonNode ij = JSON.readTree(inf.out());
     assertThat(ij.get("task").asText()).isEqualTo("link");
     assertThat(ij.get("rows").asLong()).isEqualTo(rows.size());

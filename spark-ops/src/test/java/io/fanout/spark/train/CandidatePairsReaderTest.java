@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.store.InvalidInputException;
+import io.fanout.testing.JobDescriptions;
 import io.fanout.testing.SparkTestSession;
 import io.fanout.train.CandidatePairChunks;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -97,31 +96,16 @@ class CandidatePairsReaderTest {
       want.add(a[i] / 10 + " " + b[i] / 10);
     }
     String t = table("pairs", a, b);
-    List<String> labels = new ArrayList<>();
-    SparkListener listener =
-        new SparkListener() {
-          @Override
-          public void onJobStart(SparkListenerJobStart start) {
-            synchronized (labels) {
-              labels.add(String.valueOf(start.properties().getProperty("spark.job.description")));
-            }
-          }
-        };
-    spark.sparkContext().addSparkListener(listener);
-    try (CandidatePairChunks many = read(t, 4)) {
-      spark.sparkContext().listenerBus().waitUntilEmpty();
+    try (JobDescriptions jobs = JobDescriptions.record(spark);
+        CandidatePairChunks many = read(t, 4)) {
+      assertThat(jobs.seen())
+          .isNotEmpty()
+          .containsOnly("fanout infer: " + CandidatePairsReader.STEP + " (1/1)");
       assertThat(many.size()).isEqualTo(n);
       assertThat(pairs(many)).containsExactlyElementsOf(want);
       List<Integer> sizes = new ArrayList<>();
       many.forEach((first, p) -> sizes.add(p.size()));
       assertThat(sizes).containsExactly(4, 4, 4, 4, 1);
-    } finally {
-      spark.sparkContext().removeSparkListener(listener);
-    }
-    synchronized (labels) {
-      assertThat(labels)
-          .isNotEmpty()
-          .containsOnly("fanout infer: " + CandidatePairsReader.STEP + " (1/1)");
     }
   }
 
