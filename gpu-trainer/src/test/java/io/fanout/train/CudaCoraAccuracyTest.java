@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.nn.GnnModel;
 import io.fanout.nn.ModelConfig;
-import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.BackendProvider;
 import io.fanout.tensor.cuda.CudaBackend;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -54,30 +51,8 @@ class CudaCoraAccuracyTest {
             Defaults.ACTIVATION.id(),
             Defaults.FEATURE_NORM.id());
     GnnModel model = new GnnModel(cfg, be);
-    TrainOptions opts =
-        new TrainOptions(
-            Defaults.EPOCHS,
-            (float) Defaults.LR,
-            (float) Defaults.WEIGHT_DECAY,
-            Defaults.SCHEDULE,
-            0);
-    Trainer t = new Trainer(model, opts, GradientReducer.LOCAL);
-    SampledEpochs train =
-        new SampledEpochs(
-            d.csr,
-            d.vertices,
-            d.features,
-            d.vertices.ofSplit(StoreLayout.SPLIT_TRAIN),
-            Defaults.FANOUTS,
-            Defaults.BATCH_SIZE,
-            0,
-            true,
-            cfg.featureNorm(),
-            2);
-    List<EpochStats> stats = t.fit(train, null, tmp, false, Map.of(), null, 0);
-    assertThat(stats.get(stats.size() - 1).loss()).isLessThan(stats.get(0).loss() * 0.5);
-    float[] logits = FullGraphInference.logits(model, d.csr, d.features, 1000);
-    double acc = Evaluation.accuracy(logits, d.classes, d.vertices, StoreLayout.SPLIT_TEST).value();
+    Trainer t = CoraTraining.fit(d, model, tmp);
+    double acc = CoraTraining.testAccuracy(d, CoraTraining.logits(d, model));
     System.out.println("cora test accuracy on " + be.name() + ": " + acc);
     assertThat(acc).isGreaterThanOrEqualTo(0.79);
     t.close();
