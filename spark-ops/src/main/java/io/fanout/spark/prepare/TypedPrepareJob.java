@@ -7,7 +7,9 @@ import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.spark.internal.LocalTablePaths;
+import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.DisjointPaths;
+import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.OutputPaths;
@@ -37,6 +39,9 @@ import org.apache.spark.sql.SparkSession;
  * TypedLinkSplit}). The driver sees only per-partition counts.
  */
 public final class TypedPrepareJob {
+  /** The step that partitions all types together with a graph partitioner. */
+  static final String ASSIGN = "partition the vertices of all types over all relations";
+
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(TypedPrepareJob.class);
 
@@ -76,6 +81,13 @@ public final class TypedPrepareJob {
     List<TypedTables.RelationTable> relations =
         ReverseRelations.plan(in.relations, conf.get(PrepareOptions.ADD_REVERSE));
     TypedLinkSplit linkSplit = TypedLinkSplit.of(conf, relations);
+    TypedIdLookup idLookup = new TypedIdLookup(conf, in, relations, linkSplit);
+    idLookup.requireIfAsked();
+    boolean graphPartitioner = conf.get(PrepareOptions.PARTITIONER).readsEdges();
+    if (graphPartitioner) {
+      VertexPartitioners.graph(
+          conf.get(PrepareOptions.PARTITIONER), conf.get(PrepareOptions.PARTITION_COARSE_VERTICES));
+    }
     Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     refuseOutputOverInputs(out);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
@@ -109,6 +121,9 @@ public final class TypedPrepareJob {
       }
     }
     List<String> stepNames = new ArrayList<>();
+    if (graphPartitioner) {
+      stepNames.add(ASSIGN);
+    }
     for (TypedTables.TypeTable t : in.types) {
       stepNames.add("validate and write vertex type '" + t.name() + "'");
     }
@@ -131,14 +146,22 @@ public final class TypedPrepareJob {
     try {
       Map<String, TypeVertexStage.Result> types = new LinkedHashMap<>();
       int step = 0;
+      TypedGraphPartitioning graph =
+          graphPartitioner
+              ? steps.call(
+                  stepNames.get(step++),
+                  () -> TypedGraphPartitioning.of(spark, conf, in.types, in.relations, requested))
+              : null;
       for (TypedTables.TypeTable t : in.types) {
         Path dir = staging.resolve(StoreLayout.typeDir(t.name()));
         StoreFeatureEncoding enc = encodings.of(t.name());
+        boolean rankTables = idLookup.rankTables(t.name());
         types.put(
             t.name(),
             steps.call(
                 stepNames.get(step++),
-                () -> TypeVertexStage.write(spark, conf, t, requested, enc, dir)));
+                () ->
+                    TypeVertexStage.write(spark, conf, t, requested, graph, rankTables, enc, dir)));
         LOG.info("prepare: vertex type '{}' written", t.name());
       }
       RelationEdgeStage.Result[] written = new RelationEdgeStage.Result[relations.size()];
@@ -149,13 +172,19 @@ public final class TypedPrepareJob {
         Path srcDir = staging.resolve(StoreLayout.typeDir(r.srcType()));
         Path dstDir = staging.resolve(StoreLayout.typeDir(r.dstType()));
         Path dir = staging.resolve(StoreLayout.relationDir(r.name()));
+        boolean taskLookup = idLookup.uses(r, src, dst);
         written[i] =
             steps.call(
                 stepNames.get(step++),
                 () ->
                     RelationEdgeStage.write(
-                        spark, conf, r, src, srcDir, dst, dstDir, dir, linkSplit));
+                        spark, conf, r, src, srcDir, dst, dstDir, dir, linkSplit, taskLookup));
         LOG.info("prepare: relation '{}' written", r.name());
+      }
+      for (TypedTables.TypeTable t : in.types) {
+        // the id rank tables of --id-lookup task live in the staging folder only
+        FileTrees.deleteRecursively(
+            staging.resolve(StoreLayout.typeDir(t.name())).resolve(EndpointLookup.DIR));
       }
       StoreManifest.EdgeSplit edgeSplit = null;
       if (linkSplit != null) {
@@ -207,8 +236,11 @@ public final class TypedPrepareJob {
       // stores split by fractions record what they did before the option existed
       recorded.remove(PrepareOptions.EDGE_SPLIT_COLUMN.name());
     }
-    for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
-      recorded.remove(d.name());
+    if (!conf.get(PrepareOptions.PARTITIONER).readsEdges()) {
+      // hash and range stores record what they did before graph partitioners were built for them
+      for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
+        recorded.remove(d.name());
+      }
     }
     if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
       // stores without it record what they did before typed weights existed
