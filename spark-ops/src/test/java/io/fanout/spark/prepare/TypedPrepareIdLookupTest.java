@@ -20,6 +20,7 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,6 +104,7 @@ class TypedPrepareIdLookupTest {
     }
   }
 
+  @Tag("slow")
   @Test
   void autoLooksUpNumericRelationsAndJoinsTheOthersToTheSameBytes() throws IOException {
     mixed("auto", "auto").execute();
@@ -110,6 +112,7 @@ class TypedPrepareIdLookupTest {
     PrepareEdgeSortTest.assertSameBytes(tmp.resolve("sql"), tmp.resolve("auto"));
   }
 
+  @Tag("slow")
   @Test
   void missingEndpointsAreDroppedOrReportedAsSqlReportsThem() throws IOException {
     StoreManifest task =
