@@ -99,9 +99,14 @@ final class TypedIdLookup {
     }
   }
 
+  /** Whether any relation may look its endpoints up: {@code --id-lookup} is not {@code sql}. */
+  boolean lookingUp() {
+    return conf.get(PrepareOptions.ID_LOOKUP) != IdLookup.SQL;
+  }
+
   /** Whether the vertex tasks of {@code type} write its id rank tables. */
   boolean rankTables(String type) {
-    if (conf.get(PrepareOptions.ID_LOOKUP) == IdLookup.SQL) {
+    if (!lookingUp()) {
       return false;
     }
     for (TypedTables.RelationTable r : relations) {

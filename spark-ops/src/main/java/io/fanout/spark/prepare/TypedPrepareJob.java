@@ -98,7 +98,16 @@ public final class TypedPrepareJob {
     if (conf.get(PrepareOptions.DRY_RUN)) {
       PreparePlan p =
           TypedPreparePlanner.plan(
-              spark, conf, in, relations, encodings, linkSplit != null, out, requested, false);
+              spark,
+              conf,
+              in,
+              relations,
+              encodings,
+              linkSplit != null,
+              idLookup,
+              out,
+              requested,
+              false);
       return new PrepareOutcome(out, null, false, secondsSince(start), p);
     }
     Map<String, String> recorded = recorded(encodings, linkSplit != null);
@@ -115,7 +124,16 @@ public final class TypedPrepareJob {
       // from Parquet footers only: counting other inputs would read them once more
       PreparePlan p =
           TypedPreparePlanner.plan(
-              spark, conf, in, relations, encodings, linkSplit != null, out, requested, true);
+              spark,
+              conf,
+              in,
+              relations,
+              encodings,
+              linkSplit != null,
+              idLookup,
+              out,
+              requested,
+              true);
       if (p != null) {
         SpaceCheck.require(p);
       }
