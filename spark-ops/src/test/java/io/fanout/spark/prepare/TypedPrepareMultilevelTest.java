@@ -274,4 +274,29 @@ class TypedPrepareMultilevelTest {
                   a.dataRoot(tmp.resolve("multilevel")).resolve(f.path)));
     }
   }
+
+  @Test
+  void theDryRunGivesEveryTypeThePartitionsOfAllTypes() {
+    PreparePlan plan =
+        prepare("multilevel", "dry", 1)
+            .option("partitions", "0")
+            .option("dry-run", "true")
+            .execute()
+            .plan();
+    PreparePlan hash =
+        prepare("hash", "dry-hash", 1)
+            .option("partitions", "0")
+            .option("dry-run", "true")
+            .execute()
+            .plan();
+    int k = io.fanout.conf.options.PrepareOptions.autoPartitions(USERS + ITEMS);
+    assertThat(plan.partitions()).hasSize(k);
+    assertThat(plan.describe())
+        .contains("multilevel partitions all types together")
+        .contains("the multilevel partitioner's own shuffles are not estimated");
+    // the id maps' part column
+    assertThat(plan.storeBytesByKind().get("idmap"))
+        .isEqualTo(hash.storeBytesByKind().get("idmap") + 4L * (USERS + ITEMS));
+    assertThat(tmp.resolve("dry")).doesNotExist();
+  }
 }
