@@ -22,13 +22,15 @@ import org.apache.spark.sql.types.DataTypes;
 /**
  * Writes one relation of a typed store into its folder ({@code relations/<relation>/csr/}), as the
  * one-table prepare writes its edges: the endpoints are checked (null, or not of their type's id
- * type), joined with the id maps of the source and the destination type (Spark SQL joins), routed
- * to the partition of the destination and sorted there by (destination, source); each partition's
- * {@link EdgePartTask} writes its csr file of type-local ids (and, for a relation with a weight
- * column, its weights file: values checked as the one-table {@code --weight-column}'s, sorted and
- * merged by {@code --dedupe} as there). {@code --dedupe} applies to every relation, {@code
- * --self-loops drop} to relations within one type; edges with an endpoint missing from its type
- * dangle ({@code --dangling}).
+ * type), given the dense ids of the source and the destination type (joined with the two types' id
+ * maps in Spark SQL, or, {@code --id-lookup task} where {@link TypedIdLookup} lets the relation,
+ * looked up by the csr tasks in the two types' id rank tables), routed to the partition of the
+ * destination and sorted there by (destination, source); each partition's {@link EdgePartTask}
+ * writes its csr file of type-local ids (and, for a relation with a weight column, its weights
+ * file: values checked as the one-table {@code --weight-column}'s, sorted and merged by {@code
+ * --dedupe} as there). {@code --dedupe} applies to every relation, {@code --self-loops drop} to
+ * relations within one type; edges with an endpoint missing from its type dangle ({@code
+ * --dangling}).
  */
 final class RelationEdgeStage {
   private static final String KEY = "_key";
@@ -52,7 +54,9 @@ final class RelationEdgeStage {
    * {@code srcDir} and {@code dstDir}) into {@code dir}; {@code split} (or null) takes out the
    * held-out edges of a link-prediction split ({@link TypedLinkSplit#keptEdges}); when it reads the
    * splits from a column of {@code r}'s table, that column is checked as the one-table {@code
-   * --edge-split-column} is (naming the relation, the column and a sample row).
+   * --edge-split-column} is (naming the relation, the column and a sample row). With {@code
+   * taskLookup} the csr tasks look the endpoints up in the id rank tables the vertex stage wrote
+   * under {@code srcDir} and {@code dstDir} (unweighted relations without a split only).
    */
   static Result write(
       SparkSession spark,

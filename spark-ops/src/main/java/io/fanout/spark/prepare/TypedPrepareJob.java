@@ -28,14 +28,16 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The {@code prepare} pipeline of a typed graph (more than one vertex type or relation; see {@code
- * docs/prepare.md}, typed graphs). Each vertex type is written as the one-table pipeline writes its
- * vertices, into {@code types/<type>/} by type-local dense ids ({@link TypeVertexStage}); then each
- * relation, the declared ones and those {@code --add-reverse} adds, into {@code
- * relations/<relation>/} ({@link RelationEdgeStage}). The store is published with the one-table
- * commit protocol (a rerun with the same inputs and options is skipped, another is refused without
- * {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT} with {@code
- * types} and {@code relations}. With {@code --link-relation R} the held-out edges of {@code R}
- * leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
+ * docs/prepare.md}, typed graphs). Under a graph partitioner ({@code --partitioner multilevel}) the
+ * vertices of all types are first partitioned together ({@link TypedGraphPartitioning}). Each
+ * vertex type is written as the one-table pipeline writes its vertices, into {@code types/<type>/}
+ * by type-local dense ids ({@link TypeVertexStage}); then each relation, the declared ones and
+ * those {@code --add-reverse} adds, into {@code relations/<relation>/} ({@link RelationEdgeStage};
+ * endpoints joined or looked up per {@link TypedIdLookup}). The store is published with the
+ * one-table commit protocol (a rerun with the same inputs and options is skipped, another is
+ * refused without {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT}
+ * with {@code types} and {@code relations}. With {@code --link-relation R} the held-out edges of
+ * {@code R} leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
  * TypedLinkSplit}). The driver sees only per-partition counts.
  */
 public final class TypedPrepareJob {
