@@ -10,9 +10,8 @@ import java.util.List;
 
 /**
  * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
- * built for one-table stores only (undirected input, feature layouts), edge splits (fractions or a
- * column) without {@code --link-relation}, and per-type encodings that name unknown or featureless
- * types.
+ * built for one-table stores only (undirected input), edge splits (fractions or a column) without
+ * {@code --link-relation}, and per-type encodings that name unknown or featureless types.
  */
 final class TypedOptionChecks {
   private TypedOptionChecks() {}
