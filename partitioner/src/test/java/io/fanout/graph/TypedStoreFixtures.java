@@ -7,6 +7,7 @@ import io.fanout.store.OutputCommit;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.store.StoreOutput;
+import io.fanout.store.WeightFileWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,7 +23,8 @@ public final class TypedStoreFixtures {
 
   /**
    * Writes {@code g} at {@code store}: type {@code t} cut into partitions of {@code sizes[t]}
-   * vertices, f32 features, and the label sets {@code labelSets[t]} (null for a type without).
+   * vertices, f32 features, the label sets {@code labelSets[t]} (null for a type without), and the
+   * weights of each relation that has them ({@link TypedGraph#weights}).
    */
   public static StoreManifest write(Path store, TypedGraph g, int[][] sizes, int[][][] labelSets) {
     OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
@@ -115,11 +117,18 @@ public final class TypedStoreFixtures {
       long max = 0;
       for (int p = 0; p < dst.partitions; p++) {
         int n = sizes[rel.dstType()][p];
-        try (CsrFileWriter w =
-            new CsrFileWriter(dir.resolve(StoreLayout.csrFile(p)), p, first, n)) {
+        EdgeWeights weights = g.weights(r);
+        try (CsrFileWriter w = new CsrFileWriter(dir.resolve(StoreLayout.csrFile(p)), p, first, n);
+            WeightFileWriter ww =
+                weights == null
+                    ? null
+                    : new WeightFileWriter(dir.resolve(StoreLayout.weightsFile(p)), p, first, n)) {
           for (int v = (int) first; v < first + n; v++) {
             for (long i = csr.rowStart(v); i < csr.rowEnd(v); i++) {
               w.addNeighbor(csr.neighbor(i));
+              if (ww != null) {
+                ww.add(weights.weight(i));
+              }
             }
             w.endRow();
             min = Math.min(min, csr.degree(v));
@@ -127,11 +136,16 @@ public final class TypedStoreFixtures {
           }
           e.partitionEdges[p] = w.edgesWritten();
           w.finish();
+          if (ww != null) {
+            ww.finish();
+          }
         }
         m.partitionTable.get(dst.firstPartition + p).numEdges += e.partitionEdges[p];
         first += n;
       }
       e.edges = csr.numEdges();
+      e.weighted = g.weights(r) != null;
+      m.weighted |= e.weighted;
       e.degree = new StoreManifest.Degree(dst.vertices == 0 ? 0 : min, max, 0);
       m.relations.add(e);
       m.edges += e.edges;

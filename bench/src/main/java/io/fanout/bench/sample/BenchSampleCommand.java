@@ -56,7 +56,8 @@ import org.apache.parquet.schema.MessageType;
  * the typed sampler on a generated typed graph of the same size ({@link SyntheticTypedGraph}) next
  * to the one-type sampler, in the same run; with a typed store as {@code --graph} it times the
  * typed sampler on the store against the one-type sampler on the same vertices and edges as one
- * type ({@link StoreTypedGraphs}). Prints one JSON object.
+ * type ({@link StoreTypedGraphs}), and with {@code --weighted} also the typed sampler drawing the
+ * store's weighted relations by weight ({@code typed_weighted_*}). Prints one JSON object.
  */
 public final class BenchSampleCommand implements Command {
   @Override
@@ -125,13 +126,20 @@ public final class BenchSampleCommand implements Command {
         out.put("graph", "generated power-law, memory-mapped store of " + mapped + " partitions");
       }
     } else if (TypedGraphStore.isTyped(Paths.get(conf.get(GRAPH)))) {
-      if (conf.get(TYPES) > 0 || weighted) {
+      if (conf.get(TYPES) > 0) {
         throw new io.fanout.conf.FanoutConfigException(
-            "a typed --graph store is timed with its own types; leave --num-types and --weighted out");
+            "a typed --graph store is timed with its own types; leave --num-types out");
       }
       ctx.err().println("bench-sample: copying the typed store onto the heap ...");
       typedStore = TypedGraphStore.open(Paths.get(conf.get(GRAPH)), false);
       typedGraph = StoreTypedGraphs.onHeap(typedStore);
+      if (weighted && !StoreTypedGraphs.weighted(typedGraph)) {
+        throw new io.fanout.conf.FanoutConfigException(
+            "--weighted: the typed store "
+                + conf.get(GRAPH)
+                + " has no weighted relation; prepare it with --weight-column (or a relation's"
+                + " weight_column), or leave --weighted out");
+      }
       typedSeedType = StoreTypedGraphs.seedType(typedGraph.schema());
       graph = StoreTypedGraphs.merged(typedGraph);
       vertices = StoreTypedGraphs.mergedVertices(typedGraph, typedSeedType);
@@ -148,6 +156,7 @@ public final class BenchSampleCommand implements Command {
       out.put("graph", conf.get(GRAPH) + " (memory-mapped store)");
     }
     TypedNeighborSampler typedSampler = null;
+    TypedNeighborSampler typedWeightedSampler = null;
     int[] typedOrder = null;
     if (conf.get(TYPES) > 0 && !conf.get(GRAPH).isEmpty()) {
       throw new io.fanout.conf.FanoutConfigException(
@@ -173,6 +182,11 @@ public final class BenchSampleCommand implements Command {
       }
       typedSampler = new TypedNeighborSampler(typed, typedSeedType, perRelation, seed);
       typedOrder = typedSampler.order(SeedOrder.ALL, 0);
+      if (weighted && typedStore != null) {
+        // the store's weighted relations in proportion to their weights, the others uniformly
+        typedWeightedSampler =
+            new TypedNeighborSampler(typed, typedSeedType, perRelation, seed, true);
+      }
       Map<String, Object> tg = new LinkedHashMap<>();
       tg.put(
           "graph",
@@ -243,9 +257,14 @@ public final class BenchSampleCommand implements Command {
             new BatchStream(
                 weightedSampler, 1, order, batchSize, 0, Math.min(4, batches), threads, 8));
       }
+      if (typedWeightedSampler != null) {
+        drainTyped(typedWeightedSampler, 1, typedOrder, batchSize, Math.min(4, tb), threads);
+      }
       List<Double> oneRounds = new ArrayList<>();
       List<Double> typedRounds = new ArrayList<>();
       List<Double> weightedRounds = new ArrayList<>();
+      List<Double> typedWeightedRounds = new ArrayList<>();
+      long twEdges = 0;
       long edges = 0;
       long tEdges = 0;
       long wEdges = 0;
@@ -275,6 +294,12 @@ public final class BenchSampleCommand implements Command {
           wEdges =
               drain(new BatchStream(weightedSampler, 0, order, batchSize, 0, batches, threads, 8));
           weightedRounds.add(secs(start));
+        }
+        if (typedWeightedSampler != null) {
+          collect();
+          start = System.nanoTime();
+          twEdges = drainTyped(typedWeightedSampler, 0, typedOrder, batchSize, tb, threads);
+          typedWeightedRounds.add(secs(start));
         }
       }
       double s = java.util.Collections.min(oneRounds);
@@ -312,6 +337,15 @@ public final class BenchSampleCommand implements Command {
         r.put("weighted_sampled_edges_per_s", wEdges / ws);
         r.put("weighted_ratio_to_uniform", (wEdges / ws) / (edges / s));
         r.put("weighted_ratio_to_random_reads", (wEdges / ws) / reads);
+      }
+      if (typedWeightedSampler != null) {
+        double tws = java.util.Collections.min(typedWeightedRounds);
+        double ts = java.util.Collections.min(typedRounds);
+        r.put("typed_weighted_sampled_edges", twEdges);
+        r.put("typed_weighted_seconds", tws);
+        r.put("typed_weighted_seconds_per_round", typedWeightedRounds);
+        r.put("typed_weighted_sampled_edges_per_s", twEdges / tws);
+        r.put("typed_weighted_ratio_to_uniform", (twEdges / tws) / (tEdges / ts));
       }
       rows.add(r);
     }

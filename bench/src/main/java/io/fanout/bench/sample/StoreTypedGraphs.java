@@ -2,6 +2,7 @@ package io.fanout.bench.sample;
 
 import io.fanout.graph.ArrayCsrGraph;
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeWeights;
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
@@ -17,15 +18,30 @@ final class StoreTypedGraphs {
   private StoreTypedGraphs() {}
 
   /**
-   * {@code g} with every relation's CSR copied onto the heap; labels and splits stay {@code g}'s.
+   * {@code g} with every relation's CSR, and the weights of its weighted relations, copied onto the
+   * heap; labels and splits stay {@code g}'s.
    */
   static TypedGraph onHeap(TypedGraph g) {
     int relations = g.schema().numRelations();
     CsrGraph[] csr = new CsrGraph[relations];
+    EdgeWeights[] weights = new EdgeWeights[relations];
     for (int r = 0; r < relations; r++) {
       csr[r] = copy(g.inNeighbors(r));
+      EdgeWeights w = g.weights(r);
+      if (w != null) {
+        float[] a = new float[Math.toIntExact(csr[r].numEdges())];
+        for (int i = 0; i < a.length; i++) {
+          a[i] = w.weight(i);
+        }
+        weights[r] = p -> a[(int) p];
+      }
     }
     return new TypedGraph() {
+      @Override
+      public EdgeWeights weights(int relation) {
+        return weights[relation];
+      }
+
       @Override
       public TypedSchema schema() {
         return g.schema();
@@ -51,6 +67,16 @@ final class StoreTypedGraphs {
         return null;
       }
     };
+  }
+
+  /** Whether a relation of {@code g} has weights. */
+  static boolean weighted(TypedGraph g) {
+    for (int r = 0; r < g.schema().numRelations(); r++) {
+      if (g.weights(r) != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static ArrayCsrGraph copy(CsrGraph g) {

@@ -72,6 +72,9 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
   /** Finds dense ids of original-id input rows; null when the rows carry dense keys. */
   private final EndpointLookup lookup;
 
+  /** Finds the sources' dense ids: {@link #lookup} unless they are of another vertex type. */
+  private final EndpointLookup sourceLookup;
+
   private final boolean dropSelfLoops;
 
   /**
@@ -92,7 +95,40 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
       long sortBudgetBytes,
       EndpointLookup lookup,
       boolean dropSelfLoops) {
+    this(
+        staging,
+        firsts,
+        counts,
+        dedupe,
+        weightColumn,
+        sortInTask,
+        sortBudgetBytes,
+        lookup,
+        lookup,
+        dropSelfLoops);
+  }
+
+  /**
+   * A task of {@code --id-lookup task} for a relation of a typed store: {@code lookup} finds the
+   * destinations' dense ids (the relation's destination type, whose partitions the task writes),
+   * {@code sourceLookup} the sources' (its source type).
+   */
+  EdgePartTask(
+      String staging,
+      long[] firsts,
+      long[] counts,
+      boolean dedupe,
+      String weightColumn,
+      boolean sortInTask,
+      long sortBudgetBytes,
+      EndpointLookup lookup,
+      EndpointLookup sourceLookup,
+      boolean dropSelfLoops) {
+    if ((lookup == null) != (sourceLookup == null)) {
+      throw new IllegalArgumentException("both endpoints are looked up, or neither");
+    }
     this.lookup = lookup;
+    this.sourceLookup = sourceLookup;
     this.dropSelfLoops = dropSelfLoops;
     if (lookup != null && !sortInTask) {
       throw new IllegalArgumentException("looked-up rows are sorted by the task");
@@ -199,8 +235,8 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
 
   /**
    * Reads the edge blocks, finds the dense ids of each block's sources ({@link
-   * EndpointLookup#dense}) and of its destinations (all in the block's partition), and adds the
-   * keys of the edges that stay: not dangling, not a dropped self-loop.
+   * EndpointLookup#dense}, in the source type's tables) and of its destinations (all in the block's
+   * partition), and adds the keys of the edges that stay: not dangling, not a dropped self-loop.
    */
   private void addLookingUp(
       Iterator<byte[]> blocks, Parts parts, EdgeKeySort keys, boolean[] present) {
@@ -214,7 +250,7 @@ final class EdgePartTask implements FlatMapFunction<Iterator<InternalRow>, Row> 
       int n = EdgeBlocks.read(block, src, dst);
       int p = EdgeBlocks.partition(block);
       boolean reverse = EdgeBlocks.reverse(block);
-      lookup.dense(src, n, denseSrc, srcPart);
+      sourceLookup.dense(src, n, denseSrc, srcPart);
       lookup.denseIn(p, dst, n, denseDst);
       boolean kept = false;
       for (int i = 0; i < n; i++) {

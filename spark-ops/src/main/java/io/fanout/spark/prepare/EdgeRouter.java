@@ -28,6 +28,7 @@ final class EdgeRouter implements PairFlatMapFunction<Iterator<InternalRow>, Int
   private static final int MIN_ROWS = 16;
 
   private final int partitions;
+  private final boolean srcLongIds;
   private final boolean longIds;
   private final boolean undirected;
 
@@ -37,8 +38,26 @@ final class EdgeRouter implements PairFlatMapFunction<Iterator<InternalRow>, Int
    * @param undirected also route {@code dst -> src} of every edge that is not a self-loop
    */
   EdgeRouter(int partitions, boolean longIds, boolean undirected) {
+    this(partitions, longIds, longIds, undirected);
+  }
+
+  /**
+   * The router of a relation of a typed store, whose source and destination types may have
+   * different id types.
+   *
+   * @param partitions the destination type's (hash) partitions
+   * @param srcLongIds whether source ids are {@code bigint} (else {@code int})
+   * @param dstLongIds whether destination ids are {@code bigint} (else {@code int})
+   * @param undirected also route {@code dst -> src} of every edge that is not a self-loop (one id
+   *     type only)
+   */
+  EdgeRouter(int partitions, boolean srcLongIds, boolean dstLongIds, boolean undirected) {
+    if (undirected && srcLongIds != dstLongIds) {
+      throw new IllegalArgumentException("undirected edges join one vertex table");
+    }
     this.partitions = partitions;
-    this.longIds = longIds;
+    this.srcLongIds = srcLongIds;
+    this.longIds = dstLongIds;
     this.undirected = undirected;
   }
 
@@ -93,7 +112,7 @@ final class EdgeRouter implements PairFlatMapFunction<Iterator<InternalRow>, Int
       while (ready.isEmpty() && !ended) {
         if (input.hasNext()) {
           InternalRow r = input.next();
-          long s = longIds ? r.getLong(0) : r.getInt(0);
+          long s = srcLongIds ? r.getLong(0) : r.getInt(0);
           long d = longIds ? r.getLong(1) : r.getInt(1);
           add(2 * HashPartitioner.partitionOf(d, longIds, partitions), s, d);
           if (undirected && s != d) {

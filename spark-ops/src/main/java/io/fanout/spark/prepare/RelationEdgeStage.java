@@ -22,13 +22,15 @@ import org.apache.spark.sql.types.DataTypes;
 /**
  * Writes one relation of a typed store into its folder ({@code relations/<relation>/csr/}), as the
  * one-table prepare writes its edges: the endpoints are checked (null, or not of their type's id
- * type), joined with the id maps of the source and the destination type (Spark SQL joins), routed
- * to the partition of the destination and sorted there by (destination, source); each partition's
- * {@link EdgePartTask} writes its csr file of type-local ids (and, for a relation with a weight
- * column, its weights file: values checked as the one-table {@code --weight-column}'s, sorted and
- * merged by {@code --dedupe} as there). {@code --dedupe} applies to every relation, {@code
- * --self-loops drop} to relations within one type; edges with an endpoint missing from its type
- * dangle ({@code --dangling}).
+ * type), given the dense ids of the source and the destination type (joined with the two types' id
+ * maps in Spark SQL, or, {@code --id-lookup task} where {@link TypedIdLookup} lets the relation,
+ * looked up by the csr tasks in the two types' id rank tables), routed to the partition of the
+ * destination and sorted there by (destination, source); each partition's {@link EdgePartTask}
+ * writes its csr file of type-local ids (and, for a relation with a weight column, its weights
+ * file: values checked as the one-table {@code --weight-column}'s, sorted and merged by {@code
+ * --dedupe} as there). {@code --dedupe} applies to every relation, {@code --self-loops drop} to
+ * relations within one type; edges with an endpoint missing from its type dangle ({@code
+ * --dangling}).
  */
 final class RelationEdgeStage {
   private static final String KEY = "_key";
@@ -52,7 +54,9 @@ final class RelationEdgeStage {
    * {@code srcDir} and {@code dstDir}) into {@code dir}; {@code split} (or null) takes out the
    * held-out edges of a link-prediction split ({@link TypedLinkSplit#keptEdges}); when it reads the
    * splits from a column of {@code r}'s table, that column is checked as the one-table {@code
-   * --edge-split-column} is (naming the relation, the column and a sample row).
+   * --edge-split-column} is (naming the relation, the column and a sample row). With {@code
+   * taskLookup} the csr tasks look the endpoints up in the id rank tables the vertex stage wrote
+   * under {@code srcDir} and {@code dstDir} (unweighted relations without a split only).
    */
   static Result write(
       SparkSession spark,
@@ -63,7 +67,8 @@ final class RelationEdgeStage {
       TypeVertexStage.Result dst,
       Path dstDir,
       Path dir,
-      TypedLinkSplit split) {
+      TypedLinkSplit split,
+      boolean taskLookup) {
     List<Check> checks = new ArrayList<>();
     List<Column> sample = new ArrayList<>();
     Dataset<Row> e = r.table();
@@ -101,6 +106,46 @@ final class RelationEdgeStage {
       EdgeSplitColumn.checkPairsAgree(edges, r.source(), splitColumn, false);
     }
 
+    List<Row> meta =
+        taskLookup
+            ? lookingUpIds(conf, r, edges, src, srcDir, dst, dstDir, dir)
+            : joiningIds(
+                spark, conf, r, edges, carried, weighted, src, srcDir, dst, dstDir, dir, split);
+    CsrReport csr = CsrReport.of(meta, dst.counts(), dst.parts());
+    csr.requireNoDangling(
+        conf,
+        r.source(),
+        r.srcColumn(),
+        r.dstColumn(),
+        "the vertex tables of types '" + r.srcType() + "' and '" + r.dstType() + "'");
+    long degMin = csr.degMin;
+    for (int p = 0; p < dst.parts(); p++) {
+      if (!csr.written[p]
+          && EmptyPartitionFiles.csr(dir, p, dst.firsts()[p], dst.counts()[p], weighted)) {
+        degMin = 0;
+      }
+    }
+    return new Result(
+        csr.edgesPerPart, dst.vertices() == 0 ? 0 : degMin, csr.degMax, csr.dangling, weighted);
+  }
+
+  /**
+   * The edge stage when Spark joins the endpoints with the id maps of the source and destination
+   * types: the csr tasks' metadata rows.
+   */
+  private static List<Row> joiningIds(
+      SparkSession spark,
+      FanoutConf conf,
+      TypedTables.RelationTable r,
+      Dataset<Row> edges,
+      List<Column> carried,
+      boolean weighted,
+      TypeVertexStage.Result src,
+      Path srcDir,
+      TypeVertexStage.Result dst,
+      Path dstDir,
+      Path dir,
+      TypedLinkSplit split) {
     Dataset<Row> sids =
         ids(spark, conf, srcDir, src).select(col("id").as("_sid"), col("dense_id").as("_sd"));
     Dataset<Row> dids =
@@ -148,35 +193,63 @@ final class RelationEdgeStage {
             : sortInTask
                 ? Routing.shuffle(keyed, PrepareJob.PART, dst.parts())
                 : Routing.byPartition(keyed, PrepareJob.PART, dst.parts(), KEY);
-    List<Row> meta =
-        EdgeFileStage.writeCsr(
-            routed,
-            new EdgePartTask(
-                dir.toAbsolutePath().toString(),
-                dst.firsts(),
-                dst.counts(),
-                conf.get(PrepareOptions.DEDUPE),
-                r.weightColumn(),
-                sortInTask,
-                0,
-                null,
-                false));
-    CsrReport csr = CsrReport.of(meta, dst.counts(), dst.parts());
-    csr.requireNoDangling(
-        conf,
-        r.source(),
-        r.srcColumn(),
-        r.dstColumn(),
-        "the vertex tables of types '" + r.srcType() + "' and '" + r.dstType() + "'");
-    long degMin = csr.degMin;
-    for (int p = 0; p < dst.parts(); p++) {
-      if (!csr.written[p]
-          && EmptyPartitionFiles.csr(dir, p, dst.firsts()[p], dst.counts()[p], weighted)) {
-        degMin = 0;
-      }
-    }
-    return new Result(
-        csr.edgesPerPart, dst.vertices() == 0 ? 0 : degMin, csr.degMax, csr.dangling, weighted);
+    return EdgeFileStage.writeCsr(
+        routed,
+        new EdgePartTask(
+            dir.toAbsolutePath().toString(),
+            dst.firsts(),
+            dst.counts(),
+            conf.get(PrepareOptions.DEDUPE),
+            r.weightColumn(),
+            sortInTask,
+            0,
+            null,
+            false));
+  }
+
+  /**
+   * The edge stage of {@code --id-lookup task} ({@link TypedIdLookup}): the edges in original ids,
+   * packed into {@link EdgeBlocks} for the partition of their destination ({@link EdgeRouter}, the
+   * hash partitioner's function with the destination type's id type) and shuffled once to the
+   * {@link EdgePartTask} that finds destinations in the destination type's id rank tables and
+   * sources in the source type's. The csr tasks' metadata rows.
+   */
+  private static List<Row> lookingUpIds(
+      FanoutConf conf,
+      TypedTables.RelationTable r,
+      Dataset<Row> edges,
+      TypeVertexStage.Result src,
+      Path srcDir,
+      TypeVertexStage.Result dst,
+      Path dstDir,
+      Path dir) {
+    boolean srcLong = src.idType().equals("long");
+    boolean dstLong = dst.idType().equals("long");
+    boolean dropSelfLoops =
+        r.srcType().equals(r.dstType())
+            && conf.get(PrepareOptions.SELF_LOOPS) == SelfLoopPolicy.DROP;
+    EdgePartTask task =
+        new EdgePartTask(
+            dir.toAbsolutePath().toString(),
+            dst.firsts(),
+            dst.counts(),
+            conf.get(PrepareOptions.DEDUPE),
+            null,
+            true,
+            0,
+            new EndpointLookup(dstDir.toAbsolutePath().toString(), dst.firsts(), dstLong),
+            new EndpointLookup(srcDir.toAbsolutePath().toString(), src.firsts(), srcLong),
+            dropSelfLoops);
+    return edges
+        .select(col(NormalizedTables.SRC), col(NormalizedTables.DST))
+        .queryExecution()
+        .toRdd()
+        .toJavaRDD()
+        .mapPartitionsToPair(new EdgeRouter(dst.parts(), srcLong, dstLong, false))
+        .partitionBy(new EdgeRouter.ByPartition(dst.parts()))
+        .values()
+        .mapPartitions(task.onBlocks())
+        .collect();
   }
 
   /**
@@ -191,13 +264,8 @@ final class RelationEdgeStage {
       String role,
       List<Check> checks) {
     Column raw = col(NormalizedTables.quote(column));
-    DataType want =
-        switch (idType) {
-          case "long" -> DataTypes.LongType;
-          case "int" -> DataTypes.IntegerType;
-          default -> DataTypes.StringType;
-        };
-    Column v = NormalizedTables.convert(raw, NormalizedTables.type(e, column), want, r.csv());
+    DataType want = idType(idType);
+    Column v = converted(e, r, column, idType);
     String type = role.equals("source") ? r.srcType() : r.dstType();
     String idSql = want.sql().toLowerCase(java.util.Locale.ROOT);
     checks.add(new Check(column, "a null " + role, "a non-null vertex id", raw.isNull()));
@@ -208,6 +276,24 @@ final class RelationEdgeStage {
             "ids of type '" + type + "', whose ids are " + idSql,
             raw.isNotNull().and(v.isNull())));
     return v;
+  }
+
+  /**
+   * The endpoint column {@code column} of {@code r}'s table as its type's id type ({@code idType}:
+   * long, int or string); null where it is null or not such an id.
+   */
+  static Column converted(
+      Dataset<Row> e, TypedTables.RelationTable r, String column, String idType) {
+    Column raw = col(NormalizedTables.quote(column));
+    return NormalizedTables.convert(raw, NormalizedTables.type(e, column), idType(idType), r.csv());
+  }
+
+  private static DataType idType(String name) {
+    return switch (name) {
+      case "long" -> DataTypes.LongType;
+      case "int" -> DataTypes.IntegerType;
+      default -> DataTypes.StringType;
+    };
   }
 
   /** The id map {@code (id, dense_id)} the vertex stage wrote for a type, hinted for the join. */

@@ -17,6 +17,7 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.CsrFileWriter;
+import io.fanout.store.IdRankTable;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreFeatureEncoding;
 import io.fanout.store.StoreLayout;
@@ -34,10 +35,12 @@ import org.apache.spark.sql.types.DataType;
  * Writes one vertex type of a typed store into its folder ({@code types/<type>/}), as the one-table
  * prepare writes its vertices: the table is normalized and validated ({@link VertexNormalization},
  * one aggregation that also counts the vertices per partition), the vertices are partitioned by
- * {@code --partitioner} and sorted by id within each partition, and each partition's task writes
- * its {@code nodes/}, {@code features/} (f32), {@code idmap/} and, for a multi-label type, {@code
- * labelsets/} files by type-local dense ids. Features are then re-encoded when the type's {@code
- * --feature-encoding} is not f32.
+ * {@code --partitioner} (a graph partitioner's assignment of all types together: {@link
+ * TypedGraphPartitioning}) and sorted by id within each partition, and each partition's task writes
+ * its {@code nodes/}, {@code features/} (f32), {@code idmap/} (with a {@code part} column under a
+ * graph partitioner) and, for a multi-label type, {@code labelsets/} files by type-local dense ids,
+ * and for {@code --id-lookup task} its id rank table ({@link TypedIdLookup}). Features are then
+ * re-encoded when the type's {@code --feature-encoding} is not f32.
  */
 final class TypeVertexStage {
   /** The label set column of a multi-label type: distinct classes, ascending. */
@@ -70,34 +73,39 @@ final class TypeVertexStage {
   /**
    * Writes {@code in} into {@code dir} in {@code requested} partitions (0: one per {@link
    * PrepareOptions#AUTO_VERTICES_PER_PARTITION} vertices).
+   *
+   * @param graph the partitions a graph partitioner gave every type ({@code --partitioner
+   *     multilevel}), or null: {@code --partitioner} assigns this type's vertices by their ids
+   * @param rankTables whether the vertex tasks also write the type's id rank tables for {@code
+   *     --id-lookup task} (when a partition holds at most {@link IdRankTable#MAX_IDS} ids)
    */
   static Result write(
       SparkSession spark,
       FanoutConf conf,
       TypedTables.TypeTable in,
       int requested,
+      TypedGraphPartitioning graph,
+      boolean rankTables,
       StoreFeatureEncoding encoding,
       Path dir) {
-    VertexNormalization n =
-        new VertexNormalization(
-            in.table(),
-            in.source(),
-            in.csv(),
-            in.idColumn(),
-            in.featuresColumn(),
-            in.labelColumn(),
-            in.splitColumn());
+    VertexNormalization n = VertexNormalization.of(in);
     boolean multiLabel = in.labelsColumn() != null;
     Dataset<Row> vertices = multiLabel ? withLabelSets(n, in) : n.vertices;
-    int parts = requested;
-    if (parts == 0) {
-      parts = PrepareOptions.autoPartitions(vertices.count());
+    int parts;
+    Dataset<Row> withPart;
+    if (graph != null) {
+      parts = graph.parts();
+      Dataset<Row> a = graph.of(in.name());
+      withPart =
+          vertices.join(a, col(NormalizedTables.ID).equalTo(a.col("_aid")), "left").drop("_aid");
+    } else {
+      parts = requested == 0 ? PrepareOptions.autoPartitions(vertices.count()) : requested;
+      withPart =
+          vertices.withColumn(
+              PrepareJob.PART,
+              VertexPartitioners.of(conf.get(PrepareOptions.PARTITIONER))
+                  .assign(vertices, col(NormalizedTables.ID), parts));
     }
-    Dataset<Row> withPart =
-        vertices.withColumn(
-            PrepareJob.PART,
-            VertexPartitioners.of(conf.get(PrepareOptions.PARTITIONER))
-                .assign(vertices, col(NormalizedTables.ID), parts));
     InputValidation.VertexStats vs = InputValidation.vertices(in.source(), n, withPart, parts);
     long[] firsts = new long[parts + 1];
     for (int p = 0; p < parts; p++) {
@@ -137,8 +145,8 @@ final class TypeVertexStage {
             in.source(),
             in.idColumn(),
             n.idTypeName(),
-            false,
-            false,
+            graph != null,
+            rankTables && largest(vs.counts) <= IdRankTable.MAX_IDS,
             multiLabel);
     List<Row> wrote = sorted.queryExecution().toRdd().toJavaRDD().mapPartitions(task).collect();
     for (Row r : wrote) {
@@ -168,6 +176,14 @@ final class TypeVertexStage {
     }
     return new Result(
         parts, firsts, vs.counts, vs.dim, enc, classes, multiLabel, vs.splits, n.idTypeName());
+  }
+
+  private static long largest(long[] counts) {
+    long m = 0;
+    for (long c : counts) {
+      m = Math.max(m, c);
+    }
+    return m;
   }
 
   /**

@@ -4,16 +4,14 @@ import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.PerType;
 import io.fanout.conf.Task;
-import io.fanout.conf.options.IdLookup;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.store.StoreFeatureEncoding;
 import java.util.List;
 
 /**
  * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
- * built for one-table stores only (undirected input, graph partitioners, id lookup in tasks), edge
- * splits (fractions or a column) without {@code --link-relation}, and per-type encodings that name
- * unknown or featureless types.
+ * built for one-table stores only (undirected input), edge splits (fractions or a column) without
+ * {@code --link-relation}, and per-type encodings that name unknown or featureless types.
  */
 final class TypedOptionChecks {
   private TypedOptionChecks() {}
@@ -40,13 +38,6 @@ final class TypedOptionChecks {
       throw new FanoutConfigException(
           "prepare --edge-split-column on a typed graph needs --link-relation NAME, the relation"
               + " whose edge table has the column");
-    }
-    if (conf.get(PrepareOptions.PARTITIONER).readsEdges()) {
-      throw unbuilt(
-          "--partitioner " + conf.get(PrepareOptions.PARTITIONER).id(), "use hash or range");
-    }
-    if (conf.get(PrepareOptions.ID_LOOKUP) == IdLookup.TASK) {
-      throw unbuilt("--id-lookup task", "typed stores join endpoints in Spark SQL (auto, sql)");
     }
     if (conf.get(PrepareOptions.FEATURE_LAYOUT) != io.fanout.store.FeatureLayoutKind.IDENTITY) {
       throw unbuilt(

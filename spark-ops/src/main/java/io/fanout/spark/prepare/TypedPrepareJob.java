@@ -7,7 +7,9 @@ import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeOptions;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.spark.internal.LocalTablePaths;
+import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.DisjointPaths;
+import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.OutputPaths;
@@ -26,17 +28,22 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The {@code prepare} pipeline of a typed graph (more than one vertex type or relation; see {@code
- * docs/prepare.md}, typed graphs). Each vertex type is written as the one-table pipeline writes its
- * vertices, into {@code types/<type>/} by type-local dense ids ({@link TypeVertexStage}); then each
- * relation, the declared ones and those {@code --add-reverse} adds, into {@code
- * relations/<relation>/} ({@link RelationEdgeStage}). The store is published with the one-table
- * commit protocol (a rerun with the same inputs and options is skipped, another is refused without
- * {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT} with {@code
- * types} and {@code relations}. With {@code --link-relation R} the held-out edges of {@code R}
- * leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
+ * docs/prepare.md}, typed graphs). Under a graph partitioner ({@code --partitioner multilevel}) the
+ * vertices of all types are first partitioned together ({@link TypedGraphPartitioning}). Each
+ * vertex type is written as the one-table pipeline writes its vertices, into {@code types/<type>/}
+ * by type-local dense ids ({@link TypeVertexStage}); then each relation, the declared ones and
+ * those {@code --add-reverse} adds, into {@code relations/<relation>/} ({@link RelationEdgeStage};
+ * endpoints joined or looked up per {@link TypedIdLookup}). The store is published with the
+ * one-table commit protocol (a rerun with the same inputs and options is skipped, another is
+ * refused without {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT}
+ * with {@code types} and {@code relations}. With {@code --link-relation R} the held-out edges of
+ * {@code R} leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
  * TypedLinkSplit}). The driver sees only per-partition counts.
  */
 public final class TypedPrepareJob {
+  /** The step that partitions all types together with a graph partitioner. */
+  static final String ASSIGN = "partition the vertices of all types over all relations";
+
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(TypedPrepareJob.class);
 
@@ -76,6 +83,13 @@ public final class TypedPrepareJob {
     List<TypedTables.RelationTable> relations =
         ReverseRelations.plan(in.relations, conf.get(PrepareOptions.ADD_REVERSE));
     TypedLinkSplit linkSplit = TypedLinkSplit.of(conf, relations);
+    TypedIdLookup idLookup = new TypedIdLookup(conf, in, relations, linkSplit);
+    idLookup.requireIfAsked();
+    boolean graphPartitioner = conf.get(PrepareOptions.PARTITIONER).readsEdges();
+    if (graphPartitioner) {
+      VertexPartitioners.graph(
+          conf.get(PrepareOptions.PARTITIONER), conf.get(PrepareOptions.PARTITION_COARSE_VERTICES));
+    }
     Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     refuseOutputOverInputs(out);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
@@ -86,7 +100,16 @@ public final class TypedPrepareJob {
     if (conf.get(PrepareOptions.DRY_RUN)) {
       PreparePlan p =
           TypedPreparePlanner.plan(
-              spark, conf, in, relations, encodings, linkSplit != null, out, requested, false);
+              spark,
+              conf,
+              in,
+              relations,
+              encodings,
+              linkSplit != null,
+              idLookup,
+              out,
+              requested,
+              false);
       return new PrepareOutcome(out, null, false, secondsSince(start), p);
     }
     Map<String, String> recorded = recorded(encodings, linkSplit != null);
@@ -103,12 +126,24 @@ public final class TypedPrepareJob {
       // from Parquet footers only: counting other inputs would read them once more
       PreparePlan p =
           TypedPreparePlanner.plan(
-              spark, conf, in, relations, encodings, linkSplit != null, out, requested, true);
+              spark,
+              conf,
+              in,
+              relations,
+              encodings,
+              linkSplit != null,
+              idLookup,
+              out,
+              requested,
+              true);
       if (p != null) {
         SpaceCheck.require(p);
       }
     }
     List<String> stepNames = new ArrayList<>();
+    if (graphPartitioner) {
+      stepNames.add(ASSIGN);
+    }
     for (TypedTables.TypeTable t : in.types) {
       stepNames.add("validate and write vertex type '" + t.name() + "'");
     }
@@ -131,14 +166,22 @@ public final class TypedPrepareJob {
     try {
       Map<String, TypeVertexStage.Result> types = new LinkedHashMap<>();
       int step = 0;
+      TypedGraphPartitioning graph =
+          graphPartitioner
+              ? steps.call(
+                  stepNames.get(step++),
+                  () -> TypedGraphPartitioning.of(spark, conf, in.types, in.relations, requested))
+              : null;
       for (TypedTables.TypeTable t : in.types) {
         Path dir = staging.resolve(StoreLayout.typeDir(t.name()));
         StoreFeatureEncoding enc = encodings.of(t.name());
+        boolean rankTables = idLookup.rankTables(t.name());
         types.put(
             t.name(),
             steps.call(
                 stepNames.get(step++),
-                () -> TypeVertexStage.write(spark, conf, t, requested, enc, dir)));
+                () ->
+                    TypeVertexStage.write(spark, conf, t, requested, graph, rankTables, enc, dir)));
         LOG.info("prepare: vertex type '{}' written", t.name());
       }
       RelationEdgeStage.Result[] written = new RelationEdgeStage.Result[relations.size()];
@@ -149,13 +192,19 @@ public final class TypedPrepareJob {
         Path srcDir = staging.resolve(StoreLayout.typeDir(r.srcType()));
         Path dstDir = staging.resolve(StoreLayout.typeDir(r.dstType()));
         Path dir = staging.resolve(StoreLayout.relationDir(r.name()));
+        boolean taskLookup = idLookup.uses(r, src, dst);
         written[i] =
             steps.call(
                 stepNames.get(step++),
                 () ->
                     RelationEdgeStage.write(
-                        spark, conf, r, src, srcDir, dst, dstDir, dir, linkSplit));
+                        spark, conf, r, src, srcDir, dst, dstDir, dir, linkSplit, taskLookup));
         LOG.info("prepare: relation '{}' written", r.name());
+      }
+      for (TypedTables.TypeTable t : in.types) {
+        // the id rank tables of --id-lookup task live in the staging folder only
+        FileTrees.deleteRecursively(
+            staging.resolve(StoreLayout.typeDir(t.name())).resolve(EndpointLookup.DIR));
       }
       StoreManifest.EdgeSplit edgeSplit = null;
       if (linkSplit != null) {
@@ -207,8 +256,11 @@ public final class TypedPrepareJob {
       // stores split by fractions record what they did before the option existed
       recorded.remove(PrepareOptions.EDGE_SPLIT_COLUMN.name());
     }
-    for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
-      recorded.remove(d.name());
+    if (!conf.get(PrepareOptions.PARTITIONER).readsEdges()) {
+      // hash and range stores record what they did before graph partitioners were built for them
+      for (OptionDef<?> d : PrepareOptions.GRAPH_PARTITIONER_ONLY) {
+        recorded.remove(d.name());
+      }
     }
     if (conf.get(PrepareOptions.WEIGHT_COLUMN).isEmpty()) {
       // stores without it record what they did before typed weights existed

@@ -3,6 +3,7 @@ package io.fanout.spark.prepare;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.PerType;
 import io.fanout.conf.options.PrepareOptions;
+import io.fanout.store.IdRankTable;
 import io.fanout.store.StoreFeatureEncoding;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,11 +17,14 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The {@link PreparePlan} of a typed graph: each vertex type is estimated as the one-table vertex
  * stage estimates its vertex table (nodes, features in the type's encoding, id map, the vertex
- * shuffle), each relation as the one-table edge stage estimates its edges into the destination
- * type's partitions (CSR files, weights where the relation has them, the endpoint join and the edge
- * shuffle), with the formulas of {@link PreparePlanner}. Partition {@code p} of the plan sums
- * partition {@code p} of every type and the CSR parts of every relation into it. Row counts come
- * from Parquet footers, or from Spark counts where a table is not a plain Parquet scan.
+ * shuffle, its id rank tables where a relation through it looks endpoints up), each relation as the
+ * one-table edge stage estimates its edges into the destination type's partitions (CSR files,
+ * weights where the relation has them, the endpoint join or, with {@code --id-lookup task} where it
+ * applies ({@link TypedIdLookup}), none, and the edge shuffle), with the formulas of {@link
+ * PreparePlanner}. Under a graph partitioner every type has the partitions of all types together.
+ * Partition {@code p} of the plan sums partition {@code p} of every type and the CSR parts of every
+ * relation into it. Row counts come from Parquet footers, or from Spark counts where a table is not
+ * a plain Parquet scan.
  */
 final class TypedPreparePlanner {
   private TypedPreparePlanner() {}
@@ -43,6 +47,7 @@ final class TypedPreparePlanner {
       List<TypedTables.RelationTable> relations,
       PerType<StoreFeatureEncoding> encodings,
       boolean linkSplit,
+      TypedIdLookup idLookup,
       Path out,
       int requested,
       boolean footersOnly) {
@@ -69,6 +74,16 @@ final class TypedPreparePlanner {
       int k = requested > 0 ? requested : PrepareOptions.autoPartitions(s.vertices);
       types.put(t.name(), new TypeFigures(t, s, n.idTypeName().equals("string"), k));
     }
+    boolean graphPartitioner = conf.get(PrepareOptions.PARTITIONER).readsEdges();
+    if (graphPartitioner) {
+      // every type gets the partitions of all types together
+      long all = 0;
+      for (TypeFigures f : types.values()) {
+        all += f.stats.vertices;
+      }
+      int k = requested > 0 ? requested : PrepareOptions.autoPartitions(all);
+      types.replaceAll((name, f) -> new TypeFigures(f.table, f.stats, f.stringIds, k));
+    }
     long[] relationEdges = new long[relations.size()];
     Map<String, Long> declared = new LinkedHashMap<>();
     for (int i = 0; i < relations.size(); i++) {
@@ -91,13 +106,24 @@ final class TypedPreparePlanner {
     }
 
     Sums sums = new Sums();
+    long rankTableBytes = 0;
     List<Map<String, Object>> typeInputs = new ArrayList<>();
     long vertices = 0;
     for (TypeFigures f : types.values()) {
       String enc = f.stats.featureDim == 0 ? "f32" : encodings.of(f.table.name()).id();
+      boolean rankTables = idLookup.rankTables(f.table.name());
       PreparePlanner.Estimate e =
           PreparePlanner.estimate(
-              context(spark, conf, f.stats, enc, f.stringIds, f.partitions, false));
+              context(
+                  spark,
+                  conf,
+                  f.stats,
+                  enc,
+                  f.stringIds,
+                  f.partitions,
+                  false,
+                  graphPartitioner,
+                  rankTables));
       long rowBytes = PreparePlanner.featureRowBytes(enc, f.stats.featureDim, conf);
       for (PreparePlan.Partition p : e.partitions()) {
         long bytes = PreparePlanner.nodesFileBytes(p.vertices());
@@ -114,6 +140,11 @@ final class TypedPreparePlanner {
       sums.stages(e.stages(), PrepareJob.VERTEX_FILES, "type '" + f.table.name() + "'");
       sums.staging += e.stagingBytes();
       sums.notes.addAll(e.notes());
+      if (rankTables) {
+        for (PreparePlan.Partition p : e.partitions()) {
+          rankTableBytes += IdRankTable.fileBytes(p.vertices());
+        }
+      }
       vertices += f.stats.vertices;
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("type", f.table.name());
@@ -128,13 +159,30 @@ final class TypedPreparePlanner {
     for (int i = 0; i < relations.size(); i++) {
       TypedTables.RelationTable r = relations.get(i);
       TypeFigures dst = types.get(r.dstType());
+      TypeFigures src = types.get(r.srcType());
       boolean weighted = r.weightColumn() != null;
       InputStats s =
           new InputStats(
               dst.stats.vertices, relationEdges[i], 0, dst.stats.idBytes, dst.stats.source);
+      boolean taskLookup =
+          idLookup.lookingUp()
+              && idLookup.obstacle(
+                      r,
+                      PreparePlanner.share(src.stats.vertices, src.partitions, 0),
+                      PreparePlanner.share(dst.stats.vertices, dst.partitions, 0))
+                  == null;
       PreparePlanner.Estimate e =
           PreparePlanner.estimate(
-              context(spark, conf, s, "f32", dst.stringIds, dst.partitions, weighted));
+              context(
+                  spark,
+                  conf,
+                  s,
+                  "f32",
+                  dst.stringIds,
+                  dst.partitions,
+                  weighted,
+                  graphPartitioner,
+                  taskLookup));
       for (PreparePlan.Partition p : e.partitions()) {
         long bytes = PreparePlanner.csrFileBytes(p.vertices(), p.edges());
         if (weighted) {
@@ -162,10 +210,27 @@ final class TypedPreparePlanner {
       m.put("edges", relationEdges[i]);
       m.put("added_reverse", r.added());
       m.put("weighted", weighted);
+      m.put("id_lookup", taskLookup ? "task" : "sql");
       relationInputs.add(m);
     }
     sums.shuffle.remove(PreparePlanner.JOIN_STEP, 0L);
     sums.notes.removeIf(n -> n.startsWith("held-out val/test edges"));
+    sums.notes.removeIf(n -> n.startsWith("--id-lookup task:"));
+    if (rankTableBytes > 0) {
+      sums.notes.add(
+          "--id-lookup task: the staging folder also holds the id rank tables of the types whose"
+              + " relations look endpoints up ("
+              + rankTableBytes
+              + " bytes), removed once the csr files are written");
+    }
+    if (graphPartitioner) {
+      sums.notes.removeIf(n -> n.startsWith("partition sizes are the expected mean"));
+      sums.notes.add(
+          "partition sizes are the expected mean; "
+              + conf.get(PrepareOptions.PARTITIONER).id()
+              + " partitions all types together and keeps each partition's vertices of all types"
+              + " within 1.05x of their mean, a type's share of a partition varies");
+    }
     if (linkSplit) {
       sums.notes.add(
           "held-out val/test edges of --link-relation stay in the estimate (an upper bound), and"
@@ -212,7 +277,9 @@ final class TypedPreparePlanner {
       String encoding,
       boolean stringIds,
       int partitions,
-      boolean weighted) {
+      boolean weighted,
+      boolean graphPartitioner,
+      boolean taskLookup) {
     return new PreparePlanner.Context(
         s,
         conf,
@@ -220,8 +287,8 @@ final class TypedPreparePlanner {
         partitions,
         weighted,
         stringIds,
-        false,
-        false,
+        graphPartitioner,
+        taskLookup,
         spark.sessionState().conf().autoBroadcastJoinThreshold(),
         spark.sessionState().conf().numShufflePartitions(),
         ShuffleCodec.of(spark.sparkContext().getConf()));

@@ -41,6 +41,18 @@ final class VertexNormalization {
   /** Columns of the raw table shown in error samples (features left out). */
   final List<Column> sample = new ArrayList<>();
 
+  /** The normalization of vertex type {@code t} of a typed graph. */
+  static VertexNormalization of(TypedTables.TypeTable t) {
+    return new VertexNormalization(
+        t.table(),
+        t.source(),
+        t.csv(),
+        t.idColumn(),
+        t.featuresColumn(),
+        t.labelColumn(),
+        t.splitColumn());
+  }
+
   /**
    * @param source how errors name the table
    * @param csv whether the table was read from CSV (every column text)

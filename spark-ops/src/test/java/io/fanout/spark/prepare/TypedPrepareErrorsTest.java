@@ -184,8 +184,10 @@ class TypedPrepareErrorsTest {
         InvalidInputException.class,
         "--weight-column w: no relation's table has column 'w'");
     fails(good().option("task", "link"), FanoutConfigException.class, "--task link");
-    fails(good().option("partitioner", "multilevel"), FanoutConfigException.class, "multilevel");
-    fails(good().option("id-lookup", "task"), FanoutConfigException.class, "--id-lookup task");
+    fails(
+        good().option("id-lookup", "task"),
+        FanoutConfigException.class,
+        "--id-lookup task does not apply to relation 'bought': string ids of type 'item'");
     fails(
         good().option("feature-layout", "seed-groups"),
         FanoutConfigException.class,
