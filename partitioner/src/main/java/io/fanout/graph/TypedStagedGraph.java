@@ -33,6 +33,57 @@ public record TypedStagedGraph(
     boolean everySeed)
     implements Serializable {
 
+  /**
+   * The shape of the typed store of manifest {@code m}, its seeds in its only labelled type.
+   *
+   * @throws io.fanout.store.InvalidInputException when the store has no or several labelled types
+   */
+  public static TypedStagedGraph of(io.fanout.store.StoreManifest m, String source) {
+    int n = m.types.size();
+    String[] names = new String[n];
+    long[][] starts = new long[n][];
+    boolean[] features = new boolean[n];
+    java.util.List<String> labelled = new java.util.ArrayList<>();
+    int target = -1;
+    for (int t = 0; t < n; t++) {
+      io.fanout.store.StoreManifest.TypeEntry te = m.types.get(t);
+      names[t] = te.name;
+      starts[t] = new long[te.partitions + 1];
+      for (int p = 0; p < te.partitions; p++) {
+        starts[t][p + 1] = starts[t][p] + m.partitionTable.get(te.firstPartition + p).numVertices;
+      }
+      features[t] = te.featureDim > 0;
+      if (te.classes > 0) {
+        labelled.add(te.name);
+        target = t;
+      }
+    }
+    if (labelled.size() != 1) {
+      throw new io.fanout.store.InvalidInputException(
+          source
+              + ": a typed feature layout orders rows by first use from the training seeds of the"
+              + " one labelled type; the store has "
+              + (labelled.isEmpty() ? "none" : labelled.size() + ": " + labelled));
+    }
+    int rels = m.relations.size();
+    String[] relNames = new String[rels];
+    int[] src = new int[rels];
+    int[] dst = new int[rels];
+    long[][] edges = new long[rels][];
+    java.util.List<String> typeList = java.util.Arrays.asList(names);
+    for (int r = 0; r < rels; r++) {
+      io.fanout.store.StoreManifest.RelationEntry re = m.relations.get(r);
+      relNames[r] = re.name;
+      src[r] = typeList.indexOf(re.srcType);
+      dst[r] = typeList.indexOf(re.dstType);
+      edges[r] = re.partitionEdges.clone();
+    }
+    Long train = m.types.get(target).splitCounts.get("train");
+    boolean everySeed = train == null || train == 0;
+    return new TypedStagedGraph(
+        names, starts, features, relNames, src, dst, edges, target, everySeed);
+  }
+
   public int numTypes() {
     return typeNames.length;
   }

@@ -48,10 +48,11 @@ final class TypedOptionChecks {
     if (conf.get(PrepareOptions.ID_LOOKUP) == IdLookup.TASK) {
       throw unbuilt("--id-lookup task", "typed stores join endpoints in Spark SQL (auto, sql)");
     }
-    if (conf.get(PrepareOptions.FEATURE_LAYOUT) != io.fanout.store.FeatureLayoutKind.IDENTITY) {
+    if (conf.get(PrepareOptions.FEATURE_LAYOUT) == io.fanout.store.FeatureLayoutKind.NEIGHBORHOOD) {
       throw unbuilt(
-          "--feature-layout " + conf.get(PrepareOptions.FEATURE_LAYOUT).id(),
-          "typed stores keep each type's feature rows at their ids");
+          "--feature-layout neighborhood",
+          "use seed-groups, which orders each type's rows by first use from the target type's"
+              + " training seeds");
     }
     if (!conf.get(PrepareOptions.VERTICES).isEmpty() || !conf.get(PrepareOptions.EDGES).isEmpty()) {
       throw new FanoutConfigException(
