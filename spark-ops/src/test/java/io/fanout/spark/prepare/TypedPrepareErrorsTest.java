@@ -187,10 +187,10 @@ class TypedPrepareErrorsTest {
     fails(good().option("partitioner", "multilevel"), FanoutConfigException.class, "multilevel");
     fails(good().option("id-lookup", "task"), FanoutConfigException.class, "--id-lookup task");
     fails(
-        good().option("feature-layout", "seed-groups"),
+        good().option("feature-layout", "neighborhood"),
         FanoutConfigException.class,
-        "--feature-layout seed-groups",
-        "typed stores keep each type's feature rows at their ids");
+        "--feature-layout neighborhood",
+        "use seed-groups");
     fails(
         good().option("feature-encoding", "author=f16"),
         FanoutConfigException.class,
