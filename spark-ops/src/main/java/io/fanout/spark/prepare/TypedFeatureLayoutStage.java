@@ -61,7 +61,7 @@ final class TypedFeatureLayoutStage {
                       Paths.get(dir), g, part, in.ids(), in.keys(), in.size(), out);
                   return out.iterator();
                 },
-                true));
+                false)); // the pairs belong to other partitions: reduced below by owner
     hopOne
         .union(hopTwo)
         .reduceByKey(owner, Math::min)
