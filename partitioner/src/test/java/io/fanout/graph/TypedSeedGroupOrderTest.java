@@ -1,7 +1,9 @@
 package io.fanout.graph;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import java.io.IOException;
@@ -101,6 +103,23 @@ class TypedSeedGroupOrderTest {
         .isEqualTo(Arrays.copyOfRange(before, h, h + 4));
     try (var files = Files.walk(data)) {
       assertThat(files.filter(f -> f.toString().endsWith(".unordered"))).isEmpty();
+    }
+  }
+
+  @Test
+  void aManifestRecordsSeedGroupsOnlyOnTypesWithFeatures() {
+    Path store = tmp.resolve("store");
+    StoreManifest m =
+        TypedStoreFixtures.write(store, graph(), new int[][] {{2, 2}, {3}, {2}}, new int[3][][]);
+    m.types.get(0).featureLayout = "seed-groups";
+    assertThat(StoreManifest.fromJson("m", m.toJson()).types.get(0).featureLayout)
+        .isEqualTo("seed-groups");
+    for (String[] bad : new String[][] {{"0", "neighborhood"}, {"2", "seed-groups"}}) {
+      StoreManifest b = StoreManifest.fromJson("m", m.toJson());
+      b.types.get(Integer.parseInt(bad[0])).featureLayout = bad[1];
+      assertThatThrownBy(() -> StoreManifest.fromJson("m", b.toJson()))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("feature_layout '" + bad[1] + "'");
     }
   }
 
