@@ -69,13 +69,14 @@ public final class TypedSeedGroupOrder {
     VertexTable nodes = g.nodes(dataDir, t, p);
     int n = Math.toIntExact(g.typeStarts()[t][p + 1] - first);
     CsrGraph[] into = relationsInto(dataDir, g, t, p);
+    long[] srcBase = sourceBases(g);
     for (int i = 0; i < n; i++) {
       if (!g.everySeed() && nodes.split(i) != StoreLayout.SPLIT_TRAIN) {
         continue;
       }
       long s = first + i;
       out.accept(base + s, key(s, 0));
-      emitNeighbors(g, into, i, key(s, 1), out);
+      emitNeighbors(into, srcBase, i, key(s, 1), out);
     }
   }
 
@@ -90,9 +91,10 @@ public final class TypedSeedGroupOrder {
     int p = part - g.firstPartition(t);
     long base = g.firstVertex(t) + g.typeStarts()[t][p];
     CsrGraph[] into = relationsInto(dataDir, g, t, p);
+    long[] srcBase = sourceBases(g);
     for (int i = 0; i < count; i++) {
       if (expands(keys[i])) {
-        emitNeighbors(g, into, Math.toIntExact(ids[i] - base), keys[i] + 1, out);
+        emitNeighbors(into, srcBase, Math.toIntExact(ids[i] - base), keys[i] + 1, out);
       }
     }
   }
@@ -107,15 +109,23 @@ public final class TypedSeedGroupOrder {
     return into;
   }
 
+  /** The global id of each relation's source type's first vertex. */
+  private static long[] sourceBases(TypedStagedGraph g) {
+    long[] bases = new long[g.relSrc().length];
+    for (int r = 0; r < bases.length; r++) {
+      bases[r] = g.firstVertex(g.relSrc()[r]);
+    }
+    return bases;
+  }
+
   private static void emitNeighbors(
-      TypedStagedGraph g, CsrGraph[] into, int row, long key, KeySink out) {
+      CsrGraph[] into, long[] srcBase, int row, long key, KeySink out) {
     for (int r = 0; r < into.length; r++) {
       if (into[r] == null) {
         continue;
       }
-      long srcBase = g.firstVertex(g.relSrc()[r]);
       for (long e = into[r].rowStart(row), end = into[r].rowEnd(row); e < end; e++) {
-        out.accept(srcBase + into[r].neighbor(e), key);
+        out.accept(srcBase[r] + into[r].neighbor(e), key);
       }
     }
   }

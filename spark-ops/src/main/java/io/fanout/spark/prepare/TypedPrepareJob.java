@@ -36,7 +36,9 @@ import org.apache.spark.sql.SparkSession;
  * {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT} with {@code
  * types} and {@code relations}. With {@code --link-relation R} the held-out edges of {@code R}
  * leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
- * TypedLinkSplit}). The driver sees only per-partition counts.
+ * TypedLinkSplit}). With {@code --feature-layout seed-groups} each featured type's rows are then
+ * kept in first-use order from the labelled type's training seeds ({@link
+ * TypedFeatureLayoutStage}), recorded per type. The driver sees only per-partition counts.
  */
 public final class TypedPrepareJob {
   private static final org.slf4j.Logger LOG =
