@@ -42,10 +42,11 @@ import org.junit.jupiter.api.io.TempDir;
  * classes, features), {@code A -> T}, {@code B -> A} ({@code B} without features: walked through,
  * not laid out), {@code C -> A}, {@code C -> B} and {@code T -> T}, two partitions per type. Each
  * featured type's stored order is the first-use order a plain per-seed walk gives; the files do not
- * depend on the input's task count; {@code quantize} writes the store {@code prepare} writes; and
- * sample, train, evaluate and infer give the model and predictions of the identity store.
+ * depend on the input's task count (nor the orders on the encoding); {@code quantize} writes the
+ * store {@code prepare} writes; and sample, train, evaluate and infer give the model and
+ * predictions of the identity store.
  */
-@Tag("slow") // four typed prepares, two quantize runs, two trainings: over 15 s
+@Tag("slow") // three typed prepares, a quantize run, two trainings: over 15 s
 class TypedFeatureLayoutTest {
   static final String TYPES = "T:300:4,A:200:8,B:150:0,C:120:5";
   static final String RELATIONS = "A>T:1500:1,B>A:600:1,C>A:400:1,C>B:300:1,T>T:400:0";
@@ -186,11 +187,14 @@ class TypedFeatureLayoutTest {
 
   @Test
   void theFilesDoNotDependOnTheTaskCountAndQuantizeWritesWhatPrepareWrites() throws IOException {
-    Path fiveTasks = prepare("five.store", 5, "seed-groups", "f32").execute().store();
+    // five input tasks instead of two, and A's rows in int8: the orders and the f32 types' files
+    // are those of the two-task store, and quantize of the identity store writes the same store
+    Path prepared = prepare("int8.store", 5, "seed-groups", "A=int8").execute().store();
     for (Path rel : featureFiles(laidOut)) {
-      assertThat(bytes(fiveTasks, rel)).as(rel.toString()).isEqualTo(bytes(laidOut, rel));
+      if (!rel.startsWith(StoreLayout.typeDir("A")) || rel.endsWith("layout.perm")) {
+        assertThat(bytes(prepared, rel)).as(rel.toString()).isEqualTo(bytes(laidOut, rel));
+      }
     }
-    Path prepared = prepare("int8.store", 2, "seed-groups", "A=int8").execute().store();
     Path quantized =
         Fanout.get(spark)
             .quantize(plain.toString())
