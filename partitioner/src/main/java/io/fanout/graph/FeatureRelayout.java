@@ -84,7 +84,11 @@ public final class FeatureRelayout {
    * encoding's, which may differ from the source store's.
    */
   public static int stagedRowBytes(Path dataDir) {
-    Path file = dataDir.resolve(StoreLayout.featuresFile(0));
+    return rowBytes(dataDir.resolve(StoreLayout.featuresFile(0)));
+  }
+
+  /** The row size the header of feature file {@code file} records. */
+  static int rowBytes(Path file) {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       ByteBuffer head =
           ByteBuffer.allocate(StoreLayout.HEADER_BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);

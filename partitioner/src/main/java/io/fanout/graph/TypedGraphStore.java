@@ -40,6 +40,7 @@ public final class TypedGraphStore implements TypedGraph {
   private FeatureTable[] features;
   private CsrGraph[] labelSets;
   private final FeatureParams[] featureParams;
+  private final FeatureRowOrder[] featureRowOrders;
 
   private TypedGraphStore(Path root, StoreManifest m, int chunkShift) {
     if (!m.typed()) {
@@ -55,6 +56,7 @@ public final class TypedGraphStore implements TypedGraph {
     features = new FeatureTable[types];
     labelSets = new CsrGraph[types];
     featureParams = new FeatureParams[types];
+    featureRowOrders = new FeatureRowOrder[types];
     for (int t = 0; t < types; t++) {
       StoreManifest.TypeEntry te = m.types.get(t);
       String dir = StoreLayout.typeDir(te.name) + "/";
@@ -74,6 +76,7 @@ public final class TypedGraphStore implements TypedGraph {
           feats[p] =
               files.features(dir + StoreLayout.featuresFile(p), starts[p], count(starts, p), fp);
         }
+        featureRowOrders[t] = rowOrder(files, te, dir);
         features[t] =
             new MappedFeatureTable(
                 feats,
@@ -81,7 +84,7 @@ public final class TypedGraphStore implements TypedGraph {
                 te.featureDim,
                 RowDecoder.of(fp),
                 fp.encoding == StoreLayout.ENCODING_F32,
-                FeatureRowOrder.IDENTITY);
+                featureRowOrders[t]);
       }
       if (te.multiLabel) {
         ChunkedMapping[] sets = new ChunkedMapping[te.partitions];
@@ -121,6 +124,20 @@ public final class TypedGraphStore implements TypedGraph {
         weights[r] = new MappedEdgeWeights(weightParts, edgeStarts);
       }
     }
+  }
+
+  /**
+   * The row order of type {@code te}'s feature files: its {@code feature_layout}'s {@link
+   * StoreLayout#FEATURE_ORDER} under {@code dir}, or {@link FeatureRowOrder#IDENTITY}.
+   */
+  private static FeatureRowOrder rowOrder(
+      StoreFileMaps files, StoreManifest.TypeEntry te, String dir) {
+    if (te.featureLayout == null) {
+      return FeatureRowOrder.IDENTITY;
+    }
+    return FeatureRowOrder.mapped(
+        files.map(dir + StoreLayout.FEATURE_ORDER, FeatureRowOrder.fileLength(te.vertices)),
+        te.vertices);
   }
 
   /**
@@ -335,6 +352,16 @@ public final class TypedGraphStore implements TypedGraph {
    */
   public FeatureParams featureParams(int type) {
     return featureParams[type];
+  }
+
+  /**
+   * Where each type-local id of type {@code type} has its feature row in the type's feature files
+   * (its {@code feature_layout}); {@link FeatureRowOrder#IDENTITY} for a type whose rows lie at
+   * their ids, null for a type without features. Every reader of the type's rows maps ids through
+   * it ({@link #features} does), so a layout never changes a result.
+   */
+  public FeatureRowOrder featureRowOrder(int type) {
+    return featureRowOrders[type];
   }
 
   @Override

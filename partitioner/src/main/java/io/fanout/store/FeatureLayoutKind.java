@@ -16,7 +16,8 @@ public enum FeatureLayoutKind {
    * when it has none), each followed by the rows of its in-neighbors and theirs (two hops, the
    * neighborhood a sampler draws from) not placed yet, staying in the partition; then the rows not
    * reached, in id order. Then each row joins the seed group most of its in-neighbors are in, and
-   * rows are ordered by group ({@code io.fanout.graph.NeighborhoodOrder}).
+   * rows are ordered by group ({@code io.fanout.graph.NeighborhoodOrder}). One-type stores only: a
+   * typed graph refuses it.
    */
   NEIGHBORHOOD("neighborhood"),
 
@@ -27,6 +28,17 @@ public enum FeatureLayoutKind {
    * #NEIGHBORHOOD} nothing is regrouped, so the rows training never reads stay out of the seeds'
    * runs: for stores whose training vertices are a small share of the vertices, where each seed's
    * rows are one read whatever the epoch's order.
+   *
+   * <p>On a typed store (per type, {@code types/<type>/}{@link StoreLayout#FEATURE_ORDER} and the
+   * type's manifest {@code feature_layout}): the seeds are the training vertices of the one
+   * labelled type (all of them when it has none), in type-local id order. Every vertex of any type
+   * gets the key {@code (s, h)} of the smallest seed {@code s} whose typed two-hop in-neighborhood
+   * holds it (over every relation into the target type, then every relation into the reached
+   * vertex's type) and the hop {@code h} (0, 1 or 2) at which {@code s} first reaches it. Inside
+   * each partition of each type with feature rows, rows are ordered by key (seed, then hop), then
+   * type-local id; the rows no seed reaches follow, in id order ({@code
+   * io.fanout.graph.TypedSeedGroupOrder}). Types without features are walked through and have no
+   * layout.
    */
   SEED_GROUPS("seed-groups");
 

@@ -181,7 +181,8 @@ public final class StoreManifest {
     "classes",
     "multi_label",
     "split_counts",
-    "id_type"
+    "id_type",
+    "feature_layout"
   })
   public static final class TypeEntry {
     @JsonProperty("name")
@@ -221,6 +222,16 @@ public final class StoreManifest {
     /** Type of its original ids: long, int or string. */
     @JsonProperty("id_type")
     public String idType;
+
+    /**
+     * The order of its feature rows inside each of its partitions' files ({@link
+     * FeatureLayoutKind}), given by its {@code types/<name>/}{@link StoreLayout#FEATURE_ORDER}
+     * (type-local ids and positions); null (not written) when its rows lie at their ids, so a store
+     * without a layout keeps the manifest it had before typed layouts existed.
+     */
+    @JsonProperty("feature_layout")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public String featureLayout;
   }
 
   /**

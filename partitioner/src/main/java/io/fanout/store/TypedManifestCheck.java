@@ -55,6 +55,18 @@ final class TypedManifestCheck {
         throw bad(
             source, "type '" + t.name + "' has " + t.vertices + " vertices, its partitions " + sum);
       }
+      if (t.featureLayout != null
+          && (t.featureDim == 0 || !FeatureLayoutKind.SEED_GROUPS.id().equals(t.featureLayout))) {
+        throw bad(
+            source,
+            "type '"
+                + t.name
+                + "' has feature_layout '"
+                + t.featureLayout
+                + "'; a typed store records only "
+                + FeatureLayoutKind.SEED_GROUPS.id()
+                + ", on types with features");
+      }
       nextVertex += t.vertices;
       nextPartition += t.partitions;
     }

@@ -2,9 +2,11 @@ package io.fanout.jobs.store;
 
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeWeights;
+import io.fanout.graph.FeatureRowOrder;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
+import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -17,8 +19,9 @@ import java.util.Map;
 /**
  * {@code inspect} of a typed store: opens it (headers, lengths, optionally checksums), recomputes
  * each type's classes and split counts and each relation's degree range from the mapped files,
- * checks them against the manifest, and returns the summary: counts per type and per relation (of a
- * weighted relation also its weights' range and zero count).
+ * checks them against the manifest (and each type's feature layout to be a permutation keeping rows
+ * in their partitions), and returns the summary: counts per type (with its feature layout) and per
+ * relation (of a weighted relation also its weights' range and zero count).
  */
 final class TypedInspect {
   private TypedInspect() {}
@@ -94,11 +97,35 @@ final class TypedInspect {
     out.put("partitions", e.partitions);
     out.put("feature_dim", e.featureDim);
     out.put("feature_encoding", e.featureEncoding);
+    if (e.featureDim > 0) {
+      out.put("feature_layout", featureLayout(g, e, t));
+    }
     out.put("classes", classes);
     out.put("multi_label", e.multiLabel);
     out.put("split_counts", splitCounts);
     out.put("id_type", e.idType);
     return out;
+  }
+
+  /**
+   * The type's feature layout ({@code identity} when it has none), its order checked to be a
+   * permutation keeping every row in its partition.
+   */
+  private static String featureLayout(TypedGraphStore g, StoreManifest.TypeEntry e, int t) {
+    FeatureRowOrder order = g.featureRowOrder(t);
+    if (order.isIdentity()) {
+      return FeatureLayoutKind.IDENTITY.id();
+    }
+    long[] starts = g.partitionStarts(t);
+    for (int p = 0; p + 1 < starts.length; p++) {
+      int[] positions = new int[Math.toIntExact(starts[p + 1] - starts[p])];
+      for (int i = 0; i < positions.length; i++) {
+        positions[i] = order.position(Math.toIntExact(starts[p] + i));
+      }
+      FeatureRowOrder.checkPartition(
+          positions, starts[p], "type '" + e.name + "' feature layout " + e.featureLayout);
+    }
+    return e.featureLayout;
   }
 
   private static Map<String, Object> relation(

@@ -115,6 +115,8 @@ class TypedStoreCommandsTest {
     assertThat(users.get("feature_dim").asInt()).isEqualTo(2);
     assertThat(users.get("split_counts").get("train").asLong()).isEqualTo(1);
     assertThat(s.get("types").get(1).get("feature_dim").asInt()).isZero();
+    assertThat(users.get("feature_layout").asText()).isEqualTo("identity");
+    assertThat(s.get("types").get(1).has("feature_layout")).isFalse();
     JsonNode rev = s.get("relations").get(1);
     assertThat(rev.get("name").asText()).isEqualTo("rev_bought");
     assertThat(rev.get("src_type").asText()).isEqualTo("item");
@@ -141,6 +143,24 @@ class TypedStoreCommandsTest {
     assertThat(q.err()).contains("(user=int8 features, 5 vertices)");
     JsonNode qi = new ObjectMapper().readTree(cli("inspect", quantized.toString()).out());
     assertThat(qi.get("types").get(0).get("feature_encoding").asText()).isEqualTo("int8");
+
+    Path laidOut = tmp.resolve("store-int8-seed-groups");
+    Result l =
+        cli(
+            "quantize",
+            out.toString(),
+            "--output",
+            laidOut.toString(),
+            "--feature-encoding",
+            "user=int8",
+            "--feature-layout",
+            "seed-groups");
+    assertThat(l.code()).as(l.err()).isZero();
+    Result li = cli("inspect", laidOut.toString());
+    assertThat(li.code()).as(li.err()).isZero();
+    JsonNode lt = new ObjectMapper().readTree(li.out()).get("types");
+    assertThat(lt.get(0).get("feature_layout").asText()).isEqualTo("seed-groups");
+    assertThat(lt.get(1).has("feature_layout")).isFalse();
   }
 
   @Test

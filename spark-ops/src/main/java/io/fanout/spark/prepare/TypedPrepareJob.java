@@ -5,10 +5,12 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.PerType;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeOptions;
+import io.fanout.graph.TypedStagedGraph;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.spark.internal.LocalTablePaths;
 import io.fanout.spark.partition.VertexPartitioners;
 import io.fanout.store.DisjointPaths;
+import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.FileTrees;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.OutputCommit;
@@ -38,7 +40,9 @@ import org.apache.spark.sql.SparkSession;
  * refused without {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT}
  * with {@code types} and {@code relations}. With {@code --link-relation R} the held-out edges of
  * {@code R} leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
- * TypedLinkSplit}). The driver sees only per-partition counts.
+ * TypedLinkSplit}). With {@code --feature-layout seed-groups} each featured type's rows are then
+ * kept in first-use order from the labelled type's training seeds ({@link
+ * TypedFeatureLayoutStage}), recorded per type. The driver sees only per-partition counts.
  */
 public final class TypedPrepareJob {
   /** The step that partitions all types together with a graph partitioner. */
@@ -46,6 +50,9 @@ public final class TypedPrepareJob {
 
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(TypedPrepareJob.class);
+
+  /** The name of the layout step, then the layout's spelling. */
+  static final String LAYOUT_STEP = "lay out feature rows ";
 
   private final SparkSession spark;
   private final FanoutConf conf;
@@ -90,6 +97,9 @@ public final class TypedPrepareJob {
       VertexPartitioners.graph(
           conf.get(PrepareOptions.PARTITIONER), conf.get(PrepareOptions.PARTITION_COARSE_VERTICES));
     }
+    FeatureLayoutKind layout = conf.get(PrepareOptions.FEATURE_LAYOUT);
+    String layoutTarget =
+        layout == FeatureLayoutKind.IDENTITY ? null : TypedFeatureLayouts.target(in.types, layout);
     Path out = OutputPaths.check(PrepareJob.localPath(conf.get(PrepareOptions.OUTPUT)), "--output");
     refuseOutputOverInputs(out);
     boolean overwrite = conf.get(PrepareOptions.OVERWRITE);
@@ -160,6 +170,9 @@ public final class TypedPrepareJob {
     if (linkSplit != null) {
       stepNames.add("write the held-out edges of relation '" + linkSplit.relation.name() + "'");
     }
+    if (layoutTarget != null) {
+      stepNames.add(LAYOUT_STEP + layout.id());
+    }
     JobSteps steps = new JobSteps(spark, "prepare", stepNames);
     OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
     Path staging = run.dir();
@@ -223,7 +236,19 @@ public final class TypedPrepareJob {
                         dir));
         LOG.info("prepare: held-out edges of relation '{}' written", r.name());
       }
+      if (layoutTarget != null) {
+        TypedStagedGraph shape =
+            TypedFeatureLayouts.staged(types, relations, written, layoutTarget);
+        steps.run(
+            stepNames.get(step++), () -> new TypedFeatureLayoutStage(spark).write(staging, shape));
+        LOG.info("prepare: feature rows laid out ({})", layout.id());
+      }
       StoreManifest m = TypedManifests.of(types, relations, java.util.Arrays.asList(written));
+      if (layoutTarget != null) {
+        for (StoreManifest.TypeEntry te : m.types) {
+          te.featureLayout = te.featureDim > 0 ? layout.id() : null;
+        }
+      }
       m.edgeSplit = edgeSplit;
       m.inputFingerprint = in.fingerprint;
       m.options = recorded;
@@ -267,7 +292,10 @@ public final class TypedPrepareJob {
       recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
     }
     recorded.remove(PrepareOptions.UNDIRECTED.name());
-    recorded.remove(PrepareOptions.FEATURE_LAYOUT.name()); // refused for typed graphs
+    if (conf.get(PrepareOptions.FEATURE_LAYOUT) == FeatureLayoutKind.IDENTITY) {
+      // stores without a layout record what they did before typed layouts existed
+      recorded.remove(PrepareOptions.FEATURE_LAYOUT.name());
+    }
     boolean pq = encodings.fallback() == StoreFeatureEncoding.PQ;
     for (StoreFeatureEncoding e : encodings.byType().values()) {
       pq |= e == StoreFeatureEncoding.PQ;

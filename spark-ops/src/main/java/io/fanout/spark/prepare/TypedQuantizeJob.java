@@ -7,6 +7,7 @@ import io.fanout.conf.PerType;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.QuantizeCommandOptions;
 import io.fanout.conf.options.QuantizeOptions;
+import io.fanout.graph.TypedStagedGraph;
 import io.fanout.spark.internal.JobSteps;
 import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.InvalidInputException;
@@ -47,14 +48,29 @@ final class TypedQuantizeJob {
   }
 
   PrepareOutcome run(long start) {
-    if (conf.get(QuantizeCommandOptions.FEATURE_LAYOUT) != FeatureLayoutKind.IDENTITY) {
+    FeatureLayoutKind layout = conf.get(QuantizeCommandOptions.FEATURE_LAYOUT);
+    if (layout == FeatureLayoutKind.NEIGHBORHOOD) {
       throw new FanoutConfigException(
-          "option --feature-layout "
-              + conf.raw(QuantizeCommandOptions.FEATURE_LAYOUT)
-              + " of quantize is not built for typed stores ("
+          "option --feature-layout neighborhood of quantize is not built for typed stores ("
               + source
-              + "); leave it at identity");
+              + "); use seed-groups");
     }
+    for (StoreManifest.TypeEntry t : src.types) {
+      if (t.featureLayout != null) {
+        throw new InvalidInputException(
+            source
+                + ": the feature rows of type '"
+                + t.name
+                + "' are stored in layout "
+                + t.featureLayout
+                + "; quantize reads stores with rows at their ids (quantize the store it was"
+                + " made from, with --feature-layout "
+                + t.featureLayout
+                + ")");
+      }
+    }
+    TypedStagedGraph shape =
+        layout == FeatureLayoutKind.IDENTITY ? null : TypedStagedGraph.of(src, source.toString());
     QuantizeOptions.checkPq(conf);
     List<String> names = new ArrayList<>();
     src.types.forEach(t -> names.add(t.name));
@@ -101,6 +117,9 @@ final class TypedQuantizeJob {
       reencoded.add(Path.of(StoreLayout.typeDir(t.name), StoreLayout.FEATURES_DIR));
       steps.add("encode features of type '" + t.name + "'");
     }
+    if (shape != null) {
+      steps.add(TypedPrepareJob.LAYOUT_STEP + layout.id());
+    }
     OutputCommit.Run run = StoreOutput.COMMIT.begin(out);
     Path staging = run.dir();
     try {
@@ -119,10 +138,16 @@ final class TypedQuantizeJob {
                 new FeatureQuantizer(spark)
                     .quantize(srcData.resolve(dir), staging.resolve(dir), starts, t.featureDim, q));
       }
+      if (shape != null) {
+        js.run(
+            steps.get(steps.size() - 1),
+            () -> new TypedFeatureLayoutStage(spark).write(staging, shape));
+      }
       StoreManifest m = StoreManifest.fromJson(source.toString(), src.toJson());
       for (StoreManifest.TypeEntry t : m.types) {
         if (t.featureDim > 0) {
           t.featureEncoding = encodings.of(t.name).id();
+          t.featureLayout = shape == null ? null : layout.id();
         }
       }
       m.options = recorded;
@@ -157,6 +182,10 @@ final class TypedQuantizeJob {
     }
     Map<String, String> mine = new LinkedHashMap<>();
     mine.put(PrepareOptions.FEATURE_ENCODING.name(), conf.raw(PrepareOptions.FEATURE_ENCODING));
+    FeatureLayoutKind layout = conf.get(QuantizeCommandOptions.FEATURE_LAYOUT);
+    if (layout != FeatureLayoutKind.IDENTITY) {
+      mine.put(PrepareOptions.FEATURE_LAYOUT.name(), layout.id());
+    }
     if (pq) {
       for (OptionDef<?> d :
           List.of(

@@ -189,10 +189,10 @@ class TypedPrepareErrorsTest {
         FanoutConfigException.class,
         "--id-lookup task does not apply to relation 'bought': string ids of type 'item'");
     fails(
-        good().option("feature-layout", "seed-groups"),
+        good().option("feature-layout", "neighborhood"),
         FanoutConfigException.class,
-        "--feature-layout seed-groups",
-        "typed stores keep each type's feature rows at their ids");
+        "--feature-layout neighborhood",
+        "use seed-groups");
     fails(
         good().option("feature-encoding", "author=f16"),
         FanoutConfigException.class,
