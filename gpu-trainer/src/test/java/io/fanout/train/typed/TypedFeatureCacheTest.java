@@ -370,6 +370,70 @@ class TypedFeatureCacheTest {
     }
   }
 
+  /** A link model of 3 epochs on {@code graph}, its batches through {@code caches} (null: none). */
+  private static float[] trainLink(
+      LinkCommunityGraph lg, TypedGraphStore graph, CachePolicy policy, long bytes) {
+    TypedLinkTask task = TypedLinkTask.of(graph.schema(), "buys", DecoderKind.DOT);
+    TypedModelConfig cfg =
+        TypedModelConfig.ofLink(
+            graph.schema(),
+            task.relation(),
+            TypedModelKind.HSAGE,
+            8,
+            2,
+            0.1f,
+            0,
+            EmbeddingMode.AUTO);
+    try (TypedRowCaches caches =
+            policy == null
+                ? null
+                : TypedRowCaches.open(
+                    graph, cfg, cache(policy, bytes, FeatureCacheIo.BUFFERED, 3));
+        io.fanout.tensor.CpuBackend be = new io.fanout.tensor.CpuBackend();
+        io.fanout.nn.typed.TypedModel m = new io.fanout.nn.typed.TypedModel(cfg, be)) {
+      TypedEpochs epochs =
+          caches == null
+              ? lg.linkEpochs(7)
+              : TypedCachedStream.through(lg.linkEpochs(7), caches, cfg, 2, null);
+      m.init(7);
+      try (TypedLinkTrainer t =
+          new TypedLinkTrainer(
+              m,
+              graph,
+              task,
+              epochs,
+              LinkCommunityGraph.FULL,
+              new TypedTrainOptions(3, 64, 0.01f, 0f, 7))) {
+        t.fit(null, null, null);
+      }
+      if (caches != null) {
+        assertThat(caches.hits() + caches.misses()).isPositive();
+      }
+      return TypedModelState.of(m);
+    }
+  }
+
+  @Test
+  void linkTrainingReadsItsBatchesRowsThroughTheCacheToTheSameModel() {
+    LinkCommunityGraph lg = new LinkCommunityGraph(80, 96, 12, 3);
+    Path linkStore = tmp.resolve("link.store");
+    TypedStoreFixtures.write(
+        linkStore,
+        lg.graph,
+        new int[][] {{40, 40}, {50, 46}, {12}},
+        new int[][][] {null, null, null});
+    try (TypedGraphStore g = TypedGraphStore.open(linkStore, true)) {
+      float[] mapped = trainLink(lg, g, null, 0);
+      // a tenth of the 3392 feature bytes, and every byte
+      for (long bytes : new long[] {340, 3392}) {
+        assertThat(trainLink(lg, g, CachePolicy.BELADY, bytes))
+            .as("belady %d", bytes)
+            .isEqualTo(mapped);
+      }
+      assertThat(trainLink(lg, g, CachePolicy.LRU, 340)).as("lru").isEqualTo(mapped);
+    }
+  }
+
   @Test
   void aBudgetIsSplitInProportionExactlyAndDeterministically() {
     assertThat(TypedRowCaches.split(100, new long[] {3, 0, 1})).containsExactly(75, 0, 25);
