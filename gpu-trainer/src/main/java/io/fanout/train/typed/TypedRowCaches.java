@@ -22,8 +22,8 @@ import java.util.Locale;
  * The row caches of a typed training run: one {@link RowCache} per vertex type whose stored feature
  * rows the model reads, over that type's own feature files ({@code types/<type>/features/}, in its
  * own encoding), and none for the types the model embeds. The types share {@link
- * TypedCacheSettings#bytes} in proportion to their encoded feature bytes ({@link #split}); each
- * type's cache then evicts by the settings' policy among its own rows.
+ * TypedCacheSettings#bytes} by their encoded feature bytes ({@link #split}: small types whole, the
+ * rest in proportion); each type's cache then evicts by the settings' policy among its own rows.
  *
  * <p>One cache per type rather than one keyed by (type, row): a {@link RowCache}'s slots, reader
  * and decoder are those of one set of files of one row width and encoding, which the types do not
@@ -153,25 +153,52 @@ public final class TypedRowCaches implements AutoCloseable {
   }
 
   /**
-   * {@code bytes} shared in proportion to {@code typeBytes}: type {@code t} gets {@code floor(bytes
-   * x typeBytes[t] / sum)} (exact integer arithmetic, so the same on every machine), and a type of
-   * no bytes none. The parts sum to at most {@code bytes}.
+   * {@code bytes} shared among the types of {@code typeBytes} bytes (a type of none gets none), in
+   * exact integer arithmetic so that the same options give the same caches on every machine: from
+   * the smallest type up (ties by index), a type whose whole table fits in an equal share of what
+   * is left among the types not served yet gets its whole table; the first that does not fit stops
+   * that, and the rest is split in proportion to the remaining types' bytes, {@code floor(left x
+   * typeBytes[t] / their sum)}. A small type that every batch touches (a venue, a category) is kept
+   * whole for a small part of the budget, which a split by bytes alone would give a small share of
+   * its rows. The parts sum to at most {@code bytes}.
    */
   static long[] split(long bytes, long[] typeBytes) {
+    int n = typeBytes.length;
+    Integer[] order = new Integer[n];
+    int rest = 0;
+    for (int t = 0; t < n; t++) {
+      order[t] = t;
+      rest += typeBytes[t] > 0 ? 1 : 0;
+    }
+    java.util.Arrays.sort(
+        order,
+        java.util.Comparator.comparingLong((Integer t) -> typeBytes[t]).thenComparingInt(t -> t));
+    long[] out = new long[n];
+    boolean[] whole = new boolean[n];
+    BigInteger left = BigInteger.valueOf(bytes);
+    for (int t : order) {
+      if (typeBytes[t] <= 0) {
+        continue;
+      }
+      BigInteger need = BigInteger.valueOf(typeBytes[t]);
+      if (need.multiply(BigInteger.valueOf(rest)).compareTo(left) > 0) {
+        break;
+      }
+      out[t] = typeBytes[t];
+      whole[t] = true;
+      left = left.subtract(need);
+      rest--;
+    }
     BigInteger total = BigInteger.ZERO;
-    for (long b : typeBytes) {
-      total = total.add(BigInteger.valueOf(b));
+    for (int t = 0; t < n; t++) {
+      if (!whole[t] && typeBytes[t] > 0) {
+        total = total.add(BigInteger.valueOf(typeBytes[t]));
+      }
     }
-    long[] out = new long[typeBytes.length];
-    if (total.signum() == 0) {
-      return out;
-    }
-    for (int t = 0; t < out.length; t++) {
-      out[t] =
-          BigInteger.valueOf(bytes)
-              .multiply(BigInteger.valueOf(typeBytes[t]))
-              .divide(total)
-              .longValueExact();
+    for (int t = 0; t < n; t++) {
+      if (!whole[t] && typeBytes[t] > 0) {
+        out[t] = left.multiply(BigInteger.valueOf(typeBytes[t])).divide(total).longValueExact();
+      }
     }
     return out;
   }

@@ -435,12 +435,31 @@ class TypedFeatureCacheTest {
   }
 
   @Test
-  void aBudgetIsSplitInProportionExactlyAndDeterministically() {
-    assertThat(TypedRowCaches.split(100, new long[] {3, 0, 1})).containsExactly(75, 0, 25);
-    assertThat(TypedRowCaches.split(10, new long[] {1, 1, 1})).containsExactly(3, 3, 3);
+  void smallTypesAreKeptWholeAndTheRestSplitInProportionExactly() {
+    // two types of bytes: an equal share is 50, the 1-byte type fits whole, the other takes 99
+    assertThat(TypedRowCaches.split(100, new long[] {300, 0, 1})).containsExactly(99, 0, 1);
+    // ... and a type never gets more than its table
+    assertThat(TypedRowCaches.split(100, new long[] {3, 0, 1})).containsExactly(3, 0, 1);
+    // every table fits: each is whole
+    assertThat(TypedRowCaches.split(10, new long[] {1, 1, 1})).containsExactly(1, 1, 1);
+    // 10 fits in 90 / 3; 100 does not fit in 80 / 2: 80 split 1 : 2 (26.7, 53.3)
+    assertThat(TypedRowCaches.split(90, new long[] {100, 200, 10})).containsExactly(26, 53, 10);
+    // no table fits its equal share: in proportion, as the typed store of the tests (72 bytes)
+    assertThat(TypedRowCaches.split(72, new long[] {288, 144, 0})).containsExactly(48, 24, 0);
+    assertThat(TypedRowCaches.split(0, new long[] {288, 144})).containsExactly(0, 0);
     long big = Long.MAX_VALUE / 4;
     assertThat(TypedRowCaches.split(Long.MAX_VALUE, new long[] {big, big}))
-        .containsExactly(Long.MAX_VALUE / 2, Long.MAX_VALUE / 2);
+        .containsExactly(big, big);
+    assertThat(TypedRowCaches.split(Long.MAX_VALUE / 2, new long[] {big + 1, big + 3}))
+        .containsExactly(
+            java.math.BigInteger.valueOf(Long.MAX_VALUE / 2)
+                .multiply(java.math.BigInteger.valueOf(big + 1))
+                .divide(java.math.BigInteger.valueOf(2 * big + 4))
+                .longValueExact(),
+            java.math.BigInteger.valueOf(Long.MAX_VALUE / 2)
+                .multiply(java.math.BigInteger.valueOf(big + 3))
+                .divide(java.math.BigInteger.valueOf(2 * big + 4))
+                .longValueExact());
     assertThat(TypedRowCaches.split(100, new long[] {0, 0})).containsExactly(0, 0);
   }
 
