@@ -78,6 +78,14 @@ public final class PlanWindow {
   }
 
   /**
+   * Whether a window of {@code rows} rows is as long as a plan may be ({@link #wantsMore} is false
+   * from there on, whatever the batches): for callers that plan several caches over one window.
+   */
+  public static boolean full(long rows) {
+    return rows >= MAX_ROWS;
+  }
+
+  /**
    * How many of a planned window's {@code size} batches are served before planning again: half of
    * them while {@code more} batches follow, all of them at the end.
    */

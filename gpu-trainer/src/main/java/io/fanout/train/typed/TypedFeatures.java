@@ -24,11 +24,16 @@ final class TypedFeatures {
       int[] ids = b.nodes(t);
       x[t] = new float[Math.multiplyExact(ids.length, dim)];
       f.gather(ids, 0, ids.length, x[t], 0);
-      if (cfg.featureNorm() != io.fanout.nn.FeatureNormKind.NONE) {
-        io.fanout.tensor.RowNorms.normalize(
-            x[t], 0, ids.length, dim, cfg.featureNorm() == io.fanout.nn.FeatureNormKind.L1);
-      }
+      normalize(cfg, x[t], ids.length, dim);
     }
     return x;
+  }
+
+  /** Applies {@code cfg}'s feature norm to {@code rows} gathered rows of width {@code dim}. */
+  static void normalize(TypedModelConfig cfg, float[] x, int rows, int dim) {
+    if (cfg.featureNorm() != io.fanout.nn.FeatureNormKind.NONE) {
+      io.fanout.tensor.RowNorms.normalize(
+          x, 0, rows, dim, cfg.featureNorm() == io.fanout.nn.FeatureNormKind.L1);
+    }
   }
 }

@@ -52,6 +52,8 @@ public final class TypedTrainRun {
    *     instead of sampling the val split; null for none
    * @param loading the loader threads and prefetch of the training batches ({@link
    *     TypedShardLoader}); null: read and gathered on the training thread
+   * @param cache the feature cache the training (and validation shards') rows are read through
+   *     ({@link TypedRowCaches}); null: the memory-mapped store
    */
   public record Request(
       TypedGraph graph,
@@ -76,7 +78,65 @@ public final class TypedTrainRun {
       Path valShards,
       TrainSpec.Loading loading,
       HgnSettings hgn,
-      DecoderKind decoder) {}
+      DecoderKind decoder,
+      TypedCacheSettings cache) {
+    /** A run that reads the memory-mapped store (no feature cache). */
+    public Request(
+        TypedGraph graph,
+        Path shards,
+        Path modelDir,
+        boolean resume,
+        ModelKind model,
+        int hidden,
+        int layers,
+        float dropout,
+        float lr,
+        float weightDecay,
+        LrSchedule schedule,
+        int epochs,
+        long seed,
+        EmbeddingMode embeddings,
+        int bases,
+        FeatureNormKind featureNorm,
+        BackendKind backend,
+        int deviceOrdinal,
+        boolean verify,
+        Path valShards,
+        TrainSpec.Loading loading,
+        HgnSettings hgn,
+        DecoderKind decoder) {
+      this(
+          graph,
+          shards,
+          modelDir,
+          resume,
+          model,
+          hidden,
+          layers,
+          dropout,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          embeddings,
+          bases,
+          featureNorm,
+          backend,
+          deviceOrdinal,
+          verify,
+          valShards,
+          loading,
+          hgn,
+          decoder,
+          null);
+    }
+
+    /** The batches gathered ahead of the step through a feature cache. */
+    int cachePrefetch() {
+      return loading == null ? 1 : loading.prefetch();
+    }
+  }
 
   /**
    * What the run did.
@@ -131,7 +191,9 @@ public final class TypedTrainRun {
         r.graph() instanceof TypedGraphStore s
             ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0))
             : null;
-    try (Backend be = Backends.select(r.backend(), r.deviceOrdinal());
+    try (TypedRowCaches caches =
+            r.cache() == null ? null : TypedRowCaches.open(r.graph(), cfg, r.cache());
+        Backend be = Backends.select(r.backend(), r.deviceOrdinal());
         TypedModel model = new TypedModel(cfg, be, task.decoder())) {
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
@@ -141,7 +203,7 @@ public final class TypedTrainRun {
               model,
               r.graph(),
               task,
-              replicaEpochs(set, r, reducer),
+              replicaEpochs(set, r, reducer, caches, cfg, progress),
               set.manifest().typed.fanouts(),
               opts,
               reducer)) {
@@ -151,6 +213,7 @@ public final class TypedTrainRun {
         wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }
+      reportCache(caches, progress);
       return new Result(
           cfg,
           fit.epochsRun(),
@@ -164,8 +227,25 @@ public final class TypedTrainRun {
   }
 
   /** This replica's share of the shards' batches ({@code reducer}'s rank of its replicas). */
-  private static TypedEpochs replicaEpochs(TypedShardSet set, Request r, GradientReducer reducer) {
-    return TypedEpochs.shards(set, r.verify(), r.loading()).share(WorkerShare.of(reducer));
+  private static TypedEpochs replicaEpochs(
+      TypedShardSet set,
+      Request r,
+      GradientReducer reducer,
+      TypedRowCaches caches,
+      TypedModelConfig cfg,
+      PrintStream progress) {
+    TypedEpochs mine =
+        TypedEpochs.shards(set, r.verify(), r.loading()).share(WorkerShare.of(reducer));
+    return caches == null
+        ? mine
+        : TypedCachedStream.through(mine, caches, cfg, r.cachePrefetch(), progress);
+  }
+
+  /** The run's feature caches' totals, once it trained (nothing without a cache or a log). */
+  private static void reportCache(TypedRowCaches caches, PrintStream progress) {
+    if (caches != null && progress != null) {
+      progress.println(caches.line("run", null));
+    }
   }
 
   /** The seeds a batch of validation or evaluation takes: the shards' batch size, or 512. */
@@ -312,20 +392,37 @@ public final class TypedTrainRun {
     TypedSampler sampler =
         TypedSampler.of(
             new TypedNeighborSampler(r.graph(), target, set.manifest().typed.fanouts(), r.seed()));
-    try (Backend be = Backends.select(r.backend(), r.deviceOrdinal());
+    try (TypedRowCaches caches =
+            r.cache() == null ? null : TypedRowCaches.open(r.graph(), cfg, r.cache());
+        // validation shards are read from the files too, through caches that hold nothing
+        TypedRowCaches valCaches =
+            r.cache() == null || val == null
+                ? null
+                : TypedRowCaches.open(r.graph(), cfg, r.cache().none());
+        Backend be = Backends.select(r.backend(), r.deviceOrdinal());
         TypedModel model = new TypedModel(cfg, be)) {
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;
       double wait;
+      TypedEpochs valRead =
+          valCaches == null
+              ? val
+              : TypedCachedStream.through(val, valCaches, cfg, r.cachePrefetch(), null);
       try (TypedTrainer trainer =
           new TypedTrainer(
-              model, r.graph(), replicaEpochs(set, r, reducer), sampler, opts, reducer)) {
-        trainer.cancelWhen(replica.cancelled()).validateOn(val);
+              model,
+              r.graph(),
+              replicaEpochs(set, r, reducer, caches, cfg, progress),
+              sampler,
+              opts,
+              reducer)) {
+        trainer.cancelWhen(replica.cancelled()).validateOn(valRead);
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), progress);
         wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }
+      reportCache(caches, progress);
       return new Result(
           cfg,
           fit.epochsRun(),

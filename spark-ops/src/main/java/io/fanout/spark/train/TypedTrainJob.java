@@ -7,6 +7,7 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.SharedOptions;
 import io.fanout.conf.options.DistOptions;
+import io.fanout.features.CachePolicy;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.ModelKind;
 import io.fanout.nn.typed.HgnSettings;
@@ -15,6 +16,7 @@ import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.sample.TypedStoreOpener;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.TrainSpec;
+import io.fanout.train.typed.TypedCacheSettings;
 import io.fanout.train.typed.TypedCheckpoint;
 import io.fanout.train.typed.TypedTrainRun;
 import java.io.PrintStream;
@@ -26,9 +28,8 @@ import org.apache.spark.sql.SparkSession;
  * The {@code train} job on a typed (heterogeneous) graph store, from typed shards ({@link
  * TypedTrainRun}): one trainer in a one-task job, or several data-parallel ones in a barrier stage
  * ({@code --workers}), as the one-type path runs ({@link TrainJob#launch}). The trainer features
- * not built for typed stores (the feature cache, hot reuse, feature access in place, ...) are
- * refused with one line naming the option. Link shards ({@code sample --task link}) train a link
- * model of their relation.
+ * not built for typed stores (hot reuse, feature access in place, ...) are refused with one line
+ * naming the option. Link shards ({@code sample --task link}) train a link model of their relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -53,10 +54,6 @@ public final class TypedTrainJob {
           ACTIVATION,
           OUT_HEADS,
           GAT_RESIDUAL,
-          FEATURE_CACHE,
-          FEATURE_CACHE_BYTES,
-          FEATURE_CACHE_IO,
-          FEATURE_CACHE_WINDOW,
           REUSE_HOT,
           STALENESS,
           HOT_BY,
@@ -149,6 +146,7 @@ public final class TypedTrainJob {
           "option 'dropout' of train has value " + c.raw(DROPOUT) + "; expected 0 <= dropout < 1");
     }
     hgn(c);
+    cache(c);
     Path modelDir = Path.of(c.get(MODEL_DIR));
     OutputPaths.check(modelDir, "--model-dir");
     Path shards = Path.of(c.get(SHARDS));
@@ -197,6 +195,23 @@ public final class TypedTrainJob {
         c.get(VAL_SHARDS).isBlank() ? null : Path.of(c.get(VAL_SHARDS)),
         new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
         hgn(c),
-        c.get(DECODER));
+        c.get(DECODER),
+        cache(c));
+  }
+
+  /**
+   * The feature cache of {@code --feature-cache} and its options, with their one-type meaning and
+   * checks ({@link TrainOptionsDefs#featureCache}), or null for none (the memory-mapped store).
+   */
+  static TypedCacheSettings cache(FanoutConf c) {
+    CachePolicy policy = TrainOptionsDefs.featureCache(c);
+    int window = TrainOptionsDefs.featureCacheWindow(c, policy);
+    return policy == null
+        ? null
+        : new TypedCacheSettings(
+            policy,
+            policy == CachePolicy.NONE ? 0 : c.get(FEATURE_CACHE_BYTES),
+            c.get(FEATURE_CACHE_IO),
+            window);
   }
 }

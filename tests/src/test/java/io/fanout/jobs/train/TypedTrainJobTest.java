@@ -254,8 +254,17 @@ class TypedTrainJobTest {
     Path s = store("refused.store", "typed:5");
     Path shards = sample(s, "refused.shards");
     Path md = tmp.resolve("refused.model");
+    // the feature cache is built for typed stores, with the one-type checks of its options ...
     assertThatThrownBy(() -> train(s, shards, md).option("feature-cache", "lru").execute())
-        .hasMessageContaining("train --feature-cache is not built for typed stores");
+        .hasMessageContaining("option 'feature-cache' of train is lru but 'feature-cache-bytes'");
+    // ... and reads a store's feature files, which a graph held in memory has not
+    assertThatThrownBy(
+            () ->
+                train(s, shards, md)
+                    .option("feature-cache", "lru")
+                    .option("feature-cache-bytes", "4096")
+                    .execute())
+        .hasMessageContaining("--feature-cache reads the feature files of a typed graph store");
     assertThatThrownBy(() -> train(s, shards, md).option("reuse-hot", "0.1").execute())
         .hasMessageContaining("train --reuse-hot is not built for typed stores");
     assertThatThrownBy(() -> train(s, shards, md).option("feature-access", "zero-copy").execute())
