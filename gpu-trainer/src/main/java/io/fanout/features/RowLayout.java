@@ -30,8 +30,12 @@ public final class RowLayout {
 
   /** The layout of {@code store}'s feature files: its recorded order, or rows at their ids. */
   public static RowLayout of(GraphStore store) {
-    FeatureRowOrder o = store.featureRowOrder();
-    return o.isIdentity() ? IDENTITY : new RowLayout(o);
+    return of(store.featureRowOrder());
+  }
+
+  /** The layout of files kept in {@code order} (a typed store's, per type). */
+  public static RowLayout of(FeatureRowOrder order) {
+    return order.isIdentity() ? IDENTITY : new RowLayout(order);
   }
 
   /**

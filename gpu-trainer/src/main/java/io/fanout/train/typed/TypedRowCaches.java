@@ -132,7 +132,7 @@ public final class TypedRowCaches implements AutoCloseable {
 
   /**
    * Type {@code t}'s feature files in {@code store}: one per partition, holding the type-local rows
-   * of that partition (typed stores keep rows at their ids).
+   * of that partition in the type's recorded order ({@code feature_layout}).
    */
   static FeatureFiles files(TypedGraphStore store, int t, boolean direct) {
     StoreManifest.TypeEntry te = store.manifest().types.get(t);
@@ -149,7 +149,7 @@ public final class TypedRowCaches implements AutoCloseable {
         TrainFeatureCache.IO_THREADS,
         direct,
         ReadCoalescing.defaultFor(direct),
-        RowLayout.IDENTITY);
+        RowLayout.of(store.featureRowOrder(t)));
   }
 
   /**

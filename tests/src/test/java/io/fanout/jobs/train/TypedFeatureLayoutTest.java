@@ -43,8 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * not laid out), {@code C -> A}, {@code C -> B} and {@code T -> T}, two partitions per type. Each
  * featured type's stored order is the first-use order a plain per-seed walk gives; the files do not
  * depend on the input's task count (nor the orders on the encoding); {@code quantize} writes the
- * store {@code prepare} writes; and sample, train, evaluate and infer give the model and
- * predictions of the identity store.
+ * store {@code prepare} writes; and sample, train (also through the feature cache), evaluate and
+ * infer give the model and predictions of the identity store.
  */
 @Tag("slow") // three typed prepares, a quantize run, two trainings: over 15 s
 class TypedFeatureLayoutTest {
@@ -257,6 +257,22 @@ class TypedFeatureLayoutTest {
     assertThat(models.get(b)).isEqualTo(models.get(a));
     assertThat(f1.get(b)).isEqualTo(f1.get(a));
     assertThat(predictions.get(b)).hasSize(300).isEqualTo(predictions.get(a));
+
+    // the feature cache reads the laid-out files through the recorded order
+    Path cached = tmp.resolve(b + ".cached.model");
+    Fanout.get(spark)
+        .train(laidOut.toString(), tmp.resolve(b + ".shards").toString())
+        .option("model-dir", cached.toString())
+        .option("model", "rgcn")
+        .option("hidden", "8")
+        .option("lr", "0.01")
+        .option("epochs", "2")
+        .option("seed", "1")
+        .option("feature-cache", "belady")
+        .option("feature-cache-bytes", "4096")
+        .execute();
+    Checkpoint ck = Checkpoint.read(cached);
+    assertThat(concat(ck.params(), ck.firstMoment(), ck.secondMoment())).isEqualTo(models.get(a));
   }
 
   @Test
