@@ -27,18 +27,7 @@ public final class TypedHotReuse {
     if (!reuse.enabled()) {
       return;
     }
-    if (reuse.refresh() == ReuseRefresh.OVERLAPPED) {
-      throw new FanoutConfigException(
-          "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
-    }
-    if (reuse.backward() == ReuseBackward.DEFERRED) {
-      throw new FanoutConfigException(
-          "train --reuse-backward deferred is not built for typed stores; use none");
-    }
-    if (reuse.rows() == ReuseRows.INPUTS) {
-      throw new FanoutConfigException(
-          "train --reuse-rows inputs is not built for typed stores; use outputs (or auto)");
-    }
+    checkModes(reuse);
     if (cfg.layers() < 2) {
       throw new FanoutConfigException(
           "train --reuse-hot "
@@ -51,6 +40,28 @@ public final class TypedHotReuse {
               + cfg.hgn().attnResidual()
               + " is not built: layer 1's edge residual reads layer 0's attention over the whole"
               + " bottom hop");
+    }
+  }
+
+  /**
+   * Refuses the refresh, backward and cache modes typed training does not build, with one line
+   * naming the option and value (only when reuse is on).
+   */
+  public static void checkModes(HotReuse reuse) {
+    if (!reuse.enabled()) {
+      return;
+    }
+    if (reuse.refresh() == ReuseRefresh.OVERLAPPED) {
+      throw new FanoutConfigException(
+          "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
+    }
+    if (reuse.backward() == ReuseBackward.DEFERRED) {
+      throw new FanoutConfigException(
+          "train --reuse-backward deferred is not built for typed stores; use none");
+    }
+    if (reuse.rows() == ReuseRows.INPUTS) {
+      throw new FanoutConfigException(
+          "train --reuse-rows inputs is not built for typed stores; use outputs (or auto)");
     }
   }
 

@@ -22,6 +22,7 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
 import io.fanout.train.GradientReducer;
+import io.fanout.train.HotReuse;
 import io.fanout.train.LinkMetrics;
 import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
@@ -52,6 +53,8 @@ public final class TypedTrainRun {
    *     instead of sampling the val split; null for none
    * @param loading the loader threads and prefetch of the training batches ({@link
    *     TypedShardLoader}); null: read and gathered on the training thread
+   * @param reuse hot-embedding reuse ({@link TypedTrainer#reuseHot}; {@link HotReuse#OFF}: none);
+   *     node shards only
    */
   public record Request(
       TypedGraph graph,
@@ -76,7 +79,60 @@ public final class TypedTrainRun {
       Path valShards,
       TrainSpec.Loading loading,
       HgnSettings hgn,
-      DecoderKind decoder) {}
+      DecoderKind decoder,
+      HotReuse reuse) {
+    /** A run without hot-embedding reuse. */
+    public Request(
+        TypedGraph graph,
+        Path shards,
+        Path modelDir,
+        boolean resume,
+        ModelKind model,
+        int hidden,
+        int layers,
+        float dropout,
+        float lr,
+        float weightDecay,
+        LrSchedule schedule,
+        int epochs,
+        long seed,
+        EmbeddingMode embeddings,
+        int bases,
+        FeatureNormKind featureNorm,
+        BackendKind backend,
+        int deviceOrdinal,
+        boolean verify,
+        Path valShards,
+        TrainSpec.Loading loading,
+        HgnSettings hgn,
+        DecoderKind decoder) {
+      this(
+          graph,
+          shards,
+          modelDir,
+          resume,
+          model,
+          hidden,
+          layers,
+          dropout,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          embeddings,
+          bases,
+          featureNorm,
+          backend,
+          deviceOrdinal,
+          verify,
+          valShards,
+          loading,
+          hgn,
+          decoder,
+          HotReuse.OFF);
+    }
+  }
 
   /**
    * What the run did.
@@ -306,6 +362,12 @@ public final class TypedTrainRun {
                 + link
                 + "'");
       }
+      if (r.reuse().enabled()) {
+        throw new InvalidInputException(
+            "--reuse-hot is not built for typed link shards ("
+                + r.shards()
+                + "): use node-classification shards");
+      }
       return trainLink(r, set, cfg, task, opts, progress, replica, t0);
     }
     TypedEpochs val = r.valShards() == null ? null : valShards(r, schema, target, hops);
@@ -320,9 +382,12 @@ public final class TypedTrainRun {
       try (TypedTrainer trainer =
           new TypedTrainer(
               model, r.graph(), replicaEpochs(set, r, reducer), sampler, opts, reducer)) {
-        trainer.cancelWhen(replica.cancelled()).validateOn(val);
+        trainer.cancelWhen(replica.cancelled()).validateOn(val).reuseHot(r.reuse());
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), progress);
+        if (progress != null && r.reuse().enabled()) {
+          progress.println("hot reuse " + trainer.reuseStats());
+        }
         wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }

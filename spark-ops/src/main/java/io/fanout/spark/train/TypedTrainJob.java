@@ -16,6 +16,7 @@ import io.fanout.spark.sample.TypedStoreOpener;
 import io.fanout.store.OutputPaths;
 import io.fanout.train.TrainSpec;
 import io.fanout.train.typed.TypedCheckpoint;
+import io.fanout.train.typed.TypedHotReuse;
 import io.fanout.train.typed.TypedTrainRun;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -26,9 +27,9 @@ import org.apache.spark.sql.SparkSession;
  * The {@code train} job on a typed (heterogeneous) graph store, from typed shards ({@link
  * TypedTrainRun}): one trainer in a one-task job, or several data-parallel ones in a barrier stage
  * ({@code --workers}), as the one-type path runs ({@link TrainJob#launch}). The trainer features
- * not built for typed stores (the feature cache, hot reuse, feature access in place, ...) are
- * refused with one line naming the option. Link shards ({@code sample --task link}) train a link
- * model of their relation.
+ * not built for typed stores (the feature cache, feature access in place, ...) are refused with one
+ * line naming the option. Link shards ({@code sample --task link}) train a link model of their
+ * relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -57,12 +58,6 @@ public final class TypedTrainJob {
           FEATURE_CACHE_BYTES,
           FEATURE_CACHE_IO,
           FEATURE_CACHE_WINDOW,
-          REUSE_HOT,
-          STALENESS,
-          HOT_BY,
-          REUSE_REFRESH,
-          REUSE_BACKWARD,
-          REUSE_ROWS,
           PRECISION);
 
   /** Refuses the options typed training does not build, with one line naming the option. */
@@ -91,6 +86,7 @@ public final class TypedTrainJob {
         }
       }
     }
+    TypedHotReuse.checkModes(TrainOptionsDefs.reuse(c, c.get(MODEL)));
     if (c.get(BASES) < 0) {
       throw new FanoutConfigException(
           "option 'bases' of train has value " + c.raw(BASES) + "; expected 0 or more");
@@ -197,6 +193,7 @@ public final class TypedTrainJob {
         c.get(VAL_SHARDS).isBlank() ? null : Path.of(c.get(VAL_SHARDS)),
         new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
         hgn(c),
-        c.get(DECODER));
+        c.get(DECODER),
+        TrainOptionsDefs.reuse(c, c.get(MODEL)));
   }
 }
