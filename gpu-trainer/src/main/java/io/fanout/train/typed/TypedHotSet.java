@@ -129,6 +129,25 @@ final class TypedHotSet {
   }
 
   /**
+   * A hot set of the given vertices per type ({@code hot[t]}, in slot order) without a block: what
+   * {@link TypedHotPruner} reads, for pruning alone.
+   */
+  static TypedHotSet ofVertices(TypedModelConfig cfg, int[][] hot) {
+    int types = cfg.numTypes();
+    int[][] slotOf = new int[types][];
+    int[] offset = new int[types + 1];
+    for (int t = 0; t < types; t++) {
+      slotOf[t] = new int[Math.toIntExact(cfg.type(t).count())];
+      Arrays.fill(slotOf[t], -1);
+      for (int s = 0; s < hot[t].length; s++) {
+        slotOf[t][hot[t][s]] = s;
+      }
+      offset[t + 1] = offset[t] + hot[t].length;
+    }
+    return new TypedHotSet(cfg, slotOf, offset, null, null, 0);
+  }
+
+  /**
    * The top {@code round(fraction x vertices)} of the candidates ({@code freq > 0}) by {@code
    * degree} (when given) or {@code freq}, ties by smaller id.
    */
