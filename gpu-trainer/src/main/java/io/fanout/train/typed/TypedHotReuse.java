@@ -7,8 +7,8 @@ import io.fanout.train.HotReuse;
 import io.fanout.train.ReuseBackward;
 import io.fanout.train.ReuseRefresh;
 import io.fanout.train.ReuseRows;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What typed training builds of {@link HotReuse} ({@code train --reuse-hot} on a typed store), and
@@ -74,6 +74,6 @@ public final class TypedHotReuse {
   }
 
   /** The identity keys of reuse: a run without them cannot resume a checkpoint that has them. */
-  static final Set<String> IDENTITY_KEYS =
-      Set.of("identity.reuse_hot", "identity.staleness", "identity.hot_by");
+  static final List<String> IDENTITY_KEYS =
+      List.of("identity.reuse_hot", "identity.staleness", "identity.hot_by");
 }

@@ -15,6 +15,7 @@ import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
 import io.fanout.sample.TypedMiniBatch;
+import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.train.HotBy;
@@ -22,10 +23,12 @@ import io.fanout.train.HotReuse;
 import io.fanout.train.ReuseBackward;
 import io.fanout.train.ReuseRefresh;
 import io.fanout.train.ReuseRows;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hot-embedding reuse in typed training: pruning a hand-checked batch, a pruned step equal to the
@@ -181,6 +184,38 @@ class TypedHotReuseTest {
       float[] a = (float[]) train(reuse(0.5, 2), kind)[0];
       assertThat((float[]) train(reuse(0.5, 2), kind)[0]).as(kind.id()).containsExactly(a);
       assertThat(Arrays.equals(a, plain)).as(kind.id() + ": reuse trains another model").isFalse();
+    }
+  }
+
+  @Test
+  void theCheckpointRecordsReuseAndAResumeWithoutItIsRefused(@TempDir Path dir) {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    Path md = dir.resolve("model");
+    TypedTrainOptions two = new TypedTrainOptions(2, 4, 0.02f, 1e-4f, 5);
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0.2f), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), two)) {
+      t.reuseHot(reuse(0.5, 2));
+      m.init(two.seed());
+      t.fit(md, null);
+    }
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0.2f), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), OPTS)) {
+      m.init(OPTS.seed());
+      assertThatThrownBy(() -> t.fit(md, null))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("trained with reuse_hot=0.5, this run has none");
+    }
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0.2f), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), OPTS)) {
+      t.reuseHot(reuse(0.5, 3));
+      m.init(OPTS.seed());
+      assertThatThrownBy(() -> t.fit(md, null)).hasMessageContaining("staleness=2");
+    }
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0.2f), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), OPTS)) {
+      t.reuseHot(reuse(0.5, 2));
+      m.init(OPTS.seed());
+      assertThat(t.fit(md, null).epochsRun()).isEqualTo(1);
     }
   }
 

@@ -216,6 +216,39 @@ class TypedTrainJobTest {
   }
 
   @Test
+  void hotReuseKeepsTheModelBitForBitOverLoaderThreadsAndReuseZeroIsTrainingWithoutIt()
+      throws IOException {
+    Path s = store("reuse.store", "typed:5");
+    Path shards = sample(s, "reuse.shards");
+    byte[] first = null;
+    for (String[] threadsPrefetch : new String[][] {{"1", "1"}, {"3", "4"}}) {
+      Path md = tmp.resolve("reuse." + String.join("-", threadsPrefetch) + ".model");
+      train(s, shards, md)
+          .option("epochs", "3")
+          .option("dropout", "0.2")
+          .option("reuse-hot", "0.3")
+          .option("staleness", "2")
+          .option("hot-by", "in-degree")
+          .option("loader-threads", threadsPrefetch[0])
+          .option("prefetch", threadsPrefetch[1])
+          .execute();
+      byte[] ck = Files.readAllBytes(md.resolve("checkpoint.bin"));
+      if (first == null) {
+        first = ck;
+      } else {
+        assertThat(ck).as("loader-threads 3, prefetch 4").isEqualTo(first);
+      }
+    }
+    Path plain = tmp.resolve("reuse.plain.model");
+    Path zero = tmp.resolve("reuse.zero.model");
+    train(s, shards, plain).option("epochs", "3").execute();
+    train(s, shards, zero).option("epochs", "3").option("reuse-hot", "0").execute();
+    assertThat(Files.readAllBytes(zero.resolve("checkpoint.bin")))
+        .isEqualTo(Files.readAllBytes(plain.resolve("checkpoint.bin")))
+        .isNotEqualTo(first);
+  }
+
+  @Test
   void cancellingTheCallersJobGroupStopsTypedTraining() throws Exception {
     Path s = store("cancel.store", "typed:5");
     Path shards = sample(s, "cancel.shards");
@@ -256,8 +289,14 @@ class TypedTrainJobTest {
     Path md = tmp.resolve("refused.model");
     assertThatThrownBy(() -> train(s, shards, md).option("feature-cache", "lru").execute())
         .hasMessageContaining("train --feature-cache is not built for typed stores");
-    assertThatThrownBy(() -> train(s, shards, md).option("reuse-hot", "0.1").execute())
-        .hasMessageContaining("train --reuse-hot is not built for typed stores");
+    assertThatThrownBy(
+            () ->
+                train(s, shards, md)
+                    .option("reuse-hot", "0.1")
+                    .option("reuse-refresh", "overlapped")
+                    .execute())
+        .hasMessageContaining(
+            "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
     assertThatThrownBy(() -> train(s, shards, md).option("feature-access", "zero-copy").execute())
         .hasMessageContaining("train --feature-access zero-copy is not built for typed stores");
     assertThatThrownBy(() -> train(s, shards, md).option("model", "sage").execute())
