@@ -47,6 +47,7 @@ public final class TypedTrainer implements AutoCloseable {
   private HotReuse reuse = HotReuse.OFF;
   private TypedHotSet hotSet;
   private TypedHotRefresh refresh;
+  private final long[] pruned = new long[6]; // bottom rows, edges, input rows; and avoided
   private final int evalBatch;
   private FloatTensor probs;
   private FloatTensor dLogits;
@@ -179,8 +180,11 @@ public final class TypedTrainer implements AutoCloseable {
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
     FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
-    ReusedBottom pruned = refresh == null ? null : TypedHotPruner.prune(b, hotSet);
-    FloatTensor logits = model.forward(b, in.features(), true, key, pruned, cache);
+    ReusedBottom reused = refresh == null ? null : TypedHotPruner.prune(b, hotSet);
+    if (refresh != null) {
+      countPruned(b, reused);
+    }
+    FloatTensor logits = model.forward(b, in.features(), true, key, reused, cache);
     int rows = b.numSeeds();
     int classes = cfg.classes();
     int n = rows * classes;
@@ -337,9 +341,35 @@ public final class TypedTrainer implements AutoCloseable {
     return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
   }
 
+  /** Adds {@code b}'s bottom hop and what pruning it ({@code r}, null: nothing) avoided. */
+  private void countPruned(TypedMiniBatch b, ReusedBottom r) {
+    int top = b.layers();
+    long rows = 0;
+    long edges = 0;
+    long inputs = 0;
+    long edgesLeft = 0;
+    long inputsLeft = 0;
+    for (int t = 0; t < b.numTypes(); t++) {
+      rows += b.layerSize(t, top - 1);
+      inputs += b.layerSize(t, top);
+      inputsLeft += r == null ? b.layerSize(t, top) : r.block().layerSize(t, 1);
+    }
+    for (int rel = 0; rel < b.numRelations(); rel++) {
+      edges += b.indices(top, rel).length;
+      edgesLeft += r == null ? b.indices(top, rel).length : r.block().indices(1, rel).length;
+    }
+    pruned[0] += rows;
+    pruned[1] += edges;
+    pruned[2] += inputs;
+    pruned[3] += r == null ? 0 : r.hotRow().length;
+    pruned[4] += edges - edgesLeft;
+    pruned[5] += inputs - inputsLeft;
+  }
+
   /**
    * What hot reuse did so far: hot vertices, refreshes, the oldest cache a step read ({@code
-   * max_embedding_age_steps}); empty without reuse.
+   * max_embedding_age_steps}), the steps' bottom-hop rows, edges and input rows and how many of
+   * each pruning avoided; empty without reuse.
    */
   public Map<String, Object> reuseStats() {
     Map<String, Object> m = new java.util.LinkedHashMap<>();
@@ -349,6 +379,12 @@ public final class TypedTrainer implements AutoCloseable {
       m.put("refreshes", refresh.refreshes());
       m.put("refresh_seconds", refresh.refreshSeconds());
       m.put("max_embedding_age_steps", refresh.maxAge());
+      m.put("bottom_rows", pruned[0]);
+      m.put("bottom_edges", pruned[1]);
+      m.put("input_rows", pruned[2]);
+      m.put("bottom_rows_avoided", pruned[3]);
+      m.put("bottom_edges_avoided", pruned[4]);
+      m.put("input_rows_avoided", pruned[5]);
     }
     return m;
   }
