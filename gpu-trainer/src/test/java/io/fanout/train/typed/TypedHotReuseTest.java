@@ -16,6 +16,8 @@ import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.train.HotBy;
@@ -148,8 +150,12 @@ class TypedHotReuseTest {
 
   /** Trains {@code OPTS} with {@code reuse} (null: no call); the state and the reuse stats. */
   private static Object[] train(HotReuse reuse, TypedModelKind kind) {
+    return train(reuse, kind, new CpuBackend());
+  }
+
+  private static Object[] train(HotReuse reuse, TypedModelKind kind, Backend be) {
     ArrayTypedGraph g = TypedTestGraphs.small(3);
-    try (TypedModel m = new TypedModel(config(g, kind, 0.2f), new CpuBackend());
+    try (TypedModel m = new TypedModel(config(g, kind, 0.2f), be);
         TypedTrainer t = new TypedTrainer(m, g, sampler(g), OPTS)) {
       if (reuse != null) {
         t.reuseHot(reuse);
@@ -216,6 +222,16 @@ class TypedHotReuseTest {
       t.reuseHot(reuse(0.5, 2));
       m.init(OPTS.seed());
       assertThat(t.fit(md, null).epochsRun()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void theCheckingBackendTrainsTheCpusBitsWithReuseAndFreesEveryTensor() {
+    float[] cpu = (float[]) train(reuse(0.5, 2), TypedModelKind.RGCN)[0];
+    try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
+      assertThat((float[]) train(reuse(0.5, 2), TypedModelKind.RGCN, checked)[0])
+          .containsExactly(cpu);
+      assertThat(checked.unclosed()).isZero();
     }
   }
 
