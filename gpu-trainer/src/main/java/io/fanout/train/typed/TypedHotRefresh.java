@@ -24,6 +24,7 @@ final class TypedHotRefresh implements AutoCloseable {
   private final Backend be;
   private final TypedHotSet hot;
   private final int staleness;
+  private final int period;
   private final long seed;
   private FloatTensor cache;
   private long taken = -1; // the step whose parameters the cache holds
@@ -43,11 +44,12 @@ final class TypedHotRefresh implements AutoCloseable {
     if (staleness < 1) {
       throw new IllegalArgumentException("staleness is resolved to at least 1 step first");
     }
+    this.period = reuse.period(true); // inline: no lag, S + 1
   }
 
-  /** Steps between two refreshes: {@code S + 1}. */
+  /** Steps between two refreshes: {@code S + 1} ({@link HotReuse#period(boolean)}, inline). */
   int period() {
-    return staleness + 1;
+    return period;
   }
 
   /**
@@ -55,7 +57,7 @@ final class TypedHotRefresh implements AutoCloseable {
    * first when it is due or there is none.
    */
   FloatTensor beforeStep(long step) {
-    if (cache == null || step % period() == 0 || step < taken) {
+    if (cache == null || step % period == 0) {
       refresh(step);
     }
     long age = step - taken;
