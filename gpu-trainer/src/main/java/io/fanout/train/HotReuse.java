@@ -226,7 +226,7 @@ public record HotReuse(
    * The settings as checkpoint identity entries (only written when reuse is on); {@code
    * reuse_refresh} only when explicit: the trainer writes the schedule {@code auto} resolved to.
    */
-  Map<String, String> toMap() {
+  public Map<String, String> toMap() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("reuse_hot", String.format(Locale.ROOT, "%s", fraction));
     m.put("staleness", stalenessName(staleness));

@@ -6,6 +6,7 @@ import io.fanout.nn.EmbeddingTable;
 import io.fanout.nn.MlpDecoder;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.Activation;
+import io.fanout.tensor.Aggregation;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
 import io.fanout.tensor.FloatTensor;
@@ -61,6 +62,13 @@ public final class TypedModel implements AutoCloseable {
   private FloatTensor dRawOut;
   private FloatTensor normOut; // hgn: the L2-normalised output before its scale
   private static final float NORM_EPS = 1e-12f;
+  private TypedBatchTensors inputTensors; // the layout of the last forward's input level
+  private ReusedBottom reused; // the last forward's pruned bottom hop, or null
+  private BottomPass stepBottom; // layer 0 of a step on a pruned bottom hop
+  private BottomPass refreshBottom; // layer 0 of bottomLayer
+  private IntTensor reuseIdx; // one-edge-per-row blocks that place and take back the reused rows
+  private FloatTensor reuseRows; // layer 0's computed rows, then the cache rows a step reads
+  private FloatTensor dyBottom;
 
   public TypedModel(TypedModelConfig cfg, Backend be) {
     this(cfg, be, DecoderKind.DOT);
@@ -212,10 +220,29 @@ public final class TypedModel implements AutoCloseable {
    * @param key the batch's counter-based key (dropout masks derive from it)
    */
   public FloatTensor forward(TypedMiniBatch b, float[][] features, boolean train, long key) {
+    return forward(b, features, train, key, null, null);
+  }
+
+  /**
+   * As {@link #forward(TypedMiniBatch, float[][], boolean, long)}, with layer 0 run on {@code
+   * reused}'s pruned bottom hop (when not null): {@code features} are then that block's input rows,
+   * and the hot rows of level {@code L-1} take layer 0's output from {@code cache} (rows of {@link
+   * #layerOut(int) layerOut(0)} floats, before the activation, as {@link #bottomLayer} computes
+   * them). The cached rows are constants: {@link #backward} gives layer 0 the computed rows'
+   * gradient only. Each row is placed and taken back by an exact one-edge-per-row sum on the
+   * backend.
+   */
+  public FloatTensor forward(
+      TypedMiniBatch b,
+      float[][] features,
+      boolean train,
+      long key,
+      ReusedBottom reused,
+      FloatTensor cache) {
     if (b.seedType() != cfg.target()) {
       throw new IllegalArgumentException("the batch's seed type differs from the model's");
     }
-    FloatTensor out = forwardLevels(b, features, train, key);
+    FloatTensor out = forwardLevels(b, features, train, key, reused, cache);
     if (batch.rowOffset(0, cfg.target()) != 0) {
       throw new IllegalStateException("seeds of other types than the target");
     }
@@ -229,7 +256,7 @@ public final class TypedModel implements AutoCloseable {
    * next forward; {@link #backward(float[])} takes a gradient of the same layout.
    */
   public FloatTensor forwardAll(TypedMiniBatch b, float[][] features, boolean train, long key) {
-    return forwardLevels(b, features, train, key);
+    return forwardLevels(b, features, train, key, null, null);
   }
 
   /** The first row of type {@code t}'s seeds in the last forward's output level. */
@@ -242,7 +269,13 @@ public final class TypedModel implements AutoCloseable {
     return batch.totalRows(0);
   }
 
-  private FloatTensor forwardLevels(TypedMiniBatch b, float[][] features, boolean train, long key) {
+  private FloatTensor forwardLevels(
+      TypedMiniBatch b,
+      float[][] features,
+      boolean train,
+      long key,
+      ReusedBottom reused,
+      FloatTensor cache) {
     if (b.numTypes() != cfg.numTypes()
         || b.layers() != cfg.layers()
         || b.numRelations() != cfg.numRelations()) {
@@ -250,13 +283,22 @@ public final class TypedModel implements AutoCloseable {
           "the batch's types, relations or hops differ from the model's");
     }
     this.train = train;
+    this.reused = reused;
     batch.upload(b);
     int top = cfg.layers();
-    int hidden = cfg.inputWidth();
-    level[top] =
-        TensorBufs.ensure(be, level[top], Math.max(1, (long) batch.totalRows(top) * hidden));
-    uploadInput(b, features, top, hidden);
-    for (int l = 0; l < layers.length; l++) {
+    int first = 0;
+    if (reused != null) {
+      placeReusedBottom(reused, features, train, key, cache);
+      first = 1;
+    } else {
+      int hidden = cfg.inputWidth();
+      level[top] =
+          TensorBufs.ensure(be, level[top], Math.max(1, (long) batch.totalRows(top) * hidden));
+      featOff = new int[cfg.numTypes()];
+      this.features = uploadInput(batch, top, features, this.features, featOff, level[top]);
+      inputTensors = batch;
+    }
+    for (int l = first; l < layers.length; l++) {
       int hop = top - l;
       TypedLayer layer = layers[l];
       int nIn = batch.totalRows(hop) * layer.in;
@@ -300,27 +342,154 @@ public final class TypedModel implements AutoCloseable {
     return level[0];
   }
 
-  private void uploadInput(TypedMiniBatch b, float[][] features, int top, int hidden) {
-    featOff = new int[cfg.numTypes()];
+  /**
+   * Layer 0 of {@code reused}'s pruned block (on {@link #stepBottom}), placed with the cached rows
+   * at their rows of level {@code L-1}: the computed rows and the cache's rows are laid out one
+   * after the other, then every row of the level takes its own by a one-edge-per-row sum.
+   */
+  private void placeReusedBottom(
+      ReusedBottom reused, float[][] features, boolean train, long key, FloatTensor cache) {
+    int top = cfg.layers();
+    int rows = batch.totalRows(top - 1);
+    if (top < 2 || reused.rows() != rows) {
+      throw new IllegalArgumentException(
+          "the pruned bottom hop has " + reused.rows() + " rows, the batch's level " + rows);
+    }
+    stepBottom = stepBottom == null ? new BottomPass(be) : stepBottom;
+    FloatTensor computed = bottomPass(stepBottom, reused.block(), features, train, key);
+    inputTensors = stepBottom.tensors;
+    int w = layers[0].out;
+    int nc = reused.fullRow().length;
+    int nh = reused.hotRow().length;
+    int[] srcOf = new int[rows];
+    for (int k = 0; k < nc; k++) {
+      srcOf[reused.fullRow()[k]] = k;
+    }
+    for (int j = 0; j < nh; j++) {
+      srcOf[reused.hotRow()[j]] = nc + j;
+    }
+    // [iota (rows + 1) | hot slots | source of each level row | level row of each computed row]
+    reuseIdx = TensorBufs.ensure(be, reuseIdx, (long) rows + 1 + nh + rows + nc);
+    int[] iota = new int[rows + 1];
+    for (int i = 0; i <= rows; i++) {
+      iota[i] = i;
+    }
+    be.upload(iota, 0, reuseIdx, 0, rows + 1);
+    if (nh > 0) {
+      be.upload(reused.hotSlot(), 0, reuseIdx, rows + 1, nh);
+    }
+    be.upload(srcOf, 0, reuseIdx, rows + 1 + nh, rows);
+    if (nc > 0) {
+      be.upload(reused.fullRow(), 0, reuseIdx, rows + 1 + nh + rows, nc);
+    }
+    reuseRows = TensorBufs.ensure(be, reuseRows, Math.max(1, (long) rows * w));
+    if (nc > 0) {
+      be.copy(computed, 0, reuseRows, 0, nc * w);
+    }
+    if (nh > 0) {
+      be.aggregate(
+          Aggregation.SUM, reuseIdx, 0, reuseIdx, rows + 1, nh, 0, cache, 0, w, reuseRows, nc * w);
+    }
+    level[top - 1] = TensorBufs.ensure(be, level[top - 1], Math.max(1, (long) rows * w));
+    if (rows > 0) {
+      be.aggregate(
+          Aggregation.SUM,
+          reuseIdx,
+          0,
+          reuseIdx,
+          rows + 1 + nh,
+          rows,
+          0,
+          reuseRows,
+          0,
+          w,
+          level[top - 1],
+          0);
+      be.activate(act, level[top - 1], 0, rows * w);
+    }
+  }
+
+  /**
+   * Layer 0, before the activation, of the one-hop batch {@code block} from the input rows {@code
+   * features} of its nodes, as a training forward computes it (input projection or embedding rows,
+   * dropout keyed by {@code key} when {@code train}); returns {@code block.totalRows(0) x
+   * layerOut(0)} floats, type by type, valid until the next call. The refresh of {@code
+   * --reuse-hot}'s cache; it leaves the state of the last {@link #forward} alone but layer 0's
+   * (call it before a step's forward, not between a forward and its backward).
+   */
+  public FloatTensor bottomLayer(
+      TypedMiniBatch block, float[][] features, boolean train, long key) {
+    if (block.layers() != 1
+        || block.numTypes() != cfg.numTypes()
+        || block.numRelations() != cfg.numRelations()) {
+      throw new IllegalArgumentException("layer 0 runs on a one-hop batch of the model's types");
+    }
+    refreshBottom = refreshBottom == null ? new BottomPass(be) : refreshBottom;
+    return bottomPass(refreshBottom, block, features, train, key);
+  }
+
+  /** Width of layer {@code l}'s output (before the activation). */
+  public int layerOut(int l) {
+    return layers[l].out;
+  }
+
+  private FloatTensor bottomPass(
+      BottomPass p, TypedMiniBatch block, float[][] features, boolean train, long key) {
+    p.tensors.upload(block);
+    TypedLayer layer = layers[0];
+    int nIn = p.tensors.totalRows(1) * layer.in;
+    p.input = TensorBufs.ensure(be, p.input, Math.max(1, nIn));
+    p.featOff = new int[cfg.numTypes()];
+    p.features = uploadInput(p.tensors, 1, features, p.features, p.featOff, p.input);
+    FloatTensor x = p.input;
+    p.droppedCopy = train && cfg.dropout() > 0f && nIn > 0;
+    if (p.droppedCopy) {
+      p.dropKey = CounterRng.key(key, 0);
+      p.dropped = TensorBufs.ensure(be, p.dropped, nIn);
+      p.keep = TensorBufs.ensure(be, p.keep, ((long) nIn + 31) / 32);
+      be.dropoutCopy(x, 0, p.dropped, 0, nIn, cfg.dropout(), p.dropKey, p.keep);
+      x = p.dropped;
+    }
+    int nOut = p.tensors.totalRows(0) * layer.out;
+    p.out = TensorBufs.ensure(be, p.out, Math.max(1, nOut));
+    layer.step(train, key);
+    layer.forward(params, p.tensors, 1, x, p.out);
+    return p.out;
+  }
+
+  /**
+   * Writes the input level {@code top} of {@code tb}'s batch into {@code out}: every type's
+   * projected feature rows (uploaded into {@code feats}, type {@code t} from {@code off[t]}, which
+   * this fills) or embedding rows; returns {@code feats}, grown when short.
+   */
+  private FloatTensor uploadInput(
+      TypedBatchTensors tb,
+      int top,
+      float[][] features,
+      FloatTensor feats,
+      int[] off,
+      FloatTensor out) {
+    TypedMiniBatch b = tb.batch();
+    int hidden = cfg.inputWidth();
     long n = 0;
     for (int t = 0; t < cfg.numTypes(); t++) {
-      featOff[t] = (int) n;
+      off[t] = (int) n;
       if (tables[t] == null) {
-        n += (long) batch.rows(t, top) * cfg.type(t).featureDim();
+        n += (long) tb.rows(t, top) * cfg.type(t).featureDim();
       }
     }
     features = features == null ? new float[cfg.numTypes()][] : features;
-    this.features = TensorBufs.ensure(be, this.features, Math.max(1, n));
+    feats = TensorBufs.ensure(be, feats, Math.max(1, n));
     for (int t = 0; t < cfg.numTypes(); t++) {
-      int rows = batch.rows(t, top);
+      int rows = tb.rows(t, top);
       if (rows == 0) {
         continue;
       }
-      int yo = batch.rowOffset(top, t) * hidden;
+      int yo = tb.rowOffset(top, t) * hidden;
       if (tables[t] != null) {
         hostRows = ensure(hostRows, (long) rows * hidden);
         tables[t].gather(b.nodes(t), 0, rows, hostRows, 0);
-        be.upload(hostRows, 0, level[top], yo, rows * hidden);
+        be.upload(hostRows, 0, out, yo, rows * hidden);
         continue;
       }
       int dim = cfg.type(t).featureDim();
@@ -329,23 +498,11 @@ public final class TypedModel implements AutoCloseable {
         throw new IllegalArgumentException(
             "type '" + cfg.type(t).name() + "' needs " + rows + " feature rows of " + dim);
       }
-      be.upload(x, 0, this.features, featOff[t], rows * dim);
-      be.gemm(
-          false,
-          false,
-          rows,
-          hidden,
-          dim,
-          1f,
-          this.features,
-          featOff[t],
-          params,
-          inWeight[t],
-          0f,
-          level[top],
-          yo);
-      be.addBias(level[top], yo, rows, hidden, params, inBias[t]);
+      be.upload(x, 0, feats, off[t], rows * dim);
+      be.gemm(false, false, rows, hidden, dim, 1f, feats, off[t], params, inWeight[t], 0f, out, yo);
+      be.addBias(out, yo, rows, hidden, params, inBias[t]);
     }
+    return feats;
   }
 
   /**
@@ -382,7 +539,8 @@ public final class TypedModel implements AutoCloseable {
     } else {
       be.copy(dLogits, 0, dy, 0, n0);
     }
-    for (int l = layers.length - 1; l >= 0; l--) {
+    int first = reused == null ? 0 : 1;
+    for (int l = layers.length - 1; l >= first; l--) {
       int hop = top - l;
       TypedLayer layer = layers[l];
       int nOut = batch.totalRows(hop - 1) * layer.out;
@@ -401,15 +559,70 @@ public final class TypedModel implements AutoCloseable {
       dy = dx;
       dx = swap;
     }
-    // dy: the input level's gradient
+    if (reused != null) {
+      reusedBottomBackward();
+      inputBackward(stepBottom.tensors, 1, dy, stepBottom.features, stepBottom.featOff);
+    } else {
+      inputBackward(batch, top, dy, features, featOff); // dy: the input level's gradient
+    }
+  }
+
+  /**
+   * Layer 0's backward on the pruned block: the activation's over level {@code L-1}, then the
+   * computed rows' gradient taken back (the cached rows pass none) through layer 0 and its dropout;
+   * leaves the block's input gradient in {@link #dy}.
+   */
+  private void reusedBottomBackward() {
+    int top = cfg.layers();
+    int rows = batch.totalRows(top - 1);
+    TypedLayer layer = layers[0];
+    int w = layer.out;
+    int nc = reused.fullRow().length;
+    int nh = reused.hotRow().length;
+    be.activateBackward(act, level[top - 1], 0, dy, 0, rows * w);
+    dyBottom = TensorBufs.ensure(be, dyBottom, Math.max(1, (long) nc * w));
+    if (nc > 0) {
+      be.aggregate(
+          Aggregation.SUM,
+          reuseIdx,
+          0,
+          reuseIdx,
+          rows + 1 + nh + rows,
+          nc,
+          0,
+          dy,
+          0,
+          w,
+          dyBottom,
+          0);
+    }
+    BottomPass p = stepBottom;
+    int nIn = p.tensors.totalRows(1) * layer.in;
+    dx = TensorBufs.ensure(be, dx, Math.max(1, nIn));
+    be.zero(dx, 0, nIn);
+    layer.backward(params, grads, p.tensors, 1, p.layerInput(), dyBottom, dx);
+    if (p.droppedCopy) {
+      be.dropoutBackward(dx, 0, nIn, cfg.dropout(), p.dropKey, p.keep);
+    }
+    FloatTensor swap = dy;
+    dy = dx;
+    dx = swap;
+  }
+
+  /**
+   * The input layer's backward from {@code dIn}, the gradient of input level {@code top} of {@code
+   * tb}: the projections' parameter gradients, and the embedded types' row gradients kept.
+   */
+  private void inputBackward(
+      TypedBatchTensors tb, int top, FloatTensor dIn, FloatTensor feats, int[] off) {
     int hidden = cfg.inputWidth();
     for (int t = 0; t < cfg.numTypes(); t++) {
-      int rows = batch.rows(t, top);
-      int go = batch.rowOffset(top, t) * hidden;
+      int rows = tb.rows(t, top);
+      int go = tb.rowOffset(top, t) * hidden;
       if (tables[t] != null) {
         embGrad[t] = new float[rows * hidden];
         if (rows > 0) {
-          be.download(dy, go, embGrad[t], 0, rows * hidden);
+          be.download(dIn, go, embGrad[t], 0, rows * hidden);
         }
         continue;
       }
@@ -417,9 +630,8 @@ public final class TypedModel implements AutoCloseable {
         continue;
       }
       int dim = cfg.type(t).featureDim();
-      be.gemm(
-          true, false, dim, hidden, rows, 1f, features, featOff[t], dy, go, 1f, grads, inWeight[t]);
-      be.biasGrad(dy, go, rows, hidden, grads, inBias[t]);
+      be.gemm(true, false, dim, hidden, rows, 1f, feats, off[t], dIn, go, 1f, grads, inWeight[t]);
+      be.biasGrad(dIn, go, rows, hidden, grads, inBias[t]);
     }
   }
 
@@ -440,6 +652,14 @@ public final class TypedModel implements AutoCloseable {
   }
 
   /**
+   * Type {@code t}'s nodes of the last forward's input level, whose rows {@link #embeddingGradient}
+   * holds: the batch's, or those of its pruned bottom hop.
+   */
+  public int[] inputNodes(int t) {
+    return inputTensors.batch().nodes(t);
+  }
+
+  /**
    * With {@code hold}, the attention layers' edge residual weights stay those of the last forward
    * (for finite-difference checks of the gradient, which treats them as constants, as HGB does).
    */
@@ -455,7 +675,7 @@ public final class TypedModel implements AutoCloseable {
   public void updateEmbeddings(float lr) {
     for (int t = 0; t < cfg.numTypes(); t++) {
       if (tables[t] != null && embGrad[t] != null) {
-        int[] ids = batch.batch().nodes(t);
+        int[] ids = inputNodes(t);
         tables[t].update(ids, ids.length, embGrad[t], 0, lr, Adam.BETA1, Adam.BETA2, Adam.EPS);
       }
     }
@@ -507,6 +727,15 @@ public final class TypedModel implements AutoCloseable {
     TensorBufs.free(be, rawOut);
     TensorBufs.free(be, dRawOut);
     TensorBufs.free(be, normOut);
+    TensorBufs.free(be, reuseIdx);
+    TensorBufs.free(be, reuseRows);
+    TensorBufs.free(be, dyBottom);
+    if (stepBottom != null) {
+      stepBottom.close();
+    }
+    if (refreshBottom != null) {
+      refreshBottom.close();
+    }
     be.free(params);
     be.free(grads);
   }

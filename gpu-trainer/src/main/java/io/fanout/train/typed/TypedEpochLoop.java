@@ -2,8 +2,10 @@ package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.sample.TypedMiniBatch;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * The training epoch of both typed trainers: the batches of an epoch with the input rows of the
@@ -16,6 +18,7 @@ final class TypedEpochLoop {
   private final TypedGraph graph;
   private final TypedModelConfig cfg;
   private BooleanSupplier cancelled = () -> false;
+  private UnaryOperator<TypedMiniBatch> inputBatch = UnaryOperator.identity();
   private long waitNanos;
 
   TypedEpochLoop(TypedEpochs epochs, TypedGraph graph, TypedModelConfig cfg) {
@@ -30,6 +33,14 @@ final class TypedEpochLoop {
   }
 
   /**
+   * Gathers the input rows of {@code of(b)} for each batch {@code b} (its bottom hop pruned for
+   * reused rows) instead of {@code b}'s own.
+   */
+  void inputsOf(UnaryOperator<TypedMiniBatch> of) {
+    this.inputBatch = of;
+  }
+
+  /**
    * Trains epoch {@code epoch}, {@code step} training one batch; returns the summed loss over the
    * summed count of the steps' results (0 when none counted).
    */
@@ -39,7 +50,7 @@ final class TypedEpochLoop {
         TypedBatchStream.forEach(
             epochs,
             epoch,
-            b -> TypedFeatures.gather(graph, cfg, b),
+            b -> TypedFeatures.gather(graph, cfg, inputBatch.apply(b)),
             cancelled,
             in -> {
               TypedTrainer.StepResult r = step.apply(in);

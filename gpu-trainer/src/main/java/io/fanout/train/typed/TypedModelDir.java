@@ -66,6 +66,18 @@ final class TypedModelDir {
                 + ": use a fresh model dir");
       }
     }
+    for (String k : TypedHotReuse.IDENTITY_KEYS) {
+      String had = l.checkpoint().meta().get(k);
+      if (had != null && !identity.containsKey(k)) {
+        throw new InvalidInputException(
+            modelDir
+                + " holds a checkpoint trained with "
+                + k.substring(9)
+                + "="
+                + had
+                + ", this run has none: use a fresh model dir");
+      }
+    }
     TypedCheckpoint.restore(modelDir, l, model, adam);
     Map<String, String> meta = l.checkpoint().meta();
     return new Progress(

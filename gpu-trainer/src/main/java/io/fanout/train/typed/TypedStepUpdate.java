@@ -44,7 +44,7 @@ final class TypedStepUpdate implements AutoCloseable {
     for (int t = 0; t < model.config().numTypes(); t++) {
       EmbeddingTable table = model.embeddings(t);
       if (table != null) {
-        int[] ids = b.nodes(t);
+        int[] ids = model.inputNodes(t); // the batch's, or its pruned bottom hop's
         SparseRowReduction.update(reducer, table, ids, ids.length, model.embeddingGradient(t), lr);
       }
     }

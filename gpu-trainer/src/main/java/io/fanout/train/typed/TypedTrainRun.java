@@ -22,6 +22,7 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
 import io.fanout.train.GradientReducer;
+import io.fanout.train.HotReuse;
 import io.fanout.train.LinkMetrics;
 import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
@@ -54,6 +55,8 @@ public final class TypedTrainRun {
    *     TypedShardLoader}); null: read and gathered on the training thread
    * @param cache the feature cache the training (and validation shards') rows are read through
    *     ({@link TypedRowCaches}); null: the memory-mapped store
+   * @param reuse hot-embedding reuse ({@link TypedTrainer#reuseHot}; {@link HotReuse#OFF}: none);
+   *     node shards only
    */
   public record Request(
       TypedGraph graph,
@@ -79,8 +82,9 @@ public final class TypedTrainRun {
       TrainSpec.Loading loading,
       HgnSettings hgn,
       DecoderKind decoder,
-      TypedCacheSettings cache) {
-    /** A run that reads the memory-mapped store (no feature cache). */
+      TypedCacheSettings cache,
+      HotReuse reuse) {
+    /** A run that reads the memory-mapped store (no feature cache), without hot-embedding reuse. */
     public Request(
         TypedGraph graph,
         Path shards,
@@ -129,7 +133,8 @@ public final class TypedTrainRun {
           loading,
           hgn,
           decoder,
-          null);
+          null,
+          HotReuse.OFF);
     }
 
     /** The batches gathered ahead of the step through a feature cache. */
@@ -320,6 +325,11 @@ public final class TypedTrainRun {
    * request.
    */
   public static Result train(Request r, PrintStream progress, Replica replica) {
+    if (r.cache() != null && r.reuse().enabled()) {
+      throw new io.fanout.conf.FanoutConfigException(
+          "train --reuse-hot with --feature-cache is not built for typed stores (the cache gathers"
+              + " every row of a batch, the reuse only its pruned bottom hop's); drop one of them");
+    }
     TypedShardSet set = TypedShardSet.open(r.shards());
     TypedSchema schema = r.graph().schema();
     checkShards(set, schema);
@@ -386,6 +396,12 @@ public final class TypedTrainRun {
                 + link
                 + "'");
       }
+      if (r.reuse().enabled()) {
+        throw new InvalidInputException(
+            "--reuse-hot is not built for typed link shards ("
+                + r.shards()
+                + "): use node-classification shards");
+      }
       return trainLink(r, set, cfg, task, opts, progress, replica, t0);
     }
     TypedEpochs val = r.valShards() == null ? null : valShards(r, schema, target, hops);
@@ -416,9 +432,12 @@ public final class TypedTrainRun {
               sampler,
               opts,
               reducer)) {
-        trainer.cancelWhen(replica.cancelled()).validateOn(valRead);
+        trainer.cancelWhen(replica.cancelled()).validateOn(valRead).reuseHot(r.reuse());
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), progress);
+        if (progress != null && r.reuse().enabled()) {
+          progress.println("hot reuse " + trainer.reuseStats());
+        }
         wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }

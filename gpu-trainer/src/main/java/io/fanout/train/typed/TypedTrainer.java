@@ -2,6 +2,7 @@ package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.Adam;
+import io.fanout.nn.typed.ReusedBottom;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.TypedMiniBatch;
@@ -12,6 +13,7 @@ import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
 import io.fanout.train.GradientReducer;
+import io.fanout.train.HotReuse;
 import io.fanout.train.Trainer;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -41,6 +43,11 @@ public final class TypedTrainer implements AutoCloseable {
   private final TypedStepUpdate update;
   private final Backend be;
   private final TypedEpochLoop loop;
+  private final TypedEpochs epochs;
+  private HotReuse reuse = HotReuse.OFF;
+  private TypedHotSet hotSet;
+  private TypedHotRefresh refresh;
+  private final long[] pruned = new long[6]; // bottom rows, edges, input rows; and avoided
   private final int evalBatch;
   private FloatTensor probs;
   private FloatTensor dLogits;
@@ -95,6 +102,7 @@ public final class TypedTrainer implements AutoCloseable {
     this.opts = opts;
     this.be = model.backend();
     this.loop = new TypedEpochLoop(epochs, graph, model.config());
+    this.epochs = epochs;
     this.evalBatch = opts.batchSize();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
     this.update = new TypedStepUpdate(model, adam, reducer);
@@ -122,10 +130,47 @@ public final class TypedTrainer implements AutoCloseable {
   /** One step's summed loss and the labelled seeds (link batches: pairs) it covered. */
   public record StepResult(double loss, int labelled) {}
 
+  /**
+   * Reuses the hot vertices' layer-0 outputs ({@code train --reuse-hot} on a typed store): before
+   * the first step the hot set is selected from epoch 0 of the training batches ({@link
+   * TypedHotSet}), every batch's bottom hop is pruned for it ({@link TypedHotPruner}, in the loader
+   * before the gather) and the hot rows read a cache refreshed inline at most every {@code
+   * reuse.staleness()} steps ({@link TypedHotRefresh}). Refreshes {@code inline} or {@code auto},
+   * the backward {@code none} and a cache of {@code outputs} only; {@link HotReuse#OFF} (the
+   * default) trains as without it, bit for bit. Call before training.
+   */
+  public TypedTrainer reuseHot(HotReuse reuse) {
+    if (refresh != null) {
+      throw new IllegalStateException("hot reuse is set before training");
+    }
+    TypedHotReuse.check(reuse, model.config());
+    this.reuse = reuse;
+    return this;
+  }
+
+  /** Selects the hot set and starts the cache, once, when reuse is on. */
+  private void prepareReuse() {
+    if (!reuse.enabled() || hotSet != null) {
+      return;
+    }
+    hotSet = TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy());
+    refresh = new TypedHotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
+    loop.inputsOf(this::inputBatch);
+  }
+
+  /** The batch whose input rows a step on {@code b} reads: its pruned bottom hop, else itself. */
+  private TypedMiniBatch inputBatch(TypedMiniBatch b) {
+    ReusedBottom r = hotSet == null ? null : TypedHotPruner.prune(b, hotSet);
+    return r == null ? b : r.block();
+  }
+
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
+    prepareReuse();
     return step(
-        TypedInputs.of(b, TypedFeatures.gather(graph, model.config(), b)), epoch, opts.lr(epoch));
+        TypedInputs.of(b, TypedFeatures.gather(graph, model.config(), inputBatch(b))),
+        epoch,
+        opts.lr(epoch));
   }
 
   /** One training step on {@code in}'s batch and input rows at rate {@code lr}. */
@@ -134,7 +179,12 @@ public final class TypedTrainer implements AutoCloseable {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    FloatTensor logits = model.forward(b, in.features(), true, key);
+    FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
+    ReusedBottom reused = refresh == null ? null : TypedHotPruner.prune(b, hotSet);
+    if (refresh != null) {
+      countPruned(b, reused);
+    }
+    FloatTensor logits = model.forward(b, in.features(), true, key, reused, cache);
     int rows = b.numSeeds();
     int classes = cfg.classes();
     int n = rows * classes;
@@ -196,6 +246,7 @@ public final class TypedTrainer implements AutoCloseable {
 
   /** Trains one epoch; returns the mean loss per labelled seed. */
   public double trainEpoch(int epoch) {
+    prepareReuse();
     float lr = opts.lr(epoch);
     return loop.meanLoss(epoch, in -> step(in, epoch, lr));
   }
@@ -241,6 +292,7 @@ public final class TypedTrainer implements AutoCloseable {
    */
   public FitResult fit(Path modelDir, PrintStream log) {
     Map<String, String> identity = opts.identity();
+    TypedHotReuse.addIdentity(reuse, identity);
     TypedModelDir.Progress resumed =
         TypedModelDir.resume(modelDir, model, adam, identity, "best.val_micro_f1");
     int start = resumed.startEpoch();
@@ -289,8 +341,59 @@ public final class TypedTrainer implements AutoCloseable {
     return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
   }
 
+  /** Adds {@code b}'s bottom hop and what pruning it ({@code r}, null: nothing) avoided. */
+  private void countPruned(TypedMiniBatch b, ReusedBottom r) {
+    int top = b.layers();
+    long rows = 0;
+    long edges = 0;
+    long inputs = 0;
+    long edgesLeft = 0;
+    long inputsLeft = 0;
+    for (int t = 0; t < b.numTypes(); t++) {
+      rows += b.layerSize(t, top - 1);
+      inputs += b.layerSize(t, top);
+      inputsLeft += r == null ? b.layerSize(t, top) : r.block().layerSize(t, 1);
+    }
+    for (int rel = 0; rel < b.numRelations(); rel++) {
+      edges += b.indices(top, rel).length;
+      edgesLeft += r == null ? b.indices(top, rel).length : r.block().indices(1, rel).length;
+    }
+    pruned[0] += rows;
+    pruned[1] += edges;
+    pruned[2] += inputs;
+    pruned[3] += r == null ? 0 : r.hotRow().length;
+    pruned[4] += edges - edgesLeft;
+    pruned[5] += inputs - inputsLeft;
+  }
+
+  /**
+   * What hot reuse did so far: hot vertices, refreshes, the oldest cache a step read ({@code
+   * max_embedding_age_steps}), the steps' bottom-hop rows, edges and input rows and how many of
+   * each pruning avoided; empty without reuse.
+   */
+  public Map<String, Object> reuseStats() {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    if (refresh != null) {
+      m.put("hot_vertices", hotSet.size());
+      m.put("staleness_steps", refresh.staleness());
+      m.put("refreshes", refresh.refreshes());
+      m.put("refresh_seconds", refresh.refreshSeconds());
+      m.put("max_embedding_age_steps", refresh.maxAge());
+      m.put("bottom_rows", pruned[0]);
+      m.put("bottom_edges", pruned[1]);
+      m.put("input_rows", pruned[2]);
+      m.put("bottom_rows_avoided", pruned[3]);
+      m.put("bottom_edges_avoided", pruned[4]);
+      m.put("input_rows_avoided", pruned[5]);
+    }
+    return m;
+  }
+
   @Override
   public void close() {
+    if (refresh != null) {
+      refresh.close();
+    }
     update.close();
     adam.close();
     TensorBufs.free(be, probs);

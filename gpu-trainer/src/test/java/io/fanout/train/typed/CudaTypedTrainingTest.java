@@ -13,6 +13,8 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.cuda.CudaBackend;
 import io.fanout.tensor.cuda.GpuTests;
+import io.fanout.train.HotBy;
+import io.fanout.train.HotReuse;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +26,10 @@ import org.junit.jupiter.api.Test;
 @Tag("gpu")
 class CudaTypedTrainingTest {
   private static float[] train(Backend be, TypedModelKind kind, int bases) {
+    return train(be, kind, bases, HotReuse.OFF);
+  }
+
+  private static float[] train(Backend be, TypedModelKind kind, int bases, HotReuse reuse) {
     ArrayTypedGraph g = TypedTestGraphs.small(3);
     TypedModelConfig cfg =
         TypedModelConfig.of(g.schema(), 0, kind, 8, 2, 0.2f, bases, EmbeddingMode.AUTO);
@@ -31,6 +37,7 @@ class CudaTypedTrainingTest {
     TypedTrainOptions opts = new TypedTrainOptions(3, 6, 0.02f, 1e-4f, 5);
     try (TypedModel m = new TypedModel(cfg, be);
         TypedTrainer t = new TypedTrainer(m, g, s::sample, opts)) {
+      t.reuseHot(reuse);
       m.init(opts.seed());
       t.fit(null, null);
       float[] p = m.params();
@@ -45,12 +52,22 @@ class CudaTypedTrainingTest {
 
   @Test
   void cudaMatchesTheCpuAndIsDeterministic() {
+    check(HotReuse.OFF);
+  }
+
+  /** Hot reuse (layer 0 on the pruned hop, the cached rows placed on the backend) as well. */
+  @Test
+  void cudaHotReuseMatchesTheCpuAndIsDeterministic() {
+    check(new HotReuse(0.5, 2, HotBy.FREQUENCY));
+  }
+
+  private static void check(HotReuse reuse) {
     GpuTests.assumeDevice();
     for (TypedModelKind kind : TypedModelKind.values()) {
       int bases = kind == TypedModelKind.RGCN ? 2 : 0;
-      float[] cpu = train(new CpuBackend(), kind, bases);
-      float[] a = train(new CudaBackend(0), kind, bases);
-      float[] b = train(new CudaBackend(0), kind, bases);
+      float[] cpu = train(new CpuBackend(), kind, bases, reuse);
+      float[] a = train(new CudaBackend(0), kind, bases, reuse);
+      float[] b = train(new CudaBackend(0), kind, bases, reuse);
       assertThat(b).as("%s twice on CUDA", kind).containsExactly(a);
       // Adam steps of lr 0.02 may differ by a sign where a gradient is near zero: a loose max, a
       // tight mean

@@ -13,6 +13,8 @@ import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.GradientReducer;
+import io.fanout.train.HotBy;
+import io.fanout.train.HotReuse;
 import io.fanout.train.WorkerShare;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,6 +44,12 @@ class TypedDataParallelTest {
 
   /** One node-classification replica on {@link io.fanout.nn.typed.TypedTestGraphs#small}. */
   private static float[] nodeReplica(TypedModelKind kind, GradientReducer reducer, Path modelDir) {
+    return nodeReplica(kind, reducer, modelDir, HotReuse.OFF);
+  }
+
+  /** As {@link #nodeReplica(TypedModelKind, GradientReducer, Path)} with hot reuse. */
+  private static float[] nodeReplica(
+      TypedModelKind kind, GradientReducer reducer, Path modelDir, HotReuse reuse) {
     ArrayTypedGraph g = io.fanout.nn.typed.TypedTestGraphs.small(3);
     TypedModelConfig cfg =
         TypedModelConfig.of(g.schema(), 0, kind, 8, 2, 0.2f, 0, EmbeddingMode.AUTO);
@@ -54,10 +62,27 @@ class TypedDataParallelTest {
             .share(WorkerShare.of(reducer));
     try (TypedModel m = new TypedModel(cfg, new CpuBackend());
         TypedTrainer t = new TypedTrainer(m, g, epochs, sampler, OPTS, reducer)) {
+      t.reuseHot(reuse);
       m.init(OPTS.seed());
       t.fit(modelDir, null);
       return TypedModelState.of(m);
     }
+  }
+
+  /**
+   * With hot reuse each replica selects its hot set from its own batches and refreshes its cache
+   * from the parameters both hold; the replicas (and their embedding tables, updated over the
+   * pruned hops' rows) stay identical and a second run repeats the first.
+   */
+  @Test
+  void twoNodeReplicasWithHotReuseStayIdenticalAndRepeatBitForBit() throws Exception {
+    HotReuse reuse = new HotReuse(0.5, 1, HotBy.FREQUENCY);
+    List<float[]> a = replicas(2, (r, rank) -> nodeReplica(TypedModelKind.RGCN, r, null, reuse));
+    List<float[]> b = replicas(2, (r, rank) -> nodeReplica(TypedModelKind.RGCN, r, null, reuse));
+    assertThat(a.get(1)).as("rank 1").containsExactly(a.get(0));
+    assertThat(b.get(0)).as("second run").containsExactly(a.get(0));
+    List<float[]> off = replicas(2, (r, rank) -> nodeReplica(TypedModelKind.RGCN, r, null));
+    assertThat(Arrays.equals(off.get(0), a.get(0))).as("reuse trains another model").isFalse();
   }
 
   @Test

@@ -30,6 +30,7 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
+import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -173,7 +174,8 @@ class TypedFeatureCacheTest {
               loading,
               HgnSettings.DEFAULT,
               DecoderKind.DOT,
-              cache),
+              cache,
+              HotReuse.OFF),
           progress,
           () -> false);
     }

@@ -18,18 +18,20 @@ import io.fanout.store.OutputPaths;
 import io.fanout.train.TrainSpec;
 import io.fanout.train.typed.TypedCacheSettings;
 import io.fanout.train.typed.TypedCheckpoint;
+import io.fanout.train.typed.TypedHotReuse;
 import io.fanout.train.typed.TypedTrainRun;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * The {@code train} job on a typed (heterogeneous) graph store, from typed shards ({@link
  * TypedTrainRun}): one trainer in a one-task job, or several data-parallel ones in a barrier stage
  * ({@code --workers}), as the one-type path runs ({@link TrainJob#launch}). The trainer features
- * not built for typed stores (hot reuse, feature access in place, ...) are refused with one line
- * naming the option. Link shards ({@code sample --task link}) train a link model of their relation.
+ * not built for typed stores (feature access in place, ...) are refused with one line naming the
+ * option. Link shards ({@code sample --task link}) train a link model of their relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -50,17 +52,7 @@ public final class TypedTrainJob {
 
   /** Options whose every value but the default is a trainer feature not built for typed stores. */
   private static final List<OptionDef<?>> NOT_BUILT =
-      List.of(
-          ACTIVATION,
-          OUT_HEADS,
-          GAT_RESIDUAL,
-          REUSE_HOT,
-          STALENESS,
-          HOT_BY,
-          REUSE_REFRESH,
-          REUSE_BACKWARD,
-          REUSE_ROWS,
-          PRECISION);
+      List.of(ACTIVATION, OUT_HEADS, GAT_RESIDUAL, PRECISION);
 
   /** Refuses the options typed training does not build, with one line naming the option. */
   static void refuseNotBuilt(FanoutConf c) {
@@ -88,6 +80,7 @@ public final class TypedTrainJob {
         }
       }
     }
+    TypedHotReuse.checkModes(TrainOptionsDefs.reuse(c, c.get(MODEL)));
     if (c.get(BASES) < 0) {
       throw new FanoutConfigException(
           "option 'bases' of train has value " + c.raw(BASES) + "; expected 0 or more");
@@ -159,12 +152,27 @@ public final class TypedTrainJob {
             c,
             workers,
             new TypedReplica(
-                DistributedTrain.shippedOptions(c),
-                openerClass == null ? TypedStoreOpener.DEFAULT : openerClass),
+                shippedOptions(c), openerClass == null ? TypedStoreOpener.DEFAULT : openerClass),
             shards,
             workers > 1 ? TypedShardSet.open(shards).manifest() : null,
             TypedCheckpoint.exists(modelDir));
     return TrainOutcome.of(modelDir, o, workers);
+  }
+
+  /**
+   * The options the replicas rebuild their configuration from ({@link
+   * DistributedTrain#shippedOptions}), with the attention settings resolved here: shipped options
+   * are all given there, so {@link #hgn} could no longer tell hgn's own defaults from {@code
+   * gat}'s.
+   */
+  static Map<String, String> shippedOptions(FanoutConf c) {
+    Map<String, String> shipped = DistributedTrain.shippedOptions(c);
+    HgnSettings h = hgn(c);
+    shipped.put(HEADS.name(), Integer.toString(h.heads()));
+    shipped.put(ATTN_SLOPE.name(), Float.toString(h.slope()));
+    shipped.put(ATTN_DROPOUT.name(), Float.toString(h.attnDropout()));
+    shipped.put(ATTN_RESIDUAL.name(), Float.toString(h.attnResidual()));
+    return shipped;
   }
 
   /**
@@ -196,7 +204,8 @@ public final class TypedTrainJob {
         new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
         hgn(c),
         c.get(DECODER),
-        cache(c));
+        cache(c),
+        TrainOptionsDefs.reuse(c, c.get(MODEL)));
   }
 
   /**

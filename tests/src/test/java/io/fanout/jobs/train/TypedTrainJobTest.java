@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
+import io.fanout.nn.typed.HgnSettings;
 import io.fanout.spark.EvaluateResult;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.FanoutCancelledException;
@@ -14,6 +15,8 @@ import io.fanout.spark.sample.TypedStoreOpener;
 import io.fanout.store.Checksums;
 import io.fanout.store.StoreLayout;
 import io.fanout.testing.SparkTestSession;
+import io.fanout.train.Checkpoint;
+import io.fanout.train.typed.TypedCheckpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -216,6 +219,39 @@ class TypedTrainJobTest {
   }
 
   @Test
+  void hotReuseKeepsTheModelBitForBitOverLoaderThreadsAndReuseZeroIsTrainingWithoutIt()
+      throws IOException {
+    Path s = store("reuse.store", "typed:5");
+    Path shards = sample(s, "reuse.shards");
+    byte[] first = null;
+    for (String[] threadsPrefetch : new String[][] {{"1", "1"}, {"3", "4"}}) {
+      Path md = tmp.resolve("reuse." + String.join("-", threadsPrefetch) + ".model");
+      train(s, shards, md)
+          .option("epochs", "3")
+          .option("dropout", "0.2")
+          .option("reuse-hot", "0.3")
+          .option("staleness", "2")
+          .option("hot-by", "in-degree")
+          .option("loader-threads", threadsPrefetch[0])
+          .option("prefetch", threadsPrefetch[1])
+          .execute();
+      byte[] ck = Files.readAllBytes(md.resolve("checkpoint.bin"));
+      if (first == null) {
+        first = ck;
+      } else {
+        assertThat(ck).as("loader-threads 3, prefetch 4").isEqualTo(first);
+      }
+    }
+    Path plain = tmp.resolve("reuse.plain.model");
+    Path zero = tmp.resolve("reuse.zero.model");
+    train(s, shards, plain).option("epochs", "3").execute();
+    train(s, shards, zero).option("epochs", "3").option("reuse-hot", "0").execute();
+    assertThat(Files.readAllBytes(zero.resolve("checkpoint.bin")))
+        .isEqualTo(Files.readAllBytes(plain.resolve("checkpoint.bin")))
+        .isNotEqualTo(first);
+  }
+
+  @Test
   void cancellingTheCallersJobGroupStopsTypedTraining() throws Exception {
     Path s = store("cancel.store", "typed:5");
     Path shards = sample(s, "cancel.shards");
@@ -250,6 +286,30 @@ class TypedTrainJobTest {
   }
 
   @Test
+  void aResumedRunContinuesTheCheckpointAndEndsWhereOneRunEnds() throws IOException {
+    Path s = store("resume.store", "typed:5");
+    Path shards = sample(s, "resume.shards");
+    Path once = tmp.resolve("resume-once.model");
+    train(s, shards, once).option("epochs", "3").execute();
+    Path twice = tmp.resolve("resume-twice.model");
+    train(s, shards, twice).option("epochs", "2").execute();
+    train(s, shards, twice).option("epochs", "3").option("resume", "true").execute();
+    assertThat(Files.readAllBytes(twice.resolve("checkpoint.bin")))
+        .isEqualTo(Files.readAllBytes(once.resolve("checkpoint.bin")));
+  }
+
+  @Test
+  void hgnTrainsWithItsOwnAttentionDefaultsNotGats() throws IOException {
+    Path s = store("hgn-defaults.store", "typed:5");
+    Path shards = sample(s, "hgn-defaults.shards");
+    Path md = tmp.resolve("hgn-defaults.model");
+    train(s, shards, md).option("model", "hgn").option("epochs", "1").execute();
+    assertThat(TypedCheckpoint.read(md, Checkpoint.FILE).config().hgn())
+        .isEqualTo(HgnSettings.DEFAULT);
+    train(s, shards, md).option("model", "hgn").option("epochs", "2").resume(true).execute();
+  }
+
+  @Test
   void optionsNotBuiltForTypedStoresAreRefusedWithOneLine() throws IOException {
     Path s = store("refused.store", "typed:5");
     Path shards = sample(s, "refused.shards");
@@ -265,8 +325,22 @@ class TypedTrainJobTest {
                     .option("feature-cache-bytes", "4096")
                     .execute())
         .hasMessageContaining("--feature-cache reads the feature files of a typed graph store");
-    assertThatThrownBy(() -> train(s, shards, md).option("reuse-hot", "0.1").execute())
-        .hasMessageContaining("train --reuse-hot is not built for typed stores");
+    assertThatThrownBy(
+            () ->
+                train(s, shards, md)
+                    .option("reuse-hot", "0.1")
+                    .option("reuse-refresh", "overlapped")
+                    .execute())
+        .hasMessageContaining(
+            "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
+    assertThatThrownBy(
+            () ->
+                train(s, shards, md)
+                    .option("reuse-hot", "0.1")
+                    .option("feature-cache", "lru")
+                    .option("feature-cache-bytes", "4096")
+                    .execute())
+        .hasMessageContaining("train --reuse-hot with --feature-cache is not built for typed");
     assertThatThrownBy(() -> train(s, shards, md).option("feature-access", "zero-copy").execute())
         .hasMessageContaining("train --feature-access zero-copy is not built for typed stores");
     assertThatThrownBy(() -> train(s, shards, md).option("model", "sage").execute())

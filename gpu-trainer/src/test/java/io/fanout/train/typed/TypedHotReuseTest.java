@@ -1,0 +1,290 @@
+package io.fanout.train.typed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.graph.TypedGraph;
+import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.typed.HgnSettings;
+import io.fanout.nn.typed.ReusedBottom;
+import io.fanout.nn.typed.SimpleTypedSampler;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.nn.typed.TypedModelKind;
+import io.fanout.nn.typed.TypedTestGraphs;
+import io.fanout.sample.SeedLabels;
+import io.fanout.sample.TypedBlocks;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.store.InvalidInputException;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.CheckingBackend;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.train.HotBy;
+import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
+import io.fanout.train.ReuseRefresh;
+import io.fanout.train.ReuseRows;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hot-embedding reuse in typed training: pruning a hand-checked batch, a pruned step equal to the
+ * full batch's forward when the cache holds the batch's own rows at the current parameters (up to
+ * the rounding of products over fewer rows, the one-type bound), the staleness bound, reuse 0 as
+ * training without it, determinism and the refused modes.
+ */
+class TypedHotReuseTest {
+  private static final TypedTrainOptions OPTS = new TypedTrainOptions(3, 4, 0.02f, 1e-4f, 5);
+
+  private static TypedModelConfig config(TypedGraph g, TypedModelKind kind, float dropout) {
+    return TypedModelConfig.of(g.schema(), 0, kind, 8, 2, dropout, 0, EmbeddingMode.AUTO);
+  }
+
+  private static TypedSampler sampler(TypedGraph g) {
+    SimpleTypedSampler s = new SimpleTypedSampler(g, 0, new int[] {4, 3}, 9);
+    return s::sample;
+  }
+
+  /**
+   * Types A (target, 5 vertices) and B (10); relations r0 = B -> A, r1 = A -> B. Seed a0; hop 1: a0
+   * <- b5, b7; hop 2 (the bottom): a0 <- b5, b7, b9 and b5 <- a3, b7 <- a4, a3.
+   */
+  private static final ArrayTypedGraph TINY =
+      ArrayTypedGraph.builder()
+          .type("A", 5, 2, new float[10], new int[] {0, 1, 0, 1, 0}, new byte[] {1, 1, 1, 1, 1})
+          .type("B", 10, 2, new float[20], null, null)
+          .relation("r0", "B", "A", new int[] {5}, new int[] {0})
+          .relation("r1", "A", "B", new int[] {3}, new int[] {5})
+          .build();
+
+  private static TypedMiniBatch tinyBatch() {
+    int[][] nodes = {{0, 3, 4}, {5, 7, 9}};
+    int[][] sizes = {{1, 1, 3}, {0, 2, 3}};
+    int[][][] indptr = {{{0, 2}, {0}}, {{0, 3}, {0, 1, 3}}};
+    int[][][] indices = {{{0, 1}, {}}, {{0, 1, 2}, {1, 2, 1}}};
+    return new TypedMiniBatch(
+        0, 0, 0, new TypedBlocks(nodes, sizes, indptr, indices), SeedLabels.single(new int[] {0}));
+  }
+
+  @Test
+  void pruningDropsTheHotRowsAndWhatOnlyTheyRead() {
+    TypedModelConfig cfg = config(TINY, TypedModelKind.RGCN, 0f);
+    // a0 is hot but a seed (never reused), a4 hot but no bottom destination; b7 is the hot row
+    TypedHotSet hot = TypedHotSet.ofVertices(cfg, new int[][] {{0, 4}, {7}});
+    ReusedBottom r = TypedHotPruner.prune(tinyBatch(), hot);
+    TypedMiniBatch p = r.block();
+    assertThat(p.layers()).isEqualTo(1);
+    // A: computed a0, then a3 (b5's neighbor); a4 only hot b7 read. B: computed b5, then b7 (a0
+    // reads it: its input row stays) and b9, in the order a0 read them
+    assertThat(p.nodes(0)).containsExactly(0, 3);
+    assertThat(p.nodes(1)).containsExactly(5, 7, 9);
+    assertThat(p.layerSizes()).isDeepEqualTo(new int[][] {{1, 2}, {1, 3}});
+    assertThat(p.indptr(1, 0)).containsExactly(0, 3);
+    assertThat(p.indices(1, 0)).containsExactly(0, 1, 2);
+    assertThat(p.indptr(1, 1)).containsExactly(0, 1);
+    assertThat(p.indices(1, 1)).containsExactly(1);
+    // level 1: a0 (row 0), b5 (row 1), b7 (row 2); b7 is B's slot 0, after A's two slots
+    assertThat(r.fullRow()).containsExactly(0, 1);
+    assertThat(r.hotRow()).containsExactly(2);
+    assertThat(r.hotSlot()).containsExactly(2);
+    assertThat(
+            TypedHotPruner.prune(tinyBatch(), TypedHotSet.ofVertices(cfg, new int[][] {{0}, {}})))
+        .as("no hot row")
+        .isNull();
+  }
+
+  /** Epoch 0 is {@code b} alone. */
+  private static TypedEpochs only(TypedMiniBatch b) {
+    return e -> List.of(b).iterator();
+  }
+
+  @Test
+  void aPrunedStepOnTheBatchsOwnRowsGivesTheFullBatchsLogits() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedMiniBatch b = sampler(g).sample(0, 0, new int[] {0, 1, 2, 3, 4, 5});
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      HgnSettings h = HgnSettings.DEFAULT; // no attention dropout: its masks follow edge positions
+      TypedModelConfig cfg =
+          config(g, kind, 0f).withHgn(new HgnSettings(h.heads(), h.slope(), 0f, h.relationDim()));
+      try (TypedModel m = new TypedModel(cfg, new CpuBackend())) {
+        m.init(7);
+        float[] full = logits(m, m.forward(b, TypedFeatures.gather(g, cfg, b), true, 11));
+        TypedHotSet hot = TypedHotSet.build(only(b), g, cfg, 1.0, HotBy.FREQUENCY);
+        assertThat(hot.size()).as(kind.id()).isPositive();
+        ReusedBottom r = TypedHotPruner.prune(b, hot);
+        assertThat(r.hotRow()).as(kind.id()).isNotEmpty();
+        FloatTensor out = m.bottomLayer(hot.block(), hot.features(), true, 11);
+        FloatTensor cache = m.backend().allocFloat(hot.size() * m.layerOut(0));
+        m.backend().copy(out, 0, cache, 0, hot.size() * m.layerOut(0));
+        float[] pruned =
+            logits(m, m.forward(b, TypedFeatures.gather(g, cfg, r.block()), true, 11, r, cache));
+        for (int i = 0; i < full.length; i++) { // up to the products' rounding, as one-type
+          assertThat(Math.abs(pruned[i] - full[i]))
+              .as("%s logit %d", kind.id(), i)
+              .isLessThanOrEqualTo(1e-6f + 1e-5f * Math.abs(full[i]));
+        }
+        // the cached rows are constants: layer 0 gets the computed rows' gradient only
+        float[] d = new float[full.length];
+        Arrays.fill(d, 0.1f);
+        m.zeroGrad();
+        m.backward(d);
+        float[] prunedGrads = m.grads();
+        m.forward(b, TypedFeatures.gather(g, cfg, b), true, 11);
+        m.zeroGrad();
+        m.backward(d);
+        assertThat(Arrays.equals(prunedGrads, m.grads())).as(kind.id()).isFalse();
+        m.backend().free(cache);
+      }
+    }
+  }
+
+  private static float[] logits(TypedModel m, FloatTensor t) {
+    float[] out = new float[m.outputRows() * m.config().classes()];
+    m.backend().download(t, 0, out, 0, out.length);
+    return out;
+  }
+
+  /** Trains {@code OPTS} with {@code reuse} (null: no call); the state and the reuse stats. */
+  private static Object[] train(HotReuse reuse, TypedModelKind kind) {
+    return train(reuse, kind, new CpuBackend());
+  }
+
+  private static Object[] train(HotReuse reuse, TypedModelKind kind, Backend be) {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    try (TypedModel m = new TypedModel(config(g, kind, 0.2f), be);
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), OPTS)) {
+      if (reuse != null) {
+        t.reuseHot(reuse);
+      }
+      m.init(OPTS.seed());
+      t.fit(null, null);
+      return new Object[] {TypedModelState.of(m), t.reuseStats()};
+    }
+  }
+
+  private static HotReuse reuse(double fraction, int staleness) {
+    return new HotReuse(fraction, staleness, HotBy.FREQUENCY);
+  }
+
+  @Test
+  void noStepReadsACacheOlderThanTheStaleness() {
+    int steps = OPTS.epochs() * 4; // 16 training papers in batches of 4
+    for (int s = 1; s <= 4; s++) {
+      Map<?, ?> stats = (Map<?, ?>) train(reuse(0.5, s), TypedModelKind.RGCN)[1];
+      assertThat(stats.get("max_embedding_age_steps")).as("staleness %d", s).isEqualTo((long) s);
+      assertThat(stats.get("refreshes"))
+          .as("staleness %d", s)
+          .isEqualTo((steps + s) / (s + 1)); // steps 0, S+1, 2(S+1), ...
+    }
+  }
+
+  @Test
+  void reuseZeroTrainsTheModelWithoutReuseAndReuseIsDeterministic() {
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      float[] plain = (float[]) train(null, kind)[0];
+      assertThat((float[]) train(reuse(0, 2), kind)[0]).as(kind.id()).containsExactly(plain);
+      float[] a = (float[]) train(reuse(0.5, 2), kind)[0];
+      assertThat((float[]) train(reuse(0.5, 2), kind)[0]).as(kind.id()).containsExactly(a);
+      assertThat(Arrays.equals(a, plain)).as(kind.id() + ": reuse trains another model").isFalse();
+    }
+  }
+
+  @Test
+  void theCheckpointRecordsReuseAndAResumeWithoutItIsRefused(@TempDir Path dir) {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    Path md = dir.resolve("model");
+    TypedTrainOptions two = new TypedTrainOptions(2, 4, 0.02f, 1e-4f, 5);
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0.2f), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), two)) {
+      t.reuseHot(reuse(0.5, 2));
+      m.init(two.seed());
+      t.fit(md, null);
+    }
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0.2f), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), OPTS)) {
+      m.init(OPTS.seed());
+      assertThatThrownBy(() -> t.fit(md, null))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("trained with reuse_hot=0.5, this run has none");
+    }
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0.2f), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), OPTS)) {
+      t.reuseHot(reuse(0.5, 3));
+      m.init(OPTS.seed());
+      assertThatThrownBy(() -> t.fit(md, null)).hasMessageContaining("staleness=2");
+    }
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0.2f), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, sampler(g), OPTS)) {
+      t.reuseHot(reuse(0.5, 2));
+      m.init(OPTS.seed());
+      assertThat(t.fit(md, null).epochsRun()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void theCheckingBackendTrainsTheCpusBitsWithReuseAndFreesEveryTensor() {
+    float[] cpu = (float[]) train(reuse(0.5, 2), TypedModelKind.RGCN)[0];
+    try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
+      assertThat((float[]) train(reuse(0.5, 2), TypedModelKind.RGCN, checked)[0])
+          .containsExactly(cpu);
+      assertThat(checked.unclosed()).isZero();
+    }
+  }
+
+  @Test
+  void inDegreeRanksEachTypeByItsInDegree() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedModelConfig cfg = config(g, TypedModelKind.RGCN, 0f);
+    TypedMiniBatch b = sampler(g).sample(0, 0, new int[] {0, 1, 2, 3, 4, 5});
+    TypedHotSet hot = TypedHotSet.build(only(b), g, cfg, 0.25, HotBy.IN_DEGREE);
+    for (int t = 0; t < cfg.numTypes(); t++) {
+      long count = cfg.type(t).count();
+      assertThat((long) hot.size(t)).as("type %d", t).isLessThanOrEqualTo(Math.round(0.25 * count));
+    }
+    assertThat(TypedHotSet.rank(new int[] {0, 3, 1, 1, 5}, new long[] {9, 2, 7, 7, 1}, 0.6))
+        .as("candidates by degree, ties by id; 9 is no candidate")
+        .containsExactly(2, 3, 1);
+    assertThat(TypedHotSet.rank(new int[] {0, 3, 1, 1, 5}, null, 0.6)).containsExactly(4, 1, 2);
+  }
+
+  @Test
+  void theModesNotBuiltAreRefusedInOneLine() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedModelConfig cfg = config(g, TypedModelKind.RGCN, 0f);
+    assertThatThrownBy(
+            () ->
+                TypedHotReuse.check(
+                    new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessage(
+            "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
+    assertThatThrownBy(
+            () ->
+                TypedHotReuse.check(
+                    new HotReuse(
+                        0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED),
+                    cfg))
+        .hasMessage("train --reuse-backward deferred is not built for typed stores; use none");
+    assertThatThrownBy(
+            () ->
+                TypedHotReuse.check(
+                    new HotReuse(
+                        0.5,
+                        2,
+                        HotBy.FREQUENCY,
+                        ReuseRefresh.AUTO,
+                        ReuseBackward.NONE,
+                        ReuseRows.INPUTS),
+                    cfg))
+        .hasMessage(
+            "train --reuse-rows inputs is not built for typed stores; use outputs (or auto)");
+    TypedHotReuse.check(new HotReuse(0, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg);
+  }
+}
