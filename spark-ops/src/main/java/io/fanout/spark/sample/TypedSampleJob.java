@@ -143,6 +143,7 @@ final class TypedSampleJob {
             Hooks.className(spark, Hooks.PART_WRITE_OBSERVER, PartWriteObserver.class));
     spec.link = link;
     spec.weighted = weighted;
+    spec.batchByPartition = conf.get(SampleOptions.BATCH_BY_PARTITION);
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -158,6 +159,9 @@ final class TypedSampleJob {
     request.put("compression", spec.compression);
     if (weighted) { // absent when false, so uniform requests keep their fingerprint
       request.put("weighted", "true");
+    }
+    if (spec.batchByPartition) { // absent when false, as weighted
+      request.put("batch-by-partition", "true");
     }
     if (link != null) { // absent for node tasks, so their requests keep their fingerprint
       request.put("task", "link");
@@ -225,9 +229,10 @@ final class TypedSampleJob {
         conf.refuseIgnored(d, "--task node samples no negatives; add --task link");
       }
     }
-    if (conf.get(SampleOptions.BATCH_BY_PARTITION)) {
+    if (conf.get(SampleOptions.BATCH_BY_PARTITION) && conf.get(SampleOptions.TASK) == Task.LINK) {
       throw new FanoutConfigException(
-          "sample --batch-by-partition is not built for typed stores; leave it out");
+          "sample --batch-by-partition groups node seeds by store partition; --task link samples"
+              + " edges and does not support it (leave --batch-by-partition out)");
     }
   }
 
@@ -367,7 +372,9 @@ final class TypedSampleJob {
     m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
     m.options.put(SampleOptions.SEED_TYPE.name(), spec.seedTypeName);
     m.options.put(SampleOptions.FANOUTS.name(), spec.fanoutsText);
-    m.options.remove(SampleOptions.BATCH_BY_PARTITION.name());
+    if (!spec.batchByPartition) {
+      m.options.remove(SampleOptions.BATCH_BY_PARTITION.name());
+    }
     if (!spec.weighted) {
       m.options.remove(SampleOptions.WEIGHTED.name());
     }

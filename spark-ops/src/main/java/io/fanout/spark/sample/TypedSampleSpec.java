@@ -42,6 +42,12 @@ final class TypedSampleSpec implements Serializable {
    */
   boolean weighted;
 
+  /**
+   * {@code --batch-by-partition}: each batch's seeds come from one store partition of the seed type
+   * ({@link io.fanout.sample.PartitionBatches}).
+   */
+  boolean batchByPartition;
+
   TypedSampleSpec(
       String store,
       String storeFingerprint,
@@ -99,6 +105,9 @@ final class TypedSampleSpec implements Serializable {
     m.put("fanout.feature_dim", "0");
     if (weighted) { // absent when false, so uniform parts keep their bytes
       m.put("fanout.weighted", "true");
+    }
+    if (batchByPartition) { // absent when false, as weighted
+      m.put("fanout.batch_by_partition", "true");
     }
     if (link != null) {
       m.put(ShardSchema.TASK_KEY, "link");
