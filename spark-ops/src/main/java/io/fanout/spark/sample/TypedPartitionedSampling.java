@@ -35,7 +35,9 @@ import scala.Tuple2;
  * {@link TypedPartitionedLinkSeeds}; the builder leaves the positives out of every hop's blocks.
  * With {@code --batch-by-partition} the seed type's partitions sort ahead of the keys in the
  * epoch's partition rank and the sorted chunks go to batches in {@link
- * PartitionBatches#chunkOrder}, the replicated order. The shards are byte-identical to the
+ * PartitionBatches#chunkOrder}, the replicated order. With {@code --features} each part file's task
+ * gathers its batches' inline rows from the store's feature files (the only part of the store it
+ * maps whole), so the rows are the replicated mode's. The shards are byte-identical to the
  * replicated mode's; the Spark jobs are those of {@link PartitionedSampling}.
  */
 final class TypedPartitionedSampling {
@@ -229,6 +231,9 @@ final class TypedPartitionedSampling {
     }
     int epoch = globalPart / spec.plan.partsPerEpoch();
     int part = globalPart % spec.plan.partsPerEpoch();
+    // inline rows are gathered from the store's feature files, mapped by the writing task
+    io.fanout.graph.FeatureTable[] features =
+        spec.featureDims == null ? null : spec.featureTables(TypedStoreCache.open(spec));
     Iterator<TypedMiniBatch> batches =
         new Iterator<>() {
           private int expected = spec.plan.firstBatch(part);
@@ -260,7 +265,12 @@ final class TypedPartitionedSampling {
                 part,
                 tmp ->
                     TypedShardPartWriter.write(
-                        tmp, batches, spec.codec(), spec.metadata(epoch, part))))
+                        tmp,
+                        batches,
+                        features,
+                        spec.features,
+                        spec.codec(),
+                        spec.metadata(epoch, part))))
         .iterator();
   }
 }

@@ -144,6 +144,8 @@ final class TypedSampleJob {
     spec.link = link;
     spec.weighted = weighted;
     spec.batchByPartition = conf.get(SampleOptions.BATCH_BY_PARTITION);
+    spec.features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES).id());
+    spec.featureDims = featureDims(spec.features, schema, graph);
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -154,7 +156,7 @@ final class TypedSampleJob {
     request.put("fanouts", fanoutsText);
     request.put("epochs", Integer.toString(epochs));
     request.put("seed", Long.toString(spec.seed));
-    request.put("features", FeatureEncoding.NONE.id());
+    request.put("features", spec.features.id());
     request.put("batches-per-shard", Integer.toString(batchesPerShard));
     request.put("compression", spec.compression);
     if (weighted) { // absent when false, so uniform requests keep their fingerprint
@@ -219,10 +221,13 @@ final class TypedSampleJob {
 
   /** Options whose typed version is not built: one line each, naming the option. */
   private static void refuseUnbuilt(FanoutConf conf) {
-    if (!conf.get(SampleOptions.FEATURES).id().equals(FeatureEncoding.NONE.id())) {
+    FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES).id());
+    if (features.stored()) {
       throw new FanoutConfigException(
-          "sample --features is not built for typed stores (typed shards hold ids; the trainer"
-              + " gathers each type's features from the store); leave --features out");
+          "sample --features "
+              + features.id()
+              + " is not built for typed stores (typed shards inline float rows); use --features"
+              + " f32 or f16, or leave --features out");
     }
     if (conf.get(SampleOptions.TASK) != Task.LINK) {
       for (OptionDef<?> d : List.of(SampleOptions.NEGATIVES, SampleOptions.NUM_NEGATIVES)) {
@@ -234,6 +239,30 @@ final class TypedSampleJob {
           "sample --batch-by-partition groups node seeds by store partition; --task link samples"
               + " edges and does not support it (leave --batch-by-partition out)");
     }
+  }
+
+  /**
+   * Per type the width of the rows {@code --features} inlines (the type's stored width, 0 for a
+   * featureless type); null for {@code none}. Refuses a store none of whose types has features.
+   */
+  private static int[] featureDims(FeatureEncoding enc, TypedSchema schema, Path graph) {
+    if (enc == FeatureEncoding.NONE) {
+      return null;
+    }
+    int[] dims = new int[schema.numTypes()];
+    boolean any = false;
+    for (int t = 0; t < dims.length; t++) {
+      dims[t] = schema.type(t).featureDim();
+      any |= dims[t] > 0;
+    }
+    if (!any) {
+      throw new InvalidInputException(
+          graph
+              + ": no vertex type of the typed store has features (all read learned embeddings);"
+              + " sample without --features "
+              + enc.id());
+    }
+    return dims;
   }
 
   /** Refuses {@code --weighted} on a store none of whose relations has edge weights. */
@@ -336,7 +365,12 @@ final class TypedSampleJob {
                   spec.threads,
                   2 * spec.threads + 2)) {
             return TypedShardPartWriter.write(
-                tmp, batches, spec.codec(), spec.metadata(epoch, part));
+                tmp,
+                batches,
+                spec.featureTables(g),
+                spec.features,
+                spec.codec(),
+                spec.metadata(epoch, part));
           }
         });
   }
@@ -362,7 +396,7 @@ final class TypedSampleJob {
     m.fanouts = null;
     m.epochs = spec.epochs;
     m.seed = spec.seed;
-    m.features = FeatureEncoding.NONE.id();
+    m.features = spec.features.id();
     m.featureDim = 0;
     m.compression = spec.compression;
     m.batchesPerShard = spec.plan.batchesPerShard();
@@ -384,6 +418,7 @@ final class TypedSampleJob {
       }
     }
     m.typed = ShardManifest.Typed.of(schema, spec.seedType, spec.fanouts);
+    m.typed.featureDims = spec.featureDims == null ? null : spec.featureDims.clone();
     if (spec.link != null) {
       m.typed.multiLabel = false; // link rows carry pairs, not labels
       m.typed.linkRelation = spec.link.relationName();
