@@ -37,7 +37,7 @@ public final class TypedShardSet {
     this.shape = shape;
     this.epochs = epochs;
     this.data = data;
-    this.features = manifest.featureEncoding();
+    this.features = encoding(manifest);
     this.featureDims = features == FeatureEncoding.NONE ? null : manifest.typed.featureDims;
   }
 
@@ -70,11 +70,16 @@ public final class TypedShardSet {
     return new TypedShardSet(dir, m, m.typed.shape(), epochs, data);
   }
 
+  /** The manifest's feature encoding; none where it names none. */
+  private static FeatureEncoding encoding(ShardManifest m) {
+    return m.features == null ? FeatureEncoding.NONE : m.featureEncoding();
+  }
+
   /** Refuses a manifest whose inline features are not f32 or f16 rows of known widths. */
   private static void checkFeatures(ShardManifest m, Path dir) {
     FeatureEncoding enc;
     try {
-      enc = m.featureEncoding();
+      enc = encoding(m);
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException(dir.resolve(ShardManifest.FILE) + ": " + e.getMessage());
     }
