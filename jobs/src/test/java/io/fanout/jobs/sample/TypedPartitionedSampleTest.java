@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and for a multi-label seed type over all its vertices, and for link batches of the store's link
  * relation {@code writes} (author to paper) with negatives drawn by degree, and with {@code
  * --weighted} (relations {@code cites} and {@code writes} and their reverses weighted, the others
- * not).
+ * not), with {@code --batch-by-partition} (at most partitions - 1 batches of an epoch mix two
+ * partitions) and with inline f16 features of link batches.
  */
 @Tag("slow")
 class TypedPartitionedSampleTest {
@@ -219,6 +220,30 @@ class TypedPartitionedSampleTest {
     assertThat(m.typed.linkRelation).isEqualTo("writes");
     assertThat(m.typed.linkReverses).containsExactly("rev_writes");
     assertThat(m.batchesPerEpoch).isGreaterThan(2 * m.batchesPerShard); // several parts an epoch
+  }
+
+  @Test
+  void inlineFeaturesOfLinkBatchesAreByteIdenticalAcrossModes() throws Exception {
+    String[] opts = {
+      "task", "link",
+      "fanouts", "writes=3,-1;rev_writes=2,1;*=2,1",
+      "batch-size", "16",
+      "epochs", "1",
+      "batches-per-shard", "2",
+      "seed", "13",
+      "features", "f16"
+    };
+    Map<String, byte[]> replicated = sample(tmp.resolve("fl-rep"), concat(opts, "threads", "2"));
+    assertIdentical(
+        sample(tmp.resolve("fl-part"), concat(opts, "mode", "partitioned")), replicated);
+    ShardManifest m = ShardManifest.readTyped(tmp.resolve("fl-part"));
+    assertThat(m.features).isEqualTo("f16");
+    assertThat(m.typed.featureDims).containsExactly(2, 0, 0); // paper; author, term featureless
+    var set = io.fanout.shard.TypedShardSet.open(tmp.resolve("fl-part"));
+    TypedMiniBatch b = set.batches(0, true).next();
+    assertThat(b.pairs()).isNotNull();
+    assertThat(b.inlineFeatures()[0]).hasSize(2 * b.nodes(0).length);
+    assertThat(b.inlineFeatures()[1]).isNull();
   }
 
   @Test
