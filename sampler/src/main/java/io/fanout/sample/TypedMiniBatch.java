@@ -25,6 +25,7 @@ public final class TypedMiniBatch {
   private final TypedBlocks blocks;
   private final SeedLabels labels;
   private final LinkPairs pairs;
+  private final float[][] inlineFeatures;
 
   /**
    * A node-classification batch: {@link #TypedMiniBatch(int, int, int, TypedBlocks, SeedLabels,
@@ -78,6 +79,36 @@ public final class TypedMiniBatch {
     this.blocks = blocks;
     this.labels = labels;
     this.pairs = pairs;
+    this.inlineFeatures = null;
+  }
+
+  private TypedMiniBatch(TypedMiniBatch b, float[][] inlineFeatures) {
+    this.epoch = b.epoch;
+    this.batch = b.batch;
+    this.seedType = b.seedType;
+    this.blocks = b.blocks;
+    this.labels = b.labels;
+    this.pairs = b.pairs;
+    this.inlineFeatures = inlineFeatures;
+  }
+
+  /**
+   * This batch with the feature rows its shard row inlined ({@code sample --features}): {@code
+   * rows[t]} the rows of {@link #nodes}(t) row-major, null for a type whose rows are not inlined.
+   */
+  public TypedMiniBatch withInlineFeatures(float[][] rows) {
+    if (rows.length != numTypes()) {
+      throw new IllegalArgumentException("inline feature rows disagree on the types");
+    }
+    return new TypedMiniBatch(this, rows);
+  }
+
+  /**
+   * The feature rows read with the batch from its shard ({@link #withInlineFeatures}), or null when
+   * the batch carries none (the trainer then gathers them from the store).
+   */
+  public float[][] inlineFeatures() {
+    return inlineFeatures;
   }
 
   public int epoch() {

@@ -17,7 +17,56 @@ public record EncodedTypedBatch(
     byte[] labels,
     byte[] labelPtr,
     byte[] labelIds,
-    byte[] pairs) {
+    byte[] pairs,
+    byte[] features) {
+
+  /** A row without inline features. */
+  public EncodedTypedBatch(
+      int epoch,
+      int batch,
+      int numSeeds,
+      int seedType,
+      byte[] layerSizes,
+      byte[] nodes,
+      byte[] indptr,
+      byte[] indices,
+      byte[] labels,
+      byte[] labelPtr,
+      byte[] labelIds,
+      byte[] pairs) {
+    this(
+        epoch,
+        batch,
+        numSeeds,
+        seedType,
+        layerSizes,
+        nodes,
+        indptr,
+        indices,
+        labels,
+        labelPtr,
+        labelIds,
+        pairs,
+        null);
+  }
+
+  /** This row with inline feature bytes {@code f}. */
+  public EncodedTypedBatch withFeatures(byte[] f) {
+    return new EncodedTypedBatch(
+        epoch,
+        batch,
+        numSeeds,
+        seedType,
+        layerSizes,
+        nodes,
+        indptr,
+        indices,
+        labels,
+        labelPtr,
+        labelIds,
+        pairs,
+        f);
+  }
 
   /** A node-classification row (no pairs). */
   public EncodedTypedBatch(

@@ -112,6 +112,9 @@ public final class ShardFileWriter implements AutoCloseable {
     if (b.pairs() != null) {
       g.add(ShardSchema.PAIRS, Binary.fromConstantByteArray(b.pairs()));
     }
+    if (b.features() != null) {
+      g.add(ShardSchema.FEATURES, Binary.fromConstantByteArray(b.features()));
+    }
     try {
       writer.write(g);
     } catch (IOException e) {

@@ -173,7 +173,8 @@ public final class ShardManifest {
     "types",
     "relations",
     "link_relation",
-    "link_reverses"
+    "link_reverses",
+    "feature_dims"
   })
   public static final class Typed {
     /** The name of the type the seeds are vertices of. */
@@ -211,6 +212,14 @@ public final class ShardManifest {
     @JsonProperty("link_reverses")
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public List<String> linkReverses;
+
+    /**
+     * Shards that inline feature rows ({@code features} f32 or f16): per type in {@link #types}
+     * order the width of its inline rows, 0 for a type that carries none; absent otherwise.
+     */
+    @JsonProperty("feature_dims")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public int[] featureDims;
 
     /** The index of {@link #linkRelation} in {@link #relations}, or -1. */
     public int linkRelationIndex() {

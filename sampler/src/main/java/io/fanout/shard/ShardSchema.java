@@ -113,6 +113,29 @@ public final class ShardSchema {
           .named(PAIRS)
           .named("fanout_typed_minibatch");
 
+  /**
+   * Key-value metadata naming how a part file inlines feature rows ({@link FeatureEncoding#id});
+   * typed part files carry the {@link #FEATURES} column only when it is not {@code none}.
+   */
+  public static final String FEATURES_KEY = "fanout.features";
+
+  /**
+   * The schema of typed part files: {@link #TYPED_SCHEMA}, then {@code pairs} for link batches,
+   * then {@code features} where rows inline feature rows. Files without either keep the bytes of
+   * shards written before inline features.
+   */
+  public static MessageType typedSchema(boolean link, boolean features) {
+    if (!features) {
+      return link ? TYPED_LINK_SCHEMA : TYPED_SCHEMA;
+    }
+    MessageType base = link ? TYPED_LINK_SCHEMA : TYPED_SCHEMA;
+    return Types.buildMessage()
+        .addFields(base.getFields().toArray(new org.apache.parquet.schema.Type[0]))
+        .optional(PrimitiveTypeName.BINARY)
+        .named(FEATURES)
+        .named("fanout_typed_minibatch");
+  }
+
   /** Whether key-value {@code metadata} marks a typed part file. */
   public static boolean typed(java.util.Map<String, String> metadata) {
     return TYPED.equals(metadata.get(KIND_KEY));
@@ -121,7 +144,9 @@ public final class ShardSchema {
   /** The schema of a part file with key-value {@code metadata}. */
   public static MessageType schemaFor(java.util.Map<String, String> metadata) {
     if (typed(metadata)) {
-      return "link".equals(metadata.get(TASK_KEY)) ? TYPED_LINK_SCHEMA : TYPED_SCHEMA;
+      String f = metadata.get(FEATURES_KEY);
+      return typedSchema(
+          "link".equals(metadata.get(TASK_KEY)), f != null && !f.equals(FeatureEncoding.NONE.id()));
     }
     return "link".equals(metadata.get(TASK_KEY)) ? LINK_SCHEMA : SCHEMA;
   }

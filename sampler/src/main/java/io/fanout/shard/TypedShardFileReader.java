@@ -19,6 +19,7 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
   private final Path file;
   private final ShardRows rows;
   private final boolean hasPairs;
+  private final boolean hasFeatures;
 
   /** Opens {@code file} without checking its bytes. */
   public TypedShardFileReader(Path file) {
@@ -36,6 +37,7 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
     rows = new ShardRows(file, in);
     MessageType schema = rows.schema();
     hasPairs = schema.containsField(ShardSchema.PAIRS);
+    hasFeatures = schema.containsField(ShardSchema.FEATURES);
     if (!schema.containsField(ShardSchema.SEED_TYPE)) {
       close();
       throw new InvalidInputException(
@@ -87,7 +89,8 @@ public final class TypedShardFileReader implements Iterator<EncodedTypedBatch>, 
         g.getBinary(ShardSchema.LABELS, 0).getBytes(),
         optional(g, ShardSchema.LABEL_PTR),
         optional(g, ShardSchema.LABEL_IDS),
-        hasPairs ? optional(g, ShardSchema.PAIRS) : null);
+        hasPairs ? optional(g, ShardSchema.PAIRS) : null,
+        hasFeatures ? optional(g, ShardSchema.FEATURES) : null);
   }
 
   private static byte[] optional(Group g, String column) {

@@ -12,9 +12,9 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * Writes one typed part file from a stream of typed batches ({@link TypedBatchCodec}) and reports
- * what it wrote, as {@link ShardPartWriter} does for one-type batches. Typed shards hold ids only
- * (the trainer gathers each type's features from the store). The same batches and metadata give the
- * same bytes.
+ * what it wrote, as {@link ShardPartWriter} does for one-type batches. Typed shards hold ids, and
+ * with inline features ({@link TypedFeatureRows}) every featured type's rows. The same batches and
+ * metadata give the same bytes.
  */
 public final class TypedShardPartWriter {
   private TypedShardPartWriter() {}
@@ -39,6 +39,24 @@ public final class TypedShardPartWriter {
       Iterator<TypedMiniBatch> batches,
       CompressionCodecName codec,
       Map<String, String> metadata) {
+    return write(file, batches, null, FeatureEncoding.NONE, codec, metadata);
+  }
+
+  /**
+   * As {@link #write(Path, Iterator, CompressionCodecName, Map)}, inlining each batch's feature
+   * rows in {@code enc} ({@link TypedFeatureRows}); the metadata must name {@code enc} under {@link
+   * ShardSchema#FEATURES_KEY}.
+   *
+   * @param tables per type the table to gather rows from (null: none); unused when {@code enc} is
+   *     NONE
+   */
+  public static ShardPartWriter.Written write(
+      Path file,
+      Iterator<TypedMiniBatch> batches,
+      io.fanout.graph.FeatureTable[] tables,
+      FeatureEncoding enc,
+      CompressionCodecName codec,
+      Map<String, String> metadata) {
     Map<String, String> meta = new java.util.LinkedHashMap<>(metadata);
     meta.put(ShardSchema.KIND_KEY, ShardSchema.TYPED);
     long n = 0;
@@ -49,6 +67,9 @@ public final class TypedShardPartWriter {
       while (batches.hasNext()) {
         TypedMiniBatch b = batches.next();
         EncodedTypedBatch e = TypedBatchCodec.encode(b);
+        if (enc != FeatureEncoding.NONE) {
+          e = e.withFeatures(TypedFeatureRows.encode(b, tables, enc));
+        }
         w.write(e);
         n++;
         seeds += b.pairs() == null ? e.numSeeds() : positives(b.pairs().label());

@@ -23,6 +23,8 @@ public final class TypedShardSet {
   private final TypedBatchShape shape;
   private final List<List<ShardManifest.Part>> epochs;
   private final Path data;
+  private final FeatureEncoding features;
+  private final int[] featureDims;
 
   private TypedShardSet(
       Path dir,
@@ -35,6 +37,8 @@ public final class TypedShardSet {
     this.shape = shape;
     this.epochs = epochs;
     this.data = data;
+    this.features = encoding(manifest);
+    this.featureDims = features == FeatureEncoding.NONE ? null : manifest.typed.featureDims;
   }
 
   /**
@@ -62,7 +66,39 @@ public final class TypedShardSet {
     for (TreeMap<Integer, ShardManifest.Part> parts : byEpoch.values()) {
       epochs.add(new ArrayList<>(parts.values()));
     }
+    checkFeatures(m, dir);
     return new TypedShardSet(dir, m, m.typed.shape(), epochs, data);
+  }
+
+  /** The manifest's feature encoding; none where it names none. */
+  private static FeatureEncoding encoding(ShardManifest m) {
+    return m.features == null ? FeatureEncoding.NONE : m.featureEncoding();
+  }
+
+  /** Refuses a manifest whose inline features are not f32 or f16 rows of known widths. */
+  private static void checkFeatures(ShardManifest m, Path dir) {
+    FeatureEncoding enc;
+    try {
+      enc = encoding(m);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException(dir.resolve(ShardManifest.FILE) + ": " + e.getMessage());
+    }
+    if (enc == FeatureEncoding.NONE) {
+      return;
+    }
+    int[] dims = m.typed.featureDims;
+    boolean ok = !enc.stored() && dims != null && dims.length == m.typed.types.size();
+    for (int i = 0; ok && i < dims.length; i++) {
+      ok = dims[i] >= 0;
+    }
+    if (!ok) {
+      throw new InvalidInputException(
+          dir.resolve(ShardManifest.FILE)
+              + ": typed shards with features '"
+              + m.features
+              + "' need f32 or f16 and typed feature_dims, one width >= 0 per type of "
+              + m.typed.types);
+    }
   }
 
   public Path dir() {
@@ -169,8 +205,24 @@ public final class TypedShardSet {
     return new KeptRows<>(reader, EncodedTypedBatch::batch, keep);
   }
 
-  /** A row of these shards as a batch. */
+  /** How the rows inline feature rows ({@link FeatureEncoding#NONE}: they do not). */
+  public FeatureEncoding featureEncoding() {
+    return features;
+  }
+
+  /** Per type the width of the inline rows (0: none), or null without inline features. */
+  public int[] featureDims() {
+    return featureDims == null ? null : featureDims.clone();
+  }
+
+  /**
+   * A row of these shards as a batch, with its inline feature rows ({@link
+   * TypedMiniBatch#inlineFeatures}) where the shards carry them.
+   */
   public TypedMiniBatch decode(EncodedTypedBatch e) {
-    return TypedBatchCodec.decode(e, shape);
+    TypedMiniBatch b = TypedBatchCodec.decode(e, shape);
+    return featureDims == null
+        ? b
+        : b.withInlineFeatures(TypedFeatureRows.decode(e, b, features, featureDims));
   }
 }

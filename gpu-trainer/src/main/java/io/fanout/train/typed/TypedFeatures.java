@@ -5,25 +5,41 @@ import io.fanout.graph.TypedGraph;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.TypedMiniBatch;
 
-/** Gathers a typed batch's input feature rows from the graph, per type that reads features. */
+/**
+ * A typed batch's input feature rows, per type that reads features: the rows its shard inlined
+ * ({@link TypedMiniBatch#inlineFeatures}, {@code sample --features}) where it carries them,
+ * otherwise gathered from the graph; the same values either way when the shards inline the store's
+ * own encoding.
+ */
 final class TypedFeatures {
   private TypedFeatures() {}
 
   static float[][] gather(TypedGraph g, TypedModelConfig cfg, TypedMiniBatch b) {
     float[][] x = new float[cfg.numTypes()][];
+    float[][] inline = b.inlineFeatures();
     for (int t = 0; t < cfg.numTypes(); t++) {
       if (cfg.type(t).embedded()) {
         continue;
       }
-      FeatureTable f = g.features(t);
       int dim = cfg.type(t).featureDim();
-      if (f == null || f.dim() != dim) {
-        throw new IllegalArgumentException(
-            "type '" + cfg.type(t).name() + "' has no feature rows of width " + dim);
-      }
       int[] ids = b.nodes(t);
-      x[t] = new float[Math.multiplyExact(ids.length, dim)];
-      f.gather(ids, 0, ids.length, x[t], 0);
+      if (inline != null && inline[t] != null) {
+        if (inline[t].length != (long) ids.length * dim) {
+          throw new IllegalArgumentException(
+              "type '" + cfg.type(t).name() + "' has inline feature rows not of width " + dim);
+        }
+        // the batch owns its rows: normalize a copy, so a batch read twice stays as read
+        x[t] =
+            cfg.featureNorm() == io.fanout.nn.FeatureNormKind.NONE ? inline[t] : inline[t].clone();
+      } else {
+        FeatureTable f = g.features(t);
+        if (f == null || f.dim() != dim) {
+          throw new IllegalArgumentException(
+              "type '" + cfg.type(t).name() + "' has no feature rows of width " + dim);
+        }
+        x[t] = new float[Math.multiplyExact(ids.length, dim)];
+        f.gather(ids, 0, ids.length, x[t], 0);
+      }
       normalize(cfg, x[t], ids.length, dim);
     }
     return x;

@@ -1,5 +1,6 @@
 package io.fanout.train.typed;
 
+import io.fanout.conf.FanoutConfigException;
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedGraphStore;
@@ -267,9 +268,12 @@ public final class TypedTrainRun {
    * The batches of {@code --val-shards}, read as the training shards are; refuses shards of another
    * schema, seed type, task or hop count than the run's.
    */
-  private static TypedEpochs valShards(Request r, TypedSchema schema, int target, int hops) {
+  private static TypedEpochs valShards(
+      Request r, TypedSchema schema, TypedModelConfig cfg, int hops) {
+    int target = cfg.target();
     TypedShardSet v = TypedShardSet.open(r.valShards());
     checkShards(v, schema);
+    checkInlineFeatures(v, cfg, "--val-shards");
     ShardManifest.Typed t = v.manifest().typed;
     if (t.linkRelation != null || v.seedType() != target || t.layers != hops) {
       String holds =
@@ -290,6 +294,47 @@ public final class TypedTrainRun {
               + " hops: sample them from the val split with the same --fanouts");
     }
     return TypedEpochs.shards(v, r.verify(), r.loading());
+  }
+
+  /**
+   * Refuses shards whose inline feature rows ({@code sample --features}) the model cannot read as
+   * it would gather them: a type the model embeds ({@code --learned-embeddings all}) while the
+   * shards carry its rows, or rows of another width than the type's. {@code option} names the
+   * shards' option ({@code --shards}, {@code --val-shards}).
+   */
+  static void checkInlineFeatures(TypedShardSet set, TypedModelConfig cfg, String option) {
+    int[] dims = set.featureDims();
+    if (dims == null) {
+      return;
+    }
+    for (int t = 0; t < cfg.numTypes(); t++) {
+      TypedModelConfig.TypeInput in = cfg.type(t);
+      if (in.embedded() && dims[t] > 0) {
+        throw new FanoutConfigException(
+            "train --learned-embeddings: type '"
+                + in.name()
+                + "' reads a learned embedding but "
+                + option
+                + " "
+                + set.dir()
+                + " inline its feature rows (sample --features "
+                + set.featureEncoding().id()
+                + "); use --learned-embeddings auto or shards sampled without --features");
+      }
+      if (!in.embedded() && dims[t] != in.featureDim()) {
+        throw new InvalidInputException(
+            option
+                + " "
+                + set.dir()
+                + " inline "
+                + dims[t]
+                + " features per row of type '"
+                + in.name()
+                + "'; the graph's type has "
+                + in.featureDim()
+                + ": sample them from this store");
+      }
+    }
   }
 
   /** Refuses shards sampled from another schema than {@code schema}'s. */
@@ -384,6 +429,17 @@ public final class TypedTrainRun {
               + " already holds a checkpoint; pass --resume to continue it or choose another"
               + " --model-dir");
     }
+    checkInlineFeatures(set, cfg, "--shards");
+    if (set.featureDims() != null && (r.cache() != null || r.reuse().enabled())) {
+      throw new FanoutConfigException(
+          "train "
+              + (r.cache() != null ? "--feature-cache" : "--reuse-hot")
+              + " reads feature rows from the store, and --shards "
+              + set.dir()
+              + " inline them (sample --features "
+              + set.featureEncoding().id()
+              + "): drop the option or use shards sampled without --features");
+    }
     TypedTrainOptions opts =
         new TypedTrainOptions(
             r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed(), r.schedule());
@@ -404,7 +460,7 @@ public final class TypedTrainRun {
       }
       return trainLink(r, set, cfg, task, opts, progress, replica, t0);
     }
-    TypedEpochs val = r.valShards() == null ? null : valShards(r, schema, target, hops);
+    TypedEpochs val = r.valShards() == null ? null : valShards(r, schema, cfg, hops);
     TypedSampler sampler =
         TypedSampler.of(
             new TypedNeighborSampler(r.graph(), target, set.manifest().typed.fanouts(), r.seed()));

@@ -2,7 +2,11 @@ package io.fanout.jobs.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fanout.graph.TypedGraphStore;
+import io.fanout.sample.TypedMiniBatch;
 import io.fanout.shard.ShardManifest;
+import io.fanout.shard.TypedBatchCodec;
+import io.fanout.shard.TypedShardFileReader;
 import io.fanout.spark.Fanout;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Path;
@@ -30,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and for a multi-label seed type over all its vertices, and for link batches of the store's link
  * relation {@code writes} (author to paper) with negatives drawn by degree, and with {@code
  * --weighted} (relations {@code cites} and {@code writes} and their reverses weighted, the others
- * not).
+ * not), with {@code --batch-by-partition} (at most partitions - 1 batches of an epoch mix two
+ * partitions) and with inline f16 features of link batches.
  */
 @Tag("slow")
 class TypedPartitionedSampleTest {
@@ -218,6 +223,30 @@ class TypedPartitionedSampleTest {
   }
 
   @Test
+  void inlineFeaturesOfLinkBatchesAreByteIdenticalAcrossModes() throws Exception {
+    String[] opts = {
+      "task", "link",
+      "fanouts", "writes=3,-1;rev_writes=2,1;*=2,1",
+      "batch-size", "16",
+      "epochs", "1",
+      "batches-per-shard", "2",
+      "seed", "13",
+      "features", "f16"
+    };
+    Map<String, byte[]> replicated = sample(tmp.resolve("fl-rep"), concat(opts, "threads", "2"));
+    assertIdentical(
+        sample(tmp.resolve("fl-part"), concat(opts, "mode", "partitioned")), replicated);
+    ShardManifest m = ShardManifest.readTyped(tmp.resolve("fl-part"));
+    assertThat(m.features).isEqualTo("f16");
+    assertThat(m.typed.featureDims).containsExactly(2, 0, 0); // paper; author, term featureless
+    var set = io.fanout.shard.TypedShardSet.open(tmp.resolve("fl-part"));
+    TypedMiniBatch b = set.batches(0, true).next();
+    assertThat(b.pairs()).isNotNull();
+    assertThat(b.inlineFeatures()[0]).hasSize(2 * b.nodes(0).length);
+    assertThat(b.inlineFeatures()[1]).isNull();
+  }
+
+  @Test
   void weightedShardsAreByteIdenticalAcrossModesAndThreads() throws Exception {
     // cites and writes (and their reverses) are weighted, has_term and coauthor are not
     String[] paperOpts = {
@@ -264,6 +293,79 @@ class TypedPartitionedSampleTest {
     assertIdentical(
         sample(tmp.resolve("wl-part"), concat(linkOpts, "mode", "partitioned")),
         sample(tmp.resolve("wl-rep"), concat(linkOpts, "threads", "2")));
+  }
+
+  @Test
+  void batchByPartitionIsByteIdenticalAndKeepsBatchesInOnePartition() throws Exception {
+    String[] opts = {
+      "seed-type", "paper",
+      "split", "all",
+      "fanouts", "cites=3,2;writes=2,-1;*=2,1",
+      "batch-size", "8",
+      "epochs", "2",
+      "batches-per-shard", "4",
+      "seed", "31"
+    };
+    String[] byPartition = concat(opts, "batch-by-partition", "true");
+    Map<String, byte[]> replicated =
+        sample(tmp.resolve("bp-rep"), concat(byPartition, "threads", "1"));
+    assertIdentical(
+        sample(tmp.resolve("bp-rep3"), concat(byPartition, "threads", "3")), replicated);
+    assertIdentical(
+        sample(tmp.resolve("bp-part"), concat(byPartition, "mode", "partitioned")), replicated);
+    ShardManifest m = ShardManifest.readTyped(tmp.resolve("bp-part"));
+    assertThat(m.options).containsEntry("batch-by-partition", "true");
+    sample(tmp.resolve("bp-plain"), opts);
+
+    long[] starts;
+    try (TypedGraphStore g = TypedGraphStore.open(store, false)) {
+      starts = g.partitionStarts(g.schema().typeIndex("paper"));
+    }
+    assertThat(starts).hasSize(4); // three partitions of paper
+    int[] mixed = mixedBatches(tmp.resolve("bp-rep"), starts);
+    // only a chunk straddling the end of a partition mixes: at most partitions - 1 per epoch
+    assertThat(mixed[0]).isLessThanOrEqualTo(2);
+    assertThat(mixed[1]).isLessThanOrEqualTo(2);
+    int[] plain = mixedBatches(tmp.resolve("bp-plain"), starts);
+    assertThat(plain[0] + plain[1]).isGreaterThan(4); // shuffled seeds mix partitions
+  }
+
+  /**
+   * Per epoch, the batches whose seeds lie in more than one partition of {@code starts}; checks
+   * every paper is a seed once an epoch.
+   */
+  private static int[] mixedBatches(Path dir, long[] starts) {
+    ShardManifest m = ShardManifest.readTyped(dir);
+    int paper = m.typed.seedTypeIndex();
+    int[] mixed = new int[m.epochs];
+    java.util.List<java.util.Set<Integer>> seen = new ArrayList<>();
+    for (int e = 0; e < m.epochs; e++) {
+      seen.add(new java.util.HashSet<>());
+    }
+    for (ShardManifest.Part part : m.files) {
+      try (TypedShardFileReader rd = new TypedShardFileReader(m.dataRoot(dir).resolve(part.path))) {
+        while (rd.hasNext()) {
+          TypedMiniBatch b = TypedBatchCodec.decode(rd.next(), m.typed.shape());
+          java.util.Set<Integer> parts = new java.util.HashSet<>();
+          for (int i = 0; i < b.numSeeds(); i++) {
+            int v = b.nodes(paper)[i];
+            assertThat(seen.get(b.epoch()).add(v)).as("paper %d twice", v).isTrue();
+            int p = 0;
+            while (starts[p + 1] <= v) {
+              p++;
+            }
+            parts.add(p);
+          }
+          if (parts.size() > 1) {
+            mixed[b.epoch()]++;
+          }
+        }
+      }
+    }
+    for (java.util.Set<Integer> s : seen) {
+      assertThat(s).hasSize(150);
+    }
+    return mixed;
   }
 
   private static String[] concat(String[] a, String... b) {

@@ -139,13 +139,77 @@ class TypedSampleJobTest {
   }
 
   @Test
+  void inlineFeaturesAreByteIdenticalAcrossModesAndThreadsAndHoldTheGraphsRows() throws Exception {
+    String[] opts = {
+      "split", "train",
+      "batch-size", "16",
+      "fanouts", "cites=3,2;writes=2,-1;*=2,1",
+      "epochs", "1",
+      "batches-per-shard", "2",
+      "seed", "9"
+    };
+    Path plain = tmp.resolve("fp");
+    sample(plain, opts);
+    for (String enc : new String[] {"f32", "f16"}) {
+      Path a = tmp.resolve(enc + "-t1");
+      sample(a, concat(opts, "features", enc, "threads", "1"));
+      sample(tmp.resolve(enc + "-t3"), concat(opts, "features", enc, "threads", "3"));
+      sample(tmp.resolve(enc + "-part"), concat(opts, "features", enc, "mode", "partitioned"));
+      Map<String, byte[]> fa = SampleFixtures.files(a);
+      Map<String, byte[]> fb = SampleFixtures.files(tmp.resolve(enc + "-t3"));
+      Map<String, byte[]> fc = SampleFixtures.files(tmp.resolve(enc + "-part"));
+      fa.remove(ShardManifest.FILE);
+      fb.remove(ShardManifest.FILE);
+      fc.remove(ShardManifest.FILE);
+      assertThat(fa.keySet()).isEqualTo(fb.keySet()).isEqualTo(fc.keySet()).isNotEmpty();
+      for (String k : fa.keySet()) {
+        assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
+        assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
+      }
+      ShardManifest m = ShardManifest.readTyped(a);
+      assertThat(m.features).isEqualTo(enc);
+      assertThat(m.typed.featureDims).containsExactly(2, 0, 0); // author, term: no features
+
+      // the same batches as without --features, each with its papers' rows
+      TypedGraph g = InMemoryOpener.graph(17);
+      TypedShardSet set = TypedShardSet.open(a);
+      Iterator<TypedMiniBatch> ids = TypedShardSet.open(plain).batches(0, true);
+      Iterator<TypedMiniBatch> it = set.batches(0, true);
+      int n = 0;
+      while (it.hasNext()) {
+        TypedMiniBatch b = it.next();
+        TypedMiniBatch want = ids.next();
+        assertThat(want.inlineFeatures()).isNull();
+        assertThat(b.nodes(0)).isEqualTo(want.nodes(0));
+        float[] rows = new float[b.nodes(0).length * 2];
+        g.features(0).gather(b.nodes(0), 0, b.nodes(0).length, rows, 0);
+        if (enc.equals("f16")) {
+          for (int i = 0; i < rows.length; i++) {
+            rows[i] = io.fanout.store.Half.toFloat(io.fanout.store.Half.fromFloat(rows[i]));
+          }
+        }
+        assertThat(b.inlineFeatures()[0]).containsExactly(rows);
+        assertThat(b.inlineFeatures()[1]).isNull();
+        assertThat(b.inlineFeatures()[2]).isNull();
+        n++;
+      }
+      assertThat(n).isEqualTo(m.batchesPerEpoch);
+      assertThat(ids.hasNext()).isFalse();
+    }
+  }
+
+  @Test
   void optionsNotBuiltForTypedStoresAreRefusedWithOneLine() {
     Path out = tmp.resolve("refused");
     assertThatThrownBy(() -> sample(out, "weighted", "true"))
         .hasMessageContaining("no relation of the typed store has edge weights")
         .hasMessageContaining("--weight-column");
-    assertThatThrownBy(() -> sample(out, "features", "f32"))
-        .hasMessageContaining("sample --features is not built for typed stores");
+    assertThatThrownBy(() -> sample(out, "features", "pq"))
+        .hasMessageContaining("sample --features pq is not built for typed stores")
+        .hasMessageContaining("f32 or f16");
+    assertThatThrownBy(() -> sample(out, "task", "link", "batch-by-partition", "true"))
+        .hasMessageContaining("sample --batch-by-partition")
+        .hasMessageContaining("--task link");
     assertThatThrownBy(() -> sample(out, "seed-type", "venue"))
         .hasMessageContaining("option 'seed-type' of sample is 'venue'")
         .hasMessageContaining("its types are paper, author, term");
@@ -204,8 +268,12 @@ class TypedSampleJobTest {
       int[][] cites = edges(papers, papers, 900, r);
       int[][] writes = edges(authors, papers, 400, r);
       int[][] terms2 = edges(terms, papers, 300, r);
+      float[] features = new float[papers * 2];
+      for (int i = 0; i < features.length; i++) {
+        features[i] = (i % 7) * 0.3f - 0.9f;
+      }
       return ArrayTypedGraph.builder()
-          .type("paper", papers, 2, new float[papers * 2], labels, splits)
+          .type("paper", papers, 2, features, labels, splits)
           .type("author", authors, 0, null, null, null)
           .type("term", terms, 0, null, null, null)
           .relation("cites", "paper", "paper", cites[0], cites[1])

@@ -1,5 +1,7 @@
 package io.fanout.spark.sample;
 
+import io.fanout.sample.PartitionBatches;
+import io.fanout.sample.SampleHash;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TypedBatchBuilder;
 import io.fanout.sample.TypedLinkSeeds;
@@ -31,8 +33,12 @@ import scala.Tuple2;
  * A last stage sorts the batches by part file and writes each. Link requests ({@code --task link})
  * take their seeds from the training edges of the link relation and start each batch's pairs with
  * {@link TypedPartitionedLinkSeeds}; the builder leaves the positives out of every hop's blocks.
- * The shards are byte-identical to the replicated mode's; the Spark jobs are those of {@link
- * PartitionedSampling}.
+ * With {@code --batch-by-partition} the seed type's partitions sort ahead of the keys in the
+ * epoch's partition rank and the sorted chunks go to batches in {@link
+ * PartitionBatches#chunkOrder}, the replicated order. With {@code --features} each part file's task
+ * gathers its batches' inline rows from the store's feature files (the only part of the store it
+ * maps whole), so the rows are the replicated mode's. The shards are byte-identical to the
+ * replicated mode's; the Spark jobs are those of {@link PartitionedSampling}.
  */
 final class TypedPartitionedSampling {
   private TypedPartitionedSampling() {}
@@ -72,6 +78,9 @@ final class TypedPartitionedSampling {
                         ? TypedPartitionedLinkSeeds.seeds(
                             spec, owners, o, linkOffsets[o - owners.first(spec.seedType)])
                         : seeds(spec, owners, o));
+    // --batch-by-partition: the seeds sort by (epoch, partition rank, key); batch b holds the
+    // chunk PartitionBatches.chunkOrder places there.
+    int[][] chunkBatch = spec.batchByPartition ? chunkBatches(spec) : null;
     JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
         steps.call(
             PartitionedSampling.SORT_SEEDS,
@@ -86,7 +95,7 @@ final class TypedPartitionedSampling {
                         t._1()._2(),
                         spec.plan,
                         spec.batchSize,
-                        null,
+                        chunkBatch,
                         spec.store,
                         spec.split))
             .groupByKey(byBatch)
@@ -171,7 +180,26 @@ final class TypedPartitionedSampling {
         (int) part.endVertex(),
         v -> SeedOrder.inSplit(spec.splitCode, part.split(v)),
         v -> v,
-        epochKey -> 0);
+        epochKey ->
+            spec.batchByPartition
+                ? PartitionBatches.partitionRanks(epochKey, owners.partitions(spec.seedType))[
+                    owners.part(owner)]
+                : 0);
+  }
+
+  /** Per epoch, the batch of each chunk of the sorted seeds ({@code --batch-by-partition}). */
+  private static int[][] chunkBatches(TypedSampleSpec spec) {
+    int[][] chunkBatch = new int[spec.epochs][];
+    for (int e = 0; e < spec.epochs; e++) {
+      int[] order =
+          PartitionBatches.chunkOrder(
+              SampleHash.epochKey(spec.seed, e), spec.plan.batchesPerEpoch());
+      chunkBatch[e] = new int[order.length];
+      for (int b = 0; b < order.length; b++) {
+        chunkBatch[e][order[b]] = b;
+      }
+    }
+    return chunkBatch;
   }
 
   /** Batch {@code id} before hop 1: its seeds in position order. */
@@ -203,6 +231,9 @@ final class TypedPartitionedSampling {
     }
     int epoch = globalPart / spec.plan.partsPerEpoch();
     int part = globalPart % spec.plan.partsPerEpoch();
+    // inline rows are gathered from the store's feature files, mapped by the writing task
+    io.fanout.graph.FeatureTable[] features =
+        spec.featureDims == null ? null : spec.featureTables(TypedStoreCache.open(spec));
     Iterator<TypedMiniBatch> batches =
         new Iterator<>() {
           private int expected = spec.plan.firstBatch(part);
@@ -234,7 +265,12 @@ final class TypedPartitionedSampling {
                 part,
                 tmp ->
                     TypedShardPartWriter.write(
-                        tmp, batches, spec.codec(), spec.metadata(epoch, part))))
+                        tmp,
+                        batches,
+                        features,
+                        spec.features,
+                        spec.codec(),
+                        spec.metadata(epoch, part))))
         .iterator();
   }
 }

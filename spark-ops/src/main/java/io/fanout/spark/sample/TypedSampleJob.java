@@ -47,9 +47,11 @@ import org.apache.spark.sql.SparkSession;
  * "Typed mini-batch shards"), in the replicated mode (every task opens the store and samples the
  * batches of one part file on {@code --threads} threads) or the partitioned mode ({@link
  * TypedPartitionedSampling}: every task serves one store partition of one type), which write the
- * same bytes; {@code --weighted} draws the relations with edge weights in proportion to them.
- * Validated on the driver before any task runs; written under a staging directory, {@code
- * manifest.json} published last, as one-type shards.
+ * same bytes; {@code --weighted} draws the relations with edge weights in proportion to them,
+ * {@code --features f32|f16} inlines every featured type's rows ({@link
+ * io.fanout.shard.TypedFeatureRows}) and {@code --batch-by-partition} draws each batch's seeds from
+ * one store partition of the seed type. Validated on the driver before any task runs; written under
+ * a staging directory, {@code manifest.json} published last, as one-type shards.
  */
 final class TypedSampleJob {
   private TypedSampleJob() {}
@@ -143,6 +145,9 @@ final class TypedSampleJob {
             Hooks.className(spark, Hooks.PART_WRITE_OBSERVER, PartWriteObserver.class));
     spec.link = link;
     spec.weighted = weighted;
+    spec.batchByPartition = conf.get(SampleOptions.BATCH_BY_PARTITION);
+    spec.features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES).id());
+    spec.featureDims = featureDims(spec.features, schema, graph);
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -153,11 +158,14 @@ final class TypedSampleJob {
     request.put("fanouts", fanoutsText);
     request.put("epochs", Integer.toString(epochs));
     request.put("seed", Long.toString(spec.seed));
-    request.put("features", FeatureEncoding.NONE.id());
+    request.put("features", spec.features.id());
     request.put("batches-per-shard", Integer.toString(batchesPerShard));
     request.put("compression", spec.compression);
     if (weighted) { // absent when false, so uniform requests keep their fingerprint
       request.put("weighted", "true");
+    }
+    if (spec.batchByPartition) { // absent when false, as weighted
+      request.put("batch-by-partition", "true");
     }
     if (link != null) { // absent for node tasks, so their requests keep their fingerprint
       request.put("task", "link");
@@ -215,20 +223,48 @@ final class TypedSampleJob {
 
   /** Options whose typed version is not built: one line each, naming the option. */
   private static void refuseUnbuilt(FanoutConf conf) {
-    if (!conf.get(SampleOptions.FEATURES).id().equals(FeatureEncoding.NONE.id())) {
+    FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES).id());
+    if (features.stored()) {
       throw new FanoutConfigException(
-          "sample --features is not built for typed stores (typed shards hold ids; the trainer"
-              + " gathers each type's features from the store); leave --features out");
+          "sample --features "
+              + features.id()
+              + " is not built for typed stores (typed shards inline float rows); use --features"
+              + " f32 or f16, or leave --features out");
     }
     if (conf.get(SampleOptions.TASK) != Task.LINK) {
       for (OptionDef<?> d : List.of(SampleOptions.NEGATIVES, SampleOptions.NUM_NEGATIVES)) {
         conf.refuseIgnored(d, "--task node samples no negatives; add --task link");
       }
     }
-    if (conf.get(SampleOptions.BATCH_BY_PARTITION)) {
+    if (conf.get(SampleOptions.BATCH_BY_PARTITION) && conf.get(SampleOptions.TASK) == Task.LINK) {
       throw new FanoutConfigException(
-          "sample --batch-by-partition is not built for typed stores; leave it out");
+          "sample --batch-by-partition groups node seeds by store partition; --task link samples"
+              + " edges and does not support it (leave --batch-by-partition out)");
     }
+  }
+
+  /**
+   * Per type the width of the rows {@code --features} inlines (the type's stored width, 0 for a
+   * featureless type); null for {@code none}. Refuses a store none of whose types has features.
+   */
+  private static int[] featureDims(FeatureEncoding enc, TypedSchema schema, Path graph) {
+    if (enc == FeatureEncoding.NONE) {
+      return null;
+    }
+    int[] dims = new int[schema.numTypes()];
+    boolean any = false;
+    for (int t = 0; t < dims.length; t++) {
+      dims[t] = schema.type(t).featureDim();
+      any |= dims[t] > 0;
+    }
+    if (!any) {
+      throw new InvalidInputException(
+          graph
+              + ": no vertex type of the typed store has features (all read learned embeddings);"
+              + " sample without --features "
+              + enc.id());
+    }
+    return dims;
   }
 
   /** Refuses {@code --weighted} on a store none of whose relations has edge weights. */
@@ -331,7 +367,12 @@ final class TypedSampleJob {
                   spec.threads,
                   2 * spec.threads + 2)) {
             return TypedShardPartWriter.write(
-                tmp, batches, spec.codec(), spec.metadata(epoch, part));
+                tmp,
+                batches,
+                spec.featureTables(g),
+                spec.features,
+                spec.codec(),
+                spec.metadata(epoch, part));
           }
         });
   }
@@ -357,7 +398,7 @@ final class TypedSampleJob {
     m.fanouts = null;
     m.epochs = spec.epochs;
     m.seed = spec.seed;
-    m.features = FeatureEncoding.NONE.id();
+    m.features = spec.features.id();
     m.featureDim = 0;
     m.compression = spec.compression;
     m.batchesPerShard = spec.plan.batchesPerShard();
@@ -367,7 +408,9 @@ final class TypedSampleJob {
     m.options = conf.resolvedExcept(SampleOptions.NOT_RECORDED);
     m.options.put(SampleOptions.SEED_TYPE.name(), spec.seedTypeName);
     m.options.put(SampleOptions.FANOUTS.name(), spec.fanoutsText);
-    m.options.remove(SampleOptions.BATCH_BY_PARTITION.name());
+    if (!spec.batchByPartition) {
+      m.options.remove(SampleOptions.BATCH_BY_PARTITION.name());
+    }
     if (!spec.weighted) {
       m.options.remove(SampleOptions.WEIGHTED.name());
     }
@@ -377,6 +420,7 @@ final class TypedSampleJob {
       }
     }
     m.typed = ShardManifest.Typed.of(schema, spec.seedType, spec.fanouts);
+    m.typed.featureDims = spec.featureDims == null ? null : spec.featureDims.clone();
     if (spec.link != null) {
       m.typed.multiLabel = false; // link rows carry pairs, not labels
       m.typed.linkRelation = spec.link.relationName();

@@ -1,5 +1,8 @@
 package io.fanout.spark.sample;
 
+import io.fanout.graph.FeatureTable;
+import io.fanout.graph.TypedGraph;
+import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardPlan;
 import io.fanout.shard.ShardSchema;
 import java.io.Serializable;
@@ -42,6 +45,18 @@ final class TypedSampleSpec implements Serializable {
    */
   boolean weighted;
 
+  /**
+   * {@code --batch-by-partition}: each batch's seeds come from one store partition of the seed type
+   * ({@link io.fanout.sample.PartitionBatches}).
+   */
+  boolean batchByPartition;
+
+  /** {@code --features}: how each batch inlines its featured types' rows ({@code none}: not). */
+  FeatureEncoding features = FeatureEncoding.NONE;
+
+  /** Per type the width of its inline rows (0: none); null without inline features. */
+  int[] featureDims;
+
   TypedSampleSpec(
       String store,
       String storeFingerprint,
@@ -77,6 +92,23 @@ final class TypedSampleSpec implements Serializable {
     this.partObserver = partObserver;
   }
 
+  /**
+   * Per type the table a batch's inline rows are gathered from ({@link #featureDims}), null for the
+   * others; null without inline features.
+   */
+  FeatureTable[] featureTables(TypedGraph g) {
+    if (featureDims == null) {
+      return null;
+    }
+    FeatureTable[] tables = new FeatureTable[featureDims.length];
+    for (int t = 0; t < tables.length; t++) {
+      if (featureDims[t] > 0) {
+        tables[t] = g.features(t);
+      }
+    }
+    return tables;
+  }
+
   CompressionCodecName codec() {
     return CompressionCodecName.valueOf(compression.toUpperCase(java.util.Locale.ROOT));
   }
@@ -95,10 +127,16 @@ final class TypedSampleSpec implements Serializable {
     m.put("fanout.part", Integer.toString(part));
     m.put("fanout.first_batch", Integer.toString(plan.firstBatch(part)));
     m.put("fanout.end_batch", Integer.toString(plan.endBatch(part)));
-    m.put("fanout.features", "none");
+    m.put(ShardSchema.FEATURES_KEY, features.id());
     m.put("fanout.feature_dim", "0");
+    if (featureDims != null) { // absent without inline features, so those parts keep their bytes
+      m.put("fanout.feature_dims", java.util.Arrays.toString(featureDims));
+    }
     if (weighted) { // absent when false, so uniform parts keep their bytes
       m.put("fanout.weighted", "true");
+    }
+    if (batchByPartition) { // absent when false, as weighted
+      m.put("fanout.batch_by_partition", "true");
     }
     if (link != null) {
       m.put(ShardSchema.TASK_KEY, "link");

@@ -1,6 +1,7 @@
 package io.fanout.spark.sample;
 
 import io.fanout.graph.TypedGraph;
+import io.fanout.sample.PartitionBatches;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TrainEdges;
 import io.fanout.spark.internal.Hooks;
@@ -62,8 +63,9 @@ final class TypedStoreCache {
   }
 
   /**
-   * The seed order of {@code epoch}: the seed type's split members, shuffled; for a link request
-   * the training edges' indices, shuffled.
+   * The seed order of {@code epoch}: the seed type's split members, shuffled (with {@code
+   * --batch-by-partition} in {@link PartitionBatches#order}); for a link request the training
+   * edges' indices, shuffled.
    */
   static int[] order(TypedGraph g, TypedSampleSpec spec, int epoch) {
     String key =
@@ -75,14 +77,23 @@ final class TypedStoreCache {
             + "#"
             + spec.seed
             + "#"
-            + epoch;
+            + epoch
+            + (spec.batchByPartition ? "#by-partition#" + spec.batchSize : "");
     synchronized (ORDERS) {
       int[] o = ORDERS.get(key);
       if (o == null) {
         o =
             spec.link != null
                 ? SeedOrder.order(trainEdges(g, spec).ids(), spec.seed, epoch)
-                : SeedOrder.order(g.vertices(spec.seedType), spec.splitCode, spec.seed, epoch);
+                : spec.batchByPartition
+                    ? PartitionBatches.order(
+                        g.vertices(spec.seedType),
+                        g.partitionStarts(spec.seedType),
+                        spec.splitCode,
+                        spec.seed,
+                        epoch,
+                        spec.batchSize)
+                    : SeedOrder.order(g.vertices(spec.seedType), spec.splitCode, spec.seed, epoch);
         ORDERS.put(key, o);
       }
       if (o.length != spec.plan.seeds()) {

@@ -42,8 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * seam) whose labels depend on a typed two-hop path: target {@code T <-r1- A <-r2- B}, beside a
  * decoy path {@code T <-r3- C <-r4- D} of the same shape and feature distribution. R-GCN reaches
  * the floor; the same graph with its types and relations merged into one stays below it, and two
- * data-parallel workers reach it too, with the same model bytes each run. Options not built for
- * typed stores are refused with one line.
+ * data-parallel workers reach it too, with the same model bytes each run. Shards with inline f32
+ * features train the checkpoint bytes of shards without. Options not built for typed stores are
+ * refused with one line.
  */
 class TypedTrainJobTest {
   static SparkSession spark;
@@ -72,17 +73,21 @@ class TypedTrainJobTest {
     return sample(store, name, "train");
   }
 
-  private static Path sample(Path store, String name, String split) {
+  private static Path sample(Path store, String name, String split, String... more) {
     Path out = tmp.resolve(name);
-    Fanout.get(spark)
-        .sample(store.toString())
-        .output(out.toString())
-        .option("split", split)
-        .option("batch-size", "64")
-        .option("fanouts", "*=-1,-1")
-        .option("epochs", "1")
-        .option("seed", "3")
-        .execute();
+    var action =
+        Fanout.get(spark)
+            .sample(store.toString())
+            .output(out.toString())
+            .option("split", split)
+            .option("batch-size", "64")
+            .option("fanouts", "*=-1,-1")
+            .option("epochs", "1")
+            .option("seed", "3");
+    for (int i = 0; i < more.length; i += 2) {
+      action.option(more[i], more[i + 1]);
+    }
+    action.execute();
     return out;
   }
 
@@ -249,6 +254,37 @@ class TypedTrainJobTest {
     assertThat(Files.readAllBytes(zero.resolve("checkpoint.bin")))
         .isEqualTo(Files.readAllBytes(plain.resolve("checkpoint.bin")))
         .isNotEqualTo(first);
+  }
+
+  @Test
+  void inlineF32FeaturesTrainTheModelBitsOfGatheringFromTheStore() throws IOException {
+    Path s = store("inline.store", "typed:5");
+    byte[] first = null;
+    for (String features : new String[] {"none", "f32"}) {
+      Path shards = sample(s, "inline." + features + ".shards", "train", "features", features);
+      Path val = sample(s, "inline." + features + ".val-shards", "val", "features", features);
+      Path md = tmp.resolve("inline." + features + ".model");
+      train(s, shards, md).option("epochs", "3").option("val-shards", val.toString()).execute();
+      byte[] ck = Files.readAllBytes(md.resolve("checkpoint.bin"));
+      if (first == null) {
+        first = ck;
+      } else {
+        assertThat(ck).as("--features f32").isEqualTo(first);
+      }
+    }
+    Path inline = tmp.resolve("inline.f32.shards");
+    assertThatThrownBy(
+            () ->
+                train(s, inline, tmp.resolve("inline.embedded"))
+                    .option("learned-embeddings", "all")
+                    .execute())
+        .hasMessageContaining("--learned-embeddings")
+        .hasMessageContaining("inline its feature rows");
+    assertThatThrownBy(
+            () ->
+                train(s, inline, tmp.resolve("inline.reused")).option("reuse-hot", "0.3").execute())
+        .hasMessageContaining("train --reuse-hot reads feature rows from the store")
+        .hasMessageContaining("inline them (sample --features f32)");
   }
 
   @Test

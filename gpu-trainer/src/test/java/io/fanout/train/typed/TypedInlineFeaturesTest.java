@@ -1,0 +1,189 @@
+package io.fanout.train.typed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.graph.FeatureTable;
+import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.typed.SimpleTypedSampler;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.nn.typed.TypedModelKind;
+import io.fanout.nn.typed.TypedTestGraphs;
+import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.sample.TypedNeighborSampler;
+import io.fanout.shard.EncodedTypedBatch;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardManifest;
+import io.fanout.shard.ShardPartWriter;
+import io.fanout.shard.ShardPlan;
+import io.fanout.shard.ShardSchema;
+import io.fanout.shard.TypedFeatureRows;
+import io.fanout.shard.TypedShardPartWriter;
+import io.fanout.shard.TypedShardSet;
+import io.fanout.store.Half;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.train.TrainSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Typed shards with inline feature rows ({@code sample --features}): the trainer reads the rows the
+ * shards carry instead of gathering them from the graph, and trains the same model bits when the
+ * rows are the graph's own (f32), other bits from f16 rows, which are the graph's rounded to half
+ * precision; the featureless type carries none; a type the model embeds while the shards carry its
+ * rows is refused.
+ */
+class TypedInlineFeaturesTest {
+  private static final ArrayTypedGraph G = TypedTestGraphs.small(3);
+  private static final TypedTrainOptions OPTS = new TypedTrainOptions(2, 2, 0.02f, 1e-4f, 5);
+  private static final int[][] FANOUTS = TypedFanouts.parse("cites=3,2;*=2,2", G.schema());
+  private static final TypedNeighborSampler SAMPLER = new TypedNeighborSampler(G, 0, FANOUTS, 9);
+
+  @TempDir Path tmp;
+
+  /** One sampled epoch of the 16 training papers in batches of 2, as 2 part files. */
+  private Path shards(String name, FeatureEncoding enc) throws Exception {
+    Path out = tmp.resolve(name);
+    Path data = out.resolve("v-0001");
+    TypedNeighborSampler.Worker w = SAMPLER.newWorker();
+    int[] order = SAMPLER.order(StoreLayout.SPLIT_TRAIN, 0);
+    int batches = order.length / 2;
+    FeatureTable[] tables = new FeatureTable[G.schema().numTypes()];
+    for (int t = 0; t < tables.length; t++) {
+      tables[t] = G.schema().type(t).featureDim() > 0 ? G.features(t) : null;
+    }
+    ShardManifest m = new ShardManifest();
+    m.dataDir = "v-0001";
+    m.epochs = 1;
+    m.partsPerEpoch = 2;
+    m.batchesPerEpoch = batches;
+    m.features = enc.id();
+    m.typed = ShardManifest.Typed.of(G.schema(), 0, FANOUTS);
+    m.typed.featureDims = enc == FeatureEncoding.NONE ? null : TypedFeatureRows.dims(tables);
+    for (int p = 0; p < 2; p++) {
+      List<TypedMiniBatch> list = new ArrayList<>();
+      for (int b = p * batches / 2; b < (p + 1) * batches / 2; b++) {
+        list.add(w.sample(0, b, order, 2 * b, 2));
+      }
+      Path f = data.resolve(ShardPlan.partPath(0, p));
+      Files.createDirectories(f.getParent());
+      ShardPartWriter.Written written =
+          TypedShardPartWriter.write(
+              f,
+              list.iterator(),
+              tables,
+              enc,
+              CompressionCodecName.ZSTD,
+              Map.of(ShardSchema.FEATURES_KEY, enc.id()));
+      ShardManifest.Part part = new ShardManifest.Part();
+      part.epoch = 0;
+      part.part = p;
+      part.path = ShardPlan.partPath(0, p);
+      part.bytes = written.bytes();
+      part.crc32c = written.crc32c();
+      m.files.add(part);
+    }
+    Files.writeString(out.resolve(ShardManifest.FILE), m.toJson() + "\n");
+    return out;
+  }
+
+  private static TypedModelConfig config(EmbeddingMode embeddings) {
+    return TypedModelConfig.of(G.schema(), 0, TypedModelKind.RGCN, 8, 2, 0.2f, 0, embeddings);
+  }
+
+  private static float[] train(TypedEpochs epochs, Path modelDir) {
+    SimpleTypedSampler s = new SimpleTypedSampler(G, 0, new int[] {3, 2}, 9);
+    TypedSampler sampler = s::sample;
+    try (TypedModel m = new TypedModel(config(EmbeddingMode.AUTO), new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, G, epochs, sampler, OPTS)) {
+      m.init(OPTS.seed());
+      t.fit(modelDir, null);
+      return TypedModelState.of(m);
+    }
+  }
+
+  @Test
+  void inlineF32RowsTrainTheModelGatheringFromTheGraphTrains() throws Exception {
+    TypedShardSet plain = TypedShardSet.open(shards("plain", FeatureEncoding.NONE));
+    TypedShardSet inline = TypedShardSet.open(shards("f32", FeatureEncoding.F32));
+    assertThat(plain.featureDims()).isNull();
+    assertThat(inline.featureDims()).containsExactly(3, 2, 0);
+    float[] gathered = train(TypedEpochs.shards(plain, true), tmp.resolve("m-plain"));
+    float[] read = train(TypedEpochs.shards(inline, true), tmp.resolve("m-f32"));
+    float[] piped =
+        train(
+            TypedEpochs.shards(inline, true, new TrainSpec.Loading(2, 2)),
+            tmp.resolve("m-f32-loader"));
+    assertThat(Arrays.equals(read, gathered)).isTrue();
+    assertThat(Arrays.equals(piped, gathered)).isTrue();
+    // the trainer reads the inline rows, not the graph's: half-precision rows train other bits
+    TypedShardSet f16 = TypedShardSet.open(shards("f16", FeatureEncoding.F16));
+    assertThat(Arrays.equals(train(TypedEpochs.shards(f16, true), tmp.resolve("m-f16")), gathered))
+        .isFalse();
+  }
+
+  @Test
+  void batchesCarryTheGraphsRowsOfTheirFeaturedTypesOnly() throws Exception {
+    TypedShardSet f32 = TypedShardSet.open(shards("f32", FeatureEncoding.F32));
+    TypedShardSet f16 = TypedShardSet.open(shards("f16", FeatureEncoding.F16));
+    Iterator<TypedMiniBatch> a = f32.batches(0, true);
+    Iterator<TypedMiniBatch> h = f16.batches(0, true);
+    int n = 0;
+    while (a.hasNext()) {
+      TypedMiniBatch b = a.next();
+      TypedMiniBatch half = h.next();
+      float[][] rows = b.inlineFeatures();
+      assertThat(rows[2]).isNull(); // term: no features
+      for (int t = 0; t < 2; t++) {
+        int dim = G.schema().type(t).featureDim();
+        float[] want = new float[b.nodes(t).length * dim];
+        G.features(t).gather(b.nodes(t), 0, b.nodes(t).length, want, 0);
+        assertThat(rows[t]).containsExactly(want);
+        for (int i = 0; i < want.length; i++) {
+          want[i] = Half.toFloat(Half.fromFloat(want[i]));
+        }
+        assertThat(half.inlineFeatures()[t]).containsExactly(want);
+      }
+      n++;
+    }
+    assertThat(n).isEqualTo(8);
+    assertThat(h.hasNext()).isFalse();
+  }
+
+  @Test
+  void inlineRowsOfAnEmbeddedTypeAreRefused() throws Exception {
+    TypedShardSet inline = TypedShardSet.open(shards("f32", FeatureEncoding.F32));
+    TypedTrainRun.checkInlineFeatures(inline, config(EmbeddingMode.AUTO), "--shards");
+    assertThatThrownBy(
+            () -> TypedTrainRun.checkInlineFeatures(inline, config(EmbeddingMode.ALL), "--shards"))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("--learned-embeddings")
+        .hasMessageContaining("'paper'");
+  }
+
+  @Test
+  void aRowWhoseFeatureBytesAreShortIsRefusedNamingTheColumn() throws Exception {
+    TypedShardSet f32 = TypedShardSet.open(shards("f32", FeatureEncoding.F32));
+    Iterator<EncodedTypedBatch> rows = f32.encoded(0, 0, false, b -> true);
+    EncodedTypedBatch e = rows.next();
+    ((AutoCloseable) rows).close();
+    EncodedTypedBatch cut = e.withFeatures(Arrays.copyOf(e.features(), e.features().length - 4));
+    assertThatThrownBy(() -> f32.decode(cut))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("features");
+  }
+}

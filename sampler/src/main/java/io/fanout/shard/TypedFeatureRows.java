@@ -1,0 +1,129 @@
+package io.fanout.shard;
+
+import io.fanout.graph.FeatureTable;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.store.Half;
+import io.fanout.store.InvalidInputException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The inline feature rows of a typed shard row ({@code sample --features f32|f16} on a typed store,
+ * {@code docs/formats.md}, "Typed mini-batch shards"): for every type {@code t} in type order whose
+ * width {@code dims[t]} is not 0, the rows of {@code nodes(t)} (all hops, in node order), {@code
+ * dims[t]} values each, concatenated. Featureless types (learned embeddings) carry none. Only the
+ * float encodings ({@link FeatureEncoding#F32}, {@link FeatureEncoding#F16}) are built.
+ */
+public final class TypedFeatureRows {
+  private TypedFeatureRows() {}
+
+  /** Rows gathered per chunk, so no float copy of a whole type's rows is held. */
+  private static final int CHUNK_VALUES = 1 << 16;
+
+  /**
+   * The widths of the inline rows by type: {@code tables[t].dim()}, 0 where {@code tables[t]} is
+   * null.
+   */
+  public static int[] dims(FeatureTable[] tables) {
+    int[] dims = new int[tables.length];
+    for (int t = 0; t < tables.length; t++) {
+      dims[t] = tables[t] == null ? 0 : tables[t].dim();
+    }
+    return dims;
+  }
+
+  /**
+   * Gathers and encodes the inline rows of {@code b}.
+   *
+   * @param tables per type the table to gather from, null for a type that carries none
+   */
+  public static byte[] encode(TypedMiniBatch b, FeatureTable[] tables, FeatureEncoding enc) {
+    if (enc.stored() || enc == FeatureEncoding.NONE) {
+      throw new IllegalArgumentException("typed shards inline f32 or f16 rows, not " + enc.id());
+    }
+    int[] dims = dims(tables);
+    long bytes = 0;
+    for (int t = 0; t < tables.length; t++) {
+      bytes += (long) b.nodes(t).length * dims[t] * enc.bytesPerValue();
+    }
+    if (bytes > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException(
+          "batch "
+              + b.batch()
+              + " of epoch "
+              + b.epoch()
+              + " would inline "
+              + bytes
+              + " bytes of "
+              + enc.id()
+              + " features, more than one Parquet value holds; use --features none or f16, a"
+              + " smaller --batch-size or smaller fanouts");
+    }
+    byte[] out = new byte[(int) bytes];
+    int at = 0;
+    float[] chunk = new float[0];
+    for (int t = 0; t < tables.length; t++) {
+      int dim = dims[t];
+      if (dim == 0) {
+        continue;
+      }
+      int[] ids = b.nodes(t);
+      int rowsPerChunk = Math.max(1, CHUNK_VALUES / dim);
+      if (chunk.length < rowsPerChunk * dim) {
+        chunk = new float[rowsPerChunk * dim];
+      }
+      for (int i = 0; i < ids.length; i += rowsPerChunk) {
+        int c = Math.min(rowsPerChunk, ids.length - i);
+        tables[t].gather(ids, i, c, chunk, 0);
+        BatchCodec.encodeFeaturesInto(chunk, c * dim, enc, out, at);
+        at += c * dim * enc.bytesPerValue();
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The inline rows of row {@code e} as float32 per type ({@code f16} widens exactly), null for a
+   * type of width 0.
+   *
+   * @param b the row decoded ({@link TypedBatchCodec#decode}): its node lists size the rows
+   * @throws InvalidInputException when the row's feature bytes are not those rows, naming the batch
+   */
+  public static float[][] decode(
+      EncodedTypedBatch e, TypedMiniBatch b, FeatureEncoding enc, int[] dims) {
+    byte[] src = e.features();
+    long want = 0;
+    for (int t = 0; t < dims.length; t++) {
+      want += (long) b.nodes(t).length * dims[t] * enc.bytesPerValue();
+    }
+    if (src == null || src.length != want) {
+      throw new RowInts.Row("typed shard row", e.epoch(), e.batch())
+          .bad(
+              ShardSchema.FEATURES,
+              "has " + (src == null ? "no" : Integer.toString(src.length)) + " bytes",
+              want + " (" + enc.id() + " rows of every featured type's nodes)");
+    }
+    ByteBuffer buf = ByteBuffer.wrap(src).order(ByteOrder.LITTLE_ENDIAN);
+    float[][] out = new float[dims.length][];
+    int at = 0;
+    for (int t = 0; t < dims.length; t++) {
+      if (dims[t] == 0) {
+        continue;
+      }
+      int n = b.nodes(t).length * dims[t];
+      float[] x = new float[n];
+      if (enc == FeatureEncoding.F32) {
+        buf.position(at);
+        buf.asFloatBuffer().get(x, 0, n);
+        at += 4 * n;
+      } else {
+        for (int i = 0; i < n; i++) {
+          x[i] = Half.toFloat(buf.getShort(at));
+          at += 2;
+        }
+      }
+      out[t] = x;
+    }
+    return out;
+  }
+}
