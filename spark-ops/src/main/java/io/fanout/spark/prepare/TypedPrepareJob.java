@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -107,20 +108,21 @@ public final class TypedPrepareJob {
     if (requested < 0) {
       throw new io.fanout.conf.FanoutConfigException("--partitions must be >= 0, got " + requested);
     }
+    Function<Boolean, PreparePlan> planner =
+        footersOnly ->
+            TypedPreparePlanner.plan(
+                spark,
+                conf,
+                in,
+                relations,
+                encodings,
+                linkSplit != null,
+                idLookup,
+                out,
+                requested,
+                footersOnly);
     if (conf.get(PrepareOptions.DRY_RUN)) {
-      PreparePlan p =
-          TypedPreparePlanner.plan(
-              spark,
-              conf,
-              in,
-              relations,
-              encodings,
-              linkSplit != null,
-              idLookup,
-              out,
-              requested,
-              false);
-      return new PrepareOutcome(out, null, false, secondsSince(start), p);
+      return new PrepareOutcome(out, null, false, secondsSince(start), planner.apply(false));
     }
     Map<String, String> recorded = recorded(encodings, linkSplit != null);
     OutputCommit.Plan plan =
@@ -134,18 +136,7 @@ public final class TypedPrepareJob {
     }
     if (!conf.get(PrepareOptions.SKIP_SPACE_CHECK)) {
       // from Parquet footers only: counting other inputs would read them once more
-      PreparePlan p =
-          TypedPreparePlanner.plan(
-              spark,
-              conf,
-              in,
-              relations,
-              encodings,
-              linkSplit != null,
-              idLookup,
-              out,
-              requested,
-              true);
+      PreparePlan p = planner.apply(true);
       if (p != null) {
         SpaceCheck.require(p);
       }
