@@ -7,6 +7,7 @@ import io.fanout.nn.ModelConfig;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.StoreManifest;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * The Java heap a training run holds at once, at the least, from the sizes known before it starts
@@ -24,7 +25,7 @@ import java.util.Locale;
  * RowCacheSizing#heapBesideRows}). Activations and everything else come on top: a run over the
  * bound cannot fit; one under it may still run out.
  */
-final class TrainMemory {
+public final class TrainMemory {
   private final TrainSpec spec;
   private final int dim;
   private final ShardManifest shards;
@@ -58,16 +59,73 @@ final class TrainMemory {
     this.vertices = store.vertices();
     this.rowBytes = store.rowBytes();
     this.shards = shards;
-    long batches = Math.max(1, shards.totals.batches);
-    this.nodesPerBatch = (shards.totals.nodes + batches - 1) / batches;
-    long threads = Math.max(1, Math.min(spec.loading().loaderThreads(), shards.partsPerEpoch));
+    this.nodesPerBatch = nodesPerBatch(shards);
+    this.readyBatches =
+        readyBatches(
+            spec.loading().loaderThreads(),
+            spec.loading().prefetch(),
+            shards,
+            spec.optimization().epochs(),
+            spec.output().resume() || retry);
+  }
+
+  /**
+   * The batches the loaders keep ready at once: {@code min(loaderThreads, parts) x (prefetch + 1)},
+   * at most an epoch's, for the current epoch and, when another follows, for the next one, whose
+   * loader starts with the current epoch.
+   *
+   * @param resumed whether the run continues a checkpoint: it may have one epoch left, and so one
+   *     loader
+   */
+  public static long readyBatches(
+      int loaderThreads, int prefetch, ShardManifest shards, int epochs, boolean resumed) {
+    long threads = Math.max(1, Math.min(loaderThreads, shards.partsPerEpoch));
     long perLoader =
-        Math.min(
-            threads * (Math.max(1, spec.loading().prefetch()) + 1),
-            Math.max(1, shards.batchesPerEpoch));
-    // A resumed run may have one epoch left, and so one loader.
-    boolean twoEpochs = spec.optimization().epochs() > 1 && !spec.output().resume() && !retry;
-    this.readyBatches = perLoader * (twoEpochs ? 2 : 1);
+        Math.min(threads * (Math.max(1, prefetch) + 1), Math.max(1, shards.batchesPerEpoch));
+    boolean twoEpochs = epochs > 1 && !resumed;
+    return perLoader * (twoEpochs ? 2 : 1);
+  }
+
+  /** The nodes of a mean batch of {@code shards}, rounded up. */
+  public static long nodesPerBatch(ShardManifest shards) {
+    long batches = Math.max(1, shards.totals.batches);
+    return (shards.totals.nodes + batches - 1) / batches;
+  }
+
+  /**
+   * The heap of a learned embedding table of {@code rows x dim} floats: its values and both sparse
+   * Adam moments.
+   */
+  public static long learnedTableBytes(long rows, int dim) {
+    return 12L * rows * dim;
+  }
+
+  /** The heap of {@code numParams} dense parameters with their gradients and both Adam moments. */
+  public static long denseBytes(long numParams) {
+    return 16L * numParams;
+  }
+
+  /**
+   * Refuses a run whose {@code need} bytes of heap, at the least, exceed {@code maxHeap} ({@code
+   * Runtime.maxMemory()} where it runs): the one limit of every train check.
+   *
+   * @param madeOf what {@code need} is made of, for the message
+   * @param change the options to change, for the message
+   * @throws OutOfHeapException naming both figures, {@code madeOf} and {@code change}
+   */
+  public static void refuseOver(long need, long maxHeap, Supplier<String> madeOf, String change) {
+    if (need <= maxHeap) {
+      return;
+    }
+    throw new OutOfHeapException(
+        String.format(
+            Locale.ROOT,
+            "train needs at least %s of Java heap but has %s (max heap): %s; %s",
+            size(need),
+            size(maxHeap),
+            madeOf.get(),
+            change),
+        null);
   }
 
   /** The figures of {@code spec}'s run, read again from its manifests (for an error message). */
@@ -115,31 +173,27 @@ final class TrainMemory {
    */
   void check(int numParams, long maxHeap) {
     long need = leastBytes(numParams);
-    if (need <= maxHeap) {
-      return;
-    }
-    throw new OutOfHeapException(
-        String.format(
-            Locale.ROOT,
-            "train needs at least %s of Java heap but has %s (max heap): the loaders keep %d"
-                + " batches ready, each of about %,d nodes x %d features (%s), and the model"
-                + " holds %,d parameters with their gradients and Adam moments%s; %s",
-            size(need),
-            size(maxHeap),
-            readyBatches,
-            nodesPerBatch,
-            dim,
-            batches(),
-            numParams,
-            cacheBytes() == 0
-                ? ""
-                : ", plus "
-                    + size(cacheBytes())
-                    + " for the feature cache (--feature-cache-bytes "
-                    + spec.features().cacheBytes()
-                    + " and its bookkeeping)",
-            advice(Math.max(need + need / 2, maxHeap + 1))),
-        null);
+    refuseOver(
+        need,
+        maxHeap,
+        () ->
+            String.format(
+                Locale.ROOT,
+                "the loaders keep %d batches ready, each of about %,d nodes x %d features (%s), and"
+                    + " the model holds %,d parameters with their gradients and Adam moments%s",
+                readyBatches,
+                nodesPerBatch,
+                dim,
+                batches(),
+                numParams,
+                cacheBytes() == 0
+                    ? ""
+                    : ", plus "
+                        + size(cacheBytes())
+                        + " for the feature cache (--feature-cache-bytes "
+                        + spec.features().cacheBytes()
+                        + " and its bookkeeping)"),
+        advice(Math.max(need + need / 2, maxHeap + 1)));
   }
 
   /**
@@ -152,8 +206,8 @@ final class TrainMemory {
   static void checkModel(ModelConfig cfg, long maxHeap) {
     if (cfg.learnedInput()) {
       // values and two sparse Adam moments per element, on the heap
-      long table = 12L * cfg.embeddingRows() * cfg.inDim();
-      long dense = 16 * GnnModel.paramCount(cfg);
+      long table = learnedTableBytes(cfg.embeddingRows(), cfg.inDim());
+      long dense = denseBytes(GnnModel.paramCount(cfg));
       if (table + dense > maxHeap) {
         throw new OutOfHeapException(
             String.format(
@@ -173,7 +227,7 @@ final class TrainMemory {
       }
     }
     long numParams = GnnModel.paramCount(cfg);
-    long need = 16 * numParams; // parameters, gradients, two Adam moments: 4 floats each
+    long need = denseBytes(numParams);
     if (numParams <= GnnModel.MAX_PARAMS && need <= maxHeap) {
       return;
     }

@@ -36,8 +36,9 @@ import java.util.function.Function;
 /**
  * One typed training run from typed shards: checks the shards against the graph, builds the model
  * of the shards' seed type, trains (or resumes) it with {@link TypedTrainer#fit} into the model
- * dir. Validation samples the target type's val split with the shards' fanouts; link shards ({@code
- * sample --task link}) train a link model of their relation ({@link TypedLinkTrainer}).
+ * dir, once {@link TypedTrainMemory} finds that what it holds on the heap can fit. Validation
+ * samples the target type's val split with the shards' fanouts; link shards ({@code sample --task
+ * link}) train a link model of their relation ({@link TypedLinkTrainer}).
  */
 public final class TypedTrainRun {
   private TypedTrainRun() {}
@@ -192,7 +193,8 @@ public final class TypedTrainRun {
       TypedTrainOptions opts,
       PrintStream progress,
       Replica replica,
-      long t0) {
+      long t0,
+      TypedTrainMemory memory) {
     HeldOutEdges val =
         r.graph() instanceof TypedGraphStore s
             ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0))
@@ -201,6 +203,7 @@ public final class TypedTrainRun {
             r.cache() == null ? null : TypedRowCaches.open(r.graph(), cfg, r.cache());
         Backend be = Backends.select(r.backend(), r.deviceOrdinal());
         TypedModel model = new TypedModel(cfg, be, task.decoder())) {
+      memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
       double wait;
@@ -440,6 +443,10 @@ public final class TypedTrainRun {
               + set.featureEncoding().id()
               + "): drop the option or use shards sampled without --features");
     }
+    TypedTrainMemory memory =
+        new TypedTrainMemory(
+            cfg, TypedTrainMemory.rowBytes(r.graph(), cfg), r.cache(), set.manifest(), r.loading());
+    memory.check(0, Runtime.getRuntime().maxMemory());
     TypedTrainOptions opts =
         new TypedTrainOptions(
             r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed(), r.schedule());
@@ -458,7 +465,7 @@ public final class TypedTrainRun {
                 + r.shards()
                 + "): use node-classification shards");
       }
-      return trainLink(r, set, cfg, task, opts, progress, replica, t0);
+      return trainLink(r, set, cfg, task, opts, progress, replica, t0, memory);
     }
     TypedEpochs val = r.valShards() == null ? null : valShards(r, schema, cfg, hops);
     TypedSampler sampler =
@@ -473,6 +480,7 @@ public final class TypedTrainRun {
                 : TypedRowCaches.open(r.graph(), cfg, r.cache().none());
         Backend be = Backends.select(r.backend(), r.deviceOrdinal());
         TypedModel model = new TypedModel(cfg, be)) {
+      memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;
       double wait;
