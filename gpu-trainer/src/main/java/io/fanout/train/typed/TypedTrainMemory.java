@@ -163,11 +163,16 @@ final class TypedTrainMemory {
     s.append(
         String.format(
             Locale.ROOT,
-            "the loaders keep %d batches ready, each of about %,d nodes, and the model holds %,d"
-                + " parameters with their gradients and Adam moments",
+            "the loaders keep %d batches ready, each of about %,d nodes, and ",
             readyBatches,
-            nodesPerBatch,
-            numParams));
+            nodesPerBatch));
+    s.append(
+        numParams == 0
+            ? "the model's parameters come on top (not built yet)"
+            : String.format(
+                Locale.ROOT,
+                "the model holds %,d parameters with their gradients and Adam moments",
+                numParams));
     return s.toString();
   }
 
