@@ -24,8 +24,9 @@ import org.apache.spark.sql.SparkSession;
  * applies ({@link TypedIdLookup}), none, and the edge shuffle), with the formulas of {@link
  * PreparePlanner}. Under a graph partitioner every type has the partitions of all types together.
  * Partition {@code p} of the plan sums partition {@code p} of every type and the CSR parts of every
- * relation into it. Row counts come from Parquet footers, or from Spark counts where a table is not
- * a plain Parquet scan.
+ * relation into it. With {@code --feature-layout seed-groups} the layout step is one more step
+ * ({@link TypedLayoutPlanner}). Row counts come from Parquet footers, or from Spark counts where a
+ * table is not a plain Parquet scan.
  */
 final class TypedPreparePlanner {
   private TypedPreparePlanner() {}
