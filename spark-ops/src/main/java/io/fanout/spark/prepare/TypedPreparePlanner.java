@@ -3,6 +3,7 @@ package io.fanout.spark.prepare;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.PerType;
 import io.fanout.conf.options.PrepareOptions;
+import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.IdRankTable;
 import io.fanout.store.StoreFeatureEncoding;
 import java.nio.file.Path;
@@ -23,8 +24,9 @@ import org.apache.spark.sql.SparkSession;
  * applies ({@link TypedIdLookup}), none, and the edge shuffle), with the formulas of {@link
  * PreparePlanner}. Under a graph partitioner every type has the partitions of all types together.
  * Partition {@code p} of the plan sums partition {@code p} of every type and the CSR parts of every
- * relation into it. Row counts come from Parquet footers, or from Spark counts where a table is not
- * a plain Parquet scan.
+ * relation into it. With {@code --feature-layout seed-groups} the layout step is one more step
+ * ({@link TypedLayoutPlanner}). Row counts come from Parquet footers, or from Spark counts where a
+ * table is not a plain Parquet scan.
  */
 final class TypedPreparePlanner {
   private TypedPreparePlanner() {}
@@ -108,6 +110,8 @@ final class TypedPreparePlanner {
     Sums sums = new Sums();
     long rankTableBytes = 0;
     List<Map<String, Object>> typeInputs = new ArrayList<>();
+    List<TypedLayoutPlanner.Type> layoutTypes = new ArrayList<>();
+    int globalPartitions = 0;
     long vertices = 0;
     for (TypeFigures f : types.values()) {
       String enc = f.stats.featureDim == 0 ? "f32" : encodings.of(f.table.name()).id();
@@ -125,13 +129,21 @@ final class TypedPreparePlanner {
                   graphPartitioner,
                   rankTables));
       long rowBytes = PreparePlanner.featureRowBytes(enc, f.stats.featureDim, conf);
+      long featureFiles = 0;
+      long largest = 0;
       for (PreparePlan.Partition p : e.partitions()) {
         long bytes = PreparePlanner.nodesFileBytes(p.vertices());
         if (f.stats.featureDim > 0) {
-          bytes += PreparePlanner.featureFileBytes(p.vertices(), rowBytes);
+          long features = PreparePlanner.featureFileBytes(p.vertices(), rowBytes);
+          featureFiles += features;
+          bytes += features;
         }
         sums.partition(p.partition(), p.vertices(), 0, bytes);
+        largest = Math.max(largest, p.vertices());
       }
+      layoutTypes.add(
+          new TypedLayoutPlanner.Type(f.table.name(), f.stats.vertices, featureFiles, largest));
+      globalPartitions += e.partitions().size();
       for (String kind : List.of("nodes", "features", "idmap")) {
         sums.add(sums.store, kind, e.store().getOrDefault(kind, 0L));
       }
@@ -155,6 +167,7 @@ final class TypedPreparePlanner {
       typeInputs.add(m);
     }
     List<Map<String, Object>> relationInputs = new ArrayList<>();
+    List<TypedLayoutPlanner.Relation> layoutRelations = new ArrayList<>();
     long storeEdges = 0;
     for (int i = 0; i < relations.size(); i++) {
       TypedTables.RelationTable r = relations.get(i);
@@ -203,6 +216,8 @@ final class TypedPreparePlanner {
       sums.stages(e.stages(), PreparePlanner.JOIN_STEP, "relation '" + r.name() + "'");
       sums.stages(e.stages(), PrepareJob.EDGE_FILES, "relation '" + r.name() + "'");
       storeEdges += relationEdges[i];
+      layoutRelations.add(
+          new TypedLayoutPlanner.Relation(r.srcType(), r.dstType(), relationEdges[i]));
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("relation", r.name());
       m.put("src_type", r.srcType());
@@ -214,6 +229,30 @@ final class TypedPreparePlanner {
       relationInputs.add(m);
     }
     sums.shuffle.remove(PreparePlanner.JOIN_STEP, 0L);
+    sums.notes.removeIf(n -> n.startsWith("--feature-layout rewrites"));
+    FeatureLayoutKind layout = conf.get(PrepareOptions.FEATURE_LAYOUT);
+    if (layout != FeatureLayoutKind.IDENTITY) {
+      String step = TypedPrepareJob.LAYOUT_STEP + layout.id();
+      TypedLayoutPlanner.Estimate e =
+          TypedLayoutPlanner.estimate(
+              step,
+              layoutTypes,
+              layoutRelations,
+              TypedFeatureLayouts.target(in.types, layout),
+              globalPartitions,
+              ShuffleCodec.of(spark.sparkContext().getConf()));
+      sums.add(sums.shuffle, step, e.shuffleBytes());
+      sums.stages.put(step, e.stage());
+      sums.staging += e.stagingBytes();
+      sums.notes.add(
+          "--feature-layout "
+              + layout.id()
+              + ": the staging folder also holds each featured type's feature files at their ids"
+              + " until the step ends ("
+              + e.stagingBytes()
+              + " bytes); its shuffle counts every vertex of the labelled type as a seed and no"
+              + " map-side combining (an upper bound)");
+    }
     sums.notes.removeIf(n -> n.startsWith("held-out val/test edges"));
     sums.notes.removeIf(n -> n.startsWith("--id-lookup task:"));
     if (rankTableBytes > 0) {

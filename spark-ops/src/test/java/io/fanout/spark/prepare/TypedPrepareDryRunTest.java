@@ -111,6 +111,46 @@ class TypedPrepareDryRunTest {
   }
 
   @Test
+  void seedGroupsLayoutIsAStepOfThePlan() {
+    Path out = tmp.resolve("layout.store");
+    String step = TypedPrepareJob.LAYOUT_STEP + "seed-groups";
+    PreparePlan without = prepare(out).option("dry-run", "true").execute().plan();
+    assertThat(without.shuffleBytesByStep()).doesNotContainKey(step);
+    assertThat(without.stages()).extracting(PreparePlan.Stage::step).doesNotContain(step);
+
+    PreparePlan with =
+        prepare(out)
+            .option("dry-run", "true")
+            .option("feature-layout", "seed-groups")
+            .execute()
+            .plan();
+    assertThat(out).doesNotExist();
+    assertThat(with.stages()).extracting(PreparePlan.Stage::step).contains(step);
+    assertThat(with.describe()).contains(step);
+    long layout = with.shuffleBytesByStep().get(step);
+    // a run shuffled 149,745 bytes more with the layout than without: the estimate is an upper
+    // bound (every paper a seed, no map-side combining);
+    // reference: every vertex twice (a seed or a reached vertex per round) and every store edge
+    // once (2 x 20,000: each relation and its reverse), each pair two raw longs
+    long reference = 16L * (2 * 7_700 + 2 * 20_000);
+    System.out.printf("typed layout: shuffle estimate %d, reference %d%n", layout, reference);
+    assertThat(layout).isPositive();
+    assertThat((double) layout / reference).as("layout shuffle").isBetween(0.25, 4.0);
+    // the feature files are held twice while the step runs: paper's f32 and author's int8 rows
+    long featureFiles =
+        StoreLayout.HEADER_BYTES * 3 + 5_000L * 16 * 4 + StoreLayout.HEADER_BYTES * 3 + 2_500L * 8;
+    assertThat(outputNeed(with) - outputNeed(without)).isEqualTo(featureFiles);
+    assertThat(with.shuffleBytes() - without.shuffleBytes()).isEqualTo(layout);
+  }
+
+  /** What the plan needs on the output's disk besides Spark's shuffle files. */
+  private static long outputNeed(PreparePlan plan) {
+    PreparePlan.Disk d = plan.disks().get(0);
+    assertThat(d.role()).startsWith("output");
+    return d.needBytes() - (d.role().contains("shuffle") ? plan.shuffleBytes() : 0);
+  }
+
+  @Test
   void planOfDataFramesCountsTheirRows() {
     Path out = tmp.resolve("frames.store");
     PrepareResult dry =
