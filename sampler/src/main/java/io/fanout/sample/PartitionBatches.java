@@ -41,6 +41,16 @@ public final class PartitionBatches {
     return ranks(epochKey, partitions, false);
   }
 
+  /** {@code batch[c]}: the batch that holds chunk {@code c}, the inverse of {@link #chunkOrder}. */
+  public static int[] batchOfChunk(long epochKey, int chunks) {
+    int[] order = chunkOrder(epochKey, chunks);
+    int[] batch = new int[order.length];
+    for (int b = 0; b < order.length; b++) {
+      batch[order[b]] = b;
+    }
+    return batch;
+  }
+
   /**
    * {@code order[b]}: the chunk batch {@code b} holds; the last chunk stays last.
    *

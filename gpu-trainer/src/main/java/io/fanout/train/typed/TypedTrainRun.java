@@ -86,58 +86,6 @@ public final class TypedTrainRun {
       DecoderKind decoder,
       TypedCacheSettings cache,
       HotReuse reuse) {
-    /** A run that reads the memory-mapped store (no feature cache), without hot-embedding reuse. */
-    public Request(
-        TypedGraph graph,
-        Path shards,
-        Path modelDir,
-        boolean resume,
-        ModelKind model,
-        int hidden,
-        int layers,
-        float dropout,
-        float lr,
-        float weightDecay,
-        LrSchedule schedule,
-        int epochs,
-        long seed,
-        EmbeddingMode embeddings,
-        int bases,
-        FeatureNormKind featureNorm,
-        BackendKind backend,
-        int deviceOrdinal,
-        boolean verify,
-        Path valShards,
-        TrainSpec.Loading loading,
-        HgnSettings hgn,
-        DecoderKind decoder) {
-      this(
-          graph,
-          shards,
-          modelDir,
-          resume,
-          model,
-          hidden,
-          layers,
-          dropout,
-          lr,
-          weightDecay,
-          schedule,
-          epochs,
-          seed,
-          embeddings,
-          bases,
-          featureNorm,
-          backend,
-          deviceOrdinal,
-          verify,
-          valShards,
-          loading,
-          hgn,
-          decoder,
-          null,
-          HotReuse.OFF);
-    }
 
     /** The batches gathered ahead of the step through a feature cache. */
     int cachePrefetch() {

@@ -56,15 +56,7 @@ final class TypedPreparePlanner {
     Map<String, TypeFigures> types = new LinkedHashMap<>();
     boolean counted = false;
     for (TypedTables.TypeTable t : in.types) {
-      VertexNormalization n =
-          new VertexNormalization(
-              t.table(),
-              t.source(),
-              t.csv(),
-              t.idColumn(),
-              t.featuresColumn(),
-              t.labelColumn(),
-              t.splitColumn());
+      VertexNormalization n = VertexNormalization.of(t);
       InputStats s = InputStats.vertexFooters(t.table(), t.featuresColumn(), t.idColumn());
       if (s == null) {
         if (footersOnly) {

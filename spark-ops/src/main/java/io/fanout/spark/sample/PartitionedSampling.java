@@ -93,13 +93,9 @@ final class PartitionedSampling {
       int[][] chunkBatch = new int[spec.epochs][];
       int[][] homes = new int[spec.epochs][];
       for (int e = 0; e < spec.epochs; e++) {
-        int[] order =
-            PartitionBatches.chunkOrder(
+        chunkBatch[e] =
+            PartitionBatches.batchOfChunk(
                 SampleHash.epochKey(spec.seed, e), spec.plan.batchesPerEpoch());
-        chunkBatch[e] = new int[order.length];
-        for (int b = 0; b < order.length; b++) {
-          chunkBatch[e][order[b]] = b;
-        }
         homes[e] = PartitionBatches.homes(perPartition, spec.seed, e, batchSize);
       }
       batchOfChunk = jsc.broadcast(chunkBatch);

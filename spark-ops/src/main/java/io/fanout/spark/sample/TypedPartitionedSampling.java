@@ -191,13 +191,9 @@ final class TypedPartitionedSampling {
   private static int[][] chunkBatches(TypedSampleSpec spec) {
     int[][] chunkBatch = new int[spec.epochs][];
     for (int e = 0; e < spec.epochs; e++) {
-      int[] order =
-          PartitionBatches.chunkOrder(
+      chunkBatch[e] =
+          PartitionBatches.batchOfChunk(
               SampleHash.epochKey(spec.seed, e), spec.plan.batchesPerEpoch());
-      chunkBatch[e] = new int[order.length];
-      for (int b = 0; b < order.length; b++) {
-        chunkBatch[e][order[b]] = b;
-      }
     }
     return chunkBatch;
   }
