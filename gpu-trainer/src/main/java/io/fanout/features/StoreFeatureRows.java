@@ -66,7 +66,7 @@ public final class StoreFeatureRows {
   }
 
   /** Whether {@code be} reads mapped rows through the host gather it is given (CPU backends). */
-  private static boolean readsThroughHostGather(Backend be) {
+  static boolean readsThroughHostGather(Backend be) {
     return be instanceof io.fanout.tensor.CpuBackend
         || be instanceof io.fanout.tensor.CheckingBackend;
   }

@@ -11,7 +11,7 @@ import io.fanout.tensor.IntTensor;
  * {@code --feature-access device} or {@code zero-copy}): the rows the loader would have gathered
  * and normalized on the host, bit for bit ({@link Backend#normalizeRows}).
  */
-final class NormalizedFeatureRows implements FeatureRows {
+public final class NormalizedFeatureRows implements FeatureRows {
   private final FeatureRows rows;
   private final Backend backend;
   private final boolean l1;
@@ -23,7 +23,7 @@ final class NormalizedFeatureRows implements FeatureRows {
   }
 
   /** {@code rows} normalized by {@code norm}; {@code rows} itself when {@code norm} is none. */
-  static FeatureRows of(FeatureRows rows, Backend backend, FeatureNormKind norm) {
+  public static FeatureRows of(FeatureRows rows, Backend backend, FeatureNormKind norm) {
     return norm == FeatureNormKind.NONE
         ? rows
         : new NormalizedFeatureRows(rows, backend, norm == FeatureNormKind.L1);

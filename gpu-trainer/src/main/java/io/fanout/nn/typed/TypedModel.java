@@ -9,6 +9,7 @@ import io.fanout.tensor.Activation;
 import io.fanout.tensor.Aggregation;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.FeatureRows;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.FloatView;
 import io.fanout.tensor.IntTensor;
@@ -23,7 +24,9 @@ import io.fanout.tensor.TensorBufs;
  * ({@link TypedModelConfig#inputWidth}: the hidden width, or hgn's {@link HgnSettings#inputWidth}),
  * {@code h = x W_in[t] + b_in[t]}; a type with a learned embedding reads its vertices' rows of an
  * {@link EmbeddingTable} (uploaded per batch; their gradient rows come back to the host and {@link
- * #updateEmbeddings} applies a sparse Adam step).
+ * #updateEmbeddings} applies a sparse Adam step). A type whose rows the backend reads in place
+ * ({@link #readFeaturesFrom}, {@code --feature-access zero-copy|device}) gets only its node ids
+ * uploaded; the backend writes its rows into the input matrix.
  *
  * <p>Dense parameters (input projections, then each layer's) are one contiguous tensor of the
  * backend, gradients another of the same length, as for {@link io.fanout.nn.GnnModel}: one Adam
@@ -44,6 +47,8 @@ public final class TypedModel implements AutoCloseable {
   private final MlpDecoder mlp; // a link model's --decoder mlp, else null
   private final TypedBatchTensors batch;
   private FloatTensor features; // the batch's feature rows, type t from featOff[t]
+  private FeatureRows[] inPlace; // per type: the rows the backend reads in place, or null
+  private IntTensor inputIds; // the node ids of the types read in place, type by type
   private int[] featOff;
   private final FloatTensor[] level; // level[h]: the hidden matrix after hop h (L: input)
   private final FloatTensor[] dropped; // per layer: its input after dropout
@@ -154,6 +159,42 @@ public final class TypedModel implements AutoCloseable {
   /** The link decoder's MLP ({@code --decoder mlp}), or null. */
   public MlpDecoder decoder() {
     return mlp;
+  }
+
+  /**
+   * Has the backend read the input rows of each type {@code t} with {@code rows[t]} not null from
+   * {@code rows[t]} ({@code --feature-access zero-copy|device}): a forward uploads that type's node
+   * ids only, and the {@code features[t]} it is given are ignored (pass null). The model does not
+   * own the rows: close them after the last forward, before the backend. Call before training.
+   *
+   * @throws IllegalArgumentException when a type with rows embeds its input or its rows have
+   *     another width than the type's features
+   */
+  public TypedModel readFeaturesFrom(FeatureRows[] rows) {
+    if (rows.length != cfg.numTypes()) {
+      throw new IllegalArgumentException(
+          "feature rows for " + rows.length + " types; the model has " + cfg.numTypes());
+    }
+    for (int t = 0; t < rows.length; t++) {
+      if (rows[t] != null && (tables[t] != null || rows[t].dim() != cfg.type(t).featureDim())) {
+        throw new IllegalArgumentException(
+            "type '"
+                + cfg.type(t).name()
+                + "' reads "
+                + (tables[t] != null
+                    ? "a learned embedding"
+                    : cfg.type(t).featureDim() + " features")
+                + ", not rows of "
+                + rows[t].dim());
+      }
+    }
+    this.inPlace = rows.clone();
+    return this;
+  }
+
+  /** Whether the backend reads type {@code t}'s input rows in place ({@link #readFeaturesFrom}). */
+  public boolean readsInPlace(int t) {
+    return inPlace != null && inPlace[t] != null;
   }
 
   /** Type {@code t}'s learned embedding table, or null when it reads its features. */
@@ -480,6 +521,7 @@ public final class TypedModel implements AutoCloseable {
     }
     features = features == null ? new float[cfg.numTypes()][] : features;
     feats = TensorBufs.ensure(be, feats, Math.max(1, n));
+    int[] idsOff = uploadInPlaceIds(tb, top);
     for (int t = 0; t < cfg.numTypes(); t++) {
       int rows = tb.rows(t, top);
       if (rows == 0) {
@@ -493,16 +535,44 @@ public final class TypedModel implements AutoCloseable {
         continue;
       }
       int dim = cfg.type(t).featureDim();
-      float[] x = features[t];
-      if (x == null || x.length < rows * dim) {
-        throw new IllegalArgumentException(
-            "type '" + cfg.type(t).name() + "' needs " + rows + " feature rows of " + dim);
+      if (readsInPlace(t)) {
+        inPlace[t].gather(inputIds, idsOff[t], rows, feats, off[t]);
+      } else {
+        float[] x = features[t];
+        if (x == null || x.length < rows * dim) {
+          throw new IllegalArgumentException(
+              "type '" + cfg.type(t).name() + "' needs " + rows + " feature rows of " + dim);
+        }
+        be.upload(x, 0, feats, off[t], rows * dim);
       }
-      be.upload(x, 0, feats, off[t], rows * dim);
       be.gemm(false, false, rows, hidden, dim, 1f, feats, off[t], params, inWeight[t], 0f, out, yo);
       be.addBias(out, yo, rows, hidden, params, inBias[t]);
     }
     return feats;
+  }
+
+  /**
+   * Uploads, into {@link #inputIds}, the ids of the level-{@code top} nodes of every type read in
+   * place; returns where each type's ids start (null without such a type).
+   */
+  private int[] uploadInPlaceIds(TypedBatchTensors tb, int top) {
+    if (inPlace == null) {
+      return null;
+    }
+    int[] at = new int[cfg.numTypes()];
+    long n = 0;
+    for (int t = 0; t < cfg.numTypes(); t++) {
+      at[t] = (int) n;
+      n += readsInPlace(t) ? tb.rows(t, top) : 0;
+    }
+    inputIds = TensorBufs.ensure(be, inputIds, Math.max(1, n));
+    for (int t = 0; t < cfg.numTypes(); t++) {
+      int rows = tb.rows(t, top);
+      if (readsInPlace(t) && rows > 0) {
+        be.upload(tb.batch().nodes(t), 0, inputIds, at[t], rows);
+      }
+    }
+    return at;
   }
 
   /**
@@ -721,6 +791,7 @@ public final class TypedModel implements AutoCloseable {
       TensorBufs.free(be, t);
     }
     TensorBufs.free(be, features);
+    TensorBufs.free(be, inputIds);
     TensorBufs.free(be, dy);
     TensorBufs.free(be, dx);
     TensorBufs.free(be, dLogitsUp);

@@ -1,7 +1,7 @@
 package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraph;
-import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.nn.typed.TypedModel;
 import io.fanout.sample.TypedMiniBatch;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -9,22 +9,22 @@ import java.util.function.UnaryOperator;
 
 /**
  * The training epoch of both typed trainers: the batches of an epoch with the input rows of the
- * graph that the model reads ({@link TypedFeatures}), one step each ({@link
+ * graph that the model reads from the host ({@link TypedFeatures}), one step each ({@link
  * TypedBatchStream#forEach}), stopped before the next step once cancelled; it sums the steps'
  * losses and the time the steps waited for their batches.
  */
 final class TypedEpochLoop {
   private final TypedEpochs epochs;
   private final TypedGraph graph;
-  private final TypedModelConfig cfg;
+  private final TypedModel model;
   private BooleanSupplier cancelled = () -> false;
   private UnaryOperator<TypedMiniBatch> inputBatch = UnaryOperator.identity();
   private long waitNanos;
 
-  TypedEpochLoop(TypedEpochs epochs, TypedGraph graph, TypedModelConfig cfg) {
+  TypedEpochLoop(TypedEpochs epochs, TypedGraph graph, TypedModel model) {
     this.epochs = epochs;
     this.graph = graph;
-    this.cfg = cfg;
+    this.model = model;
   }
 
   /** Stops training before the next step once {@code check} is true. */
@@ -50,7 +50,7 @@ final class TypedEpochLoop {
         TypedBatchStream.forEach(
             epochs,
             epoch,
-            b -> TypedFeatures.gather(graph, cfg, inputBatch.apply(b)),
+            b -> TypedFeatures.gather(graph, model, inputBatch.apply(b)),
             cancelled,
             in -> {
               TypedTrainer.StepResult r = step.apply(in);

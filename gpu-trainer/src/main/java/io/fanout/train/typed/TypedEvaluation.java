@@ -53,7 +53,7 @@ public final class TypedEvaluation {
       int[] s = java.util.Arrays.copyOfRange(seeds, at, Math.min(seeds.length, at + batchSize));
       TypedMiniBatch b = sampler.sample(0, batch, s);
       sink.accept(
-          new Outputs(s, logits(model, b, TypedFeatures.gather(g, cfg, b), seed), b, model));
+          new Outputs(s, logits(model, b, TypedFeatures.gather(g, model, b), seed), b, model));
     }
   }
 
@@ -75,7 +75,7 @@ public final class TypedEvaluation {
     TypedBatchStream.forEach(
         batches,
         0,
-        b -> TypedFeatures.gather(g, cfg, b),
+        b -> TypedFeatures.gather(g, model, b),
         () -> false,
         in -> add(f1, cfg, in.batch(), logits(model, in.batch(), in.features(), seed)));
     return f1;

@@ -2,23 +2,38 @@ package io.fanout.train.typed;
 
 import io.fanout.graph.FeatureTable;
 import io.fanout.graph.TypedGraph;
+import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.TypedMiniBatch;
+import java.util.function.IntPredicate;
 
 /**
  * A typed batch's input feature rows, per type that reads features: the rows its shard inlined
  * ({@link TypedMiniBatch#inlineFeatures}, {@code sample --features}) where it carries them,
  * otherwise gathered from the graph; the same values either way when the shards inline the store's
- * own encoding.
+ * own encoding. A type the model's backend reads in place ({@link TypedModel#readsInPlace}) gets
+ * none: its node ids are all the step uploads.
  */
 final class TypedFeatures {
   private TypedFeatures() {}
 
   static float[][] gather(TypedGraph g, TypedModelConfig cfg, TypedMiniBatch b) {
+    return gather(g, cfg, b, t -> false);
+  }
+
+  /**
+   * The input rows {@code model} takes from the host for {@code b}: none of types read in place.
+   */
+  static float[][] gather(TypedGraph g, TypedModel model, TypedMiniBatch b) {
+    return gather(g, model.config(), b, model::readsInPlace);
+  }
+
+  private static float[][] gather(
+      TypedGraph g, TypedModelConfig cfg, TypedMiniBatch b, IntPredicate inPlace) {
     float[][] x = new float[cfg.numTypes()][];
     float[][] inline = b.inlineFeatures();
     for (int t = 0; t < cfg.numTypes(); t++) {
-      if (cfg.type(t).embedded()) {
+      if (cfg.type(t).embedded() || inPlace.test(t)) {
         continue;
       }
       int dim = cfg.type(t).featureDim();

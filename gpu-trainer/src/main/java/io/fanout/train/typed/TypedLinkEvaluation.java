@@ -39,7 +39,8 @@ public final class TypedLinkEvaluation {
     for (int at = 0, batch = 0; at < ids.length; at += batchSize, batch++) {
       int n = Math.min(batchSize, ids.length - at);
       TypedMiniBatch b = w.sample(0, batch, ids, at, n);
-      model.forwardAll(b, TypedFeatures.gather(g, cfg, b), false, Trainer.batchKey(seed, 0, batch));
+      model.forwardAll(
+          b, TypedFeatures.gather(g, model, b), false, Trainer.batchKey(seed, 0, batch));
       float[] rows = model.levelRows(0, type);
       System.arraycopy(rows, 0, out, at * dim, n * dim);
     }

@@ -71,7 +71,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
     this.model = model;
     this.graph = graph;
     this.task = task;
-    this.loop = new TypedEpochLoop(epochs, graph, model.config());
+    this.loop = new TypedEpochLoop(epochs, graph, model);
     this.opts = opts;
     this.valFanouts = valFanouts;
     this.adam = new Adam(model.backend(), model.numParams(), opts.weightDecay());
@@ -90,7 +90,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** One training step on link batch {@code b} of {@code epoch}: summed loss, pairs, correct. */
   public StepStats step(TypedMiniBatch b, int epoch) {
-    return step(b, TypedFeatures.gather(graph, model.config(), b), epoch, opts.lr(epoch));
+    return step(b, TypedFeatures.gather(graph, model, b), epoch, opts.lr(epoch));
   }
 
   /** One training step on link batch {@code b} with its input rows {@code x}. */

@@ -22,6 +22,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.HotReuse;
 import io.fanout.train.LinkMetrics;
@@ -59,6 +60,8 @@ public final class TypedTrainRun {
    *     ({@link TypedRowCaches}); null: the memory-mapped store
    * @param reuse hot-embedding reuse ({@link TypedTrainer#reuseHot}; {@link HotReuse#OFF}: none);
    *     node shards only
+   * @param access how a step gets the featured types' input rows ({@code --feature-access}, {@link
+   *     TypedInPlaceRows}); null: {@link FeatureAccessMode#GATHER}
    */
   public record Request(
       TypedGraph graph,
@@ -85,7 +88,13 @@ public final class TypedTrainRun {
       HgnSettings hgn,
       DecoderKind decoder,
       TypedCacheSettings cache,
-      HotReuse reuse) {
+      HotReuse reuse,
+      FeatureAccessMode access) {
+
+    /** The asked feature access; {@link FeatureAccessMode#GATHER} when none was given. */
+    FeatureAccessMode featureAccess() {
+      return access == null ? FeatureAccessMode.GATHER : access;
+    }
 
     /** The batches gathered ahead of the step through a feature cache. */
     int cachePrefetch() {
@@ -150,7 +159,11 @@ public final class TypedTrainRun {
     try (TypedRowCaches caches =
             r.cache() == null ? null : TypedRowCaches.open(r.graph(), cfg, r.cache());
         Backend be = Backends.select(r.backend(), r.deviceOrdinal());
-        TypedModel model = new TypedModel(cfg, be, task.decoder())) {
+        TypedModel model = new TypedModel(cfg, be, task.decoder());
+        TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
+      if (rows != null) {
+        model.readFeaturesFrom(rows.rows());
+      }
       memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
@@ -198,6 +211,13 @@ public final class TypedTrainRun {
         : TypedCachedStream.through(mine, caches, cfg, r.cachePrefetch(), progress);
   }
 
+  /** The rows {@code be} reads in place for the run's resolved feature access, or null. */
+  private static TypedInPlaceRows inPlace(
+      Request r, TypedShardSet set, TypedModelConfig cfg, Backend be, PrintStream progress) {
+    return TypedInPlaceRows.open(
+        r.featureAccess(), r.graph(), set, r.cache() != null, cfg, be, progress);
+  }
+
   /** The run's feature caches' totals, once it trained (nothing without a cache or a log). */
   private static void reportCache(TypedRowCaches caches, PrintStream progress) {
     if (caches != null && progress != null) {
@@ -225,6 +245,7 @@ public final class TypedTrainRun {
     TypedShardSet v = TypedShardSet.open(r.valShards());
     checkShards(v, schema);
     checkInlineFeatures(v, cfg, "--val-shards");
+    TypedInPlaceRows.check(r.featureAccess(), r.graph(), v, "--val-shards", false);
     ShardManifest.Typed t = v.manifest().typed;
     if (t.linkRelation != null || v.seedType() != target || t.layers != hops) {
       String holds =
@@ -381,6 +402,7 @@ public final class TypedTrainRun {
               + " --model-dir");
     }
     checkInlineFeatures(set, cfg, "--shards");
+    TypedInPlaceRows.check(r.featureAccess(), r.graph(), set, "--shards", r.cache() != null);
     if (set.featureDims() != null && (r.cache() != null || r.reuse().enabled())) {
       throw new FanoutConfigException(
           "train "
@@ -427,7 +449,11 @@ public final class TypedTrainRun {
                 ? null
                 : TypedRowCaches.open(r.graph(), cfg, r.cache().none());
         Backend be = Backends.select(r.backend(), r.deviceOrdinal());
-        TypedModel model = new TypedModel(cfg, be)) {
+        TypedModel model = new TypedModel(cfg, be);
+        TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
+      if (rows != null) {
+        model.readFeaturesFrom(rows.rows());
+      }
       memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;

@@ -101,7 +101,7 @@ public final class TypedTrainer implements AutoCloseable {
     this.sampler = sampler;
     this.opts = opts;
     this.be = model.backend();
-    this.loop = new TypedEpochLoop(epochs, graph, model.config());
+    this.loop = new TypedEpochLoop(epochs, graph, model);
     this.epochs = epochs;
     this.evalBatch = opts.batchSize();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
@@ -168,7 +168,7 @@ public final class TypedTrainer implements AutoCloseable {
   public StepResult step(TypedMiniBatch b, int epoch) {
     prepareReuse();
     return step(
-        TypedInputs.of(b, TypedFeatures.gather(graph, model.config(), inputBatch(b))),
+        TypedInputs.of(b, TypedFeatures.gather(graph, model, inputBatch(b))),
         epoch,
         opts.lr(epoch));
   }

@@ -175,7 +175,8 @@ class TypedFeatureCacheTest {
               HgnSettings.DEFAULT,
               DecoderKind.DOT,
               cache,
-              HotReuse.OFF),
+              HotReuse.OFF,
+              null),
           progress,
           () -> false);
     }

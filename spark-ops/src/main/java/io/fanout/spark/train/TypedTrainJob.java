@@ -30,8 +30,8 @@ import org.apache.spark.sql.SparkSession;
  * The {@code train} job on a typed (heterogeneous) graph store, from typed shards ({@link
  * TypedTrainRun}): one trainer in a one-task job, or several data-parallel ones in a barrier stage
  * ({@code --workers}), as the one-type path runs ({@link TrainJob#launch}). The trainer features
- * not built for typed stores (feature access in place, ...) are refused with one line naming the
- * option. Link shards ({@code sample --task link}) train a link model of their relation.
+ * not built for typed stores are refused with one line naming the option. Link shards ({@code
+ * sample --task link}) train a link model of their relation.
  */
 public final class TypedTrainJob {
   private TypedTrainJob() {}
@@ -60,11 +60,6 @@ public final class TypedTrainJob {
       if (c.given(d) && !d.isDefault(c.get(d))) {
         throw new FanoutConfigException("train --" + d.name() + " is not built for typed stores");
       }
-    }
-    String access = c.raw(FEATURE_ACCESS);
-    if (c.given(FEATURE_ACCESS) && !access.equals("gather") && !access.equals("auto")) {
-      throw new FanoutConfigException(
-          "train --feature-access " + access + " is not built for typed stores; use gather");
     }
     if (!c.get(MODEL).typed()) {
       throw new FanoutConfigException(
@@ -205,7 +200,8 @@ public final class TypedTrainJob {
         hgn(c),
         c.get(DECODER),
         cache(c),
-        TrainOptionsDefs.reuse(c, c.get(MODEL)));
+        TrainOptionsDefs.reuse(c, c.get(MODEL)),
+        c.get(FEATURE_ACCESS));
   }
 
   /**

@@ -378,7 +378,7 @@ class TypedTrainJobTest {
                     .execute())
         .hasMessageContaining("train --reuse-hot with --feature-cache is not built for typed");
     assertThatThrownBy(() -> train(s, shards, md).option("feature-access", "zero-copy").execute())
-        .hasMessageContaining("train --feature-access zero-copy is not built for typed stores");
+        .hasMessageContaining("train --feature-access zero-copy: the graph is not a typed store");
     assertThatThrownBy(() -> train(s, shards, md).option("model", "sage").execute())
         .hasMessageContaining("train --model sage is not built for typed stores");
     assertThatThrownBy(() -> train(s, shards, md).option("heads", "2").execute())
