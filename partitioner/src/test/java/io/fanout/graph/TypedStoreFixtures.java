@@ -1,7 +1,9 @@
 package io.fanout.graph;
 
 import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureEncoder;
 import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.StoreLayout;
@@ -27,6 +29,16 @@ public final class TypedStoreFixtures {
    * weights of each relation that has them ({@link TypedGraph#weights}).
    */
   public static StoreManifest write(Path store, TypedGraph g, int[][] sizes, int[][][] labelSets) {
+    return write(store, g, sizes, labelSets, null);
+  }
+
+  /**
+   * As {@link #write(Path, TypedGraph, int[][], int[][][])}, type {@code t}'s features stored in
+   * {@code encodings[t]} ({@code f32}, {@code f16}, {@code int8} or {@code int4}, the affine codes
+   * over the type's per-column range; null or a null entry: f32).
+   */
+  public static StoreManifest write(
+      Path store, TypedGraph g, int[][] sizes, int[][][] labelSets, String[] encodings) {
     OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     Path staging = run.dir();
     TypedSchema s = g.schema();
@@ -46,7 +58,9 @@ public final class TypedStoreFixtures {
       e.firstPartition = partitions;
       e.partitions = sizes[t].length;
       e.featureDim = vt.featureDim();
-      e.featureEncoding = vt.hasFeatures() ? "f32" : "";
+      String encoding = encodings == null || encodings[t] == null ? "f32" : encodings[t];
+      e.featureEncoding = vt.hasFeatures() ? encoding : "";
+      FeatureParams params = vt.hasFeatures() ? params(g, t, encoding) : null;
       e.multiLabel = labelSets[t] != null;
       e.idType = "long";
       long[] splits = new long[4];
@@ -65,17 +79,15 @@ public final class TypedStoreFixtures {
         }
         if (vt.hasFeatures()) {
           int dim = vt.featureDim();
+          FeatureEncoder encoder = new FeatureEncoder(params);
+          byte[] encoded = new byte[params.rowBytes()];
           try (FeatureFileWriter f =
-              new FeatureFileWriter(
-                  dir.resolve(StoreLayout.featuresFile(p)),
-                  first,
-                  n,
-                  dim,
-                  StoreLayout.ENCODING_F32)) {
+              new FeatureFileWriter(dir.resolve(StoreLayout.featuresFile(p)), first, n, params)) {
             float[] row = new float[dim];
             for (int v = (int) first; v < first + n; v++) {
               g.features(t).gather(new int[] {v}, 0, 1, row, 0);
-              f.writeRow(row, 0);
+              encoder.encode(row, 0, encoded);
+              f.writeEncodedRow(encoded);
             }
             f.finish();
           }
@@ -96,6 +108,9 @@ public final class TypedStoreFixtures {
         m.partitionTable.add(
             new StoreManifest.Partition(partitions + p, vt.firstVertex() + first, n, 0));
         first += n;
+      }
+      if (params != null && FeatureParams.hasFile(params.encoding)) {
+        params.write(dir.resolve(StoreLayout.FEATURE_PARAMS));
       }
       e.classes = classes;
       e.splitCounts = splitCounts(splits);
@@ -156,6 +171,28 @@ public final class TypedStoreFixtures {
     m.files = StoreOutput.files(staging);
     StoreOutput.COMMIT.publish(run, m, true);
     return m;
+  }
+
+  /** The parameters of type {@code t}'s rows in {@code encoding}. */
+  private static FeatureParams params(TypedGraph g, int t, String encoding) {
+    int code = StoreLayout.encodingCode(encoding);
+    int dim = g.schema().type(t).featureDim();
+    if (code != StoreLayout.ENCODING_INT8 && code != StoreLayout.ENCODING_INT4) {
+      return FeatureParams.plain(code, dim);
+    }
+    float[] min = new float[dim];
+    float[] max = new float[dim];
+    java.util.Arrays.fill(min, Float.POSITIVE_INFINITY);
+    java.util.Arrays.fill(max, Float.NEGATIVE_INFINITY);
+    float[] row = new float[dim];
+    for (int v = 0; v < g.schema().type(t).count(); v++) {
+      g.features(t).gather(new int[] {v}, 0, 1, row, 0);
+      for (int c = 0; c < dim; c++) {
+        min[c] = Math.min(min[c], row[c]);
+        max[c] = Math.max(max[c], row[c]);
+      }
+    }
+    return FeatureParams.affine(code, min, max);
   }
 
   private static Map<String, Long> splitCounts(long[] s) {

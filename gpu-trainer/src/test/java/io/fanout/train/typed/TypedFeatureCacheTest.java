@@ -22,10 +22,7 @@ import io.fanout.nn.typed.TypedTestGraphs;
 import io.fanout.sample.TypedFanouts;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
-import io.fanout.shard.ShardManifest;
-import io.fanout.shard.ShardPartWriter;
-import io.fanout.shard.ShardPlan;
-import io.fanout.shard.TypedShardPartWriter;
+import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
@@ -41,11 +38,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,40 +92,8 @@ class TypedFeatureCacheTest {
       int epochs,
       int parts)
       throws Exception {
-    Path out = tmp.resolve(name);
-    Path data = out.resolve("v-0001");
-    TypedNeighborSampler.Worker w = sampler.newWorker();
-    int batchesPerEpoch = sampler.order(split, 0).length / 2;
-    int perPart = batchesPerEpoch / parts;
-    ShardManifest m = new ShardManifest();
-    m.dataDir = "v-0001";
-    m.epochs = epochs;
-    m.partsPerEpoch = parts;
-    m.batchesPerEpoch = batchesPerEpoch;
-    m.typed = ShardManifest.Typed.of(g.schema(), PAPER, fanouts);
-    for (int e = 0; e < epochs; e++) {
-      int[] order = sampler.order(split, e);
-      for (int p = 0; p < parts; p++) {
-        List<TypedMiniBatch> batches = new ArrayList<>();
-        for (int b = perPart * p; b < perPart * (p + 1); b++) {
-          batches.add(w.sample(e, b, order, 2 * b, 2));
-        }
-        Path f = data.resolve(ShardPlan.partPath(e, p));
-        Files.createDirectories(f.getParent());
-        ShardPartWriter.Written written =
-            TypedShardPartWriter.write(
-                f, batches.iterator(), CompressionCodecName.ZSTD, Map.of("fanout.test", "1"));
-        ShardManifest.Part part = new ShardManifest.Part();
-        part.epoch = e;
-        part.part = p;
-        part.path = ShardPlan.partPath(e, p);
-        part.bytes = written.bytes();
-        part.crc32c = written.crc32c();
-        m.files.add(part);
-      }
-    }
-    Files.writeString(out.resolve(ShardManifest.FILE), m.toJson() + "\n");
-    return out;
+    return TypedShardFixtures.write(
+        tmp.resolve(name), g, sampler, PAPER, fanouts, split, epochs, parts, FeatureEncoding.NONE);
   }
 
   private static TypedCacheSettings cache(CachePolicy p, long bytes, FeatureCacheIo io, int win) {

@@ -1,0 +1,411 @@
+package io.fanout.train.typed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.conf.FanoutConfigException;
+import io.fanout.features.CachePolicy;
+import io.fanout.features.FeatureCacheIo;
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedGraphStore;
+import io.fanout.graph.TypedStoreFixtures;
+import io.fanout.nn.DecoderKind;
+import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.FeatureNormKind;
+import io.fanout.nn.LrSchedule;
+import io.fanout.nn.ModelKind;
+import io.fanout.nn.typed.HgnSettings;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.nn.typed.TypedModelKind;
+import io.fanout.nn.typed.TypedTestGraphs;
+import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.sample.TypedNeighborSampler;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.TypedShardSet;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.BackendKind;
+import io.fanout.tensor.CheckingBackend;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.tensor.FloatTensor;
+import io.fanout.train.FeatureAccessMode;
+import io.fanout.train.HotBy;
+import io.fanout.train.HotReuse;
+import io.fanout.train.TrainSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code train --feature-access zero-copy|device} on a typed store of two featured types (paper: 3
+ * columns, author: 2) and one embedded type (term): the backend reads each featured type's rows
+ * from that type's mapped feature file ({@link TypedInPlaceRows}), in any encoding, normalized on
+ * the backend; the model is the host gather's, byte for byte, on {@code cpu} and {@code
+ * cpu-checked}, and in checking mode a step uploads the featured types' node ids instead of their
+ * rows. What cannot be read in place is refused with one line.
+ */
+class TypedZeroCopyTrainingTest {
+  private static final ArrayTypedGraph G = TypedTestGraphs.small(3);
+  private static final int PAPER = 0;
+  private static final int[][] SIZES = {{10, 14}, {7, 11}, {10}};
+
+  @TempDir static Path tmp;
+  private static Path f32;
+  private static Path shards;
+  private static Path val;
+
+  @BeforeAll
+  static void writeStoreAndShards() throws Exception {
+    f32 = store("f32", null);
+    try (TypedGraphStore g = TypedGraphStore.open(f32, true)) {
+      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
+      TypedNeighborSampler sampler = new TypedNeighborSampler(g, PAPER, fanouts, 9);
+      shards =
+          TypedShardFixtures.write(
+              tmp.resolve("shards"),
+              g,
+              sampler,
+              PAPER,
+              fanouts,
+              StoreLayout.SPLIT_TRAIN,
+              2,
+              2,
+              FeatureEncoding.NONE);
+      val =
+          TypedShardFixtures.write(
+              tmp.resolve("val"),
+              g,
+              sampler,
+              PAPER,
+              fanouts,
+              StoreLayout.SPLIT_VAL,
+              1,
+              1,
+              FeatureEncoding.NONE);
+    }
+  }
+
+  /** The graph's store with type t's rows in {@code encodings[t]} (null: all f32). */
+  private static Path store(String name, String[] encodings) {
+    Path s = tmp.resolve(name + ".store");
+    TypedStoreFixtures.write(s, G, SIZES, new int[][][] {null, null, null}, encodings);
+    return s;
+  }
+
+  /** A run on {@code g} of {@code epochs} epochs from {@code trainShards}. */
+  private static TypedTrainRun.Request request(
+      Path modelDir,
+      TypedGraph g,
+      Path trainShards,
+      BackendKind backend,
+      FeatureAccessMode access,
+      FeatureNormKind norm,
+      int epochs,
+      boolean resume,
+      TypedCacheSettings cache,
+      HotReuse reuse) {
+    return new TypedTrainRun.Request(
+        g,
+        trainShards,
+        modelDir,
+        resume,
+        ModelKind.RGCN,
+        8,
+        0,
+        0.2f,
+        0.02f,
+        1e-4f,
+        LrSchedule.CONSTANT,
+        epochs,
+        5,
+        EmbeddingMode.AUTO,
+        0,
+        norm,
+        backend,
+        -1,
+        true,
+        val,
+        new TrainSpec.Loading(2, 2),
+        HgnSettings.DEFAULT,
+        DecoderKind.DOT,
+        cache,
+        reuse,
+        access);
+  }
+
+  /** Trains on {@code store}; the checkpoint's bytes. */
+  private static byte[] train(
+      Path store,
+      String name,
+      BackendKind backend,
+      FeatureAccessMode access,
+      FeatureNormKind norm,
+      int epochs,
+      boolean resume,
+      HotReuse reuse)
+      throws Exception {
+    Path md = tmp.resolve("model-" + name);
+    try (TypedGraphStore g = TypedGraphStore.open(store, false)) {
+      TypedTrainRun.train(
+          request(md, g, shards, backend, access, norm, epochs, resume, null, reuse),
+          null,
+          () -> false);
+    }
+    return Files.readAllBytes(md.resolve("checkpoint.bin"));
+  }
+
+  private static byte[] train(
+      Path store, String name, BackendKind backend, FeatureAccessMode access, FeatureNormKind norm)
+      throws Exception {
+    return train(store, name, backend, access, norm, 2, false, HotReuse.OFF);
+  }
+
+  @Test
+  void zeroCopyAndDeviceTrainTheModelOfTheHostGatherBitForBit() throws Exception {
+    FeatureNormKind none = FeatureNormKind.NONE;
+    byte[] gather = train(f32, "gather", BackendKind.CPU, FeatureAccessMode.GATHER, none);
+    assertThat(train(f32, "zc", BackendKind.CPU, FeatureAccessMode.ZERO_COPY, none))
+        .isEqualTo(gather);
+    assertThat(train(f32, "zc-chk", BackendKind.CPU_CHECKED, FeatureAccessMode.ZERO_COPY, none))
+        .isEqualTo(gather);
+    assertThat(train(f32, "dev-chk", BackendKind.CPU_CHECKED, FeatureAccessMode.DEVICE, none))
+        .isEqualTo(gather);
+    // auto gathers on the CPU backends
+    assertThat(train(f32, "auto", BackendKind.CPU, FeatureAccessMode.AUTO, none)).isEqualTo(gather);
+    // --feature-norm l2 is applied by the backend to the rows it read
+    FeatureNormKind l2 = FeatureNormKind.L2;
+    byte[] gatherL2 = train(f32, "gather-l2", BackendKind.CPU, FeatureAccessMode.GATHER, l2);
+    assertThat(gatherL2).as("the norm changed the model").isNotEqualTo(gather);
+    assertThat(train(f32, "zc-l2", BackendKind.CPU_CHECKED, FeatureAccessMode.ZERO_COPY, l2))
+        .isEqualTo(gatherL2);
+    assertThat(train(f32, "dev-l1", BackendKind.CPU, FeatureAccessMode.DEVICE, FeatureNormKind.L1))
+        .isEqualTo(
+            train(f32, "gather-l1", BackendKind.CPU, FeatureAccessMode.GATHER, FeatureNormKind.L1));
+  }
+
+  /**
+   * Each type's rows are decoded with that type's own decoder where they lie in its mapping: the
+   * host gather's model, byte for byte, on quantized types next to f32 ones.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"int8,f16", "f32,int4"})
+  void quantizedTypesTrainTheModelOfTheHostGatherBitForBit(String encodings) throws Exception {
+    String[] enc = (encodings + ",").split(",", -1);
+    Path q = store(encodings.replace(',', '-'), new String[] {enc[0], enc[1], null});
+    String name = "q-" + encodings.replace(',', '-');
+    FeatureNormKind none = FeatureNormKind.NONE;
+    byte[] gather = train(q, name + "-gather", BackendKind.CPU, FeatureAccessMode.GATHER, none);
+    assertThat(gather)
+        .as("decoded rows are not the f32 rows")
+        .isNotEqualTo(train(f32, name + "-f32", BackendKind.CPU, FeatureAccessMode.GATHER, none));
+    assertThat(train(q, name + "-zc", BackendKind.CPU, FeatureAccessMode.ZERO_COPY, none))
+        .isEqualTo(gather);
+    assertThat(train(q, name + "-dev-chk", BackendKind.CPU_CHECKED, FeatureAccessMode.DEVICE, none))
+        .isEqualTo(gather);
+    onlyTheNodeIdsOfFeaturedTypesGoUp(q);
+  }
+
+  @Test
+  void onlyTheNodeIdsOfFeaturedTypesGoUpOnF32() {
+    onlyTheNodeIdsOfFeaturedTypesGoUp(f32);
+  }
+
+  /**
+   * One batch through {@code cpu-checked}, by a model that reads its featured types in place and
+   * one that takes the host gather: the host gives the first no rows of those types, it uploads
+   * {@code 4 x dim - 4} bytes fewer per input node of each (its id instead of its row), the
+   * embedded type's rows go up in both, and both give the same logits.
+   */
+  private static void onlyTheNodeIdsOfFeaturedTypesGoUp(Path store) {
+    try (TypedGraphStore g = TypedGraphStore.open(store, false);
+        CheckingBackend be = new CheckingBackend(new CpuBackend())) {
+      TypedModelConfig cfg =
+          TypedModelConfig.of(
+              g.schema(), PAPER, TypedModelKind.RGCN, 8, 2, 0.2f, 0, EmbeddingMode.AUTO);
+      TypedShardSet set = TypedShardSet.open(shards);
+      TypedMiniBatch b = set.batches(0, true).next();
+      try (TypedModel inPlace = new TypedModel(cfg, be);
+          TypedModel host = new TypedModel(cfg, be);
+          TypedInPlaceRows rows =
+              TypedInPlaceRows.open(FeatureAccessMode.ZERO_COPY, g, set, false, cfg, be, null)) {
+        inPlace.init(7);
+        host.init(7);
+        inPlace.readFeaturesFrom(rows.rows());
+        float[][] none = TypedFeatures.gather(g, inPlace, b);
+        assertThat(none[0]).as("no host rows of paper").isNull();
+        assertThat(none[1]).as("no host rows of author").isNull();
+        be.resetTraffic();
+        float[] a = logits(inPlace, b, none);
+        long idsOnly = be.traffic().uploadedBytes();
+        be.resetTraffic();
+        float[] h = logits(host, b, TypedFeatures.gather(g, cfg, b));
+        long gathered = be.traffic().uploadedBytes();
+        long rowsNotSent = 0;
+        for (int t = 0; t < 2; t++) {
+          int n = b.layerSize(t, b.layers());
+          assertThat(n).isPositive();
+          rowsNotSent += (long) n * (4L * cfg.type(t).featureDim() - 4);
+        }
+        assertThat(gathered - idsOnly).isEqualTo(rowsNotSent);
+        assertThat(a).containsExactly(h);
+      }
+      assertThat(be.unclosed()).isZero();
+    }
+  }
+
+  private static float[] logits(TypedModel m, TypedMiniBatch b, float[][] x) {
+    FloatTensor lg = m.forward(b, x, false, 11);
+    float[] out = new float[b.numSeeds() * m.config().classes()];
+    m.backend().download(lg, 0, out, 0, out.length);
+    return out;
+  }
+
+  /** The checkpoint records no feature access: a run may resume with another. */
+  @Test
+  void aRunResumesWithAnotherFeatureAccessToTheSameModel() throws Exception {
+    FeatureNormKind none = FeatureNormKind.NONE;
+    byte[] straight =
+        train(
+            f32,
+            "straight",
+            BackendKind.CPU,
+            FeatureAccessMode.GATHER,
+            none,
+            3,
+            false,
+            HotReuse.OFF);
+    train(f32, "halves", BackendKind.CPU, FeatureAccessMode.GATHER, none, 1, false, HotReuse.OFF);
+    assertThat(
+            train(
+                f32,
+                "halves",
+                BackendKind.CPU,
+                FeatureAccessMode.ZERO_COPY,
+                none,
+                3,
+                true,
+                HotReuse.OFF))
+        .isEqualTo(straight);
+  }
+
+  /** With hot reuse the backend reads the pruned bottom hop's rows in place. */
+  @Test
+  void hotReuseReadsThePrunedRowsInPlace() throws Exception {
+    HotReuse reuse = new HotReuse(0.5, 2, HotBy.FREQUENCY);
+    FeatureNormKind none = FeatureNormKind.NONE;
+    byte[] gather =
+        train(
+            f32, "reuse-gather", BackendKind.CPU, FeatureAccessMode.GATHER, none, 3, false, reuse);
+    assertThat(
+            train(
+                f32,
+                "reuse-zc",
+                BackendKind.CPU_CHECKED,
+                FeatureAccessMode.ZERO_COPY,
+                none,
+                3,
+                false,
+                reuse))
+        .isEqualTo(gather);
+  }
+
+  @Test
+  void whatCannotBeReadInPlaceIsRefusedWithOneLine() throws Exception {
+    Path inline;
+    try (TypedGraphStore g = TypedGraphStore.open(f32, true)) {
+      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
+      inline =
+          TypedShardFixtures.write(
+              tmp.resolve("inline"),
+              g,
+              new TypedNeighborSampler(g, PAPER, fanouts, 9),
+              PAPER,
+              fanouts,
+              StoreLayout.SPLIT_TRAIN,
+              1,
+              1,
+              FeatureEncoding.F32);
+    }
+    Path md = tmp.resolve("refused");
+    try (TypedGraphStore g = TypedGraphStore.open(f32, false)) {
+      assertThatThrownBy(
+              () ->
+                  TypedTrainRun.train(
+                      request(
+                          md,
+                          g,
+                          inline,
+                          BackendKind.CPU,
+                          FeatureAccessMode.ZERO_COPY,
+                          FeatureNormKind.NONE,
+                          1,
+                          false,
+                          null,
+                          HotReuse.OFF),
+                      null,
+                      () -> false))
+          .isInstanceOf(FanoutConfigException.class)
+          .hasMessageContaining("train --feature-access zero-copy: --shards " + inline)
+          .hasMessageContaining("node-id-only shards")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+      // auto reads them: it gathers on the CPU backends
+      TypedTrainRun.train(
+          request(
+              md,
+              g,
+              inline,
+              BackendKind.CPU,
+              FeatureAccessMode.AUTO,
+              FeatureNormKind.NONE,
+              1,
+              false,
+              null,
+              HotReuse.OFF),
+          null,
+          () -> false);
+      assertThatThrownBy(
+              () ->
+                  TypedTrainRun.train(
+                      request(
+                          tmp.resolve("refused-cache"),
+                          g,
+                          shards,
+                          BackendKind.CPU,
+                          FeatureAccessMode.DEVICE,
+                          FeatureNormKind.NONE,
+                          1,
+                          false,
+                          new TypedCacheSettings(CachePolicy.LRU, 4096, FeatureCacheIo.BUFFERED, 8),
+                          HotReuse.OFF),
+                      null,
+                      () -> false))
+          .isInstanceOf(FanoutConfigException.class)
+          .hasMessageContaining("train --feature-access device: a typed store's --feature-cache");
+    }
+    assertThatThrownBy(
+            () ->
+                TypedTrainRun.train(
+                    request(
+                        tmp.resolve("refused-array"),
+                        G,
+                        shards,
+                        BackendKind.CPU,
+                        FeatureAccessMode.ZERO_COPY,
+                        FeatureNormKind.NONE,
+                        1,
+                        false,
+                        null,
+                        HotReuse.OFF),
+                    null,
+                    () -> false))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("train --feature-access zero-copy: the graph is not a typed store");
+    assertThat(tmp.resolve("refused-cache").resolve("checkpoint.bin")).doesNotExist();
+  }
+}
