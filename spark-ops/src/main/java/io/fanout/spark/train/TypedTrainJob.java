@@ -85,10 +85,14 @@ public final class TypedTrainJob {
   /**
    * The attention settings of {@code --model hgn}: {@code --heads}, {@code --attn-slope}, {@code
    * --attn-dropout} and {@code --attn-residual} where given, else {@link HgnSettings#DEFAULT} (the
-   * gat defaults of those options do not apply).
+   * gat defaults of those options do not apply); {@link HgnSettings#DEFAULT} for another model,
+   * which reads none of them (its checkpoint records none, so a resumed run compares equal).
    */
   static HgnSettings hgn(FanoutConf c) {
     HgnSettings d = HgnSettings.DEFAULT;
+    if (c.get(MODEL) != ModelKind.HGN) {
+      return d;
+    }
     int heads = c.given(HEADS) ? c.get(HEADS) : d.heads();
     double slope = c.given(ATTN_SLOPE) ? c.get(ATTN_SLOPE) : d.slope();
     double attn = c.given(ATTN_DROPOUT) ? c.get(ATTN_DROPOUT) : d.attnDropout();

@@ -43,10 +43,11 @@ import org.junit.jupiter.api.io.TempDir;
  * not laid out), {@code C -> A}, {@code C -> B} and {@code T -> T}, two partitions per type. Each
  * featured type's stored order is the first-use order a plain per-seed walk gives; the files do not
  * depend on the input's task count (nor the orders on the encoding); {@code quantize} writes the
- * store {@code prepare} writes; and sample, train (also through the feature cache), evaluate and
- * infer give the model and predictions of the identity store.
+ * store {@code prepare} writes; and sample, train (also through the feature cache, and with the
+ * rows read in place by the backend), evaluate and infer give the model and predictions of the
+ * identity store.
  */
-@Tag("slow") // three typed prepares, a quantize run, two trainings: over 15 s
+@Tag("slow") // three typed prepares, a quantize run, five trainings: over 15 s
 class TypedFeatureLayoutTest {
   static final String TYPES = "T:300:4,A:200:8,B:150:0,C:120:5";
   static final String RELATIONS = "A>T:1500:1,B>A:600:1,C>A:400:1,C>B:300:1,T>T:400:0";
@@ -273,6 +274,26 @@ class TypedFeatureLayoutTest {
         .execute();
     Checkpoint ck = Checkpoint.read(cached);
     assertThat(concat(ck.params(), ck.firstMoment(), ck.secondMoment())).isEqualTo(models.get(a));
+
+    // so do the rows the backend reads in place, through each type's gather
+    for (String[] run : new String[][] {{"zero-copy", "cpu"}, {"device", "cpu-checked"}}) {
+      Path md = tmp.resolve(b + "." + run[0] + ".model");
+      Fanout.get(spark)
+          .train(laidOut.toString(), tmp.resolve(b + ".shards").toString())
+          .option("model-dir", md.toString())
+          .option("model", "rgcn")
+          .option("hidden", "8")
+          .option("lr", "0.01")
+          .option("epochs", "2")
+          .option("seed", "1")
+          .option("feature-access", run[0])
+          .option("backend", run[1])
+          .execute();
+      Checkpoint z = Checkpoint.read(md);
+      assertThat(concat(z.params(), z.firstMoment(), z.secondMoment()))
+          .as(run[0])
+          .isEqualTo(models.get(a));
+    }
   }
 
   @Test
