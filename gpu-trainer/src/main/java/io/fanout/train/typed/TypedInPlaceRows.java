@@ -71,12 +71,14 @@ final class TypedInPlaceRows implements AutoCloseable {
 
   /**
    * The rows of the run's resolved access, or null when it gathers on the host; auto's choice on a
-   * device and its reason go to {@code progress}.
+   * device and its reason go to {@code progress}. {@code val} ({@code --val-shards}, or null) must
+   * hold node ids only too, or auto gathers.
    */
   static TypedInPlaceRows open(
       FeatureAccessMode asked,
       TypedGraph g,
       TypedShardSet set,
+      TypedShardSet val,
       boolean cache,
       TypedModelConfig cfg,
       Backend be,
@@ -87,6 +89,9 @@ final class TypedInPlaceRows implements AutoCloseable {
       featured |= !cfg.type(t).embedded();
     }
     String why = featured ? refusal(g, set, "--shards", cache) : "no type reads feature rows";
+    if (why == null && val != null) {
+      why = refusal(g, val, "--val-shards", false);
+    }
     FeatureAccessChoice.Choice c =
         FeatureAccessChoice.resolve(
             asked,

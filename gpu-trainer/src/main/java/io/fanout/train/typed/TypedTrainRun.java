@@ -214,8 +214,9 @@ public final class TypedTrainRun {
   /** The rows {@code be} reads in place for the run's resolved feature access, or null. */
   private static TypedInPlaceRows inPlace(
       Request r, TypedShardSet set, TypedModelConfig cfg, Backend be, PrintStream progress) {
+    TypedShardSet val = r.valShards() == null ? null : TypedShardSet.open(r.valShards());
     return TypedInPlaceRows.open(
-        r.featureAccess(), r.graph(), set, r.cache() != null, cfg, be, progress);
+        r.featureAccess(), r.graph(), set, val, r.cache() != null, cfg, be, progress);
   }
 
   /** The run's feature caches' totals, once it trained (nothing without a cache or a log). */

@@ -166,10 +166,21 @@ class TypedZeroCopyTrainingTest {
     return train(store, name, backend, access, norm, 2, false, HotReuse.OFF);
   }
 
+  private static byte[] f32Gather;
+
+  /** The host gather's model on the f32 store, trained once. */
+  private static synchronized byte[] f32Gather() throws Exception {
+    if (f32Gather == null) {
+      f32Gather =
+          train(f32, "gather", BackendKind.CPU, FeatureAccessMode.GATHER, FeatureNormKind.NONE);
+    }
+    return f32Gather;
+  }
+
   @Test
   void zeroCopyAndDeviceTrainTheModelOfTheHostGatherBitForBit() throws Exception {
     FeatureNormKind none = FeatureNormKind.NONE;
-    byte[] gather = train(f32, "gather", BackendKind.CPU, FeatureAccessMode.GATHER, none);
+    byte[] gather = f32Gather();
     assertThat(train(f32, "zc", BackendKind.CPU, FeatureAccessMode.ZERO_COPY, none))
         .isEqualTo(gather);
     assertThat(train(f32, "zc-chk", BackendKind.CPU_CHECKED, FeatureAccessMode.ZERO_COPY, none))
@@ -184,9 +195,6 @@ class TypedZeroCopyTrainingTest {
     assertThat(gatherL2).as("the norm changed the model").isNotEqualTo(gather);
     assertThat(train(f32, "zc-l2", BackendKind.CPU_CHECKED, FeatureAccessMode.ZERO_COPY, l2))
         .isEqualTo(gatherL2);
-    assertThat(train(f32, "dev-l1", BackendKind.CPU, FeatureAccessMode.DEVICE, FeatureNormKind.L1))
-        .isEqualTo(
-            train(f32, "gather-l1", BackendKind.CPU, FeatureAccessMode.GATHER, FeatureNormKind.L1));
   }
 
   /**
@@ -201,9 +209,7 @@ class TypedZeroCopyTrainingTest {
     String name = "q-" + encodings.replace(',', '-');
     FeatureNormKind none = FeatureNormKind.NONE;
     byte[] gather = train(q, name + "-gather", BackendKind.CPU, FeatureAccessMode.GATHER, none);
-    assertThat(gather)
-        .as("decoded rows are not the f32 rows")
-        .isNotEqualTo(train(f32, name + "-f32", BackendKind.CPU, FeatureAccessMode.GATHER, none));
+    assertThat(gather).as("decoded rows are not the f32 rows").isNotEqualTo(f32Gather());
     assertThat(train(q, name + "-zc", BackendKind.CPU, FeatureAccessMode.ZERO_COPY, none))
         .isEqualTo(gather);
     assertThat(train(q, name + "-dev-chk", BackendKind.CPU_CHECKED, FeatureAccessMode.DEVICE, none))
@@ -233,7 +239,8 @@ class TypedZeroCopyTrainingTest {
       try (TypedModel inPlace = new TypedModel(cfg, be);
           TypedModel host = new TypedModel(cfg, be);
           TypedInPlaceRows rows =
-              TypedInPlaceRows.open(FeatureAccessMode.ZERO_COPY, g, set, false, cfg, be, null)) {
+              TypedInPlaceRows.open(
+                  FeatureAccessMode.ZERO_COPY, g, set, null, false, cfg, be, null)) {
         inPlace.init(7);
         host.init(7);
         inPlace.readFeaturesFrom(rows.rows());
