@@ -54,7 +54,7 @@ final class TypedInPlaceRows implements AutoCloseable {
     if (!(g instanceof TypedGraphStore)) {
       return "the graph is not a typed store whose feature files can be mapped; use gather";
     }
-    if (set.featureDims() != null) {
+    if (set != null && set.featureDims() != null) {
       return option
           + " "
           + set.dir()

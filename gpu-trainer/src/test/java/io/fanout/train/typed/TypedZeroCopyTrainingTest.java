@@ -322,6 +322,54 @@ class TypedZeroCopyTrainingTest {
         .isEqualTo(gather);
   }
 
+  /**
+   * A link model on the store of {@link LinkCommunityGraph} (user, item and cat, all featured):
+   * training and the validation of the held-out edges read every type's rows in place, to the
+   * parameters and metrics of the host gather.
+   */
+  @Test
+  void linkTrainingReadsTheRowsInPlaceToo() {
+    LinkCommunityGraph lg = new LinkCommunityGraph(80, 96, 12, 3);
+    Path s = tmp.resolve("link.store");
+    TypedStoreFixtures.write(
+        s, lg.graph, new int[][] {{40, 40}, {50, 46}, {12}}, new int[][][] {null, null, null});
+    float[][] params = new float[2][];
+    double[] auc = new double[2];
+    for (int run = 0; run < 2; run++) {
+      try (TypedGraphStore g = TypedGraphStore.open(s, false);
+          CheckingBackend be = new CheckingBackend(new CpuBackend())) {
+        TypedLinkTask task = TypedLinkTask.of(g.schema(), "buys", DecoderKind.DOT);
+        TypedModelConfig cfg =
+            TypedModelConfig.ofLink(
+                g.schema(), task.relation(), TypedModelKind.RGCN, 16, 2, 0f, 0, EmbeddingMode.AUTO);
+        FeatureAccessMode access =
+            run == 0 ? FeatureAccessMode.GATHER : FeatureAccessMode.ZERO_COPY;
+        try (TypedModel m = new TypedModel(cfg, be, DecoderKind.DOT);
+            TypedInPlaceRows rows =
+                TypedInPlaceRows.open(access, g, null, null, false, cfg, be, null)) {
+          assertThat(rows == null).isEqualTo(run == 0);
+          if (rows != null) {
+            m.readFeaturesFrom(rows.rows());
+          }
+          m.init(7);
+          try (TypedLinkTrainer t =
+              new TypedLinkTrainer(
+                  m,
+                  g,
+                  task,
+                  lg.linkEpochs(7),
+                  LinkCommunityGraph.FULL,
+                  new TypedTrainOptions(3, 64, 0.01f, 0f, 7))) {
+            auc[run] = t.fit(null, lg.val, null).lastVal().auc();
+            params[run] = m.params();
+          }
+        }
+      }
+    }
+    assertThat(params[1]).containsExactly(params[0]);
+    assertThat(auc[1]).isEqualTo(auc[0]);
+  }
+
   @Test
   void whatCannotBeReadInPlaceIsRefusedWithOneLine() throws Exception {
     Path inline;
