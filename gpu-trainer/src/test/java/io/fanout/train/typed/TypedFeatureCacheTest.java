@@ -258,6 +258,7 @@ class TypedFeatureCacheTest {
         "reuse-belady-sync-auto", cache(CachePolicy.BELADY, SMALL, FeatureCacheIo.BUFFERED, 0), 0, 0
       },
       {"reuse-lru-t2-k2", cache(CachePolicy.LRU, SMALL, FeatureCacheIo.BUFFERED, window), 2, 2},
+      {"reuse-none", cache(CachePolicy.NONE, 0, FeatureCacheIo.BUFFERED, window), 3, 1},
     };
     long[] pruned = prunedAccesses(3, reuse);
     long[] full = accesses(3);
