@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.features.CachePolicy;
+import io.fanout.features.FeatureCacheIo;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.nn.EmbeddingMode;
@@ -263,6 +266,26 @@ class TypedInlineFeaturesTest {
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageContaining("--learned-embeddings")
         .hasMessageContaining("'paper'");
+  }
+
+  @Test
+  void aFeatureCacheOverInlineRowsIsRefusedInOneLineSayingWhy() throws Exception {
+    TypedShardSet inline = TypedShardSet.open(shards("f16", FeatureEncoding.F16));
+    TypedCacheSettings belady =
+        new TypedCacheSettings(
+            CachePolicy.BELADY,
+            4096,
+            FeatureCacheIo.BUFFERED,
+            RowCacheSizing.DEFAULT_WINDOW_BATCHES);
+    assertThatThrownBy(() -> TypedTrainRun.checkCacheOverInlineRows(inline, belady))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageStartingWith("train --feature-cache belady reads feature rows from the store's")
+        .hasMessageContaining("inline them (sample --features f16)")
+        .hasMessageContaining("there is nothing to cache")
+        .hasMessageNotContaining("\n");
+    TypedTrainRun.checkCacheOverInlineRows(inline, null);
+    TypedTrainRun.checkCacheOverInlineRows(
+        TypedShardSet.open(shards("plain", FeatureEncoding.NONE)), belady);
   }
 
   @Test
