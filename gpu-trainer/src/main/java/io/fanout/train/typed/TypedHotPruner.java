@@ -128,7 +128,7 @@ final class TypedHotPruner {
     Arrays.fill(labels, -1);
     TypedMiniBatch block = oneHop(b.seedType(), nodes, sizes, indptr, indices, labels);
     if (b.inlineFeatures() != null) {
-      block = block.withInlineFeatures(keptRows(b, newIndex, kept));
+      block = block.withInlineFeatures(keptRows(b, newIndex, kept, hot.config()));
     }
     return new ReusedBottom(block, fullRow, hotRow, hotSlot);
   }
@@ -139,7 +139,8 @@ final class TypedHotPruner {
    * pruned index of {@code b}'s node {@code j}, -1 when dropped); null where {@code b} carries
    * none.
    */
-  private static float[][] keptRows(TypedMiniBatch b, int[][] newIndex, int[] kept) {
+  private static float[][] keptRows(
+      TypedMiniBatch b, int[][] newIndex, int[] kept, io.fanout.nn.typed.TypedModelConfig cfg) {
     float[][] inline = b.inlineFeatures();
     float[][] out = new float[inline.length][];
     for (int t = 0; t < inline.length; t++) {
@@ -150,9 +151,9 @@ final class TypedHotPruner {
       }
       if (inline[t].length % n != 0) {
         throw new IllegalArgumentException(
-            "type "
-                + t
-                + " has "
+            "type '"
+                + cfg.type(t).name()
+                + "' has "
                 + inline[t].length
                 + " inline feature floats for "
                 + n

@@ -264,7 +264,10 @@ final class TypedHotSet {
     if (inline == null || inline[t] == null) {
       return null;
     }
-    int dim = inline[t].length / b.nodes(t).length; // at is not empty: neither are the nodes
+    if (at.length == 0) {
+      return new float[0];
+    }
+    int dim = inline[t].length / b.nodes(t).length;
     float[] rows = new float[Math.multiplyExact(at.length, dim)];
     for (int k = 0; k < at.length; k++) {
       System.arraycopy(inline[t], at[k] * dim, rows, k * dim, dim);
