@@ -242,9 +242,6 @@ class TypedFeatureCacheTest {
     HotReuse reuse = new HotReuse(0.5, 2, HotBy.FREQUENCY);
     TrainSpec.Loading twoTwo = new TrainSpec.Loading(2, 2);
     byte[] mapped = train("reuse-mapped", null, twoTwo, FeatureNormKind.NONE, null, reuse, CPU);
-    assertThat(mapped)
-        .as("reuse trains another model")
-        .isNotEqualTo(train("reuse-off", null, twoTwo, FeatureNormKind.NONE, null));
     int window = RowCacheSizing.DEFAULT_WINDOW_BATCHES;
     Object[][] runs = {
       {
