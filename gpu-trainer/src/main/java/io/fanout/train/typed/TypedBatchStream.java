@@ -6,6 +6,7 @@ import io.fanout.train.TrainCancelledException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /** One epoch's typed batches with their input features, in batch order. */
 public interface TypedBatchStream extends PreparedBatches<TypedInputs> {
@@ -22,7 +23,22 @@ public interface TypedBatchStream extends PreparedBatches<TypedInputs> {
       Function<TypedMiniBatch, float[][]> features,
       BooleanSupplier cancelled,
       Consumer<TypedInputs> step) {
-    try (TypedBatchStream in = epochs.inputs(epoch, b -> true, features)) {
+    return forEach(epochs, epoch, UnaryOperator.identity(), features, cancelled, step);
+  }
+
+  /**
+   * As {@link #forEach(TypedEpochs, int, Function, BooleanSupplier, Consumer)}, each batch {@code
+   * b}'s input rows those of {@code rowsOf(b)} ({@link TypedEpochs#inputs(int,
+   * java.util.function.IntPredicate, UnaryOperator, Function)}).
+   */
+  static long forEach(
+      TypedEpochs epochs,
+      int epoch,
+      UnaryOperator<TypedMiniBatch> rowsOf,
+      Function<TypedMiniBatch, float[][]> features,
+      BooleanSupplier cancelled,
+      Consumer<TypedInputs> step) {
+    try (TypedBatchStream in = epochs.inputs(epoch, b -> true, rowsOf, features)) {
       for (TypedInputs next; (next = in.next()) != null; ) {
         if (cancelled.getAsBoolean()) {
           throw new TrainCancelledException("typed training cancelled");

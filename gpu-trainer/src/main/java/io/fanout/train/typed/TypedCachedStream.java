@@ -11,6 +11,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
+import java.util.function.UnaryOperator;
 
 /**
  * One epoch's typed batches with their input rows read through the run's {@link TypedRowCaches},
@@ -20,9 +21,12 @@ import java.util.function.IntPredicate;
  * (each type's node lists of those batches, {@link RowCache#plan}; the window's length is {@link
  * PlanWindow}'s, the longest any type's cache asks for), gathers the first half of the window
  * through the caches and queues it for the step, up to {@code prefetch} batches ahead, then plans
- * again over the rest and the batches after it. Every type's rows are decoded by its store's
- * decoder and normalized as {@link TypedFeatures#gather} does, so the step gets the floats of the
- * memory-mapped store whatever the threads, the prefetch, the policy or the budget.
+ * again over the rest and the batches after it. With hot reuse a batch's rows are those of its
+ * bottom hop pruned for the reused rows ({@link TypedEpochs#inputs(int, IntPredicate,
+ * UnaryOperator, Function)}, pruned on the gather thread): the caches plan and read only the rows
+ * the step reads. Every type's rows are decoded by its store's decoder and normalized as {@link
+ * TypedFeatures#gather} does, so the step gets the floats of the memory-mapped store whatever the
+ * threads, the prefetch, the policy or the budget.
  */
 final class TypedCachedStream implements TypedBatchStream {
   private static final Object END = new Object();
@@ -30,6 +34,7 @@ final class TypedCachedStream implements TypedBatchStream {
   private final TypedBatchStream source;
   private final TypedRowCaches caches;
   private final TypedModelConfig cfg;
+  private final UnaryOperator<TypedMiniBatch> rowsOf;
   private final BlockingQueue<Object> ready;
   private final Thread gatherThread;
   private final Runnable onClose;
@@ -40,6 +45,8 @@ final class TypedCachedStream implements TypedBatchStream {
   /**
    * Starts gathering the batches of {@code source} (read without features) through {@code caches}.
    *
+   * @param rowsOf the batch whose input rows a step on a batch reads (its bottom hop pruned for
+   *     reused rows, or itself): only its rows are planned and read
    * @param prefetch batches gathered ahead of the step (at least 1)
    * @param onClose run once the stream is closed and its gather thread stopped
    */
@@ -47,11 +54,13 @@ final class TypedCachedStream implements TypedBatchStream {
       TypedBatchStream source,
       TypedRowCaches caches,
       TypedModelConfig cfg,
+      UnaryOperator<TypedMiniBatch> rowsOf,
       int prefetch,
       Runnable onClose) {
     this.source = source;
     this.caches = caches;
     this.cfg = cfg;
+    this.rowsOf = rowsOf;
     this.onClose = onClose;
     this.ready = new ArrayBlockingQueue<>(Math.max(1, prefetch) + 1);
     this.gatherThread = new Thread(this::gather, "fanout-typed-feature-cache");
@@ -60,10 +69,10 @@ final class TypedCachedStream implements TypedBatchStream {
   }
 
   /**
-   * {@code epochs} with every batch's input rows read through {@code caches} (the {@code features}
-   * the callers of {@link TypedEpochs#inputs} pass are not used: the caches give the same rows);
-   * the hits and misses of each epoch go to {@code progress} (null: nowhere) when its stream
-   * closes.
+   * {@code epochs} with every batch's input rows (those of {@code rowsOf} of it, where the caller
+   * passes one) read through {@code caches} (the {@code features} the callers of {@link
+   * TypedEpochs#inputs} pass are not used: the caches give the same rows); the hits and misses of
+   * each epoch go to {@code progress} (null: nowhere) when its stream closes.
    */
   static TypedEpochs through(
       TypedEpochs epochs,
@@ -90,11 +99,21 @@ final class TypedCachedStream implements TypedBatchStream {
       @Override
       public TypedBatchStream inputs(
           int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+        return inputs(epoch, keep, UnaryOperator.identity(), features);
+      }
+
+      @Override
+      public TypedBatchStream inputs(
+          int epoch,
+          IntPredicate keep,
+          UnaryOperator<TypedMiniBatch> rowsOf,
+          Function<TypedMiniBatch, float[][]> features) {
         long[] since = caches.counters();
         return new TypedCachedStream(
             epochs.inputs(epoch, keep, b -> null),
             caches,
             cfg,
+            rowsOf,
             prefetch,
             () -> {
               if (progress != null) {
@@ -112,7 +131,8 @@ final class TypedCachedStream implements TypedBatchStream {
     for (int t = 0; t < types; t++) {
       windows[t] = caches.cache(t) == null ? null : PlanWindow.of(caches.cache(t));
     }
-    ArrayDeque<TypedMiniBatch> ring = new ArrayDeque<>();
+    ArrayDeque<TypedMiniBatch> ring = new ArrayDeque<>(); // the batches, in order
+    ArrayDeque<TypedMiniBatch> reads = new ArrayDeque<>(); // rowsOf each of them
     int[][][] ids = new int[types][0][];
     int[][] counts = new int[types][0];
     long[] rows = new long[types];
@@ -127,9 +147,11 @@ final class TypedCachedStream implements TypedBatchStream {
           }
           TypedMiniBatch b = in.batch();
           source.recycle(in);
+          TypedMiniBatch r = rowsOf.apply(b);
           ring.addLast(b);
+          reads.addLast(r);
           for (int t = 0; t < types; t++) {
-            rows[t] += windows[t] == null ? 0 : b.nodes(t).length;
+            rows[t] += windows[t] == null ? 0 : r.nodes(t).length;
           }
         }
         int size = ring.size();
@@ -146,14 +168,15 @@ final class TypedCachedStream implements TypedBatchStream {
             counts[t] = new int[ids[t].length];
           }
           int at = 0;
-          for (TypedMiniBatch b : ring) {
-            ids[t][at] = b.nodes(t);
-            counts[t][at++] = b.nodes(t).length;
+          for (TypedMiniBatch r : reads) {
+            ids[t][at] = r.nodes(t);
+            counts[t][at++] = r.nodes(t).length;
           }
           caches.cache(t).plan(ids[t], counts[t], size, step);
         }
         for (int i = 0; i < step; i++) {
           TypedMiniBatch b = ring.removeFirst();
+          reads.removeFirst();
           float[][] x = new float[types][];
           for (int t = 0; t < types; t++) {
             RowCache c = caches.cache(t);

@@ -50,7 +50,8 @@ final class TypedEpochLoop {
         TypedBatchStream.forEach(
             epochs,
             epoch,
-            b -> TypedFeatures.gather(graph, model, inputBatch.apply(b)),
+            inputBatch,
+            b -> TypedFeatures.gather(graph, model, b),
             cancelled,
             in -> {
               TypedTrainer.StepResult r = step.apply(in);

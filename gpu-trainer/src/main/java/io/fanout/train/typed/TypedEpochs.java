@@ -10,6 +10,7 @@ import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
+import java.util.function.UnaryOperator;
 
 /** The training batches of each epoch: sampled as they are needed, or read from typed shards. */
 @FunctionalInterface
@@ -54,6 +55,20 @@ public interface TypedEpochs {
   }
 
   /**
+   * As {@link #inputs(int, IntPredicate, Function)}, each batch {@code b}'s input rows being those
+   * of {@code rowsOf(b)} (its bottom hop pruned for reused rows, {@link TypedHotPruner}, or {@code
+   * b} itself), gathered by {@code features}. Sources that read the rows themselves (a feature
+   * cache, {@link TypedCachedStream}) override it to read only {@code rowsOf(b)}'s rows.
+   */
+  default TypedBatchStream inputs(
+      int epoch,
+      IntPredicate keep,
+      UnaryOperator<TypedMiniBatch> rowsOf,
+      Function<TypedMiniBatch, float[][]> features) {
+    return inputs(epoch, keep, b -> features.apply(rowsOf.apply(b)));
+  }
+
+  /**
    * One data-parallel worker's batches of each epoch ({@link WorkerShare}, the one-type trainer's
    * rule): only those are sampled or decoded. {@link WorkerShare#ALL} gives this source itself.
    */
@@ -83,6 +98,21 @@ public interface TypedEpochs {
         }
         IntPredicate mine = share.keeps(total);
         return all.inputs(epoch, b -> mine.test(b) && keep.test(b), features);
+      }
+
+      @Override
+      public TypedBatchStream inputs(
+          int epoch,
+          IntPredicate keep,
+          UnaryOperator<TypedMiniBatch> rowsOf,
+          Function<TypedMiniBatch, float[][]> features) {
+        int total = all.batches(epoch);
+        if (total < 0) {
+          throw new IllegalStateException(
+              "the batch count of epoch " + epoch + " is not known: it cannot be shared");
+        }
+        IntPredicate mine = share.keeps(total);
+        return all.inputs(epoch, b -> mine.test(b) && keep.test(b), rowsOf, features);
       }
 
       @Override

@@ -19,6 +19,9 @@ import java.util.Arrays;
  * no computed row reads, are gone, so their input rows are neither gathered nor uploaded. The
  * pruned hop depends on the computed rows and their edges only, not on what the hot rows sampled.
  *
+ * <p>A batch that carries its feature rows ({@code sample --features}) gives the pruned hop the
+ * rows of the nodes it keeps, so the step reads the shard's rows as without reuse.
+ *
  * <p>A pure function of the batch and the hot set, so a loader thread (which gathers the pruned
  * hop's input rows) and the training step prune a batch alike. Stateless.
  */
@@ -123,8 +126,48 @@ final class TypedHotPruner {
     }
     int[] labels = new int[computed[b.seedType()]];
     Arrays.fill(labels, -1);
-    return new ReusedBottom(
-        oneHop(b.seedType(), nodes, sizes, indptr, indices, labels), fullRow, hotRow, hotSlot);
+    TypedMiniBatch block = oneHop(b.seedType(), nodes, sizes, indptr, indices, labels);
+    if (b.inlineFeatures() != null) {
+      block = block.withInlineFeatures(keptRows(b, newIndex, kept, hot.config()));
+    }
+    return new ReusedBottom(block, fullRow, hotRow, hotSlot);
+  }
+
+  /**
+   * The inline feature rows ({@code sample --features}) of the pruned hop's nodes: per type, the
+   * row {@code b} carries for each node kept, in the pruned order ({@code newIndex[t][j]}: the
+   * pruned index of {@code b}'s node {@code j}, -1 when dropped); null where {@code b} carries
+   * none.
+   */
+  private static float[][] keptRows(
+      TypedMiniBatch b, int[][] newIndex, int[] kept, io.fanout.nn.typed.TypedModelConfig cfg) {
+    float[][] inline = b.inlineFeatures();
+    float[][] out = new float[inline.length][];
+    for (int t = 0; t < inline.length; t++) {
+      int n = b.nodes(t).length;
+      if (inline[t] == null || n == 0) {
+        out[t] = inline[t] == null ? null : new float[0];
+        continue;
+      }
+      if (inline[t].length % n != 0) {
+        throw new IllegalArgumentException(
+            "type '"
+                + cfg.type(t).name()
+                + "' has "
+                + inline[t].length
+                + " inline feature floats for "
+                + n
+                + " nodes");
+      }
+      int dim = inline[t].length / n;
+      out[t] = new float[Math.multiplyExact(kept[t], dim)];
+      for (int j = 0; j < n; j++) {
+        if (newIndex[t][j] >= 0) {
+          System.arraycopy(inline[t], j * dim, out[t], newIndex[t][j] * dim, dim);
+        }
+      }
+    }
+    return out;
   }
 
   /**

@@ -5,8 +5,10 @@ import io.fanout.graph.TypedGraph;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.train.HotBy;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
 
 /**
  * The hot vertices of a typed run, per type, and the fixed one-hop block their layer-0 outputs are
@@ -20,8 +22,11 @@ import java.util.Iterator;
  * hot: hotness is per type. Their slots are their ranks, type by type ({@link #offset}). {@link
  * #block()} is a one-hop batch whose destinations of each type are its hot vertices in slot order,
  * each with the neighbors over every relation into its type that it was sampled with at its first
- * occurrence in epoch 0 (in batch order), and {@link #features()} the input rows of its nodes. A
- * pure function of epoch 0's batches and the graph.
+ * occurrence in epoch 0 (in batch order), and {@link #features()} the input rows of its nodes: the
+ * rows epoch 0's batches carried where the shards inline them ({@code sample --features}, as the
+ * one-type hot set takes them from its batches), else gathered once from the graph (through no
+ * feature cache: a store's mapped rows, which a cache would give alike). A pure function of epoch
+ * 0's batches and the graph.
  */
 final class TypedHotSet {
   private final TypedModelConfig cfg;
@@ -197,14 +202,18 @@ final class TypedHotSet {
     int types = cfg.numTypes();
     int rels = cfg.numRelations();
     int[][][] nbrs = new int[rels][][]; // [r][slot]: the neighbors' type-local ids, null: unseen
+    float[][][] nbrRows = new float[rels][][]; // [r][slot]: their inline rows, one after another
+    float[][][] selfRows = new float[types][][]; // [t][slot]: the hot vertex's inline row
     for (int r = 0; r < rels; r++) {
       nbrs[r] = new int[hot[cfg.relation(r).dst()].length][];
+      nbrRows[r] = new float[nbrs[r].length][];
     }
     boolean[][] seen = new boolean[types][];
     int[] left = new int[types];
     int missing = 0;
     for (int t = 0; t < types; t++) {
       seen[t] = new boolean[hot[t].length];
+      selfRows[t] = new float[hot[t].length][];
       left[t] = hot[t].length;
       missing += left[t];
     }
@@ -224,6 +233,7 @@ final class TypedHotSet {
           seen[t][s] = true;
           left[t]--;
           missing--;
+          selfRows[t][s] = inlineRows(b, t, new int[] {i});
           for (int r = 0; r < rels; r++) {
             if (cfg.relation(r).dst() != t) {
               continue;
@@ -236,19 +246,52 @@ final class TypedHotSet {
               n[p - ptr[i]] = src[idx[p]];
             }
             nbrs[r][s] = n;
+            nbrRows[r][s] =
+                inlineRows(b, cfg.relation(r).src(), Arrays.copyOfRange(idx, ptr[i], ptr[i + 1]));
           }
         }
       }
     }
-    return block(cfg, hot, nbrs);
+    return block(cfg, hot, nbrs, selfRows, nbrRows);
   }
 
-  private static TypedMiniBatch block(TypedModelConfig cfg, int[][] hot, int[][][] nbrs) {
+  /**
+   * The inline feature rows ({@code sample --features}) that {@code b} carries for its nodes of
+   * type {@code t} at {@code at}, one after another; null when it carries none of type {@code t}.
+   */
+  private static float[] inlineRows(TypedMiniBatch b, int t, int[] at) {
+    float[][] inline = b.inlineFeatures();
+    if (inline == null || inline[t] == null) {
+      return null;
+    }
+    if (at.length == 0) {
+      return new float[0];
+    }
+    int dim = inline[t].length / b.nodes(t).length;
+    float[] rows = new float[Math.multiplyExact(at.length, dim)];
+    for (int k = 0; k < at.length; k++) {
+      System.arraycopy(inline[t], at[k] * dim, rows, k * dim, dim);
+    }
+    return rows;
+  }
+
+  /**
+   * The hot block of {@link #neighborhoods}; where epoch 0's batches carried feature rows ({@code
+   * selfRows}, {@code nbrRows} not null), the block carries the rows of its nodes as they did.
+   */
+  private static TypedMiniBatch block(
+      TypedModelConfig cfg,
+      int[][] hot,
+      int[][][] nbrs,
+      float[][][] selfRows,
+      float[][][] nbrRows) {
     int types = cfg.numTypes();
     int rels = cfg.numRelations();
     int[][] index = new int[types][]; // type-local id -> source index, -1: not a source yet
     int[] kept = new int[types];
+    List<List<float[]>> srcRows = new ArrayList<>(); // per type, each source's inline row, or nulls
     for (int t = 0; t < types; t++) {
+      srcRows.add(new ArrayList<>(Arrays.asList(selfRows[t])));
       index[t] = new int[Math.toIntExact(cfg.type(t).count())];
       Arrays.fill(index[t], -1);
       for (int s = 0; s < hot[t].length; s++) {
@@ -268,10 +311,13 @@ final class TypedHotSet {
       int[] idx = new int[ptr[rows]];
       for (int s = 0; s < rows; s++) {
         int[] n = nbrs[r][s] == null ? new int[0] : nbrs[r][s];
+        float[] x = nbrRows[r][s];
+        int dim = n.length == 0 || x == null ? 0 : x.length / n.length;
         for (int q = 0; q < n.length; q++) {
           int v = n[q];
           if (index[src][v] < 0) {
             index[src][v] = kept[src]++;
+            srcRows.get(src).add(x == null ? null : Arrays.copyOfRange(x, q * dim, (q + 1) * dim));
           }
           idx[ptr[s] + q] = index[src][v];
         }
@@ -292,6 +338,34 @@ final class TypedHotSet {
     }
     int[] labels = new int[hot[cfg.target()].length];
     Arrays.fill(labels, -1);
-    return TypedHotPruner.oneHop(cfg.target(), nodes, sizes, indptr, indices, labels);
+    TypedMiniBatch b = TypedHotPruner.oneHop(cfg.target(), nodes, sizes, indptr, indices, labels);
+    float[][] inline = new float[types][];
+    boolean any = false;
+    for (int t = 0; t < types; t++) {
+      inline[t] = concat(srcRows.get(t));
+      any |= inline[t] != null;
+    }
+    return any ? b.withInlineFeatures(inline) : b;
+  }
+
+  /** The rows one after another; null when there are none or any is missing. */
+  private static float[] concat(List<float[]> rows) {
+    int n = 0;
+    for (float[] r : rows) {
+      if (r == null) {
+        return null;
+      }
+      n = Math.addExact(n, r.length);
+    }
+    if (rows.isEmpty()) {
+      return null;
+    }
+    float[] out = new float[n];
+    int at = 0;
+    for (float[] r : rows) {
+      System.arraycopy(r, 0, out, at, r.length);
+      at += r.length;
+    }
+    return out;
   }
 }

@@ -310,6 +310,25 @@ public final class TypedTrainRun {
     }
   }
 
+  /**
+   * Refuses a feature cache over shards that inline their feature rows, as one-type training does:
+   * the rows come with every batch, so there is nothing for the cache to read or hold (a design
+   * choice, not a gap). {@code cache} null: no cache, nothing refused.
+   */
+  static void checkCacheOverInlineRows(TypedShardSet set, TypedCacheSettings cache) {
+    if (cache != null && set.featureDims() != null) {
+      throw new FanoutConfigException(
+          "train --feature-cache "
+              + cache.policy().id()
+              + " reads feature rows from the store's files, and --shards "
+              + set.dir()
+              + " inline them (sample --features "
+              + set.featureEncoding().id()
+              + "), so every row already comes with its batch and there is nothing to cache:"
+              + " leave --feature-cache out, or use shards sampled without --features");
+    }
+  }
+
   /** Refuses shards sampled from another schema than {@code schema}'s. */
   static void checkShards(TypedShardSet set, TypedSchema schema) {
     ShardManifest.Typed t = set.manifest().typed;
@@ -343,11 +362,6 @@ public final class TypedTrainRun {
    * request.
    */
   public static Result train(Request r, PrintStream progress, Replica replica) {
-    if (r.cache() != null && r.reuse().enabled()) {
-      throw new io.fanout.conf.FanoutConfigException(
-          "train --reuse-hot with --feature-cache is not built for typed stores (the cache gathers"
-              + " every row of a batch, the reuse only its pruned bottom hop's); drop one of them");
-    }
     TypedShardSet set = TypedShardSet.open(r.shards());
     TypedSchema schema = r.graph().schema();
     checkShards(set, schema);
@@ -404,16 +418,7 @@ public final class TypedTrainRun {
     }
     checkInlineFeatures(set, cfg, "--shards");
     TypedInPlaceRows.check(r.featureAccess(), r.graph(), set, "--shards", r.cache() != null);
-    if (set.featureDims() != null && (r.cache() != null || r.reuse().enabled())) {
-      throw new FanoutConfigException(
-          "train "
-              + (r.cache() != null ? "--feature-cache" : "--reuse-hot")
-              + " reads feature rows from the store, and --shards "
-              + set.dir()
-              + " inline them (sample --features "
-              + set.featureEncoding().id()
-              + "): drop the option or use shards sampled without --features");
-    }
+    checkCacheOverInlineRows(set, r.cache());
     TypedTrainMemory memory =
         new TypedTrainMemory(
             cfg, TypedTrainMemory.rowBytes(r.graph(), cfg), r.cache(), set.manifest(), r.loading());

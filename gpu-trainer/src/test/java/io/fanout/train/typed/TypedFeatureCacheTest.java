@@ -27,6 +27,7 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
+import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
 import java.io.ByteArrayOutputStream;
@@ -108,6 +109,19 @@ class TypedFeatureCacheTest {
       FeatureNormKind norm,
       StringBuilder log)
       throws Exception {
+    return train(name, cache, loading, norm, log, HotReuse.OFF, BackendKind.CPU);
+  }
+
+  /** As above, with hot reuse {@code reuse} on backend {@code backend}. */
+  private static byte[] train(
+      String name,
+      TypedCacheSettings cache,
+      TrainSpec.Loading loading,
+      FeatureNormKind norm,
+      StringBuilder log,
+      HotReuse reuse,
+      BackendKind backend)
+      throws Exception {
     Path modelDir = tmp.resolve("model-" + name);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (TypedGraphStore g = TypedGraphStore.open(store, false);
@@ -130,7 +144,7 @@ class TypedFeatureCacheTest {
               EmbeddingMode.AUTO,
               0,
               norm,
-              BackendKind.CPU,
+              backend,
               -1,
               true,
               val,
@@ -138,7 +152,7 @@ class TypedFeatureCacheTest {
               HgnSettings.DEFAULT,
               DecoderKind.DOT,
               cache,
-              HotReuse.OFF,
+              reuse,
               null),
           progress,
           () -> false);
@@ -184,6 +198,99 @@ class TypedFeatureCacheTest {
                 null))
         .isEqualTo(train("mapped-l2", null, new TrainSpec.Loading(2, 2), FeatureNormKind.L2, null))
         .isNotEqualTo(mapped);
+  }
+
+  @Test
+  void withHotReuseTheCacheReadsOnlyThePrunedRowsAndTrainsTheCheckpointOfReuseOverTheMappedStore()
+      throws Exception {
+    HotReuse reuse = new HotReuse(0.5, 2, HotBy.FREQUENCY);
+    TrainSpec.Loading twoTwo = new TrainSpec.Loading(2, 2);
+    byte[] mapped = train("reuse-mapped", null, twoTwo, FeatureNormKind.NONE, null, reuse, CPU);
+    int window = RowCacheSizing.DEFAULT_WINDOW_BATCHES;
+    Object[][] runs = {
+      {
+        "reuse-belady-t1-k1",
+        cache(CachePolicy.BELADY, SMALL, FeatureCacheIo.BUFFERED, window),
+        1,
+        1
+      },
+      {"reuse-belady-t3-k4-w1", cache(CachePolicy.BELADY, SMALL, FeatureCacheIo.DIRECT, 1), 3, 4},
+      {
+        "reuse-belady-sync-auto", cache(CachePolicy.BELADY, SMALL, FeatureCacheIo.BUFFERED, 0), 0, 0
+      },
+      {"reuse-lru-t2-k2", cache(CachePolicy.LRU, SMALL, FeatureCacheIo.BUFFERED, window), 2, 2},
+      {"reuse-none", cache(CachePolicy.NONE, 0, FeatureCacheIo.BUFFERED, window), 3, 1},
+    };
+    long[] pruned = prunedAccesses(3, reuse);
+    long[] full = accesses(3);
+    assertThat(pruned[PAPER] + pruned[AUTHOR]).isLessThan(full[PAPER] + full[AUTHOR]);
+    for (Object[] run : runs) {
+      int threads = (Integer) run[2];
+      TrainSpec.Loading loading =
+          threads == 0 ? null : new TrainSpec.Loading(threads, (Integer) run[3]);
+      TypedCacheSettings c = (TypedCacheSettings) run[1];
+      StringBuilder log = new StringBuilder();
+      assertThat(train((String) run[0], c, loading, FeatureNormKind.NONE, log, reuse, CPU))
+          .as((String) run[0])
+          .isEqualTo(mapped);
+      // every row the caches read is a row of a pruned bottom hop: the accesses are theirs
+      String line = runLine(log, c.policy().id());
+      for (int t : new int[] {PAPER, AUTHOR}) {
+        long[] hm = hitsAndMisses(line, t == PAPER ? "paper" : "author");
+        assertThat(hm[0] + hm[1]).as("%s type %d", run[0], t).isEqualTo(pruned[t]);
+      }
+    }
+    // the checking backend trains the same bits and frees every tensor (it fails its close if not)
+    assertThat(
+            train(
+                "reuse-belady-checked",
+                cache(CachePolicy.BELADY, SMALL, FeatureCacheIo.BUFFERED, window),
+                twoTwo,
+                FeatureNormKind.NONE,
+                null,
+                reuse,
+                BackendKind.CPU_CHECKED))
+        .isEqualTo(mapped);
+  }
+
+  private static final BackendKind CPU = BackendKind.CPU;
+
+  /** The run's line of the cache of policy {@code policy} in {@code log}. */
+  private static String runLine(StringBuilder log, String policy) {
+    return log.toString()
+        .lines()
+        .filter(l -> l.startsWith("feature cache " + policy + " run:"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /**
+   * As {@link #accesses}, each batch pruned for the hot set a run with {@code reuse} selects: the
+   * row accesses of its pruned bottom hop (the batch's own where it has no hot row).
+   */
+  private static long[] prunedAccesses(int epochs, HotReuse reuse) {
+    TypedShardSet set = TypedShardSet.open(shards);
+    long[] n = new long[2];
+    try (TypedGraphStore g = TypedGraphStore.open(store, false)) {
+      TypedHotSet hot =
+          TypedHotSet.build(
+              TypedEpochs.shards(set, true),
+              g,
+              config(g, EmbeddingMode.AUTO),
+              reuse.fraction(),
+              reuse.hotBy());
+      assertThat(hot.size()).isPositive();
+      for (int e = 0; e < epochs; e++) {
+        for (Iterator<TypedMiniBatch> it = set.batches(e % set.epochs(), true); it.hasNext(); ) {
+          TypedMiniBatch b = it.next();
+          io.fanout.nn.typed.ReusedBottom r = TypedHotPruner.prune(b, hot);
+          TypedMiniBatch read = r == null ? b : r.block();
+          n[PAPER] += read.nodes(PAPER).length;
+          n[AUTHOR] += read.nodes(AUTHOR).length;
+        }
+      }
+    }
+    return n;
   }
 
   /** Training epoch {@code e} reads sampled epoch {@code e mod 2}: its row accesses of type t. */

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.features.CachePolicy;
+import io.fanout.features.FeatureCacheIo;
+import io.fanout.features.RowCacheSizing;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.FeatureTable;
 import io.fanout.nn.EmbeddingMode;
@@ -27,7 +30,11 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.store.Half;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
+import io.fanout.tensor.Backend;
+import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.train.HotBy;
+import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,14 +113,100 @@ class TypedInlineFeaturesTest {
   }
 
   private static float[] train(TypedEpochs epochs, Path modelDir) {
+    return train(epochs, modelDir, HotReuse.OFF, new CpuBackend());
+  }
+
+  /** As above, with hot reuse {@code reuse} on {@code be} (closed after). */
+  private static float[] train(TypedEpochs epochs, Path modelDir, HotReuse reuse, Backend be) {
     SimpleTypedSampler s = new SimpleTypedSampler(G, 0, new int[] {3, 2}, 9);
     TypedSampler sampler = s::sample;
-    try (TypedModel m = new TypedModel(config(EmbeddingMode.AUTO), new CpuBackend());
+    try (be;
+        TypedModel m = new TypedModel(config(EmbeddingMode.AUTO), be);
         TypedTrainer t = new TypedTrainer(m, G, epochs, sampler, OPTS)) {
+      t.reuseHot(reuse);
       m.init(OPTS.seed());
       t.fit(modelDir, null);
       return TypedModelState.of(m);
     }
+  }
+
+  private static final HotReuse REUSE = new HotReuse(0.5, 2, HotBy.FREQUENCY);
+
+  @Test
+  void reuseOverInlineF32RowsTrainsTheModelOfReuseGatheringFromTheGraph() throws Exception {
+    TypedShardSet plain = TypedShardSet.open(shards("plain", FeatureEncoding.NONE));
+    TypedShardSet inline = TypedShardSet.open(shards("f32", FeatureEncoding.F32));
+    float[] gathered = train(TypedEpochs.shards(plain, true), null, REUSE, new CpuBackend());
+    assertThat(Arrays.equals(gathered, train(TypedEpochs.shards(plain, true), null)))
+        .as("reuse trains another model")
+        .isFalse();
+    assertThat(train(TypedEpochs.shards(inline, true), null, REUSE, new CpuBackend()))
+        .containsExactly(gathered);
+    for (int[] tk : new int[][] {{1, 1}, {3, 4}}) {
+      assertThat(
+              train(
+                  TypedEpochs.shards(inline, true, new TrainSpec.Loading(tk[0], tk[1])),
+                  null,
+                  REUSE,
+                  new CpuBackend()))
+          .as("loader threads %d, prefetch %d", tk[0], tk[1])
+          .containsExactly(gathered);
+    }
+    // the checking backend: the same bits, and its close fails if a tensor is left
+    CheckingBackend checked = new CheckingBackend(new CpuBackend());
+    assertThat(
+            train(
+                TypedEpochs.shards(inline, true, new TrainSpec.Loading(2, 2)),
+                null,
+                REUSE,
+                checked))
+        .containsExactly(gathered);
+    assertThat(checked.unclosed()).isZero();
+    // the trainer reads the shard's rows with reuse too: half-precision rows train other bits
+    TypedShardSet f16 = TypedShardSet.open(shards("f16", FeatureEncoding.F16));
+    assertThat(
+            Arrays.equals(
+                train(TypedEpochs.shards(f16, true), null, REUSE, new CpuBackend()), gathered))
+        .isFalse();
+  }
+
+  /** Type {@code t}'s rows of {@code ids} in the graph, rounded to half precision. */
+  private static float[] halfRows(int t, int[] ids) {
+    int dim = G.schema().type(t).featureDim();
+    float[] x = new float[ids.length * dim];
+    G.features(t).gather(ids, 0, ids.length, x, 0);
+    for (int i = 0; i < x.length; i++) {
+      x[i] = Half.toFloat(Half.fromFloat(x[i]));
+    }
+    return x;
+  }
+
+  @Test
+  void theHotBlockAndEveryPrunedHopCarryTheShardsOwnRows() throws Exception {
+    TypedShardSet f16 = TypedShardSet.open(shards("f16", FeatureEncoding.F16));
+    TypedModelConfig cfg = config(EmbeddingMode.AUTO);
+    TypedHotSet hot =
+        TypedHotSet.build(TypedEpochs.shards(f16, true), G, cfg, 0.5, HotBy.FREQUENCY);
+    assertThat(hot.size()).isPositive();
+    int pruned = 0;
+    for (int t = 0; t < 2; t++) {
+      int[] ids = hot.block().nodes(t);
+      assertThat(hot.features()[t]).as("hot block, type %d", t).containsExactly(halfRows(t, ids));
+    }
+    assertThat(hot.features()[2]).as("term: embedded").isNull();
+    for (Iterator<TypedMiniBatch> it = f16.batches(0, true); it.hasNext(); ) {
+      io.fanout.nn.typed.ReusedBottom r = TypedHotPruner.prune(it.next(), hot);
+      if (r == null) {
+        continue;
+      }
+      pruned++;
+      float[][] rows = r.block().inlineFeatures();
+      for (int t = 0; t < 2; t++) {
+        assertThat(rows[t]).as("type %d", t).containsExactly(halfRows(t, r.block().nodes(t)));
+      }
+      assertThat(rows[2]).isNull();
+    }
+    assertThat(pruned).isPositive();
   }
 
   @Test
@@ -173,6 +266,26 @@ class TypedInlineFeaturesTest {
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageContaining("--learned-embeddings")
         .hasMessageContaining("'paper'");
+  }
+
+  @Test
+  void aFeatureCacheOverInlineRowsIsRefusedInOneLineSayingWhy() throws Exception {
+    TypedShardSet inline = TypedShardSet.open(shards("f16", FeatureEncoding.F16));
+    TypedCacheSettings belady =
+        new TypedCacheSettings(
+            CachePolicy.BELADY,
+            4096,
+            FeatureCacheIo.BUFFERED,
+            RowCacheSizing.DEFAULT_WINDOW_BATCHES);
+    assertThatThrownBy(() -> TypedTrainRun.checkCacheOverInlineRows(inline, belady))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageStartingWith("train --feature-cache belady reads feature rows from the store's")
+        .hasMessageContaining("inline them (sample --features f16)")
+        .hasMessageContaining("there is nothing to cache")
+        .hasMessageNotContaining("\n");
+    TypedTrainRun.checkCacheOverInlineRows(inline, null);
+    TypedTrainRun.checkCacheOverInlineRows(
+        TypedShardSet.open(shards("plain", FeatureEncoding.NONE)), belady);
   }
 
   @Test
