@@ -139,10 +139,9 @@ public final class NeighborhoodOrder {
   static int joined(int[] sorted, int from, int to, int own) {
     int best = own;
     int bestScore = 1;
-    int n = to;
-    for (int i = from; i < n; ) {
+    for (int i = from; i < to; ) {
       int j = i;
-      while (j < n && sorted[j] == sorted[i]) {
+      while (j < to && sorted[j] == sorted[i]) {
         j++;
       }
       int score = (j - i) + (sorted[i] == own ? 1 : 0);
