@@ -119,24 +119,47 @@ public final class NeighborhoodOrder {
         }
       }
       java.util.Arrays.sort(scratch, 0, n);
-      int own = group[v - lo];
-      int best = own;
-      int bestScore = 1;
-      for (int i = 0; i < n; ) {
-        int j = i;
-        while (j < n && scratch[j] == scratch[i]) {
-          j++;
-        }
-        int score = (j - i) + (scratch[i] == own ? 1 : 0);
-        if (score > bestScore || (score == bestScore && scratch[i] < best)) {
-          best = scratch[i];
-          bestScore = score;
-        }
-        i = j;
-      }
-      moved[v - lo] = best;
+      moved[v - lo] = joined(scratch, 0, n, group[v - lo]);
     }
-    // Counting sort by group, keeping the placement order inside a group.
+    int[] placed = new int[size];
+    for (int i = 0; i < size; i++) {
+      placed[i] = positions[i] - lo;
+    }
+    int[] local = byGroup(moved, groups, placed);
+    for (int i = 0; i < size; i++) {
+      positions[i] = lo + local[i];
+    }
+  }
+
+  /**
+   * The group a row joins: of {@code sorted[from .. to)}, its neighbors' groups in ascending order,
+   * the group holding most of them, its own group {@code own} counting one more; ties to the
+   * smaller group. Shared with the typed layout ({@link TypedNeighborhoodOrder}).
+   */
+  static int joined(int[] sorted, int from, int to, int own) {
+    int best = own;
+    int bestScore = 1;
+    for (int i = from; i < to; ) {
+      int j = i;
+      while (j < to && sorted[j] == sorted[i]) {
+        j++;
+      }
+      int score = (j - i) + (sorted[i] == own ? 1 : 0);
+      if (score > bestScore || (score == bestScore && sorted[i] < best)) {
+        best = sorted[i];
+        bestScore = score;
+      }
+      i = j;
+    }
+    return best;
+  }
+
+  /**
+   * The positions of rows ordered by group ({@code moved[i]}, in {@code [0, groups)}), inside a
+   * group in placement order ({@code placed[i]}, a permutation of {@code [0, n)}): a counting sort.
+   */
+  static int[] byGroup(int[] moved, int groups, int[] placed) {
+    int size = moved.length;
     int[] start = new int[groups + 1];
     for (int i = 0; i < size; i++) {
       start[moved[i] + 1]++;
@@ -145,12 +168,14 @@ public final class NeighborhoodOrder {
       start[g + 1] += start[g];
     }
     int[] rowAt = new int[size];
-    for (int v = lo; v < hi; v++) {
-      rowAt[positions[v - lo] - lo] = v;
+    for (int i = 0; i < size; i++) {
+      rowAt[placed[i]] = i;
     }
+    int[] positions = new int[size];
     for (int p = 0; p < size; p++) {
-      int v = rowAt[p];
-      positions[v - lo] = lo + start[moved[v - lo]]++;
+      int i = rowAt[p];
+      positions[i] = start[moved[i]]++;
     }
+    return positions;
   }
 }

@@ -99,7 +99,8 @@ public final class TypedSeedGroupOrder {
     }
   }
 
-  private static CsrGraph[] relationsInto(Path dataDir, TypedStagedGraph g, int t, int p) {
+  /** Partition {@code p} of every relation into type {@code t}; null for the others. */
+  static CsrGraph[] relationsInto(Path dataDir, TypedStagedGraph g, int t, int p) {
     CsrGraph[] into = new CsrGraph[g.relNames().length];
     for (int r = 0; r < into.length; r++) {
       if (g.relDst()[r] == t) {
@@ -110,7 +111,7 @@ public final class TypedSeedGroupOrder {
   }
 
   /** The global id of each relation's source type's first vertex. */
-  private static long[] sourceBases(TypedStagedGraph g) {
+  static long[] sourceBases(TypedStagedGraph g) {
     long[] bases = new long[g.relSrc().length];
     for (int r = 0; r < bases.length; r++) {
       bases[r] = g.firstVertex(g.relSrc()[r]);
@@ -159,13 +160,16 @@ public final class TypedSeedGroupOrder {
     return positions;
   }
 
-  /** Begins the order file of every type with feature rows, sized for the type. */
-  public static void start(Path dataDir, TypedStagedGraph g) {
+  /**
+   * Begins the order file of every type with feature rows, sized for the type, recording layout
+   * {@code kind} ({@link FeatureLayoutKind#SEED_GROUPS}, or {@link FeatureLayoutKind#NEIGHBORHOOD}
+   * whose steps build on these: {@link TypedNeighborhoodOrder}).
+   */
+  public static void start(Path dataDir, TypedStagedGraph g, FeatureLayoutKind kind) {
     for (int t = 0; t < g.numTypes(); t++) {
       if (g.features()[t]) {
         long[] s = g.typeStarts()[t];
-        FeatureRowOrder.start(
-            orderFile(dataDir, g, t), s[s.length - 1], FeatureLayoutKind.SEED_GROUPS);
+        FeatureRowOrder.start(orderFile(dataDir, g, t), s[s.length - 1], kind);
       }
     }
   }
@@ -178,13 +182,20 @@ public final class TypedSeedGroupOrder {
    * their ids ({@code <file>.unordered}).
    */
   public static void layOut(Path dataDir, TypedStagedGraph g, int part, long[] keys) {
-    int t = g.typeOf(part);
-    if (!g.features()[t]) {
-      return;
+    if (g.features()[g.typeOf(part)]) {
+      moveRows(dataDir, g, part, order(keys));
     }
+  }
+
+  /**
+   * Moves global partition {@code part}'s rows (of a type with feature rows) to positions {@code
+   * local} (row {@code i} to {@code local[i]}, a permutation of the partition's rows from 0) and
+   * writes its slice of its type's order file, as {@link #layOut} describes.
+   */
+  static void moveRows(Path dataDir, TypedStagedGraph g, int part, int[] local) {
+    int t = g.typeOf(part);
     int p = part - g.firstPartition(t);
     long first = g.typeStarts()[t][p];
-    int[] local = order(keys);
     int[] positions = new int[local.length];
     for (int i = 0; i < local.length; i++) {
       positions[i] = Math.toIntExact(first + local[i]);

@@ -16,8 +16,13 @@ public enum FeatureLayoutKind {
    * when it has none), each followed by the rows of its in-neighbors and theirs (two hops, the
    * neighborhood a sampler draws from) not placed yet, staying in the partition; then the rows not
    * reached, in id order. Then each row joins the seed group most of its in-neighbors are in, and
-   * rows are ordered by group ({@code io.fanout.graph.NeighborhoodOrder}). One-type stores only: a
-   * typed graph refuses it.
+   * rows are ordered by group ({@code io.fanout.graph.NeighborhoodOrder}).
+   *
+   * <p>On a typed store (per type, as {@link #SEED_GROUPS}): the {@link #SEED_GROUPS} first-use
+   * keys give every vertex the group of its seed (the unreached a group of their own, after every
+   * seed's); each featured row then joins the group most of the vertices that draw it (its
+   * out-neighbors over every relation) are in, and rows are ordered by group, inside a group in
+   * first-use order ({@code io.fanout.graph.TypedNeighborhoodOrder}).
    */
   NEIGHBORHOOD("neighborhood"),
 

@@ -56,7 +56,9 @@ final class TypedManifestCheck {
             source, "type '" + t.name + "' has " + t.vertices + " vertices, its partitions " + sum);
       }
       if (t.featureLayout != null
-          && (t.featureDim == 0 || !FeatureLayoutKind.SEED_GROUPS.id().equals(t.featureLayout))) {
+          && (t.featureDim == 0
+              || !(FeatureLayoutKind.SEED_GROUPS.id().equals(t.featureLayout)
+                  || FeatureLayoutKind.NEIGHBORHOOD.id().equals(t.featureLayout)))) {
         throw bad(
             source,
             "type '"
@@ -65,6 +67,8 @@ final class TypedManifestCheck {
                 + t.featureLayout
                 + "'; a typed store records only "
                 + FeatureLayoutKind.SEED_GROUPS.id()
+                + " or "
+                + FeatureLayoutKind.NEIGHBORHOOD.id()
                 + ", on types with features");
       }
       nextVertex += t.vertices;

@@ -3,6 +3,7 @@ package io.fanout.graph;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
@@ -81,7 +82,7 @@ class TypedSeedGroupOrderTest {
             Map.of(1L, 3L, 3L, 9L, 6L, 4L, 5L, 4L, 4L, 10L, 0L, 5L, 8L, 5L));
     Path feat = data.resolve("types/t").resolve(StoreLayout.featuresFile(0));
     byte[] before = Files.readAllBytes(feat);
-    TypedSeedGroupOrder.start(data, g);
+    TypedSeedGroupOrder.start(data, g, FeatureLayoutKind.SEED_GROUPS);
     for (int part : new int[] {3, 2, 1, 0, 0}) {
       long[] partKeys = new long[(int) (starts[part + 1] - starts[part])];
       for (int i = 0; i < partKeys.length; i++) {
@@ -107,14 +108,18 @@ class TypedSeedGroupOrderTest {
   }
 
   @Test
-  void aManifestRecordsSeedGroupsOnlyOnTypesWithFeatures() {
+  void aManifestRecordsATypedLayoutOnlyOnTypesWithFeatures() {
     Path store = tmp.resolve("store");
     StoreManifest m =
         TypedStoreFixtures.write(store, graph(), new int[][] {{2, 2}, {3}, {2}}, new int[3][][]);
     m.types.get(0).featureLayout = "seed-groups";
     assertThat(StoreManifest.fromJson("m", m.toJson()).types.get(0).featureLayout)
         .isEqualTo("seed-groups");
-    for (String[] bad : new String[][] {{"0", "neighborhood"}, {"2", "seed-groups"}}) {
+    m.types.get(0).featureLayout = "neighborhood";
+    assertThat(StoreManifest.fromJson("m", m.toJson()).types.get(0).featureLayout)
+        .isEqualTo("neighborhood");
+    for (String[] bad :
+        new String[][] {{"0", "identity"}, {"2", "seed-groups"}, {"2", "neighborhood"}}) {
       StoreManifest b = StoreManifest.fromJson("m", m.toJson());
       b.types.get(Integer.parseInt(bad[0])).featureLayout = bad[1];
       assertThatThrownBy(() -> StoreManifest.fromJson("m", b.toJson()))

@@ -230,9 +230,11 @@ public final class PrepareOptions {
               + " neighborhood (each training vertex followed by its two-hop in-neighbors, then"
               + " every row moved to the group most of its in-neighbors are in) or seed-groups"
               + " (each training vertex followed by its two-hop in-neighbors not placed yet, then"
-              + " the rows no training vertex reaches: for sparse training splits; on a typed graph,"
-              + " each featured type's rows by first use from the labelled type's training seeds"
-              + " over every relation); readers map ids through the recorded order",
+              + " the rows no training vertex reaches: for sparse training splits); on a typed graph,"
+              + " per featured type, seed-groups orders rows by first use from the labelled type's"
+              + " training seeds over every relation and neighborhood regroups that order by the"
+              + " groups of the vertices that draw each row; readers map ids through the recorded"
+              + " order",
           io.fanout.store.FeatureLayoutKind::parse,
           io.fanout.store.FeatureLayoutKind.values(),
           io.fanout.store.FeatureLayoutKind::id);

@@ -1,11 +1,14 @@
 package io.fanout.spark.prepare;
 
+import io.fanout.graph.TypedNeighborhoodOrder;
 import io.fanout.graph.TypedSeedGroupOrder;
 import io.fanout.graph.TypedStagedGraph;
+import io.fanout.store.FeatureLayoutKind;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.Partitioner;
@@ -17,11 +20,15 @@ import scala.Tuple2;
 
 /**
  * The feature layout step of typed {@code prepare} ({@code --feature-layout seed-groups}, {@link
- * TypedSeedGroupOrder}): the first-use keys are computed in two rounds of Spark tasks, each reading
- * one partition's staged CSR files and shuffling (global id, key) pairs reduced with {@code min} to
- * the partition that owns the id; then one task per partition lays out its rows. The driver holds a
- * few numbers per partition; a task, memory in proportion to its partition and the pairs it lists.
- * The files do not depend on the number of tasks or executors.
+ * TypedSeedGroupOrder}, or {@code neighborhood}, {@link TypedNeighborhoodOrder}): the first-use
+ * keys are computed in two rounds of Spark tasks, each reading one partition's staged CSR files and
+ * shuffling (global id, key) pairs reduced with {@code min} to the partition that owns the id; then
+ * one task per partition lays out its rows. For {@code neighborhood}, one more round in between:
+ * each partition lists, from its CSR files and keys, the group of its vertices with each of their
+ * in-neighbors, shuffled to the in-neighbor's partition, whose task lays out from its keys and the
+ * groups it received. The driver holds a few numbers per partition; a task, memory in proportion to
+ * its partition and the pairs it lists or receives. The files do not depend on the number of tasks
+ * or executors.
  */
 final class TypedFeatureLayoutStage {
   private final SparkSession spark;
@@ -30,9 +37,12 @@ final class TypedFeatureLayoutStage {
     this.spark = spark;
   }
 
-  /** Lays out the feature files of the typed store staged in {@code dataDir} (shape {@code g}). */
-  void write(Path dataDir, TypedStagedGraph g) {
-    TypedSeedGroupOrder.start(dataDir, g);
+  /**
+   * Lays out the feature files of the typed store staged in {@code dataDir} (shape {@code g}) in
+   * layout {@code kind} ({@code seed-groups} or {@code neighborhood}).
+   */
+  void write(Path dataDir, TypedStagedGraph g, FeatureLayoutKind kind) {
+    TypedSeedGroupOrder.start(dataDir, g, kind);
     String dir = dataDir.toAbsolutePath().toString();
     long[] starts = g.globalStarts();
     ByGlobalPartition owner = new ByGlobalPartition(starts);
@@ -62,22 +72,55 @@ final class TypedFeatureLayoutStage {
                   return out.iterator();
                 },
                 false)); // the pairs belong to other partitions: reduced below by owner
-    hopOne
-        .union(hopTwo)
-        .reduceByKey(owner, Math::min)
-        .foreachPartition(
-            it -> {
-              int part = TaskContext.getPartitionId();
-              long first = starts[part];
-              long[] keys = new long[Math.toIntExact(starts[part + 1] - first)];
-              Arrays.fill(keys, TypedSeedGroupOrder.UNREACHED);
-              while (it.hasNext()) {
-                Tuple2<Long, Long> e = it.next();
-                keys[Math.toIntExact(e._1() - first)] = e._2();
-              }
-              TypedSeedGroupOrder.layOut(Paths.get(dir), g, part, keys);
-            });
+    JavaPairRDD<Long, Long> keys = hopOne.union(hopTwo).reduceByKey(owner, Math::min);
+    if (kind == FeatureLayoutKind.SEED_GROUPS) {
+      keys.foreachPartition(
+          it -> {
+            int part = TaskContext.getPartitionId();
+            TypedSeedGroupOrder.layOut(Paths.get(dir), g, part, keysOf(starts, part, it));
+          });
+    } else {
+      JavaPairRDD<Long, Long> drawnBy =
+          JavaPairRDD.fromJavaRDD(
+                  keys.mapPartitionsWithIndex(
+                      (part, it) -> {
+                        KeyPairs out = new KeyPairs();
+                        TypedNeighborhoodOrder.drawnBy(
+                            Paths.get(dir), g, part, keysOf(starts, part, it), out);
+                        return out.iterator();
+                      },
+                      false))
+              .partitionBy(owner);
+      keys.zipPartitions(
+              drawnBy,
+              (mine, drawn) -> {
+                int part = TaskContext.getPartitionId();
+                KeyPairs in = KeyPairs.of(drawn);
+                TypedNeighborhoodOrder.layOut(
+                    Paths.get(dir),
+                    g,
+                    part,
+                    keysOf(starts, part, mine),
+                    in.ids(),
+                    in.keys(),
+                    in.size());
+                return Collections.<Boolean>emptyIterator();
+              })
+          .count();
+    }
     TypedSeedGroupOrder.finish(dataDir, g);
+  }
+
+  /** The first-use keys of global partition {@code part}'s vertices from its reduced pairs. */
+  private static long[] keysOf(long[] starts, int part, Iterator<Tuple2<Long, Long>> it) {
+    long first = starts[part];
+    long[] keys = new long[Math.toIntExact(starts[part + 1] - first)];
+    Arrays.fill(keys, TypedSeedGroupOrder.UNREACHED);
+    while (it.hasNext()) {
+      Tuple2<Long, Long> e = it.next();
+      keys[Math.toIntExact(e._1() - first)] = e._2();
+    }
+    return keys;
   }
 
   /** Sends a global dense id to the partition of the store that holds it. */

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What typed {@code prepare --feature-layout seed-groups} needs besides its stage ({@link
- * TypedFeatureLayoutStage}): the seeds' type, the only labelled type, and the staged store's shape
- * from what the type and relation stages wrote.
+ * What typed {@code prepare --feature-layout seed-groups} (or {@code neighborhood}) needs besides
+ * its stage ({@link TypedFeatureLayoutStage}): the seeds' type, the only labelled type, and the
+ * staged store's shape from what the type and relation stages wrote.
  */
 final class TypedFeatureLayouts {
   private TypedFeatureLayouts() {}

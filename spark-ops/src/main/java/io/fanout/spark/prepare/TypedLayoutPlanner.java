@@ -1,10 +1,11 @@
 package io.fanout.spark.prepare;
 
+import io.fanout.store.FeatureLayoutKind;
 import java.util.List;
 
 /**
- * The plan of the typed feature layout step ({@code --feature-layout seed-groups}, {@link
- * TypedFeatureLayoutStage}) from the row counts the typed plan already has.
+ * The plan of the typed feature layout step ({@code --feature-layout seed-groups} or {@code
+ * neighborhood}, {@link TypedFeatureLayoutStage}) from the row counts the typed plan already has.
  *
  * <p>Shuffle: the step's two reduction rounds shuffle (global id, first-use key) pairs. Round one
  * lists each seed and each of its in-neighbors over the relations into the target type; round two
@@ -12,8 +13,10 @@ import java.util.List;
  * vertex reached at hop one over the relations into its type. Footers carry no split counts, so
  * every target vertex counts as a seed, each relation's edges reach distinct sources up to the
  * source type's vertices, and {@code reduceByKey}'s map-side combining is not counted: an upper
- * bound in rows. A pair is counted as a two-field row ({@link PreparePlanner#unsafeRow}) at the
- * edge rows' ratio, unmeasured for these pairs ({@link ShuffleCodec#unmeasuredRowRatio}).
+ * bound in rows. {@code neighborhood} adds a third round: one (global id, group) pair per edge of
+ * every relation whose source type has features, not combined. A pair is counted as a two-field row
+ * ({@link PreparePlanner#unsafeRow}) at the edge rows' ratio, unmeasured for these pairs ({@link
+ * ShuffleCodec#unmeasuredRowRatio}).
  *
  * <p>Disk: until the step ends each featured partition keeps its feature file at the rows' ids
  * beside the laid-out one, so the staging folder holds every featured type's feature files twice.
@@ -28,6 +31,15 @@ final class TypedLayoutPlanner {
   private static final long BYTES_PER_PAIR = 16;
 
   /**
+   * {@code neighborhood}'s extra bytes a task holds per vertex (own and ranked groups, the bucket
+   * starts, the group each row joins, the group sort's counts and order) and per (id, group) pair
+   * it receives (the group among the ranked ones, its rank).
+   */
+  private static final long REGROUP_BYTES_PER_VERTEX = 8 + 8 + 2 * 4 + 4 + 3 * 4;
+
+  private static final long REGROUP_BYTES_PER_PAIR = 8 + 4;
+
+  /**
    * One vertex type: its vertices, the bytes of its feature files (0 without features) and its
    * largest partition's vertices.
    */
@@ -39,8 +51,19 @@ final class TypedLayoutPlanner {
   /** The step's figures: shuffled bytes, the staging folder's extra bytes, its stage. */
   record Estimate(long shuffleBytes, long stagingBytes, PreparePlan.Stage stage) {}
 
-  /** The (id, key) pairs both rounds shuffle, as bounded in the class doc. */
-  static long pairs(List<Type> types, List<Relation> relations, String target) {
+  /** The pairs the layout's rounds shuffle, as bounded in the class doc. */
+  static long pairs(
+      List<Type> types, List<Relation> relations, String target, FeatureLayoutKind kind) {
+    long drawnBy = 0;
+    if (kind == FeatureLayoutKind.NEIGHBORHOOD) {
+      for (Relation r : relations) {
+        for (Type t : types) {
+          if (t.name.equals(r.srcType) && t.featureFileBytes > 0) {
+            drawnBy += r.edges;
+          }
+        }
+      }
+    }
     long seeds = 0;
     long hopOne = 0;
     long reached = 0;
@@ -71,7 +94,7 @@ final class TypedLayoutPlanner {
         hopTwo += Math.round((double) expands * into / t.vertices);
       }
     }
-    return hopOne + reached + hopTwo;
+    return hopOne + reached + hopTwo + drawnBy;
   }
 
   /** The figures of the step named {@code step}, whose store has {@code globalPartitions}. */
@@ -80,9 +103,10 @@ final class TypedLayoutPlanner {
       List<Type> types,
       List<Relation> relations,
       String target,
+      FeatureLayoutKind kind,
       int globalPartitions,
       ShuffleCodec codec) {
-    long pairs = pairs(types, relations, target);
+    long pairs = pairs(types, relations, target, kind);
     long shuffle =
         Math.round(
             pairs
@@ -95,14 +119,21 @@ final class TypedLayoutPlanner {
       largest = Math.max(largest, t.largestPartition);
     }
     long taskPairs = pairs / Math.max(1, globalPartitions);
+    boolean regroup = kind == FeatureLayoutKind.NEIGHBORHOOD;
+    long perVertex = BYTES_PER_VERTEX + (regroup ? REGROUP_BYTES_PER_VERTEX : 0);
+    long perPair = BYTES_PER_PAIR + (regroup ? REGROUP_BYTES_PER_PAIR : 0);
     PreparePlan.Stage stage =
         new PreparePlan.Stage(
             step,
-            largest * BYTES_PER_VERTEX + taskPairs * BYTES_PER_PAIR,
-            "the largest partition's first-use keys and row order ("
-                + BYTES_PER_VERTEX
-                + " bytes a vertex) and a task's share of the (id, key) pairs ("
-                + BYTES_PER_PAIR
+            largest * perVertex + taskPairs * perPair,
+            "the largest partition's first-use keys"
+                + (regroup ? ", groups" : "")
+                + " and row order ("
+                + perVertex
+                + " bytes a vertex) and a task's share of the (id, key"
+                + (regroup ? " or group" : "")
+                + ") pairs ("
+                + perPair
                 + " bytes a pair)");
     return new Estimate(shuffle, staging, stage);
   }

@@ -10,9 +10,8 @@ import java.util.List;
 
 /**
  * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
- * built for one-table stores only (undirected input, the neighborhood feature layout), edge splits
- * (fractions or a column) without {@code --link-relation}, and per-type encodings that name unknown
- * or featureless types.
+ * built for one-table stores only (undirected input), edge splits (fractions or a column) without
+ * {@code --link-relation}, and per-type encodings that name unknown or featureless types.
  */
 final class TypedOptionChecks {
   private TypedOptionChecks() {}
@@ -39,12 +38,6 @@ final class TypedOptionChecks {
       throw new FanoutConfigException(
           "prepare --edge-split-column on a typed graph needs --link-relation NAME, the relation"
               + " whose edge table has the column");
-    }
-    if (conf.get(PrepareOptions.FEATURE_LAYOUT) == io.fanout.store.FeatureLayoutKind.NEIGHBORHOOD) {
-      throw unbuilt(
-          "--feature-layout neighborhood",
-          "use seed-groups, which orders each type's rows by first use from the target type's"
-              + " training seeds");
     }
     if (!conf.get(PrepareOptions.VERTICES).isEmpty() || !conf.get(PrepareOptions.EDGES).isEmpty()) {
       throw new FanoutConfigException(

@@ -42,7 +42,8 @@ import org.apache.spark.sql.SparkSession;
  * with {@code types} and {@code relations}. With {@code --link-relation R} the held-out edges of
  * {@code R} leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
  * TypedLinkSplit}). With {@code --feature-layout seed-groups} each featured type's rows are then
- * kept in first-use order from the labelled type's training seeds ({@link
+ * kept in first-use order from the labelled type's training seeds, with {@code neighborhood} in
+ * that order regrouped by the groups of the vertices that draw them ({@link
  * TypedFeatureLayoutStage}), recorded per type. The driver sees only per-partition counts.
  */
 public final class TypedPrepareJob {
@@ -231,7 +232,8 @@ public final class TypedPrepareJob {
         TypedStagedGraph shape =
             TypedFeatureLayouts.staged(types, relations, written, layoutTarget);
         steps.run(
-            stepNames.get(step++), () -> new TypedFeatureLayoutStage(spark).write(staging, shape));
+            stepNames.get(step++),
+            () -> new TypedFeatureLayoutStage(spark).write(staging, shape, layout));
         LOG.info("prepare: feature rows laid out ({})", layout.id());
       }
       StoreManifest m = TypedManifests.of(types, relations, java.util.Arrays.asList(written));

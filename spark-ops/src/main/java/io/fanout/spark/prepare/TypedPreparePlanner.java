@@ -24,9 +24,9 @@ import org.apache.spark.sql.SparkSession;
  * applies ({@link TypedIdLookup}), none, and the edge shuffle), with the formulas of {@link
  * PreparePlanner}. Under a graph partitioner every type has the partitions of all types together.
  * Partition {@code p} of the plan sums partition {@code p} of every type and the CSR parts of every
- * relation into it. With {@code --feature-layout seed-groups} the layout step is one more step
- * ({@link TypedLayoutPlanner}). Row counts come from Parquet footers, or from Spark counts where a
- * table is not a plain Parquet scan.
+ * relation into it. With {@code --feature-layout seed-groups} or {@code neighborhood} the layout
+ * step is one more step ({@link TypedLayoutPlanner}). Row counts come from Parquet footers, or from
+ * Spark counts where a table is not a plain Parquet scan.
  */
 final class TypedPreparePlanner {
   private TypedPreparePlanner() {}
@@ -231,6 +231,7 @@ final class TypedPreparePlanner {
               layoutTypes,
               layoutRelations,
               TypedFeatureLayouts.target(in.types, layout),
+              layout,
               globalPartitions,
               ShuffleCodec.of(spark.sparkContext().getConf()));
       sums.add(sums.shuffle, step, e.shuffleBytes());

@@ -1,7 +1,6 @@
 package io.fanout.spark.prepare;
 
 import io.fanout.conf.FanoutConf;
-import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.OptionDef;
 import io.fanout.conf.PerType;
 import io.fanout.conf.options.PrepareOptions;
@@ -49,12 +48,6 @@ final class TypedQuantizeJob {
 
   PrepareOutcome run(long start) {
     FeatureLayoutKind layout = conf.get(QuantizeCommandOptions.FEATURE_LAYOUT);
-    if (layout == FeatureLayoutKind.NEIGHBORHOOD) {
-      throw new FanoutConfigException(
-          "option --feature-layout neighborhood of quantize is not built for typed stores ("
-              + source
-              + "); use seed-groups");
-    }
     for (StoreManifest.TypeEntry t : src.types) {
       if (t.featureLayout != null) {
         throw new InvalidInputException(
@@ -141,7 +134,7 @@ final class TypedQuantizeJob {
       if (shape != null) {
         js.run(
             steps.get(steps.size() - 1),
-            () -> new TypedFeatureLayoutStage(spark).write(staging, shape));
+            () -> new TypedFeatureLayoutStage(spark).write(staging, shape, layout));
       }
       StoreManifest m = StoreManifest.fromJson(source.toString(), src.toJson());
       for (StoreManifest.TypeEntry t : m.types) {

@@ -11,6 +11,7 @@ import io.fanout.spark.generate.TypedGraphGenerator;
 import io.fanout.spark.generate.TypedGraphLayout;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.internal.TaskTotals;
+import io.fanout.store.FeatureLayoutKind;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
@@ -141,6 +142,47 @@ class TypedPrepareDryRunTest {
         StoreLayout.HEADER_BYTES * 3 + 5_000L * 16 * 4 + StoreLayout.HEADER_BYTES * 3 + 2_500L * 8;
     assertThat(outputNeed(with) - outputNeed(without)).isEqualTo(featureFiles);
     assertThat(with.shuffleBytes() - without.shuffleBytes()).isEqualTo(layout);
+  }
+
+  @Test
+  void neighborhoodLayoutIsAStepOfThePlanWithOnePairMoreForEachEdgeFromAFeaturedType() {
+    Path out = tmp.resolve("nbr.store");
+    String step = TypedPrepareJob.LAYOUT_STEP + "neighborhood";
+    PreparePlan seedGroups =
+        prepare(out)
+            .option("dry-run", "true")
+            .option("feature-layout", "seed-groups")
+            .execute()
+            .plan();
+    PreparePlan with =
+        prepare(out)
+            .option("dry-run", "true")
+            .option("feature-layout", "neighborhood")
+            .execute()
+            .plan();
+    assertThat(out).doesNotExist();
+    assertThat(with.stages()).extracting(PreparePlan.Stage::step).contains(step);
+    assertThat(with.describe()).contains(step);
+    long sg = seedGroups.shuffleBytesByStep().get(TypedPrepareJob.LAYOUT_STEP + "seed-groups");
+    assertThat(with.shuffleBytesByStep().get(step)).isGreaterThan(sg);
+    assertThat(outputNeed(with)).isEqualTo(outputNeed(seedGroups));
+    // the regrouping round: a pair per edge whose source type has features; of writes
+    // (author > paper), rev_writes and rev_has_term (paper > author, term), not has_term
+    List<TypedLayoutPlanner.Type> types =
+        List.of(
+            new TypedLayoutPlanner.Type("paper", 5_000, 1, 1),
+            new TypedLayoutPlanner.Type("author", 2_500, 1, 1),
+            new TypedLayoutPlanner.Type("term", 200, 0, 1));
+    List<TypedLayoutPlanner.Relation> rels =
+        List.of(
+            new TypedLayoutPlanner.Relation("author", "paper", 15_000),
+            new TypedLayoutPlanner.Relation("term", "paper", 5_000),
+            new TypedLayoutPlanner.Relation("paper", "author", 15_000),
+            new TypedLayoutPlanner.Relation("paper", "term", 5_000));
+    assertThat(
+            TypedLayoutPlanner.pairs(types, rels, "paper", FeatureLayoutKind.NEIGHBORHOOD)
+                - TypedLayoutPlanner.pairs(types, rels, "paper", FeatureLayoutKind.SEED_GROUPS))
+        .isEqualTo(35_000);
   }
 
   /** What the plan needs on the output's disk besides Spark's shuffle files. */

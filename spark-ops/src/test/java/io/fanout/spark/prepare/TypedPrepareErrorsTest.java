@@ -189,11 +189,6 @@ class TypedPrepareErrorsTest {
         FanoutConfigException.class,
         "--id-lookup task does not apply to relation 'bought': string ids of type 'item'");
     fails(
-        good().option("feature-layout", "neighborhood"),
-        FanoutConfigException.class,
-        "--feature-layout neighborhood",
-        "use seed-groups");
-    fails(
         good().option("feature-encoding", "author=f16"),
         FanoutConfigException.class,
         "names type 'author'");

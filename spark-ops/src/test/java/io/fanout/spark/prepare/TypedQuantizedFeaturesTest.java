@@ -264,15 +264,11 @@ class TypedQuantizedFeaturesTest {
     assertThatThrownBy(() -> quantize("bad1", "B=int8"))
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageContaining("names type 'B', which the graph does not have");
-    assertThatThrownBy(
-            () -> quantize(f32, "bad2", "int8", Map.of("feature-layout", "neighborhood")))
-        .isInstanceOf(FanoutConfigException.class)
-        .hasMessageContaining("--feature-layout neighborhood of quantize is not built for typed");
     assertThatThrownBy(() -> quantize(int8, "bad3", "int4", Map.of()))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("the features of type 'A' are stored as int8; quantize reads f32")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
-    for (String bad : new String[] {"bad1", "bad2", "bad3"}) {
+    for (String bad : new String[] {"bad1", "bad3"}) {
       assertThat(tmp.resolve(bad)).doesNotExist();
     }
   }
