@@ -1,7 +1,9 @@
 package io.fanout.graph;
 
 import io.fanout.store.CsrFileWriter;
+import io.fanout.store.FeatureEncoder;
 import io.fanout.store.FeatureFileWriter;
+import io.fanout.store.FeatureParams;
 import io.fanout.store.NodesFileWriter;
 import io.fanout.store.OutputCommit;
 import io.fanout.store.StoreLayout;
@@ -27,6 +29,15 @@ public final class TypedStoreFixtures {
    * weights of each relation that has them ({@link TypedGraph#weights}).
    */
   public static StoreManifest write(Path store, TypedGraph g, int[][] sizes, int[][][] labelSets) {
+    return write(store, g, sizes, labelSets, new FeatureParams[g.schema().numTypes()]);
+  }
+
+  /**
+   * As {@link #write(Path, TypedGraph, int[][], int[][][])}, type {@code t}'s features encoded as
+   * {@code params[t]} says (null: f32), its parameters in {@code types/<type>/features/params.qnt}.
+   */
+  public static StoreManifest write(
+      Path store, TypedGraph g, int[][] sizes, int[][][] labelSets, FeatureParams[] params) {
     OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     Path staging = run.dir();
     TypedSchema s = g.schema();
@@ -46,7 +57,16 @@ public final class TypedStoreFixtures {
       e.firstPartition = partitions;
       e.partitions = sizes[t].length;
       e.featureDim = vt.featureDim();
-      e.featureEncoding = vt.hasFeatures() ? "f32" : "";
+      FeatureParams fp =
+          !vt.hasFeatures()
+              ? null
+              : params[t] != null
+                  ? params[t]
+                  : FeatureParams.plain(StoreLayout.ENCODING_F32, vt.featureDim());
+      e.featureEncoding = fp == null ? "" : StoreLayout.encodingName(fp.encoding);
+      if (fp != null && FeatureParams.hasFile(fp.encoding)) {
+        fp.write(dir.resolve(StoreLayout.FEATURE_PARAMS));
+      }
       e.multiLabel = labelSets[t] != null;
       e.idType = "long";
       long[] splits = new long[4];
@@ -65,17 +85,15 @@ public final class TypedStoreFixtures {
         }
         if (vt.hasFeatures()) {
           int dim = vt.featureDim();
+          FeatureEncoder enc = new FeatureEncoder(fp);
+          byte[] encoded = new byte[fp.rowBytes()];
           try (FeatureFileWriter f =
-              new FeatureFileWriter(
-                  dir.resolve(StoreLayout.featuresFile(p)),
-                  first,
-                  n,
-                  dim,
-                  StoreLayout.ENCODING_F32)) {
+              new FeatureFileWriter(dir.resolve(StoreLayout.featuresFile(p)), first, n, fp)) {
             float[] row = new float[dim];
             for (int v = (int) first; v < first + n; v++) {
               g.features(t).gather(new int[] {v}, 0, 1, row, 0);
-              f.writeRow(row, 0);
+              enc.encode(row, 0, encoded);
+              f.writeEncodedRow(encoded);
             }
             f.finish();
           }
@@ -156,6 +174,34 @@ public final class TypedStoreFixtures {
     m.files = StoreOutput.files(staging);
     StoreOutput.COMMIT.publish(run, m, true);
     return m;
+  }
+
+  /**
+   * Per type the affine parameters ({@code int8} or {@code int4}) of its rows' per-column minimum
+   * and maximum, null for a featureless type.
+   */
+  public static FeatureParams[] affine(TypedGraph g, int encoding) {
+    FeatureParams[] out = new FeatureParams[g.schema().numTypes()];
+    for (int t = 0; t < out.length; t++) {
+      int dim = g.schema().type(t).featureDim();
+      if (dim == 0) {
+        continue;
+      }
+      float[] min = new float[dim];
+      float[] max = new float[dim];
+      java.util.Arrays.fill(min, Float.POSITIVE_INFINITY);
+      java.util.Arrays.fill(max, Float.NEGATIVE_INFINITY);
+      float[] row = new float[dim];
+      for (int v = 0; v < g.schema().type(t).count(); v++) {
+        g.features(t).gather(new int[] {v}, 0, 1, row, 0);
+        for (int c = 0; c < dim; c++) {
+          min[c] = Math.min(min[c], row[c]);
+          max[c] = Math.max(max[c], row[c]);
+        }
+      }
+      out[t] = FeatureParams.affine(encoding, min, max);
+    }
+    return out;
   }
 
   private static Map<String, Long> splitCounts(long[] s) {

@@ -1,7 +1,9 @@
 package io.fanout.train.typed;
 
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.graph.FeatureTable;
 import io.fanout.graph.HeldOutEdges;
+import io.fanout.graph.RowDecoder;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
@@ -29,6 +31,7 @@ import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -225,6 +228,7 @@ public final class TypedTrainRun {
     TypedShardSet v = TypedShardSet.open(r.valShards());
     checkShards(v, schema);
     checkInlineFeatures(v, cfg, "--val-shards");
+    v = storeDecoders(v, r.graph(), "--val-shards");
     ShardManifest.Typed t = v.manifest().typed;
     if (t.linkRelation != null || v.seedType() != target || t.layers != hops) {
       String holds =
@@ -286,6 +290,51 @@ public final class TypedTrainRun {
                 + ": sample them from this store");
       }
     }
+  }
+
+  /**
+   * Shards that inline the store's encoded rows ({@code sample --features int8|int4|pq}) with each
+   * featured type's rows decoded by {@code g}'s decoder of that type, once the type's parameters
+   * are the ones the rows were encoded with (the CRC32C the shards record); other shards as they
+   * are. {@code option} names the shards' option.
+   *
+   * @throws InvalidInputException when a type's parameters differ or {@code g} keeps no encoded
+   *     rows of it, naming the type
+   */
+  static TypedShardSet storeDecoders(TypedShardSet set, TypedGraph g, String option) {
+    List<String> crcs = set.featureParamsCrc32c();
+    if (crcs == null) {
+      return set;
+    }
+    int[] dims = set.featureDims();
+    RowDecoder[] decoders = new RowDecoder[dims.length];
+    for (int t = 0; t < dims.length; t++) {
+      if (dims[t] == 0) {
+        continue;
+      }
+      String name = g.schema().type(t).name();
+      String have = g.featureParamsCrc32c(t);
+      FeatureTable table = g.features(t);
+      decoders[t] = table == null ? null : table.decoder();
+      if (have == null || !have.equalsIgnoreCase(crcs.get(t)) || decoders[t] == null) {
+        throw new InvalidInputException(
+            option
+                + " "
+                + set.dir()
+                + " inline type '"
+                + name
+                + "''s "
+                + set.featureEncoding().id()
+                + " rows encoded with parameters of CRC32C "
+                + crcs.get(t)
+                + ", but the graph store's type '"
+                + name
+                + "' has "
+                + (have == null ? "no such parameters" : "parameters of CRC32C " + have)
+                + "; train on the store the shards were sampled from");
+      }
+    }
+    return set.withDecoders(decoders);
   }
 
   /** Refuses shards sampled from another schema than {@code schema}'s. */
@@ -381,6 +430,7 @@ public final class TypedTrainRun {
               + " --model-dir");
     }
     checkInlineFeatures(set, cfg, "--shards");
+    set = storeDecoders(set, r.graph(), "--shards");
     if (set.featureDims() != null && (r.cache() != null || r.reuse().enabled())) {
       throw new FanoutConfigException(
           "train "

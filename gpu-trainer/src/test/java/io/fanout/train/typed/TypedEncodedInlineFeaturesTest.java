@@ -1,0 +1,209 @@
+package io.fanout.train.typed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.graph.ArrayTypedGraph;
+import io.fanout.graph.FeatureTable;
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedGraphStore;
+import io.fanout.graph.TypedStoreFixtures;
+import io.fanout.nn.EmbeddingMode;
+import io.fanout.nn.typed.SimpleTypedSampler;
+import io.fanout.nn.typed.TypedModel;
+import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.nn.typed.TypedModelKind;
+import io.fanout.nn.typed.TypedTestGraphs;
+import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedMiniBatch;
+import io.fanout.sample.TypedNeighborSampler;
+import io.fanout.shard.FeatureEncoding;
+import io.fanout.shard.ShardManifest;
+import io.fanout.shard.ShardPartWriter;
+import io.fanout.shard.ShardPlan;
+import io.fanout.shard.ShardSchema;
+import io.fanout.shard.TypedFeatureRows;
+import io.fanout.shard.TypedShardPartWriter;
+import io.fanout.shard.TypedShardSet;
+import io.fanout.store.FeatureParams;
+import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
+import io.fanout.tensor.CpuBackend;
+import io.fanout.train.TrainSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Typed shards that inline a quantized store's encoded rows ({@code sample --features int8|int4} on
+ * a typed store whose featured types keep that encoding): each batch carries every featured type's
+ * rows as the store holds them, the trainer decodes them with the store's decoder of the type and
+ * trains the model bits of gathering from the store; shards of other parameters are refused, naming
+ * the type.
+ */
+class TypedEncodedInlineFeaturesTest {
+  private static final ArrayTypedGraph G = TypedTestGraphs.small(3);
+  private static final int[][] SIZES = {{10, 14}, {7, 11}, {10}};
+  private static final TypedTrainOptions OPTS = new TypedTrainOptions(2, 2, 0.02f, 1e-4f, 5);
+
+  @TempDir Path tmp;
+
+  private Path store(String name, FeatureParams[] params) {
+    Path store = tmp.resolve(name);
+    TypedStoreFixtures.write(store, G, SIZES, new int[][][] {null, null, null}, params);
+    return store;
+  }
+
+  /** One sampled epoch of the training papers of {@code g} in batches of 2, as 2 part files. */
+  private Path shards(TypedGraph g, String name, FeatureEncoding enc) throws Exception {
+    int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
+    TypedNeighborSampler sampler = new TypedNeighborSampler(g, 0, fanouts, 9);
+    Path out = tmp.resolve(name);
+    Path data = out.resolve("v-0001");
+    TypedNeighborSampler.Worker w = sampler.newWorker();
+    int[] order = sampler.order(StoreLayout.SPLIT_TRAIN, 0);
+    int batches = order.length / 2;
+    FeatureTable[] tables = new FeatureTable[g.schema().numTypes()];
+    List<String> crcs = new ArrayList<>();
+    for (int t = 0; t < tables.length; t++) {
+      tables[t] = g.schema().type(t).featureDim() > 0 ? g.features(t) : null;
+      crcs.add(tables[t] == null ? null : g.featureParamsCrc32c(t));
+    }
+    ShardManifest m = new ShardManifest();
+    m.dataDir = "v-0001";
+    m.epochs = 1;
+    m.partsPerEpoch = 2;
+    m.batchesPerEpoch = batches;
+    m.features = enc.id();
+    m.typed = ShardManifest.Typed.of(g.schema(), 0, fanouts);
+    m.typed.featureDims = enc == FeatureEncoding.NONE ? null : TypedFeatureRows.dims(tables);
+    m.typed.featureParamsCrc32c = enc.stored() ? crcs : null;
+    for (int p = 0; p < 2; p++) {
+      List<TypedMiniBatch> list = new ArrayList<>();
+      for (int b = p * batches / 2; b < (p + 1) * batches / 2; b++) {
+        list.add(w.sample(0, b, order, 2 * b, 2));
+      }
+      Path f = data.resolve(ShardPlan.partPath(0, p));
+      Files.createDirectories(f.getParent());
+      ShardPartWriter.Written written =
+          TypedShardPartWriter.write(
+              f,
+              list.iterator(),
+              tables,
+              enc,
+              CompressionCodecName.ZSTD,
+              Map.of(ShardSchema.FEATURES_KEY, enc.id()));
+      ShardManifest.Part part = new ShardManifest.Part();
+      part.epoch = 0;
+      part.part = p;
+      part.path = ShardPlan.partPath(0, p);
+      part.bytes = written.bytes();
+      part.crc32c = written.crc32c();
+      m.files.add(part);
+    }
+    Files.writeString(out.resolve(ShardManifest.FILE), m.toJson() + "\n");
+    return out;
+  }
+
+  private static float[] train(TypedGraph g, TypedEpochs epochs, Path modelDir) {
+    TypedModelConfig cfg =
+        TypedModelConfig.of(g.schema(), 0, TypedModelKind.RGCN, 8, 2, 0.2f, 0, EmbeddingMode.AUTO);
+    SimpleTypedSampler s = new SimpleTypedSampler(g, 0, new int[] {3, 2}, 9);
+    TypedSampler sampler = s::sample;
+    try (TypedModel m = new TypedModel(cfg, new CpuBackend());
+        TypedTrainer t = new TypedTrainer(m, g, epochs, sampler, OPTS)) {
+      m.init(OPTS.seed());
+      t.fit(modelDir, null);
+      return TypedModelState.of(m);
+    }
+  }
+
+  @Test
+  void inlineEncodedRowsTrainTheModelOfGatheringFromTheStore() throws Exception {
+    for (int code : new int[] {StoreLayout.ENCODING_INT8, StoreLayout.ENCODING_INT4}) {
+      FeatureEncoding enc = FeatureEncoding.of(StoreLayout.encodingName(code));
+      Path store = store("store-" + enc.id(), TypedStoreFixtures.affine(G, code));
+      try (TypedGraphStore g = TypedGraphStore.open(store, true)) {
+        TypedShardSet plain =
+            TypedShardSet.open(shards(g, "plain-" + enc.id(), FeatureEncoding.NONE));
+        TypedShardSet raw = TypedShardSet.open(shards(g, "inline-" + enc.id(), enc));
+        assertThat(raw.featureDims()).containsExactly(3, 2, 0);
+        assertThat(raw.featureParamsCrc32c())
+            .containsExactly(g.featureParamsCrc32c(0), g.featureParamsCrc32c(1), null);
+        TypedShardSet inline = TypedTrainRun.storeDecoders(raw, g, "--shards");
+
+        // every batch carries the store's encoded rows, which decode to what the store gathers
+        Iterator<TypedMiniBatch> a = inline.batches(0, true);
+        Iterator<TypedMiniBatch> ids = plain.batches(0, true);
+        int n = 0;
+        while (a.hasNext()) {
+          TypedMiniBatch b = a.next();
+          TypedMiniBatch want = ids.next();
+          assertThat(want.inlineFeatures()).isNull();
+          assertThat(b.inlineFeatures()[2]).isNull(); // term: no features
+          for (int t = 0; t < 2; t++) {
+            assertThat(b.nodes(t)).isEqualTo(want.nodes(t));
+            int dim = g.schema().type(t).featureDim();
+            float[] rows = new float[b.nodes(t).length * dim];
+            g.features(t).gather(b.nodes(t), 0, b.nodes(t).length, rows, 0);
+            assertThat(b.inlineFeatures()[t]).containsExactly(rows);
+          }
+          n++;
+        }
+        assertThat(n).isEqualTo(8);
+        assertThat(ids.hasNext()).isFalse();
+
+        float[] gathered = train(g, TypedEpochs.shards(plain, true), tmp.resolve("m-" + enc.id()));
+        float[] read =
+            train(g, TypedEpochs.shards(inline, true), tmp.resolve("m-inline-" + enc.id()));
+        float[] piped =
+            train(
+                g,
+                TypedEpochs.shards(inline, true, new TrainSpec.Loading(2, 2)),
+                tmp.resolve("m-loader-" + enc.id()));
+        assertThat(Arrays.equals(read, gathered)).isTrue();
+        assertThat(Arrays.equals(piped, gathered)).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void shardsOfOtherParametersOrWithoutTheStoreAreRefused() throws Exception {
+    FeatureParams[] params = TypedStoreFixtures.affine(G, StoreLayout.ENCODING_INT8);
+    Path store = store("int8", params);
+    Path shards;
+    try (TypedGraphStore g = TypedGraphStore.open(store, true)) {
+      shards = shards(g, "inline", FeatureEncoding.INT8);
+    }
+    TypedShardSet raw = TypedShardSet.open(shards);
+    assertThatThrownBy(() -> raw.batches(0, false).next())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("no graph store was given to decode them");
+
+    // the author type's parameters differ (a wider range): its rows would decode to other values
+    float[] min = new float[2];
+    float[] max = {2, 2};
+    params[1] = FeatureParams.affine(StoreLayout.ENCODING_INT8, min, max);
+    try (TypedGraphStore other = TypedGraphStore.open(store("int8-other", params), true)) {
+      assertThatThrownBy(() -> TypedTrainRun.storeDecoders(raw, other, "--val-shards"))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("--val-shards")
+          .hasMessageContaining("type 'author'")
+          .hasMessageContaining("train on the store the shards were sampled from");
+    }
+    // an f32 store keeps no parameters
+    try (TypedGraphStore f32 = TypedGraphStore.open(store("f32", new FeatureParams[3]), true)) {
+      assertThatThrownBy(() -> TypedTrainRun.storeDecoders(raw, f32, "--shards"))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("type 'paper'")
+          .hasMessageContaining("no such parameters");
+    }
+  }
+}
