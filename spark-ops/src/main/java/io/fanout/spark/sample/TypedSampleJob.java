@@ -50,9 +50,11 @@ import org.apache.spark.sql.SparkSession;
  * TypedPartitionedSampling}: every task serves one store partition of one type), which write the
  * same bytes; {@code --weighted} draws the relations with edge weights in proportion to them,
  * {@code --features f32|f16} inlines every featured type's rows ({@link
- * io.fanout.shard.TypedFeatureRows}) and {@code --batch-by-partition} draws each batch's seeds from
- * one store partition of the seed type. Validated on the driver before any task runs; written under
- * a staging directory, {@code manifest.json} published last, as one-type shards.
+ * io.fanout.shard.TypedFeatureRows}), {@code --features int8|int4|pq} its rows as the store encodes
+ * them (every featured type must keep that encoding), and {@code --batch-by-partition} draws each
+ * batch's seeds from one store partition of the seed type. Validated on the driver before any task
+ * runs; written under a staging directory, {@code manifest.json} published last, as one-type
+ * shards.
  */
 final class TypedSampleJob {
   private TypedSampleJob() {}
