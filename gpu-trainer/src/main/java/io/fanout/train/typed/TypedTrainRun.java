@@ -24,6 +24,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.HotReuse;
 import io.fanout.train.LinkMetrics;
@@ -53,6 +54,9 @@ public final class TypedTrainRun {
    * @param resume continue the model dir's checkpoint; without it a model dir holding one is
    *     refused
    * @param deviceOrdinal the device of {@code backend}, or -1 for its default
+   * @param precision the arithmetic of the backend's dense products ({@code --precision}): set on
+   *     the backend, which refuses what it cannot compute, and recorded in the checkpoint identity
+   *     when not fp32
    * @param schedule the learning rate over the epochs
    * @param valShards typed shards of the target type's validation seeds, scored after every epoch
    *     instead of sampling the val split; null for none
@@ -82,6 +86,7 @@ public final class TypedTrainRun {
       FeatureNormKind featureNorm,
       BackendKind backend,
       int deviceOrdinal,
+      MatmulPrecision precision,
       boolean verify,
       Path valShards,
       TrainSpec.Loading loading,
@@ -152,7 +157,7 @@ public final class TypedTrainRun {
             : null;
     try (TypedRowCaches caches =
             r.cache() == null ? null : TypedRowCaches.open(r.graph(), cfg, r.cache());
-        Backend be = Backends.select(r.backend(), r.deviceOrdinal());
+        Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be, task.decoder())) {
       memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = replica.reducerFor().apply(model);
@@ -183,6 +188,20 @@ public final class TypedTrainRun {
           fit.bestValAuc(),
           fit.lastVal(),
           wait);
+    }
+  }
+
+  /**
+   * {@code be} computing its dense products in {@code precision} ({@link Backend#matmulPrecision},
+   * as the one-type trainer sets it); closes {@code be} and rethrows when it cannot.
+   */
+  static Backend precise(Backend be, MatmulPrecision precision) {
+    try {
+      be.matmulPrecision(precision);
+      return be;
+    } catch (RuntimeException e) {
+      be.close();
+      throw e;
     }
   }
 
@@ -447,7 +466,13 @@ public final class TypedTrainRun {
     memory.check(0, Runtime.getRuntime().maxMemory());
     TypedTrainOptions opts =
         new TypedTrainOptions(
-            r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed(), r.schedule());
+            r.epochs(),
+            batchSize(set.manifest()),
+            r.lr(),
+            r.weightDecay(),
+            r.seed(),
+            r.schedule(),
+            r.precision());
     long t0 = System.nanoTime();
     if (task != null) {
       if (r.valShards() != null) {
@@ -476,7 +501,7 @@ public final class TypedTrainRun {
             r.cache() == null || val == null
                 ? null
                 : TypedRowCaches.open(r.graph(), cfg, r.cache().none());
-        Backend be = Backends.select(r.backend(), r.deviceOrdinal());
+        Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be)) {
       memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = replica.reducerFor().apply(model);

@@ -30,6 +30,7 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
 import java.io.ByteArrayOutputStream;
@@ -169,6 +170,7 @@ class TypedFeatureCacheTest {
               norm,
               BackendKind.CPU,
               -1,
+              MatmulPrecision.FP32,
               true,
               val,
               loading,
