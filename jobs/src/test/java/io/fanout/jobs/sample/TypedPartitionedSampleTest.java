@@ -302,6 +302,26 @@ class TypedPartitionedSampleTest {
         }
         assertThat(n).isEqualTo(m.batchesPerEpoch);
         assertThat(rowBytes).isEqualTo(enc.equals("int8") ? 2 : 1);
+
+        // inspect --compare: the paper rows' error against the f32 store, from the rows themselves
+        var res = io.fanout.cli.CliRun.cli("inspect", q.toString(), "--compare", store.toString());
+        assertThat(res.code()).as(res.err()).isZero();
+        var paper = res.json().get("compare").get("types").get("paper");
+        int papers = (int) g.schema().type(0).count();
+        int[] all = java.util.stream.IntStream.range(0, papers).toArray();
+        float[] got = new float[2 * papers];
+        float[] want = new float[2 * papers];
+        g.features(0).gather(all, 0, papers, got, 0);
+        try (TypedGraphStore f32 = TypedGraphStore.open(store, false)) {
+          f32.features(0).gather(all, 0, papers, want, 0);
+        }
+        double max = 0;
+        for (int i = 0; i < got.length; i++) {
+          max = Math.max(max, Math.abs((double) got[i] - want[i]));
+        }
+        assertThat(paper.get("feature_encoding").asText()).isEqualTo(enc);
+        assertThat(paper.get("max_abs_error").asDouble()).isEqualTo(max).isPositive();
+        assertThat(res.json().get("compare").get("types").size()).isEqualTo(1);
       }
     }
     // the f32 store's paper rows are not int8 rows; shards without features name no parameters
