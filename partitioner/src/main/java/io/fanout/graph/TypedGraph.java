@@ -41,6 +41,17 @@ public interface TypedGraph extends AutoCloseable {
   FeatureTable features(int type);
 
   /**
+   * The CRC32C of type {@code t}'s quantization parameters ({@code
+   * types/<type>/features/params.qnt} of an {@code int8}, {@code int4} or {@code pq} type) as the
+   * store's manifest lists it; null for a type without such a file or a graph that is not a store.
+   * Shards that inline a type's encoded rows record it, and their readers decode them only with the
+   * parameters of the same CRC32C.
+   */
+  default String featureParamsCrc32c(int type) {
+    return null;
+  }
+
+  /**
    * How the graph splits type {@code t}'s type-local ids into store partitions: partition {@code p}
    * holds {@code [starts[p], starts[p + 1])}, the type's count last. The partitioned mode of {@code
    * sample} gives each its own task. Default: one partition holding the whole type.

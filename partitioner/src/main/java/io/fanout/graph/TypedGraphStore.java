@@ -354,6 +354,14 @@ public final class TypedGraphStore implements TypedGraph {
     return featureParams[type];
   }
 
+  @Override
+  public String featureParamsCrc32c(int type) {
+    StoreManifest.FileEntry f =
+        manifest.file(
+            StoreLayout.typeDir(manifest.types.get(type).name) + "/" + StoreLayout.FEATURE_PARAMS);
+    return f == null ? null : f.crc32c;
+  }
+
   /**
    * Where each type-local id of type {@code type} has its feature row in the type's feature files
    * (its {@code feature_layout}); {@link FeatureRowOrder#IDENTITY} for a type whose rows lie at

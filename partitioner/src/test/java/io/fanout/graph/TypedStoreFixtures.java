@@ -29,7 +29,7 @@ public final class TypedStoreFixtures {
    * weights of each relation that has them ({@link TypedGraph#weights}).
    */
   public static StoreManifest write(Path store, TypedGraph g, int[][] sizes, int[][][] labelSets) {
-    return write(store, g, sizes, labelSets, null);
+    return write(store, g, sizes, labelSets, new FeatureParams[g.schema().numTypes()]);
   }
 
   /**
@@ -39,6 +39,21 @@ public final class TypedStoreFixtures {
    */
   public static StoreManifest write(
       Path store, TypedGraph g, int[][] sizes, int[][][] labelSets, String[] encodings) {
+    FeatureParams[] params = new FeatureParams[g.schema().numTypes()];
+    for (int t = 0; t < params.length; t++) {
+      if (encodings != null && encodings[t] != null && g.schema().type(t).hasFeatures()) {
+        params[t] = params(g, t, StoreLayout.encodingCode(encodings[t]));
+      }
+    }
+    return write(store, g, sizes, labelSets, params);
+  }
+
+  /**
+   * As {@link #write(Path, TypedGraph, int[][], int[][][])}, type {@code t}'s features encoded as
+   * {@code params[t]} says (null: f32), its parameters in {@code types/<type>/features/params.qnt}.
+   */
+  public static StoreManifest write(
+      Path store, TypedGraph g, int[][] sizes, int[][][] labelSets, FeatureParams[] params) {
     OutputCommit.Run run = StoreOutput.COMMIT.begin(store);
     Path staging = run.dir();
     TypedSchema s = g.schema();
@@ -58,9 +73,16 @@ public final class TypedStoreFixtures {
       e.firstPartition = partitions;
       e.partitions = sizes[t].length;
       e.featureDim = vt.featureDim();
-      String encoding = encodings == null || encodings[t] == null ? "f32" : encodings[t];
-      e.featureEncoding = vt.hasFeatures() ? encoding : "";
-      FeatureParams params = vt.hasFeatures() ? params(g, t, encoding) : null;
+      FeatureParams fp =
+          !vt.hasFeatures()
+              ? null
+              : params[t] != null
+                  ? params[t]
+                  : FeatureParams.plain(StoreLayout.ENCODING_F32, vt.featureDim());
+      e.featureEncoding = fp == null ? "" : StoreLayout.encodingName(fp.encoding);
+      if (fp != null && FeatureParams.hasFile(fp.encoding)) {
+        fp.write(dir.resolve(StoreLayout.FEATURE_PARAMS));
+      }
       e.multiLabel = labelSets[t] != null;
       e.idType = "long";
       long[] splits = new long[4];
@@ -79,14 +101,14 @@ public final class TypedStoreFixtures {
         }
         if (vt.hasFeatures()) {
           int dim = vt.featureDim();
-          FeatureEncoder encoder = new FeatureEncoder(params);
-          byte[] encoded = new byte[params.rowBytes()];
+          FeatureEncoder enc = new FeatureEncoder(fp);
+          byte[] encoded = new byte[fp.rowBytes()];
           try (FeatureFileWriter f =
-              new FeatureFileWriter(dir.resolve(StoreLayout.featuresFile(p)), first, n, params)) {
+              new FeatureFileWriter(dir.resolve(StoreLayout.featuresFile(p)), first, n, fp)) {
             float[] row = new float[dim];
             for (int v = (int) first; v < first + n; v++) {
               g.features(t).gather(new int[] {v}, 0, 1, row, 0);
-              encoder.encode(row, 0, encoded);
+              enc.encode(row, 0, encoded);
               f.writeEncodedRow(encoded);
             }
             f.finish();
@@ -108,9 +130,6 @@ public final class TypedStoreFixtures {
         m.partitionTable.add(
             new StoreManifest.Partition(partitions + p, vt.firstVertex() + first, n, 0));
         first += n;
-      }
-      if (params != null && FeatureParams.hasFile(params.encoding)) {
-        params.write(dir.resolve(StoreLayout.FEATURE_PARAMS));
       }
       e.classes = classes;
       e.splitCounts = splitCounts(splits);
@@ -173,12 +192,28 @@ public final class TypedStoreFixtures {
     return m;
   }
 
-  /** The parameters of type {@code t}'s rows in {@code encoding}. */
-  private static FeatureParams params(TypedGraph g, int t, String encoding) {
-    int code = StoreLayout.encodingCode(encoding);
+  /**
+   * Per type the affine parameters ({@code int8} or {@code int4}) of its rows' per-column minimum
+   * and maximum, null for a featureless type.
+   */
+  public static FeatureParams[] affine(TypedGraph g, int encoding) {
+    FeatureParams[] out = new FeatureParams[g.schema().numTypes()];
+    for (int t = 0; t < out.length; t++) {
+      if (g.schema().type(t).featureDim() > 0) {
+        out[t] = params(g, t, encoding);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The parameters of type {@code t}'s rows in {@code encoding}: the affine codes over the type's
+   * per-column range for int8 and int4, plain otherwise.
+   */
+  private static FeatureParams params(TypedGraph g, int t, int encoding) {
     int dim = g.schema().type(t).featureDim();
-    if (code != StoreLayout.ENCODING_INT8 && code != StoreLayout.ENCODING_INT4) {
-      return FeatureParams.plain(code, dim);
+    if (encoding != StoreLayout.ENCODING_INT8 && encoding != StoreLayout.ENCODING_INT4) {
+      return FeatureParams.plain(encoding, dim);
     }
     float[] min = new float[dim];
     float[] max = new float[dim];
@@ -192,7 +227,7 @@ public final class TypedStoreFixtures {
         max[c] = Math.max(max[c], row[c]);
       }
     }
-    return FeatureParams.affine(code, min, max);
+    return FeatureParams.affine(encoding, min, max);
   }
 
   private static Map<String, Long> splitCounts(long[] s) {

@@ -174,7 +174,8 @@ public final class ShardManifest {
     "relations",
     "link_relation",
     "link_reverses",
-    "feature_dims"
+    "feature_dims",
+    "feature_params_crc32c"
   })
   public static final class Typed {
     /** The name of the type the seeds are vertices of. */
@@ -214,12 +215,23 @@ public final class ShardManifest {
     public List<String> linkReverses;
 
     /**
-     * Shards that inline feature rows ({@code features} f32 or f16): per type in {@link #types}
-     * order the width of its inline rows, 0 for a type that carries none; absent otherwise.
+     * Shards that inline feature rows ({@code features} f32, f16, int8, int4 or pq): per type in
+     * {@link #types} order the width of its rows (features per row, as the model reads them), 0 for
+     * a type that carries none; absent otherwise.
      */
     @JsonProperty("feature_dims")
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public int[] featureDims;
+
+    /**
+     * Shards that inline the store's encoded rows ({@code features} int8, int4 or pq): per type in
+     * {@link #types} order the CRC32C of the {@code types/<type>/features/params.qnt} the rows were
+     * encoded with, null for a type that carries none; absent otherwise (so float shards keep their
+     * manifest).
+     */
+    @JsonProperty("feature_params_crc32c")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public List<String> featureParamsCrc32c;
 
     /** The index of {@link #linkRelation} in {@link #relations}, or -1. */
     public int linkRelationIndex() {

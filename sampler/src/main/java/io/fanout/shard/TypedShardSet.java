@@ -1,5 +1,6 @@
 package io.fanout.shard;
 
+import io.fanout.graph.RowDecoder;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.ManifestPaths;
@@ -26,12 +27,16 @@ public final class TypedShardSet {
   private final FeatureEncoding features;
   private final int[] featureDims;
 
+  /** Per type the store's decoder of the inline rows; null until {@link #withDecoders}. */
+  private final RowDecoder[] decoders;
+
   private TypedShardSet(
       Path dir,
       ShardManifest manifest,
       TypedBatchShape shape,
       List<List<ShardManifest.Part>> epochs,
-      Path data) {
+      Path data,
+      RowDecoder[] decoders) {
     this.dir = dir;
     this.manifest = manifest;
     this.shape = shape;
@@ -39,6 +44,7 @@ public final class TypedShardSet {
     this.data = data;
     this.features = encoding(manifest);
     this.featureDims = features == FeatureEncoding.NONE ? null : manifest.typed.featureDims;
+    this.decoders = decoders;
   }
 
   /**
@@ -67,7 +73,7 @@ public final class TypedShardSet {
       epochs.add(new ArrayList<>(parts.values()));
     }
     checkFeatures(m, dir);
-    return new TypedShardSet(dir, m, m.typed.shape(), epochs, data);
+    return new TypedShardSet(dir, m, m.typed.shape(), epochs, data, null);
   }
 
   /** The manifest's feature encoding; none where it names none. */
@@ -75,7 +81,10 @@ public final class TypedShardSet {
     return m.features == null ? FeatureEncoding.NONE : m.featureEncoding();
   }
 
-  /** Refuses a manifest whose inline features are not f32 or f16 rows of known widths. */
+  /**
+   * Refuses a manifest whose inline features are not rows of known widths, or stored rows without
+   * the CRC32C of each featured type's parameters.
+   */
   private static void checkFeatures(ShardManifest m, Path dir) {
     FeatureEncoding enc;
     try {
@@ -87,17 +96,25 @@ public final class TypedShardSet {
       return;
     }
     int[] dims = m.typed.featureDims;
-    boolean ok = !enc.stored() && dims != null && dims.length == m.typed.types.size();
+    List<String> crcs = m.typed.featureParamsCrc32c;
+    int types = m.typed.types.size();
+    boolean ok =
+        dims != null
+            && dims.length == types
+            && (!enc.stored() || (crcs != null && crcs.size() == types));
     for (int i = 0; ok && i < dims.length; i++) {
-      ok = dims[i] >= 0;
+      ok = dims[i] >= 0 && (!enc.stored() || (dims[i] > 0) == (crcs.get(i) != null));
     }
     if (!ok) {
       throw new InvalidInputException(
           dir.resolve(ShardManifest.FILE)
               + ": typed shards with features '"
               + m.features
-              + "' need f32 or f16 and typed feature_dims, one width >= 0 per type of "
-              + m.typed.types);
+              + "' need typed feature_dims, one width >= 0 per type of "
+              + m.typed.types
+              + (enc.stored()
+                  ? ", and feature_params_crc32c, one per type (null where its width is 0)"
+                  : ""));
     }
   }
 
@@ -210,6 +227,27 @@ public final class TypedShardSet {
     return features;
   }
 
+  /**
+   * These shards, their stored rows ({@code int8}, {@code int4}, {@code pq}) decoded with {@code
+   * decoders} (per type the store's {@link RowDecoder}, null for a type without inline rows). The
+   * caller checks that the store's parameters are the ones the rows were encoded with ({@link
+   * ShardManifest.Typed#featureParamsCrc32c}).
+   */
+  public TypedShardSet withDecoders(RowDecoder[] decoders) {
+    return new TypedShardSet(dir, manifest, shape, epochs, data, decoders.clone());
+  }
+
+  /**
+   * Per type the CRC32C of the parameters the inline rows were encoded with (null for a type
+   * without), or null unless the shards inline stored rows.
+   */
+  public List<String> featureParamsCrc32c() {
+    return features.stored()
+        ? java.util.Collections.unmodifiableList(
+            new ArrayList<>(manifest.typed.featureParamsCrc32c))
+        : null;
+  }
+
   /** Per type the width of the inline rows (0: none), or null without inline features. */
   public int[] featureDims() {
     return featureDims == null ? null : featureDims.clone();
@@ -221,8 +259,16 @@ public final class TypedShardSet {
    */
   public TypedMiniBatch decode(EncodedTypedBatch e) {
     TypedMiniBatch b = TypedBatchCodec.decode(e, shape);
-    return featureDims == null
-        ? b
-        : b.withInlineFeatures(TypedFeatureRows.decode(e, b, features, featureDims));
+    if (featureDims == null) {
+      return b;
+    }
+    if (features.stored() && decoders == null) {
+      throw new InvalidInputException(
+          dir.resolve(ShardManifest.FILE)
+              + " inlines feature rows as the graph store encodes them ("
+              + features.id()
+              + "), but no graph store was given to decode them");
+    }
+    return b.withInlineFeatures(TypedFeatureRows.decode(e, b, features, featureDims, decoders));
   }
 }

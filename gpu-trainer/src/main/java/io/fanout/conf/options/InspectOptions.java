@@ -15,7 +15,8 @@ public final class InspectOptions {
           "compare",
           "",
           "an f32 store of the same graph: report how far this store's decoded features are from"
-              + " it (max and mean absolute error, rows decoded exactly)");
+              + " it (max and mean absolute error, rows decoded exactly); on a typed store, per"
+              + " featured type against a typed store keeping that type in f32");
 
   /** Every option of the command, in help order. */
   public static final List<OptionDef<?>> ALL = List.of(NO_CHECKSUMS, COMPARE);

@@ -68,8 +68,8 @@ public final class SampleOptions {
           InlineFeatures.NONE,
           "inline the feature rows of every node of a batch; none = ids only; int8, int4 and pq"
               + " copy the rows of a store of that encoding undecoded (the trainer decodes them"
-              + " with the store's parameters); typed stores: f32 or f16, the rows of every"
-              + " featured type",
+              + " with the store's parameters); typed stores: the rows of every featured type,"
+              + " int8, int4 and pq when every featured type keeps that encoding",
           InlineFeatures::parse,
           InlineFeatures.values());
   public static final OptionDef<SampleMode> MODE =

@@ -28,7 +28,11 @@ final class TypedModelDir {
    * trained with it, so they resume under it.
    */
   private static final Map<String, String> BEFORE_KEY =
-      Map.of("identity.schedule", io.fanout.nn.LrSchedule.CONSTANT.id());
+      Map.of(
+          "identity.schedule",
+          io.fanout.nn.LrSchedule.CONSTANT.id(),
+          TypedTrainOptions.PRECISION_KEY,
+          io.fanout.tensor.MatmulPrecision.FP32.id());
 
   /** Where training starts: the epochs already run and the best validation score so far. */
   record Progress(int startEpoch, double best, int bestEpoch) {
@@ -65,6 +69,16 @@ final class TypedModelDir {
                 + e.getValue()
                 + ": use a fresh model dir");
       }
+    }
+    String precision = l.checkpoint().meta().get(TypedTrainOptions.PRECISION_KEY);
+    if (precision != null && !identity.containsKey(TypedTrainOptions.PRECISION_KEY)) {
+      throw new InvalidInputException(
+          modelDir
+              + " holds a checkpoint trained with precision="
+              + precision
+              + ", this run has "
+              + io.fanout.tensor.MatmulPrecision.FP32.id()
+              + ": use a fresh model dir");
     }
     for (String k : TypedHotReuse.IDENTITY_KEYS) {
       String had = l.checkpoint().meta().get(k);

@@ -1,6 +1,7 @@
 package io.fanout.train.typed;
 
 import io.fanout.nn.LrSchedule;
+import io.fanout.tensor.MatmulPrecision;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -13,17 +14,40 @@ import java.util.Map;
  * @param weightDecay L2 decay of the dense parameters (embedding tables get none)
  * @param seed parameters, embeddings, seed order and dropout derive from it
  * @param schedule the learning rate over the epochs ({@code --schedule}, as the one-type trainer's)
+ * @param precision the arithmetic of the backend's dense products ({@code --precision}); the caller
+ *     sets it on the backend, this records it in the checkpoint's identity
  */
 public record TypedTrainOptions(
-    int epochs, int batchSize, float lr, float weightDecay, long seed, LrSchedule schedule) {
+    int epochs,
+    int batchSize,
+    float lr,
+    float weightDecay,
+    long seed,
+    LrSchedule schedule,
+    MatmulPrecision precision) {
+  /** The identity key of {@link #precision}, recorded only for a precision other than fp32. */
+  static final String PRECISION_KEY = "identity.precision";
+
   public TypedTrainOptions {
-    if (epochs < 0 || batchSize <= 0 || !(lr > 0f) || weightDecay < 0f || schedule == null) {
+    if (epochs < 0
+        || batchSize <= 0
+        || !(lr > 0f)
+        || weightDecay < 0f
+        || schedule == null
+        || precision == null) {
       throw new IllegalArgumentException(
-          "need epochs >= 0, batch size > 0, lr > 0, weight decay >= 0 and a schedule");
+          "need epochs >= 0, batch size > 0, lr > 0, weight decay >= 0, a schedule and a"
+              + " precision");
     }
   }
 
-  /** A constant learning rate. */
+  /** In fp32. */
+  public TypedTrainOptions(
+      int epochs, int batchSize, float lr, float weightDecay, long seed, LrSchedule schedule) {
+    this(epochs, batchSize, lr, weightDecay, seed, schedule, MatmulPrecision.FP32);
+  }
+
+  /** A constant learning rate, in fp32. */
   public TypedTrainOptions(int epochs, int batchSize, float lr, float weightDecay, long seed) {
     this(epochs, batchSize, lr, weightDecay, seed, LrSchedule.CONSTANT);
   }
@@ -33,7 +57,10 @@ public record TypedTrainOptions(
     return schedule.lr(lr, epoch, epochs);
   }
 
-  /** What a resumed run must share with the checkpoint it continues. */
+  /**
+   * What a resumed run must share with the checkpoint it continues; {@code identity.precision} only
+   * for a precision other than fp32, so fp32 runs keep their identity (as one-type runs do).
+   */
   Map<String, String> identity() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("identity.batch_size", Integer.toString(batchSize));
@@ -41,6 +68,9 @@ public record TypedTrainOptions(
     m.put("identity.weight_decay", Float.toString(weightDecay));
     m.put("identity.seed", Long.toString(seed));
     m.put("identity.schedule", schedule.id());
+    if (precision != MatmulPrecision.FP32) {
+      m.put(PRECISION_KEY, precision.id());
+    }
     return m;
   }
 }

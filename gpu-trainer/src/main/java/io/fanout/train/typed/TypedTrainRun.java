@@ -1,7 +1,9 @@
 package io.fanout.train.typed;
 
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.graph.FeatureTable;
 import io.fanout.graph.HeldOutEdges;
+import io.fanout.graph.RowDecoder;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
@@ -22,6 +24,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.HotReuse;
@@ -30,6 +33,7 @@ import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -51,6 +55,9 @@ public final class TypedTrainRun {
    * @param resume continue the model dir's checkpoint; without it a model dir holding one is
    *     refused
    * @param deviceOrdinal the device of {@code backend}, or -1 for its default
+   * @param precision the arithmetic of the backend's dense products ({@code --precision}): set on
+   *     the backend, which refuses what it cannot compute, and recorded in the checkpoint identity
+   *     when not fp32
    * @param schedule the learning rate over the epochs
    * @param valShards typed shards of the target type's validation seeds, scored after every epoch
    *     instead of sampling the val split; null for none
@@ -82,6 +89,7 @@ public final class TypedTrainRun {
       FeatureNormKind featureNorm,
       BackendKind backend,
       int deviceOrdinal,
+      MatmulPrecision precision,
       boolean verify,
       Path valShards,
       TrainSpec.Loading loading,
@@ -158,7 +166,7 @@ public final class TypedTrainRun {
             : null;
     try (TypedRowCaches caches =
             r.cache() == null ? null : TypedRowCaches.open(r.graph(), cfg, r.cache());
-        Backend be = Backends.select(r.backend(), r.deviceOrdinal());
+        Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be, task.decoder());
         TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
       if (rows != null) {
@@ -193,6 +201,20 @@ public final class TypedTrainRun {
           fit.bestValAuc(),
           fit.lastVal(),
           wait);
+    }
+  }
+
+  /**
+   * {@code be} computing its dense products in {@code precision} ({@link Backend#matmulPrecision},
+   * as the one-type trainer sets it); closes {@code be} and rethrows when it cannot.
+   */
+  static Backend precise(Backend be, MatmulPrecision precision) {
+    try {
+      be.matmulPrecision(precision);
+      return be;
+    } catch (RuntimeException e) {
+      be.close();
+      throw e;
     }
   }
 
@@ -246,6 +268,7 @@ public final class TypedTrainRun {
     TypedShardSet v = TypedShardSet.open(r.valShards());
     checkShards(v, schema);
     checkInlineFeatures(v, cfg, "--val-shards");
+    v = storeDecoders(v, r.graph(), "--val-shards");
     TypedInPlaceRows.check(r.featureAccess(), r.graph(), v, "--val-shards", false);
     ShardManifest.Typed t = v.manifest().typed;
     if (t.linkRelation != null || v.seedType() != target || t.layers != hops) {
@@ -327,6 +350,51 @@ public final class TypedTrainRun {
               + "), so every row already comes with its batch and there is nothing to cache:"
               + " leave --feature-cache out, or use shards sampled without --features");
     }
+  }
+
+  /**
+   * Shards that inline the store's encoded rows ({@code sample --features int8|int4|pq}) with each
+   * featured type's rows decoded by {@code g}'s decoder of that type, once the type's parameters
+   * are the ones the rows were encoded with (the CRC32C the shards record); other shards as they
+   * are. {@code option} names the shards' option.
+   *
+   * @throws InvalidInputException when a type's parameters differ or {@code g} keeps no encoded
+   *     rows of it, naming the type
+   */
+  static TypedShardSet storeDecoders(TypedShardSet set, TypedGraph g, String option) {
+    List<String> crcs = set.featureParamsCrc32c();
+    if (crcs == null) {
+      return set;
+    }
+    int[] dims = set.featureDims();
+    RowDecoder[] decoders = new RowDecoder[dims.length];
+    for (int t = 0; t < dims.length; t++) {
+      if (dims[t] == 0) {
+        continue;
+      }
+      String name = g.schema().type(t).name();
+      String have = g.featureParamsCrc32c(t);
+      FeatureTable table = g.features(t);
+      decoders[t] = table == null ? null : table.decoder();
+      if (have == null || !have.equalsIgnoreCase(crcs.get(t)) || decoders[t] == null) {
+        throw new InvalidInputException(
+            option
+                + " "
+                + set.dir()
+                + " inline type '"
+                + name
+                + "''s "
+                + set.featureEncoding().id()
+                + " rows encoded with parameters of CRC32C "
+                + crcs.get(t)
+                + ", but the graph store's type '"
+                + name
+                + "' has "
+                + (have == null ? "no such parameters" : "parameters of CRC32C " + have)
+                + "; train on the store the shards were sampled from");
+      }
+    }
+    return set.withDecoders(decoders);
   }
 
   /** Refuses shards sampled from another schema than {@code schema}'s. */
@@ -417,6 +485,7 @@ public final class TypedTrainRun {
               + " --model-dir");
     }
     checkInlineFeatures(set, cfg, "--shards");
+    set = storeDecoders(set, r.graph(), "--shards");
     TypedInPlaceRows.check(r.featureAccess(), r.graph(), set, "--shards", r.cache() != null);
     checkCacheOverInlineRows(set, r.cache());
     TypedTrainMemory memory =
@@ -425,7 +494,13 @@ public final class TypedTrainRun {
     memory.check(0, Runtime.getRuntime().maxMemory());
     TypedTrainOptions opts =
         new TypedTrainOptions(
-            r.epochs(), batchSize(set.manifest()), r.lr(), r.weightDecay(), r.seed(), r.schedule());
+            r.epochs(),
+            batchSize(set.manifest()),
+            r.lr(),
+            r.weightDecay(),
+            r.seed(),
+            r.schedule(),
+            r.precision());
     long t0 = System.nanoTime();
     if (task != null) {
       if (r.valShards() != null) {
@@ -454,7 +529,7 @@ public final class TypedTrainRun {
             r.cache() == null || val == null
                 ? null
                 : TypedRowCaches.open(r.graph(), cfg, r.cache().none());
-        Backend be = Backends.select(r.backend(), r.deviceOrdinal());
+        Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be);
         TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
       if (rows != null) {

@@ -17,6 +17,7 @@ import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.tensor.cuda.GpuTests;
 import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotReuse;
@@ -87,6 +88,7 @@ class CudaTypedZeroCopyTrainingTest {
               norm,
               BackendKind.CUDA,
               0,
+              MatmulPrecision.FP32,
               true,
               null,
               new TrainSpec.Loading(2, 2),

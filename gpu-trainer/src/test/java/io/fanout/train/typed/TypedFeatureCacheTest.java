@@ -27,6 +27,7 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
@@ -146,6 +147,7 @@ class TypedFeatureCacheTest {
               norm,
               backend,
               -1,
+              MatmulPrecision.FP32,
               true,
               val,
               loading,

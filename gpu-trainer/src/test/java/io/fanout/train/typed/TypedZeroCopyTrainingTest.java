@@ -30,6 +30,7 @@ import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
@@ -129,6 +130,7 @@ class TypedZeroCopyTrainingTest {
         norm,
         backend,
         -1,
+        MatmulPrecision.FP32,
         true,
         val,
         new TrainSpec.Loading(2, 2),

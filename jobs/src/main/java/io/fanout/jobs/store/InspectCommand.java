@@ -10,6 +10,7 @@ import io.fanout.conf.options.InspectOptions;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
 import io.fanout.graph.NeighborSkew;
+import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.VertexTable;
 import io.fanout.spark.internal.JsonLine;
 import io.fanout.store.InvalidInputException;
@@ -54,11 +55,14 @@ public final class InspectCommand implements Command {
     }
     Path root = Paths.get(ctx.positional().get(0));
     if (StoreManifest.read(root).typed()) {
-      if (!ctx.conf().get(COMPARE).isEmpty()) {
-        throw new FanoutConfigException(
-            "option --compare is not built for typed stores (per-type feature fidelity)");
+      Map<String, Object> summary = TypedInspect.summary(root, !ctx.conf().get(NO_CHECKSUMS));
+      String compare = ctx.conf().get(COMPARE);
+      if (!compare.isEmpty()) {
+        try (TypedGraphStore g = TypedGraphStore.open(root, false)) {
+          summary.put("compare", FeatureFidelity.measureTyped(g, Paths.get(compare)));
+        }
       }
-      ctx.out().println(JsonLine.of(TypedInspect.summary(root, !ctx.conf().get(NO_CHECKSUMS))));
+      ctx.out().println(JsonLine.of(summary));
       return 0;
     }
     try (GraphStore store = GraphStore.open(root)) {

@@ -9,6 +9,7 @@ import io.fanout.shard.TypedBatchCodec;
 import io.fanout.shard.TypedShardFileReader;
 import io.fanout.spark.Fanout;
 import io.fanout.testing.SparkTestSession;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,7 +142,12 @@ class TypedPartitionedSampleTest {
   }
 
   private static Map<String, byte[]> sample(Path out, String... options) throws Exception {
-    var action = Fanout.get(spark).sample(store.toString()).output(out.toString());
+    return sampleOf(store, out, options);
+  }
+
+  private static Map<String, byte[]> sampleOf(Path graph, Path out, String... options)
+      throws Exception {
+    var action = Fanout.get(spark).sample(graph.toString()).output(out.toString());
     for (int i = 0; i < options.length; i += 2) {
       action.option(options[i], options[i + 1]);
     }
@@ -244,6 +250,91 @@ class TypedPartitionedSampleTest {
     assertThat(b.pairs()).isNotNull();
     assertThat(b.inlineFeatures()[0]).hasSize(2 * b.nodes(0).length);
     assertThat(b.inlineFeatures()[1]).isNull();
+  }
+
+  @Test
+  void encodedRowsAreByteIdenticalAcrossModesAndThreadsAndDecodeToTheStoresRows() throws Exception {
+    String[] opts = {
+      "seed-type", "paper",
+      "fanouts", "cites=3,2;*=2,1",
+      "batch-size", "16",
+      "epochs", "1",
+      "batches-per-shard", "2"
+    };
+    for (String enc : new String[] {"int8", "int4"}) {
+      Path q = tmp.resolve("store-" + enc);
+      Fanout.get(spark)
+          .quantize(store.toString())
+          .encoding("paper=" + enc)
+          .output(q.toString())
+          .execute();
+      Map<String, byte[]> one =
+          sampleOf(q, tmp.resolve(enc + "-t1"), concat(opts, "features", enc));
+      assertIdentical(
+          sampleOf(q, tmp.resolve(enc + "-t3"), concat(opts, "features", enc, "threads", "3")),
+          one);
+      assertIdentical(
+          sampleOf(
+              q, tmp.resolve(enc + "-part"), concat(opts, "features", enc, "mode", "partitioned")),
+          one);
+      ShardManifest m = ShardManifest.readTyped(tmp.resolve(enc + "-part"));
+      assertThat(m.features).isEqualTo(enc);
+      assertThat(m.typed.featureDims).containsExactly(2, 0, 0);
+      try (TypedGraphStore g = TypedGraphStore.open(q, true)) {
+        assertThat(m.typed.featureParamsCrc32c)
+            .containsExactly(g.featureParamsCrc32c(0), null, null);
+        assertThat(g.featureParamsCrc32c(0)).isNotNull();
+        int rowBytes = g.features(0).decoder().rowBytes();
+        var raw = io.fanout.shard.TypedShardSet.open(tmp.resolve(enc + "-part"));
+        var set =
+            raw.withDecoders(
+                new io.fanout.graph.RowDecoder[] {g.features(0).decoder(), null, null});
+        var batches = set.batches(0, true);
+        int n = 0;
+        while (batches.hasNext()) {
+          TypedMiniBatch b = batches.next();
+          int[] papers = b.nodes(0);
+          float[] want = new float[2 * papers.length];
+          g.features(0).gather(papers, 0, papers.length, want, 0);
+          assertThat(b.inlineFeatures()[0]).containsExactly(want);
+          assertThat(b.inlineFeatures()[1]).isNull();
+          n++;
+        }
+        assertThat(n).isEqualTo(m.batchesPerEpoch);
+        assertThat(rowBytes).isEqualTo(enc.equals("int8") ? 2 : 1);
+
+        // inspect --compare: the paper rows' error against the f32 store, from the rows themselves
+        var res = io.fanout.cli.CliRun.cli("inspect", q.toString(), "--compare", store.toString());
+        assertThat(res.code()).as(res.err()).isZero();
+        var paper = res.json().get("compare").get("types").get("paper");
+        int papers = (int) g.schema().type(0).count();
+        int[] all = java.util.stream.IntStream.range(0, papers).toArray();
+        float[] got = new float[2 * papers];
+        float[] want = new float[2 * papers];
+        g.features(0).gather(all, 0, papers, got, 0);
+        try (TypedGraphStore f32 = TypedGraphStore.open(store, false)) {
+          f32.features(0).gather(all, 0, papers, want, 0);
+        }
+        double max = 0;
+        for (int i = 0; i < got.length; i++) {
+          max = Math.max(max, Math.abs((double) got[i] - want[i]));
+        }
+        assertThat(paper.get("feature_encoding").asText()).isEqualTo(enc);
+        assertThat(paper.get("max_abs_error").asDouble()).isEqualTo(max).isPositive();
+        assertThat(res.json().get("compare").get("types").size()).isEqualTo(1);
+      }
+    }
+    // the f32 store's paper rows are not int8 rows; shards without features name no parameters
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> sample(tmp.resolve("int8-of-f32"), concat(opts, "features", "int8")))
+        .hasMessageContaining("type 'paper' keeps f32 features")
+        .hasMessageContaining("--features int8");
+    sample(tmp.resolve("plain-ids"), opts);
+    ShardManifest plain = ShardManifest.readTyped(tmp.resolve("plain-ids"));
+    assertThat(plain.typed.featureParamsCrc32c).isNull();
+    assertThat(plain.typed.featureDims).isNull();
+    assertThat(Files.readString(tmp.resolve("plain-ids").resolve(ShardManifest.FILE)))
+        .doesNotContain("feature_params_crc32c");
   }
 
   @Test

@@ -205,8 +205,8 @@ class TypedSampleJobTest {
         .hasMessageContaining("no relation of the typed store has edge weights")
         .hasMessageContaining("--weight-column");
     assertThatThrownBy(() -> sample(out, "features", "pq"))
-        .hasMessageContaining("sample --features pq is not built for typed stores")
-        .hasMessageContaining("f32 or f16");
+        .hasMessageContaining("--features pq inlines the store's pq rows, but type 'paper'")
+        .hasMessageContaining("--features f32|f16");
     assertThatThrownBy(() -> sample(out, "task", "link", "batch-by-partition", "true"))
         .hasMessageContaining("sample --batch-by-partition")
         .hasMessageContaining("--task link");

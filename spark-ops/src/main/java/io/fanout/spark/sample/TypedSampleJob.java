@@ -7,6 +7,7 @@ import io.fanout.conf.SharedOptions;
 import io.fanout.conf.Task;
 import io.fanout.conf.options.SampleMode;
 import io.fanout.conf.options.SampleOptions;
+import io.fanout.graph.FeatureTable;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
@@ -49,9 +50,11 @@ import org.apache.spark.sql.SparkSession;
  * TypedPartitionedSampling}: every task serves one store partition of one type), which write the
  * same bytes; {@code --weighted} draws the relations with edge weights in proportion to them,
  * {@code --features f32|f16} inlines every featured type's rows ({@link
- * io.fanout.shard.TypedFeatureRows}) and {@code --batch-by-partition} draws each batch's seeds from
- * one store partition of the seed type. Validated on the driver before any task runs; written under
- * a staging directory, {@code manifest.json} published last, as one-type shards.
+ * io.fanout.shard.TypedFeatureRows}), {@code --features int8|int4|pq} its rows as the store encodes
+ * them (every featured type must keep that encoding), and {@code --batch-by-partition} draws each
+ * batch's seeds from one store partition of the seed type. Validated on the driver before any task
+ * runs; written under a staging directory, {@code manifest.json} published last, as one-type
+ * shards.
  */
 final class TypedSampleJob {
   private TypedSampleJob() {}
@@ -81,12 +84,15 @@ final class TypedSampleJob {
     TypedOwners owners;
     TypedLinkRequest link = null;
     boolean weighted = conf.get(SampleOptions.WEIGHTED);
+    List<String> featureParamsCrc32c;
     try (TypedGraph g = opener.open(graph, verify)) {
       schema = g.schema();
       owners = TypedOwners.of(g);
       if (weighted) {
         requireWeights(g, graph);
       }
+      FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES).id());
+      featureParamsCrc32c = features.stored() ? storedRows(features, g, graph) : null;
       if (conf.get(SampleOptions.TASK) == Task.LINK) {
         link = TypedLinkRequest.of(conf, g, graph, split);
         seedType = link.seedType(schema);
@@ -148,6 +154,7 @@ final class TypedSampleJob {
     spec.batchByPartition = conf.get(SampleOptions.BATCH_BY_PARTITION);
     spec.features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES).id());
     spec.featureDims = featureDims(spec.features, schema, graph);
+    spec.featureParamsCrc32c = featureParamsCrc32c;
 
     Map<String, String> request = new LinkedHashMap<>();
     request.put("store_fingerprint", storeFingerprint);
@@ -223,14 +230,6 @@ final class TypedSampleJob {
 
   /** Options whose typed version is not built: one line each, naming the option. */
   private static void refuseUnbuilt(FanoutConf conf) {
-    FeatureEncoding features = FeatureEncoding.of(conf.get(SampleOptions.FEATURES).id());
-    if (features.stored()) {
-      throw new FanoutConfigException(
-          "sample --features "
-              + features.id()
-              + " is not built for typed stores (typed shards inline float rows); use --features"
-              + " f32 or f16, or leave --features out");
-    }
     if (conf.get(SampleOptions.TASK) != Task.LINK) {
       for (OptionDef<?> d : List.of(SampleOptions.NEGATIVES, SampleOptions.NUM_NEGATIVES)) {
         conf.refuseIgnored(d, "--task node samples no negatives; add --task link");
@@ -241,6 +240,45 @@ final class TypedSampleJob {
           "sample --batch-by-partition groups node seeds by store partition; --task link samples"
               + " edges and does not support it (leave --batch-by-partition out)");
     }
+  }
+
+  /**
+   * {@code --features int8|int4|pq}: the store's encoded rows of every featured type, which must
+   * all keep that encoding; per type the CRC32C of its parameters (null for a featureless type).
+   */
+  private static List<String> storedRows(FeatureEncoding enc, TypedGraph g, Path graph) {
+    TypedSchema schema = g.schema();
+    List<String> crcs = new ArrayList<>();
+    for (int t = 0; t < schema.numTypes(); t++) {
+      TypedSchema.VertexType vt = schema.type(t);
+      if (!vt.hasFeatures()) {
+        crcs.add(null);
+        continue;
+      }
+      String crc = g.featureParamsCrc32c(t);
+      FeatureTable table = g.features(t);
+      if (!vt.featureEncoding().equals(enc.id()) || crc == null || table.decoder() == null) {
+        throw new InvalidInputException(
+            graph
+                + ": --features "
+                + enc.id()
+                + " inlines the store's "
+                + enc.id()
+                + " rows, but type '"
+                + vt.name()
+                + "' keeps "
+                + (vt.featureEncoding().equals(enc.id())
+                    ? "no encoded rows or parameters in the store's manifest"
+                    : vt.featureEncoding() + " features")
+                + "; every featured type must keep "
+                + enc.id()
+                + " (quantize --feature-encoding "
+                + enc.id()
+                + "), or sample with --features f32|f16");
+      }
+      crcs.add(crc);
+    }
+    return crcs;
   }
 
   /**
@@ -421,6 +459,7 @@ final class TypedSampleJob {
     }
     m.typed = ShardManifest.Typed.of(schema, spec.seedType, spec.fanouts);
     m.typed.featureDims = spec.featureDims == null ? null : spec.featureDims.clone();
+    m.typed.featureParamsCrc32c = spec.featureParamsCrc32c;
     if (spec.link != null) {
       m.typed.multiLabel = false; // link rows carry pairs, not labels
       m.typed.linkRelation = spec.link.relationName();

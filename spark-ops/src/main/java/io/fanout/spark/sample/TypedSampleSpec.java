@@ -57,6 +57,12 @@ final class TypedSampleSpec implements Serializable {
   /** Per type the width of its inline rows (0: none); null without inline features. */
   int[] featureDims;
 
+  /**
+   * {@code --features int8|int4|pq}: per type the CRC32C of the parameters its stored rows were
+   * encoded with (null for a featureless type); null otherwise.
+   */
+  java.util.List<String> featureParamsCrc32c;
+
   TypedSampleSpec(
       String store,
       String storeFingerprint,
@@ -131,6 +137,9 @@ final class TypedSampleSpec implements Serializable {
     m.put("fanout.feature_dim", "0");
     if (featureDims != null) { // absent without inline features, so those parts keep their bytes
       m.put("fanout.feature_dims", java.util.Arrays.toString(featureDims));
+    }
+    if (featureParamsCrc32c != null) { // stored rows only, so float parts keep their bytes
+      m.put("fanout.feature_params_crc32c", featureParamsCrc32c.toString());
     }
     if (weighted) { // absent when false, so uniform parts keep their bytes
       m.put("fanout.weighted", "true");

@@ -51,8 +51,7 @@ public final class TypedTrainJob {
   }
 
   /** Options whose every value but the default is a trainer feature not built for typed stores. */
-  private static final List<OptionDef<?>> NOT_BUILT =
-      List.of(ACTIVATION, OUT_HEADS, GAT_RESIDUAL, PRECISION);
+  private static final List<OptionDef<?>> NOT_BUILT = List.of(ACTIVATION, OUT_HEADS, GAT_RESIDUAL);
 
   /** Refuses the options typed training does not build, with one line naming the option. */
   static void refuseNotBuilt(FanoutConf c) {
@@ -198,6 +197,7 @@ public final class TypedTrainJob {
         c.get(FEATURE_NORM),
         c.get(BACKEND),
         ordinal,
+        c.get(PRECISION),
         c.get(SharedOptions.VERIFY),
         c.get(VAL_SHARDS).isBlank() ? null : Path.of(c.get(VAL_SHARDS)),
         new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),

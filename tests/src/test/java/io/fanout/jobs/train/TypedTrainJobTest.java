@@ -399,6 +399,10 @@ class TypedTrainJobTest {
         .hasMessageContaining("train --heads is not built for --model rgcn");
     assertThatThrownBy(() -> train(s, shards, md).option("attn-residual", "0.3").execute())
         .hasMessageContaining("train --attn-residual is not built for --model rgcn");
+    // --precision is built: the CPU backend refuses tf32 with the one-type line
+    assertThatThrownBy(() -> train(s, shards, md).option("precision", "tf32").execute())
+        .hasMessageContaining("--precision tf32 needs the cuda backend with cuBLAS")
+        .hasMessageContaining("(pass --precision fp32)");
     assertThat(Files.exists(md.resolve("checkpoint.bin"))).isFalse();
   }
 
