@@ -202,6 +202,21 @@ public final class FanoutConf {
     return out;
   }
 
+  /**
+   * The options given explicitly or by the session, as name -> raw value in declaration order: what
+   * a command line hands to an action, which then resolves the others to their defaults itself (so
+   * that the action can tell a given value from a default, as it does for an API call).
+   */
+  public Map<String, String> given() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (OptionDef<?> d : defs.values()) {
+      if (given(d)) {
+        out.put(d.name(), raw(d));
+      }
+    }
+    return out;
+  }
+
   /** Help text: one line per option with its default. */
   public static String help(List<OptionDef<?>> defs) {
     List<String> lines = new ArrayList<>();

@@ -36,12 +36,13 @@ public final class CommandContext {
   }
 
   /**
-   * The command's options resolved (command line, then {@code spark.fanout.<name>}, then the
-   * default) as name -> raw value, without the required ones that are absent: what a command hands
-   * to its {@code io.fanout.spark.Fanout} action.
+   * The command's options given on the command line or as {@code spark.fanout.<name>}, as name ->
+   * raw value: what a command hands to its {@code io.fanout.spark.Fanout} action, which resolves
+   * the rest to their defaults as for an API call (an action that tells a given value from a
+   * default, e.g. {@code --model hgn}'s own attention defaults, sees the same on both paths).
    */
   public Map<String, String> options() {
-    return conf.present();
+    return conf.given();
   }
 
   public List<String> positional() {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.cli.CliRun.Result;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedStoreFixtures;
+import io.fanout.spark.Fanout;
 import io.fanout.tensor.CounterRng;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (paper: 4 f32 columns, labelled; author: 3 int8 columns; term: no features, a learned embedding):
  * every mode trains the gather's checkpoint byte for byte on {@code cpu} and {@code cpu-checked}, a
  * run resumes under another mode to the checkpoint of one uninterrupted run, and shards with inline
- * rows exit 2 with one line naming the option.
+ * rows exit 2 with one line naming the option. Also: {@code --model hgn} from the command line
+ * trains the model of the same options through the API (its own attention defaults, not gat's).
  */
 @Tag("slow") // two typed samples and seven trainings through the command line: over 15 s
 class TypedZeroCopyTrainCommandTest {
@@ -141,6 +143,38 @@ class TypedZeroCopyTrainCommandTest {
     assertThat(rest.code()).as(rest.err()).isZero();
     assertThat(Files.readAllBytes(tmp.resolve("halves").resolve("checkpoint.bin")))
         .isEqualTo(gather);
+  }
+
+  @Test
+  void hgnFromTheCommandLineTrainsTheApisModel() throws Exception {
+    String[] args = {
+      "--model",
+      "hgn",
+      "--hidden",
+      "4",
+      "--epochs",
+      "2",
+      "--seed",
+      "5",
+      "--backend",
+      "cpu",
+      "--progress",
+      "none"
+    };
+    Result r = cli(TrainFixtures.trainArgs(store, shards, tmp.resolve("hgn-cli"), args));
+    assertThat(r.code()).as(r.err()).isZero();
+    Path api = tmp.resolve("hgn-api");
+    Fanout.get(spark)
+        .train(store.toString(), shards.toString())
+        .option("model-dir", api.toString())
+        .option("model", "hgn")
+        .option("hidden", "4")
+        .option("epochs", "2")
+        .option("seed", "5")
+        .option("backend", "cpu")
+        .execute();
+    assertThat(Files.readAllBytes(tmp.resolve("hgn-cli").resolve("checkpoint.bin")))
+        .isEqualTo(Files.readAllBytes(api.resolve("checkpoint.bin")));
   }
 
   @Test
