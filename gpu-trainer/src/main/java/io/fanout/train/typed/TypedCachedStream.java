@@ -9,7 +9,6 @@ import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.function.Function;
 import java.util.function.IntPredicate;
 
 /**
@@ -88,8 +87,7 @@ final class TypedCachedStream implements TypedBatchStream {
       }
 
       @Override
-      public TypedBatchStream inputs(
-          int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+      public TypedBatchStream inputs(int epoch, IntPredicate keep, TypedInputs.Preparer features) {
         long[] since = caches.counters();
         return new TypedCachedStream(
             epochs.inputs(epoch, keep, b -> null),

@@ -5,7 +5,6 @@ import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.TypedMiniBatch;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * The training epoch of both typed trainers: the batches of an epoch with the input rows of the
@@ -18,7 +17,7 @@ final class TypedEpochLoop {
   private final TypedGraph graph;
   private final TypedModelConfig cfg;
   private BooleanSupplier cancelled = () -> false;
-  private UnaryOperator<TypedMiniBatch> inputBatch = UnaryOperator.identity();
+  private volatile TypedHotSet prunedFor;
   private long waitNanos;
 
   TypedEpochLoop(TypedEpochs epochs, TypedGraph graph, TypedModelConfig cfg) {
@@ -33,11 +32,30 @@ final class TypedEpochLoop {
   }
 
   /**
-   * Gathers the input rows of {@code of(b)} for each batch {@code b} (its bottom hop pruned for
-   * reused rows) instead of {@code b}'s own.
+   * Prunes each batch's bottom hop for {@code hot} on the loader thread that reads it ({@link
+   * TypedHotPruner}, once per batch) and gathers the input rows of the pruned hop instead of the
+   * batch's own; the step finds the pruned hop in {@link TypedInputs}.
    */
-  void inputsOf(UnaryOperator<TypedMiniBatch> of) {
-    this.inputBatch = of;
+  void pruneFor(TypedHotSet hot) {
+    this.prunedFor = hot;
+  }
+
+  /** Prepares a batch for the step: pruned for the hot set, if any, then its input rows. */
+  private final class Prepare implements TypedInputs.Preparer {
+    @Override
+    public float[][] features(TypedMiniBatch b) {
+      return TypedFeatures.gather(graph, cfg, b);
+    }
+
+    @Override
+    public void prepare(TypedInputs in) {
+      TypedHotSet hot = prunedFor;
+      if (hot != null) {
+        in.reused = TypedHotPruner.prune(in.batch, hot);
+        in.prunedFor = hot;
+      }
+      in.features = features(in.reused == null ? in.batch : in.reused.block());
+    }
   }
 
   /**
@@ -50,7 +68,7 @@ final class TypedEpochLoop {
         TypedBatchStream.forEach(
             epochs,
             epoch,
-            b -> TypedFeatures.gather(graph, cfg, inputBatch.apply(b)),
+            new Prepare(),
             cancelled,
             in -> {
               TypedTrainer.StepResult r = step.apply(in);

@@ -8,7 +8,6 @@ import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.function.Function;
 import java.util.function.IntPredicate;
 
 /** The training batches of each epoch: sampled as they are needed, or read from typed shards. */
@@ -36,20 +35,20 @@ public interface TypedEpochs {
 
   /**
    * The batches of epoch {@code epoch} whose index {@code keep} accepts, each with its input rows
-   * ({@code features} of it), in batch order; the caller closes the stream. The default reads and
-   * gathers each batch on the caller's thread when the step asks for it; typed shards read with a
-   * loader prepare them ahead on loader threads ({@link #shards(TypedShardSet, boolean,
+   * ({@code features} prepares it), in batch order; the caller closes the stream. The default reads
+   * and gathers each batch on the caller's thread when the step asks for it; typed shards read with
+   * a loader prepare them ahead on loader threads ({@link #shards(TypedShardSet, boolean,
    * TrainSpec.Loading)}).
    */
-  default TypedBatchStream inputs(
-      int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+  default TypedBatchStream inputs(int epoch, IntPredicate keep, TypedInputs.Preparer features) {
     Iterator<TypedMiniBatch> it = epoch(epoch, keep);
     return () -> {
       if (!it.hasNext()) {
         return null;
       }
-      TypedMiniBatch b = it.next();
-      return TypedInputs.of(b, features.apply(b));
+      TypedInputs in = TypedInputs.of(it.next(), null);
+      features.prepare(in);
+      return in;
     };
   }
 
@@ -74,8 +73,7 @@ public interface TypedEpochs {
       }
 
       @Override
-      public TypedBatchStream inputs(
-          int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+      public TypedBatchStream inputs(int epoch, IntPredicate keep, TypedInputs.Preparer features) {
         int total = all.batches(epoch);
         if (total < 0) {
           throw new IllegalStateException(
@@ -167,8 +165,7 @@ public interface TypedEpochs {
   static TypedEpochs shards(TypedShardSet set, boolean verify, TrainSpec.Loading loading) {
     return new TypedEpochs() {
       @Override
-      public TypedBatchStream inputs(
-          int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+      public TypedBatchStream inputs(int epoch, IntPredicate keep, TypedInputs.Preparer features) {
         return loading == null
             ? TypedEpochs.super.inputs(epoch, keep, features)
             : new TypedShardLoader(set, epoch, verify, keep, features, loading);

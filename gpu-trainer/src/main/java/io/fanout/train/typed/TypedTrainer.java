@@ -155,22 +155,20 @@ public final class TypedTrainer implements AutoCloseable {
     }
     hotSet = TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy());
     refresh = new TypedHotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
-    loop.inputsOf(this::inputBatch);
-  }
-
-  /** The batch whose input rows a step on {@code b} reads: its pruned bottom hop, else itself. */
-  private TypedMiniBatch inputBatch(TypedMiniBatch b) {
-    ReusedBottom r = hotSet == null ? null : TypedHotPruner.prune(b, hotSet);
-    return r == null ? b : r.block();
+    loop.pruneFor(hotSet);
   }
 
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
     prepareReuse();
-    return step(
-        TypedInputs.of(b, TypedFeatures.gather(graph, model.config(), inputBatch(b))),
-        epoch,
-        opts.lr(epoch));
+    TypedInputs in = TypedInputs.of(b, null);
+    if (hotSet != null) {
+      in.reused = TypedHotPruner.prune(b, hotSet);
+      in.prunedFor = hotSet;
+    }
+    in.features =
+        TypedFeatures.gather(graph, model.config(), in.reused == null ? b : in.reused.block());
+    return step(in, epoch, opts.lr(epoch));
   }
 
   /** One training step on {@code in}'s batch and input rows at rate {@code lr}. */
@@ -180,7 +178,7 @@ public final class TypedTrainer implements AutoCloseable {
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
     FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
-    ReusedBottom reused = refresh == null ? null : TypedHotPruner.prune(b, hotSet);
+    ReusedBottom reused = refresh == null ? null : prunedOnce(in);
     if (refresh != null) {
       countPruned(b, reused);
     }
@@ -218,6 +216,14 @@ public final class TypedTrainer implements AutoCloseable {
     }
     update.apply(b, lr);
     return new StepResult(loss, labelled);
+  }
+
+  /**
+   * {@code in}'s bottom hop pruned for the hot set: as its loader pruned it (each batch is pruned
+   * once), or here when it came from a stream that does not prune.
+   */
+  private ReusedBottom prunedOnce(TypedInputs in) {
+    return in.prunedFor == hotSet ? in.reused : TypedHotPruner.prune(in.batch(), hotSet);
   }
 
   /**

@@ -100,6 +100,42 @@ class TypedHotReuseTest {
         .isNull();
   }
 
+  @Test
+  void theLoaderPrunesEachBatchOnceAndGathersThePrunedHopsRows() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedModelConfig cfg = config(g, TypedModelKind.RGCN, 0f);
+    TypedSampler s = sampler(g);
+    TypedEpochs epochs =
+        e ->
+            List.of(s.sample(e, 0, new int[] {0, 1, 2}), s.sample(e, 1, new int[] {3, 4}))
+                .iterator();
+    TypedHotSet hot = TypedHotSet.build(epochs, g, cfg, 0.5, HotBy.FREQUENCY);
+    TypedEpochLoop loop = new TypedEpochLoop(epochs, g, cfg);
+    loop.pruneFor(hot);
+    int[] seen = new int[2]; // batches, batches with hot rows
+    loop.meanLoss(
+        1,
+        in -> {
+          ReusedBottom once = TypedHotPruner.prune(in.batch(), hot);
+          assertThat(in.prunedFor).isSameAs(hot);
+          assertThat(in.reused == null).isEqualTo(once == null);
+          TypedMiniBatch inputs = in.batch();
+          if (once != null) {
+            seen[1]++;
+            assertThat(in.reused.block().nodes(0)).containsExactly(once.block().nodes(0));
+            assertThat(in.reused.block().nodes(1)).containsExactly(once.block().nodes(1));
+            assertThat(in.reused.hotRow()).containsExactly(once.hotRow());
+            assertThat(in.reused.hotSlot()).containsExactly(once.hotSlot());
+            inputs = once.block();
+          }
+          assertThat(in.features()).isDeepEqualTo(TypedFeatures.gather(g, cfg, inputs));
+          seen[0]++;
+          return new TypedTrainer.StepResult(0, 1);
+        });
+    assertThat(seen[0]).isEqualTo(2);
+    assertThat(seen[1]).isPositive();
+  }
+
   /** Epoch 0 is {@code b} alone. */
   private static TypedEpochs only(TypedMiniBatch b) {
     return e -> List.of(b).iterator();
