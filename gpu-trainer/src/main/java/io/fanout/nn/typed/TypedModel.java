@@ -80,6 +80,21 @@ public final class TypedModel implements AutoCloseable {
    * layers'; {@link DecoderKind#DOT} adds none.
    */
   public TypedModel(TypedModelConfig cfg, Backend be, DecoderKind decoder) {
+    this(cfg, be, decoder, true);
+  }
+
+  /**
+   * A copy of {@code cfg}'s model for {@link #bottomLayer} only, on {@code be} (the worker of an
+   * overlapped hot-embedding refresh): the same parameter layout, loaded with {@link #loadParams},
+   * but no embedding tables: {@link #bottomLayer} reads an embedded type's input rows from its
+   * {@code features} (rows of {@link TypedModelConfig#inputWidth()} floats, a snapshot of the
+   * trained tables' rows).
+   */
+  public static TypedModel bottomLayerCopy(TypedModelConfig cfg, Backend be) {
+    return new TypedModel(cfg, be, DecoderKind.DOT, false);
+  }
+
+  private TypedModel(TypedModelConfig cfg, Backend be, DecoderKind decoder, boolean withTables) {
     this.cfg = cfg;
     this.be = be;
     int types = cfg.numTypes();
@@ -91,7 +106,7 @@ public final class TypedModel implements AutoCloseable {
       TypedModelConfig.TypeInput ti = cfg.type(t);
       if (ti.embedded()) {
         inWeight[t] = inBias[t] = -1;
-        tables[t] = new EmbeddingTable(ti.count(), cfg.inputWidth());
+        tables[t] = withTables ? new EmbeddingTable(ti.count(), cfg.inputWidth()) : null;
       } else {
         inWeight[t] = TypedLayer.fits(off);
         inBias[t] = TypedLayer.fits(off + (long) ti.featureDim() * cfg.inputWidth());
@@ -474,7 +489,7 @@ public final class TypedModel implements AutoCloseable {
     long n = 0;
     for (int t = 0; t < cfg.numTypes(); t++) {
       off[t] = (int) n;
-      if (tables[t] == null) {
+      if (!cfg.type(t).embedded()) {
         n += (long) tb.rows(t, top) * cfg.type(t).featureDim();
       }
     }
@@ -486,10 +501,21 @@ public final class TypedModel implements AutoCloseable {
         continue;
       }
       int yo = tb.rowOffset(top, t) * hidden;
-      if (tables[t] != null) {
-        hostRows = ensure(hostRows, (long) rows * hidden);
-        tables[t].gather(b.nodes(t), 0, rows, hostRows, 0);
-        be.upload(hostRows, 0, out, yo, rows * hidden);
+      if (cfg.type(t).embedded()) {
+        float[] given = tables[t] == null ? features[t] : null; // a bottomLayerCopy's snapshot
+        if (given == null) {
+          if (tables[t] == null) {
+            throw new IllegalArgumentException(
+                "type '" + cfg.type(t).name() + "' needs " + rows + " embedding rows given");
+          }
+          hostRows = ensure(hostRows, (long) rows * hidden);
+          tables[t].gather(b.nodes(t), 0, rows, hostRows, 0);
+          given = hostRows;
+        } else if (given.length < rows * hidden) {
+          throw new IllegalArgumentException(
+              "type '" + cfg.type(t).name() + "' needs " + rows + " embedding rows given");
+        }
+        be.upload(given, 0, out, yo, rows * hidden);
         continue;
       }
       int dim = cfg.type(t).featureDim();
@@ -619,7 +645,7 @@ public final class TypedModel implements AutoCloseable {
     for (int t = 0; t < cfg.numTypes(); t++) {
       int rows = tb.rows(t, top);
       int go = tb.rowOffset(top, t) * hidden;
-      if (tables[t] != null) {
+      if (cfg.type(t).embedded()) {
         embGrad[t] = new float[rows * hidden];
         if (rows > 0) {
           be.download(dIn, go, embGrad[t], 0, rows * hidden);

@@ -1,39 +1,67 @@
 package io.fanout.train.typed;
 
+import io.fanout.nn.EmbeddingTable;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CounterRng;
+import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.TensorBufs;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseRefresh;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The cache of the hot vertices' layer-0 outputs of a typed run, refreshed inline (on the training
- * thread and backend, as the one-type {@code --reuse-refresh inline}) at most every {@code
- * staleness} steps.
+ * The cache of the hot vertices' layer-0 outputs of a typed run, on the one-type schedule that
+ * bounds staleness ({@link HotReuse#lag(boolean)}, {@link HotReuse#period(boolean)}).
  *
- * <p>Step {@code t} (the optimizer's step count, across epochs) reads the refresh of step {@code
- * period x floor(t / period)}, {@code period = S + 1}, computed before that step with its
- * parameters: its rows are 0 to {@code S} steps old. The first step of a run, or of a resumed run,
- * has no cache yet and computes one (age 0). A refresh runs layer 0 over the hot set's block as a
- * training step does, with input dropout keyed by the seed and the refresh's step, and keeps its
- * output (before the activation) in a tensor of the backend.
+ * <p>Step {@code t} (the optimizer's step count, across epochs) runs on the parameters after {@code
+ * t} updates. Refresh {@code k} takes those of step {@code kP} and is read from step {@code kP +
+ * lag} until refresh {@code k+1} lands, so the oldest rows a step reads are {@code P + lag - 1 = S}
+ * steps old. Inline ({@code --reuse-refresh inline}, and {@code auto}) the training thread computes
+ * it on the trainer's backend before step {@code kP}, which reads it: {@code lag = 0}, {@code P = S
+ * + 1}, rows 0 to {@code S} steps old. Overlapped ({@code --reuse-refresh overlapped}) a worker
+ * thread {@code fanout-typed-hot-refresh} computes it on a CPU backend of its own, from a host
+ * snapshot of the dense parameters and of the embedded types' rows of the hot block, while the
+ * steps go on: {@code lag = max(1, ceil(S/2))}, {@code P = S + 1 - lag}, and a step that finds its
+ * refresh not done waits for it rather than exceed the bound. The first step of a run, or of a
+ * resumed run, has no cache yet and computes one from its own parameters (age 0).
+ *
+ * <p>A refresh runs layer 0 over the hot set's block as a training step does, with input dropout
+ * keyed by the seed and the refresh's step, and keeps its output (before the activation) in a
+ * tensor of the trainer's backend. It is a pure function of the parameters at fixed steps, so the
+ * model does not depend on the timing of the worker.
  */
 final class TypedHotRefresh implements AutoCloseable {
   private final TypedModel model;
   private final Backend be;
   private final TypedHotSet hot;
   private final int staleness;
+  private final int lag;
   private final int period;
   private final long seed;
+  private final int n; // floats of a refresh: hot rows x layer 0's width
+  private final TypedModel worker; // overlapped: the copy that computes; null inline
+  private final Backend own; // overlapped: the worker's backend
+  private final ExecutorService pool; // overlapped: the worker thread
+  private float[] host; // overlapped: the worker's last result
   private FloatTensor cache;
+  private Future<?> pending;
+  private long pendingStep = -1; // the step whose parameters the pending refresh takes
   private long taken = -1; // the step whose parameters the cache holds
-  private int refreshes;
+  private int refreshes; // started, counted on the training thread
   private long maxAge = -1;
-  private long nanos;
+  private volatile long nanos; // computing (on whichever thread)
+  private long waitNanos; // the training thread waiting for an overlapped refresh
 
   /**
-   * @param reuse the settings, staleness resolved ({@link HotReuse#resolve})
+   * @param reuse the settings, staleness resolved ({@link HotReuse#resolve}); refreshes are
+   *     overlapped when {@link HotReuse#refresh()} is {@link ReuseRefresh#OVERLAPPED}, else inline
    */
   TypedHotRefresh(TypedModel model, TypedHotSet hot, HotReuse reuse, long seed) {
     this.model = model;
@@ -44,21 +72,64 @@ final class TypedHotRefresh implements AutoCloseable {
     if (staleness < 1) {
       throw new IllegalArgumentException("staleness is resolved to at least 1 step first");
     }
-    this.period = reuse.period(true); // inline: no lag, S + 1
+    boolean inline = !overlapped(reuse);
+    this.lag = reuse.lag(inline);
+    this.period = reuse.period(inline);
+    this.n = Math.multiplyExact(hot.size(), model.layerOut(0));
+    if (inline) {
+      this.own = null;
+      this.worker = null;
+      this.pool = null;
+    } else {
+      this.own = be instanceof CpuBackend cpu ? cpu.sibling() : new CpuBackend();
+      this.worker = TypedModel.bottomLayerCopy(model.config(), own);
+      this.pool =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "fanout-typed-hot-refresh");
+                t.setDaemon(true);
+                return t;
+              });
+    }
   }
 
-  /** Steps between two refreshes: {@code S + 1} ({@link HotReuse#period(boolean)}, inline). */
+  /** Whether {@code reuse} refreshes on a worker thread: only when asked ({@code auto}: inline). */
+  static boolean overlapped(HotReuse reuse) {
+    return reuse.refresh() == ReuseRefresh.OVERLAPPED;
+  }
+
+  /** Steps between two refreshes ({@link HotReuse#period(boolean)}). */
   int period() {
     return period;
   }
 
+  /** Steps between a refresh's parameters and its first reader: 0 inline. */
+  int lag() {
+    return lag;
+  }
+
+  /** Whether refreshes run on the training thread and backend. */
+  boolean inline() {
+    return pool == null;
+  }
+
   /**
-   * The cache that step {@code step} reads ({@code hot.size() x layerOut(0)} floats), refreshed
-   * first when it is due or there is none.
+   * The cache that step {@code step} reads ({@code hot.size() x layerOut(0)} floats), called before
+   * the step with the parameters it uses: lands the refresh due now, starts the next one when one
+   * is due, and computes one first when there is none.
    */
   FloatTensor beforeStep(long step) {
-    if (cache == null || step % period == 0) {
-      refresh(step);
+    if (pending != null && step == pendingStep + lag) {
+      land();
+    }
+    if (cache == null) {
+      start(step);
+      land();
+    } else if (step % period == 0) {
+      start(step);
+      if (lag == 0) {
+        land();
+      }
     }
     long age = step - taken;
     if (age > staleness) { // the schedule above never lets this happen
@@ -69,18 +140,81 @@ final class TypedHotRefresh implements AutoCloseable {
     return cache;
   }
 
-  private void refresh(long step) {
-    long t0 = System.nanoTime();
-    FloatTensor out =
-        model.bottomLayer(hot.block(), hot.features(), true, CounterRng.key(seed, 0x7407, step, 0));
-    long n = (long) hot.size() * model.layerOut(0);
-    cache = TensorBufs.ensure(be, cache, Math.max(1, n));
-    if (n > 0) {
-      be.copy(out, 0, cache, 0, (int) n);
-    }
-    taken = step;
+  /** The dropout key of the refresh that takes step {@code step}'s parameters. */
+  private long dropoutKey(long step) {
+    return CounterRng.key(seed, 0x7407, step, 0);
+  }
+
+  /**
+   * Starts the refresh of step {@code step}'s parameters. Inline it is computed into the cache now;
+   * overlapped the worker computes it into {@link #host} from host snapshots taken now.
+   */
+  private void start(long step) {
+    pendingStep = step;
     refreshes++;
-    nanos += System.nanoTime() - t0;
+    long key = dropoutKey(step);
+    if (pool == null) {
+      long t0 = System.nanoTime();
+      FloatTensor out = model.bottomLayer(hot.block(), hot.features(), true, key);
+      cache = TensorBufs.ensure(be, cache, Math.max(1, n));
+      if (n > 0) {
+        be.copy(out, 0, cache, 0, n);
+      }
+      nanos += System.nanoTime() - t0;
+      pending = CompletableFuture.completedFuture(null);
+      return;
+    }
+    float[] params = model.params();
+    float[][] inputs = hot.features().clone();
+    for (int t = 0; t < inputs.length; t++) {
+      EmbeddingTable e = model.embeddings(t);
+      if (e != null) {
+        int[] ids = hot.block().nodes(t);
+        inputs[t] = new float[Math.multiplyExact(ids.length, e.dim())];
+        e.gather(ids, 0, ids.length, inputs[t], 0);
+      }
+    }
+    pending =
+        pool.submit(
+            () -> {
+              long t0 = System.nanoTime();
+              worker.loadParams(params);
+              FloatTensor out = worker.bottomLayer(hot.block(), inputs, true, key);
+              host = host == null ? new float[n] : host;
+              if (n > 0) {
+                own.download(out, 0, host, 0, n);
+              }
+              nanos += System.nanoTime() - t0; // one writer at a time: the refreshes are serial
+              return null;
+            });
+  }
+
+  /** Waits for the pending refresh and makes it the cache the steps read. */
+  private void land() {
+    await(pending);
+    pending = null;
+    if (pool != null) {
+      cache = TensorBufs.ensure(be, cache, Math.max(1, n));
+      if (n > 0) {
+        be.upload(host, 0, cache, 0, n);
+      }
+    }
+    taken = pendingStep;
+  }
+
+  private void await(Future<?> f) {
+    long t0 = System.nanoTime();
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for the hot-embedding refresh", e);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
+    } finally {
+      waitNanos += System.nanoTime() - t0;
+    }
   }
 
   /** The step whose parameters the cache holds (-1: none yet). */
@@ -101,13 +235,43 @@ final class TypedHotRefresh implements AutoCloseable {
     return maxAge;
   }
 
+  /** Seconds spent computing the refreshes done so far. */
   double refreshSeconds() {
     return nanos / 1e9;
   }
 
+  /** Seconds the training thread waited for an overlapped refresh (0 inline). */
+  double waitSeconds() {
+    return pool == null ? 0 : waitNanos / 1e9;
+  }
+
   @Override
   public void close() {
-    TensorBufs.free(be, cache);
-    cache = null;
+    try {
+      if (pending != null) {
+        try {
+          await(pending);
+        } catch (RuntimeException ignored) {
+          // closing after a failure: the worker's own error is not the one to report
+        }
+        pending = null;
+      }
+      if (pool != null) {
+        pool.shutdown();
+        try {
+          // an action leaves no fanout-* thread behind: wait for the worker thread to end
+          pool.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        worker.close();
+      }
+    } finally {
+      if (own != null) {
+        own.close();
+      }
+      TensorBufs.free(be, cache);
+      cache = null;
+    }
   }
 }

@@ -12,8 +12,8 @@ import java.util.Map;
 
 /**
  * What typed training builds of {@link HotReuse} ({@code train --reuse-hot} on a typed store), and
- * its checkpoint identity: inline refreshes ({@code --reuse-refresh auto|inline}), no gradient from
- * the reused rows ({@code --reuse-backward none}) and a cache of layer 0's outputs ({@code
+ * its checkpoint identity: inline or overlapped refreshes ({@code --reuse-refresh}), no gradient
+ * from the reused rows ({@code --reuse-backward none}) and a cache of layer 0's outputs ({@code
  * --reuse-rows auto|outputs}), for node classification with at least two hops.
  */
 public final class TypedHotReuse {
@@ -51,10 +51,6 @@ public final class TypedHotReuse {
     if (!reuse.enabled()) {
       return;
     }
-    if (reuse.refresh() == ReuseRefresh.OVERLAPPED) {
-      throw new FanoutConfigException(
-          "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
-    }
     if (reuse.backward() == ReuseBackward.DEFERRED) {
       throw new FanoutConfigException(
           "train --reuse-backward deferred is not built for typed stores; use none");
@@ -65,11 +61,16 @@ public final class TypedHotReuse {
     }
   }
 
-  /** The reuse settings as checkpoint identity entries, when reuse is on (refreshes: inline). */
+  /**
+   * The reuse settings as checkpoint identity entries, when reuse is on, with the refresh schedule
+   * that runs ({@code inline}, what {@code auto} is here, or {@code overlapped}).
+   */
   static void addIdentity(HotReuse reuse, Map<String, String> identity) {
     if (reuse.enabled()) {
       reuse.toMap().forEach((k, v) -> identity.put("identity." + k, v));
-      identity.put("identity.reuse_refresh", ReuseRefresh.INLINE.id());
+      identity.put(
+          "identity.reuse_refresh",
+          (TypedHotRefresh.overlapped(reuse) ? ReuseRefresh.OVERLAPPED : ReuseRefresh.INLINE).id());
     }
   }
 

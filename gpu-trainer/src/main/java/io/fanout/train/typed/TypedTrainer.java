@@ -134,10 +134,10 @@ public final class TypedTrainer implements AutoCloseable {
    * Reuses the hot vertices' layer-0 outputs ({@code train --reuse-hot} on a typed store): before
    * the first step the hot set is selected from epoch 0 of the training batches ({@link
    * TypedHotSet}), every batch's bottom hop is pruned for it ({@link TypedHotPruner}, in the loader
-   * before the gather) and the hot rows read a cache refreshed inline at most every {@code
-   * reuse.staleness()} steps ({@link TypedHotRefresh}). Refreshes {@code inline} or {@code auto},
-   * the backward {@code none} and a cache of {@code outputs} only; {@link HotReuse#OFF} (the
-   * default) trains as without it, bit for bit. Call before training.
+   * before the gather) and the hot rows read a cache at most {@code reuse.staleness()} steps old,
+   * refreshed inline or on a worker thread ({@code overlapped}; {@link TypedHotRefresh}). The
+   * backward {@code none} and a cache of {@code outputs} only; {@link HotReuse#OFF} (the default)
+   * trains as without it, bit for bit. Call before training.
    */
   public TypedTrainer reuseHot(HotReuse reuse) {
     if (refresh != null) {
@@ -383,7 +383,9 @@ public final class TypedTrainer implements AutoCloseable {
       m.put("hot_vertices", hotSet.size());
       m.put("staleness_steps", refresh.staleness());
       m.put("refreshes", refresh.refreshes());
+      m.put("reuse_refresh", refresh.inline() ? "inline" : "overlapped");
       m.put("refresh_seconds", refresh.refreshSeconds());
+      m.put("refresh_wait_seconds", refresh.waitSeconds());
       m.put("max_embedding_age_steps", refresh.maxAge());
       m.put("bottom_rows", pruned[0]);
       m.put("bottom_edges", pruned[1]);

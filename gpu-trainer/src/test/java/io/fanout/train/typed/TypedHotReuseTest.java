@@ -221,6 +221,79 @@ class TypedHotReuseTest {
     }
   }
 
+  private static HotReuse overlapped(double fraction, int staleness) {
+    return new HotReuse(fraction, staleness, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED);
+  }
+
+  @Test
+  void overlappedRefreshesKeepTheStalenessBound() {
+    int steps = OPTS.epochs() * 4;
+    for (int s = 1; s <= 4; s++) {
+      HotReuse r = overlapped(0.5, s);
+      Map<?, ?> stats = (Map<?, ?>) train(r, TypedModelKind.RGCN)[1];
+      assertThat(stats.get("reuse_refresh")).isEqualTo("overlapped");
+      assertThat(stats.get("max_embedding_age_steps")).as("staleness %d", s).isEqualTo((long) s);
+      assertThat(stats.get("refreshes")) // step 0's, then one every period from step P on
+          .as("staleness %d", s)
+          .isEqualTo(1 + (steps - 1) / r.period(false));
+    }
+  }
+
+  /**
+   * On the one-type schedule, step {@code t} reads the refresh of step {@code P floor((t - lag) /
+   * P)} (step 0's before {@code lag}), and that refresh is the inline one of that step's parameters
+   * and dropout key, bit for bit, embedded types' rows included.
+   */
+  @Test
+  void anOverlappedRefreshIsTheInlineOneOfItsStepsParametersLandingLagStepsLater() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedMiniBatch b = sampler(g).sample(0, 0, new int[] {0, 1, 2, 3, 4, 5});
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      TypedModelConfig cfg = config(g, kind, 0.2f);
+      assertThat(cfg.type(2).embedded()).as("term reads an embedding table").isTrue();
+      try (TypedModel m = new TypedModel(cfg, new CpuBackend())) {
+        m.init(7);
+        TypedHotSet hot = TypedHotSet.build(only(b), g, cfg, 1.0, HotBy.FREQUENCY);
+        HotReuse r = overlapped(1.0, 3);
+        int lag = r.lag(false);
+        int period = r.period(false);
+        int steps = 12;
+        float[][] paramsAt = new float[steps][];
+        try (TypedHotRefresh over = new TypedHotRefresh(m, hot, r, 5)) {
+          assertThat(over.inline()).isFalse();
+          assertThat(over.lag()).isEqualTo(2);
+          assertThat(over.period()).isEqualTo(2);
+          for (int t = 0; t < steps; t++) {
+            float[] p = m.params();
+            for (int i = 0; i < p.length; i++) {
+              p[i] += 0.01f * ((t * 31 + i) % 7 - 3); // the "update" of step t
+            }
+            m.loadParams(p);
+            paramsAt[t] = p;
+            float[] cache = rows(m, over.beforeStep(t), hot.size());
+            long v = t < lag ? 0 : (long) period * ((t - lag) / period);
+            assertThat(over.takenAt()).as("%s step %d", kind.id(), t).isEqualTo(v);
+            m.loadParams(paramsAt[(int) v]);
+            try (TypedHotRefresh inline = new TypedHotRefresh(m, hot, reuse(1.0, 3), 5)) {
+              assertThat(rows(m, inline.beforeStep(v), hot.size()))
+                  .as("%s step %d", kind.id(), t)
+                  .containsExactly(cache);
+            }
+            m.loadParams(p);
+          }
+          assertThat(over.maxAge()).isEqualTo(3);
+          assertThat(over.refreshes()).isEqualTo(1 + (steps - 1) / period);
+        }
+      }
+    }
+  }
+
+  private static float[] rows(TypedModel m, FloatTensor cache, int hot) {
+    float[] out = new float[hot * m.layerOut(0)];
+    m.backend().download(cache, 0, out, 0, out.length);
+    return out;
+  }
+
   @Test
   void reuseZeroTrainsTheModelWithoutReuseAndReuseIsDeterministic() {
     for (TypedModelKind kind : TypedModelKind.values()) {
@@ -229,6 +302,10 @@ class TypedHotReuseTest {
       float[] a = (float[]) train(reuse(0.5, 2), kind)[0];
       assertThat((float[]) train(reuse(0.5, 2), kind)[0]).as(kind.id()).containsExactly(a);
       assertThat(Arrays.equals(a, plain)).as(kind.id() + ": reuse trains another model").isFalse();
+      assertThat((float[]) train(overlapped(0, 2), kind)[0]).as(kind.id()).containsExactly(plain);
+      float[] o = (float[]) train(overlapped(0.5, 2), kind)[0];
+      assertThat((float[]) train(overlapped(0.5, 2), kind)[0]).as(kind.id()).containsExactly(o);
+      assertThat(Arrays.equals(o, a)).as(kind.id() + ": another schedule").isFalse();
     }
   }
 
@@ -266,12 +343,20 @@ class TypedHotReuseTest {
 
   @Test
   void theCheckingBackendTrainsTheCpusBitsWithReuseAndFreesEveryTensor() {
-    float[] cpu = (float[]) train(reuse(0.5, 2), TypedModelKind.RGCN)[0];
-    try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
-      assertThat((float[]) train(reuse(0.5, 2), TypedModelKind.RGCN, checked)[0])
-          .containsExactly(cpu);
-      assertThat(checked.unclosed()).isZero();
+    for (HotReuse r : new HotReuse[] {reuse(0.5, 2), overlapped(0.5, 2)}) {
+      float[] cpu = (float[]) train(r, TypedModelKind.RGCN)[0];
+      try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
+        assertThat((float[]) train(r, TypedModelKind.RGCN, checked)[0])
+            .as(r.refresh().id())
+            .containsExactly(cpu);
+        assertThat(checked.unclosed()).isZero();
+      }
     }
+    assertThat(
+            Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("fanout-typed-hot-refresh")))
+        .as("no refresh worker outlives its trainer")
+        .isFalse();
   }
 
   @Test
@@ -294,19 +379,14 @@ class TypedHotReuseTest {
   void theModesNotBuiltAreRefusedInOneLine() {
     ArrayTypedGraph g = TypedTestGraphs.small(3);
     TypedModelConfig cfg = config(g, TypedModelKind.RGCN, 0f);
-    assertThatThrownBy(
-            () ->
-                TypedHotReuse.check(
-                    new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg))
-        .isInstanceOf(FanoutConfigException.class)
-        .hasMessage(
-            "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
+    TypedHotReuse.check(new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg);
     assertThatThrownBy(
             () ->
                 TypedHotReuse.check(
                     new HotReuse(
                         0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED),
                     cfg))
+        .isInstanceOf(FanoutConfigException.class)
         .hasMessage("train --reuse-backward deferred is not built for typed stores; use none");
     assertThatThrownBy(
             () ->

@@ -23,6 +23,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseRefresh;
 import io.fanout.train.TrainCancelledException;
 import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
@@ -148,19 +149,23 @@ class TypedShardLoaderTest {
   void withHotReuseTheLoaderPrunesAndTheModelIsBitIdenticalForEveryLoaderThreadCount()
       throws Exception {
     TypedShardSet set = TypedShardSet.open(shards());
-    HotReuse reuse = new HotReuse(0.5, 2, HotBy.FREQUENCY);
     AtomicInteger all = new AtomicInteger(Integer.MAX_VALUE);
-    float[] sync = train(TypedEpochs.shards(set, true), null, all, reuse);
-    assertThat(Arrays.equals(sync, train(TypedEpochs.shards(set, true), null, all)))
-        .as("reuse trains another model")
-        .isFalse();
-    for (int[] tk : new int[][] {{1, 1}, {3, 4}}) {
-      float[] piped =
-          train(
-              TypedEpochs.shards(set, true, new TrainSpec.Loading(tk[0], tk[1])), null, all, reuse);
-      assertThat(Arrays.equals(piped, sync))
-          .as("loader-threads %d prefetch %d", tk[0], tk[1])
-          .isTrue();
+    float[] plain = train(TypedEpochs.shards(set, true), null, all);
+    for (ReuseRefresh refresh : new ReuseRefresh[] {ReuseRefresh.INLINE, ReuseRefresh.OVERLAPPED}) {
+      HotReuse reuse = new HotReuse(0.5, 2, HotBy.FREQUENCY, refresh);
+      float[] sync = train(TypedEpochs.shards(set, true), null, all, reuse);
+      assertThat(Arrays.equals(sync, plain)).as("reuse trains another model").isFalse();
+      for (int[] tk : new int[][] {{1, 1}, {3, 4}}) {
+        float[] piped =
+            train(
+                TypedEpochs.shards(set, true, new TrainSpec.Loading(tk[0], tk[1])),
+                null,
+                all,
+                reuse);
+        assertThat(Arrays.equals(piped, sync))
+            .as("%s: loader-threads %d prefetch %d", refresh.id(), tk[0], tk[1])
+            .isTrue();
+      }
     }
     assertThat(loaderThreadsLinger()).isFalse();
   }
