@@ -58,6 +58,18 @@ final class TypedHotRefresh implements AutoCloseable {
   private long maxAge = -1;
   private volatile long nanos; // computing (on whichever thread)
   private long waitNanos; // the training thread waiting for an overlapped refresh
+  private final boolean deferred; // --reuse-backward deferred
+  private final int width; // layer 0's output width
+  private final TypedModel backwardCopy; // deferred: where the deferred backward runs
+  private float[] sink; // deferred: the reused rows' output gradients of the published refresh
+  private float[] pendingParams; // deferred: the parameters of the pending refresh
+  private float[][] pendingInputs; // and its input rows (embedded types' snapshot)
+  private float[] publishedParams; // those of the published refresh
+  private float[][] publishedInputs;
+  private Future<?> pendingBackward; // overlapped: the backward of the refresh replaced last
+  private float[] gradHost; // overlapped: the worker's deferred gradient
+  private FloatTensor sinkTensor; // the handed-over sum on the backward copy's backend
+  private FloatTensor deferredGrad; // the deferred gradient the current steps spread; null: none
 
   /**
    * @param reuse the settings, staleness resolved ({@link HotReuse#resolve}); refreshes are
@@ -75,11 +87,17 @@ final class TypedHotRefresh implements AutoCloseable {
     boolean inline = !overlapped(reuse);
     this.lag = reuse.lag(inline);
     this.period = reuse.period(inline);
-    this.n = Math.multiplyExact(hot.size(), model.layerOut(0));
+    this.width = model.layerOut(0);
+    this.n = Math.multiplyExact(hot.size(), width);
+    this.deferred = reuse.deferredBackward();
+    if (deferred) {
+      sink = new float[n];
+    }
     if (inline) {
       this.own = null;
       this.worker = null;
       this.pool = null;
+      this.backwardCopy = deferred ? TypedModel.bottomLayerCopy(model.config(), be) : null;
     } else {
       this.own = be instanceof CpuBackend cpu ? cpu.sibling() : new CpuBackend();
       this.worker = TypedModel.bottomLayerCopy(model.config(), own);
@@ -90,6 +108,7 @@ final class TypedHotRefresh implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
               });
+      this.backwardCopy = worker;
     }
   }
 
@@ -153,6 +172,10 @@ final class TypedHotRefresh implements AutoCloseable {
     pendingStep = step;
     refreshes++;
     long key = dropoutKey(step);
+    if (deferred) {
+      pendingParams = model.params();
+      pendingInputs = snapshotInputs();
+    }
     if (pool == null) {
       long t0 = System.nanoTime();
       FloatTensor out = model.bottomLayer(hot.block(), hot.features(), true, key);
@@ -164,16 +187,8 @@ final class TypedHotRefresh implements AutoCloseable {
       pending = CompletableFuture.completedFuture(null);
       return;
     }
-    float[] params = model.params();
-    float[][] inputs = hot.features().clone();
-    for (int t = 0; t < inputs.length; t++) {
-      EmbeddingTable e = model.embeddings(t);
-      if (e != null) {
-        int[] ids = hot.block().nodes(t);
-        inputs[t] = new float[Math.multiplyExact(ids.length, e.dim())];
-        e.gather(ids, 0, ids.length, inputs[t], 0);
-      }
-    }
+    float[] params = deferred ? pendingParams : model.params();
+    float[][] inputs = deferred ? pendingInputs : snapshotInputs();
     pending =
         pool.submit(
             () -> {
@@ -189,10 +204,40 @@ final class TypedHotRefresh implements AutoCloseable {
             });
   }
 
+  /**
+   * The hot block's input rows as of now: its feature rows, and the embedded types' rows copied out
+   * of the model's tables.
+   */
+  private float[][] snapshotInputs() {
+    float[][] inputs = hot.features().clone();
+    for (int t = 0; t < inputs.length; t++) {
+      EmbeddingTable e = model.embeddings(t);
+      if (e != null) {
+        int[] ids = hot.block().nodes(t);
+        inputs[t] = new float[Math.multiplyExact(ids.length, e.dim())];
+        e.gather(ids, 0, ids.length, inputs[t], 0);
+      }
+    }
+    return inputs;
+  }
+
   /** Waits for the pending refresh and makes it the cache the steps read. */
   private void land() {
     await(pending);
     pending = null;
+    if (deferred) {
+      if (pendingBackward != null) { // overlapped: started at the previous landing
+        await(pendingBackward);
+        pendingBackward = null;
+        deferredGrad = TensorBufs.ensure(be, deferredGrad, model.numParams());
+        be.upload(gradHost, 0, deferredGrad, 0, model.numParams());
+      }
+      if (taken >= 0) {
+        backwardPublished();
+      }
+      publishedParams = pendingParams;
+      publishedInputs = pendingInputs;
+    }
     if (pool != null) {
       cache = TensorBufs.ensure(be, cache, Math.max(1, n));
       if (n > 0) {
@@ -200,6 +245,80 @@ final class TypedHotRefresh implements AutoCloseable {
       }
     }
     taken = pendingStep;
+  }
+
+  /**
+   * The deferred backward of the refresh being replaced: the steps that read it are done, so the
+   * sink holds exactly their reused rows' gradient. Layer 0 is computed again over the hot block at
+   * that refresh's parameters, input rows and dropout key, and the sum taken back through it.
+   * Inline the result is the gradient the steps reading the refresh that lands now spread;
+   * overlapped the worker computes it and it lands with the next refresh.
+   */
+  private void backwardPublished() {
+    long key = dropoutKey(taken);
+    float[] sum = sink;
+    sink = new float[n];
+    float[] params = publishedParams;
+    float[][] inputs = publishedInputs;
+    if (pool == null) {
+      long t0 = System.nanoTime();
+      deferredBackward(params, inputs, key, sum);
+      deferredGrad = backwardCopy.gradTensor();
+      nanos += System.nanoTime() - t0;
+      return;
+    }
+    pendingBackward =
+        pool.submit(
+            () -> {
+              long t0 = System.nanoTime();
+              deferredBackward(params, inputs, key, sum);
+              gradHost = gradHost == null ? new float[model.numParams()] : gradHost;
+              own.download(worker.gradTensor(), 0, gradHost, 0, model.numParams());
+              nanos += System.nanoTime() - t0;
+              return null;
+            });
+  }
+
+  /** On the backward copy: layer 0's parameter gradient for output gradient {@code sum}. */
+  private void deferredBackward(float[] params, float[][] inputs, long key, float[] sum) {
+    Backend cb = backwardCopy.backend();
+    backwardCopy.loadParams(params);
+    backwardCopy.zeroGrad();
+    backwardCopy.bottomLayer(hot.block(), inputs, true, key);
+    sinkTensor = TensorBufs.ensure(cb, sinkTensor, Math.max(1, n));
+    if (n > 0) {
+      cb.upload(sum, 0, sinkTensor, 0, n);
+    }
+    backwardCopy.bottomLayerBackward(sinkTensor);
+  }
+
+  /** Whether steps feed a deferred backward ({@code --reuse-backward deferred}). */
+  boolean deferred() {
+    return deferred;
+  }
+
+  /**
+   * Adds a step's reused rows' output gradients ({@code rows}, row {@code j} of width layer 0's for
+   * cache row {@code slots[j]}) to the sum of the refresh it read, in step order.
+   */
+  void addReusedGradients(int[] slots, float[] rows) {
+    for (int j = 0; j < slots.length; j++) {
+      int to = slots[j] * width;
+      int from = j * width;
+      for (int c = 0; c < width; c++) {
+        sink[to + c] += rows[from + c];
+      }
+    }
+  }
+
+  /**
+   * Adds a period-th of the deferred gradient that landed with the refresh in use to {@code grads}
+   * (the model's, aligned with its parameters); a no-op before the first one lands.
+   */
+  void addDeferredGradient(FloatTensor grads) {
+    if (deferredGrad != null) {
+      be.axpy(model.numParams(), 1f / period, deferredGrad, 0, grads, 0);
+    }
   }
 
   private void await(Future<?> f) {
@@ -248,14 +367,16 @@ final class TypedHotRefresh implements AutoCloseable {
   @Override
   public void close() {
     try {
-      if (pending != null) {
-        try {
-          await(pending);
-        } catch (RuntimeException ignored) {
-          // closing after a failure: the worker's own error is not the one to report
+      for (Future<?> f : new Future<?>[] {pending, pendingBackward}) {
+        if (f != null) {
+          try {
+            await(f);
+          } catch (RuntimeException ignored) {
+            // closing after a failure: the worker's own error is not the one to report
+          }
         }
-        pending = null;
       }
+      pending = pendingBackward = null;
       if (pool != null) {
         pool.shutdown();
         try {
@@ -264,7 +385,15 @@ final class TypedHotRefresh implements AutoCloseable {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
+      }
+      if (backwardCopy != null) {
+        TensorBufs.free(backwardCopy.backend(), sinkTensor);
+        sinkTensor = null;
+      }
+      if (worker != null) {
         worker.close();
+      } else if (backwardCopy != null) {
+        backwardCopy.close();
       }
     } finally {
       if (own != null) {
@@ -272,6 +401,10 @@ final class TypedHotRefresh implements AutoCloseable {
       }
       TensorBufs.free(be, cache);
       cache = null;
+      if (pool != null) { // inline, the deferred gradient is the backward copy's own
+        TensorBufs.free(be, deferredGrad);
+      }
+      deferredGrad = null;
     }
   }
 }

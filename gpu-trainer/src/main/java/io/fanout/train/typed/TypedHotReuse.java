@@ -4,7 +4,6 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.train.HotReuse;
-import io.fanout.train.ReuseBackward;
 import io.fanout.train.ReuseRefresh;
 import io.fanout.train.ReuseRows;
 import java.util.List;
@@ -51,10 +50,6 @@ public final class TypedHotReuse {
     if (!reuse.enabled()) {
       return;
     }
-    if (reuse.backward() == ReuseBackward.DEFERRED) {
-      throw new FanoutConfigException(
-          "train --reuse-backward deferred is not built for typed stores; use none");
-    }
     if (reuse.rows() == ReuseRows.INPUTS) {
       throw new FanoutConfigException(
           "train --reuse-rows inputs is not built for typed stores; use outputs (or auto)");
@@ -76,5 +71,6 @@ public final class TypedHotReuse {
 
   /** The identity keys of reuse: a run without them cannot resume a checkpoint that has them. */
   static final List<String> IDENTITY_KEYS =
-      List.of("identity.reuse_hot", "identity.staleness", "identity.hot_by");
+      List.of(
+          "identity.reuse_hot", "identity.staleness", "identity.hot_by", "identity.reuse_backward");
 }

@@ -135,9 +135,9 @@ public final class TypedTrainer implements AutoCloseable {
    * the first step the hot set is selected from epoch 0 of the training batches ({@link
    * TypedHotSet}), every batch's bottom hop is pruned for it ({@link TypedHotPruner}, in the loader
    * before the gather) and the hot rows read a cache at most {@code reuse.staleness()} steps old,
-   * refreshed inline or on a worker thread ({@code overlapped}; {@link TypedHotRefresh}). The
-   * backward {@code none} and a cache of {@code outputs} only; {@link HotReuse#OFF} (the default)
-   * trains as without it, bit for bit. Call before training.
+   * refreshed inline or on a worker thread ({@code overlapped}; {@link TypedHotRefresh}), the
+   * reused rows' gradient dropped or deferred; a cache of {@code outputs} only; {@link
+   * HotReuse#OFF} (the default) trains as without it, bit for bit. Call before training.
    */
   public TypedTrainer reuseHot(HotReuse reuse) {
     if (refresh != null) {
@@ -155,6 +155,7 @@ public final class TypedTrainer implements AutoCloseable {
     }
     hotSet = TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy());
     refresh = new TypedHotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
+    model.keepReusedGradients(refresh.deferred());
     loop.pruneFor(hotSet);
   }
 
@@ -213,6 +214,12 @@ public final class TypedTrainer implements AutoCloseable {
           be.softmaxCrossEntropy(
               logits, rows, classes, labels, probs, dLogits, 1f / Math.max(1, labelled));
       model.backward(dLogits);
+    }
+    if (refresh != null && refresh.deferred()) {
+      if (reused != null) {
+        refresh.addReusedGradients(reused.hotSlot(), model.reusedRowGradients());
+      }
+      refresh.addDeferredGradient(model.gradTensor());
     }
     update.apply(b, lr);
     return new StepResult(loss, labelled);

@@ -181,6 +181,80 @@ class TypedHotReuseTest {
     }
   }
 
+  /**
+   * The identity the deferred backward rests on: with the hot block holding the batch's own
+   * neighborhoods and rows of the current parameters (no dropout), a pruned step's dense gradient
+   * plus the deferred one (the reused rows' output gradients, summed by slot, taken back through
+   * layer 0 over the hot block on a {@link TypedModel#bottomLayerCopy}) is the full batch's, for
+   * every dense parameter, up to the rounding of sums in another order.
+   */
+  @Test
+  void aPrunedStepsGradientPlusTheDeferredOneIsTheFullBatchs() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedMiniBatch b = sampler(g).sample(0, 0, new int[] {0, 1, 2, 3, 4, 5});
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      HgnSettings h = HgnSettings.DEFAULT;
+      TypedModelConfig cfg =
+          config(g, kind, 0f).withHgn(new HgnSettings(h.heads(), h.slope(), 0f, h.relationDim()));
+      Backend be = new CpuBackend();
+      try (TypedModel m = new TypedModel(cfg, be);
+          TypedModel copy = TypedModel.bottomLayerCopy(cfg, be)) {
+        m.init(7);
+        float[] full = logits(m, m.forward(b, TypedFeatures.gather(g, cfg, b), true, 11));
+        float[] d = new float[full.length];
+        for (int i = 0; i < d.length; i++) {
+          d[i] = 0.05f * ((i * 7) % 5 - 2);
+        }
+        m.zeroGrad();
+        m.backward(d);
+        float[] fullGrads = m.grads();
+        TypedHotSet hot = TypedHotSet.build(only(b), g, cfg, 1.0, HotBy.FREQUENCY);
+        ReusedBottom r = TypedHotPruner.prune(b, hot);
+        int w = m.layerOut(0);
+        FloatTensor cache = be.allocFloat(hot.size() * w);
+        be.copy(m.bottomLayer(hot.block(), hot.features(), true, 11), 0, cache, 0, hot.size() * w);
+        m.keepReusedGradients(true);
+        m.forward(b, TypedFeatures.gather(g, cfg, r.block()), true, 11, r, cache);
+        m.zeroGrad();
+        m.backward(d);
+        float[] stepGrads = m.grads();
+        float[] rows = m.reusedRowGradients();
+        float[] sum = new float[hot.size() * w];
+        for (int j = 0; j < r.hotSlot().length; j++) {
+          for (int c = 0; c < w; c++) {
+            sum[r.hotSlot()[j] * w + c] += rows[j * w + c];
+          }
+        }
+        float[][] inputs = hot.features().clone();
+        int[] terms = hot.block().nodes(2);
+        inputs[2] = new float[terms.length * cfg.inputWidth()];
+        m.embeddings(2).gather(terms, 0, terms.length, inputs[2], 0);
+        copy.loadParams(m.params());
+        copy.zeroGrad();
+        copy.bottomLayer(hot.block(), inputs, true, 11);
+        FloatTensor dOut = be.allocFloat(sum.length);
+        be.upload(sum, 0, dOut, 0, sum.length);
+        copy.bottomLayerBackward(dOut);
+        float[] deferred = copy.grads();
+        double scale = 0;
+        for (float x : fullGrads) {
+          scale = Math.max(scale, Math.abs(x));
+        }
+        assertThat(scale).as(kind.id()).isPositive();
+        boolean differs = false;
+        for (int i = 0; i < fullGrads.length; i++) {
+          assertThat((double) Math.abs(stepGrads[i] + deferred[i] - fullGrads[i]))
+              .as("%s parameter %d", kind.id(), i)
+              .isLessThanOrEqualTo(1e-6 * scale + 1e-5 * Math.abs(fullGrads[i]));
+          differs |= Math.abs(stepGrads[i] - fullGrads[i]) > 1e-3 * scale;
+        }
+        assertThat(differs).as("%s: the reused rows' share is not nothing", kind.id()).isTrue();
+        be.free(cache);
+        be.free(dOut);
+      }
+    }
+  }
+
   private static float[] logits(TypedModel m, FloatTensor t) {
     float[] out = new float[m.outputRows() * m.config().classes()];
     m.backend().download(t, 0, out, 0, out.length);
@@ -341,9 +415,37 @@ class TypedHotReuseTest {
     }
   }
 
+  private static HotReuse deferred(ReuseRefresh refresh) {
+    return new HotReuse(0.5, 2, HotBy.FREQUENCY, refresh, ReuseBackward.DEFERRED);
+  }
+
+  @Test
+  void theDeferredBackwardTrainsAnotherModelDeterministicallyOnBothSchedules() {
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      for (ReuseRefresh refresh :
+          new ReuseRefresh[] {ReuseRefresh.INLINE, ReuseRefresh.OVERLAPPED}) {
+        HotReuse none = new HotReuse(0.5, 2, HotBy.FREQUENCY, refresh);
+        float[] dropped = (float[]) train(none, kind)[0];
+        float[] a = (float[]) train(deferred(refresh), kind)[0];
+        assertThat((float[]) train(deferred(refresh), kind)[0])
+            .as("%s %s", kind.id(), refresh.id())
+            .containsExactly(a);
+        assertThat(Arrays.equals(a, dropped))
+            .as("%s %s: the deferred gradient reaches layer 0", kind.id(), refresh.id())
+            .isFalse();
+      }
+    }
+  }
+
   @Test
   void theCheckingBackendTrainsTheCpusBitsWithReuseAndFreesEveryTensor() {
-    for (HotReuse r : new HotReuse[] {reuse(0.5, 2), overlapped(0.5, 2)}) {
+    for (HotReuse r :
+        new HotReuse[] {
+          reuse(0.5, 2),
+          overlapped(0.5, 2),
+          deferred(ReuseRefresh.INLINE),
+          deferred(ReuseRefresh.OVERLAPPED)
+        }) {
       float[] cpu = (float[]) train(r, TypedModelKind.RGCN)[0];
       try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
         assertThat((float[]) train(r, TypedModelKind.RGCN, checked)[0])
@@ -380,14 +482,8 @@ class TypedHotReuseTest {
     ArrayTypedGraph g = TypedTestGraphs.small(3);
     TypedModelConfig cfg = config(g, TypedModelKind.RGCN, 0f);
     TypedHotReuse.check(new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg);
-    assertThatThrownBy(
-            () ->
-                TypedHotReuse.check(
-                    new HotReuse(
-                        0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED),
-                    cfg))
-        .isInstanceOf(FanoutConfigException.class)
-        .hasMessage("train --reuse-backward deferred is not built for typed stores; use none");
+    TypedHotReuse.check(
+        new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED), cfg);
     assertThatThrownBy(
             () ->
                 TypedHotReuse.check(
@@ -399,8 +495,19 @@ class TypedHotReuseTest {
                         ReuseBackward.NONE,
                         ReuseRows.INPUTS),
                     cfg))
+        .isInstanceOf(FanoutConfigException.class)
         .hasMessage(
             "train --reuse-rows inputs is not built for typed stores; use outputs (or auto)");
     TypedHotReuse.check(new HotReuse(0, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg);
+    Map<String, String> identity = new java.util.LinkedHashMap<>();
+    TypedHotReuse.addIdentity(deferred(ReuseRefresh.OVERLAPPED), identity);
+    assertThat(identity)
+        .containsEntry("identity.reuse_refresh", "overlapped")
+        .containsEntry("identity.reuse_backward", "deferred");
+    identity.clear();
+    TypedHotReuse.addIdentity(reuse(0.5, 2), identity);
+    assertThat(identity)
+        .containsEntry("identity.reuse_refresh", "inline")
+        .doesNotContainKey("identity.reuse_backward");
   }
 }

@@ -23,6 +23,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
 import io.fanout.train.ReuseRefresh;
 import io.fanout.train.TrainCancelledException;
 import io.fanout.train.TrainSpec;
@@ -151,8 +152,11 @@ class TypedShardLoaderTest {
     TypedShardSet set = TypedShardSet.open(shards());
     AtomicInteger all = new AtomicInteger(Integer.MAX_VALUE);
     float[] plain = train(TypedEpochs.shards(set, true), null, all);
-    for (ReuseRefresh refresh : new ReuseRefresh[] {ReuseRefresh.INLINE, ReuseRefresh.OVERLAPPED}) {
-      HotReuse reuse = new HotReuse(0.5, 2, HotBy.FREQUENCY, refresh);
+    for (HotReuse reuse :
+        new HotReuse[] {
+          new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE),
+          new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED, ReuseBackward.DEFERRED)
+        }) {
       float[] sync = train(TypedEpochs.shards(set, true), null, all, reuse);
       assertThat(Arrays.equals(sync, plain)).as("reuse trains another model").isFalse();
       for (int[] tk : new int[][] {{1, 1}, {3, 4}}) {
@@ -163,7 +167,7 @@ class TypedShardLoaderTest {
                 all,
                 reuse);
         assertThat(Arrays.equals(piped, sync))
-            .as("%s: loader-threads %d prefetch %d", refresh.id(), tk[0], tk[1])
+            .as("%s: loader-threads %d prefetch %d", reuse.toMap(), tk[0], tk[1])
             .isTrue();
       }
     }
