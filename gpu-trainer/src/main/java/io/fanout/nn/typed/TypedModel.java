@@ -277,6 +277,21 @@ public final class TypedModel implements AutoCloseable {
     return forwardLevels(b, features, train, key, null, null);
   }
 
+  /**
+   * As {@link #forwardAll(TypedMiniBatch, float[][], boolean, long)} with layer 0 run on {@code
+   * reused}'s pruned bottom hop (when not null), as {@link #forward(TypedMiniBatch, float[][],
+   * boolean, long, ReusedBottom, FloatTensor)} runs it: a link batch with reused rows.
+   */
+  public FloatTensor forwardAll(
+      TypedMiniBatch b,
+      float[][] features,
+      boolean train,
+      long key,
+      ReusedBottom reused,
+      FloatTensor cache) {
+    return forwardLevels(b, features, train, key, reused, cache);
+  }
+
   /** The first row of type {@code t}'s seeds in the last forward's output level. */
   public int outputRowOffset(int t) {
     return batch.rowOffset(0, t);
