@@ -1,6 +1,7 @@
 package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraph;
+import io.fanout.nn.typed.ReusedBottom;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.TypedMiniBatch;
 import java.util.function.BooleanSupplier;
@@ -38,6 +39,27 @@ final class TypedEpochLoop {
    */
   void pruneFor(TypedHotSet hot) {
     this.prunedFor = hot;
+  }
+
+  /**
+   * {@code b} prepared on the caller's thread as a loader thread prepares it ({@link #pruneFor}).
+   */
+  TypedInputs prepared(TypedMiniBatch b) {
+    TypedInputs in = TypedInputs.of(b, null);
+    new Prepare().prepare(in);
+    return in;
+  }
+
+  /**
+   * {@code in}'s bottom hop pruned for the hot set {@code hot} (null: none, then null): as the
+   * loader pruned it (each batch is pruned once), or here when it came from a stream that does not
+   * prune (its input rows are then the whole batch's: a stream that gathers them itself).
+   */
+  static ReusedBottom reusedOf(TypedInputs in, TypedHotSet hot) {
+    if (hot == null) {
+      return null;
+    }
+    return in.prunedFor == hot ? in.reused : TypedHotPruner.prune(in.batch(), hot);
   }
 
   /** Prepares a batch for the step: pruned for the hot set, if any, then its input rows. */

@@ -146,9 +146,8 @@ public final class TypedLinkTrainer implements AutoCloseable {
   /** One training step on link batch {@code b} of {@code epoch}: summed loss, pairs, correct. */
   public StepStats step(TypedMiniBatch b, int epoch) {
     prepareReuse();
-    ReusedBottom reused = hotSet == null ? null : TypedHotPruner.prune(b, hotSet);
-    float[][] x = TypedFeatures.gather(graph, model.config(), reused == null ? b : reused.block());
-    return step(b, x, reused, epoch, opts.lr(epoch));
+    TypedInputs in = loop.prepared(b);
+    return step(b, in.features(), in.reused, epoch, opts.lr(epoch));
   }
 
   /**
@@ -160,7 +159,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
     FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
-    model.forwardAll(b, x, true, key, refresh == null ? null : reused, cache);
+    model.forwardAll(b, x, true, key, reused, cache);
     int dim = cfg.classes();
     int s = task.srcType();
     int d = task.dstType();
@@ -205,11 +204,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** One training step on {@code in}'s batch and input rows: its summed loss and pairs. */
   private TypedTrainer.StepResult loss(TypedInputs in, int epoch, float lr) {
-    ReusedBottom reused =
-        hotSet == null
-            ? null
-            : in.prunedFor == hotSet ? in.reused : TypedHotPruner.prune(in.batch(), hotSet);
-    StepStats r = step(in.batch(), in.features(), reused, epoch, lr);
+    StepStats r = step(in.batch(), in.features(), TypedEpochLoop.reusedOf(in, hotSet), epoch, lr);
     return new TypedTrainer.StepResult(r.lossSum(), r.labeled());
   }
 

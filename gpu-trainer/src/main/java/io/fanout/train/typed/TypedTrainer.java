@@ -162,14 +162,7 @@ public final class TypedTrainer implements AutoCloseable {
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
     prepareReuse();
-    TypedInputs in = TypedInputs.of(b, null);
-    if (hotSet != null) {
-      in.reused = TypedHotPruner.prune(b, hotSet);
-      in.prunedFor = hotSet;
-    }
-    in.features =
-        TypedFeatures.gather(graph, model.config(), in.reused == null ? b : in.reused.block());
-    return step(in, epoch, opts.lr(epoch));
+    return step(loop.prepared(b), epoch, opts.lr(epoch));
   }
 
   /** One training step on {@code in}'s batch and input rows at rate {@code lr}. */
@@ -179,7 +172,7 @@ public final class TypedTrainer implements AutoCloseable {
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
     FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
-    ReusedBottom reused = refresh == null ? null : prunedOnce(in);
+    ReusedBottom reused = TypedEpochLoop.reusedOf(in, hotSet);
     if (refresh != null) {
       countPruned(b, reused);
     }
@@ -223,14 +216,6 @@ public final class TypedTrainer implements AutoCloseable {
     }
     update.apply(b, lr);
     return new StepResult(loss, labelled);
-  }
-
-  /**
-   * {@code in}'s bottom hop pruned for the hot set: as its loader pruned it (each batch is pruned
-   * once), or here when it came from a stream that does not prune.
-   */
-  private ReusedBottom prunedOnce(TypedInputs in) {
-    return in.prunedFor == hotSet ? in.reused : TypedHotPruner.prune(in.batch(), hotSet);
   }
 
   /**
