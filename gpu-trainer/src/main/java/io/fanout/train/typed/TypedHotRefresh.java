@@ -161,6 +161,11 @@ final class TypedHotRefresh implements AutoCloseable {
 
   /** The dropout key of the refresh that takes step {@code step}'s parameters. */
   private long dropoutKey(long step) {
+    return dropoutKey(seed, step);
+  }
+
+  /** The dropout key of the refresh of run seed {@code seed} that takes step {@code step}'s. */
+  static long dropoutKey(long seed, long step) {
     return CounterRng.key(seed, 0x7407, step, 0);
   }
 

@@ -419,6 +419,83 @@ class TypedHotReuseTest {
     return new HotReuse(0.5, 2, HotBy.FREQUENCY, refresh, ReuseBackward.DEFERRED);
   }
 
+  /**
+   * The schedule of the deferred gradient: the reused rows' gradients of the steps that read
+   * refresh 0 come back as layer 0's gradient of them through refresh 0's computation (its
+   * parameters, rows and dropout key), a period-th at each step that reads the refresh landing with
+   * it: inline refresh 1's readers (steps {@code P..2P-1}), overlapped refresh 2's ({@code 2P +
+   * lag..3P + lag - 1}); every other step adds nothing here.
+   */
+  @Test
+  void theDeferredGradientOfARefreshsReadersLandsOnTheOneTypeSchedule() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedMiniBatch b = sampler(g).sample(0, 0, new int[] {0, 1, 2, 3, 4, 5});
+    TypedModelConfig cfg = config(g, TypedModelKind.HSAGE, 0.2f);
+    for (ReuseRefresh mode : new ReuseRefresh[] {ReuseRefresh.INLINE, ReuseRefresh.OVERLAPPED}) {
+      HotReuse r = new HotReuse(1.0, 3, HotBy.FREQUENCY, mode, ReuseBackward.DEFERRED);
+      boolean inline = mode == ReuseRefresh.INLINE;
+      int lag = r.lag(inline);
+      int period = r.period(inline);
+      Backend be = new CpuBackend();
+      try (TypedModel m = new TypedModel(cfg, be);
+          TypedModel copy = TypedModel.bottomLayerCopy(cfg, be)) {
+        m.init(7);
+        TypedHotSet hot = TypedHotSet.build(only(b), g, cfg, 1.0, HotBy.FREQUENCY);
+        int w = m.layerOut(0);
+        float[] ones = new float[w];
+        Arrays.fill(ones, 0.5f);
+        // what the readers of refresh 0 hand back: slot 0's row, once a step
+        float[] sum = new float[hot.size() * w];
+        int readers = period + lag;
+        for (int c = 0; c < w; c++) {
+          sum[c] = 0.5f * readers;
+        }
+        float[][] inputs = hot.features().clone();
+        int[] terms = hot.block().nodes(2);
+        inputs[2] = new float[terms.length * cfg.inputWidth()];
+        m.embeddings(2).gather(terms, 0, terms.length, inputs[2], 0);
+        copy.loadParams(m.params());
+        copy.zeroGrad();
+        copy.bottomLayer(hot.block(), inputs, true, TypedHotRefresh.dropoutKey(5, 0));
+        FloatTensor dOut = be.allocFloat(sum.length);
+        be.upload(sum, 0, dOut, 0, sum.length);
+        copy.bottomLayerBackward(dOut);
+        float[] expected = copy.grads();
+        for (int i = 0; i < expected.length; i++) {
+          expected[i] *= 1f / period;
+        }
+        float norm = 0;
+        for (float x : expected) {
+          norm += Math.abs(x);
+        }
+        assertThat(norm).as("layer 0 gets a gradient").isPositive();
+        int first = inline ? period : 2 * period + lag;
+        FloatTensor grads = be.allocFloat(m.numParams());
+        try (TypedHotRefresh refresh = new TypedHotRefresh(m, hot, r, 5)) {
+          for (int t = 0; t < first + period + 2; t++) {
+            refresh.beforeStep(t);
+            if (t < readers) {
+              refresh.addReusedGradients(new int[] {0}, ones);
+            }
+            be.zero(grads, 0, m.numParams());
+            refresh.addDeferredGradient(grads);
+            float[] got = new float[m.numParams()];
+            be.download(grads, 0, got, 0, got.length);
+            if (t >= first && t < first + period) {
+              assertThat(got).as("%s step %d", mode.id(), t).containsExactly(expected);
+            } else {
+              for (float x : got) {
+                assertThat(x).as("%s step %d", mode.id(), t).isZero();
+              }
+            }
+          }
+        }
+        be.free(grads);
+        be.free(dOut);
+      }
+    }
+  }
+
   @Test
   void theDeferredBackwardTrainsAnotherModelDeterministicallyOnBothSchedules() {
     for (TypedModelKind kind : TypedModelKind.values()) {
