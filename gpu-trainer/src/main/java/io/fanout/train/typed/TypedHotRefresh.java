@@ -36,6 +36,14 @@ import java.util.concurrent.TimeUnit;
  * keyed by the seed and the refresh's step, and keeps its output (before the activation) in a
  * tensor of the trainer's backend. It is a pure function of the parameters at fixed steps, so the
  * model does not depend on the timing of the worker.
+ *
+ * <p>Deferred backward ({@link HotReuse#deferredBackward()}): steps add their reused rows' output
+ * gradients per slot into a host sum ({@link #addReusedGradients}). When refresh {@code k+1} lands
+ * the steps that read refresh {@code k} are done: layer 0 is computed again over the hot block at
+ * refresh {@code k}'s parameters, input rows and key on a {@link TypedModel#bottomLayerCopy} and
+ * the sum taken back through it. Inline that gradient is spread over the readers of refresh {@code
+ * k+1}, overlapped (computed by the worker) over those of refresh {@code k+2}: each adds a {@code
+ * P}-th ({@link #addDeferredGradient}).
  */
 final class TypedHotRefresh implements AutoCloseable {
   private final TypedModel model;
