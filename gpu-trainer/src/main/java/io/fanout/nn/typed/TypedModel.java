@@ -74,6 +74,9 @@ public final class TypedModel implements AutoCloseable {
   private IntTensor reuseIdx; // one-edge-per-row blocks that place and take back the reused rows
   private FloatTensor reuseRows; // layer 0's computed rows, then the cache rows a step reads
   private FloatTensor dyBottom;
+  private boolean keepReusedGradients; // a deferred backward reads the reused rows' gradients
+  private FloatTensor dyHot; // the last backward's reused rows' gradients, hot row by hot row
+  private float[] dyHostHot;
 
   public TypedModel(TypedModelConfig cfg, Backend be) {
     this(cfg, be, DecoderKind.DOT);
@@ -85,6 +88,21 @@ public final class TypedModel implements AutoCloseable {
    * layers'; {@link DecoderKind#DOT} adds none.
    */
   public TypedModel(TypedModelConfig cfg, Backend be, DecoderKind decoder) {
+    this(cfg, be, decoder, true);
+  }
+
+  /**
+   * A copy of {@code cfg}'s model for {@link #bottomLayer} only, on {@code be} (the worker of an
+   * overlapped hot-embedding refresh): the same parameter layout, loaded with {@link #loadParams},
+   * but no embedding tables: {@link #bottomLayer} reads an embedded type's input rows from its
+   * {@code features} (rows of {@link TypedModelConfig#inputWidth()} floats, a snapshot of the
+   * trained tables' rows).
+   */
+  public static TypedModel bottomLayerCopy(TypedModelConfig cfg, Backend be) {
+    return new TypedModel(cfg, be, DecoderKind.DOT, false);
+  }
+
+  private TypedModel(TypedModelConfig cfg, Backend be, DecoderKind decoder, boolean withTables) {
     this.cfg = cfg;
     this.be = be;
     int types = cfg.numTypes();
@@ -96,7 +114,7 @@ public final class TypedModel implements AutoCloseable {
       TypedModelConfig.TypeInput ti = cfg.type(t);
       if (ti.embedded()) {
         inWeight[t] = inBias[t] = -1;
-        tables[t] = new EmbeddingTable(ti.count(), cfg.inputWidth());
+        tables[t] = withTables ? new EmbeddingTable(ti.count(), cfg.inputWidth()) : null;
       } else {
         inWeight[t] = TypedLayer.fits(off);
         inBias[t] = TypedLayer.fits(off + (long) ti.featureDim() * cfg.inputWidth());
@@ -300,6 +318,21 @@ public final class TypedModel implements AutoCloseable {
     return forwardLevels(b, features, train, key, null, null);
   }
 
+  /**
+   * As {@link #forwardAll(TypedMiniBatch, float[][], boolean, long)} with layer 0 run on {@code
+   * reused}'s pruned bottom hop (when not null), as {@link #forward(TypedMiniBatch, float[][],
+   * boolean, long, ReusedBottom, FloatTensor)} runs it: a link batch with reused rows.
+   */
+  public FloatTensor forwardAll(
+      TypedMiniBatch b,
+      float[][] features,
+      boolean train,
+      long key,
+      ReusedBottom reused,
+      FloatTensor cache) {
+    return forwardLevels(b, features, train, key, reused, cache);
+  }
+
   /** The first row of type {@code t}'s seeds in the last forward's output level. */
   public int outputRowOffset(int t) {
     return batch.rowOffset(0, t);
@@ -409,8 +442,9 @@ public final class TypedModel implements AutoCloseable {
     for (int j = 0; j < nh; j++) {
       srcOf[reused.hotRow()[j]] = nc + j;
     }
-    // [iota (rows + 1) | hot slots | source of each level row | level row of each computed row]
-    reuseIdx = TensorBufs.ensure(be, reuseIdx, (long) rows + 1 + nh + rows + nc);
+    // [iota (rows + 1) | hot slots | source of each level row | level row of each computed row |
+    //  level row of each hot row]
+    reuseIdx = TensorBufs.ensure(be, reuseIdx, (long) rows + 1 + nh + rows + nc + nh);
     int[] iota = new int[rows + 1];
     for (int i = 0; i <= rows; i++) {
       iota[i] = i;
@@ -422,6 +456,9 @@ public final class TypedModel implements AutoCloseable {
     be.upload(srcOf, 0, reuseIdx, rows + 1 + nh, rows);
     if (nc > 0) {
       be.upload(reused.fullRow(), 0, reuseIdx, rows + 1 + nh + rows, nc);
+    }
+    if (nh > 0) {
+      be.upload(reused.hotRow(), 0, reuseIdx, rows + 1 + nh + rows + nc, nh);
     }
     reuseRows = TensorBufs.ensure(be, reuseRows, Math.max(1, (long) rows * w));
     if (nc > 0) {
@@ -467,6 +504,49 @@ public final class TypedModel implements AutoCloseable {
     }
     refreshBottom = refreshBottom == null ? new BottomPass(be) : refreshBottom;
     return bottomPass(refreshBottom, block, features, train, key);
+  }
+
+  /**
+   * With {@code keep}, a backward after a forward on a {@link ReusedBottom} keeps the gradient of
+   * its reused rows' layer-0 outputs (before the activation) for {@link #reusedRowGradients}: one
+   * exact gather on the backend and one download a step (a deferred backward's input).
+   */
+  public void keepReusedGradients(boolean keep) {
+    this.keepReusedGradients = keep;
+  }
+
+  /**
+   * The last backward's gradient of the reused rows' layer-0 outputs (before the activation),
+   * {@code reused.hotRow().length x layerOut(0)}, row {@code j} for {@code reused.hotRow()[j]}
+   * (valid until the next backward; only with {@link #keepReusedGradients}).
+   */
+  public float[] reusedRowGradients() {
+    return dyHostHot;
+  }
+
+  /**
+   * Accumulates into {@link #gradTensor()} the dense parameters' gradient of the last {@link
+   * #bottomLayer}'s output, given its gradient {@code dOut} ({@code block.totalRows(0) x
+   * layerOut(0)}, before the activation): through layer 0, its input dropout and the input
+   * projections (a deferred backward of reused rows). Embedded types' rows get none, and the
+   * embedding-row gradients of the last step's backward stay as they were.
+   */
+  public void bottomLayerBackward(FloatTensor dOut) {
+    BottomPass p = refreshBottom;
+    if (p == null || p.out == null) {
+      throw new IllegalStateException("bottomLayerBackward before bottomLayer");
+    }
+    TypedLayer layer = layers[0];
+    int nIn = p.tensors.totalRows(1) * layer.in;
+    dx = TensorBufs.ensure(be, dx, Math.max(1, nIn));
+    be.zero(dx, 0, nIn);
+    layer.backward(params, grads, p.tensors, 1, p.layerInput(), dOut, dx);
+    if (p.droppedCopy) {
+      be.dropoutBackward(dx, 0, nIn, cfg.dropout(), p.dropKey, p.keep);
+    }
+    float[][] stepRows = embGrad.clone();
+    inputBackward(p.tensors, 1, dx, p.features, p.featOff);
+    System.arraycopy(stepRows, 0, embGrad, 0, stepRows.length);
   }
 
   /** Width of layer {@code l}'s output (before the activation). */
@@ -515,7 +595,7 @@ public final class TypedModel implements AutoCloseable {
     long n = 0;
     for (int t = 0; t < cfg.numTypes(); t++) {
       off[t] = (int) n;
-      if (tables[t] == null) {
+      if (!cfg.type(t).embedded()) {
         n += (long) tb.rows(t, top) * cfg.type(t).featureDim();
       }
     }
@@ -528,10 +608,21 @@ public final class TypedModel implements AutoCloseable {
         continue;
       }
       int yo = tb.rowOffset(top, t) * hidden;
-      if (tables[t] != null) {
-        hostRows = ensure(hostRows, (long) rows * hidden);
-        tables[t].gather(b.nodes(t), 0, rows, hostRows, 0);
-        be.upload(hostRows, 0, out, yo, rows * hidden);
+      if (cfg.type(t).embedded()) {
+        float[] given = tables[t] == null ? features[t] : null; // a bottomLayerCopy's snapshot
+        if (given == null) {
+          if (tables[t] == null) {
+            throw new IllegalArgumentException(
+                "type '" + cfg.type(t).name() + "' needs " + rows + " embedding rows given");
+          }
+          hostRows = ensure(hostRows, (long) rows * hidden);
+          tables[t].gather(b.nodes(t), 0, rows, hostRows, 0);
+          given = hostRows;
+        } else if (given.length < rows * hidden) {
+          throw new IllegalArgumentException(
+              "type '" + cfg.type(t).name() + "' needs " + rows + " embedding rows given");
+        }
+        be.upload(given, 0, out, yo, rows * hidden);
         continue;
       }
       int dim = cfg.type(t).featureDim();
@@ -650,6 +741,26 @@ public final class TypedModel implements AutoCloseable {
     int nc = reused.fullRow().length;
     int nh = reused.hotRow().length;
     be.activateBackward(act, level[top - 1], 0, dy, 0, rows * w);
+    if (keepReusedGradients) {
+      dyHot = TensorBufs.ensure(be, dyHot, Math.max(1, (long) nh * w));
+      dyHostHot = ensure(dyHostHot, (long) nh * w);
+      if (nh > 0) {
+        be.aggregate(
+            Aggregation.SUM,
+            reuseIdx,
+            0,
+            reuseIdx,
+            rows + 1 + nh + rows + nc,
+            nh,
+            0,
+            dy,
+            0,
+            w,
+            dyHot,
+            0);
+        be.download(dyHot, 0, dyHostHot, 0, nh * w);
+      }
+    }
     dyBottom = TensorBufs.ensure(be, dyBottom, Math.max(1, (long) nc * w));
     if (nc > 0) {
       be.aggregate(
@@ -689,7 +800,7 @@ public final class TypedModel implements AutoCloseable {
     for (int t = 0; t < cfg.numTypes(); t++) {
       int rows = tb.rows(t, top);
       int go = tb.rowOffset(top, t) * hidden;
-      if (tables[t] != null) {
+      if (cfg.type(t).embedded()) {
         embGrad[t] = new float[rows * hidden];
         if (rows > 0) {
           be.download(dIn, go, embGrad[t], 0, rows * hidden);
@@ -801,6 +912,7 @@ public final class TypedModel implements AutoCloseable {
     TensorBufs.free(be, reuseIdx);
     TensorBufs.free(be, reuseRows);
     TensorBufs.free(be, dyBottom);
+    TensorBufs.free(be, dyHot);
     if (stepBottom != null) {
       stepBottom.close();
     }

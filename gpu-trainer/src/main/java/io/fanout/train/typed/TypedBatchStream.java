@@ -1,44 +1,27 @@
 package io.fanout.train.typed;
 
-import io.fanout.sample.TypedMiniBatch;
 import io.fanout.train.PreparedBatches;
 import io.fanout.train.TrainCancelledException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /** One epoch's typed batches with their input features, in batch order. */
 public interface TypedBatchStream extends PreparedBatches<TypedInputs> {
   /**
    * Hands every batch of epoch {@code epoch} of {@code epochs}, with its input rows ({@code
-   * features} of it), to {@code step} in batch order, then recycles it; checks {@code cancelled}
-   * before each step ({@link TrainCancelledException}). The stream is closed however it ends.
+   * features} prepares it), to {@code step} in batch order, then recycles it; checks {@code
+   * cancelled} before each step ({@link TrainCancelledException}). The stream is closed however it
+   * ends.
    *
    * @return the nanoseconds spent waiting for batches ({@link #waitNanos})
    */
   static long forEach(
       TypedEpochs epochs,
       int epoch,
-      Function<TypedMiniBatch, float[][]> features,
+      TypedInputs.Preparer features,
       BooleanSupplier cancelled,
       Consumer<TypedInputs> step) {
-    return forEach(epochs, epoch, UnaryOperator.identity(), features, cancelled, step);
-  }
-
-  /**
-   * As {@link #forEach(TypedEpochs, int, Function, BooleanSupplier, Consumer)}, each batch {@code
-   * b}'s input rows those of {@code rowsOf(b)} ({@link TypedEpochs#inputs(int,
-   * java.util.function.IntPredicate, UnaryOperator, Function)}).
-   */
-  static long forEach(
-      TypedEpochs epochs,
-      int epoch,
-      UnaryOperator<TypedMiniBatch> rowsOf,
-      Function<TypedMiniBatch, float[][]> features,
-      BooleanSupplier cancelled,
-      Consumer<TypedInputs> step) {
-    try (TypedBatchStream in = epochs.inputs(epoch, b -> true, rowsOf, features)) {
+    try (TypedBatchStream in = epochs.inputs(epoch, b -> true, features)) {
       for (TypedInputs next; (next = in.next()) != null; ) {
         if (cancelled.getAsBoolean()) {
           throw new TrainCancelledException("typed training cancelled");

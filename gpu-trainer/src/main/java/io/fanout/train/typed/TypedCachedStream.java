@@ -9,9 +9,7 @@ import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.function.Function;
 import java.util.function.IntPredicate;
-import java.util.function.UnaryOperator;
 
 /**
  * One epoch's typed batches with their input rows read through the run's {@link TypedRowCaches},
@@ -22,11 +20,11 @@ import java.util.function.UnaryOperator;
  * PlanWindow}'s, the longest any type's cache asks for), gathers the first half of the window
  * through the caches and queues it for the step, up to {@code prefetch} batches ahead, then plans
  * again over the rest and the batches after it. With hot reuse a batch's rows are those of its
- * bottom hop pruned for the reused rows ({@link TypedEpochs#inputs(int, IntPredicate,
- * UnaryOperator, Function)}, pruned on the gather thread): the caches plan and read only the rows
- * the step reads. Every type's rows are decoded by its store's decoder and normalized as {@link
- * TypedFeatures#gather} does, so the step gets the floats of the memory-mapped store whatever the
- * threads, the prefetch, the policy or the budget.
+ * bottom hop pruned for the reused rows ({@link TypedInputs.Preparer#prune}, on the gather thread,
+ * once per batch): the caches plan and read only the rows the step reads. Every type's rows are
+ * decoded by its store's decoder and normalized as {@link TypedFeatures#gather} does, so the step
+ * gets the floats of the memory-mapped store whatever the threads, the prefetch, the policy or the
+ * budget.
  */
 final class TypedCachedStream implements TypedBatchStream {
   private static final Object END = new Object();
@@ -34,7 +32,7 @@ final class TypedCachedStream implements TypedBatchStream {
   private final TypedBatchStream source;
   private final TypedRowCaches caches;
   private final TypedModelConfig cfg;
-  private final UnaryOperator<TypedMiniBatch> rowsOf;
+  private final TypedInputs.Preparer preparer;
   private final BlockingQueue<Object> ready;
   private final Thread gatherThread;
   private final Runnable onClose;
@@ -45,8 +43,8 @@ final class TypedCachedStream implements TypedBatchStream {
   /**
    * Starts gathering the batches of {@code source} (read without features) through {@code caches}.
    *
-   * @param rowsOf the batch whose input rows a step on a batch reads (its bottom hop pruned for
-   *     reused rows, or itself): only its rows are planned and read
+   * @param preparer prunes each batch for the step ({@link TypedInputs.Preparer#prune}): only the
+   *     rows of the batch it leaves are planned and read
    * @param prefetch batches gathered ahead of the step (at least 1)
    * @param onClose run once the stream is closed and its gather thread stopped
    */
@@ -54,13 +52,13 @@ final class TypedCachedStream implements TypedBatchStream {
       TypedBatchStream source,
       TypedRowCaches caches,
       TypedModelConfig cfg,
-      UnaryOperator<TypedMiniBatch> rowsOf,
+      TypedInputs.Preparer preparer,
       int prefetch,
       Runnable onClose) {
     this.source = source;
     this.caches = caches;
     this.cfg = cfg;
-    this.rowsOf = rowsOf;
+    this.preparer = preparer;
     this.onClose = onClose;
     this.ready = new ArrayBlockingQueue<>(Math.max(1, prefetch) + 1);
     this.gatherThread = new Thread(this::gather, "fanout-typed-feature-cache");
@@ -69,10 +67,10 @@ final class TypedCachedStream implements TypedBatchStream {
   }
 
   /**
-   * {@code epochs} with every batch's input rows (those of {@code rowsOf} of it, where the caller
-   * passes one) read through {@code caches} (the {@code features} the callers of {@link
-   * TypedEpochs#inputs} pass are not used: the caches give the same rows); the hits and misses of
-   * each epoch go to {@code progress} (null: nowhere) when its stream closes.
+   * {@code epochs} with every batch's input rows (those of the batch the callers' {@link
+   * TypedInputs.Preparer#prune} leaves) read through {@code caches} (their {@link
+   * TypedInputs.Preparer#features} is not used: the caches give the same rows); the hits and misses
+   * of each epoch go to {@code progress} (null: nowhere) when its stream closes.
    */
   static TypedEpochs through(
       TypedEpochs epochs,
@@ -97,23 +95,13 @@ final class TypedCachedStream implements TypedBatchStream {
       }
 
       @Override
-      public TypedBatchStream inputs(
-          int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
-        return inputs(epoch, keep, UnaryOperator.identity(), features);
-      }
-
-      @Override
-      public TypedBatchStream inputs(
-          int epoch,
-          IntPredicate keep,
-          UnaryOperator<TypedMiniBatch> rowsOf,
-          Function<TypedMiniBatch, float[][]> features) {
+      public TypedBatchStream inputs(int epoch, IntPredicate keep, TypedInputs.Preparer features) {
         long[] since = caches.counters();
         return new TypedCachedStream(
             epochs.inputs(epoch, keep, b -> null),
             caches,
             cfg,
-            rowsOf,
+            features,
             prefetch,
             () -> {
               if (progress != null) {
@@ -131,8 +119,8 @@ final class TypedCachedStream implements TypedBatchStream {
     for (int t = 0; t < types; t++) {
       windows[t] = caches.cache(t) == null ? null : PlanWindow.of(caches.cache(t));
     }
-    ArrayDeque<TypedMiniBatch> ring = new ArrayDeque<>(); // the batches, in order
-    ArrayDeque<TypedMiniBatch> reads = new ArrayDeque<>(); // rowsOf each of them
+    ArrayDeque<TypedInputs> ring = new ArrayDeque<>(); // the batches, pruned, in order
+    ArrayDeque<TypedMiniBatch> reads = new ArrayDeque<>(); // the batch whose rows each reads
     int[][][] ids = new int[types][0][];
     int[][] counts = new int[types][0];
     long[] rows = new long[types];
@@ -145,10 +133,10 @@ final class TypedCachedStream implements TypedBatchStream {
             more = false;
             break;
           }
-          TypedMiniBatch b = in.batch();
+          TypedInputs held = TypedInputs.of(in.batch(), null);
           source.recycle(in);
-          TypedMiniBatch r = rowsOf.apply(b);
-          ring.addLast(b);
+          TypedMiniBatch r = preparer.prune(held);
+          ring.addLast(held);
           reads.addLast(r);
           for (int t = 0; t < types; t++) {
             rows[t] += windows[t] == null ? 0 : r.nodes(t).length;
@@ -175,7 +163,7 @@ final class TypedCachedStream implements TypedBatchStream {
           caches.cache(t).plan(ids[t], counts[t], size, step);
         }
         for (int i = 0; i < step; i++) {
-          TypedMiniBatch b = ring.removeFirst();
+          TypedInputs held = ring.removeFirst();
           reads.removeFirst();
           float[][] x = new float[types][];
           for (int t = 0; t < types; t++) {
@@ -189,7 +177,8 @@ final class TypedCachedStream implements TypedBatchStream {
             c.gather(ids[t][i], 0, n, x[t], 0);
             TypedFeatures.normalize(cfg, x[t], n, c.dim());
           }
-          ready.put(TypedInputs.of(b, x));
+          held.features = x;
+          ready.put(held);
         }
       }
       ready.put(END);

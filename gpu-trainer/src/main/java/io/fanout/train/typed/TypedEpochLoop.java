@@ -1,11 +1,11 @@
 package io.fanout.train.typed;
 
 import io.fanout.graph.TypedGraph;
+import io.fanout.nn.typed.ReusedBottom;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.sample.TypedMiniBatch;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * The training epoch of both typed trainers: the batches of an epoch with the input rows of the
@@ -18,7 +18,7 @@ final class TypedEpochLoop {
   private final TypedGraph graph;
   private final TypedModel model;
   private BooleanSupplier cancelled = () -> false;
-  private UnaryOperator<TypedMiniBatch> inputBatch = UnaryOperator.identity();
+  private volatile TypedHotSet prunedFor;
   private long waitNanos;
 
   TypedEpochLoop(TypedEpochs epochs, TypedGraph graph, TypedModel model) {
@@ -33,11 +33,51 @@ final class TypedEpochLoop {
   }
 
   /**
-   * Gathers the input rows of {@code of(b)} for each batch {@code b} (its bottom hop pruned for
-   * reused rows) instead of {@code b}'s own.
+   * Prunes each batch's bottom hop for {@code hot} on the loader thread that reads it ({@link
+   * TypedHotPruner}, once per batch) and gathers the input rows of the pruned hop instead of the
+   * batch's own; the step finds the pruned hop in {@link TypedInputs}.
    */
-  void inputsOf(UnaryOperator<TypedMiniBatch> of) {
-    this.inputBatch = of;
+  void pruneFor(TypedHotSet hot) {
+    this.prunedFor = hot;
+  }
+
+  /**
+   * {@code b} prepared on the caller's thread as a loader thread prepares it ({@link #pruneFor}).
+   */
+  TypedInputs prepared(TypedMiniBatch b) {
+    TypedInputs in = TypedInputs.of(b, null);
+    new Prepare().prepare(in);
+    return in;
+  }
+
+  /**
+   * {@code in}'s bottom hop pruned for the hot set {@code hot} (null: none, then null): as the
+   * loader pruned it (each batch is pruned once), or here when it came from a stream that does not
+   * prune (its input rows are then the whole batch's: a stream that gathers them itself).
+   */
+  static ReusedBottom reusedOf(TypedInputs in, TypedHotSet hot) {
+    if (hot == null) {
+      return null;
+    }
+    return in.prunedFor == hot ? in.reused : TypedHotPruner.prune(in.batch(), hot);
+  }
+
+  /** Prepares a batch for the step: pruned for the hot set, if any, then its input rows. */
+  private final class Prepare implements TypedInputs.Preparer {
+    @Override
+    public float[][] features(TypedMiniBatch b) {
+      return TypedFeatures.gather(graph, model, b);
+    }
+
+    @Override
+    public TypedMiniBatch prune(TypedInputs in) {
+      TypedHotSet hot = prunedFor;
+      if (hot != null) {
+        in.reused = TypedHotPruner.prune(in.batch, hot);
+        in.prunedFor = hot;
+      }
+      return in.reused == null ? in.batch : in.reused.block();
+    }
   }
 
   /**
@@ -50,8 +90,7 @@ final class TypedEpochLoop {
         TypedBatchStream.forEach(
             epochs,
             epoch,
-            inputBatch,
-            b -> TypedFeatures.gather(graph, model, b),
+            new Prepare(),
             cancelled,
             in -> {
               TypedTrainer.StepResult r = step.apply(in);

@@ -8,9 +8,7 @@ import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.function.Function;
 import java.util.function.IntPredicate;
-import java.util.function.UnaryOperator;
 
 /** The training batches of each epoch: sampled as they are needed, or read from typed shards. */
 @FunctionalInterface
@@ -37,35 +35,21 @@ public interface TypedEpochs {
 
   /**
    * The batches of epoch {@code epoch} whose index {@code keep} accepts, each with its input rows
-   * ({@code features} of it), in batch order; the caller closes the stream. The default reads and
-   * gathers each batch on the caller's thread when the step asks for it; typed shards read with a
-   * loader prepare them ahead on loader threads ({@link #shards(TypedShardSet, boolean,
+   * ({@code features} prepares it), in batch order; the caller closes the stream. The default reads
+   * and gathers each batch on the caller's thread when the step asks for it; typed shards read with
+   * a loader prepare them ahead on loader threads ({@link #shards(TypedShardSet, boolean,
    * TrainSpec.Loading)}).
    */
-  default TypedBatchStream inputs(
-      int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+  default TypedBatchStream inputs(int epoch, IntPredicate keep, TypedInputs.Preparer features) {
     Iterator<TypedMiniBatch> it = epoch(epoch, keep);
     return () -> {
       if (!it.hasNext()) {
         return null;
       }
-      TypedMiniBatch b = it.next();
-      return TypedInputs.of(b, features.apply(b));
+      TypedInputs in = TypedInputs.of(it.next(), null);
+      features.prepare(in);
+      return in;
     };
-  }
-
-  /**
-   * As {@link #inputs(int, IntPredicate, Function)}, each batch {@code b}'s input rows being those
-   * of {@code rowsOf(b)} (its bottom hop pruned for reused rows, {@link TypedHotPruner}, or {@code
-   * b} itself), gathered by {@code features}. Sources that read the rows themselves (a feature
-   * cache, {@link TypedCachedStream}) override it to read only {@code rowsOf(b)}'s rows.
-   */
-  default TypedBatchStream inputs(
-      int epoch,
-      IntPredicate keep,
-      UnaryOperator<TypedMiniBatch> rowsOf,
-      Function<TypedMiniBatch, float[][]> features) {
-    return inputs(epoch, keep, b -> features.apply(rowsOf.apply(b)));
   }
 
   /**
@@ -89,8 +73,7 @@ public interface TypedEpochs {
       }
 
       @Override
-      public TypedBatchStream inputs(
-          int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+      public TypedBatchStream inputs(int epoch, IntPredicate keep, TypedInputs.Preparer features) {
         int total = all.batches(epoch);
         if (total < 0) {
           throw new IllegalStateException(
@@ -98,21 +81,6 @@ public interface TypedEpochs {
         }
         IntPredicate mine = share.keeps(total);
         return all.inputs(epoch, b -> mine.test(b) && keep.test(b), features);
-      }
-
-      @Override
-      public TypedBatchStream inputs(
-          int epoch,
-          IntPredicate keep,
-          UnaryOperator<TypedMiniBatch> rowsOf,
-          Function<TypedMiniBatch, float[][]> features) {
-        int total = all.batches(epoch);
-        if (total < 0) {
-          throw new IllegalStateException(
-              "the batch count of epoch " + epoch + " is not known: it cannot be shared");
-        }
-        IntPredicate mine = share.keeps(total);
-        return all.inputs(epoch, b -> mine.test(b) && keep.test(b), rowsOf, features);
       }
 
       @Override
@@ -197,8 +165,7 @@ public interface TypedEpochs {
   static TypedEpochs shards(TypedShardSet set, boolean verify, TrainSpec.Loading loading) {
     return new TypedEpochs() {
       @Override
-      public TypedBatchStream inputs(
-          int epoch, IntPredicate keep, Function<TypedMiniBatch, float[][]> features) {
+      public TypedBatchStream inputs(int epoch, IntPredicate keep, TypedInputs.Preparer features) {
         return loading == null
             ? TypedEpochs.super.inputs(epoch, keep, features)
             : new TypedShardLoader(set, epoch, verify, keep, features, loading);

@@ -4,7 +4,6 @@ import io.fanout.conf.FanoutConfigException;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.train.HotReuse;
-import io.fanout.train.ReuseBackward;
 import io.fanout.train.ReuseRefresh;
 import io.fanout.train.ReuseRows;
 import java.util.List;
@@ -12,8 +11,8 @@ import java.util.Map;
 
 /**
  * What typed training builds of {@link HotReuse} ({@code train --reuse-hot} on a typed store), and
- * its checkpoint identity: inline refreshes ({@code --reuse-refresh auto|inline}), no gradient from
- * the reused rows ({@code --reuse-backward none}) and a cache of layer 0's outputs ({@code
+ * its checkpoint identity: inline or overlapped refreshes ({@code --reuse-refresh}), no gradient
+ * from the reused rows ({@code --reuse-backward none}) and a cache of layer 0's outputs ({@code
  * --reuse-rows auto|outputs}), for node classification with at least two hops.
  */
 public final class TypedHotReuse {
@@ -51,29 +50,27 @@ public final class TypedHotReuse {
     if (!reuse.enabled()) {
       return;
     }
-    if (reuse.refresh() == ReuseRefresh.OVERLAPPED) {
-      throw new FanoutConfigException(
-          "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
-    }
-    if (reuse.backward() == ReuseBackward.DEFERRED) {
-      throw new FanoutConfigException(
-          "train --reuse-backward deferred is not built for typed stores; use none");
-    }
     if (reuse.rows() == ReuseRows.INPUTS) {
       throw new FanoutConfigException(
           "train --reuse-rows inputs is not built for typed stores; use outputs (or auto)");
     }
   }
 
-  /** The reuse settings as checkpoint identity entries, when reuse is on (refreshes: inline). */
+  /**
+   * The reuse settings as checkpoint identity entries, when reuse is on, with the refresh schedule
+   * that runs ({@code inline}, what {@code auto} is here, or {@code overlapped}).
+   */
   static void addIdentity(HotReuse reuse, Map<String, String> identity) {
     if (reuse.enabled()) {
       reuse.toMap().forEach((k, v) -> identity.put("identity." + k, v));
-      identity.put("identity.reuse_refresh", ReuseRefresh.INLINE.id());
+      identity.put(
+          "identity.reuse_refresh",
+          (TypedHotRefresh.overlapped(reuse) ? ReuseRefresh.OVERLAPPED : ReuseRefresh.INLINE).id());
     }
   }
 
   /** The identity keys of reuse: a run without them cannot resume a checkpoint that has them. */
   static final List<String> IDENTITY_KEYS =
-      List.of("identity.reuse_hot", "identity.staleness", "identity.hot_by");
+      List.of(
+          "identity.reuse_hot", "identity.staleness", "identity.hot_by", "identity.reuse_backward");
 }

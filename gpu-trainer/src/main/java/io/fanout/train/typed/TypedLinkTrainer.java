@@ -3,11 +3,14 @@ package io.fanout.train.typed;
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.Adam;
+import io.fanout.nn.typed.ReusedBottom;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
+import io.fanout.tensor.FloatTensor;
 import io.fanout.train.GradientReducer;
+import io.fanout.train.HotReuse;
 import io.fanout.train.LinkMetrics;
 import io.fanout.train.LinkStep;
 import io.fanout.train.StepStats;
@@ -35,6 +38,10 @@ public final class TypedLinkTrainer implements AutoCloseable {
   private final int[][] valFanouts;
   private final Adam adam;
   private final TypedStepUpdate update;
+  private final TypedEpochs epochs;
+  private HotReuse reuse = HotReuse.OFF;
+  private TypedHotSet hotSet;
+  private TypedHotRefresh refresh;
 
   /**
    * @param valFanouts the fanouts validation embeds the val edges' endpoints with
@@ -76,6 +83,54 @@ public final class TypedLinkTrainer implements AutoCloseable {
     this.valFanouts = valFanouts;
     this.adam = new Adam(model.backend(), model.numParams(), opts.weightDecay());
     this.update = new TypedStepUpdate(model, adam, reducer);
+    this.epochs = epochs;
+  }
+
+  /**
+   * Reuses the hot vertices' layer-0 outputs ({@code train --reuse-hot} on typed link shards), as
+   * {@link TypedTrainer#reuseHot} does on node shards: the hot set from epoch 0's link batches
+   * (their seeds, every endpoint and negative, are never reused), each batch pruned once by its
+   * loader, the cache refreshed inline or overlapped, the reused rows' gradient dropped or
+   * deferred. {@link HotReuse#OFF} (the default) trains as without it, bit for bit. Call before
+   * training.
+   */
+  public TypedLinkTrainer reuseHot(HotReuse reuse) {
+    if (refresh != null) {
+      throw new IllegalStateException("hot reuse is set before training");
+    }
+    TypedHotReuse.check(reuse, model.config());
+    this.reuse = reuse;
+    return this;
+  }
+
+  /** Selects the hot set and starts the cache, once, when reuse is on. */
+  private void prepareReuse() {
+    if (!reuse.enabled() || hotSet != null) {
+      return;
+    }
+    hotSet = TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy());
+    refresh = new TypedHotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
+    model.keepReusedGradients(refresh.deferred());
+    loop.pruneFor(hotSet);
+  }
+
+  /**
+   * What hot reuse did so far: hot vertices, the staleness bound, the schedule, refreshes, their
+   * seconds and the training thread's wait for them, the oldest cache a step read; empty without
+   * reuse.
+   */
+  public Map<String, Object> reuseStats() {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    if (refresh != null) {
+      m.put("hot_vertices", hotSet.size());
+      m.put("staleness_steps", refresh.staleness());
+      m.put("reuse_refresh", refresh.inline() ? "inline" : "overlapped");
+      m.put("refreshes", refresh.refreshes());
+      m.put("refresh_seconds", refresh.refreshSeconds());
+      m.put("refresh_wait_seconds", refresh.waitSeconds());
+      m.put("max_embedding_age_steps", refresh.maxAge());
+    }
+    return m;
   }
 
   public TypedModel model() {
@@ -90,15 +145,21 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** One training step on link batch {@code b} of {@code epoch}: summed loss, pairs, correct. */
   public StepStats step(TypedMiniBatch b, int epoch) {
-    return step(b, TypedFeatures.gather(graph, model, b), epoch, opts.lr(epoch));
+    prepareReuse();
+    TypedInputs in = loop.prepared(b);
+    return step(b, in.features(), in.reused, epoch, opts.lr(epoch));
   }
 
-  /** One training step on link batch {@code b} with its input rows {@code x}. */
-  private StepStats step(TypedMiniBatch b, float[][] x, int epoch, float lr) {
+  /**
+   * One training step on link batch {@code b} with its input rows {@code x}: those of {@code
+   * reused}'s pruned bottom hop when not null.
+   */
+  private StepStats step(TypedMiniBatch b, float[][] x, ReusedBottom reused, int epoch, float lr) {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    model.forwardAll(b, x, true, key);
+    FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
+    model.forwardAll(b, x, true, key, reused, cache);
     int dim = cfg.classes();
     int s = task.srcType();
     int d = task.dstType();
@@ -119,6 +180,12 @@ public final class TypedLinkTrainer implements AutoCloseable {
       System.arraycopy(dEmb, ns * dim, dOut, model.outputRowOffset(d) * dim, nd * dim);
     }
     model.backward(dOut);
+    if (refresh != null && refresh.deferred()) {
+      if (reused != null) {
+        refresh.addReusedGradients(reused.hotSlot(), model.reusedRowGradients());
+      }
+      refresh.addDeferredGradient(model.gradTensor());
+    }
     update.apply(b, lr);
     return st;
   }
@@ -130,13 +197,14 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** Trains one epoch; returns the mean loss per pair. */
   public double trainEpoch(int epoch) {
+    prepareReuse();
     float lr = opts.lr(epoch);
     return loop.meanLoss(epoch, in -> loss(in, epoch, lr));
   }
 
   /** One training step on {@code in}'s batch and input rows: its summed loss and pairs. */
   private TypedTrainer.StepResult loss(TypedInputs in, int epoch, float lr) {
-    StepStats r = step(in.batch(), in.features(), epoch, lr);
+    StepStats r = step(in.batch(), in.features(), TypedEpochLoop.reusedOf(in, hotSet), epoch, lr);
     return new TypedTrainer.StepResult(r.lossSum(), r.labeled());
   }
 
@@ -162,6 +230,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
   public FitResult fit(Path modelDir, HeldOutEdges val, PrintStream log) {
     Map<String, String> identity = new java.util.LinkedHashMap<>(opts.identity());
     identity.putAll(new java.util.TreeMap<>(task.identity()));
+    TypedHotReuse.addIdentity(reuse, identity);
     TypedModelDir.Progress resumed =
         TypedModelDir.resume(modelDir, model, adam, identity, "best.val_auc");
     int start = resumed.startEpoch();
@@ -215,6 +284,9 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (refresh != null) {
+      refresh.close();
+    }
     update.close();
     adam.close();
   }

@@ -1,6 +1,5 @@
 package io.fanout.train.typed;
 
-import io.fanout.sample.TypedMiniBatch;
 import io.fanout.shard.EncodedTypedBatch;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
@@ -9,7 +8,6 @@ import io.fanout.train.TrainSpec;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.Function;
 import java.util.function.IntPredicate;
 
 /**
@@ -28,14 +26,14 @@ final class TypedShardLoader implements TypedBatchStream {
 
   /**
    * @param keep the batch indices to load (the others are skipped before they are decoded)
-   * @param features a batch's input rows per type (called on the fill threads)
+   * @param features prepares a batch's input rows (called on the fill threads)
    */
   TypedShardLoader(
       TypedShardSet set,
       int epoch,
       boolean verify,
       IntPredicate keep,
-      Function<TypedMiniBatch, float[][]> features,
+      TypedInputs.Preparer features,
       TrainSpec.Loading loading) {
     List<PartPipeline.Part<EncodedTypedBatch>> parts = new ArrayList<>();
     for (int p = 0; p < set.parts(epoch); p++) {
@@ -67,7 +65,7 @@ final class TypedShardLoader implements TypedBatchStream {
             (in, row, part) -> {
               try {
                 in.batch = set.decode(row);
-                in.features = features.apply(in.batch);
+                features.prepare(in);
               } catch (RuntimeException e) {
                 throw named(e, part.name(), ": batch " + row.batch());
               }
@@ -124,8 +122,7 @@ final class TypedShardLoader implements TypedBatchStream {
 
   @Override
   public void recycle(TypedInputs in) {
-    in.batch = null;
-    in.features = null;
+    in.clear();
     pipeline.recycle(in);
   }
 

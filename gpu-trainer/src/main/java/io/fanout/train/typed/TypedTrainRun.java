@@ -185,9 +185,12 @@ public final class TypedTrainRun {
               set.manifest().typed.fanouts(),
               opts,
               reducer)) {
-        trainer.cancelWhen(replica.cancelled());
+        trainer.cancelWhen(replica.cancelled()).reuseHot(r.reuse());
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), val, progress);
+        if (progress != null && r.reuse().enabled()) {
+          progress.println("hot reuse " + trainer.reuseStats());
+        }
         wait = trainer.dataWaitSeconds();
         replica.afterFit().accept(model);
       }
@@ -509,12 +512,6 @@ public final class TypedTrainRun {
                 + " held-out val edges of '"
                 + link
                 + "'");
-      }
-      if (r.reuse().enabled()) {
-        throw new InvalidInputException(
-            "--reuse-hot is not built for typed link shards ("
-                + r.shards()
-                + "): use node-classification shards");
       }
       return trainLink(r, set, cfg, task, opts, progress, replica, t0, memory);
     }

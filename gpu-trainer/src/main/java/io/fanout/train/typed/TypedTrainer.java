@@ -134,10 +134,10 @@ public final class TypedTrainer implements AutoCloseable {
    * Reuses the hot vertices' layer-0 outputs ({@code train --reuse-hot} on a typed store): before
    * the first step the hot set is selected from epoch 0 of the training batches ({@link
    * TypedHotSet}), every batch's bottom hop is pruned for it ({@link TypedHotPruner}, in the loader
-   * before the gather) and the hot rows read a cache refreshed inline at most every {@code
-   * reuse.staleness()} steps ({@link TypedHotRefresh}). Refreshes {@code inline} or {@code auto},
-   * the backward {@code none} and a cache of {@code outputs} only; {@link HotReuse#OFF} (the
-   * default) trains as without it, bit for bit. Call before training.
+   * before the gather) and the hot rows read a cache at most {@code reuse.staleness()} steps old,
+   * refreshed inline or on a worker thread ({@code overlapped}; {@link TypedHotRefresh}), the
+   * reused rows' gradient dropped or deferred; a cache of {@code outputs} only; {@link
+   * HotReuse#OFF} (the default) trains as without it, bit for bit. Call before training.
    */
   public TypedTrainer reuseHot(HotReuse reuse) {
     if (refresh != null) {
@@ -155,22 +155,14 @@ public final class TypedTrainer implements AutoCloseable {
     }
     hotSet = TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy());
     refresh = new TypedHotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
-    loop.inputsOf(this::inputBatch);
-  }
-
-  /** The batch whose input rows a step on {@code b} reads: its pruned bottom hop, else itself. */
-  private TypedMiniBatch inputBatch(TypedMiniBatch b) {
-    ReusedBottom r = hotSet == null ? null : TypedHotPruner.prune(b, hotSet);
-    return r == null ? b : r.block();
+    model.keepReusedGradients(refresh.deferred());
+    loop.pruneFor(hotSet);
   }
 
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
     prepareReuse();
-    return step(
-        TypedInputs.of(b, TypedFeatures.gather(graph, model, inputBatch(b))),
-        epoch,
-        opts.lr(epoch));
+    return step(loop.prepared(b), epoch, opts.lr(epoch));
   }
 
   /** One training step on {@code in}'s batch and input rows at rate {@code lr}. */
@@ -180,7 +172,7 @@ public final class TypedTrainer implements AutoCloseable {
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
     FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
-    ReusedBottom reused = refresh == null ? null : TypedHotPruner.prune(b, hotSet);
+    ReusedBottom reused = TypedEpochLoop.reusedOf(in, hotSet);
     if (refresh != null) {
       countPruned(b, reused);
     }
@@ -215,6 +207,12 @@ public final class TypedTrainer implements AutoCloseable {
           be.softmaxCrossEntropy(
               logits, rows, classes, labels, probs, dLogits, 1f / Math.max(1, labelled));
       model.backward(dLogits);
+    }
+    if (refresh != null && refresh.deferred()) {
+      if (reused != null) {
+        refresh.addReusedGradients(reused.hotSlot(), model.reusedRowGradients());
+      }
+      refresh.addDeferredGradient(model.gradTensor());
     }
     update.apply(b, lr);
     return new StepResult(loss, labelled);
@@ -377,7 +375,9 @@ public final class TypedTrainer implements AutoCloseable {
       m.put("hot_vertices", hotSet.size());
       m.put("staleness_steps", refresh.staleness());
       m.put("refreshes", refresh.refreshes());
+      m.put("reuse_refresh", refresh.inline() ? "inline" : "overlapped");
       m.put("refresh_seconds", refresh.refreshSeconds());
+      m.put("refresh_wait_seconds", refresh.waitSeconds());
       m.put("max_embedding_age_steps", refresh.maxAge());
       m.put("bottom_rows", pruned[0]);
       m.put("bottom_edges", pruned[1]);

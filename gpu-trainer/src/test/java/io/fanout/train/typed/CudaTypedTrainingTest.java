@@ -61,6 +61,21 @@ class CudaTypedTrainingTest {
     check(new HotReuse(0.5, 2, HotBy.FREQUENCY));
   }
 
+  /**
+   * Overlapped refreshes (computed on a CPU copy, uploaded when they land) with the deferred
+   * backward (the reused rows' gradients gathered on the device, layer 0's backward on the copy).
+   */
+  @Test
+  void cudaOverlappedDeferredReuseMatchesTheCpuAndIsDeterministic() {
+    check(
+        new HotReuse(
+            0.5,
+            2,
+            HotBy.FREQUENCY,
+            io.fanout.train.ReuseRefresh.OVERLAPPED,
+            io.fanout.train.ReuseBackward.DEFERRED));
+  }
+
   private static void check(HotReuse reuse) {
     GpuTests.assumeDevice();
     for (TypedModelKind kind : TypedModelKind.values()) {

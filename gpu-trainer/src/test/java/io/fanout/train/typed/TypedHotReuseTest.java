@@ -100,6 +100,44 @@ class TypedHotReuseTest {
         .isNull();
   }
 
+  @Test
+  void theLoaderPrunesEachBatchOnceAndGathersThePrunedHopsRows() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedModelConfig cfg = config(g, TypedModelKind.RGCN, 0f);
+    TypedSampler s = sampler(g);
+    TypedEpochs epochs =
+        e ->
+            List.of(s.sample(e, 0, new int[] {0, 1, 2}), s.sample(e, 1, new int[] {3, 4}))
+                .iterator();
+    TypedHotSet hot = TypedHotSet.build(epochs, g, cfg, 0.5, HotBy.FREQUENCY);
+    try (TypedModel model = new TypedModel(cfg, new CpuBackend())) {
+      TypedEpochLoop loop = new TypedEpochLoop(epochs, g, model);
+      loop.pruneFor(hot);
+      int[] seen = new int[2]; // batches, batches with hot rows
+      loop.meanLoss(
+          1,
+          in -> {
+            ReusedBottom once = TypedHotPruner.prune(in.batch(), hot);
+            assertThat(in.prunedFor).isSameAs(hot);
+            assertThat(in.reused == null).isEqualTo(once == null);
+            TypedMiniBatch inputs = in.batch();
+            if (once != null) {
+              seen[1]++;
+              assertThat(in.reused.block().nodes(0)).containsExactly(once.block().nodes(0));
+              assertThat(in.reused.block().nodes(1)).containsExactly(once.block().nodes(1));
+              assertThat(in.reused.hotRow()).containsExactly(once.hotRow());
+              assertThat(in.reused.hotSlot()).containsExactly(once.hotSlot());
+              inputs = once.block();
+            }
+            assertThat(in.features()).isDeepEqualTo(TypedFeatures.gather(g, cfg, inputs));
+            seen[0]++;
+            return new TypedTrainer.StepResult(0, 1);
+          });
+      assertThat(seen[0]).isEqualTo(2);
+      assertThat(seen[1]).isPositive();
+    }
+  }
+
   /** Epoch 0 is {@code b} alone. */
   private static TypedEpochs only(TypedMiniBatch b) {
     return e -> List.of(b).iterator();
@@ -145,6 +183,80 @@ class TypedHotReuseTest {
     }
   }
 
+  /**
+   * The identity the deferred backward rests on: with the hot block holding the batch's own
+   * neighborhoods and rows of the current parameters (no dropout), a pruned step's dense gradient
+   * plus the deferred one (the reused rows' output gradients, summed by slot, taken back through
+   * layer 0 over the hot block on a {@link TypedModel#bottomLayerCopy}) is the full batch's, for
+   * every dense parameter, up to the rounding of sums in another order.
+   */
+  @Test
+  void aPrunedStepsGradientPlusTheDeferredOneIsTheFullBatchs() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedMiniBatch b = sampler(g).sample(0, 0, new int[] {0, 1, 2, 3, 4, 5});
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      HgnSettings h = HgnSettings.DEFAULT;
+      TypedModelConfig cfg =
+          config(g, kind, 0f).withHgn(new HgnSettings(h.heads(), h.slope(), 0f, h.relationDim()));
+      Backend be = new CpuBackend();
+      try (TypedModel m = new TypedModel(cfg, be);
+          TypedModel copy = TypedModel.bottomLayerCopy(cfg, be)) {
+        m.init(7);
+        float[] full = logits(m, m.forward(b, TypedFeatures.gather(g, cfg, b), true, 11));
+        float[] d = new float[full.length];
+        for (int i = 0; i < d.length; i++) {
+          d[i] = 0.05f * ((i * 7) % 5 - 2);
+        }
+        m.zeroGrad();
+        m.backward(d);
+        float[] fullGrads = m.grads();
+        TypedHotSet hot = TypedHotSet.build(only(b), g, cfg, 1.0, HotBy.FREQUENCY);
+        ReusedBottom r = TypedHotPruner.prune(b, hot);
+        int w = m.layerOut(0);
+        FloatTensor cache = be.allocFloat(hot.size() * w);
+        be.copy(m.bottomLayer(hot.block(), hot.features(), true, 11), 0, cache, 0, hot.size() * w);
+        m.keepReusedGradients(true);
+        m.forward(b, TypedFeatures.gather(g, cfg, r.block()), true, 11, r, cache);
+        m.zeroGrad();
+        m.backward(d);
+        float[] stepGrads = m.grads();
+        float[] rows = m.reusedRowGradients();
+        float[] sum = new float[hot.size() * w];
+        for (int j = 0; j < r.hotSlot().length; j++) {
+          for (int c = 0; c < w; c++) {
+            sum[r.hotSlot()[j] * w + c] += rows[j * w + c];
+          }
+        }
+        float[][] inputs = hot.features().clone();
+        int[] terms = hot.block().nodes(2);
+        inputs[2] = new float[terms.length * cfg.inputWidth()];
+        m.embeddings(2).gather(terms, 0, terms.length, inputs[2], 0);
+        copy.loadParams(m.params());
+        copy.zeroGrad();
+        copy.bottomLayer(hot.block(), inputs, true, 11);
+        FloatTensor dOut = be.allocFloat(sum.length);
+        be.upload(sum, 0, dOut, 0, sum.length);
+        copy.bottomLayerBackward(dOut);
+        float[] deferred = copy.grads();
+        double scale = 0;
+        for (float x : fullGrads) {
+          scale = Math.max(scale, Math.abs(x));
+        }
+        assertThat(scale).as(kind.id()).isPositive();
+        boolean differs = false;
+        for (int i = 0; i < fullGrads.length; i++) {
+          assertThat((double) Math.abs(stepGrads[i] + deferred[i] - fullGrads[i]))
+              .as("%s parameter %d", kind.id(), i)
+              .isLessThanOrEqualTo(1e-6 * scale + 1e-5 * Math.abs(fullGrads[i]));
+          differs |= Math.abs(stepGrads[i] - fullGrads[i]) > 1e-3 * scale;
+        }
+        assertThat(differs).as("%s: the reused rows' share is not nothing", kind.id()).isTrue();
+        be.free(cache);
+        be.free(dOut);
+      }
+    }
+  }
+
   private static float[] logits(TypedModel m, FloatTensor t) {
     float[] out = new float[m.outputRows() * m.config().classes()];
     m.backend().download(t, 0, out, 0, out.length);
@@ -185,6 +297,79 @@ class TypedHotReuseTest {
     }
   }
 
+  private static HotReuse overlapped(double fraction, int staleness) {
+    return new HotReuse(fraction, staleness, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED);
+  }
+
+  @Test
+  void overlappedRefreshesKeepTheStalenessBound() {
+    int steps = OPTS.epochs() * 4;
+    for (int s = 1; s <= 4; s++) {
+      HotReuse r = overlapped(0.5, s);
+      Map<?, ?> stats = (Map<?, ?>) train(r, TypedModelKind.RGCN)[1];
+      assertThat(stats.get("reuse_refresh")).isEqualTo("overlapped");
+      assertThat(stats.get("max_embedding_age_steps")).as("staleness %d", s).isEqualTo((long) s);
+      assertThat(stats.get("refreshes")) // step 0's, then one every period from step P on
+          .as("staleness %d", s)
+          .isEqualTo(1 + (steps - 1) / r.period(false));
+    }
+  }
+
+  /**
+   * On the one-type schedule, step {@code t} reads the refresh of step {@code P floor((t - lag) /
+   * P)} (step 0's before {@code lag}), and that refresh is the inline one of that step's parameters
+   * and dropout key, bit for bit, embedded types' rows included.
+   */
+  @Test
+  void anOverlappedRefreshIsTheInlineOneOfItsStepsParametersLandingLagStepsLater() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedMiniBatch b = sampler(g).sample(0, 0, new int[] {0, 1, 2, 3, 4, 5});
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      TypedModelConfig cfg = config(g, kind, 0.2f);
+      assertThat(cfg.type(2).embedded()).as("term reads an embedding table").isTrue();
+      try (TypedModel m = new TypedModel(cfg, new CpuBackend())) {
+        m.init(7);
+        TypedHotSet hot = TypedHotSet.build(only(b), g, cfg, 1.0, HotBy.FREQUENCY);
+        HotReuse r = overlapped(1.0, 3);
+        int lag = r.lag(false);
+        int period = r.period(false);
+        int steps = 12;
+        float[][] paramsAt = new float[steps][];
+        try (TypedHotRefresh over = new TypedHotRefresh(m, hot, r, 5)) {
+          assertThat(over.inline()).isFalse();
+          assertThat(over.lag()).isEqualTo(2);
+          assertThat(over.period()).isEqualTo(2);
+          for (int t = 0; t < steps; t++) {
+            float[] p = m.params();
+            for (int i = 0; i < p.length; i++) {
+              p[i] += 0.01f * ((t * 31 + i) % 7 - 3); // the "update" of step t
+            }
+            m.loadParams(p);
+            paramsAt[t] = p;
+            float[] cache = rows(m, over.beforeStep(t), hot.size());
+            long v = t < lag ? 0 : (long) period * ((t - lag) / period);
+            assertThat(over.takenAt()).as("%s step %d", kind.id(), t).isEqualTo(v);
+            m.loadParams(paramsAt[(int) v]);
+            try (TypedHotRefresh inline = new TypedHotRefresh(m, hot, reuse(1.0, 3), 5)) {
+              assertThat(rows(m, inline.beforeStep(v), hot.size()))
+                  .as("%s step %d", kind.id(), t)
+                  .containsExactly(cache);
+            }
+            m.loadParams(p);
+          }
+          assertThat(over.maxAge()).isEqualTo(3);
+          assertThat(over.refreshes()).isEqualTo(1 + (steps - 1) / period);
+        }
+      }
+    }
+  }
+
+  private static float[] rows(TypedModel m, FloatTensor cache, int hot) {
+    float[] out = new float[hot * m.layerOut(0)];
+    m.backend().download(cache, 0, out, 0, out.length);
+    return out;
+  }
+
   @Test
   void reuseZeroTrainsTheModelWithoutReuseAndReuseIsDeterministic() {
     for (TypedModelKind kind : TypedModelKind.values()) {
@@ -193,6 +378,10 @@ class TypedHotReuseTest {
       float[] a = (float[]) train(reuse(0.5, 2), kind)[0];
       assertThat((float[]) train(reuse(0.5, 2), kind)[0]).as(kind.id()).containsExactly(a);
       assertThat(Arrays.equals(a, plain)).as(kind.id() + ": reuse trains another model").isFalse();
+      assertThat((float[]) train(overlapped(0, 2), kind)[0]).as(kind.id()).containsExactly(plain);
+      float[] o = (float[]) train(overlapped(0.5, 2), kind)[0];
+      assertThat((float[]) train(overlapped(0.5, 2), kind)[0]).as(kind.id()).containsExactly(o);
+      assertThat(Arrays.equals(o, a)).as(kind.id() + ": another schedule").isFalse();
     }
   }
 
@@ -228,14 +417,127 @@ class TypedHotReuseTest {
     }
   }
 
+  private static HotReuse deferred(ReuseRefresh refresh) {
+    return new HotReuse(0.5, 2, HotBy.FREQUENCY, refresh, ReuseBackward.DEFERRED);
+  }
+
+  /**
+   * The schedule of the deferred gradient: the reused rows' gradients of the steps that read
+   * refresh 0 come back as layer 0's gradient of them through refresh 0's computation (its
+   * parameters, rows and dropout key), a period-th at each step that reads the refresh landing with
+   * it: inline refresh 1's readers (steps {@code P..2P-1}), overlapped refresh 2's ({@code 2P +
+   * lag..3P + lag - 1}); every other step adds nothing here.
+   */
+  @Test
+  void theDeferredGradientOfARefreshsReadersLandsOnTheOneTypeSchedule() {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedMiniBatch b = sampler(g).sample(0, 0, new int[] {0, 1, 2, 3, 4, 5});
+    TypedModelConfig cfg = config(g, TypedModelKind.HSAGE, 0.2f);
+    for (ReuseRefresh mode : new ReuseRefresh[] {ReuseRefresh.INLINE, ReuseRefresh.OVERLAPPED}) {
+      HotReuse r = new HotReuse(1.0, 3, HotBy.FREQUENCY, mode, ReuseBackward.DEFERRED);
+      boolean inline = mode == ReuseRefresh.INLINE;
+      int lag = r.lag(inline);
+      int period = r.period(inline);
+      Backend be = new CpuBackend();
+      try (TypedModel m = new TypedModel(cfg, be);
+          TypedModel copy = TypedModel.bottomLayerCopy(cfg, be)) {
+        m.init(7);
+        TypedHotSet hot = TypedHotSet.build(only(b), g, cfg, 1.0, HotBy.FREQUENCY);
+        int w = m.layerOut(0);
+        float[] ones = new float[w];
+        Arrays.fill(ones, 0.5f);
+        // what the readers of refresh 0 hand back: slot 0's row, once a step
+        float[] sum = new float[hot.size() * w];
+        int readers = period + lag;
+        for (int c = 0; c < w; c++) {
+          sum[c] = 0.5f * readers;
+        }
+        float[][] inputs = hot.features().clone();
+        int[] terms = hot.block().nodes(2);
+        inputs[2] = new float[terms.length * cfg.inputWidth()];
+        m.embeddings(2).gather(terms, 0, terms.length, inputs[2], 0);
+        copy.loadParams(m.params());
+        copy.zeroGrad();
+        copy.bottomLayer(hot.block(), inputs, true, TypedHotRefresh.dropoutKey(5, 0));
+        FloatTensor dOut = be.allocFloat(sum.length);
+        be.upload(sum, 0, dOut, 0, sum.length);
+        copy.bottomLayerBackward(dOut);
+        float[] expected = copy.grads();
+        for (int i = 0; i < expected.length; i++) {
+          expected[i] *= 1f / period;
+        }
+        float norm = 0;
+        for (float x : expected) {
+          norm += Math.abs(x);
+        }
+        assertThat(norm).as("layer 0 gets a gradient").isPositive();
+        int first = inline ? period : 2 * period + lag;
+        FloatTensor grads = be.allocFloat(m.numParams());
+        try (TypedHotRefresh refresh = new TypedHotRefresh(m, hot, r, 5)) {
+          for (int t = 0; t < first + period + 2; t++) {
+            refresh.beforeStep(t);
+            if (t < readers) {
+              refresh.addReusedGradients(new int[] {0}, ones);
+            }
+            be.zero(grads, 0, m.numParams());
+            refresh.addDeferredGradient(grads);
+            float[] got = new float[m.numParams()];
+            be.download(grads, 0, got, 0, got.length);
+            if (t >= first && t < first + period) {
+              assertThat(got).as("%s step %d", mode.id(), t).containsExactly(expected);
+            } else {
+              for (float x : got) {
+                assertThat(x).as("%s step %d", mode.id(), t).isZero();
+              }
+            }
+          }
+        }
+        be.free(grads);
+        be.free(dOut);
+      }
+    }
+  }
+
+  @Test
+  void theDeferredBackwardTrainsAnotherModelDeterministicallyOnBothSchedules() {
+    for (TypedModelKind kind : TypedModelKind.values()) {
+      for (ReuseRefresh refresh :
+          new ReuseRefresh[] {ReuseRefresh.INLINE, ReuseRefresh.OVERLAPPED}) {
+        HotReuse none = new HotReuse(0.5, 2, HotBy.FREQUENCY, refresh);
+        float[] dropped = (float[]) train(none, kind)[0];
+        float[] a = (float[]) train(deferred(refresh), kind)[0];
+        assertThat((float[]) train(deferred(refresh), kind)[0])
+            .as("%s %s", kind.id(), refresh.id())
+            .containsExactly(a);
+        assertThat(Arrays.equals(a, dropped))
+            .as("%s %s: the deferred gradient reaches layer 0", kind.id(), refresh.id())
+            .isFalse();
+      }
+    }
+  }
+
   @Test
   void theCheckingBackendTrainsTheCpusBitsWithReuseAndFreesEveryTensor() {
-    float[] cpu = (float[]) train(reuse(0.5, 2), TypedModelKind.RGCN)[0];
-    try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
-      assertThat((float[]) train(reuse(0.5, 2), TypedModelKind.RGCN, checked)[0])
-          .containsExactly(cpu);
-      assertThat(checked.unclosed()).isZero();
+    for (HotReuse r :
+        new HotReuse[] {
+          reuse(0.5, 2),
+          overlapped(0.5, 2),
+          deferred(ReuseRefresh.INLINE),
+          deferred(ReuseRefresh.OVERLAPPED)
+        }) {
+      float[] cpu = (float[]) train(r, TypedModelKind.RGCN)[0];
+      try (CheckingBackend checked = new CheckingBackend(new CpuBackend())) {
+        assertThat((float[]) train(r, TypedModelKind.RGCN, checked)[0])
+            .as(r.refresh().id())
+            .containsExactly(cpu);
+        assertThat(checked.unclosed()).isZero();
+      }
     }
+    assertThat(
+            Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("fanout-typed-hot-refresh")))
+        .as("no refresh worker outlives its trainer")
+        .isFalse();
   }
 
   @Test
@@ -258,20 +560,9 @@ class TypedHotReuseTest {
   void theModesNotBuiltAreRefusedInOneLine() {
     ArrayTypedGraph g = TypedTestGraphs.small(3);
     TypedModelConfig cfg = config(g, TypedModelKind.RGCN, 0f);
-    assertThatThrownBy(
-            () ->
-                TypedHotReuse.check(
-                    new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg))
-        .isInstanceOf(FanoutConfigException.class)
-        .hasMessage(
-            "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
-    assertThatThrownBy(
-            () ->
-                TypedHotReuse.check(
-                    new HotReuse(
-                        0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED),
-                    cfg))
-        .hasMessage("train --reuse-backward deferred is not built for typed stores; use none");
+    TypedHotReuse.check(new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg);
+    TypedHotReuse.check(
+        new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED), cfg);
     assertThatThrownBy(
             () ->
                 TypedHotReuse.check(
@@ -283,8 +574,19 @@ class TypedHotReuseTest {
                         ReuseBackward.NONE,
                         ReuseRows.INPUTS),
                     cfg))
+        .isInstanceOf(FanoutConfigException.class)
         .hasMessage(
             "train --reuse-rows inputs is not built for typed stores; use outputs (or auto)");
     TypedHotReuse.check(new HotReuse(0, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED), cfg);
+    Map<String, String> identity = new java.util.LinkedHashMap<>();
+    TypedHotReuse.addIdentity(deferred(ReuseRefresh.OVERLAPPED), identity);
+    assertThat(identity)
+        .containsEntry("identity.reuse_refresh", "overlapped")
+        .containsEntry("identity.reuse_backward", "deferred");
+    identity.clear();
+    TypedHotReuse.addIdentity(reuse(0.5, 2), identity);
+    assertThat(identity)
+        .containsEntry("identity.reuse_refresh", "inline")
+        .doesNotContainKey("identity.reuse_backward");
   }
 }

@@ -21,6 +21,10 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.train.HotBy;
+import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
+import io.fanout.train.ReuseRefresh;
 import io.fanout.train.TrainCancelledException;
 import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
@@ -100,6 +104,12 @@ class TypedShardLoaderTest {
 
   /** Trains with {@code loading} (null: on the training thread); the parameters and embeddings. */
   private static float[] train(TypedEpochs epochs, Path modelDir, AtomicInteger stopAfter) {
+    return train(epochs, modelDir, stopAfter, HotReuse.OFF);
+  }
+
+  /** As {@link #train(TypedEpochs, Path, AtomicInteger)}, reusing hot rows' embeddings. */
+  private static float[] train(
+      TypedEpochs epochs, Path modelDir, AtomicInteger stopAfter, HotReuse reuse) {
     TypedModelConfig cfg =
         TypedModelConfig.of(G.schema(), 0, TypedModelKind.RGCN, 8, 2, 0.2f, 0, EmbeddingMode.AUTO);
     SimpleTypedSampler s = new SimpleTypedSampler(G, 0, new int[] {3, 2}, 9);
@@ -107,6 +117,7 @@ class TypedShardLoaderTest {
     try (TypedModel m = new TypedModel(cfg, new CpuBackend());
         TypedTrainer t = new TypedTrainer(m, G, epochs, sampler, OPTS)) {
       t.cancelWhen(() -> stopAfter.getAndDecrement() <= 0);
+      t.reuseHot(reuse);
       m.init(OPTS.seed());
       t.fit(modelDir, null);
       return TypedModelState.of(m);
@@ -131,6 +142,34 @@ class TypedShardLoaderTest {
           .as("loader-threads %d prefetch %d", tk[0], tk[1])
           .isTrue();
       assertThat(Files.readAllBytes(dir.resolve("checkpoint.bin"))).isEqualTo(checkpoint);
+    }
+    assertThat(loaderThreadsLinger()).isFalse();
+  }
+
+  @Test
+  void withHotReuseTheLoaderPrunesAndTheModelIsBitIdenticalForEveryLoaderThreadCount()
+      throws Exception {
+    TypedShardSet set = TypedShardSet.open(shards());
+    AtomicInteger all = new AtomicInteger(Integer.MAX_VALUE);
+    float[] plain = train(TypedEpochs.shards(set, true), null, all);
+    for (HotReuse reuse :
+        new HotReuse[] {
+          new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE),
+          new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED, ReuseBackward.DEFERRED)
+        }) {
+      float[] sync = train(TypedEpochs.shards(set, true), null, all, reuse);
+      assertThat(Arrays.equals(sync, plain)).as("reuse trains another model").isFalse();
+      for (int[] tk : new int[][] {{3, 4}}) {
+        float[] piped =
+            train(
+                TypedEpochs.shards(set, true, new TrainSpec.Loading(tk[0], tk[1])),
+                null,
+                all,
+                reuse);
+        assertThat(Arrays.equals(piped, sync))
+            .as("%s: loader-threads %d prefetch %d", reuse.toMap(), tk[0], tk[1])
+            .isTrue();
+      }
     }
     assertThat(loaderThreadsLinger()).isFalse();
   }

@@ -8,7 +8,9 @@ import io.fanout.spark.EvaluateResult;
 import io.fanout.spark.Fanout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
+import io.fanout.train.Checkpoint;
 import io.fanout.train.LinkMetrics;
+import io.fanout.train.typed.TypedCheckpoint;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -164,6 +166,34 @@ class TypedLinkEndToEndTest {
     LinkMetrics test = ev.linkMetrics("test");
     assertThat(test.auc()).as("test AUC %s", ev.toJson()).isGreaterThan(0.8);
     assertThat(test.positives()).isEqualTo(m.edgeSplit.testPairs);
+
+    // hot reuse on the link shards: overlapped refreshes, recorded in the checkpoint, and the
+    // held-out links still ranked
+    Path reused = tmp.resolve("reused-model");
+    Fanout.get(spark)
+        .train(store.toString(), shards.toString())
+        .option("model-dir", reused.toString())
+        .option("model", "rgcn")
+        .option("hidden", "16")
+        .option("dropout", "0")
+        .option("lr", "0.01")
+        .option("weight-decay", "0")
+        .option("feature-norm", "none")
+        .option("epochs", "15")
+        .option("seed", "1")
+        .option("reuse-hot", "0.3")
+        .option("staleness", "2")
+        .option("reuse-refresh", "overlapped")
+        .execute();
+    assertThat(TypedCheckpoint.read(reused, Checkpoint.FILE).checkpoint().meta())
+        .containsEntry("identity.reuse_hot", "0.3")
+        .containsEntry("identity.reuse_refresh", "overlapped");
+    LinkMetrics reusedTest =
+        Fanout.get(spark)
+            .evaluate(store.toString(), reused.toString())
+            .execute()
+            .linkMetrics("test");
+    assertThat(reusedTest.auc()).as("test AUC with reuse").isGreaterThan(0.8);
 
     // the test edges as candidate pairs by original ids: their scores give the same AUC
     List<Row> pairs = new ArrayList<>();

@@ -257,6 +257,44 @@ class TypedTrainJobTest {
   }
 
   @Test
+  void overlappedRefreshesKeepTheModelBitForBitOverLoaderThreadsAndAreInTheIdentity()
+      throws IOException {
+    Path s = store("overlapped.store", "typed:5");
+    Path shards = sample(s, "overlapped.shards");
+    byte[] first = null;
+    for (String[] threadsPrefetch : new String[][] {{"1", "1"}, {"3", "4"}}) {
+      Path md = tmp.resolve("overlapped." + String.join("-", threadsPrefetch) + ".model");
+      train(s, shards, md)
+          .option("epochs", "2")
+          .option("dropout", "0.2")
+          .option("reuse-hot", "0.3")
+          .option("staleness", "3")
+          .option("reuse-refresh", "overlapped")
+          .option("loader-threads", threadsPrefetch[0])
+          .option("prefetch", threadsPrefetch[1])
+          .execute();
+      byte[] ck = Files.readAllBytes(md.resolve("checkpoint.bin"));
+      assertThat(TypedCheckpoint.read(md, Checkpoint.FILE).checkpoint().meta())
+          .containsEntry("identity.reuse_refresh", "overlapped");
+      if (first == null) {
+        first = ck;
+      } else {
+        assertThat(ck).as("loader-threads 3, prefetch 4").isEqualTo(first);
+      }
+    }
+    Path inline = tmp.resolve("overlapped.inline.model");
+    train(s, shards, inline)
+        .option("epochs", "2")
+        .option("dropout", "0.2")
+        .option("reuse-hot", "0.3")
+        .option("staleness", "3")
+        .execute();
+    assertThat(Files.readAllBytes(inline.resolve("checkpoint.bin")))
+        .as("another schedule, another model")
+        .isNotEqualTo(first);
+  }
+
+  @Test
   void inlineF32FeaturesTrainTheModelBitsOfGatheringFromTheStore() throws IOException {
     Path s = store("inline.store", "typed:5");
     byte[] first = null;
@@ -383,14 +421,6 @@ class TypedTrainJobTest {
                     .option("feature-cache-bytes", "4096")
                     .execute())
         .hasMessageContaining("--feature-cache reads the feature files of a typed graph store");
-    assertThatThrownBy(
-            () ->
-                train(s, shards, md)
-                    .option("reuse-hot", "0.1")
-                    .option("reuse-refresh", "overlapped")
-                    .execute())
-        .hasMessageContaining(
-            "train --reuse-refresh overlapped is not built for typed stores; use inline (or auto)");
     assertThatThrownBy(() -> train(s, shards, md).option("feature-access", "zero-copy").execute())
         .hasMessageContaining("train --feature-access zero-copy: the graph is not a typed store");
     assertThatThrownBy(() -> train(s, shards, md).option("model", "sage").execute())
