@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code --partitioner multilevel} on cora (2708 vertices, 5278 undirected edges) at 8 parts,
- * coarsened in Spark down to 300 vertices so that every stage runs as Spark jobs.
+ * coarsened down to 300 vertices: once with every level as Spark jobs, once with the driver taking
+ * over after the input level (other task counts), once with the driver doing every level (the
+ * default bounds); all three give the same assignment.
  */
 @Tag("slow")
 class MultilevelGraphPartitionerTest {
@@ -35,7 +37,7 @@ class MultilevelGraphPartitionerTest {
     Path cora = SparkTestSession.dataset("cora");
     vertices = spark.read().parquet(cora.resolve("vertices.parquet").toString()).select("id");
     edges = spark.read().parquet(cora.resolve("edges.parquet").toString()).select("src", "dst");
-    first = assign(vertices, edges);
+    first = assign(vertices, edges, 0);
   }
 
   @AfterAll
@@ -43,9 +45,12 @@ class MultilevelGraphPartitionerTest {
     spark.stop();
   }
 
-  static Map<Long, Integer> assign(Dataset<Row> v, Dataset<Row> e) {
+  /** The assignment with the driver taking over at {@code driverVertices} (0: never). */
+  static Map<Long, Integer> assign(Dataset<Row> v, Dataset<Row> e, long driverVertices) {
     // one shuffle partition per 500 vertices, at most the session's spark.sql.shuffle.partitions
-    GraphPartitioner p = new MultilevelGraphPartitioner(300, 500);
+    GraphPartitioner p =
+        new MultilevelGraphPartitioner(
+            300, 500, driverVertices, MultilevelGraphPartitioner.DRIVER_EDGES);
     Map<Long, Integer> m = new HashMap<>();
     for (Row r : p.assign(v, e, 8, 11).collectAsList()) {
       m.put(r.getLong(0), r.getInt(1));
@@ -74,15 +79,23 @@ class MultilevelGraphPartitionerTest {
   }
 
   @Test
-  void sameAssignmentWhateverTheTaskCounts() {
-    // 4 shuffle partitions in the first run, 5 here; other input partitions
+  void sameAssignmentWhateverTheTaskCountsAndWhereTheCoarseLevelsRun() {
+    // 4 shuffle partitions in the first run, 5 here; other input partitions. The input level
+    // (2708 vertices) is coarsened and refined in Spark, the coarser ones (under 2000) in the
+    // driver
     String before = spark.conf().get("spark.sql.shuffle.partitions");
     spark.conf().set("spark.sql.shuffle.partitions", "7");
     try {
-      assertThat(assign(vertices.repartition(3), edges.repartition(5))).isEqualTo(first);
+      assertThat(assign(vertices.repartition(3), edges.repartition(5), 2000)).isEqualTo(first);
     } finally {
       spark.conf().set("spark.sql.shuffle.partitions", before);
     }
+  }
+
+  @Test
+  void theDriverGivesTheSparkJobsAssignment() {
+    assertThat(assign(vertices, edges, MultilevelGraphPartitioner.DRIVER_VERTICES))
+        .isEqualTo(first);
   }
 
   @Test
