@@ -181,8 +181,6 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
       cur = next;
     }
     int top = levels.size() - 1;
-    System.err.println(
-        "DEBUGLEVELS top=" + top + " n=" + cur.n + " m=" + cur.m + " driver=" + inDriver(cur));
     LevelGraph coarsest = collect(cur);
     int[] p;
     if (inDriver(cur)) {
