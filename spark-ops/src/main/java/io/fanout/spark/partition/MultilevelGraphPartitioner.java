@@ -13,9 +13,9 @@ import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 import static org.apache.spark.sql.functions.xxhash64;
 
-import io.fanout.graph.MultilevelPartitioner;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Column;
@@ -37,7 +37,7 @@ import org.apache.spark.sql.types.StructType;
  *       seed), mutual proposals merge, edges between merged vertices add up. Repeated until at most
  *       {@code coarseVertices} vertices remain (or a round merges under 5%).
  *   <li>The coarse graph, of bounded size, is partitioned in the driver by {@link
- *       MultilevelPartitioner}.
+ *       io.fanout.graph.MultilevelPartitioner}.
  *   <li>Uncoarsen: each level inherits its coarse vertex's part, then refines with balanced label
  *       propagation: every vertex with a positive gain asks to join its best-connected part, half
  *       of the vertices per pass (chosen by a hash, so neighbors rarely swap places together); each
@@ -48,24 +48,47 @@ import org.apache.spark.sql.types.StructType;
  * <p>Every step is a join, an aggregation or a window over (vertex, part) keys: a task holds rows,
  * never a whole graph, except the bounded coarse graph. Deterministic: no random state, only hashes
  * of (seed, level, pass, vertex), totals of exact integer sums, and total orders.
+ *
+ * <p>A level within {@link #DRIVER_VERTICES} vertices and {@link #DRIVER_EDGES} edge rows (fixed
+ * bounds, whatever the input) is collected, and it and its coarser levels (coarsening, the initial
+ * partition, refinement) run in the driver by {@link DriverLevels}, which repeats the Spark steps
+ * on arrays with the same hashes and orders: the assignment is the same, without the dozens of
+ * one-task Spark jobs per level that a small level costs. Finer levels stay Spark jobs.
  */
 final class MultilevelGraphPartitioner implements GraphPartitioner {
   static final double IMBALANCE = 1.05;
-  private static final int REFINE_PASSES = 6;
-  private static final int COARSE_REFINE_PASSES = 3;
+  static final int REFINE_PASSES = 6;
+  static final int COARSE_REFINE_PASSES = 3;
   private static final int MAX_LEVELS = 60;
   static final long VERTICES_PER_TASK = 1_000_000;
 
+  /**
+   * A level with at most this many vertices and {@link #DRIVER_EDGES} edge rows is collected and
+   * its coarser levels run in the driver ({@link DriverLevels}).
+   */
+  static final long DRIVER_VERTICES = 250_000;
+
+  /** Edge rows (both directions of an undirected edge) of a level the driver takes over. */
+  static final long DRIVER_EDGES = 2_000_000;
+
   private final int coarseVertices;
   private final long verticesPerTask;
+  private final long driverVertices;
+  private final long driverEdges;
 
   /**
    * @param verticesPerTask the jobs use one shuffle partition per this many vertices, at most
    *     {@code spark.sql.shuffle.partitions}
+   * @param driverVertices the first level with at most this many vertices and {@code driverEdges}
+   *     edge rows, and every coarser one, runs in the driver (the same assignment as in Spark); 0
+   *     runs every level as Spark jobs
    */
-  MultilevelGraphPartitioner(int coarseVertices, long verticesPerTask) {
+  MultilevelGraphPartitioner(
+      int coarseVertices, long verticesPerTask, long driverVertices, long driverEdges) {
     this.coarseVertices = coarseVertices;
     this.verticesPerTask = verticesPerTask;
+    this.driverVertices = driverVertices;
+    this.driverEdges = driverEdges;
   }
 
   @Override
@@ -92,8 +115,9 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
       int k,
       long seed,
       int maxShufflePartitions) {
-    Dataset<Row> index = index(spark, vertices);
-    long n = index.count();
+    Table indexed = index(spark, vertices);
+    Dataset<Row> index = indexed.rows();
+    long n = indexed.count();
     // The jobs below shuffle small tables many times: one shuffle partition per million vertices
     // (the assignment does not depend on it), at most the session's setting.
     spark
@@ -114,14 +138,14 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
   }
 
   /** {@code (id, v)}: the distinct ids numbered 0.. in ascending order. */
-  private static Dataset<Row> index(SparkSession spark, Dataset<Row> vertices) {
+  private static Table index(SparkSession spark, Dataset<Row> vertices) {
     Dataset<Row> ids = vertices.select(col("id")).distinct().sort(col("id"));
     StructType schema =
         new StructType()
             .add("id", ids.schema().fields()[0].dataType(), false)
             .add("v", DataTypes.LongType, false);
     JavaRDD<Row> rows = ids.javaRDD().zipWithIndex().map(t -> RowFactory.create(t._1.get(0), t._2));
-    return materialize(spark.createDataFrame(rows, schema));
+    return materializeCounted(spark.createDataFrame(rows, schema));
   }
 
   private Dataset<Row> multilevel(
@@ -135,8 +159,8 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
             .where(col("_a").notEqual(col("_b")))
             .select(least(col("_a"), col("_b")).as("a"), greatest(col("_a"), col("_b")).as("b"))
             .distinct();
-    Dataset<Row> e =
-        materialize(
+    Table e =
+        materializeCounted(
             pairs
                 .select(col("a").as("u"), col("b").as("v"), lit(1L).as("w"))
                 .union(pairs.select(col("b").as("u"), col("a").as("v"), lit(1L).as("w"))));
@@ -146,9 +170,9 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
     long maxVw = Math.max(1, (long) Math.floor(0.04 * n / k));
 
     List<Level> levels = new ArrayList<>();
-    levels.add(new Level(e, vw, null, n));
+    levels.add(new Level(e.rows(), vw, null, n, e.count()));
     Level cur = levels.get(0);
-    while (cur.n > coarseVertices && levels.size() < MAX_LEVELS) {
+    while (!inDriver(cur) && cur.n > coarseVertices && levels.size() < MAX_LEVELS) {
       Level next = coarsen(cur, maxVw, seed, levels.size());
       if (next.n > 0.95 * cur.n) {
         break;
@@ -156,8 +180,22 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
       levels.add(next);
       cur = next;
     }
-    Dataset<Row> part = partitionInDriver(spark, cur, k, seed);
-    for (int l = levels.size() - 1; l >= 0; l--) {
+    int top = levels.size() - 1;
+    LevelGraph coarsest = collect(cur);
+    int[] p;
+    if (inDriver(cur)) {
+      // this level and the coarser ones in the driver, refined: Spark goes on one level finer
+      p =
+          DriverLevels.partition(
+              coarsest, top, coarseVertices, MAX_LEVELS, k, maxPart, maxVw, seed);
+      top--;
+    } else {
+      p = DriverLevels.initial(coarsest, k, seed);
+    }
+    Dataset<Row> part = parts(spark, coarsest, p);
+    // a coarse vertex weighs what its finer vertices weigh: projecting keeps every part's load
+    long[] load = DriverLevels.loads(coarsest, p, k);
+    for (int l = top; l >= 0; l--) {
       Level fine = levels.get(l);
       if (l < levels.size() - 1) {
         Dataset<Row> map = levels.get(l + 1).map;
@@ -166,15 +204,20 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
                 map.join(part, map.col("c").equalTo(part.col("u")))
                     .select(map.col("u"), part.col("p")));
       }
-      part = refine(fine, part, k, maxPart, seed, l);
+      part = refine(fine, part, load, maxPart, seed, l);
     }
     return part;
   }
 
   /**
-   * A graph: edges {@code (u, v, w)} both ways, vertices {@code (u, vw)}, and the map from finer.
+   * A graph: edges {@code (u, v, w)} both ways ({@code m} rows), vertices {@code (u, vw)} ({@code
+   * n} rows), and the map from finer.
    */
-  private record Level(Dataset<Row> e, Dataset<Row> vw, Dataset<Row> map, long n) {}
+  private record Level(Dataset<Row> e, Dataset<Row> vw, Dataset<Row> map, long n, long m) {}
+
+  private boolean inDriver(Level g) {
+    return g.n <= driverVertices && g.m <= driverEdges;
+  }
 
   private static Level coarsen(Level g, long maxVw, long seed, int level) {
     Dataset<Row> wv = g.vw.select(col("u").as("_v"), col("vw").as("_vwv"));
@@ -208,11 +251,11 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
             .groupBy(col("c"))
             .agg(sum(col("vw")).as("vw"))
             .select(col("c").as("u"), col("vw"));
-    cvw = materialize(cvw);
+    Table coarse = materializeCounted(cvw);
     Dataset<Row> mu = map.select(col("u").as("_mu"), col("c").as("_cu"));
     Dataset<Row> mv = map.select(col("u").as("_mv"), col("c").as("_cv"));
-    Dataset<Row> ce =
-        materialize(
+    Table ce =
+        materializeCounted(
             g.e
                 .join(mu, g.e.col("u").equalTo(mu.col("_mu")))
                 .join(mv, g.e.col("v").equalTo(mv.col("_mv")))
@@ -220,50 +263,58 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
                 .groupBy(col("_cu"), col("_cv"))
                 .agg(sum(col("w")).as("w"))
                 .select(col("_cu").as("u"), col("_cv").as("v"), col("w")));
-    return new Level(ce, cvw, map, cvw.count());
+    return new Level(ce.rows(), coarse.rows(), map, coarse.count(), ce.count());
   }
 
-  /** Collects the (bounded) coarse graph and partitions it with {@link MultilevelPartitioner}. */
-  private static Dataset<Row> partitionInDriver(SparkSession spark, Level g, int k, long seed) {
-    List<Row> vs = g.vw.orderBy(col("u")).collectAsList();
-    int n = vs.size();
+  /** The rows of level {@code g} (of bounded size) in the driver. */
+  private static LevelGraph collect(Level g) {
+    int n = Math.toIntExact(g.n);
     long[] ids = new long[n];
-    int[] vw = new int[n];
+    long[] vw = new long[n];
+    Iterator<Row> vs = g.vw.toLocalIterator();
     for (int i = 0; i < n; i++) {
-      ids[i] = vs.get(i).getLong(0);
-      vw[i] = (int) Math.min(Integer.MAX_VALUE, vs.get(i).getLong(1));
+      Row r = vs.next();
+      ids[i] = r.getLong(0);
+      vw[i] = r.getLong(1);
     }
-    List<Row> es = g.e.orderBy(col("u"), col("v")).collectAsList();
-    int[] xadj = new int[n + 1];
-    int[] adj = new int[es.size()];
-    int[] ew = new int[es.size()];
-    for (int i = 0; i < es.size(); i++) {
-      Row r = es.get(i);
-      int u = Arrays.binarySearch(ids, r.getLong(0));
-      xadj[u + 1]++;
-      adj[i] = Arrays.binarySearch(ids, r.getLong(1));
-      ew[i] = (int) Math.min(Integer.MAX_VALUE, r.getLong(2));
-    }
+    long[] sorted = ids.clone();
+    Arrays.sort(sorted);
+    long[] sortedVw = new long[n];
     for (int i = 0; i < n; i++) {
-      xadj[i + 1] += xadj[i];
+      sortedVw[Arrays.binarySearch(sorted, ids[i])] = vw[i];
     }
-    int[] part =
-        MultilevelPartitioner.partition(
-            new MultilevelPartitioner.Graph(n, xadj, adj, ew, vw), k, IMBALANCE, seed);
-    List<Row> rows = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      rows.add(RowFactory.create(ids[i], part[i]));
+    int m = Math.toIntExact(g.m);
+    int[] src = new int[m];
+    int[] dst = new int[m];
+    long[] w = new long[m];
+    Iterator<Row> es = g.e.toLocalIterator();
+    for (int i = 0; i < m; i++) {
+      Row r = es.next();
+      src[i] = Arrays.binarySearch(sorted, r.getLong(0));
+      dst[i] = Arrays.binarySearch(sorted, r.getLong(1));
+      w[i] = r.getLong(2);
+    }
+    return LevelGraph.of(sorted, sortedVw, src, dst, w);
+  }
+
+  /** {@code (u, p)}: the part {@code part[i]} of every vertex of {@code g}. */
+  private static Dataset<Row> parts(SparkSession spark, LevelGraph g, int[] part) {
+    List<Row> rows = new ArrayList<>(g.n());
+    for (int i = 0; i < g.n(); i++) {
+      rows.add(RowFactory.create(g.ids()[i], part[i]));
     }
     StructType schema =
         new StructType().add("u", DataTypes.LongType, false).add("p", DataTypes.IntegerType, false);
     return spark.createDataFrame(rows, schema);
   }
 
-  /** Balanced label propagation passes over one level; {@code part} is {@code (u, p)}. */
+  /**
+   * Balanced label propagation passes over one level; {@code part} is {@code (u, p)}, {@code load}
+   * each part's vertex weight, updated to the refined parts' weights.
+   */
   private static Dataset<Row> refine(
-      Level g, Dataset<Row> part, int k, long maxPart, long seed, int level) {
-    long[] load = new long[k];
-    loads(g, part.withColumn("_m", lit(false)), load);
+      Level g, Dataset<Row> part, long[] load, long maxPart, long seed, int level) {
+    int k = load.length;
     int passes = level == 0 ? REFINE_PASSES : COARSE_REFINE_PASSES;
     int idle = 0;
     for (int pass = 0; pass < passes; pass++) {
@@ -329,11 +380,18 @@ final class MultilevelGraphPartitioner implements GraphPartitioner {
    * as a product over the levels' joins.)
    */
   private static Dataset<Row> materialize(Dataset<Row> d) {
+    return materializeCounted(d).rows();
+  }
+
+  /** {@link #materialize} with the row count its job gives. */
+  private static Table materializeCounted(Dataset<Row> d) {
     JavaRDD<Row> rows = d.javaRDD();
     rows.rdd().localCheckpoint();
-    rows.count();
-    return d.sparkSession().createDataFrame(rows, d.schema());
+    long count = rows.count();
+    return new Table(d.sparkSession().createDataFrame(rows, d.schema()), count);
   }
+
+  private record Table(Dataset<Row> rows, long count) {}
 
   /** Fills {@code load} with each part's vertex weight; returns how many rows have {@code _m}. */
   private static long loads(Level g, Dataset<Row> part, long[] load) {

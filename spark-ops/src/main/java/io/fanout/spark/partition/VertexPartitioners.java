@@ -42,7 +42,7 @@ public final class VertexPartitioners {
   /**
    * The graph partitioner {@code name}.
    *
-   * @param coarseVertices coarsening in Spark stops at this many vertices; the coarse graph is then
+   * @param coarseVertices coarsening stops at this many vertices; the coarse graph is then
    *     partitioned in the driver
    */
   public static GraphPartitioner graph(String name, int coarseVertices) {
@@ -55,7 +55,10 @@ public final class VertexPartitioners {
           "--partition-coarse-vertices must be >= 1, got " + coarseVertices);
     }
     return new MultilevelGraphPartitioner(
-        coarseVertices, MultilevelGraphPartitioner.VERTICES_PER_TASK);
+        coarseVertices,
+        MultilevelGraphPartitioner.VERTICES_PER_TASK,
+        MultilevelGraphPartitioner.DRIVER_VERTICES,
+        MultilevelGraphPartitioner.DRIVER_EDGES);
   }
 
   public static VertexPartitioner byName(String name) {
