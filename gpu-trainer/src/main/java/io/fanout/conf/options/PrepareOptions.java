@@ -160,8 +160,9 @@ public final class PrepareOptions {
       OptionDef.integer(
           "partition-coarse-vertices",
           5000,
-          "--partitioner multilevel coarsens in Spark until at most this many vertices remain,"
-              + " then partitions that coarse graph in the driver");
+          "--partitioner multilevel coarsens the graph until at most this many vertices remain"
+              + " (in Spark, and in the driver once a level has at most 250,000 vertices and"
+              + " 2,000,000 edge rows), then partitions that coarse graph in the driver");
 
   public static final OptionDef<Long> BROADCAST_VERTICES =
       OptionDef.longValue(
