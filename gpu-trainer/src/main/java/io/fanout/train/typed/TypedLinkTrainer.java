@@ -39,9 +39,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
   private final Adam adam;
   private final TypedStepUpdate update;
   private final TypedEpochs epochs;
-  private HotReuse reuse = HotReuse.OFF;
-  private TypedHotSet hotSet;
-  private TypedHotRefresh refresh;
+  private final TypedReuseRun reuse;
 
   /**
    * @param valFanouts the fanouts validation embeds the val edges' endpoints with
@@ -79,6 +77,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
     this.graph = graph;
     this.task = task;
     this.loop = new TypedEpochLoop(epochs, graph, model);
+    this.reuse = new TypedReuseRun(model);
     this.opts = opts;
     this.valFanouts = valFanouts;
     this.adam = new Adam(model.backend(), model.numParams(), opts.weightDecay());
@@ -95,23 +94,8 @@ public final class TypedLinkTrainer implements AutoCloseable {
    * training.
    */
   public TypedLinkTrainer reuseHot(HotReuse reuse) {
-    if (refresh != null) {
-      throw new IllegalStateException("hot reuse is set before training");
-    }
-    TypedHotReuse.check(reuse, model.config());
-    this.reuse = reuse;
+    this.reuse.set(reuse);
     return this;
-  }
-
-  /** Selects the hot set and starts the cache, once, when reuse is on. */
-  private void prepareReuse() {
-    if (!reuse.enabled() || hotSet != null) {
-      return;
-    }
-    hotSet = TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy());
-    refresh = new TypedHotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
-    model.keepReusedGradients(refresh.deferred());
-    loop.pruneFor(hotSet);
   }
 
   /**
@@ -120,17 +104,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
    * reuse.
    */
   public Map<String, Object> reuseStats() {
-    Map<String, Object> m = new java.util.LinkedHashMap<>();
-    if (refresh != null) {
-      m.put("hot_vertices", hotSet.size());
-      m.put("staleness_steps", refresh.staleness());
-      m.put("reuse_refresh", refresh.inline() ? "inline" : "overlapped");
-      m.put("refreshes", refresh.refreshes());
-      m.put("refresh_seconds", refresh.refreshSeconds());
-      m.put("refresh_wait_seconds", refresh.waitSeconds());
-      m.put("max_embedding_age_steps", refresh.maxAge());
-    }
-    return m;
+    return reuse.stats();
   }
 
   public TypedModel model() {
@@ -145,7 +119,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** One training step on link batch {@code b} of {@code epoch}: summed loss, pairs, correct. */
   public StepStats step(TypedMiniBatch b, int epoch) {
-    prepareReuse();
+    reuse.start(epochs, graph, opts.seed(), loop);
     TypedInputs in = loop.prepared(b);
     return step(b, in.features(), in.reused, epoch, opts.lr(epoch));
   }
@@ -158,7 +132,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
+    FloatTensor cache = reuse.beforeStep(adam.step());
     model.forwardAll(b, x, true, key, reused, cache);
     int dim = cfg.classes();
     int s = task.srcType();
@@ -180,12 +154,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
       System.arraycopy(dEmb, ns * dim, dOut, model.outputRowOffset(d) * dim, nd * dim);
     }
     model.backward(dOut);
-    if (refresh != null && refresh.deferred()) {
-      if (reused != null) {
-        refresh.addReusedGradients(reused.hotSlot(), model.reusedRowGradients());
-      }
-      refresh.addDeferredGradient(model.gradTensor());
-    }
+    reuse.afterBackward(reused);
     update.apply(b, lr);
     return st;
   }
@@ -197,14 +166,14 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   /** Trains one epoch; returns the mean loss per pair. */
   public double trainEpoch(int epoch) {
-    prepareReuse();
+    reuse.start(epochs, graph, opts.seed(), loop);
     float lr = opts.lr(epoch);
     return loop.meanLoss(epoch, in -> loss(in, epoch, lr));
   }
 
   /** One training step on {@code in}'s batch and input rows: its summed loss and pairs. */
   private TypedTrainer.StepResult loss(TypedInputs in, int epoch, float lr) {
-    StepStats r = step(in.batch(), in.features(), TypedEpochLoop.reusedOf(in, hotSet), epoch, lr);
+    StepStats r = step(in.batch(), in.features(), reuse.reusedOf(in), epoch, lr);
     return new TypedTrainer.StepResult(r.lossSum(), r.labeled());
   }
 
@@ -230,7 +199,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
   public FitResult fit(Path modelDir, HeldOutEdges val, PrintStream log) {
     Map<String, String> identity = new java.util.LinkedHashMap<>(opts.identity());
     identity.putAll(new java.util.TreeMap<>(task.identity()));
-    TypedHotReuse.addIdentity(reuse, identity);
+    TypedHotReuse.addIdentity(reuse.settings(), identity);
     TypedModelDir.Progress resumed =
         TypedModelDir.resume(modelDir, model, adam, identity, "best.val_auc");
     int start = resumed.startEpoch();
@@ -284,9 +253,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
 
   @Override
   public void close() {
-    if (refresh != null) {
-      refresh.close();
-    }
+    reuse.close();
     update.close();
     adam.close();
   }

@@ -44,9 +44,7 @@ public final class TypedTrainer implements AutoCloseable {
   private final Backend be;
   private final TypedEpochLoop loop;
   private final TypedEpochs epochs;
-  private HotReuse reuse = HotReuse.OFF;
-  private TypedHotSet hotSet;
-  private TypedHotRefresh refresh;
+  private final TypedReuseRun reuse;
   private final long[] pruned = new long[6]; // bottom rows, edges, input rows; and avoided
   private final int evalBatch;
   private FloatTensor probs;
@@ -102,6 +100,7 @@ public final class TypedTrainer implements AutoCloseable {
     this.opts = opts;
     this.be = model.backend();
     this.loop = new TypedEpochLoop(epochs, graph, model);
+    this.reuse = new TypedReuseRun(model);
     this.epochs = epochs;
     this.evalBatch = opts.batchSize();
     this.adam = new Adam(be, model.numParams(), opts.weightDecay());
@@ -140,28 +139,13 @@ public final class TypedTrainer implements AutoCloseable {
    * HotReuse#OFF} (the default) trains as without it, bit for bit. Call before training.
    */
   public TypedTrainer reuseHot(HotReuse reuse) {
-    if (refresh != null) {
-      throw new IllegalStateException("hot reuse is set before training");
-    }
-    TypedHotReuse.check(reuse, model.config());
-    this.reuse = reuse;
+    this.reuse.set(reuse);
     return this;
-  }
-
-  /** Selects the hot set and starts the cache, once, when reuse is on. */
-  private void prepareReuse() {
-    if (!reuse.enabled() || hotSet != null) {
-      return;
-    }
-    hotSet = TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy());
-    refresh = new TypedHotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), opts.seed());
-    model.keepReusedGradients(refresh.deferred());
-    loop.pruneFor(hotSet);
   }
 
   /** One training step on {@code b} (of epoch {@code epoch}). */
   public StepResult step(TypedMiniBatch b, int epoch) {
-    prepareReuse();
+    reuse.start(epochs, graph, opts.seed(), loop);
     return step(loop.prepared(b), epoch, opts.lr(epoch));
   }
 
@@ -171,9 +155,9 @@ public final class TypedTrainer implements AutoCloseable {
     TypedModelConfig cfg = model.config();
     model.zeroGrad();
     long key = Trainer.batchKey(opts.seed(), epoch, b.batch());
-    FloatTensor cache = refresh == null ? null : refresh.beforeStep(adam.step());
-    ReusedBottom reused = TypedEpochLoop.reusedOf(in, hotSet);
-    if (refresh != null) {
+    FloatTensor cache = reuse.beforeStep(adam.step());
+    ReusedBottom reused = reuse.reusedOf(in);
+    if (reuse.active()) {
       countPruned(b, reused);
     }
     FloatTensor logits = model.forward(b, in.features(), true, key, reused, cache);
@@ -208,12 +192,7 @@ public final class TypedTrainer implements AutoCloseable {
               logits, rows, classes, labels, probs, dLogits, 1f / Math.max(1, labelled));
       model.backward(dLogits);
     }
-    if (refresh != null && refresh.deferred()) {
-      if (reused != null) {
-        refresh.addReusedGradients(reused.hotSlot(), model.reusedRowGradients());
-      }
-      refresh.addDeferredGradient(model.gradTensor());
-    }
+    reuse.afterBackward(reused);
     update.apply(b, lr);
     return new StepResult(loss, labelled);
   }
@@ -244,7 +223,7 @@ public final class TypedTrainer implements AutoCloseable {
 
   /** Trains one epoch; returns the mean loss per labelled seed. */
   public double trainEpoch(int epoch) {
-    prepareReuse();
+    reuse.start(epochs, graph, opts.seed(), loop);
     float lr = opts.lr(epoch);
     return loop.meanLoss(epoch, in -> step(in, epoch, lr));
   }
@@ -290,7 +269,7 @@ public final class TypedTrainer implements AutoCloseable {
    */
   public FitResult fit(Path modelDir, PrintStream log) {
     Map<String, String> identity = opts.identity();
-    TypedHotReuse.addIdentity(reuse, identity);
+    TypedHotReuse.addIdentity(reuse.settings(), identity);
     TypedModelDir.Progress resumed =
         TypedModelDir.resume(modelDir, model, adam, identity, "best.val_micro_f1");
     int start = resumed.startEpoch();
@@ -370,15 +349,8 @@ public final class TypedTrainer implements AutoCloseable {
    * each pruning avoided; empty without reuse.
    */
   public Map<String, Object> reuseStats() {
-    Map<String, Object> m = new java.util.LinkedHashMap<>();
-    if (refresh != null) {
-      m.put("hot_vertices", hotSet.size());
-      m.put("staleness_steps", refresh.staleness());
-      m.put("refreshes", refresh.refreshes());
-      m.put("reuse_refresh", refresh.inline() ? "inline" : "overlapped");
-      m.put("refresh_seconds", refresh.refreshSeconds());
-      m.put("refresh_wait_seconds", refresh.waitSeconds());
-      m.put("max_embedding_age_steps", refresh.maxAge());
+    Map<String, Object> m = reuse.stats();
+    if (reuse.active()) {
       m.put("bottom_rows", pruned[0]);
       m.put("bottom_edges", pruned[1]);
       m.put("input_rows", pruned[2]);
@@ -391,9 +363,7 @@ public final class TypedTrainer implements AutoCloseable {
 
   @Override
   public void close() {
-    if (refresh != null) {
-      refresh.close();
-    }
+    reuse.close();
     update.close();
     adam.close();
     TensorBufs.free(be, probs);
