@@ -9,9 +9,6 @@ import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.TensorBufs;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
@@ -65,7 +62,7 @@ final class HotRefresh implements AutoCloseable {
   private final Backend be; // the trainer's: the embeddings steps read live here
   private final GnnModel worker;
   private final Backend own; // the overlapped worker's backend; null inline
-  private final ExecutorService pool; // null inline
+  private final RefreshWorker pool; // null inline
   private final int n; // floats of a refresh: hot rows x layer 0's width
   private final Landing embeddings;
   private float[] host; // the overlapped worker's result
@@ -75,7 +72,6 @@ final class HotRefresh implements AutoCloseable {
   private long pendingVersion = -1;
   private long maxAge = -1;
   private long refreshNanos;
-  private long waitNanos;
   private int refreshes;
   private boolean uploaded; // by the worker thread only
   private final boolean deferred;
@@ -124,13 +120,7 @@ final class HotRefresh implements AutoCloseable {
     } else {
       this.own = model.backend() instanceof CpuBackend cpu ? cpu.sibling() : new CpuBackend();
       this.worker = new GnnModel(model.config(), own);
-      this.pool =
-          Executors.newSingleThreadExecutor(
-              r -> {
-                Thread t = new Thread(r, "fanout-hot-refresh");
-                t.setDaemon(true);
-                return t;
-              });
+      this.pool = new RefreshWorker("fanout-hot-refresh");
     }
   }
 
@@ -309,21 +299,6 @@ final class HotRefresh implements AutoCloseable {
     pending = null;
   }
 
-  private void await(Future<?> f) {
-    long t0 = System.nanoTime();
-    try {
-      f.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted waiting for the hot-embedding refresh", e);
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
-    } finally {
-      waitNanos += System.nanoTime() - t0;
-    }
-  }
-
   /** The staleness bound in steps this cache keeps (resolved when it was auto). */
   int staleness() {
     return reuse.staleness();
@@ -358,34 +333,26 @@ final class HotRefresh implements AutoCloseable {
 
   /** Seconds training waited for a refresh. */
   double waitSeconds() {
-    return waitNanos / 1e9;
+    return pool == null ? 0 : pool.waitNanos() / 1e9;
   }
 
   int refreshes() {
     return refreshes;
   }
 
+  /** Waits for {@code f}: a worker's refresh; inline, one computed already (nothing to wait). */
+  private void await(Future<?> f) {
+    if (pool != null) {
+      pool.await(f);
+    }
+  }
+
   @Override
   public void close() {
-    for (Future<?> f : new Future<?>[] {pending, pendingBackward}) {
-      if (f != null) {
-        try {
-          await(f);
-        } catch (RuntimeException ignored) {
-          // closing after a failure: the worker's own error is not the one to report
-        }
-      }
+    if (pool != null) {
+      pool.stop(pending, pendingBackward);
     }
     pending = pendingBackward = null;
-    if (pool != null) {
-      pool.shutdown();
-      try {
-        // An action leaves no fanout-* thread behind: wait for the worker thread to end.
-        pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
     try {
       embeddings.free();
       if (sink != null) {

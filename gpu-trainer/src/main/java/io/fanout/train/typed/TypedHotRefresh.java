@@ -8,13 +8,10 @@ import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.TensorBufs;
 import io.fanout.train.HotReuse;
+import io.fanout.train.RefreshWorker;
 import io.fanout.train.ReuseRefresh;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The cache of the hot vertices' layer-0 outputs of a typed run, on the one-type schedule that
@@ -56,7 +53,7 @@ final class TypedHotRefresh implements AutoCloseable {
   private final int n; // floats of a refresh: hot rows x layer 0's width
   private final TypedModel worker; // overlapped: the copy that computes; null inline
   private final Backend own; // overlapped: the worker's backend
-  private final ExecutorService pool; // overlapped: the worker thread
+  private final RefreshWorker pool; // overlapped: the worker thread
   private float[] host; // overlapped: the worker's last result
   private FloatTensor cache;
   private Future<?> pending;
@@ -65,7 +62,6 @@ final class TypedHotRefresh implements AutoCloseable {
   private int refreshes; // started, counted on the training thread
   private long maxAge = -1;
   private volatile long nanos; // computing (on whichever thread)
-  private long waitNanos; // the training thread waiting for an overlapped refresh
   private final boolean deferred; // --reuse-backward deferred
   private final int width; // layer 0's output width
   private final TypedModel backwardCopy; // deferred: where the deferred backward runs
@@ -109,13 +105,7 @@ final class TypedHotRefresh implements AutoCloseable {
     } else {
       this.own = be instanceof CpuBackend cpu ? cpu.sibling() : new CpuBackend();
       this.worker = TypedModel.bottomLayerCopy(model.config(), own);
-      this.pool =
-          Executors.newSingleThreadExecutor(
-              r -> {
-                Thread t = new Thread(r, "fanout-typed-hot-refresh");
-                t.setDaemon(true);
-                return t;
-              });
+      this.pool = new RefreshWorker("fanout-typed-hot-refresh");
       this.backwardCopy = worker;
     }
   }
@@ -334,21 +324,6 @@ final class TypedHotRefresh implements AutoCloseable {
     }
   }
 
-  private void await(Future<?> f) {
-    long t0 = System.nanoTime();
-    try {
-      f.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted waiting for the hot-embedding refresh", e);
-    } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      throw c instanceof RuntimeException r ? r : new IllegalStateException(c);
-    } finally {
-      waitNanos += System.nanoTime() - t0;
-    }
-  }
-
   /** The step whose parameters the cache holds (-1: none yet). */
   long takenAt() {
     return taken;
@@ -374,31 +349,23 @@ final class TypedHotRefresh implements AutoCloseable {
 
   /** Seconds the training thread waited for an overlapped refresh (0 inline). */
   double waitSeconds() {
-    return pool == null ? 0 : waitNanos / 1e9;
+    return pool == null ? 0 : pool.waitNanos() / 1e9;
+  }
+
+  /** Waits for {@code f}: a worker's refresh; inline, one computed already (nothing to wait). */
+  private void await(Future<?> f) {
+    if (pool != null) {
+      pool.await(f);
+    }
   }
 
   @Override
   public void close() {
     try {
-      for (Future<?> f : new Future<?>[] {pending, pendingBackward}) {
-        if (f != null) {
-          try {
-            await(f);
-          } catch (RuntimeException ignored) {
-            // closing after a failure: the worker's own error is not the one to report
-          }
-        }
+      if (pool != null) {
+        pool.stop(pending, pendingBackward);
       }
       pending = pendingBackward = null;
-      if (pool != null) {
-        pool.shutdown();
-        try {
-          // an action leaves no fanout-* thread behind: wait for the worker thread to end
-          pool.awaitTermination(1, TimeUnit.MINUTES);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
       if (backwardCopy != null) {
         TensorBufs.free(backwardCopy.backend(), sinkTensor);
         sinkTensor = null;
