@@ -51,7 +51,6 @@ class InferenceApiTest {
   static Path store;
   static Path model;
   static Path model1;
-  private static InferResult predictionsAndEmbeddings;
   static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
 
   @BeforeAll
@@ -112,21 +111,6 @@ class InferenceApiTest {
     return Fanout.get(spark).infer(store.toString(), model.toString());
   }
 
-  /**
-   * Predictions into {@code pred} and embeddings into {@code emb}, run once for the class: the
-   * predictions test reads them and a second run must repeat their bytes.
-   */
-  static synchronized InferResult predictionsAndEmbeddings() {
-    if (predictionsAndEmbeddings == null) {
-      predictionsAndEmbeddings =
-          infer()
-              .output(tmp.resolve("pred").toString())
-              .embeddings(tmp.resolve("emb").toString())
-              .execute();
-    }
-    return predictionsAndEmbeddings;
-  }
-
   @Test
   void evaluateReportsTheTrainersNumbersAsJsonAndDataFrame() throws Exception {
     EvaluateResult full = Fanout.get(spark).evaluate(store.toString(), model.toString()).execute();
@@ -173,7 +157,7 @@ class InferenceApiTest {
   void predictionsAndEmbeddingsAreKeyedByTheOriginalIdsAndAgree() throws Exception {
     Path pred = tmp.resolve("pred");
     Path emb = tmp.resolve("emb");
-    InferResult r = predictionsAndEmbeddings();
+    InferResult r = infer().output(pred.toString()).embeddings(emb.toString()).execute();
     assertThat(r.rows()).isEqualTo(2708);
     assertThat(r.embeddingDim()).isEqualTo(HIDDEN);
     assertThat(r.skipped()).isFalse();
@@ -269,10 +253,10 @@ class InferenceApiTest {
   void twoRunsWriteIdenticalBytesAndARerunSkips() throws Exception {
     Path p1 = tmp.resolve("p1");
     Path e1 = tmp.resolve("e1");
-    Path p2 = tmp.resolve("pred");
-    Path e2 = tmp.resolve("emb");
+    Path p2 = tmp.resolve("p2");
+    Path e2 = tmp.resolve("e2");
     infer().output(p1.toString()).embeddings(e1.toString()).execute();
-    predictionsAndEmbeddings(); // the run that wrote p2 and e2, before or after this one
+    infer().output(p2.toString()).embeddings(e2.toString()).execute();
     assertSameFiles(p1, p2);
     assertSameFiles(e1, e2);
 

@@ -44,9 +44,6 @@ class InductiveScoringTest {
   static CoraHoldOut cora;
   static GnnClassificationModel model;
 
-  /** The held-out vertices scored over all of cora's edges by {@link #model}, computed once. */
-  private static Map<Long, float[]> heldOutOverAllEdges;
-
   @BeforeAll
   static void fit() {
     spark = SparkTestSession.start("InductiveScoringTest");
@@ -74,7 +71,8 @@ class InductiveScoringTest {
   void newVerticesGetTheScoresOfAFullReprepare() {
     long held = cora.heldOut.count();
     assertThat(held).isBetween(514L, 569L); // 19% to 21% of 2708
-    Map<Long, float[]> inductive = inductiveOverAllEdges();
+    Map<Long, float[]> inductive =
+        probabilities(model.copy(ParamMap.empty()).setEdges(cora.edges).transform(cora.heldOut));
     assertThat(inductive).hasSize((int) held);
 
     // The same checkpoint over cora prepared afresh, from its files, as one store.
@@ -157,7 +155,8 @@ class InductiveScoringTest {
     Path saved = tmp.resolve("saved");
     model.write().save(saved.toString());
     GnnClassificationModel loaded = GnnClassificationModel.load(saved.toString());
-    Map<Long, float[]> a = inductiveOverAllEdges();
+    Map<Long, float[]> a =
+        probabilities(model.copy(ParamMap.empty()).setEdges(cora.edges).transform(cora.heldOut));
     Map<Long, float[]> b = probabilities(loaded.setEdges(cora.edges).transform(cora.heldOut));
     assertThat(b.keySet()).isEqualTo(a.keySet());
     a.forEach((id, p) -> assertThat(b.get(id)).as("vertex %d", id).containsExactly(p));
@@ -253,18 +252,6 @@ class InductiveScoringTest {
         .hasMessageContaining("graph option mismatch")
         .hasMessageContaining("undirected = 'false'")
         .hasMessageContaining("prepared with 'true'");
-  }
-
-  /**
-   * The probabilities of the held-out vertices scored over all of cora's edges by a copy of {@link
-   * #model}: one scoring store for the tests that compare it with a re-prepare and a saved model.
-   */
-  static synchronized Map<Long, float[]> inductiveOverAllEdges() {
-    if (heldOutOverAllEdges == null) {
-      heldOutOverAllEdges =
-          probabilities(model.copy(ParamMap.empty()).setEdges(cora.edges).transform(cora.heldOut));
-    }
-    return heldOutOverAllEdges;
   }
 
   /** The probabilities of a transform's output by id. */
