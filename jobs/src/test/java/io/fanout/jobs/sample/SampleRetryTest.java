@@ -35,7 +35,7 @@ class SampleRetryTest {
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .getOrCreate();
-    store = SampleFixtures.prepare(spark, "citeseer", 2, tmp.resolve("citeseer.store"));
+    store = SampleFixtures.prepare(spark, "cora", 2, tmp.resolve("cora.store"));
   }
 
   @AfterAll
