@@ -273,6 +273,7 @@ public final class TypedTrainRun {
     checkInlineFeatures(v, cfg, "--val-shards");
     v = storeDecoders(v, r.graph(), "--val-shards");
     TypedInPlaceRows.check(r.featureAccess(), r.graph(), v, "--val-shards", false);
+    checkCacheOverInlineRows(v, r.cache(), "--val-shards");
     ShardManifest.Typed t = v.manifest().typed;
     if (t.linkRelation != null || v.seedType() != target || t.layers != hops) {
       String holds =
@@ -339,14 +340,17 @@ public final class TypedTrainRun {
   /**
    * Refuses a feature cache over shards that inline their feature rows, as one-type training does:
    * the rows come with every batch, so there is nothing for the cache to read or hold (a design
-   * choice, not a gap). {@code cache} null: no cache, nothing refused.
+   * choice, not a gap), whether they are the training shards or the validation ones ({@code option}
+   * names them). {@code cache} null: no cache, nothing refused.
    */
-  static void checkCacheOverInlineRows(TypedShardSet set, TypedCacheSettings cache) {
+  static void checkCacheOverInlineRows(TypedShardSet set, TypedCacheSettings cache, String option) {
     if (cache != null && set.featureDims() != null) {
       throw new FanoutConfigException(
           "train --feature-cache "
               + cache.policy().id()
-              + " reads feature rows from the store's files, and --shards "
+              + " reads feature rows from the store's files, and "
+              + option
+              + " "
               + set.dir()
               + " inline them (sample --features "
               + set.featureEncoding().id()
@@ -490,7 +494,7 @@ public final class TypedTrainRun {
     checkInlineFeatures(set, cfg, "--shards");
     set = storeDecoders(set, r.graph(), "--shards");
     TypedInPlaceRows.check(r.featureAccess(), r.graph(), set, "--shards", r.cache() != null);
-    checkCacheOverInlineRows(set, r.cache());
+    checkCacheOverInlineRows(set, r.cache(), "--shards");
     TypedTrainMemory memory =
         new TypedTrainMemory(
             cfg, TypedTrainMemory.rowBytes(r.graph(), cfg), r.cache(), set.manifest(), r.loading());

@@ -277,15 +277,19 @@ class TypedInlineFeaturesTest {
             4096,
             FeatureCacheIo.BUFFERED,
             RowCacheSizing.DEFAULT_WINDOW_BATCHES);
-    assertThatThrownBy(() -> TypedTrainRun.checkCacheOverInlineRows(inline, belady))
+    assertThatThrownBy(() -> TypedTrainRun.checkCacheOverInlineRows(inline, belady, "--shards"))
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageStartingWith("train --feature-cache belady reads feature rows from the store's")
-        .hasMessageContaining("inline them (sample --features f16)")
+        .hasMessageContaining(
+            "and --shards " + inline.dir() + " inline them (sample --features f16)")
         .hasMessageContaining("there is nothing to cache")
         .hasMessageNotContaining("\n");
-    TypedTrainRun.checkCacheOverInlineRows(inline, null);
+    // validation shards that inline rows would be read through the cache, not as they are
+    assertThatThrownBy(() -> TypedTrainRun.checkCacheOverInlineRows(inline, belady, "--val-shards"))
+        .hasMessageContaining("and --val-shards " + inline.dir() + " inline them");
+    TypedTrainRun.checkCacheOverInlineRows(inline, null, "--shards");
     TypedTrainRun.checkCacheOverInlineRows(
-        TypedShardSet.open(shards("plain", FeatureEncoding.NONE)), belady);
+        TypedShardSet.open(shards("plain", FeatureEncoding.NONE)), belady, "--val-shards");
   }
 
   @Test
