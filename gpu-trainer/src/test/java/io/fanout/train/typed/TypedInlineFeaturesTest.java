@@ -8,42 +8,27 @@ import io.fanout.features.CachePolicy;
 import io.fanout.features.FeatureCacheIo;
 import io.fanout.features.RowCacheSizing;
 import io.fanout.graph.ArrayTypedGraph;
-import io.fanout.graph.FeatureTable;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.typed.SimpleTypedSampler;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
-import io.fanout.sample.TypedFanouts;
 import io.fanout.sample.TypedMiniBatch;
-import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.EncodedTypedBatch;
 import io.fanout.shard.FeatureEncoding;
-import io.fanout.shard.ShardManifest;
-import io.fanout.shard.ShardPartWriter;
-import io.fanout.shard.ShardPlan;
-import io.fanout.shard.ShardSchema;
-import io.fanout.shard.TypedFeatureRows;
-import io.fanout.shard.TypedShardPartWriter;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.Half;
 import io.fanout.store.InvalidInputException;
-import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.List;
-import java.util.Map;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,55 +42,12 @@ import org.junit.jupiter.api.io.TempDir;
 class TypedInlineFeaturesTest {
   private static final ArrayTypedGraph G = TypedTestGraphs.small(3);
   private static final TypedTrainOptions OPTS = new TypedTrainOptions(2, 2, 0.02f, 1e-4f, 5);
-  private static final int[][] FANOUTS = TypedFanouts.parse("cites=3,2;*=2,2", G.schema());
-  private static final TypedNeighborSampler SAMPLER = new TypedNeighborSampler(G, 0, FANOUTS, 9);
 
   @TempDir Path tmp;
 
   /** One sampled epoch of the 16 training papers in batches of 2, as 2 part files. */
   private Path shards(String name, FeatureEncoding enc) throws Exception {
-    Path out = tmp.resolve(name);
-    Path data = out.resolve("v-0001");
-    TypedNeighborSampler.Worker w = SAMPLER.newWorker();
-    int[] order = SAMPLER.order(StoreLayout.SPLIT_TRAIN, 0);
-    int batches = order.length / 2;
-    FeatureTable[] tables = new FeatureTable[G.schema().numTypes()];
-    for (int t = 0; t < tables.length; t++) {
-      tables[t] = G.schema().type(t).featureDim() > 0 ? G.features(t) : null;
-    }
-    ShardManifest m = new ShardManifest();
-    m.dataDir = "v-0001";
-    m.epochs = 1;
-    m.partsPerEpoch = 2;
-    m.batchesPerEpoch = batches;
-    m.features = enc.id();
-    m.typed = ShardManifest.Typed.of(G.schema(), 0, FANOUTS);
-    m.typed.featureDims = enc == FeatureEncoding.NONE ? null : TypedFeatureRows.dims(tables);
-    for (int p = 0; p < 2; p++) {
-      List<TypedMiniBatch> list = new ArrayList<>();
-      for (int b = p * batches / 2; b < (p + 1) * batches / 2; b++) {
-        list.add(w.sample(0, b, order, 2 * b, 2));
-      }
-      Path f = data.resolve(ShardPlan.partPath(0, p));
-      Files.createDirectories(f.getParent());
-      ShardPartWriter.Written written =
-          TypedShardPartWriter.write(
-              f,
-              list.iterator(),
-              tables,
-              enc,
-              CompressionCodecName.ZSTD,
-              Map.of(ShardSchema.FEATURES_KEY, enc.id()));
-      ShardManifest.Part part = new ShardManifest.Part();
-      part.epoch = 0;
-      part.part = p;
-      part.path = ShardPlan.partPath(0, p);
-      part.bytes = written.bytes();
-      part.crc32c = written.crc32c();
-      m.files.add(part);
-    }
-    Files.writeString(out.resolve(ShardManifest.FILE), m.toJson() + "\n");
-    return out;
+    return TypedTestShards.write(G, tmp.resolve(name), enc);
   }
 
   private static TypedModelConfig config(EmbeddingMode embeddings) {
