@@ -14,6 +14,14 @@ public final class Defaults {
   private Defaults() {}
 
   public static final ModelKind MODEL = ModelKind.SAGE;
+
+  /**
+   * The architecture of typed graphs where none is named: that of {@code quickstart} on a typed
+   * dataset and of the Spark ML {@code TypedGnnClassifier} ({@code train} itself needs {@code
+   * --model} on a typed store, since its default, {@link #MODEL}, is a one-type architecture).
+   */
+  public static final ModelKind TYPED_MODEL = ModelKind.RGCN;
+
   public static final int HIDDEN = 256;
   public static final double DROPOUT = 0.5;
   public static final ActivationKind ACTIVATION = ActivationKind.RELU;

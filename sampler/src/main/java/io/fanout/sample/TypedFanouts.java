@@ -37,6 +37,29 @@ public final class TypedFanouts {
     if (relations == 0) {
       throw new IllegalArgumentException("the graph has no relations to sample");
     }
+    Map<String, int[]> byName = entries(text, schema);
+    int[][] out = new int[relations][];
+    return resolve(byName, schema, out);
+  }
+
+  /**
+   * Checks the text form without a graph: its syntax, each list's values, and no relation named
+   * twice; the relation names and hop counts are checked against the graph by {@link #parse}.
+   *
+   * @throws IllegalArgumentException naming the first mistake and what was expected
+   */
+  public static void checkText(String text) {
+    if (text == null || text.isBlank()) {
+      throw new IllegalArgumentException(
+          "expected fanouts such as 'rel=10,5;*=10,5' or '10,5' for every relation");
+    }
+    entries(text, null);
+  }
+
+  /**
+   * The fanouts of each name in {@code text}; names are checked against {@code schema} if given.
+   */
+  private static Map<String, int[]> entries(String text, TypedSchema schema) {
     Map<String, int[]> byName = new LinkedHashMap<>();
     String trimmed = text.trim();
     if (!trimmed.contains("=")) {
@@ -54,7 +77,7 @@ public final class TypedFanouts {
           throw new IllegalArgumentException(
               "entry '" + e + "' names no relation; expected 'relation=10,5' or '*=10,5'");
         }
-        if (!name.equals(DEFAULT) && schema.relationIndex(name) < 0) {
+        if (schema != null && !name.equals(DEFAULT) && schema.relationIndex(name) < 0) {
           throw new IllegalArgumentException(
               "unknown relation '" + name + "'; the graph's relations are " + names(schema));
         }
@@ -64,7 +87,11 @@ public final class TypedFanouts {
         }
       }
     }
-    int[][] out = new int[relations][];
+    return byName;
+  }
+
+  private static int[][] resolve(Map<String, int[]> byName, TypedSchema schema, int[][] out) {
+    int relations = out.length;
     int layers = -1;
     String first = null;
     for (int r = 0; r < relations; r++) {

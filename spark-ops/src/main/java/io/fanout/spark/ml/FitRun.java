@@ -5,6 +5,7 @@ import io.fanout.conf.options.SampleOptions;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.sample.Fanouts;
 import io.fanout.spark.Fanout;
+import io.fanout.spark.PrepareAction;
 import io.fanout.spark.PrepareResult;
 import io.fanout.spark.SampleResult;
 import io.fanout.store.InvalidInputException;
@@ -21,6 +22,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 
 /**
  * One fit of a GNN estimator: prepare, sample and train through {@link Fanout}, into a work folder
@@ -53,7 +55,25 @@ final class FitRun {
       Map<String, String> prepareOptions,
       Map<String, String> sampleOptions,
       Map<String, String> train) {
-    Fanout fanout = Fanout.get(vertices.sparkSession());
+    return run(
+        vertices.sparkSession(),
+        f -> f.prepare(vertices, edges),
+        prepareOptions,
+        sampleOptions,
+        train);
+  }
+
+  /**
+   * As the other, with the graph {@code graph} gives: a {@code prepare} of its tables, without
+   * output or options, e.g. a typed graph's {@code prepare().vertices(...).edges(...)}.
+   */
+  Outputs run(
+      SparkSession spark,
+      Function<Fanout, PrepareAction> graph,
+      Map<String, String> prepareOptions,
+      Map<String, String> sampleOptions,
+      Map<String, String> train) {
+    Fanout fanout = Fanout.get(spark);
     Path store = work.resolve("store");
     Path shards = work.resolve("train-shards");
     Path model = work.resolve("model");
@@ -61,8 +81,8 @@ final class FitRun {
         replacing(
             store,
             overwrite ->
-                fanout
-                    .prepare(vertices, edges)
+                graph
+                    .apply(fanout)
                     .options(prepareOptions)
                     .option(PrepareOptions.OVERWRITE.name(), Boolean.toString(overwrite))
                     .output(store.toString())
@@ -145,13 +165,51 @@ final class FitRun {
     return o;
   }
 
-  /** The options of {@code train} every GNN stage sets from its Params. */
+  /** The options of {@code prepare} of a typed graph for node classification. */
+  static Map<String, String> typedPrepareOptions(TypedGnnParams p) {
+    Map<String, String> o = new TreeMap<>();
+    o.put(PrepareOptions.ID_COLUMN.name(), p.getIdCol());
+    o.put(PrepareOptions.FEATURES_COLUMN.name(), p.getFeaturesCol());
+    o.put(PrepareOptions.LABEL_COLUMN.name(), p.getLabelCol());
+    o.put(PrepareOptions.SPLIT_COLUMN.name(), p.getSplitCol());
+    o.put(PrepareOptions.SRC_COLUMN.name(), p.getSrcCol());
+    o.put(PrepareOptions.DST_COLUMN.name(), p.getDstCol());
+    o.put(PrepareOptions.ADD_REVERSE.name(), Boolean.toString(p.getAddReverse()));
+    return o;
+  }
+
+  /** The options of {@code sample} of a typed graph: seeds of the target type's train split. */
+  static Map<String, String> typedSampleOptions(TypedGnnParams p) {
+    Map<String, String> o = new TreeMap<>();
+    o.put(SampleOptions.FANOUTS.name(), p.getFanouts());
+    o.put(SampleOptions.SEED_TYPE.name(), p.getTargetType());
+    o.put(SampleOptions.SPLIT.name(), VertexColumns.TRAIN);
+    o.put(SampleOptions.BATCH_SIZE.name(), Integer.toString(p.getBatchSize()));
+    o.put(SampleOptions.EPOCHS.name(), Integer.toString(p.getSampleEpochs()));
+    o.put(SampleOptions.SEED.name(), Long.toString(p.getSeed()));
+    return o;
+  }
+
+  /** The options of {@code train} of a typed graph. */
+  static Map<String, String> typedTrainOptions(TypedGnnParams p) {
+    Map<String, String> o = stageTrainOptions(p);
+    o.put(TrainCommandOptions.LEARNED_EMBEDDINGS.name(), p.getLearnedEmbeddings());
+    return o;
+  }
+
+  /** The options of {@code train} every GNN stage of a one-type graph sets from its Params. */
   static Map<String, String> trainOptions(GnnGraphParams p) {
+    Map<String, String> o = stageTrainOptions(p);
+    o.put(TrainCommandOptions.ACTIVATION.name(), p.getActivation());
+    return o;
+  }
+
+  /** The options of {@code train} every GNN stage, one-type or typed, sets from its Params. */
+  static Map<String, String> stageTrainOptions(GnnStageParams p) {
     Map<String, String> o = new TreeMap<>();
     o.put(TrainCommandOptions.MODEL.name(), p.getModelType());
     o.put(TrainCommandOptions.HIDDEN.name(), Integer.toString(p.getHidden()));
     o.put(TrainCommandOptions.DROPOUT.name(), Double.toString(p.getDropout()));
-    o.put(TrainCommandOptions.ACTIVATION.name(), p.getActivation());
     o.put(TrainCommandOptions.FEATURE_NORM.name(), p.getFeatureNorm());
     o.put(TrainCommandOptions.LR.name(), Double.toString(p.getLearningRate()));
     o.put(TrainCommandOptions.WEIGHT_DECAY.name(), Double.toString(p.getWeightDecay()));

@@ -217,7 +217,7 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
     return outputSchema(schema, this);
   }
 
-  static StructType outputSchema(StructType schema, GnnClassifierParams p) {
+  static StructType outputSchema(StructType schema, GnnNodeParams p) {
     String who = p.getClass().getSimpleName();
     StructType s =
         VertexColumns.append(

@@ -10,9 +10,12 @@ import io.fanout.conf.options.SelfLoopPolicy;
 import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.nn.ActivationKind;
 import io.fanout.nn.DecoderKind;
+import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.ModelKind;
 import io.fanout.sample.Fanouts;
+import io.fanout.sample.TypedFanouts;
+import io.fanout.train.Defaults;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
@@ -33,12 +36,24 @@ import org.apache.spark.ml.param.Params;
 public final class GnnParamSet implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  /** Which stages own the set: they share {@link GnnGraphParams} and add their own. */
+  /** Which stages own the set: they share {@link GnnStageParams} and add their own. */
   enum Kind {
     /** {@link GnnClassifierParams}. */
     CLASSIFIER,
     /** {@link GnnLinkParams}. */
-    LINK
+    LINK,
+    /** {@link TypedGnnParams}: node classification on a typed graph. */
+    TYPED_CLASSIFIER;
+
+    /** Whether the stage trains a one-type graph ({@link GnnGraphParams}). */
+    boolean oneType() {
+      return this != TYPED_CLASSIFIER;
+    }
+
+    /** Whether the stage classifies nodes ({@link GnnNodeParams}). */
+    boolean node() {
+      return this != LINK;
+    }
   }
 
   final Kind kind;
@@ -73,11 +88,16 @@ public final class GnnParamSet implements Serializable {
   final IntParam numNegatives;
   final Param<String> decoder;
   final Param<String> scoreCol;
+  final Param<String> targetType;
+  final Param<String> relationFanouts;
+  final BooleanParam addReverse;
+  final Param<String> learnedEmbeddings;
 
   GnnParamSet(Params owner, Kind kind) {
     this.kind = kind;
     String who = owner.getClass().getSimpleName();
-    boolean link = kind == Kind.LINK;
+    boolean link = !kind.node();
+    boolean typed = !kind.oneType();
     idCol = column(owner, who, "idCol", "vertex id column (long, int or string)");
     featuresCol =
         column(
@@ -102,20 +122,25 @@ public final class GnnParamSet implements Serializable {
                     + " seeds; when the DataFrame has no such column every labeled vertex is one");
     srcCol = column(owner, who, "srcCol", "edge source column of the edges DataFrame");
     dstCol = column(owner, who, "dstCol", "edge destination column of the edges DataFrame");
-    undirected = new BooleanParam(owner, "undirected", "add the reverse of every edge");
-    dedupe = new BooleanParam(owner, "dedupe", "keep one copy of repeated edges");
+    undirected =
+        typed ? null : new BooleanParam(owner, "undirected", "add the reverse of every edge");
+    dedupe = typed ? null : new BooleanParam(owner, "dedupe", "keep one copy of repeated edges");
     selfLoops =
-        new Param<>(
-            owner,
-            "selfLoops",
-            "what to do with edges v -> v: keep or drop",
-            new ParamCheck<String>(who, "selfLoops", SelfLoopPolicy::parse));
+        typed
+            ? null
+            : new Param<>(
+                owner,
+                "selfLoops",
+                "what to do with edges v -> v: keep or drop",
+                new ParamCheck<String>(who, "selfLoops", SelfLoopPolicy::parse));
     fanouts =
-        new IntArrayParam(
-            owner,
-            "fanouts",
-            "neighbors sampled per node and hop, hop 1 first (-1 = all); one per layer",
-            new ParamCheck<int[]>(who, "fanouts", f -> Fanouts.parse(Fanouts.format(f))));
+        typed
+            ? null
+            : new IntArrayParam(
+                owner,
+                "fanouts",
+                "neighbors sampled per node and hop, hop 1 first (-1 = all); one per layer",
+                new ParamCheck<int[]>(who, "fanouts", f -> Fanouts.parse(Fanouts.format(f))));
     batchSize =
         new IntParam(
             owner,
@@ -132,8 +157,10 @@ public final class GnnParamSet implements Serializable {
         new Param<>(
             owner,
             "modelType",
-            "GNN architecture: sage, gcn or gat",
-            new ParamCheck<String>(who, "modelType", GnnParamSet::oneTypeModel));
+            typed ? "GNN architecture: rgcn, hsage or hgn" : "GNN architecture: sage, gcn or gat",
+            typed
+                ? new ParamCheck<String>(who, "modelType", GnnParamSet::typedModel)
+                : new ParamCheck<String>(who, "modelType", GnnParamSet::oneTypeModel));
     hidden =
         new IntParam(
             owner,
@@ -147,11 +174,13 @@ public final class GnnParamSet implements Serializable {
             "dropout on every layer's input, in [0, 1)",
             new ParamCheck<>(who, "dropout", ParamCheck.fraction()));
     activation =
-        new Param<>(
-            owner,
-            "activation",
-            "activation between layers",
-            new ParamCheck<String>(who, "activation", ActivationKind::parse));
+        typed
+            ? null
+            : new Param<>(
+                owner,
+                "activation",
+                "activation between layers",
+                new ParamCheck<String>(who, "activation", ActivationKind::parse));
     featureNorm =
         new Param<>(
             owner,
@@ -237,6 +266,42 @@ public final class GnnParamSet implements Serializable {
                 new ParamCheck<String>(who, "decoder", DecoderKind::parse));
     scoreCol =
         !link ? null : column(owner, who, "scoreCol", "output column of the pair score (double)");
+    targetType =
+        !typed
+            ? null
+            : new Param<>(
+                owner,
+                "targetType",
+                "the vertex type fit's and transform's DataFrame holds, whose vertices are"
+                    + " classified",
+                new ParamCheck<String>(who, "targetType", ParamCheck.anyText()));
+    relationFanouts =
+        !typed
+            ? null
+            : new Param<>(
+                owner,
+                "fanouts",
+                "neighbors sampled per node, relation and hop, hop 1 first: 'rel=10,5;*=10,5' (* ="
+                    + " every relation not named; -1 = all, 0 = none), or one list for every"
+                    + " relation",
+                new ParamCheck<String>(who, "fanouts", TypedFanouts::checkText));
+    addReverse =
+        !typed
+            ? null
+            : new BooleanParam(
+                owner,
+                "addReverse",
+                "add relation rev_NAME, the flip of relation NAME, for every relation without a"
+                    + " reverse");
+    learnedEmbeddings =
+        !typed
+            ? null
+            : new Param<>(
+                owner,
+                "learnedEmbeddings",
+                "which vertices learn one vector of hidden floats each instead of reading features:"
+                    + " auto (the types without features), all, off",
+                new ParamCheck<String>(who, "learnedEmbeddings", EmbeddingMode::parse));
   }
 
   /** Sets every Param's default on {@code owner}, from the option definitions. */
@@ -245,23 +310,31 @@ public final class GnnParamSet implements Serializable {
     owner.setDefault(featuresCol, PrepareOptions.FEATURES_COLUMN.defaultValue());
     owner.setDefault(srcCol, PrepareOptions.SRC_COLUMN.defaultValue());
     owner.setDefault(dstCol, PrepareOptions.DST_COLUMN.defaultValue());
-    owner.setDefault(undirected, parsed(PrepareOptions.UNDIRECTED));
-    owner.setDefault(dedupe, parsed(PrepareOptions.DEDUPE));
-    owner.setDefault(selfLoops, PrepareOptions.SELF_LOOPS.defaultValue());
-    owner.setDefault(fanouts, Fanouts.parse(SampleOptions.FANOUTS.defaultValue()));
     owner.setDefault(batchSize, parsed(SampleOptions.BATCH_SIZE));
     owner.setDefault(sampleEpochs, parsed(SampleOptions.EPOCHS));
-    owner.setDefault(modelType, TrainCommandOptions.MODEL.defaultValue());
     owner.setDefault(hidden, parsed(TrainCommandOptions.HIDDEN));
     owner.setDefault(dropout, parsed(TrainCommandOptions.DROPOUT));
-    owner.setDefault(activation, TrainCommandOptions.ACTIVATION.defaultValue());
+    if (kind.oneType()) {
+      owner.setDefault(undirected, parsed(PrepareOptions.UNDIRECTED));
+      owner.setDefault(dedupe, parsed(PrepareOptions.DEDUPE));
+      owner.setDefault(selfLoops, PrepareOptions.SELF_LOOPS.defaultValue());
+      owner.setDefault(fanouts, Fanouts.parse(SampleOptions.FANOUTS.defaultValue()));
+      owner.setDefault(modelType, TrainCommandOptions.MODEL.defaultValue());
+      owner.setDefault(activation, TrainCommandOptions.ACTIVATION.defaultValue());
+    } else {
+      owner.setDefault(targetType, SampleOptions.SEED_TYPE.defaultValue());
+      owner.setDefault(relationFanouts, SampleOptions.FANOUTS.defaultValue());
+      owner.setDefault(addReverse, parsed(PrepareOptions.ADD_REVERSE));
+      owner.setDefault(modelType, Defaults.TYPED_MODEL.id());
+      owner.setDefault(learnedEmbeddings, TrainCommandOptions.LEARNED_EMBEDDINGS.defaultValue());
+    }
     owner.setDefault(featureNorm, TrainCommandOptions.FEATURE_NORM.defaultValue());
     owner.setDefault(learningRate, parsed(TrainCommandOptions.LR));
     owner.setDefault(weightDecay, parsed(TrainCommandOptions.WEIGHT_DECAY));
     owner.setDefault(epochs, parsed(TrainCommandOptions.EPOCHS));
     owner.setDefault(seed, parsed(TrainCommandOptions.SEED));
     owner.setDefault(workDir, SharedOptions.WORK_DIR.defaultValue());
-    if (kind == Kind.CLASSIFIER) {
+    if (kind.node()) {
       owner.setDefault(labelCol, PrepareOptions.LABEL_COLUMN.defaultValue());
       owner.setDefault(splitCol, PrepareOptions.SPLIT_COLUMN.defaultValue());
       owner.setDefault(predictionCol, "prediction");
@@ -285,7 +358,15 @@ public final class GnnParamSet implements Serializable {
     return FanoutConf.of("defaults", List.of(def), Map.of()).get(def);
   }
 
-  /** The Spark ML stages train one-type graphs: the typed architectures are refused. */
+  /** The typed stage trains the typed architectures only. */
+  private static void typedModel(String raw) {
+    if (!ModelKind.parse(raw).typed()) {
+      throw new IllegalArgumentException(
+          "expected rgcn, hsage or hgn (sage, gcn and gat train one-type graphs: GnnClassifier)");
+    }
+  }
+
+  /** The one-type stages train one-type graphs: the typed architectures are refused. */
   private static void oneTypeModel(String raw) {
     if (ModelKind.parse(raw).typed()) {
       throw new IllegalArgumentException(

@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.floor;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.spark.ml.linalg.VectorUDT;
@@ -32,12 +33,17 @@ final class VertexColumns {
    * Refuses a vertex schema without the id column, or (when {@code training}) without a features
    * column of a usable type or a numeric label column.
    */
-  static void check(StructType schema, GnnClassifierParams p, boolean training) {
+  static void check(StructType schema, GnnNodeParams p, boolean training) {
     checkId(schema, p);
     if (!training) {
       return;
     }
     checkFeatures(schema, p);
+    checkLabelAndSplit(schema, p);
+  }
+
+  /** Refuses a vertex schema without a numeric label column, or with a split column not string. */
+  static void checkLabelAndSplit(StructType schema, GnnNodeParams p) {
     String who = p.getClass().getSimpleName();
     DataType l = type(schema, who, "labelCol", p.getLabelCol(), "vertices");
     if (!(l instanceof NumericType)) {
@@ -64,9 +70,14 @@ final class VertexColumns {
   }
 
   /** Refuses a vertex schema without an id column of a usable type. */
-  static void checkId(StructType schema, GnnGraphParams p) {
+  static void checkId(StructType schema, GnnStageParams p) {
+    checkId(schema, p, "vertices");
+  }
+
+  /** As {@link #checkId(StructType, GnnStageParams)}, naming the DataFrame {@code table}. */
+  static void checkId(StructType schema, GnnStageParams p, String table) {
     String who = p.getClass().getSimpleName();
-    DataType id = type(schema, who, "idCol", p.getIdCol(), "vertices");
+    DataType id = type(schema, who, "idCol", p.getIdCol(), table);
     if (!(id.equals(DataTypes.LongType)
         || id.equals(DataTypes.IntegerType)
         || id.equals(DataTypes.StringType))) {
@@ -76,14 +87,31 @@ final class VertexColumns {
               + p.getIdCol()
               + "' of type "
               + id.sql()
-              + "; expected long, int or string ids");
+              + " in the "
+              + table
+              + " DataFrame; expected long, int or string ids");
     }
   }
 
+  /**
+   * Refuses a features column of an unusable type in the vertex schema of {@code table}; a schema
+   * without one passes (a typed graph's vertex type without features).
+   */
+  static void checkFeaturesIfPresent(StructType schema, GnnStageParams p, String table) {
+    if (hasFeatures(schema, p)) {
+      featureType(schema, p, table);
+    }
+  }
+
+  /** Whether the schema has the {@code featuresCol} column. */
+  static boolean hasFeatures(StructType schema, GnnStageParams p) {
+    return Arrays.asList(schema.fieldNames()).contains(p.getFeaturesCol());
+  }
+
   /** Refuses a vertex schema without a features column of a usable type. */
-  static void checkFeatures(StructType schema, GnnGraphParams p) {
+  static void checkFeatures(StructType schema, GnnStageParams p) {
     String who = p.getClass().getSimpleName();
-    if (!Arrays.asList(schema.fieldNames()).contains(p.getFeaturesCol())) {
+    if (!hasFeatures(schema, p)) {
       throw new IllegalArgumentException(
           who
               + " param featuresCol names column '"
@@ -95,7 +123,12 @@ final class VertexColumns {
               + " reads features; a graph without them trains with a learned embedding per vertex"
               + " through Fanout.get(spark).train(...) or bin/fanout train)");
     }
-    DataType f = type(schema, who, "featuresCol", p.getFeaturesCol(), "vertices");
+    featureType(schema, p, "vertices");
+  }
+
+  private static void featureType(StructType schema, GnnStageParams p, String table) {
+    String who = p.getClass().getSimpleName();
+    DataType f = type(schema, who, "featuresCol", p.getFeaturesCol(), table);
     boolean array =
         f instanceof ArrayType a
             && (a.elementType().equals(DataTypes.FloatType)
@@ -107,24 +140,26 @@ final class VertexColumns {
               + p.getFeaturesCol()
               + "' of type "
               + f.sql()
-              + "; expected an ML Vector (as VectorAssembler makes), array<float> or"
+              + " in the "
+              + table
+              + " DataFrame; expected an ML Vector (as VectorAssembler makes), array<float> or"
               + " array<double>");
     }
   }
 
   /** Refuses an edge (or pair) schema without the source or destination column. */
-  static void checkEdges(StructType schema, GnnGraphParams p, String table) {
+  static void checkEdges(StructType schema, GnnStageParams p, String table) {
     String who = p.getClass().getSimpleName();
     type(schema, who, "srcCol", p.getSrcCol(), table);
     type(schema, who, "dstCol", p.getDstCol(), table);
   }
 
   /**
-   * The vertex table for {@code prepare}: the id, features, label and split columns only, a
-   * fractional label as the text of its integer (a non-integer one is refused by prepare, naming
-   * the row), and without a split column every labeled vertex in {@link #TRAIN}.
+   * The vertex table for {@code prepare}: the id, features (when present), label and split columns
+   * only, a fractional label as the text of its integer (a non-integer one is refused by prepare,
+   * naming the row), and without a split column every labeled vertex in {@link #TRAIN}.
    */
-  static Dataset<Row> forPrepare(Dataset<?> vertices, GnnClassifierParams p) {
+  static Dataset<Row> forPrepare(Dataset<?> vertices, GnnNodeParams p) {
     StructType schema = vertices.schema();
     Column label = col(quote(p.getLabelCol()));
     DataType lt = schema.apply(p.getLabelCol()).dataType();
@@ -140,17 +175,28 @@ final class VertexColumns {
       Column l = col(quote(p.getLabelCol()));
       split = when(l.isNotNull().and(l.geq(0)), lit(TRAIN)).otherwise(lit("none"));
     }
-    List<Column> cols =
-        List.of(
-            col(quote(p.getIdCol())).as(p.getIdCol()),
-            col(quote(p.getFeaturesCol())).as(p.getFeaturesCol()),
-            label.as(p.getLabelCol()),
-            split.as(p.getSplitCol()));
+    List<Column> cols = new ArrayList<>();
+    cols.add(col(quote(p.getIdCol())).as(p.getIdCol()));
+    if (hasFeatures(schema, p)) {
+      cols.add(col(quote(p.getFeaturesCol())).as(p.getFeaturesCol()));
+    }
+    cols.add(label.as(p.getLabelCol()));
+    cols.add(split.as(p.getSplitCol()));
     return vertices.toDF().select(cols.toArray(new Column[0]));
   }
 
+  /**
+   * The vertex table of a typed graph's other vertex type for {@code prepare}: the id and (when the
+   * DataFrame has it) features columns only.
+   */
+  static Dataset<Row> idAndFeaturesIfPresent(Dataset<?> vertices, GnnStageParams p) {
+    return hasFeatures(vertices.schema(), p)
+        ? idAndFeatures(vertices, p)
+        : vertices.toDF().select(col(quote(p.getIdCol())).as(p.getIdCol()));
+  }
+
   /** The vertex table for {@code prepare} of a link store: the id and features columns only. */
-  static Dataset<Row> idAndFeatures(Dataset<?> vertices, GnnGraphParams p) {
+  static Dataset<Row> idAndFeatures(Dataset<?> vertices, GnnStageParams p) {
     return vertices
         .toDF()
         .select(
@@ -159,7 +205,7 @@ final class VertexColumns {
   }
 
   /** The edge table for {@code prepare}: the source and destination columns only. */
-  static Dataset<Row> endpoints(Dataset<?> edges, GnnGraphParams p) {
+  static Dataset<Row> endpoints(Dataset<?> edges, GnnStageParams p) {
     return edges
         .toDF()
         .select(
