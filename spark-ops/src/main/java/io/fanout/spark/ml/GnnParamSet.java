@@ -370,7 +370,7 @@ public final class GnnParamSet implements Serializable {
   private static void oneTypeModel(String raw) {
     if (ModelKind.parse(raw).typed()) {
       throw new IllegalArgumentException(
-          "expected sage, gcn or gat (rgcn, hsage and hgn train typed graph stores)");
+          "expected sage, gcn or gat (rgcn, hsage and hgn train typed graphs: TypedGnnClassifier)");
     }
   }
 }

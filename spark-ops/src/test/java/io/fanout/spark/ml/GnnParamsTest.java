@@ -150,7 +150,7 @@ class GnnParamsTest {
     refused(
         () -> g.setModelType("rgcn"),
         "GnnClassifier param modelType has value 'rgcn'; expected sage, gcn or gat (rgcn, hsage"
-            + " and hgn train typed graph stores)");
+            + " and hgn train typed graphs: TypedGnnClassifier)");
     assertThatThrownBy(() -> g.setSelfLoops("remove"))
         .hasMessageStartingWith("GnnClassifier param selfLoops has value 'remove'; ")
         .hasMessageContaining("drop");
