@@ -52,4 +52,18 @@ class TypedFanoutsTest {
     assertThatThrownBy(() -> TypedFanouts.parse(" ", S))
         .hasMessage("expected fanouts such as 'rel=10,5;*=10,5' or '10,5' for every relation");
   }
+
+  @Test
+  void checkTextRefusesWhatParseRefusesForAnyGraphAndLeavesTheNamesAndHopsToParse() {
+    TypedFanouts.checkText("cite=10,5;*=2");
+    TypedFanouts.checkText("10,-1,0");
+    assertThatThrownBy(() -> TypedFanouts.checkText("cites=10,x;*=1,1"))
+        .hasMessage("relation 'cites': fanout 2 is 'x'; expected an integer >= 0 or -1 (all)");
+    assertThatThrownBy(() -> TypedFanouts.checkText("cites=1;cites=2"))
+        .hasMessage("relation 'cites' is given fanouts twice");
+    assertThatThrownBy(() -> TypedFanouts.checkText("cites=1;10"))
+        .hasMessage("entry '10' has no '='; expected 'relation=10,5' or '*=10,5'");
+    assertThatThrownBy(() -> TypedFanouts.checkText(""))
+        .hasMessage("expected fanouts such as 'rel=10,5;*=10,5' or '10,5' for every relation");
+  }
 }
