@@ -13,9 +13,6 @@ import io.fanout.graph.TypedStoreFixtures;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelKind;
-import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
@@ -27,7 +24,6 @@ import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
-import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
@@ -128,34 +124,15 @@ class TypedFeatureCacheTest {
     try (TypedGraphStore g = TypedGraphStore.open(store, false);
         PrintStream progress = new PrintStream(out, true, StandardCharsets.UTF_8)) {
       TypedTrainRun.train(
-          new TypedTrainRun.Request(
-              g,
-              shards,
-              modelDir,
-              false,
-              ModelKind.RGCN,
-              8,
-              0,
-              0.2f,
-              0.02f,
-              1e-4f,
-              LrSchedule.CONSTANT,
-              3,
-              5,
-              EmbeddingMode.AUTO,
-              0,
-              norm,
-              backend,
-              -1,
-              MatmulPrecision.FP32,
-              true,
-              val,
-              loading,
-              HgnSettings.DEFAULT,
-              DecoderKind.DOT,
-              cache,
-              reuse,
-              null),
+          TypedTestRuns.rgcn(g, shards, modelDir)
+              .epochs(3)
+              .featureNorm(norm)
+              .backend(backend)
+              .valShards(val)
+              .loading(loading)
+              .cache(cache)
+              .reuse(reuse)
+              .build(),
           progress,
           () -> false);
     }

@@ -13,9 +13,6 @@ import io.fanout.graph.TypedStoreFixtures;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelKind;
-import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
@@ -30,7 +27,6 @@ import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
-import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
@@ -111,34 +107,17 @@ class TypedZeroCopyTrainingTest {
       boolean resume,
       TypedCacheSettings cache,
       HotReuse reuse) {
-    return new TypedTrainRun.Request(
-        g,
-        trainShards,
-        modelDir,
-        resume,
-        ModelKind.RGCN,
-        8,
-        0,
-        0.2f,
-        0.02f,
-        1e-4f,
-        LrSchedule.CONSTANT,
-        epochs,
-        5,
-        EmbeddingMode.AUTO,
-        0,
-        norm,
-        backend,
-        -1,
-        MatmulPrecision.FP32,
-        true,
-        val,
-        new TrainSpec.Loading(2, 2),
-        HgnSettings.DEFAULT,
-        DecoderKind.DOT,
-        cache,
-        reuse,
-        access);
+    return TypedTestRuns.rgcn(g, trainShards, modelDir)
+        .resume(resume)
+        .epochs(epochs)
+        .featureNorm(norm)
+        .backend(backend)
+        .valShards(val)
+        .loading(new TrainSpec.Loading(2, 2))
+        .cache(cache)
+        .reuse(reuse)
+        .access(access)
+        .build();
   }
 
   /** Trains on {@code store}; the checkpoint's bytes. */
