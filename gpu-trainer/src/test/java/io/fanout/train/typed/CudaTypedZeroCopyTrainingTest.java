@@ -7,8 +7,6 @@ import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedStoreFixtures;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.typed.TypedTestGraphs;
-import io.fanout.sample.TypedFanouts;
-import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
@@ -41,14 +39,10 @@ class CudaTypedZeroCopyTrainingTest {
     Path store = tmp.resolve(name + ".store");
     TypedStoreFixtures.write(store, G, SIZES, new int[][][] {null, null, null}, encodings);
     try (TypedGraphStore g = TypedGraphStore.open(store, true)) {
-      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
       Path shards =
-          TypedShardFixtures.write(
-              tmp.resolve(name + ".shards"),
+          TypedTestShards.write(
               g,
-              new TypedNeighborSampler(g, 0, fanouts, 9),
-              0,
-              fanouts,
+              tmp.resolve(name + ".shards"),
               StoreLayout.SPLIT_TRAIN,
               2,
               2,

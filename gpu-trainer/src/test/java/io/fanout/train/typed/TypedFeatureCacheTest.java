@@ -16,9 +16,7 @@ import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
-import io.fanout.sample.TypedFanouts;
 import io.fanout.sample.TypedMiniBatch;
-import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
@@ -71,27 +69,13 @@ class TypedFeatureCacheTest {
     TypedStoreFixtures.write(
         store, G, new int[][] {{10, 14}, {7, 11}, {10}}, new int[][][] {null, null, null});
     try (TypedGraphStore g = TypedGraphStore.open(store, true)) {
-      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
-      TypedNeighborSampler sampler = new TypedNeighborSampler(g, PAPER, fanouts, 9);
-      shards = shards(g, sampler, fanouts, "shards", StoreLayout.SPLIT_TRAIN, 2, 4);
-      val = shards(g, sampler, fanouts, "val", StoreLayout.SPLIT_VAL, 1, 1);
+      shards =
+          TypedTestShards.write(
+              g, tmp.resolve("shards"), StoreLayout.SPLIT_TRAIN, 2, 4, FeatureEncoding.NONE);
+      val =
+          TypedTestShards.write(
+              g, tmp.resolve("val"), StoreLayout.SPLIT_VAL, 1, 1, FeatureEncoding.NONE);
     }
-  }
-
-  /**
-   * {@code epochs} epochs of the papers of {@code split} in batches of 2, in {@code parts} parts.
-   */
-  private static Path shards(
-      TypedGraphStore g,
-      TypedNeighborSampler sampler,
-      int[][] fanouts,
-      String name,
-      byte split,
-      int epochs,
-      int parts)
-      throws Exception {
-    return TypedShardFixtures.write(
-        tmp.resolve(name), g, sampler, PAPER, fanouts, split, epochs, parts, FeatureEncoding.NONE);
   }
 
   private static TypedCacheSettings cache(CachePolicy p, long bytes, FeatureCacheIo io, int win) {

@@ -17,9 +17,7 @@ import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
-import io.fanout.sample.TypedFanouts;
 import io.fanout.sample.TypedMiniBatch;
-import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.StoreLayout;
@@ -61,30 +59,12 @@ class TypedZeroCopyTrainingTest {
   static void writeStoreAndShards() throws Exception {
     f32 = store("f32", null);
     try (TypedGraphStore g = TypedGraphStore.open(f32, true)) {
-      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
-      TypedNeighborSampler sampler = new TypedNeighborSampler(g, PAPER, fanouts, 9);
       shards =
-          TypedShardFixtures.write(
-              tmp.resolve("shards"),
-              g,
-              sampler,
-              PAPER,
-              fanouts,
-              StoreLayout.SPLIT_TRAIN,
-              2,
-              2,
-              FeatureEncoding.NONE);
+          TypedTestShards.write(
+              g, tmp.resolve("shards"), StoreLayout.SPLIT_TRAIN, 2, 2, FeatureEncoding.NONE);
       val =
-          TypedShardFixtures.write(
-              tmp.resolve("val"),
-              g,
-              sampler,
-              PAPER,
-              fanouts,
-              StoreLayout.SPLIT_VAL,
-              1,
-              1,
-              FeatureEncoding.NONE);
+          TypedTestShards.write(
+              g, tmp.resolve("val"), StoreLayout.SPLIT_VAL, 1, 1, FeatureEncoding.NONE);
     }
   }
 
@@ -355,18 +335,9 @@ class TypedZeroCopyTrainingTest {
   void whatCannotBeReadInPlaceIsRefusedWithOneLine() throws Exception {
     Path inline;
     try (TypedGraphStore g = TypedGraphStore.open(f32, true)) {
-      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
       inline =
-          TypedShardFixtures.write(
-              tmp.resolve("inline"),
-              g,
-              new TypedNeighborSampler(g, PAPER, fanouts, 9),
-              PAPER,
-              fanouts,
-              StoreLayout.SPLIT_TRAIN,
-              1,
-              1,
-              FeatureEncoding.F32);
+          TypedTestShards.write(
+              g, tmp.resolve("inline"), StoreLayout.SPLIT_TRAIN, 1, 1, FeatureEncoding.F32);
     }
     Path md = tmp.resolve("refused");
     try (TypedGraphStore g = TypedGraphStore.open(f32, false)) {
