@@ -394,7 +394,7 @@ public final class TypedTrainRun {
       if (rows != null) {
         model.readFeaturesFrom(rows.rows());
       }
-      memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
+      memory.rowsInPlace(rows != null).check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
       double wait;
@@ -719,7 +719,12 @@ public final class TypedTrainRun {
     checkCacheOverInlineRows(set, r.cache(), "--shards");
     TypedTrainMemory memory =
         new TypedTrainMemory(
-            cfg, TypedTrainMemory.rowBytes(r.graph(), cfg), r.cache(), set.manifest(), r.loading());
+            cfg,
+            TypedTrainMemory.rowBytes(r.graph(), cfg),
+            r.cache(),
+            set.manifest(),
+            r.loading(),
+            r.featureAccess());
     memory.check(0, Runtime.getRuntime().maxMemory());
     TypedTrainOptions opts =
         new TypedTrainOptions(
@@ -758,7 +763,7 @@ public final class TypedTrainRun {
       if (rows != null) {
         model.readFeaturesFrom(rows.rows());
       }
-      memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
+      memory.rowsInPlace(rows != null).check(model.numParams(), Runtime.getRuntime().maxMemory());
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;
       double wait;
