@@ -28,9 +28,16 @@ import io.fanout.tensor.FloatTensor;
 import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
+import io.fanout.train.ReuseRefresh;
 import io.fanout.train.TrainSpec;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -111,12 +118,32 @@ class TypedZeroCopyTrainingTest {
       boolean resume,
       HotReuse reuse)
       throws Exception {
+    return train(store, name, backend, access, norm, epochs, resume, reuse, null);
+  }
+
+  /** As above, the run's log appended to {@code log} (null: none kept). */
+  private static byte[] train(
+      Path store,
+      String name,
+      BackendKind backend,
+      FeatureAccessMode access,
+      FeatureNormKind norm,
+      int epochs,
+      boolean resume,
+      HotReuse reuse,
+      StringBuilder log)
+      throws Exception {
     Path md = tmp.resolve("model-" + name);
-    try (TypedGraphStore g = TypedGraphStore.open(store, false)) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (TypedGraphStore g = TypedGraphStore.open(store, false);
+        PrintStream progress = new PrintStream(out, true, StandardCharsets.UTF_8)) {
       TypedTrainRun.train(
           request(md, g, shards, backend, access, norm, epochs, resume, null, reuse),
-          null,
+          log == null ? null : progress,
           () -> false);
+    }
+    if (log != null) {
+      log.append(out.toString(StandardCharsets.UTF_8));
     }
     return Files.readAllBytes(md.resolve("checkpoint.bin"));
   }
@@ -262,25 +289,60 @@ class TypedZeroCopyTrainingTest {
         .isEqualTo(straight);
   }
 
-  /** With hot reuse the backend reads the pruned bottom hop's rows in place. */
+  /**
+   * With hot reuse the backend reads the pruned bottom hop's rows in place, and the hot block's
+   * rows too where the trainer's backend computes the block (an inline refresh, with or without a
+   * deferred backward): none of them is gathered on the host. An overlapped refresh's CPU worker
+   * still takes them from the host. The model is the host gather's every way.
+   */
   @Test
-  void hotReuseReadsThePrunedRowsInPlace() throws Exception {
-    HotReuse reuse = new HotReuse(0.5, 2, HotBy.FREQUENCY);
+  void hotReuseReadsThePrunedAndTheHotBlockRowsInPlace() throws Exception {
     FeatureNormKind none = FeatureNormKind.NONE;
-    byte[] gather =
-        train(
-            f32, "reuse-gather", BackendKind.CPU, FeatureAccessMode.GATHER, none, 3, false, reuse);
-    assertThat(
-            train(
-                f32,
-                "reuse-zc",
-                BackendKind.CPU_CHECKED,
-                FeatureAccessMode.ZERO_COPY,
-                none,
-                3,
-                false,
-                reuse))
-        .isEqualTo(gather);
+    HotReuse[] reuses = {
+      new HotReuse(0.5, 2, HotBy.FREQUENCY),
+      new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED),
+      new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED)
+    };
+    for (HotReuse reuse : reuses) {
+      String id = reuse.refresh().id() + "-" + reuse.backward().id();
+      StringBuilder gatherLog = new StringBuilder();
+      byte[] gather =
+          train(
+              f32,
+              "reuse-gather-" + id,
+              BackendKind.CPU,
+              FeatureAccessMode.GATHER,
+              none,
+              2,
+              false,
+              reuse,
+              gatherLog);
+      StringBuilder zcLog = new StringBuilder();
+      assertThat(
+              train(
+                  f32,
+                  "reuse-zc-" + id,
+                  BackendKind.CPU_CHECKED,
+                  FeatureAccessMode.ZERO_COPY,
+                  none,
+                  2,
+                  false,
+                  reuse,
+                  zcLog))
+          .as(id)
+          .isEqualTo(gather);
+      assertThat(hotBlockHostRows(gatherLog)).as(id).isPositive();
+      assertThat(hotBlockHostRows(zcLog))
+          .as(id)
+          .isEqualTo(reuse.refresh() == ReuseRefresh.OVERLAPPED ? hotBlockHostRows(gatherLog) : 0);
+    }
+  }
+
+  /** The hot block's feature rows the run held on the host, from its "hot reuse" line. */
+  private static long hotBlockHostRows(CharSequence log) {
+    Matcher m = Pattern.compile("hot_block_host_rows=(\\d+)").matcher(log);
+    assertThat(m.find()).as("a hot reuse line in %s", log).isTrue();
+    return Long.parseLong(m.group(1));
   }
 
   /**
