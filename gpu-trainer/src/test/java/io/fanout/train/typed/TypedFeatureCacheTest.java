@@ -72,9 +72,7 @@ class TypedFeatureCacheTest {
       shards =
           TypedTestShards.write(
               g, tmp.resolve("shards"), StoreLayout.SPLIT_TRAIN, 2, 4, FeatureEncoding.NONE);
-      val =
-          TypedTestShards.write(
-              g, tmp.resolve("val"), StoreLayout.SPLIT_VAL, 1, 1, FeatureEncoding.NONE);
+      val = TypedTestShards.val(g, tmp.resolve("val"));
     }
   }
 

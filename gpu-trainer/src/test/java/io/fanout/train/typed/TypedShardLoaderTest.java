@@ -50,15 +50,8 @@ class TypedShardLoaderTest {
 
   /** 2 sampled epochs of the 16 training papers in batches of 2, as 4 part files of 2 each. */
   private Path shards() throws Exception {
-    return shards("shards", StoreLayout.SPLIT_TRAIN, 2, PARTS);
-  }
-
-  /**
-   * {@code epochs} sampled epochs of the papers of {@code split} in batches of 2, as {@code parts}
-   * part files of equal batch counts.
-   */
-  private Path shards(String name, byte split, int epochs, int parts) throws Exception {
-    return TypedTestShards.write(G, tmp.resolve(name), split, epochs, parts, FeatureEncoding.NONE);
+    return TypedTestShards.write(
+        G, tmp.resolve("shards"), StoreLayout.SPLIT_TRAIN, 2, PARTS, FeatureEncoding.NONE);
   }
 
   /** Trains with {@code loading} (null: on the training thread); the parameters and embeddings. */
@@ -196,7 +189,7 @@ class TypedShardLoaderTest {
     TypedShardSet set = TypedShardSet.open(shards());
     TypedEpochs val =
         TypedEpochs.shards(
-            TypedShardSet.open(shards("val", StoreLayout.SPLIT_VAL, 1, 1)),
+            TypedShardSet.open(TypedTestShards.val(G, tmp.resolve("val"))),
             true,
             new TrainSpec.Loading(2, 1));
     TypedModelConfig cfg =

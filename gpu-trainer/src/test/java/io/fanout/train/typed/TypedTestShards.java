@@ -44,6 +44,11 @@ final class TypedTestShards {
     return write(g, out, StoreLayout.SPLIT_TRAIN, 1, 2, enc);
   }
 
+  /** Validation shards: one epoch of the val seeds as one part, node ids only. */
+  static Path val(TypedGraph g, Path out) throws Exception {
+    return write(g, out, StoreLayout.SPLIT_VAL, 1, 1, FeatureEncoding.NONE);
+  }
+
   /**
    * {@code epochs} epochs of the seeds of {@code split}, each as {@code parts} parts of (nearly)
    * equal batch counts, at {@code out}; with inline rows of {@code g}'s featured types in {@code

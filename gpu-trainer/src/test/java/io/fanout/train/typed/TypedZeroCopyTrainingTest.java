@@ -36,6 +36,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,9 +70,7 @@ class TypedZeroCopyTrainingTest {
       shards =
           TypedTestShards.write(
               g, tmp.resolve("shards"), StoreLayout.SPLIT_TRAIN, 2, 2, FeatureEncoding.NONE);
-      val =
-          TypedTestShards.write(
-              g, tmp.resolve("val"), StoreLayout.SPLIT_VAL, 1, 1, FeatureEncoding.NONE);
+      val = TypedTestShards.val(g, tmp.resolve("val"));
     }
   }
 
@@ -82,65 +81,30 @@ class TypedZeroCopyTrainingTest {
     return s;
   }
 
-  /** A run on {@code g} of {@code epochs} epochs from {@code trainShards}. */
-  private static TypedTrainRun.Request request(
-      Path modelDir,
-      TypedGraph g,
-      Path trainShards,
-      BackendKind backend,
-      FeatureAccessMode access,
-      FeatureNormKind norm,
-      int epochs,
-      boolean resume,
-      TypedCacheSettings cache,
-      HotReuse reuse) {
+  /**
+   * A run on {@code g} from {@code trainShards} into {@code modelDir}: 2 epochs, validated on the
+   * val shards, 2 loader threads with a prefetch of 2, on the CPU backend gathering its rows.
+   */
+  private static TypedTrainRun.Builder request(Path modelDir, TypedGraph g, Path trainShards) {
     return TypedTestRuns.rgcn(g, trainShards, modelDir)
-        .resume(resume)
-        .epochs(epochs)
-        .featureNorm(norm)
-        .backend(backend)
+        .epochs(2)
         .valShards(val)
-        .loading(new TrainSpec.Loading(2, 2))
-        .cache(cache)
-        .reuse(reuse)
-        .access(access)
-        .build();
+        .loading(new TrainSpec.Loading(2, 2));
   }
 
-  /** Trains on {@code store}; the checkpoint's bytes. */
+  /**
+   * Trains on {@code store} from the training shards, the {@link #request} as {@code run} sets it;
+   * the checkpoint's bytes, the run's log appended to {@code log} (null: none kept).
+   */
   private static byte[] train(
-      Path store,
-      String name,
-      BackendKind backend,
-      FeatureAccessMode access,
-      FeatureNormKind norm,
-      int epochs,
-      boolean resume,
-      HotReuse reuse)
-      throws Exception {
-    return train(store, name, backend, access, norm, epochs, resume, reuse, null);
-  }
-
-  /** As above, the run's log appended to {@code log} (null: none kept). */
-  private static byte[] train(
-      Path store,
-      String name,
-      BackendKind backend,
-      FeatureAccessMode access,
-      FeatureNormKind norm,
-      int epochs,
-      boolean resume,
-      HotReuse reuse,
-      StringBuilder log)
+      Path store, String name, UnaryOperator<TypedTrainRun.Builder> run, StringBuilder log)
       throws Exception {
     Path md = tmp.resolve("model-" + name);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (TypedGraphStore g = TypedGraphStore.open(store, false);
         PrintStream progress = new PrintStream(out, true, StandardCharsets.UTF_8)) {
       TypedTrainRun.train(
-          request(md, g, shards, backend, access, norm, epochs, resume, null, reuse),
-          log == null ? null : progress,
-          () -> false);
+          run.apply(request(md, g, shards)).build(), log == null ? null : progress, () -> false);
     }
     if (log != null) {
       log.append(out.toString(StandardCharsets.UTF_8));
@@ -151,7 +115,7 @@ class TypedZeroCopyTrainingTest {
   private static byte[] train(
       Path store, String name, BackendKind backend, FeatureAccessMode access, FeatureNormKind norm)
       throws Exception {
-    return train(store, name, backend, access, norm, 2, false, HotReuse.OFF);
+    return train(store, name, b -> b.backend(backend).access(access).featureNorm(norm), null);
   }
 
   private static byte[] f32Gather;
@@ -264,28 +228,14 @@ class TypedZeroCopyTrainingTest {
   /** The checkpoint records no feature access: a run may resume with another. */
   @Test
   void aRunResumesWithAnotherFeatureAccessToTheSameModel() throws Exception {
-    FeatureNormKind none = FeatureNormKind.NONE;
-    byte[] straight =
-        train(
-            f32,
-            "straight",
-            BackendKind.CPU,
-            FeatureAccessMode.GATHER,
-            none,
-            3,
-            false,
-            HotReuse.OFF);
-    train(f32, "halves", BackendKind.CPU, FeatureAccessMode.GATHER, none, 1, false, HotReuse.OFF);
+    byte[] straight = train(f32, "straight", b -> b.epochs(3), null);
+    train(f32, "halves", b -> b.epochs(1), null);
     assertThat(
             train(
                 f32,
                 "halves",
-                BackendKind.CPU,
-                FeatureAccessMode.ZERO_COPY,
-                none,
-                3,
-                true,
-                HotReuse.OFF))
+                b -> b.epochs(3).resume(true).access(FeatureAccessMode.ZERO_COPY),
+                null))
         .isEqualTo(straight);
   }
 
@@ -297,7 +247,6 @@ class TypedZeroCopyTrainingTest {
    */
   @Test
   void hotReuseReadsThePrunedAndTheHotBlockRowsInPlace() throws Exception {
-    FeatureNormKind none = FeatureNormKind.NONE;
     HotReuse[] reuses = {
       new HotReuse(0.5, 2, HotBy.FREQUENCY),
       new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED),
@@ -306,31 +255,11 @@ class TypedZeroCopyTrainingTest {
     for (HotReuse reuse : reuses) {
       String id = reuse.refresh().id() + "-" + reuse.backward().id();
       StringBuilder gatherLog = new StringBuilder();
-      byte[] gather =
-          train(
-              f32,
-              "reuse-gather-" + id,
-              BackendKind.CPU,
-              FeatureAccessMode.GATHER,
-              none,
-              2,
-              false,
-              reuse,
-              gatherLog);
+      byte[] gather = train(f32, "reuse-gather-" + id, b -> b.reuse(reuse), gatherLog);
       StringBuilder zcLog = new StringBuilder();
-      assertThat(
-              train(
-                  f32,
-                  "reuse-zc-" + id,
-                  BackendKind.CPU_CHECKED,
-                  FeatureAccessMode.ZERO_COPY,
-                  none,
-                  2,
-                  false,
-                  reuse,
-                  zcLog))
-          .as(id)
-          .isEqualTo(gather);
+      UnaryOperator<TypedTrainRun.Builder> zeroCopy =
+          b -> b.reuse(reuse).backend(BackendKind.CPU_CHECKED).access(FeatureAccessMode.ZERO_COPY);
+      assertThat(train(f32, "reuse-zc-" + id, zeroCopy, zcLog)).as(id).isEqualTo(gather);
       assertThat(hotBlockHostRows(gatherLog)).as(id).isPositive();
       assertThat(hotBlockHostRows(zcLog))
           .as(id)
@@ -406,17 +335,7 @@ class TypedZeroCopyTrainingTest {
       assertThatThrownBy(
               () ->
                   TypedTrainRun.train(
-                      request(
-                          md,
-                          g,
-                          inline,
-                          BackendKind.CPU,
-                          FeatureAccessMode.ZERO_COPY,
-                          FeatureNormKind.NONE,
-                          1,
-                          false,
-                          null,
-                          HotReuse.OFF),
+                      request(md, g, inline).epochs(1).access(FeatureAccessMode.ZERO_COPY).build(),
                       null,
                       () -> false))
           .isInstanceOf(FanoutConfigException.class)
@@ -425,33 +344,19 @@ class TypedZeroCopyTrainingTest {
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
       // auto reads them: it gathers on the CPU backends
       TypedTrainRun.train(
-          request(
-              md,
-              g,
-              inline,
-              BackendKind.CPU,
-              FeatureAccessMode.AUTO,
-              FeatureNormKind.NONE,
-              1,
-              false,
-              null,
-              HotReuse.OFF),
+          request(md, g, inline).epochs(1).access(FeatureAccessMode.AUTO).build(),
           null,
           () -> false);
       assertThatThrownBy(
               () ->
                   TypedTrainRun.train(
-                      request(
-                          tmp.resolve("refused-cache"),
-                          g,
-                          shards,
-                          BackendKind.CPU,
-                          FeatureAccessMode.DEVICE,
-                          FeatureNormKind.NONE,
-                          1,
-                          false,
-                          new TypedCacheSettings(CachePolicy.LRU, 4096, FeatureCacheIo.BUFFERED, 8),
-                          HotReuse.OFF),
+                      request(tmp.resolve("refused-cache"), g, shards)
+                          .epochs(1)
+                          .access(FeatureAccessMode.DEVICE)
+                          .cache(
+                              new TypedCacheSettings(
+                                  CachePolicy.LRU, 4096, FeatureCacheIo.BUFFERED, 8))
+                          .build(),
                       null,
                       () -> false))
           .isInstanceOf(FanoutConfigException.class)
@@ -460,17 +365,10 @@ class TypedZeroCopyTrainingTest {
     assertThatThrownBy(
             () ->
                 TypedTrainRun.train(
-                    request(
-                        tmp.resolve("refused-array"),
-                        G,
-                        shards,
-                        BackendKind.CPU,
-                        FeatureAccessMode.ZERO_COPY,
-                        FeatureNormKind.NONE,
-                        1,
-                        false,
-                        null,
-                        HotReuse.OFF),
+                    request(tmp.resolve("refused-array"), G, shards)
+                        .epochs(1)
+                        .access(FeatureAccessMode.ZERO_COPY)
+                        .build(),
                     null,
                     () -> false))
         .isInstanceOf(FanoutConfigException.class)
