@@ -391,10 +391,7 @@ public final class TypedTrainRun {
         Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be, task.decoder());
         TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
-      if (rows != null) {
-        model.readFeaturesFrom(rows.rows());
-      }
-      memory.rowsInPlace(rows != null).check(model.numParams(), Runtime.getRuntime().maxMemory());
+      readInPlace(model, rows, memory);
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
       double wait;
@@ -464,6 +461,18 @@ public final class TypedTrainRun {
     TypedShardSet val = r.valShards() == null ? null : TypedShardSet.open(r.valShards());
     return TypedInPlaceRows.open(
         r.featureAccess(), r.graph(), set, val, r.cache() != null, cfg, be, progress);
+  }
+
+  /**
+   * Gives {@code model} the rows its backend reads in place ({@code rows} null: none, it takes them
+   * from the host) and checks the heap bound of the built model with them.
+   */
+  private static void readInPlace(
+      TypedModel model, TypedInPlaceRows rows, TypedTrainMemory memory) {
+    if (rows != null) {
+      model.readFeaturesFrom(rows.rows());
+    }
+    memory.rowsInPlace(rows != null).check(model.numParams(), Runtime.getRuntime().maxMemory());
   }
 
   /** The run's feature caches' totals, once it trained (nothing without a cache or a log). */
@@ -760,10 +769,7 @@ public final class TypedTrainRun {
         Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be);
         TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
-      if (rows != null) {
-        model.readFeaturesFrom(rows.rows());
-      }
-      memory.rowsInPlace(rows != null).check(model.numParams(), Runtime.getRuntime().maxMemory());
+      readInPlace(model, rows, memory);
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;
       double wait;

@@ -25,10 +25,6 @@ import io.fanout.tensor.BackendKind;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -102,26 +98,19 @@ class TypedFeatureCacheTest {
       BackendKind backend)
       throws Exception {
     Path modelDir = tmp.resolve("model-" + name);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (TypedGraphStore g = TypedGraphStore.open(store, false);
-        PrintStream progress = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-      TypedTrainRun.train(
-          TypedTestRuns.rgcn(g, shards, modelDir)
-              .epochs(3)
-              .featureNorm(norm)
-              .backend(backend)
-              .valShards(val)
-              .loading(loading)
-              .cache(cache)
-              .reuse(reuse)
-              .build(),
-          progress,
-          () -> false);
-    }
-    if (log != null) {
-      log.append(out.toString(StandardCharsets.UTF_8));
-    }
-    return Files.readAllBytes(modelDir.resolve("checkpoint.bin"));
+    return TypedTestRuns.train(
+        store,
+        g ->
+            TypedTestRuns.rgcn(g, shards, modelDir)
+                .epochs(3)
+                .featureNorm(norm)
+                .backend(backend)
+                .valShards(val)
+                .loading(loading)
+                .cache(cache)
+                .reuse(reuse)
+                .build(),
+        log);
   }
 
   @Test

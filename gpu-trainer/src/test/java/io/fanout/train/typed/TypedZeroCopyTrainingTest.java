@@ -31,10 +31,6 @@ import io.fanout.train.HotReuse;
 import io.fanout.train.ReuseBackward;
 import io.fanout.train.ReuseRefresh;
 import io.fanout.train.TrainSpec;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
@@ -100,16 +96,7 @@ class TypedZeroCopyTrainingTest {
       Path store, String name, UnaryOperator<TypedTrainRun.Builder> run, StringBuilder log)
       throws Exception {
     Path md = tmp.resolve("model-" + name);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (TypedGraphStore g = TypedGraphStore.open(store, false);
-        PrintStream progress = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-      TypedTrainRun.train(
-          run.apply(request(md, g, shards)).build(), log == null ? null : progress, () -> false);
-    }
-    if (log != null) {
-      log.append(out.toString(StandardCharsets.UTF_8));
-    }
-    return Files.readAllBytes(md.resolve("checkpoint.bin"));
+    return TypedTestRuns.train(store, g -> run.apply(request(md, g, shards)).build(), log);
   }
 
   private static byte[] train(
