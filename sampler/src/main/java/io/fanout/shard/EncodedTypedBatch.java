@@ -3,7 +3,9 @@ package io.fanout.shard;
 /**
  * One typed shard row: a {@link io.fanout.sample.TypedMiniBatch} as the raw column values of {@code
  * docs/formats.md} ("Typed mini-batch shards"). Array columns are little-endian int32 bytes; {@code
- * labelPtr} and {@code labelIds} are null unless the seed type is multi-label.
+ * labelPtr} and {@code labelIds} are null unless the seed type is multi-label, {@code pairs} unless
+ * the row is a link batch, {@code features} unless the shards inline feature rows ({@link
+ * #withFeatures}).
  */
 public record EncodedTypedBatch(
     int epoch,
@@ -19,36 +21,6 @@ public record EncodedTypedBatch(
     byte[] labelIds,
     byte[] pairs,
     byte[] features) {
-
-  /** A row without inline features. */
-  public EncodedTypedBatch(
-      int epoch,
-      int batch,
-      int numSeeds,
-      int seedType,
-      byte[] layerSizes,
-      byte[] nodes,
-      byte[] indptr,
-      byte[] indices,
-      byte[] labels,
-      byte[] labelPtr,
-      byte[] labelIds,
-      byte[] pairs) {
-    this(
-        epoch,
-        batch,
-        numSeeds,
-        seedType,
-        layerSizes,
-        nodes,
-        indptr,
-        indices,
-        labels,
-        labelPtr,
-        labelIds,
-        pairs,
-        null);
-  }
 
   /** This row with inline feature bytes {@code f}. */
   public EncodedTypedBatch withFeatures(byte[] f) {
@@ -66,33 +38,5 @@ public record EncodedTypedBatch(
         labelIds,
         pairs,
         f);
-  }
-
-  /** A node-classification row (no pairs). */
-  public EncodedTypedBatch(
-      int epoch,
-      int batch,
-      int numSeeds,
-      int seedType,
-      byte[] layerSizes,
-      byte[] nodes,
-      byte[] indptr,
-      byte[] indices,
-      byte[] labels,
-      byte[] labelPtr,
-      byte[] labelIds) {
-    this(
-        epoch,
-        batch,
-        numSeeds,
-        seedType,
-        layerSizes,
-        nodes,
-        indptr,
-        indices,
-        labels,
-        labelPtr,
-        labelIds,
-        null);
   }
 }

@@ -88,20 +88,9 @@ public final class ShardPartWriter {
             int[] ids = b.nodes();
             int dim = table.dim();
             int rowBytes = enc.stored() ? table.decoder().rowBytes() : dim * enc.bytesPerValue();
-            if ((long) ids.length * rowBytes > Integer.MAX_VALUE - 8) {
-              throw new IllegalStateException(
-                  "batch "
-                      + b.batch()
-                      + " of epoch "
-                      + b.epoch()
-                      + " would inline "
-                      + (long) ids.length * rowBytes
-                      + " bytes of "
-                      + enc.id()
-                      + " features, more than one Parquet value holds; use --features none or"
-                      + " f16, a smaller --batch-size or smaller fanouts");
-            }
-            byte[] out = new byte[ids.length * rowBytes];
+            int size =
+                InlineFeatureBytes.checked((long) ids.length * rowBytes, b.epoch(), b.batch(), enc);
+            byte[] out = new byte[size];
             if (enc.stored()) {
               // the store's rows, undecoded: the trainer decodes them with the store's parameters
               table.gatherEncoded(ids, 0, ids.length, out, 0);

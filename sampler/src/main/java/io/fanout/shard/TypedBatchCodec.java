@@ -70,7 +70,8 @@ public final class TypedBatchCodec {
         RowInts.encode(b.labels()),
         b.multiLabel() ? RowInts.encode(b.labelPtr()) : null,
         b.multiLabel() ? RowInts.encode(b.labelIds()) : null,
-        b.pairs() == null ? null : RowInts.encodePairs(b.pairs()));
+        b.pairs() == null ? null : RowInts.encodePairs(b.pairs()),
+        null);
   }
 
   /** Decodes a row of shards whose batches have {@code shape}. */

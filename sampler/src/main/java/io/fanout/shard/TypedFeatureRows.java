@@ -53,21 +53,7 @@ public final class TypedFeatureRows {
       }
       bytes += (long) b.nodes(t).length * rowBytes[t];
     }
-    if (bytes > Integer.MAX_VALUE - 8) {
-      throw new IllegalStateException(
-          "batch "
-              + b.batch()
-              + " of epoch "
-              + b.epoch()
-              + " would inline "
-              + bytes
-              + " bytes of "
-              + enc.id()
-              + " features, more than one Parquet value holds; use --features none"
-              + (enc.stored() ? "" : " or f16")
-              + ", a smaller --batch-size or smaller fanouts");
-    }
-    byte[] out = new byte[(int) bytes];
+    byte[] out = new byte[InlineFeatureBytes.checked(bytes, b.epoch(), b.batch(), enc)];
     int at = 0;
     float[] chunk = new float[0];
     for (int t = 0; t < tables.length; t++) {

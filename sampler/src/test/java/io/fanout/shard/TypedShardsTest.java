@@ -146,8 +146,10 @@ class TypedShardsTest {
             e.indptr(),
             idx,
             e.labels(),
-            null,
-            null);
+            e.labelPtr(),
+            e.labelIds(),
+            e.pairs(),
+            e.features());
     assertThatThrownBy(() -> TypedBatchCodec.decode(bad, shape))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageStartingWith("typed shard row (epoch 0, batch 0): column 'indices' block");
@@ -162,8 +164,10 @@ class TypedShardsTest {
             e.indptr(),
             e.indices(),
             e.labels(),
-            null,
-            null);
+            e.labelPtr(),
+            e.labelIds(),
+            e.pairs(),
+            e.features());
     assertThatThrownBy(() -> TypedBatchCodec.decode(shortNodes, shape))
         .hasMessageContaining("column 'nodes' has");
     assertThatThrownBy(() -> TypedBatchCodec.decode(e, TypedBatchShape.of(G.schema(), 3)))

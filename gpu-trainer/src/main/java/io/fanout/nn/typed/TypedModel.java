@@ -102,6 +102,16 @@ public final class TypedModel implements AutoCloseable {
     return new TypedModel(cfg, be, DecoderKind.DOT, false);
   }
 
+  /**
+   * A {@link #bottomLayerCopy} on this model's backend that reads the types this model reads in
+   * place from the same rows ({@link #readFeaturesFrom}; {@code features[t]} of those types are
+   * ignored), the others as {@link #bottomLayerCopy} does.
+   */
+  public TypedModel bottomLayerCopy() {
+    TypedModel copy = bottomLayerCopy(cfg, be);
+    return inPlace == null ? copy : copy.readFeaturesFrom(inPlace);
+  }
+
   private TypedModel(TypedModelConfig cfg, Backend be, DecoderKind decoder, boolean withTables) {
     this.cfg = cfg;
     this.be = be;

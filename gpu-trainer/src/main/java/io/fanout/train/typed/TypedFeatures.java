@@ -28,7 +28,10 @@ final class TypedFeatures {
     return gather(g, model.config(), b, model::readsInPlace);
   }
 
-  private static float[][] gather(
+  /**
+   * The input rows of {@code b} of {@code cfg}'s featured types but those {@code inPlace} takes.
+   */
+  static float[][] gather(
       TypedGraph g, TypedModelConfig cfg, TypedMiniBatch b, IntPredicate inPlace) {
     float[][] x = new float[cfg.numTypes()][];
     float[][] inline = b.inlineFeatures();

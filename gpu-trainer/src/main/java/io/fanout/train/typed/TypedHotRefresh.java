@@ -101,7 +101,7 @@ final class TypedHotRefresh implements AutoCloseable {
       this.own = null;
       this.worker = null;
       this.pool = null;
-      this.backwardCopy = deferred ? TypedModel.bottomLayerCopy(model.config(), be) : null;
+      this.backwardCopy = deferred ? model.bottomLayerCopy() : null;
     } else {
       this.own = be instanceof CpuBackend cpu ? cpu.sibling() : new CpuBackend();
       this.worker = TypedModel.bottomLayerCopy(model.config(), own);

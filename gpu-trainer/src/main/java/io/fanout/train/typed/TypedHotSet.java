@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * The hot vertices of a typed run, per type, and the fixed one-hop block their layer-0 outputs are
@@ -25,8 +26,10 @@ import java.util.List;
  * occurrence in epoch 0 (in batch order), and {@link #features()} the input rows of its nodes: the
  * rows epoch 0's batches carried where the shards inline them ({@code sample --features}, as the
  * one-type hot set takes them from its batches), else gathered once from the graph (through no
- * feature cache: a store's mapped rows, which a cache would give alike). A pure function of epoch
- * 0's batches and the graph.
+ * feature cache: a store's mapped rows, which a cache would give alike), but for the types whose
+ * rows the backend reads in place when only the trainer's backend computes the block ({@code
+ * --feature-access zero-copy|device}: null there, none gathered). A pure function of epoch 0's
+ * batches and the graph.
  */
 final class TypedHotSet {
   private final TypedModelConfig cfg;
@@ -86,17 +89,43 @@ final class TypedHotSet {
     return block;
   }
 
-  /** The input rows of {@link #block()}'s nodes, per type (null for embedded types). */
+  /**
+   * The input rows of {@link #block()}'s nodes, per type (null for embedded types and for types
+   * read in place).
+   */
   float[][] features() {
     return features;
   }
 
+  /** The feature rows of {@link #block()}'s nodes held on the host ({@link #features()}). */
+  long hostRows() {
+    long rows = 0;
+    for (int t = 0; features != null && t < features.length; t++) {
+      rows += features[t] == null ? 0 : block.nodes(t).length;
+    }
+    return rows;
+  }
+
   /**
    * Selects the hot set from epoch 0 of {@code epochs} (read twice) for a model of {@code cfg} on
-   * {@code graph}.
+   * {@code graph}, with every featured type's rows of the block.
    */
   static TypedHotSet build(
       TypedEpochs epochs, TypedGraph graph, TypedModelConfig cfg, double fraction, HotBy hotBy) {
+    return build(epochs, graph, cfg, fraction, hotBy, t -> false);
+  }
+
+  /**
+   * As {@link #build(TypedEpochs, TypedGraph, TypedModelConfig, double, HotBy)}, without the rows
+   * of the types {@code inPlace} names: the backend reads those itself.
+   */
+  static TypedHotSet build(
+      TypedEpochs epochs,
+      TypedGraph graph,
+      TypedModelConfig cfg,
+      double fraction,
+      HotBy hotBy,
+      IntPredicate inPlace) {
     int types = cfg.numTypes();
     int[][] freq = new int[types][];
     for (int t = 0; t < types; t++) {
@@ -130,7 +159,7 @@ final class TypedHotSet {
     }
     TypedMiniBatch block = neighborhoods(epochs, cfg, hot, slotOf);
     return new TypedHotSet(
-        cfg, slotOf, offset, block, TypedFeatures.gather(graph, cfg, block), batches);
+        cfg, slotOf, offset, block, TypedFeatures.gather(graph, cfg, block, inPlace), batches);
   }
 
   /**

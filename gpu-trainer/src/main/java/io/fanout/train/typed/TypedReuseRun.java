@@ -7,6 +7,7 @@ import io.fanout.tensor.FloatTensor;
 import io.fanout.train.HotReuse;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.IntPredicate;
 
 /**
  * Hot-embedding reuse within one typed trainer's run ({@code train --reuse-hot}), for node and link
@@ -45,7 +46,10 @@ final class TypedReuseRun implements AutoCloseable {
     if (!reuse.enabled() || hotSet != null) {
       return;
     }
-    hotSet = TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy());
+    // an overlapped refresh computes on a CPU copy of its own, which reads every row from the host
+    IntPredicate inPlace = TypedHotRefresh.overlapped(reuse) ? t -> false : model::readsInPlace;
+    hotSet =
+        TypedHotSet.build(epochs, graph, model.config(), reuse.fraction(), reuse.hotBy(), inPlace);
     refresh = new TypedHotRefresh(model, hotSet, reuse.resolve(hotSet.epochBatches()), seed);
     model.keepReusedGradients(refresh.deferred());
     loop.pruneFor(hotSet);
@@ -89,6 +93,7 @@ final class TypedReuseRun implements AutoCloseable {
     Map<String, Object> m = new LinkedHashMap<>();
     if (refresh != null) {
       m.put("hot_vertices", hotSet.size());
+      m.put("hot_block_host_rows", hotSet.hostRows());
       m.put("staleness_steps", refresh.staleness());
       m.put("refreshes", refresh.refreshes());
       m.put("reuse_refresh", refresh.inline() ? "inline" : "overlapped");

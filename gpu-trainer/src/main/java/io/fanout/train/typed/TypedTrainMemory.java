@@ -7,8 +7,10 @@ import io.fanout.graph.TypedGraphStore;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.shard.ShardManifest;
 import io.fanout.store.FeatureParams;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.OutOfHeapException;
 import io.fanout.train.TrainMemory;
+import io.fanout.train.TrainSpec;
 import java.util.Locale;
 
 /**
@@ -21,8 +23,10 @@ import java.util.Locale;
  * moments); the dense parameters with their gradients and Adam moments; and the batches the loaders
  * keep ready ({@code min(loader-threads, parts) x (prefetch + 1)}, one epoch at a time; 1 without
  * loaders), each of a mean batch's nodes x the narrowest input row of a type (none where a type is
- * embedded: its rows are read at the step). Activations and everything else come on top: a run over
- * the bound cannot fit; one under it may still run out.
+ * embedded: its rows are read at the step; none at all where the backend reads the featured types'
+ * rows in place, {@code --feature-access zero-copy} or {@code device}: the batches bring node ids
+ * only). Activations and everything else come on top: a run over the bound cannot fit; one under it
+ * may still run out.
  */
 final class TypedTrainMemory {
   private final TypedModelConfig cfg;
@@ -30,27 +34,56 @@ final class TypedTrainMemory {
   private final TypedCacheSettings cache;
   private final long readyBatches;
   private final long nodesPerBatch;
+  private final boolean rowsInPlace;
 
   /**
    * @param rowBytes per type, the encoded bytes of one stored feature row (0 where none)
    * @param cache the feature cache, or null for none
    * @param loading the loaders, or null when batches are read on the training thread
+   * @param access the run's feature access ({@code --feature-access}; null: gather): the ready
+   *     batches hold no rows where it reads them in place ({@link FeatureAccessMode#readsInPlace};
+   *     {@code auto} counts them until the run resolves it, {@link #rowsInPlace})
    */
   TypedTrainMemory(
       TypedModelConfig cfg,
       int[] rowBytes,
       TypedCacheSettings cache,
       ShardManifest shards,
-      io.fanout.train.TrainSpec.Loading loading) {
-    this.cfg = cfg;
-    this.rowBytes = rowBytes.clone();
-    this.cache = cache;
-    this.readyBatches =
+      TrainSpec.Loading loading,
+      FeatureAccessMode access) {
+    this(
+        cfg,
+        rowBytes.clone(),
+        cache,
         loading == null
             ? 1
             : TrainMemory.readyBatches(
-                loading.loaderThreads(), loading.prefetch(), shards, 1, true);
-    this.nodesPerBatch = TrainMemory.nodesPerBatch(shards);
+                loading.loaderThreads(), loading.prefetch(), shards, 1, true),
+        TrainMemory.nodesPerBatch(shards),
+        access != null && access.readsInPlace());
+  }
+
+  private TypedTrainMemory(
+      TypedModelConfig cfg,
+      int[] rowBytes,
+      TypedCacheSettings cache,
+      long readyBatches,
+      long nodesPerBatch,
+      boolean rowsInPlace) {
+    this.cfg = cfg;
+    this.rowBytes = rowBytes;
+    this.cache = cache;
+    this.readyBatches = readyBatches;
+    this.nodesPerBatch = nodesPerBatch;
+    this.rowsInPlace = rowsInPlace;
+  }
+
+  /**
+   * This bound once the run has resolved its feature access: {@code inPlace} when the backend reads
+   * the featured types' rows itself (the ready batches then hold node ids only).
+   */
+  TypedTrainMemory rowsInPlace(boolean inPlace) {
+    return new TypedTrainMemory(cfg, rowBytes, cache, readyBatches, nodesPerBatch, inPlace);
   }
 
   /** The encoded row bytes per type of {@code graph}'s stored features (none in memory). */
@@ -100,8 +133,14 @@ final class TypedTrainMemory {
     return bytes;
   }
 
-  /** The floats of a mean batch's rows the loaders gather: its nodes x the narrowest row. */
-  private long batchFloats() {
+  /**
+   * The floats of a mean batch's rows the loaders gather: its nodes x the narrowest row; none when
+   * the rows are read in place.
+   */
+  long batchFloats() {
+    if (rowsInPlace) {
+      return 0;
+    }
     long narrowest = Long.MAX_VALUE;
     for (int t = 0; t < cfg.numTypes(); t++) {
       TypedModelConfig.TypeInput in = cfg.type(t);
@@ -163,9 +202,10 @@ final class TypedTrainMemory {
     s.append(
         String.format(
             Locale.ROOT,
-            "the loaders keep %d batches ready, each of about %,d nodes, and ",
+            "the loaders keep %d batches ready, each of about %,d nodes%s, and ",
             readyBatches,
-            nodesPerBatch));
+            nodesPerBatch,
+            rowsInPlace ? " (node ids only: --feature-access reads the rows in place)" : ""));
     s.append(
         numParams == 0
             ? "the model's parameters come on top (not built yet)"

@@ -33,6 +33,7 @@ import io.fanout.train.TrainSpec;
 import io.fanout.train.WorkerShare;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -49,7 +50,7 @@ public final class TypedTrainRun {
   private TypedTrainRun() {}
 
   /**
-   * What a typed run trains.
+   * What a typed run trains; build one with {@link #builder}, which names every field it sets.
    *
    * @param layers layers, or 0 for the shards' hops
    * @param resume continue the model dir's checkpoint; without it a model dir holding one is
@@ -107,6 +108,227 @@ public final class TypedTrainRun {
     /** The batches gathered ahead of the step through a feature cache. */
     int cachePrefetch() {
       return loading == null ? 1 : loading.prefetch();
+    }
+
+    /**
+     * A request to train on {@code graph} from {@code shards} into {@code modelDir}; the model's
+     * kind, width, dropout, learning rate, weight decay, epochs and seed must be set, every other
+     * field starts as the {@link Builder}'s setter says.
+     */
+    public static Builder builder(TypedGraph graph, Path shards, Path modelDir) {
+      return new Builder(graph, shards, modelDir);
+    }
+  }
+
+  /**
+   * Builds a {@link Request} by name. Fields not set: no resume, the shards' hops, a constant
+   * schedule, {@link EmbeddingMode#AUTO}, no bases, no feature norm, the CPU backend on its default
+   * device in fp32, no verification, no validation shards, batches read on the training thread,
+   * {@link HgnSettings#DEFAULT}, the dot decoder, no feature cache, no hot reuse and gathered
+   * feature rows.
+   */
+  public static final class Builder {
+    private final TypedGraph graph;
+    private final Path shards;
+    private final Path modelDir;
+    private boolean resume;
+    private ModelKind model;
+    private Integer hidden;
+    private int layers;
+    private Float dropout;
+    private Float lr;
+    private Float weightDecay;
+    private LrSchedule schedule = LrSchedule.CONSTANT;
+    private Integer epochs;
+    private Long seed;
+    private EmbeddingMode embeddings = EmbeddingMode.AUTO;
+    private int bases;
+    private FeatureNormKind featureNorm = FeatureNormKind.NONE;
+    private BackendKind backend = BackendKind.CPU;
+    private int deviceOrdinal = -1;
+    private MatmulPrecision precision = MatmulPrecision.FP32;
+    private boolean verify;
+    private Path valShards;
+    private TrainSpec.Loading loading;
+    private HgnSettings hgn = HgnSettings.DEFAULT;
+    private DecoderKind decoder = DecoderKind.DOT;
+    private TypedCacheSettings cache;
+    private HotReuse reuse = HotReuse.OFF;
+    private FeatureAccessMode access;
+
+    private Builder(TypedGraph graph, Path shards, Path modelDir) {
+      this.graph = graph;
+      this.shards = shards;
+      this.modelDir = modelDir;
+    }
+
+    public Builder resume(boolean v) {
+      resume = v;
+      return this;
+    }
+
+    public Builder model(ModelKind v) {
+      model = v;
+      return this;
+    }
+
+    public Builder hidden(int v) {
+      hidden = v;
+      return this;
+    }
+
+    /** Layers, or 0 (the default) for the shards' hops. */
+    public Builder layers(int v) {
+      layers = v;
+      return this;
+    }
+
+    public Builder dropout(float v) {
+      dropout = v;
+      return this;
+    }
+
+    public Builder lr(float v) {
+      lr = v;
+      return this;
+    }
+
+    public Builder weightDecay(float v) {
+      weightDecay = v;
+      return this;
+    }
+
+    public Builder schedule(LrSchedule v) {
+      schedule = v;
+      return this;
+    }
+
+    public Builder epochs(int v) {
+      epochs = v;
+      return this;
+    }
+
+    public Builder seed(long v) {
+      seed = v;
+      return this;
+    }
+
+    public Builder embeddings(EmbeddingMode v) {
+      embeddings = v;
+      return this;
+    }
+
+    public Builder bases(int v) {
+      bases = v;
+      return this;
+    }
+
+    public Builder featureNorm(FeatureNormKind v) {
+      featureNorm = v;
+      return this;
+    }
+
+    public Builder backend(BackendKind v) {
+      backend = v;
+      return this;
+    }
+
+    /** The device of the backend, or -1 (the default) for its default. */
+    public Builder deviceOrdinal(int v) {
+      deviceOrdinal = v;
+      return this;
+    }
+
+    public Builder precision(MatmulPrecision v) {
+      precision = v;
+      return this;
+    }
+
+    public Builder verify(boolean v) {
+      verify = v;
+      return this;
+    }
+
+    public Builder valShards(Path v) {
+      valShards = v;
+      return this;
+    }
+
+    public Builder loading(TrainSpec.Loading v) {
+      loading = v;
+      return this;
+    }
+
+    public Builder hgn(HgnSettings v) {
+      hgn = v;
+      return this;
+    }
+
+    public Builder decoder(DecoderKind v) {
+      decoder = v;
+      return this;
+    }
+
+    public Builder cache(TypedCacheSettings v) {
+      cache = v;
+      return this;
+    }
+
+    public Builder reuse(HotReuse v) {
+      reuse = v;
+      return this;
+    }
+
+    public Builder access(FeatureAccessMode v) {
+      access = v;
+      return this;
+    }
+
+    /**
+     * The request.
+     *
+     * @throws IllegalStateException naming the fields without a default that were not set
+     */
+    public Request build() {
+      List<String> unset = new ArrayList<>();
+      Object[] required = {model, hidden, dropout, lr, weightDecay, epochs, seed};
+      String[] names = {"model", "hidden", "dropout", "lr", "weightDecay", "epochs", "seed"};
+      for (int i = 0; i < required.length; i++) {
+        if (required[i] == null) {
+          unset.add(names[i]);
+        }
+      }
+      if (!unset.isEmpty()) {
+        throw new IllegalStateException("TypedTrainRun.Request needs " + unset + " set");
+      }
+      return new Request(
+          graph,
+          shards,
+          modelDir,
+          resume,
+          model,
+          hidden,
+          layers,
+          dropout,
+          lr,
+          weightDecay,
+          schedule,
+          epochs,
+          seed,
+          embeddings,
+          bases,
+          featureNorm,
+          backend,
+          deviceOrdinal,
+          precision,
+          verify,
+          valShards,
+          loading,
+          hgn,
+          decoder,
+          cache,
+          reuse,
+          access);
     }
   }
 
@@ -169,10 +391,7 @@ public final class TypedTrainRun {
         Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be, task.decoder());
         TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
-      if (rows != null) {
-        model.readFeaturesFrom(rows.rows());
-      }
-      memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
+      readInPlace(model, rows, memory);
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedLinkTrainer.FitResult fit;
       double wait;
@@ -242,6 +461,18 @@ public final class TypedTrainRun {
     TypedShardSet val = r.valShards() == null ? null : TypedShardSet.open(r.valShards());
     return TypedInPlaceRows.open(
         r.featureAccess(), r.graph(), set, val, r.cache() != null, cfg, be, progress);
+  }
+
+  /**
+   * Gives {@code model} the rows its backend reads in place ({@code rows} null: none, it takes them
+   * from the host) and checks the heap bound of the built model with them.
+   */
+  private static void readInPlace(
+      TypedModel model, TypedInPlaceRows rows, TypedTrainMemory memory) {
+    if (rows != null) {
+      model.readFeaturesFrom(rows.rows());
+    }
+    memory.rowsInPlace(rows != null).check(model.numParams(), Runtime.getRuntime().maxMemory());
   }
 
   /** The run's feature caches' totals, once it trained (nothing without a cache or a log). */
@@ -497,7 +728,12 @@ public final class TypedTrainRun {
     checkCacheOverInlineRows(set, r.cache(), "--shards");
     TypedTrainMemory memory =
         new TypedTrainMemory(
-            cfg, TypedTrainMemory.rowBytes(r.graph(), cfg), r.cache(), set.manifest(), r.loading());
+            cfg,
+            TypedTrainMemory.rowBytes(r.graph(), cfg),
+            r.cache(),
+            set.manifest(),
+            r.loading(),
+            r.featureAccess());
     memory.check(0, Runtime.getRuntime().maxMemory());
     TypedTrainOptions opts =
         new TypedTrainOptions(
@@ -533,10 +769,7 @@ public final class TypedTrainRun {
         Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be);
         TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
-      if (rows != null) {
-        model.readFeaturesFrom(rows.rows());
-      }
-      memory.check(model.numParams(), Runtime.getRuntime().maxMemory());
+      readInPlace(model, rows, memory);
       GradientReducer reducer = replica.reducerFor().apply(model);
       TypedTrainer.FitResult fit;
       double wait;

@@ -5,22 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedStoreFixtures;
-import io.fanout.nn.DecoderKind;
-import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelKind;
-import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedTestGraphs;
-import io.fanout.sample.TypedFanouts;
-import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
-import io.fanout.tensor.MatmulPrecision;
 import io.fanout.tensor.cuda.GpuTests;
 import io.fanout.train.FeatureAccessMode;
-import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,14 +39,10 @@ class CudaTypedZeroCopyTrainingTest {
     Path store = tmp.resolve(name + ".store");
     TypedStoreFixtures.write(store, G, SIZES, new int[][][] {null, null, null}, encodings);
     try (TypedGraphStore g = TypedGraphStore.open(store, true)) {
-      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
       Path shards =
-          TypedShardFixtures.write(
-              tmp.resolve(name + ".shards"),
+          TypedTestShards.write(
               g,
-              new TypedNeighborSampler(g, 0, fanouts, 9),
-              0,
-              fanouts,
+              tmp.resolve(name + ".shards"),
               StoreLayout.SPLIT_TRAIN,
               2,
               2,
@@ -69,34 +56,14 @@ class CudaTypedZeroCopyTrainingTest {
     Path md = tmp.resolve("model-" + name);
     try (TypedGraphStore g = TypedGraphStore.open(ss[0], false)) {
       TypedTrainRun.train(
-          new TypedTrainRun.Request(
-              g,
-              ss[1],
-              md,
-              false,
-              ModelKind.RGCN,
-              8,
-              0,
-              0.2f,
-              0.02f,
-              1e-4f,
-              LrSchedule.CONSTANT,
-              2,
-              5,
-              EmbeddingMode.AUTO,
-              0,
-              norm,
-              BackendKind.CUDA,
-              0,
-              MatmulPrecision.FP32,
-              true,
-              null,
-              new TrainSpec.Loading(2, 2),
-              HgnSettings.DEFAULT,
-              DecoderKind.DOT,
-              null,
-              HotReuse.OFF,
-              access),
+          TypedTestRuns.rgcn(g, ss[1], md)
+              .epochs(2)
+              .featureNorm(norm)
+              .backend(BackendKind.CUDA)
+              .deviceOrdinal(0)
+              .loading(new TrainSpec.Loading(2, 2))
+              .access(access)
+              .build(),
           null,
           () -> false);
     }

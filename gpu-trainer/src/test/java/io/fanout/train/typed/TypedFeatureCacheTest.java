@@ -13,28 +13,18 @@ import io.fanout.graph.TypedStoreFixtures;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelKind;
-import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
-import io.fanout.sample.TypedFanouts;
 import io.fanout.sample.TypedMiniBatch;
-import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.tensor.BackendKind;
-import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
 import io.fanout.train.TrainSpec;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -75,27 +65,11 @@ class TypedFeatureCacheTest {
     TypedStoreFixtures.write(
         store, G, new int[][] {{10, 14}, {7, 11}, {10}}, new int[][][] {null, null, null});
     try (TypedGraphStore g = TypedGraphStore.open(store, true)) {
-      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
-      TypedNeighborSampler sampler = new TypedNeighborSampler(g, PAPER, fanouts, 9);
-      shards = shards(g, sampler, fanouts, "shards", StoreLayout.SPLIT_TRAIN, 2, 4);
-      val = shards(g, sampler, fanouts, "val", StoreLayout.SPLIT_VAL, 1, 1);
+      shards =
+          TypedTestShards.write(
+              g, tmp.resolve("shards"), StoreLayout.SPLIT_TRAIN, 2, 4, FeatureEncoding.NONE);
+      val = TypedTestShards.val(g, tmp.resolve("val"));
     }
-  }
-
-  /**
-   * {@code epochs} epochs of the papers of {@code split} in batches of 2, in {@code parts} parts.
-   */
-  private static Path shards(
-      TypedGraphStore g,
-      TypedNeighborSampler sampler,
-      int[][] fanouts,
-      String name,
-      byte split,
-      int epochs,
-      int parts)
-      throws Exception {
-    return TypedShardFixtures.write(
-        tmp.resolve(name), g, sampler, PAPER, fanouts, split, epochs, parts, FeatureEncoding.NONE);
   }
 
   private static TypedCacheSettings cache(CachePolicy p, long bytes, FeatureCacheIo io, int win) {
@@ -124,45 +98,19 @@ class TypedFeatureCacheTest {
       BackendKind backend)
       throws Exception {
     Path modelDir = tmp.resolve("model-" + name);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (TypedGraphStore g = TypedGraphStore.open(store, false);
-        PrintStream progress = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-      TypedTrainRun.train(
-          new TypedTrainRun.Request(
-              g,
-              shards,
-              modelDir,
-              false,
-              ModelKind.RGCN,
-              8,
-              0,
-              0.2f,
-              0.02f,
-              1e-4f,
-              LrSchedule.CONSTANT,
-              3,
-              5,
-              EmbeddingMode.AUTO,
-              0,
-              norm,
-              backend,
-              -1,
-              MatmulPrecision.FP32,
-              true,
-              val,
-              loading,
-              HgnSettings.DEFAULT,
-              DecoderKind.DOT,
-              cache,
-              reuse,
-              null),
-          progress,
-          () -> false);
-    }
-    if (log != null) {
-      log.append(out.toString(StandardCharsets.UTF_8));
-    }
-    return Files.readAllBytes(modelDir.resolve("checkpoint.bin"));
+    return TypedTestRuns.train(
+        store,
+        g ->
+            TypedTestRuns.rgcn(g, shards, modelDir)
+                .epochs(3)
+                .featureNorm(norm)
+                .backend(backend)
+                .valShards(val)
+                .loading(loading)
+                .cache(cache)
+                .reuse(reuse)
+                .build(),
+        log);
   }
 
   @Test

@@ -8,12 +8,8 @@ import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedStoreFixtures;
 import io.fanout.nn.Adam;
-import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
-import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelKind;
-import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.SimpleTypedSampler;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
@@ -27,7 +23,6 @@ import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.MatmulPrecision;
-import io.fanout.train.HotReuse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -47,34 +42,7 @@ class TypedPrecisionTest {
 
   private TypedTrainRun.Request request(
       TypedGraphStore g, Path shards, Path modelDir, BackendKind backend, MatmulPrecision p) {
-    return new TypedTrainRun.Request(
-        g,
-        shards,
-        modelDir,
-        false,
-        ModelKind.RGCN,
-        8,
-        0,
-        0.2f,
-        0.02f,
-        1e-4f,
-        LrSchedule.CONSTANT,
-        1,
-        5,
-        EmbeddingMode.AUTO,
-        0,
-        FeatureNormKind.NONE,
-        backend,
-        -1,
-        p,
-        true,
-        null,
-        null,
-        HgnSettings.DEFAULT,
-        DecoderKind.DOT,
-        null,
-        HotReuse.OFF,
-        null);
+    return TypedTestRuns.rgcn(g, shards, modelDir).epochs(1).backend(backend).precision(p).build();
   }
 
   @Test

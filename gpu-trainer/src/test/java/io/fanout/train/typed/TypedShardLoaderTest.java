@@ -10,13 +10,8 @@ import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
-import io.fanout.sample.TypedFanouts;
-import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
-import io.fanout.shard.ShardManifest;
-import io.fanout.shard.ShardPartWriter;
-import io.fanout.shard.ShardPlan;
-import io.fanout.shard.TypedShardPartWriter;
+import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
@@ -33,10 +28,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,53 +46,12 @@ class TypedShardLoaderTest {
 
   @TempDir Path tmp;
 
-  private static final int[][] FANOUTS = TypedFanouts.parse("cites=3,2;*=2,2", G.schema());
-  private static final TypedNeighborSampler SAMPLER = new TypedNeighborSampler(G, 0, FANOUTS, 9);
+  private static final TypedNeighborSampler SAMPLER = TypedTestShards.sampler(G);
 
   /** 2 sampled epochs of the 16 training papers in batches of 2, as 4 part files of 2 each. */
   private Path shards() throws Exception {
-    return shards("shards", StoreLayout.SPLIT_TRAIN, 2, PARTS);
-  }
-
-  /**
-   * {@code epochs} sampled epochs of the papers of {@code split} in batches of 2, as {@code parts}
-   * part files of equal batch counts.
-   */
-  private Path shards(String name, byte split, int epochs, int parts) throws Exception {
-    Path out = tmp.resolve(name);
-    Path data = out.resolve("v-0001");
-    TypedNeighborSampler.Worker w = SAMPLER.newWorker();
-    int batchesPerEpoch = SAMPLER.order(split, 0).length / 2;
-    int perPart = batchesPerEpoch / parts;
-    ShardManifest m = new ShardManifest();
-    m.dataDir = "v-0001";
-    m.epochs = epochs;
-    m.partsPerEpoch = parts;
-    m.batchesPerEpoch = batchesPerEpoch;
-    m.typed = ShardManifest.Typed.of(G.schema(), 0, FANOUTS);
-    for (int e = 0; e < epochs; e++) {
-      int[] order = SAMPLER.order(split, e);
-      for (int p = 0; p < parts; p++) {
-        List<TypedMiniBatch> batches = new ArrayList<>();
-        for (int b = perPart * p; b < perPart * (p + 1); b++) {
-          batches.add(w.sample(e, b, order, 2 * b, 2));
-        }
-        Path f = data.resolve(ShardPlan.partPath(e, p));
-        Files.createDirectories(f.getParent());
-        ShardPartWriter.Written written =
-            TypedShardPartWriter.write(
-                f, batches.iterator(), CompressionCodecName.ZSTD, Map.of("fanout.test", "1"));
-        ShardManifest.Part part = new ShardManifest.Part();
-        part.epoch = e;
-        part.part = p;
-        part.path = ShardPlan.partPath(e, p);
-        part.bytes = written.bytes();
-        part.crc32c = written.crc32c();
-        m.files.add(part);
-      }
-    }
-    Files.writeString(out.resolve(ShardManifest.FILE), m.toJson() + "\n");
-    return out;
+    return TypedTestShards.write(
+        G, tmp.resolve("shards"), StoreLayout.SPLIT_TRAIN, 2, PARTS, FeatureEncoding.NONE);
   }
 
   /** Trains with {@code loading} (null: on the training thread); the parameters and embeddings. */
@@ -237,7 +189,7 @@ class TypedShardLoaderTest {
     TypedShardSet set = TypedShardSet.open(shards());
     TypedEpochs val =
         TypedEpochs.shards(
-            TypedShardSet.open(shards("val", StoreLayout.SPLIT_VAL, 1, 1)),
+            TypedShardSet.open(TypedTestShards.val(G, tmp.resolve("val"))),
             true,
             new TrainSpec.Loading(2, 1));
     TypedModelConfig cfg =

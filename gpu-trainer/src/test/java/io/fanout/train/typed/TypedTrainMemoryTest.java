@@ -12,7 +12,9 @@ import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.shard.ShardManifest;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.OutOfHeapException;
+import io.fanout.train.TrainMemory;
 import io.fanout.train.TrainSpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -53,11 +55,17 @@ class TypedTrainMemoryTest {
   }
 
   private static TypedTrainMemory memory(TypedModelConfig cfg, TypedCacheSettings cache) {
+    return memory(cfg, cache, null);
+  }
+
+  private static TypedTrainMemory memory(
+      TypedModelConfig cfg, TypedCacheSettings cache, FeatureAccessMode access) {
     int[] rowBytes = new int[cfg.numTypes()];
     for (int t = 0; t < rowBytes.length; t++) {
       rowBytes[t] = cfg.type(t).embedded() ? 0 : ROW_BYTES;
     }
-    return new TypedTrainMemory(cfg, rowBytes, cache, shards(), TrainSpec.Loading.defaults());
+    return new TypedTrainMemory(
+        cfg, rowBytes, cache, shards(), TrainSpec.Loading.defaults(), access);
   }
 
   private static TypedCacheSettings lru(long bytes) {
@@ -118,5 +126,37 @@ class TypedTrainMemoryTest {
     assertThatThrownBy(() -> m.check(HEAP / 16 + 1, HEAP))
         .isInstanceOf(OutOfHeapException.class)
         .hasMessageContaining("parameters with their gradients and Adam moments");
+  }
+
+  @Test
+  void rowsReadInPlaceLeaveTheReadyBatchesWithoutRows() {
+    TypedModelConfig cfg = config(1_000, 500, false);
+    TrainSpec.Loading loading = TrainSpec.Loading.defaults();
+    long ready =
+        TrainMemory.readyBatches(loading.loaderThreads(), loading.prefetch(), shards(), 1, true);
+    TypedTrainMemory gather = memory(cfg, null, FeatureAccessMode.GATHER);
+    // every type reads rows of DIM features: a mean batch's 2,000 nodes x DIM floats per batch
+    assertThat(gather.batchFloats()).isEqualTo(2_000L * DIM);
+    assertThat(memory(cfg, null, FeatureAccessMode.AUTO).leastBytes(10_000))
+        .isEqualTo(gather.leastBytes(10_000));
+    for (FeatureAccessMode inPlace :
+        new FeatureAccessMode[] {FeatureAccessMode.ZERO_COPY, FeatureAccessMode.DEVICE}) {
+      TypedTrainMemory m = memory(cfg, null, inPlace);
+      assertThat(m.batchFloats()).isZero();
+      assertThat(gather.leastBytes(10_000) - m.leastBytes(10_000))
+          .isEqualTo(4L * ready * 2_000 * DIM);
+    }
+    // auto counts the rows until the run resolves it; then as the mode it resolved to
+    TypedTrainMemory auto = memory(cfg, null, FeatureAccessMode.AUTO);
+    assertThat(auto.rowsInPlace(true).leastBytes(10_000))
+        .isEqualTo(memory(cfg, null, FeatureAccessMode.ZERO_COPY).leastBytes(10_000));
+    assertThat(auto.rowsInPlace(false).leastBytes(10_000)).isEqualTo(gather.leastBytes(10_000));
+    // a heap between the two bounds refuses the gathered run only, naming the ready batches' ids
+    long heap = gather.leastBytes(10_000) - 1;
+    assertThatCode(() -> memory(cfg, null, FeatureAccessMode.ZERO_COPY).check(10_000, heap))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(() -> gather.check(10_000, heap)).isInstanceOf(OutOfHeapException.class);
+    assertThatThrownBy(() -> memory(cfg, null, FeatureAccessMode.ZERO_COPY).check(10_000, 1))
+        .hasMessageContaining("node ids only");
   }
 }

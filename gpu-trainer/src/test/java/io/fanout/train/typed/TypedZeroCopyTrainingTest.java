@@ -13,16 +13,11 @@ import io.fanout.graph.TypedStoreFixtures;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
-import io.fanout.nn.LrSchedule;
-import io.fanout.nn.ModelKind;
-import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.nn.typed.TypedTestGraphs;
-import io.fanout.sample.TypedFanouts;
 import io.fanout.sample.TypedMiniBatch;
-import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.TypedShardSet;
 import io.fanout.store.StoreLayout;
@@ -30,13 +25,16 @@ import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.FloatTensor;
-import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
+import io.fanout.train.ReuseBackward;
+import io.fanout.train.ReuseRefresh;
 import io.fanout.train.TrainSpec;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,30 +63,10 @@ class TypedZeroCopyTrainingTest {
   static void writeStoreAndShards() throws Exception {
     f32 = store("f32", null);
     try (TypedGraphStore g = TypedGraphStore.open(f32, true)) {
-      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
-      TypedNeighborSampler sampler = new TypedNeighborSampler(g, PAPER, fanouts, 9);
       shards =
-          TypedShardFixtures.write(
-              tmp.resolve("shards"),
-              g,
-              sampler,
-              PAPER,
-              fanouts,
-              StoreLayout.SPLIT_TRAIN,
-              2,
-              2,
-              FeatureEncoding.NONE);
-      val =
-          TypedShardFixtures.write(
-              tmp.resolve("val"),
-              g,
-              sampler,
-              PAPER,
-              fanouts,
-              StoreLayout.SPLIT_VAL,
-              1,
-              1,
-              FeatureEncoding.NONE);
+          TypedTestShards.write(
+              g, tmp.resolve("shards"), StoreLayout.SPLIT_TRAIN, 2, 2, FeatureEncoding.NONE);
+      val = TypedTestShards.val(g, tmp.resolve("val"));
     }
   }
 
@@ -99,73 +77,32 @@ class TypedZeroCopyTrainingTest {
     return s;
   }
 
-  /** A run on {@code g} of {@code epochs} epochs from {@code trainShards}. */
-  private static TypedTrainRun.Request request(
-      Path modelDir,
-      TypedGraph g,
-      Path trainShards,
-      BackendKind backend,
-      FeatureAccessMode access,
-      FeatureNormKind norm,
-      int epochs,
-      boolean resume,
-      TypedCacheSettings cache,
-      HotReuse reuse) {
-    return new TypedTrainRun.Request(
-        g,
-        trainShards,
-        modelDir,
-        resume,
-        ModelKind.RGCN,
-        8,
-        0,
-        0.2f,
-        0.02f,
-        1e-4f,
-        LrSchedule.CONSTANT,
-        epochs,
-        5,
-        EmbeddingMode.AUTO,
-        0,
-        norm,
-        backend,
-        -1,
-        MatmulPrecision.FP32,
-        true,
-        val,
-        new TrainSpec.Loading(2, 2),
-        HgnSettings.DEFAULT,
-        DecoderKind.DOT,
-        cache,
-        reuse,
-        access);
+  /**
+   * A run on {@code g} from {@code trainShards} into {@code modelDir}: 2 epochs, validated on the
+   * val shards, 2 loader threads with a prefetch of 2, on the CPU backend gathering its rows.
+   */
+  private static TypedTrainRun.Builder request(Path modelDir, TypedGraph g, Path trainShards) {
+    return TypedTestRuns.rgcn(g, trainShards, modelDir)
+        .epochs(2)
+        .valShards(val)
+        .loading(new TrainSpec.Loading(2, 2));
   }
 
-  /** Trains on {@code store}; the checkpoint's bytes. */
+  /**
+   * Trains on {@code store} from the training shards, the {@link #request} as {@code run} sets it;
+   * the checkpoint's bytes, the run's log appended to {@code log} (null: none kept).
+   */
   private static byte[] train(
-      Path store,
-      String name,
-      BackendKind backend,
-      FeatureAccessMode access,
-      FeatureNormKind norm,
-      int epochs,
-      boolean resume,
-      HotReuse reuse)
+      Path store, String name, UnaryOperator<TypedTrainRun.Builder> run, StringBuilder log)
       throws Exception {
     Path md = tmp.resolve("model-" + name);
-    try (TypedGraphStore g = TypedGraphStore.open(store, false)) {
-      TypedTrainRun.train(
-          request(md, g, shards, backend, access, norm, epochs, resume, null, reuse),
-          null,
-          () -> false);
-    }
-    return Files.readAllBytes(md.resolve("checkpoint.bin"));
+    return TypedTestRuns.train(store, g -> run.apply(request(md, g, shards)).build(), log);
   }
 
   private static byte[] train(
       Path store, String name, BackendKind backend, FeatureAccessMode access, FeatureNormKind norm)
       throws Exception {
-    return train(store, name, backend, access, norm, 2, false, HotReuse.OFF);
+    return train(store, name, b -> b.backend(backend).access(access).featureNorm(norm), null);
   }
 
   private static byte[] f32Gather;
@@ -278,50 +215,50 @@ class TypedZeroCopyTrainingTest {
   /** The checkpoint records no feature access: a run may resume with another. */
   @Test
   void aRunResumesWithAnotherFeatureAccessToTheSameModel() throws Exception {
-    FeatureNormKind none = FeatureNormKind.NONE;
-    byte[] straight =
-        train(
-            f32,
-            "straight",
-            BackendKind.CPU,
-            FeatureAccessMode.GATHER,
-            none,
-            3,
-            false,
-            HotReuse.OFF);
-    train(f32, "halves", BackendKind.CPU, FeatureAccessMode.GATHER, none, 1, false, HotReuse.OFF);
+    byte[] straight = train(f32, "straight", b -> b.epochs(3), null);
+    train(f32, "halves", b -> b.epochs(1), null);
     assertThat(
             train(
                 f32,
                 "halves",
-                BackendKind.CPU,
-                FeatureAccessMode.ZERO_COPY,
-                none,
-                3,
-                true,
-                HotReuse.OFF))
+                b -> b.epochs(3).resume(true).access(FeatureAccessMode.ZERO_COPY),
+                null))
         .isEqualTo(straight);
   }
 
-  /** With hot reuse the backend reads the pruned bottom hop's rows in place. */
+  /**
+   * With hot reuse the backend reads the pruned bottom hop's rows in place, and the hot block's
+   * rows too where the trainer's backend computes the block (an inline refresh, with or without a
+   * deferred backward): none of them is gathered on the host. An overlapped refresh's CPU worker
+   * still takes them from the host. The model is the host gather's every way.
+   */
   @Test
-  void hotReuseReadsThePrunedRowsInPlace() throws Exception {
-    HotReuse reuse = new HotReuse(0.5, 2, HotBy.FREQUENCY);
-    FeatureNormKind none = FeatureNormKind.NONE;
-    byte[] gather =
-        train(
-            f32, "reuse-gather", BackendKind.CPU, FeatureAccessMode.GATHER, none, 3, false, reuse);
-    assertThat(
-            train(
-                f32,
-                "reuse-zc",
-                BackendKind.CPU_CHECKED,
-                FeatureAccessMode.ZERO_COPY,
-                none,
-                3,
-                false,
-                reuse))
-        .isEqualTo(gather);
+  void hotReuseReadsThePrunedAndTheHotBlockRowsInPlace() throws Exception {
+    HotReuse[] reuses = {
+      new HotReuse(0.5, 2, HotBy.FREQUENCY),
+      new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.INLINE, ReuseBackward.DEFERRED),
+      new HotReuse(0.5, 2, HotBy.FREQUENCY, ReuseRefresh.OVERLAPPED)
+    };
+    for (HotReuse reuse : reuses) {
+      String id = reuse.refresh().id() + "-" + reuse.backward().id();
+      StringBuilder gatherLog = new StringBuilder();
+      byte[] gather = train(f32, "reuse-gather-" + id, b -> b.reuse(reuse), gatherLog);
+      StringBuilder zcLog = new StringBuilder();
+      UnaryOperator<TypedTrainRun.Builder> zeroCopy =
+          b -> b.reuse(reuse).backend(BackendKind.CPU_CHECKED).access(FeatureAccessMode.ZERO_COPY);
+      assertThat(train(f32, "reuse-zc-" + id, zeroCopy, zcLog)).as(id).isEqualTo(gather);
+      assertThat(hotBlockHostRows(gatherLog)).as(id).isPositive();
+      assertThat(hotBlockHostRows(zcLog))
+          .as(id)
+          .isEqualTo(reuse.refresh() == ReuseRefresh.OVERLAPPED ? hotBlockHostRows(gatherLog) : 0);
+    }
+  }
+
+  /** The hot block's feature rows the run held on the host, from its "hot reuse" line. */
+  private static long hotBlockHostRows(CharSequence log) {
+    Matcher m = Pattern.compile("hot_block_host_rows=(\\d+)").matcher(log);
+    assertThat(m.find()).as("a hot reuse line in %s", log).isTrue();
+    return Long.parseLong(m.group(1));
   }
 
   /**
@@ -376,35 +313,16 @@ class TypedZeroCopyTrainingTest {
   void whatCannotBeReadInPlaceIsRefusedWithOneLine() throws Exception {
     Path inline;
     try (TypedGraphStore g = TypedGraphStore.open(f32, true)) {
-      int[][] fanouts = TypedFanouts.parse("cites=3,2;*=2,2", g.schema());
       inline =
-          TypedShardFixtures.write(
-              tmp.resolve("inline"),
-              g,
-              new TypedNeighborSampler(g, PAPER, fanouts, 9),
-              PAPER,
-              fanouts,
-              StoreLayout.SPLIT_TRAIN,
-              1,
-              1,
-              FeatureEncoding.F32);
+          TypedTestShards.write(
+              g, tmp.resolve("inline"), StoreLayout.SPLIT_TRAIN, 1, 1, FeatureEncoding.F32);
     }
     Path md = tmp.resolve("refused");
     try (TypedGraphStore g = TypedGraphStore.open(f32, false)) {
       assertThatThrownBy(
               () ->
                   TypedTrainRun.train(
-                      request(
-                          md,
-                          g,
-                          inline,
-                          BackendKind.CPU,
-                          FeatureAccessMode.ZERO_COPY,
-                          FeatureNormKind.NONE,
-                          1,
-                          false,
-                          null,
-                          HotReuse.OFF),
+                      request(md, g, inline).epochs(1).access(FeatureAccessMode.ZERO_COPY).build(),
                       null,
                       () -> false))
           .isInstanceOf(FanoutConfigException.class)
@@ -413,33 +331,19 @@ class TypedZeroCopyTrainingTest {
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
       // auto reads them: it gathers on the CPU backends
       TypedTrainRun.train(
-          request(
-              md,
-              g,
-              inline,
-              BackendKind.CPU,
-              FeatureAccessMode.AUTO,
-              FeatureNormKind.NONE,
-              1,
-              false,
-              null,
-              HotReuse.OFF),
+          request(md, g, inline).epochs(1).access(FeatureAccessMode.AUTO).build(),
           null,
           () -> false);
       assertThatThrownBy(
               () ->
                   TypedTrainRun.train(
-                      request(
-                          tmp.resolve("refused-cache"),
-                          g,
-                          shards,
-                          BackendKind.CPU,
-                          FeatureAccessMode.DEVICE,
-                          FeatureNormKind.NONE,
-                          1,
-                          false,
-                          new TypedCacheSettings(CachePolicy.LRU, 4096, FeatureCacheIo.BUFFERED, 8),
-                          HotReuse.OFF),
+                      request(tmp.resolve("refused-cache"), g, shards)
+                          .epochs(1)
+                          .access(FeatureAccessMode.DEVICE)
+                          .cache(
+                              new TypedCacheSettings(
+                                  CachePolicy.LRU, 4096, FeatureCacheIo.BUFFERED, 8))
+                          .build(),
                       null,
                       () -> false))
           .isInstanceOf(FanoutConfigException.class)
@@ -448,17 +352,10 @@ class TypedZeroCopyTrainingTest {
     assertThatThrownBy(
             () ->
                 TypedTrainRun.train(
-                    request(
-                        tmp.resolve("refused-array"),
-                        G,
-                        shards,
-                        BackendKind.CPU,
-                        FeatureAccessMode.ZERO_COPY,
-                        FeatureNormKind.NONE,
-                        1,
-                        false,
-                        null,
-                        HotReuse.OFF),
+                    request(tmp.resolve("refused-array"), G, shards)
+                        .epochs(1)
+                        .access(FeatureAccessMode.ZERO_COPY)
+                        .build(),
                     null,
                     () -> false))
         .isInstanceOf(FanoutConfigException.class)

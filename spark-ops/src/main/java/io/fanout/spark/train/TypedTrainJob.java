@@ -178,34 +178,32 @@ public final class TypedTrainJob {
    * the backend (-1: its default).
    */
   static TypedTrainRun.Request request(FanoutConf c, TypedGraph graph, int ordinal) {
-    return new TypedTrainRun.Request(
-        graph,
-        Path.of(c.get(SHARDS)),
-        Path.of(c.get(MODEL_DIR)),
-        c.get(RESUME),
-        c.get(MODEL),
-        c.get(HIDDEN),
-        c.get(LAYERS),
-        c.get(DROPOUT).floatValue(),
-        c.get(LR).floatValue(),
-        c.get(WEIGHT_DECAY).floatValue(),
-        c.get(SCHEDULE),
-        c.get(EPOCHS),
-        c.get(SEED),
-        c.get(LEARNED_EMBEDDINGS),
-        c.get(BASES),
-        c.get(FEATURE_NORM),
-        c.get(BACKEND),
-        ordinal,
-        c.get(PRECISION),
-        c.get(SharedOptions.VERIFY),
-        c.get(VAL_SHARDS).isBlank() ? null : Path.of(c.get(VAL_SHARDS)),
-        new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
-        hgn(c),
-        c.get(DECODER),
-        cache(c),
-        TrainOptionsDefs.reuse(c, c.get(MODEL)),
-        c.get(FEATURE_ACCESS));
+    return TypedTrainRun.Request.builder(graph, Path.of(c.get(SHARDS)), Path.of(c.get(MODEL_DIR)))
+        .resume(c.get(RESUME))
+        .model(c.get(MODEL))
+        .hidden(c.get(HIDDEN))
+        .layers(c.get(LAYERS))
+        .dropout(c.get(DROPOUT).floatValue())
+        .lr(c.get(LR).floatValue())
+        .weightDecay(c.get(WEIGHT_DECAY).floatValue())
+        .schedule(c.get(SCHEDULE))
+        .epochs(c.get(EPOCHS))
+        .seed(c.get(SEED))
+        .embeddings(c.get(LEARNED_EMBEDDINGS))
+        .bases(c.get(BASES))
+        .featureNorm(c.get(FEATURE_NORM))
+        .backend(c.get(BACKEND))
+        .deviceOrdinal(ordinal)
+        .precision(c.get(PRECISION))
+        .verify(c.get(SharedOptions.VERIFY))
+        .valShards(c.get(VAL_SHARDS).isBlank() ? null : Path.of(c.get(VAL_SHARDS)))
+        .loading(new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)))
+        .hgn(hgn(c))
+        .decoder(c.get(DECODER))
+        .cache(cache(c))
+        .reuse(TrainOptionsDefs.reuse(c, c.get(MODEL)))
+        .access(c.get(FEATURE_ACCESS))
+        .build();
   }
 
   /**
