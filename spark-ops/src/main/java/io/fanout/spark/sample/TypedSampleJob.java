@@ -14,6 +14,7 @@ import io.fanout.graph.VertexTable;
 import io.fanout.sample.OrderedBatchStream;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedHeldOutLinkSampler;
 import io.fanout.sample.TypedLinkSampler;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
@@ -96,7 +97,8 @@ final class TypedSampleJob {
       if (conf.get(SampleOptions.TASK) == Task.LINK) {
         link = TypedLinkRequest.of(conf, g, graph, split);
         seedType = link.seedType(schema);
-        seeds = link.trainEdges(g).size();
+        seeds =
+            link.heldOut() == null ? link.trainEdges(g).size() : link.heldOutPairs(g, graph).size();
       } else {
         seedType = seedType(conf, schema, graph);
         seeds = countSeeds(g.vertices(seedType), splitCode);
@@ -118,7 +120,11 @@ final class TypedSampleJob {
     String seedTypeName = schema.type(seedType).name();
     if (link != null && seeds == 0) {
       throw new InvalidInputException(
-          graph + ": link relation '" + link.relationName() + "' has no training edges");
+          graph
+              + ": link relation '"
+              + link.relationName()
+              + "' has no "
+              + (link.heldOut() == null ? "training edges" : link.heldOut() + " pairs"));
     }
     if (seeds == 0) {
       throw new InvalidInputException(
@@ -177,8 +183,12 @@ final class TypedSampleJob {
     if (link != null) { // absent for node tasks, so their requests keep their fingerprint
       request.put("task", "link");
       request.put("link-relation", link.relationName());
-      request.put("negatives", link.negatives().negatives());
-      request.put("num-negatives", Integer.toString(link.negatives().perPositive()));
+      if (link.heldOut() == null) {
+        request.put("negatives", link.negatives().negatives());
+        request.put("num-negatives", Integer.toString(link.negatives().perPositive()));
+      } else {
+        request.put("negatives", "stored");
+      }
     }
     String requestFingerprint = Checksums.sha256(request.toString());
 
@@ -381,6 +391,11 @@ final class TypedSampleJob {
       TypedNeighborSampler sampler =
           new TypedNeighborSampler(g, spec.seedType, spec.fanouts, spec.seed, spec.weighted);
       workers = () -> sampler.newWorker()::sample;
+    } else if (spec.link.heldOut() != null) {
+      TypedHeldOutLinkSampler sampler =
+          spec.link.heldOutSampler(
+              g, TypedStoreCache.heldOutPairs(g, spec), spec.fanouts, spec.seed, spec.weighted);
+      workers = () -> sampler.newWorker()::sample;
     } else {
       TypedLinkSampler sampler =
           spec.link.sampler(
@@ -456,6 +471,9 @@ final class TypedSampleJob {
       for (OptionDef<?> d : SampleOptions.LINK_ONLY) {
         m.options.remove(d.name());
       }
+    } else if (spec.link.heldOut() != null) { // the pairs' negatives are the store's, not drawn
+      m.options.put(SampleOptions.NEGATIVES.name(), "stored");
+      m.options.remove(SampleOptions.NUM_NEGATIVES.name());
     }
     m.typed = ShardManifest.Typed.of(schema, spec.seedType, spec.fanouts);
     m.typed.featureDims = spec.featureDims == null ? null : spec.featureDims.clone();
