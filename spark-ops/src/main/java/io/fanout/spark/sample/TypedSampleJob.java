@@ -8,6 +8,7 @@ import io.fanout.conf.Task;
 import io.fanout.conf.options.SampleMode;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.graph.FeatureTable;
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
@@ -84,6 +85,7 @@ final class TypedSampleJob {
     int seedType;
     TypedOwners owners;
     TypedLinkRequest link = null;
+    long heldOutPositives = 0;
     boolean weighted = conf.get(SampleOptions.WEIGHTED);
     List<String> featureParamsCrc32c;
     try (TypedGraph g = opener.open(graph, verify)) {
@@ -97,8 +99,13 @@ final class TypedSampleJob {
       if (conf.get(SampleOptions.TASK) == Task.LINK) {
         link = TypedLinkRequest.of(conf, g, graph, split);
         seedType = link.seedType(schema);
-        seeds =
-            link.heldOut() == null ? link.trainEdges(g).size() : link.heldOutPairs(g, graph).size();
+        if (link.heldOut() == null) {
+          seeds = link.trainEdges(g).size();
+        } else {
+          HeldOutEdges pairs = link.heldOutPairs(g, graph);
+          seeds = pairs.size();
+          heldOutPositives = pairs.positives();
+        }
       } else {
         seedType = seedType(conf, schema, graph);
         seeds = countSeeds(g.vertices(seedType), splitCode);
@@ -226,7 +233,7 @@ final class TypedSampleJob {
                   spec.plan,
                   "sample " + spec.epochs + " typed epoch(s)",
                   g -> writePart(spec, dir, g));
-      m = manifest(spec, schema, graph, conf, requestFingerprint, parts);
+      m = manifest(spec, schema, graph, conf, requestFingerprint, parts, heldOutPositives);
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) {
         err.println("sample: " + output + " already holds these shards; nothing to do");
         return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
@@ -436,7 +443,8 @@ final class TypedSampleJob {
       Path graph,
       FanoutConf conf,
       String requestFingerprint,
-      List<PartResult> parts) {
+      List<PartResult> parts,
+      long heldOutPositives) {
     ShardManifest m = new ShardManifest();
     m.requestFingerprint = requestFingerprint;
     m.store = graph.toString();
@@ -486,7 +494,14 @@ final class TypedSampleJob {
         m.typed.linkReverses.add(schema.relation(r).name());
       }
     }
-    SampleJob.addParts(m, spec.plan, parts);
+    // a batch of held-out pairs counts its positives as a training link batch does
+    SampleJob.addParts(
+        m,
+        spec.plan,
+        parts,
+        spec.link != null && spec.link.heldOut() != null
+            ? heldOutPositives * spec.epochs
+            : spec.plan.seeds() * spec.epochs);
     return m;
   }
 }
