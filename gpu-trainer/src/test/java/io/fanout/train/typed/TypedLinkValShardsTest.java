@@ -154,7 +154,7 @@ class TypedLinkValShardsTest {
 
   @Test
   void aRunKeepsTheBestEpochsModelInBestBinAndRepeatsByteForByte() throws Exception {
-    int epochs = 5;
+    int epochs = 2;
     Path md = tmp.resolve("model");
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     TypedTrainRun.Result r =
@@ -174,6 +174,8 @@ class TypedLinkValShardsTest {
     double best = auc.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
     int bestEpoch = auc.indexOf(best) + 1;
     assertThat(r.bestVal()).isEqualTo(best);
+    // the fixture's second epoch validates lower than its first, so best.bin is not the last model
+    assertThat(bestEpoch).as("val AUC by epoch %s", auc).isLessThan(epochs);
     String progress = log.toString(StandardCharsets.UTF_8);
     for (int e = 1; e <= epochs; e++) {
       assertThat(progress).containsPattern("epoch " + e + " loss \\S+ val auc \\S+ ap \\S+ mrr");
@@ -189,6 +191,15 @@ class TypedLinkValShardsTest {
           TypedLinkEvaluation.metrics(m, G.graph, task, G.val, LinkCommunityGraph.FULL, 64, SEED);
       assertThat(ev.auc()).isEqualTo(best);
     }
+
+    // best.bin holds the parameters a run stopped after the best epoch ends with
+    Path upToBest = tmp.resolve("up-to-best");
+    TypedTrainRun.train(request(upToBest, val, bestEpoch), null, () -> false);
+    float[] bestParams = TypedCheckpoint.read(md, "best.bin").checkpoint().params();
+    assertThat(bestParams)
+        .containsExactly(TypedCheckpoint.read(upToBest, "checkpoint.bin").checkpoint().params());
+    assertThat(bestParams)
+        .isNotEqualTo(TypedCheckpoint.read(md, "checkpoint.bin").checkpoint().params());
 
     Path again = tmp.resolve("again");
     TypedTrainRun.train(request(again, val, epochs), null, () -> false);
