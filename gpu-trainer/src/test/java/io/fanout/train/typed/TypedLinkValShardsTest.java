@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.fanout.features.CachePolicy;
+import io.fanout.features.FeatureCacheIo;
+import io.fanout.graph.TypedGraph;
+import io.fanout.graph.TypedGraphStore;
+import io.fanout.graph.TypedStoreFixtures;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
@@ -20,6 +25,7 @@ import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.CpuBackend;
 import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.CheckpointPick;
+import io.fanout.train.FeatureAccessMode;
 import io.fanout.train.HotReuse;
 import io.fanout.train.LinkMetrics;
 import io.fanout.train.TrainSpec;
@@ -120,8 +126,21 @@ class TypedLinkValShardsTest {
   }
 
   private static TypedTrainRun.Request request(Path modelDir, Path valShards, int epochs) {
+    return request(G.graph, modelDir, valShards, epochs, null, null);
+  }
+
+  /**
+   * A 2-hop rgcn link run on {@code g} from the training shards, validated on {@code valShards}.
+   */
+  private static TypedTrainRun.Request request(
+      TypedGraph g,
+      Path modelDir,
+      Path valShards,
+      int epochs,
+      TypedCacheSettings cache,
+      FeatureAccessMode access) {
     return new TypedTrainRun.Request(
-        G.graph,
+        g,
         train,
         modelDir,
         false,
@@ -145,9 +164,9 @@ class TypedLinkValShardsTest {
         new TrainSpec.Loading(2, 2),
         HgnSettings.DEFAULT,
         DecoderKind.DOT,
-        null,
+        cache,
         HotReuse.OFF,
-        null);
+        access);
   }
 
   private static final Pattern VAL_AUC = Pattern.compile("\"val_auc\":([^,}]+)");
@@ -207,6 +226,49 @@ class TypedLinkValShardsTest {
       assertThat(Files.readAllBytes(again.resolve(f)))
           .as(f)
           .isEqualTo(Files.readAllBytes(md.resolve(f)));
+    }
+  }
+
+  /**
+   * On a store of the graph, validation reads the val shards' rows through a feature cache or in
+   * place as the training batches' are: the model dir is the host gather's, byte for byte.
+   */
+  @Test
+  void aFeatureCacheAndInPlaceRowsKeepTheModelDir() throws Exception {
+    Path store = tmp.resolve("link.store");
+    TypedStoreFixtures.write(
+        store, G.graph, new int[][] {{40, 40}, {50, 46}, {12}}, new int[][][] {null, null, null});
+    Map<String, byte[]> gathered = null;
+    try (TypedGraphStore g = TypedGraphStore.open(store, false)) {
+      Object[][] runs = {
+        {"gather", null, null},
+        {
+          "belady",
+          new TypedCacheSettings(CachePolicy.BELADY, 340, FeatureCacheIo.BUFFERED, 32),
+          null
+        },
+        {"zero-copy", null, FeatureAccessMode.ZERO_COPY}
+      };
+      for (Object[] run : runs) {
+        Path md = tmp.resolve("store-" + run[0]);
+        TypedTrainRun.train(
+            request(g, md, val, 2, (TypedCacheSettings) run[1], (FeatureAccessMode) run[2]),
+            null,
+            () -> false);
+        Map<String, byte[]> files = new java.util.TreeMap<>();
+        for (String f : new String[] {"checkpoint.bin", "best.bin", "metrics.jsonl"}) {
+          files.put(f, Files.readAllBytes(md.resolve(f)));
+        }
+        if (gathered == null) {
+          gathered = files;
+          assertThat(new String(files.get("metrics.jsonl"), StandardCharsets.UTF_8))
+              .contains("\"val_auc\"");
+          continue;
+        }
+        for (String f : files.keySet()) {
+          assertThat(files.get(f)).as("%s %s", run[0], f).isEqualTo(gathered.get(f));
+        }
+      }
     }
   }
 
