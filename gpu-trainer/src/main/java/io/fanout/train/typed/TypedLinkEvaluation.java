@@ -4,6 +4,7 @@ import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.train.LinkMetrics;
@@ -154,7 +155,7 @@ public final class TypedLinkEvaluation {
           task.joined(
               model.levelRows(0, task.srcType()),
               task.oneType() ? null : model.levelRows(0, task.dstType()));
-      io.fanout.sample.LinkPairs p = task.joinedPairs(b);
+      LinkPairs p = task.joinedPairs(b);
       int pairs = p.src().length;
       float[] out = new float[pairs];
       if (model.decoder() != null) {
