@@ -68,6 +68,15 @@ public interface TypedGraph extends AutoCloseable {
     return java.util.List.of();
   }
 
+  /**
+   * The held-out pairs of split {@code split} ({@code val} or {@code test}) of the link relation,
+   * the first of {@link #linkRelations()}: its positives and stored negatives in file order; null
+   * when the graph keeps none (any graph but a store prepared for link prediction).
+   */
+  default HeldOutEdges heldOutEdges(String split) {
+    return null;
+  }
+
   @Override
   default void close() {}
 }

@@ -312,6 +312,11 @@ public final class TypedGraphStore implements TypedGraph {
     return e.removedFrom == null ? java.util.List.of(e.relation) : List.copyOf(e.removedFrom);
   }
 
+  @Override
+  public HeldOutEdges heldOutEdges(String split) {
+    return linkRelations().isEmpty() ? null : HeldOutEdges.read(this, split);
+  }
+
   public StoreManifest manifest() {
     return manifest;
   }

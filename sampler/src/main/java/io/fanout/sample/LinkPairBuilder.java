@@ -96,6 +96,30 @@ public final class LinkPairBuilder {
     return new LinkPairs(ps, pd, label);
   }
 
+  /**
+   * The pairs of a batch of held-out pairs {@code src[i] -> dst[i]} with labels {@code label[i]}
+   * (global ids; 1: a positive, 0: a stored negative), {@code i < count}, in the given order, none
+   * drawn: the seed nodes are their endpoints deduplicated in pair order, and the positives are the
+   * {@link #exclude() excluded} edges.
+   */
+  public LinkPairs fixed(int[] src, int[] dst, byte[] label, int count) {
+    local.clear();
+    exclude.clear();
+    size = 0;
+    int[] ps = new int[count];
+    int[] pd = new int[count];
+    int[] l = new int[count];
+    for (int i = 0; i < count; i++) {
+      ps[i] = local(src[i]);
+      pd[i] = local(dst[i]);
+      l[i] = label[i];
+      if (label[i] == 1) {
+        exclude.add(src[i], dst[i]);
+      }
+    }
+    return new LinkPairs(ps, pd, l);
+  }
+
   /** The last batch's seed nodes (global ids, first {@link #size()} entries; scratch, reused). */
   public int[] nodes() {
     return nodes;

@@ -16,7 +16,8 @@ public final class TypedLinkSeeds {
   private int[] shifted = new int[512];
 
   /**
-   * @param negatives draws over the destination type's vertices
+   * @param negatives draws over the destination type's vertices; null for a starter of held-out
+   *     batches only ({@link #startHeldOut})
    * @param seed the sampling seed (the one the blocks are sampled with)
    */
   public TypedLinkSeeds(
@@ -48,6 +49,30 @@ public final class TypedLinkSeeds {
       shifted[i] = link.dstOffset() + dst[i];
     }
     LinkPairs p = pairs.build(epoch, batch, src, shifted, count);
+    builder.startLink(epoch, batch, layers, pairs.nodes(), pairs.size(), p, pairs.exclude());
+  }
+
+  /**
+   * Starts {@code builder} on a batch of held-out pairs {@code src[i] -> dst[i]} labelled {@code
+   * label[i]} ({@link LinkPairBuilder#fixed}: no negatives drawn), {@code i < count}; its positives
+   * leave the blocks as a training batch's do.
+   */
+  public void startHeldOut(
+      TypedBatchBuilder builder,
+      int epoch,
+      int batch,
+      int layers,
+      int[] src,
+      int[] dst,
+      byte[] label,
+      int count) {
+    if (shifted.length < count) {
+      shifted = new int[count];
+    }
+    for (int i = 0; i < count; i++) {
+      shifted[i] = link.dstOffset() + dst[i];
+    }
+    LinkPairs p = pairs.fixed(src, shifted, label, count);
     builder.startLink(epoch, batch, layers, pairs.nodes(), pairs.size(), p, pairs.exclude());
   }
 }

@@ -192,6 +192,18 @@ public final class TypedNeighborSampler {
       return builder.finish(builder.linkLabels());
     }
 
+    /**
+     * Samples the batch of held-out pairs {@code src[i] -> dst[i]} labelled {@code label[i]}
+     * ({@code i < count}, type-local ids of the link relation's two types), started by {@code
+     * seeds} (on a worker made for its link relation).
+     */
+    TypedMiniBatch sampleHeldOut(
+        int epoch, int batch, TypedLinkSeeds seeds, int[] src, int[] dst, byte[] label, int count) {
+      seeds.startHeldOut(builder, epoch, batch, layers(), src, dst, label, count);
+      hops(epoch, batch);
+      return builder.finish(builder.linkLabels());
+    }
+
     /** Samples every hop from the builder's seeds. */
     private void hops(int epoch, int batch) {
       long batchKey = SampleHash.batchKey(SampleHash.epochKey(seed, epoch), batch);

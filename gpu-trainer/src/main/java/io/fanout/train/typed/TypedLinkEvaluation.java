@@ -4,6 +4,7 @@ import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
+import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.train.LinkMetrics;
@@ -116,6 +117,90 @@ public final class TypedLinkEvaluation {
       }
     }
     return LinkMetrics.of(posSrc, pos, negSrc, neg);
+  }
+
+  /**
+   * AUC, AP, MRR and hits@K of the model on the pairs of pre-sampled link batches: epoch 0 of
+   * {@code batches} ({@code train --val-shards} of {@code sample --task link --split val}), read
+   * with their input rows as the training batches are. Each batch runs without dropout under its
+   * own key, as {@link #embed}'s; its pairs are scored on its seeds' output rows as {@link #scores}
+   * scores them, and the metrics are {@link #metrics(TypedModel, TypedGraph, TypedLinkTask,
+   * HeldOutEdges, int[][], int, long)}'s over every batch's pairs, a pair's source by its
+   * type-local id. With full neighborhoods the batches give the scores {@code evaluate} gives.
+   */
+  public static LinkMetrics metrics(
+      TypedModel model, TypedGraph g, TypedLinkTask task, TypedEpochs batches, long seed) {
+    PairScores all = new PairScores();
+    TypedBatchStream.forEach(
+        batches,
+        0,
+        b -> TypedFeatures.gather(g, model, b),
+        () -> false,
+        in -> all.add(model, task, in.batch(), in.features(), seed));
+    return all.metrics();
+  }
+
+  /** Every scored pair so far: its source's type-local id, its score and label. */
+  private static final class PairScores {
+    private int[] src = new int[1024];
+    private float[] score = new float[1024];
+    private int[] label = new int[1024];
+    private int n;
+
+    /** Scores the pairs of batch {@code b} with input rows {@code x}. */
+    void add(TypedModel model, TypedLinkTask task, TypedMiniBatch b, float[][] x, long seed) {
+      int dim = model.config().classes();
+      model.forwardAll(b, x, false, Trainer.batchKey(seed, 0, b.batch()));
+      float[] emb =
+          task.joined(
+              model.levelRows(0, task.srcType()),
+              task.oneType() ? null : model.levelRows(0, task.dstType()));
+      LinkPairs p = task.joinedPairs(b);
+      int pairs = p.src().length;
+      float[] out = new float[pairs];
+      if (model.decoder() != null) {
+        LinkStep.mlpScores(model.decoder(), model.paramTensor(), emb, p.src(), p.dst(), pairs, out);
+      } else {
+        float[] z = LinkStep.scoringEmbeddings(emb, dim, LinkStep.LOGIT_SCALE);
+        LinkStep.scores(z, dim, p.src(), p.dst(), pairs, LinkStep.LOGIT_SCALE, out);
+      }
+      if (n + pairs > src.length) {
+        int cap = Math.max(n + pairs, 2 * src.length);
+        src = Arrays.copyOf(src, cap);
+        score = Arrays.copyOf(score, cap);
+        label = Arrays.copyOf(label, cap);
+      }
+      int[] srcNodes = b.nodes(task.srcType());
+      for (int i = 0; i < pairs; i++) {
+        src[n] = srcNodes[b.pairs().src()[i]];
+        score[n] = out[i];
+        label[n] = b.pairs().label()[i];
+        n++;
+      }
+    }
+
+    LinkMetrics metrics() {
+      int np = 0;
+      for (int i = 0; i < n; i++) {
+        np += label[i] == 1 ? 1 : 0;
+      }
+      int[] posSrc = new int[np];
+      float[] pos = new float[np];
+      int[] negSrc = new int[n - np];
+      float[] neg = new float[n - np];
+      int a = 0;
+      int c = 0;
+      for (int i = 0; i < n; i++) {
+        if (label[i] == 1) {
+          posSrc[a] = src[i];
+          pos[a++] = score[i];
+        } else {
+          negSrc[c] = src[i];
+          neg[c++] = score[i];
+        }
+      }
+      return LinkMetrics.of(posSrc, pos, negSrc, neg);
+    }
   }
 
   /** {@code off} plus the position of each of {@code ids} in the sorted {@code sorted}. */

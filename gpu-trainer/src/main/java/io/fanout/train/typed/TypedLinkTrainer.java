@@ -25,9 +25,11 @@ import java.util.Map;
  * ({@link TypedLinkTask}), from typed link batches ({@code sample --task link}): per step forward
  * over both endpoint types' seeds, the one-type {@link LinkStep} loss (mean binary cross-entropy of
  * the scaled cosine scores of the batch's pairs), backward, Adam on the dense parameters and a
- * sparse Adam step on the embedding rows the batch read. {@link #fit} validates on the held-out val
- * edges after every epoch ({@link TypedLinkEvaluation}, AUC), keeps {@code best.bin} at the best
- * validation AUC, and resumes as {@link TypedTrainer} does. Deterministic as {@link TypedTrainer}.
+ * sparse Adam step on the embedding rows the batch read. {@link #fit} validates after every epoch
+ * on the held-out val edges, or on the pre-sampled link batches of {@link #validateOn} ({@code
+ * --val-shards}), with {@link TypedLinkEvaluation} (AUC, AP, MRR, hits@K), keeps {@code best.bin}
+ * at the best validation AUC, and resumes as {@link TypedTrainer} does. Deterministic as {@link
+ * TypedTrainer}.
  */
 public final class TypedLinkTrainer implements AutoCloseable {
   private final TypedModel model;
@@ -177,6 +179,23 @@ public final class TypedLinkTrainer implements AutoCloseable {
     return new TypedTrainer.StepResult(r.lossSum(), r.labeled());
   }
 
+  private TypedEpochs valBatches;
+
+  /**
+   * Validates on the pre-sampled link batches of {@code val} ({@code --val-shards} of {@code sample
+   * --task link --split val}: their epoch 0) instead of the held-out edges {@link #fit} is given;
+   * null: those edges.
+   */
+  public TypedLinkTrainer validateOn(TypedEpochs val) {
+    this.valBatches = val;
+    return this;
+  }
+
+  /** The model's metrics on the pre-sampled link batches of {@code val} (their epoch 0). */
+  public LinkMetrics evaluate(TypedEpochs val) {
+    return TypedLinkEvaluation.metrics(model, graph, task, val, opts.seed());
+  }
+
   /** The model's metrics on held-out edges {@code h}. */
   public LinkMetrics evaluate(HeldOutEdges h) {
     return TypedLinkEvaluation.metrics(
@@ -192,9 +211,10 @@ public final class TypedLinkTrainer implements AutoCloseable {
       int epochsRun, double lastLoss, LinkMetrics lastVal, double bestValAuc, int bestEpoch) {}
 
   /**
-   * Trains up to {@code opts.epochs()} epochs, validating on {@code val} (null: none) after each.
-   * With a model dir it writes {@code checkpoint.bin} after every epoch and {@code best.bin} at
-   * each new best validation AUC, and first resumes from a checkpoint there.
+   * Trains up to {@code opts.epochs()} epochs, validating after each on {@link #validateOn}'s
+   * batches, else on {@code val} (null: none). With a model dir it writes {@code checkpoint.bin}
+   * after every epoch and {@code best.bin} at each new best validation AUC, and first resumes from
+   * a checkpoint there.
    */
   public FitResult fit(Path modelDir, HeldOutEdges val, PrintStream log) {
     Map<String, String> identity = new java.util.LinkedHashMap<>(opts.identity());
@@ -210,8 +230,8 @@ public final class TypedLinkTrainer implements AutoCloseable {
     for (int e = start; e < opts.epochs(); e++) {
       loss = trainEpoch(e);
       boolean improved = false;
-      if (val != null && val.size() > 0) {
-        lastVal = evaluate(val);
+      if (valBatches != null || (val != null && val.size() > 0)) {
+        lastVal = valBatches != null ? evaluate(valBatches) : evaluate(val);
         if (lastVal.auc() > best) {
           best = lastVal.auc();
           bestEpoch = e + 1;

@@ -43,8 +43,9 @@ import java.util.function.Function;
  * One typed training run from typed shards: checks the shards against the graph, builds the model
  * of the shards' seed type, trains (or resumes) it with {@link TypedTrainer#fit} into the model
  * dir, once {@link TypedTrainMemory} finds that what it holds on the heap can fit. Validation
- * samples the target type's val split with the shards' fanouts; link shards ({@code sample --task
- * link}) train a link model of their relation ({@link TypedLinkTrainer}).
+ * samples the target type's val split with the shards' fanouts, or reads {@code --val-shards}; link
+ * shards ({@code sample --task link}) train a link model of their relation ({@link
+ * TypedLinkTrainer}), validated on the store's val edges or on link {@code --val-shards}.
  */
 public final class TypedTrainRun {
   private TypedTrainRun() {}
@@ -61,7 +62,9 @@ public final class TypedTrainRun {
    *     when not fp32
    * @param schedule the learning rate over the epochs
    * @param valShards typed shards of the target type's validation seeds, scored after every epoch
-   *     instead of sampling the val split; null for none
+   *     instead of sampling the val split (of a link model: link shards of the relation's held-out
+   *     val pairs, {@code sample --task link --split val}, scored instead of the store's val
+   *     edges); null for none
    * @param loading the loader threads and prefetch of the training batches ({@link
    *     TypedShardLoader}); null: read and gathered on the training thread
    * @param cache the feature cache the training (and validation shards') rows are read through
@@ -369,8 +372,9 @@ public final class TypedTrainRun {
   }
 
   /**
-   * Trains a link model from link shards; validation scores the store's held-out val edges of the
-   * link relation with the shards' fanouts (none when the graph is not a store).
+   * Trains a link model from link shards; validation scores the link batches of {@code valShards}
+   * ({@code --val-shards}), or else the store's held-out val edges of the link relation with the
+   * shards' fanouts (none when the graph is not a store).
    */
   private static Result trainLink(
       Request r,
@@ -381,13 +385,19 @@ public final class TypedTrainRun {
       PrintStream progress,
       Replica replica,
       long t0,
-      TypedTrainMemory memory) {
+      TypedTrainMemory memory,
+      TypedEpochs valShards) {
     HeldOutEdges val =
-        r.graph() instanceof TypedGraphStore s
+        valShards == null && r.graph() instanceof TypedGraphStore s
             ? HeldOutEdges.read(s, StoreLayout.HELD_OUT_SPLITS.get(0))
             : null;
     try (TypedRowCaches caches =
             r.cache() == null ? null : TypedRowCaches.open(r.graph(), cfg, r.cache());
+        // validation shards are read from the files too, through caches that hold nothing
+        TypedRowCaches valCaches =
+            r.cache() == null || valShards == null
+                ? null
+                : TypedRowCaches.open(r.graph(), cfg, r.cache().none());
         Backend be = precise(Backends.select(r.backend(), r.deviceOrdinal()), r.precision());
         TypedModel model = new TypedModel(cfg, be, task.decoder());
         TypedInPlaceRows rows = inPlace(r, set, cfg, be, progress)) {
@@ -404,7 +414,13 @@ public final class TypedTrainRun {
               set.manifest().typed.fanouts(),
               opts,
               reducer)) {
-        trainer.cancelWhen(replica.cancelled()).reuseHot(r.reuse());
+        trainer
+            .cancelWhen(replica.cancelled())
+            .validateOn(
+                valCaches == null
+                    ? valShards
+                    : TypedCachedStream.through(valShards, valCaches, cfg, r.cachePrefetch(), null))
+            .reuseHot(r.reuse());
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), val, progress);
         if (progress != null && r.reuse().enabled()) {
@@ -524,6 +540,61 @@ public final class TypedTrainRun {
               + hops
               + " hops: sample them from the val split with the same --fanouts");
     }
+    return TypedEpochs.shards(v, r.verify(), r.loading());
+  }
+
+  /**
+   * The link batches of {@code --val-shards} for a link model trained on {@code train}, read as the
+   * training shards are: the held-out pairs of the same store and link relation ({@code sample
+   * --task link --split val}) with the training shards' hop count. Refuses, with one line naming
+   * both shard sets, node batches, another relation, another store, the training edges (split
+   * {@code train}) and another hop count.
+   */
+  private static TypedEpochs linkValShards(
+      Request r, TypedShardSet train, TypedSchema schema, TypedModelConfig cfg, int hops) {
+    TypedShardSet v = TypedShardSet.open(r.valShards());
+    checkShards(v, schema);
+    ShardManifest.Typed t = v.manifest().typed;
+    ShardManifest tm = train.manifest();
+    String link = tm.typed.linkRelation;
+    String what = null;
+    if (t.linkRelation == null) {
+      what = "node batches of seed type '" + t.seedType + "'";
+    } else if (!t.linkRelation.equals(link)) {
+      what = "link batches of relation '" + t.linkRelation + "'";
+    } else if (v.manifest().storeFingerprint != null
+        && tm.storeFingerprint != null
+        && !v.manifest().storeFingerprint.equals(tm.storeFingerprint)) {
+      what =
+          "link batches of another store (fingerprint "
+              + v.manifest().storeFingerprint
+              + ", the training shards' "
+              + tm.storeFingerprint
+              + ")";
+    } else if (!StoreLayout.HELD_OUT_SPLITS.contains(v.manifest().split)) {
+      what = "the training edges of '" + link + "' (split " + v.manifest().split + ")";
+    } else if (t.layers != hops) {
+      what = t.layers + "-hop link batches";
+    }
+    if (what != null) {
+      throw new InvalidInputException(
+          "--val-shards "
+              + r.valShards()
+              + " hold "
+              + what
+              + "; the training shards "
+              + r.shards()
+              + " hold "
+              + hops
+              + "-hop link batches of relation '"
+              + link
+              + "': sample them from the same store with sample --task link --split val and the"
+              + " same number of --fanouts");
+    }
+    checkInlineFeatures(v, cfg, "--val-shards");
+    v = storeDecoders(v, r.graph(), "--val-shards");
+    TypedInPlaceRows.check(r.featureAccess(), r.graph(), v, "--val-shards", false);
+    checkCacheOverInlineRows(v, r.cache(), "--val-shards");
     return TypedEpochs.shards(v, r.verify(), r.loading());
   }
 
@@ -746,14 +817,8 @@ public final class TypedTrainRun {
             r.precision());
     long t0 = System.nanoTime();
     if (task != null) {
-      if (r.valShards() != null) {
-        throw new InvalidInputException(
-            "--val-shards is not built for typed link shards: validation scores the store's"
-                + " held-out val edges of '"
-                + link
-                + "'");
-      }
-      return trainLink(r, set, cfg, task, opts, progress, replica, t0, memory);
+      TypedEpochs val = r.valShards() == null ? null : linkValShards(r, set, schema, cfg, hops);
+      return trainLink(r, set, cfg, task, opts, progress, replica, t0, memory, val);
     }
     TypedEpochs val = r.valShards() == null ? null : valShards(r, schema, cfg, hops);
     TypedSampler sampler =

@@ -5,6 +5,7 @@ import io.fanout.graph.HeldOutEdges;
 import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TrainEdges;
+import io.fanout.sample.TypedHeldOutLinkSampler;
 import io.fanout.sample.TypedLinkSampler;
 import io.fanout.sample.TypedMiniBatch;
 import java.util.ArrayList;
@@ -128,6 +129,37 @@ final class LinkCommunityGraph {
         List<TypedMiniBatch> out = new ArrayList<>();
         for (int at = 0, b = 0; at < order.length; at += 64, b++) {
           out.add(w.sample(epoch, b, order, at, Math.min(64, order.length - at)));
+        }
+        return out.iterator();
+      }
+
+      @Override
+      public int batches(int epoch) {
+        return batches;
+      }
+    };
+  }
+
+  /**
+   * The link batches of the held-out {@link #val} pairs, as {@code sample --task link --split val}
+   * cuts them: {@code batch} pairs a batch in each epoch's seeded order, with {@code fanouts}.
+   */
+  TypedEpochs valEpochs(int[][] fanouts, long seed, int batch) {
+    TypedHeldOutLinkSampler s =
+        new TypedHeldOutLinkSampler(graph, BUYS, new int[] {REV_BUYS}, fanouts, seed, val, false);
+    TypedHeldOutLinkSampler.Worker w = s.newWorker();
+    int[] ids = new int[val.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = i;
+    }
+    int batches = (ids.length + batch - 1) / batch;
+    return new TypedEpochs() {
+      @Override
+      public Iterator<TypedMiniBatch> epoch(int epoch) {
+        int[] order = SeedOrder.order(ids, seed, epoch);
+        List<TypedMiniBatch> out = new ArrayList<>();
+        for (int at = 0, b = 0; at < order.length; at += batch, b++) {
+          out.add(w.sample(epoch, b, order, at, Math.min(batch, order.length - at)));
         }
         return out.iterator();
       }

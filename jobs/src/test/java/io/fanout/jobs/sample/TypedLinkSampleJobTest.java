@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.FeatureTable;
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
@@ -12,6 +13,7 @@ import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TrainEdges;
 import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedHeldOutLinkSampler;
 import io.fanout.sample.TypedLinkSampler;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.shard.ShardManifest;
@@ -147,8 +149,83 @@ class TypedLinkSampleJobTest {
     assertThatThrownBy(() -> sample(plain, tmp.resolve("no"), "task", "link"))
         .hasMessageContaining("has no link relation")
         .hasMessageContaining("--link-relation");
-    assertThatThrownBy(() -> sample(store, tmp.resolve("val"), "task", "link", "split", "val"))
-        .hasMessageContaining("samples the training edges");
+    assertThatThrownBy(() -> sample(store, tmp.resolve("all"), "task", "link", "split", "all"))
+        .hasMessageContaining("samples the training edges (--split train) or the held-out pairs");
+  }
+
+  @Test
+  void theValSplitSamplesTheHeldOutPairsWithTheirStoredNegatives() throws Exception {
+    String[] opts = {
+      "task", "link", "split", "val", "batch-size", "7", "fanouts", "cites=3,2;*=2,1", "seed", "5"
+    };
+    Path a = tmp.resolve("val-t1");
+    Path b = tmp.resolve("val-t3");
+    sample(store, a, concat(opts, "threads", "1"));
+    sample(store, b, concat(opts, "threads", "3"));
+    Map<String, byte[]> fa = SampleFixtures.files(a);
+    Map<String, byte[]> fb = SampleFixtures.files(b);
+    fa.remove(ShardManifest.FILE);
+    fb.remove(ShardManifest.FILE);
+    assertThat(fa.keySet()).isEqualTo(fb.keySet());
+    for (String k : fa.keySet()) {
+      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
+    }
+    ShardManifest m = ShardManifest.readTyped(a);
+    assertThat(m.split).isEqualTo("val");
+    assertThat(m.typed.linkRelation).isEqualTo("writes");
+    assertThat(m.options).containsEntry("negatives", "stored").doesNotContainKey("num-negatives");
+
+    TypedGraph g = LinkOpener.graph(17, true);
+    HeldOutEdges h = g.heldOutEdges("val");
+    assertThat(m.seedsPerEpoch).isEqualTo(h.size());
+    TypedHeldOutLinkSampler s =
+        new TypedHeldOutLinkSampler(
+            g, 1, new int[] {2}, TypedFanouts.parse("cites=3,2;*=2,1", g.schema()), 5, h, false);
+    int[] ids = new int[h.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = i;
+    }
+    int[] order = SeedOrder.order(ids, 5, 0);
+    TypedHeldOutLinkSampler.Worker w = s.newWorker();
+    Iterator<TypedMiniBatch> it = TypedShardSet.open(a).batches(0, true);
+    int pairs = 0;
+    int positives = 0;
+    for (int bi = 0; bi < SeedOrder.batches(order.length, 7); bi++) {
+      TypedMiniBatch got = it.next();
+      TypedMiniBatch want = w.sample(0, bi, order, bi * 7, Math.min(7, order.length - bi * 7));
+      assertThat(got.layerSizes()).isDeepEqualTo(want.layerSizes());
+      for (int t = 0; t < want.numTypes(); t++) {
+        assertThat(got.nodes(t)).isEqualTo(want.nodes(t));
+      }
+      for (int hop = 1; hop <= 2; hop++) {
+        for (int r = 0; r < 4; r++) {
+          assertThat(got.indices(hop, r)).isEqualTo(want.indices(hop, r));
+        }
+      }
+      assertThat(got.pairs().src()).isEqualTo(want.pairs().src());
+      assertThat(got.pairs().dst()).isEqualTo(want.pairs().dst());
+      assertThat(got.pairs().label()).isEqualTo(want.pairs().label());
+      // every pair is a held-out pair of the store, label included, none drawn
+      for (int i = 0; i < got.pairs().src().length; i++) {
+        int e = order[bi * 7 + i];
+        assertThat(got.nodes(1)[got.pairs().src()[i]]).isEqualTo(h.src[e]);
+        assertThat(got.nodes(0)[got.pairs().dst()[i]]).isEqualTo(h.dst[e]);
+        assertThat(got.pairs().label()[i]).isEqualTo(h.label[e]);
+        positives += got.pairs().label()[i];
+        pairs++;
+      }
+    }
+    assertThat(it.hasNext()).isFalse();
+    assertThat(pairs).isEqualTo(h.size());
+    assertThat(positives).isEqualTo(h.positives());
+
+    assertThatThrownBy(
+            () -> sample(store, tmp.resolve("val-k"), concat(opts, "num-negatives", "3")))
+        .hasMessageContaining("option 'num-negatives'")
+        .hasMessageContaining("--edge-split-negatives");
+    assertThatThrownBy(
+            () -> sample(store, tmp.resolve("val-p"), concat(opts, "mode", "partitioned")))
+        .hasMessageContaining("--mode partitioned with --task link --split val is not built");
   }
 
   private static String[] concat(String[] a, String... b) {
@@ -214,6 +291,27 @@ class TypedLinkSampleJobTest {
         @Override
         public List<String> linkRelations() {
           return link ? List.of("writes", "written_by") : List.of();
+        }
+
+        /** 23 author-to-paper pairs of each held-out split, every third a positive. */
+        @Override
+        public HeldOutEdges heldOutEdges(String split) {
+          if (!link) {
+            return null;
+          }
+          int n = 23;
+          int[] src = new int[n];
+          int[] dst = new int[n];
+          byte[] label = new byte[n];
+          int authors = g.vertices(1).numVertices();
+          int papers = g.vertices(0).numVertices();
+          int shift = split.equals("val") ? 1 : 2;
+          for (int i = 0; i < n; i++) {
+            src[i] = (7 * i + shift) % authors;
+            dst[i] = (11 * i + shift) % papers;
+            label[i] = (byte) (i % 3 == 0 ? 1 : 0);
+          }
+          return HeldOutEdges.of(src, dst, label);
         }
       };
     }

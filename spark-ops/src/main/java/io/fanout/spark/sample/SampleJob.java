@@ -338,6 +338,14 @@ public final class SampleJob {
 
   /** Lists {@code parts} in {@code m} in epoch and part order, checking none is missing. */
   static void addParts(ShardManifest m, ShardPlan plan, List<PartResult> parts) {
+    addParts(m, plan, parts, plan.seeds() * plan.epochs());
+  }
+
+  /**
+   * As {@link #addParts(ShardManifest, ShardPlan, List)}, the parts' seeds summing to {@code seeds}
+   * (batches of held-out link pairs count their positives, not every pair the plan cuts).
+   */
+  static void addParts(ShardManifest m, ShardPlan plan, List<PartResult> parts, long seeds) {
     parts = new java.util.ArrayList<>(parts);
     parts.sort(Comparator.comparingInt((PartResult p) -> p.epoch).thenComparingInt(p -> p.part));
     if (parts.size() != plan.totalParts()) {
@@ -357,9 +365,8 @@ public final class SampleJob {
       m.totals.edges += p.edges;
       m.totals.bytes += p.bytes;
     }
-    if (m.totals.seeds != plan.seeds() * plan.epochs()) {
-      throw new IllegalStateException(
-          m.totals.seeds + " seeds written, expected " + plan.seeds() * plan.epochs());
+    if (m.totals.seeds != seeds) {
+      throw new IllegalStateException(m.totals.seeds + " seeds written, expected " + seeds);
     }
   }
 

@@ -2,14 +2,18 @@ package io.fanout.spark.sample;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
+import io.fanout.conf.options.SampleMode;
 import io.fanout.conf.options.SampleOptions;
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.sample.NegativeSampler;
 import io.fanout.sample.TrainEdges;
+import io.fanout.sample.TypedHeldOutLinkSampler;
 import io.fanout.sample.TypedLinkRelation;
 import io.fanout.sample.TypedLinkSampler;
 import io.fanout.store.InvalidInputException;
+import io.fanout.store.StoreLayout;
 import java.io.Serializable;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,15 +21,25 @@ import java.util.List;
 /**
  * What {@code sample --task link} on a typed store samples: the store's link relation ({@code
  * prepare --link-relation}) and its reverses, by index, with the negatives of the one-type {@link
- * LinkSpec}. The seeds are the relation's training edges ({@link TrainEdges#ofRelation}); the seed
- * type of the shards is the relation's destination type.
+ * LinkSpec}. With {@code --split train} the seeds are the relation's training edges ({@link
+ * TrainEdges#ofRelation}); with {@code --split val|test} they are the split's held-out pairs, with
+ * the negatives {@code prepare} stored ({@link TypedHeldOutLinkSampler}). The seed type of the
+ * shards is the relation's destination type.
  *
  * @param relation the link relation's index in the schema
  * @param reverses the indices of its reverses (their blocks also leave out the positives)
+ * @param negatives the negatives drawn per training edge; null for held-out pairs
  * @param types the relation as the batch assembly takes it (endpoint types, reverses, id shift)
+ * @param heldOut {@code val} or {@code test}: the held-out pairs of that split; null: the training
+ *     edges
  */
 record TypedLinkRequest(
-    String relationName, int relation, int[] reverses, LinkSpec negatives, TypedLinkRelation types)
+    String relationName,
+    int relation,
+    int[] reverses,
+    LinkSpec negatives,
+    TypedLinkRelation types,
+    String heldOut)
     implements Serializable {
 
   /** The request {@code conf} makes of the typed store {@code g} at {@code graph}. */
@@ -37,11 +51,30 @@ record TypedLinkRequest(
               + ": the typed store has no link relation, needed for sample --task link; rerun"
               + " prepare with --task link --link-relation NAME");
     }
+    String heldOut = null;
     if (!split.equals("train")) {
-      throw new FanoutConfigException(
-          "sample --task link samples the training edges; --split "
+      if (!StoreLayout.HELD_OUT_SPLITS.contains(split)) {
+        throw new FanoutConfigException(
+            "sample --task link samples the training edges (--split train) or the held-out pairs"
+                + " of --split val|test; --split "
+                + split
+                + " is for node tasks");
+      }
+      heldOut = split;
+      String why =
+          "--split "
               + split
-              + " is for node tasks (val and test edges are scored by evaluate)");
+              + " samples the store's held-out pairs with the negatives prepare stored"
+              + " (--edge-split-negatives); leave it out";
+      conf.refuseIgnored(SampleOptions.NEGATIVES, why);
+      conf.refuseIgnored(SampleOptions.NUM_NEGATIVES, why);
+      if (conf.get(SampleOptions.MODE) == SampleMode.PARTITIONED) {
+        throw new FanoutConfigException(
+            "sample --mode partitioned with --task link --split "
+                + split
+                + " is not built on typed stores: the held-out pairs are sampled in the replicated"
+                + " mode (use --mode replicated)");
+      }
     }
     TypedSchema s = g.schema();
     int r = index(s, names.get(0), graph);
@@ -59,13 +92,18 @@ record TypedLinkRequest(
               + dst
               + "'); leave --seed-type out");
     }
+    TypedLinkRelation types = TypedLinkRelation.of(s, r, reverses);
+    if (heldOut != null) {
+      return new TypedLinkRequest(names.get(0), r, reverses, null, types, heldOut);
+    }
     int k = SampleJob.positive(conf, SampleOptions.NUM_NEGATIVES);
     return new TypedLinkRequest(
         names.get(0),
         r,
         reverses,
         new LinkSpec(conf.get(SampleOptions.NEGATIVES).id(), k, false),
-        TypedLinkRelation.of(s, r, reverses));
+        types,
+        null);
   }
 
   private static int index(TypedSchema s, String name, Path graph) {
@@ -80,6 +118,31 @@ record TypedLinkRequest(
   /** The seed type: the link relation's destination type. */
   int seedType(TypedSchema s) {
     return s.relation(relation).dstType();
+  }
+
+  /**
+   * The held-out pairs of the request's split (its seeds), refused with one line when {@code g}
+   * keeps none.
+   */
+  HeldOutEdges heldOutPairs(TypedGraph g, Path graph) {
+    HeldOutEdges h = g.heldOutEdges(heldOut);
+    if (h == null) {
+      throw new InvalidInputException(
+          graph
+              + ": the typed graph keeps no held-out pairs of relation '"
+              + relationName
+              + "' for sample --task link --split "
+              + heldOut
+              + "; prepare it with --task link --link-relation "
+              + relationName);
+    }
+    return h;
+  }
+
+  /** The sampler of the request's held-out batches over {@code g}. */
+  TypedHeldOutLinkSampler heldOutSampler(
+      TypedGraph g, HeldOutEdges pairs, int[][] fanouts, long seed, boolean weighted) {
+    return new TypedHeldOutLinkSampler(g, relation, reverses, fanouts, seed, pairs, weighted);
   }
 
   /** The training edges of the link relation: the seeds. */

@@ -8,12 +8,14 @@ import io.fanout.conf.Task;
 import io.fanout.conf.options.SampleMode;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.graph.FeatureTable;
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.OrderedBatchStream;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedHeldOutLinkSampler;
 import io.fanout.sample.TypedLinkSampler;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
@@ -83,6 +85,7 @@ final class TypedSampleJob {
     int seedType;
     TypedOwners owners;
     TypedLinkRequest link = null;
+    long heldOutPositives = 0;
     boolean weighted = conf.get(SampleOptions.WEIGHTED);
     List<String> featureParamsCrc32c;
     try (TypedGraph g = opener.open(graph, verify)) {
@@ -96,7 +99,13 @@ final class TypedSampleJob {
       if (conf.get(SampleOptions.TASK) == Task.LINK) {
         link = TypedLinkRequest.of(conf, g, graph, split);
         seedType = link.seedType(schema);
-        seeds = link.trainEdges(g).size();
+        if (link.heldOut() == null) {
+          seeds = link.trainEdges(g).size();
+        } else {
+          HeldOutEdges pairs = link.heldOutPairs(g, graph);
+          seeds = pairs.size();
+          heldOutPositives = pairs.positives();
+        }
       } else {
         seedType = seedType(conf, schema, graph);
         seeds = countSeeds(g.vertices(seedType), splitCode);
@@ -118,7 +127,11 @@ final class TypedSampleJob {
     String seedTypeName = schema.type(seedType).name();
     if (link != null && seeds == 0) {
       throw new InvalidInputException(
-          graph + ": link relation '" + link.relationName() + "' has no training edges");
+          graph
+              + ": link relation '"
+              + link.relationName()
+              + "' has no "
+              + (link.heldOut() == null ? "training edges" : link.heldOut() + " pairs"));
     }
     if (seeds == 0) {
       throw new InvalidInputException(
@@ -177,8 +190,12 @@ final class TypedSampleJob {
     if (link != null) { // absent for node tasks, so their requests keep their fingerprint
       request.put("task", "link");
       request.put("link-relation", link.relationName());
-      request.put("negatives", link.negatives().negatives());
-      request.put("num-negatives", Integer.toString(link.negatives().perPositive()));
+      if (link.heldOut() == null) {
+        request.put("negatives", link.negatives().negatives());
+        request.put("num-negatives", Integer.toString(link.negatives().perPositive()));
+      } else {
+        request.put("negatives", "stored");
+      }
     }
     String requestFingerprint = Checksums.sha256(request.toString());
 
@@ -216,7 +233,7 @@ final class TypedSampleJob {
                   spec.plan,
                   "sample " + spec.epochs + " typed epoch(s)",
                   g -> writePart(spec, dir, g));
-      m = manifest(spec, schema, graph, conf, requestFingerprint, parts);
+      m = manifest(spec, schema, graph, conf, requestFingerprint, parts, heldOutPositives);
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) {
         err.println("sample: " + output + " already holds these shards; nothing to do");
         return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
@@ -381,6 +398,11 @@ final class TypedSampleJob {
       TypedNeighborSampler sampler =
           new TypedNeighborSampler(g, spec.seedType, spec.fanouts, spec.seed, spec.weighted);
       workers = () -> sampler.newWorker()::sample;
+    } else if (spec.link.heldOut() != null) {
+      TypedHeldOutLinkSampler sampler =
+          spec.link.heldOutSampler(
+              g, TypedStoreCache.heldOutPairs(g, spec), spec.fanouts, spec.seed, spec.weighted);
+      workers = () -> sampler.newWorker()::sample;
     } else {
       TypedLinkSampler sampler =
           spec.link.sampler(
@@ -421,7 +443,8 @@ final class TypedSampleJob {
       Path graph,
       FanoutConf conf,
       String requestFingerprint,
-      List<PartResult> parts) {
+      List<PartResult> parts,
+      long heldOutPositives) {
     ShardManifest m = new ShardManifest();
     m.requestFingerprint = requestFingerprint;
     m.store = graph.toString();
@@ -456,6 +479,9 @@ final class TypedSampleJob {
       for (OptionDef<?> d : SampleOptions.LINK_ONLY) {
         m.options.remove(d.name());
       }
+    } else if (spec.link.heldOut() != null) { // the pairs' negatives are the store's, not drawn
+      m.options.put(SampleOptions.NEGATIVES.name(), "stored");
+      m.options.remove(SampleOptions.NUM_NEGATIVES.name());
     }
     m.typed = ShardManifest.Typed.of(schema, spec.seedType, spec.fanouts);
     m.typed.featureDims = spec.featureDims == null ? null : spec.featureDims.clone();
@@ -468,7 +494,14 @@ final class TypedSampleJob {
         m.typed.linkReverses.add(schema.relation(r).name());
       }
     }
-    SampleJob.addParts(m, spec.plan, parts);
+    // a batch of held-out pairs counts its positives as a training link batch does
+    SampleJob.addParts(
+        m,
+        spec.plan,
+        parts,
+        spec.link != null && spec.link.heldOut() != null
+            ? heldOutPositives * spec.epochs
+            : spec.plan.seeds() * spec.epochs);
     return m;
   }
 }

@@ -150,8 +150,12 @@ final class TypedSampleSpec implements Serializable {
     if (link != null) {
       m.put(ShardSchema.TASK_KEY, "link");
       m.put("fanout.link_relation", link.relationName());
-      m.put("fanout.negatives", link.negatives().negatives());
-      m.put("fanout.num_negatives", Integer.toString(link.negatives().perPositive()));
+      if (link.heldOut() == null) {
+        m.put("fanout.negatives", link.negatives().negatives());
+        m.put("fanout.num_negatives", Integer.toString(link.negatives().perPositive()));
+      } else {
+        m.put("fanout.negatives", "stored");
+      }
     }
     return m;
   }

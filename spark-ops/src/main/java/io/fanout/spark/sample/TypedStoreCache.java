@@ -1,5 +1,6 @@
 package io.fanout.spark.sample;
 
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.sample.PartitionBatches;
 import io.fanout.sample.SeedOrder;
@@ -52,6 +53,18 @@ final class TypedStoreCache {
     return p;
   }
 
+  /** The seed ids of a link request: its training edges' or held-out pairs' indices. */
+  private static int[] linkSeeds(TypedGraph g, TypedSampleSpec spec) {
+    if (spec.link.heldOut() == null) {
+      return trainEdges(g, spec).ids();
+    }
+    int[] ids = new int[heldOutPairs(g, spec).size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = i;
+    }
+    return ids;
+  }
+
   private static final Map<String, TrainEdges> EDGES = new LinkedHashMap<>();
 
   /** The training edges of a link request's relation, computed once per JVM and store. */
@@ -62,10 +75,20 @@ final class TypedStoreCache {
     }
   }
 
+  private static final Map<String, HeldOutEdges> HELD_OUT = new LinkedHashMap<>();
+
+  /** The held-out pairs of a link request's split, read once per JVM and store. */
+  static HeldOutEdges heldOutPairs(TypedGraph g, TypedSampleSpec spec) {
+    String key = spec.storeFingerprint + "#" + spec.link.relation() + "#" + spec.link.heldOut();
+    synchronized (HELD_OUT) {
+      return HELD_OUT.computeIfAbsent(key, k -> spec.link.heldOutPairs(g, Paths.get(spec.store)));
+    }
+  }
+
   /**
    * The seed order of {@code epoch}: the seed type's split members, shuffled (with {@code
    * --batch-by-partition} in {@link PartitionBatches#order}); for a link request the training
-   * edges' indices, shuffled.
+   * edges' indices (of {@code --split val|test}: the held-out pairs' indices), shuffled.
    */
   static int[] order(TypedGraph g, TypedSampleSpec spec, int epoch) {
     String key =
@@ -84,7 +107,7 @@ final class TypedStoreCache {
       if (o == null) {
         o =
             spec.link != null
-                ? SeedOrder.order(trainEdges(g, spec).ids(), spec.seed, epoch)
+                ? SeedOrder.order(linkSeeds(g, spec), spec.seed, epoch)
                 : spec.batchByPartition
                     ? PartitionBatches.order(
                         g.vertices(spec.seedType),

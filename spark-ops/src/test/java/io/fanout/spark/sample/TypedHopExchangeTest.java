@@ -138,7 +138,8 @@ class TypedHopExchangeTest {
               1,
               reverses,
               new LinkSpec(mode, 2, false),
-              TypedLinkRelation.of(g.schema(), 1, reverses));
+              TypedLinkRelation.of(g.schema(), 1, reverses),
+              null);
       TypedOwners owners = TypedOwners.of(g);
       List<Integer> seedOwners = new ArrayList<>();
       List<Integer> counts = new ArrayList<>();

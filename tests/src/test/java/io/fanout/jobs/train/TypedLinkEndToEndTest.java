@@ -61,7 +61,7 @@ class TypedLinkEndToEndTest {
   }
 
   @Test
-  void rgcnPredictsTheHeldOutLinksOfATypedRelation() {
+  void rgcnPredictsTheHeldOutLinksOfATypedRelation() throws Exception {
     SplittableRandom r = new SplittableRandom(11);
     StructType userT =
         new StructType()
@@ -255,6 +255,48 @@ class TypedLinkEndToEndTest {
         .execute();
     EvaluateResult em = Fanout.get(spark).evaluate(store.toString(), mlp.toString()).execute();
     assertThat(em.linkMetrics("test").auc()).as("mlp %s", em.toJson()).isGreaterThan(0.8);
+
+    // validation on link val shards (the val pairs, full neighborhoods): evaluate --checkpoint
+    // best reports the val AUC of the best epoch's validation
+    Path valShards = tmp.resolve("val-shards");
+    Fanout.get(spark)
+        .sample(store.toString())
+        .output(valShards.toString())
+        .option("task", "link")
+        .option("split", "val")
+        .option("batch-size", "64")
+        .option("fanouts", "*=-1,-1")
+        .option("seed", "3")
+        .execute();
+    Path validated = tmp.resolve("validated");
+    Fanout.get(spark)
+        .train(store.toString(), shards.toString())
+        .valShards(valShards.toString())
+        .option("model-dir", validated.toString())
+        .option("model", "rgcn")
+        .option("hidden", "16")
+        .option("dropout", "0")
+        .option("lr", "0.01")
+        .option("weight-decay", "0")
+        .option("feature-norm", "none")
+        .option("epochs", "4")
+        .option("seed", "1")
+        .execute();
+    double best = Double.NEGATIVE_INFINITY;
+    for (String line : java.nio.file.Files.readAllLines(validated.resolve("metrics.jsonl"))) {
+      java.util.regex.Matcher v =
+          java.util.regex.Pattern.compile("\"val_auc\":([^,}]+)").matcher(line);
+      assertThat(v.find()).as(line).isTrue();
+      best = Math.max(best, Double.parseDouble(v.group(1)));
+    }
+    LinkMetrics bestVal =
+        Fanout.get(spark)
+            .evaluate(store.toString(), validated.toString())
+            .option("checkpoint", "best")
+            .execute()
+            .linkMetrics("val");
+    assertThat(bestVal.positives()).isEqualTo(m.edgeSplit.valPairs);
+    assertThat(bestVal.auc()).isCloseTo(best, org.assertj.core.api.Assertions.within(1e-12));
   }
 
   /** The {@link LinkMetrics} AUC of pairs with source {@code src}, label 1 or 0, and score. */
