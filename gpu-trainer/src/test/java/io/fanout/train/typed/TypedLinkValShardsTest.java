@@ -11,22 +11,16 @@ import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedStoreFixtures;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
-import io.fanout.nn.FeatureNormKind;
-import io.fanout.nn.LrSchedule;
 import io.fanout.nn.ModelKind;
-import io.fanout.nn.typed.HgnSettings;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.store.InvalidInputException;
-import io.fanout.tensor.BackendKind;
 import io.fanout.tensor.CpuBackend;
-import io.fanout.tensor.MatmulPrecision;
 import io.fanout.train.CheckpointPick;
 import io.fanout.train.FeatureAccessMode;
-import io.fanout.train.HotReuse;
 import io.fanout.train.LinkMetrics;
 import io.fanout.train.TrainSpec;
 import java.io.ByteArrayOutputStream;
@@ -139,34 +133,20 @@ class TypedLinkValShardsTest {
       int epochs,
       TypedCacheSettings cache,
       FeatureAccessMode access) {
-    return new TypedTrainRun.Request(
-        g,
-        train,
-        modelDir,
-        false,
-        ModelKind.RGCN,
-        8,
-        0,
-        0.1f,
-        0.05f,
-        0f,
-        LrSchedule.CONSTANT,
-        epochs,
-        SEED,
-        EmbeddingMode.AUTO,
-        0,
-        FeatureNormKind.NONE,
-        BackendKind.CPU,
-        -1,
-        MatmulPrecision.FP32,
-        true,
-        valShards,
-        new TrainSpec.Loading(2, 2),
-        HgnSettings.DEFAULT,
-        DecoderKind.DOT,
-        cache,
-        HotReuse.OFF,
-        access);
+    return TypedTrainRun.Request.builder(g, train, modelDir)
+        .model(ModelKind.RGCN)
+        .hidden(8)
+        .dropout(0.1f)
+        .lr(0.05f)
+        .weightDecay(0f)
+        .epochs(epochs)
+        .seed(SEED)
+        .verify(true)
+        .valShards(valShards)
+        .loading(new TrainSpec.Loading(2, 2))
+        .cache(cache)
+        .access(access)
+        .build();
   }
 
   private static final Pattern VAL_AUC = Pattern.compile("\"val_auc\":([^,}]+)");
