@@ -43,8 +43,16 @@ import scala.Tuple2;
 final class TypedPartitionedSampling {
   private TypedPartitionedSampling() {}
 
+  /**
+   * @param seedsPerPartition with {@code --batch-by-partition}, the seeds of each store partition
+   *     of the seed type (which place every batch at its home); otherwise null
+   */
   static List<PartResult> run(
-      JavaSparkContext jsc, TypedSampleSpec spec, TypedOwners owners, String staging) {
+      JavaSparkContext jsc,
+      TypedSampleSpec spec,
+      TypedOwners owners,
+      long[] seedsPerPartition,
+      String staging) {
     int layers = spec.fanouts[0].length;
     long totalBatches = (long) spec.plan.batchesPerEpoch() * spec.epochs;
     int batchPartitions =
@@ -81,6 +89,8 @@ final class TypedPartitionedSampling {
     // --batch-by-partition: the seeds sort by (epoch, partition rank, key); batch b holds the
     // chunk PartitionBatches.chunkOrder places there.
     int[][] chunkBatch = spec.batchByPartition ? chunkBatches(spec) : null;
+    HomePartitioner home = spec.batchByPartition ? homes(jsc, spec, seedsPerPartition) : null;
+    Partitioner byHome = home != null ? home : byBatch;
     JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
         steps.call(
             PartitionedSampling.SORT_SEEDS,
@@ -98,7 +108,7 @@ final class TypedPartitionedSampling {
                         chunkBatch,
                         spec.store,
                         spec.split))
-            .groupByKey(byBatch)
+            .groupByKey(byHome)
             .mapPartitionsToPair(
                 it -> {
                   List<Tuple2<Long, TypedPartialBatch>> out = new ArrayList<>();
@@ -130,21 +140,51 @@ final class TypedPartitionedSampling {
     // 2. Hop by hop: destinations -> owning partitions -> sampled neighbors -> back to the batch.
     for (int h = 1; h <= layers; h++) {
       final int hop = h;
-      JavaPairRDD<Long, Answer> answers =
-          state
-              .flatMapToPair(t -> TypedHopExchange.frontier(spec, owners, t._1(), t._2()))
-              .partitionBy(byOwner)
-              .mapToPair(
-                  t ->
-                      new Tuple2<>(
-                          t._2().batchId,
-                          TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
-      state =
-          state
-              .cogroup(answers, byBatch)
-              .mapValues(
-                  t -> TypedHopExchange.extend(spec, owners, HopExchange.one(t._1()), t._2()))
-              .persist(StorageLevel.MEMORY_AND_DISK());
+      if (home != null) {
+        // the batch's home answers its requests to partition p of every type in place; only the
+        // other partitions' nodes are shuffled
+        JavaPairRDD<Long, TypedPartialBatch> current = state;
+        JavaPairRDD<Long, Answer> local =
+            current.mapPartitionsToPair(
+                it -> TypedHopExchange.localAnswers(spec, owners, it, hop, home), true);
+        JavaPairRDD<Long, Answer> remote =
+            current
+                .flatMapToPair(
+                    t -> TypedHopExchange.remoteRequests(spec, owners, t._1(), t._2(), home))
+                .partitionBy(byOwner)
+                .mapToPair(
+                    t ->
+                        new Tuple2<>(
+                            t._2().batchId,
+                            TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
+        state =
+            current
+                .cogroup(local, remote, home)
+                .mapValues(
+                    t ->
+                        TypedHopExchange.extend(
+                            spec,
+                            owners,
+                            HopExchange.one(t._1()),
+                            HopExchange.both(t._2(), t._3())))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+      } else {
+        JavaPairRDD<Long, Answer> answers =
+            state
+                .flatMapToPair(t -> TypedHopExchange.frontier(spec, owners, t._1(), t._2()))
+                .partitionBy(byOwner)
+                .mapToPair(
+                    t ->
+                        new Tuple2<>(
+                            t._2().batchId,
+                            TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
+        state =
+            state
+                .cogroup(answers, byBatch)
+                .mapValues(
+                    t -> TypedHopExchange.extend(spec, owners, HopExchange.one(t._1()), t._2()))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+      }
       persisted.add(state);
       JavaPairRDD<Long, TypedPartialBatch> hopState = state;
       steps.call(PartitionedSampling.hopStep(hop, layers), hopState::count);
@@ -165,6 +205,9 @@ final class TypedPartitionedSampling {
                     .collect());
     for (JavaPairRDD<Long, TypedPartialBatch> r : persisted) {
       r.unpersist(false);
+    }
+    if (home != null) {
+      home.home.destroy();
     }
     return out;
   }
@@ -196,6 +239,19 @@ final class TypedPartitionedSampling {
               SampleHash.epochKey(spec.seed, e), spec.plan.batchesPerEpoch());
     }
     return chunkBatch;
+  }
+
+  /**
+   * {@code --batch-by-partition}: every batch's home, the seed type's partition of its first seed
+   * ({@link PartitionBatches#homes} per epoch, from the partitions' seed counts).
+   */
+  private static HomePartitioner homes(
+      JavaSparkContext jsc, TypedSampleSpec spec, long[] seedsPerPartition) {
+    int[][] homes = new int[spec.epochs][];
+    for (int e = 0; e < spec.epochs; e++) {
+      homes[e] = PartitionBatches.homes(seedsPerPartition, spec.seed, e, spec.batchSize);
+    }
+    return new HomePartitioner(seedsPerPartition.length, jsc.broadcast(homes));
   }
 
   /** Batch {@code id} before hop 1: its seeds in position order. */

@@ -79,6 +79,7 @@ final class TypedSampleJob {
     boolean verify = conf.get(SharedOptions.VERIFY) && conf.get(SampleOptions.VERIFY_STORE);
     TypedSchema schema;
     long seeds;
+    long[] seedsPerPartition = null; // of the seed type, for a node task
     int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
     int seedType;
     TypedOwners owners;
@@ -99,7 +100,9 @@ final class TypedSampleJob {
         seeds = link.trainEdges(g).size();
       } else {
         seedType = seedType(conf, schema, graph);
-        seeds = countSeeds(g.vertices(seedType), splitCode);
+        seedsPerPartition =
+            countSeeds(g.vertices(seedType), g.partitionStarts(seedType), splitCode);
+        seeds = java.util.Arrays.stream(seedsPerPartition).sum();
       }
     }
     if (!opener.fingerprint(graph).equals(storeFingerprint)) {
@@ -210,7 +213,8 @@ final class TypedSampleJob {
       String dir = run.dir().toString();
       List<PartResult> parts =
           mode == SampleMode.PARTITIONED
-              ? TypedPartitionedSampling.run(jsc, spec, owners, dir)
+              ? TypedPartitionedSampling.run(
+                  jsc, spec, owners, spec.batchByPartition ? seedsPerPartition : null, dir)
               : ReplicatedSampling.onePerPart(
                   jsc,
                   spec.plan,
@@ -360,11 +364,14 @@ final class TypedSampleJob {
                 + "); name the seeds' type with --seed-type");
   }
 
-  private static long countSeeds(VertexTable vt, int splitCode) {
-    long n = 0;
-    for (int v = 0; v < vt.numVertices(); v++) {
-      if (SeedOrder.inSplit(splitCode, vt.split(v))) {
-        n++;
+  /** The seeds of the split per store partition of the type ({@code starts}, its count last). */
+  private static long[] countSeeds(VertexTable vt, long[] starts, int splitCode) {
+    long[] n = new long[starts.length - 1];
+    for (int p = 0; p < n.length; p++) {
+      for (int v = (int) starts[p]; v < starts[p + 1]; v++) {
+        if (SeedOrder.inSplit(splitCode, vt.split(v))) {
+          n[p]++;
+        }
       }
     }
     return n;
