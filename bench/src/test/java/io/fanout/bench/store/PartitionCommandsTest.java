@@ -79,6 +79,56 @@ class PartitionCommandsTest {
   }
 
   @Test
+  void benchPartitionOnATypedDatasetShufflesLessOnMultilevelWithBatchesByPartition()
+      throws Exception {
+    Path dataset = TypedCommunityDataset.write(spark, tmp.resolve("typed-dataset"));
+    Result r =
+        cli(
+            "bench-partition",
+            "--dataset",
+            dataset.toString(),
+            "--shuffle-parts",
+            "4",
+            "--work-dir",
+            tmp.resolve("bench-typed").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = r.json();
+    assertThat(j.get("typed").asBoolean()).isTrue();
+    Map<String, JsonNode> shuffle = new HashMap<>();
+    for (JsonNode x : j.get("shuffle")) {
+      assertThat(x.get("k").asInt()).isEqualTo(4);
+      assertThat(x.get("store_edges").asLong()).isEqualTo(10000);
+      assertThat(x.get("vertices").asLong()).isEqualTo(1200);
+      shuffle.put(x.get("partitioner").asText(), x);
+    }
+    JsonNode hash = shuffle.get("hash");
+    JsonNode ml = shuffle.get("multilevel");
+    // the planted communities: multilevel cuts few CSR entries, hash about 3/4 of them
+    assertThat(ml.get("edge_cut").asDouble()).isLessThan(0.25);
+    assertThat(hash.get("edge_cut").asDouble()).isGreaterThan(0.6);
+    // a batch of one partition's users is answered mostly by its home on the multilevel store
+    long mlByPart = ml.get("shuffle_bytes_per_epoch_batch_by_partition").asLong();
+    assertThat(mlByPart)
+        .isPositive()
+        .isLessThan(hash.get("shuffle_bytes_per_epoch_batch_by_partition").asLong())
+        .isLessThan(ml.get("shuffle_bytes_per_epoch").asLong());
+    Result parts =
+        cli(
+            "bench-partition",
+            "--dataset",
+            dataset.toString(),
+            "--parts",
+            "2",
+            "--shuffle-parts",
+            "4");
+    assertThat(parts.code()).isEqualTo(2);
+    assertThat(parts.err()).contains("'parts'").contains("--shuffle-parts");
+    Result none = cli("bench-partition", "--dataset", dataset.toString());
+    assertThat(none.code()).isEqualTo(2);
+    assertThat(none.err()).contains("give --shuffle-parts");
+  }
+
+  @Test
   void benchPrepareComparesBothEdgeSortsAgainstOneScan() {
     Result r =
         cli(
