@@ -310,8 +310,8 @@ public final class BenchPartitionCommand implements Command {
       throw new InvalidInputException(
           "--dataset "
               + dir
-              + ": expected vertices.parquet and edges.parquet in it; pass a dataset folder or a"
-              + " STORE");
+              + ": expected vertices.parquet and edges.parquet in it (or a typed dataset's"
+              + " schema.json); pass a dataset folder or a STORE");
     }
     return new Input(
         spark.read().parquet(v.toString()).select(col("id")),

@@ -79,56 +79,6 @@ class PartitionCommandsTest {
   }
 
   @Test
-  void benchPartitionOnATypedDatasetShufflesLessOnMultilevelWithBatchesByPartition()
-      throws Exception {
-    Path dataset = TypedCommunityDataset.write(spark, tmp.resolve("typed-dataset"));
-    Result r =
-        cli(
-            "bench-partition",
-            "--dataset",
-            dataset.toString(),
-            "--shuffle-parts",
-            "4",
-            "--work-dir",
-            tmp.resolve("bench-typed").toString());
-    assertThat(r.code()).as(r.err()).isZero();
-    JsonNode j = r.json();
-    assertThat(j.get("typed").asBoolean()).isTrue();
-    Map<String, JsonNode> shuffle = new HashMap<>();
-    for (JsonNode x : j.get("shuffle")) {
-      assertThat(x.get("k").asInt()).isEqualTo(4);
-      assertThat(x.get("store_edges").asLong()).isEqualTo(10000);
-      assertThat(x.get("vertices").asLong()).isEqualTo(1200);
-      shuffle.put(x.get("partitioner").asText(), x);
-    }
-    JsonNode hash = shuffle.get("hash");
-    JsonNode ml = shuffle.get("multilevel");
-    // the planted communities: multilevel cuts few CSR entries, hash about 3/4 of them
-    assertThat(ml.get("edge_cut").asDouble()).isLessThan(0.25);
-    assertThat(hash.get("edge_cut").asDouble()).isGreaterThan(0.6);
-    // a batch of one partition's users is answered mostly by its home on the multilevel store
-    long mlByPart = ml.get("shuffle_bytes_per_epoch_batch_by_partition").asLong();
-    assertThat(mlByPart)
-        .isPositive()
-        .isLessThan(hash.get("shuffle_bytes_per_epoch_batch_by_partition").asLong())
-        .isLessThan(ml.get("shuffle_bytes_per_epoch").asLong());
-    Result parts =
-        cli(
-            "bench-partition",
-            "--dataset",
-            dataset.toString(),
-            "--parts",
-            "2",
-            "--shuffle-parts",
-            "4");
-    assertThat(parts.code()).isEqualTo(2);
-    assertThat(parts.err()).contains("'parts'").contains("--shuffle-parts");
-    Result none = cli("bench-partition", "--dataset", dataset.toString());
-    assertThat(none.code()).isEqualTo(2);
-    assertThat(none.err()).contains("give --shuffle-parts");
-  }
-
-  @Test
   void benchPrepareComparesBothEdgeSortsAgainstOneScan() {
     Result r =
         cli(
@@ -223,7 +173,7 @@ class PartitionCommandsTest {
   }
 
   @Test
-  void badOptionsExitWithStatus2() {
+  void badOptionsExitWithStatus2() throws Exception {
     Result neither = cli("bench-partition");
     assertThat(neither.code()).isEqualTo(2);
     assertThat(neither.err()).contains("either one STORE or --dataset DIR");
@@ -233,6 +183,24 @@ class PartitionCommandsTest {
     Result noData = cli("bench-partition", "--dataset", tmp.resolve("nothing").toString());
     assertThat(noData.code()).isEqualTo(2);
     assertThat(noData.err()).contains("expected vertices.parquet and edges.parquet");
+    Path typed = tmp.resolve("typed-dataset");
+    java.nio.file.Files.createDirectories(typed);
+    java.nio.file.Files.writeString(
+        typed.resolve("schema.json"), "{\"node_types\": [], \"relations\": []}");
+    Result typedAlone = cli("bench-partition", "--dataset", typed.toString());
+    assertThat(typedAlone.code()).isEqualTo(2);
+    assertThat(typedAlone.err()).contains("typed dataset").contains("give --shuffle-parts");
+    Result typedParts =
+        cli(
+            "bench-partition",
+            "--dataset",
+            typed.toString(),
+            "--parts",
+            "2",
+            "--shuffle-parts",
+            "4");
+    assertThat(typedParts.code()).isEqualTo(2);
+    assertThat(typedParts.err()).contains("'parts'").contains("only the stores of --shuffle-parts");
     Result shuffleOfStore = cli("bench-partition", tmp.toString(), "--shuffle-parts", "2");
     assertThat(shuffleOfStore.code()).isEqualTo(2);
     assertThat(shuffleOfStore.err()).contains("--shuffle-parts").contains("give --dataset DIR");

@@ -24,6 +24,7 @@ import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
 import io.fanout.shard.TypedShardPartWriter;
 import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.internal.TaskTotals;
 import io.fanout.store.Checksums;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
@@ -196,7 +197,8 @@ final class TypedSampleJob {
     OutputCommit.Run run = ShardOutput.COMMIT.begin(output);
     long start = System.nanoTime();
     ShardManifest m;
-    try {
+    long shuffled;
+    try (TaskTotals shuffle = TaskTotals.start(spark.sparkContext())) {
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       err.println(
           "sample: typed store, seed type "
@@ -221,6 +223,7 @@ final class TypedSampleJob {
                   "sample " + spec.epochs + " typed epoch(s)",
                   g -> writePart(spec, dir, g));
       m = manifest(spec, schema, graph, conf, requestFingerprint, parts);
+      shuffled = shuffle.shuffleBytes();
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) {
         err.println("sample: " + output + " already holds these shards; nothing to do");
         return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
@@ -229,7 +232,7 @@ final class TypedSampleJob {
       ShardOutput.COMMIT.abort(run);
       throw SampleJob.unwrap(e);
     }
-    return new SampleOutcome(output, m, false, (System.nanoTime() - start) / 1e9);
+    return new SampleOutcome(output, m, false, (System.nanoTime() - start) / 1e9, shuffled);
   }
 
   /** Options whose typed version is not built: one line each, naming the option. */
