@@ -35,10 +35,14 @@ import scala.Tuple2;
  * {@link TypedPartitionedLinkSeeds}; the builder leaves the positives out of every hop's blocks.
  * With {@code --batch-by-partition} the seed type's partitions sort ahead of the keys in the
  * epoch's partition rank and the sorted chunks go to batches in {@link
- * PartitionBatches#chunkOrder}, the replicated order. With {@code --features} each part file's task
- * gathers its batches' inline rows from the store's feature files (the only part of the store it
- * maps whole), so the rows are the replicated mode's. The shards are byte-identical to the
- * replicated mode's; the Spark jobs are those of {@link PartitionedSampling}.
+ * PartitionBatches#chunkOrder}, the replicated order; each batch then lives in the task of its home
+ * ({@link HomePartitioner}: the seed type's partition {@code p} of its first seed), which answers
+ * its requests to partition {@code p} of every type in place ({@link
+ * TypedHopExchange#localAnswers}), so that task opens partition {@code p} of each type and only the
+ * requests to other partitions are shuffled. With {@code --features} each part file's task gathers
+ * its batches' inline rows from the store's feature files (the only part of the store it maps
+ * whole), so the rows are the replicated mode's. The shards are byte-identical to the replicated
+ * mode's; the Spark jobs are those of {@link PartitionedSampling}.
  */
 final class TypedPartitionedSampling {
   private TypedPartitionedSampling() {}
