@@ -14,10 +14,12 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
 import io.fanout.jobs.train.EndToEnd;
 import io.fanout.spark.Fanout;
+import io.fanout.spark.PrepareAction;
 import io.fanout.spark.PrepareResult;
 import io.fanout.spark.SampleResult;
 import io.fanout.spark.internal.JsonLine;
 import io.fanout.spark.partition.VertexPartitioners;
+import io.fanout.spark.prepare.DatasetGraphSpec;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
 import java.nio.file.Files;
@@ -44,6 +46,11 @@ import org.apache.spark.sql.types.StructType;
  * and K multilevel store partitions and samples each in partitioned mode, with and without {@code
  * --batch-by-partition}, reporting the shuffle bytes per epoch of all four runs ({@link
  * #SHUFFLE_SAMPLE} gives the sampling settings): what the lower cut saves where it matters.
+ *
+ * <p>On a typed dataset folder (one that describes itself in a {@code schema.json}, as {@code
+ * hgb_acm} does) only the shuffle comparison runs: each store of {@code --shuffle-parts} is
+ * prepared with {@code --graph-spec}, measured by {@link TypedStoreCut} (the cut counts CSR entries
+ * whose ends lie in partitions of different indexes) and sampled from the dataset's labelled type.
  */
 public final class BenchPartitionCommand implements Command {
   /**
@@ -102,6 +109,9 @@ public final class BenchPartitionCommand implements Command {
       throw new FanoutConfigException(
           "--shuffle-parts prepares stores from the input tables; give --dataset DIR, not a STORE");
     }
+    if (!dataset.isEmpty() && DatasetGraphSpec.isTyped(Paths.get(dataset))) {
+      return typed(ctx, conf, Paths.get(dataset), shuffleKs);
+    }
     new DisjointPaths()
         .input("--dataset", dataset.isEmpty() ? null : Paths.get(dataset))
         .input("STORE", dataset.isEmpty() ? Paths.get(ctx.positional().get(0)) : null)
@@ -151,7 +161,16 @@ public final class BenchPartitionCommand implements Command {
     List<Map<String, Object>> shuffles = new ArrayList<>();
     for (int k : shuffleKs) {
       for (String name : List.of("hash", VertexPartitioners.MULTILEVEL)) {
-        shuffles.add(shuffle(ctx, spark, Paths.get(dataset), work, k, name, seed, coarse));
+        shuffles.add(
+            shuffle(
+                ctx,
+                EndToEnd.prepare(Fanout.get(spark), Paths.get(dataset)),
+                work,
+                k,
+                name,
+                seed,
+                coarse,
+                false));
       }
     }
     Map<String, Object> out = new LinkedHashMap<>();
@@ -171,22 +190,63 @@ public final class BenchPartitionCommand implements Command {
   }
 
   /**
-   * Prepares {@code dataset} into {@code k} store partitions by {@code partitioner} and samples it
-   * in partitioned mode with and without {@code --batch-by-partition}.
+   * The shuffle comparison on a typed dataset folder: one JSON object with, per part count and
+   * partitioner, the store's cut and imbalance ({@link TypedStoreCut}) and the shuffle bytes per
+   * epoch with and without {@code --batch-by-partition}.
+   */
+  private static int typed(CommandContext ctx, FanoutConf conf, Path dataset, int[] shuffleKs) {
+    conf.refuseIgnored(
+        PARTS,
+        "on a typed dataset only the stores of --shuffle-parts are partitioned and measured");
+    if (shuffleKs.length == 0) {
+      throw new FanoutConfigException(
+          "bench-partition on a typed dataset ("
+              + dataset
+              + " has a schema.json) compares partitioned sampling's shuffle; give --shuffle-parts"
+              + " K,...");
+    }
+    Path work = Paths.get(conf.get(WORK_DIR)).toAbsolutePath();
+    new DisjointPaths().input("--dataset", dataset).output("--work-dir", work).check();
+    SparkSession spark = ctx.spark();
+    long seed = conf.get(PrepareOptions.PARTITION_SEED);
+    int coarse = conf.get(PrepareOptions.PARTITION_COARSE_VERTICES);
+    List<Map<String, Object>> shuffles = new ArrayList<>();
+    for (int k : shuffleKs) {
+      for (String name : List.of("hash", VertexPartitioners.MULTILEVEL)) {
+        PrepareAction prepare =
+            Fanout.get(spark).prepare().option("graph-spec", dataset.toString());
+        shuffles.add(shuffle(ctx, prepare, work, k, name, seed, coarse, true));
+      }
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("bench", "partition");
+    out.put("input", dataset.toString());
+    out.put("typed", true);
+    out.put("spark_master", spark.sparkContext().master());
+    out.put("shuffle_sample", SHUFFLE_SAMPLE);
+    out.put("shuffle", shuffles);
+    ctx.out().println(JsonLine.of(out));
+    return 0;
+  }
+
+  /**
+   * Prepares a dataset ({@code prepare}, given its input) into {@code k} store partitions by {@code
+   * partitioner} and samples it in partitioned mode with and without {@code --batch-by-partition};
+   * of a typed store also reports its {@link TypedStoreCut}.
    */
   private static Map<String, Object> shuffle(
       CommandContext ctx,
-      SparkSession spark,
-      Path dataset,
+      PrepareAction prepare,
       Path work,
       int k,
       String partitioner,
       long seed,
-      int coarse) {
-    Fanout fanout = Fanout.get(spark);
+      int coarse,
+      boolean typed) {
+    Fanout fanout = Fanout.get(ctx.spark());
     Path store = work.resolve("shuffle").resolve(partitioner + "-" + k);
     PrepareResult prepared =
-        EndToEnd.prepare(fanout, dataset)
+        prepare
             .option("partitions", Integer.toString(k))
             .option("partitioner", partitioner)
             .option(PrepareOptions.PARTITION_SEED.name(), Long.toString(seed))
@@ -198,6 +258,12 @@ public final class BenchPartitionCommand implements Command {
     r.put("k", k);
     r.put("partitioner", partitioner);
     r.put("store_edges", prepared.manifest().edges);
+    if (typed) {
+      TypedStoreCut c = TypedStoreCut.of(store);
+      r.put("vertices", c.vertices());
+      r.put("edge_cut", round(c.cutFraction()));
+      r.put("vertex_imbalance", round(c.imbalance()));
+    }
     for (boolean byPartition : new boolean[] {false, true}) {
       SampleResult s =
           fanout
@@ -244,8 +310,8 @@ public final class BenchPartitionCommand implements Command {
       throw new InvalidInputException(
           "--dataset "
               + dir
-              + ": expected vertices.parquet and edges.parquet in it; pass a dataset folder or a"
-              + " STORE");
+              + ": expected vertices.parquet and edges.parquet in it (or a typed dataset's"
+              + " schema.json); pass a dataset folder or a STORE");
     }
     return new Input(
         spark.read().parquet(v.toString()).select(col("id")),

@@ -173,7 +173,7 @@ class PartitionCommandsTest {
   }
 
   @Test
-  void badOptionsExitWithStatus2() {
+  void badOptionsExitWithStatus2() throws Exception {
     Result neither = cli("bench-partition");
     assertThat(neither.code()).isEqualTo(2);
     assertThat(neither.err()).contains("either one STORE or --dataset DIR");
@@ -183,6 +183,24 @@ class PartitionCommandsTest {
     Result noData = cli("bench-partition", "--dataset", tmp.resolve("nothing").toString());
     assertThat(noData.code()).isEqualTo(2);
     assertThat(noData.err()).contains("expected vertices.parquet and edges.parquet");
+    Path typed = tmp.resolve("typed-dataset");
+    java.nio.file.Files.createDirectories(typed);
+    java.nio.file.Files.writeString(
+        typed.resolve("schema.json"), "{\"node_types\": [], \"relations\": []}");
+    Result typedAlone = cli("bench-partition", "--dataset", typed.toString());
+    assertThat(typedAlone.code()).isEqualTo(2);
+    assertThat(typedAlone.err()).contains("typed dataset").contains("give --shuffle-parts");
+    Result typedParts =
+        cli(
+            "bench-partition",
+            "--dataset",
+            typed.toString(),
+            "--parts",
+            "2",
+            "--shuffle-parts",
+            "4");
+    assertThat(typedParts.code()).isEqualTo(2);
+    assertThat(typedParts.err()).contains("'parts'").contains("only the stores of --shuffle-parts");
     Result shuffleOfStore = cli("bench-partition", tmp.toString(), "--shuffle-parts", "2");
     assertThat(shuffleOfStore.code()).isEqualTo(2);
     assertThat(shuffleOfStore.err()).contains("--shuffle-parts").contains("give --dataset DIR");

@@ -10,7 +10,10 @@ public final class BenchPartitionOptions {
 
   public static final OptionDef<String> DATASET =
       SharedOptions.DATASET.withDefault(
-          "", "folder with vertices.parquet (column id) and edges.parquet (src, dst)");
+          "",
+          "folder with vertices.parquet (column id) and edges.parquet (src, dst), or a typed"
+              + " dataset folder with a schema.json (then only --shuffle-parts runs, on typed"
+              + " stores)");
   public static final OptionDef<String> PARTS =
       OptionDef.string("parts", "2,4,8,16", "comma-separated part counts to partition into");
   public static final OptionDef<String> SHUFFLE_PARTS =

@@ -147,14 +147,18 @@ class TypedPartitionedSampleTest {
 
   private static Map<String, byte[]> sampleOf(Path graph, Path out, String... options)
       throws Exception {
+    run(graph, out, options);
+    Map<String, byte[]> files = SampleFixtures.files(out);
+    files.remove(ShardManifest.FILE); // names its output and mode
+    return files;
+  }
+
+  private static io.fanout.spark.SampleResult run(Path graph, Path out, String... options) {
     var action = Fanout.get(spark).sample(graph.toString()).output(out.toString());
     for (int i = 0; i < options.length; i += 2) {
       action.option(options[i], options[i + 1]);
     }
-    action.execute();
-    Map<String, byte[]> files = SampleFixtures.files(out);
-    files.remove(ShardManifest.FILE); // names its output and mode
-    return files;
+    return action.execute();
   }
 
   private static void assertIdentical(Map<String, byte[]> got, Map<String, byte[]> want) {
@@ -402,11 +406,17 @@ class TypedPartitionedSampleTest {
         sample(tmp.resolve("bp-rep"), concat(byPartition, "threads", "1"));
     assertIdentical(
         sample(tmp.resolve("bp-rep3"), concat(byPartition, "threads", "3")), replicated);
-    assertIdentical(
-        sample(tmp.resolve("bp-part"), concat(byPartition, "mode", "partitioned")), replicated);
+    io.fanout.spark.SampleResult routed =
+        run(store, tmp.resolve("bp-part"), concat(byPartition, "mode", "partitioned"));
+    Map<String, byte[]> partitioned = SampleFixtures.files(tmp.resolve("bp-part"));
+    partitioned.remove(ShardManifest.FILE);
+    assertIdentical(partitioned, replicated);
     ShardManifest m = ShardManifest.readTyped(tmp.resolve("bp-part"));
     assertThat(m.options).containsEntry("batch-by-partition", "true");
-    sample(tmp.resolve("bp-plain"), opts);
+    io.fanout.spark.SampleResult plainRun =
+        run(store, tmp.resolve("bp-plain"), concat(opts, "mode", "partitioned"));
+    // each batch's home answers its requests to partition p of every type without the shuffle
+    assertThat(routed.shuffleBytes()).isPositive().isLessThan(plainRun.shuffleBytes());
 
     long[] starts;
     try (TypedGraphStore g = TypedGraphStore.open(store, false)) {

@@ -62,8 +62,8 @@ final class HopExchange {
   }
 
   /** The answers of both iterables, {@code a}'s first. */
-  static List<Answer> both(Iterable<Answer> a, Iterable<Answer> b) {
-    List<Answer> all = new ArrayList<>();
+  static <A> List<A> both(Iterable<A> a, Iterable<A> b) {
+    List<A> all = new ArrayList<>();
     a.forEach(all::add);
     b.forEach(all::add);
     return all;

@@ -113,6 +113,52 @@ final class TypedHopExchange {
     return out.iterator();
   }
 
+  /**
+   * {@code --batch-by-partition}: the answers of a task's batches that their home answers in place.
+   * A batch's home ({@code home}, the store partition of the seed type holding its first seed) is
+   * partition {@code p} of every type: its requests to owners of partition index {@code p}, of any
+   * type, are sampled by the task holding the batch.
+   */
+  static Iterator<Tuple2<Long, Answer>> localAnswers(
+      TypedSampleSpec spec,
+      TypedOwners owners,
+      Iterator<Tuple2<Long, TypedPartialBatch>> batches,
+      int hop,
+      HomePartitioner home) {
+    List<Tuple2<Long, Answer>> out = new ArrayList<>();
+    while (batches.hasNext()) {
+      Tuple2<Long, TypedPartialBatch> t = batches.next();
+      int own = home.getPartition(t._1());
+      Iterator<Tuple2<Integer, Request>> requests = frontier(spec, owners, t._1(), t._2());
+      while (requests.hasNext()) {
+        Tuple2<Integer, Request> r = requests.next();
+        if (owners.part(r._1()) == own) {
+          out.add(new Tuple2<>(t._1(), sample(spec, owners, r._1(), hop, r._2())));
+        }
+      }
+    }
+    return out.iterator();
+  }
+
+  /** {@code --batch-by-partition}: batch {@code id}'s requests to owners away from its home. */
+  static Iterator<Tuple2<Integer, Request>> remoteRequests(
+      TypedSampleSpec spec,
+      TypedOwners owners,
+      long id,
+      TypedPartialBatch pb,
+      HomePartitioner home) {
+    int own = home.getPartition(id);
+    List<Tuple2<Integer, Request>> out = new ArrayList<>();
+    Iterator<Tuple2<Integer, Request>> requests = frontier(spec, owners, id, pb);
+    while (requests.hasNext()) {
+      Tuple2<Integer, Request> r = requests.next();
+      if (owners.part(r._1()) != own) {
+        out.add(r);
+      }
+    }
+    return out.iterator();
+  }
+
   /** Owner {@code owner}'s answer to {@code r} at hop {@code hop}. */
   static Answer sample(TypedSampleSpec spec, TypedOwners owners, int owner, int hop, Request r) {
     int type = owners.type(owner);

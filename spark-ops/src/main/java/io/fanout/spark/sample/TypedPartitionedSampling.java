@@ -35,16 +35,28 @@ import scala.Tuple2;
  * {@link TypedPartitionedLinkSeeds}; the builder leaves the positives out of every hop's blocks.
  * With {@code --batch-by-partition} the seed type's partitions sort ahead of the keys in the
  * epoch's partition rank and the sorted chunks go to batches in {@link
- * PartitionBatches#chunkOrder}, the replicated order. With {@code --features} each part file's task
- * gathers its batches' inline rows from the store's feature files (the only part of the store it
- * maps whole), so the rows are the replicated mode's. The shards are byte-identical to the
- * replicated mode's; the Spark jobs are those of {@link PartitionedSampling}.
+ * PartitionBatches#chunkOrder}, the replicated order; each batch then lives in the task of its home
+ * ({@link HomePartitioner}: the seed type's partition {@code p} of its first seed), which answers
+ * its requests to partition {@code p} of every type in place ({@link
+ * TypedHopExchange#localAnswers}), so that task opens partition {@code p} of each type and only the
+ * requests to other partitions are shuffled. With {@code --features} each part file's task gathers
+ * its batches' inline rows from the store's feature files (the only part of the store it maps
+ * whole), so the rows are the replicated mode's. The shards are byte-identical to the replicated
+ * mode's; the Spark jobs are those of {@link PartitionedSampling}.
  */
 final class TypedPartitionedSampling {
   private TypedPartitionedSampling() {}
 
+  /**
+   * @param seedsPerPartition with {@code --batch-by-partition}, the seeds of each store partition
+   *     of the seed type (which place every batch at its home); otherwise null
+   */
   static List<PartResult> run(
-      JavaSparkContext jsc, TypedSampleSpec spec, TypedOwners owners, String staging) {
+      JavaSparkContext jsc,
+      TypedSampleSpec spec,
+      TypedOwners owners,
+      long[] seedsPerPartition,
+      String staging) {
     int layers = spec.fanouts[0].length;
     long totalBatches = (long) spec.plan.batchesPerEpoch() * spec.epochs;
     int batchPartitions =
@@ -81,6 +93,8 @@ final class TypedPartitionedSampling {
     // --batch-by-partition: the seeds sort by (epoch, partition rank, key); batch b holds the
     // chunk PartitionBatches.chunkOrder places there.
     int[][] chunkBatch = spec.batchByPartition ? chunkBatches(spec) : null;
+    HomePartitioner home = spec.batchByPartition ? homes(jsc, spec, seedsPerPartition) : null;
+    Partitioner byHome = home != null ? home : byBatch;
     JavaPairRDD<Tuple2<EpochKey, Long>, Long> indexed =
         steps.call(
             PartitionedSampling.SORT_SEEDS,
@@ -98,7 +112,7 @@ final class TypedPartitionedSampling {
                         chunkBatch,
                         spec.store,
                         spec.split))
-            .groupByKey(byBatch)
+            .groupByKey(byHome)
             .mapPartitionsToPair(
                 it -> {
                   List<Tuple2<Long, TypedPartialBatch>> out = new ArrayList<>();
@@ -130,21 +144,51 @@ final class TypedPartitionedSampling {
     // 2. Hop by hop: destinations -> owning partitions -> sampled neighbors -> back to the batch.
     for (int h = 1; h <= layers; h++) {
       final int hop = h;
-      JavaPairRDD<Long, Answer> answers =
-          state
-              .flatMapToPair(t -> TypedHopExchange.frontier(spec, owners, t._1(), t._2()))
-              .partitionBy(byOwner)
-              .mapToPair(
-                  t ->
-                      new Tuple2<>(
-                          t._2().batchId,
-                          TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
-      state =
-          state
-              .cogroup(answers, byBatch)
-              .mapValues(
-                  t -> TypedHopExchange.extend(spec, owners, HopExchange.one(t._1()), t._2()))
-              .persist(StorageLevel.MEMORY_AND_DISK());
+      if (home != null) {
+        // the batch's home answers its requests to partition p of every type in place; only the
+        // other partitions' nodes are shuffled
+        JavaPairRDD<Long, TypedPartialBatch> current = state;
+        JavaPairRDD<Long, Answer> local =
+            current.mapPartitionsToPair(
+                it -> TypedHopExchange.localAnswers(spec, owners, it, hop, home), true);
+        JavaPairRDD<Long, Answer> remote =
+            current
+                .flatMapToPair(
+                    t -> TypedHopExchange.remoteRequests(spec, owners, t._1(), t._2(), home))
+                .partitionBy(byOwner)
+                .mapToPair(
+                    t ->
+                        new Tuple2<>(
+                            t._2().batchId,
+                            TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
+        state =
+            current
+                .cogroup(local, remote, home)
+                .mapValues(
+                    t ->
+                        TypedHopExchange.extend(
+                            spec,
+                            owners,
+                            HopExchange.one(t._1()),
+                            HopExchange.both(t._2(), t._3())))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+      } else {
+        JavaPairRDD<Long, Answer> answers =
+            state
+                .flatMapToPair(t -> TypedHopExchange.frontier(spec, owners, t._1(), t._2()))
+                .partitionBy(byOwner)
+                .mapToPair(
+                    t ->
+                        new Tuple2<>(
+                            t._2().batchId,
+                            TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
+        state =
+            state
+                .cogroup(answers, byBatch)
+                .mapValues(
+                    t -> TypedHopExchange.extend(spec, owners, HopExchange.one(t._1()), t._2()))
+                .persist(StorageLevel.MEMORY_AND_DISK());
+      }
       persisted.add(state);
       JavaPairRDD<Long, TypedPartialBatch> hopState = state;
       steps.call(PartitionedSampling.hopStep(hop, layers), hopState::count);
@@ -165,6 +209,9 @@ final class TypedPartitionedSampling {
                     .collect());
     for (JavaPairRDD<Long, TypedPartialBatch> r : persisted) {
       r.unpersist(false);
+    }
+    if (home != null) {
+      home.home.destroy();
     }
     return out;
   }
@@ -196,6 +243,19 @@ final class TypedPartitionedSampling {
               SampleHash.epochKey(spec.seed, e), spec.plan.batchesPerEpoch());
     }
     return chunkBatch;
+  }
+
+  /**
+   * {@code --batch-by-partition}: every batch's home, the seed type's partition of its first seed
+   * ({@link PartitionBatches#homes} per epoch, from the partitions' seed counts).
+   */
+  private static HomePartitioner homes(
+      JavaSparkContext jsc, TypedSampleSpec spec, long[] seedsPerPartition) {
+    int[][] homes = new int[spec.epochs][];
+    for (int e = 0; e < spec.epochs; e++) {
+      homes[e] = PartitionBatches.homes(seedsPerPartition, spec.seed, e, spec.batchSize);
+    }
+    return new HomePartitioner(seedsPerPartition.length, jsc.broadcast(homes));
   }
 
   /** Batch {@code id} before hop 1: its seeds in position order. */

@@ -26,6 +26,7 @@ import io.fanout.shard.ShardOutput;
 import io.fanout.shard.ShardPlan;
 import io.fanout.shard.TypedShardPartWriter;
 import io.fanout.spark.internal.Hooks;
+import io.fanout.spark.internal.TaskTotals;
 import io.fanout.store.Checksums;
 import io.fanout.store.DisjointPaths;
 import io.fanout.store.InvalidInputException;
@@ -36,6 +37,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +83,7 @@ final class TypedSampleJob {
     boolean verify = conf.get(SharedOptions.VERIFY) && conf.get(SampleOptions.VERIFY_STORE);
     TypedSchema schema;
     long seeds;
+    long[] seedsPerPartition = null; // of the seed type, for a node task
     int splitCode = split.equals("all") ? SeedOrder.ALL : StoreLayout.splitCode(split);
     int seedType;
     TypedOwners owners;
@@ -108,7 +111,9 @@ final class TypedSampleJob {
         }
       } else {
         seedType = seedType(conf, schema, graph);
-        seeds = countSeeds(g.vertices(seedType), splitCode);
+        seedsPerPartition =
+            countSeeds(g.vertices(seedType), g.partitionStarts(seedType), splitCode);
+        seeds = Arrays.stream(seedsPerPartition).sum();
       }
     }
     if (!opener.fingerprint(graph).equals(storeFingerprint)) {
@@ -210,7 +215,8 @@ final class TypedSampleJob {
     OutputCommit.Run run = ShardOutput.COMMIT.begin(output);
     long start = System.nanoTime();
     ShardManifest m;
-    try {
+    long shuffled;
+    try (TaskTotals shuffle = TaskTotals.start(spark.sparkContext())) {
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       err.println(
           "sample: typed store, seed type "
@@ -227,13 +233,15 @@ final class TypedSampleJob {
       String dir = run.dir().toString();
       List<PartResult> parts =
           mode == SampleMode.PARTITIONED
-              ? TypedPartitionedSampling.run(jsc, spec, owners, dir)
+              ? TypedPartitionedSampling.run(
+                  jsc, spec, owners, spec.batchByPartition ? seedsPerPartition : null, dir)
               : ReplicatedSampling.onePerPart(
                   jsc,
                   spec.plan,
                   "sample " + spec.epochs + " typed epoch(s)",
                   g -> writePart(spec, dir, g));
       m = manifest(spec, schema, graph, conf, requestFingerprint, parts, heldOutPositives);
+      shuffled = shuffle.shuffleBytes();
       if (!ShardOutput.COMMIT.publish(run, m, overwrite)) {
         err.println("sample: " + output + " already holds these shards; nothing to do");
         return new SampleOutcome(output, ShardManifest.readAny(output), true, 0);
@@ -242,7 +250,7 @@ final class TypedSampleJob {
       ShardOutput.COMMIT.abort(run);
       throw SampleJob.unwrap(e);
     }
-    return new SampleOutcome(output, m, false, (System.nanoTime() - start) / 1e9);
+    return new SampleOutcome(output, m, false, (System.nanoTime() - start) / 1e9, shuffled);
   }
 
   /** Options whose typed version is not built: one line each, naming the option. */
@@ -377,11 +385,14 @@ final class TypedSampleJob {
                 + "); name the seeds' type with --seed-type");
   }
 
-  private static long countSeeds(VertexTable vt, int splitCode) {
-    long n = 0;
-    for (int v = 0; v < vt.numVertices(); v++) {
-      if (SeedOrder.inSplit(splitCode, vt.split(v))) {
-        n++;
+  /** The seeds of the split per store partition of the type ({@code starts}, its count last). */
+  private static long[] countSeeds(VertexTable vt, long[] starts, int splitCode) {
+    long[] n = new long[starts.length - 1];
+    for (int p = 0; p < n.length; p++) {
+      for (int v = (int) starts[p]; v < starts[p + 1]; v++) {
+        if (SeedOrder.inSplit(splitCode, vt.split(v))) {
+          n[p]++;
+        }
       }
     }
     return n;
