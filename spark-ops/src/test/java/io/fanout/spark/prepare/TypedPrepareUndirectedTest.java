@@ -15,6 +15,7 @@ import io.fanout.store.InvalidInputException;
 import io.fanout.store.StoreLayout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,6 +31,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,6 +80,19 @@ class TypedPrepareUndirectedTest {
         .output(tmp.resolve(name).toString());
   }
 
+  /** Papers and terms, {@code cites} and {@code has_term}: the smaller graph of the other tests. */
+  PrepareAction small(String name, Dataset<Row> cites) {
+    return Fanout.get(spark)
+        .prepare()
+        .vertices("paper", G.papers(spark))
+        .vertices("term", G.terms(spark))
+        .edges("cites", "paper", "paper", cites)
+        .edges("has_term", "paper", "term", G.hasTerm(spark))
+        .option("undirected", "true")
+        .output(tmp.resolve(name).toString());
+  }
+
+  @Tag("slow")
   @Test
   void relationsWithinATypeAreSymmetricAndOthersGetTheirReverse() throws Exception {
     StoreManifest m = typed("task", G.cites(spark)).option("dedupe", "true").execute().manifest();
@@ -108,6 +123,41 @@ class TypedPrepareUndirectedTest {
   }
 
   @Test
+  void aSymmetricRelationHasTheCsrFilesOfTheOneTableUndirectedStore() throws Exception {
+    // a second type, without relations, takes the graph through the typed pipeline
+    Fanout.get(spark)
+        .prepare()
+        .vertices("paper", G.papers(spark))
+        .vertices("term", G.terms(spark))
+        .edges("cites", "paper", "paper", G.cites(spark))
+        .option("undirected", "true")
+        .option("dedupe", "true")
+        .option("partitions", "2")
+        .output(tmp.resolve("typed").toString())
+        .execute();
+    Fanout.get(spark)
+        .prepare(G.papers(spark), G.cites(spark))
+        .option("undirected", "true")
+        .option("dedupe", "true")
+        .option("partitions", "2")
+        .output(tmp.resolve("plain").toString())
+        .execute();
+    Path typed = tmp.resolve("typed");
+    Path plain = tmp.resolve("plain");
+    StoreManifest mt = StoreManifest.read(typed);
+    StoreManifest mp = StoreManifest.read(plain);
+    assertThat(mt.relations.get(0).edges).isEqualTo(mp.edges);
+    for (int p = 0; p < 2; p++) {
+      String file = StoreLayout.csrFile(p);
+      assertThat(
+              Files.readAllBytes(
+                  mt.dataRoot(typed).resolve(StoreLayout.relationDir("cites")).resolve(file)))
+          .as(file)
+          .isEqualTo(Files.readAllBytes(mp.dataRoot(plain).resolve(file)));
+    }
+  }
+
+  @Test
   void weightsFollowBothDirectionsAndDedupeSumsThem() throws Exception {
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < G.cites.size(); i++) {
@@ -118,7 +168,7 @@ class TypedPrepareUndirectedTest {
         spark.createDataFrame(
             rows, TypedGraphFixture.LONG_EDGES.add("w", DataTypes.DoubleType, false));
     Path out = tmp.resolve("weighted");
-    typed("weighted", cites)
+    small("weighted", cites)
         .option("weight-column", "w")
         .option("dedupe", "true")
         .option("self-loops", "drop")
@@ -160,7 +210,7 @@ class TypedPrepareUndirectedTest {
   void heldOutEdgesOfASymmetricLinkRelationAreInNeitherDirection() throws Exception {
     Path out = tmp.resolve("link");
     StoreManifest m =
-        typed("link", G.cites(spark))
+        small("link", G.cites(spark))
             .option("task", "link")
             .option("link-relation", "cites")
             .option("edge-split", "0.6,0.2,0.2")
@@ -262,7 +312,7 @@ class TypedPrepareUndirectedTest {
             rows, TypedGraphFixture.LONG_EDGES.add("split", DataTypes.StringType, false));
     assertThatThrownBy(
             () ->
-                typed("column", cites)
+                small("column", cites)
                     .option("link-relation", "cites")
                     .option("edge-split-column", "split")
                     .execute())
