@@ -17,8 +17,9 @@ import java.util.List;
 /**
  * What {@code sample --task link} on a typed store samples: the store's link relation ({@code
  * prepare --link-relation}) and its reverses, by index, with the negatives of the one-type {@link
- * LinkSpec}. The seeds are the relation's training edges ({@link TrainEdges#ofRelation}); the seed
- * type of the shards is the relation's destination type.
+ * LinkSpec}. The seeds are the relation's training edges ({@link TrainEdges#ofRelation}; each pair
+ * once when the relation is symmetric, {@code negatives.undirected()}); the seed type of the shards
+ * is the relation's destination type.
  *
  * @param relation the link relation's index in the schema
  * @param reverses the indices of its reverses (their blocks also leave out the positives)
@@ -64,7 +65,7 @@ record TypedLinkRequest(
         names.get(0),
         r,
         reverses,
-        new LinkSpec(conf.get(SampleOptions.NEGATIVES).id(), k, false),
+        new LinkSpec(conf.get(SampleOptions.NEGATIVES).id(), k, g.symmetric(r)),
         TypedLinkRelation.of(s, r, reverses));
   }
 
@@ -82,9 +83,15 @@ record TypedLinkRequest(
     return s.relation(relation).dstType();
   }
 
-  /** The training edges of the link relation: the seeds. */
+  /**
+   * The training edges of the link relation: the seeds; each pair once ({@code src < dst}) when the
+   * relation is symmetric ({@code prepare --undirected}), as for an undirected one-type store.
+   */
   TrainEdges trainEdges(TypedGraph g) {
     TypedSchema.Relation rel = g.schema().relation(relation);
+    if (negatives.undirected()) {
+      return TrainEdges.of(g.inNeighbors(relation), true);
+    }
     return TrainEdges.ofRelation(g.inNeighbors(relation), rel.srcType() == rel.dstType());
   }
 
