@@ -41,8 +41,10 @@ import org.junit.jupiter.api.io.TempDir;
  * one-table graph, weights carried to the reverse), one between two types without a reverse ({@code
  * writes}) gets {@code rev_writes} as {@code --add-reverse} adds it, one with a declared reverse
  * ({@code has_term}, {@code term_of}) gets none; checked against adjacency built from the input
- * rows and the store's id maps. A held-out edge of a symmetric {@code --link-relation} is in
- * neither direction of the training CSR; the dry run counts the doubled edges.
+ * rows and the store's id maps; the same files through either id lookup and over other input and
+ * shuffle task counts, and a symmetric relation's csr files are the one-table {@code --undirected}
+ * store's. A held-out edge of a symmetric {@code --link-relation} is in neither direction of the
+ * training CSR; the dry run counts the doubled edges.
  */
 class TypedPrepareUndirectedTest {
   static SparkSession spark;
