@@ -77,6 +77,14 @@ public interface TypedGraph extends AutoCloseable {
     return null;
   }
 
+  /**
+   * Whether relation {@code relation} holds each of its edges both ways round, self-loops once
+   * ({@code prepare --undirected} on a relation within one type); false for any other.
+   */
+  default boolean symmetric(int relation) {
+    return false;
+  }
+
   @Override
   default void close() {}
 }

@@ -321,6 +321,14 @@ public final class TypedGraphStore implements TypedGraph {
     return manifest;
   }
 
+  @Override
+  public boolean symmetric(int relation) {
+    TypedSchema.Relation r = schema.relation(relation);
+    return r.srcType() == r.dstType()
+        && manifest.options != null
+        && "true".equals(manifest.options.get("undirected"));
+  }
+
   /** The version folder this store was opened at (see {@link GraphStore#dataRoot()}). */
   public Path dataRoot() {
     return data;

@@ -117,7 +117,12 @@ public final class PrepareOptions {
           "typed graphs: the relation whose edges --task link splits (val and test edges leave it"
               + " and its reverse); empty = none");
   public static final OptionDef<Boolean> UNDIRECTED =
-      OptionDef.bool("undirected", false, "add the reverse of every edge");
+      OptionDef.bool(
+          "undirected",
+          false,
+          "add the reverse of every edge (typed graphs: a relation within one type gets them in"
+              + " itself; one between two types gets relation rev_NAME as --add-reverse adds it,"
+              + " unless it has a reverse)");
   public static final OptionDef<Boolean> ADD_REVERSE =
       OptionDef.bool(
           "add-reverse",

@@ -145,6 +145,27 @@ class TypedLinkSampleJobTest {
   }
 
   @Test
+  void aSymmetricLinkRelationSeedsEachPairOnce() throws Exception {
+    Path sym = tmp.resolve("symmetric.store");
+    Files.createDirectories(sym);
+    Files.writeString(sym.resolve(LinkOpener.MARKER), "17 link symmetric");
+    Path out = tmp.resolve("sym-shards");
+    sample(sym, out, "task", "link", "batch-size", "50", "fanouts", "*=2", "seed", "5");
+    ShardManifest m = ShardManifest.readTyped(out);
+    assertThat(m.typed.linkRelation).isEqualTo("cites");
+    CsrGraph cites = LinkOpener.symmetric(17).inNeighbors(0);
+    // each pair once, smaller id first, as an undirected one-type store's seeds
+    long pairs = 0;
+    for (int v = 0; v < cites.numVertices(); v++) {
+      for (long p = cites.rowStart(v); p < cites.rowEnd(v); p++) {
+        pairs += cites.neighbor(p) < v ? 1 : 0;
+      }
+    }
+    assertThat(m.seedsPerEpoch).isEqualTo(pairs).isEqualTo(TrainEdges.of(cites, true).size());
+    assertThat(m.seedsPerEpoch).isLessThan(TrainEdges.ofRelation(cites, true).size());
+  }
+
+  @Test
   void aStoreWithoutALinkRelationIsRefused() {
     assertThatThrownBy(() -> sample(plain, tmp.resolve("no"), "task", "link"))
         .hasMessageContaining("has no link relation")
@@ -250,6 +271,9 @@ class TypedLinkSampleJobTest {
     public TypedGraph open(Path store, boolean verify) {
       try {
         String[] m = Files.readString(store.resolve(MARKER)).trim().split(" ");
+        if (m.length > 2) {
+          return symmetric(Long.parseLong(m[0]));
+        }
         return graph(Long.parseLong(m[0]), m.length > 1);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -263,6 +287,45 @@ class TypedLinkSampleJobTest {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+
+    /**
+     * The graph with link relation {@code cites} (paper to paper), marked symmetric as {@code
+     * prepare --undirected} marks a relation within one type.
+     */
+    static TypedGraph symmetric(long seed) {
+      TypedGraph g = TypedSampleJobTest.InMemoryOpener.graph(seed);
+      return new TypedGraph() {
+        @Override
+        public TypedSchema schema() {
+          return g.schema();
+        }
+
+        @Override
+        public CsrGraph inNeighbors(int relation) {
+          return g.inNeighbors(relation);
+        }
+
+        @Override
+        public VertexTable vertices(int type) {
+          return g.vertices(type);
+        }
+
+        @Override
+        public FeatureTable features(int type) {
+          return g.features(type);
+        }
+
+        @Override
+        public List<String> linkRelations() {
+          return List.of("cites");
+        }
+
+        @Override
+        public boolean symmetric(int relation) {
+          return relation == 0;
+        }
+      };
     }
 
     static TypedGraph graph(long seed, boolean link) {

@@ -8,6 +8,7 @@ import io.fanout.shard.ShardManifest;
 import io.fanout.shard.TypedBatchCodec;
 import io.fanout.shard.TypedShardFileReader;
 import io.fanout.spark.Fanout;
+import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -230,6 +231,54 @@ class TypedPartitionedSampleTest {
     assertThat(m.typed.linkRelation).isEqualTo("writes");
     assertThat(m.typed.linkReverses).containsExactly("rev_writes");
     assertThat(m.batchesPerEpoch).isGreaterThan(2 * m.batchesPerShard); // several parts an epoch
+  }
+
+  @Test
+  void symmetricLinkRelationSeedsEachPairOnceInBothModes() throws Exception {
+    // prepare --undirected makes coauthor (author to author) symmetric: each pair is one seed
+    SplittableRandom r = new SplittableRandom(31);
+    StructType author = new StructType().add("id", DataTypes.StringType);
+    List<Row> authors = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      authors.add(RowFactory.create("a" + i));
+    }
+    StructType paper = new StructType().add("id", DataTypes.LongType);
+    List<Row> papers = new ArrayList<>();
+    for (long i = 0; i < 40; i++) {
+      papers.add(RowFactory.create(500 + i));
+    }
+    Path sym = tmp.resolve("symmetric.store");
+    StoreManifest prepared =
+        Fanout.get(spark)
+            .prepare()
+            .vertices("author", df(authors, author))
+            .vertices("paper", df(papers, paper))
+            .edges("coauthor", "author", "author", edges(r, 200, 60, "a", 60, "a"))
+            .edges("writes", "author", "paper", edges(r, 150, 60, "a", 40, 500L))
+            .option("undirected", "true")
+            .option("partitions", "3")
+            .option("link-relation", "coauthor")
+            .option("edge-split", "0.8,0.1,0.1")
+            .output(sym.toString())
+            .execute()
+            .manifest();
+    String[] opts = {
+      "task", "link",
+      "fanouts", "*=2,1",
+      "num-negatives", "1",
+      "batch-size", "16",
+      "batches-per-shard", "2",
+      "seed", "3"
+    };
+    Map<String, byte[]> replicated = sampleOf(sym, tmp.resolve("s-rep"), opts);
+    Map<String, byte[]> partitioned =
+        sampleOf(sym, tmp.resolve("s-part"), concat(opts, "mode", "partitioned"));
+    assertIdentical(partitioned, replicated);
+    ShardManifest m = ShardManifest.readTyped(tmp.resolve("s-part"));
+    assertThat(m.typed.linkRelation).isEqualTo("coauthor");
+    assertThat(m.seedsPerEpoch).isEqualTo(prepared.edgeSplit.trainPairs);
+    // every training pair is stored both ways round, but is one seed
+    assertThat(2 * m.seedsPerEpoch).isLessThanOrEqualTo(prepared.relations.get(0).edges);
   }
 
   @Test

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code prepare --graph-spec}, {@code inspect} and {@code quantize} of a typed store through the
  * command line (a relation weighted by its spec's {@code weight_column}, carried to its reverse):
- * counts per type and per relation, a type re-encoded on its own; options not built for typed
- * graphs fail with one line.
+ * counts per type and per relation, a type re-encoded on its own; {@code --undirected} adds the
+ * reverse of a relation between two types; options not built for typed graphs fail with one line.
  */
 class TypedStoreCommandsTest {
   static SparkSession spark;
@@ -170,10 +170,26 @@ class TypedStoreCommandsTest {
             "prepare",
             "--graph-spec",
             spec.toString(),
-            "--undirected",
+            "--task",
+            "link",
             "--output",
             tmp.resolve("u").toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("--undirected").contains("--add-reverse");
+    assertThat(r.err()).contains("--task link").contains("--link-relation");
+  }
+
+  @Test
+  void undirectedAddsTheReverseOfARelationBetweenTwoTypes() {
+    Result r =
+        cli(
+            "prepare",
+            "--graph-spec",
+            spec.toString(),
+            "--undirected",
+            "--dry-run",
+            "--output",
+            tmp.resolve("u").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out() + r.err()).contains("rev_bought").contains("(added reverse)");
   }
 }

@@ -213,7 +213,7 @@ final class EdgeFileStage {
    * Column {@code _e} holding {@code forward}, then {@code reverse} unless it is null, of each row
    * of {@code edges}: one pass over the edges for both directions.
    */
-  private static Dataset<Row> bothDirections(Dataset<Row> edges, Column forward, Column reverse) {
+  static Dataset<Row> bothDirections(Dataset<Row> edges, Column forward, Column reverse) {
     return edges
         .select(
             org.apache

@@ -473,6 +473,7 @@ public final class PrepareJob {
                 conf.get(QuantizeOptions.FEATURE_ENCODING).id(),
                 k,
                 t.weighted,
+                conf.get(PrepareOptions.UNDIRECTED),
                 t.idTypeName().equals("string"),
                 graphPartitioner(),
                 conf.get(PrepareOptions.ID_LOOKUP) != IdLookup.SQL

@@ -242,11 +242,12 @@ public final class PreparePlan {
       sb.append(
           String.format(
               Locale.ROOT,
-              "  relation %-20s %s -> %s, %,d edges%s%s%n",
+              "  relation %-20s %s -> %s, %,d edges%s%s%s%n",
               r.get("relation"),
               r.get("src_type"),
               r.get("dst_type"),
               (Long) r.get("edges"),
+              Boolean.TRUE.equals(r.get("symmetric")) ? ", both ways round (--undirected)" : "",
               Boolean.TRUE.equals(r.get("weighted")) ? ", weighted" : "",
               Boolean.TRUE.equals(r.get("added_reverse")) ? " (added reverse)" : ""));
     }

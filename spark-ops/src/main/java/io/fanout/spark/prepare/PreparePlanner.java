@@ -63,7 +63,9 @@ final class PreparePlanner {
 
   /**
    * What the plan needs besides the input statistics; {@code encoding} is the feature encoding's id
-   * ({@code --feature-encoding}, or a typed graph's for one type).
+   * ({@code --feature-encoding}, or a typed graph's for one type); {@code undirected}: every edge
+   * but a self-loop is also stored reversed ({@code --undirected}; a typed graph's relations within
+   * one type).
    */
   record Context(
       InputStats stats,
@@ -71,6 +73,7 @@ final class PreparePlanner {
       String encoding,
       int partitions,
       boolean weighted,
+      boolean undirected,
       boolean stringIds,
       boolean graphPartitioner,
       boolean taskLookup,
@@ -83,7 +86,7 @@ final class PreparePlanner {
     InputStats s = c.stats;
     FanoutConf conf = c.conf;
     int k = Math.max(1, c.partitions);
-    boolean undirected = conf.get(PrepareOptions.UNDIRECTED);
+    boolean undirected = c.undirected;
     long storeEdges = undirected ? 2 * s.edges : s.edges;
     int d = s.featureDim;
     String encoding = d == 0 ? "f32" : c.encoding;

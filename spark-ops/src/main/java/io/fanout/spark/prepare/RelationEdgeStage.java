@@ -3,6 +3,7 @@ package io.fanout.spark.prepare;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.concat_ws;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.when;
 
 import io.fanout.conf.FanoutConf;
@@ -30,7 +31,9 @@ import org.apache.spark.sql.types.DataTypes;
  * file: values checked as the one-table {@code --weight-column}'s, sorted and merged by {@code
  * --dedupe} as there). {@code --dedupe} applies to every relation, {@code --self-loops drop} to
  * relations within one type; edges with an endpoint missing from its type dangle ({@code
- * --dangling}).
+ * --dangling}). With {@code --undirected} a relation within one type is symmetric: each edge but a
+ * self-loop is also written reversed, with its weight, before {@code --dedupe}, as the one-table
+ * {@code --undirected} writes it ({@link ReverseRelations#symmetric}).
  */
 final class RelationEdgeStage {
   private static final String KEY = "_key";
@@ -103,7 +106,7 @@ final class RelationEdgeStage {
     }
     InputValidation.runChecks(r.source(), edges, checks, sample);
     if (splitColumn != null) {
-      EdgeSplitColumn.checkPairsAgree(edges, r.source(), splitColumn, false);
+      EdgeSplitColumn.checkPairsAgree(edges, r.source(), splitColumn, split.symmetric);
     }
 
     List<Row> meta =
@@ -183,7 +186,12 @@ final class RelationEdgeStage {
     if (weighted) {
       fields.add(col(NormalizedTables.WEIGHT));
     }
-    Dataset<Row> keyed = joined.select(fields.toArray(new Column[0]));
+    Dataset<Row> keyed;
+    if (ReverseRelations.symmetric(conf.get(PrepareOptions.UNDIRECTED), r)) {
+      keyed = bothDirections(joined, fields, dangling, dst, weighted);
+    } else {
+      keyed = joined.select(fields.toArray(new Column[0]));
+    }
     // Weighted relations sort repeated edges by weight too, in Spark, as one-table stores do, so
     // their weights (and --dedupe's sums) do not depend on the shuffle's order.
     boolean sortInTask = !weighted && PrepareJob.sortsEdgesInTask(conf);
@@ -205,6 +213,40 @@ final class RelationEdgeStage {
             0,
             null,
             false));
+  }
+
+  /**
+   * The rows {@code fields} of each edge of a relation within one type that {@code --undirected}
+   * makes symmetric, then those of its reverse {@code v -> u} (in the partition of {@code v}, the
+   * same weight), but for dangling edges and self-loops: as the one-table {@code --undirected}
+   * expands its edges, in one pass.
+   */
+  private static Dataset<Row> bothDirections(
+      Dataset<Row> joined,
+      List<Column> fields,
+      Column dangling,
+      TypeVertexStage.Result type,
+      boolean weighted) {
+    List<Column> reverse =
+        new ArrayList<>(
+            List.of(
+                EdgeFileStage.partitionOf(type.firsts()).apply(col("_sd")).as(PrepareJob.PART),
+                EdgeFileStage.edgeKey(lit(false), col("_sd"), col("_dd")).as(KEY),
+                lit(null).cast("string").as(ORIG)));
+    List<Column> names = new ArrayList<>();
+    for (String f : List.of(PrepareJob.PART, KEY, ORIG)) {
+      names.add(col("_e." + f));
+    }
+    if (weighted) {
+      reverse.add(col(NormalizedTables.WEIGHT));
+      names.add(col("_e." + NormalizedTables.WEIGHT));
+    }
+    Column twin =
+        when(
+            dangling.unary_$bang().and(col("_sd").notEqual(col("_dd"))),
+            struct(reverse.toArray(new Column[0])));
+    return EdgeFileStage.bothDirections(joined, struct(fields.toArray(new Column[0])), twin)
+        .select(names.toArray(new Column[0]));
   }
 
   /**
@@ -245,7 +287,12 @@ final class RelationEdgeStage {
         .queryExecution()
         .toRdd()
         .toJavaRDD()
-        .mapPartitionsToPair(new EdgeRouter(dst.parts(), srcLong, dstLong, false))
+        .mapPartitionsToPair(
+            new EdgeRouter(
+                dst.parts(),
+                srcLong,
+                dstLong,
+                ReverseRelations.symmetric(conf.get(PrepareOptions.UNDIRECTED), r)))
         .partitionBy(new EdgeRouter.ByPartition(dst.parts()))
         .values()
         .mapPartitions(task.onBlocks())

@@ -30,18 +30,33 @@ import org.apache.spark.sql.Row;
  * its forward edge: it leaves the reverse when its flip is a held-out edge of {@code R} (a Spark
  * SQL anti join of the reverse's edges against {@code R}'s held-out pairs, endpoints swapped), so
  * {@code R} must be written before its reverses ({@link #writeOrder}).
+ *
+ * <p>A relation {@code R} that {@code --undirected} makes symmetric (within one type) is split as
+ * the one-table {@code --undirected} graph is: the draw hashes the pair's endpoints in ascending
+ * order, so both directions of a pair share a split (and a split column must agree on them); the
+ * held-out edges leave before the reversed copies are made, so neither direction of a val or test
+ * pair reaches the CSR; the held-out files hold each pair once, smaller dense id first, and the
+ * negatives avoid the pairs of either direction.
  */
 final class TypedLinkSplit {
   final EdgeSplitPlan plan;
   final TypedTables.RelationTable relation;
   private final List<String> reverses;
+
+  /** Whether {@code --undirected} makes the split relation symmetric (it joins one type). */
+  final boolean symmetric;
+
   private Dataset<Row> heldOutInput;
 
   private TypedLinkSplit(
-      EdgeSplitPlan plan, TypedTables.RelationTable relation, List<String> reverses) {
+      EdgeSplitPlan plan,
+      TypedTables.RelationTable relation,
+      List<String> reverses,
+      boolean symmetric) {
     this.plan = plan;
     this.relation = relation;
     this.reverses = reverses;
+    this.symmetric = symmetric;
   }
 
   /**
@@ -76,7 +91,8 @@ final class TypedLinkSplit {
       }
     }
     EdgeSplitPlan plan = EdgeSplitPlan.of(conf, true);
-    return new TypedLinkSplit(plan, rel, List.copyOf(reverses));
+    boolean symmetric = ReverseRelations.symmetric(conf.get(PrepareOptions.UNDIRECTED), rel);
+    return new TypedLinkSplit(plan, rel, List.copyOf(reverses), symmetric);
   }
 
   /**
@@ -130,11 +146,12 @@ final class TypedLinkSplit {
       return withoutHeldOutFlips(r, joined);
     }
     Column loop = r.srcType().equals(r.dstType()) ? col("_sd").equalTo(col("_dd")) : lit(false);
-    // a reverse edge v -> u is the split relation's u -> v: hash it the same way round
+    // a reverse edge v -> u is the split relation's u -> v: hash it the same way round (a
+    // symmetric relation hashes both directions of a pair alike)
     Dataset<Row> coded =
         joined.withColumn(
             EdgeSplitPlan.CODE,
-            forward ? plan.code(src, dst, loop, false) : plan.code(dst, src, loop, false));
+            forward ? plan.code(src, dst, loop, symmetric) : plan.code(dst, src, loop, symmetric));
     if (forward) {
       heldOutInput = coded.where(dangling.unary_$bang());
     }
@@ -153,11 +170,18 @@ final class TypedLinkSplit {
               + r.name()
               + "'");
     }
+    Dataset<Row> heldOut =
+        heldOutInput.where(col(EdgeSplitPlan.CODE).notEqual(lit(EdgeSplitPlan.TRAIN)));
     Dataset<Row> flips =
-        heldOutInput
-            .where(col(EdgeSplitPlan.CODE).notEqual(lit(EdgeSplitPlan.TRAIN)))
-            .select(col(NormalizedTables.DST).as("_hs"), col(NormalizedTables.SRC).as("_hd"))
-            .distinct();
+        heldOut.select(col(NormalizedTables.DST).as("_hs"), col(NormalizedTables.SRC).as("_hd"));
+    if (symmetric) {
+      // the symmetric split relation holds each held-out pair both ways round
+      flips =
+          flips.union(
+              heldOut.select(
+                  col(NormalizedTables.SRC).as("_hs"), col(NormalizedTables.DST).as("_hd")));
+    }
+    flips = flips.distinct();
     return joined.join(
         flips,
         col(NormalizedTables.SRC)
@@ -185,7 +209,7 @@ final class TypedLinkSplit {
         plan.write(
             heldOutInput,
             new EdgeSplitPlan.Destinations(dstIds, dst.vertices(), sameType),
-            false,
+            symmetric,
             relationDir,
             src.idType(),
             dst.idType());

@@ -9,20 +9,14 @@ import io.fanout.store.StoreFeatureEncoding;
 import java.util.List;
 
 /**
- * The {@code prepare} options a typed graph refuses, each with one line naming the option: what is
- * built for one-table stores only (undirected input), edge splits (fractions or a column) without
- * {@code --link-relation}, and per-type encodings that name unknown or featureless types.
+ * The {@code prepare} options a typed graph refuses, each with one line naming the option: edge
+ * splits (fractions or a column) without {@code --link-relation}, the one-table input options, and
+ * per-type encodings that name unknown or featureless types.
  */
 final class TypedOptionChecks {
   private TypedOptionChecks() {}
 
   static void refuseUnbuilt(FanoutConf conf) {
-    if (conf.get(PrepareOptions.UNDIRECTED)) {
-      throw unbuilt(
-          "--undirected",
-          "each relation is directed; --add-reverse adds the reverse of every relation that has"
-              + " none");
-    }
     boolean link = !conf.get(PrepareOptions.LINK_RELATION).isBlank();
     if (!link && conf.get(PrepareOptions.TASK) == Task.LINK) {
       throw new FanoutConfigException(
@@ -63,13 +57,5 @@ final class TypedOptionChecks {
       }
     }
     return e;
-  }
-
-  private static FanoutConfigException unbuilt(String option, String hint) {
-    return new FanoutConfigException(
-        "option "
-            + option
-            + " is not built for typed graphs (several vertex types or relations): "
-            + hint);
   }
 }

@@ -35,16 +35,17 @@ import org.apache.spark.sql.SparkSession;
  * vertices of all types are first partitioned together ({@link TypedGraphPartitioning}). Each
  * vertex type is written as the one-table pipeline writes its vertices, into {@code types/<type>/}
  * by type-local dense ids ({@link TypeVertexStage}); then each relation, the declared ones and
- * those {@code --add-reverse} adds, into {@code relations/<relation>/} ({@link RelationEdgeStage};
- * endpoints joined or looked up per {@link TypedIdLookup}). The store is published with the
- * one-table commit protocol (a rerun with the same inputs and options is skipped, another is
- * refused without {@code --overwrite}); its manifest has format {@link StoreManifest#TYPED_FORMAT}
- * with {@code types} and {@code relations}. With {@code --link-relation R} the held-out edges of
- * {@code R} leave it and its reverses and are written under {@code relations/R/edgesplit/} ({@link
- * TypedLinkSplit}). With {@code --feature-layout seed-groups} each featured type's rows are then
- * kept in first-use order from the labelled type's training seeds, with {@code neighborhood} in
- * that order regrouped by the groups of the vertices that draw them ({@link
- * TypedFeatureLayoutStage}), recorded per type. The driver sees only per-partition counts.
+ * those {@code --add-reverse} or {@code --undirected} add ({@link ReverseRelations}), into {@code
+ * relations/<relation>/} ({@link RelationEdgeStage}: a relation within one type is made symmetric
+ * by {@code --undirected}; endpoints joined or looked up per {@link TypedIdLookup}). The store is
+ * published with the one-table commit protocol (a rerun with the same inputs and options is
+ * skipped, another is refused without {@code --overwrite}); its manifest has format {@link
+ * StoreManifest#TYPED_FORMAT} with {@code types} and {@code relations}. With {@code --link-relation
+ * R} the held-out edges of {@code R} leave it and its reverses and are written under {@code
+ * relations/R/edgesplit/} ({@link TypedLinkSplit}). With {@code --feature-layout seed-groups} each
+ * featured type's rows are then kept in first-use order from the labelled type's training seeds,
+ * with {@code neighborhood} in that order regrouped by the groups of the vertices that draw them
+ * ({@link TypedFeatureLayoutStage}), recorded per type. The driver sees only per-partition counts.
  */
 public final class TypedPrepareJob {
   /** The step that partitions all types together with a graph partitioner. */
@@ -90,7 +91,10 @@ public final class TypedPrepareJob {
       }
     }
     List<TypedTables.RelationTable> relations =
-        ReverseRelations.plan(in.relations, conf.get(PrepareOptions.ADD_REVERSE));
+        ReverseRelations.plan(
+            in.relations,
+            conf.get(PrepareOptions.ADD_REVERSE),
+            conf.get(PrepareOptions.UNDIRECTED));
     TypedLinkSplit linkSplit = TypedLinkSplit.of(conf, relations);
     TypedIdLookup idLookup = new TypedIdLookup(conf, in, relations, linkSplit);
     idLookup.requireIfAsked();
@@ -284,7 +288,10 @@ public final class TypedPrepareJob {
       // stores without it record what they did before typed weights existed
       recorded.remove(PrepareOptions.WEIGHT_COLUMN.name());
     }
-    recorded.remove(PrepareOptions.UNDIRECTED.name());
+    if (!conf.get(PrepareOptions.UNDIRECTED)) {
+      // directed stores record what they did before typed --undirected existed
+      recorded.remove(PrepareOptions.UNDIRECTED.name());
+    }
     if (conf.get(PrepareOptions.FEATURE_LAYOUT) == FeatureLayoutKind.IDENTITY) {
       // stores without a layout record what they did before typed layouts existed
       recorded.remove(PrepareOptions.FEATURE_LAYOUT.name());

@@ -118,6 +118,7 @@ final class TypedPreparePlanner {
                   f.stringIds,
                   f.partitions,
                   false,
+                  false,
                   graphPartitioner,
                   rankTables));
       long rowBytes = PreparePlanner.featureRowBytes(enc, f.stats.featureDim, conf);
@@ -166,6 +167,7 @@ final class TypedPreparePlanner {
       TypeFigures dst = types.get(r.dstType());
       TypeFigures src = types.get(r.srcType());
       boolean weighted = r.weightColumn() != null;
+      boolean symmetric = ReverseRelations.symmetric(conf.get(PrepareOptions.UNDIRECTED), r);
       InputStats s =
           new InputStats(
               dst.stats.vertices, relationEdges[i], 0, dst.stats.idBytes, dst.stats.source);
@@ -186,6 +188,7 @@ final class TypedPreparePlanner {
                   dst.stringIds,
                   dst.partitions,
                   weighted,
+                  symmetric,
                   graphPartitioner,
                   taskLookup));
       for (PreparePlan.Partition p : e.partitions()) {
@@ -207,15 +210,17 @@ final class TypedPreparePlanner {
       sums.add(sums.shuffle, PrepareJob.EDGE_FILES, e.shuffle().get(PrepareJob.EDGE_FILES));
       sums.stages(e.stages(), PreparePlanner.JOIN_STEP, "relation '" + r.name() + "'");
       sums.stages(e.stages(), PrepareJob.EDGE_FILES, "relation '" + r.name() + "'");
-      storeEdges += relationEdges[i];
-      layoutRelations.add(
-          new TypedLayoutPlanner.Relation(r.srcType(), r.dstType(), relationEdges[i]));
+      // a symmetric relation stores each edge both ways round (an upper bound: not self-loops)
+      long stored = symmetric ? 2 * relationEdges[i] : relationEdges[i];
+      storeEdges += stored;
+      layoutRelations.add(new TypedLayoutPlanner.Relation(r.srcType(), r.dstType(), stored));
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("relation", r.name());
       m.put("src_type", r.srcType());
       m.put("dst_type", r.dstType());
-      m.put("edges", relationEdges[i]);
+      m.put("edges", stored);
       m.put("added_reverse", r.added());
+      m.put("symmetric", symmetric);
       m.put("weighted", weighted);
       m.put("id_lookup", taskLookup ? "task" : "sql");
       relationInputs.add(m);
@@ -269,8 +274,14 @@ final class TypedPreparePlanner {
               + " their own files under relations/<name>/edgesplit/ are not counted");
     }
     sums.notes.add(
-        "a relation that --add-reverse adds has its forward relation's edge rows; label-set files"
-            + " of multi-label types are not counted");
+        "a relation that --add-reverse (or --undirected) adds has its forward relation's edge rows;"
+            + " label-set files of multi-label types are not counted");
+    sums.notes.removeIf(n -> n.startsWith("edges are an upper bound"));
+    if (conf.get(PrepareOptions.UNDIRECTED) || conf.get(PrepareOptions.DEDUPE)) {
+      sums.notes.add(
+          "edges are an upper bound: --undirected doubles every edge of a relation within one type"
+              + " but self-loops, --dedupe and --self-loops drop remove some");
+    }
 
     long edgeRows = 0;
     for (long e : declared.values()) {
@@ -310,6 +321,7 @@ final class TypedPreparePlanner {
       boolean stringIds,
       int partitions,
       boolean weighted,
+      boolean undirected,
       boolean graphPartitioner,
       boolean taskLookup) {
     return new PreparePlanner.Context(
@@ -318,6 +330,7 @@ final class TypedPreparePlanner {
         encoding,
         partitions,
         weighted,
+        undirected,
         stringIds,
         graphPartitioner,
         taskLookup,

@@ -22,9 +22,10 @@ import java.util.List;
  * What {@code sample --task link} on a typed store samples: the store's link relation ({@code
  * prepare --link-relation}) and its reverses, by index, with the negatives of the one-type {@link
  * LinkSpec}. With {@code --split train} the seeds are the relation's training edges ({@link
- * TrainEdges#ofRelation}); with {@code --split val|test} they are the split's held-out pairs, with
- * the negatives {@code prepare} stored ({@link TypedHeldOutLinkSampler}). The seed type of the
- * shards is the relation's destination type.
+ * TrainEdges#ofRelation}; each pair once when the relation is symmetric, {@code
+ * negatives.undirected()}); with {@code --split val|test} they are the split's held-out pairs,
+ * with the negatives {@code prepare} stored ({@link TypedHeldOutLinkSampler}). The seed type of
+ * the shards is the relation's destination type.
  *
  * @param relation the link relation's index in the schema
  * @param reverses the indices of its reverses (their blocks also leave out the positives)
@@ -101,7 +102,7 @@ record TypedLinkRequest(
         names.get(0),
         r,
         reverses,
-        new LinkSpec(conf.get(SampleOptions.NEGATIVES).id(), k, false),
+        new LinkSpec(conf.get(SampleOptions.NEGATIVES).id(), k, g.symmetric(r)),
         types,
         null);
   }
@@ -145,9 +146,14 @@ record TypedLinkRequest(
     return new TypedHeldOutLinkSampler(g, relation, reverses, fanouts, seed, pairs, weighted);
   }
 
-  /** The training edges of the link relation: the seeds. */
+   * The training edges of the link relation: the seeds; each pair once ({@code src < dst}) when the
+   * relation is symmetric ({@code prepare --undirected}), as for an undirected one-type store.
+   */
   TrainEdges trainEdges(TypedGraph g) {
     TypedSchema.Relation rel = g.schema().relation(relation);
+    if (negatives != null && negatives.undirected()) {
+      return TrainEdges.of(g.inNeighbors(relation), true);
+    }
     return TrainEdges.ofRelation(g.inNeighbors(relation), rel.srcType() == rel.dstType());
   }
 

@@ -35,11 +35,14 @@ final class TypedPartitionedLinkSeeds {
         TypedStorePartition part =
             TypedOpenPartitions.get(spec, owners.type(owner), owners.part(owner));
         e =
-            TrainEdges.ofRelation(
-                part.inNeighbors(rel),
-                (int) part.firstVertex(),
-                (int) part.endVertex(),
-                owners.srcType[rel] == owners.dstType[rel]);
+            spec.link.negatives().undirected()
+                ? TrainEdges.of(
+                    part.inNeighbors(rel), (int) part.firstVertex(), (int) part.endVertex(), true)
+                : TrainEdges.ofRelation(
+                    part.inNeighbors(rel),
+                    (int) part.firstVertex(),
+                    (int) part.endVertex(),
+                    owners.srcType[rel] == owners.dstType[rel]);
         EDGES.put(key, e);
       }
       return e;

@@ -175,11 +175,6 @@ class TypedPrepareErrorsTest {
   @Test
   void optionsNotBuiltForTypedGraphsAreRefusedNamingThem() {
     fails(
-        good().option("undirected", "true"),
-        FanoutConfigException.class,
-        "--undirected",
-        "--add-reverse");
-    fails(
         good().option("weight-column", "w"),
         InvalidInputException.class,
         "--weight-column w: no relation's table has column 'w'");

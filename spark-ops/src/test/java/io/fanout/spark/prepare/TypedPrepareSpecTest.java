@@ -22,6 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code prepare --graph-spec}: tables named by a JSON file, paths relative to it; a rerun with the
@@ -119,13 +121,16 @@ class TypedPrepareSpecTest {
     assertThat(replaced.manifest().options).containsEntry("dedupe", "true");
   }
 
-  @Test
-  void oneTypeGraphThroughTheTypedApiIsTheOneTableStoreByteForByte() throws IOException {
+  @ParameterizedTest(name = "undirected {0}")
+  @ValueSource(booleans = {false, true})
+  void oneTypeGraphThroughTheTypedApiIsTheOneTableStoreByteForByte(boolean undirected)
+      throws IOException {
     Path plain = tmp.resolve("plain");
     Path typed = tmp.resolve("typed");
     Fanout.get(spark)
         .prepare(G.papers(spark), G.cites(spark))
         .option("dedupe", "true")
+        .option("undirected", Boolean.toString(undirected))
         .option("feature-encoding", "f16")
         .output(plain.toString())
         .execute();
@@ -134,6 +139,7 @@ class TypedPrepareSpecTest {
         .vertices("paper", G.papers(spark))
         .edges("cites", "paper", "paper", G.cites(spark))
         .option("dedupe", "true")
+        .option("undirected", Boolean.toString(undirected))
         .option("feature-encoding", "paper=f16")
         .output(typed.toString())
         .execute();
