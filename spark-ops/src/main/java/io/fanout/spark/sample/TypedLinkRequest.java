@@ -23,9 +23,9 @@ import java.util.List;
  * prepare --link-relation}) and its reverses, by index, with the negatives of the one-type {@link
  * LinkSpec}. With {@code --split train} the seeds are the relation's training edges ({@link
  * TrainEdges#ofRelation}; each pair once when the relation is symmetric, {@code
- * negatives.undirected()}); with {@code --split val|test} they are the split's held-out pairs,
- * with the negatives {@code prepare} stored ({@link TypedHeldOutLinkSampler}). The seed type of
- * the shards is the relation's destination type.
+ * negatives.undirected()}); with {@code --split val|test} they are the split's held-out pairs, with
+ * the negatives {@code prepare} stored ({@link TypedHeldOutLinkSampler}). The seed type of the
+ * shards is the relation's destination type.
  *
  * @param relation the link relation's index in the schema
  * @param reverses the indices of its reverses (their blocks also leave out the positives)
@@ -146,6 +146,7 @@ record TypedLinkRequest(
     return new TypedHeldOutLinkSampler(g, relation, reverses, fanouts, seed, pairs, weighted);
   }
 
+  /**
    * The training edges of the link relation: the seeds; each pair once ({@code src < dst}) when the
    * relation is symmetric ({@code prepare --undirected}), as for an undirected one-type store.
    */
