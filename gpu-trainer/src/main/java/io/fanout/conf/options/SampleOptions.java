@@ -26,7 +26,8 @@ public final class SampleOptions {
       SharedOptions.TASK.withDefault(
           "node",
           "node: seeds are vertices of --split; link: seeds are the training edges of a store"
-              + " prepared with --task link, each with negatives");
+              + " prepared with --task link, each with negatives (on a typed store, --split val|test"
+              + " samples the held-out pairs with the negatives prepare stored)");
   public static final OptionDef<NegativeMode> NEGATIVES =
       OptionDef.enumeration(
           "negatives",
