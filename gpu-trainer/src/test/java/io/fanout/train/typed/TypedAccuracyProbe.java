@@ -34,10 +34,12 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 /**
  * Accuracy probe for typed datasets in the HGB layout ({@code schema.json}, {@code vertices/},
  * {@code edges/}), not part of CI: {@code -Dfanout.typedprobe=DATASET_DIR -Dprobe.model=rgcn
- * -Dprobe.seeds=3 ...}. Reads the Parquet files straight into an {@link ArrayTypedGraph} (ids:
- * HGB's global ids minus each type's first id) and prints val and test Micro/Macro-F1 per seed and
- * their means. {@code DATASET_DIR} is a dataset folder outside the repository (hgb_acm for the
- * documented figures); the probe runs only when that property is given.
+ * -Dprobe.seeds=3 ...} ({@code -Dprobe.epochs}, {@code -Dprobe.batch}, {@code -Dprobe.lr} and
+ * {@code -Dprobe.schedule=constant|cosine|step} set the training length and rate). Reads the
+ * Parquet files straight into an {@link ArrayTypedGraph} (ids: HGB's global ids minus each type's
+ * first id) and prints val and test Micro/Macro-F1 per seed and their means. {@code DATASET_DIR} is
+ * a dataset folder outside the repository (hgb_acm for the documented figures); the probe runs only
+ * when that property is given.
  */
 @EnabledIfSystemProperty(named = "fanout.typedprobe", matches = ".+")
 class TypedAccuracyProbe {
@@ -320,7 +322,8 @@ class TypedAccuracyProbe {
               Integer.parseInt(p("batch", "256")),
               Float.parseFloat(p("lr", "0.01")),
               Float.parseFloat(p("wd", "5e-4")),
-              cv ? firstSeed + fold * seeds + s : firstSeed + s);
+              cv ? firstSeed + fold * seeds + s : firstSeed + s,
+              io.fanout.nn.LrSchedule.parse(p("schedule", "constant")));
       TypedModelConfig cfg =
           TypedModelConfig.of(g.schema(), target, kind, hidden, layers, dropout, bases, emb)
               .withFeatureNorm(io.fanout.nn.FeatureNormKind.parse(p("norm", "l2")))
