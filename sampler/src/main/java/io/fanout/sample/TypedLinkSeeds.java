@@ -42,13 +42,7 @@ public final class TypedLinkSeeds {
       int[] src,
       int[] dst,
       int count) {
-    if (shifted.length < count) {
-      shifted = new int[count];
-    }
-    for (int i = 0; i < count; i++) {
-      shifted[i] = link.dstOffset() + dst[i];
-    }
-    LinkPairs p = pairs.build(epoch, batch, src, shifted, count);
+    LinkPairs p = pairs.build(epoch, batch, src, shifted(dst, count), count);
     builder.startLink(epoch, batch, layers, pairs.nodes(), pairs.size(), p, pairs.exclude());
   }
 
@@ -66,13 +60,18 @@ public final class TypedLinkSeeds {
       int[] dst,
       byte[] label,
       int count) {
+    LinkPairs p = pairs.fixed(src, shifted(dst, count), label, count);
+    builder.startLink(epoch, batch, layers, pairs.nodes(), pairs.size(), p, pairs.exclude());
+  }
+
+  /** {@code dst[0..count)} shifted into the destination type's range of the batch's node ids. */
+  private int[] shifted(int[] dst, int count) {
     if (shifted.length < count) {
       shifted = new int[count];
     }
     for (int i = 0; i < count; i++) {
       shifted[i] = link.dstOffset() + dst[i];
     }
-    LinkPairs p = pairs.fixed(src, shifted, label, count);
-    builder.startLink(epoch, batch, layers, pairs.nodes(), pairs.size(), p, pairs.exclude());
+    return shifted;
   }
 }

@@ -152,15 +152,13 @@ final class TypedPartitionedSampling {
             current.mapPartitionsToPair(
                 it -> TypedHopExchange.localAnswers(spec, owners, it, hop, home), true);
         JavaPairRDD<Long, Answer> remote =
-            current
-                .flatMapToPair(
-                    t -> TypedHopExchange.remoteRequests(spec, owners, t._1(), t._2(), home))
-                .partitionBy(byOwner)
-                .mapToPair(
-                    t ->
-                        new Tuple2<>(
-                            t._2().batchId,
-                            TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
+            answered(
+                spec,
+                owners,
+                hop,
+                byOwner,
+                current.flatMapToPair(
+                    t -> TypedHopExchange.remoteRequests(spec, owners, t._1(), t._2(), home)));
         state =
             current
                 .cogroup(local, remote, home)
@@ -174,14 +172,12 @@ final class TypedPartitionedSampling {
                 .persist(StorageLevel.MEMORY_AND_DISK());
       } else {
         JavaPairRDD<Long, Answer> answers =
-            state
-                .flatMapToPair(t -> TypedHopExchange.frontier(spec, owners, t._1(), t._2()))
-                .partitionBy(byOwner)
-                .mapToPair(
-                    t ->
-                        new Tuple2<>(
-                            t._2().batchId,
-                            TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
+            answered(
+                spec,
+                owners,
+                hop,
+                byOwner,
+                state.flatMapToPair(t -> TypedHopExchange.frontier(spec, owners, t._1(), t._2())));
         state =
             state
                 .cogroup(answers, byBatch)
@@ -328,5 +324,23 @@ final class TypedPartitionedSampling {
                         spec.codec(),
                         spec.metadata(epoch, part))))
         .iterator();
+  }
+
+  /**
+   * The answers, keyed by batch, of {@code requests} (keyed by owner) at hop {@code hop}: each
+   * request shuffled to its owner, which samples it there.
+   */
+  private static JavaPairRDD<Long, Answer> answered(
+      TypedSampleSpec spec,
+      TypedOwners owners,
+      int hop,
+      Partitioner byOwner,
+      JavaPairRDD<Integer, HopExchange.Request> requests) {
+    return requests
+        .partitionBy(byOwner)
+        .mapToPair(
+            t ->
+                new Tuple2<>(
+                    t._2().batchId, TypedHopExchange.sample(spec, owners, t._1(), hop, t._2())));
   }
 }
