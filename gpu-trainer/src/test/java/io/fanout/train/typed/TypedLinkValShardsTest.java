@@ -119,21 +119,21 @@ class TypedLinkValShardsTest {
     }
   }
 
-  private static TypedTrainRun.Request request(Path modelDir, Path valShards, int epochs) {
+  private static TypedTrainRequest request(Path modelDir, Path valShards, int epochs) {
     return request(G.graph, modelDir, valShards, epochs, null, null);
   }
 
   /**
    * A 2-hop rgcn link run on {@code g} from the training shards, validated on {@code valShards}.
    */
-  private static TypedTrainRun.Request request(
+  private static TypedTrainRequest request(
       TypedGraph g,
       Path modelDir,
       Path valShards,
       int epochs,
       TypedCacheSettings cache,
       FeatureAccessMode access) {
-    return TypedTrainRun.Request.builder(g, train, modelDir)
+    return TypedTrainRequest.builder(g, train, modelDir)
         .model(ModelKind.RGCN)
         .hidden(8)
         .dropout(0.1f)

@@ -40,7 +40,7 @@ class TypedPrecisionTest {
 
   @TempDir Path tmp;
 
-  private TypedTrainRun.Request request(
+  private TypedTrainRequest request(
       TypedGraphStore g, Path shards, Path modelDir, BackendKind backend, MatmulPrecision p) {
     return TypedTestRuns.rgcn(g, shards, modelDir).epochs(1).backend(backend).precision(p).build();
   }

@@ -19,8 +19,8 @@ final class TypedTestRuns {
    * on {@code g} from {@code shards} into {@code modelDir}; the epochs and anything else the test
    * sets itself.
    */
-  static TypedTrainRun.Builder rgcn(TypedGraph g, Path shards, Path modelDir) {
-    return TypedTrainRun.Request.builder(g, shards, modelDir)
+  static TypedTrainRequest.Builder rgcn(TypedGraph g, Path shards, Path modelDir) {
+    return TypedTrainRequest.builder(g, shards, modelDir)
         .model(ModelKind.RGCN)
         .hidden(8)
         .dropout(0.2f)
@@ -35,13 +35,13 @@ final class TypedTestRuns {
    * checkpoint it writes, the run's log appended to {@code log} (null: none kept).
    */
   static byte[] train(
-      Path store, Function<TypedGraph, TypedTrainRun.Request> request, StringBuilder log)
+      Path store, Function<TypedGraph, TypedTrainRequest> request, StringBuilder log)
       throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Path modelDir;
     try (TypedGraphStore g = TypedGraphStore.open(store, false);
         PrintStream progress = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-      TypedTrainRun.Request r = request.apply(g);
+      TypedTrainRequest r = request.apply(g);
       modelDir = r.modelDir();
       TypedTrainRun.train(r, progress, () -> false);
     }

@@ -81,7 +81,7 @@ class TypedZeroCopyTrainingTest {
    * A run on {@code g} from {@code trainShards} into {@code modelDir}: 2 epochs, validated on the
    * val shards, 2 loader threads with a prefetch of 2, on the CPU backend gathering its rows.
    */
-  private static TypedTrainRun.Builder request(Path modelDir, TypedGraph g, Path trainShards) {
+  private static TypedTrainRequest.Builder request(Path modelDir, TypedGraph g, Path trainShards) {
     return TypedTestRuns.rgcn(g, trainShards, modelDir)
         .epochs(2)
         .valShards(val)
@@ -93,7 +93,7 @@ class TypedZeroCopyTrainingTest {
    * the checkpoint's bytes, the run's log appended to {@code log} (null: none kept).
    */
   private static byte[] train(
-      Path store, String name, UnaryOperator<TypedTrainRun.Builder> run, StringBuilder log)
+      Path store, String name, UnaryOperator<TypedTrainRequest.Builder> run, StringBuilder log)
       throws Exception {
     Path md = tmp.resolve("model-" + name);
     return TypedTestRuns.train(store, g -> run.apply(request(md, g, shards)).build(), log);
@@ -244,7 +244,7 @@ class TypedZeroCopyTrainingTest {
       StringBuilder gatherLog = new StringBuilder();
       byte[] gather = train(f32, "reuse-gather-" + id, b -> b.reuse(reuse), gatherLog);
       StringBuilder zcLog = new StringBuilder();
-      UnaryOperator<TypedTrainRun.Builder> zeroCopy =
+      UnaryOperator<TypedTrainRequest.Builder> zeroCopy =
           b -> b.reuse(reuse).backend(BackendKind.CPU_CHECKED).access(FeatureAccessMode.ZERO_COPY);
       assertThat(train(f32, "reuse-zc-" + id, zeroCopy, zcLog)).as(id).isEqualTo(gather);
       assertThat(hotBlockHostRows(gatherLog)).as(id).isPositive();

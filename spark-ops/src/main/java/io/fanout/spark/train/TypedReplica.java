@@ -6,6 +6,7 @@ import io.fanout.conf.options.TrainCommandOptions;
 import io.fanout.graph.TypedGraph;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.sample.TypedStoreOpener;
+import io.fanout.train.typed.TypedTrainRequest;
 import io.fanout.train.typed.TypedTrainRun;
 import java.nio.file.Path;
 import java.util.Map;
@@ -38,7 +39,7 @@ final class TypedReplica implements TrainReplica {
     TypedGraph graph =
         opener.open(Path.of(c.get(TrainCommandOptions.GRAPH)), c.get(SharedOptions.VERIFY));
     try {
-      TypedTrainRun.Request request =
+      TypedTrainRequest request =
           TypedTrainJob.request(
               c, graph, GpuAssignment.forCurrentTask(c.get(TrainCommandOptions.BACKEND)));
       TypedTrainRun.Result r =

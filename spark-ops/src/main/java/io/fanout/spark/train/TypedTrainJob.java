@@ -19,6 +19,7 @@ import io.fanout.train.TrainSpec;
 import io.fanout.train.typed.TypedCacheSettings;
 import io.fanout.train.typed.TypedCheckpoint;
 import io.fanout.train.typed.TypedHotReuse;
+import io.fanout.train.typed.TypedTrainRequest;
 import io.fanout.train.typed.TypedTrainRun;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -177,8 +178,8 @@ public final class TypedTrainJob {
    * The run the resolved options {@code c} describe on {@code graph}, on device {@code ordinal} of
    * the backend (-1: its default).
    */
-  static TypedTrainRun.Request request(FanoutConf c, TypedGraph graph, int ordinal) {
-    return TypedTrainRun.Request.builder(graph, Path.of(c.get(SHARDS)), Path.of(c.get(MODEL_DIR)))
+  static TypedTrainRequest request(FanoutConf c, TypedGraph graph, int ordinal) {
+    return TypedTrainRequest.builder(graph, Path.of(c.get(SHARDS)), Path.of(c.get(MODEL_DIR)))
         .resume(c.get(RESUME))
         .model(c.get(MODEL))
         .hidden(c.get(HIDDEN))
