@@ -295,26 +295,7 @@ class TypedLinkSampleJobTest {
      */
     static TypedGraph symmetric(long seed) {
       TypedGraph g = TypedSampleJobTest.InMemoryOpener.graph(seed);
-      return new TypedGraph() {
-        @Override
-        public TypedSchema schema() {
-          return g.schema();
-        }
-
-        @Override
-        public CsrGraph inNeighbors(int relation) {
-          return g.inNeighbors(relation);
-        }
-
-        @Override
-        public VertexTable vertices(int type) {
-          return g.vertices(type);
-        }
-
-        @Override
-        public FeatureTable features(int type) {
-          return g.features(type);
-        }
+      return new Forwarding(g) {
 
         @Override
         public List<String> linkRelations() {
@@ -330,26 +311,7 @@ class TypedLinkSampleJobTest {
 
     static TypedGraph graph(long seed, boolean link) {
       TypedGraph g = TypedSampleJobTest.InMemoryOpener.graph(seed);
-      return new TypedGraph() {
-        @Override
-        public TypedSchema schema() {
-          return g.schema();
-        }
-
-        @Override
-        public CsrGraph inNeighbors(int relation) {
-          return g.inNeighbors(relation);
-        }
-
-        @Override
-        public VertexTable vertices(int type) {
-          return g.vertices(type);
-        }
-
-        @Override
-        public FeatureTable features(int type) {
-          return g.features(type);
-        }
+      return new Forwarding(g) {
 
         @Override
         public List<String> linkRelations() {
@@ -377,6 +339,35 @@ class TypedLinkSampleJobTest {
           return HeldOutEdges.of(src, dst, label);
         }
       };
+    }
+  }
+
+  /** A typed graph that answers as {@code g} does; subclasses add what a test's store records. */
+  private abstract static class Forwarding implements TypedGraph {
+    private final TypedGraph g;
+
+    Forwarding(TypedGraph g) {
+      this.g = g;
+    }
+
+    @Override
+    public TypedSchema schema() {
+      return g.schema();
+    }
+
+    @Override
+    public CsrGraph inNeighbors(int relation) {
+      return g.inNeighbors(relation);
+    }
+
+    @Override
+    public VertexTable vertices(int type) {
+      return g.vertices(type);
+    }
+
+    @Override
+    public FeatureTable features(int type) {
+      return g.features(type);
     }
   }
 }
