@@ -7,8 +7,6 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
-import org.apache.spark.ml.util.DefaultParamsReader$;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -263,24 +261,12 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
 
   /** The reader of a saved estimator (its Params; the edges are set again with setEdges). */
   public static MLReader<GnnClassifier> read() {
-    return new Reader();
+    return new GnnEstimatorReader<>(GnnClassifier.class, GnnClassifier::new);
   }
 
   /** Loads an estimator saved with {@code write().save(path)}. */
   public static GnnClassifier load(String path) {
     return read().load(path);
-  }
-
-  private static final class Reader extends MLReader<GnnClassifier> {
-    @Override
-    public GnnClassifier load(String path) {
-      DefaultParamsReader.Metadata m =
-          DefaultParamsReader$.MODULE$.loadMetadata(
-              path, sparkSession(), GnnClassifier.class.getName());
-      GnnClassifier c = new GnnClassifier(m.uid());
-      m.getAndSetParams(c, scala.Option.empty());
-      return c;
-    }
   }
 
   @Override

@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
-import org.apache.spark.ml.util.DefaultParamsReader$;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -246,24 +244,12 @@ public final class GnnLinkPredictor extends Estimator<GnnLinkModel>
 
   /** The reader of a saved estimator (its Params; the vertices are set again with setVertices). */
   public static MLReader<GnnLinkPredictor> read() {
-    return new Reader();
+    return new GnnEstimatorReader<>(GnnLinkPredictor.class, GnnLinkPredictor::new);
   }
 
   /** Loads an estimator saved with {@code write().save(path)}. */
   public static GnnLinkPredictor load(String path) {
     return read().load(path);
-  }
-
-  private static final class Reader extends MLReader<GnnLinkPredictor> {
-    @Override
-    public GnnLinkPredictor load(String path) {
-      DefaultParamsReader.Metadata m =
-          DefaultParamsReader$.MODULE$.loadMetadata(
-              path, sparkSession(), GnnLinkPredictor.class.getName());
-      GnnLinkPredictor c = new GnnLinkPredictor(m.uid());
-      m.getAndSetParams(c, scala.Option.empty());
-      return c;
-    }
   }
 
   static StructType scored(StructType schema, GnnLinkParams p) {

@@ -5,8 +5,6 @@ import java.util.Collections;
 import java.util.Map;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.util.DefaultParamsReader;
-import org.apache.spark.ml.util.DefaultParamsReader$;
 import org.apache.spark.ml.util.DefaultParamsWritable;
 import org.apache.spark.ml.util.Identifiable$;
 import org.apache.spark.ml.util.MLReader;
@@ -280,24 +278,12 @@ public final class TypedGnnClassifier extends Estimator<TypedGnnClassificationMo
 
   /** The reader of a saved estimator (its Params; the tables are set again). */
   public static MLReader<TypedGnnClassifier> read() {
-    return new Reader();
+    return new GnnEstimatorReader<>(TypedGnnClassifier.class, TypedGnnClassifier::new);
   }
 
   /** Loads an estimator saved with {@code write().save(path)}. */
   public static TypedGnnClassifier load(String path) {
     return read().load(path);
-  }
-
-  private static final class Reader extends MLReader<TypedGnnClassifier> {
-    @Override
-    public TypedGnnClassifier load(String path) {
-      DefaultParamsReader.Metadata m =
-          DefaultParamsReader$.MODULE$.loadMetadata(
-              path, sparkSession(), TypedGnnClassifier.class.getName());
-      TypedGnnClassifier c = new TypedGnnClassifier(m.uid());
-      m.getAndSetParams(c, scala.Option.empty());
-      return c;
-    }
   }
 
   @Override
