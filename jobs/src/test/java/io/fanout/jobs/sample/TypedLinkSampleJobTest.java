@@ -29,7 +29,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -89,14 +88,7 @@ class TypedLinkSampleJobTest {
     Path b = tmp.resolve("t3");
     sample(store, a, concat(opts, "threads", "1"));
     sample(store, b, concat(opts, "threads", "3"));
-    Map<String, byte[]> fa = SampleFixtures.files(a);
-    Map<String, byte[]> fb = SampleFixtures.files(b);
-    fa.remove(ShardManifest.FILE);
-    fb.remove(ShardManifest.FILE);
-    assertThat(fa.keySet()).isEqualTo(fb.keySet());
-    for (String k : fa.keySet()) {
-      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
-    }
+    SampleFixtures.assertSameShards(a, b);
     ShardManifest m = ShardManifest.readTyped(a);
     assertThat(m.typed.seedType).isEqualTo("paper");
     assertThat(m.typed.linkRelation).isEqualTo("writes");
@@ -183,14 +175,7 @@ class TypedLinkSampleJobTest {
     Path b = tmp.resolve("val-t3");
     sample(store, a, concat(opts, "threads", "1"));
     sample(store, b, concat(opts, "threads", "3"));
-    Map<String, byte[]> fa = SampleFixtures.files(a);
-    Map<String, byte[]> fb = SampleFixtures.files(b);
-    fa.remove(ShardManifest.FILE);
-    fb.remove(ShardManifest.FILE);
-    assertThat(fa.keySet()).isEqualTo(fb.keySet());
-    for (String k : fa.keySet()) {
-      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
-    }
+    SampleFixtures.assertSameShards(a, b);
     ShardManifest m = ShardManifest.readTyped(a);
     assertThat(m.split).isEqualTo("val");
     assertThat(m.typed.linkRelation).isEqualTo("writes");
