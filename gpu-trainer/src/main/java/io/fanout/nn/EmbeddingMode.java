@@ -12,6 +12,12 @@ public enum EmbeddingMode {
   AUTO("auto"),
   /** Every type, its features (if any) unused. */
   ALL("all"),
+  /**
+   * Every type but the task's own (the target type of node classification, the two end types of the
+   * link relation), whose features are used whatever the others have; on a one-type store the
+   * store's only type is the target, so as {@link #OFF}.
+   */
+  NON_TARGET("non-target"),
   /** None: a type (or a one-type store) without features is refused. */
   OFF("off");
 
@@ -29,8 +35,17 @@ public enum EmbeddingMode {
     return EnumSpellings.parse(raw, values(), EmbeddingMode::id);
   }
 
-  /** Whether a type with {@code featureDim} features (0: none) gets a table under this mode. */
-  public boolean embeds(int featureDim) {
-    return this == ALL || (this == AUTO && featureDim == 0);
+  /**
+   * Whether a type with {@code featureDim} features (0: none) gets a table under this mode; {@code
+   * taskType}: whether it is one of the task's own types (the target, or an end of the link
+   * relation; on a one-type store, the store).
+   */
+  public boolean embeds(int featureDim, boolean taskType) {
+    return switch (this) {
+      case ALL -> true;
+      case AUTO -> featureDim == 0;
+      case NON_TARGET -> !taskType;
+      case OFF -> false;
+    };
   }
 }

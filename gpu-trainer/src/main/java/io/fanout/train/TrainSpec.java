@@ -289,7 +289,7 @@ public record TrainSpec(
 
     /** Whether a store of {@code featureDim} features (0: none) trains a learned input table. */
     public boolean learns(int featureDim) {
-      return learned.embeds(featureDim);
+      return learned.embeds(featureDim, true);
     }
 
     public FeatureSource withLearned(EmbeddingMode mode) {

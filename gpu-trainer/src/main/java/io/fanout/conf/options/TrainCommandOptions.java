@@ -268,8 +268,9 @@ public final class TrainCommandOptions {
           io.fanout.nn.EmbeddingMode.AUTO,
           "which vertices learn one vector of --hidden floats each instead of reading features:"
               + " auto (a one-type store without features; on typed stores the types without"
-              + " features), all (every vertex, its features unused), off (a store or type without"
-              + " features is refused)",
+              + " features), all (every vertex, its features unused), non-target (every type but"
+              + " the task's own: the target type, or the link relation's two end types), off (a"
+              + " store or type without features is refused)",
           io.fanout.nn.EmbeddingMode::parse,
           io.fanout.nn.EmbeddingMode.values(),
           io.fanout.nn.EmbeddingMode::id);

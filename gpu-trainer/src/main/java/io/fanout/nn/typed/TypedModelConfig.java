@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.IntPredicate;
 
 /**
  * Architecture of a relation-aware model of a typed graph: everything needed to rebuild it from a
@@ -106,7 +107,7 @@ public record TypedModelConfig(
       float dropout,
       int bases,
       EmbeddingMode embeddings) {
-    List<TypeInput> types = inputs(schema, embeddings);
+    List<TypeInput> types = inputs(schema, embeddings, t -> t == target);
     List<RelationSpec> rels = relations(schema);
     TypedSchema.VertexType tt = schema.type(target);
     if (!tt.labelled()) {
@@ -142,13 +143,15 @@ public record TypedModelConfig(
       float dropout,
       int bases,
       EmbeddingMode embeddings) {
-    List<TypeInput> types = inputs(schema, embeddings);
+    TypedSchema.Relation rel = schema.relation(relation);
+    List<TypeInput> types =
+        inputs(schema, embeddings, t -> t == rel.srcType() || t == rel.dstType());
     List<RelationSpec> rels = relations(schema);
     return new TypedModelConfig(
         kind,
         types,
         rels,
-        schema.relation(relation).dstType(),
+        rel.dstType(),
         hidden,
         hidden,
         layers,
@@ -159,17 +162,24 @@ public record TypedModelConfig(
         HgnSettings.DEFAULT);
   }
 
-  /** Each type's input: its features, or a learned table as {@code embeddings} says. */
-  private static List<TypeInput> inputs(TypedSchema schema, EmbeddingMode embeddings) {
+  /**
+   * Each type's input: its features, or a learned table as {@code embeddings} says; {@code
+   * taskType} tells the task's own types (by index) from the others.
+   */
+  private static List<TypeInput> inputs(
+      TypedSchema schema, EmbeddingMode embeddings, IntPredicate taskType) {
     List<TypeInput> types = new ArrayList<>();
-    for (TypedSchema.VertexType t : schema.types()) {
-      boolean embedded = embeddings.embeds(t.featureDim());
+    for (int i = 0; i < schema.types().size(); i++) {
+      TypedSchema.VertexType t = schema.type(i);
+      boolean embedded = embeddings.embeds(t.featureDim(), taskType.test(i));
       if (!embedded && t.featureDim() == 0) {
         throw new InvalidInputException(
             "vertex type '"
                 + t.name()
-                + "' has no features and --learned-embeddings is off: pass --learned-embeddings"
-                + " auto to give it a learned embedding table");
+                + "' has no features and --learned-embeddings "
+                + embeddings.id()
+                + " reads its features: pass --learned-embeddings auto to give it a learned"
+                + " embedding table");
       }
       types.add(new TypeInput(t.name(), t.featureDim(), embedded, t.count()));
     }
