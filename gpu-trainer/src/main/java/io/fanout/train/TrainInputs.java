@@ -126,7 +126,9 @@ public final class TrainInputs {
       throw new InvalidInputException(
           "graph store "
               + spec.inputs().graph()
-              + " has no features (feature_dim 0) and --learned-embeddings is off; pass"
+              + " has no features (feature_dim 0) and --learned-embeddings "
+              + spec.features().learned().id()
+              + " reads them; pass"
               + " --learned-embeddings auto to learn one vector per vertex, or prepare with a"
               + " features column");
     }

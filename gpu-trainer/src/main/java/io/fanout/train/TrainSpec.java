@@ -262,7 +262,8 @@ public record TrainSpec(
    * @param learned whether the input is a learned table of one {@code --hidden}-wide vector per
    *     vertex instead of the store's features ({@code --learned-embeddings}): {@link
    *     EmbeddingMode#AUTO} when the store has no features, {@link EmbeddingMode#ALL} always,
-   *     {@link EmbeddingMode#OFF} never (a store without features is then refused)
+   *     {@link EmbeddingMode#OFF} and {@link EmbeddingMode#NON_TARGET} (the store's only type is
+   *     the target) never: a store without features is then refused
    */
   public record FeatureSource(
       FeatureAccessMode access,

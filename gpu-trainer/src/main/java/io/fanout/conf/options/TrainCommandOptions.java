@@ -244,6 +244,12 @@ public final class TrainCommandOptions {
           "--model hgn: Simple-HGN's edge residual beta in [0, 1): every hidden layer after the"
               + " first aggregates with (1 - beta) times its attention weights plus beta times the"
               + " previous layer's weights of the same edges (0: off; acts from 3 layers on)");
+  public static final OptionDef<Integer> INPUT_WIDTH =
+      OptionDef.integer(
+          "input-width",
+          io.fanout.nn.typed.HgnSettings.DEFAULT.inputWidth(),
+          "--model hgn: width of the per-type input projections and learned embedding rows, the"
+              + " first layer's input (0: --hidden, one head's width, as HGB)");
   public static final OptionDef<Integer> OUT_HEADS =
       OptionDef.integer(
           "out-heads",
@@ -300,6 +306,7 @@ public final class TrainCommandOptions {
           ATTN_SLOPE,
           ATTN_DROPOUT,
           ATTN_RESIDUAL,
+          INPUT_WIDTH,
           OUT_HEADS,
           GAT_RESIDUAL,
           LEARNED_EMBEDDINGS,

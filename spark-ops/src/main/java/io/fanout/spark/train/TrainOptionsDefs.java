@@ -17,6 +17,7 @@ import io.fanout.train.HotReuse;
 import io.fanout.train.ReuseBackward;
 import io.fanout.train.TrainSpec;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The training run that resolved {@link TrainCommandOptions} describe, and the checks of their
@@ -118,9 +119,11 @@ public final class TrainOptionsDefs {
    */
   static AttentionConfig attention(FanoutConf c) {
     // a replayed or Spark ML option map carries every option at its default: refuse a value only
-    if (c.given(ATTN_RESIDUAL) && !ATTN_RESIDUAL.isDefault(c.get(ATTN_RESIDUAL))) {
-      throw new FanoutConfigException(
-          "train --attn-residual is built for --model hgn on typed stores only");
+    for (OptionDef<?> d : List.of(ATTN_RESIDUAL, INPUT_WIDTH)) {
+      if (c.given(d) && !d.isDefault(c.get(d))) {
+        throw new FanoutConfigException(
+            "train --" + d.name() + " is built for --model hgn on typed stores only");
+      }
     }
     int heads = c.get(HEADS);
     double slope = c.get(ATTN_SLOPE);

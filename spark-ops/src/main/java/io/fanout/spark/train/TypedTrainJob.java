@@ -68,7 +68,7 @@ public final class TypedTrainJob {
               + " is not built for typed stores; use --model rgcn, hsage or hgn");
     }
     if (c.get(MODEL) != ModelKind.HGN) {
-      for (OptionDef<?> d : List.of(HEADS, ATTN_SLOPE, ATTN_DROPOUT, ATTN_RESIDUAL)) {
+      for (OptionDef<?> d : List.of(HEADS, ATTN_SLOPE, ATTN_DROPOUT, ATTN_RESIDUAL, INPUT_WIDTH)) {
         if (c.given(d) && !d.isDefault(c.get(d))) {
           throw new FanoutConfigException(
               "train --" + d.name() + " is not built for --model " + c.get(MODEL).id());
@@ -84,9 +84,10 @@ public final class TypedTrainJob {
 
   /**
    * The attention settings of {@code --model hgn}: {@code --heads}, {@code --attn-slope}, {@code
-   * --attn-dropout} and {@code --attn-residual} where given, else {@link HgnSettings#DEFAULT} (the
-   * gat defaults of those options do not apply); {@link HgnSettings#DEFAULT} for another model,
-   * which reads none of them (its checkpoint records none, so a resumed run compares equal).
+   * --attn-dropout}, {@code --attn-residual} and {@code --input-width} where given, else {@link
+   * HgnSettings#DEFAULT} (the gat defaults of those options do not apply); {@link
+   * HgnSettings#DEFAULT} for another model, which reads none of them (its checkpoint records none,
+   * so a resumed run compares equal).
    */
   static HgnSettings hgn(FanoutConf c) {
     HgnSettings d = HgnSettings.DEFAULT;
@@ -115,8 +116,16 @@ public final class TypedTrainJob {
               + c.raw(ATTN_RESIDUAL)
               + "; expected [0, 1)");
     }
+    int inputWidth = c.given(INPUT_WIDTH) ? c.get(INPUT_WIDTH) : d.inputWidth();
+    if (inputWidth < 0) {
+      throw new FanoutConfigException(
+          "option 'input-width' of train has value "
+              + c.raw(INPUT_WIDTH)
+              + "; expected 0 (--hidden) or more");
+    }
     return new HgnSettings(heads, (float) slope, (float) attn, d.relationDim())
-        .withAttnResidual((float) beta);
+        .withAttnResidual((float) beta)
+        .withInputWidth(inputWidth);
   }
 
   /**

@@ -37,6 +37,9 @@ class TrainOptionsDefsTest {
         .isInstanceOf(FanoutConfigException.class)
         .hasMessageContaining("--attn-residual")
         .hasMessageContaining("typed stores only");
+    assertThatThrownBy(() -> TrainOptionsDefs.spec(conf("input-width", "64")))
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("train --input-width is built for --model hgn on typed stores only");
   }
 
   @Test

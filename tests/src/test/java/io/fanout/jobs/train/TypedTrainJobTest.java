@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.typed.HgnSettings;
+import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.spark.EvaluateResult;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.FanoutCancelledException;
@@ -403,6 +404,20 @@ class TypedTrainJobTest {
     assertThat(TypedCheckpoint.read(md, Checkpoint.FILE).config().hgn())
         .isEqualTo(HgnSettings.DEFAULT);
     train(s, shards, md).option("model", "hgn").option("epochs", "2").resume(true).execute();
+    // HGB's settings on ACM: input projections wider than a head, and only the target's features
+    Path wide = tmp.resolve("hgn-wide.model");
+    train(s, shards, wide)
+        .option("model", "hgn")
+        .option("epochs", "1")
+        .option("input-width", "12")
+        .option("learned-embeddings", "non-target")
+        .execute();
+    TypedModelConfig cfg = TypedCheckpoint.read(wide, Checkpoint.FILE).config();
+    assertThat(cfg.hgn()).isEqualTo(HgnSettings.DEFAULT.withInputWidth(12));
+    assertThat(cfg.inputWidth()).isEqualTo(12);
+    for (int t = 0; t < cfg.types().size(); t++) {
+      assertThat(cfg.type(t).embedded()).as(cfg.type(t).name()).isEqualTo(t != cfg.target());
+    }
   }
 
   @Test
@@ -429,6 +444,8 @@ class TypedTrainJobTest {
         .hasMessageContaining("train --heads is not built for --model rgcn");
     assertThatThrownBy(() -> train(s, shards, md).option("attn-residual", "0.3").execute())
         .hasMessageContaining("train --attn-residual is not built for --model rgcn");
+    assertThatThrownBy(() -> train(s, shards, md).option("input-width", "16").execute())
+        .hasMessageContaining("train --input-width is not built for --model rgcn");
     // --precision is built: the CPU backend refuses tf32 with the one-type line
     assertThatThrownBy(() -> train(s, shards, md).option("precision", "tf32").execute())
         .hasMessageContaining("--precision tf32 needs the cuda backend with cuBLAS")
