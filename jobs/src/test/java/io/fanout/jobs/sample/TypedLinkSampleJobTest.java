@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code sample --task link} on a typed store whose link relation is {@code writes} (author to
  * paper, reverse {@code written_by}), through the {@link TypedStoreOpener} seam: any thread count
  * gives byte-identical shards, which read back as the batches {@link TypedLinkSampler} gives
- * directly, pairs included; a store without a link relation is refused.
+ * directly, pairs included; the held-out pairs of {@code --split val|test} give the same shards in
+ * both modes over uneven partitions; a store without a link relation is refused.
  */
 class TypedLinkSampleJobTest {
   static SparkSession spark;
@@ -229,9 +230,33 @@ class TypedLinkSampleJobTest {
             () -> sample(store, tmp.resolve("val-k"), concat(opts, "num-negatives", "3")))
         .hasMessageContaining("option 'num-negatives'")
         .hasMessageContaining("--edge-split-negatives");
-    assertThatThrownBy(
-            () -> sample(store, tmp.resolve("val-p"), concat(opts, "mode", "partitioned")))
-        .hasMessageContaining("--mode partitioned with --task link --split val is not built");
+  }
+
+  @Test
+  void thePartitionedModeSamplesTheHeldOutPairsAsTheReplicatedModeDoes() throws Exception {
+    // the store's types are cut into uneven partitions (LinkOpener), paper's first one empty
+    for (String split : new String[] {"val", "test"}) {
+      String[] opts = {
+        "task", "link",
+        "split", split,
+        "batch-size", "4",
+        "fanouts", "cites=3,2;*=2,1",
+        "epochs", "2",
+        "batches-per-shard", "2",
+        "seed", "9"
+      };
+      Path replicated = tmp.resolve(split + "-rep");
+      Path partitioned = tmp.resolve(split + "-part");
+      sample(store, replicated, concat(opts, "threads", "2"));
+      sample(store, partitioned, concat(opts, "mode", "partitioned"));
+      assertThat(SampleFixtures.assertSameShards(replicated, partitioned)).hasSize(2 * 3);
+      ShardManifest m = ShardManifest.readTyped(partitioned);
+      assertThat(m.mode).isEqualTo("partitioned");
+      assertThat(m.split).isEqualTo(split);
+      assertThat(m.totals.seeds)
+          .isEqualTo(ShardManifest.readTyped(replicated).totals.seeds)
+          .isEqualTo(2L * LinkOpener.graph(17, true).heldOutEdges(split).positives());
+    }
   }
 
   private static String[] concat(String[] a, String... b) {
@@ -301,6 +326,15 @@ class TypedLinkSampleJobTest {
         @Override
         public List<String> linkRelations() {
           return link ? List.of("writes", "written_by") : List.of();
+        }
+
+        /** Uneven partitions of every type, paper's first one empty. */
+        @Override
+        public long[] partitionStarts(int type) {
+          long n = g.vertices(type).numVertices();
+          return link
+              ? new long[] {0, type == 0 ? 0 : n / 3, n / 2, n}
+              : super.partitionStarts(type);
         }
 
         /** 23 author-to-paper pairs of each held-out split, every third a positive. */

@@ -34,10 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
  * are byte-identical to {@code --mode replicated}'s at any thread count, with fanouts per relation
  * that take all in-neighbors (-1) or none (0) at a hop, for a single-label seed type over a split
  * and for a multi-label seed type over all its vertices, and for link batches of the store's link
- * relation {@code writes} (author to paper) with negatives drawn by degree, and with {@code
- * --weighted} (relations {@code cites} and {@code writes} and their reverses weighted, the others
- * not), with {@code --batch-by-partition} (at most partitions - 1 batches of an epoch mix two
- * partitions) and with inline f16 features of link batches.
+ * relation {@code writes} (author to paper) with negatives drawn by degree and of its held-out val
+ * pairs with the negatives {@code prepare} stored, and with {@code --weighted} (relations {@code
+ * cites} and {@code writes} and their reverses weighted, the others not), with {@code
+ * --batch-by-partition} (at most partitions - 1 batches of an epoch mix two partitions) and with
+ * inline f16 features of link batches.
  */
 @Tag("slow")
 class TypedPartitionedSampleTest {
@@ -231,6 +232,23 @@ class TypedPartitionedSampleTest {
     assertThat(m.typed.linkRelation).isEqualTo("writes");
     assertThat(m.typed.linkReverses).containsExactly("rev_writes");
     assertThat(m.batchesPerEpoch).isGreaterThan(2 * m.batchesPerShard); // several parts an epoch
+
+    // the held-out val pairs, with the negatives prepare stored (--edge-split-negatives 1)
+    String[] val = {
+      "task", "link",
+      "split", "val",
+      "fanouts", "writes=3,-1;rev_writes=2,1;*=2,1",
+      "batch-size", "5",
+      "epochs", "2",
+      "batches-per-shard", "2",
+      "seed", "7"
+    };
+    assertIdentical(
+        sample(tmp.resolve("lv-part"), concat(val, "mode", "partitioned")),
+        sample(tmp.resolve("lv-rep"), concat(val, "threads", "3")));
+    ShardManifest v = ShardManifest.readTyped(tmp.resolve("lv-part"));
+    assertThat(v.split).isEqualTo("val");
+    assertThat(v.batchesPerEpoch).isGreaterThan(2 * v.batchesPerShard);
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.function.IntToLongFunction;
 import java.util.function.Supplier;
 import org.apache.spark.api.java.JavaSparkContext;
 import scala.Tuple2;
@@ -142,6 +143,21 @@ final class PartitionedLinkSeeds {
    */
   static Iterator<Tuple2<EpochKey, Long>> seeds(
       TrainEdges edges, long offset, long seed, int epochs) {
+    return seeds(
+        edges.size(),
+        i -> (long) edges.src(i) << 32 | (edges.dst(i) & 0xFFFFFFFFL),
+        offset,
+        seed,
+        epochs);
+  }
+
+  /**
+   * The {@code count} seeds {@code offset ..} of the replicated order of a link request (training
+   * edges or held-out pairs, by index), for every epoch, lazily: (epoch, sort key) -> {@code
+   * value(i)} of seed {@code offset + i}.
+   */
+  static Iterator<Tuple2<EpochKey, Long>> seeds(
+      int count, IntToLongFunction value, long offset, long seed, int epochs) {
     return new Iterator<>() {
       private int epoch;
       private int i;
@@ -149,7 +165,7 @@ final class PartitionedLinkSeeds {
 
       @Override
       public boolean hasNext() {
-        return epoch < epochs && edges.size() > 0;
+        return epoch < epochs && count > 0;
       }
 
       @Override
@@ -157,11 +173,11 @@ final class PartitionedLinkSeeds {
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
-        long packed = (long) edges.src(i) << 32 | (edges.dst(i) & 0xFFFFFFFFL);
         Tuple2<EpochKey, Long> t =
             new Tuple2<>(
-                new EpochKey(epoch, 0, SeedOrder.sortKey(epochKey, (int) (offset + i))), packed);
-        if (++i == edges.size()) {
+                new EpochKey(epoch, 0, SeedOrder.sortKey(epochKey, (int) (offset + i))),
+                value.applyAsLong(i));
+        if (++i == count) {
           i = 0;
           epoch++;
           epochKey = SampleHash.epochKey(seed, epoch);

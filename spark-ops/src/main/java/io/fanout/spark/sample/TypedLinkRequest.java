@@ -2,7 +2,6 @@ package io.fanout.spark.sample;
 
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
-import io.fanout.conf.options.SampleMode;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
@@ -24,8 +23,9 @@ import java.util.List;
  * LinkSpec}. With {@code --split train} the seeds are the relation's training edges ({@link
  * TrainEdges#ofRelation}; each pair once when the relation is symmetric, {@code
  * negatives.undirected()}); with {@code --split val|test} they are the split's held-out pairs, with
- * the negatives {@code prepare} stored ({@link TypedHeldOutLinkSampler}). The seed type of the
- * shards is the relation's destination type.
+ * the negatives {@code prepare} stored ({@link TypedHeldOutLinkSampler}; in the partitioned mode
+ * {@link TypedPartitionedLinkSeeds}). The seed type of the shards is the relation's destination
+ * type.
  *
  * @param relation the link relation's index in the schema
  * @param reverses the indices of its reverses (their blocks also leave out the positives)
@@ -69,13 +69,6 @@ record TypedLinkRequest(
               + " (--edge-split-negatives); leave it out";
       conf.refuseIgnored(SampleOptions.NEGATIVES, why);
       conf.refuseIgnored(SampleOptions.NUM_NEGATIVES, why);
-      if (conf.get(SampleOptions.MODE) == SampleMode.PARTITIONED) {
-        throw new FanoutConfigException(
-            "sample --mode partitioned with --task link --split "
-                + split
-                + " is not built on typed stores: the held-out pairs are sampled in the replicated"
-                + " mode (use --mode replicated)");
-      }
     }
     TypedSchema s = g.schema();
     int r = index(s, names.get(0), graph);

@@ -1,10 +1,12 @@
 package io.fanout.spark.sample;
 
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedStorePartition;
 import io.fanout.sample.TrainEdges;
 import io.fanout.sample.TypedBatchBuilder;
 import io.fanout.sample.TypedLinkSeeds;
 import io.fanout.sample.TypedPartialBatch;
+import io.fanout.store.InvalidInputException;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -19,6 +21,12 @@ import scala.Tuple2;
  * TrainEdges#ofRelation}'s global order), under the replicated sort keys ({@link
  * PartitionedLinkSeeds#seeds}); after the distributed sort each batch's positives are started by
  * {@link TypedLinkSeeds}, as the replicated {@link io.fanout.sample.TypedLinkSampler} starts them.
+ * With {@code --split val|test} the seeds are the split's held-out pairs instead ({@link
+ * HeldOutEdges}, which no store partition holds): one task per partition of {@code D} reads them
+ * (once per JVM, {@link TypedStoreCache#heldOutPairs}, as a replicated task does) and emits one
+ * contiguous run of the file's order, each pair under the replicated sort key of its index with its
+ * endpoints and label packed in the value; each batch is then started as {@link
+ * io.fanout.sample.TypedHeldOutLinkSampler} starts it ({@link TypedLinkSeeds#startHeldOut}).
  */
 final class TypedPartitionedLinkSeeds {
   private TypedPartitionedLinkSeeds() {}
@@ -81,15 +89,71 @@ final class TypedPartitionedLinkSeeds {
         });
   }
 
-  /** Owner {@code owner}'s training edges for every epoch, lazily: (epoch, sort key) -> src|dst. */
+  /**
+   * The seeds owner {@code owner} (a partition of type {@code D}) emits for every epoch, lazily:
+   * (epoch, sort key) -> src|dst, its training edges from global index {@code offsets[i]} on (its
+   * {@code i}-th partition; {@link #offsets}), or with {@code --split val|test} its run of the
+   * held-out pairs, the label in the top bit ({@code offsets} unused, null).
+   */
   static Iterator<Tuple2<EpochKey, Long>> seeds(
-      TypedSampleSpec spec, TypedOwners owners, int owner, long offset) {
-    return PartitionedLinkSeeds.seeds(edges(spec, owners, owner), offset, spec.seed, spec.epochs);
+      TypedSampleSpec spec, TypedOwners owners, int owner, long[] offsets) {
+    int i = owner - owners.first(spec.seedType);
+    if (spec.link.heldOut() == null) {
+      return PartitionedLinkSeeds.seeds(
+          edges(spec, owners, owner), offsets[i], spec.seed, spec.epochs);
+    }
+    HeldOutEdges pairs = TypedStoreCache.heldOutPairs(TypedStoreCache.open(spec), spec);
+    if (pairs.size() != spec.plan.seeds()) {
+      throw new InvalidInputException(
+          spec.store
+              + ": the store holds "
+              + pairs.size()
+              + " "
+              + spec.link.heldOut()
+              + " pairs, but the run was planned for "
+              + spec.plan.seeds());
+    }
+    int runs = owners.partitions(spec.seedType);
+    int from = (int) ((long) pairs.size() * i / runs);
+    int to = (int) ((long) pairs.size() * (i + 1) / runs);
+    return PartitionedLinkSeeds.seeds(
+        to - from, k -> packed(spec, pairs, from + k), from, spec.seed, spec.epochs);
+  }
+
+  /** Held-out pair {@code e}: its label in bit 63, its source in bits 32..62, its destination. */
+  private static long packed(TypedSampleSpec spec, HeldOutEdges pairs, int e) {
+    byte label = pairs.label[e];
+    if (label != 0 && label != 1) {
+      throw new InvalidInputException(
+          spec.store
+              + ": "
+              + spec.link.heldOut()
+              + " pair "
+              + e
+              + " of relation '"
+              + spec.link.relationName()
+              + "' has label "
+              + label
+              + "; expected 0 or 1");
+    }
+    return (long) label << 63 | (long) pairs.src[e] << 32 | (pairs.dst[e] & 0xFFFFFFFFL);
   }
 
   /**
-   * Batch {@code id} before hop 1, from its positives ({@code {position, src|dst}}): its pairs and
-   * seeds, started by {@code seeds} (one per task, reused) on {@code builder}; its labels are -1.
+   * The starter of a task's batches: the training edges' with the negatives of {@code negatives},
+   * or, with {@code --split val|test}, the held-out pairs' (nothing drawn; {@code negatives} null).
+   */
+  static TypedLinkSeeds starter(TypedSampleSpec spec, ExecutorNegatives negatives) {
+    return spec.link.heldOut() == null
+        ? new TypedLinkSeeds(
+            spec.link.types(), negatives.sampler(), spec.link.negatives().perPositive(), spec.seed)
+        : new TypedLinkSeeds(spec.link.types(), null, 1, spec.seed);
+  }
+
+  /**
+   * Batch {@code id} before hop 1, from its seeds ({@code {position, value}} of {@link #seeds}):
+   * its pairs and seeds, started by {@code seeds} ({@link #starter}, one per task, reused) on
+   * {@code builder}; its node labels are -1.
    */
   static TypedPartialBatch seedBatch(
       TypedSampleSpec spec,
@@ -98,13 +162,22 @@ final class TypedPartitionedLinkSeeds {
       long id,
       Iterable<long[]> placed) {
     long[] values = PartitionedSeeds.inOrder(id, placed);
-    int[] src = new int[values.length];
-    int[] dst = new int[values.length];
-    for (int i = 0; i < values.length; i++) {
-      src[i] = (int) (values[i] >>> 32);
+    int n = values.length;
+    int[] src = new int[n];
+    int[] dst = new int[n];
+    byte[] label = new byte[n];
+    for (int i = 0; i < n; i++) {
+      src[i] = (int) (values[i] >>> 32) & Integer.MAX_VALUE;
       dst[i] = (int) values[i];
+      label[i] = (byte) (values[i] >>> 63);
     }
-    seeds.start(builder, (int) (id >>> 32), (int) id, spec.fanouts[0].length, src, dst, src.length);
+    int epoch = (int) (id >>> 32);
+    int layers = spec.fanouts[0].length;
+    if (spec.link.heldOut() == null) {
+      seeds.start(builder, epoch, (int) id, layers, src, dst, n);
+    } else {
+      seeds.startHeldOut(builder, epoch, (int) id, layers, src, dst, label, n);
+    }
     return builder.snapshot(builder.linkLabels());
   }
 }

@@ -31,13 +31,13 @@ import scala.Tuple2;
  * ({@link TypedHopExchange}), and the answers are joined back to the batch (cogroup), which {@link
  * io.fanout.sample.TypedBatchBuilder} extends relation by relation as the replicated sampler does.
  * A last stage sorts the batches by part file and writes each. Link requests ({@code --task link})
- * take their seeds from the training edges of the link relation and start each batch's pairs with
- * {@link TypedPartitionedLinkSeeds}; the builder leaves the positives out of every hop's blocks.
- * With {@code --batch-by-partition} the seed type's partitions sort ahead of the keys in the
- * epoch's partition rank and the sorted chunks go to batches in {@link
- * PartitionBatches#chunkOrder}, the replicated order; each batch then lives in the task of its home
- * ({@link HomePartitioner}: the seed type's partition {@code p} of its first seed), which answers
- * its requests to partition {@code p} of every type in place ({@link
+ * take their seeds from the training edges of the link relation (with {@code --split val|test} its
+ * held-out pairs) and start each batch's pairs with {@link TypedPartitionedLinkSeeds}; the builder
+ * leaves the positives out of every hop's blocks. With {@code --batch-by-partition} the seed type's
+ * partitions sort ahead of the keys in the epoch's partition rank and the sorted chunks go to
+ * batches in {@link PartitionBatches#chunkOrder}, the replicated order; each batch then lives in
+ * the task of its home ({@link HomePartitioner}: the seed type's partition {@code p} of its first
+ * seed), which answers its requests to partition {@code p} of every type in place ({@link
  * TypedHopExchange#localAnswers}), so that task opens partition {@code p} of each type and only the
  * requests to other partitions are shuffled. With {@code --features} each part file's task gathers
  * its batches' inline rows from the store's feature files (the only part of the store it maps
@@ -73,22 +73,23 @@ final class TypedPartitionedSampling {
 
     // 1. The seed type's seeds of every epoch, globally sorted by (epoch, sort key); of a link
     // request the training edges of its relation, held by the partitions of its destination type
-    // (the seed type), each partition's under their global index.
+    // (the seed type), each partition's under their global index, or (--split val|test) the
+    // held-out pairs, one run of them per partition of that type.
     List<Integer> seedOwners = new ArrayList<>();
     for (int p = 0; p < owners.partitions(spec.seedType); p++) {
       seedOwners.add(owners.first(spec.seedType) + p);
     }
     boolean link = spec.link != null;
+    boolean drawn = link && spec.link.heldOut() == null; // training edges, negatives drawn
     long[] linkOffsets =
-        link ? TypedPartitionedLinkSeeds.offsets(jsc, spec, owners, seedOwners) : null;
-    ExecutorNegatives negatives = link ? TypedPartitionedLinkSeeds.negatives(spec, owners) : null;
+        drawn ? TypedPartitionedLinkSeeds.offsets(jsc, spec, owners, seedOwners) : null;
+    ExecutorNegatives negatives = drawn ? TypedPartitionedLinkSeeds.negatives(spec, owners) : null;
     JavaPairRDD<EpochKey, Long> keyed =
         jsc.parallelize(seedOwners, Math.max(seedOwners.size(), 1))
             .flatMapToPair(
                 o ->
                     link
-                        ? TypedPartitionedLinkSeeds.seeds(
-                            spec, owners, o, linkOffsets[o - owners.first(spec.seedType)])
+                        ? TypedPartitionedLinkSeeds.seeds(spec, owners, o, linkOffsets)
                         : seeds(spec, owners, o));
     // --batch-by-partition: the seeds sort by (epoch, partition rank, key); batch b holds the
     // chunk PartitionBatches.chunkOrder places there.
@@ -117,13 +118,7 @@ final class TypedPartitionedSampling {
                 it -> {
                   List<Tuple2<Long, TypedPartialBatch>> out = new ArrayList<>();
                   TypedLinkSeeds linkSeeds =
-                      link
-                          ? new TypedLinkSeeds(
-                              spec.link.types(),
-                              negatives.sampler(),
-                              spec.link.negatives().perPositive(),
-                              spec.seed)
-                          : null;
+                      link ? TypedPartitionedLinkSeeds.starter(spec, negatives) : null;
                   TypedBatchBuilder builder = TypedHopExchange.builder(spec, owners);
                   it.forEachRemaining(
                       t ->

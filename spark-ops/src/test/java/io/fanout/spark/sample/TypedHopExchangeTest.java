@@ -5,15 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.FeatureTable;
+import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.NegativeSampler;
+import io.fanout.sample.OrderedBatchStream;
 import io.fanout.sample.SeedOrder;
 import io.fanout.sample.TrainEdges;
 import io.fanout.sample.TypedBatchBuilder;
 import io.fanout.sample.TypedFanouts;
+import io.fanout.sample.TypedHeldOutLinkSampler;
 import io.fanout.sample.TypedLinkRelation;
 import io.fanout.sample.TypedLinkSampler;
 import io.fanout.sample.TypedLinkSeeds;
@@ -22,6 +25,7 @@ import io.fanout.sample.TypedNeighborSampler;
 import io.fanout.sample.TypedPartialBatch;
 import io.fanout.shard.ShardPlan;
 import io.fanout.spark.sample.HopExchange.Request;
+import io.fanout.store.StoreLayout;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,9 +43,10 @@ import scala.Tuple2;
  * by owner, answered by the owners (in any order) and joined back hop by hop give exactly the
  * batches of {@link TypedNeighborSampler}, over partitions of uneven sizes (one empty) and a
  * multi-label seed type; link batches started from every partition's training edges of the link
- * relation give exactly {@link TypedLinkSampler}'s, pairs included, without their positives in the
- * relation's or its reverse's blocks; {@link TypedOwners} and {@link HopExchange#group} route every
- * node to the partition whose range holds it.
+ * relation give exactly {@link TypedLinkSampler}'s, and batches of the held-out val and test pairs
+ * cut into one run per partition exactly {@link TypedHeldOutLinkSampler}'s, pairs and labels
+ * included, without their positives in the relation's or its reverse's blocks; {@link TypedOwners}
+ * and {@link HopExchange#group} route every node to the partition whose range holds it.
  */
 class TypedHopExchangeTest {
   static final long[][] STARTS = {{0, 40, 40, 110, 200}, {0, 30, 80}, {0, 30}};
@@ -141,11 +146,9 @@ class TypedHopExchangeTest {
               TypedLinkRelation.of(g.schema(), 1, reverses),
               null);
       TypedOwners owners = TypedOwners.of(g);
-      List<Integer> seedOwners = new ArrayList<>();
       List<Integer> counts = new ArrayList<>();
       List<int[]> degrees = new ArrayList<>();
       for (int p = 0; p < owners.partitions(0); p++) {
-        seedOwners.add(owners.first(0) + p);
         counts.add(TypedPartitionedLinkSeeds.edges(spec, owners, owners.first(0) + p).size());
         var part = TypedOpenPartitions.get(spec, 0, p);
         degrees.add(
@@ -158,52 +161,111 @@ class TypedHopExchangeTest {
       TypedLinkSampler sampler =
           new TypedLinkSampler(
               g, 1, reverses, f, 13, all, NegativeSampler.of(mode, g.inNeighbors(1)), 2, false);
-      TypedLinkSampler.Worker w = sampler.newWorker();
       TypedLinkSeeds seeds = new TypedLinkSeeds(spec.link.types(), negatives, 2, 13);
-      TypedBatchBuilder builder = TypedHopExchange.builder(spec, owners);
-      for (int epoch = 0; epoch < 2; epoch++) {
-        List<long[]> keyed = new ArrayList<>();
-        for (int i = 0; i < seedOwners.size(); i++) {
-          final int e = epoch;
-          TypedPartitionedLinkSeeds.seeds(spec, owners, seedOwners.get(i), offsets[i])
-              .forEachRemaining(
-                  t -> {
-                    if (t._1().epoch == e) {
-                      keyed.add(new long[] {t._1().key, t._2()});
-                    }
-                  });
+      assertLinkBatches(spec, owners, offsets, seeds, all.ids(), sampler.newWorker()::sample);
+    }
+  }
+
+  @Test
+  void ownersAnswerTheReplicatedHeldOutBatches() {
+    TypedGraph g = SplitOpener.graph();
+    int[] reverses = {2};
+    int[][] f = TypedFanouts.parse("writes=-1,2;written_by=3,1;*=2,1", g.schema());
+    for (String split : new String[] {"val", "test"}) {
+      HeldOutEdges pairs = g.heldOutEdges(split);
+      int batchSize = 9;
+      TypedSampleSpec spec =
+          new TypedSampleSpec(
+              "mem-held-out-" + split,
+              "fp",
+              SplitOpener.class.getName(),
+              0,
+              "paper",
+              StoreLayout.splitCode(split),
+              split,
+              batchSize,
+              f,
+              "link",
+              2,
+              17,
+              "zstd",
+              1,
+              new ShardPlan(pairs.size(), batchSize, 2, 3),
+              null);
+      spec.link =
+          new TypedLinkRequest(
+              "writes", 1, reverses, null, TypedLinkRelation.of(g.schema(), 1, reverses), split);
+      int[] ids = new int[pairs.size()];
+      Arrays.setAll(ids, i -> i);
+      TypedHeldOutLinkSampler sampler =
+          new TypedHeldOutLinkSampler(g, 1, reverses, f, 17, pairs, false);
+      assertLinkBatches(
+          spec,
+          TypedOwners.of(g),
+          null,
+          TypedPartitionedLinkSeeds.starter(spec, null),
+          ids,
+          sampler.newWorker()::sample);
+    }
+  }
+
+  /**
+   * For every epoch of {@code spec}: the seeds every partition of the seed type emits, sorted by
+   * their keys, started by {@code seeds} and answered by the owners hop by hop, give the batches of
+   * {@code want} over the seed order of {@code ids}, pairs included, without their positives in the
+   * blocks of the link relation or its reverse.
+   */
+  private static void assertLinkBatches(
+      TypedSampleSpec spec,
+      TypedOwners owners,
+      long[] offsets,
+      TypedLinkSeeds seeds,
+      int[] ids,
+      OrderedBatchStream.Worker<TypedMiniBatch> want) {
+    int batchSize = spec.batchSize;
+    TypedBatchBuilder builder = TypedHopExchange.builder(spec, owners);
+    for (int epoch = 0; epoch < spec.epochs; epoch++) {
+      List<long[]> keyed = new ArrayList<>();
+      for (int p = 0; p < owners.partitions(spec.seedType); p++) {
+        final int e = epoch;
+        TypedPartitionedLinkSeeds.seeds(spec, owners, owners.first(spec.seedType) + p, offsets)
+            .forEachRemaining(
+                t -> {
+                  if (t._1().epoch == e) {
+                    keyed.add(new long[] {t._1().key, t._2()});
+                  }
+                });
+      }
+      keyed.sort((a, b) -> Long.compare(a[0], b[0]));
+      int[] order = SeedOrder.order(ids, spec.seed, epoch);
+      assertThat(keyed).hasSize(order.length);
+      for (int b = 0; b * batchSize < order.length; b++) {
+        int count = Math.min(batchSize, order.length - b * batchSize);
+        List<long[]> placed = new ArrayList<>();
+        for (int i = count - 1; i >= 0; i--) { // a group delivers seeds in any order
+          placed.add(new long[] {i, keyed.get(b * batchSize + i)[1]});
         }
-        keyed.sort((a, b) -> Long.compare(a[0], b[0]));
-        int[] order = SeedOrder.order(all.ids(), 13, epoch);
-        assertThat(keyed).hasSize(order.length);
-        for (int b = 0; b * batchSize < order.length; b++) {
-          int count = Math.min(batchSize, order.length - b * batchSize);
-          List<long[]> placed = new ArrayList<>();
-          for (int i = count - 1; i >= 0; i--) { // a group delivers seeds in any order
-            placed.add(new long[] {i, keyed.get(b * batchSize + i)[1]});
+        long id = PartitionedSampling.batchId(epoch, b);
+        TypedPartialBatch pb =
+            TypedPartitionedLinkSeeds.seedBatch(spec, seeds, builder, id, placed);
+        for (int h = 1; h <= spec.fanouts[0].length; h++) {
+          List<TypedHopExchange.Answer> answers = new ArrayList<>();
+          for (Iterator<Tuple2<Integer, Request>> it =
+                  TypedHopExchange.frontier(spec, owners, id, pb);
+              it.hasNext(); ) {
+            Tuple2<Integer, Request> t = it.next();
+            answers.add(TypedHopExchange.sample(spec, owners, t._1(), h, t._2()));
           }
-          long id = PartitionedSampling.batchId(epoch, b);
-          TypedPartialBatch pb =
-              TypedPartitionedLinkSeeds.seedBatch(spec, seeds, builder, id, placed);
-          for (int h = 1; h <= f[0].length; h++) {
-            List<TypedHopExchange.Answer> answers = new ArrayList<>();
-            for (Iterator<Tuple2<Integer, Request>> it =
-                    TypedHopExchange.frontier(spec, owners, id, pb);
-                it.hasNext(); ) {
-              Tuple2<Integer, Request> t = it.next();
-              answers.add(TypedHopExchange.sample(spec, owners, t._1(), h, t._2()));
-            }
-            Collections.reverse(answers);
-            pb = TypedHopExchange.extend(spec, owners, pb, answers);
-          }
-          TypedMiniBatch got = pb.toMiniBatch();
-          TypedMiniBatch want = w.sample(epoch, b, order, b * batchSize, count);
-          assertSame(got, want);
-          assertThat(got.pairs().src()).isEqualTo(want.pairs().src());
-          assertThat(got.pairs().dst()).isEqualTo(want.pairs().dst());
-          assertThat(got.pairs().label()).isEqualTo(want.pairs().label());
-          assertNoPositiveEdge(got);
+          Collections.reverse(answers);
+          pb = TypedHopExchange.extend(spec, owners, pb, answers);
         }
+        TypedMiniBatch got = pb.toMiniBatch();
+        TypedMiniBatch expected = want.sample(epoch, b, order, b * batchSize, count);
+        assertSame(got, expected);
+        assertThat(got.pairs().src()).isEqualTo(expected.pairs().src());
+        assertThat(got.pairs().dst()).isEqualTo(expected.pairs().dst());
+        assertThat(got.pairs().label()).isEqualTo(expected.pairs().label());
+        assertNoPositiveEdge(got);
       }
     }
   }
@@ -413,6 +475,27 @@ class TypedHopExchangeTest {
           return type != 0
               ? TypedGraph.super.labelSet(type, v)
               : v % 5 == 0 ? new int[0] : v % 2 == 0 ? new int[] {v % 3} : new int[] {0, 1, 2};
+        }
+
+        @Override
+        public List<String> linkRelations() {
+          return List.of("writes", "written_by");
+        }
+
+        /** 61 author-to-paper pairs of each held-out split, every third a positive. */
+        @Override
+        public HeldOutEdges heldOutEdges(String split) {
+          int n = 61;
+          int shift = split.equals("val") ? 1 : 2;
+          int[] src = new int[n];
+          int[] dst = new int[n];
+          byte[] label = new byte[n];
+          for (int i = 0; i < n; i++) {
+            src[i] = (7 * i + shift) % 80;
+            dst[i] = (11 * i + shift) % 200;
+            label[i] = (byte) (i % 3 == 0 ? 1 : 0);
+          }
+          return HeldOutEdges.of(src, dst, label);
         }
 
         @Override
