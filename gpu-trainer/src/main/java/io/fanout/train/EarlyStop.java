@@ -61,14 +61,13 @@ public record EarlyStop(int patience) {
 
   /**
    * The progress line of a stop after epoch {@code epoch} whose best {@code score} came at epoch
-   * {@code bestEpoch} (both 1-based, as the epoch lines count).
+   * {@code bestEpoch} (both 1-based, as the epoch lines count; 0 or less: no epoch scored).
    */
   public static String line(int epoch, int bestEpoch, int patience, String score) {
     return "training stopped early at epoch "
         + epoch
-        + " (best epoch "
-        + bestEpoch
-        + "): "
+        + (bestEpoch > 0 ? " (best epoch " + bestEpoch + ")" : " (no epoch scored)")
+        + ": "
         + patience
         + (patience == 1 ? " epoch" : " epochs")
         + " without a better "
