@@ -56,6 +56,14 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
     return option(TrainCommandOptions.EPOCHS.name(), Integer.toString(epochs));
   }
 
+  /**
+   * Ends training once {@code patience} epochs in a row bring no better validation score, the one
+   * {@code best.bin} is chosen by; needs validation; 0 (the default) is off ({@code early-stop}).
+   */
+  public TrainAction earlyStop(int patience) {
+    return option(TrainCommandOptions.EARLY_STOP.name(), Integer.toString(patience));
+  }
+
   /** Seeds initialization and dropout ({@code seed}). */
   public TrainAction seed(long seed) {
     return option(TrainCommandOptions.SEED.name(), Long.toString(seed));

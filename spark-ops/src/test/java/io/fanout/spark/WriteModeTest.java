@@ -133,7 +133,7 @@ class WriteModeTest {
   @Order(25)
   void earlyStoppingWithoutValShardsIsRefusedNamingTheOption() throws Exception {
     byte[] before = checkpoint();
-    assertThatThrownBy(() -> train(16, 2).option("early-stop", "2").execute())
+    assertThatThrownBy(() -> train(16, 2).earlyStop(2).execute())
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("--early-stop 2")
         .hasMessageContaining("--val-shards");
