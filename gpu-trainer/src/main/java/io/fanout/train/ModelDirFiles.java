@@ -71,13 +71,21 @@ public final class ModelDirFiles {
 
   /**
    * Saves the state after {@code epochs} epochs as the checkpoint to continue, recording the best
-   * validation accuracy so far ({@code bestVal}, -1: none).
+   * validation accuracy so far ({@code bestVal}, -1: none) and the epochs after which it came
+   * ({@code bestEpochs}, what {@link EarlyStop} counts patience from).
    */
   static void writeLast(
-      Path dir, Map<String, String> meta, double bestVal, int epochs, GnnModel model, Adam adam) {
+      Path dir,
+      Map<String, String> meta,
+      double bestVal,
+      int bestEpochs,
+      int epochs,
+      GnnModel model,
+      Adam adam) {
     Map<String, String> state = new TreeMap<>(meta);
     if (bestVal >= 0) {
       state.put("state.best_val_accuracy", Double.toString(bestVal));
+      state.put(EarlyStop.BEST_EPOCHS_KEY, Integer.toString(bestEpochs));
     }
     writeEmbeddings(dir, Checkpoint.FILE, epochs, model);
     Checkpoint.write(
@@ -109,6 +117,21 @@ public final class ModelDirFiles {
   static double bestVal(Checkpoint ck) {
     String best = ck.meta().get("state.best_val_accuracy");
     return best == null ? -1 : Double.parseDouble(best);
+  }
+
+  /**
+   * The epochs after which the best validation accuracy {@code ck} records came (0: none). A
+   * checkpoint written before they were recorded is answered by its {@link Checkpoint#BEST}'s
+   * epochs.
+   */
+  static int bestEpochs(Path dir, Checkpoint ck) {
+    int recorded = EarlyStop.bestEpochs(ck.meta());
+    if (recorded >= 0) {
+      return recorded;
+    }
+    return bestVal(ck) < 0 || !Files.exists(dir.resolve(Checkpoint.BEST))
+        ? 0
+        : Checkpoint.read(dir, Checkpoint.BEST).epochs();
   }
 
   /**
@@ -191,8 +214,12 @@ public final class ModelDirFiles {
     }
   }
 
-  /** Appends epoch {@code s}'s line, with its validation accuracy {@code va} (null: none). */
-  static void appendMetrics(Path dir, EpochStats s, Accuracy va) {
+  /**
+   * Appends epoch {@code s}'s line, with its validation accuracy {@code va} (null: none); when
+   * {@link EarlyStop} ends training after it, with {@code "stopped_early":true} and the (0-based)
+   * {@code best_epoch} ({@code stoppedBest}, -1: training goes on).
+   */
+  static void appendMetrics(Path dir, EpochStats s, Accuracy va, int stoppedBest) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("epoch", s.epoch());
     m.put("loss", s.loss());
@@ -208,6 +235,10 @@ public final class ModelDirFiles {
     m.put("data_wait_seconds", s.waitSeconds());
     m.put("data_wait_fraction", s.waitFraction());
     m.put("seeds_per_second", s.seeds() / Math.max(1e-9, s.seconds()));
+    if (stoppedBest >= 0) {
+      m.put("stopped_early", true);
+      m.put("best_epoch", stoppedBest);
+    }
     StringBuilder sb = new StringBuilder("{");
     for (Map.Entry<String, Object> e : m.entrySet()) {
       if (sb.length() > 1) {

@@ -48,4 +48,9 @@ final class PrintingTrainProgress implements TrainProgress {
         s.seeds() / s.seconds(),
         100 * s.waitFraction());
   }
+
+  @Override
+  public void stoppedEarly(int epoch, int bestEpoch, int patience) {
+    out.println(EarlyStop.line(epoch + 1, bestEpoch + 1, patience, "val-acc"));
+  }
 }

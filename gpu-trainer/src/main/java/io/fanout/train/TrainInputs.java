@@ -160,6 +160,14 @@ public final class TrainInputs {
               + "): link models are validated by evaluate on the store's held-out edges; leave"
               + " --val-shards out");
     }
+    EarlyStop stop = new EarlyStop(spec.optimization().earlyStop());
+    if (stop.on() && spec.inputs().valShards() == null) {
+      throw stop.needsValidation(
+          link
+              ? "one-type link models are not validated while training (evaluate scores the"
+                  + " store's held-out edges); leave --early-stop out"
+              : "give --val-shards (sample --split val) or leave --early-stop out");
+    }
     if (!learned) {
       checkFeatureAccess(spec, store, shards);
     }

@@ -30,6 +30,13 @@ public interface TrainProgress {
   /** Epoch {@code stats.epoch()} is done and checkpointed; {@code validation} may be null. */
   default void epochEnded(EpochStats stats, int epochs, Accuracy validation) {}
 
+  /**
+   * {@link EarlyStop} ends training after epoch {@code epoch} (0-based), reported after its {@link
+   * #epochEnded}, or when a resumed run finds it had already stopped there: {@code patience} epochs
+   * in a row brought no better validation score than the one after epoch {@code bestEpoch}.
+   */
+  default void stoppedEarly(int epoch, int bestEpoch, int patience) {}
+
   /** The run ended, normally or by an exception. */
   default void finished() {}
 

@@ -41,6 +41,13 @@ final class TrainProgressListeners {
         }
 
         @Override
+        public void stoppedEarly(int epoch, int bestEpoch, int patience) {
+          for (TrainProgress l : LISTENERS) {
+            l.stoppedEarly(epoch, bestEpoch, patience);
+          }
+        }
+
+        @Override
         public void finished() {
           for (TrainProgress l : LISTENERS) {
             l.finished();
@@ -78,6 +85,12 @@ final class TrainProgressListeners {
     public void epochEnded(EpochStats stats, int epochs, Accuracy validation) {
       a.epochEnded(stats, epochs, validation);
       b.epochEnded(stats, epochs, validation);
+    }
+
+    @Override
+    public void stoppedEarly(int epoch, int bestEpoch, int patience) {
+      a.stoppedEarly(epoch, bestEpoch, patience);
+      b.stoppedEarly(epoch, bestEpoch, patience);
     }
 
     @Override

@@ -210,6 +210,7 @@ public final class TrainRun {
                         spec.optimization().seed()),
                     reducer));
         trainer.cancelWhen(cancelled);
+        trainer.stopEarly(new EarlyStop(spec.optimization().earlyStop()));
         trainer.reuseHot(spec.reuse(), (int) m.vertices, v -> store.csr().degree(v));
         PageMemory cachePages = PageMemory.HEAP;
         if (pages != null) {

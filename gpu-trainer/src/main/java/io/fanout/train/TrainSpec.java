@@ -191,11 +191,21 @@ public record TrainSpec(
     }
   }
 
-  /** The optimizer, its learning-rate schedule, the epochs and the seed of every random choice. */
+  /**
+   * The optimizer, its learning-rate schedule, the epochs and the seed of every random choice.
+   *
+   * @param earlyStop {@code --early-stop}: end training once this many epochs in a row bring no
+   *     better validation accuracy ({@link EarlyStop}; 0: off, which needs no validation shards)
+   */
   public record Optimization(
-      float lr, float weightDecay, LrSchedule schedule, int epochs, long seed) {
+      float lr, float weightDecay, LrSchedule schedule, int epochs, long seed, int earlyStop) {
     public Optimization {
       Objects.requireNonNull(schedule, "schedule");
+    }
+
+    /** Without early stopping. */
+    public Optimization(float lr, float weightDecay, LrSchedule schedule, int epochs, long seed) {
+      this(lr, weightDecay, schedule, epochs, seed, 0);
     }
 
     /** The documented defaults ({@link Defaults}), seed 0. */
@@ -209,23 +219,28 @@ public record TrainSpec(
     }
 
     public Optimization withLr(float rate) {
-      return new Optimization(rate, weightDecay, schedule, epochs, seed);
+      return new Optimization(rate, weightDecay, schedule, epochs, seed, earlyStop);
     }
 
     public Optimization withWeightDecay(float wd) {
-      return new Optimization(lr, wd, schedule, epochs, seed);
+      return new Optimization(lr, wd, schedule, epochs, seed, earlyStop);
     }
 
     public Optimization withSchedule(LrSchedule name) {
-      return new Optimization(lr, weightDecay, name, epochs, seed);
+      return new Optimization(lr, weightDecay, name, epochs, seed, earlyStop);
     }
 
     public Optimization withEpochs(int n) {
-      return new Optimization(lr, weightDecay, schedule, n, seed);
+      return new Optimization(lr, weightDecay, schedule, n, seed, earlyStop);
     }
 
     public Optimization withSeed(long s) {
-      return new Optimization(lr, weightDecay, schedule, epochs, s);
+      return new Optimization(lr, weightDecay, schedule, epochs, s, earlyStop);
+    }
+
+    /** {@code patience} epochs without a better validation accuracy end training (0: off). */
+    public Optimization withEarlyStop(int patience) {
+      return new Optimization(lr, weightDecay, schedule, epochs, seed, patience);
     }
   }
 
@@ -385,8 +400,8 @@ public record TrainSpec(
    *       shards, {@link Defaults#DROPOUT} dropout, {@link Defaults#ACTIVATION}, feature norm
    *       {@link Defaults#FEATURE_NORM}, decoder {@code dot} ({@link Architecture#defaults});
    *   <li>optimization: lr {@link Defaults#LR}, weight decay {@link Defaults#WEIGHT_DECAY},
-   *       schedule {@link Defaults#SCHEDULE}, {@link Defaults#EPOCHS} epochs, seed 0 ({@link
-   *       Optimization#defaults});
+   *       schedule {@link Defaults#SCHEDULE}, {@link Defaults#EPOCHS} epochs, seed 0, no early
+   *       stopping ({@link Optimization#defaults});
    *   <li>loading: 2 loader threads, prefetch 2 ({@link Loading#defaults});
    *   <li>features: {@link Defaults#FEATURE_ACCESS}, no feature cache, page-cache reads, window
    *       {@link RowCacheSizing#DEFAULT_WINDOW_BATCHES}, a learned input table on stores without

@@ -57,6 +57,8 @@ public final class Trainer implements AutoCloseable {
   private float[] hostEmb; // link prediction: the seeds' embeddings and their gradient, on the host
   private float[] hostDEmb;
   private double bestVal = -1;
+  private int bestEpochs; // epochs after which bestVal came (0: none)
+  private EarlyStop earlyStop = EarlyStop.OFF;
   private BooleanSupplier cancelled = () -> false;
   private HotReuseHook hotReuse; // null: no reuse
   private final ReusedRows reused = new ReusedRows();
@@ -77,6 +79,17 @@ public final class Trainer implements AutoCloseable {
    */
   public Trainer cancelWhen(BooleanSupplier check) {
     this.cancelled = Objects.requireNonNull(check, "check");
+    return this;
+  }
+
+  /**
+   * Ends {@link #fit} once {@code stop.patience()} epochs in a row bring no better validation
+   * accuracy ({@link EarlyStop}; off by default); {@link #fit} then needs validation batches on
+   * rank 0. Rank 0 decides from its validation and hands the decision to the other replicas through
+   * the reducer after every epoch, so that all stop after the same epoch.
+   */
+  public Trainer stopEarly(EarlyStop stop) {
+    this.earlyStop = Objects.requireNonNull(stop, "stop");
     return this;
   }
 
@@ -438,7 +451,10 @@ public final class Trainer implements AutoCloseable {
    * Trains up to {@link TrainOptions#epochs()} with a checkpoint after every epoch.
    *
    * <p>With validation data, the epoch of best validation accuracy is also saved as {@link
-   * Checkpoint#BEST} (written before {@code checkpoint.bin}, so a resumed run knows it).
+   * Checkpoint#BEST} (written before {@code checkpoint.bin}, so a resumed run knows it). With
+   * {@link #stopEarly} training ends before {@link TrainOptions#epochs()} once that many epochs in
+   * a row bring no better validation accuracy; the last epoch's metrics line says so, and a resumed
+   * run of a stopped one trains nothing.
    *
    * <p>An existing checkpoint in {@code modelDir} is continued when {@code resume} is true (after
    * checking that its model, options and {@code identity} equal this run's) and refused otherwise.
@@ -486,6 +502,9 @@ public final class Trainer implements AutoCloseable {
       boolean resume,
       Map<String, String> identity,
       TrainProgress progress) {
+    if (earlyStop.on() && val == null && reducer.rank() == 0) {
+      throw earlyStop.needsValidation("give validation batches (--val-shards)");
+    }
     Map<String, String> meta = RunIdentity.of(model.config(), opts, hook(), identity);
     int start = 0;
     Checkpoint ck = ModelDirFiles.toContinue(modelDir, resume);
@@ -496,32 +515,42 @@ public final class Trainer implements AutoCloseable {
       adam.load(ck.firstMoment(), ck.secondMoment(), ck.step());
       start = ck.epochs();
       bestVal = ModelDirFiles.bestVal(ck);
+      bestEpochs = ModelDirFiles.bestEpochs(modelDir, ck);
     } else {
       model.init(opts.seed());
       bestVal = -1;
+      bestEpochs = 0;
     }
     if (reducer.rank() == 0) {
       ModelDirFiles.keepMetricsBefore(modelDir, start);
     }
-    if (start < opts.epochs()) {
+    // a run that stopped early trains no further (every replica reads the same checkpoint)
+    boolean stopped = start < opts.epochs() && earlyStop.stopsAfter(start, bestEpochs);
+    int end = stopped ? start : opts.epochs();
+    if (start < end) {
       prepareReuse(train);
     }
     progress.started(start, opts.epochs());
+    if (stopped) {
+      progress.stoppedEarly(start - 1, bestEpochs - 1, earlyStop.patience());
+    }
     List<EpochStats> out = new ArrayList<>();
-    OpenedEpoch next = start < opts.epochs() ? OpenedEpoch.of(this, train, start) : null;
+    OpenedEpoch next = start < end ? OpenedEpoch.of(this, train, start) : null;
     try {
-      for (int e = start; e < opts.epochs(); e++) {
+      for (int e = start; e < end; e++) {
         float lr = opts.schedule().lr(opts.lr(), e, opts.epochs());
         OpenedEpoch cur = next;
         // The next epoch's loader starts reading now, so epoch boundaries do not stall the steps.
-        next = e + 1 < opts.epochs() ? OpenedEpoch.of(this, train, e + 1) : null;
+        next = e + 1 < end ? OpenedEpoch.of(this, train, e + 1) : null;
         EpochStats s;
         int batches = train.batches(e);
         progress.epochStarted(e, opts.epochs(), batches);
         try (BatchStream stream = cur.get()) {
           s = trainEpoch(e, batches, stream, lr, progress);
         }
-        epochDone(e, s, val, modelDir, meta, progress, out);
+        if (epochDone(e, s, val, modelDir, meta, progress, out)) {
+          break;
+        }
       }
     } finally {
       if (next != null) {
@@ -531,7 +560,11 @@ public final class Trainer implements AutoCloseable {
     return out;
   }
 
-  private void epochDone(
+  /**
+   * Validates epoch {@code e} and writes its checkpoints and metrics line; returns whether {@link
+   * EarlyStop} ends training after it, the same on every replica.
+   */
+  private boolean epochDone(
       int e,
       EpochStats s,
       EpochData val,
@@ -546,14 +579,45 @@ public final class Trainer implements AutoCloseable {
       }
     }
     out.add(s);
+    boolean stop = false;
     if (reducer.rank() == 0) {
-      ModelDirFiles.appendMetrics(modelDir, s, va);
-      if (va != null && va.value() > bestVal) {
+      boolean improved = va != null && va.value() > bestVal;
+      if (improved) {
         bestVal = va.value();
+        bestEpochs = e + 1;
+      }
+      // the last epoch ends training anyway: only an earlier end is an early stop
+      stop = e + 1 < opts.epochs() && earlyStop.stopsAfter(e + 1, bestEpochs);
+      ModelDirFiles.appendMetrics(modelDir, s, va, stop ? bestEpochs - 1 : -1);
+      if (improved) {
         ModelDirFiles.writeBest(modelDir, meta, e + 1, model, adam);
       }
-      ModelDirFiles.writeLast(modelDir, meta, bestVal, e + 1, model, adam);
+      ModelDirFiles.writeLast(modelDir, meta, bestVal, bestEpochs, e + 1, model, adam);
+    }
+    if (earlyStop.on()) {
+      stop = fromRankZero(stop);
     }
     progress.epochEnded(s, opts.epochs(), va);
+    if (stop) {
+      progress.stoppedEarly(e, bestEpochs - 1, earlyStop.patience());
+    }
+    return stop;
+  }
+
+  /**
+   * Rank 0's {@code stop} and {@link #bestEpochs} on every replica, through one all-reduce of two
+   * floats (rank 0 adds them times the world size, the others zeros, so the mean is exact); as it
+   * is with one replica.
+   */
+  private boolean fromRankZero(boolean stop) {
+    int world = reducer.worldSize();
+    if (world == 1) {
+      return stop;
+    }
+    boolean root = reducer.rank() == 0;
+    float[] said = {root && stop ? world : 0f, root ? (float) bestEpochs * world : 0f};
+    reducer.allReduceMean(said, said.length);
+    bestEpochs = (int) said[1];
+    return said[0] > 0f;
   }
 }

@@ -10,6 +10,7 @@ import io.fanout.spark.train.TrainJob;
 import io.fanout.spark.train.TrainOptionsDefs;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.EarlyStop;
 import io.fanout.train.TrainProgress;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -53,6 +54,14 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
   /** Epochs in total ({@code epochs}). */
   public TrainAction epochs(int epochs) {
     return option(TrainCommandOptions.EPOCHS.name(), Integer.toString(epochs));
+  }
+
+  /**
+   * Ends training once {@code patience} epochs in a row bring no better validation score, the one
+   * {@code best.bin} is chosen by; needs validation; 0 (the default) is off ({@code early-stop}).
+   */
+  public TrainAction earlyStop(int patience) {
+    return option(TrainCommandOptions.EARLY_STOP.name(), Integer.toString(patience));
   }
 
   /** Seeds initialization and dropout ({@code seed}). */
@@ -168,8 +177,9 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
   /**
    * Trains (or resumes) the model; a checkpoint and a line of {@code metrics.jsonl} per epoch land
    * in the model dir. When the model dir already holds the same run (same inputs and options) of as
-   * many epochs, trains nothing and returns the earlier result, {@link TrainResult#skipped()} true;
-   * {@link #mode} says what to do with another run there.
+   * many epochs, or one that stopped early ({@code early-stop}) before them, trains nothing and
+   * returns the earlier result, {@link TrainResult#skipped()} true; {@link #mode} says what to do
+   * with another run there.
    *
    * @throws FanoutCancelledException when the job group or a session tag was cancelled; training
    *     has stopped by then and the model dir holds only complete checkpoints
@@ -206,10 +216,12 @@ public final class TrainAction extends FanoutAction<TrainAction, TrainResult> {
         }
         case RESUME -> c = withResume(true);
         case SAME -> {
-          if (ck.epochs() != want) {
+          EarlyStop stop = new EarlyStop(Math.max(0, c.get(TrainCommandOptions.EARLY_STOP)));
+          if (!stop.finished(ck.epochs(), ck.meta(), want)) {
             throw otherEpochs(dir, ck, want);
           }
-          // Resuming a run of as many epochs trains none; a run of other options is refused.
+          // Resuming a run of as many epochs (or one that stopped early) trains none; a run of
+          // other options is refused.
           c = withResume(true);
         }
       }

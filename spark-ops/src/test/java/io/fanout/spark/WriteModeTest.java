@@ -130,6 +130,20 @@ class WriteModeTest {
   }
 
   @Test
+  @Order(25)
+  void earlyStoppingWithoutValShardsIsRefusedNamingTheOption() throws Exception {
+    byte[] before = checkpoint();
+    assertThatThrownBy(() -> train(16, 2).earlyStop(2).execute())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("--early-stop 2")
+        .hasMessageContaining("--val-shards");
+    assertThatThrownBy(() -> train(16, 2).option("early-stop", "-1").execute())
+        .isInstanceOf(FanoutConfigException.class)
+        .hasMessageContaining("'early-stop'");
+    assertThat(checkpoint()).isEqualTo(before);
+  }
+
+  @Test
   @Order(30)
   void trainModes() throws Exception {
     byte[] before = checkpoint();

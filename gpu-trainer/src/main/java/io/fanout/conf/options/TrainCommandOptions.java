@@ -79,6 +79,12 @@ public final class TrainCommandOptions {
           LrSchedule::id);
   public static final OptionDef<Integer> EPOCHS =
       SharedOptions.EPOCHS.withDefault(String.valueOf(Defaults.EPOCHS), "epochs in total");
+  public static final OptionDef<Integer> EARLY_STOP =
+      OptionDef.integer(
+          "early-stop",
+          0,
+          "end training once this many epochs in a row bring no better validation score (the one"
+              + " best.bin is chosen by); needs validation (0: off)");
   public static final OptionDef<Long> SEED =
       SharedOptions.SEED.withDefault("0", "seeds initialization and dropout");
   public static final OptionDef<Boolean> RESUME =
@@ -315,6 +321,7 @@ public final class TrainCommandOptions {
           WEIGHT_DECAY,
           SCHEDULE,
           EPOCHS,
+          EARLY_STOP,
           SEED,
           RESUME,
           OVERWRITE,

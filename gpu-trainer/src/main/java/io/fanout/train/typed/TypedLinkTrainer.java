@@ -9,6 +9,7 @@ import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.sample.LinkPairs;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.tensor.FloatTensor;
+import io.fanout.train.EarlyStop;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.HotReuse;
 import io.fanout.train.LinkMetrics;
@@ -113,6 +114,18 @@ public final class TypedLinkTrainer implements AutoCloseable {
     return model;
   }
 
+  private EarlyStop earlyStop = EarlyStop.OFF;
+
+  /**
+   * Ends {@link #fit} once {@code stop.patience()} epochs in a row bring no better validation AUC
+   * ({@link EarlyStop}; off by default); {@link #fit} then needs validation. Every replica
+   * validates with the same parameters, so all stop after the same epoch.
+   */
+  public TypedLinkTrainer stopEarly(EarlyStop stop) {
+    this.earlyStop = java.util.Objects.requireNonNull(stop, "stop");
+    return this;
+  }
+
   /** Stops training before the next step once {@code check} is true. */
   public TypedLinkTrainer cancelWhen(java.util.function.BooleanSupplier check) {
     loop.cancelWhen(check);
@@ -214,9 +227,15 @@ public final class TypedLinkTrainer implements AutoCloseable {
    * Trains up to {@code opts.epochs()} epochs, validating after each on {@link #validateOn}'s
    * batches, else on {@code val} (null: none). With a model dir it writes {@code checkpoint.bin}
    * after every epoch and {@code best.bin} at each new best validation AUC, and first resumes from
-   * a checkpoint there.
+   * a checkpoint there. With {@link #stopEarly} it ends once that many epochs in a row bring no
+   * better AUC.
    */
   public FitResult fit(Path modelDir, HeldOutEdges val, PrintStream log) {
+    if (earlyStop.on() && valBatches == null && (val == null || val.size() == 0)) {
+      throw earlyStop.needsValidation(
+          "the store holds no held-out val edges of the link relation; give --val-shards (sample"
+              + " --task link --split val)");
+    }
     Map<String, String> identity = new java.util.LinkedHashMap<>(opts.identity());
     identity.putAll(new java.util.TreeMap<>(task.identity()));
     TypedHotReuse.addIdentity(reuse.settings(), identity);
@@ -225,9 +244,10 @@ public final class TypedLinkTrainer implements AutoCloseable {
     int start = resumed.startEpoch();
     double best = resumed.best();
     int bestEpoch = resumed.bestEpoch();
+    int end = TypedModelDir.end(resumed, opts.epochs(), earlyStop, log, SCORE);
     LinkMetrics lastVal = null;
     double loss = Double.NaN;
-    for (int e = start; e < opts.epochs(); e++) {
+    for (int e = start; e < end; e++) {
       loss = trainEpoch(e);
       boolean improved = false;
       if (valBatches != null || (val != null && val.size() > 0)) {
@@ -254,6 +274,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
                         lastVal.ap(),
                         lastVal.mrr())));
       }
+      boolean stop = e + 1 < opts.epochs() && earlyStop.stopsAfter(e + 1, bestEpoch);
       if (modelDir != null && update.reducer().rank() == 0) {
         TypedModelDir.endEpoch(
             modelDir,
@@ -263,13 +284,25 @@ public final class TypedLinkTrainer implements AutoCloseable {
             "best.val_auc",
             new TypedModelDir.Progress(e + 1, best, bestEpoch),
             improved,
+            stop,
             e + 1,
             loss,
             lastVal == null ? null : lastVal.toMap());
       }
+      if (stop) {
+        if (log != null) {
+          log.println(EarlyStop.line(e + 1, bestEpoch, earlyStop.patience(), SCORE));
+        }
+        end = e + 1; // the last epoch of this run
+      }
     }
-    return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
+    return new FitResult(end - start, loss, lastVal, best, bestEpoch);
   }
+
+  /**
+   * The validation score {@code best.bin} and {@link EarlyStop} go by, as progress lines say it.
+   */
+  private static final String SCORE = "val AUC";
 
   @Override
   public void close() {

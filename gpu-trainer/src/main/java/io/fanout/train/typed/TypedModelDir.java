@@ -4,8 +4,10 @@ import io.fanout.nn.Adam;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.store.InvalidInputException;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.EarlyStop;
 import io.fanout.train.ModelDirFiles;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,9 +103,27 @@ final class TypedModelDir {
   }
 
   /**
+   * The epoch (0-based, exclusive) a run resumed at {@code resumed} trains up to: {@code epochs},
+   * or none further when the run it resumes had stopped early under {@code stop} (said on {@code
+   * log}, with {@code score} the validation score it goes by).
+   */
+  static int end(Progress resumed, int epochs, EarlyStop stop, PrintStream log, String score) {
+    int start = resumed.startEpoch();
+    if (start < epochs && stop.stopsAfter(start, resumed.bestEpoch())) {
+      if (log != null) {
+        log.println(EarlyStop.line(start, resumed.bestEpoch(), stop.patience(), score));
+      }
+      return start;
+    }
+    return Math.max(start, epochs);
+  }
+
+  /**
    * Ends epoch {@code epochs} (1-based) in {@code modelDir}: {@code best.bin} when {@code
    * improved}, then {@code checkpoint.bin}, then the {@code metrics.jsonl} line of its loss and
-   * validation scores ({@code val}, in order, each written as {@code val_<key>}; null: none).
+   * validation scores ({@code val}, in order, each written as {@code val_<key>}; null: none), with
+   * {@code "stopped_early":true} and the {@code best_epoch} when {@code stopped} ({@link
+   * io.fanout.train.EarlyStop} ends training after it).
    */
   static void endEpoch(
       Path modelDir,
@@ -113,6 +133,7 @@ final class TypedModelDir {
       String bestKey,
       Progress progress,
       boolean improved,
+      boolean stopped,
       int epochs,
       double loss,
       Map<String, ?> val) {
@@ -123,10 +144,11 @@ final class TypedModelDir {
       TypedCheckpoint.write(modelDir, Checkpoint.BEST, model, adam, epochs, meta);
     }
     TypedCheckpoint.write(modelDir, Checkpoint.FILE, model, adam, epochs, meta);
-    appendMetrics(modelDir, epochs, loss, val);
+    appendMetrics(modelDir, epochs, loss, val, stopped ? progress : null);
   }
 
-  private static void appendMetrics(Path modelDir, int epoch, double loss, Map<String, ?> val) {
+  private static void appendMetrics(
+      Path modelDir, int epoch, double loss, Map<String, ?> val, Progress stoppedAt) {
     StringBuilder line =
         new StringBuilder(
             String.format(Locale.ROOT, "{\"epoch\":%d,\"loss\":%s", epoch, json(loss)));
@@ -138,6 +160,9 @@ final class TypedModelDir {
             .append("\":")
             .append(v instanceof Double x ? json(x) : String.valueOf(v));
       }
+    }
+    if (stoppedAt != null) {
+      line.append(",\"stopped_early\":true,\"best_epoch\":").append(stoppedAt.bestEpoch());
     }
     line.append("}\n");
     try {

@@ -26,6 +26,8 @@ import java.util.List;
  *     backend, which refuses what it cannot compute, and recorded in the checkpoint identity when
  *     not fp32
  * @param schedule the learning rate over the epochs
+ * @param earlyStop end training once this many epochs in a row bring no better validation score
+ *     ({@code --early-stop}, {@link io.fanout.train.EarlyStop}); 0: off
  * @param valShards typed shards of the target type's validation seeds, scored after every epoch
  *     instead of sampling the val split (of a link model: link shards of the relation's held-out
  *     val pairs, {@code sample --task link --split val}, scored instead of the store's val edges);
@@ -52,6 +54,7 @@ public record TypedTrainRequest(
     float weightDecay,
     LrSchedule schedule,
     int epochs,
+    int earlyStop,
     long seed,
     EmbeddingMode embeddings,
     int bases,
@@ -89,10 +92,10 @@ public record TypedTrainRequest(
 
   /**
    * Builds a {@link TypedTrainRequest} by name. Fields not set: no resume, the shards' hops, a
-   * constant schedule, {@link EmbeddingMode#AUTO}, no bases, no feature norm, the CPU backend on
-   * its default device in fp32, no verification, no validation shards, batches read on the training
-   * thread, {@link HgnSettings#DEFAULT}, the dot decoder, no feature cache, no hot reuse and
-   * gathered feature rows.
+   * constant schedule, no early stopping, {@link EmbeddingMode#AUTO}, no bases, no feature norm,
+   * the CPU backend on its default device in fp32, no verification, no validation shards, batches
+   * read on the training thread, {@link HgnSettings#DEFAULT}, the dot decoder, no feature cache, no
+   * hot reuse and gathered feature rows.
    */
   public static final class Builder {
     private final TypedGraph graph;
@@ -107,6 +110,7 @@ public record TypedTrainRequest(
     private Float weightDecay;
     private LrSchedule schedule = LrSchedule.CONSTANT;
     private Integer epochs;
+    private int earlyStop;
     private Long seed;
     private EmbeddingMode embeddings = EmbeddingMode.AUTO;
     private int bases;
@@ -172,6 +176,12 @@ public record TypedTrainRequest(
 
     public Builder epochs(int v) {
       epochs = v;
+      return this;
+    }
+
+    /** {@code --early-stop}; 0 (off) when not set. */
+    public Builder earlyStop(int v) {
+      earlyStop = v;
       return this;
     }
 
@@ -281,6 +291,7 @@ public record TypedTrainRequest(
           weightDecay,
           schedule,
           epochs,
+          earlyStop,
           seed,
           embeddings,
           bases,

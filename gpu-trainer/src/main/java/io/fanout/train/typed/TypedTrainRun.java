@@ -19,6 +19,7 @@ import io.fanout.store.StoreLayout;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.Backends;
 import io.fanout.tensor.MatmulPrecision;
+import io.fanout.train.EarlyStop;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.LinkMetrics;
 import io.fanout.train.WorkerShare;
@@ -120,6 +121,7 @@ public final class TypedTrainRun {
               reducer)) {
         trainer
             .cancelWhen(replica.cancelled())
+            .stopEarly(new EarlyStop(r.earlyStop()))
             .validateOn(
                 valCaches == null
                     ? valShards
@@ -562,7 +564,11 @@ public final class TypedTrainRun {
               sampler,
               opts,
               reducer)) {
-        trainer.cancelWhen(replica.cancelled()).validateOn(valRead).reuseHot(r.reuse());
+        trainer
+            .cancelWhen(replica.cancelled())
+            .stopEarly(new EarlyStop(r.earlyStop()))
+            .validateOn(valRead)
+            .reuseHot(r.reuse());
         model.init(r.seed());
         fit = trainer.fit(r.modelDir(), progress);
         if (progress != null && r.reuse().enabled()) {

@@ -12,6 +12,7 @@ import io.fanout.tensor.Backend;
 import io.fanout.tensor.FloatTensor;
 import io.fanout.tensor.IntTensor;
 import io.fanout.tensor.TensorBufs;
+import io.fanout.train.EarlyStop;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.HotReuse;
 import io.fanout.train.Trainer;
@@ -239,6 +240,18 @@ public final class TypedTrainer implements AutoCloseable {
     return this;
   }
 
+  private EarlyStop earlyStop = EarlyStop.OFF;
+
+  /**
+   * Ends {@link #fit} once {@code stop.patience()} epochs in a row bring no better validation
+   * Micro-F1 ({@link EarlyStop}; off by default); {@link #fit} then needs validation. Every replica
+   * validates with the same parameters, so all stop after the same epoch.
+   */
+  public TypedTrainer stopEarly(EarlyStop stop) {
+    this.earlyStop = java.util.Objects.requireNonNull(stop, "stop");
+    return this;
+  }
+
   /** Stops training before the next step once {@code check} is true. */
   public TypedTrainer cancelWhen(java.util.function.BooleanSupplier check) {
     loop.cancelWhen(check);
@@ -254,7 +267,8 @@ public final class TypedTrainer implements AutoCloseable {
   /**
    * What {@link #fit} did.
    *
-   * @param epochsRun epochs this call trained (0 when a resumed run was already complete)
+   * @param epochsRun epochs this call trained (0 when a resumed run was already complete or had
+   *     stopped early)
    * @param lastLoss the last epoch's mean loss per labelled seed (NaN when none ran)
    * @param lastVal the last validation scores, or null
    */
@@ -266,8 +280,16 @@ public final class TypedTrainer implements AutoCloseable {
    * batches, else when the target type has validation vertices). With a model dir it writes {@code
    * checkpoint.bin} after every epoch and {@code best.bin} at each new best validation Micro-F1,
    * and first resumes from a checkpoint there (which must come from the same model and options).
+   * With {@link #stopEarly} it ends once that many epochs in a row bring no better Micro-F1.
    */
   public FitResult fit(Path modelDir, PrintStream log) {
+    int[] val = TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_VAL);
+    if (earlyStop.on() && valBatches == null && val.length == 0) {
+      throw earlyStop.needsValidation(
+          "target type '"
+              + model.config().type(model.config().target()).name()
+              + "' has no vertices in the val split; give --val-shards (sample --split val)");
+    }
     Map<String, String> identity = opts.identity();
     TypedHotReuse.addIdentity(reuse.settings(), identity);
     TypedModelDir.Progress resumed =
@@ -275,10 +297,10 @@ public final class TypedTrainer implements AutoCloseable {
     int start = resumed.startEpoch();
     double best = resumed.best();
     int bestEpoch = resumed.bestEpoch();
-    int[] val = TypedEvaluation.seeds(graph, model.config().target(), StoreLayout.SPLIT_VAL);
+    int end = TypedModelDir.end(resumed, opts.epochs(), earlyStop, log, SCORE);
     F1Scores lastVal = null;
     double loss = Double.NaN;
-    for (int e = start; e < opts.epochs(); e++) {
+    for (int e = start; e < end; e++) {
       loss = trainEpoch(e);
       boolean improved = false;
       if (valBatches != null || val.length > 0) {
@@ -301,6 +323,7 @@ public final class TypedTrainer implements AutoCloseable {
                 loss,
                 lastVal == null ? "" : " val " + lastVal));
       }
+      boolean stop = e + 1 < opts.epochs() && earlyStop.stopsAfter(e + 1, bestEpoch);
       if (modelDir != null && update.reducer().rank() == 0) {
         TypedModelDir.endEpoch(
             modelDir,
@@ -310,13 +333,25 @@ public final class TypedTrainer implements AutoCloseable {
             "best.val_micro_f1",
             new TypedModelDir.Progress(e + 1, best, bestEpoch),
             improved,
+            stop,
             e + 1,
             loss,
             lastVal == null ? null : lastVal.metrics());
       }
+      if (stop) {
+        if (log != null) {
+          log.println(EarlyStop.line(e + 1, bestEpoch, earlyStop.patience(), SCORE));
+        }
+        end = e + 1; // the last epoch of this run
+      }
     }
-    return new FitResult(Math.max(0, opts.epochs() - start), loss, lastVal, best, bestEpoch);
+    return new FitResult(end - start, loss, lastVal, best, bestEpoch);
   }
+
+  /**
+   * The validation score {@code best.bin} and {@link EarlyStop} go by, as progress lines say it.
+   */
+  private static final String SCORE = "val Micro-F1";
 
   /** Adds {@code b}'s bottom hop and what pruning it ({@code r}, null: nothing) avoided. */
   private void countPruned(TypedMiniBatch b, ReusedBottom r) {

@@ -2,6 +2,7 @@ package io.fanout.train.typed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fanout.dist.MeshAllReduce;
 import io.fanout.dist.MeshReplicas;
 import io.fanout.graph.ArrayTypedGraph;
@@ -12,6 +13,8 @@ import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.train.EarlyStop;
+import io.fanout.train.EarlyStopChecks;
 import io.fanout.train.GradientReducer;
 import io.fanout.train.HotBy;
 import io.fanout.train.HotReuse;
@@ -50,6 +53,17 @@ class TypedDataParallelTest {
   /** As {@link #nodeReplica(TypedModelKind, GradientReducer, Path)} with hot reuse. */
   private static float[] nodeReplica(
       TypedModelKind kind, GradientReducer reducer, Path modelDir, HotReuse reuse) {
+    return nodeReplica(kind, reducer, modelDir, reuse, OPTS, EarlyStop.OFF);
+  }
+
+  /** As {@link #nodeReplica(TypedModelKind, GradientReducer, Path)} with all settings. */
+  private static float[] nodeReplica(
+      TypedModelKind kind,
+      GradientReducer reducer,
+      Path modelDir,
+      HotReuse reuse,
+      TypedTrainOptions opts,
+      EarlyStop stop) {
     ArrayTypedGraph g = io.fanout.nn.typed.TypedTestGraphs.small(3);
     TypedModelConfig cfg =
         TypedModelConfig.of(g.schema(), 0, kind, 8, 2, 0.2f, 0, EmbeddingMode.AUTO);
@@ -58,12 +72,12 @@ class TypedDataParallelTest {
     int[] train = TypedEvaluation.seeds(g, 0, io.fanout.store.StoreLayout.SPLIT_TRAIN);
     // 16 training papers in batches of 4: two global steps of 2 x 4 seeds per epoch
     TypedEpochs epochs =
-        TypedEpochs.sampled(sampler, train, OPTS.batchSize(), OPTS.seed())
+        TypedEpochs.sampled(sampler, train, opts.batchSize(), opts.seed())
             .share(WorkerShare.of(reducer));
     try (TypedModel m = new TypedModel(cfg, new CpuBackend());
-        TypedTrainer t = new TypedTrainer(m, g, epochs, sampler, OPTS, reducer)) {
-      t.reuseHot(reuse);
-      m.init(OPTS.seed());
+        TypedTrainer t = new TypedTrainer(m, g, epochs, sampler, opts, reducer)) {
+      t.reuseHot(reuse).stopEarly(stop);
+      m.init(opts.seed());
       t.fit(modelDir, null);
       return TypedModelState.of(m);
     }
@@ -109,6 +123,28 @@ class TypedDataParallelTest {
       // three epochs, one metrics line each: rank 0 alone wrote the model dir
       assertThat(Files.readAllLines(dirs[0].resolve("metrics.jsonl"))).hasSize(3);
     }
+  }
+
+  /**
+   * With {@code --early-stop} every replica validates and decides for itself from the same scores:
+   * both stop after the epoch the metrics say, with the same model.
+   */
+  @Test
+  void twoNodeReplicasStopEarlyAfterTheSameEpoch() throws Exception {
+    Path dir = tmp.resolve("early");
+    Files.createDirectories(dir);
+    TypedTrainOptions opts = new TypedTrainOptions(12, 4, 0.02f, 1e-4f, 5);
+    List<float[]> a =
+        replicas(
+            2,
+            (r, rank) ->
+                nodeReplica(TypedModelKind.RGCN, r, dir, HotReuse.OFF, opts, new EarlyStop(1)));
+    assertThat(a.get(1)).as("rank 1").containsExactly(a.get(0));
+    List<JsonNode> lines = EarlyStopChecks.read(dir);
+    int stop = EarlyStopChecks.bestAndStop(lines, "val_micro_f1", 1)[1];
+    assertThat(stop).as("the run stops before its last epoch").isBetween(1, opts.epochs() - 2);
+    assertThat(lines).hasSize(stop + 1);
+    assertThat(lines.get(stop).get("stopped_early").asBoolean()).isTrue();
   }
 
   @Test

@@ -1,16 +1,22 @@
 package io.fanout.train.typed;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.typed.TypedModel;
 import io.fanout.nn.typed.TypedModelConfig;
 import io.fanout.nn.typed.TypedModelKind;
+import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.train.EarlyStop;
+import io.fanout.train.EarlyStopChecks;
 import io.fanout.train.LinkMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -97,5 +103,37 @@ class TypedLinkTrainerTest {
     assertThat(Files.readAllLines(dir.resolve("metrics.jsonl"))).hasSize(4);
     assertThat(TypedCheckpoint.read(dir, "checkpoint.bin").checkpoint().meta())
         .containsEntry(TypedLinkTask.RELATION_KEY, "buys");
+  }
+
+  @Test
+  void earlyStopEndsOnTheValidationAucAndIsRefusedWithoutValidation() throws Exception {
+    Path dir = tmp.resolve("early");
+    Files.createDirectories(dir);
+    int epochs = 30;
+    TypedLinkTrainer.FitResult r;
+    try (CpuBackend be = new CpuBackend();
+        TypedLinkTrainer t = trainer(TypedModelKind.RGCN, epochs, be)) {
+      r = t.stopEarly(new EarlyStop(1)).fit(dir, G.val, null);
+      t.model().close();
+    }
+    List<JsonNode> lines = EarlyStopChecks.read(dir);
+    int[] bs = EarlyStopChecks.bestAndStop(lines, "val_auc", 1);
+    assertThat(bs[1]).as("the run stops before its last epoch").isBetween(1, epochs - 2);
+    assertThat(lines).hasSize(bs[1] + 1);
+    assertThat(r.epochsRun()).isEqualTo(bs[1] + 1);
+    assertThat(lines.get(bs[1]).get("best_epoch").asInt()).isEqualTo(bs[0] + 1);
+    assertThat(TypedCheckpoint.read(dir, "best.bin").checkpoint().epochs()).isEqualTo(bs[0] + 1);
+    try (CpuBackend be = new CpuBackend();
+        TypedLinkTrainer t = trainer(TypedModelKind.RGCN, epochs, be)) {
+      assertThat(t.stopEarly(new EarlyStop(1)).fit(dir, G.val, null).epochsRun())
+          .as("a resumed run that had stopped")
+          .isZero();
+      assertThatThrownBy(() -> t.fit(tmp.resolve("none"), null, null))
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessageContaining("--early-stop 1")
+          .hasMessageContaining("--val-shards");
+      t.model().close();
+    }
+    assertThat(tmp.resolve("none")).doesNotExist();
   }
 }

@@ -3,6 +3,7 @@ package io.fanout.train.typed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.EmbeddingMode;
@@ -16,8 +17,12 @@ import io.fanout.store.InvalidInputException;
 import io.fanout.tensor.Backend;
 import io.fanout.tensor.CheckingBackend;
 import io.fanout.tensor.CpuBackend;
+import io.fanout.train.EarlyStop;
+import io.fanout.train.EarlyStopChecks;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -133,6 +138,75 @@ class TypedTrainerTest {
       }
       return out;
     }
+  }
+
+  private static final int PATIENCE = 2;
+
+  /**
+   * Trains with {@code --early-stop} {@link #PATIENCE} up to {@code epochs} into {@code md}, from
+   * its checkpoint when there is one.
+   */
+  private static TypedTrainer.FitResult trainStopping(int epochs, Path md) {
+    ArrayTypedGraph g = TypedTestGraphs.small(3);
+    TypedTrainOptions opts = new TypedTrainOptions(epochs, 6, 0.02f, 1e-4f, 5);
+    try (TypedModel m = new TypedModel(config(g, TypedModelKind.RGCN, 0), new CpuBackend());
+        TypedTrainer t =
+            new TypedTrainer(m, g, sampler(g), opts).stopEarly(new EarlyStop(PATIENCE))) {
+      m.init(opts.seed());
+      return t.fit(md, null);
+    }
+  }
+
+  /** The state of the model in checkpoint {@code name} of {@code md}. */
+  private static float[] restored(Path md, String name) {
+    TypedCheckpoint.Loaded l = TypedCheckpoint.read(md, name);
+    try (TypedModel m = new TypedModel(l.config(), new CpuBackend())) {
+      TypedCheckpoint.restore(md, l, m, null);
+      return TypedModelState.of(m);
+    }
+  }
+
+  @Test
+  void earlyStopEndsWhereItsMetricsSayKeepsTheBestEpochAndResumesToTheSameStop() {
+    int epochs = 16;
+    Path md = dir.resolve("early");
+    TypedTrainer.FitResult r = trainStopping(epochs, md);
+    List<JsonNode> lines = EarlyStopChecks.read(md);
+    int[] bs = EarlyStopChecks.bestAndStop(lines, "val_micro_f1", PATIENCE);
+    int best = bs[0];
+    int stop = bs[1];
+    assertThat(stop).as("the run stops before its last epoch").isBetween(PATIENCE, epochs - 2);
+    assertThat(lines).hasSize(stop + 1);
+    assertThat(r.epochsRun()).isEqualTo(stop + 1);
+    assertThat(r.bestEpoch()).isEqualTo(best + 1);
+    assertThat(lines.get(stop).get("stopped_early").asBoolean()).isTrue();
+    // typed metrics lines count epochs from 1
+    assertThat(lines.get(stop).get("best_epoch").asInt()).isEqualTo(best + 1);
+    assertThat(lines.get(stop - 1).has("stopped_early")).isFalse();
+    float[][] states = epochStates(new TypedTrainOptions(stop + 1, 6, 0.02f, 1e-4f, 5));
+    assertThat(restored(md, "best.bin")).containsExactly(states[best]);
+    assertThat(restored(md, "checkpoint.bin")).containsExactly(states[stop]);
+
+    // resuming the stopped run trains nothing and changes no file
+    Map<String, byte[]> before = EarlyStopChecks.files(md);
+    assertThat(trainStopping(epochs, md).epochsRun()).isZero();
+    Map<String, byte[]> after = EarlyStopChecks.files(md);
+    assertThat(after).containsOnlyKeys(before.keySet());
+    before.forEach((f, bytes) -> assertThat(after.get(f)).as(f).isEqualTo(bytes));
+
+    // interrupted after `stop` epochs (patience - 1 of them without a better score): the resumed
+    // run counts on from the checkpoint and ends as the uninterrupted one, file for file
+    Path cut = dir.resolve("cut");
+    trainStopping(stop, cut);
+    assertThat(trainStopping(epochs, cut).epochsRun()).isEqualTo(1);
+    Map<String, byte[]> resumed = EarlyStopChecks.files(cut);
+    assertThat(resumed).containsOnlyKeys(before.keySet());
+    for (String f : before.keySet()) {
+      if (!f.equals("metrics.jsonl")) { // its lines hold no timings, but compare them as lines
+        assertThat(resumed.get(f)).as(f).isEqualTo(before.get(f));
+      }
+    }
+    assertThat(EarlyStopChecks.read(cut)).isEqualTo(lines);
   }
 
   @Test

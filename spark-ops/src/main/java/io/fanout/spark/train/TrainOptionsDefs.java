@@ -29,6 +29,7 @@ public final class TrainOptionsDefs {
   /** The training run the resolved options describe. */
   public static TrainSpec spec(FanoutConf c) {
     atLeast(c, EPOCHS, 1);
+    atLeast(c, EARLY_STOP, 0);
     atLeast(c, HIDDEN, 1);
     atLeast(c, LAYERS, 0);
     atLeast(c, LOADER_THREADS, 1);
@@ -100,7 +101,8 @@ public final class TrainOptionsDefs {
             c.get(WEIGHT_DECAY).floatValue(),
             c.get(SCHEDULE),
             c.get(EPOCHS),
-            c.get(SEED)),
+            c.get(SEED),
+            c.get(EARLY_STOP)),
         new TrainSpec.Loading(c.get(LOADER_THREADS), c.get(PREFETCH)),
         new TrainSpec.FeatureSource(
             c.get(FEATURE_ACCESS),

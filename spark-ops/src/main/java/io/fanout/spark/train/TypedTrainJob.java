@@ -137,6 +137,7 @@ public final class TypedTrainJob {
     refuseNotBuilt(c);
     c.atLeast(LOADER_THREADS, 1);
     c.atLeast(PREFETCH, 1);
+    c.atLeast(EARLY_STOP, 0);
     if (!(c.get(LR) > 0) || !(c.get(WEIGHT_DECAY) >= 0) || c.get(EPOCHS) < 1 || c.get(HIDDEN) < 1) {
       throw new FanoutConfigException(
           "train needs --lr > 0, --weight-decay >= 0, --epochs >= 1 and --hidden >= 1");
@@ -198,6 +199,7 @@ public final class TypedTrainJob {
         .weightDecay(c.get(WEIGHT_DECAY).floatValue())
         .schedule(c.get(SCHEDULE))
         .epochs(c.get(EPOCHS))
+        .earlyStop(c.get(EARLY_STOP))
         .seed(c.get(SEED))
         .embeddings(c.get(LEARNED_EMBEDDINGS))
         .bases(c.get(BASES))

@@ -26,6 +26,9 @@ class TrainOptionsDefsTest {
   @Test
   void theDefaultsMakeAValidRun() {
     assertThat(TrainOptionsDefs.spec(conf(null, null)).optimization().epochs()).isPositive();
+    assertThat(TrainOptionsDefs.spec(conf(null, null)).optimization().earlyStop()).isZero();
+    assertThat(TrainOptionsDefs.spec(conf("early-stop", "3")).optimization().earlyStop())
+        .isEqualTo(3);
   }
 
   @Test
@@ -51,6 +54,7 @@ class TrainOptionsDefsTest {
       {"loader-threads", "0", "1 or more"},
       {"prefetch", "0", "1 or more"},
       {"log-every", "-5", "0 or more"},
+      {"early-stop", "-1", "0 or more"},
       {"dropout", "1", "0 <= dropout < 1"},
       {"dropout", "-0.1", "0 <= dropout < 1"},
       {"lr", "0", "positive"},

@@ -3,6 +3,8 @@ package io.fanout.jobs.train;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fanout.graph.ArrayTypedGraph;
 import io.fanout.graph.TypedGraph;
 import io.fanout.nn.typed.HgnSettings;
@@ -11,6 +13,7 @@ import io.fanout.spark.EvaluateResult;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.FanoutCancelledException;
 import io.fanout.spark.TrainAction;
+import io.fanout.spark.TrainResult;
 import io.fanout.spark.internal.Hooks;
 import io.fanout.spark.sample.TypedStoreOpener;
 import io.fanout.store.Checksums;
@@ -23,6 +26,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -394,6 +398,36 @@ class TypedTrainJobTest {
     assertThat(Files.readAllBytes(twice.resolve("checkpoint.bin")))
         .isEqualTo(Files.readAllBytes(once.resolve("checkpoint.bin")));
   }
+
+  @Test
+  void earlyStoppingEndsWhereTheMetricsSayAndTheSameRequestThenSkips() throws IOException {
+    Path s = store("early.store", "typed:5");
+    Path shards = sample(s, "early.shards");
+    Path md = tmp.resolve("early.model");
+    TrainResult r = train(s, shards, md).option("early-stop", "1").execute();
+    List<String> lines = Files.readAllLines(md.resolve("metrics.jsonl"));
+    double[] f1 = new double[lines.size()];
+    for (int e = 0; e < f1.length; e++) {
+      f1[e] = JSON.readTree(lines.get(e)).get("val_micro_f1").asDouble();
+    }
+    // patience 1: every epoch but the last brought a better Micro-F1, the last did not
+    int stop = f1.length - 1;
+    assertThat(stop).as("the run stops before its 40th epoch").isBetween(1, 38);
+    for (int e = 1; e < stop; e++) {
+      assertThat(f1[e]).as("epoch " + (e + 1)).isGreaterThan(f1[e - 1]);
+    }
+    assertThat(f1[stop]).isLessThanOrEqualTo(f1[stop - 1]);
+    JsonNode last = JSON.readTree(lines.get(stop));
+    assertThat(last.get("stopped_early").asBoolean()).isTrue();
+    assertThat(last.get("best_epoch").asInt()).isEqualTo(stop); // 1-based: the epoch before
+    assertThat(r.epochsRun()).isEqualTo(stop + 1);
+    assertThat(TypedCheckpoint.read(md, Checkpoint.BEST).checkpoint().epochs()).isEqualTo(stop);
+    TrainResult again = train(s, shards, md).option("early-stop", "1").execute();
+    assertThat(again.skipped()).as("a run that stopped early is complete").isTrue();
+    assertThat(Files.readAllLines(md.resolve("metrics.jsonl"))).isEqualTo(lines);
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
   void hgnTrainsWithItsOwnAttentionDefaultsNotGats() throws IOException {
