@@ -18,6 +18,7 @@ import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -218,10 +219,17 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   }
 
   static StructType outputSchema(StructType schema, GnnNodeParams p) {
+    return outputSchema(schema, p, DataTypes.DoubleType);
+  }
+
+  /**
+   * {@code schema} with the output columns appended, the prediction of type {@code prediction}
+   * (double; a multi-label target's set: array of double), refused when the input has one.
+   */
+  static StructType outputSchema(StructType schema, GnnNodeParams p, DataType prediction) {
     String who = p.getClass().getSimpleName();
     StructType s =
-        VertexColumns.append(
-            schema, who, "predictionCol", p.getPredictionCol(), DataTypes.DoubleType);
+        VertexColumns.append(schema, who, "predictionCol", p.getPredictionCol(), prediction);
     s =
         VertexColumns.append(
             s, who, "probabilityCol", p.getProbabilityCol(), SQLDataTypes.VectorType());

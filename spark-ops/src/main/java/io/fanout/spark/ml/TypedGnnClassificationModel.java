@@ -8,21 +8,26 @@ import io.fanout.spark.Fanout;
 import io.fanout.spark.InferAction;
 import io.fanout.spark.InferResult;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.apache.spark.ml.Model;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * A trained GNN node classifier of a typed graph, the {@link TypedGnnClassifier}'s model: {@link
- * #transform} appends {@code predictionCol} (double), {@code probabilityCol} (ML Vector of the
- * softmax) and, when {@code embeddingCol} is set, the node embeddings (ML Vector: the last hidden
+ * #transform} appends {@code predictionCol} (double; a multi-label target's, fitted with {@code
+ * labelsCol}: the predicted set, the classes whose probability is over 0.5, as an ascending array
+ * of double), {@code probabilityCol} (ML Vector of the softmax; multi-label: of each class's
+ * sigmoid) and, when {@code embeddingCol} is set, the node embeddings (ML Vector: the last hidden
  * layer), joined to the input by {@code idCol} as an id of the target type.
  *
  * <p>It scores the target type's vertices of the fitted graph (transductively): {@code
@@ -125,7 +130,7 @@ public final class TypedGnnClassificationModel extends Model<TypedGnnClassificat
             .filter(col("type").equalTo(target))
             .select(
                 col("id").as(key),
-                col("prediction").cast(DataTypes.DoubleType).as(getPredictionCol()),
+                prediction(r.predictions()).as(getPredictionCol()),
                 array_to_vector(col("probabilities")).as(getProbabilityCol()));
     if (embed) {
       String ekey = "__fanout_eid";
@@ -137,6 +142,35 @@ public final class TypedGnnClassificationModel extends Model<TypedGnnClassificat
     }
     return in.join(scores, in.col(VertexColumns.quote(getIdCol())).equalTo(scores.col(key)), "left")
         .drop(key);
+  }
+
+  /**
+   * The prediction of {@code infer}'s output: the class as a double, or a multi-label target's set
+   * ({@code predictions}) as an array of doubles, as Spark ML's multi-label evaluator reads it.
+   *
+   * @throws IllegalArgumentException when {@code labelsCol} disagrees with the checkpoint
+   */
+  private Column prediction(Dataset<Row> predictions) {
+    String column = multiLabel() ? "predictions" : "prediction";
+    if (!Arrays.asList(predictions.columns()).contains(column)) {
+      throw new IllegalArgumentException(
+          "TypedGnnClassificationModel param labelsCol is '"
+              + getLabelsCol()
+              + "', but its checkpoint was trained "
+              + (multiLabel() ? "single-label" : "multi-label")
+              + "; set labelsCol as the fit that trained it had it");
+    }
+    return col(column).cast(predictionType(this));
+  }
+
+  /** The type of {@code predictionCol}: double, or a multi-label target's array of double. */
+  static DataType predictionType(TypedGnnParams p) {
+    return p.multiLabel() ? DataTypes.createArrayType(DataTypes.DoubleType) : DataTypes.DoubleType;
+  }
+
+  /** {@code schema} with the output columns appended; see {@link #transform}. */
+  static StructType outputSchema(StructType schema, TypedGnnParams p) {
+    return GnnClassificationModel.outputSchema(schema, p, predictionType(p));
   }
 
   /** Infers over the fitted store, into the model's folder (replacing an earlier store's). */
@@ -157,7 +191,7 @@ public final class TypedGnnClassificationModel extends Model<TypedGnnClassificat
   @Override
   public StructType transformSchema(StructType schema) {
     VertexColumns.checkId(schema, this);
-    return GnnClassificationModel.outputSchema(schema, this);
+    return outputSchema(schema, this);
   }
 
   private synchronized Path scratch(SparkSession spark) {
