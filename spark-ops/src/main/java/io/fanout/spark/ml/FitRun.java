@@ -3,6 +3,7 @@ package io.fanout.spark.ml;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.nn.ModelKind;
 import io.fanout.sample.Fanouts;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareAction;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.apache.spark.ml.param.Param;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -165,12 +167,19 @@ final class FitRun {
     return o;
   }
 
-  /** The options of {@code prepare} of a typed graph for node classification. */
+  /**
+   * The options of {@code prepare} of a typed graph for node classification: the target's label
+   * column, or its labels column when multi-label.
+   */
   static Map<String, String> typedPrepareOptions(TypedGnnParams p) {
     Map<String, String> o = new TreeMap<>();
     o.put(PrepareOptions.ID_COLUMN.name(), p.getIdCol());
     o.put(PrepareOptions.FEATURES_COLUMN.name(), p.getFeaturesCol());
-    o.put(PrepareOptions.LABEL_COLUMN.name(), p.getLabelCol());
+    if (p.multiLabel()) {
+      o.put(PrepareOptions.LABELS_COLUMN.name(), p.getLabelsCol());
+    } else {
+      o.put(PrepareOptions.LABEL_COLUMN.name(), p.getLabelCol());
+    }
     o.put(PrepareOptions.SPLIT_COLUMN.name(), p.getSplitCol());
     o.put(PrepareOptions.SRC_COLUMN.name(), p.getSrcCol());
     o.put(PrepareOptions.DST_COLUMN.name(), p.getDstCol());
@@ -190,18 +199,93 @@ final class FitRun {
     return o;
   }
 
-  /** The options of {@code train} of a typed graph. */
+  /**
+   * The options of {@code train} of a typed graph: with rgcn's {@code bases} and hgn's attention
+   * settings for those models only.
+   *
+   * @throws IllegalArgumentException naming the Param when a setting of another model is set to a
+   *     value other than its default (as {@code train} refuses it)
+   */
   static Map<String, String> typedTrainOptions(TypedGnnParams p) {
     Map<String, String> o = stageTrainOptions(p);
     o.put(TrainCommandOptions.LEARNED_EMBEDDINGS.name(), p.getLearnedEmbeddings());
+    ModelKind model = ModelKind.parse(p.getModelType());
+    if (model == ModelKind.RGCN) {
+      o.put(TrainCommandOptions.BASES.name(), Integer.toString(p.getBases()));
+    } else {
+      refuseUnread(p, model, ModelKind.RGCN, p.bases());
+    }
+    if (model == ModelKind.HGN) {
+      o.putAll(attention(p));
+      o.put(TrainCommandOptions.ATTN_RESIDUAL.name(), Double.toString(p.getAttnResidual()));
+      o.put(TrainCommandOptions.INPUT_WIDTH.name(), Integer.toString(p.getInputWidth()));
+    } else {
+      refuseUnread(
+          p,
+          model,
+          ModelKind.HGN,
+          p.heads(),
+          p.attnSlope(),
+          p.attnDropout(),
+          p.attnResidual(),
+          p.inputWidth());
+    }
     return o;
+  }
+
+  /** Refuses a Param of {@code reader}'s only, set to another value than its default. */
+  private static void refuseUnread(
+      GnnStageParams p, ModelKind model, ModelKind reader, Param<?>... params) {
+    for (Param<?> param : params) {
+      Object value = p.getOrDefault(param);
+      Object unset = p.getDefault(param).get();
+      if (!value.equals(unset)) {
+        throw new IllegalArgumentException(
+            p.getClass().getSimpleName()
+                + " param "
+                + param.name()
+                + " has value "
+                + value
+                + ", which modelType "
+                + model.id()
+                + " does not read ("
+                + param.name()
+                + " is "
+                + reader.id()
+                + "'s); leave it at "
+                + unset
+                + " or set modelType "
+                + reader.id());
+      }
+    }
   }
 
   /** The options of {@code train} every GNN stage of a one-type graph sets from its Params. */
   static Map<String, String> trainOptions(GnnGraphParams p) {
     Map<String, String> o = stageTrainOptions(p);
     o.put(TrainCommandOptions.ACTIVATION.name(), p.getActivation());
+    o.putAll(attention(p));
+    if (ModelKind.parse(p.getModelType()) == ModelKind.GAT && p.getHidden() % p.getHeads() != 0) {
+      throw new IllegalArgumentException(
+          p.getClass().getSimpleName()
+              + " param heads has value "
+              + p.getHeads()
+              + ", which does not divide hidden "
+              + p.getHidden()
+              + " (gat splits the hidden width between its heads)");
+    }
     return o;
+  }
+
+  /** The attention options of {@code train}: gat's, or on a typed graph hgn's. */
+  private static Map<String, String> attention(GnnStageParams p) {
+    return Map.of(
+        TrainCommandOptions.HEADS.name(),
+        Integer.toString(p.getHeads()),
+        TrainCommandOptions.ATTN_SLOPE.name(),
+        Double.toString(p.getAttnSlope()),
+        TrainCommandOptions.ATTN_DROPOUT.name(),
+        Double.toString(p.getAttnDropout()));
   }
 
   /** The options of {@code train} every GNN stage, one-type or typed, sets from its Params. */

@@ -1,20 +1,13 @@
 package io.fanout.spark.ml;
 
-import static org.apache.spark.ml.functions.array_to_vector;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
 
-import io.fanout.conf.options.InferOptions;
-import io.fanout.spark.Fanout;
-import io.fanout.spark.InferAction;
 import io.fanout.spark.InferResult;
 import java.nio.file.Path;
 import java.util.Arrays;
-import org.apache.spark.ml.Model;
-import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.MLReader;
-import org.apache.spark.ml.util.MLWritable;
-import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -46,18 +39,12 @@ import org.apache.spark.sql.types.StructType;
  * {@link #load} reads them back, and the loaded model gives bit-identical outputs. The path must be
  * on a local or mounted file system, since stores are memory-mapped.
  */
-public final class GnnClassificationModel extends Model<GnnClassificationModel>
-    implements GnnClassifierParams, MLWritable {
+public final class GnnClassificationModel extends GnnNodeModel<GnnClassificationModel>
+    implements GnnClassifierParams {
   private static final long serialVersionUID = 1L;
 
-  private final String uid;
-  private final GnnParamSet params;
-  private final String store;
-  private final String modelDir;
-  private final String scratchParent;
   private final transient GraphTables tables;
   private transient Dataset<Row> edges;
-  private String scratch;
 
   /**
    * A model over {@code store} and {@code modelDir}, fitted on {@code tables} (null when unknown:
@@ -66,33 +53,9 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
    */
   GnnClassificationModel(
       String uid, Path store, Path modelDir, Path scratchParent, GraphTables tables) {
-    this.uid = uid;
+    super(
+        uid, GnnParamSet.Kind.CLASSIFIER, store, modelDir, scratchParent, "fanout-gnn-transform-");
     this.tables = tables;
-    this.params = new GnnParamSet(this, GnnParamSet.Kind.CLASSIFIER);
-    params.setDefaults(this);
-    this.store = store.toString();
-    this.modelDir = modelDir.toString();
-    this.scratchParent = scratchParent == null ? null : scratchParent.toString();
-  }
-
-  @Override
-  public String uid() {
-    return uid;
-  }
-
-  @Override
-  public GnnParamSet gnnParams() {
-    return params;
-  }
-
-  /** The graph store this model scores. */
-  public Path storeDir() {
-    return Path.of(store);
-  }
-
-  /** The model directory (checkpoint and {@code metrics.jsonl}). */
-  public Path modelDir() {
-    return Path.of(modelDir);
   }
 
   /**
@@ -116,32 +79,6 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
     return this;
   }
 
-  public GnnClassificationModel setIdCol(String v) {
-    set(idCol(), v);
-    return this;
-  }
-
-  public GnnClassificationModel setPredictionCol(String v) {
-    set(predictionCol(), v);
-    return this;
-  }
-
-  public GnnClassificationModel setProbabilityCol(String v) {
-    set(probabilityCol(), v);
-    return this;
-  }
-
-  /** The column of the node embeddings; empty (the default) for none. */
-  public GnnClassificationModel setEmbeddingCol(String v) {
-    set(embeddingCol(), v);
-    return this;
-  }
-
-  /** The per-epoch training metrics ({@code metrics.jsonl}: epoch, loss, accuracy, ...). */
-  public Dataset<Row> trainingMetrics(SparkSession spark) {
-    return spark.read().json(modelDir().resolve("metrics.jsonl").toString());
-  }
-
   /**
    * Scores the vertices of {@code vertices} by their {@code idCol}; see the class comment. Runs
    * inference now (or reuses its earlier output) and returns a lazy join.
@@ -154,41 +91,11 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
     transformSchema(vertices.schema(), true);
     SparkSession spark = vertices.sparkSession();
     Dataset<Row> in = vertices.toDF();
-    boolean embed = !getEmbeddingCol().isBlank();
-    InferResult r = tables == null ? null : inductive(spark, in, embed);
+    InferResult r = tables == null ? null : inductive(spark, in, embeds());
     if (r == null) {
-      r = transductive(spark, embed);
+      r = transductive(spark, embeds());
     }
-    String key = "__fanout_id";
-    Dataset<Row> scores =
-        r.predictions()
-            .select(
-                col("id").as(key),
-                col("prediction").cast(DataTypes.DoubleType).as(getPredictionCol()),
-                array_to_vector(col("probabilities")).as(getProbabilityCol()));
-    if (embed) {
-      String ekey = "__fanout_eid";
-      Dataset<Row> e =
-          r.embeddings()
-              .select(col("id").as(ekey), array_to_vector(col("embedding")).as(getEmbeddingCol()));
-      scores = scores.join(e, scores.col(key).equalTo(e.col(ekey)), "left").drop(ekey);
-    }
-    return in.join(scores, in.col(VertexColumns.quote(getIdCol())).equalTo(scores.col(key)), "left")
-        .drop(key);
-  }
-
-  /** Infers over the fitted store, into the model's folder (replacing an earlier store's). */
-  private InferResult transductive(SparkSession spark, boolean embed) {
-    Path out = scratch(spark);
-    InferAction infer =
-        Fanout.get(spark)
-            .infer(store, modelDir)
-            .output(out.resolve("predictions").toString())
-            .option(InferOptions.OVERWRITE.name(), "true");
-    if (embed) {
-      infer.embeddings(out.resolve("embeddings").toString());
-    }
-    return infer.execute();
+    return joined(in, r, col("prediction").cast(DataTypes.DoubleType), lit(true));
   }
 
   /**
@@ -218,50 +125,21 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   }
 
   static StructType outputSchema(StructType schema, GnnNodeParams p) {
-    String who = p.getClass().getSimpleName();
-    StructType s =
-        VertexColumns.append(
-            schema, who, "predictionCol", p.getPredictionCol(), DataTypes.DoubleType);
-    s =
-        VertexColumns.append(
-            s, who, "probabilityCol", p.getProbabilityCol(), SQLDataTypes.VectorType());
-    if (!p.getEmbeddingCol().isBlank()) {
-      s =
-          VertexColumns.append(
-              s, who, "embeddingCol", p.getEmbeddingCol(), SQLDataTypes.VectorType());
-    }
-    return s;
-  }
-
-  private synchronized Path scratch(SparkSession spark) {
-    if (scratch == null) {
-      scratch =
-          (scratchParent == null
-                  ? WorkDirs.fresh(spark, "fanout-gnn-transform-")
-                  : WorkDirs.freshUnder(Path.of(scratchParent), "transform-"))
-              .toString();
-    }
-    return Path.of(scratch);
+    return GnnNodeModel.outputSchema(schema, p, DataTypes.DoubleType);
   }
 
   @Override
   public GnnClassificationModel copy(ParamMap extra) {
     GnnClassificationModel m =
-        new GnnClassificationModel(
-            uid,
-            storeDir(),
-            modelDir(),
-            scratchParent == null ? null : Path.of(scratchParent),
-            tables);
+        new GnnClassificationModel(uid(), storeDir(), modelDir(), scratchParent(), tables);
     m.edges = edges;
-    copyValues(m, extra);
-    return m.setParent(parent());
+    return copied(m, extra);
   }
 
-  /** Saves the Params, the graph store and the model directory; see the class comment. */
+  /** The fitted vertex and edge tables, saved for inductive scoring; see the class comment. */
   @Override
-  public MLWriter write() {
-    return new GnnModelWriter(this, storeDir(), modelDir(), tables);
+  GraphTables savedTables() {
+    return tables;
   }
 
   /** The reader of a model saved with {@code write().save(path)}. */
@@ -278,10 +156,5 @@ public final class GnnClassificationModel extends Model<GnnClassificationModel>
   static GnnClassificationModel loaded(String uid, Path store, Path modelDir) {
     return new GnnClassificationModel(
         uid, store, modelDir, null, GraphTables.saved(store.toAbsolutePath().getParent()));
-  }
-
-  @Override
-  public String toString() {
-    return "GnnClassificationModel: uid=" + uid + ", store=" + store + ", model=" + modelDir;
   }
 }

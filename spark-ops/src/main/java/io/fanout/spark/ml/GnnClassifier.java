@@ -146,6 +146,24 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
     return this;
   }
 
+  /** Attention heads of every hidden layer of gat, which split {@code hidden} between them. */
+  public GnnClassifier setHeads(int v) {
+    set(heads(), v);
+    return this;
+  }
+
+  /** gat's negative slope of the LeakyReLU on the attention scores, in [0, 1). */
+  public GnnClassifier setAttnSlope(double v) {
+    set(attnSlope(), v);
+    return this;
+  }
+
+  /** gat's dropout on the attention weights in training, in [0, 1). */
+  public GnnClassifier setAttnDropout(double v) {
+    set(attnDropout(), v);
+    return this;
+  }
+
   public GnnClassifier setDropout(double v) {
     set(dropout(), v);
     return this;
@@ -205,7 +223,7 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
    * Prepares, samples and trains; see the class comment.
    *
    * @throws IllegalArgumentException naming the Param when a column is missing or of the wrong
-   *     type, or when no edges were given
+   *     type, when gat's {@code heads} does not divide {@code hidden}, or when no edges were given
    */
   @Override
   public GnnClassificationModel fit(Dataset<?> vertices) {
@@ -215,6 +233,7 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
           "GnnClassifier has no edges: call setEdges(edgesDataFrame) before fit");
     }
     VertexColumns.checkEdges(edges.schema(), this, "edges");
+    Map<String, String> train = FitRun.trainOptions(this);
     Path work =
         getWorkDir().isBlank()
             ? WorkDirs.fresh(vertices.sparkSession(), "fanout-gnn-")
@@ -227,13 +246,7 @@ public final class GnnClassifier extends Estimator<GnnClassificationModel>
             VertexColumns.forPrepare(vertices, this), VertexColumns.endpoints(edges, this));
     SparkSession spark = vertices.sparkSession();
     FitRun.Outputs out =
-        new FitRun(work)
-            .run(
-                tables.vertices(spark),
-                tables.edges(spark),
-                prepare,
-                sample,
-                FitRun.trainOptions(this));
+        new FitRun(work).run(tables.vertices(spark), tables.edges(spark), prepare, sample, train);
     GnnClassificationModel m =
         new GnnClassificationModel(uid, out.store(), out.model(), work, tables);
     copyValues(m, ParamMap.empty());

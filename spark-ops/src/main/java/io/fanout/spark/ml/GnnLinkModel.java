@@ -7,11 +7,8 @@ import io.fanout.spark.Fanout;
 import io.fanout.spark.internal.JobLabels;
 import java.nio.file.Path;
 import java.util.UUID;
-import org.apache.spark.ml.Model;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.MLReader;
-import org.apache.spark.ml.util.MLWritable;
-import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -29,43 +26,11 @@ import org.apache.spark.sql.types.StructType;
  * Fanout.get(spark).infer} with them (on the driver) into a folder of the model's own, as {@link
  * GnnClassificationModel} does; save and load are as that model's.
  */
-public final class GnnLinkModel extends Model<GnnLinkModel> implements GnnLinkParams, MLWritable {
+public final class GnnLinkModel extends GnnModel<GnnLinkModel> implements GnnLinkParams {
   private static final long serialVersionUID = 1L;
 
-  private final String uid;
-  private final GnnParamSet params;
-  private final String store;
-  private final String modelDir;
-  private final String scratchParent;
-  private String scratch;
-
   GnnLinkModel(String uid, Path store, Path modelDir, Path scratchParent) {
-    this.uid = uid;
-    this.params = new GnnParamSet(this, GnnParamSet.Kind.LINK);
-    params.setDefaults(this);
-    this.store = store.toString();
-    this.modelDir = modelDir.toString();
-    this.scratchParent = scratchParent == null ? null : scratchParent.toString();
-  }
-
-  @Override
-  public String uid() {
-    return uid;
-  }
-
-  @Override
-  public GnnParamSet gnnParams() {
-    return params;
-  }
-
-  /** The graph store this model scores on. */
-  public Path storeDir() {
-    return Path.of(store);
-  }
-
-  /** The model directory (checkpoint and {@code metrics.jsonl}). */
-  public Path modelDir() {
-    return Path.of(modelDir);
+    super(uid, GnnParamSet.Kind.LINK, store, modelDir, scratchParent, "fanout-gnn-link-transform-");
   }
 
   public GnnLinkModel setSrcCol(String v) {
@@ -81,11 +46,6 @@ public final class GnnLinkModel extends Model<GnnLinkModel> implements GnnLinkPa
   public GnnLinkModel setScoreCol(String v) {
     set(scoreCol(), v);
     return this;
-  }
-
-  /** The per-epoch training metrics ({@code metrics.jsonl}). */
-  public Dataset<Row> trainingMetrics(SparkSession spark) {
-    return spark.read().json(modelDir().resolve("metrics.jsonl").toString());
   }
 
   /** Scores the pairs of {@code pairs}; see the class comment. */
@@ -105,7 +65,7 @@ public final class GnnLinkModel extends Model<GnnLinkModel> implements GnnLinkPa
         () -> VertexColumns.endpoints(in, this).write().parquet(table));
     Dataset<Row> scores =
         Fanout.get(spark)
-            .infer(store, modelDir)
+            .infer(storeDir().toString(), modelDir().toString())
             .pairs(table)
             .option(InferOptions.SRC_COLUMN.name(), getSrcCol())
             .option(InferOptions.DST_COLUMN.name(), getDstCol())
@@ -141,30 +101,9 @@ public final class GnnLinkModel extends Model<GnnLinkModel> implements GnnLinkPa
     return GnnLinkPredictor.scored(schema, p);
   }
 
-  private synchronized Path scratch(SparkSession spark) {
-    if (scratch == null) {
-      scratch =
-          (scratchParent == null
-                  ? WorkDirs.fresh(spark, "fanout-gnn-link-transform-")
-                  : WorkDirs.freshUnder(Path.of(scratchParent), "transform-"))
-              .toString();
-    }
-    return Path.of(scratch);
-  }
-
   @Override
   public GnnLinkModel copy(ParamMap extra) {
-    GnnLinkModel m =
-        new GnnLinkModel(
-            uid, storeDir(), modelDir(), scratchParent == null ? null : Path.of(scratchParent));
-    copyValues(m, extra);
-    return m.setParent(parent());
-  }
-
-  /** Saves the Params, the graph store and the model directory, as the classification model. */
-  @Override
-  public MLWriter write() {
-    return new GnnModelWriter(this, storeDir(), modelDir());
+    return copied(new GnnLinkModel(uid(), storeDir(), modelDir(), scratchParent()), extra);
   }
 
   /** The reader of a model saved with {@code write().save(path)}. */
@@ -179,10 +118,5 @@ public final class GnnLinkModel extends Model<GnnLinkModel> implements GnnLinkPa
 
   static GnnLinkModel loaded(String uid, Path store, Path modelDir) {
     return new GnnLinkModel(uid, store, modelDir, null);
-  }
-
-  @Override
-  public String toString() {
-    return "GnnLinkModel: uid=" + uid + ", store=" + store + ", model=" + modelDir;
   }
 }

@@ -152,6 +152,24 @@ public final class GnnLinkPredictor extends Estimator<GnnLinkModel>
     return this;
   }
 
+  /** Attention heads of every hidden layer of gat, which split {@code hidden} between them. */
+  public GnnLinkPredictor setHeads(int v) {
+    set(heads(), v);
+    return this;
+  }
+
+  /** gat's negative slope of the LeakyReLU on the attention scores, in [0, 1). */
+  public GnnLinkPredictor setAttnSlope(double v) {
+    set(attnSlope(), v);
+    return this;
+  }
+
+  /** gat's dropout on the attention weights in training, in [0, 1). */
+  public GnnLinkPredictor setAttnDropout(double v) {
+    set(attnDropout(), v);
+    return this;
+  }
+
   public GnnLinkPredictor setDropout(double v) {
     set(dropout(), v);
     return this;
@@ -186,7 +204,8 @@ public final class GnnLinkPredictor extends Estimator<GnnLinkModel>
    * Prepares, samples and trains; see the class comment.
    *
    * @throws IllegalArgumentException naming the Param when a column is missing or of the wrong
-   *     type, or when no vertices were given
+   *     type, when gat's {@code heads} does not divide {@code hidden}, or when no vertices were
+   *     given
    */
   @Override
   public GnnLinkModel fit(Dataset<?> edges) {
@@ -197,6 +216,8 @@ public final class GnnLinkPredictor extends Estimator<GnnLinkModel>
     }
     VertexColumns.checkId(vertices.schema(), this);
     VertexColumns.checkFeatures(vertices.schema(), this);
+    Map<String, String> train = FitRun.trainOptions(this);
+    train.put(TrainCommandOptions.DECODER.name(), getDecoder());
     Path work =
         getWorkDir().isBlank()
             ? WorkDirs.fresh(edges.sparkSession(), "fanout-gnn-link-")
@@ -210,8 +231,6 @@ public final class GnnLinkPredictor extends Estimator<GnnLinkModel>
     sample.put(SampleOptions.TASK.name(), Task.LINK.id());
     sample.put(SampleOptions.NEGATIVES.name(), getNegatives());
     sample.put(SampleOptions.NUM_NEGATIVES.name(), Integer.toString(getNumNegatives()));
-    Map<String, String> train = FitRun.trainOptions(this);
-    train.put(TrainCommandOptions.DECODER.name(), getDecoder());
     FitRun.Outputs out =
         new FitRun(work)
             .run(

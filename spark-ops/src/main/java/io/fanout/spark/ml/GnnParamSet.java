@@ -13,6 +13,7 @@ import io.fanout.nn.DecoderKind;
 import io.fanout.nn.EmbeddingMode;
 import io.fanout.nn.FeatureNormKind;
 import io.fanout.nn.ModelKind;
+import io.fanout.nn.typed.HgnSettings;
 import io.fanout.sample.Fanouts;
 import io.fanout.sample.TypedFanouts;
 import io.fanout.train.Defaults;
@@ -92,6 +93,13 @@ public final class GnnParamSet implements Serializable {
   final Param<String> relationFanouts;
   final BooleanParam addReverse;
   final Param<String> learnedEmbeddings;
+  final IntParam heads;
+  final DoubleParam attnSlope;
+  final DoubleParam attnDropout;
+  final DoubleParam attnResidual;
+  final IntParam inputWidth;
+  final IntParam bases;
+  final Param<String> labelsCol;
 
   GnnParamSet(Params owner, Kind kind) {
     this.kind = kind;
@@ -302,6 +310,66 @@ public final class GnnParamSet implements Serializable {
                 "which vertices learn one vector of hidden floats each instead of reading features:"
                     + " auto (the types without features), all, off",
                 new ParamCheck<String>(who, "learnedEmbeddings", EmbeddingMode::parse));
+    heads =
+        new IntParam(
+            owner,
+            "heads",
+            typed
+                ? "hgn: attention heads of every hidden layer, each of the hidden width"
+                : "gat: attention heads of every hidden layer, which split the hidden width"
+                    + " between them",
+            new ParamCheck<>(who, "heads", ParamCheck.atLeast(1)));
+    attnSlope =
+        new DoubleParam(
+            owner,
+            "attnSlope",
+            (typed ? "hgn" : "gat")
+                + ": negative slope of the LeakyReLU on the attention scores, in [0, 1)",
+            new ParamCheck<>(who, "attnSlope", ParamCheck.fraction()));
+    attnDropout =
+        new DoubleParam(
+            owner,
+            "attnDropout",
+            (typed ? "hgn" : "gat") + ": dropout on the attention weights in training, in [0, 1)",
+            new ParamCheck<>(who, "attnDropout", ParamCheck.fraction()));
+    attnResidual =
+        !typed
+            ? null
+            : new DoubleParam(
+                owner,
+                "attnResidual",
+                "hgn: Simple-HGN's edge residual beta in [0, 1): a hidden layer after the first"
+                    + " mixes beta times the previous layer's attention weights into its own (0:"
+                    + " off)",
+                new ParamCheck<>(who, "attnResidual", ParamCheck.fraction()));
+    inputWidth =
+        !typed
+            ? null
+            : new IntParam(
+                owner,
+                "inputWidth",
+                "hgn: width of the per-type input projections and learned embedding rows, the"
+                    + " first layer's input (0: hidden, one head's width)",
+                new ParamCheck<>(who, "inputWidth", ParamCheck.atLeast(0)));
+    bases =
+        !typed
+            ? null
+            : new IntParam(
+                owner,
+                "bases",
+                "rgcn: relation weights as combinations of this many shared bases (0: one full"
+                    + " weight per relation)",
+                new ParamCheck<>(who, "bases", ParamCheck.atLeast(0)));
+    labelsCol =
+        !typed
+            ? null
+            : new Param<>(
+                owner,
+                "labelsCol",
+                "the target type's column of integer arrays, each vertex's set of classes"
+                    + " (multi-label; null or empty = unlabeled), read instead of labelCol; empty ="
+                    + " none",
+                new ParamCheck<String>(who, "labelsCol", ParamCheck.anyText()));
   }
 
   /** Sets every Param's default on {@code owner}, from the option definitions. */
@@ -321,12 +389,23 @@ public final class GnnParamSet implements Serializable {
       owner.setDefault(fanouts, Fanouts.parse(SampleOptions.FANOUTS.defaultValue()));
       owner.setDefault(modelType, TrainCommandOptions.MODEL.defaultValue());
       owner.setDefault(activation, TrainCommandOptions.ACTIVATION.defaultValue());
+      owner.setDefault(heads, parsed(TrainCommandOptions.HEADS));
+      owner.setDefault(attnSlope, parsed(TrainCommandOptions.ATTN_SLOPE));
+      owner.setDefault(attnDropout, parsed(TrainCommandOptions.ATTN_DROPOUT));
     } else {
       owner.setDefault(targetType, SampleOptions.SEED_TYPE.defaultValue());
       owner.setDefault(relationFanouts, SampleOptions.FANOUTS.defaultValue());
       owner.setDefault(addReverse, parsed(PrepareOptions.ADD_REVERSE));
       owner.setDefault(modelType, Defaults.TYPED_MODEL.id());
       owner.setDefault(learnedEmbeddings, TrainCommandOptions.LEARNED_EMBEDDINGS.defaultValue());
+      // train's own defaults for --model hgn, which are not those of the options (gat's)
+      owner.setDefault(heads, HgnSettings.DEFAULT.heads());
+      owner.setDefault(attnSlope, widened(HgnSettings.DEFAULT.slope()));
+      owner.setDefault(attnDropout, widened(HgnSettings.DEFAULT.attnDropout()));
+      owner.setDefault(attnResidual, parsed(TrainCommandOptions.ATTN_RESIDUAL));
+      owner.setDefault(inputWidth, parsed(TrainCommandOptions.INPUT_WIDTH));
+      owner.setDefault(bases, parsed(TrainCommandOptions.BASES));
+      owner.setDefault(labelsCol, PrepareOptions.LABELS_COLUMN.defaultValue());
     }
     owner.setDefault(featureNorm, TrainCommandOptions.FEATURE_NORM.defaultValue());
     owner.setDefault(learningRate, parsed(TrainCommandOptions.LR));
@@ -356,6 +435,11 @@ public final class GnnParamSet implements Serializable {
   /** The parsed default of {@code def}, as the command line resolves it. */
   private static <T> T parsed(OptionDef<T> def) {
     return FanoutConf.of("defaults", List.of(def), Map.of()).get(def);
+  }
+
+  /** A float setting as the double its text parses to (0.05f as 0.05), as an option gives it. */
+  private static double widened(float v) {
+    return Double.parseDouble(Float.toString(v));
   }
 
   /** The typed stage trains the typed architectures only. */

@@ -8,9 +8,10 @@ import org.apache.spark.ml.param.Params;
 
 /**
  * The Params every GNN stage of this package shares, one-type or typed graph: the id, feature and
- * endpoint columns, sampling's batch size and epochs, the model and its training, the work folder,
- * with their getters. Spark finds a Params' Params through its public methods that return one, so
- * each is a method here, backed by the owner's {@link GnnParamSet}.
+ * endpoint columns, sampling's batch size and epochs, the model (with the attention settings of gat
+ * and, typed, hgn) and its training, the work folder, with their getters. Spark finds a Params'
+ * Params through its public methods that return one, so each is a method here, backed by the
+ * owner's {@link GnnParamSet}.
  */
 public interface GnnStageParams extends Params {
   /** The Param objects of this instance. */
@@ -52,6 +53,24 @@ public interface GnnStageParams extends Params {
    */
   default Param<String> modelType() {
     return gnnParams().modelType;
+  }
+
+  /**
+   * Attention heads of every hidden layer: gat's, which split the hidden width between them; typed:
+   * hgn's, each of the hidden width.
+   */
+  default IntParam heads() {
+    return gnnParams().heads;
+  }
+
+  /** Negative slope of the LeakyReLU on the attention scores (gat; typed: hgn). */
+  default DoubleParam attnSlope() {
+    return gnnParams().attnSlope;
+  }
+
+  /** Dropout on the attention weights in training (gat; typed: hgn). */
+  default DoubleParam attnDropout() {
+    return gnnParams().attnDropout;
   }
 
   /** Hidden width. */
@@ -120,6 +139,18 @@ public interface GnnStageParams extends Params {
 
   default String getModelType() {
     return getOrDefault(modelType());
+  }
+
+  default int getHeads() {
+    return (Integer) getOrDefault(heads());
+  }
+
+  default double getAttnSlope() {
+    return (Double) getOrDefault(attnSlope());
+  }
+
+  default double getAttnDropout() {
+    return (Double) getOrDefault(attnDropout());
   }
 
   default int getHidden() {

@@ -119,6 +119,15 @@ public final class TypedGnnClassifier extends Estimator<TypedGnnClassificationMo
     return this;
   }
 
+  /**
+   * The target type's column of integer arrays, each vertex's set of classes: a multi-label target,
+   * read instead of {@code labelCol}; empty (the default) for single labels.
+   */
+  public TypedGnnClassifier setLabelsCol(String v) {
+    set(labelsCol(), v);
+    return this;
+  }
+
   public TypedGnnClassifier setSplitCol(String v) {
     set(splitCol(), v);
     return this;
@@ -162,6 +171,42 @@ public final class TypedGnnClassifier extends Estimator<TypedGnnClassificationMo
 
   public TypedGnnClassifier setHidden(int v) {
     set(hidden(), v);
+    return this;
+  }
+
+  /** hgn's attention heads of every hidden layer, each {@code hidden} wide. */
+  public TypedGnnClassifier setHeads(int v) {
+    set(heads(), v);
+    return this;
+  }
+
+  /** hgn's negative slope of the LeakyReLU on the attention scores, in [0, 1). */
+  public TypedGnnClassifier setAttnSlope(double v) {
+    set(attnSlope(), v);
+    return this;
+  }
+
+  /** hgn's dropout on the attention weights in training, in [0, 1). */
+  public TypedGnnClassifier setAttnDropout(double v) {
+    set(attnDropout(), v);
+    return this;
+  }
+
+  /** hgn's edge residual beta in [0, 1) (0: off; acts from 3 layers on). */
+  public TypedGnnClassifier setAttnResidual(double v) {
+    set(attnResidual(), v);
+    return this;
+  }
+
+  /** hgn's width of the per-type input projections and learned rows (0: the hidden width). */
+  public TypedGnnClassifier setInputWidth(int v) {
+    set(inputWidth(), v);
+    return this;
+  }
+
+  /** rgcn's relation weights as combinations of this many shared bases (0: none). */
+  public TypedGnnClassifier setBases(int v) {
+    set(bases(), v);
     return this;
   }
 
@@ -224,7 +269,8 @@ public final class TypedGnnClassifier extends Estimator<TypedGnnClassificationMo
    * Prepares, samples and trains; see the class comment.
    *
    * @throws IllegalArgumentException naming the Param when no target type is set, a column is
-   *     missing or of the wrong type, or no relations were given
+   *     missing or of the wrong type, a table lacks features with {@code learnedEmbeddings off}, a
+   *     setting of another model than {@code modelType} is set, or no relations were given
    */
   @Override
   public TypedGnnClassificationModel fit(Dataset<?> vertices) {
@@ -235,12 +281,16 @@ public final class TypedGnnClassifier extends Estimator<TypedGnnClassificationMo
               + " with setTargetType(type)");
     }
     TypedGraphInputs g = graph();
-    g.check(this);
+    g.check(this, vertices.schema());
+    Map<String, String> train = FitRun.typedTrainOptions(this);
     Path work =
         getWorkDir().isBlank()
             ? WorkDirs.fresh(vertices.sparkSession(), "fanout-typed-gnn-")
             : WorkDirs.given(getWorkDir());
-    Dataset<Row> target = VertexColumns.forPrepare(vertices, this);
+    Dataset<Row> target =
+        multiLabel()
+            ? VertexColumns.forPrepareLabelSets(vertices, this)
+            : VertexColumns.forPrepare(vertices, this);
     FitRun.Outputs out =
         new FitRun(work)
             .run(
@@ -248,7 +298,7 @@ public final class TypedGnnClassifier extends Estimator<TypedGnnClassificationMo
                 fanout -> g.prepare(fanout, target, this),
                 FitRun.typedPrepareOptions(this),
                 FitRun.typedSampleOptions(this),
-                FitRun.typedTrainOptions(this));
+                train);
     TypedGnnClassificationModel m =
         new TypedGnnClassificationModel(uid, out.store(), out.model(), work);
     copyValues(m, ParamMap.empty());
@@ -258,14 +308,19 @@ public final class TypedGnnClassifier extends Estimator<TypedGnnClassificationMo
 
   /**
    * The schema {@link TypedGnnClassificationModel#transform} gives: the input's columns, then
-   * {@code predictionCol}, {@code probabilityCol} and (when set) {@code embeddingCol}.
+   * {@code predictionCol} (double; with {@code labelsCol}, the predicted set: array of double),
+   * {@code probabilityCol} and (when set) {@code embeddingCol}.
    */
   @Override
   public StructType transformSchema(StructType schema) {
     VertexColumns.checkId(schema, this);
     VertexColumns.checkFeaturesIfPresent(schema, this, "vertices");
-    VertexColumns.checkLabelAndSplit(schema, this);
-    return GnnClassificationModel.outputSchema(schema, this);
+    if (multiLabel()) {
+      VertexColumns.checkLabelSetsAndSplit(schema, this);
+    } else {
+      VertexColumns.checkLabelAndSplit(schema, this);
+    }
+    return TypedGnnClassificationModel.outputSchema(schema, this);
   }
 
   @Override

@@ -1,13 +1,16 @@
 package io.fanout.spark.ml;
 
 import org.apache.spark.ml.param.BooleanParam;
+import org.apache.spark.ml.param.DoubleParam;
+import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 
 /**
  * The Params that {@link TypedGnnClassifier} and its {@link TypedGnnClassificationModel} share:
  * those of every stage ({@link GnnStageParams}) and of node classification ({@link GnnNodeParams}),
- * and the typed graph's own: the target type, the fanouts per relation, {@code addReverse} and the
- * learned embeddings of types without features.
+ * and the typed graph's own: the target type and its multi-label {@code labelsCol}, the fanouts per
+ * relation, {@code addReverse}, the learned embeddings of types without features, rgcn's {@code
+ * bases} and hgn's {@code attnResidual} and {@code inputWidth}.
  */
 public interface TypedGnnParams extends GnnNodeParams {
   /** The vertex type of fit's and transform's DataFrame, whose vertices are classified. */
@@ -25,9 +28,56 @@ public interface TypedGnnParams extends GnnNodeParams {
     return gnnParams().addReverse;
   }
 
-  /** Which vertices learn an embedding: {@code auto}, {@code all} or {@code off}. */
+  /**
+   * Which vertices learn an embedding: {@code auto}, {@code all}, {@code non-target} or {@code
+   * off}.
+   */
   default Param<String> learnedEmbeddings() {
     return gnnParams().learnedEmbeddings;
+  }
+
+  /**
+   * The target type's column of integer arrays, each vertex's set of classes (multi-label), read
+   * instead of {@code labelCol}; empty: none (single-label).
+   */
+  default Param<String> labelsCol() {
+    return gnnParams().labelsCol;
+  }
+
+  /** rgcn's relation weights as combinations of this many shared bases; 0: none. */
+  default IntParam bases() {
+    return gnnParams().bases;
+  }
+
+  /** hgn's edge residual beta in [0, 1); 0: off. */
+  default DoubleParam attnResidual() {
+    return gnnParams().attnResidual;
+  }
+
+  /** hgn's width of the per-type input projections; 0: the hidden width. */
+  default IntParam inputWidth() {
+    return gnnParams().inputWidth;
+  }
+
+  default int getInputWidth() {
+    return (Integer) getOrDefault(inputWidth());
+  }
+
+  default String getLabelsCol() {
+    return getOrDefault(labelsCol());
+  }
+
+  /** Whether the target type has label sets ({@code labelsCol} set). */
+  default boolean multiLabel() {
+    return !getLabelsCol().isBlank();
+  }
+
+  default int getBases() {
+    return (Integer) getOrDefault(bases());
+  }
+
+  default double getAttnResidual() {
+    return (Double) getOrDefault(attnResidual());
   }
 
   default String getTargetType() {

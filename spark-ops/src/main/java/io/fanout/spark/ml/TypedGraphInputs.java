@@ -1,5 +1,6 @@
 package io.fanout.spark.ml;
 
+import io.fanout.nn.EmbeddingMode;
 import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareAction;
 import java.util.LinkedHashMap;
@@ -7,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The tables of a typed graph that a {@link TypedGnnClassifier} is given beside fit's DataFrame:
@@ -52,11 +54,12 @@ final class TypedGraphInputs {
   }
 
   /**
-   * Refuses a fit that cannot prepare: no relation, the target type also given by {@code
-   * setVertices}, a relation's endpoint type without a table, or a table without the columns the
-   * Params name.
+   * Refuses a fit that cannot prepare or train: no relation, the target type also given by {@code
+   * setVertices}, a relation's endpoint type without a table, a table without the columns the
+   * Params name, or a table without features (the target's, {@code targetSchema}, included) when
+   * {@code learnedEmbeddings} is {@code off}.
    */
-  void check(TypedGnnParams p) {
+  void check(TypedGnnParams p, StructType targetSchema) {
     String who = p.getClass().getSimpleName();
     String target = p.getTargetType();
     if (relations.isEmpty()) {
@@ -73,10 +76,12 @@ final class TypedGraphInputs {
               + "', which setVertices was given too; the target type's vertices are fit's"
               + " DataFrame");
     }
+    requireFeatures(p, target, targetSchema);
     for (Map.Entry<String, Dataset<Row>> t : vertices.entrySet()) {
       String table = "vertices of type '" + t.getKey() + "'";
       VertexColumns.checkId(t.getValue().schema(), p, table);
       VertexColumns.checkFeaturesIfPresent(t.getValue().schema(), p, table);
+      requireFeatures(p, t.getKey(), t.getValue().schema());
     }
     for (Map.Entry<String, Relation> r : relations.entrySet()) {
       for (String type : new String[] {r.getValue().srcType(), r.getValue().dstType()}) {
@@ -109,6 +114,27 @@ final class TypedGraphInputs {
         (name, r) ->
             a.edges(name, r.srcType(), r.dstType(), VertexColumns.endpoints(r.edges(), p)));
     return a;
+  }
+
+  /**
+   * Refuses a type's table without {@code featuresCol} when {@code learnedEmbeddings} is {@code
+   * off}, as {@code train} would after preparing and sampling.
+   */
+  private static void requireFeatures(TypedGnnParams p, String type, StructType schema) {
+    if (EmbeddingMode.parse(p.getLearnedEmbeddings()) == EmbeddingMode.OFF
+        && !VertexColumns.hasFeatures(schema, p)) {
+      String who = p.getClass().getSimpleName();
+      throw new IllegalArgumentException(
+          who
+              + " param learnedEmbeddings is 'off', and the vertices of type '"
+              + type
+              + "' DataFrame has no featuresCol column '"
+              + p.getFeaturesCol()
+              + "'; it has "
+              + String.join(", ", schema.fieldNames())
+              + " (a type without features trains a learned embedding per vertex with"
+              + " learnedEmbeddings auto or all)");
+    }
   }
 
   private String types(String target) {

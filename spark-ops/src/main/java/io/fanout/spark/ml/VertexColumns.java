@@ -3,6 +3,7 @@ package io.fanout.spark.ml;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.floor;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.size;
 import static org.apache.spark.sql.functions.when;
 
 import java.util.ArrayList;
@@ -28,6 +29,10 @@ final class VertexColumns {
 
   /** The split value whose vertices train, as {@code prepare} spells it. */
   static final String TRAIN = "train";
+
+  /** The element types of a labels column that prepare takes. */
+  private static final List<DataType> INTEGERS =
+      List.of(DataTypes.ByteType, DataTypes.ShortType, DataTypes.IntegerType, DataTypes.LongType);
 
   /**
    * Refuses a vertex schema without the id column, or (when {@code training}) without a features
@@ -55,11 +60,35 @@ final class VertexColumns {
               + l.sql()
               + "; expected a numeric label (an integer class, -1 = unlabeled)");
     }
+    checkSplit(schema, p);
+  }
+
+  /**
+   * Refuses a target type's vertex schema without a labels column of integer arrays (multi-label),
+   * or with a split column not string.
+   */
+  static void checkLabelSetsAndSplit(StructType schema, TypedGnnParams p) {
+    String who = p.getClass().getSimpleName();
+    DataType l = type(schema, who, "labelsCol", p.getLabelsCol(), "vertices");
+    if (!(l instanceof ArrayType a && INTEGERS.contains(a.elementType()))) {
+      throw new IllegalArgumentException(
+          who
+              + " param labelsCol names column '"
+              + p.getLabelsCol()
+              + "' of type "
+              + l.sql()
+              + "; expected an array of integer classes, each vertex's set (null or empty ="
+              + " unlabeled)");
+    }
+    checkSplit(schema, p);
+  }
+
+  private static void checkSplit(StructType schema, GnnNodeParams p) {
     if (Arrays.asList(schema.fieldNames()).contains(p.getSplitCol())) {
       DataType s = schema.apply(p.getSplitCol()).dataType();
       if (!s.equals(DataTypes.StringType)) {
         throw new IllegalArgumentException(
-            who
+            p.getClass().getSimpleName()
                 + " param splitCol names column '"
                 + p.getSplitCol()
                 + "' of type "
@@ -160,27 +189,40 @@ final class VertexColumns {
    * naming the row), and without a split column every labeled vertex in {@link #TRAIN}.
    */
   static Dataset<Row> forPrepare(Dataset<?> vertices, GnnNodeParams p) {
-    StructType schema = vertices.schema();
     Column label = col(quote(p.getLabelCol()));
-    DataType lt = schema.apply(p.getLabelCol()).dataType();
+    DataType lt = vertices.schema().apply(p.getLabelCol()).dataType();
+    Column asText = label;
     if (lt.equals(DataTypes.DoubleType) || lt.equals(DataTypes.FloatType)) {
-      label =
+      asText =
           when(label.equalTo(floor(label)), label.cast("bigint").cast("string"))
               .otherwise(label.cast("string"));
     }
-    Column split;
-    if (Arrays.asList(schema.fieldNames()).contains(p.getSplitCol())) {
-      split = col(quote(p.getSplitCol()));
-    } else {
-      Column l = col(quote(p.getLabelCol()));
-      split = when(l.isNotNull().and(l.geq(0)), lit(TRAIN)).otherwise(lit("none"));
-    }
+    return forPrepare(vertices, p, asText.as(p.getLabelCol()), label.isNotNull().and(label.geq(0)));
+  }
+
+  /**
+   * The vertex table of a multi-label target type for {@code prepare}: as {@link
+   * #forPrepare(Dataset, GnnNodeParams)}, with the labels column for the label column; without a
+   * split column every vertex with a non-empty set is in {@link #TRAIN}.
+   */
+  static Dataset<Row> forPrepareLabelSets(Dataset<?> vertices, TypedGnnParams p) {
+    Column labels = col(quote(p.getLabelsCol()));
+    return forPrepare(vertices, p, labels.as(p.getLabelsCol()), size(labels).gt(0));
+  }
+
+  private static Dataset<Row> forPrepare(
+      Dataset<?> vertices, GnnNodeParams p, Column label, Column labeled) {
+    StructType schema = vertices.schema();
+    Column split =
+        Arrays.asList(schema.fieldNames()).contains(p.getSplitCol())
+            ? col(quote(p.getSplitCol()))
+            : when(labeled, lit(TRAIN)).otherwise(lit("none"));
     List<Column> cols = new ArrayList<>();
     cols.add(col(quote(p.getIdCol())).as(p.getIdCol()));
     if (hasFeatures(schema, p)) {
       cols.add(col(quote(p.getFeaturesCol())).as(p.getFeaturesCol()));
     }
-    cols.add(label.as(p.getLabelCol()));
+    cols.add(label);
     cols.add(split.as(p.getSplitCol()));
     return vertices.toDF().select(cols.toArray(new Column[0]));
   }

@@ -223,6 +223,17 @@ class GnnClassifierTest {
     assertThatThrownBy(
             () -> new GnnClassifier().setEdges(edges).setFeaturesCol("split").fit(vertices))
         .hasMessageContaining("param featuresCol names column 'split' of type STRING");
+    assertThatThrownBy(
+            () ->
+                new GnnClassifier()
+                    .setEdges(edges)
+                    .setModelType("gat")
+                    .setHidden(8)
+                    .setHeads(3)
+                    .fit(v))
+        .hasMessage(
+            "GnnClassifier param heads has value 3, which does not divide hidden 8 (gat splits the"
+                + " hidden width between its heads)");
   }
 
   @Test

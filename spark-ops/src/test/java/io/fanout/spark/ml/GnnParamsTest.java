@@ -45,6 +45,9 @@ class GnnParamsTest {
           Map.entry("batchSize", SampleOptions.BATCH_SIZE),
           Map.entry("sampleEpochs", SampleOptions.EPOCHS),
           Map.entry("modelType", TrainCommandOptions.MODEL),
+          Map.entry("heads", TrainCommandOptions.HEADS),
+          Map.entry("attnSlope", TrainCommandOptions.ATTN_SLOPE),
+          Map.entry("attnDropout", TrainCommandOptions.ATTN_DROPOUT),
           Map.entry("hidden", TrainCommandOptions.HIDDEN),
           Map.entry("dropout", TrainCommandOptions.DROPOUT),
           Map.entry("activation", TrainCommandOptions.ACTIVATION),
@@ -154,6 +157,13 @@ class GnnParamsTest {
     assertThatThrownBy(() -> g.setSelfLoops("remove"))
         .hasMessageStartingWith("GnnClassifier param selfLoops has value 'remove'; ")
         .hasMessageContaining("drop");
+    refused(() -> g.setHeads(0), "GnnClassifier param heads has value 0; expected 1 or more");
+    refused(
+        () -> g.setAttnSlope(-0.1),
+        "GnnClassifier param attnSlope has value -0.1; expected 0 <= value < 1");
+    refused(
+        () -> g.setAttnDropout(1.0),
+        "GnnClassifier param attnDropout has value 1.0; expected 0 <= value < 1");
     assertThatThrownBy(() -> g.setActivation("tanh-ish"))
         .hasMessageStartingWith("GnnClassifier param activation has value 'tanh-ish'; ");
     // A ParamMap, as fit(dataset, paramMap) and the tuning classes take, is checked the same way.

@@ -9,19 +9,24 @@ import io.fanout.spark.generate.TypedGraphGenerator;
 import io.fanout.spark.generate.TypedGraphLayout;
 import io.fanout.testing.SparkTestSession;
 import io.fanout.train.Checkpoint;
+import io.fanout.train.EmbeddingsFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.TreeSet;
 import org.apache.spark.ml.Pipeline;
 import org.apache.spark.ml.PipelineModel;
 import org.apache.spark.ml.PipelineStage;
+import org.apache.spark.ml.evaluation.MultilabelClassificationEvaluator;
 import org.apache.spark.ml.linalg.Vector;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,10 +35,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link TypedGnnClassifier} and {@link TypedGnnClassificationModel} on a tiny generated typed
  * graph (papers with noise features, authors with features, featureless terms; the paper labels
- * come through the relations), fitted once in a Pipeline for the class: the fit's checkpoint is the
- * one {@code prepare}, {@code sample} and {@code train} write with the same settings, byte for
- * byte; transform gives {@code infer}'s predictions of the target type; a saved and loaded Pipeline
- * gives the same bits; a saved estimator keeps its Params but not its tables.
+ * come through the relations), fitted for the class as an hgn and then, in a Pipeline, as an rgcn
+ * of bases: each fit's checkpoint is the one {@code prepare}, {@code sample} and {@code train}
+ * write with the same settings, byte for byte; transform gives {@code infer}'s predictions of the
+ * target type; a saved and loaded Pipeline gives the same bits; a saved estimator keeps its Params
+ * but not its tables. One more brief fit trains a multi-label target without features.
  */
 class TypedGnnClassifierTest {
   @TempDir static Path tmp;
@@ -44,11 +50,12 @@ class TypedGnnClassifierTest {
   static Dataset<Row> writes;
   static Dataset<Row> hasTerm;
   static PipelineModel fitted;
+  static byte[] hgnCheckpoint;
 
   static final long PAPERS = 120;
 
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     spark = SparkTestSession.start("TypedGnnClassifierTest");
     TypedGraphGenerator gen =
         new TypedGraphGenerator(
@@ -65,8 +72,24 @@ class TypedGnnClassifierTest {
     terms = gen.vertices(spark, 2, 2);
     writes = gen.edges(spark, 2, 0);
     hasTerm = gen.edges(spark, 2, 1);
-    TypedGnnClassifier gnn = brief().setWorkDir(tmp.resolve("work").toString());
+    // an hgn fit first, whose checkpoint is kept; the rgcn fit into the same folder then reuses
+    // its store and shards and trains afresh
+    String work = tmp.resolve("work").toString();
+    TypedGnnClassificationModel hgn = hgn(brief()).setWorkDir(work).fit(papers);
+    hgnCheckpoint = Files.readAllBytes(hgn.modelDir().resolve(Checkpoint.FILE));
+    TypedGnnClassifier gnn = brief().setBases(2).setWorkDir(work);
     fitted = new Pipeline().setStages(new PipelineStage[] {gnn}).fit(papers);
+  }
+
+  /** {@code gnn} as an hgn of settings other than its defaults. */
+  static TypedGnnClassifier hgn(TypedGnnClassifier gnn) {
+    return gnn.setModelType("hgn")
+        .setHeads(2)
+        .setAttnSlope(0.1)
+        .setAttnDropout(0.3)
+        .setAttnResidual(0.25)
+        .setInputWidth(12)
+        .setLearnedEmbeddings("non-target");
   }
 
   @AfterAll
@@ -123,8 +146,27 @@ class TypedGnnClassifierTest {
         .hidden(8)
         .epochs(3)
         .option("lr", "0.02")
+        .option("bases", "2")
         .progress(null)
         .execute();
+    fanout
+        .train(dir.resolve("store").toString(), dir.resolve("shards").toString())
+        .modelDir(dir.resolve("hgn").toString())
+        .model("hgn")
+        .hidden(8)
+        .epochs(3)
+        .option("lr", "0.02")
+        .option("heads", "2")
+        .option("attn-slope", "0.1")
+        .option("attn-dropout", "0.3")
+        .option("attn-residual", "0.25")
+        .option("input-width", "12")
+        .option("learned-embeddings", "non-target")
+        .progress(null)
+        .execute();
+    assertThat(hgnCheckpoint)
+        .as("the hgn fit's checkpoint against the commands'")
+        .isEqualTo(Files.readAllBytes(dir.resolve("hgn").resolve(Checkpoint.FILE)));
     TypedGnnClassificationModel m = model();
     assertThat(m.parent()).isInstanceOf(TypedGnnClassifier.class);
     assertThat(m.modelDir()).isEqualTo(tmp.resolve("work").resolve("model"));
@@ -197,6 +239,104 @@ class TypedGnnClassifierTest {
                 + " 'author' DataFrame lacks; it has src, dst");
     assertThatThrownBy(() -> brief().setLabelCol("split").fit(papers))
         .hasMessageStartingWith("TypedGnnClassifier param labelCol names column 'split' of type");
+    assertThatThrownBy(() -> brief().setLabelsCol("split").fit(papers))
+        .hasMessage(
+            "TypedGnnClassifier param labelsCol names column 'split' of type STRING; expected an"
+                + " array of integer classes, each vertex's set (null or empty = unlabeled)");
+    assertThatThrownBy(() -> brief().setLabelsCol("labels").fit(papers))
+        .hasMessageStartingWith(
+            "TypedGnnClassifier param labelsCol names column 'labels', which the vertices"
+                + " DataFrame lacks");
+    // settings of another model than modelType's are refused, as train refuses them
+    assertThatThrownBy(() -> brief().setHeads(4).fit(papers))
+        .hasMessage(
+            "TypedGnnClassifier param heads has value 4, which modelType rgcn does not read (heads"
+                + " is hgn's); leave it at 8 or set modelType hgn");
+    assertThatThrownBy(() -> hgn(brief()).setBases(2).fit(papers))
+        .hasMessage(
+            "TypedGnnClassifier param bases has value 2, which modelType hgn does not read (bases"
+                + " is rgcn's); leave it at 0 or set modelType rgcn");
+    // a type without features needs a learned embedding: refused before preparing when off
+    assertThatThrownBy(() -> brief().setLearnedEmbeddings("off").fit(papers))
+        .hasMessage(
+            "TypedGnnClassifier param learnedEmbeddings is 'off', and the vertices of type 'term'"
+                + " DataFrame has no featuresCol column 'features'; it has id (a type without"
+                + " features trains a learned embedding per vertex with learnedEmbeddings auto or"
+                + " all)");
+    assertThatThrownBy(() -> brief().setLearnedEmbeddings("off").fit(papers.drop("features")))
+        .hasMessageStartingWith(
+            "TypedGnnClassifier param learnedEmbeddings is 'off', and the vertices of type"
+                + " 'paper' DataFrame has no featuresCol column 'features'; it has id, label,"
+                + " split");
+  }
+
+  /**
+   * A multi-label target type without features (a learned embedding per paper): papers of id
+   * divisible by 3 carry a second class; fit takes the sets from {@code labelsCol}, and transform
+   * gives each paper the set of classes whose probability is over 0.5, as the multi-label evaluator
+   * reads it.
+   */
+  @Test
+  void aMultiLabelTargetWithoutFeaturesTrainsAndPredictsLabelSets() throws Exception {
+    Column label = col("label");
+    Dataset<Row> sets =
+        papers
+            .drop("features")
+            .withColumn(
+                "labels",
+                functions
+                    .when(col("id").mod(3).equalTo(0), functions.array(label, label.plus(1).mod(3)))
+                    .otherwise(functions.array(label)))
+            .drop("label");
+    TypedGnnClassificationModel m =
+        new TypedGnnClassifier()
+            .setTargetType("paper")
+            .setLabelsCol("labels")
+            .setVertices("author", authors)
+            .setRelation("writes", "author", "paper", writes)
+            .setFanouts("5")
+            .setBatchSize(32)
+            .setHidden(8)
+            .setLearningRate(0.05)
+            .setEpochs(2)
+            .setWorkDir(tmp.resolve("multi-label").toString())
+            .fit(sets);
+    assertThat(EmbeddingsFile.beside(m.modelDir(), Checkpoint.FILE, 0))
+        .as("the papers' learned embedding table")
+        .exists();
+    Dataset<Row> scored = m.transform(sets);
+    assertThat(scored.schema().apply("prediction").dataType())
+        .isEqualTo(DataTypes.createArrayType(DataTypes.DoubleType));
+    List<Row> rows = scored.orderBy("id").collectAsList();
+    assertThat(rows).hasSize((int) PAPERS);
+    int exact = 0;
+    for (Row r : rows) {
+      Vector p = r.getAs("probability");
+      List<Double> expected = new ArrayList<>();
+      for (int k = 0; k < p.size(); k++) {
+        if ((float) p.apply(k) > 0.5f) {
+          expected.add((double) k);
+        }
+      }
+      List<Double> predicted = r.getList(r.fieldIndex("prediction"));
+      assertThat(predicted).as("paper " + r.getAs("id")).isEqualTo(expected);
+      List<Integer> truth = r.getList(r.fieldIndex("labels"));
+      exact +=
+          new TreeSet<>(truth).stream().map(Integer::doubleValue).toList().equals(predicted)
+              ? 1
+              : 0;
+    }
+    assertThat(rows)
+        .as("papers given a class")
+        .anySatisfy(r -> assertThat(r.getList(r.fieldIndex("prediction"))).isNotEmpty());
+    double subsetAccuracy =
+        new MultilabelClassificationEvaluator()
+            .setLabelCol("truth")
+            .setMetricName("subsetAccuracy")
+            .evaluate(
+                scored.withColumn(
+                    "truth", functions.array_sort(col("labels")).cast("array<double>")));
+    assertThat(subsetAccuracy).isEqualTo((double) exact / PAPERS);
   }
 
   /** Each row's id, prediction and probability bits, in id order. */

@@ -9,6 +9,7 @@ import io.fanout.conf.OptionDef;
 import io.fanout.conf.options.PrepareOptions;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.conf.options.TrainCommandOptions;
+import io.fanout.nn.typed.HgnSettings;
 import io.fanout.train.Defaults;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -24,8 +25,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The Params of {@link TypedGnnClassifier} and {@link TypedGnnClassificationModel}: the shared ones
  * are the one-type stages' (same names and defaults), the typed ones take their defaults from their
- * options ({@code modelType} from {@link Defaults#TYPED_MODEL}), and bad values are refused when
- * set, in the Params' own names.
+ * options ({@code modelType} from {@link Defaults#TYPED_MODEL}, hgn's attention settings from
+ * {@link HgnSettings#DEFAULT}, as {@code train} takes them for {@code --model hgn}), and bad values
+ * are refused when set, in the Params' own names.
  */
 class TypedGnnParamsTest {
   /** The typed Params an option backs, beside the shared ones of {@link GnnParamsTest}. */
@@ -34,7 +36,22 @@ class TypedGnnParamsTest {
           "targetType", SampleOptions.SEED_TYPE,
           "fanouts", SampleOptions.FANOUTS,
           "addReverse", PrepareOptions.ADD_REVERSE,
-          "learnedEmbeddings", TrainCommandOptions.LEARNED_EMBEDDINGS);
+          "learnedEmbeddings", TrainCommandOptions.LEARNED_EMBEDDINGS,
+          "labelsCol", PrepareOptions.LABELS_COLUMN,
+          "bases", TrainCommandOptions.BASES,
+          "attnResidual", TrainCommandOptions.ATTN_RESIDUAL,
+          "inputWidth", TrainCommandOptions.INPUT_WIDTH);
+
+  /**
+   * The typed Params whose default is {@code train}'s for a typed model, not their option's: the
+   * architecture, and hgn's attention settings (the options' defaults are gat's).
+   */
+  static final Map<String, Object> TRAIN_DEFAULTS =
+      Map.of(
+          "modelType", Defaults.TYPED_MODEL.id(),
+          "heads", HgnSettings.DEFAULT.heads(),
+          "attnSlope", HgnSettings.DEFAULT.slope(),
+          "attnDropout", HgnSettings.DEFAULT.attnDropout());
 
   /** The one-type Params a typed graph has no use for. */
   static final Set<String> ONE_TYPE_ONLY =
@@ -53,8 +70,11 @@ class TypedGnnParamsTest {
       for (Param<?> p : owner.params()) {
         names.add(p.name());
         Object value = owner.getDefault(p).get();
-        if (p.name().equals("modelType")) {
-          assertThat(value).isEqualTo(Defaults.TYPED_MODEL.id());
+        Object own = TRAIN_DEFAULTS.get(p.name());
+        if (own != null) {
+          assertThat(value instanceof Double d ? (Object) d.floatValue() : value)
+              .as(owner.getClass().getSimpleName() + " default of " + p.name())
+              .isEqualTo(own);
         } else if (!GnnParamsTest.ML_ONLY.contains(p.name())) {
           assertThat(String.valueOf(value))
               .as(owner.getClass().getSimpleName() + " default of " + p.name())
@@ -95,6 +115,15 @@ class TypedGnnParamsTest {
     assertThatThrownBy(() -> g.setLearnedEmbeddings("some"))
         .hasMessageStartingWith("TypedGnnClassifier param learnedEmbeddings has value 'some'; ")
         .hasMessageContaining("auto");
+    refused(
+        () -> g.setBases(-1), "TypedGnnClassifier param bases has value -1; expected 0 or more");
+    refused(
+        () -> g.setAttnResidual(1.0),
+        "TypedGnnClassifier param attnResidual has value 1.0; expected 0 <= value < 1");
+    refused(() -> g.setHeads(0), "TypedGnnClassifier param heads has value 0; expected 1 or more");
+    refused(
+        () -> g.setInputWidth(-1),
+        "TypedGnnClassifier param inputWidth has value -1; expected 0 or more");
     refused(
         () -> new ParamMap().put(g.dropout(), 1.5),
         "TypedGnnClassifier param dropout has value 1.5; expected 0 <= value < 1");
