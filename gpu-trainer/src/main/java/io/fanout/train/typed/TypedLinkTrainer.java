@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Synchronous mini-batch training of a {@link TypedModel} for link prediction on one relation
@@ -33,6 +34,11 @@ import java.util.Map;
  * TypedTrainer}.
  */
 public final class TypedLinkTrainer implements AutoCloseable {
+  /**
+   * The validation score {@code best.bin} and {@link EarlyStop} go by, as progress lines say it.
+   */
+  private static final String SCORE = "val AUC";
+
   private final TypedModel model;
   private final TypedGraph graph;
   private final TypedLinkTask task;
@@ -43,6 +49,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
   private final TypedStepUpdate update;
   private final TypedEpochs epochs;
   private final TypedReuseRun reuse;
+  private EarlyStop earlyStop = EarlyStop.OFF;
 
   /**
    * @param valFanouts the fanouts validation embeds the val edges' endpoints with
@@ -114,15 +121,13 @@ public final class TypedLinkTrainer implements AutoCloseable {
     return model;
   }
 
-  private EarlyStop earlyStop = EarlyStop.OFF;
-
   /**
    * Ends {@link #fit} once {@code stop.patience()} epochs in a row bring no better validation AUC
    * ({@link EarlyStop}; off by default); {@link #fit} then needs validation. Every replica
    * validates with the same parameters, so all stop after the same epoch.
    */
   public TypedLinkTrainer stopEarly(EarlyStop stop) {
-    this.earlyStop = java.util.Objects.requireNonNull(stop, "stop");
+    this.earlyStop = Objects.requireNonNull(stop, "stop");
     return this;
   }
 
@@ -298,11 +303,6 @@ public final class TypedLinkTrainer implements AutoCloseable {
     }
     return new FitResult(end - start, loss, lastVal, best, bestEpoch);
   }
-
-  /**
-   * The validation score {@code best.bin} and {@link EarlyStop} go by, as progress lines say it.
-   */
-  private static final String SCORE = "val AUC";
 
   @Override
   public void close() {

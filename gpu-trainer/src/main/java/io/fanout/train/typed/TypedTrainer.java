@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Synchronous mini-batch training of a {@link TypedModel} for node classification on its target
@@ -36,6 +37,11 @@ import java.util.Map;
  * bit-identical; the same worker count gives the same bits.
  */
 public final class TypedTrainer implements AutoCloseable {
+  /**
+   * The validation score {@code best.bin} and {@link EarlyStop} go by, as progress lines say it.
+   */
+  private static final String SCORE = "val Micro-F1";
+
   private final TypedModel model;
   private final TypedGraph graph;
   private final TypedSampler sampler;
@@ -52,6 +58,7 @@ public final class TypedTrainer implements AutoCloseable {
   private FloatTensor dLogits;
   private IntTensor labels;
   private FloatTensor targets;
+  private EarlyStop earlyStop = EarlyStop.OFF;
 
   /**
    * A trainer that samples its training batches with {@code sampler} from the target type's train
@@ -240,15 +247,13 @@ public final class TypedTrainer implements AutoCloseable {
     return this;
   }
 
-  private EarlyStop earlyStop = EarlyStop.OFF;
-
   /**
    * Ends {@link #fit} once {@code stop.patience()} epochs in a row bring no better validation
    * Micro-F1 ({@link EarlyStop}; off by default); {@link #fit} then needs validation. Every replica
    * validates with the same parameters, so all stop after the same epoch.
    */
   public TypedTrainer stopEarly(EarlyStop stop) {
-    this.earlyStop = java.util.Objects.requireNonNull(stop, "stop");
+    this.earlyStop = Objects.requireNonNull(stop, "stop");
     return this;
   }
 
@@ -347,11 +352,6 @@ public final class TypedTrainer implements AutoCloseable {
     }
     return new FitResult(end - start, loss, lastVal, best, bestEpoch);
   }
-
-  /**
-   * The validation score {@code best.bin} and {@link EarlyStop} go by, as progress lines say it.
-   */
-  private static final String SCORE = "val Micro-F1";
 
   /** Adds {@code b}'s bottom hop and what pruning it ({@code r}, null: nothing) avoided. */
   private void countPruned(TypedMiniBatch b, ReusedBottom r) {
