@@ -209,6 +209,7 @@ final class FitRun {
   static Map<String, String> typedTrainOptions(TypedGnnParams p) {
     Map<String, String> o = stageTrainOptions(p);
     o.put(TrainCommandOptions.LEARNED_EMBEDDINGS.name(), p.getLearnedEmbeddings());
+    o.put(TrainCommandOptions.EARLY_STOP.name(), Integer.toString(p.getEarlyStop()));
     ModelKind model = ModelKind.parse(p.getModelType());
     if (model == ModelKind.RGCN) {
       o.put(TrainCommandOptions.BASES.name(), Integer.toString(p.getBases()));

@@ -98,6 +98,7 @@ public final class GnnParamSet implements Serializable {
   final DoubleParam attnDropout;
   final DoubleParam attnResidual;
   final IntParam inputWidth;
+  final IntParam earlyStop;
   final IntParam bases;
   final Param<String> labelsCol;
 
@@ -351,6 +352,15 @@ public final class GnnParamSet implements Serializable {
                 "hgn: width of the per-type input projections and learned embedding rows, the"
                     + " first layer's input (0: hidden, one head's width)",
                 new ParamCheck<>(who, "inputWidth", ParamCheck.atLeast(0)));
+    earlyStop =
+        !typed
+            ? null
+            : new IntParam(
+                owner,
+                "earlyStop",
+                "end training once this many epochs in a row bring no better validation Micro-F1"
+                    + " (the target type's val vertices); 0: off",
+                new ParamCheck<>(who, "earlyStop", ParamCheck.atLeast(0)));
     bases =
         !typed
             ? null
@@ -404,6 +414,7 @@ public final class GnnParamSet implements Serializable {
       owner.setDefault(attnDropout, widened(HgnSettings.DEFAULT.attnDropout()));
       owner.setDefault(attnResidual, parsed(TrainCommandOptions.ATTN_RESIDUAL));
       owner.setDefault(inputWidth, parsed(TrainCommandOptions.INPUT_WIDTH));
+      owner.setDefault(earlyStop, parsed(TrainCommandOptions.EARLY_STOP));
       owner.setDefault(bases, parsed(TrainCommandOptions.BASES));
       owner.setDefault(labelsCol, PrepareOptions.LABELS_COLUMN.defaultValue());
     }

@@ -198,6 +198,15 @@ public final class TypedGnnClassifier extends Estimator<TypedGnnClassificationMo
     return this;
   }
 
+  /**
+   * Ends training once {@code v} epochs in a row bring no better Micro-F1 on the target type's val
+   * vertices (0: off; {@code train --early-stop}).
+   */
+  public TypedGnnClassifier setEarlyStop(int v) {
+    set(earlyStop(), v);
+    return this;
+  }
+
   /** hgn's width of the per-type input projections and learned rows (0: the hidden width). */
   public TypedGnnClassifier setInputWidth(int v) {
     set(inputWidth(), v);

@@ -10,7 +10,7 @@ import org.apache.spark.ml.param.Param;
  * those of every stage ({@link GnnStageParams}) and of node classification ({@link GnnNodeParams}),
  * and the typed graph's own: the target type and its multi-label {@code labelsCol}, the fanouts per
  * relation, {@code addReverse}, the learned embeddings of types without features, rgcn's {@code
- * bases} and hgn's {@code attnResidual} and {@code inputWidth}.
+ * bases}, hgn's {@code attnResidual} and {@code inputWidth}, and {@code earlyStop}.
  */
 public interface TypedGnnParams extends GnnNodeParams {
   /** The vertex type of fit's and transform's DataFrame, whose vertices are classified. */
@@ -52,6 +52,18 @@ public interface TypedGnnParams extends GnnNodeParams {
   /** hgn's edge residual beta in [0, 1); 0: off. */
   default DoubleParam attnResidual() {
     return gnnParams().attnResidual;
+  }
+
+  /**
+   * Epochs in a row without a better validation Micro-F1 after which training ends ({@code train
+   * --early-stop}); 0: off.
+   */
+  default IntParam earlyStop() {
+    return gnnParams().earlyStop;
+  }
+
+  default int getEarlyStop() {
+    return (Integer) getOrDefault(earlyStop());
   }
 
   /** hgn's width of the per-type input projections; 0: the hidden width. */

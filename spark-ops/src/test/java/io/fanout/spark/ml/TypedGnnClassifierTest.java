@@ -89,7 +89,8 @@ class TypedGnnClassifierTest {
         .setAttnDropout(0.3)
         .setAttnResidual(0.25)
         .setInputWidth(12)
-        .setLearnedEmbeddings("non-target");
+        .setLearnedEmbeddings("non-target")
+        .setEarlyStop(1);
   }
 
   @AfterAll
@@ -162,6 +163,7 @@ class TypedGnnClassifierTest {
         .option("attn-residual", "0.25")
         .option("input-width", "12")
         .option("learned-embeddings", "non-target")
+        .option("early-stop", "1")
         .progress(null)
         .execute();
     assertThat(hgnCheckpoint)

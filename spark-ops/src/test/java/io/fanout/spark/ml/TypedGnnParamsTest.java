@@ -40,7 +40,8 @@ class TypedGnnParamsTest {
           "labelsCol", PrepareOptions.LABELS_COLUMN,
           "bases", TrainCommandOptions.BASES,
           "attnResidual", TrainCommandOptions.ATTN_RESIDUAL,
-          "inputWidth", TrainCommandOptions.INPUT_WIDTH);
+          "inputWidth", TrainCommandOptions.INPUT_WIDTH,
+          "earlyStop", TrainCommandOptions.EARLY_STOP);
 
   /**
    * The typed Params whose default is {@code train}'s for a typed model, not their option's: the
@@ -121,6 +122,9 @@ class TypedGnnParamsTest {
         () -> g.setAttnResidual(1.0),
         "TypedGnnClassifier param attnResidual has value 1.0; expected 0 <= value < 1");
     refused(() -> g.setHeads(0), "TypedGnnClassifier param heads has value 0; expected 1 or more");
+    refused(
+        () -> g.setEarlyStop(-1),
+        "TypedGnnClassifier param earlyStop has value -1; expected 0 or more");
     refused(
         () -> g.setInputWidth(-1),
         "TypedGnnClassifier param inputWidth has value -1; expected 0 or more");
