@@ -48,6 +48,14 @@ public record EarlyStop(int patience) {
   }
 
   /**
+   * Whether a run of {@code total} epochs ends early after {@code epochs} of them ({@link
+   * #stopsAfter}): its last epoch ends it anyway, so only an earlier end is an early stop.
+   */
+  public boolean endsEarlyAfter(int epochs, int bestEpochs, int total) {
+    return epochs < total && stopsAfter(epochs, bestEpochs);
+  }
+
+  /**
    * The refusal of a run without validation: {@code --early-stop} needs a validation score after
    * every epoch; {@code how} says how this run would get one.
    */
@@ -92,6 +100,6 @@ public record EarlyStop(int patience) {
       return true;
     }
     boolean recorded = meta.containsKey(BEST_EPOCHS_KEY) || meta.containsKey(TYPED_BEST_EPOCHS_KEY);
-    return epochs < want && recorded && stopsAfter(epochs, bestEpochs(meta));
+    return recorded && endsEarlyAfter(epochs, bestEpochs(meta), want);
   }
 }

@@ -525,7 +525,7 @@ public final class Trainer implements AutoCloseable {
       ModelDirFiles.keepMetricsBefore(modelDir, start);
     }
     // a run that stopped early trains no further (every replica reads the same checkpoint)
-    boolean stopped = start < opts.epochs() && earlyStop.stopsAfter(start, bestEpochs);
+    boolean stopped = earlyStop.endsEarlyAfter(start, bestEpochs, opts.epochs());
     int end = stopped ? start : opts.epochs();
     if (start < end) {
       prepareReuse(train);
@@ -586,8 +586,7 @@ public final class Trainer implements AutoCloseable {
         bestVal = va.value();
         bestEpochs = e + 1;
       }
-      // the last epoch ends training anyway: only an earlier end is an early stop
-      stop = e + 1 < opts.epochs() && earlyStop.stopsAfter(e + 1, bestEpochs);
+      stop = earlyStop.endsEarlyAfter(e + 1, bestEpochs, opts.epochs());
       ModelDirFiles.appendMetrics(modelDir, s, va, stop ? bestEpochs - 1 : -1);
       if (improved) {
         ModelDirFiles.writeBest(modelDir, meta, e + 1, model, adam);

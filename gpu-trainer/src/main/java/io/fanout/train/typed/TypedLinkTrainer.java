@@ -279,7 +279,7 @@ public final class TypedLinkTrainer implements AutoCloseable {
                         lastVal.ap(),
                         lastVal.mrr())));
       }
-      boolean stop = e + 1 < opts.epochs() && earlyStop.stopsAfter(e + 1, bestEpoch);
+      boolean stop = earlyStop.endsEarlyAfter(e + 1, bestEpoch, opts.epochs());
       if (modelDir != null && update.reducer().rank() == 0) {
         TypedModelDir.endEpoch(
             modelDir,

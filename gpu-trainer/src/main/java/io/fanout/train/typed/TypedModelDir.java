@@ -109,7 +109,7 @@ final class TypedModelDir {
    */
   static int end(Progress resumed, int epochs, EarlyStop stop, PrintStream log, String score) {
     int start = resumed.startEpoch();
-    if (start < epochs && stop.stopsAfter(start, resumed.bestEpoch())) {
+    if (stop.endsEarlyAfter(start, resumed.bestEpoch(), epochs)) {
       if (log != null) {
         log.println(EarlyStop.line(start, resumed.bestEpoch(), stop.patience(), score));
       }

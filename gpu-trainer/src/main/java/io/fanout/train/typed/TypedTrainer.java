@@ -328,7 +328,7 @@ public final class TypedTrainer implements AutoCloseable {
                 loss,
                 lastVal == null ? "" : " val " + lastVal));
       }
-      boolean stop = e + 1 < opts.epochs() && earlyStop.stopsAfter(e + 1, bestEpoch);
+      boolean stop = earlyStop.endsEarlyAfter(e + 1, bestEpoch, opts.epochs());
       if (modelDir != null && update.reducer().rank() == 0) {
         TypedModelDir.endEpoch(
             modelDir,
