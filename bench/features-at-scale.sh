@@ -11,7 +11,7 @@
 # Needs a writable cgroup v1 memory controller (FANOUT_CGROUP_ROOT, default
 # /sys/fs/cgroup/memory; root on this machine); refuses with exit 2 and says what is missing
 # otherwise. Give the JVM a heap below LIMIT with FANOUT_JAVA_OPTS (e.g. -Xmx640m for 1G).
-# See docs/features.md.
+# See docs/feature-cache.md.
 set -euo pipefail
 
 die() {

@@ -3,7 +3,7 @@ package io.fanout.features;
 import io.fanout.store.InvalidInputException;
 import java.util.Locale;
 
-/** Which rows a {@link RowCache} keeps; see {@code docs/features.md}. */
+/** Which rows a {@link RowCache} keeps; see {@code docs/feature-cache.md}. */
 public enum CachePolicy {
   /**
    * Belady's MIN over a planned window of upcoming batches: evicts (or does not admit) the row

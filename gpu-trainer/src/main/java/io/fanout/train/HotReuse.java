@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Reuse of hot vertices' bottom-layer embeddings (NeutronOrch, see {@code docs/training.md}).
+ * Reuse of hot vertices' bottom-layer embeddings (NeutronOrch, see {@code docs/hot-reuse.md}).
  *
  * <p>The {@code fraction} of the graph's vertices that are hottest (by how often the epoch's shards
  * sample them as bottom-layer destinations, or by in-degree) get their layer-0 outputs (or, with

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * Ranking metrics of link prediction over a split's positive and negative pair scores. Definitions
- * (ties included, {@code docs/training.md}):
+ * (ties included, {@code docs/inference.md}):
  *
  * <ul>
  *   <li>{@code auc}: the probability that a positive scores above a negative, ties counting 1/2

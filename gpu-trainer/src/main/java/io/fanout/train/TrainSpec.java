@@ -268,7 +268,7 @@ public record TrainSpec(
    *     {@link FeatureAccessMode#AUTO} (resolved per run by {@link FeatureAccessChoice})
    * @param cache null: features come from the memory-mapped store; else the policy of a {@link
    *     RowCache} of {@code cacheBytes} that is then the only feature source (see {@code
-   *     docs/features.md})
+   *     docs/feature-cache.md})
    * @param cacheIo with {@code cache}: how the rows are read from disk ({@link
    *     FeatureCacheIo#DIRECT}: {@code O_DIRECT}, bypassing the kernel's page cache; see {@link
    *     FeatureFiles})

@@ -53,7 +53,7 @@ public final class InferAction extends FanoutAction<InferAction, InferResult> {
    * Directory of the node embeddings ({@code embeddings}): id, dense_id, embedding (the last hidden
    * layer's output, after its activation; the output layer's input). Needs a model of 2 or more
    * layers. A link model's are the embeddings its pairs are scored on (see {@code
-   * docs/training.md}).
+   * docs/inference.md}).
    */
   public InferAction embeddings(String path) {
     return option(InferOptions.EMBEDDINGS.name(), path);

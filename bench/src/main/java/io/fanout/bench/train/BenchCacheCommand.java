@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * {@code bin/fanout bench-cache}: how fast the feature cache serves batches on its own (planning,
  * bookkeeping and reads, no training), per policy, against copying the same rows from memory (see
- * {@code docs/features.md}).
+ * {@code docs/feature-cache.md}).
  */
 public final class BenchCacheCommand implements Command {
   @Override

@@ -18,7 +18,7 @@ import java.util.Map;
 /**
  * {@code bin/fanout bench-features}: rows and bytes read from disk, epoch time and data wait of
  * {@code train --feature-cache} for belady, lru and none at cache sizes of 1%, 5% and 20% of the
- * feature bytes, on one generated store and shard set (see {@code docs/features.md}).
+ * feature bytes, on one generated store and shard set (see {@code docs/feature-cache.md}).
  */
 public final class BenchFeaturesCommand implements Command {
   @Override

@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * {@code bin/fanout bench-out-of-core}: the feature cache's useful read rate with {@code O_DIRECT},
  * per row layout and read merging, against the disk's own random and sequential rates measured in
- * the same run (see {@code docs/features.md}).
+ * the same run (see {@code docs/feature-cache.md}).
  */
 public final class BenchOutOfCoreCommand implements Command {
   @Override
