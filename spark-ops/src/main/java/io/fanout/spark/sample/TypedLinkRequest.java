@@ -170,6 +170,18 @@ record TypedLinkRequest(
   }
 
   /**
+   * How many {@link #trainEdges} there are, counted without building them: what the driver plans
+   * by.
+   */
+  long trainEdgeCount(TypedGraph g) {
+    TypedSchema.Relation rel = g.schema().relation(relation);
+    if (negatives != null && negatives.undirected()) {
+      return TrainEdges.count(g.inNeighbors(relation), true);
+    }
+    return TrainEdges.countOfRelation(g.inNeighbors(relation), rel.srcType() == rel.dstType());
+  }
+
+  /**
    * The sampler of the request's batches over {@code g} ({@code weighted}: {@code sample
    * --weighted}).
    */

@@ -103,7 +103,7 @@ final class TypedSampleJob {
         link = TypedLinkRequest.of(conf, g, graph, split);
         seedType = link.seedType(schema);
         if (link.heldOut() == null) {
-          seeds = link.trainEdges(g).size();
+          seeds = link.trainEdgeCount(g);
         } else {
           HeldOutCount pairs = link.heldOutCount(g, graph);
           seeds = pairs.pairs();
