@@ -36,9 +36,22 @@ import java.util.zip.CRC32C;
  * 64           metadata, then float32[n] parameters, float32[n] Adam m, float32[n] Adam v
  * </pre>
  *
- * The metadata holds the model configuration ({@code model.*}), the run's identity ({@code
- * identity.*}: graph fingerprint, optimizer options, seed) and nothing else; the random state is
- * (seed, epoch, batch) because every random choice is counter-based.
+ * The metadata is a flat map of strings, written by the trainers:
+ *
+ * <ul>
+ *   <li>{@code model.*}: the model configuration (a typed model's also under {@code typed.*}, with
+ *       {@code model.typed = true});
+ *   <li>{@code identity.*}: the run's identity, which a resumed run must match: graph fingerprint,
+ *       training options but the epochs ({@code identity.train.*}), seed, task and what else the
+ *       run was asked for (e.g. a link model's logit scale);
+ *   <li>the best validation score so far and the epochs after which it came, which {@code best.bin}
+ *       and {@code --early-stop} go by: one-type {@code state.best_val_accuracy} and {@code
+ *       state.best_epochs} (absent before any score), typed {@code best.val_micro_f1} or {@code
+ *       best.val_auc} and {@code best.epoch}.
+ * </ul>
+ *
+ * Nothing else of the run's state is needed to continue it: the random state is (seed, epoch,
+ * batch) because every random choice is counter-based.
  */
 public final class Checkpoint {
   public static final String FILE = "checkpoint.bin";

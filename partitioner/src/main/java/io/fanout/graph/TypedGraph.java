@@ -78,6 +78,16 @@ public interface TypedGraph extends AutoCloseable {
   }
 
   /**
+   * How many pairs {@link #heldOutEdges}{@code (split)} holds and how many are positives, or null
+   * when the graph keeps none. Default: counted from {@link #heldOutEdges}; a store answers from
+   * its manifest without reading the pairs ({@link HeldOutEdges#count(TypedGraphStore, String)}).
+   */
+  default HeldOutCount heldOutCount(String split) {
+    HeldOutEdges h = heldOutEdges(split);
+    return h == null ? null : HeldOutCount.of(h);
+  }
+
+  /**
    * Whether relation {@code relation} holds each of its edges both ways round, self-loops once
    * ({@code prepare --undirected} on a relation within one type); false for any other.
    */

@@ -317,6 +317,11 @@ public final class TypedGraphStore implements TypedGraph {
     return linkRelations().isEmpty() ? null : HeldOutEdges.read(this, split);
   }
 
+  @Override
+  public HeldOutCount heldOutCount(String split) {
+    return linkRelations().isEmpty() ? null : HeldOutEdges.count(this, split);
+  }
+
   public StoreManifest manifest() {
     return manifest;
   }

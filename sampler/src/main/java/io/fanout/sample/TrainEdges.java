@@ -78,6 +78,37 @@ public final class TrainEdges {
     return new TrainEdges(Arrays.copyOf(src, i), Arrays.copyOf(dst, i));
   }
 
+  /**
+   * {@code of(graph, undirected).size()} without building the edges: one pass over the CSR, no
+   * memory that grows with it (what a driver plans by).
+   */
+  public static long count(CsrGraph graph, boolean undirected) {
+    return count(graph, undirected, true);
+  }
+
+  /** {@code ofRelation(graph, sameType).size()}, counted as {@link #count(CsrGraph, boolean)}. */
+  public static long countOfRelation(CsrGraph graph, boolean sameType) {
+    return count(graph, false, sameType);
+  }
+
+  /** The edges {@link #of(CsrGraph, int, int, boolean, boolean)} keeps, over the whole graph. */
+  private static long count(CsrGraph graph, boolean undirected, boolean sameType) {
+    long n = 0;
+    for (int v = 0; v < graph.numVertices(); v++) {
+      boolean kept = false; // whether the row kept an edge yet, the last one from `last`
+      int last = 0;
+      for (long p = graph.rowStart(v); p < graph.rowEnd(v); p++) {
+        int u = graph.neighbor(p);
+        if ((!sameType || keep(u, v, undirected)) && (!kept || u != last)) {
+          n++;
+          kept = true;
+          last = u;
+        }
+      }
+    }
+    return n;
+  }
+
   private static boolean keep(int u, int v, boolean undirected) {
     return undirected ? u < v : u != v;
   }

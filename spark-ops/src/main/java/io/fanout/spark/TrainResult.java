@@ -39,6 +39,7 @@ public final class TrainResult {
   private final int workers;
   private final int stageAttempt;
   private boolean skipped;
+  private final int bestEpoch; // metrics.jsonl's best_epoch of a run that stopped early, else -1
 
   /**
    * @param finalLoss the last epoch's mean training loss; NaN when no epoch ran
@@ -65,6 +66,7 @@ public final class TrainResult {
     this.waitSeconds = waitSeconds;
     this.workers = workers;
     this.stageAttempt = stageAttempt;
+    this.bestEpoch = stoppedAt(lastMetrics(modelDir));
   }
 
   /**
@@ -91,19 +93,38 @@ public final class TrainResult {
 
   /** The last epoch's loss in the model dir's {@code metrics.jsonl}; NaN when none. */
   private static double lastLoss(Path modelDir) {
+    JsonNode loss = lastMetrics(modelDir).get("loss");
+    return loss == null || !loss.isNumber() ? Double.NaN : loss.asDouble();
+  }
+
+  /**
+   * The {@code best_epoch} of a {@code metrics.jsonl} line that says {@code "stopped_early":true},
+   * else -1.
+   */
+  private static int stoppedAt(JsonNode line) {
+    JsonNode stopped = line.get("stopped_early");
+    JsonNode best = line.get("best_epoch");
+    return stopped != null && stopped.asBoolean() && best != null && best.isIntegralNumber()
+        ? best.asInt()
+        : -1;
+  }
+
+  /** The last line of the model dir's {@code metrics.jsonl}; an empty object when none. */
+  private static JsonNode lastMetrics(Path modelDir) {
+    ObjectMapper json = new ObjectMapper();
     Path file = modelDir.resolve(ModelDirFiles.METRICS);
     try {
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
       for (int i = lines.size() - 1; i >= 0; i--) {
         if (!lines.get(i).isBlank()) {
-          JsonNode loss = new ObjectMapper().readTree(lines.get(i)).get("loss");
-          return loss == null || !loss.isNumber() ? Double.NaN : loss.asDouble();
+          JsonNode n = json.readTree(lines.get(i));
+          return n != null && n.isObject() ? n : json.createObjectNode();
         }
       }
     } catch (IOException e) {
-      return Double.NaN;
+      return json.createObjectNode();
     }
-    return Double.NaN;
+    return json.createObjectNode();
   }
 
   /**
@@ -164,6 +185,23 @@ public final class TrainResult {
     return trainSeconds > 0 ? waitSeconds / trainSeconds : 0;
   }
 
+  /**
+   * Whether the run ended before {@code --epochs} because {@code --early-stop} epochs brought no
+   * better validation score: its last {@code metrics.jsonl} line says {@code "stopped_early":true}
+   * (true also for a call that trained nothing more of a run that had stopped so).
+   */
+  public boolean stoppedEarly() {
+    return bestEpoch >= 0;
+  }
+
+  /**
+   * The epoch of the best validation score of a run that {@link #stoppedEarly()}, numbered as the
+   * {@code epoch} of {@code metrics.jsonl} numbers it (its {@code best_epoch}); -1 otherwise.
+   */
+  public int bestEpoch() {
+    return bestEpoch;
+  }
+
   /** Trainer replicas (1 unless data-parallel). */
   public int workers() {
     return workers;
@@ -176,7 +214,8 @@ public final class TrainResult {
 
   /**
    * The result as the one JSON line {@code bin/fanout train} prints; data-parallel runs add {@code
-   * workers} and {@code stage_attempt}.
+   * workers} and {@code stage_attempt}, a run that {@link #stoppedEarly()} {@code
+   * "stopped_early":true} and its {@code best_epoch}, as its last {@code metrics.jsonl} line.
    */
   public String toJson() {
     StringBuilder sb = new StringBuilder();
@@ -196,6 +235,9 @@ public final class TrainResult {
       sb.append(
           String.format(
               Locale.ROOT, ",\"workers\":%d,\"stage_attempt\":%d", workers, stageAttempt));
+    }
+    if (stoppedEarly()) {
+      sb.append(",\"stopped_early\":true,\"best_epoch\":").append(bestEpoch);
     }
     if (skipped) {
       sb.append(",\"skipped\":true");

@@ -249,6 +249,9 @@ class NotebookSessionTest {
     assertThat(r.workers()).isEqualTo(1);
     assertThat(r.finalLoss()).isPositive();
     assertThat(r.toJson()).startsWith("{\"model_dir\":\"" + model + "\",\"model\":\"sage\"");
+    assertThat(r.stoppedEarly()).isFalse();
+    assertThat(r.bestEpoch()).isEqualTo(-1);
+    assertThat(r.toJson()).doesNotContain("stopped_early").doesNotContain("best_epoch");
 
     Dataset<Row> metrics = r.metrics();
     assertThat(metrics.columns())
@@ -280,6 +283,30 @@ class NotebookSessionTest {
         null);
     assertThat(Files.readAllBytes(Checkpoint.file(direct)))
         .isEqualTo(Files.readAllBytes(Checkpoint.file(model)));
+  }
+
+  @Test
+  @Order(31)
+  void aRunThatStopsEarlySaysSoInItsResultAsInItsMetrics() throws IOException {
+    Path dir = work.resolve("cora.model-early");
+    TrainResult r = trainAction(dir, 30).earlyStop(1).execute();
+    List<String> lines = Files.readAllLines(dir.resolve("metrics.jsonl"));
+    Dataset<Row> metrics = r.metrics();
+    Row last = metrics.collectAsList().get(lines.size() - 1);
+    assertThat(r.epochsRun()).as("stops before its 30th epoch").isEqualTo(lines.size());
+    assertThat(r.epochsRun()).isLessThan(30);
+    assertThat(last.getBoolean(last.fieldIndex("stopped_early"))).isTrue();
+    assertThat(r.stoppedEarly()).isTrue();
+    assertThat(r.bestEpoch())
+        .isEqualTo(last.getLong(last.fieldIndex("best_epoch")))
+        .isLessThan(r.epochsRun() - 1);
+    assertThat(r.toJson())
+        .contains("\"epochs_run\":" + r.epochsRun() + ",")
+        .contains(",\"stopped_early\":true,\"best_epoch\":" + r.bestEpoch());
+    TrainResult again = trainAction(dir, 30).earlyStop(1).execute();
+    assertThat(again.skipped()).isTrue();
+    assertThat(again.stoppedEarly()).isTrue();
+    assertThat(again.bestEpoch()).isEqualTo(r.bestEpoch());
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.fanout.sample.TypedMiniBatch;
 import io.fanout.shard.ShardManifest;
 import io.fanout.shard.TypedBatchCodec;
 import io.fanout.shard.TypedShardFileReader;
+import io.fanout.shard.TypedShardSet;
 import io.fanout.spark.Fanout;
 import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
@@ -163,6 +164,26 @@ class TypedPartitionedSampleTest {
     return action.execute();
   }
 
+  private static void assertSameBatches(
+      java.util.Iterator<TypedMiniBatch> got, java.util.Iterator<TypedMiniBatch> want) {
+    int n = 0;
+    while (want.hasNext()) {
+      assertThat(got.hasNext()).isTrue();
+      TypedMiniBatch a = got.next();
+      TypedMiniBatch b = want.next();
+      assertThat(a.layerSizes()).isDeepEqualTo(b.layerSizes());
+      for (int t = 0; t < b.numTypes(); t++) {
+        assertThat(a.nodes(t)).as("batch %s type %s", n, t).isEqualTo(b.nodes(t));
+      }
+      assertThat(a.pairs().src()).isEqualTo(b.pairs().src());
+      assertThat(a.pairs().dst()).isEqualTo(b.pairs().dst());
+      assertThat(a.pairs().label()).isEqualTo(b.pairs().label());
+      n++;
+    }
+    assertThat(got.hasNext()).isFalse();
+    assertThat(n).isPositive();
+  }
+
   private static void assertIdentical(Map<String, byte[]> got, Map<String, byte[]> want) {
     assertThat(got.keySet()).isEqualTo(want.keySet()).isNotEmpty();
     for (String k : want.keySet()) {
@@ -243,12 +264,42 @@ class TypedPartitionedSampleTest {
       "batches-per-shard", "2",
       "seed", "7"
     };
-    assertIdentical(
-        sample(tmp.resolve("lv-part"), concat(val, "mode", "partitioned")),
-        sample(tmp.resolve("lv-rep"), concat(val, "threads", "3")));
+    Map<String, byte[]> valShards =
+        sample(tmp.resolve("lv-part"), concat(val, "mode", "partitioned"));
+    assertIdentical(valShards, sample(tmp.resolve("lv-rep"), concat(val, "threads", "3")));
     ShardManifest v = ShardManifest.readTyped(tmp.resolve("lv-part"));
     assertThat(v.split).isEqualTo("val");
     assertThat(v.batchesPerEpoch).isGreaterThan(2 * v.batchesPerShard);
+    StoreManifest.EdgeSplit counts = StoreManifest.read(store).edgeSplit;
+    assertThat(v.seedsPerEpoch).isEqualTo(counts.valPairs + counts.valNegatives);
+    assertThat(v.totals.seeds).isEqualTo(2 * counts.valPairs);
+
+    // a store manifest without the held-out counts: the driver counts the file's rows instead,
+    // and the batches are the same (the part files differ only in the store fingerprint they name)
+    Path older = tmp.resolve("older.store");
+    try (var files = Files.walk(store)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Files.copy(f, older.resolve(store.relativize(f).toString()));
+      }
+    }
+    Path manifest = older.resolve("manifest.json");
+    String json = Files.readString(manifest);
+    String without = json.replaceAll("\"(val|test)_(pairs|negatives)\"\\s*:\\s*\\d+\\s*,", "");
+    assertThat(without).isNotEqualTo(json).doesNotContain("val_pairs", "val_negatives");
+    Files.writeString(manifest, without);
+    assertThat(StoreManifest.read(older).edgeSplit.valPairs).isZero();
+    for (String mode : new String[] {"replicated", "partitioned"}) {
+      Path out = tmp.resolve("lv-older-" + mode);
+      run(older, out, concat(val, "mode", mode));
+      ShardManifest o = ShardManifest.readTyped(out);
+      assertThat(o.seedsPerEpoch).isEqualTo(v.seedsPerEpoch);
+      assertThat(o.totals.seeds).isEqualTo(v.totals.seeds);
+      for (int epoch = 0; epoch < 2; epoch++) {
+        assertSameBatches(
+            TypedShardSet.open(out).batches(epoch, true),
+            TypedShardSet.open(tmp.resolve("lv-part")).batches(epoch, true));
+      }
+    }
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.fanout.spark.sample;
 import io.fanout.conf.FanoutConf;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.conf.options.SampleOptions;
+import io.fanout.graph.HeldOutCount;
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
@@ -121,16 +122,33 @@ record TypedLinkRequest(
   HeldOutEdges heldOutPairs(TypedGraph g, Path graph) {
     HeldOutEdges h = g.heldOutEdges(heldOut);
     if (h == null) {
-      throw new InvalidInputException(
-          graph
-              + ": the typed graph keeps no held-out pairs of relation '"
-              + relationName
-              + "' for sample --task link --split "
-              + heldOut
-              + "; prepare it with --task link --link-relation "
-              + relationName);
+      throw noHeldOutPairs(graph);
     }
     return h;
+  }
+
+  /**
+   * How many held-out pairs of the request's split there are and how many are positives, without
+   * reading them ({@link TypedGraph#heldOutCount}): what the driver plans by. Refused as {@link
+   * #heldOutPairs}.
+   */
+  HeldOutCount heldOutCount(TypedGraph g, Path graph) {
+    HeldOutCount c = g.heldOutCount(heldOut);
+    if (c == null) {
+      throw noHeldOutPairs(graph);
+    }
+    return c;
+  }
+
+  private InvalidInputException noHeldOutPairs(Path graph) {
+    return new InvalidInputException(
+        graph
+            + ": the typed graph keeps no held-out pairs of relation '"
+            + relationName
+            + "' for sample --task link --split "
+            + heldOut
+            + "; prepare it with --task link --link-relation "
+            + relationName);
   }
 
   /** The sampler of the request's held-out batches over {@code g}. */
@@ -149,6 +167,18 @@ record TypedLinkRequest(
       return TrainEdges.of(g.inNeighbors(relation), true);
     }
     return TrainEdges.ofRelation(g.inNeighbors(relation), rel.srcType() == rel.dstType());
+  }
+
+  /**
+   * How many {@link #trainEdges} there are, counted without building them: what the driver plans
+   * by.
+   */
+  long trainEdgeCount(TypedGraph g) {
+    TypedSchema.Relation rel = g.schema().relation(relation);
+    if (negatives != null && negatives.undirected()) {
+      return TrainEdges.count(g.inNeighbors(relation), true);
+    }
+    return TrainEdges.countOfRelation(g.inNeighbors(relation), rel.srcType() == rel.dstType());
   }
 
   /**

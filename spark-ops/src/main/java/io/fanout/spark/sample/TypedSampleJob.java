@@ -8,7 +8,7 @@ import io.fanout.conf.Task;
 import io.fanout.conf.options.SampleMode;
 import io.fanout.conf.options.SampleOptions;
 import io.fanout.graph.FeatureTable;
-import io.fanout.graph.HeldOutEdges;
+import io.fanout.graph.HeldOutCount;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedSchema;
 import io.fanout.graph.VertexTable;
@@ -103,10 +103,10 @@ final class TypedSampleJob {
         link = TypedLinkRequest.of(conf, g, graph, split);
         seedType = link.seedType(schema);
         if (link.heldOut() == null) {
-          seeds = link.trainEdges(g).size();
+          seeds = link.trainEdgeCount(g);
         } else {
-          HeldOutEdges pairs = link.heldOutPairs(g, graph);
-          seeds = pairs.size();
+          HeldOutCount pairs = link.heldOutCount(g, graph);
+          seeds = pairs.pairs();
           heldOutPositives = pairs.positives();
         }
       } else {

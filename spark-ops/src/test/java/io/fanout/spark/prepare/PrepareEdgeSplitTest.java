@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphStore;
+import io.fanout.graph.HeldOutCount;
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.spark.Fanout;
 import io.fanout.store.InvalidInputException;
@@ -143,6 +144,10 @@ class PrepareEdgeSplitTest {
         for (int i = 0; i < h.size(); i++) {
           assertThat(h.src[i]).isNotEqualTo(h.dst[i]);
         }
+        // counted without reading the pairs: <split>_pairs are the positives
+        assertThat(HeldOutEdges.count(g, split))
+            .isEqualTo(HeldOutCount.of(h))
+            .isEqualTo(new HeldOutCount(pos.size() + neg.size(), pos.size()));
       }
     }
     assertThat(train).doesNotContainAnyElementsOf(val).doesNotContainAnyElementsOf(test);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.conf.FanoutConfigException;
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.HeldOutCount;
 import io.fanout.graph.HeldOutEdges;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
@@ -124,6 +125,12 @@ class TypedLinkSplitTest {
         }
         assertThat(h.positives()).isPositive();
         assertThat(h.size() - h.positives()).isPositive().isLessThanOrEqualTo(2 * h.positives());
+        // counted without reading the pairs, as sample's driver counts them
+        assertThat(HeldOutEdges.count(g, split))
+            .isEqualTo(g.heldOutCount(split))
+            .isEqualTo(new HeldOutCount(h.size(), h.positives()));
+        assertThat(split.equals("val") ? m.edgeSplit.valPairs : m.edgeSplit.testPairs)
+            .isEqualTo(h.positives());
       }
       Set<Long> union = new HashSet<>(kept);
       union.addAll(heldOut);

@@ -421,9 +421,17 @@ class TypedTrainJobTest {
     assertThat(last.get("stopped_early").asBoolean()).isTrue();
     assertThat(last.get("best_epoch").asInt()).isEqualTo(stop); // 1-based: the epoch before
     assertThat(r.epochsRun()).isEqualTo(stop + 1);
+    // the printed result says so as metrics.jsonl does
+    assertThat(r.stoppedEarly()).isTrue();
+    assertThat(r.bestEpoch()).isEqualTo(stop);
+    assertThat(r.toJson())
+        .contains("\"epochs_run\":" + (stop + 1) + ",")
+        .contains(",\"stopped_early\":true,\"best_epoch\":" + stop);
     assertThat(TypedCheckpoint.read(md, Checkpoint.BEST).checkpoint().epochs()).isEqualTo(stop);
     TrainResult again = train(s, shards, md).option("early-stop", "1").execute();
     assertThat(again.skipped()).as("a run that stopped early is complete").isTrue();
+    assertThat(again.stoppedEarly()).isTrue();
+    assertThat(again.bestEpoch()).isEqualTo(stop);
     assertThat(Files.readAllLines(md.resolve("metrics.jsonl"))).isEqualTo(lines);
   }
 
