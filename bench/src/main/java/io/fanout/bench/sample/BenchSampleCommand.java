@@ -240,7 +240,7 @@ public final class BenchSampleCommand implements Command {
       double reads = 0;
       double viaCsr = 0;
       for (int r = 0; r < repeat; r++) {
-        reads = Math.max(reads, tableRandomReads(table, threads, 50_000_000L));
+        reads = Math.max(reads, tableRandomReads(table, threads, tableReadsPerThread(tableInts)));
         viaCsr = Math.max(viaCsr, randomReads(graph, threads, 20_000_000L));
       }
       // Warm up every sampler's code paths, then time them in alternating rounds, so that a burst
@@ -523,6 +523,14 @@ public final class BenchSampleCommand implements Command {
           "option 'random-read-mib': expected a power of two from 1 to 2048, got " + mib);
     }
     return mib << 18;
+  }
+
+  /**
+   * The random reads each thread makes of a table of {@code tableInts}: 50 M from the default 1 GiB
+   * table, in proportion from a smaller one, at least 1 M.
+   */
+  static long tableReadsPerThread(int tableInts) {
+    return Math.max(1_000_000L, 50_000_000L * tableInts / (1 << 28));
   }
 
   /**

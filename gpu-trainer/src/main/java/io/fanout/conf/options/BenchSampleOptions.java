@@ -45,7 +45,7 @@ public final class BenchSampleOptions {
           1024,
           "MiB of the plain int table whose random 4-byte reads are the limit the samplers are"
               + " reported against (random_reads_per_s); a power of two up to 2048, larger than"
-              + " the caches");
+              + " the caches; each thread reads it 50 M times per GiB, at least 1 M");
   public static final OptionDef<Boolean> WEIGHTED =
       SharedOptions.WEIGHTED.withDefault(
           "false",
