@@ -192,7 +192,7 @@ class BenchTrainCommandTest {
     assertThat(j.get("dense_to_sgemm_ratio").asDouble())
         .isCloseTo(
             j.get("dense_gflops").asDouble() / j.get("sgemm_64_gflops").asDouble(),
-            org.assertj.core.data.Percentage.withPercentage(0.01));
+            org.assertj.core.data.Percentage.withPercentage(0.2)); // 4 significant digits each
     Result none = cli("bench-train", "--sgemm-size", "0");
     assertThat(none.code()).isEqualTo(2);
     assertThat(none.err()).contains("--sgemm-size must be at least 1, got 0");
