@@ -25,7 +25,7 @@ class RowOrderSortTest {
         long[] got = sorter.sort(keys, n, rows);
         assertThat(Arrays.copyOf(got, n))
             .as("%d keys, rows below %d", n, rows)
-            .containsExactly(want);
+            .isEqualTo(want); // containsExactly takes seconds on 100,000 longs
       }
     }
   }

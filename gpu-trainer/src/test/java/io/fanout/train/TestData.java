@@ -241,7 +241,11 @@ final class TestData {
    * form that {@link #readSnapshot} reads back without Parquet or Hadoop.
    */
   static void writeSnapshot(String dataset, Path file) throws IOException {
-    TestData d = load(dataset);
+    writeSnapshot(load(dataset), file);
+  }
+
+  /** Writes the tables {@code d} to {@code file} in {@link #writeSnapshot(String, Path)}'s form. */
+  static void writeSnapshot(TestData d, Path file) throws IOException {
     ArrayCsrGraph g = (ArrayCsrGraph) d.csr;
     int n = d.vertices.labels.length;
     try (DataOutputStream out =

@@ -86,6 +86,7 @@ public final class BenchSampleCommand implements Command {
     }
     int batchSize = conf.get(BATCH_SIZE);
     int repeat = Math.max(1, conf.get(REPEAT));
+    int tableInts = randomReadTableInts(conf.get(RANDOM_READ_MIB));
     long seed = conf.get(SEED);
     Map<String, Object> out = new LinkedHashMap<>();
     CsrGraph graph;
@@ -214,9 +215,9 @@ public final class BenchSampleCommand implements Command {
     out.put("weighted", weighted);
     out.put("available_processors", Runtime.getRuntime().availableProcessors());
 
-    // The limit: independent random 4-byte reads from a plain 1 GiB int table (larger than the
-    // caches), the same measure as the shared notes' "random memory reads per second".
-    int[] table = new int[1 << 28];
+    // The limit: independent random 4-byte reads from a plain int table (1 GiB unless set: larger
+    // than the caches), the same measure as the shared notes' "random memory reads per second".
+    int[] table = new int[tableInts];
     for (int i = 0; i < table.length; i++) {
       table[i] = i;
     }
@@ -239,7 +240,7 @@ public final class BenchSampleCommand implements Command {
       double reads = 0;
       double viaCsr = 0;
       for (int r = 0; r < repeat; r++) {
-        reads = Math.max(reads, tableRandomReads(table, threads, 50_000_000L));
+        reads = Math.max(reads, tableRandomReads(table, threads, tableReadsPerThread(tableInts)));
         viaCsr = Math.max(viaCsr, randomReads(graph, threads, 20_000_000L));
       }
       // Warm up every sampler's code paths, then time them in alternating rounds, so that a burst
@@ -507,6 +508,29 @@ public final class BenchSampleCommand implements Command {
     r.put("write_edges_per_s", edges / write);
     r.put("read_edges_per_s", edges / read);
     return r;
+  }
+
+  /**
+   * The ints of the random-read table of {@code mib} MiB: a power of two, so that a read's index is
+   * a masked hash.
+   *
+   * @throws io.fanout.conf.FanoutConfigException unless {@code mib} is a power of two from 1 to
+   *     2048
+   */
+  static int randomReadTableInts(int mib) {
+    if (mib < 1 || mib > 2048 || Integer.bitCount(mib) != 1) {
+      throw new io.fanout.conf.FanoutConfigException(
+          "option 'random-read-mib': expected a power of two from 1 to 2048, got " + mib);
+    }
+    return mib << 18;
+  }
+
+  /**
+   * The random reads each thread makes of a table of {@code tableInts}: 50 M from the default 1 GiB
+   * table, in proportion from a smaller one, at least 1 M.
+   */
+  static long tableReadsPerThread(int tableInts) {
+    return Math.max(1_000_000L, 50_000_000L * tableInts / (1 << 28));
   }
 
   /**

@@ -55,7 +55,8 @@ public final class BenchTrainCommand implements Command {
             c.get(VERIFY_ROUNDS),
             c.get(TrainCommandOptions.FEATURE_ACCESS),
             c.get(FEATURE_CACHE_FRACTION),
-            c.get(FEATURE_CACHE_IO_THREADS));
+            c.get(FEATURE_CACHE_IO_THREADS),
+            c.get(SGEMM_SIZE));
     String export = c.get(EXPORT_BATCHES);
     boolean peer = c.get(PEER) == TrainPeer.TORCH;
     HotReuse reuse = TrainOptionsDefs.reuse(c);

@@ -35,16 +35,20 @@ import java.util.Map;
 /**
  * Training throughput on a generated graph: random in-neighbors (a skewed choice of sources so that
  * degrees vary), random features and labels, sampled on the fly by the loader threads. Reports the
- * time per batch, the GFLOP/s of the dense layers next to the same backend's {@code sgemm} at
- * 2048x2048 measured in the same run, the data-wait fraction and the peak heap; with {@code
- * verifyRounds > 0} also what verifying the store and the shards costs an epoch ({@link
- * VerificationBenchmark}).
+ * time per batch, the GFLOP/s of the dense layers next to the same backend's square {@code sgemm}
+ * ({@code Settings.sgemmSize}, 2048 unless set) measured in the same run, the data-wait fraction
+ * and the peak heap; with {@code verifyRounds > 0} also what verifying the store and the shards
+ * costs an epoch ({@link VerificationBenchmark}).
  */
 public final class TrainBenchmark {
   /**
    * Timed batches whose node ids the CUDA run keeps to compare feature access (gather, zero-copy).
    */
   private static final int FEATURE_ACCESS_BATCHES = 8;
+
+  /** The reference {@code sgemm}'s m = n = k unless set: {@code --sgemm-size}'s default. */
+  public static final int SGEMM_SIZE =
+      Integer.parseInt(io.fanout.conf.options.BenchTrainOptions.SGEMM_SIZE.defaultValue());
 
   private TrainBenchmark() {}
 
@@ -62,6 +66,8 @@ public final class TrainBenchmark {
    *     of that fraction of the feature bytes, whose pinned pages the kernel reads ({@link
    *     PagedFeatureRows}; the file is read through the page cache)
    * @param featureCacheIoThreads the cache's I/O threads (4, as {@code train} uses)
+   * @param sgemmSize m = n = k of the square reference {@code sgemm} the dense layers' GFLOP/s are
+   *     set against ({@link #SGEMM_SIZE} unless set)
    */
   public record Settings(
       int vertices,
@@ -78,9 +84,14 @@ public final class TrainBenchmark {
       int verifyRounds,
       FeatureAccessMode featureAccess,
       double featureCacheFraction,
-      int featureCacheIoThreads) {
+      int featureCacheIoThreads,
+      int sgemmSize) {
     public Settings {
       java.util.Objects.requireNonNull(featureAccess, "featureAccess");
+      if (sgemmSize < 1) {
+        throw new io.fanout.store.InvalidInputException(
+            "--sgemm-size must be at least 1, got " + sgemmSize);
+      }
       if (!(featureCacheFraction >= 0 && featureCacheFraction <= 1)) {
         throw new io.fanout.store.InvalidInputException(
             "--feature-cache-fraction must be in [0, 1], got " + featureCacheFraction);
@@ -96,7 +107,43 @@ public final class TrainBenchmark {
       }
     }
 
-    /** Without a feature cache. */
+    /** With the reference {@code sgemm} at {@link #SGEMM_SIZE}. */
+    public Settings(
+        int vertices,
+        long edges,
+        int features,
+        int hidden,
+        int[] fanouts,
+        int batchSize,
+        int batches,
+        int warmup,
+        int loaderThreads,
+        int prefetch,
+        int batchesPerShard,
+        int verifyRounds,
+        FeatureAccessMode featureAccess,
+        double featureCacheFraction,
+        int featureCacheIoThreads) {
+      this(
+          vertices,
+          edges,
+          features,
+          hidden,
+          fanouts,
+          batchSize,
+          batches,
+          warmup,
+          loaderThreads,
+          prefetch,
+          batchesPerShard,
+          verifyRounds,
+          featureAccess,
+          featureCacheFraction,
+          featureCacheIoThreads,
+          SGEMM_SIZE);
+    }
+
+    /** Without a feature cache, with the reference {@code sgemm} at {@link #SGEMM_SIZE}. */
     public Settings(
         int vertices,
         long edges,
@@ -126,7 +173,8 @@ public final class TrainBenchmark {
           verifyRounds,
           featureAccess,
           0,
-          TrainFeatureCache.IO_THREADS);
+          TrainFeatureCache.IO_THREADS,
+          SGEMM_SIZE);
     }
 
     /** Whether the backend reads the rows itself (zero-copy or device; false while auto). */
@@ -180,7 +228,29 @@ public final class TrainBenchmark {
           verifyRounds,
           featureAccess,
           featureCacheFraction,
-          featureCacheIoThreads);
+          featureCacheIoThreads,
+          sgemmSize);
+    }
+
+    /** These settings with the reference {@code sgemm} at {@code n x n x n}. */
+    public Settings withSgemmSize(int n) {
+      return new Settings(
+          vertices,
+          edges,
+          features,
+          hidden,
+          fanouts,
+          batchSize,
+          batches,
+          warmup,
+          loaderThreads,
+          prefetch,
+          batchesPerShard,
+          verifyRounds,
+          featureAccess,
+          featureCacheFraction,
+          featureCacheIoThreads,
+          n);
     }
   }
 
@@ -291,7 +361,9 @@ public final class TrainBenchmark {
       long denseNanos = model.denseNanos() - dense0;
       long wait = stream.waitNanos() - wait0;
       int timed = done - s.warmup();
-      double sgemm = sgemmGflops(be, 2048, 2048, 2048);
+      int sq = s.sgemmSize();
+      double sgemm = sgemmGflops(be, sq, sq, sq);
+      String sgemmKey = "sgemm_" + sq + "_gflops";
       // The shape of layer 0's forward product (hop-2 rows x [x | mean] x hidden), for reference.
       int layerRows = (int) Math.min(200_000, Math.max(1024, nodes / Math.max(1, timed) / 4));
       double sgemmLayer = sgemmGflops(be, layerRows, s.hidden(), 2 * s.features());
@@ -314,12 +386,12 @@ public final class TrainBenchmark {
       if (be instanceof CudaBackend) {
         // Its products are queued, not run, when the host's clock stops: no dense time to report.
         out.put("dense_gflop_per_batch", flops / 1e9 / Math.max(1, timed));
-        out.put("sgemm_2048_gflops", sgemm);
+        out.put(sgemmKey, sgemm);
       } else {
         double dense = flops / (denseNanos / 1e9) / 1e9;
         out.put("dense_gflops", dense);
         out.put("dense_time_fraction", denseNanos / (double) elapsed);
-        out.put("sgemm_2048_gflops", sgemm);
+        out.put(sgemmKey, sgemm);
         out.put("dense_to_sgemm_ratio", dense / sgemm);
       }
       out.put("sgemm_layer_shape", layerRows + "x" + s.hidden() + "x" + 2 * s.features());

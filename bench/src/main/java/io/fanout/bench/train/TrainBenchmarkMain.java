@@ -52,7 +52,8 @@ public final class TrainBenchmarkMain {
               0,
               c.get(TrainCommandOptions.FEATURE_ACCESS),
               c.get(FEATURE_CACHE_FRACTION),
-              c.get(FEATURE_CACHE_IO_THREADS));
+              c.get(FEATURE_CACHE_IO_THREADS),
+              c.get(SGEMM_SIZE));
       if (c.get(LOADER_ONLY) > 0) {
         System.out.println(
             BenchJson.line(LoaderBenchmark.run(s, c.get(LOADER_ONLY), c.get(BATCHES_PER_PART))));

@@ -72,10 +72,12 @@ class BenchSampleTypedWeightedTest {
         "--repeat",
         "1",
         "--shard-batches",
-        "2");
+        "2",
+        "--random-read-mib",
+        "16");
   }
 
-  @Tag("slow") // the command fills and reads its 1 GiB random-read table
+  @Tag("slow")
   @Test
   void timesTheWeightedTypedSamplerAndReportsItsEdgesPerSecond() {
     Result r = bench(store("weighted", true));
@@ -88,6 +90,7 @@ class BenchSampleTypedWeightedTest {
       assertThat(row.get("typed_weighted_sampled_edges").asLong()).isPositive();
       assertThat(row.get("typed_weighted_sampled_edges_per_s").asDouble()).isPositive();
       assertThat(row.get("typed_weighted_ratio_to_uniform").asDouble()).isPositive();
+      assertThat(row.get("random_reads_per_s").asDouble()).isPositive();
       assertThat(row.has("weighted_sampled_edges")).isFalse(); // the one-type merge is unweighted
     }
   }
@@ -99,5 +102,13 @@ class BenchSampleTypedWeightedTest {
     assertThat(r.err())
         .contains("--weighted: the typed store")
         .contains("has no weighted relation");
+  }
+
+  @Test
+  void aRandomReadTableOfOtherThanAPowerOfTwoMibIsRefused() {
+    Result r = cli("bench-sample", "--random-read-mib", "3");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err())
+        .contains("option 'random-read-mib': expected a power of two from 1 to 2048, got 3");
   }
 }

@@ -37,7 +37,9 @@ class BenchTrainCommandTest {
             "--verify-rounds",
             "1",
             "--batches-per-shard",
-            "2");
+            "2",
+            "--sgemm-size",
+            "64");
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = new ObjectMapper().readTree(r.out().strip());
     assertThat(j.get("verify_store_files").asInt()).isPositive();
@@ -126,7 +128,9 @@ class BenchTrainCommandTest {
             "--feature-access",
             "zero-copy",
             "--feature-cache-fraction",
-            "0.1");
+            "0.1",
+            "--sgemm-size",
+            "64");
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = new ObjectMapper().readTree(r.out().strip());
     assertThat(j.get("feature_cache").asText()).isEqualTo("belady");
@@ -176,9 +180,21 @@ class BenchTrainCommandTest {
             "--warmup",
             "1",
             "--verify-rounds",
-            "0");
+            "0",
+            "--sgemm-size",
+            "64");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(new ObjectMapper().readTree(r.out().strip()).get("backend").asText())
-        .startsWith("cpu-checked");
+    JsonNode j = new ObjectMapper().readTree(r.out().strip());
+    assertThat(j.get("backend").asText()).startsWith("cpu-checked");
+    // the dense layers are set against the sgemm of the size asked for, named by it
+    assertThat(j.has("sgemm_2048_gflops")).isFalse();
+    assertThat(j.get("sgemm_64_gflops").asDouble()).isPositive();
+    assertThat(j.get("dense_to_sgemm_ratio").asDouble())
+        .isCloseTo(
+            j.get("dense_gflops").asDouble() / j.get("sgemm_64_gflops").asDouble(),
+            org.assertj.core.data.Percentage.withPercentage(0.2)); // 4 significant digits each
+    Result none = cli("bench-train", "--sgemm-size", "0");
+    assertThat(none.code()).isEqualTo(2);
+    assertThat(none.err()).contains("--sgemm-size must be at least 1, got 0");
   }
 }

@@ -188,7 +188,8 @@ class BenchTrainPeerTest {
   void theEpochIsMeasuredAgainstTheComparedStepOfItsFeatureAccess() {
     TrainBenchmark.Settings s =
         new TrainBenchmark.Settings(
-            2000, 16000, 8, 16, new int[] {4, 3}, 8, 3, 1, 1, 1, 8, 0, FeatureAccessMode.AUTO);
+                2000, 16000, 8, 16, new int[] {4, 3}, 8, 3, 1, 1, 1, 8, 0, FeatureAccessMode.AUTO)
+            .withSgemmSize(64);
     PeerBenchmarkRun run =
         new PeerBenchmarkRun(s, new io.fanout.tensor.CpuBackend(), 0.5f, "", null, 1);
     java.util.Map<String, Object> e =

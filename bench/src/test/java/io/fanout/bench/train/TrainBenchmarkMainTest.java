@@ -35,8 +35,10 @@ class TrainBenchmarkMainTest {
     assertThat(io.fanout.conf.options.BenchTrainOptions.SPARK_FREE)
         .contains(
             io.fanout.conf.options.TrainCommandOptions.BACKEND,
-            io.fanout.conf.options.TrainCommandOptions.PRECISION)
-        .hasSize(29);
+            io.fanout.conf.options.TrainCommandOptions.PRECISION,
+            io.fanout.conf.options.BenchTrainOptions.SGEMM_SIZE)
+        .hasSize(30);
+    assertThat(c.get(io.fanout.conf.options.BenchTrainOptions.SGEMM_SIZE)).isEqualTo(2048);
   }
 
   /**
@@ -204,7 +206,8 @@ class TrainBenchmarkMainTest {
             0,
             FeatureAccessMode.ZERO_COPY,
             0.05,
-            3);
+            3,
+            64);
     java.util.Map<String, Object> out = TrainBenchmark.run(s, new CpuBackend());
     assertThat(out)
         .containsEntry("feature_cache", "belady")

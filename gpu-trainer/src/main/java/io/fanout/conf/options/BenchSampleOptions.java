@@ -39,6 +39,13 @@ public final class BenchSampleOptions {
           3,
           "timed rounds of each measurement, the samplers alternating; the best is reported"
               + " (shared hosts), every round under *_per_round");
+  public static final OptionDef<Integer> RANDOM_READ_MIB =
+      OptionDef.integer(
+          "random-read-mib",
+          1024,
+          "MiB of the plain int table whose random 4-byte reads are the limit the samplers are"
+              + " reported against (random_reads_per_s); a power of two up to 2048, larger than"
+              + " the caches; each thread reads it 50 M times per GiB, at least 1 M");
   public static final OptionDef<Boolean> WEIGHTED =
       SharedOptions.WEIGHTED.withDefault(
           "false",
@@ -75,6 +82,7 @@ public final class BenchSampleOptions {
           SEED,
           MAPPED_PARTITIONS,
           REPEAT,
+          RANDOM_READ_MIB,
           WEIGHTED,
           TYPES,
           TYPED_FANOUTS,

@@ -29,6 +29,12 @@ public final class BenchTrainOptions {
       SharedOptions.LOADER_THREADS.withDefault("2", "background sampling/gather threads");
   public static final OptionDef<Integer> PREFETCH =
       SharedOptions.PREFETCH.withDefault("2", "batches each loader thread keeps ready");
+  public static final OptionDef<Integer> SGEMM_SIZE =
+      OptionDef.integer(
+          "sgemm-size",
+          2048,
+          "m = n = k of the square sgemm the dense layers' GFLOP/s are set against, measured in the"
+              + " same run (sgemm_N_gflops)");
   public static final OptionDef<Integer> VERIFY_ROUNDS =
       OptionDef.integer(
           "verify-rounds",
@@ -105,6 +111,7 @@ public final class BenchTrainOptions {
           WARMUP,
           LOADER_THREADS,
           PREFETCH,
+          SGEMM_SIZE,
           VERIFY_ROUNDS,
           BATCHES_PER_SHARD,
           EXPORT_BATCHES,
@@ -142,6 +149,7 @@ public final class BenchTrainOptions {
           WARMUP,
           LOADER_THREADS,
           PREFETCH,
+          SGEMM_SIZE,
           TrainCommandOptions.PRECISION,
           TrainCommandOptions.FEATURE_ACCESS,
           FEATURE_CACHE_FRACTION,
