@@ -128,7 +128,7 @@ class TypedStoreSampleTest {
     Path b = tmp.resolve("t2");
     sample(a, concat(opts, "threads", "1"));
     sample(b, concat(opts, "threads", "2"));
-    assertThat(SampleFixtures.assertSameShards(a, b)).isNotEmpty();
+    assertThat(SameShards.assertByteIdentical(a, b)).isNotEmpty();
 
     TypedShardSet set = TypedShardSet.open(a);
     assertThat(set.manifest().typed.relations)
