@@ -67,10 +67,15 @@ class LocalClusterDeterminismTest {
       cs.conf().unset("spark.sql.autoBroadcastJoinThreshold");
       sample(local, shardsCluster, "replicated");
       sample(local, shardsPartitioned, "partitioned");
-      assertSameIdMap(cs, local, cluster);
-      assertSameIdMap(cs, local, clusterJoins);
     } finally {
       LocalClusterSession.stop(cs);
+    }
+    SparkSession check = SparkTestSession.start("LocalClusterDeterminismTest-check");
+    try {
+      assertSameIdMap(check, local, cluster);
+      assertSameIdMap(check, local, clusterJoins);
+    } finally {
+      check.stop();
     }
     assertSameStore(local, cluster);
     assertSameStore(local, clusterJoins);
