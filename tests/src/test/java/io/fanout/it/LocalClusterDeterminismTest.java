@@ -70,6 +70,13 @@ class LocalClusterDeterminismTest {
     } finally {
       LocalClusterSession.stop(cs);
     }
+    SparkSession check = SparkTestSession.start("LocalClusterDeterminismTest-check");
+    try {
+      assertSameIdMap(check, local, cluster);
+      assertSameIdMap(check, local, clusterJoins);
+    } finally {
+      check.stop();
+    }
     assertSameStore(local, cluster);
     assertSameStore(local, clusterJoins);
     assertSameShards(shardsLocal, shardsCluster);
@@ -96,34 +103,23 @@ class LocalClusterDeterminismTest {
               Files.readAllBytes(
                   io.fanout.store.StoreManifest.read(local).dataRoot(local).resolve(f.path)));
     }
-    SparkSession check = SparkTestSession.start("LocalClusterDeterminismTest-check");
-    try {
-      var la =
-          check
-              .read()
-              .parquet(
-                  io.fanout.store.StoreManifest.read(local)
-                      .dataRoot(local)
-                      .resolve("idmap")
-                      .toString());
-      var lb =
-          check
-              .read()
-              .parquet(
-                  io.fanout.store.StoreManifest.read(cluster)
-                      .dataRoot(cluster)
-                      .resolve("idmap")
-                      .toString());
-      assertThat(la.count()).isEqualTo(2708);
-      assertThat(la.exceptAll(lb).count()).isZero();
-      assertThat(lb.exceptAll(la).count()).isZero();
-    } finally {
-      check.stop();
-    }
     try (GraphStore g = GraphStore.open(cluster)) {
       assertThat(g.verifyChecksums()).isEqualTo(b.files.size());
       assertThat(g.csr().numEdges()).isEqualTo(10556);
     }
+  }
+
+  /** The id map at {@code cluster} holds the rows of the one at {@code local}, read by Spark. */
+  private static void assertSameIdMap(SparkSession spark, Path local, Path cluster) {
+    var la =
+        spark.read().parquet(StoreManifest.read(local).dataRoot(local).resolve("idmap").toString());
+    var lb =
+        spark
+            .read()
+            .parquet(StoreManifest.read(cluster).dataRoot(cluster).resolve("idmap").toString());
+    assertThat(la.count()).isEqualTo(2708);
+    assertThat(la.exceptAll(lb).count()).isZero();
+    assertThat(lb.exceptAll(la).count()).isZero();
   }
 
   /** {@code bin/fanout sample} of the train split, 2 epochs, through the active session. */

@@ -66,7 +66,7 @@ class BatchByPartitionTest {
     SampleFixtures.sampleOk(store, a, concat("--batch-by-partition", "true"));
     SampleFixtures.sampleOk(
         store, b, concat("--batch-by-partition", "true", "--mode", "partitioned"));
-    Map<String, byte[]> fa = SampleFixtures.assertSameShards(a, b);
+    Map<String, byte[]> fa = SameShards.assertByteIdentical(a, b);
     assertThat(fa).isNotEmpty();
 
     StoreManifest sm = StoreManifest.read(store);

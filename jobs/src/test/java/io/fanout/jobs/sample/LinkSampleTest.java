@@ -17,7 +17,6 @@ import io.fanout.store.StoreManifest;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Path;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -35,7 +34,6 @@ class LinkSampleTest {
   static SparkSession spark;
   @TempDir static Path tmp;
   static Path store;
-  static Path plain;
 
   @BeforeAll
   static void start() {
@@ -53,7 +51,6 @@ class LinkSampleTest {
         .option("partitions", "2")
         .output(store.toString())
         .execute();
-    plain = SampleFixtures.prepare(spark, "cora", 2, tmp.resolve("cora"));
   }
 
   @AfterAll
@@ -174,15 +171,7 @@ class LinkSampleTest {
       part[opts.length] = "--mode";
       part[opts.length + 1] = "partitioned";
       SampleFixtures.sampleOk(store, c, part);
-      Map<String, byte[]> fa = SampleFixtures.files(a);
-      Map<String, byte[]> fc = SampleFixtures.files(c);
-      fa.remove(ShardManifest.FILE);
-      fc.remove(ShardManifest.FILE);
-      assertThat(fa).isNotEmpty();
-      assertThat(fc.keySet()).isEqualTo(fa.keySet());
-      for (String k : fa.keySet()) {
-        assertThat(fc.get(k)).as("%s %s", String.join(" ", req), k).isEqualTo(fa.get(k));
-      }
+      SameShards.assertByteIdentical(a, c);
       assertThat(ShardManifest.read(c).mode).isEqualTo("partitioned");
       checkPairsAndNoLeakage(c, Integer.parseInt(req[3]));
     }
@@ -201,22 +190,14 @@ class LinkSampleTest {
     return false;
   }
 
+  /** A store without an edge split: {@code SampleJobTest#linkSamplingNeedsAnEdgeSplit}. */
   @Test
   void badLinkRequestsExitTwoWithOneLine() {
-    CliRun.Result noSplit = SampleFixtures.sample(plain, tmp.resolve("x1"), "--task", "link");
-    assertThat(noSplit.code()).isEqualTo(2);
-    assertThat(noSplit.err().strip())
-        .isEqualTo(
-            "fanout sample: error: "
-                + plain
-                + ": the store has no edge split, needed for sample --task link; rerun prepare"
-                + " with --task link (or --edge-split TRAIN,VAL,TEST)");
     CliRun.Result mode =
         SampleFixtures.sample(store, tmp.resolve("x2"), "--task", "link", "--negatives", "hard");
     assertThat(mode.code()).isEqualTo(2);
     assertThat(mode.err()).contains("negatives").contains("uniform|degree|in-batch");
     assertThat(mode.err().strip().lines()).hasSize(1);
-    assertThat(tmp.resolve("x1")).doesNotExist();
     assertThat(tmp.resolve("x2")).doesNotExist();
   }
 }

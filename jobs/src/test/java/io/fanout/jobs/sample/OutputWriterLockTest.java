@@ -11,22 +11,35 @@ import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A graph store or shard directory that another writer holds is refused with exit 2 naming the
  * holder, and written once the holder is gone; the lock file is never part of the output.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OutputWriterLockTest {
   static SparkSession spark;
   @TempDir static Path tmp;
+
+  /** Cora prepared by {@link #aHeldStoreRefusesASecondPrepare} once its holder is gone. */
   static Path cora;
 
   @BeforeAll
   static void start() {
     spark = SparkTestSession.start("OutputWriterLockTest");
-    cora = SampleFixtures.prepare(spark, "cora", 2, tmp.resolve("cora.store"));
+  }
+
+  /** The store the prepare test wrote, or (when that test did not run first) a fresh one. */
+  private static synchronized Path cora() {
+    if (cora == null) {
+      cora = SampleFixtures.prepare(spark, "cora", 2, tmp.resolve("cora.store"));
+    }
+    return cora;
   }
 
   @AfterAll
@@ -35,7 +48,9 @@ class OutputWriterLockTest {
   }
 
   @Test
+  @Order(2)
   void aHeldShardOutputRefusesASecondSample() throws Exception {
+    Path cora = cora();
     Path out = tmp.resolve("shards");
     String[] opts = {"--batch-size", "64", "--fanouts", "3,3", "--seed", "1"};
     try (OutputLock other = OutputLock.acquire(out, "shards")) {
@@ -54,6 +69,7 @@ class OutputWriterLockTest {
   }
 
   @Test
+  @Order(1)
   void aHeldStoreRefusesASecondPrepare() throws Exception {
     Path store = tmp.resolve("again.store");
     try (OutputLock other = OutputLock.acquire(store, "graph store")) {
@@ -70,6 +86,11 @@ class OutputWriterLockTest {
     SampleFixtures.prepare(spark, "cora", 2, store);
     assertThat(StoreManifest.read(store).vertices).isPositive();
     assertThat(tmp.resolve(".again.store.lock")).doesNotExist();
+    synchronized (OutputWriterLockTest.class) {
+      if (cora == null) {
+        cora = store;
+      }
+    }
   }
 
   private static java.util.List<String> names(Path d) throws Exception {

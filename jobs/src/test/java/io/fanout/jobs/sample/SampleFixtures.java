@@ -4,7 +4,6 @@ import static io.fanout.cli.CliRun.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.cli.CliRun;
-import io.fanout.shard.ShardManifest;
 import io.fanout.spark.Fanout;
 import io.fanout.testing.SparkTestSession;
 import java.io.IOException;
@@ -65,22 +64,5 @@ final class SampleFixtures {
       }
     }
     return out;
-  }
-
-  /**
-   * Asserts that shard folders {@code expected} and {@code actual} hold the same files, byte for
-   * byte, but their manifests (which name their own output); the files compared (relative path ->
-   * bytes).
-   */
-  static Map<String, byte[]> assertSameShards(Path expected, Path actual) throws IOException {
-    Map<String, byte[]> fa = files(expected);
-    Map<String, byte[]> fb = files(actual);
-    fa.remove(ShardManifest.FILE);
-    fb.remove(ShardManifest.FILE);
-    assertThat(fb.keySet()).isEqualTo(fa.keySet());
-    for (String k : fa.keySet()) {
-      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
-    }
-    return fa;
   }
 }

@@ -12,6 +12,7 @@ import io.fanout.shard.FeatureEncoding;
 import io.fanout.shard.ShardFileReader;
 import io.fanout.shard.ShardManifest;
 import io.fanout.spark.Fanout;
+import io.fanout.spark.internal.Hooks;
 import io.fanout.store.StoreLayout;
 import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;
@@ -37,7 +38,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code sample} end to end on cora (3 store partitions): both modes and any thread count give
  * byte-identical shards; shards read back through Spark's own Parquet reader pass the sampler
- * checks and cover every seed once per epoch; reruns skip or need --overwrite.
+ * checks and cover every seed once per epoch; a task that dies mid-write is retried to the same
+ * bytes; reruns skip or need --overwrite; a store without an edge split refuses {@code --task
+ * link}.
  */
 class SampleJobTest {
   static SparkSession spark;
@@ -46,7 +49,9 @@ class SampleJobTest {
 
   @BeforeAll
   static void start() {
-    spark = SparkTestSession.start("SampleJobTest");
+    // local[2,2]: two attempts per task, for the retry test; every other test passes or fails
+    // alike on one attempt or two
+    spark = SparkTestSession.start("SampleJobTest", Map.of("spark.master", "local[2,2]"));
     cora = SampleFixtures.prepare(spark, "cora", 3, tmp.resolve("cora.store"));
   }
 
@@ -77,20 +82,8 @@ class SampleJobTest {
     SampleFixtures.sampleOk(cora, a, concat(opts, "--threads", "1"));
     SampleFixtures.sampleOk(cora, b, concat(opts, "--threads", "3"));
     SampleFixtures.sampleOk(cora, c, concat(opts, "--mode", "partitioned"));
-    Map<String, byte[]> fa = SampleFixtures.files(a);
-    Map<String, byte[]> fb = SampleFixtures.files(b);
-    Map<String, byte[]> fc = SampleFixtures.files(c);
-    fa.remove(ShardManifest.FILE);
-    fb.remove(ShardManifest.FILE);
-    fc.remove(ShardManifest.FILE);
     // 2708 vertices / 128 = 22 batches = 6 parts per epoch, 2 epochs.
-    assertThat(fa).hasSize(12);
-    assertThat(fb.keySet()).isEqualTo(fa.keySet());
-    assertThat(fc.keySet()).isEqualTo(fa.keySet());
-    for (String k : fa.keySet()) {
-      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
-      assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
-    }
+    assertThat(SameShards.assertByteIdentical(a, b, c)).hasSize(12);
     ShardManifest m = ShardManifest.read(a);
     assertThat(m.batchesPerEpoch).isEqualTo(22);
     assertThat(m.files).hasSize(12);
@@ -125,14 +118,7 @@ class SampleJobTest {
     Path c = tmp.resolve("f16-partitioned");
     SampleFixtures.sampleOk(cora, a, opts);
     SampleFixtures.sampleOk(cora, c, concat(opts, "--mode", "partitioned", "--threads", "2"));
-    Map<String, byte[]> fa = SampleFixtures.files(a);
-    Map<String, byte[]> fc = SampleFixtures.files(c);
-    fa.remove(ShardManifest.FILE);
-    fc.remove(ShardManifest.FILE);
-    assertThat(fc.keySet()).isEqualTo(fa.keySet());
-    for (String k : fa.keySet()) {
-      assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
-    }
+    SameShards.assertByteIdentical(a, c);
     ShardManifest m = ShardManifest.read(a);
     assertThat(m.featureDim).isEqualTo(1433);
     assertThat(m.seedsPerEpoch).isEqualTo(140);
@@ -171,6 +157,37 @@ class SampleJobTest {
         for (int i = 0; i < want.length; i += 997) {
           assertThat(got[i]).isCloseTo(want[i], org.assertj.core.data.Offset.offset(1e-2f));
         }
+      }
+    }
+  }
+
+  /**
+   * A task that dies after writing half its part file is retried and the shards come out
+   * byte-identical to a run without failures, in both modes.
+   */
+  @Tag("slow")
+  @Test
+  void aFailedAttemptIsRetriedToTheSameBytes() throws Exception {
+    String[] opts = {
+      "--split", "all", "--batch-size", "200", "--fanouts", "5,5", "--batches-per-shard", "2"
+    };
+    Path clean = tmp.resolve("retry-clean");
+    SampleFixtures.sampleOk(cora, clean, opts);
+    for (String mode : new String[] {"replicated", "partitioned"}) {
+      Path out = tmp.resolve("retried-" + mode);
+      spark.conf().set(Hooks.PART_WRITE_OBSERVER, FailFirstAttempt.class.getName());
+      int injected = FailFirstAttempt.INJECTED.get();
+      try {
+        SampleFixtures.sampleOk(cora, out, concat(opts, "--mode", mode));
+      } finally {
+        spark.conf().unset(Hooks.PART_WRITE_OBSERVER);
+      }
+      assertThat(FailFirstAttempt.INJECTED.get()).as(mode).isEqualTo(injected + 1);
+      Map<String, byte[]> want = SameShards.assertByteIdentical(clean, out);
+      assertThat(ShardManifest.read(out).files).hasSize(want.size());
+      try (var s = Files.list(out)) {
+        assertThat(s.map(p -> p.getFileName().toString()).toList())
+            .containsExactlyInAnyOrder("manifest.json", "_publish.lock", "v-0001");
       }
     }
   }
@@ -231,14 +248,8 @@ class SampleJobTest {
     Path c = tmp.resolve("small-partitioned");
     SampleFixtures.sampleOk(store, a, concat(opts, "--threads", "2"));
     SampleFixtures.sampleOk(store, c, concat(opts, "--mode", "partitioned"));
-    Map<String, byte[]> fa = SampleFixtures.files(a);
-    Map<String, byte[]> fc = SampleFixtures.files(c);
-    fa.remove(ShardManifest.FILE);
-    fc.remove(ShardManifest.FILE);
-    assertThat(fc.keySet()).isEqualTo(fa.keySet()).hasSize(6);
-    for (String k : fa.keySet()) {
-      assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
-    }
+    Map<String, byte[]> fa = SameShards.assertByteIdentical(a, c);
+    assertThat(fa).hasSize(6);
     try (GraphStore g = GraphStore.open(store)) {
       for (String k : fa.keySet()) {
         try (ShardFileReader rd = new ShardFileReader(a.resolve(k))) {
@@ -308,22 +319,13 @@ class SampleJobTest {
     SampleFixtures.sampleOk(store, b, concat(opts, "--threads", "3"));
     SampleFixtures.sampleOk(store, c, concat(opts, "--mode", "partitioned"));
     SampleFixtures.sampleOk(store, u, java.util.Arrays.copyOfRange(opts, 2, opts.length));
-    Map<String, byte[]> fa = SampleFixtures.files(a);
-    Map<String, byte[]> fb = SampleFixtures.files(b);
-    Map<String, byte[]> fc = SampleFixtures.files(c);
-    Map<String, byte[]> fu = SampleFixtures.files(u);
     assertThat(ShardManifest.read(a).options).containsEntry("weighted", "true");
     assertThat(ShardManifest.read(u).options).doesNotContainKey("weighted");
-    for (Map<String, byte[]> f : List.of(fa, fb, fc, fu)) {
-      f.remove(ShardManifest.FILE);
-    }
+    Map<String, byte[]> fa = SameShards.assertByteIdentical(a, b, c);
     assertThat(fa).hasSize(6);
-    assertThat(fb.keySet()).isEqualTo(fa.keySet());
-    assertThat(fc.keySet()).isEqualTo(fa.keySet());
+    Map<String, byte[]> fu = SampleFixtures.files(u);
     boolean differsFromUniform = false;
     for (String k : fa.keySet()) {
-      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
-      assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
       differsFromUniform |= !java.util.Arrays.equals(fu.get(k), fa.get(k));
     }
     assertThat(differsFromUniform).isTrue();
@@ -408,6 +410,20 @@ class SampleJobTest {
     CliRun.Result incomplete = SampleFixtures.sample(copy, out);
     assertThat(incomplete.code()).isEqualTo(2);
     assertThat(incomplete.err()).contains("manifest.json");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void linkSamplingNeedsAnEdgeSplit() {
+    Path out = tmp.resolve("link-without-split");
+    CliRun.Result noSplit = SampleFixtures.sample(cora, out, "--task", "link");
+    assertThat(noSplit.code()).isEqualTo(2);
+    assertThat(noSplit.err().strip())
+        .isEqualTo(
+            "fanout sample: error: "
+                + cora
+                + ": the store has no edge split, needed for sample --task link; rerun prepare"
+                + " with --task link (or --edge-split TRAIN,VAL,TEST)");
     assertThat(out).doesNotExist();
   }
 

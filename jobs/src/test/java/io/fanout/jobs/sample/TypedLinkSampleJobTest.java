@@ -89,7 +89,7 @@ class TypedLinkSampleJobTest {
     Path b = tmp.resolve("t3");
     sample(store, a, concat(opts, "threads", "1"));
     sample(store, b, concat(opts, "threads", "3"));
-    SampleFixtures.assertSameShards(a, b);
+    SameShards.assertByteIdentical(a, b);
     ShardManifest m = ShardManifest.readTyped(a);
     assertThat(m.typed.seedType).isEqualTo("paper");
     assertThat(m.typed.linkRelation).isEqualTo("writes");
@@ -176,7 +176,7 @@ class TypedLinkSampleJobTest {
     Path b = tmp.resolve("val-t3");
     sample(store, a, concat(opts, "threads", "1"));
     sample(store, b, concat(opts, "threads", "3"));
-    SampleFixtures.assertSameShards(a, b);
+    SameShards.assertByteIdentical(a, b);
     ShardManifest m = ShardManifest.readTyped(a);
     assertThat(m.split).isEqualTo("val");
     assertThat(m.typed.linkRelation).isEqualTo("writes");
@@ -249,7 +249,7 @@ class TypedLinkSampleJobTest {
       Path partitioned = tmp.resolve(split + "-part");
       sample(store, replicated, concat(opts, "threads", "2"));
       sample(store, partitioned, concat(opts, "mode", "partitioned"));
-      assertThat(SampleFixtures.assertSameShards(replicated, partitioned)).hasSize(2 * 3);
+      assertThat(SameShards.assertByteIdentical(replicated, partitioned)).hasSize(2 * 3);
       ShardManifest m = ShardManifest.readTyped(partitioned);
       assertThat(m.mode).isEqualTo("partitioned");
       assertThat(m.split).isEqualTo(split);

@@ -1,8 +1,11 @@
 package io.fanout.jobs.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.graph.CsrGraph;
 import io.fanout.graph.TypedGraphStore;
+import io.fanout.graph.TypedSchema;
 import io.fanout.sample.TypedMiniBatch;
 import io.fanout.shard.ShardManifest;
 import io.fanout.shard.TypedBatchCodec;
@@ -14,8 +17,11 @@ import io.fanout.testing.SparkTestSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -39,9 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
  * pairs with the negatives {@code prepare} stored, and with {@code --weighted} (relations {@code
  * cites} and {@code writes} and their reverses weighted, the others not), with {@code
  * --batch-by-partition} (at most partitions - 1 batches of an epoch mix two partitions) and with
- * inline f16 features of link batches.
+ * inline f16 features of link batches. Plain sampling of the store (not tagged slow) checks every
+ * sampled edge against the store's relations and the seeds against the train split.
  */
-@Tag("slow")
 class TypedPartitionedSampleTest {
   static SparkSession spark;
   @TempDir static Path tmp;
@@ -191,6 +197,7 @@ class TypedPartitionedSampleTest {
     }
   }
 
+  @Tag("slow")
   @Test
   void partitionedShardsAreByteIdenticalToReplicated() throws Exception {
     String[] paperOpts = {
@@ -230,6 +237,7 @@ class TypedPartitionedSampleTest {
     assertThat(ShardManifest.readTyped(tmp.resolve("a-part")).typed.seedType).isEqualTo("author");
   }
 
+  @Tag("slow")
   @Test
   void partitionedLinkShardsAreByteIdenticalToReplicated() throws Exception {
     String[] opts = {
@@ -302,6 +310,7 @@ class TypedPartitionedSampleTest {
     }
   }
 
+  @Tag("slow")
   @Test
   void symmetricLinkRelationSeedsEachPairOnceInBothModes() throws Exception {
     // prepare --undirected makes coauthor (author to author) symmetric: each pair is one seed
@@ -350,6 +359,7 @@ class TypedPartitionedSampleTest {
     assertThat(2 * m.seedsPerEpoch).isLessThanOrEqualTo(prepared.relations.get(0).edges);
   }
 
+  @Tag("slow")
   @Test
   void inlineFeaturesOfLinkBatchesAreByteIdenticalAcrossModes() throws Exception {
     String[] opts = {
@@ -374,6 +384,7 @@ class TypedPartitionedSampleTest {
     assertThat(b.inlineFeatures()[1]).isNull();
   }
 
+  @Tag("slow")
   @Test
   void encodedRowsAreByteIdenticalAcrossModesAndThreadsAndDecodeToTheStoresRows() throws Exception {
     String[] opts = {
@@ -459,6 +470,7 @@ class TypedPartitionedSampleTest {
         .doesNotContain("feature_params_crc32c");
   }
 
+  @Tag("slow")
   @Test
   void weightedShardsAreByteIdenticalAcrossModesAndThreads() throws Exception {
     // cites and writes (and their reverses) are weighted, has_term and coauthor are not
@@ -508,6 +520,7 @@ class TypedPartitionedSampleTest {
         sample(tmp.resolve("wl-rep"), concat(linkOpts, "threads", "2")));
   }
 
+  @Tag("slow")
   @Test
   void batchByPartitionIsByteIdenticalAndKeepsBatchesInOnePartition() throws Exception {
     String[] opts = {
@@ -547,6 +560,87 @@ class TypedPartitionedSampleTest {
     assertThat(mixed[1]).isLessThanOrEqualTo(2);
     int[] plain = mixedBatches(tmp.resolve("bp-plain"), starts);
     assertThat(plain[0] + plain[1]).isGreaterThan(4); // shuffled seeds mix partitions
+  }
+
+  /**
+   * The seed type must be named when two types are labelled; any thread count gives the same typed
+   * parts; every sampled edge of every block exists in its relation of the store, every seed is of
+   * the train split, and each epoch covers every train seed once. Not tagged slow: the fast set
+   * samples a prepared typed store here.
+   */
+  @Test
+  void samplesAPreparedTypedStore() throws Exception {
+    Path out = tmp.resolve("ambiguous");
+    assertThatThrownBy(() -> run(store, out))
+        .hasMessageContaining("several labelled vertex types (paper, author)")
+        .hasMessageContaining("--seed-type");
+
+    String[] opts = {
+      "seed-type", "paper",
+      "fanouts", "cites=3,2;*=2,-1",
+      "batch-size", "8",
+      "epochs", "2",
+      "batches-per-shard", "2",
+      "seed", "11"
+    };
+    Path a = tmp.resolve("typed-t1");
+    Path b = tmp.resolve("typed-t2");
+    run(store, a, concat(opts, "threads", "1"));
+    run(store, b, concat(opts, "threads", "2"));
+    assertThat(SameShards.assertByteIdentical(a, b)).isNotEmpty();
+
+    TypedShardSet set = TypedShardSet.open(a);
+    assertThat(set.manifest().typed.relations)
+        .extracting(rel -> rel.name)
+        .contains("cites", "writes");
+    try (TypedGraphStore g = TypedGraphStore.open(store, true)) {
+      TypedSchema s = g.schema();
+      assertThat(set.shape().numRelations()).isEqualTo(s.numRelations());
+      int paper = s.typeIndex("paper");
+      Set<Integer> train = new HashSet<>();
+      for (int v = 0; v < g.vertices(paper).numVertices(); v++) {
+        if (g.vertices(paper).split(v) == io.fanout.store.StoreLayout.SPLIT_TRAIN) {
+          train.add(v);
+        }
+      }
+      assertThat(train).hasSize(50); // 150 papers, every third in train
+      for (int e = 0; e < 2; e++) {
+        Set<Integer> seen = new HashSet<>();
+        for (Iterator<TypedMiniBatch> it = set.batches(e, true); it.hasNext(); ) {
+          TypedMiniBatch mb = it.next();
+          assertThat(mb.seedType()).isEqualTo(paper);
+          for (int i = 0; i < mb.numSeeds(); i++) {
+            int v = mb.nodes(paper)[i];
+            assertThat(train).contains(v);
+            assertThat(seen.add(v)).isTrue();
+            assertThat(mb.labels()[i]).isEqualTo(g.vertices(paper).label(v));
+          }
+          for (int h = 1; h <= mb.layers(); h++) {
+            for (int rel = 0; rel < s.numRelations(); rel++) {
+              checkEdges(mb, h, rel, s.relation(rel), g.inNeighbors(rel));
+            }
+          }
+        }
+        assertThat(seen).isEqualTo(train);
+      }
+    }
+  }
+
+  private static void checkEdges(
+      TypedMiniBatch mb, int h, int r, TypedSchema.Relation rel, CsrGraph csr) {
+    int[] ptr = mb.indptr(h, r);
+    int[] ix = mb.indices(h, r);
+    for (int i = 0; i + 1 < ptr.length; i++) {
+      int v = mb.nodes(rel.dstType())[i];
+      for (int e = ptr[i]; e < ptr[i + 1]; e++) {
+        int u = mb.nodes(rel.srcType())[ix[e]];
+        boolean found = false;
+        for (long p = csr.rowStart(v); p < csr.rowEnd(v) && !found; p++) {
+          found = csr.neighbor(p) == u;
+        }
+        assertThat(found).as("%s edge %d -> %d", rel.name(), u, v).isTrue();
+      }
+    }
   }
 
   /**

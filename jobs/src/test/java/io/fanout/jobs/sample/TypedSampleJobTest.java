@@ -23,7 +23,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
-import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -82,18 +81,8 @@ class TypedSampleJobTest {
     // the partitioned mode through the opener's default partition (a view of the whole graph)
     Path c = tmp.resolve("partitioned");
     sample(c, concat(opts, "mode", "partitioned"));
-    Map<String, byte[]> fa = SampleFixtures.files(a);
-    Map<String, byte[]> fb = SampleFixtures.files(b);
-    Map<String, byte[]> fc = SampleFixtures.files(c);
-    fa.remove(ShardManifest.FILE); // names its own output
-    fb.remove(ShardManifest.FILE);
-    fc.remove(ShardManifest.FILE);
-    assertThat(fa).hasSize(2 * 2); // 62 train papers / 16 = 4 batches = 2 parts per epoch
-    assertThat(fa.keySet()).isEqualTo(fb.keySet()).isEqualTo(fc.keySet());
-    for (String k : fa.keySet()) {
-      assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
-      assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
-    }
+    // 62 train papers / 16 = 4 batches = 2 parts per epoch
+    assertThat(SameShards.assertByteIdentical(a, b, c)).hasSize(2 * 2);
 
     ShardManifest m = ShardManifest.readTyped(a);
     assertThat(m.typed.seedType).isEqualTo("paper");
@@ -155,17 +144,7 @@ class TypedSampleJobTest {
       sample(a, concat(opts, "features", enc, "threads", "1"));
       sample(tmp.resolve(enc + "-t3"), concat(opts, "features", enc, "threads", "3"));
       sample(tmp.resolve(enc + "-part"), concat(opts, "features", enc, "mode", "partitioned"));
-      Map<String, byte[]> fa = SampleFixtures.files(a);
-      Map<String, byte[]> fb = SampleFixtures.files(tmp.resolve(enc + "-t3"));
-      Map<String, byte[]> fc = SampleFixtures.files(tmp.resolve(enc + "-part"));
-      fa.remove(ShardManifest.FILE);
-      fb.remove(ShardManifest.FILE);
-      fc.remove(ShardManifest.FILE);
-      assertThat(fa.keySet()).isEqualTo(fb.keySet()).isEqualTo(fc.keySet()).isNotEmpty();
-      for (String k : fa.keySet()) {
-        assertThat(fb.get(k)).as(k).isEqualTo(fa.get(k));
-        assertThat(fc.get(k)).as(k).isEqualTo(fa.get(k));
-      }
+      SameShards.assertByteIdentical(a, tmp.resolve(enc + "-t3"), tmp.resolve(enc + "-part"));
       ShardManifest m = ShardManifest.readTyped(a);
       assertThat(m.features).isEqualTo(enc);
       assertThat(m.typed.featureDims).containsExactly(2, 0, 0); // author, term: no features

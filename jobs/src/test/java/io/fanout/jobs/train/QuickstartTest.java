@@ -10,18 +10,23 @@ import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The real pipeline end to end on the bundled cora: prepare -> sample -> train -> evaluate through
  * {@code bin/fanout quickstart}, with the default hyperparameters; then a rerun, which skips every
- * complete step and reports the same accuracy.
+ * complete step and reports the same accuracy. The other requests share its work dir, as a user's
+ * would: they skip its prepare (and its sample where theirs is the same) and train their own model.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class QuickstartTest {
   static SparkSession spark;
-  @TempDir Path tmp;
+  @TempDir static Path tmp;
 
   @BeforeAll
   static void start() {
@@ -41,6 +46,7 @@ class QuickstartTest {
   }
 
   @Test
+  @Order(1) // the fresh pipeline, every step run
   void coraEndToEndMeetsTheFloor() throws Exception {
     JsonNode r = quickstart(tmp);
     double full = r.get("test_accuracy").asDouble();

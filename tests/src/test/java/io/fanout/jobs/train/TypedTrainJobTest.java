@@ -78,6 +78,33 @@ class TypedTrainJobTest {
     return sample(store, name, "train");
   }
 
+  private static final java.util.Map<String, Path> SHARED = new java.util.HashMap<>();
+
+  /**
+   * The store of marker {@code content} and its shards of {@code split} (the defaults of {@link
+   * #sample}), made once for the tests that only read them: e.g. {@code shared("typed:5",
+   * "train")}; {@code shared("typed:5", null)} is the store itself.
+   */
+  private static synchronized Path shared(String content, String split) throws IOException {
+    String name = "shared-" + content.replace(':', '-');
+    Path s = SHARED.get(name);
+    if (s == null) {
+      s = store(name + ".store", content);
+      SHARED.put(name, s);
+    }
+    if (split == null) {
+      return s;
+    }
+    Path store = s;
+    String key = name + "." + split;
+    Path out = SHARED.get(key);
+    if (out == null) {
+      out = sample(store, key + ".shards", split);
+      SHARED.put(key, out);
+    }
+    return out;
+  }
+
   private static Path sample(Path store, String name, String split, String... more) {
     Path out = tmp.resolve(name);
     var action =
@@ -110,8 +137,9 @@ class TypedTrainJobTest {
         .option("seed", "1");
   }
 
-  private static double testMicroF1(Path store, String name) {
-    Path shards = sample(store, name + ".shards");
+  private static double testMicroF1(String content, String name) throws IOException {
+    Path store = shared(content, null);
+    Path shards = shared(content, "train");
     Path md = tmp.resolve(name + ".model");
     train(store, shards, md).execute();
     EvaluateResult r = Fanout.get(spark).evaluate(store.toString(), md.toString()).execute();
@@ -121,10 +149,9 @@ class TypedTrainJobTest {
 
   @Test
   void rgcnLearnsTheTypedPathAndATypeBlindModelDoesNot() throws IOException {
-    Path typed = store("typed.store", "typed:17");
-    Path blind = store("blind.store", "blind:17");
-    double rgcn = testMicroF1(typed, "typed");
-    double merged = testMicroF1(blind, "blind");
+    Path typed = shared("typed:17", null);
+    double rgcn = testMicroF1("typed:17", "typed");
+    double merged = testMicroF1("blind:17", "blind");
     assertThat(rgcn).as("rgcn").isGreaterThanOrEqualTo(0.9);
     assertThat(merged).as("one type, one relation").isLessThan(0.82);
 
@@ -150,8 +177,8 @@ class TypedTrainJobTest {
 
   @Test
   void hgnLearnsTheTypedPath() throws IOException {
-    Path typed = store("hgn.store", "typed:17");
-    Path shards = sample(typed, "hgn.shards");
+    Path typed = shared("typed:17", null);
+    Path shards = shared("typed:17", "train");
     Path md = tmp.resolve("hgn.model");
     train(typed, shards, md)
         .option("model", "hgn")
@@ -175,8 +202,8 @@ class TypedTrainJobTest {
   @Test
   @Tag("slow") // two runs of a barrier stage: about 20 s on a loaded 2-core machine
   void twoWorkersLearnTheTypedPathAndRepeatTheModelBitForBit() throws IOException {
-    Path typed = store("workers.store", "typed:17");
-    Path shards = sample(typed, "workers.shards");
+    Path typed = shared("typed:17", null);
+    Path shards = shared("typed:17", "train");
     byte[] first = null;
     for (String run : new String[] {"a", "b"}) {
       Path md = tmp.resolve("workers." + run + ".model");
@@ -203,9 +230,9 @@ class TypedTrainJobTest {
   @Test
   void theLoaderThreadsAndPrefetchKeepTheModelBitForBitWithAScheduleAndValShards()
       throws IOException {
-    Path s = store("loader.store", "typed:5");
-    Path shards = sample(s, "loader.shards");
-    Path val = sample(s, "loader.val-shards", "val");
+    Path s = shared("typed:5", null);
+    Path shards = shared("typed:5", "train");
+    Path val = shared("typed:5", "val");
     byte[] first = null;
     for (String[] threadsPrefetch : new String[][] {{"1", "1"}, {"3", "4"}}) {
       Path md = tmp.resolve("loader." + String.join("-", threadsPrefetch) + ".model");
@@ -231,8 +258,8 @@ class TypedTrainJobTest {
   @Test
   void hotReuseKeepsTheModelBitForBitOverLoaderThreadsAndReuseZeroIsTrainingWithoutIt()
       throws IOException {
-    Path s = store("reuse.store", "typed:5");
-    Path shards = sample(s, "reuse.shards");
+    Path s = shared("typed:5", null);
+    Path shards = shared("typed:5", "train");
     byte[] first = null;
     for (String[] threadsPrefetch : new String[][] {{"1", "1"}, {"3", "4"}}) {
       Path md = tmp.resolve("reuse." + String.join("-", threadsPrefetch) + ".model");
@@ -264,8 +291,8 @@ class TypedTrainJobTest {
   @Test
   void overlappedRefreshesKeepTheModelBitForBitOverLoaderThreadsAndAreInTheIdentity()
       throws IOException {
-    Path s = store("overlapped.store", "typed:5");
-    Path shards = sample(s, "overlapped.shards");
+    Path s = shared("typed:5", null);
+    Path shards = shared("typed:5", "train");
     byte[] first = null;
     for (String[] threadsPrefetch : new String[][] {{"1", "1"}, {"3", "4"}}) {
       Path md = tmp.resolve("overlapped." + String.join("-", threadsPrefetch) + ".model");
@@ -354,8 +381,8 @@ class TypedTrainJobTest {
 
   @Test
   void cancellingTheCallersJobGroupStopsTypedTraining() throws Exception {
-    Path s = store("cancel.store", "typed:5");
-    Path shards = sample(s, "cancel.shards");
+    Path s = shared("typed:5", null);
+    Path shards = shared("typed:5", "train");
     Path md = tmp.resolve("cancel.model");
     String group = "typed-train-cell";
     ExecutorService caller = Executors.newSingleThreadExecutor();
@@ -388,8 +415,8 @@ class TypedTrainJobTest {
 
   @Test
   void aResumedRunContinuesTheCheckpointAndEndsWhereOneRunEnds() throws IOException {
-    Path s = store("resume.store", "typed:5");
-    Path shards = sample(s, "resume.shards");
+    Path s = shared("typed:5", null);
+    Path shards = shared("typed:5", "train");
     Path once = tmp.resolve("resume-once.model");
     train(s, shards, once).option("epochs", "3").execute();
     Path twice = tmp.resolve("resume-twice.model");
@@ -401,8 +428,8 @@ class TypedTrainJobTest {
 
   @Test
   void earlyStoppingEndsWhereTheMetricsSayAndTheSameRequestThenSkips() throws IOException {
-    Path s = store("early.store", "typed:5");
-    Path shards = sample(s, "early.shards");
+    Path s = shared("typed:5", null);
+    Path shards = shared("typed:5", "train");
     Path md = tmp.resolve("early.model");
     TrainResult r = train(s, shards, md).option("early-stop", "1").execute();
     List<String> lines = Files.readAllLines(md.resolve("metrics.jsonl"));
@@ -439,8 +466,8 @@ class TypedTrainJobTest {
 
   @Test
   void hgnTrainsWithItsOwnAttentionDefaultsNotGats() throws IOException {
-    Path s = store("hgn-defaults.store", "typed:5");
-    Path shards = sample(s, "hgn-defaults.shards");
+    Path s = shared("typed:5", null);
+    Path shards = shared("typed:5", "train");
     Path md = tmp.resolve("hgn-defaults.model");
     train(s, shards, md).option("model", "hgn").option("epochs", "1").execute();
     assertThat(TypedCheckpoint.read(md, Checkpoint.FILE).config().hgn())
@@ -464,8 +491,8 @@ class TypedTrainJobTest {
 
   @Test
   void optionsNotBuiltForTypedStoresAreRefusedWithOneLine() throws IOException {
-    Path s = store("refused.store", "typed:5");
-    Path shards = sample(s, "refused.shards");
+    Path s = shared("typed:5", null);
+    Path shards = shared("typed:5", "train");
     Path md = tmp.resolve("refused.model");
     // the feature cache is built for typed stores, with the one-type checks of its options ...
     assertThatThrownBy(() -> train(s, shards, md).option("feature-cache", "lru").execute())
