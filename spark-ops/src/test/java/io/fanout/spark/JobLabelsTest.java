@@ -112,12 +112,11 @@ class JobLabelsTest {
     assertThat(store.resolve("manifest.json")).exists();
     // paths (schema read), edge checks, auto partition count, vertex checks, vertex files, edges;
     // cora's edges are a Parquet scan whose footers count no null endpoint, so step 2 passes from
-    // them and starts no job
+    // them and starts no job, and its vertices one whose footers count its rows, so step 3 too
     assertLabelled(started, "prepare", "fanout-prepare", 6);
     assertThat(steps(started))
         .containsExactly(
             "read the input schemas (1/6)",
-            "assign vertices to partitions (3/6)",
             "validate vertices and count them per partition (4/6)",
             "sort vertices, write vertex files and the id map (5/6)",
             "sort edges by destination and write csr files (6/6)");
