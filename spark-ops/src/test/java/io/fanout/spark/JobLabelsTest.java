@@ -120,6 +120,9 @@ class JobLabelsTest {
             "validate vertices and count them per partition (4/6)",
             "sort vertices, write vertex files and the id map (5/6)",
             "sort edges by destination and write csr files (6/6)");
+    // a guard on redundant actions: 2 schema reads, then 2 jobs (a shuffle map stage and its
+    // result) for each of the vertex checks and the vertex files, and 1 for the edges
+    assertThat(started).as("the Spark jobs of a prepare of cora").hasSizeLessThanOrEqualTo(7);
   }
 
   @Test
