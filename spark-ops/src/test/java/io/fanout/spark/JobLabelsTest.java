@@ -112,15 +112,17 @@ class JobLabelsTest {
     assertThat(store.resolve("manifest.json")).exists();
     // paths (schema read), edge checks, auto partition count, vertex checks, vertex files, edges;
     // cora's edges are a Parquet scan whose footers count no null endpoint, so step 2 passes from
-    // them and starts no job
+    // them and starts no job, and its vertices one whose footers count its rows, so step 3 too
     assertLabelled(started, "prepare", "fanout-prepare", 6);
     assertThat(steps(started))
         .containsExactly(
             "read the input schemas (1/6)",
-            "assign vertices to partitions (3/6)",
             "validate vertices and count them per partition (4/6)",
             "sort vertices, write vertex files and the id map (5/6)",
             "sort edges by destination and write csr files (6/6)");
+    // a guard on redundant actions: 2 schema reads, then 2 jobs (a shuffle map stage and its
+    // result) for each of the vertex checks and the vertex files, and 1 for the edges
+    assertThat(started).as("the Spark jobs of a prepare of cora").hasSizeLessThanOrEqualTo(7);
   }
 
   @Test

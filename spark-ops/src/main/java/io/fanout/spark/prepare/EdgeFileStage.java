@@ -75,7 +75,7 @@ final class EdgeFileStage {
       int parts) {
     UserDefinedFunction partOf = partitionOf(firsts);
     Dataset<Row> idmap =
-        spark.read().parquet(staging.resolve(StoreLayout.IDMAP_DIR).toUri().toString());
+        IdMapTable.read(spark, staging.resolve(StoreLayout.IDMAP_DIR), t.idTypeName());
     Dataset<Row> ids =
         idmap.select(col("id"), col("dense_id"), partOf.apply(col("dense_id")).as("p"));
     if (firsts[parts] <= conf.get(PrepareOptions.BROADCAST_VERTICES)) { // 0: Spark decides

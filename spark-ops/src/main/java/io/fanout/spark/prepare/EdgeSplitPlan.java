@@ -241,8 +241,10 @@ final class EdgeSplitPlan {
       existing = existing.union(edges.select(col("_dd").as("x"), col("_sd").as("y")));
     }
     existing = existing.distinct();
+    // both held-out splits in one query, read through the driver once: one sort, and the plan's
+    // shared parts (the pairs, the existing pairs) run once instead of once a split
+    Dataset<Row> both = null;
     for (int code : new int[] {VAL, TEST}) {
-      String split = StoreLayout.HELD_OUT_SPLITS.get(code - 1);
       Dataset<Row> pos = pairs.where(col(CODE).equalTo(lit(code))).drop(CODE);
       Column draw =
           pmod(xxhash64(lit(seed), lit(code), col("a"), col("b"), col("j")), lit(numVertices))
@@ -277,32 +279,34 @@ final class EdgeSplitPlan {
       Dataset<Row> rows =
           pos.select(col("a"), col("b"), col("a_id"), col("b_id"), lit(1).as("label"))
               .union(neg)
-              .orderBy(col("label").desc(), col("a"), col("b"));
-      long p = 0;
-      long n = 0;
-      try (EdgeListFileWriter w =
-          new EdgeListFileWriter(
-              dir.resolve(StoreLayout.edgeSplitFile(split)), srcIdType, dstIdType)) {
-        Iterator<Row> it = rows.toLocalIterator();
-        while (it.hasNext()) {
-          Row r = it.next();
-          int label = r.getInt(4);
-          w.write(r.getInt(0), r.getInt(1), r.get(2), r.get(3), label);
-          if (label == 1) {
-            p++;
-          } else {
-            n++;
-          }
-        }
-      }
-      if (code == VAL) {
-        m.valPairs = p;
-        m.valNegatives = n;
-      } else {
-        m.testPairs = p;
-        m.testNegatives = n;
+              .withColumn(CODE, lit(code));
+      both = both == null ? rows : both.union(rows);
+    }
+    // [split][label]: the rows written to each file
+    long[][] written = new long[2][2];
+    try (EdgeListFileWriter val = writer(dir, VAL, srcIdType, dstIdType);
+        EdgeListFileWriter test = writer(dir, TEST, srcIdType, dstIdType)) {
+      Iterator<Row> it =
+          both.orderBy(col(CODE), col("label").desc(), col("a"), col("b")).toLocalIterator();
+      while (it.hasNext()) {
+        Row r = it.next();
+        int label = r.getInt(4);
+        int code = r.getInt(5);
+        (code == VAL ? val : test).write(r.getInt(0), r.getInt(1), r.get(2), r.get(3), label);
+        written[code - VAL][label]++;
       }
     }
+    m.valPairs = written[0][1];
+    m.valNegatives = written[0][0];
+    m.testPairs = written[1][1];
+    m.testNegatives = written[1][0];
     return m;
+  }
+
+  /** The writer of the held-out file of split {@code code} ({@link #VAL} or {@link #TEST}). */
+  private static EdgeListFileWriter writer(Path dir, int code, String srcIdType, String dstIdType) {
+    String split = StoreLayout.HELD_OUT_SPLITS.get(code - 1);
+    return new EdgeListFileWriter(
+        dir.resolve(StoreLayout.edgeSplitFile(split)), srcIdType, dstIdType);
   }
 }

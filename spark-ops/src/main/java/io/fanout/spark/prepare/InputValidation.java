@@ -1,5 +1,6 @@
 package io.fanout.spark.prepare;
 
+import static org.apache.spark.sql.functions.array_max;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
@@ -59,20 +60,24 @@ final class InputValidation {
     int dim;
     long maxLabel = -1;
     long[] splits = new long[4];
+
+    /** The largest class in any label set ({@code labelSets} of {@link #vertices}); -1: none. */
+    int maxLabelSetClass = -1;
   }
 
   static VertexStats vertices(
       FanoutConf conf, InputTables in, NormalizedTables t, Dataset<Row> vertices, int parts) {
-    return vertices(in.vertexSource, t.vertexNormalization, vertices, parts);
+    return vertices(in.vertexSource, t.vertexNormalization, vertices, parts, null);
   }
 
   /**
    * Runs the checks of {@code norm} and counts the vertices per partition ({@code vertices} is
    * {@code norm}'s table with a {@code _part} column) in one aggregation; {@code source} names the
-   * table in errors.
+   * table in errors. With {@code labelSets} (a column of class arrays, or null) the same
+   * aggregation also finds the largest class in them.
    */
   static VertexStats vertices(
-      String source, VertexNormalization norm, Dataset<Row> vertices, int parts) {
+      String source, VertexNormalization norm, Dataset<Row> vertices, int parts, String labelSets) {
     List<Column> aggs = new ArrayList<>();
     aggs.add(count(lit(1)).as("n"));
     aggs.add(max(col(NormalizedTables.LABEL)).as("max_label"));
@@ -86,6 +91,10 @@ final class InputValidation {
     int checksAt = aggs.size();
     for (Check c : norm.checks) {
       aggs.add(c.counter());
+    }
+    int labelSetsAt = aggs.size();
+    if (labelSets != null) {
+      aggs.add(max(array_max(col(labelSets))));
     }
     List<Row> rows =
         vertices
@@ -104,6 +113,9 @@ final class InputValidation {
       total += n;
       for (int i = 0; i < failures.length; i++) {
         failures[i] += r.getLong(1 + checksAt + i);
+      }
+      if (labelSets != null && !r.isNullAt(1 + labelSetsAt)) {
+        vs.maxLabelSetClass = Math.max(vs.maxLabelSetClass, r.getInt(1 + labelSetsAt));
       }
       if (p < 0 || p >= parts) {
         continue; // null ids: reported by the checks below

@@ -23,7 +23,7 @@ record PartitionAssignment(int parts, Column column, Dataset<Row> table) {
   static PartitionAssignment of(FanoutConf conf, NormalizedTables t, int requested) {
     int parts = requested;
     if (parts == 0) {
-      parts = PrepareOptions.autoPartitions(t.vertices.count());
+      parts = PrepareOptions.autoPartitions(t.vertexNormalization.rows());
     }
     PartitionerKind kind = conf.get(PrepareOptions.PARTITIONER);
     if (kind.readsEdges()) {

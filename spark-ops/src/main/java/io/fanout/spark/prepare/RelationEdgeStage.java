@@ -59,7 +59,9 @@ final class RelationEdgeStage {
    * splits from a column of {@code r}'s table, that column is checked as the one-table {@code
    * --edge-split-column} is (naming the relation, the column and a sample row). With {@code
    * taskLookup} the csr tasks look the endpoints up in the id rank tables the vertex stage wrote
-   * under {@code srcDir} and {@code dstDir} (unweighted relations without a split only).
+   * under {@code srcDir} and {@code dstDir} (unweighted relations without a split only). {@code
+   * originalChecked}: {@code r} was added as the reverse of a relation this run has already
+   * checked, so its own checks (the same on the same table) are not run again.
    */
   static Result write(
       SparkSession spark,
@@ -71,7 +73,8 @@ final class RelationEdgeStage {
       Path dstDir,
       Path dir,
       TypedLinkSplit split,
-      boolean taskLookup) {
+      boolean taskLookup,
+      boolean originalChecked) {
     List<Check> checks = new ArrayList<>();
     List<Column> sample = new ArrayList<>();
     Dataset<Row> e = r.table();
@@ -104,7 +107,11 @@ final class RelationEdgeStage {
       edges = edges.withColumn(EdgeSplitColumn.CODE, EdgeSplitColumn.code(raw));
       carried.add(col(EdgeSplitColumn.CODE));
     }
-    InputValidation.runChecks(r.source(), edges, checks, sample);
+    // an added reverse's checks are its original's on the same table, endpoints swapped: when the
+    // original passed them in this run, running them again would only repeat a Spark job
+    if (!(r.added() && originalChecked && splitColumn == null)) {
+      InputValidation.runChecks(r.source(), edges, checks, sample);
+    }
     if (splitColumn != null) {
       EdgeSplitColumn.checkPairsAgree(edges, r.source(), splitColumn, split.symmetric);
     }
@@ -347,9 +354,7 @@ final class RelationEdgeStage {
   static Dataset<Row> ids(
       SparkSession spark, FanoutConf conf, Path typeDir, TypeVertexStage.Result t) {
     Dataset<Row> ids =
-        spark
-            .read()
-            .parquet(typeDir.resolve(StoreLayout.IDMAP_DIR).toUri().toString())
+        IdMapTable.read(spark, typeDir.resolve(StoreLayout.IDMAP_DIR), t.idType())
             .select(col("id"), col("dense_id"));
     long n = t.vertices();
     if (n <= conf.get(PrepareOptions.BROADCAST_VERTICES)) {

@@ -9,7 +9,6 @@ import static org.apache.spark.sql.functions.array_sort;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.element_at;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.size;
 import static org.apache.spark.sql.functions.when;
 
@@ -99,22 +98,22 @@ final class TypeVertexStage {
       withPart =
           vertices.join(a, col(NormalizedTables.ID).equalTo(a.col("_aid")), "left").drop("_aid");
     } else {
-      parts = requested == 0 ? PrepareOptions.autoPartitions(vertices.count()) : requested;
+      parts = requested == 0 ? PrepareOptions.autoPartitions(n.rows()) : requested;
       withPart =
           vertices.withColumn(
               PrepareJob.PART,
               VertexPartitioners.of(conf.get(PrepareOptions.PARTITIONER))
                   .assign(vertices, col(NormalizedTables.ID), parts));
     }
-    InputValidation.VertexStats vs = InputValidation.vertices(in.source(), n, withPart, parts);
+    InputValidation.VertexStats vs =
+        InputValidation.vertices(in.source(), n, withPart, parts, multiLabel ? LSET : null);
     long[] firsts = new long[parts + 1];
     for (int p = 0; p < parts; p++) {
       firsts[p + 1] = firsts[p] + vs.counts[p];
     }
     int classes = Math.toIntExact(vs.maxLabel + 1);
     if (multiLabel) {
-      Row r = withPart.agg(max(array_max(col(LSET)))).first();
-      classes = r.isNullAt(0) ? 0 : r.getInt(0) + 1;
+      classes = vs.maxLabelSetClass + 1;
     }
 
     List<Column> cols =

@@ -194,6 +194,7 @@ public final class TypedPrepareJob {
         LOG.info("prepare: vertex type '{}' written", t.name());
       }
       RelationEdgeStage.Result[] written = new RelationEdgeStage.Result[relations.size()];
+      java.util.Set<String> checked = new java.util.HashSet<>();
       for (int i : relationOrder) {
         TypedTables.RelationTable r = relations.get(i);
         TypeVertexStage.Result src = types.get(r.srcType());
@@ -202,12 +203,24 @@ public final class TypedPrepareJob {
         Path dstDir = staging.resolve(StoreLayout.typeDir(r.dstType()));
         Path dir = staging.resolve(StoreLayout.relationDir(r.name()));
         boolean taskLookup = idLookup.uses(r, src, dst);
+        boolean originalChecked = r.added() && checked.contains(r.reverseOf());
         written[i] =
             steps.call(
                 stepNames.get(step++),
                 () ->
                     RelationEdgeStage.write(
-                        spark, conf, r, src, srcDir, dst, dstDir, dir, linkSplit, taskLookup));
+                        spark,
+                        conf,
+                        r,
+                        src,
+                        srcDir,
+                        dst,
+                        dstDir,
+                        dir,
+                        linkSplit,
+                        taskLookup,
+                        originalChecked));
+        checked.add(r.name());
         LOG.info("prepare: relation '{}' written", r.name());
       }
       for (TypedTables.TypeTable t : in.types) {

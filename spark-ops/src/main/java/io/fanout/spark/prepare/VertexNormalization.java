@@ -30,6 +30,10 @@ import org.apache.spark.sql.types.DataTypes;
  */
 final class VertexNormalization {
   final Dataset<Row> vertices;
+
+  /** The table as given, before normalization (the same rows). */
+  private final Dataset<Row> raw;
+
   final DataType idType;
   final boolean hasFeatures;
 
@@ -68,6 +72,7 @@ final class VertexNormalization {
       String labelCol,
       String splitCol) {
     this.featuresColumn = featCol;
+    this.raw = v;
     for (String c : CsvTables.columns(v)) {
       if (!c.equals(featCol)) {
         sample.add(col(NormalizedTables.quote(c)));
@@ -244,5 +249,14 @@ final class VertexNormalization {
 
   String idTypeName() {
     return NormalizedTables.idTypeName(idType);
+  }
+
+  /**
+   * The rows of the table: from its Parquet footers when it is exactly a scan of Parquet files (no
+   * Spark job), else counted by Spark.
+   */
+  long rows() {
+    long n = InputStats.scanRows(raw);
+    return n >= 0 ? n : vertices.count();
   }
 }
