@@ -213,6 +213,21 @@ public final class TrainBenchmark {
         int verifyRounds,
         FeatureAccessMode featureAccess,
         double featureCacheFraction) {
+      return copy(batches, warmup, verifyRounds, featureAccess, featureCacheFraction, sgemmSize);
+    }
+
+    /** These settings with the reference {@code sgemm} at {@code n x n x n}. */
+    public Settings withSgemmSize(int n) {
+      return copy(batches, warmup, verifyRounds, featureAccess, featureCacheFraction, n);
+    }
+
+    private Settings copy(
+        int batches,
+        int warmup,
+        int verifyRounds,
+        FeatureAccessMode featureAccess,
+        double featureCacheFraction,
+        int sgemmSize) {
       return new Settings(
           vertices,
           edges,
@@ -230,27 +245,6 @@ public final class TrainBenchmark {
           featureCacheFraction,
           featureCacheIoThreads,
           sgemmSize);
-    }
-
-    /** These settings with the reference {@code sgemm} at {@code n x n x n}. */
-    public Settings withSgemmSize(int n) {
-      return new Settings(
-          vertices,
-          edges,
-          features,
-          hidden,
-          fanouts,
-          batchSize,
-          batches,
-          warmup,
-          loaderThreads,
-          prefetch,
-          batchesPerShard,
-          verifyRounds,
-          featureAccess,
-          featureCacheFraction,
-          featureCacheIoThreads,
-          n);
     }
   }
 

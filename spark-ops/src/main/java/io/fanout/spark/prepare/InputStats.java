@@ -149,17 +149,7 @@ final class InputStats {
    * files (no filter or projection over it); else -1. Reads the footers only.
    */
   static long scanRows(Dataset<Row> table) {
-    if (!(table.queryExecution().analyzed() instanceof LogicalRelation) || !parquetScan(table)) {
-      return -1;
-    }
-    Configuration hadoop = table.sparkSession().sessionState().newHadoopConf();
-    long rows = 0;
-    for (String file : table.inputFiles()) {
-      for (BlockMetaData b : blocks(hadoop, file)) {
-        rows += b.getRowCount();
-      }
-    }
-    return rows;
+    return rowsWithoutNulls(table);
   }
 
   /** By Spark: a count of each table and the feature length of one vertex (three small jobs). */

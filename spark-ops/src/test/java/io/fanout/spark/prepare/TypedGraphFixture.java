@@ -1,5 +1,7 @@
 package io.fanout.spark.prepare;
 
+import io.fanout.spark.Fanout;
+import io.fanout.spark.PrepareAction;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -139,5 +141,30 @@ final class TypedGraphFixture {
 
   Dataset<Row> hasTerm(SparkSession spark) {
     return spark.createDataFrame(hasTerm, PAPER_TERM);
+  }
+
+  /**
+   * A typed prepare of the whole fixture: its three types and four relations ({@code written_by}
+   * declared the reverse of {@code writes}), labels from column {@code labels}, missing reverses
+   * added.
+   */
+  PrepareAction prepare(SparkSession spark) {
+    return prepare(spark, writes(spark));
+  }
+
+  /** As {@link #prepare(SparkSession)}, with {@code writes} as relation {@code writes}'s table. */
+  PrepareAction prepare(SparkSession spark, Dataset<Row> writes) {
+    return Fanout.get(spark)
+        .prepare()
+        .vertices("paper", papers(spark))
+        .vertices("author", authors(spark))
+        .vertices("term", terms(spark))
+        .edges("cites", "paper", "paper", cites(spark))
+        .edges("writes", "author", "paper", writes)
+        .edges("written_by", "paper", "author", writtenBy(spark))
+        .reverseOf("written_by", "writes")
+        .edges("has_term", "paper", "term", hasTerm(spark))
+        .option("labels-column", "labels")
+        .option("add-reverse", "true");
   }
 }

@@ -65,18 +65,7 @@ class TypedPrepareIdLookupTest {
 
   /** The fixture's four relations, authors with string ids. */
   PrepareAction mixed(String name, String lookup) {
-    return Fanout.get(spark)
-        .prepare()
-        .vertices("paper", G.papers(spark))
-        .vertices("author", G.authors(spark))
-        .vertices("term", G.terms(spark))
-        .edges("cites", "paper", "paper", G.cites(spark))
-        .edges("writes", "author", "paper", G.writes(spark))
-        .edges("written_by", "paper", "author", G.writtenBy(spark))
-        .reverseOf("written_by", "writes")
-        .edges("has_term", "paper", "term", G.hasTerm(spark))
-        .option("labels-column", "labels")
-        .option("add-reverse", "true")
+    return G.prepare(spark)
         .option("partitions", "2")
         .option("id-lookup", lookup)
         .output(tmp.resolve(name).toString());

@@ -10,7 +10,6 @@ import io.fanout.graph.GraphStore;
 import io.fanout.graph.TypedGraph;
 import io.fanout.graph.TypedGraphStore;
 import io.fanout.graph.TypedSchema;
-import io.fanout.spark.Fanout;
 import io.fanout.spark.PrepareAction;
 import io.fanout.spark.PrepareResult;
 import io.fanout.store.InvalidInputException;
@@ -55,18 +54,7 @@ class TypedPrepareTest {
   }
 
   PrepareAction typed(Path out) {
-    return Fanout.get(spark)
-        .prepare()
-        .vertices("paper", G.papers(spark))
-        .vertices("author", G.authors(spark))
-        .vertices("term", G.terms(spark))
-        .edges("cites", "paper", "paper", G.cites(spark))
-        .edges("writes", "author", "paper", G.writes(spark))
-        .edges("written_by", "paper", "author", G.writtenBy(spark))
-        .reverseOf("written_by", "writes")
-        .edges("has_term", "paper", "term", G.hasTerm(spark))
-        .option("labels-column", "labels")
-        .option("add-reverse", "true")
+    return G.prepare(spark)
         .option("dedupe", "true")
         .option("self-loops", "drop")
         .option("feature-encoding", "author=f16")
