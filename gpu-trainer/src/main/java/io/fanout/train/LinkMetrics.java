@@ -1,8 +1,10 @@
 package io.fanout.train;
 
+import io.fanout.graph.HeldOutEdges;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.IntPredicate;
 
 /**
  * Ranking metrics of link prediction over a split's positive and negative pair scores. Definitions
@@ -30,6 +32,37 @@ public record LinkMetrics(
     double hits10,
     double hits50,
     double hits100) {
+
+  /**
+   * The metrics of the first {@code n} labelled pairs: pair {@code i} has source {@code src[i]},
+   * score {@code score[i]}, and is a positive when {@code positive} holds for {@code i}, else a
+   * negative.
+   */
+  public static LinkMetrics ofLabelled(int n, int[] src, float[] score, IntPredicate positive) {
+    int np = 0;
+    for (int i = 0; i < n; i++) {
+      np += positive.test(i) ? 1 : 0;
+    }
+    int[] posSrc = new int[np];
+    float[] pos = new float[np];
+    int[] negSrc = new int[n - np];
+    float[] neg = new float[n - np];
+    for (int i = 0, a = 0, b = 0; i < n; i++) {
+      if (positive.test(i)) {
+        posSrc[a] = src[i];
+        pos[a++] = score[i];
+      } else {
+        negSrc[b] = src[i];
+        neg[b++] = score[i];
+      }
+    }
+    return of(posSrc, pos, negSrc, neg);
+  }
+
+  /** The metrics of held-out pairs {@code h} scored {@code score} (label 1: positive). */
+  public static LinkMetrics of(HeldOutEdges h, float[] score) {
+    return ofLabelled(h.size(), h.src, score, i -> h.label[i] == 1);
+  }
 
   /**
    * The metrics of positive pairs {@code (posSrc[i], ., posScore[i])} against negative pairs {@code

@@ -85,7 +85,7 @@ public final class ModelEvaluation {
                 + " link shards");
       }
       float logitScale = LinkStep.logitScale(ck.meta());
-      Map<String, float[]> scored = new LinkedHashMap<>();
+      Map<String, LinkMetrics> out = new LinkedHashMap<>();
       try (ModelLease lease = TrainedModels.load(modelDir, ck, store)) {
         float[] emb = VertexOutputs.logits(lease.model(), store, null, 0, 0, -1);
         int dim = lease.model().config().classes();
@@ -93,28 +93,8 @@ public final class ModelEvaluation {
           HeldOutEdges h = HeldOutEdges.read(store, split);
           float[] scores = new float[h.size()];
           LinkStep.scores(lease.model(), logitScale, emb, dim, h.src, h.dst, h.size(), scores);
-          scored.put(split, scores);
+          out.put(split, LinkMetrics.of(h, scores));
         }
-      }
-      Map<String, LinkMetrics> out = new LinkedHashMap<>();
-      for (String split : StoreLayout.HELD_OUT_SPLITS) {
-        HeldOutEdges h = HeldOutEdges.read(store, split);
-        float[] scores = scored.get(split);
-        int p = h.positives();
-        int[] ps = new int[p];
-        float[] pos = new float[p];
-        int[] ns = new int[h.size() - p];
-        float[] neg = new float[h.size() - p];
-        for (int i = 0, a = 0, b = 0; i < h.size(); i++) {
-          if (h.label[i] == 1) {
-            ps[a] = h.src[i];
-            pos[a++] = scores[i];
-          } else {
-            ns[b] = h.src[i];
-            neg[b++] = scores[i];
-          }
-        }
-        out.put(split, LinkMetrics.of(ps, pos, ns, neg));
       }
       return out;
     }

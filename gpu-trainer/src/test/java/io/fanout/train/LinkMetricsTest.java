@@ -98,6 +98,24 @@ class LinkMetricsTest {
   }
 
   @Test
+  void labelledPairsSplitIntoTheSamePositivesAndNegatives() {
+    // the hand-worked example's pairs interleaved, with a trailing pair past n
+    int[] src = {0, 0, 0, 1, 1, 2, 2, 2, 0, 9};
+    float[] score = {3, 2, 2, 1, 2, 0, -1, -1, 4, 100};
+    int[] label = {1, 0, 1, 0, 1, 0, 1, 0, 0, 1};
+    LinkMetrics m = LinkMetrics.ofLabelled(9, src, score, i -> label[i] == 1);
+    LinkMetrics want =
+        LinkMetrics.of(
+            new int[] {0, 0, 1, 2},
+            new float[] {3, 2, 2, -1},
+            new int[] {0, 1, 2, 2, 0},
+            new float[] {2, 1, 0, -1, 4});
+    assertThat(m).isEqualTo(want);
+    assertThat(m.positives()).isEqualTo(4);
+    assertThat(m.negatives()).isEqualTo(5);
+  }
+
+  @Test
   void handWorkedExampleWithTies() {
     float[] pos = {3, 2, 2, -1};
     int[] ps = {0, 0, 1, 2};

@@ -99,24 +99,7 @@ public final class TypedLinkEvaluation {
       int[][] fanouts,
       int batchSize,
       long seed) {
-    float[] s = scores(model, g, task, h.src, h.dst, fanouts, batchSize, seed);
-    int np = h.positives();
-    int[] posSrc = new int[np];
-    float[] pos = new float[np];
-    int[] negSrc = new int[h.size() - np];
-    float[] neg = new float[h.size() - np];
-    int a = 0;
-    int b = 0;
-    for (int i = 0; i < h.size(); i++) {
-      if (h.label[i] == 1) {
-        posSrc[a] = h.src[i];
-        pos[a++] = s[i];
-      } else {
-        negSrc[b] = h.src[i];
-        neg[b++] = s[i];
-      }
-    }
-    return LinkMetrics.of(posSrc, pos, negSrc, neg);
+    return LinkMetrics.of(h, scores(model, g, task, h.src, h.dst, fanouts, batchSize, seed));
   }
 
   /**
@@ -180,26 +163,7 @@ public final class TypedLinkEvaluation {
     }
 
     LinkMetrics metrics() {
-      int np = 0;
-      for (int i = 0; i < n; i++) {
-        np += label[i] == 1 ? 1 : 0;
-      }
-      int[] posSrc = new int[np];
-      float[] pos = new float[np];
-      int[] negSrc = new int[n - np];
-      float[] neg = new float[n - np];
-      int a = 0;
-      int c = 0;
-      for (int i = 0; i < n; i++) {
-        if (label[i] == 1) {
-          posSrc[a] = src[i];
-          pos[a++] = score[i];
-        } else {
-          negSrc[c] = src[i];
-          neg[c++] = score[i];
-        }
-      }
-      return LinkMetrics.of(posSrc, pos, negSrc, neg);
+      return LinkMetrics.ofLabelled(n, src, score, i -> label[i] == 1);
     }
   }
 

@@ -246,24 +246,7 @@ class LinkQuickstartTest {
 
   /** The {@link LinkMetrics} AUC of pairs with source {@code src}, label 1 or 0, and score. */
   static double auc(int[] src, int[] label, float[] score) {
-    int p = 0;
-    for (int l : label) {
-      p += l;
-    }
-    int[] ps = new int[p];
-    float[] pos = new float[p];
-    int[] ns = new int[label.length - p];
-    float[] neg = new float[label.length - p];
-    for (int i = 0, a = 0, b = 0; i < label.length; i++) {
-      if (label[i] == 1) {
-        ps[a] = src[i];
-        pos[a++] = score[i];
-      } else {
-        ns[b] = src[i];
-        neg[b++] = score[i];
-      }
-    }
-    return LinkMetrics.of(ps, pos, ns, neg).auc();
+    return LinkMetrics.ofLabelled(label.length, src, score, i -> label[i] == 1).auc();
   }
 
   /**

@@ -301,26 +301,7 @@ class TypedLinkEndToEndTest {
 
   /** The {@link LinkMetrics} AUC of pairs with source {@code src}, label 1 or 0, and score. */
   private static double auc(int[] src, int[] label, float[] score) {
-    int np = 0;
-    for (int l : label) {
-      np += l;
-    }
-    int[] ps = new int[np];
-    float[] pos = new float[np];
-    int[] ns = new int[label.length - np];
-    float[] neg = new float[label.length - np];
-    int a = 0;
-    int b = 0;
-    for (int i = 0; i < label.length; i++) {
-      if (label[i] == 1) {
-        ps[a] = src[i];
-        pos[a++] = score[i];
-      } else {
-        ns[b] = src[i];
-        neg[b++] = score[i];
-      }
-    }
-    return LinkMetrics.of(ps, pos, ns, neg).auc();
+    return LinkMetrics.ofLabelled(label.length, src, score, i -> label[i] == 1).auc();
   }
 
   private static List<Float> noise(SplittableRandom r) {
